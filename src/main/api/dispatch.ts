@@ -1,0 +1,63 @@
+// Validates params against the method table and calls the handler. Used by the IPC shell and the gateway.
+import { Compile } from 'typebox/compile'
+import { Schemas, type MethodName, type ParamsOf, type Result, type ResultOf } from '../../shared/methods'
+import { ApiError, invalid, toErrorShape } from './errors'
+
+export interface CallContext {
+  transport: 'ipc' | 'ws' | 'local'
+  /** gateway connection id (ws only) */
+  connId?: string
+}
+
+export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>
+export type Handlers = { [M in MethodName]: Handler<M> }
+
+type Validator = ReturnType<typeof Compile>
+const validators = new Map<MethodName, Validator>()
+
+function validatorFor(method: MethodName): Validator {
+  let v = validators.get(method)
+  if (!v) {
+    v = Compile(Schemas[method])
+    validators.set(method, v)
+  }
+  return v
+}
+
+export const isMethodName = (m: unknown): m is MethodName =>
+  typeof m === 'string' && Object.prototype.hasOwnProperty.call(Schemas, m)
+
+/** Returns a readable list of schema violations, or undefined when params are valid. */
+export function validateParams(method: MethodName, params: unknown): string | undefined {
+  const v = validatorFor(method)
+  if (v.Check(params)) return undefined
+  const errs = [...v.Errors(params)]
+    .filter((e) => e.keyword !== 'boolean')
+    .slice(0, 8)
+    .map((e) => {
+      const extra = (e.params as { additionalProperties?: string[] }).additionalProperties
+      const where = e.instancePath || '/'
+      return extra ? `${where}: unexpected property ${extra.map((x) => `'${x}'`).join(', ')}` : `${where}: ${e.message}`
+    })
+  return errs.join('; ') || 'invalid params'
+}
+
+export async function dispatch<M extends MethodName>(
+  handlers: Handlers,
+  method: M,
+  params: unknown,
+  ctx: CallContext,
+): Promise<Result<ResultOf<M>>> {
+  try {
+    if (!isMethodName(method)) throw invalid(`unknown method: ${String(method)}`)
+    const p = params === undefined ? {} : params
+    const problem = validateParams(method, p)
+    if (problem) throw invalid(`invalid ${method} params: ${problem}`)
+    const data = await (handlers[method] as Handler<M>)(p as ParamsOf<M>, ctx)
+    return { ok: true, data }
+  } catch (err) {
+    return { ok: false, error: toErrorShape(err) }
+  }
+}
+
+export { ApiError }

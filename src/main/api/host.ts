@@ -1,0 +1,19 @@
+// What a transport (IPC shell, gateway, CLI --local) needs from a running Loopdesk runtime.
+import type { AnyEvent } from '../../shared/events'
+import type { AgentFinal } from '../../shared/methods'
+import type { Handlers } from './dispatch'
+
+export interface RuntimeHost {
+  /** The method table, implemented by the runtime. Always call through `dispatch` (it validates). */
+  readonly handlers: Handlers
+  /** Every event the runtime produces (agent, chat, sessions.changed, approvals, queue). Listener errors are isolated. */
+  subscribe(listener: (event: AnyEvent) => void): () => void
+  /**
+   * Resolves with the final result of an `agent` run (the gateway's second `res` frame).
+   * Resolves immediately from the finished-run cache if the run already ended; rejects for unknown runIds.
+   */
+  agentFinal(runId: string): Promise<AgentFinal>
+  readonly info: { version: string; stateDir: string; configPath: string; startedAt: number }
+  /** Stop accepting runs, wait for active runs up to drainMs (then abort them), release locks. */
+  shutdown(opts?: { drainMs?: number; reason?: string }): Promise<void>
+}

@@ -1,0 +1,59 @@
+// The Bridge is the only way the renderer reaches the runtime. Two transports implement it:
+// IPC through the preload (desktop window) and WebSocket to the gateway (browser mode).
+import type { AnyEvent, EventFilter } from './events'
+import type { MethodName, ParamsOf, Result, ResultOf } from './methods'
+
+/** Bridge call name → method table entry. The preload exposes exactly these names (plus `subscribe`). */
+export const BRIDGE_METHODS = {
+  run: 'agent',
+  send: 'chat.send',
+  wait: 'agent.wait',
+  abort: 'chat.abort',
+  history: 'chat.history',
+  health: 'health',
+  status: 'status',
+  sessionsList: 'sessions.list',
+  sessionsCreate: 'sessions.create',
+  sessionsPatch: 'sessions.patch',
+  sessionsReset: 'sessions.reset',
+  sessionsDelete: 'sessions.delete',
+  sessionsAbort: 'sessions.abort',
+  sessionsCompact: 'sessions.compact',
+  modelsList: 'models.list',
+  agentsList: 'agents.list',
+  toolsCatalog: 'tools.catalog',
+  settingsGet: 'config.get',
+  settingsSet: 'config.patch',
+  approvalResolve: 'exec.approval.resolve',
+  recentEvents: 'loopdesk.events.recent',
+  queueList: 'loopdesk.queue.list',
+  queueRemove: 'loopdesk.queue.remove',
+  prefsGet: 'loopdesk.prefs.get',
+  prefsSet: 'loopdesk.prefs.set',
+} as const satisfies Record<string, MethodName>
+
+export type BridgeCallName = keyof typeof BRIDGE_METHODS
+export const BRIDGE_CALL_NAMES = Object.keys(BRIDGE_METHODS) as BridgeCallName[]
+
+/** IPC channel used for one bridge call (fixed allow-list; there is no generic channel). */
+export const ipcChannel = (name: BridgeCallName | 'subscribe' | 'unsubscribe' | 'event') => `loopdesk:${name}`
+
+type Calls = {
+  [K in BridgeCallName]: (
+    params: ParamsOf<(typeof BRIDGE_METHODS)[K]>,
+  ) => Promise<Result<ResultOf<(typeof BRIDGE_METHODS)[K]>>>
+}
+
+export interface Bridge extends Calls {
+  /** Receive events matching the filter; returns the unsubscribe function. */
+  subscribe(filter: EventFilter, listener: (event: AnyEvent) => void): () => void
+  /** Which transport this is ('ipc' in the desktop window, 'ws' in a browser). */
+  readonly transport: 'ipc' | 'ws'
+}
+
+declare global {
+  interface Window {
+    /** Set by the preload in the desktop window. */
+    loopdesk?: Bridge
+  }
+}

@@ -1,0 +1,150 @@
+// Event shapes shared by the runtime, the gateway, the preload bridge and the renderer.
+// They follow the OpenClaw `agent` / `chat` event payloads (see shared/reference/openclaw-gateway.md §4–§5).
+
+export type AgentStream =
+  | 'lifecycle'
+  | 'assistant'
+  | 'thinking'
+  | 'tool'
+  | 'compaction'
+  | 'block'
+  | 'approval'
+  | 'error'
+
+/** One event of a run. `seq` is per run, starts at 1 and strictly increases. */
+export interface AgentEvent<D = Record<string, unknown>> {
+  runId: string
+  seq: number
+  stream: AgentStream
+  ts: number
+  data: D
+  sessionKey?: string
+}
+
+export type LifecycleData =
+  | { phase: 'start'; startedAt: number }
+  | { phase: 'end'; endedAt: number; startedAt?: number; aborted?: boolean; stopReason?: string }
+  | { phase: 'error'; error: string; endedAt: number; startedAt?: number; errorKind?: ErrorKind }
+
+export type ErrorKind = 'refusal' | 'timeout' | 'rate_limit' | 'context_length' | 'unknown'
+
+/** `text` is the cumulative visible text of the current assistant message, `delta` the new suffix. */
+export interface AssistantData {
+  text: string
+  delta: string
+}
+
+export interface ThinkingData {
+  text: string
+  delta: string
+}
+
+export type ToolData =
+  | { phase: 'start'; name: string; toolCallId: string; args: unknown }
+  | { phase: 'update'; name: string; toolCallId: string; partialResult: unknown }
+  | { phase: 'result'; name: string; toolCallId: string; result: unknown; isError: boolean; meta?: string }
+
+export type CompactionData = { phase: 'start' } | { phase: 'end'; willRetry: boolean; completed: boolean }
+
+/** A partial reply emitted by block streaming (`agents.defaults.blockStreamingBreak`). */
+export interface BlockData {
+  text: string
+  isReasoning?: boolean
+}
+
+/** Chat projection of a run (OpenClaw `chat` event). */
+export interface ChatEvent {
+  runId: string
+  sessionKey: string
+  seq: number
+  state: 'delta' | 'final' | 'aborted' | 'error'
+  message?: { role: 'assistant'; content: Array<{ type: 'text'; text: string }>; timestamp: number }
+  errorMessage?: string
+  errorKind?: ErrorKind
+  usage?: UsageTotals
+  stopReason?: string
+}
+
+export interface UsageTotals {
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  totalTokens: number
+  costUsd: number
+}
+
+export interface ExecApprovalRequest {
+  id: string
+  runId: string
+  sessionKey: string
+  toolCallId: string
+  command: string
+  cwd: string
+  createdAt: number
+  expiresAt: number
+}
+
+export interface ExecApprovalResolved {
+  id: string
+  runId: string
+  sessionKey: string
+  decision: ApprovalDecision
+  resolvedBy: 'user' | 'timeout' | 'abort'
+  ts: number
+}
+
+export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'
+
+/** One message waiting in a session's queue (queue modes, issue 4), observable by the UI. */
+export interface QueueItem {
+  id: string
+  sessionKey: string
+  mode: QueueMode
+  text: string
+  enqueuedAt: number
+  status: 'queued' | 'steered' | 'started' | 'collected' | 'dropped' | 'removed' | 'failed'
+  runId?: string
+  detail?: string
+}
+
+export type QueueMode = 'steer' | 'followup' | 'collect' | 'interrupt'
+
+export interface SessionsChangedEvent {
+  sessionKey: string
+  reason: 'create' | 'send' | 'start' | 'end' | 'error' | 'patch' | 'reset' | 'delete' | 'compact' | 'queue'
+  runId?: string
+  ts: number
+  session?: import('./methods').SessionRow
+}
+
+/** Every event a client can receive, keyed by the gateway event name. */
+export interface EventMap {
+  agent: AgentEvent
+  chat: ChatEvent
+  'sessions.changed': SessionsChangedEvent
+  'exec.approval.requested': ExecApprovalRequest
+  'exec.approval.resolved': ExecApprovalResolved
+  'queue.changed': { sessionKey: string; items: QueueItem[] }
+  tick: { ts: number }
+  shutdown: { reason: string; restartExpectedMs?: number }
+}
+
+export type EventName = keyof EventMap
+
+export type AnyEvent = { [K in EventName]: { event: K; payload: EventMap[K] } }[EventName]
+
+/** What a subscriber wants to see. Empty filter = everything. */
+export interface EventFilter {
+  sessionKey?: string
+  runId?: string
+  events?: EventName[]
+}
+
+export function eventMatches(filter: EventFilter, ev: AnyEvent): boolean {
+  if (filter.events && !filter.events.includes(ev.event)) return false
+  const p = ev.payload as { sessionKey?: string; runId?: string }
+  if (filter.sessionKey && p.sessionKey !== undefined && p.sessionKey !== filter.sessionKey) return false
+  if (filter.runId && p.runId !== undefined && p.runId !== filter.runId) return false
+  return true
+}

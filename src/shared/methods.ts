@@ -1,0 +1,353 @@
+// The one method table: every operation the runtime offers, with closed TypeBox schemas for its params.
+// The gateway (WebSocket, OpenClaw names) and the preload bridge (IPC) both dispatch through this table,
+// so both transports expose the same operations with the same typed params and results.
+import Type, { type Static, type TSchema } from 'typebox'
+import type {
+  ApprovalDecision,
+  AgentEvent,
+  ExecApprovalRequest,
+  QueueItem,
+  QueueMode,
+  UsageTotals,
+} from './events'
+
+const NonEmpty = (max = 512) => Type.String({ minLength: 1, maxLength: max })
+const Closed = <T extends Record<string, TSchema>>(props: T) =>
+  Type.Object(props, { additionalProperties: false })
+
+export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number]
+const Thinking = Type.Union(THINKING_LEVELS.map((l) => Type.Literal(l)))
+const QueueModeS = Type.Union([
+  Type.Literal('steer'),
+  Type.Literal('followup'),
+  Type.Literal('collect'),
+  Type.Literal('interrupt'),
+])
+const VerboseS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('full')])
+const ReasoningS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('stream')])
+
+/** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
+export const MAX_MESSAGE_CHARS = 1_000_000
+
+export const Schemas = {
+  health: Closed({}),
+  status: Closed({}),
+  agent: Closed({
+    message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE_CHARS }),
+    idempotencyKey: NonEmpty(256),
+    agentId: Type.Optional(NonEmpty(64)),
+    sessionKey: Type.Optional(NonEmpty()),
+    sessionId: Type.Optional(NonEmpty(128)),
+    thinking: Type.Optional(Thinking),
+    timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
+    extraSystemPrompt: Type.Optional(Type.String({ maxLength: 100_000 })),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    lane: Type.Optional(NonEmpty(64)),
+    deliver: Type.Optional(Type.Boolean()),
+    bestEffortDeliver: Type.Optional(Type.Boolean()),
+    channel: Type.Optional(Type.String({ maxLength: 64 })),
+    provider: Type.Optional(NonEmpty(64)),
+    model: Type.Optional(NonEmpty(256)),
+  }),
+  'agent.wait': Closed({
+    runId: NonEmpty(256),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+  }),
+  'chat.send': Closed({
+    sessionKey: NonEmpty(),
+    message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
+    idempotencyKey: NonEmpty(256),
+    thinking: Type.Optional(Thinking),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000_000 })),
+    queueMode: Type.Optional(QueueModeS),
+    deliver: Type.Optional(Type.Boolean()),
+  }),
+  'chat.history': Closed({
+    sessionKey: NonEmpty(),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 500_000 })),
+    /** Number of newest messages to skip (paging backwards). */
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  }),
+  'chat.abort': Closed({ sessionKey: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
+  'sessions.list': Closed({
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    agentId: Type.Optional(NonEmpty(64)),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    search: Type.Optional(Type.String({ maxLength: 500 })),
+    includeLastMessage: Type.Optional(Type.Boolean()),
+    activeMinutes: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+  'sessions.subscribe': Closed({}),
+  'sessions.create': Closed({
+    key: Type.Optional(NonEmpty()),
+    agentId: Type.Optional(NonEmpty(64)),
+    label: Type.Optional(Type.String({ maxLength: 200 })),
+    model: Type.Optional(NonEmpty(256)),
+  }),
+  'sessions.patch': Closed({
+    key: NonEmpty(),
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+    thinkingLevel: Type.Optional(Type.Union([Thinking, Type.Null()])),
+    verboseLevel: Type.Optional(Type.Union([VerboseS, Type.Null()])),
+    reasoningLevel: Type.Optional(Type.Union([ReasoningS, Type.Null()])),
+    model: Type.Optional(Type.Union([NonEmpty(256), Type.Null()])),
+    queueMode: Type.Optional(Type.Union([QueueModeS, Type.Null()])),
+    queueDebounceMs: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 600_000 }), Type.Null()])),
+    queueCap: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()])),
+    queueDrop: Type.Optional(
+      Type.Union([Type.Literal('old'), Type.Literal('new'), Type.Literal('summarize'), Type.Null()]),
+    ),
+  }),
+  'sessions.reset': Closed({
+    key: NonEmpty(),
+    reason: Type.Optional(Type.Union([Type.Literal('new'), Type.Literal('reset')])),
+  }),
+  'sessions.delete': Closed({ key: NonEmpty(), deleteTranscript: Type.Optional(Type.Boolean()) }),
+  'sessions.abort': Closed({ key: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
+  'sessions.compact': Closed({ key: NonEmpty(), instructions: Type.Optional(Type.String({ maxLength: 10_000 })) }),
+  'models.list': Closed({}),
+  'agents.list': Closed({}),
+  'tools.catalog': Closed({ agentId: Type.Optional(NonEmpty(64)) }),
+  'config.get': Closed({}),
+  'config.patch': Closed({
+    /** RFC 7396 merge patch applied to the config file. Secrets (apiKey, auth.token) are write-only. */
+    patch: Type.Record(Type.String(), Type.Unknown()),
+    baseHash: Type.Optional(Type.String({ maxLength: 128 })),
+  }),
+  'exec.approval.resolve': Closed({
+    id: NonEmpty(128),
+    decision: Type.Union([Type.Literal('allow-once'), Type.Literal('allow-always'), Type.Literal('deny')]),
+  }),
+  // Loopdesk extensions (namespaced so they never clash with OpenClaw methods).
+  'loopdesk.events.recent': Closed({
+    sessionKey: NonEmpty(),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
+  }),
+  'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
+  'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
+  'loopdesk.prefs.get': Closed({}),
+  'loopdesk.prefs.set': Closed({
+    theme: Type.Optional(Type.Union([Type.Literal('light'), Type.Literal('dark'), Type.Literal('system')])),
+    inspectorOpen: Type.Optional(Type.Boolean()),
+    inspectorWidth: Type.Optional(Type.Integer({ minimum: 200, maximum: 2000 })),
+    sidebarWidth: Type.Optional(Type.Integer({ minimum: 150, maximum: 1000 })),
+  }),
+} as const
+
+export type MethodName = keyof typeof Schemas
+export type ParamsOf<M extends MethodName> = Static<(typeof Schemas)[M]>
+
+// ---------------------------------------------------------------- results
+
+export type SessionStatus = 'idle' | 'running' | 'done' | 'failed' | 'killed' | 'timeout' | 'interrupted'
+
+export interface SessionRow {
+  key: string
+  sessionId: string
+  agentId: string
+  label?: string
+  displayName?: string
+  updatedAt: number
+  status: SessionStatus
+  activeRunId?: string
+  startedAt?: number
+  endedAt?: number
+  runtimeMs?: number
+  model?: string
+  modelProvider?: string
+  thinkingLevel?: ThinkingLevel
+  verboseLevel?: 'off' | 'on' | 'full'
+  reasoningLevel?: 'off' | 'on' | 'stream'
+  queueMode?: QueueMode
+  inputTokens: number
+  outputTokens: number
+  totalTokens: number
+  estimatedCostUsd: number
+  compactionCount: number
+  lastMessagePreview?: string
+  lastError?: string
+}
+
+export interface WaitResult {
+  runId: string
+  status: 'ok' | 'error' | 'timeout'
+  startedAt?: number
+  endedAt?: number
+  error?: string
+}
+
+export interface ReplyPayload {
+  text?: string
+  isError?: boolean
+  isReasoning?: boolean
+}
+
+export interface RunMeta {
+  durationMs: number
+  aborted?: boolean
+  stopReason?: string
+  error?: { kind: string; message: string }
+  agentMeta: {
+    sessionId: string
+    provider: string
+    model: string
+    usage: UsageTotals
+    compactionCount: number
+  }
+  timing?: RunTiming
+}
+
+export interface RunTiming {
+  acceptedAt: number
+  startedAt?: number
+  firstDeltaAt?: number
+  firstToolAt?: number
+  endedAt?: number
+}
+
+export interface AgentFinal {
+  runId: string
+  status: 'ok' | 'error'
+  summary: string
+  result?: { payloads: ReplyPayload[]; meta: RunMeta }
+}
+
+/** A transcript message as served by chat.history (pi message + Loopdesk envelope). */
+export interface HistoryMessage {
+  role: 'user' | 'assistant' | 'toolResult' | 'system' | 'compaction'
+  content: unknown
+  timestamp: number
+  /** transcript entry id, stable across reloads */
+  id: string
+  runId?: string
+  toolCallId?: string
+  toolName?: string
+  isError?: boolean
+  stopReason?: string
+  errorMessage?: string
+  usage?: unknown
+  aborted?: boolean
+  summary?: string
+}
+
+export interface ModelChoice {
+  ref: string // "<provider>/<model>"
+  provider: string
+  id: string
+  name: string
+  contextWindow: number
+  maxTokens: number
+  reasoning: boolean
+  input: string[]
+  configured: boolean // a key (or keyless endpoint) is available
+}
+
+export interface ToolInfo {
+  name: string
+  label: string
+  description: string
+  parameters: unknown
+  needsApproval?: boolean
+}
+
+export interface ConfigIssue {
+  path: string
+  message: string
+}
+
+export interface Prefs {
+  theme: 'light' | 'dark' | 'system'
+  inspectorOpen: boolean
+  inspectorWidth: number
+  sidebarWidth: number
+}
+
+export interface Results {
+  health: { ok: true; ts: number; uptimeMs: number }
+  status: {
+    ok: true
+    version: string
+    uptimeMs: number
+    stateDir: string
+    activeRuns: number
+    sessions: number
+    lanes: Record<string, { active: number; queued: number }>
+    configIssues: ConfigIssue[]
+  }
+  agent: { runId: string; status: 'accepted'; acceptedAt: number }
+  'agent.wait': WaitResult
+  'chat.send':
+    | { runId: string; status: 'started' | 'in_flight' | 'ok' | 'error' }
+    | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
+    | { runId?: string; status: 'command'; ok: true; aborted?: boolean; runIds?: string[]; messages?: string[] }
+  'chat.history': {
+    sessionKey: string
+    sessionId: string
+    messages: HistoryMessage[]
+    thinkingLevel?: ThinkingLevel
+    verboseLevel?: string
+    hasMore: boolean
+    nextOffset?: number
+    inFlightRun?: { runId: string; text: string }
+  }
+  'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
+  'sessions.list': {
+    ts: number
+    count: number
+    defaults: { agentId: string; mainKey: string; model?: string }
+    sessions: SessionRow[]
+  }
+  'sessions.subscribe': { subscribed: true }
+  'sessions.create': { ok: true; key: string; sessionId: string; entry: SessionRow }
+  'sessions.patch': { ok: true; key: string; entry: SessionRow }
+  'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
+  'sessions.delete': { ok: true; key: string; deleted: boolean }
+  'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run' }
+  'sessions.compact': { ok: true; key: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
+  'models.list': { models: ModelChoice[]; defaultModel?: string }
+  'agents.list': { defaultId: string; mainKey: string; agents: Array<{ id: string; workspace: string; model?: string }> }
+  'tools.catalog': { tools: ToolInfo[] }
+  'config.get': {
+    path: string
+    exists: boolean
+    valid: boolean
+    hash: string
+    config: Record<string, unknown>
+    issues: ConfigIssue[]
+    secrets: Record<string, 'set' | 'not set'>
+  }
+  'config.patch': { ok: true; hash: string; config: Record<string, unknown>; secrets: Record<string, 'set' | 'not set'> }
+  'exec.approval.resolve': { ok: true; id: string; decision: ApprovalDecision }
+  'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
+  'loopdesk.queue.list': { items: QueueItem[] }
+  'loopdesk.queue.remove': { ok: true; removed: boolean }
+  'loopdesk.prefs.get': Prefs
+  'loopdesk.prefs.set': Prefs
+}
+
+export type ResultOf<M extends MethodName> = Results[M]
+
+export const METHOD_NAMES = Object.keys(Schemas) as MethodName[]
+
+/** Structured error codes (OpenClaw's ErrorShape codes plus a few local ones). */
+export type ErrorCode =
+  | 'INVALID_REQUEST'
+  | 'UNAVAILABLE'
+  | 'AGENT_TIMEOUT'
+  | 'NOT_FOUND'
+  | 'APPROVAL_NOT_FOUND'
+  | 'FORBIDDEN'
+  | 'CONFLICT'
+  | 'STORAGE_ERROR'
+
+export interface ErrorShape {
+  code: ErrorCode
+  message: string
+  details?: unknown
+  retryable?: boolean
+  retryAfterMs?: number
+}
+
+export type Result<T> = { ok: true; data: T } | { ok: false; error: ErrorShape }
