@@ -1,0 +1,277 @@
+// Interfaces between the runtime's modules. Each folder implements its part; the runner and the
+// Runtime facade depend only on these shapes, so the modules can be built and tested separately.
+import type { AgentTool } from '@earendil-works/pi-agent-core'
+import type { Model } from '@earendil-works/pi-ai'
+import type {
+  AgentEvent,
+  AgentStream,
+  ApprovalDecision,
+  ExecApprovalRequest,
+  ExecApprovalResolved,
+} from '../../shared/events'
+import type { ModelChoice, ReplyPayload, SessionRow, ThinkingLevel, ToolInfo } from '../../shared/methods'
+
+// ------------------------------------------------------------------ config (<stateDir>/loopdesk.json)
+
+export type ProviderApi =
+  | 'openai-completions'
+  | 'openai-responses'
+  | 'anthropic-messages'
+  | 'google-generative-ai'
+  | (string & {})
+
+export interface ModelConfig {
+  id: string
+  name?: string
+  contextWindow: number
+  maxTokens: number
+  reasoning?: boolean
+  input?: Array<'text' | 'image'>
+  cost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }
+}
+
+export interface ProviderConfig {
+  baseUrl?: string
+  api?: ProviderApi
+  /** literal key (discouraged; prefer apiKeyEnv or the secure credential store) */
+  apiKey?: string
+  /** name of an environment variable holding the key */
+  apiKeyEnv?: string
+  headers?: Record<string, string>
+  models?: ModelConfig[]
+}
+
+export interface AgentDefaults {
+  model?: { primary?: string }
+  thinkingDefault?: ThinkingLevel
+  verboseDefault?: 'off' | 'on' | 'full'
+  reasoningDefault?: 'off' | 'on' | 'stream'
+  timeoutSeconds?: number
+  workspace?: string
+  compaction?: { reserveTokens?: number; keepRecentTurns?: number }
+  blockStreamingDefault?: 'off' | 'on'
+  blockStreamingBreak?: 'text_end' | 'message_end'
+  bootstrapMaxChars?: number
+  maxConcurrent?: number
+}
+
+export interface AgentEntry {
+  id: string
+  workspace?: string
+  model?: string
+  default?: boolean
+}
+
+export interface LoopdeskConfig {
+  models?: { providers?: Record<string, ProviderConfig> }
+  agents?: { defaults?: AgentDefaults; list?: AgentEntry[] }
+  gateway?: {
+    port?: number
+    bind?: 'loopback' | 'lan' | 'all'
+    auth?: { token?: string }
+    allowedOrigins?: string[]
+  }
+  messages?: {
+    queue?: {
+      mode?: 'steer' | 'followup' | 'collect' | 'interrupt'
+      debounceMs?: number
+      cap?: number
+      drop?: 'old' | 'new' | 'summarize'
+    }
+  }
+  tools?: {
+    exec?: { allowlist?: string[]; approvalTimeoutMs?: number; timeoutSeconds?: number; maxOutputChars?: number }
+    webFetch?: { maxBytes?: number; timeoutMs?: number }
+  }
+  hooks?: { internal?: { enabled?: boolean } }
+  plugins?: { enabled?: boolean; disabled?: string[] }
+}
+
+/** Config with every default filled in (what the runtime reads). */
+export interface ResolvedConfig {
+  raw: LoopdeskConfig
+  defaultAgentId: string
+  agents: Array<{ id: string; workspace: string; model?: string }>
+  defaults: Required<Pick<AgentDefaults, 'timeoutSeconds' | 'thinkingDefault' | 'verboseDefault' | 'reasoningDefault'>> & {
+    model?: string
+    workspace: string
+    compaction: { reserveTokens: number; keepRecentTurns: number }
+    blockStreamingDefault: 'off' | 'on'
+    blockStreamingBreak: 'text_end' | 'message_end'
+    bootstrapMaxChars: number
+    maxConcurrent: number
+  }
+  queue: { mode: 'steer' | 'followup' | 'collect' | 'interrupt'; debounceMs: number; cap: number; drop: 'old' | 'new' | 'summarize' }
+  exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number }
+  webFetch: { maxBytes: number; timeoutMs: number }
+  gateway: { port: number; bind: 'loopback' | 'lan' | 'all'; token?: string; allowedOrigins: string[] }
+}
+
+// ------------------------------------------------------------------ credentials
+
+/** Provider API keys. Electron: safeStorage-backed; headless: a 0600 file in the state dir. Never logged. */
+export interface CredentialStore {
+  get(provider: string): string | undefined
+  has(provider: string): boolean
+  set(provider: string, key: string): void
+  delete(provider: string): void
+  /** providers with a stored key */
+  list(): string[]
+}
+
+// ------------------------------------------------------------------ sessions
+
+/** One row of sessions.json (OpenClaw SessionEntry subset + Loopdesk fields). */
+export interface SessionEntry {
+  sessionId: string
+  updatedAt: number
+  createdAt?: number
+  status?: SessionRow['status']
+  activeRunId?: string
+  startedAt?: number
+  endedAt?: number
+  runtimeMs?: number
+  label?: string
+  model?: string
+  modelProvider?: string
+  thinkingLevel?: ThinkingLevel
+  verboseLevel?: 'off' | 'on' | 'full'
+  reasoningLevel?: 'off' | 'on' | 'stream'
+  queueMode?: 'steer' | 'followup' | 'collect' | 'interrupt'
+  queueDebounceMs?: number
+  queueCap?: number
+  queueDrop?: 'old' | 'new' | 'summarize'
+  inputTokens?: number
+  outputTokens?: number
+  cacheRead?: number
+  cacheWrite?: number
+  totalTokens?: number
+  estimatedCostUsd?: number
+  compactionCount?: number
+  lastMessagePreview?: string
+  lastError?: string
+  skillsSnapshot?: SkillsSnapshot
+  systemPromptReport?: SystemPromptReport
+  lastRunTiming?: { acceptedAt: number; startedAt?: number; firstDeltaAt?: number; firstToolAt?: number; endedAt?: number }
+}
+
+export interface SkillsSnapshot {
+  /** hash of the SKILL.md files it was built from; rebuilt when it changes */
+  fingerprint: string
+  skills: Array<{ name: string; description: string; path: string }>
+}
+
+export interface SystemPromptReport {
+  builtAt: number
+  chars: number
+  sections: Array<{ name: string; chars: number }>
+  bootstrapFiles: Array<{ name: string; chars: number; truncated: boolean; missing?: boolean }>
+  skills: string[]
+}
+
+/** Lines of a session transcript (JSONL). Line 1 is the header. */
+export type TranscriptEntry =
+  | { type: 'session'; version: 1; id: string; timestamp: string; cwd: string; sessionKey: string }
+  | {
+      type: 'message'
+      id: string
+      timestamp: number
+      runId?: string
+      /** a pi AgentMessage: user | assistant | toolResult (| system) */
+      message: { role: string; [k: string]: unknown }
+    }
+  | {
+      type: 'compaction'
+      id: string
+      timestamp: number
+      runId?: string
+      summary: string
+      /** id of the first message entry kept verbatim after the summary */
+      firstKeptEntryId: string
+      tokensBefore: number
+      tokensAfter?: number
+    }
+  | { type: 'run'; id: string; timestamp: number; runId: string; phase: 'start' | 'end' | 'interrupted'; status?: string }
+
+// ------------------------------------------------------------------ events
+
+export interface EmitInput {
+  runId: string
+  stream: AgentStream
+  data: Record<string, unknown>
+  sessionKey?: string
+}
+
+export interface EventBusLike {
+  /** assigns seq (per run, from 1) and ts; delivers to listeners (errors isolated); keeps a per-session ring */
+  emit(input: EmitInput): AgentEvent
+  subscribe(listener: (ev: AgentEvent) => void): () => void
+  recent(sessionKey: string, limit?: number): AgentEvent[]
+  /** forget seq counters of a finished run */
+  clearRun(runId: string): void
+}
+
+// ------------------------------------------------------------------ models
+
+export interface ResolvedModel {
+  ref: string // "<provider>/<id>"
+  provider: string
+  id: string
+  model: Model<any>
+}
+
+export interface ModelRegistryLike {
+  /** resolve "<provider>/<model>" (or the default when undefined); throws ApiError INVALID_REQUEST when unknown */
+  resolve(ref?: string): ResolvedModel
+  /** pi stream function bound to the registry's Models collection */
+  streamFn: (...args: any[]) => any
+  /** key for a provider: credential store → apiKeyEnv → apiKey → built-in env var → dummy for keyless local */
+  getApiKey(provider: string): string | undefined
+  list(): ModelChoice[]
+}
+
+// ------------------------------------------------------------------ tools
+
+export interface ApprovalBrokerLike {
+  /** emits exec.approval.requested, waits for resolve() / timeout (deny) / abort (deny) */
+  request(
+    req: Omit<ExecApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>,
+    signal?: AbortSignal,
+  ): Promise<ApprovalDecision>
+  resolve(id: string, decision: ApprovalDecision): ExecApprovalResolved
+  pending(sessionKey?: string): ExecApprovalRequest[]
+}
+
+export interface ToolRunContext {
+  workspaceDir: string
+  runId: string
+  sessionKey: string
+  approvals: ApprovalBrokerLike
+  /** commands that run without approval (exact command or prefix patterns like "git status*") */
+  execAllowlist: string[]
+  execTimeoutSeconds: number
+  execMaxOutputChars: number
+  webFetch: { maxBytes: number; timeoutMs: number }
+  /** `message` tool: deliver visible text to the session now */
+  sendMessage(text: string): void
+}
+
+export type ToolFactory = (ctx: ToolRunContext) => AgentTool<any, any>[]
+
+// ------------------------------------------------------------------ reply shaping
+
+export interface PayloadInput {
+  assistantTexts: string[]
+  reasoningTexts: string[]
+  reasoningMode: 'off' | 'on' | 'stream'
+  verbose: 'off' | 'on' | 'full'
+  toolSummaries: string[]
+  /** texts already delivered by the `message` tool */
+  messagingSent: string[]
+  lastToolError?: { toolName: string; meta?: string; error: string }
+  /** the model's error text when the run failed */
+  errorText?: string
+}
+
+export type BuildPayloads = (input: PayloadInput) => ReplyPayload[]
+export type { ToolInfo }
