@@ -1,0 +1,153 @@
+import { describe, expect, it, vi } from 'vitest'
+import type { AgentEvent } from '../../../shared/events'
+import { EventBus } from './event-bus'
+
+describe('EventBus', () => {
+  it('numbers events per run from 1, strictly increasing, with ts', () => {
+    const bus = new EventBus()
+    const seen: AgentEvent[] = []
+    bus.subscribe((ev) => seen.push(ev))
+    const before = Date.now()
+    bus.emit({ runId: 'a', stream: 'lifecycle', data: { phase: 'start' }, sessionKey: 'agent:main:main' })
+    bus.emit({ runId: 'b', stream: 'lifecycle', data: { phase: 'start' } })
+    bus.emit({ runId: 'a', stream: 'assistant', data: { text: 'h', delta: 'h' } })
+    bus.emit({ runId: 'a', stream: 'assistant', data: { text: 'hi', delta: 'i' } })
+    bus.emit({ runId: 'b', stream: 'lifecycle', data: { phase: 'end' } })
+    expect(seen.filter((e) => e.runId === 'a').map((e) => e.seq)).toEqual([1, 2, 3])
+    expect(seen.filter((e) => e.runId === 'b').map((e) => e.seq)).toEqual([1, 2])
+    for (const e of seen) expect(e.ts).toBeGreaterThanOrEqual(before)
+    expect(seen[0].sessionKey).toBe('agent:main:main')
+    expect(seen[1]).not.toHaveProperty('sessionKey')
+    expect(bus.lastSeq('a')).toBe(3)
+  })
+
+  it('restarts numbering only after clearRun', () => {
+    const bus = new EventBus()
+    bus.emit({ runId: 'r', stream: 'lifecycle', data: {} })
+    expect(bus.emit({ runId: 'r', stream: 'lifecycle', data: {} }).seq).toBe(2)
+    bus.clearRun('r')
+    expect(bus.emit({ runId: 'r', stream: 'lifecycle', data: {} }).seq).toBe(1)
+  })
+
+  it('isolates throwing and rejecting listeners from others and from the emitter', async () => {
+    const errors: unknown[] = []
+    const bus = new EventBus({ onListenerError: (err) => errors.push(err) })
+    const good: number[] = []
+    bus.subscribe(() => {
+      throw new Error('boom')
+    })
+    bus.subscribe((async () => {
+      throw new Error('async boom')
+    }) as unknown as (ev: AgentEvent) => void)
+    bus.subscribe((ev) => good.push(ev.seq))
+    expect(() => bus.emit({ runId: 'x', stream: 'assistant', data: {} })).not.toThrow()
+    bus.emit({ runId: 'x', stream: 'assistant', data: {} })
+    expect(good).toEqual([1, 2])
+    await new Promise((r) => setTimeout(r, 0))
+    expect(errors.map((e) => (e as Error).message).sort()).toEqual(['async boom', 'async boom', 'boom', 'boom'])
+  })
+
+  it('survives a failing error reporter', () => {
+    const bus = new EventBus({
+      onListenerError: () => {
+        throw new Error('reporter broke')
+      },
+    })
+    const got: number[] = []
+    bus.subscribe(() => {
+      throw new Error('x')
+    })
+    bus.subscribe((e) => got.push(e.seq))
+    bus.emit({ runId: 'x', stream: 'tool', data: {} })
+    expect(got).toEqual([1])
+  })
+
+  it('delivers events emitted from inside a listener after the current one (seq order for everyone)', () => {
+    const bus = new EventBus()
+    const a: number[] = []
+    const b: number[] = []
+    bus.subscribe((ev) => {
+      a.push(ev.seq)
+      if (ev.seq === 1) bus.emit({ runId: ev.runId, stream: 'assistant', data: {} })
+    })
+    bus.subscribe((ev) => b.push(ev.seq))
+    bus.emit({ runId: 'n', stream: 'lifecycle', data: {} })
+    expect(a).toEqual([1, 2])
+    expect(b).toEqual([1, 2])
+  })
+
+  it('unsubscribe stops delivery, also when done during delivery', () => {
+    const bus = new EventBus()
+    const got: number[] = []
+    let off = () => {}
+    off = bus.subscribe((e) => {
+      got.push(e.seq)
+      off()
+    })
+    bus.emit({ runId: 'u', stream: 'tool', data: {} })
+    bus.emit({ runId: 'u', stream: 'tool', data: {} })
+    expect(got).toEqual([1])
+    expect(bus.listenerCount).toBe(0)
+  })
+
+  it('keeps a bounded per-session ring for late subscribers', () => {
+    const bus = new EventBus({ ringSize: 5 })
+    for (let i = 0; i < 12; i++) bus.emit({ runId: 'r1', stream: 'assistant', data: { i }, sessionKey: 's1' })
+    bus.emit({ runId: 'r2', stream: 'assistant', data: {}, sessionKey: 's2' })
+    const recent = bus.recent('s1')
+    expect(recent).toHaveLength(5)
+    expect(recent.map((e) => e.seq)).toEqual([8, 9, 10, 11, 12])
+    expect(bus.recent('s1', 2).map((e) => e.seq)).toEqual([11, 12])
+    expect(bus.recent('s2')).toHaveLength(1)
+    expect(bus.recent('nope')).toEqual([])
+    bus.clearSession('s1')
+    expect(bus.recent('s1')).toEqual([])
+  })
+
+  it('default ring holds 2000 events per session', () => {
+    const bus = new EventBus()
+    for (let i = 0; i < 2500; i++) bus.emit({ runId: 'r', stream: 'assistant', data: {}, sessionKey: 's' })
+    const r = bus.recent('s')
+    expect(r).toHaveLength(2000)
+    expect(r[0].seq).toBe(501)
+  })
+
+  it('bounds the number of sessions with rings, evicting the least recently active', () => {
+    const bus = new EventBus({ ringSize: 3, maxSessions: 2 })
+    bus.emit({ runId: 'a', stream: 'tool', data: {}, sessionKey: 'A' })
+    bus.emit({ runId: 'b', stream: 'tool', data: {}, sessionKey: 'B' })
+    bus.emit({ runId: 'a', stream: 'tool', data: {}, sessionKey: 'A' }) // A is now most recent
+    bus.emit({ runId: 'c', stream: 'tool', data: {}, sessionKey: 'C' }) // evicts B
+    expect(bus.recent('A')).toHaveLength(2)
+    expect(bus.recent('B')).toEqual([])
+    expect(bus.recent('C')).toHaveLength(1)
+  })
+
+  it('attributes events to the session registered for the run', () => {
+    const bus = new EventBus()
+    bus.setRunContext('r', { sessionKey: 'agent:main:x' })
+    const ev = bus.emit({ runId: 'r', stream: 'assistant', data: {} })
+    expect(ev.sessionKey).toBe('agent:main:x')
+    expect(bus.recent('agent:main:x')).toHaveLength(1)
+    bus.clearRun('r')
+    expect(bus.emit({ runId: 'r', stream: 'assistant', data: {} }).sessionKey).toBeUndefined()
+  })
+
+  it('bounds seq counters of runs that are never cleared', () => {
+    const bus = new EventBus({ maxTrackedRuns: 3 })
+    for (const id of ['1', '2', '3', '4']) bus.emit({ runId: id, stream: 'lifecycle', data: {} })
+    expect(bus.lastSeq('1')).toBe(0)
+    expect(bus.lastSeq('4')).toBe(1)
+  })
+
+  it('default error reporter logs without throwing', () => {
+    const spy = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const bus = new EventBus()
+    bus.subscribe(() => {
+      throw new Error('z')
+    })
+    bus.emit({ runId: 'q', stream: 'tool', data: {} })
+    expect(spy).toHaveBeenCalledOnce()
+    spy.mockRestore()
+  })
+})
