@@ -1,0 +1,71 @@
+// A run is serialized per session and capped globally (OpenClaw §6.1): enqueue in the session lane
+// (one run at a time), and only inside it in the global lane. The session slot is held while waiting
+// for a global slot, so a second run of the same session can never overtake the first.
+import type { ResolvedConfig } from '../contracts'
+import type { CommandQueue } from './command-queue'
+
+export const GLOBAL_LANE = 'main'
+export const DEFAULT_MAX_CONCURRENT = 4
+
+/** Lane name of a session (`session:<key>`); keys that already carry the prefix are kept. */
+export const sessionLane = (key: string): string => (key.startsWith('session:') ? key : `session:${key}`)
+
+export interface LaneWait {
+  /** time spent queued behind other runs of the same session */
+  sessionWaitMs: number
+  /** time spent waiting for a global slot once the session slot was held */
+  globalWaitMs: number
+  /** runs queued ahead in the session lane / global lane when this one was enqueued */
+  sessionQueuedAhead: number
+  globalQueuedAhead: number
+}
+
+export interface RunInLanesOptions {
+  /** diagnostics once the task starts (same object the task receives) */
+  onWait?: (wait: LaneWait) => void
+  warnAfterMs?: number
+  /** aborting while queued (in either lane) rejects with AbortError and frees the place */
+  signal?: AbortSignal
+}
+
+export function runInLanes<T>(
+  queue: CommandQueue,
+  sessionKey: string,
+  globalLane: string = GLOBAL_LANE,
+  task: (wait: LaneWait) => Promise<T>,
+  opts: RunInLanesOptions = {},
+): Promise<T> {
+  const wait: LaneWait = { sessionWaitMs: 0, globalWaitMs: 0, sessionQueuedAhead: 0, globalQueuedAhead: 0 }
+  return queue.enqueue(
+    sessionLane(sessionKey),
+    () =>
+      queue.enqueue(
+        globalLane,
+        () => {
+          if (opts.onWait) opts.onWait(wait)
+          return task(wait)
+        },
+        {
+          warnAfterMs: opts.warnAfterMs,
+          signal: opts.signal,
+          onWait: (ms, ahead) => {
+            wait.globalWaitMs = ms
+            wait.globalQueuedAhead = ahead
+          },
+        },
+      ),
+    {
+      warnAfterMs: opts.warnAfterMs,
+      signal: opts.signal,
+      onWait: (ms, ahead) => {
+        wait.sessionWaitMs = ms
+        wait.sessionQueuedAhead = ahead
+      },
+    },
+  )
+}
+
+/** Applies the configured global concurrency (`agents.defaults.maxConcurrent`, default 4). */
+export function applyLaneConcurrency(queue: CommandQueue, config?: Pick<ResolvedConfig, 'defaults'>, globalLane = GLOBAL_LANE): void {
+  queue.setConcurrency(globalLane, config?.defaults.maxConcurrent ?? DEFAULT_MAX_CONCURRENT)
+}
