@@ -1,0 +1,6 @@
+export { buildRunPrompt, basePrompt, assemblePrompt } from './system-prompt'
+export type { BuildRunPromptInput, BuiltRunPrompt, Section } from './system-prompt'
+export { loadSkillsSnapshot, formatSkillsSection, fingerprintOf } from './skills'
+export { loadBootstrapFiles, truncateMiddle, formatBootstrapSection, BOOTSTRAP_FILE_NAMES } from './bootstrap'
+export type { BootstrapFile, BootstrapHook, BootstrapHookEvent } from './bootstrap'
+export { parseFrontmatter } from './frontmatter'

@@ -1,0 +1,105 @@
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { buildRunPrompt, loadSkillsSnapshot, parseFrontmatter, truncateMiddle } from './index'
+
+let ws: string
+beforeEach(async () => {
+  ws = await mkdtemp(path.join(os.tmpdir(), 'ld-prompt-'))
+})
+afterEach(() => rm(ws, { recursive: true, force: true }))
+
+async function skill(dir: string, body: string) {
+  await mkdir(path.join(ws, 'skills', dir), { recursive: true })
+  await writeFile(path.join(ws, 'skills', dir, 'SKILL.md'), body)
+}
+
+const base = () => ({ agentId: 'main', sessionKey: 'agent:main:main', sessionId: 's1', workspaceDir: ws, toolNames: ['read', 'exec'], bootstrapMaxChars: 200 })
+
+describe('frontmatter', () => {
+  it('reads plain, quoted and folded values', () => {
+    expect(parseFrontmatter('---\nname: pdf\ndescription: "Read \\"PDFs\\""\n---\nbody')).toEqual({ name: 'pdf', description: 'Read "PDFs"' })
+    expect(parseFrontmatter('---\nname: x\ndescription: >\n  one\n  two\n---\n')).toEqual({ name: 'x', description: 'one two' })
+    expect(parseFrontmatter('no frontmatter')).toBeUndefined()
+    expect(parseFrontmatter('---\nname: x\n')).toBeUndefined()
+  })
+})
+
+describe('skills snapshot', () => {
+  it('loads name+description, skips invalid ones with a warning, reuses the snapshot until a file changes', async () => {
+    await skill('b-pdf', '---\nname: pdf\ndescription: Work with PDF files\n---\n# PDF')
+    await skill('a-git', '---\nname: git\ndescription: Git helpers\n---\n')
+    await skill('broken', '# no frontmatter')
+    await mkdir(path.join(ws, 'skills', 'empty'), { recursive: true })
+    const first = await loadSkillsSnapshot(ws)
+    expect(first.reused).toBe(false)
+    expect(first.snapshot.skills.map((s) => s.name)).toEqual(['git', 'pdf'])
+    expect(first.snapshot.skills[0].path).toBe(path.join('skills', 'a-git', 'SKILL.md'))
+    expect(first.warnings[0]).toMatch(/broken.*name.*description/)
+    const again = await loadSkillsSnapshot(ws, first.snapshot)
+    expect(again.reused).toBe(true)
+    expect(again.snapshot).toBe(first.snapshot)
+    await skill('a-git', '---\nname: git\ndescription: Git helpers v2\n---\n')
+    const changed = await loadSkillsSnapshot(ws, first.snapshot)
+    expect(changed.reused).toBe(false)
+    expect(changed.snapshot.fingerprint).not.toBe(first.snapshot.fingerprint)
+    expect(changed.snapshot.skills[0].description).toBe('Git helpers v2')
+  })
+
+  it('no skills dir gives an empty snapshot', async () => {
+    const r = await loadSkillsSnapshot(ws)
+    expect(r.snapshot.skills).toEqual([])
+  })
+})
+
+describe('system prompt', () => {
+  it('assembles base + skills + bootstrap + extra and reports sizes and truncation', async () => {
+    await skill('pdf', '---\nname: pdf\ndescription: PDFs\n---\n')
+    await writeFile(path.join(ws, 'AGENTS.md'), 'Be kind.')
+    await writeFile(path.join(ws, 'MEMORY.md'), 'x'.repeat(1000))
+    const r = await buildRunPrompt({ ...base(), extraSystemPrompt: 'Answer in French.' })
+    expect(r.systemPrompt).toContain(ws)
+    expect(r.systemPrompt).toContain('- pdf: PDFs')
+    expect(r.systemPrompt).toContain('### AGENTS.md\nBe kind.')
+    expect(r.systemPrompt).toContain('### MEMORY.md (truncated)')
+    expect(r.systemPrompt).toMatch(/Additional instructions\nAnswer in French\.$/)
+    expect(r.report.chars).toBe(r.systemPrompt.length)
+    expect(r.report.sections.map((s) => s.name)).toEqual(['base', 'skills', 'bootstrap', 'extra'])
+    const mem = r.report.bootstrapFiles.find((f) => f.name === 'MEMORY.md')!
+    expect(mem).toMatchObject({ chars: 1000, truncated: true })
+    expect(r.report.bootstrapFiles.find((f) => f.name === 'SOUL.md')).toMatchObject({ missing: true })
+    expect(r.report.skills).toEqual(['pdf'])
+    expect(r.systemPrompt.length).toBeLessThan(2000)
+  })
+
+  it('creates the workspace and lets the agent:bootstrap hook add and remove files', async () => {
+    const fresh = path.join(ws, 'nested', 'workspace')
+    await writeFile(path.join(ws, 'x'), '')
+    const r = await buildRunPrompt({
+      ...base(),
+      workspaceDir: fresh,
+      bootstrapHook: (ev) => {
+        expect(ev.sessionKey).toBe('agent:main:main')
+        ev.files = ev.files.filter((f) => f.name !== 'USER.md')
+        ev.files.push({ name: 'EXTRA.md', path: '', content: 'y'.repeat(500), originalChars: 500, truncated: false, missing: false })
+      },
+    })
+    expect(r.systemPrompt).toContain('### EXTRA.md (truncated)')
+    expect(r.report.bootstrapFiles.map((f) => f.name)).not.toContain('USER.md')
+    expect(r.report.bootstrapFiles.find((f) => f.name === 'EXTRA.md')).toMatchObject({ truncated: true })
+  })
+
+  it('a failing bootstrap hook is reported, the run prompt still builds', async () => {
+    const r = await buildRunPrompt({ ...base(), bootstrapHook: () => { throw new Error('nope') } })
+    expect(r.warnings.join()).toMatch(/agent:bootstrap hook failed: nope/)
+    expect(r.systemPrompt).toContain('Loopdesk')
+  })
+
+  it('truncateMiddle keeps head and tail within the cap', () => {
+    const t = truncateMiddle('a'.repeat(300) + 'END', 120)
+    expect(t.truncated).toBe(true)
+    expect(t.text.length).toBeLessThanOrEqual(120)
+    expect(t.text.endsWith('END')).toBe(true)
+  })
+})
