@@ -1,0 +1,16 @@
+// Plugin hooks (registry + plugin loader) and internal hooks (command / agent:bootstrap scripts).
+export * from './types'
+export { HookRegistry, type BeforeToolCallOutcome, type MessageSendingOutcome } from './registry'
+export { loadPlugins, resolvePluginEntry, type LoadPluginsOptions, type LoadPluginsResult, type PluginApi } from './plugins'
+export {
+  InternalHooks,
+  loadInternalHooks,
+  isInternalHookKey,
+  type BootstrapContext,
+  type BootstrapFile,
+  type CommandAction,
+  type InternalHookEvent,
+  type InternalHookHandler,
+  type InternalHookType,
+  type LoadInternalHooksResult,
+} from './internal'

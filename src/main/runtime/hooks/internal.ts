@@ -1,0 +1,197 @@
+// Internal ("gateway") hooks: event-driven scripts for commands and lifecycle events (reference §8.4).
+// Handlers register for a `type` ("command") or a `type:action` ("command:new"). A trigger runs the
+// type handlers, then the specific ones, one at a time in registration order; errors are logged and
+// isolated. Handlers may mutate `context` and push strings to `messages`, which go back to the user.
+//
+// Hook folders (no HOOK.md needed): `<stateDir>/hooks/<name>/handler.mjs` (or handler.js) and
+// `<workspace>/hooks/<name>/handler.{mjs,js}`. The module's default export is the handler function and
+// `export const events = ['command:new', 'agent:bootstrap']` lists what it handles (a bare type such as
+// 'command' subscribes to every action of that type). Without `events` the hook is reported as failed.
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { importFresh } from './plugins'
+import type { HookLogger } from './types'
+
+export type InternalHookType = 'command' | 'session' | 'agent' | 'gateway' | 'message'
+
+export interface InternalHookEvent<C extends Record<string, unknown> = Record<string, unknown>> {
+  type: InternalHookType
+  action: string
+  sessionKey: string
+  context: C
+  timestamp: Date
+  /** strings pushed here are returned to the caller and shown to the user */
+  messages: string[]
+}
+
+export type InternalHookHandler = (event: InternalHookEvent) => void | Promise<void>
+
+export interface BootstrapFile {
+  name: string
+  path?: string
+  content: string
+}
+
+export interface BootstrapContext extends Record<string, unknown> {
+  workspaceDir: string
+  bootstrapFiles: BootstrapFile[]
+  sessionKey: string
+  sessionId?: string
+  agentId?: string
+}
+
+export type CommandAction = 'new' | 'reset' | 'stop'
+
+const TYPES: readonly InternalHookType[] = ['command', 'session', 'agent', 'gateway', 'message']
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+/** Validates "type" or "type:action" keys. */
+export function isInternalHookKey(key: unknown): key is string {
+  if (typeof key !== 'string') return false
+  const [type, ...rest] = key.split(':')
+  return (TYPES as readonly string[]).includes(type) && rest.every((p) => p.length > 0)
+}
+
+export class InternalHooks {
+  private readonly handlers = new Map<string, Array<{ fn: InternalHookHandler; source?: string }>>()
+  private readonly logger: HookLogger
+
+  constructor(opts: { logger: HookLogger }) {
+    this.logger = opts.logger
+  }
+
+  /** Registers for `type` or `type:action`; returns an unregister function. */
+  on(key: string, fn: InternalHookHandler, source?: string): () => void {
+    if (!isInternalHookKey(key)) throw new Error(`invalid internal hook event "${key}"`)
+    if (typeof fn !== 'function') throw new Error(`internal hook "${key}": handler must be a function`)
+    const entry = { fn, source }
+    const list = this.handlers.get(key) ?? []
+    list.push(entry)
+    this.handlers.set(key, list)
+    return () => {
+      const cur = this.handlers.get(key)
+      const i = cur?.indexOf(entry) ?? -1
+      if (cur && i >= 0) cur.splice(i, 1)
+    }
+  }
+
+  has(type: InternalHookType, action?: string): boolean {
+    return (this.handlers.get(type)?.length ?? 0) > 0 || (!!action && (this.handlers.get(`${type}:${action}`)?.length ?? 0) > 0)
+  }
+
+  /** Runs the handlers for `type` then `type:action` sequentially and returns the (mutated) event. */
+  async trigger<C extends Record<string, unknown>>(
+    type: InternalHookType,
+    action: string,
+    sessionKey: string,
+    context: C,
+  ): Promise<InternalHookEvent<C>> {
+    const event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
+    const list = [...(this.handlers.get(type) ?? []), ...(this.handlers.get(`${type}:${action}`) ?? [])]
+    for (const h of list) {
+      try {
+        await h.fn(event as unknown as InternalHookEvent)
+      } catch (err) {
+        const who = h.source ? `hook "${h.source}"` : 'handler'
+        this.logger.error(`[internal-hooks] ${type}:${action} ${who} failed: ${errorText(err)}`)
+      }
+    }
+    // Only strings reach the user; anything else a handler pushed is dropped.
+    event.messages = event.messages.filter((m): m is string => typeof m === 'string' && m.length > 0)
+    return event
+  }
+
+  /**
+   * agent:bootstrap — handlers may add, remove or edit `context.bootstrapFiles` before the system prompt
+   * is built. Returns the resulting list (malformed entries dropped with a warning).
+   */
+  async runBootstrap(ctx: BootstrapContext): Promise<{ files: BootstrapFile[]; messages: string[] }> {
+    const context: BootstrapContext = { ...ctx, bootstrapFiles: [...ctx.bootstrapFiles] }
+    if (!this.has('agent', 'bootstrap')) return { files: context.bootstrapFiles, messages: [] }
+    const ev = await this.trigger('agent', 'bootstrap', ctx.sessionKey, context)
+    const raw: unknown = ev.context.bootstrapFiles
+    if (!Array.isArray(raw)) {
+      this.logger.warn('[internal-hooks] agent:bootstrap replaced bootstrapFiles with a non-array; keeping the original list')
+      return { files: [...ctx.bootstrapFiles], messages: ev.messages }
+    }
+    const files: BootstrapFile[] = []
+    for (const f of raw) {
+      if (f && typeof f === 'object' && typeof f.name === 'string' && f.name && typeof f.content === 'string') {
+        files.push({ name: f.name, content: f.content, ...(typeof f.path === 'string' ? { path: f.path } : {}) })
+      } else {
+        this.logger.warn('[internal-hooks] agent:bootstrap produced a malformed bootstrap file (needs name and content); dropped')
+      }
+    }
+    return { files, messages: ev.messages }
+  }
+
+  /** command:new | command:reset | command:stop — returns the messages handlers pushed for the user. */
+  async runCommand(action: CommandAction, sessionKey: string, context: Record<string, unknown> = {}): Promise<string[]> {
+    if (!this.has('command', action)) return []
+    const ev = await this.trigger('command', action, sessionKey, context)
+    return ev.messages
+  }
+}
+
+export interface LoadInternalHooksResult {
+  loaded: string[]
+  failed: Array<{ id: string; error: string }>
+}
+
+/**
+ * Loads hook folders from each root (e.g. [<stateDir>/hooks, <workspace>/hooks]). Ids are
+ * "<root label>/<folder>" so two roots may hold hooks with the same folder name.
+ */
+export async function loadInternalHooks(
+  hooks: InternalHooks,
+  opts: { roots: Array<{ label: string; dir: string }>; logger: HookLogger },
+): Promise<LoadInternalHooksResult> {
+  const result: LoadInternalHooksResult = { loaded: [], failed: [] }
+  for (const root of opts.roots) {
+    let names: string[]
+    try {
+      names = readdirSync(root.dir, { withFileTypes: true })
+        .filter((d) => d.isDirectory() || d.isSymbolicLink())
+        .map((d) => d.name)
+        .filter((n) => !n.startsWith('.'))
+        .sort()
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        opts.logger.error(`[internal-hooks] cannot read ${root.dir}: ${errorText(err)}`)
+      }
+      continue
+    }
+    for (const name of names) {
+      const id = `${root.label}/${name}`
+      try {
+        const dir = join(root.dir, name)
+        const entry = ['handler.mjs', 'handler.js'].map((f) => join(dir, f)).find((p) => existsSync(p))
+        if (!entry) throw new Error('no handler.mjs or handler.js')
+        let mod: Record<string, unknown>
+        try {
+          mod = await importFresh(entry)
+        } catch (err) {
+          throw new Error(`failed to import: ${errorText(err)}`)
+        }
+        const fn = (typeof mod.default === 'function' ? mod.default : mod.handler) as InternalHookHandler | undefined
+        if (typeof fn !== 'function') throw new Error('module has no default export handler function')
+        const events = mod.events
+        if (!Array.isArray(events) || events.length === 0) {
+          throw new Error('module must export `events` (e.g. ["command:new"])')
+        }
+        const bad = events.filter((e) => !isInternalHookKey(e))
+        if (bad.length) throw new Error(`invalid events: ${bad.map((b) => JSON.stringify(b)).join(', ')}`)
+        for (const e of events as string[]) hooks.on(e, fn, id)
+        result.loaded.push(id)
+      } catch (err) {
+        const error = errorText(err)
+        opts.logger.error(`[internal-hooks] hook "${id}" failed to load and was skipped: ${error}`)
+        result.failed.push({ id, error })
+      }
+    }
+  }
+  return result
+}

@@ -1,0 +1,177 @@
+// Loads plugins from <stateDir>/plugins/<id>/. Each folder holds an ES module (package.json "main",
+// else index.mjs, else index.js) exporting `register(api)` (a named export, or a default export that is
+// the function or an object with it). A broken plugin is reported in `failed` and skipped; the hooks it
+// registered before failing are removed so a half-initialised plugin never runs.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { isAbsolute, join, relative, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { HookRegistry } from './registry'
+import { isHookName, type HookLogger, type HookName, type PluginHookHandlers, type RegisterOptions } from './types'
+
+export interface PluginApi {
+  id: string
+  register<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number }): void
+  /** alias of register (OpenClaw plugins call api.on) */
+  on<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number }): void
+  logger: HookLogger
+}
+
+export interface LoadPluginsOptions {
+  /** usually <stateDir>/plugins */
+  dir: string
+  disabled?: string[]
+  logger: HookLogger
+  /** how long an async register(api) may take before the plugin counts as failed */
+  registerTimeoutMs?: number
+}
+
+export interface LoadPluginsResult {
+  loaded: string[]
+  failed: Array<{ id: string; error: string }>
+  skipped: string[]
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}
+
+function isInside(parent: string, child: string): boolean {
+  const rel = relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel))
+}
+
+/** The plugin's entry module, or an error explaining why none was found. */
+export function resolvePluginEntry(pluginDir: string): { entry: string } | { error: string } {
+  const pkgPath = join(pluginDir, 'package.json')
+  if (existsSync(pkgPath)) {
+    let pkg: { main?: unknown }
+    try {
+      pkg = JSON.parse(readFileSync(pkgPath, 'utf8'))
+    } catch (err) {
+      return { error: `package.json is not valid JSON: ${errorText(err)}` }
+    }
+    if (typeof pkg.main === 'string' && pkg.main.trim()) {
+      const entry = resolve(pluginDir, pkg.main)
+      if (!isInside(pluginDir, entry)) return { error: `package.json main "${pkg.main}" points outside the plugin folder` }
+      if (!existsSync(entry)) return { error: `package.json main "${pkg.main}" does not exist` }
+      return { entry }
+    }
+  }
+  for (const name of ['index.mjs', 'index.js']) {
+    const entry = join(pluginDir, name)
+    if (existsSync(entry)) return { entry }
+  }
+  return { error: 'no entry module (package.json "main", index.mjs or index.js)' }
+}
+
+type RegisterFn = (api: PluginApi) => unknown
+
+function findRegister(mod: Record<string, unknown>): RegisterFn | undefined {
+  if (typeof mod.register === 'function') return mod.register as RegisterFn
+  const def = mod.default as unknown
+  if (typeof def === 'function') return def as RegisterFn
+  if (def && typeof def === 'object' && typeof (def as { register?: unknown }).register === 'function') {
+    return (def as { register: RegisterFn }).register.bind(def)
+  }
+  return undefined
+}
+
+function prefixedLogger(id: string, logger: HookLogger): HookLogger {
+  return {
+    info: (m) => (logger.info ?? logger.warn).call(logger, `[plugin ${id}] ${m}`),
+    warn: (m) => logger.warn(`[plugin ${id}] ${m}`),
+    error: (m) => logger.error(`[plugin ${id}] ${m}`),
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((res, rej) => {
+    const t = setTimeout(() => rej(new Error(`${what} did not finish within ${ms} ms`)), ms)
+    p.then(
+      (v) => {
+        clearTimeout(t)
+        res(v)
+      },
+      (e) => {
+        clearTimeout(t)
+        rej(e)
+      },
+    )
+  })
+}
+
+/** Imports a module by path, bypassing the module cache when the file changed (reloads). */
+export async function importFresh(entry: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(entry)
+  url.searchParams.set('mtime', String(statSync(entry).mtimeMs))
+  return (await import(/* @vite-ignore */ url.href)) as Record<string, unknown>
+}
+
+async function loadOne(registry: HookRegistry, id: string, pluginDir: string, opts: LoadPluginsOptions): Promise<void> {
+  const found = resolvePluginEntry(pluginDir)
+  if ('error' in found) throw new Error(found.error)
+  let mod: Record<string, unknown>
+  try {
+    mod = await importFresh(found.entry)
+  } catch (err) {
+    throw new Error(`failed to import ${relative(opts.dir, found.entry)}: ${errorText(err)}`)
+  }
+  const register = findRegister(mod)
+  if (!register) throw new Error('module does not export register(api)')
+  const logger = prefixedLogger(id, opts.logger)
+  let failed = false
+  const add = <K extends HookName>(hookName: K, handler: PluginHookHandlers[K], o?: { priority?: number }) => {
+    // A register() that already failed (e.g. timed out) must not add hooks afterwards.
+    if (failed) throw new Error(`plugin "${id}" failed to load; late hook registration refused`)
+    if (!isHookName(hookName)) {
+      // Unknown names (e.g. OpenClaw hooks Loopdesk does not run) are skipped, not fatal.
+      logger.warn(`hook "${String(hookName)}" is not supported; handler ignored`)
+      return
+    }
+    const ro: RegisterOptions = { priority: o?.priority, pluginId: id }
+    registry.register(hookName, handler, ro)
+  }
+  const api: PluginApi = { id, register: add, on: add, logger }
+  try {
+    const ret = register(api)
+    if (ret && typeof (ret as PromiseLike<unknown>).then === 'function') {
+      await withTimeout(Promise.resolve(ret), opts.registerTimeoutMs ?? 10_000, 'register(api)')
+    }
+  } catch (err) {
+    failed = true
+    throw new Error(`register(api) failed: ${errorText(err)}`)
+  }
+}
+
+export async function loadPlugins(registry: HookRegistry, opts: LoadPluginsOptions): Promise<LoadPluginsResult> {
+  const result: LoadPluginsResult = { loaded: [], failed: [], skipped: [] }
+  let names: string[]
+  try {
+    names = readdirSync(opts.dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() || d.isSymbolicLink())
+      .map((d) => d.name)
+      .filter((n) => !n.startsWith('.'))
+      .sort()
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return result
+    opts.logger.error(`[plugins] cannot read ${opts.dir}: ${errorText(err)}`)
+    return result
+  }
+  const disabled = new Set(opts.disabled ?? [])
+  for (const id of names) {
+    if (disabled.has(id)) {
+      result.skipped.push(id)
+      continue
+    }
+    try {
+      await loadOne(registry, id, join(opts.dir, id), opts)
+      result.loaded.push(id)
+    } catch (err) {
+      registry.unregisterPlugin(id)
+      const error = errorText(err)
+      opts.logger.error(`[plugins] plugin "${id}" failed to load and was skipped: ${error}`)
+      result.failed.push({ id, error })
+    }
+  }
+  return result
+}

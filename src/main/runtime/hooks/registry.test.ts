@@ -1,0 +1,247 @@
+import { describe, expect, it, vi } from 'vitest'
+import { HookRegistry } from './registry'
+import type { HookLogger } from './types'
+
+function memLogger() {
+  const lines: Array<{ level: string; msg: string }> = []
+  const logger: HookLogger = {
+    info: (msg) => lines.push({ level: 'info', msg }),
+    warn: (msg) => lines.push({ level: 'warn', msg }),
+    error: (msg) => lines.push({ level: 'error', msg }),
+  }
+  return { logger, lines }
+}
+
+const toolEvent = { toolName: 'exec', params: { command: 'ls' }, toolCallId: 'c1' }
+const toolCtx = { toolName: 'exec', toolCallId: 'c1', sessionKey: 'agent:main:main' }
+
+describe('HookRegistry registration', () => {
+  it('rejects unknown hook names and non-function handlers', () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    expect(() => r.register('nope' as never, (() => {}) as never)).toThrow(/unknown hook "nope"/)
+    expect(() => r.register('agent_end', 42 as never)).toThrow(/must be a function/)
+  })
+
+  it('unregister function and unregisterPlugin remove handlers', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const off = r.register('agent_end', () => {})
+    r.register('agent_end', () => {}, { pluginId: 'p' })
+    r.register('before_tool_call', () => {}, { pluginId: 'p' })
+    expect(r.count()).toBe(3)
+    off()
+    expect(r.count('agent_end')).toBe(1)
+    expect(r.unregisterPlugin('p')).toBe(2)
+    expect(r.has('agent_end')).toBe(false)
+  })
+})
+
+describe('before_agent_start', () => {
+  it('runs in priority order (higher first, ties in registration order)', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const order: string[] = []
+    r.register('before_agent_start', () => void order.push('p0-a'))
+    r.register('before_agent_start', () => void order.push('p10'), { priority: 10 })
+    r.register('before_agent_start', () => void order.push('p0-b'))
+    r.register('before_agent_start', () => void order.push('p-5'), { priority: -5 })
+    r.register('before_agent_start', () => void order.push('p5'), { priority: 5 })
+    await r.runBeforeAgentStart({ prompt: 'hi' }, {})
+    expect(order).toEqual(['p10', 'p5', 'p0-a', 'p0-b', 'p-5'])
+  })
+
+  it('first defined systemPrompt by priority wins; prependContext concatenated in priority order', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    r.register('before_agent_start', () => ({ systemPrompt: 'LOW', prependContext: 'ctx-low' }), { priority: 1 })
+    r.register('before_agent_start', () => ({ prependContext: 'ctx-top' }), { priority: 100 })
+    r.register('before_agent_start', async () => ({ systemPrompt: 'HIGH', prependContext: 'ctx-mid' }), { priority: 50 })
+    r.register('before_agent_start', () => undefined, { priority: 75 })
+    const res = await r.runBeforeAgentStart({ prompt: 'hi', messages: [] }, { runId: 'r1' })
+    expect(res).toEqual({ systemPrompt: 'HIGH', prependContext: 'ctx-top\n\nctx-mid\n\nctx-low' })
+  })
+
+  it('passes event and ctx; a throwing handler is logged and skipped', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    const seen = vi.fn()
+    r.register('before_agent_start', () => {
+      throw new Error('kaboom')
+    }, { priority: 9, pluginId: 'bad' })
+    r.register('before_agent_start', (ev, ctx) => {
+      seen(ev.prompt, ctx.runId)
+      return { systemPrompt: 'S' }
+    })
+    expect(await r.runBeforeAgentStart({ prompt: 'P' }, { runId: 'r9' })).toEqual({ systemPrompt: 'S' })
+    expect(seen).toHaveBeenCalledWith('P', 'r9')
+    expect(lines.some((l) => l.level === 'error' && /plugin "bad".*kaboom/.test(l.msg))).toBe(true)
+  })
+
+  it('returns an empty object with no handlers', async () => {
+    expect(await new HookRegistry().runBeforeAgentStart({ prompt: 'x' }, {})).toEqual({})
+  })
+})
+
+describe('before_tool_call', () => {
+  it('block is sticky and terminal: lower priorities do not run', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const lower = vi.fn(() => ({ block: false }))
+    r.register('before_tool_call', () => ({ block: true, blockReason: 'no exec today' }), { priority: 10 })
+    r.register('before_tool_call', lower, { priority: 1 })
+    const res = await r.runBeforeToolCall(toolEvent, toolCtx)
+    expect(res).toEqual({ params: { command: 'ls' }, block: true, blockReason: 'no exec today' })
+    expect(lower).not.toHaveBeenCalled()
+  })
+
+  it('block:false cannot clear a block, and a missing reason gets the default', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    r.register('before_tool_call', () => ({ block: false }), { priority: 20 })
+    r.register('before_tool_call', () => ({ block: true }), { priority: 10 })
+    r.register('before_tool_call', () => ({ block: false }), { priority: 5 })
+    const res = await r.runBeforeToolCall(toolEvent, toolCtx)
+    expect(res.block).toBe(true)
+    expect(res.blockReason).toBe('Tool call blocked by plugin hook')
+  })
+
+  it('params: last defined wins and each handler sees the current params', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const seen: unknown[] = []
+    r.register('before_tool_call', (ev) => {
+      seen.push(ev.params)
+      return { params: { command: 'ls -la' } }
+    }, { priority: 3 })
+    r.register('before_tool_call', (ev) => {
+      seen.push(ev.params)
+      return {}
+    }, { priority: 2 })
+    r.register('before_tool_call', async (ev) => {
+      seen.push(ev.params)
+      return { params: { command: 'ls -la /tmp' } }
+    }, { priority: 1 })
+    const res = await r.runBeforeToolCall(toolEvent, toolCtx)
+    expect(res).toEqual({ params: { command: 'ls -la /tmp' }, block: false })
+    expect(seen).toEqual([{ command: 'ls' }, { command: 'ls -la' }, { command: 'ls -la' }])
+  })
+
+  it('a throwing handler blocks (fail closed) with a reason naming the error; lower priorities skipped', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    const lower = vi.fn()
+    r.register('before_tool_call', async () => {
+      throw new Error('policy service down')
+    }, { priority: 5, pluginId: 'guard' })
+    r.register('before_tool_call', lower)
+    const res = await r.runBeforeToolCall(toolEvent, toolCtx)
+    expect(res.block).toBe(true)
+    expect(res.blockReason).toMatch(/guard/)
+    expect(res.blockReason).toMatch(/policy service down/)
+    expect(lower).not.toHaveBeenCalled()
+    expect(lines.some((l) => l.level === 'error')).toBe(true)
+  })
+
+  it('does not block with no handlers', async () => {
+    expect(await new HookRegistry().runBeforeToolCall(toolEvent, toolCtx)).toEqual({ params: toolEvent.params, block: false })
+  })
+})
+
+describe('tool_result_persist (sync only)', () => {
+  const message = { role: 'toolResult', toolCallId: 'c1', content: [{ type: 'text', text: 'raw' }] }
+
+  it('chains returned messages in priority order', () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    r.register('tool_result_persist', (ev) => ({ message: { ...ev.message, content: [{ type: 'text', text: 'redacted' }] } }), {
+      priority: 2,
+    })
+    r.register('tool_result_persist', (ev) => ({
+      message: { ...ev.message, tag: `seen:${(ev.message.content as Array<{ text: string }>)[0].text}` },
+    }))
+    const out = r.runToolResultPersist({ toolName: 'exec', toolCallId: 'c1', message }, toolCtx)
+    expect(out).toEqual({ ...message, content: [{ type: 'text', text: 'redacted' }], tag: 'seen:redacted' })
+  })
+
+  it('ignores a Promise result with a warning and never awaits it', () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    r.register('tool_result_persist', (async () => ({ message: { role: 'toolResult', content: 'ASYNC' } })) as never, {
+      pluginId: 'slow',
+    })
+    r.register('tool_result_persist', (() => Promise.reject(new Error('late'))) as never, { pluginId: 'rejecting' })
+    const out = r.runToolResultPersist({ message }, toolCtx)
+    expect(out).toBe(message)
+    const warns = lines.filter((l) => l.level === 'warn')
+    expect(warns).toHaveLength(2)
+    expect(warns[0].msg).toMatch(/slow.*Promise.*ignored/)
+  })
+
+  it('a throwing handler is logged and the message passes through; invalid messages are ignored', () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    r.register('tool_result_persist', () => {
+      throw new Error('oops')
+    }, { priority: 2 })
+    r.register('tool_result_persist', () => ({ message: 'not a message' as never }))
+    expect(r.runToolResultPersist({ message }, toolCtx)).toBe(message)
+    expect(lines.map((l) => l.level)).toEqual(['error', 'warn'])
+  })
+})
+
+describe('message_sending', () => {
+  it('content last defined wins; cancel is sticky and terminal', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const after = vi.fn()
+    r.register('message_sending', () => ({ content: 'A' }), { priority: 3 })
+    r.register('message_sending', (ev) => ({ content: ev.content + 'B', cancel: true }), { priority: 2 })
+    r.register('message_sending', after, { priority: 1 })
+    expect(await r.runMessageSending({ to: 'user', content: 'x' }, {})).toEqual({ content: 'AB', cancel: true })
+    expect(after).not.toHaveBeenCalled()
+  })
+
+  it('passes through without handlers or cancel', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    r.register('message_sending', () => ({ cancel: false }))
+    expect(await r.runMessageSending({ to: 'u', content: 'hello' }, {})).toEqual({ content: 'hello', cancel: false })
+  })
+})
+
+describe('observe-only hooks', () => {
+  it('run in parallel and an error in one handler is isolated and logged', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    const started: string[] = []
+    let releaseA!: () => void
+    const aGate = new Promise<void>((res) => (releaseA = res))
+    const finished: string[] = []
+    r.register('agent_end', async () => {
+      started.push('a')
+      await aGate
+      finished.push('a')
+    }, { priority: 10 })
+    r.register('agent_end', async () => {
+      started.push('b')
+      throw new Error('observer broke')
+    }, { pluginId: 'flaky' })
+    r.register('agent_end', () => {
+      started.push('c')
+      finished.push('c')
+    })
+    const p = r.runObserve('agent_end', { messages: [], success: true, durationMs: 5 }, { runId: 'r' })
+    // All handlers started before the first one finished: they run in parallel.
+    await Promise.resolve()
+    expect(started.sort()).toEqual(['a', 'b', 'c'])
+    expect(finished).toEqual(['c'])
+    releaseA()
+    await expect(p).resolves.toBeUndefined()
+    expect(finished).toEqual(['c', 'a'])
+    expect(lines.some((l) => l.level === 'error' && /agent_end.*flaky.*observer broke/.test(l.msg))).toBe(true)
+  })
+
+  it('synchronous throws are isolated too', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger })
+    const ok = vi.fn()
+    r.register('session_end', () => {
+      throw new Error('sync fail')
+    })
+    r.register('session_end', ok)
+    await r.runObserve('session_end', { sessionId: 's', messageCount: 2, reason: 'reset' }, { sessionId: 's' })
+    expect(ok).toHaveBeenCalledWith({ sessionId: 's', messageCount: 2, reason: 'reset' }, { sessionId: 's' })
+    expect(lines).toHaveLength(1)
+  })
+})
