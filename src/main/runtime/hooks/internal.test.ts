@@ -87,6 +87,18 @@ describe('InternalHooks', () => {
     expect(lines.filter((l) => l.includes('malformed'))).toHaveLength(1)
   })
 
+  it('bootstrap keeps extra fields of the caller\'s file objects', async () => {
+    const h = new InternalHooks({ logger })
+    h.on('agent:bootstrap', (ev) => void (ev.context.bootstrapFiles as unknown[]).reverse())
+    const files = [
+      { name: 'A.md', path: '/w/A.md', content: 'a', truncated: true, originalChars: 99, missing: false },
+      { name: 'B.md', path: '/w/B.md', content: 'b', truncated: false, originalChars: 1, missing: false },
+    ]
+    const res = await h.runBootstrap({ workspaceDir: '/w', sessionKey: 'k', bootstrapFiles: files })
+    expect(res.files).toEqual([files[1], files[0]])
+    expect(res.files[1].originalChars).toBe(99)
+  })
+
   it('bootstrap without handlers returns the files unchanged; a non-array replacement keeps the original', async () => {
     const h = new InternalHooks({ logger })
     const files = [{ name: 'A.md', content: 'x' }]

@@ -32,7 +32,7 @@ export interface BootstrapFile {
   content: string
 }
 
-export interface BootstrapContext extends Record<string, unknown> {
+export interface BootstrapContext {
   workspaceDir: string
   bootstrapFiles: BootstrapFile[]
   sessionKey: string
@@ -108,19 +108,22 @@ export class InternalHooks {
    * agent:bootstrap — handlers may add, remove or edit `context.bootstrapFiles` before the system prompt
    * is built. Returns the resulting list (malformed entries dropped with a warning).
    */
-  async runBootstrap(ctx: BootstrapContext): Promise<{ files: BootstrapFile[]; messages: string[] }> {
-    const context: BootstrapContext = { ...ctx, bootstrapFiles: [...ctx.bootstrapFiles] }
-    if (!this.has('agent', 'bootstrap')) return { files: context.bootstrapFiles, messages: [] }
+  async runBootstrap<F extends BootstrapFile>(
+    ctx: Omit<BootstrapContext, 'bootstrapFiles'> & { bootstrapFiles: F[]; [k: string]: unknown },
+  ): Promise<{ files: F[]; messages: string[] }> {
+    const context: Record<string, unknown> = { ...ctx, bootstrapFiles: [...ctx.bootstrapFiles] }
+    if (!this.has('agent', 'bootstrap')) return { files: [...ctx.bootstrapFiles], messages: [] }
     const ev = await this.trigger('agent', 'bootstrap', ctx.sessionKey, context)
     const raw: unknown = ev.context.bootstrapFiles
     if (!Array.isArray(raw)) {
       this.logger.warn('[internal-hooks] agent:bootstrap replaced bootstrapFiles with a non-array; keeping the original list')
       return { files: [...ctx.bootstrapFiles], messages: ev.messages }
     }
-    const files: BootstrapFile[] = []
+    // Entries keep any extra fields the caller uses (truncation flags etc.); malformed ones are dropped.
+    const files: F[] = []
     for (const f of raw) {
       if (f && typeof f === 'object' && typeof f.name === 'string' && f.name && typeof f.content === 'string') {
-        files.push({ name: f.name, content: f.content, ...(typeof f.path === 'string' ? { path: f.path } : {}) })
+        files.push(f as F)
       } else {
         this.logger.warn('[internal-hooks] agent:bootstrap produced a malformed bootstrap file (needs name and content); dropped')
       }
