@@ -1,0 +1,144 @@
+import { constants as C, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { openConfined, resolveInWorkspace, WorkspaceEscapeError } from './paths'
+import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
+
+let sb: Sandbox
+beforeEach(() => {
+  sb = makeSandbox()
+  writeFileSync(path.join(sb.outside, 'secret.txt'), 'TOP SECRET\n')
+  writeFileSync(path.join(sb.ws, 'ok.txt'), 'fine\n')
+})
+afterEach(() => sb.cleanup())
+
+const DENIED = /Access denied|outside the workspace/
+
+describe('resolveInWorkspace', () => {
+  it('accepts relative and absolute paths inside the workspace', async () => {
+    const a = await resolveInWorkspace(sb.ws, 'ok.txt')
+    expect(a.abs).toBe(path.join(sb.ws, 'ok.txt'))
+    expect(a.rel).toBe('ok.txt')
+    const b = await resolveInWorkspace(sb.ws, path.join(sb.ws, 'ok.txt'))
+    expect(b.rel).toBe('ok.txt')
+    expect((await resolveInWorkspace(sb.ws, undefined)).rel).toBe('.')
+  })
+
+  it('refuses ../ escapes, including ones hidden mid-path', async () => {
+    await expect(resolveInWorkspace(sb.ws, '../outside/secret.txt')).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, 'a/../../outside/secret.txt')).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, '..')).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, '../ws-evil/new.txt', { allowMissing: true })).rejects.toThrow(DENIED)
+  })
+
+  it('refuses absolute paths outside the workspace', async () => {
+    await expect(resolveInWorkspace(sb.ws, '/etc/passwd')).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, path.join(sb.outside, 'new.txt'), { allowMissing: true })).rejects.toThrow(DENIED)
+  })
+
+  it('refuses a sibling directory whose name starts with the workspace name', async () => {
+    mkdirSync(sb.ws + '2')
+    writeFileSync(sb.ws + '2/x', 'x')
+    await expect(resolveInWorkspace(sb.ws, sb.ws + '2/x')).rejects.toThrow(DENIED)
+  })
+
+  it('refuses symlinks (file, dir, nested dir, dangling) that lead outside', async () => {
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'link.txt'))
+    symlinkSync(sb.outside, path.join(sb.ws, 'linkdir'))
+    symlinkSync(path.join(sb.outside, 'nothing-yet'), path.join(sb.ws, 'dangling'))
+    await expect(resolveInWorkspace(sb.ws, 'link.txt')).rejects.toThrow(/through a symlink/)
+    await expect(resolveInWorkspace(sb.ws, 'linkdir/secret.txt')).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, 'linkdir/new/deeper.txt', { allowMissing: true })).rejects.toThrow(DENIED)
+    await expect(resolveInWorkspace(sb.ws, 'dangling', { allowMissing: true })).rejects.toThrow(DENIED)
+  })
+
+  it('allows symlinks that stay inside the workspace', async () => {
+    mkdirSync(path.join(sb.ws, 'real'))
+    writeFileSync(path.join(sb.ws, 'real', 'f.txt'), 'inside')
+    symlinkSync(path.join(sb.ws, 'real'), path.join(sb.ws, 'alias'))
+    const r = await resolveInWorkspace(sb.ws, 'alias/f.txt')
+    expect(r.rel).toBe(path.join('real', 'f.txt'))
+  })
+
+  it('works when the workspace path itself goes through a symlink', async () => {
+    symlinkSync(sb.ws, path.join(sb.base, 'ws-link'))
+    const viaLink = path.join(sb.base, 'ws-link')
+    expect((await resolveInWorkspace(viaLink, 'ok.txt')).abs).toBe(path.join(sb.ws, 'ok.txt'))
+    expect((await resolveInWorkspace(viaLink, path.join(viaLink, 'ok.txt'))).rel).toBe('ok.txt')
+    await expect(resolveInWorkspace(viaLink, '../outside/secret.txt')).rejects.toThrow(DENIED)
+  })
+
+  it('gives clear errors for missing files, ~ and missing workspaces', async () => {
+    await expect(resolveInWorkspace(sb.ws, 'nope.txt')).rejects.toThrow(/File not found/)
+    await expect(resolveInWorkspace(sb.ws, '~/x')).rejects.toThrow(/not expanded/)
+    await expect(resolveInWorkspace(path.join(sb.base, 'gone'), 'x')).rejects.toThrow(/does not exist/)
+  })
+})
+
+describe('open-time re-check (symlink swapped in after the check)', () => {
+  it('refuses a file replaced by a symlink after resolution', async () => {
+    const rp = await resolveInWorkspace(sb.ws, 'ok.txt')
+    unlinkSync(path.join(sb.ws, 'ok.txt'))
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'ok.txt'))
+    await expect(openConfined(rp, C.O_RDONLY)).rejects.toThrow(WorkspaceEscapeError)
+  })
+
+  it('refuses when a parent directory is swapped for a symlink after resolution', async () => {
+    mkdirSync(path.join(sb.ws, 'sub'))
+    writeFileSync(path.join(sb.ws, 'sub', 'secret.txt'), 'harmless')
+    const rp = await resolveInWorkspace(sb.ws, 'sub/secret.txt')
+    renameSync(path.join(sb.ws, 'sub'), path.join(sb.ws, 'sub-old'))
+    symlinkSync(sb.outside, path.join(sb.ws, 'sub'))
+    await expect(openConfined(rp, C.O_RDONLY)).rejects.toThrow(/changed while opening|outside/)
+  })
+})
+
+describe('tools refuse escapes', () => {
+  it('read / edit / ls / grep / glob refuse ../, absolute and symlinked targets', async () => {
+    const ctx = makeCtx(sb.ws)
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'link.txt'))
+    symlinkSync(sb.outside, path.join(sb.ws, 'linkdir'))
+    await expect(run(ctx, 'read', { path: '../outside/secret.txt' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'read', { path: path.join(sb.outside, 'secret.txt') })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'read', { path: 'link.txt' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'read', { path: 'linkdir/secret.txt' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'edit', { path: 'link.txt', oldText: 'TOP', newText: 'X' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'ls', { path: 'linkdir' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'ls', { path: '..' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'grep', { pattern: 'SECRET', path: 'linkdir' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'glob', { pattern: '*', path: '../outside' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'glob', { pattern: '../outside/*' })).rejects.toThrow(/must not contain/)
+    await expect(run(ctx, 'glob', { pattern: 'linkdir/*' })).rejects.toThrow(DENIED)
+    expect(readFileSync(path.join(sb.outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n')
+  })
+
+  it('a workspace-wide grep does not follow a symlinked dir out of the workspace', async () => {
+    const ctx = makeCtx(sb.ws)
+    symlinkSync(sb.outside, path.join(sb.ws, 'linkdir'))
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'link.txt'))
+    const r = await run(ctx, 'grep', { pattern: 'SECRET' })
+    expect(textOf(r)).toMatch(/No matches/)
+  })
+
+  it('write refuses every escape and leaves the outside untouched', async () => {
+    const ctx = makeCtx(sb.ws)
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'link.txt'))
+    symlinkSync(sb.outside, path.join(sb.ws, 'linkdir'))
+    symlinkSync(path.join(sb.outside, 'planted.txt'), path.join(sb.ws, 'dangling.txt'))
+    await expect(run(ctx, 'write', { path: '../outside/new.txt', content: 'x' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'write', { path: path.join(sb.outside, 'abs.txt'), content: 'x' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'write', { path: 'link.txt', content: 'pwned' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'write', { path: 'linkdir/new.txt', content: 'x' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'write', { path: 'linkdir/deep/er/new.txt', content: 'x' })).rejects.toThrow(DENIED)
+    await expect(run(ctx, 'write', { path: 'dangling.txt', content: 'x' })).rejects.toThrow(DENIED)
+    expect(readFileSync(path.join(sb.outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n')
+    for (const f of ['new.txt', 'abs.txt', 'deep', 'planted.txt']) expect(existsSync(path.join(sb.outside, f))).toBe(false)
+  })
+
+  it('exec runs in the real workspace directory', async () => {
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['pwd'] })
+    const r = await run(ctx, 'exec', { command: 'pwd' })
+    expect(textOf(r).trim()).toBe(sb.ws)
+    rmSync(path.join(sb.ws, 'ok.txt'))
+  })
+})

@@ -1,0 +1,202 @@
+// Workspace confinement. Every path a tool touches is resolved to its real location (symlinks followed)
+// and refused unless it lies inside realpath(workspaceDir). Opening re-checks the opened descriptor, so a
+// symlink swapped in after the check is still refused where the OS lets us see it (/proc/self/fd on Linux).
+import { constants as C, promises as fsp } from 'node:fs'
+import type { FileHandle } from 'node:fs/promises'
+import path from 'node:path'
+
+export class WorkspaceEscapeError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'WorkspaceEscapeError'
+  }
+}
+
+export interface ResolvedPath {
+  /** real absolute path (symlinks resolved; for missing files: real parent + remaining names) */
+  abs: string
+  /** path relative to the workspace root ('.' for the root) — what tools show the model */
+  rel: string
+  /** realpath(workspaceDir) */
+  root: string
+  exists: boolean
+}
+
+export function isInside(root: string, p: string): boolean {
+  if (p === root) return true
+  const base = root.endsWith(path.sep) ? root : root + path.sep
+  return p.startsWith(base)
+}
+
+export async function workspaceRoot(workspaceDir: string): Promise<string> {
+  try {
+    const root = await fsp.realpath(workspaceDir)
+    const st = await fsp.stat(root)
+    if (!st.isDirectory()) throw new Error(`workspace ${workspaceDir} is not a directory`)
+    return root
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    if (e.code === 'ENOENT') throw new Error(`workspace directory ${workspaceDir} does not exist`)
+    throw err
+  }
+}
+
+function relOf(root: string, abs: string): string {
+  const r = path.relative(root, abs)
+  return r === '' ? '.' : r
+}
+
+function outside(input: string, root: string, real: string, viaLink: boolean): WorkspaceEscapeError {
+  const why = viaLink ? ` (it resolves through a symlink to ${real})` : ''
+  return new WorkspaceEscapeError(
+    `Access denied: "${input}" is outside the workspace${why}. Only paths inside the workspace (${root}) are allowed; use a path relative to it.`,
+  )
+}
+
+/**
+ * Resolves a tool path argument inside the workspace.
+ * `allowMissing`: the target may not exist yet (write); its nearest existing parent is checked instead.
+ */
+export async function resolveInWorkspace(
+  workspaceDir: string,
+  input: string | undefined,
+  opts: { allowMissing?: boolean } = {},
+): Promise<ResolvedPath> {
+  const root = await workspaceRoot(workspaceDir)
+  const raw = input === undefined || input.trim() === '' ? '.' : input
+  if (raw.includes('\0')) throw new Error('Invalid path: contains a NUL byte')
+  if (raw === '~' || raw.startsWith('~/')) {
+    throw new Error(`Invalid path "${raw}": "~" is not expanded; use a path relative to the workspace`)
+  }
+  const lexical = path.resolve(root, raw)
+
+  let real: string
+  let exists = true
+  try {
+    real = await fsp.realpath(lexical)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    if (e.code === 'ELOOP') throw new Error(`Invalid path "${raw}": too many levels of symbolic links`)
+    if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`)
+    if (e.code !== 'ENOENT') throw err
+    exists = false
+    real = await resolveMissing(raw, root, lexical)
+  }
+  const viaLink = real !== lexical
+  if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
+  if (!exists && !opts.allowMissing) {
+    throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
+  }
+  return { abs: real, rel: relOf(root, real), root, exists }
+}
+
+/** Real path for a target that does not exist: realpath of the nearest existing ancestor + the rest. */
+async function resolveMissing(raw: string, root: string, lexical: string): Promise<string> {
+  const tail: string[] = []
+  let cur = lexical
+  for (;;) {
+    const parent = path.dirname(cur)
+    tail.unshift(path.basename(cur))
+    if (parent === cur) return lexical
+    cur = parent
+    let realParent: string
+    try {
+      realParent = await fsp.realpath(cur)
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      if (e.code === 'ENOENT') continue
+      if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`)
+      throw err
+    }
+    // The first missing name may still exist as a dangling symlink (realpath fails with ENOENT on those).
+    const first = path.join(realParent, tail[0])
+    const lst = await fsp.lstat(first).catch(() => undefined)
+    if (lst?.isSymbolicLink()) {
+      const target = path.resolve(realParent, await fsp.readlink(first))
+      if (!isInside(root, target)) throw outside(raw, root, target, true)
+      throw new Error(`Invalid path "${raw}": ${relOf(root, first)} is a dangling symlink (to ${target})`)
+    }
+    return path.join(realParent, ...tail)
+  }
+}
+
+const HAS_PROC_FD = process.platform === 'linux'
+
+/** Where an open descriptor really points (Linux /proc), or undefined when the OS does not tell us. */
+async function fdPath(fh: FileHandle): Promise<string | undefined> {
+  if (!HAS_PROC_FD) return undefined
+  try {
+    return await fsp.readlink(`/proc/self/fd/${fh.fd}`)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Verifies an open handle still lies inside the workspace (closes it and throws otherwise).
+ * Catches a parent directory swapped for a symlink between the check and the open.
+ */
+export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<void> {
+  let where = await fdPath(fh)
+  if (where === undefined) {
+    // No /proc: re-resolve the path and make sure it is the same inode we opened.
+    const [a, real] = await Promise.all([fh.stat(), fsp.realpath(rp.abs).catch(() => '')])
+    const b = real ? await fsp.stat(real).catch(() => undefined) : undefined
+    if (!b || a.ino !== b.ino || a.dev !== b.dev) where = real || rp.abs + ' (changed)'
+    else where = real
+  }
+  if (!isInside(rp.root, where)) {
+    await fh.close().catch(() => {})
+    throw new WorkspaceEscapeError(
+      `Access denied: "${rp.rel}" changed while opening and now points outside the workspace (${where})`,
+    )
+  }
+}
+
+/**
+ * Opens a resolved path without following a final symlink (O_NOFOLLOW), then verifies the descriptor.
+ * The final component was already resolved, so a symlink there now means it was swapped in after the check.
+ */
+export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
+  let fh: FileHandle
+  try {
+    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW, mode)
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException
+    if (e.code === 'ELOOP') {
+      throw new WorkspaceEscapeError(`Access denied: "${rp.rel}" became a symlink after it was checked`)
+    }
+    if (e.code === 'ENOENT') throw new Error(`File not found: "${rp.rel}"`)
+    if (e.code === 'EISDIR') throw new Error(`"${rp.rel}" is a directory, not a file`)
+    if (e.code === 'EACCES' || e.code === 'EPERM') throw new Error(`Permission denied: "${rp.rel}"`)
+    throw err
+  }
+  await verifyHandle(fh, rp)
+  return fh
+}
+
+/**
+ * Creates the missing directories of `dir` (a real path inside the workspace) one level at a time,
+ * refusing to step through anything that turned into a symlink meanwhile.
+ */
+export async function mkdirsInside(root: string, dir: string): Promise<void> {
+  if (!isInside(root, dir)) throw new WorkspaceEscapeError(`Access denied: ${dir} is outside the workspace`)
+  const parts = path.relative(root, dir).split(path.sep).filter(Boolean)
+  let cur = root
+  for (const part of parts) {
+    cur = path.join(cur, part)
+    try {
+      await fsp.mkdir(cur)
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      if (e.code !== 'EEXIST') throw err
+    }
+    const st = await fsp.lstat(cur)
+    if (st.isSymbolicLink()) {
+      const real = await fsp.realpath(cur)
+      if (!isInside(root, real)) throw new WorkspaceEscapeError(`Access denied: ${path.relative(root, cur)} is a symlink leading outside the workspace`)
+    } else if (!st.isDirectory()) {
+      throw new Error(`Cannot create directory ${path.relative(root, cur)}: a file with that name exists`)
+    }
+  }
+}
