@@ -1,0 +1,60 @@
+// Queue settings resolution: inline (chat.send queueMode) → session entry → config → built-in defaults.
+import type { QueueMode } from '../../../shared/events'
+
+export type DropPolicy = 'old' | 'new' | 'summarize'
+
+export interface QueueSettings {
+  mode: QueueMode
+  /** quiet window after the last queued message before a `collect` batch runs */
+  debounceMs: number
+  /** max messages waiting per session */
+  cap: number
+  drop: DropPolicy
+}
+
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { mode: 'steer', debounceMs: 1000, cap: 20, drop: 'summarize' }
+
+export interface SessionQueueOverrides {
+  queueMode?: QueueMode
+  queueDebounceMs?: number
+  queueCap?: number
+  queueDrop?: DropPolicy
+}
+
+const MODES: readonly QueueMode[] = ['steer', 'followup', 'collect', 'interrupt']
+const DROPS: readonly DropPolicy[] = ['old', 'new', 'summarize']
+
+/** Accepts OpenClaw's aliases (queue → steer, abort → interrupt, coalesce → collect, …). */
+export function normalizeQueueMode(raw: unknown): QueueMode | undefined {
+  if (typeof raw !== 'string') return undefined
+  const m = raw.trim().toLowerCase()
+  if ((MODES as readonly string[]).includes(m)) return m as QueueMode
+  if (m === 'queue' || m === 'queued' || m === 'steering') return 'steer'
+  if (m === 'interrupts' || m === 'abort') return 'interrupt'
+  if (m === 'follow-up' || m === 'follow-ups' || m === 'followups') return 'followup'
+  if (m === 'coalesce') return 'collect'
+  return undefined
+}
+
+function posInt(v: unknown, min: number): number | undefined {
+  return typeof v === 'number' && Number.isFinite(v) && v >= min ? Math.floor(v) : undefined
+}
+
+export function resolveQueueSettings(
+  config: Partial<QueueSettings> | undefined,
+  session?: SessionQueueOverrides,
+  inlineMode?: QueueMode,
+): QueueSettings {
+  const d = DEFAULT_QUEUE_SETTINGS
+  return {
+    mode: normalizeQueueMode(inlineMode) ?? normalizeQueueMode(session?.queueMode) ?? normalizeQueueMode(config?.mode) ?? d.mode,
+    debounceMs: posInt(session?.queueDebounceMs, 0) ?? posInt(config?.debounceMs, 0) ?? d.debounceMs,
+    cap: posInt(session?.queueCap, 1) ?? posInt(config?.cap, 1) ?? d.cap,
+    drop:
+      (DROPS as readonly unknown[]).includes(session?.queueDrop)
+        ? (session!.queueDrop as DropPolicy)
+        : (DROPS as readonly unknown[]).includes(config?.drop)
+          ? (config!.drop as DropPolicy)
+          : d.drop,
+  }
+}
