@@ -1,0 +1,244 @@
+// Streaming markdown: the text is split into blocks (fence-aware, incremental); each finished block
+// is a memoized component keyed by its index and compared by content, so while a reply streams only
+// the growing tail block is lexed and re-rendered. Tokens from `marked`'s lexer are turned into React
+// elements here — no HTML from the model is ever injected.
+import { Lexer, type Token, type Tokens } from 'marked'
+import { memo, useMemo, useRef, type ReactNode } from 'react'
+import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
+import { CodeBlock } from './CodeBlock'
+import { decodeEntities } from './entities'
+import { LruCache } from '../lib/lru'
+
+/** Text beyond this offset in one message is rendered as plain text (keeps huge replies cheap). */
+export const PLAIN_TEXT_AFTER_CHARS = 200_000
+
+const tokenCache = new LruCache<string, Token[]>(1500)
+
+function lex(src: string): Token[] {
+  const hit = tokenCache.get(src)
+  if (hit) return hit
+  let tokens: Token[]
+  try {
+    tokens = Lexer.lex(src, { gfm: true, breaks: false })
+  } catch {
+    tokens = [{ type: 'paragraph', raw: src, text: src, tokens: [{ type: 'text', raw: src, text: src }] } as Token]
+  }
+  if (src.length < 50_000) tokenCache.set(src, tokens)
+  return tokens
+}
+
+const SAFE_URL = /^(https?:|mailto:)/i
+
+export function safeHref(href: string | undefined | null): string | undefined {
+  if (!href) return undefined
+  const h = href.trim()
+  if (!SAFE_URL.test(h)) return undefined
+  try {
+    const u = new URL(h)
+    return u.protocol === 'http:' || u.protocol === 'https:' || u.protocol === 'mailto:' ? u.href : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function inline(tokens: Token[] | undefined, keyPrefix = ''): ReactNode[] {
+  if (!tokens) return []
+  return tokens.map((t, i) => inlineToken(t, `${keyPrefix}${i}`))
+}
+
+function inlineToken(t: Token, key: string): ReactNode {
+  switch (t.type) {
+    case 'text': {
+      const tt = t as Tokens.Text
+      return tt.tokens ? <span key={key}>{inline(tt.tokens, key + '.')}</span> : decodeEntities(tt.text)
+    }
+    case 'escape':
+      return (t as Tokens.Escape).text
+    case 'strong':
+      return <strong key={key}>{inline((t as Tokens.Strong).tokens, key + '.')}</strong>
+    case 'em':
+      return <em key={key}>{inline((t as Tokens.Em).tokens, key + '.')}</em>
+    case 'del':
+      return <del key={key}>{inline((t as Tokens.Del).tokens, key + '.')}</del>
+    case 'codespan':
+      return <code key={key}>{decodeEntities((t as Tokens.Codespan).text)}</code>
+    case 'br':
+      return <br key={key} />
+    case 'link': {
+      const l = t as Tokens.Link
+      const href = safeHref(l.href)
+      const children = inline(l.tokens, key + '.')
+      if (!href) return <span key={key}>{children}</span>
+      return (
+        <a key={key} href={href} title={l.title ?? undefined} target="_blank" rel="noreferrer noopener">
+          {children}
+        </a>
+      )
+    }
+    case 'image': {
+      // Remote images are blocked by the CSP; show the alt text as a link instead.
+      const im = t as Tokens.Image
+      const href = safeHref(im.href)
+      const label = `🖼 ${im.text || 'image'}`
+      return href ? (
+        <a key={key} href={href} target="_blank" rel="noreferrer noopener">
+          {label}
+        </a>
+      ) : (
+        <span key={key}>{label}</span>
+      )
+    }
+    case 'html':
+      return (t as Tokens.HTML).text // shown literally, never interpreted
+    case 'checkbox':
+      return <input key={key} type="checkbox" checked={(t as Tokens.Checkbox).checked} readOnly disabled />
+    default:
+      return 'text' in t && typeof t.text === 'string' ? decodeEntities(t.text) : t.raw
+  }
+}
+
+function blockToken(t: Token, key: string): ReactNode {
+  switch (t.type) {
+    case 'space':
+    case 'def':
+      return null
+    case 'paragraph':
+      return <p key={key}>{inline((t as Tokens.Paragraph).tokens, key + '.')}</p>
+    case 'heading': {
+      const h = t as Tokens.Heading
+      const Tag = `h${Math.min(6, Math.max(1, h.depth))}` as 'h1'
+      return <Tag key={key}>{inline(h.tokens, key + '.')}</Tag>
+    }
+    case 'code': {
+      const c = t as Tokens.Code
+      return <CodeBlock key={key} code={c.text} lang={c.lang} />
+    }
+    case 'blockquote':
+      return <blockquote key={key}>{blocks((t as Tokens.Blockquote).tokens, key + '.')}</blockquote>
+    case 'hr':
+      return <hr key={key} />
+    case 'list': {
+      const l = t as Tokens.List
+      const items = l.items.map((it, i) => (
+        <li key={i} className={it.task ? 'task' : undefined}>
+          {it.loose ? blocks(it.tokens, `${key}.${i}.`) : listItemTight(it.tokens, `${key}.${i}.`)}
+        </li>
+      ))
+      return l.ordered ? (
+        <ol key={key} start={typeof l.start === 'number' && l.start !== 1 ? l.start : undefined}>
+          {items}
+        </ol>
+      ) : (
+        <ul key={key}>{items}</ul>
+      )
+    }
+    case 'table': {
+      const tb = t as Tokens.Table
+      const align = (a: string | null) => (a ? { textAlign: a as 'left' } : undefined)
+      return (
+        <div key={key} className="md-table-wrap">
+          <table>
+            <thead>
+              <tr>
+                {tb.header.map((c, i) => (
+                  <th key={i} style={align(c.align)}>
+                    {inline(c.tokens, `${key}.h${i}.`)}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {tb.rows.map((row, r) => (
+                <tr key={r}>
+                  {row.map((c, i) => (
+                    <td key={i} style={align(c.align)}>
+                      {inline(c.tokens, `${key}.${r}.${i}.`)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )
+    }
+    case 'html':
+      return (
+        <p key={key} className="md-html">
+          {(t as Tokens.HTML).text}
+        </p>
+      )
+    case 'text': {
+      const tt = t as Tokens.Text
+      return <p key={key}>{tt.tokens ? inline(tt.tokens, key + '.') : decodeEntities(tt.text)}</p>
+    }
+    default:
+      return <p key={key}>{t.raw}</p>
+  }
+}
+
+// Tight list items hold bare `text` tokens; keep them inline instead of wrapping in <p>.
+function listItemTight(tokens: Token[], key: string): ReactNode[] {
+  return tokens.map((t, i) =>
+    t.type === 'text' ? (
+      <span key={i}>{(t as Tokens.Text).tokens ? inline((t as Tokens.Text).tokens, `${key}${i}.`) : decodeEntities((t as Tokens.Text).text)}</span>
+    ) : t.type === 'checkbox' ? (
+      inlineToken(t, `${key}${i}`)
+    ) : (
+      blockToken(t, `${key}${i}`)
+    ),
+  )
+}
+
+function blocks(tokens: Token[], keyPrefix: string): ReactNode[] {
+  return tokens.map((t, i) => blockToken(t, `${keyPrefix}${i}`))
+}
+
+interface BlockProps {
+  src: string
+  plain: boolean
+  done: boolean
+}
+
+/** One top-level block; memoized by content so finished blocks never re-render. */
+export const MarkdownBlock = memo(
+  function MarkdownBlock({ src, plain, done }: BlockProps) {
+    if (plain) return <div className="md-block md-plain">{src}</div>
+    // An unfinished code fence is shown unhighlighted until it closes (highlighting per frame is costly).
+    const tokens = lex(src)
+    return (
+      <div className={done ? 'md-block' : 'md-block md-tail'}>
+        {done ? blocks(tokens, '') : tokens.map((t, i) => (t.type === 'code' ? <CodeBlock key={i} code={(t as Tokens.Code).text} lang={(t as Tokens.Code).lang} streaming /> : blockToken(t, String(i))))}
+      </div>
+    )
+  },
+  (a, b) => a.src === b.src && a.plain === b.plain && a.done === b.done,
+)
+
+const splitCache = new LruCache<string, SplitState>(400)
+
+interface MarkdownProps {
+  text: string
+  /** stable identity of the message (keeps the incremental split across re-mounts) */
+  cacheKey?: string
+  /** render everything as plain text */
+  plain?: boolean
+}
+
+export function Markdown({ text, cacheKey, plain }: MarkdownProps) {
+  const local = useRef<SplitState | undefined>(undefined)
+  const parts = useMemo(() => {
+    const prev = (cacheKey ? splitCache.get(cacheKey) : undefined) ?? local.current
+    const state = splitBlocks(text, prev)
+    local.current = state
+    if (cacheKey) splitCache.set(cacheKey, state)
+    return blocksWithTail(state)
+  }, [text, cacheKey])
+  return (
+    <div className="md">
+      {parts.map((p, i) => (
+        <MarkdownBlock key={i} src={p.src} done={p.done} plain={!!plain || p.offset >= PLAIN_TEXT_AFTER_CHARS} />
+      ))}
+    </div>
+  )
+}

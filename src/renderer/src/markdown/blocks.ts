@@ -1,0 +1,119 @@
+// Splits streamed markdown into top-level blocks so finished blocks can be memoized and only the
+// growing tail is re-lexed per frame (a full re-parse per delta is O(L²) over a long reply).
+// A boundary is a blank line outside a code fence followed by an unindented line, or the end of a
+// closing fence. Resuming always starts at the last boundary, where we are outside any fence.
+
+/** Above this many chars an unfinished tail is cut at a line end, so one frame never re-lexes a huge block. */
+export const MAX_TAIL_CHARS = 16_000
+
+export interface SplitState {
+  /** the text this state was computed for */
+  text: string
+  /** finished blocks (raw markdown, trailing blank lines stripped) */
+  blocks: string[]
+  /** offsets where each finished block starts (parallel to blocks) */
+  offsets: number[]
+  /** where the unfinished tail starts */
+  stableEnd: number
+}
+
+const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/
+
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i)
+    if (c !== 32 && c !== 9 && c !== 13) return false
+  }
+  return true
+}
+
+function closesFence(line: string, fence: string): boolean {
+  const m = FENCE_RE.exec(line)
+  if (!m) return false
+  const marker = m[1]
+  return marker[0] === fence[0] && marker.length >= fence.length && isBlank(line.slice(m[0].length))
+}
+
+/**
+ * Incremental split: pass the previous state for the same message. When `text` extends the
+ * previous text, only the tail is scanned again.
+ */
+export function splitBlocks(text: string, prev?: SplitState): SplitState {
+  let blocks: string[]
+  let offsets: number[]
+  let blockStart: number
+  if (prev && text.length >= prev.stableEnd && text.startsWith(prev.text.slice(0, prev.stableEnd))) {
+    blocks = prev.blocks.slice()
+    offsets = prev.offsets.slice()
+    blockStart = prev.stableEnd
+  } else {
+    blocks = []
+    offsets = []
+    blockStart = 0
+  }
+  const finish = (end: number, next: number) => {
+    let e = end
+    while (e > blockStart && (text[e - 1] === '\n' || text[e - 1] === '\r')) e--
+    if (e > blockStart) {
+      blocks.push(text.slice(blockStart, e))
+      offsets.push(blockStart)
+    }
+    blockStart = next
+  }
+
+  let pos = blockStart
+  let fence: string | null = null
+  let blankAt = -1 // start of the first blank line after content, while pending
+  let sawContent = false
+  while (pos < text.length) {
+    const nl = text.indexOf('\n', pos)
+    if (nl === -1) {
+      // Incomplete last line: it belongs to the tail, but its first char already tells whether the
+      // pending blank line ends the block.
+      if (fence === null && blankAt >= 0 && pos < text.length && text[pos] !== ' ' && text[pos] !== '\t') {
+        finish(blankAt, pos)
+      }
+      break
+    }
+    const line = text.slice(pos, nl)
+    const next = nl + 1
+    if (fence !== null) {
+      if (closesFence(line, fence)) {
+        fence = null
+        finish(next, next)
+        sawContent = false
+      }
+      pos = next
+      continue
+    }
+    if (isBlank(line)) {
+      if (!sawContent) blockStart = next // skip leading blank lines
+      else if (blankAt < 0) blankAt = pos
+      pos = next
+      continue
+    }
+    const indented = line[0] === ' ' || line[0] === '\t'
+    if (blankAt >= 0 && !indented) {
+      finish(blankAt, pos)
+    }
+    blankAt = -1
+    const m = FENCE_RE.exec(line)
+    if (m) fence = m[1]
+    sawContent = true
+    pos = next
+    // Huge unfinished block (one endless paragraph): cut at this line end to bound per-frame work.
+    if (fence === null && next - blockStart > MAX_TAIL_CHARS) {
+      finish(next, next)
+      sawContent = false
+    }
+  }
+  return { text, blocks, offsets, stableEnd: blockStart }
+}
+
+/** All blocks including the unfinished tail (the tail is last, flagged by `done: false`). */
+export function blocksWithTail(state: SplitState): Array<{ src: string; offset: number; done: boolean }> {
+  const out = state.blocks.map((src, i) => ({ src, offset: state.offsets[i], done: true }))
+  const tail = state.text.slice(state.stableEnd).replace(/^(?:[ \t\r]*\n)+/, '')
+  if (tail.trim().length > 0) out.push({ src: tail, offset: state.text.length - tail.length, done: false })
+  return out
+}

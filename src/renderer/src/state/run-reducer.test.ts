@@ -1,0 +1,470 @@
+import { describe, expect, it } from 'vitest'
+import type { AgentEvent, ChatEvent } from '../../../shared/events'
+import type { HistoryMessage, Results } from '../../../shared/methods'
+import { activeRun, MAX_BUFFERED_EVENTS, reduce, runsWithGaps, type Action } from './run-reducer'
+import { emptyTranscript, type AssistantItem, type Item, type RunItem, type ToolItem, type Transcript } from './types'
+
+const SK = 'agent:main:main'
+
+/** Builds the agent events of one run with consecutive seq numbers. */
+function runEvents(runId: string) {
+  let seq = 0
+  let ts = 1_000
+  const evs: AgentEvent[] = []
+  const ev = (stream: AgentEvent['stream'], data: Record<string, unknown>) => {
+    const e: AgentEvent = { runId, seq: ++seq, stream, ts: (ts += 10), data, sessionKey: SK }
+    evs.push(e)
+    return e
+  }
+  let text = ''
+  return {
+    evs,
+    start: () => ev('lifecycle', { phase: 'start', startedAt: ts }),
+    say: (delta: string) => {
+      text += delta
+      return ev('assistant', { text, delta })
+    },
+    newMessage: () => {
+      text = ''
+    },
+    think: (t: string) => ev('thinking', { text: t, delta: t }),
+    tool: (id: string, name: string, args: unknown) => ev('tool', { phase: 'start', name, toolCallId: id, args }),
+    toolUpdate: (id: string, name: string, partialResult: unknown) => ev('tool', { phase: 'update', name, toolCallId: id, partialResult }),
+    toolResult: (id: string, name: string, result: unknown, isError = false) =>
+      ev('tool', { phase: 'result', name, toolCallId: id, result, isError }),
+    end: (extra: Record<string, unknown> = {}) => ev('lifecycle', { phase: 'end', endedAt: ts, ...extra }),
+    error: (error: string) => ev('lifecycle', { phase: 'error', error, endedAt: ts }),
+    compaction: (phase: 'start' | 'end', willRetry = false) =>
+      ev('compaction', phase === 'start' ? { phase } : { phase, willRetry, completed: true }),
+  }
+}
+
+const agent = (e: AgentEvent): Action => ({ type: 'agent', event: e })
+const applyAll = (t: Transcript, evs: AgentEvent[]) => reduce(t, evs.map(agent))
+const view = (t: Transcript) =>
+  t.items.map((i) => {
+    switch (i.kind) {
+      case 'user':
+        return `user:${i.text}`
+      case 'assistant':
+        return `assistant:${i.text}${i.reasoning ? ` [r:${i.reasoning}]` : ''}${i.stopped ? ' (stopped)' : ''}`
+      case 'tool':
+        return `tool:${i.name}:${i.status}`
+      case 'run':
+        return `run:${i.status}${i.stopping ? ':stopping' : ''}${i.error ? `:${i.error}` : ''}`
+      case 'approval':
+        return `approval:${i.request.command}:${i.decision ?? 'pending'}`
+      case 'compaction':
+        return 'compaction'
+    }
+  })
+
+function scriptedRun(runId: string) {
+  const r = runEvents(runId)
+  r.start()
+  r.think('plan')
+  r.say('Let me ')
+  r.say('check.')
+  r.tool('c1', 'exec', { command: 'ls' })
+  r.toolUpdate('c1', 'exec', { partial: 'a' })
+  r.toolResult('c1', 'exec', { content: [{ type: 'text', text: 'a\nb' }] })
+  r.newMessage()
+  r.say('Found ')
+  r.say('two files.')
+  r.end()
+  return r
+}
+
+describe('streaming assembly', () => {
+  it('builds user → assistant → tool → assistant → footer, text before a tool stays above it', () => {
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })
+    expect(view(t)).toEqual(['user:list files', 'run:pending'])
+    const r = scriptedRun('r1')
+    t = applyAll(t, r.evs)
+    expect(view(t)).toEqual([
+      'user:list files',
+      'assistant:Let me check. [r:plan]',
+      'tool:exec:done',
+      'assistant:Found two files.',
+      'run:done',
+    ])
+    const seg = t.items[1] as AssistantItem
+    expect(seg.streaming).toBe(false)
+    expect(t.items.map((i) => i.key)).toEqual(['user:r1', 'a:r1:0', 'tool:c1', 'a:r1:1', 'run:r1'])
+  })
+
+  it('keeps the segment streaming while text grows and tracks tool states live', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('Hel')])
+    expect((t.items.find((i) => i.kind === 'assistant') as AssistantItem).streaming).toBe(true)
+    expect(activeRun(t)?.status).toBe('running')
+    t = applyAll(t, [r.say('lo'), r.tool('c1', 'read', { path: '/x' })])
+    const tool = () => t.items.find((i) => i.kind === 'tool') as ToolItem
+    expect(tool().status).toBe('running')
+    expect((t.items.find((i) => i.kind === 'assistant') as AssistantItem).streaming).toBe(false)
+    t = applyAll(t, [r.toolResult('c1', 'read', 'boom', true)])
+    expect(tool().status).toBe('failed')
+    expect(tool().endedAt! - tool().startedAt!).toBe(10)
+  })
+
+  it('continues the same assistant message after a tool without repeating its text', () => {
+    const r = runEvents('r1')
+    const t = applyAll(emptyTranscript(SK), [
+      r.start(),
+      r.say('Before. '),
+      r.tool('c1', 'exec', {}),
+      r.toolResult('c1', 'exec', 'ok'),
+      r.say('After.'), // cumulative text of the same message: "Before. After."
+      r.end(),
+    ])
+    expect(view(t)).toEqual(['assistant:Before. ', 'tool:exec:done', 'assistant:After.', 'run:done'])
+  })
+
+  it('returns the same state object when nothing changes (duplicate)', () => {
+    const r = runEvents('r1')
+    const t = applyAll(emptyTranscript(SK), [r.start(), r.say('a')])
+    expect(reduce(t, agent(r.evs[1]))).toBe(t)
+  })
+
+  it('shows Compacting… and splits the reply on a compaction retry', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('partial'), r.compaction('start')])
+    expect(activeRun(t)?.status).toBe('compacting')
+    r.newMessage()
+    t = applyAll(t, [r.compaction('end', true), r.say('retried'), r.end()])
+    expect(view(t)).toEqual(['assistant:partial', 'assistant:retried', 'run:done'])
+  })
+
+  it('reports lifecycle errors readably', () => {
+    const r = runEvents('r1')
+    const t = applyAll(emptyTranscript(SK), [r.start(), r.tool('c1', 'exec', {}), r.error('401 invalid api key')])
+    expect(view(t)).toEqual(['tool:exec:interrupted', 'run:error:401 invalid api key'])
+    expect(activeRun(t)).toBeUndefined()
+  })
+})
+
+describe('ordering: out-of-order, duplicates, gaps', () => {
+  it('produces the same transcript for shuffled and duplicated delivery', () => {
+    const inOrder = applyAll(emptyTranscript(SK), scriptedRun('r1').evs)
+    const evs = scriptedRun('r1').evs
+    // deterministic shuffle + duplicates
+    const shuffled = [...evs].sort((a, b) => ((a.seq * 7) % 11) - ((b.seq * 7) % 11))
+    const messy = [...shuffled, evs[3], evs[0], evs[7]]
+    const t = applyAll(emptyTranscript(SK), messy)
+    expect(view(t)).toEqual(view(inOrder))
+    expect(t.items.map((i) => i.key)).toEqual(inOrder.items.map((i) => i.key))
+    expect(runsWithGaps(t)).toEqual([])
+  })
+
+  it('buffers events after a gap until it fills', () => {
+    const r = runEvents('r1')
+    r.start()
+    r.say('a')
+    r.say('b')
+    r.say('c')
+    let t = applyAll(emptyTranscript(SK), [r.evs[0], r.evs[2], r.evs[3]])
+    expect(view(t)).toEqual(['run:running'])
+    expect(runsWithGaps(t)).toEqual(['r1'])
+    t = applyAll(t, [r.evs[1]])
+    expect(view(t)).toEqual(['assistant:abc', 'run:running'])
+    expect(runsWithGaps(t)).toEqual([])
+  })
+
+  it('gap.flush applies what is buffered and asks for a refetch', () => {
+    const r = runEvents('r1')
+    r.start()
+    r.say('a') // lost
+    r.say('b')
+    r.end()
+    let t = applyAll(emptyTranscript(SK), [r.evs[0], r.evs[2], r.evs[3]])
+    expect(t.needsRefetch).toBe(false)
+    t = reduce(t, { type: 'gap.flush', runId: 'r1' })
+    expect(view(t)).toEqual(['assistant:ab', 'run:done'])
+    expect(t.needsRefetch).toBe(true)
+    // the lost event arriving late is a duplicate now
+    expect(reduce(t, agent(r.evs[1]))).toBe(t)
+  })
+
+  it('stops waiting when too many events pile up behind a gap', () => {
+    const r = runEvents('r1')
+    r.start()
+    r.say('x') // lost
+    for (let i = 0; i <= MAX_BUFFERED_EVENTS; i++) r.say('y')
+    const t = applyAll(emptyTranscript(SK), [r.evs[0], ...r.evs.slice(2)])
+    expect(runsWithGaps(t)).toEqual([])
+    expect((t.items[0] as AssistantItem).text.length).toBe(MAX_BUFFERED_EVENTS + 2)
+  })
+
+  it('flags a refetch when joining a run mid-stream or on a gateway seq-gap notice', () => {
+    const r = runEvents('r1')
+    r.start()
+    r.say('a')
+    expect(applyAll(emptyTranscript(SK), [r.evs[1]]).needsRefetch).toBe(true)
+    const gap: AgentEvent = { runId: 'r1', seq: 3, stream: 'error', ts: 1, data: { reason: 'seq gap' }, sessionKey: SK }
+    expect(applyAll(applyAll(emptyTranscript(SK), r.evs), [gap]).needsRefetch).toBe(true)
+  })
+
+  it('keeps runs separate by runId', () => {
+    const a = runEvents('ra')
+    const b = runEvents('rb')
+    const t = applyAll(emptyTranscript(SK), [a.start(), a.say('one'), a.end(), b.start(), b.say('two'), b.end()])
+    expect(view(t)).toEqual(['assistant:one', 'run:done', 'assistant:two', 'run:done'])
+  })
+})
+
+describe('chat events', () => {
+  const chat = (e: Partial<ChatEvent>): Action => ({
+    type: 'chat',
+    event: { runId: 'r1', sessionKey: SK, seq: 9, state: 'final', ...e } as ChatEvent,
+  })
+  const usage = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, costUsd: 0.002 }
+
+  it('final carries usage; a lost lifecycle end is reconciled by the final', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('hi')])
+    t = reduce(t, chat({ state: 'final', usage, message: { role: 'assistant', content: [{ type: 'text', text: 'hi' }], timestamp: 5 } }))
+    const f = t.items.find((i) => i.kind === 'run') as RunItem
+    expect(f.status).toBe('done')
+    expect(f.usage?.totalTokens).toBe(15)
+    expect(view(t)).toEqual(['assistant:hi', 'run:done'])
+  })
+
+  it('uses chat deltas only when no agent assistant events arrive', () => {
+    const msg = (text: string) => ({ role: 'assistant' as const, content: [{ type: 'text' as const, text }], timestamp: 1 })
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'q', ts: 1 })
+    t = reduce(t, [chat({ state: 'delta', message: msg('Hel') }), chat({ state: 'delta', message: msg('Hello') })])
+    expect(view(t)).toEqual(['user:q', 'assistant:Hello', 'run:pending'])
+    t = reduce(t, chat({ state: 'error', errorMessage: 'rate limited' }))
+    expect(view(t)).toEqual(['user:q', 'assistant:Hello', 'run:error:rate limited'])
+  })
+
+  it('aborted keeps the partial reply marked stopped', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('partial')])
+    t = reduce(t, chat({ state: 'aborted' }))
+    expect(view(t)).toEqual(['assistant:partial (stopped)', 'run:stopped'])
+  })
+})
+
+describe('stop', () => {
+  it('shows Stopping… until the terminal event, then Stopped with the partial reply kept', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('half a rep')])
+    t = reduce(t, { type: 'local.stopping', runId: 'r1' })
+    expect(view(t)).toEqual(['assistant:half a rep', 'run:running:stopping'])
+    t = applyAll(t, [r.end({ aborted: true, stopReason: 'aborted' })])
+    expect(view(t)).toEqual(['assistant:half a rep (stopped)', 'run:stopped'])
+  })
+
+  it('settles locally when the terminal event never comes, and ignores stale stops', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('x')])
+    t = reduce(t, [{ type: 'local.stopping', runId: 'r1' }, { type: 'local.stopSettle', runId: 'r1', ts: 99 }])
+    expect(view(t)).toEqual(['assistant:x (stopped)', 'run:stopped'])
+    // a stop for a finished run changes nothing
+    expect(reduce(t, { type: 'local.stopping', runId: 'r1' })).toBe(t)
+  })
+})
+
+describe('send results, queue and steer', () => {
+  it('re-keys the optimistic message when the runtime picks another runId, even if events came first', () => {
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'idem', text: 'hi', ts: 1 })
+    const r = runEvents('srv')
+    t = applyAll(t, [r.start(), r.say('yo')])
+    t = reduce(t, { type: 'local.sendResult', id: 'idem', text: 'hi', result: { runId: 'srv', status: 'started' }, ts: 2 })
+    expect(view(t)).toEqual(['user:hi', 'assistant:yo', 'run:running'])
+    expect(t.items[0].key).toBe('user:srv')
+    expect(t.runs.idem).toBeUndefined()
+  })
+
+  it('moves a queued message out of the transcript and back in when its run starts', () => {
+    let t = applyAll(emptyTranscript(SK), [runEvents('r1').start()])
+    t = reduce(t, { type: 'local.send', id: 'q1', text: 'next', ts: 1 })
+    t = reduce(t, { type: 'local.sendResult', id: 'q1', text: 'next', result: { runId: 'r1', status: 'queued', queueItemId: 'qi' }, ts: 1 })
+    expect(view(t)).toEqual(['run:running'])
+    t = reduce(t, {
+      type: 'queue',
+      items: [{ id: 'qi', sessionKey: SK, mode: 'followup', text: 'next', enqueuedAt: 5, status: 'started', runId: 'r2' }],
+    })
+    const r2 = runEvents('r2')
+    t = applyAll(t, [r2.start(), r2.say('ok'), r2.end()])
+    expect(view(t)).toEqual(['run:running', 'user:next', 'assistant:ok', 'run:done'])
+  })
+
+  it('inserts a steered message into the running reply; later text goes below it', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('working')])
+    t = reduce(t, { type: 'local.steered', runId: 'r1', text: 'use python', ts: 3 })
+    r.newMessage()
+    t = applyAll(t, [r.say('ok, python'), r.end()])
+    expect(view(t)).toEqual(['assistant:working', 'user:use python', 'assistant:ok, python', 'run:done'])
+    expect(t.items[1].key).toBe('user:r1:1')
+  })
+
+  it('marks a failed send on the message', () => {
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'x', text: 'hi', ts: 1 })
+    t = reduce(t, { type: 'local.sendFailed', id: 'x', error: 'UNAVAILABLE: gateway down' })
+    expect(t.items).toHaveLength(1)
+    expect(t.items[0]).toMatchObject({ kind: 'user', error: 'UNAVAILABLE: gateway down', pending: false })
+  })
+})
+
+describe('approvals', () => {
+  it('places the approval card after its tool and records the decision', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.tool('c1', 'exec', { command: 'rm -rf build' })])
+    t = reduce(t, {
+      type: 'approval.requested',
+      request: { id: 'ap1', runId: 'r1', sessionKey: SK, toolCallId: 'c1', command: 'rm -rf build', cwd: '/w', createdAt: 1, expiresAt: 2 },
+    })
+    expect(view(t)).toEqual(['tool:exec:running', 'approval:rm -rf build:pending', 'run:running'])
+    t = reduce(t, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'user', ts: 3 } })
+    expect(view(t)[1]).toBe('approval:rm -rf build:deny')
+  })
+})
+
+// ----------------------------------------------------------------------------------- history + live
+
+/** The history the runtime would persist for scriptedRun('r1') after "list files". */
+function historyFor(runId: string, opts: { inFlight?: boolean } = {}): HistoryMessage[] {
+  const msgs: HistoryMessage[] = [
+    { id: 'm1', runId, role: 'user', content: 'list files', timestamp: 1000 },
+    {
+      id: 'm2',
+      runId,
+      role: 'assistant',
+      timestamp: 1010,
+      content: [
+        { type: 'thinking', thinking: 'plan' },
+        { type: 'text', text: 'Let me check.' },
+        { type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'ls' } },
+      ],
+      usage: { input: 100, output: 20, cacheRead: 0, cacheWrite: 0, totalTokens: 120, cost: { total: 0.001 } },
+    },
+    { id: 'm3', runId, role: 'toolResult', toolCallId: 'c1', toolName: 'exec', content: [{ type: 'text', text: 'a\nb' }], timestamp: 1020 },
+  ]
+  if (!opts.inFlight)
+    msgs.push({
+      id: 'm4',
+      runId,
+      role: 'assistant',
+      timestamp: 1030,
+      content: [{ type: 'text', text: 'Found two files.' }],
+      usage: { input: 130, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 135, cost: { total: 0.002 } },
+    })
+  return msgs
+}
+
+const hist = (messages: HistoryMessage[], extra: Partial<Results['chat.history']> = {}): Results['chat.history'] => ({
+  sessionKey: SK,
+  sessionId: 's1',
+  messages,
+  hasMore: false,
+  ...extra,
+})
+
+describe('history + live merge', () => {
+  it('a reloaded transcript has the same items, keys and order as the live one', () => {
+    let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })
+    live = applyAll(live, scriptedRun('r1').evs)
+    const reloaded = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(historyFor('r1')) })
+    expect(view(reloaded)).toEqual(view(live))
+    expect(reloaded.items.map((i) => i.key)).toEqual(live.items.map((i) => i.key))
+    const f = reloaded.items.at(-1) as RunItem
+    expect(f.usage?.totalTokens).toBe(255)
+    expect(f.usage?.costUsd).toBeCloseTo(0.003)
+  })
+
+  it('hydrates mid-run from history + recent events, then continues live without duplicates or gaps', () => {
+    const r = scriptedRun('r1')
+    const upTo = 7 // start … tool result
+    const recent = { events: r.evs.slice(0, upTo), approvals: [] }
+    let t = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: hist(historyFor('r1', { inFlight: true }), { inFlightRun: { runId: 'r1', text: '' } }),
+      recent,
+    })
+    expect(view(t)).toEqual(['user:list files', 'assistant:Let me check. [r:plan]', 'tool:exec:done', 'run:running'])
+    // live delivery overlaps what the snapshot had (dups) and continues
+    t = applyAll(t, r.evs.slice(4))
+    const live = applyAll(reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 }), r.evs)
+    expect(view(t)).toEqual(view(live))
+    expect(t.items.map((i) => i.key)).toEqual(live.items.map((i) => i.key))
+  })
+
+  it('keeps history of an in-flight run when the event ring lost its beginning', () => {
+    const r = scriptedRun('r1')
+    let t = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: hist(historyFor('r1', { inFlight: true }), { inFlightRun: { runId: 'r1', text: 'Found' } }),
+      recent: { events: r.evs.slice(8, 9), approvals: [] },
+    })
+    // the ring's newest snapshot extends the text history had
+    expect(view(t)).toEqual(['user:list files', 'assistant:Let me check. [r:plan]', 'tool:exec:done', 'assistant:Found two files.', 'run:running'])
+    t = applyAll(t, r.evs.slice(8))
+    expect(view(t)).toEqual(['user:list files', 'assistant:Let me check. [r:plan]', 'tool:exec:done', 'assistant:Found two files.', 'run:done'])
+  })
+
+  it('a refetch during a run keeps the optimistic user message and drops stale live duplicates', () => {
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r2', text: 'again', ts: 5000 })
+    const r = runEvents('r2')
+    t = applyAll(t, [r.start(), r.say('wor')])
+    // the history snapshot predates r2 entirely; recent events have its start
+    t = reduce(t, { type: 'hydrate', history: hist(historyFor('r1')), recent: { events: r.evs.slice(0, 1), approvals: [] } })
+    t = applyAll(t, [...r.evs, r.say('king'), r.end()])
+    expect(view(t)).toEqual([
+      'user:list files',
+      'assistant:Let me check. [r:plan]',
+      'tool:exec:done',
+      'assistant:Found two files.',
+      'run:done',
+      'user:again',
+      'assistant:working',
+      'run:done',
+    ])
+  })
+
+  it('drops late live events of runs already complete in history', () => {
+    const r = scriptedRun('r1')
+    const t = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(historyFor('r1')), recent: { events: r.evs, approvals: [] } })
+    expect(applyAll(t, r.evs.slice(5))).toBe(t)
+  })
+
+  it('history marks stopped and failed runs and interrupted tools', () => {
+    const msgs: HistoryMessage[] = [
+      { id: 'u1', runId: 'a', role: 'user', content: [{ type: 'text', text: 'one' }], timestamp: 1 },
+      { id: 'x1', runId: 'a', role: 'assistant', content: [{ type: 'text', text: 'partial' }], stopReason: 'aborted', timestamp: 2 },
+      { id: 'u2', runId: 'b', role: 'user', content: 'two', timestamp: 3 },
+      {
+        id: 'x2',
+        runId: 'b',
+        role: 'assistant',
+        content: [{ type: 'toolCall', id: 't9', name: 'exec', arguments: {} }],
+        stopReason: 'error',
+        errorMessage: 'context too long',
+        timestamp: 4,
+      },
+      { id: 'c', role: 'compaction', content: '', summary: 'earlier stuff', timestamp: 5 },
+    ]
+    const t = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(msgs) })
+    expect(view(t)).toEqual([
+      'user:one',
+      'assistant:partial (stopped)',
+      'run:stopped',
+      'user:two',
+      'tool:exec:interrupted',
+      'run:error:context too long',
+      'compaction',
+    ])
+  })
+
+  it('prepends older pages without key collisions when a run spans the page boundary', () => {
+    const all = historyFor('r1')
+    let t = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(all.slice(2), { hasMore: true, nextOffset: 2 }) })
+    t = reduce(t, { type: 'prepend', history: hist(all.slice(0, 2), { hasMore: false }) })
+    const keys = t.items.map((i: Item) => i.key)
+    expect(new Set(keys).size).toBe(keys.length)
+    expect(t.items[0]).toMatchObject({ kind: 'user', text: 'list files' })
+    expect(t.hasMore).toBe(false)
+  })
+})

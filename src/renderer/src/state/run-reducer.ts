@@ -1,0 +1,1004 @@
+// The pure reducer every incoming event goes through. It turns agent/chat/approval/queue events plus
+// local actions (send, stop) into the transcript display model (state/types.ts).
+//
+// Ordering: agent events are applied per run strictly in `seq` order. Duplicates (seq already
+// applied) are dropped; events ahead of a gap wait in a per-run buffer until the gap fills, or until
+// the controller gives up waiting (`gap.flush`) and asks for a history refetch.
+// Assistant `text` is cumulative: it replaces the open segment's text (a shorter stale snapshot can't
+// arrive because of the seq ordering). A tool start closes the open segment so the text before a tool
+// stays above its card.
+import type {
+  AgentEvent,
+  ApprovalDecision,
+  ChatEvent,
+  ExecApprovalRequest,
+  ExecApprovalResolved,
+  QueueItem,
+  UsageTotals,
+} from '../../../shared/events'
+import type { HistoryMessage, Results } from '../../../shared/methods'
+import {
+  approvalKey,
+  emptyTranscript,
+  runKey,
+  segKey,
+  toolKey,
+  userKey,
+  type AssistantItem,
+  type Item,
+  type RunItem,
+  type RunTrack,
+  type ToolItem,
+  type Transcript,
+  type UserItem,
+} from './types'
+
+/** Beyond this many buffered out-of-order events of one run we stop waiting for the gap. */
+export const MAX_BUFFERED_EVENTS = 1000
+
+export type SendResult = Results['chat.send']
+
+export type Action =
+  | { type: 'agent'; event: AgentEvent }
+  | { type: 'chat'; event: ChatEvent }
+  | { type: 'approval.requested'; request: ExecApprovalRequest }
+  | { type: 'approval.resolved'; resolved: ExecApprovalResolved }
+  | { type: 'queue'; items: QueueItem[] }
+  /** optimistic user message for a normal send; `id` is the idempotency key */
+  | { type: 'local.send'; id: string; text: string; ts: number }
+  | { type: 'local.sendResult'; id: string; text: string; result: SendResult; ts: number }
+  | { type: 'local.sendFailed'; id: string; error: string }
+  /** a message was steered into a running reply */
+  | { type: 'local.steered'; runId: string; text: string; ts: number }
+  | { type: 'local.stopping'; runId: string }
+  /** Stop was acknowledged but no terminal event came: settle the run locally as stopped */
+  | { type: 'local.stopSettle'; runId: string; ts: number }
+  | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
+  | { type: 'gap.flush'; runId?: string }
+  | { type: 'hydrate'; history: Results['chat.history']; recent?: Results['loopdesk.events.recent'] }
+  | { type: 'prepend'; history: Results['chat.history'] }
+
+// ------------------------------------------------------------------------------------------- draft
+
+/** Copy-on-write wrapper so a batch of events copies the item array and run map at most once. */
+class Draft {
+  items: Item[]
+  runs: Record<string, RunTrack>
+  private itemsCopied = false
+  private runsCopied = new Set<string>()
+  private runsMapCopied = false
+  needsRefetch: boolean
+  loaded: boolean
+  hasMore: boolean
+  nextOffset?: number
+
+  constructor(readonly base: Transcript) {
+    this.items = base.items
+    this.runs = base.runs
+    this.needsRefetch = base.needsRefetch
+    this.loaded = base.loaded
+    this.hasMore = base.hasMore
+    this.nextOffset = base.nextOffset
+  }
+
+  private writableItems(): Item[] {
+    if (!this.itemsCopied) {
+      this.items = this.items.slice()
+      this.itemsCopied = true
+    }
+    return this.items
+  }
+
+  /** A mutable copy of one run's track (copied once per batch). */
+  track(runId: string): RunTrack | undefined {
+    const t = this.runs[runId]
+    if (!t) return undefined
+    if (!this.runsCopied.has(runId)) {
+      if (!this.runsMapCopied) {
+        this.runs = { ...this.runs }
+        this.runsMapCopied = true
+      }
+      const copy = { ...t, buffer: t.buffer.slice() }
+      this.runs[runId] = copy
+      this.runsCopied.add(runId)
+      return copy
+    }
+    return t
+  }
+
+  addTrack(runId: string, init?: Partial<RunTrack>): RunTrack {
+    if (!this.runsMapCopied) {
+      this.runs = { ...this.runs }
+      this.runsMapCopied = true
+    }
+    const t: RunTrack = { runId, nextSeq: 1, buffer: [], segs: 0, users: 0, sawAssistant: false, terminal: false, ...init }
+    this.runs[runId] = t
+    this.runsCopied.add(runId)
+    return t
+  }
+
+  deleteTrack(runId: string) {
+    if (!this.runs[runId]) return
+    if (!this.runsMapCopied) {
+      this.runs = { ...this.runs }
+      this.runsMapCopied = true
+    }
+    delete this.runs[runId]
+  }
+
+  /** Index of the item with this key, scanning from the end (live activity happens at the end). */
+  find(key: string): number {
+    const items = this.items
+    for (let i = items.length - 1; i >= 0; i--) if (items[i].key === key) return i
+    return -1
+  }
+
+  get<T extends Item>(key: string): T | undefined {
+    const i = this.find(key)
+    return i < 0 ? undefined : (this.items[i] as T)
+  }
+
+  /** Replace the item with this key by patching it (new object, so memoized views update). */
+  patch<T extends Item>(key: string, patch: Partial<T>): T | undefined {
+    const i = this.find(key)
+    if (i < 0) return undefined
+    const next = { ...this.items[i], ...patch } as T
+    this.writableItems()[i] = next
+    return next
+  }
+
+  insertAt(index: number, item: Item) {
+    const items = this.writableItems()
+    if (index >= items.length) items.push(item)
+    else items.splice(index, 0, item)
+  }
+
+  push(item: Item) {
+    this.writableItems().push(item)
+  }
+
+  remove(key: string) {
+    const i = this.find(key)
+    if (i >= 0) this.writableItems().splice(i, 1)
+  }
+
+  /** Insert an item into a run: just before the run's status footer. */
+  insertInRun(runId: string, item: Item) {
+    const f = this.find(runKey(runId))
+    if (f < 0) this.push(item)
+    else this.insertAt(f, item)
+  }
+
+  result(): Transcript {
+    const b = this.base
+    if (
+      this.items === b.items &&
+      this.runs === b.runs &&
+      this.needsRefetch === b.needsRefetch &&
+      this.loaded === b.loaded &&
+      this.hasMore === b.hasMore &&
+      this.nextOffset === b.nextOffset
+    )
+      return b
+    return {
+      sessionKey: b.sessionKey,
+      items: this.items,
+      runs: this.runs,
+      loaded: this.loaded,
+      hasMore: this.hasMore,
+      nextOffset: this.nextOffset,
+      needsRefetch: this.needsRefetch,
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------- runs
+
+function ensureRun(d: Draft, runId: string, ts: number, status: RunItem['status'] = 'running'): RunTrack {
+  let t = d.track(runId)
+  if (!t) t = d.addTrack(runId)
+  if (d.find(runKey(runId)) < 0) {
+    const footer: RunItem = { kind: 'run', key: runKey(runId), runId, ts, status }
+    d.push(footer)
+  }
+  return t
+}
+
+function footer(d: Draft, runId: string): RunItem | undefined {
+  return d.get<RunItem>(runKey(runId))
+}
+
+function closeSegment(d: Draft, t: RunTrack, opts: { stopped?: boolean } = {}) {
+  if (!t.openSeg) return
+  const seg = d.get<AssistantItem>(t.openSeg)
+  if (seg && (seg.streaming || opts.stopped)) d.patch<AssistantItem>(seg.key, { streaming: false, ...(opts.stopped ? { stopped: true } : {}) })
+  t.openSeg = undefined
+}
+
+function openSegment(d: Draft, t: RunTrack, ts: number, init: Partial<AssistantItem>): AssistantItem {
+  const seg: AssistantItem = {
+    kind: 'assistant',
+    key: segKey(t.runId, t.segs++),
+    runId: t.runId,
+    ts,
+    text: '',
+    streaming: !t.terminal,
+    ...init,
+  }
+  d.insertInRun(t.runId, seg)
+  t.openSeg = seg.key
+  return seg
+}
+
+function markTerminal(d: Draft, t: RunTrack, ts: number, patch: Partial<RunItem>, stopped = false) {
+  // Mark the last assistant text of the run as stopped even if its segment was already closed.
+  if (stopped && !t.openSeg && t.segs > 0) {
+    const last = d.get<AssistantItem>(segKey(t.runId, t.segs - 1))
+    if (last && !last.stopped) d.patch<AssistantItem>(last.key, { stopped: true })
+  }
+  closeSegment(d, t, { stopped })
+  t.terminal = true
+  t.buffer = []
+  const f = footer(d, t.runId)
+  if (f) d.patch<RunItem>(f.key, { stopping: false, endedAt: f.endedAt ?? ts, ...patch })
+  // Tools still "running" when the run ended will never finish.
+  for (let i = d.items.length - 1; i >= 0; i--) {
+    const it = d.items[i]
+    if (it.runId !== t.runId) continue
+    if (it.kind === 'tool' && it.status === 'running') d.patch<ToolItem>(it.key, { status: 'interrupted', endedAt: ts })
+    if (it.kind === 'user' && it.pending) d.patch<UserItem>(it.key, { pending: false })
+  }
+}
+
+// ------------------------------------------------------------------------------------------- agent events
+
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : ''
+}
+
+function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
+  const text = str(ev.data.text)
+  const delta = str(ev.data.delta)
+  t.sawAssistant = true
+  const seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
+  const pending = d.get<UserItem>(userKey(t.runId, 0))
+  if (pending?.pending) d.patch<UserItem>(pending.key, { pending: false })
+  if (!seg) {
+    // After a tool, the same assistant message may continue: strip what was already shown.
+    const base = t.segBase
+    const shown = base && delta !== text && text.startsWith(base) ? text.slice(base.length) : text
+    openSegment(d, t, ev.ts, { text: shown })
+    t.segBase = shown === text ? undefined : base
+    return
+  }
+  const full = t.segBase ? t.segBase + seg.text : seg.text
+  if (seg.text === '' || text.startsWith(full)) {
+    const shown = t.segBase ? text.slice(t.segBase.length) : text
+    if (shown !== seg.text) d.patch<AssistantItem>(seg.key, { text: shown })
+  } else if (delta === text) {
+    // A new assistant message (e.g. after a steer or a compaction retry).
+    closeSegment(d, t)
+    t.segBase = undefined
+    openSegment(d, t, ev.ts, { text })
+  } else {
+    // Cleaned text is no longer a prefix extension: replace.
+    t.segBase = undefined
+    d.patch<AssistantItem>(seg.key, { text })
+  }
+}
+
+function applyThinking(d: Draft, t: RunTrack, ev: AgentEvent) {
+  const text = str(ev.data.text)
+  const delta = str(ev.data.delta)
+  let seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
+  // Reasoning after visible text, or a restarted reasoning snapshot, belongs to a new message.
+  if (seg && (seg.text !== '' || (seg.reasoning && delta === text && !text.startsWith(seg.reasoning)))) {
+    closeSegment(d, t)
+    t.segBase = undefined
+    seg = undefined
+  }
+  if (!seg) openSegment(d, t, ev.ts, { reasoning: text })
+  else d.patch<AssistantItem>(seg.key, { reasoning: text })
+}
+
+function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
+  const data = ev.data as Record<string, unknown>
+  const toolCallId = str(data.toolCallId) || `${t.runId}:${ev.seq}`
+  const name = str(data.name) || 'tool'
+  const key = toolKey(toolCallId)
+  const phase = data.phase
+  if (t.openSeg) {
+    const seg = d.get<AssistantItem>(t.openSeg)
+    t.segBase = seg ? (t.segBase ?? '') + seg.text : t.segBase
+    closeSegment(d, t)
+  }
+  let item = d.get<ToolItem>(key)
+  if (!item) {
+    item = {
+      kind: 'tool',
+      key,
+      runId: t.runId,
+      ts: ev.ts,
+      toolCallId,
+      name,
+      args: phase === 'start' ? data.args : undefined,
+      status: 'running',
+      startedAt: ev.ts,
+    }
+    d.insertInRun(t.runId, item)
+  }
+  if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name })
+  else if (phase === 'update') d.patch<ToolItem>(key, { partial: data.partialResult })
+  else if (phase === 'result')
+    d.patch<ToolItem>(key, {
+      status: data.isError ? 'failed' : 'done',
+      result: data.result,
+      meta: typeof data.meta === 'string' ? data.meta : undefined,
+      endedAt: ev.ts,
+    })
+}
+
+function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
+  const data = ev.data as Record<string, unknown>
+  switch (ev.stream) {
+    case 'lifecycle': {
+      const f = footer(d, t.runId)
+      if (data.phase === 'start') {
+        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts })
+      } else if (data.phase === 'end') {
+        const aborted = !!data.aborted
+        markTerminal(
+          d,
+          t,
+          ev.ts,
+          {
+            status: aborted ? 'stopped' : 'done',
+            endedAt: (data.endedAt as number) ?? ev.ts,
+            startedAt: f?.startedAt ?? (data.startedAt as number | undefined),
+          },
+          aborted,
+        )
+      } else if (data.phase === 'error') {
+        markTerminal(d, t, ev.ts, {
+          status: 'error',
+          error: str(data.error) || 'The run failed',
+          endedAt: (data.endedAt as number) ?? ev.ts,
+          startedAt: f?.startedAt ?? (data.startedAt as number | undefined),
+        })
+      }
+      return
+    }
+    case 'assistant':
+      if (!t.terminal) applyAssistant(d, t, ev)
+      return
+    case 'thinking':
+      if (!t.terminal) applyThinking(d, t, ev)
+      return
+    case 'tool':
+      applyTool(d, t, ev)
+      return
+    case 'compaction': {
+      const f = footer(d, t.runId)
+      if (!f || t.terminal) return
+      if (data.phase === 'start') d.patch<RunItem>(f.key, { status: 'compacting' })
+      else {
+        d.patch<RunItem>(f.key, { status: 'running' })
+        if (data.willRetry) {
+          closeSegment(d, t)
+          t.segBase = undefined
+        }
+      }
+      return
+    }
+    case 'error':
+      // The gateway reports seq gaps it saw upstream: our copy may be incomplete.
+      d.needsRefetch = true
+      return
+    default:
+      return // block / approval streams duplicate information shown elsewhere
+  }
+}
+
+function applyAgent(d: Draft, ev: AgentEvent) {
+  if (typeof ev.runId !== 'string' || typeof ev.seq !== 'number' || !ev.data || typeof ev.data !== 'object') return
+  const prev = d.runs[ev.runId]
+  if (prev && ev.seq < prev.nextSeq) return // duplicate
+  const known = !!prev
+  const t = ensureRun(d, ev.runId, ev.ts)
+  if (!known && ev.seq !== 1) d.needsRefetch = true // joined mid-run: history has the beginning
+  if (ev.seq < t.nextSeq) return // duplicate
+  if (ev.seq > t.nextSeq) {
+    if (!t.buffer.some((b) => b.seq === ev.seq)) {
+      const i = t.buffer.findIndex((b) => b.seq > ev.seq)
+      if (i < 0) t.buffer.push(ev)
+      else t.buffer.splice(i, 0, ev)
+    }
+    if (t.buffer.length > MAX_BUFFERED_EVENTS) flushGap(d, t)
+    return
+  }
+  applyInOrder(d, t, ev)
+  t.nextSeq = ev.seq + 1
+  drain(d, t)
+}
+
+function drain(d: Draft, t: RunTrack) {
+  while (t.buffer.length && t.buffer[0].seq <= t.nextSeq) {
+    const next = t.buffer.shift()!
+    if (next.seq < t.nextSeq) continue
+    applyInOrder(d, t, next)
+    t.nextSeq = next.seq + 1
+  }
+}
+
+/** Stop waiting for missing events: apply what is buffered, in order. */
+function flushGap(d: Draft, t: RunTrack) {
+  if (!t.buffer.length) return
+  const buffered = t.buffer
+  t.buffer = []
+  for (const ev of buffered) {
+    if (ev.seq < t.nextSeq) continue
+    applyInOrder(d, t, ev)
+    t.nextSeq = ev.seq + 1
+  }
+  d.needsRefetch = true
+}
+
+// ------------------------------------------------------------------------------------------- chat events
+
+function chatText(ev: ChatEvent): string {
+  return ev.message?.content?.map((c) => (c && c.type === 'text' ? c.text : '')).join('') ?? ''
+}
+
+function applyChat(d: Draft, ev: ChatEvent) {
+  if (typeof ev.runId !== 'string') return
+  const existing = d.track(ev.runId)
+  if (!existing && ev.state === 'delta') {
+    // Deltas of a run we have no agent events for (agent events lost or filtered): make the run visible.
+    d.needsRefetch = true
+  }
+  const t = existing ?? ensureRun(d, ev.runId, ev.message?.timestamp ?? Date.now())
+  const text = chatText(ev)
+  const f = footer(d, t.runId)
+  switch (ev.state) {
+    case 'delta': {
+      if (t.terminal || t.sawAssistant || !text) return
+      // Fallback path: only chat projection is available for this run.
+      const seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
+      if (!seg) openSegment(d, t, ev.message?.timestamp ?? 0, { text })
+      else if (text.length >= seg.text.length) d.patch<AssistantItem>(seg.key, { text })
+      return
+    }
+    case 'final': {
+      if (!t.sawAssistant && t.segs === 0 && text) openSegment(d, t, ev.message?.timestamp ?? 0, { text })
+      const ts = ev.message?.timestamp ?? f?.endedAt ?? Date.now()
+      if (!t.terminal) markTerminal(d, t, ts, { status: 'done' })
+      if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
+      return
+    }
+    case 'aborted': {
+      if (!t.sawAssistant && t.segs === 0 && text) openSegment(d, t, ev.message?.timestamp ?? 0, { text })
+      if (!t.terminal) markTerminal(d, t, ev.message?.timestamp ?? Date.now(), { status: 'stopped' }, true)
+      if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
+      return
+    }
+    case 'error': {
+      const message = ev.errorMessage || 'The model returned an error'
+      if (!t.terminal) markTerminal(d, t, Date.now(), { status: 'error', error: message })
+      else if (f && f.status === 'error' && !f.error) d.patch<RunItem>(f.key, { error: message })
+      if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
+      return
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------- approvals / queue
+
+function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
+  const key = approvalKey(req.id)
+  if (d.find(key) >= 0) return
+  const item: Item = { kind: 'approval', key, runId: req.runId, ts: req.createdAt, request: req }
+  const toolAt = req.toolCallId ? d.find(toolKey(req.toolCallId)) : -1
+  if (toolAt >= 0) d.insertAt(toolAt + 1, item)
+  else if (d.runs[req.runId]) d.insertInRun(req.runId, item)
+  else {
+    ensureRun(d, req.runId, req.createdAt)
+    d.insertInRun(req.runId, item)
+  }
+}
+
+function applyQueue(d: Draft, items: QueueItem[]) {
+  // A queued follow-up that started a run: show its text as that run's user message.
+  for (const q of items) {
+    if (q.status !== 'started' || !q.runId) continue
+    const key = userKey(q.runId, 0)
+    if (d.find(key) >= 0) continue
+    const t = ensureRun(d, q.runId, q.enqueuedAt, 'pending')
+    const user: UserItem = { kind: 'user', key, runId: q.runId, ts: q.enqueuedAt, text: q.text }
+    const first = d.items.findIndex((it) => it.runId === q.runId)
+    d.insertAt(first < 0 ? d.items.length : first, user)
+    t.users = Math.max(t.users, 1)
+  }
+}
+
+// ------------------------------------------------------------------------------------------- local actions
+
+function applyLocalSend(d: Draft, a: Extract<Action, { type: 'local.send' }>) {
+  const user: UserItem = { kind: 'user', key: userKey(a.id, 0), runId: a.id, ts: a.ts, text: a.text, pending: true }
+  d.push(user)
+  const t = d.runs[a.id] ? d.track(a.id)! : d.addTrack(a.id)
+  t.users = Math.max(t.users, 1)
+  if (d.find(runKey(a.id)) < 0) d.push({ kind: 'run', key: runKey(a.id), runId: a.id, ts: a.ts, status: 'pending' } as RunItem)
+}
+
+function dropLocalRun(d: Draft, id: string) {
+  d.remove(runKey(id))
+  d.deleteTrack(id)
+}
+
+function applySendResult(d: Draft, a: Extract<Action, { type: 'local.sendResult' }>) {
+  const r = a.result
+  const localKey = userKey(a.id, 0)
+  const local = d.get<UserItem>(localKey)
+  if (r.status === 'queued') {
+    // The message waits in the session queue (shown by the composer), not in the transcript.
+    d.remove(localKey)
+    dropLocalRun(d, a.id)
+    return
+  }
+  if (r.status === 'steered') {
+    d.remove(localKey)
+    dropLocalRun(d, a.id)
+    if (r.runId) applySteered(d, { type: 'local.steered', runId: r.runId, text: a.text, ts: a.ts })
+    return
+  }
+  if (r.status === 'command') {
+    if (local) d.patch<UserItem>(localKey, { pending: false, runId: undefined })
+    if (!r.runId || r.runId !== a.id) dropLocalRun(d, a.id)
+    return
+  }
+  const runId = r.runId
+  if (!local) return
+  if (runId === a.id) {
+    if (r.status === 'error') markTerminal(d, d.track(runId)!, a.ts, { status: 'error', error: 'The run failed' })
+    return
+  }
+  // The runtime chose its own runId: re-key the optimistic items to it.
+  const realExists = !!d.runs[runId]
+  const localTrack = d.runs[a.id]
+  if (realExists) {
+    dropLocalRun(d, a.id)
+  } else {
+    const f = footer(d, a.id)
+    d.deleteTrack(a.id)
+    d.addTrack(runId, { ...(localTrack ?? {}), runId })
+    if (f) d.patch<RunItem>(f.key, { key: runKey(runId), runId })
+  }
+  const t = d.track(runId)!
+  t.users = Math.max(t.users, 1)
+  const realUser = userKey(runId, 0)
+  if (d.find(realUser) >= 0) d.remove(localKey)
+  else d.patch<UserItem>(localKey, { key: realUser, runId, pending: !t.sawAssistant && !t.terminal })
+}
+
+function applySteered(d: Draft, a: Extract<Action, { type: 'local.steered' }>) {
+  const t = d.track(a.runId) ?? ensureRun(d, a.runId, a.ts)
+  const n = Math.max(t.users, 1)
+  const key = userKey(a.runId, n)
+  if (d.find(key) >= 0) return
+  t.users = n + 1
+  // Text streamed so far stays above the steer message; the reply continues below it.
+  if (t.openSeg) {
+    const seg = d.get<AssistantItem>(t.openSeg)
+    t.segBase = seg ? (t.segBase ?? '') + seg.text : t.segBase
+    closeSegment(d, t)
+  }
+  d.insertInRun(a.runId, { kind: 'user', key, runId: a.runId, ts: a.ts, text: a.text, via: 'steer' })
+}
+
+// ------------------------------------------------------------------------------------------- history
+
+interface PiPart {
+  type?: string
+  text?: string
+  thinking?: string
+  id?: string
+  name?: string
+  arguments?: unknown
+}
+
+function parts(content: unknown): PiPart[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }]
+  return Array.isArray(content) ? (content.filter((p) => p && typeof p === 'object') as PiPart[]) : []
+}
+
+export function messageText(content: unknown): string {
+  return parts(content)
+    .map((p) => (p.type === 'text' && typeof p.text === 'string' ? p.text : ''))
+    .join('')
+}
+
+function usageOf(u: unknown): UsageTotals | undefined {
+  if (!u || typeof u !== 'object') return undefined
+  const o = u as Record<string, unknown>
+  const n = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0)
+  const cost = o.cost && typeof o.cost === 'object' ? n((o.cost as Record<string, unknown>).total) : n(o.costUsd)
+  const input = n(o.input)
+  const output = n(o.output)
+  return {
+    input,
+    output,
+    cacheRead: n(o.cacheRead),
+    cacheWrite: n(o.cacheWrite),
+    totalTokens: n(o.totalTokens) || n(o.total) || input + output,
+    costUsd: cost,
+  }
+}
+
+function addUsage(a: UsageTotals | undefined, b: UsageTotals | undefined): UsageTotals | undefined {
+  if (!a) return b
+  if (!b) return a
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    cacheRead: a.cacheRead + b.cacheRead,
+    cacheWrite: a.cacheWrite + b.cacheWrite,
+    totalTokens: a.totalTokens + b.totalTokens,
+    costUsd: a.costUsd + b.costUsd,
+  }
+}
+
+interface HistRun {
+  runId: string
+  firstTs: number
+  lastTs: number
+  usage?: UsageTotals
+  status: RunItem['status']
+  error?: string
+  hasAssistant: boolean
+}
+
+/** Converts history messages to items (oldest first). `skipRun`: drop non-user messages of that run. */
+function historyItems(
+  messages: HistoryMessage[],
+  runs: Record<string, RunTrack>,
+  skipRun?: string,
+  liveRuns?: Set<string>,
+): Item[] {
+  const out: Item[] = []
+  const toolIndex = new Map<string, number>()
+  let cur: HistRun | undefined
+  let openSeg: AssistantItem | undefined
+  const created = new Set<string>()
+  const track = (runId: string): RunTrack => {
+    if (!created.has(runId)) {
+      // Never mutate a track owned by a previous state.
+      runs[runId] = runs[runId]
+        ? { ...runs[runId], buffer: runs[runId].buffer.slice() }
+        : { runId, nextSeq: 1, buffer: [], segs: 0, users: 0, sawAssistant: true, terminal: true }
+      created.add(runId)
+    }
+    return runs[runId]
+  }
+  const closeRun = () => {
+    if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
+      out.push({
+        kind: 'run',
+        key: runKey(cur.runId),
+        runId: cur.runId,
+        ts: cur.lastTs,
+        status: cur.status,
+        startedAt: cur.firstTs,
+        endedAt: cur.lastTs,
+        error: cur.error,
+        usage: cur.usage,
+      })
+    }
+    cur = undefined
+    openSeg = undefined
+  }
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue
+    const runId = typeof m.runId === 'string' ? m.runId : undefined
+    if (runId !== cur?.runId) {
+      closeRun()
+      if (runId) cur = { runId, firstTs: m.timestamp, lastTs: m.timestamp, status: 'done', hasAssistant: false }
+    }
+    if (cur) cur.lastTs = Math.max(cur.lastTs, m.timestamp ?? 0)
+    if (runId && runId === skipRun && m.role !== 'user') continue
+    switch (m.role) {
+      case 'user': {
+        openSeg = undefined
+        const key = runId ? userKey(runId, track(runId).users++) : `h:${m.id}`
+        out.push({ kind: 'user', key, runId, ts: m.timestamp, text: messageText(m.content) })
+        break
+      }
+      case 'assistant': {
+        openSeg = undefined // each message starts a new segment
+        const t = runId ? track(runId) : undefined
+        const newSeg = (init: Partial<AssistantItem>): AssistantItem => {
+          const seg: AssistantItem = {
+            kind: 'assistant',
+            key: t ? segKey(t.runId, t.segs++) : `h:${m.id}:${out.length}`,
+            runId,
+            ts: m.timestamp,
+            text: '',
+            streaming: false,
+            ...init,
+          }
+          out.push(seg)
+          return seg
+        }
+        for (const p of parts(m.content)) {
+          if (p.type === 'thinking' && typeof p.thinking === 'string' && p.thinking) {
+            if (openSeg && openSeg.text === '') openSeg.reasoning = (openSeg.reasoning ?? '') + p.thinking
+            else openSeg = newSeg({ reasoning: p.thinking })
+          } else if (p.type === 'text' && typeof p.text === 'string' && p.text) {
+            if (openSeg) openSeg.text += p.text
+            else openSeg = newSeg({ text: p.text })
+          } else if (p.type === 'toolCall' && typeof p.id === 'string') {
+            openSeg = undefined
+            const key = toolKey(p.id)
+            toolIndex.set(p.id, out.length)
+            out.push({
+              kind: 'tool',
+              key,
+              runId,
+              ts: m.timestamp,
+              toolCallId: p.id,
+              name: p.name ?? 'tool',
+              args: p.arguments,
+              status: 'running',
+              startedAt: m.timestamp,
+            })
+          }
+        }
+        const stopped = m.aborted || m.stopReason === 'aborted'
+        if (stopped && openSeg) openSeg.stopped = true
+        if (cur) {
+          cur.hasAssistant = true
+          cur.usage = addUsage(cur.usage, usageOf(m.usage))
+          if (stopped) cur.status = 'stopped'
+          else if (m.stopReason === 'error' || m.errorMessage) {
+            cur.status = 'error'
+            cur.error = m.errorMessage || 'The model returned an error'
+          } else cur.status = 'done'
+        }
+        break
+      }
+      case 'toolResult': {
+        const at = m.toolCallId ? toolIndex.get(m.toolCallId) : undefined
+        if (at === undefined) break
+        const tool = out[at] as ToolItem
+        out[at] = {
+          ...tool,
+          status: m.isError ? 'failed' : 'done',
+          result: { content: m.content },
+          endedAt: m.timestamp,
+        }
+        break
+      }
+      case 'compaction':
+        openSeg = undefined
+        out.push({ kind: 'compaction', key: `c:${m.id}`, runId, ts: m.timestamp, summary: m.summary ?? messageText(m.content) })
+        break
+      default:
+        break
+    }
+  }
+  closeRun()
+  // Tools whose result never arrived in a finished run were interrupted.
+  for (const i of toolIndex.values()) {
+    const tool = out[i] as ToolItem
+    if (tool.status === 'running' && !(tool.runId && liveRuns?.has(tool.runId))) out[i] = { ...tool, status: 'interrupted' }
+  }
+  return out
+}
+
+function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Transcript {
+  const h = a.history
+  const recent = a.recent?.events ?? []
+  const byRun = new Map<string, AgentEvent[]>()
+  for (const ev of recent) {
+    if (!ev || typeof ev.runId !== 'string') continue
+    const list = byRun.get(ev.runId) ?? []
+    list.push(ev)
+    byRun.set(ev.runId, list)
+  }
+  for (const list of byRun.values()) list.sort((x, y) => x.seq - y.seq)
+  const inRuns = new Set(h.messages.filter((m) => typeof m.runId === 'string').map((m) => m.runId!))
+  const inFlight = h.inFlightRun?.runId
+  // Runs rebuilt from their events: the in-flight run (if its events are complete) and runs newer
+  // than the history snapshot.
+  const replay = new Set<string>()
+  for (const [runId, list] of byRun) {
+    const complete = list[0].seq === 1
+    if (runId === inFlight ? complete : !inRuns.has(runId)) replay.add(runId)
+  }
+  const runs: Record<string, RunTrack> = {}
+  const live = new Set<string>(replay)
+  if (inFlight) live.add(inFlight)
+  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live)
+  const d = new Draft({ ...emptyTranscript(base.sessionKey), items, runs })
+  // Events of runs already complete in history: remember their seq so late duplicates are dropped.
+  for (const [runId, list] of byRun) {
+    if (replay.has(runId) || runId === inFlight) continue
+    const t = d.track(runId) ?? d.addTrack(runId, { sawAssistant: true, terminal: runId !== inFlight })
+    t.nextSeq = Math.max(t.nextSeq, list[list.length - 1].seq + 1)
+  }
+  // The in-flight run whose events are incomplete: keep history's part, continue live from here.
+  if (inFlight && !replay.has(inFlight)) {
+    const t = d.track(inFlight) ?? d.addTrack(inFlight)
+    t.terminal = false
+    if (d.find(runKey(inFlight)) < 0) d.push({ kind: 'run', key: runKey(inFlight), runId: inFlight, ts: Date.now(), status: 'running' } as RunItem)
+    if (h.inFlightRun?.text) {
+      const seg = openSegment(d, t, Date.now(), { text: h.inFlightRun.text })
+      t.sawAssistant = true
+      t.openSeg = seg.key
+    }
+    // Apply the events we do have; older assistant snapshots are already in history, only the
+    // newest one can extend the streamed text.
+    const list = byRun.get(inFlight) ?? []
+    const lastText = [...list].reverse().find((e) => e.stream === 'assistant')
+    if (list.length) t.nextSeq = list[0].seq
+    for (const ev of list) {
+      if ((ev.stream === 'assistant' && ev !== lastText) || ev.stream === 'thinking') {
+        const tr = d.track(inFlight)!
+        if (ev.seq === tr.nextSeq) tr.nextSeq = ev.seq + 1
+        continue
+      }
+      applyAgent(d, ev)
+    }
+  }
+  for (const runId of replay) {
+    const list = byRun.get(runId)!
+    const t = d.track(runId)
+    if (t) {
+      // Keep the user message count from history; rebuild everything else from events.
+      t.segs = 0
+      t.terminal = false
+      t.sawAssistant = false
+      t.nextSeq = list[0].seq
+    } else d.addTrack(runId, { nextSeq: list[0].seq })
+    ensureRun(d, runId, list[0].ts)
+    for (const ev of list) applyAgent(d, ev)
+  }
+  for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)
+  d.loaded = true
+  d.hasMore = !!h.hasMore
+  d.nextOffset = h.nextOffset
+  keepLocalUsers(d, base)
+  return d.result()
+}
+
+/**
+ * User messages we showed that the history snapshot does not have yet (just sent, or steered into
+ * a live run) survive a refetch, in their run.
+ */
+function keepLocalUsers(d: Draft, base: Transcript) {
+  for (const u of base.items) {
+    if (u.kind !== 'user' || !u.runId || d.find(u.key) >= 0) continue
+    const t = d.runs[u.runId]
+    if (t && t.terminal) continue // the runtime's transcript for that run is authoritative
+    if (!t) {
+      if (!u.pending) continue
+      d.push(u)
+      d.addTrack(u.runId, { users: 1 })
+      d.push({ kind: 'run', key: runKey(u.runId), runId: u.runId, ts: u.ts, status: 'pending' } as RunItem)
+      continue
+    }
+    if (u.key === userKey(u.runId, 0)) {
+      const first = d.items.findIndex((it) => it.runId === u.runId)
+      d.insertAt(first < 0 ? d.items.length : first, u)
+    } else d.insertInRun(u.runId, u)
+    const tr = d.track(u.runId)!
+    tr.users = Math.max(tr.users, u.key === userKey(u.runId, 0) ? 1 : Number(u.key.split(':').pop()) + 1)
+  }
+}
+
+function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Transcript {
+  const runs: Record<string, RunTrack> = {}
+  const older = historyItems(a.history.messages, runs)
+  const baseKeys = new Set(base.items.map((i) => i.key))
+  // A run split by the page boundary: its footer is in the newer part; re-key colliding items.
+  const tag = `p${a.history.nextOffset ?? 'first'}:`
+  const fixed = older
+    .filter((it) => !(it.kind === 'run' && base.runs[it.runId]))
+    .map((it) => (baseKeys.has(it.key) ? { ...it, key: tag + it.key } : it))
+  return {
+    ...base,
+    items: fixed.concat(base.items),
+    runs: { ...runs, ...base.runs },
+    hasMore: !!a.history.hasMore,
+    nextOffset: a.history.nextOffset,
+  }
+}
+
+// ------------------------------------------------------------------------------------------- entry points
+
+function applyOne(d: Draft, a: Action) {
+  switch (a.type) {
+    case 'agent':
+      return applyAgent(d, a.event)
+    case 'chat':
+      return applyChat(d, a.event)
+    case 'approval.requested':
+      return applyApprovalRequested(d, a.request)
+    case 'approval.resolved': {
+      const key = approvalKey(a.resolved.id)
+      d.patch(key, { decision: a.resolved.decision, resolvedBy: a.resolved.resolvedBy })
+      return
+    }
+    case 'local.approvalDecided':
+      d.patch(approvalKey(a.id), { decision: a.decision, resolvedBy: 'user' })
+      return
+    case 'queue':
+      return applyQueue(d, a.items)
+    case 'local.send':
+      return applyLocalSend(d, a)
+    case 'local.sendResult':
+      return applySendResult(d, a)
+    case 'local.sendFailed': {
+      d.patch<UserItem>(userKey(a.id, 0), { pending: false, error: a.error, runId: undefined })
+      dropLocalRun(d, a.id)
+      return
+    }
+    case 'local.steered':
+      return applySteered(d, a)
+    case 'local.stopping': {
+      const t = d.runs[a.runId]
+      if (t && !t.terminal) d.patch<RunItem>(runKey(a.runId), { stopping: true })
+      return
+    }
+    case 'local.stopSettle': {
+      const t = d.track(a.runId)
+      if (t && !t.terminal) markTerminal(d, t, a.ts, { status: 'stopped' }, true)
+      return
+    }
+    case 'gap.flush': {
+      for (const runId of a.runId ? [a.runId] : Object.keys(d.runs)) {
+        const t = d.runs[runId]?.buffer.length ? d.track(runId) : undefined
+        if (t) flushGap(d, t)
+      }
+      return
+    }
+    case 'hydrate':
+    case 'prepend':
+      return // handled in reduce()
+  }
+}
+
+/** Applies a batch of actions; returns the same object when nothing changed. */
+export function reduce(state: Transcript, actions: Action | Action[]): Transcript {
+  const list = Array.isArray(actions) ? actions : [actions]
+  let s = state
+  let d: Draft | undefined
+  for (const a of list) {
+    if (a.type === 'hydrate' || a.type === 'prepend') {
+      if (d) s = d.result()
+      d = undefined
+      s = a.type === 'hydrate' ? hydrate(s, a) : prepend(s, a)
+      continue
+    }
+    if (!d) d = new Draft(s)
+    applyOne(d, a)
+  }
+  return d ? d.result() : s
+}
+
+// ------------------------------------------------------------------------------------------- selectors
+
+/** The run that is currently active (not terminal) in this transcript, newest first. */
+export function activeRun(t: Transcript): RunItem | undefined {
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i]
+    if (it.kind === 'run' && it.status !== 'done' && it.status !== 'error' && it.status !== 'stopped') return it
+  }
+  return undefined
+}
+
+/** Runs that wait for a gap to fill. */
+export function runsWithGaps(t: Transcript): string[] {
+  return Object.values(t.runs)
+    .filter((r) => r.buffer.length > 0)
+    .map((r) => r.runId)
+}

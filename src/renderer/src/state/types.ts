@@ -1,0 +1,120 @@
+// Display model of a session transcript: an ordered list of items derived from history and live events.
+// Item keys are derived from server ids (runId, toolCallId, transcript ids) the same way on both
+// paths, so a live transcript and the one rebuilt after a reload have identical keys and order.
+import type { ApprovalDecision, ExecApprovalRequest, UsageTotals } from '../../../shared/events'
+
+interface ItemBase {
+  key: string
+  runId?: string
+  ts: number
+}
+
+export interface UserItem extends ItemBase {
+  kind: 'user'
+  text: string
+  /** sent, not yet acknowledged by the runtime */
+  pending?: boolean
+  /** injected into a running reply */
+  via?: 'steer'
+  /** send failed */
+  error?: string
+}
+
+export interface AssistantItem extends ItemBase {
+  kind: 'assistant'
+  text: string
+  reasoning?: string
+  /** still receiving text */
+  streaming: boolean
+  /** the run was stopped while this text streamed */
+  stopped?: boolean
+}
+
+export type ToolStatus = 'running' | 'done' | 'failed' | 'interrupted'
+
+export interface ToolItem extends ItemBase {
+  kind: 'tool'
+  toolCallId: string
+  name: string
+  args: unknown
+  status: ToolStatus
+  partial?: unknown
+  result?: unknown
+  meta?: string
+  startedAt?: number
+  endedAt?: number
+}
+
+export interface ApprovalItem extends ItemBase {
+  kind: 'approval'
+  request: ExecApprovalRequest
+  decision?: ApprovalDecision
+  resolvedBy?: 'user' | 'timeout' | 'abort'
+}
+
+export type RunStatus = 'pending' | 'running' | 'compacting' | 'done' | 'error' | 'stopped'
+
+export interface RunItem extends ItemBase {
+  kind: 'run'
+  runId: string
+  status: RunStatus
+  /** Stop was requested and the terminal event has not arrived yet */
+  stopping?: boolean
+  startedAt?: number
+  endedAt?: number
+  error?: string
+  usage?: UsageTotals
+}
+
+export interface CompactionItem extends ItemBase {
+  kind: 'compaction'
+  summary?: string
+}
+
+export type Item = UserItem | AssistantItem | ToolItem | ApprovalItem | RunItem | CompactionItem
+
+/** Per-run bookkeeping for ordering and segment assembly (not rendered). */
+export interface RunTrack {
+  runId: string
+  /** next expected per-run seq */
+  nextSeq: number
+  /** out-of-order events waiting for a gap to fill, sorted by seq */
+  buffer: import('../../../shared/events').AgentEvent[]
+  /** number of assistant segments created (keys `a:<runId>:<n>`) */
+  segs: number
+  /** number of user messages in the run (keys `user:<runId>[:n]`) */
+  users: number
+  /** key of the open assistant segment */
+  openSeg?: string
+  /** cumulative text of the current assistant message when a tool closed its segment */
+  segBase?: string
+  sawAssistant: boolean
+  terminal: boolean
+}
+
+export interface Transcript {
+  sessionKey: string
+  items: Item[]
+  runs: Record<string, RunTrack>
+  /** history was loaded */
+  loaded: boolean
+  hasMore: boolean
+  nextOffset?: number
+  /** a seq gap or an unknown run was seen: the controller should refetch history */
+  needsRefetch: boolean
+}
+
+export const emptyTranscript = (sessionKey: string): Transcript => ({
+  sessionKey,
+  items: [],
+  runs: {},
+  loaded: false,
+  hasMore: false,
+  needsRefetch: false,
+})
+
+export const runKey = (runId: string) => `run:${runId}`
+export const userKey = (runId: string, n: number) => (n === 0 ? `user:${runId}` : `user:${runId}:${n}`)
+export const segKey = (runId: string, n: number) => `a:${runId}:${n}`
+export const toolKey = (toolCallId: string) => `tool:${toolCallId}`
+export const approvalKey = (id: string) => `approval:${id}`
