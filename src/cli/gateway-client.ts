@@ -1,0 +1,275 @@
+// A small Node client for the gateway protocol (used by the CLI, tests and benchmarks):
+// challenge → signed connect → hello-ok, request/response correlation, `expectFinal` for `agent`.
+import { randomUUID } from 'node:crypto'
+import WebSocket from 'ws'
+import type { AnyEvent } from '../shared/events'
+import { createNodeDeviceProof, type NodeDeviceIdentity } from './identity'
+
+export const ALL_OPERATOR_SCOPES = ['operator.admin', 'operator.read', 'operator.write', 'operator.approvals']
+
+export interface ConnectOptions {
+  url: string
+  token?: string
+  /** device identity to sign the connect with; null = connect without one (scopes get cleared) */
+  identity: NodeDeviceIdentity | null
+  clientId?: string
+  clientMode?: string
+  clientVersion?: string
+  platform?: string
+  deviceFamily?: string
+  scopes?: string[]
+  caps?: string[]
+  minProtocol?: number
+  maxProtocol?: number
+  /** Origin header (browser emulation in tests) */
+  origin?: string
+  connectTimeoutMs?: number
+}
+
+export type GatewayErrorKind = 'unreachable' | 'auth' | 'handshake' | 'request' | 'timeout' | 'closed'
+
+export class GatewayClientError extends Error {
+  constructor(
+    readonly kind: GatewayErrorKind,
+    message: string,
+    readonly code?: string,
+    readonly details?: unknown,
+    readonly payload?: unknown,
+  ) {
+    super(message)
+    this.name = 'GatewayClientError'
+  }
+}
+
+export interface EventFrameIn {
+  event: string
+  payload?: unknown
+  seq?: number
+}
+
+export interface RequestOptions {
+  /** keep waiting past an `{status:"accepted"}` ack for the final response (agent) */
+  expectFinal?: boolean
+  timeoutMs?: number
+  onAccepted?: (payload: unknown) => void
+}
+
+interface Pending {
+  resolve: (v: unknown) => void
+  reject: (e: Error) => void
+  expectFinal: boolean
+  onAccepted?: (payload: unknown) => void
+  timer?: NodeJS.Timeout
+  method: string
+}
+
+const AUTH_DETAIL_CODES = new Set([
+  'AUTH_TOKEN_MISSING',
+  'AUTH_TOKEN_MISMATCH',
+  'DEVICE_AUTH_SIGNATURE_INVALID',
+  'DEVICE_AUTH_NONCE_MISMATCH',
+  'DEVICE_AUTH_SIGNATURE_EXPIRED',
+  'DEVICE_AUTH_DEVICE_ID_MISMATCH',
+  'DEVICE_AUTH_PUBLIC_KEY_INVALID',
+  'PAIRING_REQUIRED',
+  'CONTROL_UI_ORIGIN_NOT_ALLOWED',
+])
+
+export class GatewayConnectionClient {
+  private pending = new Map<string, Pending>()
+  private listeners = new Set<(ev: EventFrameIn) => void>()
+  private closeListeners = new Set<(code: number, reason: string) => void>()
+  private nextId = 1
+  closed = false
+  closeCode: number | undefined
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly hello: Record<string, any>,
+  ) {
+    ws.on('message', (data) => this.onMessage(data.toString()))
+    ws.on('close', (code, reason) => {
+      this.closed = true
+      this.closeCode = code
+      const why = reason.toString() || `code ${code}`
+      for (const [, p] of this.pending) {
+        if (p.timer) clearTimeout(p.timer)
+        p.reject(new GatewayClientError('closed', `gateway connection closed (${why})`))
+      }
+      this.pending.clear()
+      for (const l of this.closeListeners) l(code, reason.toString())
+    })
+  }
+
+  private onMessage(text: string) {
+    let frame: any
+    try {
+      frame = JSON.parse(text)
+    } catch {
+      return
+    }
+    if (frame?.type === 'event') {
+      for (const l of this.listeners) l(frame as EventFrameIn)
+      return
+    }
+    if (frame?.type !== 'res' || typeof frame.id !== 'string') return
+    const p = this.pending.get(frame.id)
+    if (!p) return
+    if (frame.ok && p.expectFinal && frame.payload?.status === 'accepted') {
+      p.onAccepted?.(frame.payload)
+      return
+    }
+    this.pending.delete(frame.id)
+    if (p.timer) clearTimeout(p.timer)
+    if (frame.ok) p.resolve(frame.payload)
+    else {
+      const e = frame.error ?? {}
+      p.reject(new GatewayClientError('request', e.message ?? 'request failed', e.code, e.details, frame.payload))
+    }
+  }
+
+  request<T = any>(method: string, params?: unknown, opts: RequestOptions = {}): Promise<T> {
+    if (this.closed) return Promise.reject(new GatewayClientError('closed', 'gateway connection closed'))
+    const id = String(this.nextId++)
+    return new Promise<T>((resolve, reject) => {
+      const p: Pending = {
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        expectFinal: !!opts.expectFinal,
+        onAccepted: opts.onAccepted,
+        method,
+      }
+      if (opts.timeoutMs && opts.timeoutMs > 0) {
+        p.timer = setTimeout(() => {
+          this.pending.delete(id)
+          reject(new GatewayClientError('timeout', `${method} timed out after ${opts.timeoutMs} ms`))
+        }, opts.timeoutMs)
+      }
+      this.pending.set(id, p)
+      const frame: Record<string, unknown> = { type: 'req', id, method }
+      if (params !== undefined) frame.params = params
+      this.ws.send(JSON.stringify(frame))
+    })
+  }
+
+  onEvent(listener: (ev: EventFrameIn) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  /** Typed view of runtime events (agent/chat/…) */
+  onRuntimeEvent(listener: (ev: AnyEvent) => void): () => void {
+    return this.onEvent((f) => listener({ event: f.event, payload: f.payload } as AnyEvent))
+  }
+
+  onClose(listener: (code: number, reason: string) => void): () => void {
+    this.closeListeners.add(listener)
+    return () => this.closeListeners.delete(listener)
+  }
+
+  close(code = 1000, reason = 'client closing'): Promise<void> {
+    if (this.closed) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.ws.once('close', () => resolve())
+      this.ws.close(code, reason)
+      setTimeout(() => {
+        this.ws.terminate()
+        resolve()
+      }, 1000).unref()
+    })
+  }
+}
+
+/** Opens a socket, answers the challenge with a (signed) connect, and resolves after hello-ok. */
+export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionClient> {
+  const scopes = opts.scopes ?? ALL_OPERATOR_SCOPES
+  const clientId = opts.clientId ?? 'cli'
+  const clientMode = opts.clientMode ?? 'cli'
+  const platform = opts.platform ?? process.platform
+  return new Promise((resolve, reject) => {
+    let settled = false
+    const ws = new WebSocket(opts.url, { headers: opts.origin ? { Origin: opts.origin } : undefined, perMessageDeflate: false })
+    const fail = (err: GatewayClientError) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      ws.removeAllListeners('message')
+      ws.terminate()
+      reject(err)
+    }
+    const timer = setTimeout(
+      () => fail(new GatewayClientError('timeout', `gateway at ${opts.url} did not complete the handshake in time`)),
+      opts.connectTimeoutMs ?? 10_000,
+    )
+    const connectId = randomUUID()
+    ws.on('error', (err: NodeJS.ErrnoException) => {
+      const refused = err.code === 'ECONNREFUSED' || /ECONNREFUSED/.test(err.message)
+      fail(
+        new GatewayClientError(
+          'unreachable',
+          refused ? `gateway not running at ${opts.url} (connection refused)` : `cannot reach gateway at ${opts.url}: ${err.message}`,
+          err.code,
+        ),
+      )
+    })
+    ws.on('close', (code, reason) => {
+      fail(new GatewayClientError('handshake', `gateway closed the connection during the handshake (${code} ${reason.toString()})`))
+    })
+    ws.on('message', (data) => {
+      let frame: any
+      try {
+        frame = JSON.parse(data.toString())
+      } catch {
+        return
+      }
+      if (frame?.type === 'event' && frame.event === 'connect.challenge') {
+        const nonce = String(frame.payload?.nonce ?? '')
+        const signedAtMs = typeof frame.payload?.ts === 'number' ? frame.payload.ts : Date.now()
+        const params: Record<string, unknown> = {
+          minProtocol: opts.minProtocol ?? 3,
+          maxProtocol: opts.maxProtocol ?? 4,
+          client: {
+            id: clientId,
+            version: opts.clientVersion ?? '0.1.0',
+            platform,
+            mode: clientMode,
+            ...(opts.deviceFamily ? { deviceFamily: opts.deviceFamily } : {}),
+          },
+          role: 'operator',
+          scopes,
+          caps: opts.caps ?? [],
+          auth: opts.token !== undefined ? { token: opts.token } : undefined,
+        }
+        if (opts.identity) {
+          params.device = createNodeDeviceProof(opts.identity, {
+            clientId,
+            clientMode,
+            role: 'operator',
+            scopes,
+            signedAtMs,
+            token: opts.token ?? '',
+            nonce,
+            platform,
+            deviceFamily: opts.deviceFamily,
+          })
+        }
+        ws.send(JSON.stringify({ type: 'req', id: connectId, method: 'connect', params }))
+        return
+      }
+      if (frame?.type === 'res' && frame.id === connectId) {
+        if (frame.ok) {
+          settled = true
+          clearTimeout(timer)
+          ws.removeAllListeners('message')
+          ws.removeAllListeners('close')
+          resolve(new GatewayConnectionClient(ws, frame.payload))
+        } else {
+          const e = frame.error ?? {}
+          const detail = e.details?.code as string | undefined
+          const kind = detail && AUTH_DETAIL_CODES.has(detail) ? 'auth' : 'handshake'
+          fail(new GatewayClientError(kind, e.message ?? 'connect rejected', e.code, e.details))
+        }
+      }
+    })
+  })
+}

@@ -1,0 +1,79 @@
+// One WebSocket client of the gateway: its negotiated identity and a send path that enforces the
+// per-connection buffered-bytes cap (slow consumers lose droppable frames, or get closed).
+import type { WebSocket } from 'ws'
+import { CLOSE, type ResponseFrame } from './protocol'
+
+export type ConnState = 'handshake' | 'open' | 'closed'
+
+export interface SendOptions {
+  /** skip this frame (instead of closing the socket) when the client is not keeping up */
+  dropIfSlow?: boolean
+}
+
+export class GatewayConnection {
+  state: ConnState = 'handshake'
+  role = 'operator'
+  scopes = new Set<string>()
+  caps = new Set<string>()
+  clientId = ''
+  clientMode = ''
+  deviceId: string | undefined
+  protocol = 0
+  sessionsSubscribed = false
+  unauthorizedStreak = 0
+  droppedFrames = 0
+  handshakeTimer: NodeJS.Timeout | undefined
+  /** counted in the per-IP pending-handshake budget */
+  preauthCounted = false
+
+  constructor(
+    readonly id: string,
+    readonly ws: WebSocket,
+    readonly remoteAddress: string,
+    /** direct loopback peer without proxy headers */
+    readonly isLocal: boolean,
+    /** the browser Origin header, if any */
+    readonly origin: string | undefined,
+    readonly nonce: string,
+    private readonly maxBufferedBytes: () => number,
+  ) {}
+
+  get isOpen() {
+    return this.state === 'open'
+  }
+
+  /** Sends a serialized frame. Returns false when it was not sent (closed, dropped, or slow-closed). */
+  sendText(text: string, opts: SendOptions = {}): boolean {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return false
+    if (this.ws.bufferedAmount > this.maxBufferedBytes()) {
+      if (opts.dropIfSlow) {
+        this.droppedFrames++
+        return false
+      }
+      this.close(CLOSE.policy, 'slow consumer')
+      return false
+    }
+    this.ws.send(text)
+    return true
+  }
+
+  send(frame: object, opts?: SendOptions): boolean {
+    return this.sendText(JSON.stringify(frame), opts)
+  }
+
+  respond(id: string, res: Omit<ResponseFrame, 'type' | 'id'>): boolean {
+    return this.send({ type: 'res', id, ...res })
+  }
+
+  close(code: number, reason: string) {
+    if (this.state === 'closed') return
+    this.state = 'closed'
+    if (this.handshakeTimer) clearTimeout(this.handshakeTimer)
+    // close reasons are limited to 123 bytes by the protocol
+    try {
+      this.ws.close(code, reason.slice(0, 120))
+    } catch {
+      this.ws.terminate()
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Method → required operator scope (OpenClaw §1.5, method-scopes.ts). admin satisfies everything,
+// write satisfies read; approvals is separate. `health` needs no scope, so a device-less shared-token
+// client (whose scopes are cleared) can still probe liveness.
+import type { EventName } from '../../shared/events'
+import type { MethodName } from '../../shared/methods'
+import { SCOPES, type Scope } from './protocol'
+
+const R = SCOPES.read
+const W = SCOPES.write
+const A = SCOPES.admin
+const AP = SCOPES.approvals
+
+export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
+  health: null,
+  status: R,
+  agent: W,
+  'agent.wait': W,
+  'chat.send': W,
+  'chat.history': R,
+  'chat.abort': W,
+  'sessions.list': R,
+  'sessions.subscribe': R,
+  'sessions.create': W,
+  'sessions.patch': A,
+  'sessions.reset': A,
+  'sessions.delete': A,
+  'sessions.abort': W,
+  'sessions.compact': A,
+  'models.list': R,
+  'agents.list': R,
+  'tools.catalog': R,
+  'config.get': R,
+  'config.patch': A,
+  'exec.approval.resolve': AP,
+  'loopdesk.events.recent': R,
+  'loopdesk.queue.list': R,
+  'loopdesk.queue.remove': W,
+  'loopdesk.prefs.get': R,
+  'loopdesk.prefs.set': W,
+}
+
+/** Scopes an operator may request; anything else is dropped at connect. */
+export const KNOWN_SCOPES: readonly Scope[] = [R, W, A, AP]
+
+export function hasScope(granted: ReadonlySet<string>, required: Scope | null): boolean {
+  if (required === null) return true
+  if (granted.has(A)) return true
+  if (granted.has(required)) return true
+  if (required === R && granted.has(W)) return true
+  return false
+}
+
+/**
+ * Scope a connection needs to receive an event. Approval events carry commands and need approvals;
+ * session/run events need read (OpenClaw does not guard agent/chat; we do, so a scope-less
+ * device-less client sees nothing but `tick`/`shutdown`).
+ */
+export function eventScope(event: EventName): Scope | null {
+  switch (event) {
+    case 'exec.approval.requested':
+    case 'exec.approval.resolved':
+      return AP
+    case 'tick':
+    case 'shutdown':
+      return null
+    default:
+      return R
+  }
+}

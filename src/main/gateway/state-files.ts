@@ -1,0 +1,97 @@
+// Gateway files in the state dir: the shared token (0600) and gateway.json (where the running gateway
+// listens, so the CLI finds it even when the desktop app had to pick another port).
+import { randomBytes } from 'node:crypto'
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
+export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
+export const infoPath = (stateDir: string) => join(gatewayDir(stateDir), 'gateway.json')
+
+export interface GatewayInfo {
+  port: number
+  pid: number
+  url: string
+  startedAt: number
+}
+
+function ensureDir(dir: string) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+}
+
+/** Writes atomically (temp file + rename) so a crash never leaves a half-written file. */
+export function writeFileAtomic(path: string, data: string, mode: number) {
+  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  writeFileSync(tmp, data, { mode })
+  chmodSync(tmp, mode)
+  renameSync(tmp, path)
+}
+
+const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
+
+/** Reads the stored token; undefined when absent or unusable. */
+export function readGatewayToken(stateDir: string): string | undefined {
+  try {
+    const t = readFileSync(tokenPath(stateDir), 'utf8').trim()
+    return TOKEN_RE.test(t) ? t : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Returns the stored token, generating one (256 bits, base64url) on first start. Fixes loose permissions. */
+export function ensureGatewayToken(stateDir: string): string {
+  ensureDir(gatewayDir(stateDir))
+  const existing = readGatewayToken(stateDir)
+  if (existing) {
+    try {
+      if ((statSync(tokenPath(stateDir)).mode & 0o077) !== 0) chmodSync(tokenPath(stateDir), 0o600)
+    } catch {
+      // best effort: the token is still valid
+    }
+    return existing
+  }
+  const token = randomBytes(32).toString('base64url')
+  writeFileAtomic(tokenPath(stateDir), token + '\n', 0o600)
+  return token
+}
+
+/** Stores an explicitly configured token so local clients (CLI, dashboard) can find it. */
+export function storeGatewayToken(stateDir: string, token: string) {
+  if (!TOKEN_RE.test(token)) throw new Error('gateway token must be 16–512 printable ASCII characters without spaces')
+  ensureDir(gatewayDir(stateDir))
+  writeFileAtomic(tokenPath(stateDir), token + '\n', 0o600)
+}
+
+export function writeGatewayInfo(stateDir: string, info: GatewayInfo) {
+  ensureDir(gatewayDir(stateDir))
+  writeFileAtomic(infoPath(stateDir), JSON.stringify(info, null, 2) + '\n', 0o600)
+}
+
+export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
+  try {
+    const v = JSON.parse(readFileSync(infoPath(stateDir), 'utf8')) as Partial<GatewayInfo>
+    if (typeof v.port !== 'number' || typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined
+    return { port: v.port, url: v.url, pid: v.pid, startedAt: typeof v.startedAt === 'number' ? v.startedAt : 0 }
+  } catch {
+    return undefined
+  }
+}
+
+/** Removes gateway.json only if it still describes this process (another gateway may have replaced it). */
+export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number) {
+  const cur = readGatewayInfo(stateDir)
+  if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
+  rmSync(infoPath(stateDir), { force: true })
+}
+
+/** True when a process with this pid exists (signal 0 probes without affecting it). */
+export function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
