@@ -205,6 +205,8 @@ export interface RunTiming {
   firstDeltaAt?: number
   firstToolAt?: number
   endedAt?: number
+  /** time spent inside model requests (stream fn call → assistant message end), summed over the run */
+  modelMs?: number
 }
 
 export interface AgentFinal {
