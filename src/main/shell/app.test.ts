@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
+import { ipcChannel } from '../../shared/bridge'
+import { startShell, type GatewayStartOptions, type RuntimeOptions, type ShellDeps } from './app'
+import { fake, FakeBrowserWindow, resetFake } from './testing/fake-electron'
+import { createFakeHost, type FakeHost } from './testing/fake-host'
+
+let userData: string
+let host: FakeHost
+let order: string[]
+let runtimeOpts: RuntimeOptions | undefined
+let gatewayOpts: GatewayStartOptions | undefined
+
+const paths = { preload: '/app/out/preload/index.cjs', rendererDir: '/app/out/renderer' }
+
+function deps(overrides: Partial<ShellDeps> = {}): ShellDeps {
+  return {
+    createRuntime: async (opts) => {
+      runtimeOpts = opts
+      order.push('runtime')
+      return host
+    },
+    startGateway: async (opts) => {
+      gatewayOpts = opts
+      order.push('gateway')
+      return { port: opts.port === 18789 ? 18790 : opts.port, close: async () => void order.push('gateway.close') }
+    },
+    ...overrides,
+  }
+}
+
+beforeEach(() => {
+  resetFake()
+  userData = mkdtempSync(join(tmpdir(), 'loopdesk-userdata-'))
+  fake.app.userDataDir = userData
+  host = createFakeHost()
+  host.shutdown.mockImplementation(async () => void order.push('runtime.shutdown'))
+  order = []
+  runtimeOpts = gatewayOpts = undefined
+  vi.spyOn(console, 'warn').mockImplementation(() => {})
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+  rmSync(userData, { recursive: true, force: true })
+})
+
+describe('startShell', () => {
+  it('quits at once when another instance holds the lock', async () => {
+    fake.app.singleInstance = false
+    const createRuntime = vi.fn()
+    startShell(deps({ createRuntime }), paths, {})
+    await new Promise((r) => setTimeout(r, 10))
+    expect(fake.app.quit).toHaveBeenCalled()
+    expect(createRuntime).not.toHaveBeenCalled()
+    expect(FakeBrowserWindow.instances).toEqual([])
+  })
+
+  it('sets up security, runtime, IPC, window and gateway in order', async () => {
+    const shell = startShell(deps(), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' })
+    await shell.ready
+    expect(fake.protocol.registerSchemesAsPrivileged).toHaveBeenCalled()
+    expect(fake.app.enableSandbox).toHaveBeenCalled()
+    expect(fake.session.defaultSession.webRequest.onHeadersReceived).toHaveBeenCalled()
+    expect(fake.session.defaultSession.setPermissionRequestHandler).toHaveBeenCalled()
+    expect(fake.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function))
+    expect(fake.app.listenerCount('web-contents-created')).toBe(1)
+    expect(order).toEqual(['runtime', 'gateway'])
+    expect(runtimeOpts!.stateDir).toBe('/tmp/loopdesk-state-x')
+    expect(runtimeOpts!.credentials).toBeDefined()
+    expect(runtimeOpts!.prefs!.get().theme).toBe('system')
+    expect(fake.ipcMain.handlers.has(ipcChannel('run'))).toBe(true)
+    const win = FakeBrowserWindow.instances[0]
+    expect(win.loadedUrls).toEqual(['app://loopdesk/index.html'])
+    expect(win.options.webPreferences.preload).toBe(paths.preload)
+    expect(gatewayOpts).toMatchObject({ host: '127.0.0.1', port: 18789, stateDir: '/tmp/loopdesk-state-x', staticDir: paths.rendererDir })
+    expect(gatewayOpts!.runtime).toBe(host)
+    expect(shell.gateway()!.port).toBe(18790)
+  })
+
+  it('IPC from the window reaches the runtime; from elsewhere it does not', async () => {
+    const shell = startShell(deps(), paths, {})
+    await shell.ready
+    const win = FakeBrowserWindow.instances[0]
+    const ok = await fake.ipcMain.invoke(ipcChannel('health'), win.webContents, win.webContents.mainFrame, {})
+    expect(ok.ok).toBe(true)
+    const other = new FakeBrowserWindow({})
+    const denied = await fake.ipcMain.invoke(ipcChannel('health'), other.webContents, other.webContents.mainFrame, {})
+    expect(denied.error.code).toBe('FORBIDDEN')
+  })
+
+  it('uses the configured gateway port, and LOOPDESK_GATEWAY_PORT over it', async () => {
+    host = createFakeHost({ gateway: { port: 19001 } })
+    await startShell(deps(), paths, {}).ready
+    expect(gatewayOpts!.port).toBe(19001)
+    resetFake()
+    fake.app.userDataDir = userData
+    await startShell(deps(), paths, { LOOPDESK_GATEWAY_PORT: '19555' }).ready
+    expect(gatewayOpts!.port).toBe(19555)
+  })
+
+  it('keeps the app running when the gateway cannot start', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const shell = startShell(deps({ startGateway: async () => Promise.reject(new Error('EADDRINUSE')) }), paths, {})
+    await shell.ready
+    expect(shell.gateway()).toBeUndefined()
+    expect(FakeBrowserWindow.instances).toHaveLength(1)
+    expect(err.mock.calls.join(' ')).toContain('EADDRINUSE')
+  })
+
+  it('shows an error and exits when the runtime cannot start', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const shell = startShell(deps({ createRuntime: async () => Promise.reject(new Error('state dir is read-only')) }), paths, {})
+    await expect(shell.ready).rejects.toThrow('read-only')
+    await new Promise((r) => setTimeout(r, 0))
+    expect(fake.dialog.showErrorBox).toHaveBeenCalledWith('Loopdesk could not start', 'state dir is read-only')
+    expect(fake.app.exit).toHaveBeenCalledWith(1)
+  })
+
+  it('second instance focuses the existing window', async () => {
+    const shell = startShell(deps(), paths, {})
+    await shell.ready
+    const win = FakeBrowserWindow.instances[0]
+    win.minimize()
+    fake.app.emit('second-instance', {}, [], '/')
+    expect(win.isMinimized()).toBe(false)
+    expect(win.focused).toBe(true)
+  })
+
+  it('on quit: closes the gateway, then drains the runtime, then really quits', async () => {
+    const shell = startShell(deps(), paths, {})
+    await shell.ready
+    let willQuit = 0
+    fake.app.on('will-quit', () => willQuit++)
+    fake.app.quit()
+    expect(willQuit).toBe(0) // deferred until the shutdown finished
+    fake.app.quit() // a second quit while draining must not start another shutdown
+    await vi.waitFor(() => expect(willQuit).toBe(1))
+    expect(order).toEqual(['runtime', 'gateway', 'gateway.close', 'runtime.shutdown'])
+    expect(host.shutdown).toHaveBeenCalledTimes(1)
+    expect(host.shutdown).toHaveBeenCalledWith({ drainMs: 5000, reason: 'app quit' })
+    expect(fake.ipcMain.handlers.size).toBe(0)
+  })
+
+  it('applies the theme preference to nativeTheme and follows changes', async () => {
+    const shell = startShell(deps(), paths, {})
+    await shell.ready
+    runtimeOpts!.prefs!.set({ theme: 'dark' })
+    expect(fake.nativeTheme.themeSource).toBe('dark')
+  })
+
+  it('loads the dev server only when unpackaged and ELECTRON_RENDERER_URL is loopback', async () => {
+    await startShell(deps(), paths, { ELECTRON_RENDERER_URL: 'http://localhost:5173/' }).ready
+    expect(FakeBrowserWindow.instances[0].loadedUrls).toEqual(['http://localhost:5173/'])
+    resetFake()
+    fake.app.userDataDir = userData
+    fake.app.isPackaged = true
+    await startShell(deps(), paths, { ELECTRON_RENDERER_URL: 'http://localhost:5173/' }).ready
+    expect(FakeBrowserWindow.instances[0].loadedUrls).toEqual(['app://loopdesk/index.html'])
+  })
+})

@@ -1,0 +1,197 @@
+// App lifecycle: single instance, security setup, runtime + gateway start, IPC, the window, and an
+// orderly quit (gateway closed, runs drained) before the process exits.
+import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron'
+import type { RuntimeHost } from '../api/host'
+import type { CredentialStore } from '../runtime/contracts'
+import { registerBridgeIpc, type BridgeIpc } from './ipc'
+import { APP_ENTRY_URL, devServerOrigin, type OriginPolicy } from './origin'
+import { resolveStateDir } from './paths'
+import { registerAppScheme, serveAppProtocol } from './protocol'
+import { SafeStorageCredentialStore } from './secure-credentials'
+import { guardAllWebContents, secureSession } from './security'
+import { openShellSettings, type PrefsProvider, type ShellSettings } from './settings'
+import { createMainWindow, focusWindow } from './window'
+
+export interface RuntimeOptions {
+  stateDir: string
+  env?: NodeJS.ProcessEnv
+  credentials?: CredentialStore
+  prefs?: PrefsProvider
+}
+
+export interface GatewayHandle {
+  /** the port actually listened on (may differ from the configured one after fallback) */
+  readonly port: number
+  close(): Promise<void>
+}
+
+export interface GatewayStartOptions {
+  runtime: RuntimeHost
+  host: string
+  /** configured port; the starter falls back to a free one when it is taken and records the real one */
+  port: number
+  stateDir: string
+  /** built renderer, served to browsers (browser mode) */
+  staticDir: string
+}
+
+/** The Electron-free parts the shell starts. index.ts passes the real ones, tests pass fakes. */
+export interface ShellDeps {
+  createRuntime(opts: RuntimeOptions): Promise<RuntimeHost>
+  startGateway?(opts: GatewayStartOptions): Promise<GatewayHandle>
+}
+
+export interface ShellPaths {
+  /** built sandboxed preload (CommonJS) */
+  preload: string
+  /** built renderer (index.html + assets) */
+  rendererDir: string
+}
+
+export interface ShellController {
+  /** resolves when the app is ready and the window exists (rejects if start-up failed) */
+  readonly ready: Promise<void>
+  window(): BrowserWindow | undefined
+  runtime(): RuntimeHost | undefined
+  gateway(): GatewayHandle | undefined
+  ipc(): BridgeIpc | undefined
+}
+
+export const DEFAULT_GATEWAY_PORT = 18789
+/** How long quitting waits for active runs before they are aborted. */
+export const QUIT_DRAIN_MS = 5_000
+/** Hard cap on the whole quit sequence, so a stuck close never keeps the process alive. */
+export const QUIT_TIMEOUT_MS = 15_000
+
+async function gatewayPort(host: RuntimeHost, env: NodeJS.ProcessEnv): Promise<{ port: number; bind: string }> {
+  const fromEnv = Number(env.LOOPDESK_GATEWAY_PORT)
+  let port = Number.isInteger(fromEnv) && fromEnv >= 0 && fromEnv < 65536 && env.LOOPDESK_GATEWAY_PORT ? fromEnv : undefined
+  let bind = 'loopback'
+  try {
+    const cfg = await host.handlers['config.get']({}, { transport: 'local' })
+    const gw = (cfg.config as { gateway?: { port?: unknown; bind?: unknown } }).gateway
+    if (port === undefined && typeof gw?.port === 'number' && Number.isInteger(gw.port)) port = gw.port
+    if (gw?.bind === 'lan' || gw?.bind === 'all') bind = gw.bind
+  } catch {}
+  return { port: port ?? DEFAULT_GATEWAY_PORT, bind }
+}
+
+export function startShell(deps: ShellDeps, paths: ShellPaths, env: NodeJS.ProcessEnv = process.env): ShellController {
+  let win: BrowserWindow | undefined
+  let runtime: RuntimeHost | undefined
+  let gateway: GatewayHandle | undefined
+  let ipc: BridgeIpc | undefined
+  let settings: ShellSettings | undefined
+
+  // Privileged schemes and the global sandbox switch only take effect before 'ready'.
+  registerAppScheme()
+  app.enableSandbox()
+
+  if (!app.requestSingleInstanceLock()) {
+    // Another Loopdesk owns the state dir and the window; it gets focused via 'second-instance'.
+    app.quit()
+    const never = new Promise<void>(() => {})
+    return { ready: never, window: () => undefined, runtime: () => undefined, gateway: () => undefined, ipc: () => undefined }
+  }
+  app.on('second-instance', () => focusWindow(win))
+
+  const policy: OriginPolicy = { devOrigin: devServerOrigin(env, app.isPackaged) }
+  guardAllWebContents(policy)
+
+  const openWindow = () => {
+    win = createMainWindow({
+      preloadPath: paths.preload,
+      url: policy.devOrigin ? env.ELECTRON_RENDERER_URL! : APP_ENTRY_URL,
+      settings,
+    })
+    const current = win
+    current.on('closed', () => {
+      if (win === current) win = undefined
+    })
+  }
+
+  const ready = (async () => {
+    await app.whenReady()
+    secureSession(session.defaultSession, policy)
+    serveAppProtocol(paths.rendererDir)
+
+    const userData = app.getPath('userData')
+    settings = openShellSettings({ cwd: userData })
+    const applyTheme = (theme: 'light' | 'dark' | 'system') => {
+      nativeTheme.themeSource = theme
+    }
+    applyTheme(settings.prefs.get().theme)
+    settings.onPrefsChange((p) => applyTheme(p.theme))
+
+    const stateDir = resolveStateDir(env)
+    runtime = await deps.createRuntime({
+      stateDir,
+      env,
+      credentials: new SafeStorageCredentialStore({ cwd: userData }),
+      prefs: settings.prefs,
+    })
+    const host = runtime
+    ipc = registerBridgeIpc({ host, getWebContents: () => win?.webContents, policy })
+    openWindow()
+
+    // The gateway serves the CLI and browser mode; the window does not need it, so a failure is logged only.
+    if (deps.startGateway) {
+      const { port, bind } = await gatewayPort(host, env)
+      const hostAddr = bind === 'loopback' ? '127.0.0.1' : '0.0.0.0'
+      try {
+        gateway = await deps.startGateway({ runtime: host, host: hostAddr, port, stateDir, staticDir: paths.rendererDir })
+        if (gateway.port !== port) console.warn(`[loopdesk] gateway port ${port} was taken; listening on ${gateway.port}`)
+      } catch (err) {
+        console.error(`[loopdesk] gateway did not start: ${(err as Error)?.message ?? err}`)
+      }
+    }
+  })()
+
+  ready.catch((err: Error) => {
+    console.error('[loopdesk] start-up failed:', err)
+    dialog.showErrorBox('Loopdesk could not start', err?.message ?? String(err))
+    app.exit(1)
+  })
+
+  app.on('activate', () => {
+    // macOS: clicking the dock icon with no window open re-creates it.
+    if (!win && runtime && ipc) openWindow()
+  })
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit()
+  })
+
+  let phase: 'running' | 'draining' | 'done' = 'running'
+  const shutdown = async () => {
+    // Quitting during start-up: let it finish so a runtime created a moment later is drained too.
+    await ready.catch(() => {})
+    const g = gateway
+    gateway = undefined
+    if (g) await g.close().catch((err: Error) => console.error('[loopdesk] gateway close failed:', err?.message))
+    const r = runtime
+    if (r) await r.shutdown({ drainMs: QUIT_DRAIN_MS, reason: 'app quit' }).catch((err: Error) =>
+      console.error('[loopdesk] runtime shutdown failed:', err?.message),
+    )
+    ipc?.dispose()
+  }
+  app.on('before-quit', (event) => {
+    if (phase === 'done') return
+    event.preventDefault()
+    if (phase === 'draining') return
+    phase = 'draining'
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const cap = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        console.error(`[loopdesk] shutdown took longer than ${QUIT_TIMEOUT_MS} ms; quitting anyway`)
+        resolve()
+      }, QUIT_TIMEOUT_MS)
+    })
+    void Promise.race([shutdown(), cap]).finally(() => {
+      clearTimeout(timer)
+      phase = 'done'
+      app.quit()
+    })
+  })
+
+  return { ready, window: () => win, runtime: () => runtime, gateway: () => gateway, ipc: () => ipc }
+}

@@ -1,0 +1,187 @@
+// IPC wiring for the preload bridge. One `ipcMain.handle` per Bridge call (fixed allow-list, no generic
+// channel). Every handler first checks the sender (top-level frame of our window, app origin), then
+// dispatches through the method table, which validates params with the method's closed schema.
+import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron'
+import Type from 'typebox'
+import { Compile } from 'typebox/compile'
+import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
+import { eventMatches, type AnyEvent, type EventFilter, type EventName } from '../../shared/events'
+import type { ErrorShape, Result } from '../../shared/methods'
+import { dispatch } from '../api/dispatch'
+import type { RuntimeHost } from '../api/host'
+import { isAppUrl, type OriginPolicy } from './origin'
+
+export const FORBIDDEN: ErrorShape = { code: 'FORBIDDEN', message: 'IPC sender is not the Loopdesk window' }
+
+/**
+ * True only for a message from the top-level frame of our own window's web contents, whose URL is the
+ * app origin (or the dev server origin in dev). Subframes, other windows and navigated-away pages fail.
+ */
+export function isTrustedSender(
+  event: Pick<IpcMainInvokeEvent, 'sender' | 'senderFrame'>,
+  ourContents: WebContents | undefined,
+  policy: OriginPolicy = {},
+): boolean {
+  if (!ourContents || ourContents.isDestroyed() || event.sender !== ourContents) return false
+  const frame = event.senderFrame
+  if (!frame || frame.parent !== null) return false
+  return isAppUrl(frame.url, policy)
+}
+
+const EVENT_NAMES = [
+  'agent',
+  'chat',
+  'sessions.changed',
+  'exec.approval.requested',
+  'exec.approval.resolved',
+  'queue.changed',
+  'tick',
+  'shutdown',
+] as const satisfies readonly EventName[]
+// Compile-time check that the list above names every event.
+const _allEvents: Record<Exclude<EventName, (typeof EVENT_NAMES)[number]>, never> = {}
+void _allEvents
+
+const SubscribeSchema = Type.Object(
+  {
+    subId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    filter: Type.Object(
+      {
+        sessionKey: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+        runId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+        events: Type.Optional(Type.Array(Type.Union(EVENT_NAMES.map((n) => Type.Literal(n))), { maxItems: 16 })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false },
+)
+const UnsubscribeSchema = Type.Object({ subId: SubscribeSchema.properties.subId }, { additionalProperties: false })
+const checkSubscribe = Compile(SubscribeSchema)
+const checkUnsubscribe = Compile(UnsubscribeSchema)
+
+function problems(v: ReturnType<typeof Compile>, x: unknown): string {
+  return (
+    [...v.Errors(x)]
+      .filter((e) => e.keyword !== 'boolean')
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'}: ${e.message}`)
+      .join('; ') || 'invalid params'
+  )
+}
+
+const invalid = (message: string): Result<never> => ({ ok: false, error: { code: 'INVALID_REQUEST', message } })
+
+/** Per web contents cap, so a buggy page cannot pile up forwarders. */
+export const MAX_SUBSCRIPTIONS = 64
+
+export interface BridgeIpcOptions {
+  host: RuntimeHost
+  /** our window's web contents (undefined while no window exists) */
+  getWebContents(): WebContents | undefined
+  policy?: OriginPolicy
+}
+
+export interface BridgeIpc {
+  /** every channel with a registered handler */
+  readonly channels: string[]
+  /** active subscriptions per web contents id (diagnostics and tests) */
+  subscriptionCount(contentsId?: number): number
+  dispose(): void
+}
+
+type Guarded = (event: IpcMainInvokeEvent, params: unknown) => Promise<Result<unknown>>
+
+export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
+  const { host } = opts
+  const trusted = (e: IpcMainInvokeEvent) => isTrustedSender(e, opts.getWebContents(), opts.policy)
+  const channels: string[] = []
+
+  // The only way a handler is registered: wrapped in the sender check.
+  const register = (channel: string, fn: Guarded) => {
+    ipcMain.handle(channel, async (event, params) => {
+      if (!trusted(event)) return { ok: false, error: FORBIDDEN }
+      try {
+        return await fn(event, params)
+      } catch (err) {
+        return { ok: false, error: { code: 'UNAVAILABLE', message: (err as Error)?.message ?? String(err) } }
+      }
+    })
+    channels.push(channel)
+  }
+
+  for (const name of BRIDGE_CALL_NAMES) {
+    const method = BRIDGE_METHODS[name as BridgeCallName]
+    register(ipcChannel(name), (_event, params) => dispatch(host.handlers, method, params, { transport: 'ipc' }))
+  }
+
+  // ---- subscriptions: one forwarder per (web contents, subId), dropped with the page that made it.
+  const perContents = new Map<number, { contents: WebContents; subs: Map<string, () => void> }>()
+
+  const dropAll = (id: number) => {
+    const entry = perContents.get(id)
+    if (!entry) return
+    perContents.delete(id)
+    for (const off of entry.subs.values()) off()
+  }
+
+  const entryFor = (contents: WebContents) => {
+    let entry = perContents.get(contents.id)
+    if (!entry) {
+      const id = contents.id
+      entry = { contents, subs: new Map() }
+      perContents.set(id, entry)
+      contents.once('destroyed', () => dropAll(id))
+      contents.once('render-process-gone', () => dropAll(id))
+      // A reload or navigation replaces the preload and its listeners: old forwarders would leak.
+      contents.on('did-start-navigation', (details) => {
+        if (details.isMainFrame && !details.isSameDocument) dropAll(id)
+      })
+    }
+    return entry
+  }
+
+  register(ipcChannel('subscribe'), async (event, params) => {
+    if (!checkSubscribe.Check(params)) return invalid(`invalid subscribe params: ${problems(checkSubscribe, params)}`)
+    const { subId, filter } = params as { subId: string; filter: EventFilter }
+    const contents = event.sender
+    const entry = entryFor(contents)
+    if (entry.subs.has(subId)) return invalid(`subscription '${subId}' already exists`)
+    if (entry.subs.size >= MAX_SUBSCRIPTIONS) return invalid(`too many subscriptions (max ${MAX_SUBSCRIPTIONS})`)
+    const channel = ipcChannel('event')
+    const off = host.subscribe((ev: AnyEvent) => {
+      if (!eventMatches(filter, ev) || contents.isDestroyed()) return
+      try {
+        contents.send(channel, { subId, event: ev })
+      } catch (err) {
+        console.warn(`[loopdesk] dropping ${ev.event} event for subscription ${subId}:`, (err as Error)?.message)
+      }
+    })
+    entry.subs.set(subId, off)
+    return { ok: true, data: { subscribed: true, subId } }
+  })
+
+  register(ipcChannel('unsubscribe'), async (event, params) => {
+    if (!checkUnsubscribe.Check(params)) return invalid(`invalid unsubscribe params: ${problems(checkUnsubscribe, params)}`)
+    const { subId } = params as { subId: string }
+    const entry = perContents.get(event.sender.id)
+    const off = entry?.subs.get(subId)
+    if (off) {
+      entry!.subs.delete(subId)
+      off()
+    }
+    return { ok: true, data: { unsubscribed: Boolean(off) } }
+  })
+
+  return {
+    channels,
+    subscriptionCount: (id) =>
+      id === undefined
+        ? [...perContents.values()].reduce((n, e) => n + e.subs.size, 0)
+        : (perContents.get(id)?.subs.size ?? 0),
+    dispose() {
+      for (const c of channels) ipcMain.removeHandler(c)
+      for (const id of [...perContents.keys()]) dropAll(id)
+    },
+  }
+}
