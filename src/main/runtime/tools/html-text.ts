@@ -23,7 +23,9 @@ export function decodeEntities(s: string): string {
 }
 
 const DROP_ELEMENTS = ['script', 'style', 'noscript', 'template', 'svg', 'head', 'iframe', 'object', 'canvas']
-const BLOCK = /^(?:p|div|section|article|main|header|footer|nav|aside|h[1-6]|ul|ol|li|dl|dt|dd|table|thead|tbody|tfoot|tr|blockquote|pre|figure|figcaption|form|fieldset|address|details|summary|hr|br)$/i
+/** Tags that separate paragraphs (blank line) and tags that just break the line. */
+const PARAGRAPH = /^(?:p|h[1-6]|ul|ol|dl|table|blockquote|pre|section|article|main|header|footer|nav|aside|figure|form|fieldset|address|details|hr)$/i
+const LINE = /^(?:div|br|tr|dt|dd|summary|figcaption|caption|thead|tbody|tfoot)$/i
 
 export function extractTitle(html: string): string | undefined {
   const m = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)
@@ -37,16 +39,27 @@ export function htmlToText(html: string): string {
     s = s.replace(new RegExp(`<${tag}\\b[^>]*>[\\s\\S]*?<\\/${tag}\\s*>`, 'gi'), ' ')
     s = s.replace(new RegExp(`<${tag}\\b[^>]*\\/?>`, 'gi'), ' ') // unclosed leftovers
   }
-  // Table cells become tab-separated, list items get a bullet, block tags become line breaks.
-  s = s.replace(/<\/?(td|th)\b[^>]*>/gi, '\t')
+  // <pre> keeps its line breaks: park its text while the rest has its source whitespace collapsed.
+  const pres: string[] = []
+  s = s.replace(/<pre\b[^>]*>([\s\S]*?)<\/pre\s*>/gi, (_m, body: string) => {
+    pres.push(decodeEntities(body.replace(/<[^>]*>/g, '')))
+    return `<pre>\u0000${pres.length - 1}\u0000</pre>`
+  })
+  s = s.replace(/[ \t\r\n\f]+/g, ' ') // in HTML, source line breaks are just spaces
   s = s.replace(/<li\b[^>]*>/gi, '\n• ')
-  s = s.replace(/<\/?([a-z][a-z0-9]*)\b[^>]*>/gi, (_m, name: string) => (BLOCK.test(name) ? '\n' : ''))
+  s = s.replace(/<(\/?)([a-z][a-z0-9]*)\b[^>]*>/gi, (_m, _close: string, name: string) => {
+    if (PARAGRAPH.test(name)) return '\n\n'
+    if (LINE.test(name)) return '\n'
+    if (/^(?:td|th)$/i.test(name)) return ' '
+    return ''
+  })
   s = s.replace(/<[^>]*>/g, '') // anything tag-like left (doctype, processing instructions)
   s = decodeEntities(s)
-  return s
+  s = s
     .split('\n')
     .map((line) => line.replace(/[ \t\f\v\u00a0]+/g, ' ').trim())
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim()
+  return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => pres[Number(i)].replace(/^\n+|\s+$/g, ''))
 }

@@ -1,0 +1,25 @@
+// The silent-reply token: a final text of exactly NO_REPLY means "say nothing".
+export const SILENT_REPLY_TOKEN = 'NO_REPLY'
+
+/**
+ * True when the whole text is the token (case-insensitive, surrounding whitespace ignored), or the JSON
+ * envelope form `{"action":"NO_REPLY"}` some models emit.
+ */
+export function isSilentReply(text: string): boolean {
+  if (typeof text !== 'string') return false
+  const t = text.trim()
+  if (t.toUpperCase() === SILENT_REPLY_TOKEN) return true
+  if (t.startsWith('{') && t.endsWith('}') && t.length < 200) {
+    try {
+      const v = JSON.parse(t) as unknown
+      if (v && typeof v === 'object' && !Array.isArray(v)) {
+        const keys = Object.keys(v)
+        const action = (v as Record<string, unknown>).action
+        return keys.length === 1 && typeof action === 'string' && action.trim().toUpperCase() === SILENT_REPLY_TOKEN
+      }
+    } catch {
+      return false
+    }
+  }
+  return false
+}
