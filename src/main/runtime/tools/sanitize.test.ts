@@ -28,7 +28,7 @@ describe('sanitizeToolResultForEvent', () => {
     expect(out.content[1]).toEqual({ type: 'image', mimeType: 'image/png', bytes: 1234, omitted: true })
     expect(out.content[2]).toBe(input.content[2])
     expect(out.details).toEqual({ exitCode: 0 })
-    expect(input.content[0].text.length).toBe(10_000) // input untouched (frozen anyway)
+    expect((input.content[0] as { text: string }).text.length).toBe(10_000) // input untouched (frozen anyway)
   })
 
   it('keeps exactly-8,000-char text and passes odd shapes through', () => {
