@@ -75,7 +75,7 @@ describe('startShell', () => {
     const win = FakeBrowserWindow.instances[0]
     expect(win.loadedUrls).toEqual(['app://loopdesk/index.html'])
     expect(win.options.webPreferences.preload).toBe(paths.preload)
-    expect(gatewayOpts).toMatchObject({ host: '127.0.0.1', port: 18789, stateDir: '/tmp/loopdesk-state-x', staticDir: paths.rendererDir })
+    expect(gatewayOpts).toMatchObject({ bind: 'loopback', allowedOrigins: [], port: 18789, stateDir: '/tmp/loopdesk-state-x', staticDir: paths.rendererDir })
     expect(gatewayOpts!.runtime).toBe(host)
     expect(shell.gateway()!.port).toBe(18790)
   })
@@ -92,9 +92,9 @@ describe('startShell', () => {
   })
 
   it('uses the configured gateway port, and LOOPDESK_GATEWAY_PORT over it', async () => {
-    host = createFakeHost({ gateway: { port: 19001 } })
+    host = createFakeHost({ gateway: { port: 19001, bind: 'lan', allowedOrigins: ['http://pc.local:3000', 7] } })
     await startShell(deps(), paths, {}).ready
-    expect(gatewayOpts!.port).toBe(19001)
+    expect(gatewayOpts).toMatchObject({ port: 19001, bind: 'lan', allowedOrigins: ['http://pc.local:3000'] })
     resetFake()
     fake.app.userDataDir = userData
     await startShell(deps(), paths, { LOOPDESK_GATEWAY_PORT: '19555' }).ready

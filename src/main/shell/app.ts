@@ -27,9 +27,11 @@ export interface GatewayHandle {
 
 export interface GatewayStartOptions {
   runtime: RuntimeHost
-  host: string
   /** configured port; the starter falls back to a free one when it is taken and records the real one */
   port: number
+  bind: 'loopback' | 'lan' | 'all'
+  /** extra browser origins from config (gateway.allowedOrigins) */
+  allowedOrigins: string[]
   stateDir: string
   /** built renderer, served to browsers (browser mode) */
   staticDir: string
@@ -63,17 +65,23 @@ export const QUIT_DRAIN_MS = 5_000
 /** Hard cap on the whole quit sequence, so a stuck close never keeps the process alive. */
 export const QUIT_TIMEOUT_MS = 15_000
 
-async function gatewayPort(host: RuntimeHost, env: NodeJS.ProcessEnv): Promise<{ port: number; bind: string }> {
-  const fromEnv = Number(env.LOOPDESK_GATEWAY_PORT)
-  let port = Number.isInteger(fromEnv) && fromEnv >= 0 && fromEnv < 65536 && env.LOOPDESK_GATEWAY_PORT ? fromEnv : undefined
-  let bind = 'loopback'
+/** Gateway settings from the runtime's config (the source the CLI also reads), env port override first. */
+async function gatewaySettings(
+  host: RuntimeHost,
+  env: NodeJS.ProcessEnv,
+): Promise<Pick<GatewayStartOptions, 'port' | 'bind' | 'allowedOrigins'>> {
+  const envPort = env.LOOPDESK_GATEWAY_PORT ? Number(env.LOOPDESK_GATEWAY_PORT) : NaN
+  let port = Number.isInteger(envPort) && envPort >= 0 && envPort < 65536 ? envPort : undefined
+  let bind: GatewayStartOptions['bind'] = 'loopback'
+  let allowedOrigins: string[] = []
   try {
     const cfg = await host.handlers['config.get']({}, { transport: 'local' })
-    const gw = (cfg.config as { gateway?: { port?: unknown; bind?: unknown } }).gateway
+    const gw = (cfg.config as { gateway?: { port?: unknown; bind?: unknown; allowedOrigins?: unknown } }).gateway
     if (port === undefined && typeof gw?.port === 'number' && Number.isInteger(gw.port)) port = gw.port
     if (gw?.bind === 'lan' || gw?.bind === 'all') bind = gw.bind
+    if (Array.isArray(gw?.allowedOrigins)) allowedOrigins = gw.allowedOrigins.filter((o): o is string => typeof o === 'string')
   } catch {}
-  return { port: port ?? DEFAULT_GATEWAY_PORT, bind }
+  return { port: port ?? DEFAULT_GATEWAY_PORT, bind, allowedOrigins }
 }
 
 export function startShell(deps: ShellDeps, paths: ShellPaths, env: NodeJS.ProcessEnv = process.env): ShellController {
@@ -136,11 +144,12 @@ export function startShell(deps: ShellDeps, paths: ShellPaths, env: NodeJS.Proce
 
     // The gateway serves the CLI and browser mode; the window does not need it, so a failure is logged only.
     if (deps.startGateway) {
-      const { port, bind } = await gatewayPort(host, env)
-      const hostAddr = bind === 'loopback' ? '127.0.0.1' : '0.0.0.0'
+      const gw = await gatewaySettings(host, env)
       try {
-        gateway = await deps.startGateway({ runtime: host, host: hostAddr, port, stateDir, staticDir: paths.rendererDir })
-        if (gateway.port !== port) console.warn(`[loopdesk] gateway port ${port} was taken; listening on ${gateway.port}`)
+        gateway = await deps.startGateway({ runtime: host, ...gw, stateDir, staticDir: paths.rendererDir })
+        if (gw.port !== 0 && gateway.port !== gw.port) {
+          console.warn(`[loopdesk] gateway port ${gw.port} was taken; listening on ${gateway.port}`)
+        }
       } catch (err) {
         console.error(`[loopdesk] gateway did not start: ${(err as Error)?.message ?? err}`)
       }
