@@ -18,22 +18,31 @@ export class AgentDedupe {
 
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
-  /** The cached response for a retry: the final if known, else the ack; undefined = not a retry. */
-  async lookup(key: string): Promise<CachedResponse | undefined> {
+  /**
+   * Synchronously claims a key (no await before the decision, so concurrent duplicates cannot both
+   * dispatch). `existing` resolves to the cached final, else the ack — or undefined when the first
+   * request was rejected (then the caller claims again).
+   */
+  claim(
+    key: string,
+    now: number,
+  ):
+    | { kind: 'new'; accepted(ack: CachedResponse): void; failed(): void }
+    | { kind: 'existing'; response: Promise<CachedResponse | undefined> } {
     const e = this.entries.get(key)
-    if (!e) return undefined
-    if (e.pending) await e.pending
-    const cur = this.entries.get(key)
-    return cur?.final ?? cur?.ack
-  }
-
-  /** Marks a key as being dispatched; the returned function settles the pending state. */
-  begin(key: string, now: number): { accepted(ack: CachedResponse): void; failed(): void } {
+    if (e) {
+      const read = () => {
+        const cur = this.entries.get(key)
+        return cur?.final ?? cur?.ack
+      }
+      return { kind: 'existing', response: e.pending ? e.pending.then(read) : Promise.resolve(read()) }
+    }
     let settle!: () => void
     const entry: Entry = { ts: now, pending: new Promise<void>((r) => (settle = r)) }
     this.entries.set(key, entry)
     this.sweep(now)
     return {
+      kind: 'new',
       accepted: (ack) => {
         entry.ack = ack
         entry.pending = undefined

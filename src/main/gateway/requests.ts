@@ -99,12 +99,16 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     return
   }
   const key = (p as { idempotencyKey: string }).idempotencyKey
-  const cached = await ctx.dedupe.lookup(key)
-  if (cached) {
-    conn.respond(id, cached)
-    return
+  let claim = ctx.dedupe.claim(key, Date.now())
+  while (claim.kind === 'existing') {
+    const cached = await claim.response
+    if (cached) {
+      conn.respond(id, cached)
+      return
+    }
+    claim = ctx.dedupe.claim(key, Date.now())
   }
-  const pending = ctx.dedupe.begin(key, Date.now())
+  const pending = claim
   const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { transport: 'ws', connId: conn.id })
   if (!res.ok) {
     pending.failed()
