@@ -1,6 +1,7 @@
-import { constants as C, existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { constants as C, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { atomicWriteConfined } from './atomic-write'
 import { openConfined, resolveInWorkspace, WorkspaceEscapeError } from './paths'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 
@@ -90,6 +91,25 @@ describe('open-time re-check (symlink swapped in after the check)', () => {
     renameSync(path.join(sb.ws, 'sub'), path.join(sb.ws, 'sub-old'))
     symlinkSync(sb.outside, path.join(sb.ws, 'sub'))
     await expect(openConfined(rp, C.O_RDONLY)).rejects.toThrow(/changed while opening|outside/)
+  })
+})
+
+describe('write-time re-check', () => {
+  it('a symlink planted at the target after the check is refused and the outside file is untouched', async () => {
+    const rp = await resolveInWorkspace(sb.ws, 'new.txt', { allowMissing: true })
+    symlinkSync(path.join(sb.outside, 'secret.txt'), path.join(sb.ws, 'new.txt'))
+    await expect(atomicWriteConfined(rp, 'pwned')).rejects.toThrow(WorkspaceEscapeError)
+    expect(readFileSync(path.join(sb.outside, 'secret.txt'), 'utf8')).toBe('TOP SECRET\n')
+  })
+
+  it('a parent dir swapped for an outside symlink after the check is refused', async () => {
+    mkdirSync(path.join(sb.ws, 'sub'))
+    const rp = await resolveInWorkspace(sb.ws, 'sub/out.txt', { allowMissing: true })
+    renameSync(path.join(sb.ws, 'sub'), path.join(sb.ws, 'sub-old'))
+    symlinkSync(sb.outside, path.join(sb.ws, 'sub'))
+    await expect(atomicWriteConfined(rp, 'pwned')).rejects.toThrow(WorkspaceEscapeError)
+    expect(existsSync(path.join(sb.outside, 'out.txt'))).toBe(false)
+    expect(readdirSync(sb.outside)).toEqual(['secret.txt']) // no temp file left behind either
   })
 })
 

@@ -56,6 +56,19 @@ describe('exec: running commands', () => {
     expect(r.details).toMatchObject({ exitCode: 0, truncated: false })
   })
 
+  it("does not pass Loopdesk's own secrets to commands", async () => {
+    const ctx = makeCtx(sb.ws, allowAll)
+    process.env.LOOPDESK_GATEWAY_TOKEN = 'tok-secret'
+    process.env.LOOPDESK_TEST_PLAIN = 'visible'
+    try {
+      const r = await run(ctx, 'exec', { command: 'echo "[$LOOPDESK_GATEWAY_TOKEN][$LOOPDESK_TEST_PLAIN][$PAGER]"' })
+      expect(textOf(r)).toBe('[][visible][cat]\n')
+    } finally {
+      delete process.env.LOOPDESK_GATEWAY_TOKEN
+      delete process.env.LOOPDESK_TEST_PLAIN
+    }
+  })
+
   it('throws with the exit code and output on failure', async () => {
     const ctx = makeCtx(sb.ws, allowAll)
     await expect(run(ctx, 'exec', { command: 'echo oops >&2; exit 3' })).rejects.toThrow(/^Command exited with code 3\n\noops/)

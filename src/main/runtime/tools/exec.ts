@@ -52,6 +52,16 @@ async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCa
   throw new ExecDeniedError('exec denied by user: the command was not run', 'user')
 }
 
+/** Loopdesk's own credentials (gateway token etc.) never reach model-run commands. */
+const OWN_SECRET = /^LOOPDESK_.*(TOKEN|KEY|SECRET|PASSWORD)/i
+
+function commandEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!OWN_SECRET.test(k)) env[k] = v
+  // Non-interactive: pagers and credential prompts would otherwise wait for input until the timeout.
+  return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }
+}
+
 interface RunOutcome {
   code: number | null
   signal: NodeJS.Signals | null
@@ -72,7 +82,7 @@ function runCommand(
 ): Promise<RunOutcome> {
   const started = Date.now()
   return new Promise<RunOutcome>((resolve, reject) => {
-    const env = { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }
+    const env = commandEnv()
     const child = spawnShell(command, cwd, env)
     let timedOut = false
     let aborted = false

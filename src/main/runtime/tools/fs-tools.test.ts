@@ -192,6 +192,39 @@ describe('grep', () => {
   })
 })
 
+describe('abort', () => {
+  it('every tool refuses to start with an aborted signal and changes nothing', async () => {
+    put('a.txt', 'abc')
+    const ac = new AbortController()
+    ac.abort()
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['read', { path: 'a.txt' }],
+      ['write', { path: 'b.txt', content: 'x' }],
+      ['edit', { path: 'a.txt', oldText: 'abc', newText: 'x' }],
+      ['ls', {}],
+      ['glob', { pattern: '**' }],
+      ['grep', { pattern: 'a' }],
+      ['exec', { command: 'touch c.txt' }],
+      ['web_fetch', { url: 'http://127.0.0.1:9/' }],
+      ['message', { text: 'hi' }],
+    ]
+    for (const [name, params] of calls) {
+      await expect(run(ctx, name, params, { signal: ac.signal }), name).rejects.toThrow(/aborted/)
+    }
+    expect(readdirSync(sb.ws)).toEqual(['a.txt'])
+    expect(get('a.txt')).toBe('abc')
+    expect(ctx.sent).toEqual([])
+  })
+
+  it('a walk stops when aborted midway', async () => {
+    for (let i = 0; i < 300; i++) put(`d${i % 30}/f${i}.txt`, 'needle')
+    const ac = new AbortController()
+    const p = run(ctx, 'grep', { pattern: 'needle' }, { signal: ac.signal })
+    queueMicrotask(() => ac.abort())
+    await expect(p).rejects.toThrow(/aborted/)
+  })
+})
+
 describe('message', () => {
   it('sends at once and confirms', async () => {
     const r = await run(ctx, 'message', { text: '  Working on it  ' })

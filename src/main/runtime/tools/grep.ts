@@ -79,6 +79,7 @@ export const grepTool = defineTool(
       const byName = !!p.glob && !p.glob.includes('/')
       for await (const e of walk(base.abs, signal, state)) {
         if (e.kind !== 'file') continue // symlinks are not followed
+        throwIfAborted(signal, 'grep')
         if (filter && !filter.test(byName ? path.posix.basename(e.rel) : e.rel)) continue
         files++
         const rp: ResolvedPath = { ...base, abs: e.abs, rel: path.relative(base.root, e.abs), exists: true }
