@@ -1,0 +1,21 @@
+export { SessionStore } from './session-store'
+export type { SessionStoreOptions } from './session-store'
+export type { SessionMutator } from './store-core'
+export { STORE_LOCK_STALE_MS, STORE_LOCK_TIMEOUT_MS } from './store-core'
+export { Transcript, parseTranscript } from './transcript'
+export type { TranscriptHeader, TranscriptOptions, TranscriptRead } from './transcript'
+export { acquireWriteLock, releaseAllLocksSync, holdsWriteLock, DEFAULT_LOCK_STALE_MS, DEFAULT_LOCK_TIMEOUT_MS } from './write-lock'
+export type { ReleaseLock, WriteLockOptions } from './write-lock'
+export {
+  newSessionId,
+  isValidSessionId,
+  assertSessionId,
+  sessionsDir,
+  sessionStorePath,
+  transcriptFile,
+  archivedTranscriptFile,
+} from './paths'
+export { toSessionRow } from './session-row'
+export { writeFileAtomicSync } from './atomic-write'
+export type { AtomicWriteOptions } from './atomic-write'
+export { isPidAlive } from './process-info'

@@ -1,0 +1,131 @@
+// One append-only JSONL transcript per session (line 1 = header). Every entry is written with a single
+// O_APPEND write ending in '\n', so a crash can only tear the LAST line; readers skip a torn or garbled
+// line and keep everything else, and the next append first terminates a torn line so it stays separate.
+import fs from 'node:fs'
+import path from 'node:path'
+import type { TranscriptEntry } from '../contracts'
+import { sessionsDir, transcriptFile } from './paths'
+
+export type TranscriptHeader = Extract<TranscriptEntry, { type: 'session' }>
+
+export interface TranscriptOptions {
+  /** fsync after every append (default false: a process crash cannot lose written data, only power loss) */
+  fsync?: boolean
+}
+
+export interface TranscriptRead {
+  entries: TranscriptEntry[]
+  /** lines that could not be parsed (torn last line, garbled middle line) */
+  skipped: number
+  /** the file did not end with a newline (a write was cut short) */
+  torn: boolean
+}
+
+const NL = 0x0a
+
+export class Transcript {
+  static sessionsDir(stateDir: string, agentId: string): string {
+    return sessionsDir(stateDir, agentId)
+  }
+
+  static pathFor(dir: string, sessionId: string): string {
+    return transcriptFile(dir, sessionId)
+  }
+
+  static forSession(stateDir: string, agentId: string, sessionId: string, opts?: TranscriptOptions): Transcript {
+    return new Transcript(transcriptFile(sessionsDir(stateDir, agentId), sessionId), opts)
+  }
+
+  constructor(
+    readonly file: string,
+    private readonly opts: TranscriptOptions = {},
+  ) {}
+
+  exists(): boolean {
+    return fs.existsSync(this.file)
+  }
+
+  /** Writes the header line when the file is missing or empty. Returns true when it wrote one. */
+  async ensureHeader(header: TranscriptHeader): Promise<boolean> {
+    fs.mkdirSync(path.dirname(this.file), { recursive: true })
+    let fd: number
+    try {
+      fd = fs.openSync(this.file, 'wx', 0o600)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+      if (fs.statSync(this.file).size > 0) return false
+      fd = fs.openSync(this.file, 'a', 0o600)
+    }
+    try {
+      writeAll(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'))
+      if (this.opts.fsync) fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+    return true
+  }
+
+  async append(entry: TranscriptEntry): Promise<void> {
+    this.appendLines([entry])
+  }
+
+  /** Appends several entries in one write (still one line each). */
+  async appendMany(entries: TranscriptEntry[]): Promise<void> {
+    if (entries.length) this.appendLines(entries)
+  }
+
+  async readAll(): Promise<TranscriptRead> {
+    let text: string
+    try {
+      text = fs.readFileSync(this.file, 'utf8')
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0, torn: false }
+      throw err
+    }
+    return parseTranscript(text)
+  }
+
+  private appendLines(entries: TranscriptEntry[]): void {
+    let body = ''
+    for (const e of entries) body += JSON.stringify(e) + '\n'
+    fs.mkdirSync(path.dirname(this.file), { recursive: true })
+    const fd = fs.openSync(this.file, 'a+', 0o600)
+    try {
+      // A previous writer died mid-line: end that line first so ours is not glued onto it.
+      const size = fs.fstatSync(fd).size
+      if (size > 0) {
+        const last = Buffer.alloc(1)
+        fs.readSync(fd, last, 0, 1, size - 1)
+        if (last[0] !== NL) body = '\n' + body
+      }
+      writeAll(fd, Buffer.from(body, 'utf8'))
+      if (this.opts.fsync) fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+  }
+}
+
+export function parseTranscript(text: string): TranscriptRead {
+  const lines = text.split('\n')
+  const torn = text.length > 0 && !text.endsWith('\n')
+  const entries: TranscriptEntry[] = []
+  let skipped = 0
+  for (const line of lines) {
+    if (line.trim() === '') continue
+    try {
+      const v = JSON.parse(line) as unknown
+      if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
+        entries.push(v as TranscriptEntry)
+      } else skipped++
+    } catch {
+      skipped++
+    }
+  }
+  return { entries, skipped, torn }
+}
+
+function writeAll(fd: number, buf: Buffer): void {
+  let off = 0
+  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
+}

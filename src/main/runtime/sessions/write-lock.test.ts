@@ -1,0 +1,143 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ApiError } from '../../api/errors'
+import { deadPid, exited, spawnChild, waitForLine } from './test-fixtures/child'
+import { acquireWriteLock, holdsWriteLock, releaseAllLocksSync } from './write-lock'
+
+let dir: string
+let file: string
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-lock-'))
+  file = path.join(dir, 's.jsonl')
+})
+afterEach(() => {
+  releaseAllLocksSync()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const lockFile = () => `${file}.lock`
+
+describe('acquireWriteLock', () => {
+  it('creates <file>.lock with pid and createdAt, and removes it on release (idempotent)', async () => {
+    const release = await acquireWriteLock(file)
+    const payload = JSON.parse(fs.readFileSync(lockFile(), 'utf8'))
+    expect(payload.pid).toBe(process.pid)
+    expect(typeof payload.createdAt).toBe('number')
+    expect(fs.statSync(lockFile()).mode & 0o777).toBe(0o600)
+    expect(holdsWriteLock(file)).toBe(true)
+    await release()
+    expect(fs.existsSync(lockFile())).toBe(false)
+    await release()
+    expect(holdsWriteLock(file)).toBe(false)
+  })
+
+  it('is re-entrant within the process (ref-counted)', async () => {
+    const r1 = await acquireWriteLock(file)
+    const r2 = await acquireWriteLock(file)
+    await r1()
+    await r1() // idempotent: must not drop r2's reference
+    expect(fs.existsSync(lockFile())).toBe(true)
+    await r2()
+    expect(fs.existsSync(lockFile())).toBe(false)
+  })
+
+  it('reclaims a stale lock whose pid is dead', async () => {
+    const pid = await deadPid()
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid, createdAt: Date.now() }))
+    const t0 = Date.now()
+    const release = await acquireWriteLock(file, { timeoutMs: 2000 })
+    expect(Date.now() - t0).toBeLessThan(500)
+    expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8')).pid).toBe(process.pid)
+    await release()
+    expect(fs.readdirSync(dir)).toEqual([]) // no leftover grave files
+  })
+
+  it('reclaims a lock left by a previous incarnation of this very pid', async () => {
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, createdAt: Date.now(), tid: 0 }))
+    const release = await acquireWriteLock(file, { timeoutMs: 500 })
+    await release()
+  })
+
+  it('reclaims a live holder lock older than staleMs, and a recycled pid (start time differs)', async () => {
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now() - 10_000 }))
+    const r1 = await acquireWriteLock(file, { timeoutMs: 500, staleMs: 5_000 })
+    await r1()
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now(), starttime: '1' }))
+    const r2 = await acquireWriteLock(file, { timeoutMs: 500 })
+    await r2()
+  })
+
+  it('reclaims an empty lock file (holder died before writing) after a short grace', async () => {
+    fs.writeFileSync(lockFile(), '')
+    const old = new Date(Date.now() - 5_000)
+    fs.utimesSync(lockFile(), old, old)
+    const release = await acquireWriteLock(file, { timeoutMs: 500 })
+    await release()
+  })
+
+  it('a lock held by a live child process blocks until timeout with a retryable UNAVAILABLE error', async () => {
+    const child = spawnChild(['hold', file, '20000'])
+    const done = exited(child)
+    try {
+      await waitForLine(child, 'locked')
+      const t0 = Date.now()
+      const err = await acquireWriteLock(file, { timeoutMs: 400 }).catch((e) => e)
+      const waited = Date.now() - t0
+      expect(err).toBeInstanceOf(ApiError)
+      expect(err.code).toBe('UNAVAILABLE')
+      expect(err.retryable).toBe(true)
+      expect(err.message).toContain(`pid ${child.pid}`)
+      expect(waited).toBeGreaterThanOrEqual(390)
+      expect(waited).toBeLessThan(2000)
+      // the holder's lock is intact
+      expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8')).pid).toBe(child.pid)
+    } finally {
+      child.kill('SIGKILL')
+      await done
+    }
+  })
+
+  it('after the holder is killed with SIGKILL, a waiter takes the lock', async () => {
+    const child = spawnChild(['hold', file, '20000'])
+    const done = exited(child)
+    await waitForLine(child, 'locked')
+    const waiting = acquireWriteLock(file, { timeoutMs: 5000 })
+    setTimeout(() => child.kill('SIGKILL'), 100)
+    const release = await waiting
+    expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8')).pid).toBe(process.pid)
+    await release()
+    expect((await done).signal).toBe('SIGKILL')
+  })
+
+  it('a child that exits normally releases its lock via the exit hook', async () => {
+    const child = spawnChild(['hold', file, '50'])
+    const done = exited(child)
+    await waitForLine(child, 'locked')
+    expect((await done).code).toBe(0)
+    expect(fs.existsSync(lockFile())).toBe(false)
+  })
+
+  it('release leaves a lock that is no longer ours alone', async () => {
+    const release = await acquireWriteLock(file)
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: 1, createdAt: Date.now() })) // someone reclaimed it
+    await release()
+    expect(fs.existsSync(lockFile())).toBe(true)
+  })
+
+  it('releaseAllLocksSync removes every held lock', async () => {
+    await acquireWriteLock(file)
+    await acquireWriteLock(path.join(dir, 'other'))
+    releaseAllLocksSync()
+    expect(fs.readdirSync(dir)).toEqual([])
+    expect(holdsWriteLock(file)).toBe(false)
+  })
+
+  it('creates missing parent directories', async () => {
+    const deep = path.join(dir, 'a', 'b', 'c.json')
+    const release = await acquireWriteLock(deep)
+    expect(fs.existsSync(`${deep}.lock`)).toBe(true)
+    await release()
+  })
+})

@@ -1,0 +1,247 @@
+// Cross-process write locks (OpenClaw §9.5): `<file>.lock` created with O_EXCL and holding
+// {pid, createdAt, starttime, tid}. Re-entrant within a process (ref-counted); waiting callers retry with
+// backoff; a lock whose holder is dead (or older than staleMs) is reclaimed; every lock this process holds
+// is removed on exit. kill -9 cannot run exit hooks, which is exactly what the dead-pid reclaim is for.
+import fs from 'node:fs'
+import path from 'node:path'
+import { threadId } from 'node:worker_threads'
+import { ApiError } from '../../api/errors'
+import { isPidAlive, ownProcessStartTime, processStartTime } from './process-info'
+
+export interface WriteLockOptions {
+  /** give up after this long (default 10 s) → ApiError UNAVAILABLE (retryable) */
+  timeoutMs?: number
+  /** a live holder's lock older than this is considered abandoned (default 30 min) */
+  staleMs?: number
+}
+
+export type ReleaseLock = () => Promise<void>
+
+interface LockPayload {
+  pid: number
+  createdAt: number
+  starttime?: string
+  tid?: number
+}
+
+interface HeldLock {
+  lockPath: string
+  payload: string
+  refs: number
+}
+
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
+export const DEFAULT_LOCK_STALE_MS = 30 * 60_000
+/** A lock file that never got its payload (holder died between create and write) is stale after this. */
+const UNREADABLE_LOCK_GRACE_MS = 2_000
+
+// Shared through globalThis so duplicated copies of this module (bundled chunks) agree on what is held.
+const HELD_KEY = Symbol.for('loopdesk.runtime.writeLocks')
+const globalRef = globalThis as unknown as Record<symbol, Map<string, HeldLock> | undefined>
+const held: Map<string, HeldLock> = (globalRef[HELD_KEY] ??= new Map())
+
+let exitHookInstalled = false
+function installExitHook(): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.once('exit', releaseAllLocksSync)
+}
+
+/** Takes `<file>.lock`, waiting for another holder if needed. Returns an idempotent release function. */
+export async function acquireWriteLock(file: string, opts: WriteLockOptions = {}): Promise<ReleaseLock> {
+  const lockPath = `${path.resolve(file)}.lock`
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
+  const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS
+  const deadline = Date.now() + timeoutMs
+  for (let attempt = 0; ; attempt++) {
+    const mine = held.get(lockPath)
+    if (mine) {
+      mine.refs++
+      return releaser(mine)
+    }
+    const got = tryCreate(lockPath)
+    if (got) return releaser(got)
+    if (reclaimIfStale(lockPath, staleMs)) continue
+    const now = Date.now()
+    if (now >= deadline) {
+      const holder = readPayload(lockPath)
+      throw new ApiError(
+        'UNAVAILABLE',
+        `timed out after ${timeoutMs} ms waiting for ${lockPath}` + (holder ? ` (held by pid ${holder.pid})` : ''),
+        { lockPath, holderPid: holder?.pid },
+        true,
+      )
+    }
+    // Quick retries first (store writes hold the lock for ~1 ms), then back off up to 250 ms, with jitter.
+    const delay = Math.min(250, 2 * 1.6 ** Math.min(attempt, 12)) * (0.5 + Math.random())
+    await new Promise((r) => setTimeout(r, Math.max(1, Math.min(delay, deadline - now))))
+  }
+}
+
+/**
+ * Synchronous variant for exit handlers: tries for at most timeoutMs (default 500 ms) and returns a
+ * release function, or undefined when the lock could not be taken.
+ */
+export function tryAcquireWriteLockSync(file: string, opts: WriteLockOptions = {}): (() => void) | undefined {
+  const lockPath = `${path.resolve(file)}.lock`
+  const deadline = Date.now() + (opts.timeoutMs ?? 500)
+  const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS
+  const pause = new Int32Array(new SharedArrayBuffer(4))
+  for (;;) {
+    const mine = held.get(lockPath)
+    if (mine) {
+      mine.refs++
+      return syncReleaser(mine)
+    }
+    const got = tryCreate(lockPath)
+    if (got) return syncReleaser(got)
+    if (reclaimIfStale(lockPath, staleMs)) continue
+    if (Date.now() >= deadline) return undefined
+    Atomics.wait(pause, 0, 0, 5)
+  }
+}
+
+/** Is `<file>.lock` currently held by this process? */
+export function holdsWriteLock(file: string): boolean {
+  return held.has(`${path.resolve(file)}.lock`)
+}
+
+/** Removes every lock this process holds (process exit; also safe to call from signal handlers). */
+export function releaseAllLocksSync(): void {
+  for (const lock of held.values()) removeIfOurs(lock)
+  held.clear()
+}
+
+function tryCreate(lockPath: string): HeldLock | undefined {
+  const payload: LockPayload = { pid: process.pid, createdAt: Date.now(), tid: threadId }
+  const starttime = ownProcessStartTime()
+  if (starttime) payload.starttime = starttime
+  const text = JSON.stringify(payload)
+  let fd: number
+  try {
+    fd = fs.openSync(lockPath, 'wx', 0o600)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return undefined
+    if (code === 'ENOENT') {
+      fs.mkdirSync(path.dirname(lockPath), { recursive: true })
+      return tryCreate(lockPath)
+    }
+    throw storageError(lockPath, err)
+  }
+  try {
+    fs.writeSync(fd, text)
+  } catch (err) {
+    fs.closeSync(fd)
+    fs.rmSync(lockPath, { force: true })
+    throw storageError(lockPath, err)
+  }
+  fs.closeSync(fd)
+  const lock: HeldLock = { lockPath, payload: text, refs: 1 }
+  held.set(lockPath, lock)
+  installExitHook()
+  return lock
+}
+
+function releaser(lock: HeldLock): ReleaseLock {
+  const release = syncReleaser(lock)
+  return async () => release()
+}
+
+function syncReleaser(lock: HeldLock): () => void {
+  let released = false
+  return () => {
+    if (released) return
+    released = true
+    if (--lock.refs > 0) return
+    if (held.get(lock.lockPath) === lock) held.delete(lock.lockPath)
+    removeIfOurs(lock)
+  }
+}
+
+/** Deletes the lock file only if it is still ours (a reclaimer may have replaced it). */
+function removeIfOurs(lock: HeldLock): void {
+  try {
+    if (fs.readFileSync(lock.lockPath, 'utf8') === lock.payload) fs.unlinkSync(lock.lockPath)
+  } catch {
+    // already gone
+  }
+}
+
+function readPayload(lockPath: string): LockPayload | undefined {
+  try {
+    return parsePayload(fs.readFileSync(lockPath, 'utf8'))
+  } catch {
+    return undefined
+  }
+}
+
+function parsePayload(raw: string): LockPayload | undefined {
+  try {
+    const p = JSON.parse(raw) as LockPayload
+    return p && Number.isInteger(p.pid) && typeof p.createdAt === 'number' ? p : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isStale(lockPath: string, raw: string, staleMs: number): boolean {
+  const p = parsePayload(raw)
+  if (!p) {
+    try {
+      return Date.now() - fs.statSync(lockPath).mtimeMs > Math.min(staleMs, UNREADABLE_LOCK_GRACE_MS)
+    } catch {
+      return true
+    }
+  }
+  if (p.pid === process.pid && (p.tid ?? 0) === threadId) return true // ours by pid, but not in `held`: a dead predecessor
+  if (!isPidAlive(p.pid)) return true
+  if (p.starttime) {
+    const now = processStartTime(p.pid)
+    if (now && now !== p.starttime) return true // the pid was recycled by another process
+  }
+  return Date.now() - p.createdAt > staleMs
+}
+
+/**
+ * Removes a stale lock so the caller can retry. Returns true when the slot may be free now.
+ * Two waiters can judge the same lock stale; the rename makes sure only the one that moved the
+ * stale file deletes it, and a fresh lock moved by mistake is put back.
+ */
+function reclaimIfStale(lockPath: string, staleMs: number): boolean {
+  let raw: string
+  try {
+    raw = fs.readFileSync(lockPath, 'utf8')
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  if (!isStale(lockPath, raw, staleMs)) return false
+  const grave = `${lockPath}.stale-${process.pid}-${threadId}-${Math.random().toString(36).slice(2)}`
+  try {
+    fs.renameSync(lockPath, grave)
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+  }
+  let moved = ''
+  try {
+    moved = fs.readFileSync(grave, 'utf8')
+  } catch {
+    // unreadable: treat as the stale one
+  }
+  if (moved !== raw) {
+    try {
+      fs.linkSync(grave, lockPath) // put the fresh lock back unless someone else already took the slot
+    } catch {
+      // slot already taken again
+    }
+    fs.rmSync(grave, { force: true })
+    return false
+  }
+  fs.rmSync(grave, { force: true })
+  return true
+}
+
+function storageError(lockPath: string, err: unknown): ApiError {
+  const e = err as NodeJS.ErrnoException
+  return new ApiError('STORAGE_ERROR', `cannot create lock ${lockPath}: ${e.code ?? ''} ${e.message}`.trim())
+}
