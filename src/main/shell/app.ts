@@ -25,8 +25,8 @@ export interface GatewayHandle {
   close(): Promise<void>
 }
 
-export interface GatewayStartOptions {
-  runtime: RuntimeHost
+export interface GatewayStartOptions<R extends RuntimeHost = RuntimeHost> {
+  runtime: R
   /** configured port; the starter falls back to a free one when it is taken and records the real one */
   port: number
   bind: 'loopback' | 'lan' | 'all'
@@ -38,9 +38,9 @@ export interface GatewayStartOptions {
 }
 
 /** The Electron-free parts the shell starts. index.ts passes the real ones, tests pass fakes. */
-export interface ShellDeps {
-  createRuntime(opts: RuntimeOptions): Promise<RuntimeHost>
-  startGateway?(opts: GatewayStartOptions): Promise<GatewayHandle>
+export interface ShellDeps<R extends RuntimeHost = RuntimeHost> {
+  createRuntime(opts: RuntimeOptions): Promise<R>
+  startGateway?(opts: GatewayStartOptions<R>): Promise<GatewayHandle>
 }
 
 export interface ShellPaths {
@@ -84,9 +84,13 @@ async function gatewaySettings(
   return { port: port ?? DEFAULT_GATEWAY_PORT, bind, allowedOrigins }
 }
 
-export function startShell(deps: ShellDeps, paths: ShellPaths, env: NodeJS.ProcessEnv = process.env): ShellController {
+export function startShell<R extends RuntimeHost>(
+  deps: ShellDeps<R>,
+  paths: ShellPaths,
+  env: NodeJS.ProcessEnv = process.env,
+): ShellController {
   let win: BrowserWindow | undefined
-  let runtime: RuntimeHost | undefined
+  let runtime: R | undefined
   let gateway: GatewayHandle | undefined
   let ipc: BridgeIpc | undefined
   let settings: ShellSettings | undefined
