@@ -122,7 +122,6 @@ describe('exec: running commands', () => {
     const early = seen.find((s) => s.text.includes('first'))
     expect(early).toBeDefined()
     expect(early!.text).not.toContain('second')
-    expect(early!.t).toBeLessThan(600)
   })
 
   it('caps output keeping head and tail', async () => {
