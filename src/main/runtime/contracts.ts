@@ -132,8 +132,11 @@ export interface SessionEntry {
   endedAt?: number
   runtimeMs?: number
   label?: string
+  /** model id the last run used (display) */
   model?: string
   modelProvider?: string
+  /** "<provider>/<model>" chosen for this session (sessions.patch / sessions.create); runs use it over the defaults */
+  modelOverride?: string
   thinkingLevel?: ThinkingLevel
   verboseLevel?: 'off' | 'on' | 'full'
   reasoningLevel?: 'off' | 'on' | 'stream'
