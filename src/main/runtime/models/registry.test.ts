@@ -2,33 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { ApiError } from '../../api/errors'
 import { memoryCredentials } from '../../../../test/fixtures/memory-credentials'
+import { resolvedConfig } from '../../../../test/fixtures/resolved-config'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { createModelRegistry, envRefName, LOCAL_DUMMY_KEY } from './registry'
 
-function cfg(raw: LoopdeskConfig, model?: string): ResolvedConfig {
-  return {
-    raw,
-    defaultAgentId: 'main',
-    agents: [{ id: 'main', workspace: '/tmp/ws' }],
-    defaults: {
-      timeoutSeconds: 600,
-      thinkingDefault: 'off',
-      verboseDefault: 'off',
-      reasoningDefault: 'off',
-      model,
-      workspace: '/tmp/ws',
-      compaction: { reserveTokens: 4000, keepRecentTurns: 2 },
-      blockStreamingDefault: 'off',
-      blockStreamingBreak: 'text_end',
-      bootstrapMaxChars: 20000,
-      maxConcurrent: 4,
-    },
-    queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
-    exec: { allowlist: [], approvalTimeoutMs: 60000, timeoutSeconds: 60, maxOutputChars: 20000 },
-    webFetch: { maxBytes: 1e6, timeoutMs: 10000 },
-    gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
-  }
-}
+const cfg = (raw: LoopdeskConfig, model?: string): ResolvedConfig => resolvedConfig(raw, { model, workspace: '/tmp/ws' })
 
 let server: ModelServer
 beforeAll(async () => {

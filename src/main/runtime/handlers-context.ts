@@ -1,0 +1,152 @@
+// What the method handlers share: the runtime's parts plus session-resolution helpers.
+import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
+import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
+import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
+import { ApiError, invalid } from '../api/errors'
+import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
+import type { EventBus, RunRegistry } from './events'
+import type { CommandQueue } from './lanes'
+import type { ModelRegistry } from './models'
+import type { ChatProjection } from './runner/chat-projection'
+import type { EmbeddedRunner, RunOutcome, RunRequest } from './runner/embedded-runner'
+import type { FollowupQueue } from './runner/followup-queue'
+import type { RuntimeHooks } from './runner/hooks'
+import type { IdempotencyCache } from './runner/idempotency'
+import { toSessionRow, type SessionStore } from './sessions'
+import type { ApprovalBroker } from './tools'
+
+/** The config source the runtime reads (implemented by the config module's ConfigManager). */
+export interface ConfigSource {
+  readonly current: ResolvedConfig
+  readonly path: string
+  readonly hash: string
+  readonly issues: ConfigIssue[]
+  readonly exists: boolean
+  redacted(): Record<string, unknown>
+  secretsStatus(): Record<string, 'set' | 'not set'>
+  /** RFC 7396 merge patch; rejects on a stale baseHash or an invalid result */
+  patch(patch: Record<string, unknown>, baseHash?: string): Promise<unknown>
+}
+
+export interface PrefsProvider {
+  get(): Prefs
+  set(patch: Partial<Prefs>): Prefs
+}
+
+/** A run the runtime knows about: queued in a lane or running. */
+export interface TrackedRun {
+  runId: string
+  sessionKey: string
+  agentId: string
+  controller: AbortController
+  /** resolves with the runner's outcome */
+  done: Promise<RunOutcome>
+  source: 'agent' | 'chat'
+}
+
+export interface RuntimeCore {
+  readonly stateDir: string
+  readonly env: NodeJS.ProcessEnv
+  readonly startedAt: number
+  readonly version: string
+  readonly config: ConfigSource
+  readonly credentials: CredentialStore
+  readonly bus: EventBus
+  readonly runs: RunRegistry
+  readonly queue: CommandQueue
+  readonly runner: EmbeddedRunner
+  readonly approvals: ApprovalBroker
+  readonly projection: ChatProjection
+  readonly followups: FollowupQueue
+  readonly hooks: RuntimeHooks
+  readonly prefs: PrefsProvider
+  readonly dedupe: IdempotencyCache<unknown>
+  /** runs queued or running, by runId */
+  readonly tracked: Map<string, TrackedRun>
+  models(): ModelRegistry
+  /** rebuild the model registry (credentials or config changed) */
+  refreshModels(): Promise<void>
+  store(agentId: string): SessionStore
+  emit(event: AnyEvent): void
+  sessionChanged(sessionKey: string, reason: SessionsChangedEvent['reason'], runId?: string): void
+  /** queue a run (does not wait for it); the final is available through agentFinal */
+  startRun(req: Omit<RunRequest, 'signal' | 'onStart'> & { onStart?: () => void }, source: 'agent' | 'chat'): TrackedRun
+  recordFinal(final: AgentFinal): void
+  isShuttingDown(): boolean
+}
+
+export function agentIds(core: RuntimeCore): string[] {
+  return core.config.current.agents.map((a) => a.id)
+}
+
+export function assertAgent(core: RuntimeCore, agentId: string): string {
+  const id = agentId.trim().toLowerCase()
+  if (!agentIds(core).includes(id)) throw invalid(`unknown agent id "${agentId}"`)
+  return id
+}
+
+/** Canonical key (`agent:<id>:<rest>`) of a configured agent, or a clear INVALID_REQUEST. */
+export function canonicalKey(core: RuntimeCore, key: string): { key: string; agentId: string } {
+  const trimmed = key.trim()
+  const k = canonicalSessionKey(trimmed, core.config.current.defaultAgentId)
+  if (!k) throw invalid(trimmed.toLowerCase().startsWith('agent:') ? `malformed session key "${key}"` : `invalid session key "${key}"`)
+  const agentId = parseSessionKey(k)!.agentId
+  assertAgent(core, agentId)
+  return { key: k, agentId }
+}
+
+/**
+ * sessionKey | sessionId | agentId → the session to use. An agentId that disagrees with the key's agent is
+ * rejected; a sessionId without a key finds its session (or names a new one); nothing → the agent's main.
+ */
+export function resolveTarget(
+  core: RuntimeCore,
+  p: { sessionKey?: string; sessionId?: string; agentId?: string },
+): { key: string; agentId: string; sessionId?: string } {
+  const agentId = p.agentId !== undefined ? assertAgent(core, p.agentId) : undefined
+  if (p.sessionKey !== undefined) {
+    const r = canonicalKey(core, p.sessionKey)
+    if (agentId && agentId !== r.agentId) {
+      throw invalid(`agentId "${agentId}" does not match the agent of session key "${r.key}"`)
+    }
+    return p.sessionId ? { ...r, sessionId: p.sessionId } : r
+  }
+  if (p.sessionId !== undefined) {
+    const owners = agentId ? [agentId] : agentIds(core)
+    for (const a of owners) {
+      for (const [key, entry] of core.store(a).list()) if (entry.sessionId === p.sessionId) return { key, agentId: a, sessionId: p.sessionId }
+    }
+    const a = agentId ?? core.config.current.defaultAgentId
+    const rest = p.sessionId.toLowerCase()
+    const k = canonicalSessionKey(`agent:${a}:${rest}`, a)
+    if (!k) throw invalid(`invalid sessionId "${p.sessionId}"`)
+    return { key: k, agentId: a, sessionId: p.sessionId }
+  }
+  const a = agentId ?? core.config.current.defaultAgentId
+  return { key: mainSessionKey(a), agentId: a }
+}
+
+export function rowOf(core: RuntimeCore, key: string, agentId: string, entry?: SessionEntry): SessionRow | undefined {
+  const e = entry ?? core.store(agentId).get(key)
+  return e ? toSessionRow(key, e, agentId) : undefined
+}
+
+export function requireEntry(core: RuntimeCore, key: string, agentId: string): SessionEntry {
+  const e = core.store(agentId).get(key)
+  if (!e) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
+  return e
+}
+
+/** `/new`, `/reset` (+ optional text) and `/stop` as typed in a chat. */
+export function parseCommand(message: string): { command: 'new' | 'reset' | 'stop'; rest: string } | undefined {
+  const m = /^\s*\/(new|reset|stop)(?:\s+([\s\S]*))?$/i.exec(message)
+  if (!m) return undefined
+  const command = m[1].toLowerCase() as 'new' | 'reset' | 'stop'
+  const rest = (m[2] ?? '').trim()
+  if (command === 'stop' && rest) return undefined // "/stop the music" is a message, not the command
+  return { command, rest }
+}
+
+export function rejectControlChars(message: string): void {
+  if (message.includes('\u0000')) throw invalid('message must not contain NUL characters')
+}

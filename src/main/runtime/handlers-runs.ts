@@ -1,0 +1,215 @@
+// Run-related handlers: agent, agent.wait, chat.send, chat.abort, chat.history.
+import { ApiError, invalid } from '../api/errors'
+import type { Handlers } from '../api/dispatch'
+import type { ResultOf } from '../../shared/methods'
+import {
+  canonicalKey,
+  parseCommand,
+  rejectControlChars,
+  resolveTarget,
+  type RuntimeCore,
+} from './handlers-context'
+import { abortSessionRuns, resetSession } from './handlers-sessions'
+import { historyRows, pageHistory } from './runner/chat-history'
+import { newSessionId, Transcript, assertSessionId } from './sessions'
+import type { SessionEntry } from './contracts'
+
+type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
+
+/** Prompt used for a bare `/new` or `/reset` through `agent` (the run still needs a message). */
+export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
+
+function unavailableWhenShuttingDown(core: RuntimeCore): void {
+  if (core.isShuttingDown()) throw new ApiError('UNAVAILABLE', 'Loopdesk is shutting down; not accepting new runs', undefined, true)
+}
+
+/** Creates the session entry if needed and stamps it (OpenClaw §2.2 step 10). Returns whether it was new. */
+async function persistSessionMeta(
+  core: RuntimeCore,
+  key: string,
+  agentId: string,
+  opts: { sessionId?: string; label?: string },
+): Promise<{ entry: SessionEntry; created: boolean }> {
+  if (opts.sessionId) assertSessionId(opts.sessionId)
+  let created = false
+  const now = Date.now()
+  const entry = await core.store(agentId).update(key, (cur) => {
+    created = !cur
+    const next: SessionEntry = cur ? { ...cur, updatedAt: now } : { sessionId: opts.sessionId ?? newSessionId(), createdAt: now, updatedAt: now, status: 'idle' }
+    if (opts.label !== undefined) next.label = opts.label
+    return next
+  })
+  return { entry: entry!, created }
+}
+
+export function runHandlers(core: RuntimeCore): RunHandlers {
+  return {
+    async agent(p) {
+      const cacheKey = `agent:${p.idempotencyKey}`
+      const cached = core.dedupe.get(cacheKey) as ResultOf<'agent'> | undefined
+      if (cached) return cached
+      unavailableWhenShuttingDown(core)
+      rejectControlChars(p.message)
+      if (!p.message.trim()) throw invalid('message must not be empty')
+      if (core.tracked.has(p.idempotencyKey)) return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
+      const target = resolveTarget(core, p)
+      const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
+      if (modelRef) core.models().resolve(modelRef) // unknown models fail the call, not the run
+      const acceptedAt = Date.now()
+      const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
+      core.dedupe.set(cacheKey, accepted)
+
+      let message = p.message
+      const cmd = parseCommand(message)
+      try {
+        if (cmd && cmd.command !== 'stop') {
+          await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
+          await resetSession(core, target.key, target.agentId, cmd.command)
+          message = cmd.rest || BARE_RESET_PROMPT
+        } else {
+          const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
+          if (created) core.sessionChanged(target.key, 'create')
+        }
+      } catch (err) {
+        core.dedupe.delete(cacheKey)
+        throw err
+      }
+      core.sessionChanged(target.key, 'send', p.idempotencyKey)
+      core.startRun(
+        {
+          runId: p.idempotencyKey,
+          sessionKey: target.key,
+          agentId: target.agentId,
+          message,
+          acceptedAt,
+          thinking: p.thinking,
+          timeoutMs: p.timeout !== undefined ? p.timeout * 1000 : undefined,
+          extraSystemPrompt: p.extraSystemPrompt,
+          lane: p.lane,
+          model: modelRef,
+        },
+        'agent',
+      )
+      return accepted
+    },
+
+    async 'agent.wait'(p) {
+      return core.runs.waitForAgentJob(p.runId, p.timeoutMs ?? 30_000)
+    },
+
+    async 'chat.send'(p) {
+      const cacheKey = `chat:${p.idempotencyKey}`
+      const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
+      if (cached) {
+        return core.tracked.has(p.idempotencyKey) && cached.status === 'started'
+          ? { runId: p.idempotencyKey, status: 'in_flight' }
+          : cached
+      }
+      rejectControlChars(p.message)
+      const { key, agentId } = canonicalKey(core, p.sessionKey)
+      const cmd = parseCommand(p.message)
+      if (cmd?.command === 'stop') {
+        // abort the active run and clear everything queued behind it
+        const cleared = core.followups.clear(key)
+        const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
+        if (core.hooks.command) {
+          try {
+            await core.hooks.command({ command: 'stop', sessionKey: key, agentId, abortedRunIds: runIds })
+          } catch (err) {
+            console.warn('[runtime] command:stop hook failed:', err)
+          }
+        }
+        const result: ResultOf<'chat.send'> = {
+          status: 'command',
+          ok: true,
+          aborted: runIds.length > 0,
+          runIds,
+          messages: [runIds.length > 0 || cleared > 0 ? 'Stopped.' : 'Nothing to stop.'],
+        }
+        core.dedupe.set(cacheKey, result)
+        return result
+      }
+      unavailableWhenShuttingDown(core)
+      let message = p.message
+      if (cmd) {
+        await persistSessionMeta(core, key, agentId, {})
+        await resetSession(core, key, agentId, cmd.command)
+        if (!cmd.rest) {
+          const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.'] }
+          core.dedupe.set(cacheKey, result)
+          return result
+        }
+        message = cmd.rest
+      }
+      if (!message.trim()) throw invalid('message or attachment required')
+      const { created } = await persistSessionMeta(core, key, agentId, {})
+      if (created) core.sessionChanged(key, 'create')
+      core.sessionChanged(key, 'send', p.idempotencyKey)
+
+      const busy = [...core.tracked.values()].some((t) => t.sessionKey === key)
+      const acceptedAt = Date.now()
+      let itemId: string | undefined
+      const run = core.startRun(
+        {
+          runId: p.idempotencyKey,
+          sessionKey: key,
+          agentId,
+          message,
+          acceptedAt,
+          thinking: p.thinking,
+          timeoutMs: p.timeoutMs,
+          onStart: () => {
+            if (itemId) core.followups.settle(key, itemId, 'started')
+          },
+        },
+        'chat',
+      )
+      let result: ResultOf<'chat.send'>
+      if (busy) {
+        // the session is busy: the run waits in the session lane behind the active one (followup)
+        const item = core.followups.add(key, message, run.runId, p.queueMode ?? 'followup', () => run.controller.abort('removed'))
+        itemId = item.id
+        run.done.then((o) => {
+          if (itemId) core.followups.settle(key, itemId, o.reason === 'error' ? 'failed' : 'started', o.error)
+        })
+        result = { runId: run.runId, status: 'queued', queueItemId: item.id }
+      } else {
+        result = { runId: run.runId, status: 'started' }
+      }
+      core.dedupe.set(cacheKey, result)
+      return result
+    },
+
+    async 'chat.abort'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      if (p.runId) {
+        const t = core.tracked.get(p.runId)
+        if (!t) return { ok: true, aborted: false, runIds: [] }
+        if (t.sessionKey !== key) throw invalid('runId does not match sessionKey')
+      }
+      const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined })
+      return { ok: true, aborted: runIds.length > 0, runIds }
+    },
+
+    async 'chat.history'(p) {
+      const { key, agentId } = canonicalKey(core, p.sessionKey)
+      const store = core.store(agentId)
+      const entry = store.get(key)
+      if (!entry) return { sessionKey: key, sessionId: '', messages: [], hasMore: false }
+      const { entries } = await new Transcript(store.transcriptPath(entry.sessionId)).readAll()
+      const page = pageHistory(historyRows(entries), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
+      const result: ResultOf<'chat.history'> = {
+        sessionKey: key,
+        sessionId: entry.sessionId,
+        messages: page.messages,
+        hasMore: page.hasMore,
+      }
+      if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
+      if (entry.thinkingLevel) result.thinkingLevel = entry.thinkingLevel
+      if (entry.verboseLevel) result.verboseLevel = entry.verboseLevel
+      const live = core.runner.activeRunsOf(key)[0]
+      if (live) result.inFlightRun = { runId: live.runId, text: core.projection.textOf(live.runId) ?? live.partialText() }
+      return result
+    },
+  }
+}

@@ -1,0 +1,205 @@
+// Everything that is not a run or a session: models, agents, tools, config, approvals, health/status,
+// recent events, the queue view and UI prefs.
+import fs from 'node:fs'
+import path from 'node:path'
+import { ApiError, invalid } from '../api/errors'
+import type { Handlers } from '../api/dispatch'
+import type { Prefs } from '../../shared/methods'
+import { MAIN_KEY } from '../../shared/session-key'
+import { agentIds, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
+import { envRefName } from './models'
+import { writeFileAtomicSync } from './sessions'
+import { toolCatalog } from './tools'
+
+type SystemHandlers = Pick<
+  Handlers,
+  | 'models.list'
+  | 'agents.list'
+  | 'tools.catalog'
+  | 'config.get'
+  | 'config.patch'
+  | 'exec.approval.resolve'
+  | 'health'
+  | 'status'
+  | 'loopdesk.events.recent'
+  | 'loopdesk.queue.list'
+  | 'loopdesk.queue.remove'
+  | 'loopdesk.prefs.get'
+  | 'loopdesk.prefs.set'
+>
+
+export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 360, sidebarWidth: 260 }
+
+/** Headless prefs store (`<stateDir>/prefs.json`); the desktop shell passes its electron-store instead. */
+export function filePrefs(stateDir: string): PrefsProvider {
+  const file = path.join(stateDir, 'prefs.json')
+  let cache: Prefs | undefined
+  const read = (): Prefs => {
+    if (cache) return cache
+    try {
+      const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Prefs>
+      cache = { ...DEFAULT_PREFS, ...pickPrefs(raw) }
+    } catch {
+      cache = { ...DEFAULT_PREFS }
+    }
+    return cache
+  }
+  return {
+    get: () => ({ ...read() }),
+    set(patch) {
+      const next = { ...read(), ...pickPrefs(patch) }
+      fs.mkdirSync(stateDir, { recursive: true })
+      writeFileAtomicSync(file, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 })
+      cache = next
+      return { ...next }
+    },
+  }
+}
+
+function pickPrefs(p: Partial<Prefs>): Partial<Prefs> {
+  const out: Partial<Prefs> = {}
+  if (p.theme === 'light' || p.theme === 'dark' || p.theme === 'system') out.theme = p.theme
+  if (typeof p.inspectorOpen === 'boolean') out.inspectorOpen = p.inspectorOpen
+  if (Number.isInteger(p.inspectorWidth)) out.inspectorWidth = p.inspectorWidth
+  if (Number.isInteger(p.sidebarWidth)) out.sidebarWidth = p.sidebarWidth
+  return out
+}
+
+/**
+ * Secrets are write-only: an `apiKey` for a provider in a config patch goes to the credential store,
+ * never into loopdesk.json — unless it is an env reference (`${VAR}` / `env:VAR`), which is not a secret.
+ * `apiKey: null` removes the stored key too.
+ */
+export function splitSecrets(patch: Record<string, unknown>): {
+  rest: Record<string, unknown>
+  set: Array<[string, string]>
+  remove: string[]
+} {
+  const set: Array<[string, string]> = []
+  const remove: string[] = []
+  const rest = structuredClone(patch)
+  const providers = (rest.models as { providers?: Record<string, unknown> } | undefined)?.providers
+  if (providers && typeof providers === 'object') {
+    for (const [id, cfg] of Object.entries(providers)) {
+      if (!cfg || typeof cfg !== 'object') continue
+      const c = cfg as Record<string, unknown>
+      if (!('apiKey' in c)) continue
+      const key = c.apiKey
+      if (typeof key === 'string' && !envRefName(key)) {
+        if (!key.trim()) throw invalid(`models.providers.${id}.apiKey: must not be empty (use null to remove it)`)
+        set.push([id, key.trim()])
+        delete c.apiKey
+        if (Object.keys(c).length === 0) delete providers[id]
+      } else if (key === null) {
+        remove.push(id)
+        // keep `apiKey: null` in the patch: it also removes a literal key from the file
+      }
+    }
+    if (Object.keys(providers).length === 0) {
+      const models = rest.models as Record<string, unknown>
+      delete models.providers
+      if (Object.keys(models).length === 0) delete rest.models
+    }
+  }
+  return { rest, set, remove }
+}
+
+export function systemHandlers(core: RuntimeCore): SystemHandlers {
+  const secrets = () => {
+    const out: Record<string, 'set' | 'not set'> = { ...core.config.secretsStatus() }
+    for (const p of core.credentials.list()) out[`models.providers.${p}.apiKey`] = 'set'
+    return out
+  }
+  return {
+    async 'models.list'() {
+      const def = core.config.current.defaults.model
+      return { models: core.models().list(), ...(def ? { defaultModel: def } : {}) }
+    },
+
+    async 'agents.list'() {
+      const cfg = core.config.current
+      return {
+        defaultId: cfg.defaultAgentId,
+        mainKey: MAIN_KEY,
+        agents: cfg.agents.map((a) => ({ id: a.id, workspace: a.workspace, ...(a.model ? { model: a.model } : {}) })),
+      }
+    },
+
+    async 'tools.catalog'(p) {
+      if (p.agentId && !agentIds(core).includes(p.agentId.toLowerCase())) throw invalid(`unknown agent id "${p.agentId}"`)
+      return { tools: toolCatalog() }
+    },
+
+    async 'config.get'() {
+      const c = core.config
+      return {
+        path: c.path,
+        exists: c.exists,
+        valid: c.issues.length === 0,
+        hash: c.hash,
+        config: c.redacted(),
+        issues: c.issues,
+        secrets: secrets(),
+      }
+    },
+
+    async 'config.patch'(p) {
+      const { rest, set, remove } = splitSecrets(p.patch)
+      if (Object.keys(rest).length > 0 || set.length === 0) {
+        await core.config.patch(rest, p.baseHash)
+      } else if (p.baseHash && p.baseHash !== core.config.hash) {
+        throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry')
+      }
+      for (const [id, key] of set) core.credentials.set(id, key)
+      for (const id of remove) core.credentials.delete(id)
+      await core.refreshModels()
+      return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets() }
+    },
+
+    async 'exec.approval.resolve'(p) {
+      core.approvals.resolve(p.id, p.decision)
+      return { ok: true, id: p.id, decision: p.decision }
+    },
+
+    async health() {
+      return { ok: true, ts: Date.now(), uptimeMs: Date.now() - core.startedAt }
+    },
+
+    async status() {
+      const sessions = agentIds(core).reduce((n, a) => n + core.store(a).list().length, 0)
+      return {
+        ok: true,
+        version: core.version,
+        uptimeMs: Date.now() - core.startedAt,
+        stateDir: core.stateDir,
+        activeRuns: core.runner.activeRuns().length,
+        sessions,
+        lanes: core.queue.stats(),
+        configIssues: core.config.issues,
+      }
+    },
+
+    async 'loopdesk.events.recent'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { events: core.bus.recent(key, p.limit), approvals: core.approvals.pending(key) }
+    },
+
+    async 'loopdesk.queue.list'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { items: core.followups.list(key) }
+    },
+
+    async 'loopdesk.queue.remove'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { ok: true, removed: core.followups.remove(key, p.id) }
+    },
+
+    async 'loopdesk.prefs.get'() {
+      return core.prefs.get()
+    },
+
+    async 'loopdesk.prefs.set'(p) {
+      return core.prefs.set(p)
+    },
+  }
+}

@@ -1,0 +1,197 @@
+// Subscription bridge: maps pi-agent-core events of one run onto the agent event bus and the transcript,
+// and collects what reply shaping and run metadata need (texts, tool summaries, errors, usage, timing).
+// pi awaits listeners in order, so persisting in `message_end` puts the user message on disk before the
+// model is called and every message in transcript order. A throwing listener would abort the pi run, so
+// each event is handled inside try/catch.
+import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
+import type { AssistantMessage, ToolResultMessage } from '@earendil-works/pi-ai'
+import type { AgentStream, UsageTotals } from '../../../shared/events'
+import type { RunTiming } from '../../../shared/methods'
+import type { PayloadInput } from '../contracts'
+import { addUsage, emptyUsage } from './usage'
+
+export interface BridgeOptions {
+  emit(stream: AgentStream, data: Record<string, unknown>): void
+  /** append a completed message to the transcript */
+  persist(message: AgentMessage): Promise<void>
+  /** tool result → what gets persisted (cap + tool_result_persist hook) */
+  persistToolResult(message: ToolResultMessage): ToolResultMessage
+  sanitize(result: unknown): unknown
+  toolMeta(name: string, args: unknown): string
+  /** verbose inline summary of one tool call */
+  formatToolSummary?(name: string, meta?: string): string
+  reasoningMode: 'off' | 'on' | 'stream'
+  /** the run was cancelled (pi may still report the interrupted turn as an error) */
+  isAborted?(): boolean
+  timing: RunTiming & { modelMs?: number }
+  now?: () => number
+  onError(where: string, err: unknown): void
+}
+
+type ToolError = NonNullable<PayloadInput['lastToolError']>
+
+function textBlocks(m: AssistantMessage): string {
+  return m.content.map((c) => (c.type === 'text' ? c.text : '')).join('')
+}
+function thinkingBlocks(m: AssistantMessage): string {
+  return m.content.map((c) => (c.type === 'thinking' ? c.thinking : '')).join('')
+}
+function resultText(result: unknown): string {
+  const content = (result as { content?: unknown })?.content
+  if (!Array.isArray(content)) return typeof result === 'string' ? result : ''
+  return content.map((c: { type?: string; text?: string }) => (c?.type === 'text' ? (c.text ?? '') : '')).join('\n')
+}
+
+export class RunBridge {
+  readonly assistantTexts: string[] = []
+  readonly reasoningTexts: string[] = []
+  readonly toolSummaries: string[] = []
+  readonly messagingSent: string[] = []
+  readonly messages: AgentMessage[] = []
+  readonly usage: UsageTotals = emptyUsage()
+  lastToolError?: ToolError
+  lastAssistant?: AssistantMessage
+  /** visible text of the assistant message being streamed */
+  currentText = ''
+  private currentThinking = ''
+  private readonly toolArgs = new Map<string, unknown>()
+  private modelStartedAt?: number
+  private readonly now: () => number
+
+  constructor(private readonly o: BridgeOptions) {
+    this.now = o.now ?? Date.now
+  }
+
+  /** pi listener: never throws */
+  readonly listener = async (event: PiEvent): Promise<void> => {
+    try {
+      await this.handle(event)
+    } catch (err) {
+      this.o.onError(event.type, err)
+    }
+  }
+
+  /** the stream function was called: model time starts */
+  modelCallStarted(): void {
+    this.modelStartedAt = performance.now()
+  }
+
+  /** text sent by the `message` tool (visible at once, removed from the final payloads) */
+  messageSent(text: string): void {
+    this.messagingSent.push(text)
+    this.o.emit('block', { text, source: 'message' })
+  }
+
+  private async handle(event: PiEvent): Promise<void> {
+    switch (event.type) {
+      case 'message_start':
+        if ((event.message as { role: string }).role === 'assistant') {
+          this.currentText = ''
+          this.currentThinking = ''
+        }
+        return
+      case 'message_update': {
+        const ame = event.assistantMessageEvent
+        if (ame.type === 'text_delta' && ame.delta) {
+          this.currentText += ame.delta
+          this.o.timing.firstDeltaAt ??= this.now()
+          this.o.emit('assistant', { text: this.currentText, delta: ame.delta })
+        } else if (ame.type === 'thinking_delta' && ame.delta) {
+          this.currentThinking += ame.delta
+          if (this.o.reasoningMode === 'stream') this.o.emit('thinking', { text: this.currentThinking, delta: ame.delta })
+        }
+        return
+      }
+      case 'message_end':
+        return this.messageEnd(event.message)
+      case 'tool_execution_start':
+        this.o.timing.firstToolAt ??= this.now()
+        this.toolArgs.set(event.toolCallId, event.args)
+        this.o.emit('tool', { phase: 'start', name: event.toolName, toolCallId: event.toolCallId, args: event.args })
+        return
+      case 'tool_execution_update':
+        this.o.emit('tool', {
+          phase: 'update',
+          name: event.toolName,
+          toolCallId: event.toolCallId,
+          partialResult: this.o.sanitize(event.partialResult),
+        })
+        return
+      case 'tool_execution_end': {
+        const args = this.toolArgs.get(event.toolCallId)
+        this.toolArgs.delete(event.toolCallId)
+        const meta = this.o.toolMeta(event.toolName, args)
+        this.o.emit('tool', {
+          phase: 'result',
+          name: event.toolName,
+          toolCallId: event.toolCallId,
+          result: this.o.sanitize(event.result),
+          isError: event.isError,
+          meta,
+        })
+        this.toolSummaries.push(
+          this.o.formatToolSummary ? this.o.formatToolSummary(event.toolName, meta) : meta ? `${event.toolName}: ${meta}` : event.toolName,
+        )
+        if (event.isError) {
+          const detail = resultText(event.result).split('\n').find((l) => l.trim()) ?? 'failed'
+          this.lastToolError = { toolName: event.toolName, meta: meta || undefined, error: detail.slice(0, 400) }
+        } else if (this.lastToolError && this.lastToolError.toolName === event.toolName && (this.lastToolError.meta ?? '') === meta) {
+          // the same action succeeded on a retry: the earlier failure is resolved
+          this.lastToolError = undefined
+        }
+        return
+      }
+      default:
+        return
+    }
+  }
+
+  private async messageEnd(message: AgentMessage): Promise<void> {
+    const role = (message as { role: string }).role
+    let toPersist = message
+    if (role === 'assistant') {
+      let m = message as AssistantMessage
+      if (m.stopReason === 'error' && this.o.isAborted?.()) {
+        // pi reports a turn cut off by our abort as an error ("This operation was aborted"): record it as aborted
+        m = { ...m, stopReason: 'aborted' }
+        toPersist = m
+      }
+      if (this.modelStartedAt !== undefined) {
+        this.o.timing.modelMs = (this.o.timing.modelMs ?? 0) + (performance.now() - this.modelStartedAt)
+        this.modelStartedAt = undefined
+      }
+      addUsage(this.usage, m.usage)
+      this.lastAssistant = m
+      const text = textBlocks(m)
+      // providers that send the text only at the end still produce one assistant event
+      if (text && !this.currentText && m.stopReason !== 'error') {
+        this.o.timing.firstDeltaAt ??= this.now()
+        this.o.emit('assistant', { text, delta: text })
+      }
+      this.currentText = text || this.currentText
+      if (text.trim()) this.assistantTexts.push(text)
+      const thinking = thinkingBlocks(m)
+      if (thinking.trim()) this.reasoningTexts.push(thinking)
+    } else if (role === 'toolResult') {
+      toPersist = this.o.persistToolResult(message as ToolResultMessage)
+    }
+    this.messages.push(toPersist)
+    await this.o.persist(toPersist)
+  }
+
+  /** Payload input for reply shaping. */
+  payloadInput(extra: { verbose: 'off' | 'on' | 'full' }): PayloadInput {
+    const errorText =
+      this.lastAssistant?.stopReason === 'error' ? (this.lastAssistant.errorMessage ?? 'The model request failed.') : undefined
+    return {
+      assistantTexts: [...this.assistantTexts],
+      reasoningTexts: [...this.reasoningTexts],
+      reasoningMode: this.o.reasoningMode,
+      verbose: extra.verbose,
+      toolSummaries: [...this.toolSummaries],
+      messagingSent: [...this.messagingSent],
+      lastToolError: this.lastToolError,
+      errorText,
+    }
+  }
+}

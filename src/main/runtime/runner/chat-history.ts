@@ -1,0 +1,116 @@
+// chat.history (reference §5.4): transcript entries → HistoryMessage rows, newest last, paged backwards
+// with `offset`, bounded per message (128 KiB) and in total (6 MiB). Assistant rows that are only the
+// silent token (NO_REPLY) are hidden; empty tool-declaration system messages are not messages at all.
+import type { HistoryMessage } from '../../../shared/methods'
+import type { TranscriptEntry } from '../contracts'
+
+export const HISTORY_DEFAULT_LIMIT = 200
+export const HISTORY_MESSAGE_MAX_BYTES = 128 * 1024
+export const HISTORY_TOTAL_MAX_BYTES = 6 * 1024 * 1024
+export const HISTORY_OMITTED_TEXT = '[chat.history omitted: message too large]'
+
+export interface HistoryPage {
+  messages: HistoryMessage[]
+  hasMore: boolean
+  nextOffset?: number
+}
+
+type Content = Array<Record<string, unknown>> | string | unknown
+
+function textOf(content: Content): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map((c) => (c && (c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join('')
+}
+
+function hasToolCalls(content: Content): boolean {
+  return Array.isArray(content) && content.some((c) => c && (c as { type?: string }).type === 'toolCall')
+}
+
+function isSilent(text: string): boolean {
+  return text.trim().toUpperCase() === 'NO_REPLY'
+}
+
+/** Every displayable row of a transcript, oldest first. */
+export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage[] {
+  const rows: HistoryMessage[] = []
+  for (const e of entries) {
+    if (e.type === 'compaction') {
+      rows.push({ role: 'compaction', content: [], summary: e.summary, timestamp: e.timestamp, id: e.id, ...(e.runId ? { runId: e.runId } : {}) })
+      continue
+    }
+    if (e.type !== 'message') continue
+    const m = e.message as Record<string, unknown> & { role: string; content?: Content }
+    const role = m.role
+    if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') continue
+    if (role === 'system' && !textOf(m.content).trim()) continue
+    if (role === 'assistant' && isSilent(textOf(m.content)) && !hasToolCalls(m.content)) continue
+    const row: HistoryMessage = {
+      role,
+      content: m.content ?? [],
+      timestamp: typeof m.timestamp === 'number' ? m.timestamp : e.timestamp,
+      id: e.id,
+    }
+    if (e.runId) row.runId = e.runId
+    if (role === 'toolResult') {
+      if (typeof m.toolCallId === 'string') row.toolCallId = m.toolCallId
+      if (typeof m.toolName === 'string') row.toolName = m.toolName
+      row.isError = m.isError === true
+    }
+    if (role === 'assistant') {
+      if (typeof m.stopReason === 'string') row.stopReason = m.stopReason
+      if (typeof m.errorMessage === 'string') row.errorMessage = m.errorMessage
+      if (m.usage !== undefined) row.usage = m.usage
+      if (m.stopReason === 'aborted') row.aborted = true
+    }
+    rows.push(row)
+  }
+  return rows
+}
+
+function capText(row: HistoryMessage, maxChars: number): HistoryMessage {
+  const content = row.content
+  if (typeof content === 'string') return content.length > maxChars ? { ...row, content: content.slice(0, maxChars) } : row
+  if (!Array.isArray(content)) return row
+  let changed = false
+  const next = content.map((c) => {
+    const b = c as { type?: string; text?: string }
+    if (b?.type === 'text' && typeof b.text === 'string' && b.text.length > maxChars) {
+      changed = true
+      return { ...b, text: b.text.slice(0, maxChars) }
+    }
+    return c
+  })
+  return changed ? { ...row, content: next } : row
+}
+
+export function pageHistory(
+  rows: HistoryMessage[],
+  opts: { limit?: number; offset?: number; maxChars?: number } = {},
+): HistoryPage {
+  const limit = opts.limit ?? HISTORY_DEFAULT_LIMIT
+  const offset = Math.min(opts.offset ?? 0, rows.length)
+  const end = rows.length - offset
+  const start = Math.max(0, end - limit)
+  const out: HistoryMessage[] = []
+  let total = 0
+  let first = end // index of the oldest row included
+  // newest first, so the total cap keeps the most recent messages
+  for (let i = end - 1; i >= start; i--) {
+    let row = rows[i]
+    if (opts.maxChars) row = capText(row, opts.maxChars)
+    let size = Buffer.byteLength(JSON.stringify(row), 'utf8')
+    if (size > HISTORY_MESSAGE_MAX_BYTES) {
+      row = { ...row, content: [{ type: 'text', text: HISTORY_OMITTED_TEXT }] }
+      if (row.usage !== undefined) delete row.usage
+      size = Buffer.byteLength(JSON.stringify(row), 'utf8')
+    }
+    if (total + size > HISTORY_TOTAL_MAX_BYTES && out.length > 0) break
+    total += size
+    out.push(row)
+    first = i
+  }
+  out.reverse()
+  const hasMore = first > 0
+  return hasMore ? { messages: out, hasMore, nextOffset: rows.length - first } : { messages: out, hasMore }
+}

@@ -1,0 +1,632 @@
+// The embedded runner (spec §2.3): one run of pi-agent-core for one session.
+//   lanes (session → global) → write lock on the transcript → rebuild the conversation → system prompt →
+//   pi Agent with tools and hook points → stream events / persist messages → reply payloads + meta.
+// It emits the run's lifecycle events itself (start once the lane is ours, end/error after the session
+// row and transcript are up to date), so `agent.wait` / chat finals only fire when state is consistent.
+import { Agent, type AgentMessage, type AgentTool } from '@earendil-works/pi-agent-core'
+import {
+  clampThinkingLevel,
+  createInitialSystemMessage,
+  toToolDeclaration,
+  type Api,
+  type Model,
+  type SimpleStreamOptions,
+  type ToolResultMessage,
+} from '@earendil-works/pi-ai'
+import type { AgentStream, ErrorKind } from '../../../shared/events'
+import type { ReplyPayload, RunMeta, RunTiming, ThinkingLevel } from '../../../shared/methods'
+import type {
+  ApprovalBrokerLike,
+  BuildPayloads,
+  ResolvedConfig,
+  ResolvedModel,
+  SessionEntry,
+  ToolFactory,
+  TranscriptEntry,
+} from '../contracts'
+import type { EventBus } from '../events'
+import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
+import type { ModelRegistry } from '../models'
+import { buildRunPrompt } from '../prompt'
+import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
+import { RunBridge } from './bridge'
+import { classifyError, describeModelError } from './errors'
+import { interruptedToolResult, rebuildHistory } from './history'
+import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
+import { emptyUsage } from './usage'
+
+export interface RunRequest {
+  runId: string
+  sessionKey: string
+  agentId: string
+  message: string
+  acceptedAt: number
+  thinking?: ThinkingLevel
+  /** run timeout in ms; 0 = none; undefined = agents.defaults.timeoutSeconds */
+  timeoutMs?: number
+  extraSystemPrompt?: string
+  /** global lane (default `main`) */
+  lane?: string
+  /** "<provider>/<model>" override */
+  model?: string
+  /** external cancellation (chat.abort, /stop, shutdown) */
+  signal?: AbortSignal
+  /** called when the run leaves the lanes and starts */
+  onStart?: () => void
+}
+
+export type EndReason = 'completed' | 'error' | 'aborted' | 'timeout'
+
+export interface RunOutcome {
+  runId: string
+  status: 'ok' | 'error'
+  reason: EndReason
+  summary: string
+  payloads: ReplyPayload[]
+  meta: RunMeta
+  error?: string
+}
+
+export interface RunnerDeps {
+  config(): ResolvedConfig
+  bus: EventBus
+  queue: CommandQueue
+  store(agentId: string): SessionStore
+  models(): ModelRegistry
+  tools?: ToolFactory
+  approvals: ApprovalBrokerLike
+  buildPayloads: BuildPayloads
+  sanitizeToolResult(result: unknown): unknown
+  capToolResultForPersist<T>(msg: T): T
+  toolMeta(name: string, args: unknown): string
+  formatToolSummary?(name: string, meta?: string): string
+  hooks: RuntimeHooks
+  /** the session row changed (sessions.changed) */
+  sessionChanged(sessionKey: string, reason: 'start' | 'end' | 'error', runId: string): void
+  /** usage for the chat final (set before lifecycle end) */
+  setChatUsage?(runId: string, usage: RunMeta['agentMeta']['usage']): void
+  onHookError?(name: string, err: unknown): void
+  /** transcript fsync per append (default false: a crash keeps every written line; power loss may not) */
+  transcriptFsync?: boolean
+}
+
+interface LiveRun extends ActiveRunHandle {
+  controller: AbortController
+  endReason?: 'abort' | 'timeout' | 'shutdown'
+}
+
+const userMessage = (text: string): AgentMessage =>
+  ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }) as AgentMessage
+
+function abortError(reason: unknown): Error {
+  const e = new Error(typeof reason === 'string' ? reason : 'aborted')
+  e.name = 'AbortError'
+  return e
+}
+
+export class EmbeddedRunner {
+  private readonly live = new Map<string, LiveRun>()
+  private readonly bySession = new Map<string, Set<string>>()
+
+  constructor(private readonly deps: RunnerDeps) {}
+
+  /** Runs live right now (started, not yet ended). */
+  activeRuns(): ActiveRunHandle[] {
+    return [...this.live.values()]
+  }
+
+  activeRun(runId: string): ActiveRunHandle | undefined {
+    return this.live.get(runId)
+  }
+
+  activeRunsOf(sessionKey: string): ActiveRunHandle[] {
+    return [...(this.bySession.get(sessionKey) ?? [])].map((id) => this.live.get(id)!).filter(Boolean)
+  }
+
+  /**
+   * Queues and runs one agent run. Never rejects: failures become an `error` outcome with lifecycle
+   * `error`; cancellation (signal / timeout) becomes lifecycle end `{aborted:true}`.
+   */
+  async run(req: RunRequest): Promise<RunOutcome> {
+    const lane = req.lane ?? GLOBAL_LANE
+    try {
+      return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.attempt(req), { signal: req.signal })
+    } catch (err) {
+      // Only lane failures reach here (aborted or cleared while queued): the run never started.
+      const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'
+      const endedAt = Date.now()
+      const message = aborted ? 'run cancelled before it started' : `run failed to start: ${(err as Error)?.message ?? String(err)}`
+      if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
+      else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown' })
+      this.deps.bus.clearRun(req.runId)
+      return this.outcome(req, aborted ? 'aborted' : 'error', [], { acceptedAt: req.acceptedAt, endedAt }, emptyUsage(), undefined, message)
+    }
+  }
+
+  private emit(req: Pick<RunRequest, 'runId' | 'sessionKey'>, stream: AgentStream, data: Record<string, unknown>): void {
+    this.deps.bus.emit({ runId: req.runId, sessionKey: req.sessionKey, stream, data })
+  }
+
+  private hookError = (name: string, err: unknown) => {
+    ;(this.deps.onHookError ?? ((n, e) => console.warn(`[runner] hook ${n} failed:`, e)))(name, err)
+  }
+
+  private async attempt(req: RunRequest): Promise<RunOutcome> {
+    const { deps } = this
+    const config = deps.config()
+    const startedAt = Date.now()
+    const timing: RunTiming & { modelMs?: number } = { acceptedAt: req.acceptedAt, startedAt }
+    this.emit(req, 'lifecycle', { phase: 'start', startedAt })
+    try {
+      req.onStart?.()
+    } catch {
+      // bookkeeping callback: never blocks the run
+    }
+
+    const controller = new AbortController()
+    const live: LiveRun = {
+      runId: req.runId,
+      sessionKey: req.sessionKey,
+      sessionId: '',
+      startedAt,
+      controller,
+      isStreaming: () => false,
+      steer: () => {
+        throw new Error('run is not streaming yet')
+      },
+      followUp: () => {
+        throw new Error('run is not streaming yet')
+      },
+      abort: (reason = 'abort') => {
+        if (controller.signal.aborted) return
+        live.endReason ??= reason
+        controller.abort(reason)
+      },
+      partialText: () => '',
+    }
+    this.track(live)
+    const onExternalAbort = () => live.abort('abort')
+    if (req.signal?.aborted) live.abort('abort')
+    else req.signal?.addEventListener('abort', onExternalAbort, { once: true })
+    const timeoutMs = req.timeoutMs ?? config.defaults.timeoutSeconds * 1000
+    const timer =
+      timeoutMs > 0 ? setTimeout(() => live.abort('timeout'), Math.min(timeoutMs, 2 ** 31 - 1)) : undefined
+
+    const store = deps.store(req.agentId)
+    let release: (() => Promise<void>) | undefined
+    let bridge: RunBridge | undefined
+    let resolved: ResolvedModel | undefined
+    let sessionId = ''
+    let agent: Agent | undefined
+    let hookCtx: RunHookContext | undefined
+    try {
+      // ---- session + model
+      let entry: SessionEntry | undefined = store.get(req.sessionKey)
+      if (!entry) {
+        // the agent command creates the entry; it can vanish if the session was deleted while queued
+        entry = await store.update(req.sessionKey, (cur) => cur ?? { sessionId: crypto.randomUUID(), updatedAt: Date.now(), createdAt: Date.now() })
+      }
+      sessionId = entry!.sessionId
+      live.sessionId = sessionId
+      const agentCfg = config.agents.find((a) => a.id === req.agentId)
+      const workspaceDir = agentCfg?.workspace ?? config.defaults.workspace
+      const models = deps.models()
+      resolved = models.resolve(req.model ?? entry!.modelOverride ?? agentCfg?.model ?? config.defaults.model)
+      const authProblem = models.authProblem(resolved.provider)
+      if (authProblem) throw new Error(authProblem)
+
+      // ---- transcript (write lock held for the whole run)
+      const transcript = new Transcript(store.transcriptPath(sessionId), { fsync: deps.transcriptFsync })
+      release = await acquireWriteLock(transcript.file)
+      this.throwIfAborted(controller.signal)
+      await transcript.ensureHeader({
+        type: 'session',
+        version: 1,
+        id: sessionId,
+        timestamp: new Date().toISOString(),
+        cwd: workspaceDir,
+        sessionKey: req.sessionKey,
+      })
+      const read = await transcript.readAll()
+      const history = rebuildHistory(read.entries)
+      if (history.orphanToolCalls.length > 0) {
+        // A previous run died mid-tool: close its calls so the conversation stays well-formed.
+        const now = Date.now()
+        const repairs: TranscriptEntry[] = history.orphanToolCalls.map((c) => ({
+          type: 'message',
+          id: crypto.randomUUID(),
+          timestamp: now,
+          runId: c.runId,
+          message: interruptedToolResult(c, now),
+        }))
+        await transcript.appendMany(repairs)
+        for (const r of repairs) history.messages.push((r as Extract<TranscriptEntry, { type: 'message' }>).message as unknown as AgentMessage)
+      }
+      const append = (entry: TranscriptEntry) => transcript.append(entry)
+
+      // ---- levels
+      const thinkingWanted = req.thinking ?? entry!.thinkingLevel ?? config.defaults.thinkingDefault
+      const thinking = clampThinkingLevel(resolved.model, thinkingWanted) as ThinkingLevel
+      const verbose = entry!.verboseLevel ?? config.defaults.verboseDefault
+      const reasoningMode = entry!.reasoningLevel ?? config.defaults.reasoningDefault
+
+      hookCtx = {
+        runId: req.runId,
+        sessionKey: req.sessionKey,
+        sessionId,
+        agentId: req.agentId,
+        workspaceDir,
+        model: resolved,
+        signal: controller.signal,
+        emit: (stream, data) => this.emit(req, stream, data),
+        appendTranscript: append,
+      }
+      const ctx = hookCtx
+
+      // ---- tools
+      const b = new RunBridge({
+        emit: (stream, data) => this.emit(req, stream, data),
+        isAborted: () => controller.signal.aborted,
+        persist: (message) => append({ type: 'message', id: crypto.randomUUID(), timestamp: Date.now(), runId: req.runId, message: message as any }),
+        persistToolResult: (msg) => {
+          const capped = deps.capToolResultForPersist(msg)
+          if (!deps.hooks.toolResultPersist) return capped
+          try {
+            return deps.hooks.toolResultPersist(capped, ctx) ?? capped
+          } catch (err) {
+            this.hookError('tool_result_persist', err)
+            return capped
+          }
+        },
+        sanitize: deps.sanitizeToolResult,
+        toolMeta: deps.toolMeta,
+        formatToolSummary: deps.formatToolSummary,
+        reasoningMode,
+        timing,
+        onError: (where, err) => console.warn(`[runner] event ${where} of run ${req.runId} failed:`, err),
+      })
+      bridge = b
+      const tools: AgentTool<any, any>[] = deps.tools
+        ? deps.tools({
+            workspaceDir,
+            runId: req.runId,
+            sessionKey: req.sessionKey,
+            approvals: deps.approvals,
+            execAllowlist: config.exec.allowlist,
+            execTimeoutSeconds: config.exec.timeoutSeconds,
+            execMaxOutputChars: config.exec.maxOutputChars,
+            webFetch: config.webFetch,
+            sendMessage: (text) => b.messageSent(text),
+          })
+        : []
+      const extra = (await callHook('extraTools', deps.hooks.extraTools && (() => deps.hooks.extraTools!(ctx)), this.hookError)) ?? []
+      tools.push(...extra)
+
+      // ---- system prompt
+      const built = await buildRunPrompt({
+        agentId: req.agentId,
+        sessionKey: req.sessionKey,
+        sessionId,
+        workspaceDir,
+        toolNames: tools.map((t) => t.name),
+        bootstrapMaxChars: config.defaults.bootstrapMaxChars,
+        previousSkills: entry!.skillsSnapshot,
+        extraSystemPrompt: req.extraSystemPrompt,
+        compactionSummary: history.compactionSummary,
+        bootstrapHook: deps.hooks.bootstrap,
+      })
+      for (const w of built.warnings) console.warn(`[runner] ${req.sessionKey}: ${w}`)
+      let systemPrompt = built.systemPrompt
+      let promptText = req.message
+      const override = await callHook(
+        'before_agent_start',
+        deps.hooks.beforeAgentStart &&
+          (() => deps.hooks.beforeAgentStart!({ prompt: req.message, systemPrompt, messages: history.messages }, ctx)),
+        this.hookError,
+      )
+      if (override) {
+        if (typeof override.systemPrompt === 'string' && override.systemPrompt.trim()) systemPrompt = override.systemPrompt
+        if (typeof override.prependContext === 'string' && override.prependContext.trim()) {
+          promptText = `${override.prependContext.trim()}\n\n${promptText}`
+        }
+      }
+      this.throwIfAborted(controller.signal)
+
+      // ---- session row: running
+      const report = { ...built.report, chars: systemPrompt.length }
+      await store.update(req.sessionKey, (cur) =>
+        cur && cur.sessionId === sessionId
+          ? {
+              ...cur,
+              status: 'running',
+              activeRunId: req.runId,
+              startedAt,
+              endedAt: undefined,
+              updatedAt: Date.now(),
+              model: resolved!.id,
+              modelProvider: resolved!.provider,
+              skillsSnapshot: built.skills,
+              systemPromptReport: report,
+              lastRunTiming: { acceptedAt: req.acceptedAt, startedAt },
+            }
+          : undefined,
+      )
+      deps.sessionChanged(req.sessionKey, 'start', req.runId)
+
+      // ---- the pi agent
+      const leading = createInitialSystemMessage(systemPrompt, tools.map((t) => toToolDeclaration(t)))
+      const registry = models
+      const piStream = registry.streamFn
+      const a = new Agent({
+        initialState: {
+          model: resolved.model as Model<Api>,
+          thinkingLevel: thinking,
+          tools,
+          messages: leading ? [leading, ...history.messages] : history.messages,
+        },
+        streamFn: (model, context, options?: SimpleStreamOptions) => {
+          b.modelCallStarted()
+          return piStream(model, context, options)
+        },
+        getApiKey: (provider) => registry.getApiKey(provider),
+        sessionId,
+        transformContext: deps.hooks.transformContext
+          ? async (messages) => {
+              try {
+                return (await deps.hooks.transformContext!(messages, ctx)) ?? messages
+              } catch (err) {
+                this.hookError('transformContext', err)
+                return messages
+              }
+            }
+          : undefined,
+        beforeToolCall: deps.hooks.beforeToolCall
+          ? async ({ toolCall, args }) => {
+              const r = await callHook(
+                'before_tool_call',
+                () => deps.hooks.beforeToolCall!({ toolName: toolCall.name, toolCallId: toolCall.id, params: args }, ctx),
+                this.hookError,
+              )
+              if (!r) return undefined
+              if (r.params !== undefined && args && typeof args === 'object' && r.params && typeof r.params === 'object') {
+                // pi hands the validated args object to execute(): update it in place
+                for (const k of Object.keys(args)) delete (args as Record<string, unknown>)[k]
+                Object.assign(args as Record<string, unknown>, r.params)
+              }
+              return r.block ? { block: true, reason: r.blockReason ?? 'Tool call blocked by a plugin hook' } : undefined
+            }
+          : undefined,
+        afterToolCall: deps.hooks.afterToolCall
+          ? async ({ toolCall, args, result, isError }) => {
+              await callHook(
+                'after_tool_call',
+                () =>
+                  deps.hooks.afterToolCall!(
+                    { toolName: toolCall.name, toolCallId: toolCall.id, params: args, result, isError, durationMs: 0 },
+                    ctx,
+                  ),
+                this.hookError,
+              )
+              return undefined
+            }
+          : undefined,
+      })
+      agent = a
+      a.subscribe(b.listener)
+      live.isStreaming = () => a.state.isStreaming
+      live.steer = (text) => a.steer(userMessage(text))
+      live.followUp = (text) => a.followUp(userMessage(text))
+      live.partialText = () => b.currentText
+      const abortAgent = () => a.abort()
+      controller.signal.addEventListener('abort', abortAgent, { once: true })
+      callHook('runStarted', deps.hooks.runStarted && (() => deps.hooks.runStarted!(live)), this.hookError)
+
+      await a.prompt(userMessage(promptText))
+      controller.signal.removeEventListener('abort', abortAgent)
+
+      // ---- outcome
+      const last = b.lastAssistant
+      const aborted = live.endReason !== undefined || last?.stopReason === 'aborted'
+      const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : last?.stopReason === 'error' ? 'error' : 'completed'
+      const errorText = reason === 'error' ? describeModelError(last?.errorMessage, resolved.provider) : undefined
+      const input = b.payloadInput({ verbose })
+      // an aborted run shows what it produced, not pi's "operation was aborted" error text
+      input.errorText = errorText
+      if (aborted) input.lastToolError = undefined // tools cut off by the abort did not "fail"
+      const payloads = deps.buildPayloads(input)
+      return await this.finish(req, {
+        reason,
+        payloads,
+        timing,
+        bridge: b,
+        resolved,
+        sessionId,
+        error: errorText,
+        errorKind: errorText ? classifyError(last, errorText, resolved.model.contextWindow) : undefined,
+        stopReason: reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
+        ctx,
+        compactionCount: history.compactionCount,
+      })
+    } catch (err) {
+      const aborted = controller.signal.aborted
+      const message = aborted
+        ? live.endReason === 'timeout'
+          ? 'run timed out'
+          : 'run aborted'
+        : err instanceof Error
+          ? err.message
+          : String(err)
+      const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
+      return await this.finish(req, {
+        reason,
+        payloads: aborted ? [] : [{ text: `⚠️ ${message}`, isError: true }],
+        timing,
+        bridge,
+        resolved,
+        sessionId,
+        error: aborted ? undefined : message,
+        errorKind: aborted ? undefined : { kind: 'unknown', metaKind: 'runtime_error' },
+        stopReason: reason === 'timeout' ? 'timeout' : aborted ? 'aborted' : 'error',
+        ctx: hookCtx,
+        compactionCount: 0,
+      })
+    } finally {
+      if (timer) clearTimeout(timer)
+      req.signal?.removeEventListener('abort', onExternalAbort)
+      if (agent?.state.isStreaming) await agent.waitForIdle().catch(() => undefined)
+      this.untrack(live)
+      callHook('runEnded', deps.hooks.runEnded && (() => deps.hooks.runEnded!(live)), this.hookError)
+      if (release) await release().catch(() => undefined)
+      deps.bus.clearRun(req.runId)
+    }
+  }
+
+  private throwIfAborted(signal: AbortSignal): void {
+    if (signal.aborted) throw abortError(signal.reason)
+  }
+
+  private track(live: LiveRun): void {
+    this.live.set(live.runId, live)
+    let set = this.bySession.get(live.sessionKey)
+    if (!set) this.bySession.set(live.sessionKey, (set = new Set()))
+    set.add(live.runId)
+  }
+
+  private untrack(live: LiveRun): void {
+    this.live.delete(live.runId)
+    const set = this.bySession.get(live.sessionKey)
+    set?.delete(live.runId)
+    if (set && set.size === 0) this.bySession.delete(live.sessionKey)
+  }
+
+  /** Session row, agent_end hook, lifecycle end/error — in that order. */
+  private async finish(
+    req: RunRequest,
+    r: {
+      reason: EndReason
+      payloads: ReplyPayload[]
+      timing: RunTiming & { modelMs?: number }
+      bridge?: RunBridge
+      resolved?: ResolvedModel
+      sessionId: string
+      error?: string
+      errorKind?: { kind: ErrorKind; metaKind: string }
+      stopReason: string
+      ctx?: RunHookContext
+      compactionCount: number
+    },
+  ): Promise<RunOutcome> {
+    const endedAt = Date.now()
+    r.timing.endedAt = endedAt
+    const usage = r.bridge?.usage ?? emptyUsage()
+    const startedAt = r.timing.startedAt ?? endedAt
+    const status = r.reason === 'completed' ? 'done' : r.reason === 'error' ? 'failed' : r.reason === 'timeout' ? 'timeout' : 'killed'
+    const visible = r.payloads.filter((p) => !p.isReasoning && !p.isError && p.text?.trim()).map((p) => p.text!)
+    const preview = visible.length > 0 ? visible[visible.length - 1].slice(0, 200) : undefined
+    try {
+      await this.deps.store(req.agentId).update(req.sessionKey, (cur) => {
+        if (!cur || (r.sessionId && cur.sessionId !== r.sessionId)) return undefined // reset/deleted meanwhile
+        const next: SessionEntry = {
+          ...cur,
+          status,
+          activeRunId: cur.activeRunId === req.runId ? undefined : cur.activeRunId,
+          endedAt,
+          runtimeMs: endedAt - startedAt,
+          updatedAt: endedAt,
+          inputTokens: (cur.inputTokens ?? 0) + usage.input,
+          outputTokens: (cur.outputTokens ?? 0) + usage.output,
+          cacheRead: (cur.cacheRead ?? 0) + usage.cacheRead,
+          cacheWrite: (cur.cacheWrite ?? 0) + usage.cacheWrite,
+          totalTokens: (cur.totalTokens ?? 0) + usage.totalTokens,
+          estimatedCostUsd: (cur.estimatedCostUsd ?? 0) + usage.costUsd,
+          lastRunTiming: { ...r.timing },
+          lastError: r.error,
+        }
+        if (preview !== undefined) next.lastMessagePreview = preview
+        if (r.resolved) {
+          next.model = r.resolved.id
+          next.modelProvider = r.resolved.provider
+        }
+        return next
+      })
+    } catch (err) {
+      console.warn(`[runner] could not update session ${req.sessionKey} after run ${req.runId}:`, err)
+    }
+    if (r.ctx && this.deps.hooks.agentEnd) {
+      const ctx = r.ctx
+      await callHook(
+        'agent_end',
+        () =>
+          this.deps.hooks.agentEnd!(
+            {
+              messages: r.bridge?.messages ?? [],
+              success: r.reason === 'completed',
+              aborted: r.reason === 'aborted' || r.reason === 'timeout',
+              error: r.error,
+              durationMs: endedAt - startedAt,
+            },
+            ctx,
+          ),
+        this.hookError,
+      )
+    }
+    this.deps.setChatUsage?.(req.runId, usage)
+    this.deps.sessionChanged(req.sessionKey, r.reason === 'error' ? 'error' : 'end', req.runId)
+    if (r.reason === 'error') {
+      this.emit(req, 'lifecycle', {
+        phase: 'error',
+        error: r.error ?? 'run failed',
+        endedAt,
+        startedAt,
+        errorKind: r.errorKind?.kind ?? 'unknown',
+      })
+    } else {
+      const data: Record<string, unknown> = { phase: 'end', endedAt, startedAt, stopReason: r.stopReason }
+      if (r.reason === 'aborted' || r.reason === 'timeout') data.aborted = true
+      this.emit(req, 'lifecycle', data)
+    }
+    return this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+  }
+
+  private outcome(
+    req: RunRequest,
+    reason: EndReason,
+    payloads: ReplyPayload[],
+    timing: RunTiming,
+    usage: RunMeta['agentMeta']['usage'],
+    resolved?: ResolvedModel,
+    error?: string,
+    sessionId = '',
+    stopReason?: string,
+    errorKind?: string,
+    compactionCount = 0,
+  ): RunOutcome {
+    const endedAt = timing.endedAt ?? Date.now()
+    const meta: RunMeta = {
+      durationMs: endedAt - (timing.startedAt ?? timing.acceptedAt),
+      agentMeta: {
+        sessionId,
+        provider: resolved?.provider ?? '',
+        model: resolved?.id ?? '',
+        usage,
+        compactionCount,
+      },
+      timing: { ...timing },
+    }
+    if (reason === 'aborted' || reason === 'timeout') meta.aborted = true
+    if (stopReason) meta.stopReason = stopReason
+    if (reason === 'error') meta.error = { kind: errorKind ?? 'unknown', message: error ?? 'run failed' }
+    const status = reason === 'error' ? 'error' : 'ok'
+    return {
+      runId: req.runId,
+      status,
+      reason,
+      summary: reason === 'completed' ? 'completed' : reason === 'error' ? (error ?? 'error') : reason,
+      payloads,
+      meta,
+      error,
+    }
+  }
+}
+
+export type { ToolResultMessage }

@@ -1,0 +1,48 @@
+// Turns pi / provider failures into a short user-facing message and an error kind.
+import { isContextOverflow, type AssistantMessage } from '@earendil-works/pi-ai'
+import type { ErrorKind } from '../../../shared/events'
+
+/** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
+export function describeModelError(raw: string | undefined, provider?: string): string {
+  const text = (raw ?? '').trim()
+  if (!text) return 'The model request failed.'
+  const m = /^(\d{3})(?:\s+status code)?[:\s]\s*(.*)$/s.exec(text)
+  if (!m) {
+    const inner = jsonMessage(text)
+    const t = inner ?? text
+    return t.length > 600 ? `${t.slice(0, 599)}…` : t
+  }
+  const status = Number(m[1])
+  const detail = jsonMessage(m[2].trim()) ?? m[2].trim()
+  const who = provider ? ` from ${provider}` : ''
+  const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
+  return `Model request failed (HTTP ${status}${who})${short ? `: ${short}` : ''}`
+}
+
+export function classifyError(message: AssistantMessage | undefined, text: string, contextWindow?: number): {
+  kind: ErrorKind
+  metaKind: string
+} {
+  if (message && isContextOverflow(message, contextWindow)) return { kind: 'context_length', metaKind: 'context_overflow' }
+  const t = text.toLowerCase()
+  if (/\b429\b|rate.?limit|too many requests|retry delay/.test(t)) return { kind: 'rate_limit', metaKind: 'rate_limit' }
+  if (/context (length|window)|too many tokens|maximum context|prompt is too long/.test(t)) {
+    return { kind: 'context_length', metaKind: 'context_overflow' }
+  }
+  if (/refus|content.?filter|safety/.test(t)) return { kind: 'refusal', metaKind: 'refusal' }
+  if (/no api key|not configured|\b401\b|\b403\b|unauthori[sz]ed|invalid api key/.test(t)) return { kind: 'unknown', metaKind: 'auth' }
+  if (/connection|econnrefused|socket|network|fetch failed/.test(t)) return { kind: 'unknown', metaKind: 'network' }
+  return { kind: 'unknown', metaKind: 'provider_error' }
+}
+
+/** `{"error":{"message":…}}`, `{"message":…}` or `{"error":"…"}` → the message; undefined when not JSON. */
+function jsonMessage(text: string): string | undefined {
+  if (!text.startsWith('{')) return undefined
+  try {
+    const body = JSON.parse(text) as { error?: { message?: string } | string; message?: string }
+    const inner = typeof body.error === 'string' ? body.error : (body.error?.message ?? body.message)
+    return typeof inner === 'string' && inner ? inner : undefined
+  } catch {
+    return undefined
+  }
+}
