@@ -119,6 +119,16 @@ describe('startShell', () => {
     expect(fake.app.exit).toHaveBeenCalledWith(1)
   })
 
+  it('sets the window icon only when the file exists', async () => {
+    const icon = join(process.cwd(), 'resources', 'icon.png')
+    await startShell(deps(), { ...paths, icon }, {}).ready
+    expect(FakeBrowserWindow.instances[0].options.icon).toBe(icon)
+    resetFake()
+    fake.app.userDataDir = userData
+    await startShell(deps(), { ...paths, icon: '/nope/icon.png' }, {}).ready
+    expect(FakeBrowserWindow.instances[0].options.icon).toBeUndefined()
+  })
+
   it('second instance focuses the existing window', async () => {
     const shell = startShell(deps(), paths, {})
     await shell.ready

@@ -1,5 +1,6 @@
 // App lifecycle: single instance, security setup, runtime + gateway start, IPC, the window, and an
 // orderly quit (gateway closed, runs drained) before the process exits.
+import { existsSync } from 'node:fs'
 import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron'
 import type { RuntimeHost } from '../api/host'
 import type { CredentialStore } from '../runtime/contracts'
@@ -48,6 +49,8 @@ export interface ShellPaths {
   preload: string
   /** built renderer (index.html + assets) */
   rendererDir: string
+  /** window icon (Linux/Windows taskbar); skipped when the file is missing */
+  icon?: string
 }
 
 export interface ShellController {
@@ -113,6 +116,7 @@ export function startShell<R extends RuntimeHost>(
   const openWindow = () => {
     win = createMainWindow({
       preloadPath: paths.preload,
+      icon: paths.icon && existsSync(paths.icon) ? paths.icon : undefined,
       url: policy.devOrigin ? env.ELECTRON_RENDERER_URL! : APP_ENTRY_URL,
       settings,
     })

@@ -30,6 +30,7 @@ export interface MainWindowOptions {
   /** app://loopdesk/index.html, or the dev server URL in an unpackaged dev run */
   url: string
   settings?: Pick<ShellSettings, 'getWindowState' | 'setWindowState'>
+  icon?: string
   /** debounce for saving geometry while the user drags/resizes */
   saveDelayMs?: number
 }
@@ -44,6 +45,7 @@ export function createMainWindow(opts: MainWindowOptions): BrowserWindow {
     minHeight: MIN_SIZE.height,
     show: false,
     title: 'Loopdesk',
+    ...(opts.icon ? { icon: opts.icon } : {}),
     backgroundColor: nativeTheme.shouldUseDarkColors ? '#1b1b1f' : '#ffffff',
     webPreferences: secureWebPreferences(opts.preloadPath),
   })
