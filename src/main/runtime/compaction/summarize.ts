@@ -41,7 +41,7 @@ export function renderConversation(messages: readonly AnyMessage[]): string {
       for (const b of m.content as Array<Record<string, unknown>>) {
         if (b?.type === 'text' && typeof b.text === 'string' && b.text.trim()) said.push(b.text)
         else if (b?.type === 'toolCall') {
-          let args = ''
+          let args: string
           try {
             args = JSON.stringify(b.arguments ?? {})
           } catch {

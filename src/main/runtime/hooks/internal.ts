@@ -177,7 +177,7 @@ export async function loadInternalHooks(
         try {
           mod = await importFresh(entry)
         } catch (err) {
-          throw new Error(`failed to import: ${errorText(err)}`)
+          throw new Error(`failed to import: ${errorText(err)}`, { cause: err })
         }
         const fn = (typeof mod.default === 'function' ? mod.default : mod.handler) as InternalHookHandler | undefined
         if (typeof fn !== 'function') throw new Error('module has no default export handler function')

@@ -114,7 +114,7 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
   try {
     mod = await importFresh(found.entry)
   } catch (err) {
-    throw new Error(`failed to import ${relative(opts.dir, found.entry)}: ${errorText(err)}`)
+    throw new Error(`failed to import ${relative(opts.dir, found.entry)}: ${errorText(err)}`, { cause: err })
   }
   const register = findRegister(mod)
   if (!register) throw new Error('module does not export register(api)')
@@ -139,7 +139,7 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
     }
   } catch (err) {
     failed = true
-    throw new Error(`register(api) failed: ${errorText(err)}`)
+    throw new Error(`register(api) failed: ${errorText(err)}`, { cause: err })
   }
 }
 
