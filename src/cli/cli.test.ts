@@ -1,0 +1,237 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { storeGatewayToken } from '../main/gateway/state-files'
+import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
+import { parseArgs } from './args'
+import { identityPath, loadOrCreateDeviceIdentity } from './identity'
+import type { CliIO } from './io'
+import { runCli } from './main'
+import { dashboardUrl, resolveGatewayTarget } from './resolve'
+
+const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
+
+function captureIO(env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = []
+  const err: string[] = []
+  const signalHandlers = new Set<(s: string) => void>()
+  const io: CliIO = {
+    env,
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    onSignal: (h) => {
+      signalHandlers.add(h)
+      return () => signalHandlers.delete(h)
+    },
+  }
+  return {
+    io,
+    out: () => out.join(''),
+    err: () => err.join(''),
+    signal: (s = 'SIGINT') => [...signalHandlers].forEach((h) => h(s)),
+    chunks: out,
+  }
+}
+
+let t: TestGateway
+let cliState: string
+
+beforeEach(async () => {
+  t = await startTestGateway()
+  // the CLI's own state dir: where it finds gateway.json + token (here: the test gateway's)
+  cliState = t.stateDir
+  storeGatewayToken(cliState, TEST_TOKEN)
+})
+afterEach(async () => {
+  await t.stop()
+})
+
+describe('argument parsing', () => {
+  it('parses flags, aliases, = values and rejects unknown flags', () => {
+    const spec = { message: { type: 'string', alias: 'm' }, json: { type: 'boolean' } } as const
+    expect(parseArgs(['-m', 'hi', '--json', 'x'], spec)).toEqual({ positionals: ['x'], flags: { message: 'hi', json: true } })
+    expect(parseArgs(['--message=a=b'], spec).flags.message).toBe('a=b')
+    expect(() => parseArgs(['--nope'], spec)).toThrow('unknown option --nope')
+    expect(() => parseArgs(['--message'], spec)).toThrow('needs a value')
+  })
+})
+
+describe('gateway target resolution', () => {
+  it('flags > env > state files, and the state token never goes to a non-loopback URL', () => {
+    expect(resolveGatewayTarget({}, {}, cliState)).toMatchObject({ url: t.gw.url, token: TEST_TOKEN, source: 'state' })
+    expect(resolveGatewayTarget({}, { LOOPDESK_GATEWAY_URL: 'ws://127.0.0.1:1', LOOPDESK_GATEWAY_TOKEN: 'envtok' }, cliState)).toMatchObject({
+      url: 'ws://127.0.0.1:1',
+      token: 'envtok',
+      source: 'env',
+    })
+    expect(resolveGatewayTarget({ url: 'ws://127.0.0.1:2', token: 'flagtok' }, { LOOPDESK_GATEWAY_TOKEN: 'envtok' }, cliState)).toMatchObject({
+      url: 'ws://127.0.0.1:2',
+      token: 'flagtok',
+    })
+    expect(resolveGatewayTarget({ url: 'ws://gateway.example:18789' }, {}, cliState).token).toBeUndefined()
+    const empty = mkdtempSync(join(tmpdir(), 'loopdesk-cli-'))
+    expect(resolveGatewayTarget({}, {}, empty)).toMatchObject({ url: 'ws://127.0.0.1:18789', source: 'default', token: undefined })
+  })
+
+  it('dashboard URL carries the token in the fragment', () => {
+    expect(dashboardUrl('ws://127.0.0.1:4567', 'a b/c')).toBe('http://127.0.0.1:4567/#token=a%20b%2Fc')
+  })
+})
+
+describe('device identity file', () => {
+  it('is created once with mode 0600 and reused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-id-'))
+    const a = loadOrCreateDeviceIdentity(dir)
+    expect(statSync(identityPath(dir)).mode & 0o777).toBe(0o600)
+    const file = JSON.parse(readFileSync(identityPath(dir), 'utf8'))
+    expect(file).toMatchObject({ version: 1, deviceId: a.deviceId })
+    expect(file.deviceId).toMatch(/^[0-9a-f]{64}$/)
+    expect(loadOrCreateDeviceIdentity(dir).deviceId).toBe(a.deviceId)
+  })
+})
+
+describe('loopdesk gateway call', () => {
+  it('prints the result as JSON', async () => {
+    const c = captureIO()
+    expect(await runCli(['gateway', 'call', 'health', '--state-dir', cliState, '--json'], c.io)).toBe(0)
+    expect(JSON.parse(c.out())).toMatchObject({ ok: true })
+    // the CLI connected with its device identity (full scopes): a write method works
+    const w = captureIO()
+    expect(await runCli(['gateway', 'call', 'chat.abort', '--params', '{"sessionKey":"agent:main:main"}', '--state-dir', cliState], w.io)).toBe(0)
+    expect(JSON.parse(w.out())).toEqual({ ok: true, aborted: false, runIds: [] })
+  })
+
+  it('--expect-final waits for the agent final', async () => {
+    const c = captureIO()
+    const params = JSON.stringify({ message: 'hi', idempotencyKey: 'cli-1' })
+    expect(await runCli(['gateway', 'call', 'agent', '--params', params, '--expect-final', '--json', '--state-dir', cliState], c.io)).toBe(0)
+    expect(JSON.parse(c.out())).toMatchObject({ runId: 'cli-1', status: 'ok', summary: 'completed' })
+    const ack = captureIO()
+    await runCli(['gateway', 'call', 'agent', '--params', JSON.stringify({ message: 'x', idempotencyKey: 'cli-2' }), '--json', '--state-dir', cliState], ack.io)
+    expect(JSON.parse(ack.out())).toMatchObject({ runId: 'cli-2', status: 'accepted' })
+  })
+
+  it('method errors: one line on stderr, exit 1', async () => {
+    const c = captureIO()
+    expect(await runCli(['gateway', 'call', 'nope.method', '--state-dir', cliState], c.io)).toBe(1)
+    expect(c.err()).toBe('loopdesk: INVALID_REQUEST: unknown method: nope.method\n')
+  })
+
+  it('usage errors exit 2', async () => {
+    for (const args of [['gateway', 'call'], ['gateway', 'call', 'health', '--params', '[1]'], ['gateway', 'call', 'health', '--params', '{bad'], ['gateway', 'frob']]) {
+      const c = captureIO()
+      expect(await runCli([...args, '--state-dir', cliState], c.io), args.join(' ')).toBe(2)
+      expect(c.err().split('\n').filter(Boolean)).toHaveLength(1)
+    }
+  })
+
+  it('gateway not running: exit 3 with a clear line', async () => {
+    const c = captureIO()
+    const code = await runCli(['gateway', 'call', 'health', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)], c.io)
+    expect(code).toBe(3)
+    expect(c.err()).toMatch(/^loopdesk: gateway not running at ws:\/\/127\.0\.0\.1:1/)
+  })
+
+  it('auth failed: exit 4 with a clear line that does not leak the token', async () => {
+    const c = captureIO()
+    const code = await runCli(['gateway', 'call', 'health', '--state-dir', cliState, '--token', 'wrong-token-1234567890'], c.io)
+    expect(code).toBe(4)
+    expect(c.err()).toMatch(/^loopdesk: gateway auth failed: .*AUTH_TOKEN_MISMATCH/)
+    expect(c.err()).not.toContain('wrong-token-1234567890')
+    expect(c.err()).not.toContain(TEST_TOKEN)
+  })
+})
+
+describe('loopdesk agent (through the gateway)', () => {
+  it('streams the reply and exits 0', async () => {
+    const c = captureIO()
+    expect(await runCli(['agent', '-m', 'hello', '--state-dir', cliState], c.io)).toBe(0)
+    expect(c.out()).toBe('Hello, world\n')
+    // streamed in pieces (cumulative deltas printed as suffixes)
+    expect(c.chunks.length).toBeGreaterThan(2)
+    const call = t.host.calls.find((x) => x.method === 'agent')!
+    expect(call.params).toMatchObject({ message: 'hello', sessionKey: 'agent:main:main', timeout: 600 })
+  })
+
+  it('passes session selection, thinking and timeout', async () => {
+    const c = captureIO()
+    expect(await runCli(['agent', '-m', 'x', '--agent', 'ops', '--thinking', 'low', '--timeout', '30', '--state-dir', cliState], c.io)).toBe(0)
+    expect(t.host.calls.find((x) => x.method === 'agent')!.params).toMatchObject({ agentId: 'ops', thinking: 'low', timeout: 30 })
+    const bad = captureIO()
+    expect(await runCli(['agent', '-m', 'x', '--agent', 'a', '--session-id', 'b', '--state-dir', cliState], bad.io)).toBe(2)
+    expect(await runCli(['agent', '-m', 'x', '--thinking', 'max', '--state-dir', cliState], captureIO().io)).toBe(2)
+    expect(await runCli(['agent', '--state-dir', cliState], captureIO().io)).toBe(2)
+  })
+
+  it('--json prints the final payload', async () => {
+    const c = captureIO()
+    expect(await runCli(['agent', '-m', 'hello', '--json', '--state-dir', cliState], c.io)).toBe(0)
+    expect(JSON.parse(c.out())).toMatchObject({ status: 'ok', result: { payloads: [{ text: 'Hello, world' }] } })
+  })
+
+  it('a failed run exits 1 with the error', async () => {
+    const c = captureIO()
+    expect(await runCli(['agent', '-m', 'fail-run', '--state-dir', cliState], c.io)).toBe(1)
+    expect(c.err()).toContain('error: LLM request failed.')
+  })
+
+  it('Ctrl-C aborts the run via chat.abort and exits 130', async () => {
+    await t.stop()
+    t = await startTestGateway({ hold: true })
+    storeGatewayToken(t.stateDir, TEST_TOKEN)
+    const c = captureIO()
+    const done = runCli(['agent', '-m', 'long', '--state-dir', t.stateDir], c.io)
+    const start = Date.now()
+    while (!c.out().includes('Hello') && Date.now() - start < 3000) await new Promise((r) => setTimeout(r, 10))
+    c.signal('SIGINT')
+    expect(await done).toBe(130)
+    expect(t.host.calls.some((x) => x.method === 'chat.abort')).toBe(true)
+    expect(c.err()).toContain('run stopped')
+  })
+})
+
+describe('loopdesk dashboard', () => {
+  it('prints the browser URL with the token fragment', async () => {
+    const c = captureIO()
+    expect(await runCli(['dashboard', '--state-dir', cliState], c.io)).toBe(0)
+    expect(c.out()).toBe(`http://127.0.0.1:${t.gw.port}/#token=${TEST_TOKEN}\n`)
+  })
+
+  it('says when the gateway is not running', async () => {
+    const c = captureIO()
+    expect(await runCli(['dashboard', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)], c.io)).toBe(3)
+    expect(c.err()).toMatch(/gateway not running/)
+  })
+})
+
+describe('bin/loopdesk.mjs', () => {
+  function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      child.on('close', (code) => resolve({ code, stdout, stderr }))
+    })
+  }
+
+  it('runs `gateway call health` as a real process (env-provided URL and token)', async () => {
+    const r = await run(['gateway', 'call', 'health', '--json', '--state-dir', mkdtempSync(join(tmpdir(), 'loopdesk-bin-'))], {
+      LOOPDESK_GATEWAY_URL: t.gw.url,
+      LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN,
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: true })
+  })
+
+  it('exits non-zero with one line when the gateway is down', async () => {
+    const r = await run(['gateway', 'call', 'health', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)])
+    expect(r.code).toBe(3)
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  })
+})

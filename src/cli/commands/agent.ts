@@ -1,0 +1,214 @@
+// `loopdesk agent`: one run, through the gateway (default) or embedded (--local). The reply streams to
+// stdout from the run's `chat` events; the exit code says how the run ended.
+import { randomUUID } from 'node:crypto'
+import { dispatch } from '../../main/api/dispatch'
+import type { RuntimeHost } from '../../main/api/host'
+import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
+import type { AnyEvent, ChatEvent } from '../../shared/events'
+import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
+import { intFlag, parseArgs, str, UsageError } from '../args'
+import { connectGateway, GatewayClientError } from '../gateway-client'
+import { loadOrCreateDeviceIdentity } from '../identity'
+import { CliError, EXIT, type CliIO } from '../io'
+import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+
+export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --session-id ID | --agent ID] [--thinking LEVEL]
+               [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
+  Runs the agent once and streams the reply. Default session: agent:main:main. --timeout is the run
+  timeout in seconds (default 600). --local runs embedded in this process instead of through the gateway.
+  Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
+
+const FLAGS = {
+  message: { type: 'string', alias: 'm' },
+  'session-key': { type: 'string' },
+  'session-id': { type: 'string' },
+  agent: { type: 'string' },
+  thinking: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  local: { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', alias: 'h' },
+} as const
+
+const DEFAULT_TIMEOUT_S = 600
+
+/** Prints the cumulative reply text incrementally (chat deltas carry the whole text so far). */
+class ReplyPrinter {
+  printed = ''
+  constructor(private readonly out: (t: string) => void) {}
+  update(text: string) {
+    if (!text.startsWith(this.printed)) return // a rewrite (rare): the final text is printed below
+    const add = text.slice(this.printed.length)
+    if (add) this.out(add)
+    this.printed = text
+  }
+  end() {
+    if (this.printed && !this.printed.endsWith('\n')) this.out('\n')
+  }
+}
+
+const chatText = (ev: ChatEvent) => ev.message?.content.map((c) => c.text).join('') ?? ''
+
+interface AgentRequest {
+  params: Record<string, unknown>
+  timeoutS: number
+  json: boolean
+}
+
+function buildRequest(flags: ReturnType<typeof parseArgs>['flags']): AgentRequest {
+  const message = str(flags.message)
+  if (!message || !message.trim()) throw new UsageError('agent needs --message TEXT')
+  const picks = (['session-key', 'session-id', 'agent'] as const).filter((f) => flags[f] !== undefined)
+  if (picks.length > 1) throw new UsageError(`use only one of --session-key, --session-id, --agent (got ${picks.map((p) => '--' + p).join(', ')})`)
+  const thinking = str(flags.thinking)
+  if (thinking !== undefined && !(THINKING_LEVELS as readonly string[]).includes(thinking)) {
+    throw new UsageError(`--thinking must be one of ${THINKING_LEVELS.join(', ')}`)
+  }
+  const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000) ?? DEFAULT_TIMEOUT_S
+  const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), timeout: timeoutS }
+  if (flags['session-key'] !== undefined) params.sessionKey = str(flags['session-key'])
+  else if (flags['session-id'] !== undefined) params.sessionId = str(flags['session-id'])
+  else if (flags.agent !== undefined) params.agentId = str(flags.agent)
+  else params.sessionKey = 'agent:main:main'
+  if (thinking) params.thinking = thinking
+  return { params, timeoutS, json: !!flags.json }
+}
+
+/** Exit code + output for a finished run. */
+function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean): number {
+  if (json) {
+    io.stdout(JSON.stringify(final) + '\n')
+  } else {
+    const text = (final.result?.payloads ?? [])
+      .filter((p) => !p.isReasoning && p.text)
+      .map((p) => p.text)
+      .join('\n\n')
+    if (!printer.printed && text) printer.update(text)
+    printer.end()
+  }
+  if (final.status !== 'ok') {
+    io.stderr(`error: ${final.summary || 'the run failed'}\n`)
+    return EXIT.failed
+  }
+  if (final.result?.meta.aborted) {
+    io.stderr(`run stopped${final.result.meta.stopReason ? ` (${final.result.meta.stopReason})` : ''}\n`)
+    return EXIT.failed
+  }
+  return EXIT.ok
+}
+
+export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(AGENT_HELP + '\n')
+    return EXIT.ok
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --message?)`)
+  const req = buildRequest(flags)
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  if (flags.local) {
+    if (flags.url || flags.token) throw new UsageError('--local runs without a gateway: drop --url/--token')
+    return runLocal(req, stateDir, io)
+  }
+  return runViaGateway(req, stateDir, { url: str(flags.url), token: str(flags.token) }, io)
+}
+
+async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
+  const target = resolveGatewayTarget(f, io.env, stateDir)
+  const conn = await connectGateway({ url: target.url, token: target.token, identity: loadOrCreateDeviceIdentity(stateDir) })
+  const printer = new ReplyPrinter(io.stdout)
+  let runId: string | undefined
+  let sessionKey: string | undefined
+  const early: ChatEvent[] = []
+  const onChat = (ev: ChatEvent) => {
+    sessionKey ??= ev.sessionKey
+    if (req.json) return
+    if (ev.state === 'delta' || ev.state === 'final' || ev.state === 'aborted') printer.update(chatText(ev))
+  }
+  const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => {
+    if (ev.event !== 'chat') return
+    if (runId === undefined) early.push(ev.payload)
+    else if (ev.payload.runId === runId) onChat(ev.payload)
+  })
+  let interrupted = false
+  const offSignal = io.onSignal(() => {
+    if (interrupted || !runId) return
+    interrupted = true
+    io.stderr('\nstopping the run…\n')
+    const key = sessionKey ?? (req.params.sessionKey as string | undefined)
+    if (key) conn.request('chat.abort', { sessionKey: key, runId }).catch(() => {})
+  })
+  try {
+    const waitMs = Math.max(10, req.timeoutS + 30) * 1000
+    const final = (await conn.request('agent', req.params, {
+      expectFinal: true,
+      timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
+      onAccepted: (ack) => {
+        runId = (ack as { runId: string }).runId
+        for (const ev of early.splice(0)) if (ev.runId === runId) onChat(ev)
+      },
+    })) as AgentFinal
+    const code = report(final, printer, io, req.json)
+    return interrupted ? EXIT.interrupted : code
+  } catch (err) {
+    if (err instanceof GatewayClientError && err.kind === 'request' && err.payload && typeof err.payload === 'object') {
+      const p = err.payload as Partial<AgentFinal>
+      if (p.status === 'error' && typeof p.runId === 'string') {
+        return report({ runId: p.runId, status: 'error', summary: p.summary ?? err.message }, printer, io, req.json)
+      }
+    }
+    throw err
+  } finally {
+    offEvents()
+    offSignal()
+    await conn.close()
+  }
+}
+
+async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise<number> {
+  const info = readGatewayInfo(stateDir)
+  if (info && info.pid !== process.pid && pidAlive(info.pid)) {
+    throw new CliError(
+      `a gateway (pid ${info.pid}, ${info.url}) owns ${stateDir}; run without --local to use it, or stop it first`,
+      EXIT.failed,
+    )
+  }
+  const { createRuntime } = await import('../../main/runtime/runtime')
+  const host: RuntimeHost = await createRuntime({ stateDir, env: io.env })
+  const printer = new ReplyPrinter(io.stdout)
+  let runId: string | undefined
+  let sessionKey: string | undefined
+  const early: ChatEvent[] = []
+  const onChat = (ev: ChatEvent) => {
+    sessionKey = ev.sessionKey
+    if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
+  }
+  const off = host.subscribe((ev) => {
+    if (ev.event !== 'chat') return
+    if (runId === undefined) early.push(ev.payload)
+    else if (ev.payload.runId === runId) onChat(ev.payload)
+  })
+  let interrupted = false
+  const offSignal = io.onSignal(() => {
+    if (interrupted || !runId || !sessionKey) return
+    interrupted = true
+    io.stderr('\nstopping the run…\n')
+    void dispatch(host.handlers, 'chat.abort', { sessionKey, runId }, { transport: 'local' })
+  })
+  try {
+    const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
+    if (!ack.ok) throw new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
+    runId = ack.data.runId
+    for (const ev of early.splice(0)) if (ev.runId === runId) onChat(ev)
+    const final = await host.agentFinal(runId)
+    const code = report(final, printer, io, req.json)
+    return interrupted ? EXIT.interrupted : code
+  } finally {
+    off()
+    offSignal()
+    await host.shutdown({ drainMs: 1000, reason: 'cli exit' })
+  }
+}

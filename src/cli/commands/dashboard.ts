@@ -1,0 +1,59 @@
+// `loopdesk dashboard`: the browser-mode URL of the running gateway, with the token in the fragment
+// (fragments never reach the server or its logs; the page removes it from the address bar).
+import { spawn } from 'node:child_process'
+import { parseArgs, str, UsageError } from '../args'
+import { CliError, EXIT, type CliIO } from '../io'
+import { dashboardUrl, resolveGatewayTarget, resolveStateDir } from '../resolve'
+
+export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--token T] [--state-dir D]
+  Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser.`
+
+const FLAGS = {
+  open: { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', alias: 'h' },
+} as const
+
+function openerFor(platform: NodeJS.Platform): [string, string[]] {
+  if (platform === 'darwin') return ['open', []]
+  if (platform === 'win32') return ['cmd', ['/c', 'start', '""']]
+  return ['xdg-open', []]
+}
+
+export async function dashboard(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(DASHBOARD_HELP + '\n')
+    return EXIT.ok
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+  if (!target.token) throw new CliError('no gateway token found (pass --token or set LOOPDESK_GATEWAY_TOKEN)', EXIT.auth)
+  const link = dashboardUrl(target.url, target.token)
+
+  // Liveness only (no auth): a dead link is worse than a clear message.
+  const health = new URL(link)
+  health.pathname = '/healthz'
+  health.hash = ''
+  try {
+    const res = await fetch(health, { signal: AbortSignal.timeout(3000) })
+    if (!res.ok) throw new Error(`HTTP ${res.status}`)
+  } catch {
+    throw new CliError(`gateway not running at ${target.url} — start it with \`loopdesk gateway run\` or open the desktop app`, EXIT.unreachable)
+  }
+  io.stdout(link + '\n')
+  if (flags.open) {
+    const [cmd, pre] = openerFor(process.platform)
+    try {
+      const child = spawn(cmd, [...pre, link], { stdio: 'ignore', detached: true })
+      child.on('error', () => io.stderr(`could not start ${cmd}; open the link above yourself\n`))
+      child.unref()
+    } catch {
+      io.stderr(`could not start ${cmd}; open the link above yourself\n`)
+    }
+  }
+  return EXIT.ok
+}

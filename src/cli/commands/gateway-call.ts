@@ -1,0 +1,65 @@
+// `loopdesk gateway call <method>`: one RPC against a running gateway, printed as JSON.
+import { intFlag, parseArgs, str, UsageError } from '../args'
+import { connectGateway, GatewayClientError } from '../gateway-client'
+import { loadOrCreateDeviceIdentity } from '../identity'
+import { EXIT, type CliIO } from '../io'
+import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+
+export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
+  Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
+  for the final result. --timeout defaults to 10000 ms.`
+
+const FLAGS = {
+  params: { type: 'string' },
+  'expect-final': { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', alias: 'h' },
+} as const
+
+export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(GATEWAY_CALL_HELP + '\n')
+    return EXIT.ok
+  }
+  const method = positionals[0]
+  if (!method) throw new UsageError('gateway call needs a method name, e.g. `loopdesk gateway call health`')
+  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`)
+  let params: unknown
+  const rawParams = str(flags.params)
+  if (rawParams !== undefined) {
+    try {
+      params = JSON.parse(rawParams)
+    } catch (err) {
+      throw new UsageError(`--params is not valid JSON: ${(err as Error).message}`)
+    }
+    if (!params || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object')
+  }
+  const timeoutMs = intFlag(flags.timeout, 'timeout', 1, 86_400_000) ?? 10_000
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+
+  const conn = await connectGateway({
+    url: target.url,
+    token: target.token,
+    identity: loadOrCreateDeviceIdentity(stateDir),
+    connectTimeoutMs: Math.min(timeoutMs, 10_000),
+  })
+  try {
+    const result = await conn.request(method, params ?? {}, { expectFinal: !!flags['expect-final'], timeoutMs })
+    io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
+    return EXIT.ok
+  } catch (err) {
+    // the agent's failed final carries a payload ({runId, status:"error", summary}): print it for --json users
+    if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
+      io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
+    }
+    throw err
+  } finally {
+    await conn.close()
+  }
+}

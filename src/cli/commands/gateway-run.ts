@@ -1,0 +1,105 @@
+// `loopdesk gateway run`: the headless gateway over the same runtime as the desktop app.
+// Ctrl-C / SIGTERM: stop accepting runs, let active runs finish (their finals still reach clients),
+// then close the gateway. A second signal exits at once.
+import { intFlag, parseArgs, str, UsageError } from '../args'
+import { CliError, EXIT, type CliIO } from '../io'
+import { readGatewayConfig, resolveStateDir, DEFAULT_PORT } from '../resolve'
+import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-files'
+import { PortInUseError } from '../../main/gateway/listen'
+import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
+
+export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--verbose]
+  Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
+  --port 0 picks a free port. The token defaults to LOOPDESK_GATEWAY_TOKEN, else <stateDir>/gateway/token
+  (generated on first start). A non-loopback bind always requires the token.`
+
+const FLAGS = {
+  port: { type: 'string' },
+  token: { type: 'string' },
+  bind: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'drain-ms': { type: 'string' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', alias: 'h' },
+} as const
+
+export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(GATEWAY_RUN_HELP + '\n')
+    return EXIT.ok
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const cfg = readGatewayConfig(stateDir)
+  const envPort = io.env.LOOPDESK_GATEWAY_PORT?.trim() ? intFlag(io.env.LOOPDESK_GATEWAY_PORT.trim(), 'LOOPDESK_GATEWAY_PORT', 0, 65535) : undefined
+  const port = intFlag(flags.port, 'port', 0, 65535) ?? envPort ?? cfg.port ?? DEFAULT_PORT
+  const bindFlag = str(flags.bind)
+  if (bindFlag !== undefined && bindFlag !== 'loopback' && bindFlag !== 'lan' && bindFlag !== 'all') {
+    throw new UsageError('--bind must be loopback, lan or all')
+  }
+  const bind: GatewayBind = (bindFlag as GatewayBind | undefined) ?? cfg.bind ?? 'loopback'
+  const drainMs = intFlag(flags['drain-ms'], 'drain-ms', 0, 3_600_000) ?? 10_000
+
+  const explicitToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined)
+  let token: string
+  try {
+    if (explicitToken) {
+      // recorded so `loopdesk gateway call` / `dashboard` on this machine find it
+      storeGatewayToken(stateDir, explicitToken)
+      token = explicitToken
+    } else {
+      token = ensureGatewayToken(stateDir)
+    }
+  } catch (err) {
+    throw new CliError(`cannot use the gateway token: ${(err as Error).message}`, explicitToken ? EXIT.usage : EXIT.failed)
+  }
+
+  const verbose = !!flags.verbose
+  const logger: GatewayLogger = {
+    debug: verbose ? (m) => io.stderr(`[gateway] ${m}\n`) : undefined,
+    info: (m) => (verbose ? io.stderr(`[gateway] ${m}\n`) : undefined),
+    warn: (m) => io.stderr(`[gateway] warning: ${m}\n`),
+    error: (m) => io.stderr(`[gateway] error: ${m}\n`),
+  }
+
+  const { createRuntime } = await import('../../main/runtime/runtime')
+  const host = await createRuntime({ stateDir, env: io.env })
+  let gw: Awaited<ReturnType<typeof startGateway>>
+  try {
+    gw = await startGateway({ host, port, bind, token, stateDir, allowedOrigins: cfg.allowedOrigins, logger })
+  } catch (err) {
+    await host.shutdown({ drainMs: 0, reason: 'gateway failed to start' })
+    if (err instanceof PortInUseError) {
+      throw new CliError(`port ${port} is already in use (another gateway or the desktop app?) — pass --port 0 for any free port`, EXIT.failed)
+    }
+    throw err
+  }
+  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
+  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
+
+  return new Promise<number>((resolve) => {
+    let stopping = false
+    const off = io.onSignal((signal) => {
+      if (stopping) {
+        io.stderr(`second ${signal}: exiting without waiting for runs\n`)
+        off()
+        resolve(EXIT.interrupted)
+        return
+      }
+      stopping = true
+      io.stderr(`${signal}: draining active runs (up to ${Math.round(drainMs / 1000)} s)…\n`)
+      void (async () => {
+        try {
+          await host.shutdown({ drainMs, reason: signal })
+        } catch (err) {
+          io.stderr(`runtime shutdown failed: ${(err as Error).message}\n`)
+        }
+        await gw.close(`gateway stopped (${signal})`)
+        io.stderr('gateway stopped\n')
+        off()
+        resolve(EXIT.ok)
+      })()
+    })
+  })
+}

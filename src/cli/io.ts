@@ -1,0 +1,75 @@
+// CLI plumbing shared by the commands: injectable I/O (tests run commands in-process), exit codes, and
+// mapping gateway failures to one clear line.
+import { GatewayClientError } from './gateway-client'
+import { UsageError } from './args'
+
+export const EXIT = {
+  ok: 0,
+  /** the method or run failed */
+  failed: 1,
+  usage: 2,
+  /** no gateway at the URL */
+  unreachable: 3,
+  /** the gateway refused our credentials */
+  auth: 4,
+  timeout: 5,
+  interrupted: 130,
+} as const
+
+export interface CliIO {
+  env: NodeJS.ProcessEnv
+  stdout(text: string): void
+  stderr(text: string): void
+  /** resolves on the first SIGINT/SIGTERM (the command decides what to do) */
+  onSignal(handler: (signal: string) => void): () => void
+}
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message)
+    this.name = 'CliError'
+  }
+}
+
+/** One line for the user, plus the exit code that goes with it. */
+export function describeFailure(err: unknown, target?: string): { line: string; code: number } {
+  if (err instanceof CliError) return { line: err.message, code: err.exitCode }
+  if (err instanceof UsageError) return { line: `${err.message} (see: loopdesk --help)`, code: EXIT.usage }
+  if (err instanceof GatewayClientError) {
+    switch (err.kind) {
+      case 'unreachable':
+        return { line: `${err.message} — start one with \`loopdesk gateway run\` or open the desktop app`, code: EXIT.unreachable }
+      case 'auth':
+        return {
+          line: `gateway auth failed: ${err.message}${err.details && typeof err.details === 'object' && 'code' in err.details ? ` [${String((err.details as { code: unknown }).code)}]` : ''} — check --token / LOOPDESK_GATEWAY_TOKEN`,
+          code: EXIT.auth,
+        }
+      case 'timeout':
+        return { line: err.message, code: EXIT.timeout }
+      case 'handshake':
+        return { line: `gateway${target ? ` at ${target}` : ''} refused the connection: ${err.message}`, code: EXIT.failed }
+      case 'closed':
+        return { line: err.message, code: EXIT.failed }
+      case 'request':
+        return { line: `${err.code ?? 'ERROR'}: ${err.message}`, code: EXIT.failed }
+    }
+  }
+  return { line: err instanceof Error ? err.message : String(err), code: EXIT.failed }
+}
+
+export function processIO(): CliIO {
+  return {
+    env: process.env,
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    onSignal(handler) {
+      const h = (sig: NodeJS.Signals) => handler(sig)
+      process.on('SIGINT', h)
+      process.on('SIGTERM', h)
+      return () => {
+        process.off('SIGINT', h)
+        process.off('SIGTERM', h)
+      }
+    },
+  }
+}

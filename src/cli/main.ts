@@ -1,0 +1,74 @@
+// The `loopdesk` CLI entry (bin/loopdesk.mjs runs this through tsx).
+import { pathToFileURL } from 'node:url'
+import { UsageError } from './args'
+import { describeFailure, EXIT, processIO, type CliIO } from './io'
+
+// Commands are imported on use: `gateway call` should not pay for loading the runtime.
+async function help(): Promise<string> {
+  const [run, call, agent, dash] = await Promise.all([
+    import('./commands/gateway-run'),
+    import('./commands/gateway-call'),
+    import('./commands/agent'),
+    import('./commands/dashboard'),
+  ])
+  return `loopdesk — desktop agent runtime and local gateway
+
+Commands:
+${run.GATEWAY_RUN_HELP}
+
+${call.GATEWAY_CALL_HELP}
+
+${agent.AGENT_HELP}
+
+${dash.DASHBOARD_HELP}
+
+Environment: LOOPDESK_STATE_DIR (default ~/.loopdesk), LOOPDESK_GATEWAY_URL, LOOPDESK_GATEWAY_TOKEN,
+LOOPDESK_GATEWAY_PORT.`
+}
+
+/** Runs one CLI invocation and returns its exit code (never calls process.exit itself). */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const [cmd, sub, ...rest] = argv
+  try {
+    if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
+      io.stdout((await help()) + '\n')
+      return cmd === undefined ? EXIT.usage : EXIT.ok
+    }
+    if (cmd === '--version' || cmd === 'version') {
+      const { LOOPDESK_VERSION } = await import('../main/runtime/runtime')
+      io.stdout(`${LOOPDESK_VERSION}\n`)
+      return EXIT.ok
+    }
+    if (cmd === 'gateway') {
+      if (sub === 'run') return await (await import('./commands/gateway-run')).gatewayRun(rest, io)
+      if (sub === 'call') return await (await import('./commands/gateway-call')).gatewayCall(rest, io)
+      throw new UsageError(sub ? `unknown gateway command: ${sub}` : 'gateway needs a command: run | call')
+    }
+    const args = sub === undefined ? [] : [sub, ...rest]
+    if (cmd === 'agent') return await (await import('./commands/agent')).agentCommand(args, io)
+    if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
+    throw new UsageError(`unknown command: ${cmd}`)
+  } catch (err) {
+    const { line, code } = describeFailure(err)
+    io.stderr(`loopdesk: ${line}\n`)
+    return code
+  }
+}
+
+/** Process entry: runs the CLI with the real process I/O and exits with its code. */
+export function cliMain(argv = process.argv.slice(2)): void {
+  runCli(argv, processIO()).then(
+    (code) => {
+      process.exitCode = code
+      // the runtime may hold timers (lanes, sweeps); the CLI is done once the command returned
+      setTimeout(() => process.exit(code), 50).unref()
+    },
+    (err) => {
+      process.stderr.write(`loopdesk: ${err instanceof Error ? err.message : String(err)}\n`)
+      process.exit(EXIT.failed)
+    },
+  )
+}
+
+// `tsx src/cli/main.ts …` (npm run loopdesk) runs it directly; bin/loopdesk.mjs calls cliMain().
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) cliMain()
