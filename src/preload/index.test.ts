@@ -77,6 +77,10 @@ describe('subscribe', () => {
     expect(ipc.on).toHaveBeenCalledTimes(1)
     expect(ipc.on.mock.calls[0][0]).toBe(ipcChannel('event'))
     const subIds = ipc.invoke.mock.calls.map((c) => (c[1] as { subId: string }).subId)
+    // `<random page id>-<n>`, the format main validates
+    expect(subIds[0]).toMatch(/^[0-9a-f]{16}-1$/)
+    expect(subIds[1]).toBe(subIds[0].replace(/-1$/, '-2'))
+
     expect(ipc.invoke.mock.calls.map((c) => c[0])).toEqual([ipcChannel('subscribe'), ipcChannel('subscribe')])
     expect(ipc.invoke.mock.calls[0][1]).toEqual({ subId: subIds[0], filter: { sessionKey: 'k' } })
     deliver({ subId: subIds[1], event: ev })
@@ -84,6 +88,15 @@ describe('subscribe', () => {
     deliver(undefined)
     expect(a).toEqual([])
     expect(b).toEqual([ev]) // listener gets the AnyEvent only, never the IPC event object
+  })
+
+  it('uses a different page id per loaded document', () => {
+    const a = setup()
+    const b = setup()
+    a.bridge.subscribe({}, () => {})
+    b.bridge.subscribe({}, () => {})
+    const pageOf = (s: ReturnType<typeof setup>) => (s.ipc.invoke.mock.calls[0][1] as { subId: string }).subId.split('-')[0]
+    expect(pageOf(a)).not.toBe(pageOf(b))
   })
 
   it('unsubscribe stops delivery and tells main once', async () => {

@@ -27,6 +27,8 @@ export function createIpcBridge(ipc: IpcRendererLike): Bridge {
   const listeners = new Map<string, (event: AnyEvent) => void>()
   let listening = false
   let nextId = 0
+  // Random per loaded document: main drops an older document's forwarders when a new page id shows up.
+  const page = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, '0')).join('')
 
   const subscribe = (filter: EventFilter, listener: (event: AnyEvent) => void): (() => void) => {
     if (typeof listener !== 'function') throw new TypeError('subscribe(filter, listener): listener must be a function')
@@ -42,7 +44,7 @@ export function createIpcBridge(ipc: IpcRendererLike): Bridge {
         }
       })
     }
-    const subId = `s${++nextId}`
+    const subId = `${page}-${++nextId}`
     listeners.set(subId, listener)
     void call(ipc, ipcChannel('subscribe'), { subId, filter: filter ?? {} }).then((res) => {
       if (!res.ok) {

@@ -35,8 +35,9 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   prefsSet: { theme: 'dark' },
 }
 
-const SUBSCRIBE_GOOD = { subId: 's1', filter: { sessionKey: 'agent:main:main' } }
-const UNSUBSCRIBE_GOOD = { subId: 's1' }
+const PAGE = 'page0001'
+const SUBSCRIBE_GOOD = { subId: `${PAGE}-1`, filter: { sessionKey: 'agent:main:main' } }
+const UNSUBSCRIBE_GOOD = { subId: `${PAGE}-1` }
 
 function goodParamsFor(channel: string): unknown {
   if (channel === ipcChannel('subscribe')) return SUBSCRIBE_GOOD
@@ -170,14 +171,14 @@ describe('subscriptions', () => {
     ({ event: 'chat', payload: { runId, sessionKey, seq: 1, state: 'delta' } }) as const
 
   it('forwards matching events to the subscribing web contents, tagged with the subId', async () => {
-    expect(await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)).toEqual({ ok: true, data: { subscribed: true, subId: 's1' } })
+    expect(await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)).toEqual({ ok: true, data: { subscribed: true, subId: `${PAGE}-1` } })
     host.emit(chat('agent:main:main'))
     host.emit(chat('agent:main:other'))
-    expect(ours.sent).toEqual([{ channel: ipcChannel('event'), args: [{ subId: 's1', event: chat('agent:main:main') }] }])
+    expect(ours.sent).toEqual([{ channel: ipcChannel('event'), args: [{ subId: `${PAGE}-1`, event: chat('agent:main:main') }] }])
   })
 
   it('filters by event name', async () => {
-    await invoke(ipcChannel('subscribe'), { subId: 'a', filter: { events: ['tick'] } })
+    await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-2`, filter: { events: ['tick'] } })
     host.emit(chat('k'))
     host.emit({ event: 'tick', payload: { ts: 1 } })
     expect(ours.sent.map((s) => (s.args[0] as any).event.event)).toEqual(['tick'])
@@ -185,19 +186,21 @@ describe('subscriptions', () => {
 
   it('rejects bad filters and duplicate or excess subscriptions', async () => {
     for (const bad of [
-      { subId: 'x', filter: { events: ['nope'] } },
-      { subId: 'x', filter: { sessionKey: '' } },
-      { subId: 'x', filter: { extra: 1 } },
+      { subId: `${PAGE}-9`, filter: { events: ['nope'] } },
+      { subId: `${PAGE}-9`, filter: { sessionKey: '' } },
+      { subId: `${PAGE}-9`, filter: { extra: 1 } },
       { subId: 'bad id', filter: {} },
-      { subId: 'x' },
+      { subId: 'x', filter: {} },
+      { subId: 'short-1', filter: {} },
+      { subId: `${PAGE}-9` },
     ]) {
       expect((await invoke(ipcChannel('subscribe'), bad)).error.code, JSON.stringify(bad)).toBe('INVALID_REQUEST')
     }
-    await invoke(ipcChannel('subscribe'), { subId: 'dup', filter: {} })
-    expect((await invoke(ipcChannel('subscribe'), { subId: 'dup', filter: {} })).error.code).toBe('INVALID_REQUEST')
-    for (let i = 1; i < MAX_SUBSCRIPTIONS; i++) await invoke(ipcChannel('subscribe'), { subId: `n${i}`, filter: {} })
+    await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-0`, filter: {} })
+    expect((await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-0`, filter: {} })).error.code).toBe('INVALID_REQUEST')
+    for (let i = 1; i < MAX_SUBSCRIPTIONS; i++) await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-${i}`, filter: {} })
     expect(ipc.subscriptionCount(ours.id)).toBe(MAX_SUBSCRIPTIONS)
-    expect((await invoke(ipcChannel('subscribe'), { subId: 'over', filter: {} })).error.code).toBe('INVALID_REQUEST')
+    expect((await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-999`, filter: {} })).error.code).toBe('INVALID_REQUEST')
   })
 
   it('unsubscribe stops delivery', async () => {
@@ -208,17 +211,25 @@ describe('subscriptions', () => {
     expect(host.listenerCount()).toBe(0)
   })
 
-  it('is cleaned up when the web contents is destroyed or reloads', async () => {
+  it("drops an old page's forwarders when a reloaded page subscribes, and all of them on destroy", async () => {
     await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
-    ours.emit('did-start-navigation', { isMainFrame: false, isSameDocument: false })
-    ours.emit('did-start-navigation', { isMainFrame: true, isSameDocument: true })
-    expect(host.listenerCount()).toBe(1)
+    await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-2`, filter: {} })
+    // navigation events alone change nothing (a blocked navigation also starts one)
     ours.emit('did-start-navigation', { isMainFrame: true, isSameDocument: false })
-    expect(host.listenerCount()).toBe(0)
-    await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
+    expect(host.listenerCount()).toBe(2)
+    await invoke(ipcChannel('subscribe'), { subId: 'page0002-1', filter: {} })
     expect(host.listenerCount()).toBe(1)
+    host.emit(chat('agent:main:main'))
+    expect(ours.sent.map((m) => (m.args[0] as { subId: string }).subId)).toEqual(['page0002-1'])
     ours.destroy()
     expect(host.listenerCount()).toBe(0)
     expect(ipc.subscriptionCount()).toBe(0)
   })
+
+  it('cleans up when the renderer process dies', async () => {
+    await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
+    ours.emit('render-process-gone', {}, { reason: 'crashed' })
+    expect(host.listenerCount()).toBe(0)
+  })
+
 })

@@ -44,7 +44,8 @@ void _allEvents
 
 const SubscribeSchema = Type.Object(
   {
-    subId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' }),
+    // `<pageId>-<n>`: the preload picks a random pageId per loaded document (see entryFor below).
+    subId: Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_]{8,40}-[0-9]{1,9}$' }),
     filter: Type.Object(
       {
         sessionKey: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
@@ -116,7 +117,11 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
   }
 
   // ---- subscriptions: one forwarder per (web contents, subId), dropped with the page that made it.
-  const perContents = new Map<number, { contents: WebContents; subs: Map<string, () => void> }>()
+  // A reload replaces the preload and its listeners, so forwarders of the old document must go. Navigation
+  // events are no signal for that (a navigation we block still starts, and a new page may subscribe before
+  // 'did-navigate' arrives), so the page id inside the subId is: a new page id on the same web contents
+  // means the previous document is gone.
+  const perContents = new Map<number, { contents: WebContents; page: string; subs: Map<string, () => void> }>()
 
   const dropAll = (id: number) => {
     const entry = perContents.get(id)
@@ -125,18 +130,19 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
     for (const off of entry.subs.values()) off()
   }
 
-  const entryFor = (contents: WebContents) => {
+  const entryFor = (contents: WebContents, page: string) => {
     let entry = perContents.get(contents.id)
+    if (entry && entry.page !== page) {
+      for (const off of entry.subs.values()) off()
+      entry.subs.clear()
+      entry.page = page
+    }
     if (!entry) {
       const id = contents.id
-      entry = { contents, subs: new Map() }
+      entry = { contents, page, subs: new Map() }
       perContents.set(id, entry)
       contents.once('destroyed', () => dropAll(id))
       contents.once('render-process-gone', () => dropAll(id))
-      // A reload or navigation replaces the preload and its listeners: old forwarders would leak.
-      contents.on('did-start-navigation', (details) => {
-        if (details.isMainFrame && !details.isSameDocument) dropAll(id)
-      })
     }
     return entry
   }
@@ -145,7 +151,7 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
     if (!checkSubscribe.Check(params)) return invalid(`invalid subscribe params: ${problems(checkSubscribe, params)}`)
     const { subId, filter } = params as { subId: string; filter: EventFilter }
     const contents = event.sender
-    const entry = entryFor(contents)
+    const entry = entryFor(contents, subId.slice(0, subId.lastIndexOf('-')))
     if (entry.subs.has(subId)) return invalid(`subscription '${subId}' already exists`)
     if (entry.subs.size >= MAX_SUBSCRIPTIONS) return invalid(`too many subscriptions (max ${MAX_SUBSCRIPTIONS})`)
     const channel = ipcChannel('event')
