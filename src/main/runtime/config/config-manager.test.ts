@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { ApiError } from '../../api/errors'
+import { ConfigManager } from './config-manager'
+import { FileCredentialStore } from './credential-store'
+
+let stateDir: string
+let file: string
+let warn: ReturnType<typeof vi.spyOn>
+beforeEach(() => {
+  stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-cfg-'))
+  file = path.join(stateDir, 'loopdesk.json')
+  warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+})
+afterEach(() => {
+  warn.mockRestore()
+  fs.rmSync(stateDir, { recursive: true, force: true })
+})
+
+const sha = (t: string) => createHash('sha256').update(t).digest('hex')
+const mk = (env: NodeJS.ProcessEnv = {}) => new ConfigManager({ stateDir, env })
+
+describe('ConfigManager', () => {
+  it('missing file = defaults, ok, empty hash', () => {
+    const cm = mk()
+    expect(cm.path).toBe(file)
+    expect(cm.load()).toEqual({ ok: true, issues: [], changed: true })
+    expect(cm.hash).toBe('')
+    expect(cm.raw).toEqual({})
+    expect(cm.current.defaults.timeoutSeconds).toBe(600)
+    expect(cm.current.agents).toEqual([{ id: 'main', workspace: path.join(stateDir, 'workspace') }])
+  })
+
+  it('accepts JSON5 (comments, trailing commas, unquoted keys) and hashes the file text', () => {
+    const text = `// my config\n{\n  agents: { defaults: { timeoutSeconds: 30, }, },\n  gateway: { port: 19000 }, /* done */\n}\n`
+    fs.writeFileSync(file, text)
+    const cm = mk()
+    expect(cm.load().ok).toBe(true)
+    expect(cm.current.defaults.timeoutSeconds).toBe(30)
+    expect(cm.current.gateway.port).toBe(19000)
+    expect(cm.hash).toBe(sha(text))
+  })
+
+  it('a syntax error gives one issue with line and column; defaults stay in effect', () => {
+    fs.writeFileSync(file, '{\n  agents: {\n    defaults: { timeoutSeconds: 30 ]\n  }\n}\n')
+    const cm = mk()
+    const r = cm.load()
+    expect(r.ok).toBe(false)
+    expect(r.issues).toHaveLength(1)
+    expect(r.issues[0]).toMatchObject({ path: '', line: 3, column: 36 })
+    expect(r.issues[0].message).toMatch(/^syntax error: invalid character '\]' \(line 3, column 36\)$/)
+    expect(cm.current.defaults.timeoutSeconds).toBe(600)
+  })
+
+  it('an invalid file on reload keeps the last good config, records issues and is never rewritten', () => {
+    fs.writeFileSync(file, JSON.stringify({ agents: { defaults: { timeoutSeconds: 42 } } }))
+    const cm = mk()
+    cm.load()
+    const changes: number[] = []
+    cm.onChange((c) => changes.push(c.defaults.timeoutSeconds))
+
+    const bad = '{ "agents": { "defaults": { "timeoutSeconds": -5, "bogus": true } } }'
+    fs.writeFileSync(file, bad)
+    const past = new Date(Date.now() - 60_000)
+    fs.utimesSync(file, past, past)
+    const before = fs.statSync(file)
+    const r = cm.reload()
+    expect(r.ok).toBe(false)
+    expect(r.issues).toEqual([
+      { path: 'agents.defaults.timeoutSeconds', message: 'must be integer >= 0' },
+      { path: 'agents.defaults.bogus', message: 'unknown key' },
+    ])
+    expect(cm.issues).toEqual(r.issues)
+    expect(cm.current.defaults.timeoutSeconds).toBe(42)
+    expect(changes).toEqual([])
+    expect(fs.readFileSync(file, 'utf8')).toBe(bad)
+    expect(fs.statSync(file).mtimeMs).toBe(before.mtimeMs)
+    expect(fs.statSync(file).ino).toBe(before.ino)
+    expect(cm.hash).toBe(sha(bad)) // patches must be based on what is on disk
+
+    fs.writeFileSync(file, '{ agents: { defaults: { timeoutSeconds: 7 } } }')
+    expect(cm.reload()).toEqual({ ok: true, issues: [], changed: true })
+    expect(cm.issues).toEqual([])
+    expect(changes).toEqual([7])
+    expect(cm.reload().changed).toBe(false)
+  })
+
+  it('patch applies a merge patch, validates the result, writes atomically as 0600 and notifies', () => {
+    const cm = mk()
+    cm.load()
+    const seen: Array<[number, string]> = []
+    cm.onChange((c, ch) => seen.push([c.gateway.port, ch.source]))
+    const { hash } = cm.patch({ gateway: { port: 19001, auth: { token: 'secret-token' } } }, '')
+    const text = fs.readFileSync(file, 'utf8')
+    expect(JSON.parse(text)).toEqual({ gateway: { port: 19001, auth: { token: 'secret-token' } } })
+    expect(hash).toBe(sha(text))
+    expect(cm.hash).toBe(hash)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    expect(seen).toEqual([[19001, 'patch']])
+    expect(cm.current.gateway.token).toBe('secret-token')
+
+    cm.patch({ gateway: { port: null }, agents: { defaults: { thinkingDefault: 'high' } } }, hash)
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ gateway: { auth: { token: 'secret-token' } }, agents: { defaults: { thinkingDefault: 'high' } } })
+    expect(cm.current.gateway.port).toBe(18789)
+    expect(fs.readdirSync(stateDir)).toEqual(['loopdesk.json']) // no temp or lock files left
+  })
+
+  it('patch keeps an existing file mode', () => {
+    fs.writeFileSync(file, '{}', { mode: 0o640 })
+    fs.chmodSync(file, 0o640)
+    const cm = mk()
+    cm.load()
+    cm.patch({ gateway: { port: 1 } })
+    expect(fs.statSync(file).mode & 0o777).toBe(0o640)
+  })
+
+  it('patch with a stale baseHash is a CONFLICT and writes nothing', () => {
+    fs.writeFileSync(file, '{}')
+    const cm = mk()
+    cm.load()
+    const base = cm.hash
+    fs.writeFileSync(file, '{ gateway: { port: 1 } }') // someone edited the file
+    const err = (() => {
+      try {
+        cm.patch({ gateway: { port: 2 } }, base)
+      } catch (e) {
+        return e
+      }
+    })() as ApiError
+    expect(err).toBeInstanceOf(ApiError)
+    expect(err.code).toBe('CONFLICT')
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: { port: 1 } }')
+  })
+
+  it('an invalid patch result is INVALID_REQUEST naming each bad path, and writes nothing', () => {
+    fs.writeFileSync(file, '{ gateway: { port: 1 } }')
+    const cm = mk()
+    cm.load()
+    let err: ApiError | undefined
+    try {
+      cm.patch({ gateway: { port: -1, bind: 'moon' }, agents: { defaults: { verboseDefault: 'loud' } } })
+    } catch (e) {
+      err = e as ApiError
+    }
+    expect(err?.code).toBe('INVALID_REQUEST')
+    expect(err?.message).toContain('gateway.port: must be integer between 0 and 65535')
+    expect(err?.message).toContain('gateway.bind: must be one of')
+    expect(err?.message).toContain('agents.defaults.verboseDefault')
+    expect((err?.details as { issues: unknown[] }).issues).toHaveLength(3)
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: { port: 1 } }')
+    expect(cm.current.gateway.port).toBe(1)
+    expect(() => cm.patch([] as never)).toThrow(/must be an object/)
+  })
+
+  it('patch refuses to rewrite a file with a syntax error, but can repair a schema-invalid one', () => {
+    fs.writeFileSync(file, '{ gateway: ')
+    const cm = mk()
+    cm.load()
+    expect(() => cm.patch({ gateway: { port: 1 } })).toThrow(/fix the file first/)
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: ')
+
+    fs.writeFileSync(file, '{ gateway: { port: -3 } }')
+    expect(cm.reload().ok).toBe(false)
+    cm.patch({ gateway: { port: 4000 } }, cm.hash)
+    expect(cm.issues).toEqual([])
+    expect(cm.current.gateway.port).toBe(4000)
+  })
+
+  it('redacts secrets and restores them when the placeholder is patched back', () => {
+    fs.writeFileSync(file, JSON.stringify({ models: { providers: { openai: { apiKey: 'sk-real' }, local: { baseUrl: 'http://x' } } }, gateway: { auth: { token: 'tok' } } }))
+    const cm = mk()
+    cm.load()
+    const red = cm.redacted()
+    expect(JSON.stringify(red)).not.toContain('sk-real')
+    expect(JSON.stringify(red)).not.toContain('tok"')
+    expect(red).toEqual({ models: { providers: { openai: { apiKey: '__REDACTED__' }, local: { baseUrl: 'http://x' } } }, gateway: { auth: { token: '__REDACTED__' } } })
+    expect(cm.raw.models?.providers?.openai.apiKey).toBe('sk-real') // redaction is a copy
+
+    cm.patch(red) // a UI saving the redacted form back
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).models.providers.openai.apiKey).toBe('sk-real')
+    expect(() => cm.patch({ models: { providers: { anthropic: { apiKey: '__REDACTED__' } } } })).toThrow(/redaction placeholder/)
+  })
+
+  it('secretsStatus reports set/not set from config, env, credential store — never values', () => {
+    fs.writeFileSync(file, JSON.stringify({ models: { providers: { local: { apiKeyEnv: 'LOCAL_KEY' }, lit: { apiKey: 'k' }, none: { baseUrl: 'http://x' } } } }))
+    const creds = new FileCredentialStore({ stateDir })
+    creds.set('groq', 'gsk-1')
+    const cm = new ConfigManager({ stateDir, env: { LOCAL_KEY: 'v', OPENAI_API_KEY: 'sk' }, credentials: creds })
+    cm.load()
+    const s = cm.secretsStatus()
+    expect(s).toMatchObject({ local: 'set', lit: 'set', none: 'not set', openai: 'set', anthropic: 'not set', groq: 'set', 'gateway.auth.token': 'not set' })
+    expect(JSON.stringify(s)).not.toMatch(/sk|gsk|"v"/)
+  })
+
+  it('isolates throwing change listeners', () => {
+    const cm = mk()
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {})
+    const got: number[] = []
+    cm.onChange(() => {
+      throw new Error('listener broke')
+    })
+    const off = cm.onChange((c) => got.push(c.gateway.port))
+    cm.patch({ gateway: { port: 5 } })
+    off()
+    cm.patch({ gateway: { port: 6 } })
+    expect(got).toEqual([5])
+    expect(err).toHaveBeenCalled()
+    err.mockRestore()
+  })
+
+  it('watch() reloads when the file changes', async () => {
+    fs.writeFileSync(file, '{}')
+    const cm = mk()
+    cm.load()
+    const stop = cm.watch(20)
+    try {
+      const changed = new Promise<number>((r) => cm.onChange((c) => r(c.gateway.port)))
+      await new Promise((r) => setTimeout(r, 50))
+      fs.writeFileSync(file + '.tmp', '{ gateway: { port: 4242 } }')
+      fs.renameSync(file + '.tmp', file)
+      expect(await changed).toBe(4242)
+    } finally {
+      stop()
+    }
+  })
+
+  it('honours $LOOPDESK_CONFIG_PATH', () => {
+    const alt = path.join(stateDir, 'alt.json5')
+    fs.writeFileSync(alt, '{ gateway: { port: 1234 } }')
+    const cm = new ConfigManager({ stateDir, env: { LOOPDESK_CONFIG_PATH: alt } })
+    cm.load()
+    expect(cm.path).toBe(alt)
+    expect(cm.current.gateway.port).toBe(1234)
+  })
+})

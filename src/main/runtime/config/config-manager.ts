@@ -1,0 +1,220 @@
+// Owns <stateDir>/loopdesk.json: load + validate, keep the last good config when the file turns bad
+// (the runtime keeps running; the file is never rewritten behind the user's back), apply merge patches
+// atomically with optimistic concurrency (baseHash), and tell listeners about changes.
+import { createHash } from 'node:crypto'
+import fs from 'node:fs'
+import { ApiError, invalid } from '../../api/errors'
+import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contracts'
+import { tryAcquireWriteLockSync } from '../sessions/write-lock'
+import { writeFileAtomicSync } from '../sessions/atomic-write'
+import { resolveConfig } from './defaults'
+import { applyMergePatch } from './merge-patch'
+import { parseConfigText } from './parse'
+import { redactConfig, restoreRedacted } from './redact'
+import { secretsStatus } from './secrets'
+import { resolveConfigPath } from './state-dir'
+import type { ConfigIssue } from './types'
+import { isPlainObject, validateConfig } from './validate'
+
+export interface ConfigManagerOptions {
+  stateDir: string
+  env?: NodeJS.ProcessEnv
+  /** consulted by secretsStatus() */
+  credentials?: CredentialStore
+}
+
+export interface ConfigChange {
+  source: 'load' | 'reload' | 'patch'
+  hash: string
+}
+
+export type ConfigListener = (config: ResolvedConfig, change: ConfigChange) => void
+
+export interface LoadResult {
+  ok: boolean
+  issues: ConfigIssue[]
+  /** the effective config changed */
+  changed: boolean
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+
+export class ConfigManager {
+  readonly path: string
+  readonly stateDir: string
+  private readonly env: NodeJS.ProcessEnv
+  private credentials?: CredentialStore
+  private good: { raw: LoopdeskConfig; resolved: ResolvedConfig; hash: string }
+  private _issues: ConfigIssue[] = []
+  /** hash of the file as last read (valid or not) */
+  private diskHash = ''
+  private listeners: ConfigListener[] = []
+  private unwatch?: () => void
+
+  constructor(opts: ConfigManagerOptions) {
+    this.stateDir = opts.stateDir
+    this.env = opts.env ?? process.env
+    this.credentials = opts.credentials
+    this.path = resolveConfigPath(opts.stateDir, this.env)
+    this.good = { raw: {}, resolved: resolveConfig({}, this.stateDir, this.env), hash: '' }
+  }
+
+  /** The effective config (defaults filled in). */
+  get current(): ResolvedConfig {
+    return this.good.resolved
+  }
+
+  /** The effective config as written (no defaults). */
+  get raw(): LoopdeskConfig {
+    return this.good.raw
+  }
+
+  /** Problems of the file on disk; empty when it is valid. */
+  get issues(): ConfigIssue[] {
+    return this._issues.map((i) => ({ ...i }))
+  }
+
+  /**
+   * sha256 of the config file as last read or written ('' when there is no file) — the value patch()
+   * expects as baseHash. Equals the effective config's hash unless the file is currently invalid.
+   */
+  get hash(): string {
+    return this.diskHash
+  }
+
+  setCredentialStore(credentials: CredentialStore): void {
+    this.credentials = credentials
+  }
+
+  /** Reads the file. Missing = defaults. Invalid = issues recorded, last good config kept, file untouched. */
+  load(): LoadResult {
+    return this.read('load')
+  }
+
+  reload(): LoadResult {
+    return this.read('reload')
+  }
+
+  /**
+   * Applies an RFC 7396 merge patch to the file and writes it atomically. The RESULT is validated first;
+   * with baseHash, the file must still have that hash (else CONFLICT). Returns the new hash.
+   */
+  patch(mergePatch: Record<string, unknown>, baseHash?: string): { hash: string } {
+    if (!isPlainObject(mergePatch)) throw invalid('config patch must be an object')
+    const release = tryAcquireWriteLockSync(this.path, { timeoutMs: 2000, staleMs: 30_000 })
+    if (!release) throw new ApiError('UNAVAILABLE', `config file ${this.path} is locked by another process`, undefined, true)
+    try {
+      const text = readText(this.path)
+      const currentHash = text === undefined ? '' : sha256(text)
+      if (baseHash !== undefined && baseHash !== currentHash) {
+        throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry', { hash: currentHash })
+      }
+      let base: Record<string, unknown> = {}
+      if (text !== undefined) {
+        const parsed = parseConfigText(text)
+        if (!parsed.ok) throw invalid(`cannot patch ${this.path}: ${parsed.issue.message}; fix the file first`, { issues: [parsed.issue] })
+        if (!isPlainObject(parsed.value)) throw invalid(`cannot patch ${this.path}: it does not hold an object`)
+        base = parsed.value
+      }
+      const next = applyMergePatch(base, mergePatch) as Record<string, unknown>
+      const placeholders = restoreRedacted(next, base)
+      const issues: ConfigIssue[] = [
+        ...placeholders.map((p) => ({ path: p, message: 'is the redaction placeholder but no value is stored' })),
+        ...validateConfig(next),
+      ]
+      if (issues.length) {
+        throw invalid(`invalid config: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues })
+      }
+      const out = JSON.stringify(next, null, 2) + '\n'
+      writeFileAtomicSync(this.path, out, { mode: 0o600 })
+      const hash = sha256(out)
+      this.diskHash = hash
+      this._issues = []
+      this.adopt(next as LoopdeskConfig, hash, 'patch')
+      return { hash }
+    } finally {
+      release()
+    }
+  }
+
+  /** The raw config with apiKey and gateway.auth.token replaced by '__REDACTED__'. */
+  redacted(): Record<string, unknown> {
+    return redactConfig(this.good.raw)
+  }
+
+  /** 'set' / 'not set' per provider key (configured and well-known built-ins) and for gateway.auth.token. */
+  secretsStatus(): Record<string, 'set' | 'not set'> {
+    return secretsStatus(this.good.raw, this.env, this.credentials, this.good.resolved.gateway.token)
+  }
+
+  onChange(cb: ConfigListener): () => void {
+    this.listeners = [...this.listeners, cb]
+    return () => {
+      this.listeners = this.listeners.filter((l) => l !== cb)
+    }
+  }
+
+  /** Polls the file (robust to editors' atomic saves) and reloads on change. Returns the stop function. */
+  watch(intervalMs = 1000): () => void {
+    this.unwatch?.()
+    const onStat = (cur: fs.Stats, prev: fs.Stats) => {
+      if (cur.mtimeMs !== prev.mtimeMs || cur.size !== prev.size || cur.ino !== prev.ino) this.reload()
+    }
+    fs.watchFile(this.path, { interval: intervalMs, persistent: false }, onStat)
+    const stop = () => fs.unwatchFile(this.path, onStat)
+    this.unwatch = stop
+    return stop
+  }
+
+  private read(source: 'load' | 'reload'): LoadResult {
+    let text: string | undefined
+    try {
+      text = readText(this.path)
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException
+      this._issues = [{ path: '', message: `cannot read ${this.path}: ${e.code ?? e.message}` }]
+      return { ok: false, issues: this.issues, changed: false }
+    }
+    const hash = text === undefined ? '' : sha256(text)
+    this.diskHash = hash
+    let value: unknown = {}
+    if (text !== undefined) {
+      const parsed = parseConfigText(text)
+      if (!parsed.ok) return this.reject([parsed.issue])
+      value = parsed.value
+    }
+    const issues = validateConfig(value)
+    if (issues.length) return this.reject(issues)
+    this._issues = []
+    const changed = hash !== this.good.hash || source === 'load'
+    if (changed) this.adopt(value as LoopdeskConfig, hash, source)
+    return { ok: true, issues: [], changed }
+  }
+
+  private reject(issues: ConfigIssue[]): LoadResult {
+    this._issues = issues
+    const where = issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')
+    console.warn(`[config] ${this.path} is invalid, keeping the last good config: ${where}`)
+    return { ok: false, issues: this.issues, changed: false }
+  }
+
+  private adopt(raw: LoopdeskConfig, hash: string, source: ConfigChange['source']): void {
+    this.good = { raw, resolved: resolveConfig(raw, this.stateDir, this.env), hash }
+    for (const l of this.listeners) {
+      try {
+        l(this.good.resolved, { source, hash })
+      } catch (err) {
+        console.error('[config] change listener failed:', err)
+      }
+    }
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw err
+  }
+}

@@ -1,0 +1,69 @@
+import os from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { resolveConfig } from './defaults'
+import { resolveConfigPath, resolveStateDir } from './state-dir'
+
+describe('resolveStateDir / resolveConfigPath', () => {
+  it('uses $LOOPDESK_STATE_DIR, else ~/.loopdesk', () => {
+    expect(resolveStateDir({})).toBe(path.join(os.homedir(), '.loopdesk'))
+    expect(resolveStateDir({ LOOPDESK_STATE_DIR: '/tmp/x' })).toBe('/tmp/x')
+    expect(resolveStateDir({ LOOPDESK_STATE_DIR: '~/y' })).toBe(path.join(os.homedir(), 'y'))
+    expect(resolveStateDir({ LOOPDESK_STATE_DIR: '  ' })).toBe(path.join(os.homedir(), '.loopdesk'))
+    expect(resolveConfigPath('/s', {})).toBe('/s/loopdesk.json')
+    expect(resolveConfigPath('/s', { LOOPDESK_CONFIG_PATH: '/etc/ld.json' })).toBe('/etc/ld.json')
+  })
+})
+
+describe('resolveConfig', () => {
+  it('fills every default', () => {
+    const c = resolveConfig({}, '/state')
+    expect(c).toEqual({
+      raw: {},
+      defaultAgentId: 'main',
+      agents: [{ id: 'main', workspace: '/state/workspace' }],
+      defaults: {
+        timeoutSeconds: 600,
+        thinkingDefault: 'off',
+        verboseDefault: 'off',
+        reasoningDefault: 'off',
+        workspace: '/state/workspace',
+        compaction: { reserveTokens: 16384, keepRecentTurns: 3 },
+        blockStreamingDefault: 'off',
+        blockStreamingBreak: 'text_end',
+        bootstrapMaxChars: 20000,
+        maxConcurrent: 4,
+      },
+      queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
+      exec: { allowlist: [], approvalTimeoutMs: 120000, timeoutSeconds: 120, maxOutputChars: 100000 },
+      webFetch: { maxBytes: 2_000_000, timeoutMs: 30000 },
+      gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
+    })
+  })
+
+  it('resolves agents, workspaces, models and the gateway token', () => {
+    const c = resolveConfig(
+      {
+        agents: {
+          defaults: { model: { primary: 'openai/gpt' }, workspace: 'ws', timeoutSeconds: 0 },
+          list: [{ id: 'ops', model: 'anthropic/claude' }, { id: 'main', default: true }, { id: 'x', workspace: '~/xws' }],
+        },
+        gateway: { port: 0 },
+      },
+      '/state',
+      { LOOPDESK_GATEWAY_TOKEN: 'envtok' },
+    )
+    expect(c.defaultAgentId).toBe('main')
+    expect(c.defaults.workspace).toBe('/state/ws')
+    expect(c.defaults.timeoutSeconds).toBe(0)
+    expect(c.defaults.model).toBe('openai/gpt')
+    expect(c.agents).toEqual([
+      { id: 'ops', workspace: '/state/workspace-ops', model: 'anthropic/claude' },
+      { id: 'main', workspace: '/state/ws', model: 'openai/gpt' },
+      { id: 'x', workspace: path.join(os.homedir(), 'xws'), model: 'openai/gpt' },
+    ])
+    expect(c.gateway).toEqual({ port: 0, bind: 'loopback', token: 'envtok', allowedOrigins: [] })
+    expect(resolveConfig({ gateway: { auth: { token: 'cfg' } } }, '/s', { LOOPDESK_GATEWAY_TOKEN: 'env' }).gateway.token).toBe('cfg')
+    expect(resolveConfig({ agents: { list: [{ id: 'solo' }] } }, '/s').defaultAgentId).toBe('solo')
+  })
+})

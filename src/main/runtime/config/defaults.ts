@@ -1,0 +1,94 @@
+// Fills every default the runtime relies on, so the rest of the code reads one complete object.
+import path from 'node:path'
+import { DEFAULT_AGENT_ID } from '../../../shared/session-key'
+import type { LoopdeskConfig, ResolvedConfig } from '../contracts'
+import { expandHome } from './state-dir'
+
+export const CONFIG_DEFAULTS = {
+  timeoutSeconds: 600,
+  thinkingDefault: 'off',
+  verboseDefault: 'off',
+  reasoningDefault: 'off',
+  reserveTokens: 16_384,
+  keepRecentTurns: 3,
+  blockStreamingDefault: 'off',
+  blockStreamingBreak: 'text_end',
+  bootstrapMaxChars: 20_000,
+  maxConcurrent: 4,
+  queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
+  exec: { approvalTimeoutMs: 120_000, timeoutSeconds: 120, maxOutputChars: 100_000 },
+  webFetch: { maxBytes: 2_000_000, timeoutMs: 30_000 },
+  gateway: { port: 18789, bind: 'loopback' },
+} as const
+
+/** Paths in the config may use `~`; relative ones are relative to the state dir. */
+export const resolveUserPath = (p: string, stateDir: string): string => path.resolve(stateDir, expandHome(p))
+
+export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS.ProcessEnv = {}): ResolvedConfig {
+  const d = raw.agents?.defaults ?? {}
+  const D = CONFIG_DEFAULTS
+  const workspace = d.workspace ? resolveUserPath(d.workspace, stateDir) : path.join(stateDir, 'workspace')
+  const model = d.model?.primary
+
+  const list = raw.agents?.list ?? []
+  const defaultAgentId = (list.find((a) => a.default) ?? list[0])?.id ?? DEFAULT_AGENT_ID
+  const agents: ResolvedConfig['agents'] = list.length
+    ? list.map((a) => ({
+        id: a.id,
+        // The default agent uses the default workspace; others get their own next to it.
+        workspace: a.workspace
+          ? resolveUserPath(a.workspace, stateDir)
+          : a.id === defaultAgentId
+            ? workspace
+            : path.join(stateDir, `workspace-${a.id}`),
+        ...((a.model ?? model) ? { model: a.model ?? model } : {}),
+      }))
+    : [{ id: DEFAULT_AGENT_ID, workspace, ...(model ? { model } : {}) }]
+
+  const q = raw.messages?.queue ?? {}
+  const exec = raw.tools?.exec ?? {}
+  const wf = raw.tools?.webFetch ?? {}
+  const gw = raw.gateway ?? {}
+  const token = gw.auth?.token ?? (env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined)
+
+  return {
+    raw,
+    defaultAgentId,
+    agents,
+    defaults: {
+      ...(model ? { model } : {}),
+      timeoutSeconds: d.timeoutSeconds ?? D.timeoutSeconds,
+      thinkingDefault: d.thinkingDefault ?? D.thinkingDefault,
+      verboseDefault: d.verboseDefault ?? D.verboseDefault,
+      reasoningDefault: d.reasoningDefault ?? D.reasoningDefault,
+      workspace,
+      compaction: {
+        reserveTokens: d.compaction?.reserveTokens ?? D.reserveTokens,
+        keepRecentTurns: d.compaction?.keepRecentTurns ?? D.keepRecentTurns,
+      },
+      blockStreamingDefault: d.blockStreamingDefault ?? D.blockStreamingDefault,
+      blockStreamingBreak: d.blockStreamingBreak ?? D.blockStreamingBreak,
+      bootstrapMaxChars: d.bootstrapMaxChars ?? D.bootstrapMaxChars,
+      maxConcurrent: d.maxConcurrent ?? D.maxConcurrent,
+    },
+    queue: {
+      mode: q.mode ?? D.queue.mode,
+      debounceMs: q.debounceMs ?? D.queue.debounceMs,
+      cap: q.cap ?? D.queue.cap,
+      drop: q.drop ?? D.queue.drop,
+    },
+    exec: {
+      allowlist: [...(exec.allowlist ?? [])],
+      approvalTimeoutMs: exec.approvalTimeoutMs ?? D.exec.approvalTimeoutMs,
+      timeoutSeconds: exec.timeoutSeconds ?? D.exec.timeoutSeconds,
+      maxOutputChars: exec.maxOutputChars ?? D.exec.maxOutputChars,
+    },
+    webFetch: { maxBytes: wf.maxBytes ?? D.webFetch.maxBytes, timeoutMs: wf.timeoutMs ?? D.webFetch.timeoutMs },
+    gateway: {
+      port: gw.port ?? D.gateway.port,
+      bind: gw.bind ?? D.gateway.bind,
+      ...(token ? { token } : {}),
+      allowedOrigins: [...(gw.allowedOrigins ?? [])],
+    },
+  }
+}

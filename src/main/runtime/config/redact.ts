@@ -1,0 +1,41 @@
+// Secrets never leave the main process in clear text: config reads for the UI / gateway get placeholders.
+import type { LoopdeskConfig } from '../contracts'
+import { isPlainObject } from './validate'
+
+export const REDACTED = '__REDACTED__'
+
+/** Where secrets live in loopdesk.json. */
+function secretSlots(cfg: Record<string, unknown>): Array<{ parent: Record<string, unknown>; key: string; path: string }> {
+  const out: Array<{ parent: Record<string, unknown>; key: string; path: string }> = []
+  const providers = (cfg.models as { providers?: unknown } | undefined)?.providers
+  if (isPlainObject(providers)) {
+    for (const [id, p] of Object.entries(providers)) {
+      if (isPlainObject(p) && 'apiKey' in p) out.push({ parent: p, key: 'apiKey', path: `models.providers.${id}.apiKey` })
+    }
+  }
+  const auth = (cfg.gateway as { auth?: unknown } | undefined)?.auth
+  if (isPlainObject(auth) && 'token' in auth) out.push({ parent: auth, key: 'token', path: 'gateway.auth.token' })
+  return out
+}
+
+export function redactConfig(cfg: LoopdeskConfig): Record<string, unknown> {
+  const copy = structuredClone(cfg) as Record<string, unknown>
+  for (const s of secretSlots(copy)) if (typeof s.parent[s.key] === 'string') s.parent[s.key] = REDACTED
+  return copy
+}
+
+/**
+ * A client that edits a redacted config sends the placeholder back: keep the real value in that case.
+ * Returns the paths where a placeholder had no real value to restore.
+ */
+export function restoreRedacted(next: Record<string, unknown>, prev: Record<string, unknown>): string[] {
+  const prevSlots = new Map(secretSlots(prev).map((s) => [s.path, s.parent[s.key]]))
+  const unresolved: string[] = []
+  for (const s of secretSlots(next)) {
+    if (s.parent[s.key] !== REDACTED) continue
+    const real = prevSlots.get(s.path)
+    if (typeof real === 'string' && real !== REDACTED) s.parent[s.key] = real
+    else unresolved.push(s.path)
+  }
+  return unresolved
+}

@@ -1,0 +1,105 @@
+// The TypeBox schema of loopdesk.json (mirrors LoopdeskConfig in ../contracts). Objects are closed so a
+// typo (`timeoutSecs`) is reported instead of silently ignored. `x-message` overrides the generic
+// description of what a value must be.
+import Type, { type TSchema } from 'typebox'
+import { THINKING_LEVELS } from '../../../shared/methods'
+
+const Closed = <T extends Record<string, TSchema>>(props: T) => Type.Object(props, { additionalProperties: false })
+const Opt = Type.Optional
+const Literals = <const L extends readonly string[]>(values: L) => Type.Union(values.map((v) => Type.Literal(v)))
+const Int = (min: number, max?: number) => Type.Integer(max === undefined ? { minimum: min } : { minimum: min, maximum: max })
+const NonEmpty = (opts: Record<string, unknown> = {}) => Type.String({ minLength: 1, ...opts })
+
+export const AGENT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$'
+export const MODEL_REF_PATTERN = '^[^/\\s]+/\\S+$'
+const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
+
+export const ModelConfigSchema = Closed({
+  id: NonEmpty(),
+  name: Opt(Type.String()),
+  contextWindow: Int(1),
+  maxTokens: Int(1),
+  reasoning: Opt(Type.Boolean()),
+  input: Opt(Type.Array(Literals(['text', 'image'] as const))),
+  cost: Opt(
+    Closed({
+      input: Type.Number({ minimum: 0 }),
+      output: Type.Number({ minimum: 0 }),
+      cacheRead: Opt(Type.Number({ minimum: 0 })),
+      cacheWrite: Opt(Type.Number({ minimum: 0 })),
+    }),
+  ),
+})
+
+export const ProviderConfigSchema = Closed({
+  baseUrl: Opt(NonEmpty({ pattern: '^https?://\\S+$', 'x-message': 'must be an http:// or https:// URL' })),
+  api: Opt(NonEmpty()),
+  apiKey: Opt(NonEmpty()),
+  apiKeyEnv: Opt(NonEmpty({ pattern: ENV_NAME_PATTERN, 'x-message': 'must be an environment variable name' })),
+  headers: Opt(Type.Record(Type.String(), Type.String())),
+  models: Opt(Type.Array(ModelConfigSchema)),
+})
+
+const ModelRef = (what: string) => NonEmpty({ pattern: MODEL_REF_PATTERN, 'x-message': `must be "<provider>/<model>" (${what})` })
+
+export const AgentDefaultsSchema = Closed({
+  model: Opt(Closed({ primary: Opt(ModelRef('e.g. "openai/gpt-4o"')) })),
+  thinkingDefault: Opt(Literals(THINKING_LEVELS)),
+  verboseDefault: Opt(Literals(['off', 'on', 'full'] as const)),
+  reasoningDefault: Opt(Literals(['off', 'on', 'stream'] as const)),
+  timeoutSeconds: Opt(Int(0)),
+  workspace: Opt(NonEmpty()),
+  compaction: Opt(Closed({ reserveTokens: Opt(Int(0)), keepRecentTurns: Opt(Int(0)) })),
+  blockStreamingDefault: Opt(Literals(['off', 'on'] as const)),
+  blockStreamingBreak: Opt(Literals(['text_end', 'message_end'] as const)),
+  bootstrapMaxChars: Opt(Int(0)),
+  maxConcurrent: Opt(Int(1, 256)),
+})
+
+export const AgentEntrySchema = Closed({
+  id: NonEmpty({ pattern: AGENT_ID_PATTERN, 'x-message': 'must be a lowercase agent id ([a-z0-9_-], max 64)' }),
+  workspace: Opt(NonEmpty()),
+  model: Opt(ModelRef('the agent model')),
+  default: Opt(Type.Boolean()),
+})
+
+export const LoopdeskConfigSchema = Closed({
+  $schema: Opt(Type.String()),
+  models: Opt(Closed({ providers: Opt(Type.Record(Type.String(), ProviderConfigSchema)) })),
+  agents: Opt(Closed({ defaults: Opt(AgentDefaultsSchema), list: Opt(Type.Array(AgentEntrySchema)) })),
+  gateway: Opt(
+    Closed({
+      port: Opt(Int(0, 65535)),
+      bind: Opt(Literals(['loopback', 'lan', 'all'] as const)),
+      auth: Opt(Closed({ token: Opt(NonEmpty()) })),
+      allowedOrigins: Opt(Type.Array(NonEmpty())),
+    }),
+  ),
+  messages: Opt(
+    Closed({
+      queue: Opt(
+        Closed({
+          mode: Opt(Literals(['steer', 'followup', 'collect', 'interrupt'] as const)),
+          debounceMs: Opt(Int(0)),
+          cap: Opt(Int(1)),
+          drop: Opt(Literals(['old', 'new', 'summarize'] as const)),
+        }),
+      ),
+    }),
+  ),
+  tools: Opt(
+    Closed({
+      exec: Opt(
+        Closed({
+          allowlist: Opt(Type.Array(NonEmpty())),
+          approvalTimeoutMs: Opt(Int(0)),
+          timeoutSeconds: Opt(Int(0)),
+          maxOutputChars: Opt(Int(1)),
+        }),
+      ),
+      webFetch: Opt(Closed({ maxBytes: Opt(Int(1)), timeoutMs: Opt(Int(1)) })),
+    }),
+  ),
+  hooks: Opt(Closed({ internal: Opt(Closed({ enabled: Opt(Type.Boolean()) })) })),
+  plugins: Opt(Closed({ enabled: Opt(Type.Boolean()), disabled: Opt(Type.Array(Type.String())) })),
+})
