@@ -229,6 +229,9 @@ export class EmbeddedRunner {
       })
       const read = await transcript.readAll()
       const history = rebuildHistory(read.entries)
+      // transcript entry id per message object (rebuilt history reuses the parsed message objects)
+      const entryIds = new WeakMap<object, string>()
+      for (const e of read.entries) if (e.type === 'message') entryIds.set(e.message, e.id)
       if (history.orphanToolCalls.length > 0) {
         // A previous run died mid-tool: close its calls so the conversation stays well-formed.
         const now = Date.now()
@@ -240,6 +243,7 @@ export class EmbeddedRunner {
           message: interruptedToolResult(c, now),
         }))
         await transcript.appendMany(repairs)
+        for (const r of repairs) if (r.type === 'message') entryIds.set(r.message, r.id)
         for (const r of repairs) history.messages.push((r as Extract<TranscriptEntry, { type: 'message' }>).message as unknown as AgentMessage)
       }
       const append = (entry: TranscriptEntry) => transcript.append(entry)
@@ -260,6 +264,7 @@ export class EmbeddedRunner {
         signal: controller.signal,
         emit: (stream, data) => this.emit(req, stream, data),
         appendTranscript: append,
+        entryIdOf: (m) => entryIds.get(m as object),
       }
       const ctx = hookCtx
 
@@ -267,7 +272,11 @@ export class EmbeddedRunner {
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
-        persist: (message) => append({ type: 'message', id: crypto.randomUUID(), timestamp: Date.now(), runId: req.runId, message: message as any }),
+        persist: (message) => {
+          const id = crypto.randomUUID()
+          entryIds.set(message as object, id)
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: message as any })
+        },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
           if (!deps.hooks.toolResultPersist) return capped
@@ -412,6 +421,16 @@ export class EmbeddedRunner {
           : undefined,
       })
       agent = a
+      if (deps.hooks.agentEvent) {
+        // before the bridge: a hook may need to act before the bridge emits (block flush before tool start)
+        a.subscribe(async (event) => {
+          try {
+            await deps.hooks.agentEvent!(event, ctx)
+          } catch (err) {
+            this.hookError('agentEvent', err)
+          }
+        })
+      }
       a.subscribe(b.listener)
       live.isStreaming = () => a.state.isStreaming
       live.steer = (text) => a.steer(userMessage(text))
@@ -422,6 +441,22 @@ export class EmbeddedRunner {
       callHook('runStarted', deps.hooks.runStarted && (() => deps.hooks.runStarted!(live)), this.hookError)
 
       await a.prompt(userMessage(promptText))
+      // A failed model request (e.g. context overflow) may get one compaction + retry: the hook decides.
+      const failed = b.lastAssistant
+      if (failed?.stopReason === 'error' && !controller.signal.aborted && deps.hooks.onContextOverflow) {
+        const r = await callHook(
+          'onContextOverflow',
+          () => deps.hooks.onContextOverflow!({ messages: a.state.messages, errorMessage: failed.errorMessage ?? '' }, ctx),
+          this.hookError,
+        )
+        if (r?.retry && !controller.signal.aborted) {
+          // drop the failed assistant message (continue() needs a user/toolResult tail), then run again
+          const msgs = a.state.messages
+          const lastMsg = msgs[msgs.length - 1] as { role?: string; stopReason?: string } | undefined
+          if (lastMsg?.role === 'assistant' && lastMsg.stopReason === 'error') a.state.messages = msgs.slice(0, -1)
+          await a.continue()
+        }
+      }
       controller.signal.removeEventListener('abort', abortAgent)
 
       // ---- outcome

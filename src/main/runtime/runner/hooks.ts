@@ -1,7 +1,7 @@
 // Hook points of a run. The runner calls these at fixed places; every one is optional and the default is
 // a no-op, so the plugin-hook / queue-mode / compaction modules (issue 4) plug in without runner changes.
 // Hook failures never break a run: the runner catches, logs through `onHookError`, and carries on.
-import type { AgentMessage, AgentTool } from '@earendil-works/pi-agent-core'
+import type { AgentEvent, AgentMessage, AgentTool } from '@earendil-works/pi-agent-core'
 import type { ToolResultMessage } from '@earendil-works/pi-ai'
 import type { EmitInput, ResolvedModel, SessionEntry, TranscriptEntry } from '../contracts'
 import type { BootstrapHook } from '../prompt'
@@ -20,6 +20,8 @@ export interface RunHookContext {
   emit(stream: EmitInput['stream'], data: Record<string, unknown>): void
   /** append an entry (e.g. a `compaction` entry) to the session transcript; the write lock is held */
   appendTranscript(entry: TranscriptEntry): Promise<void>
+  /** transcript entry id of a message of this run's conversation (compaction's firstKeptEntryId) */
+  entryIdOf?(message: AgentMessage): string | undefined
 }
 
 /** Handle of a live run, for queue modes (steer) and /stop. */
@@ -86,6 +88,19 @@ export interface RunHooks {
    * the place for compaction. Return replacement messages (keep the leading system message!).
    */
   transformContext?(messages: AgentMessage[], ctx: RunHookContext): Promise<AgentMessage[]> | AgentMessage[]
+  /**
+   * Every pi event of the run, delivered before the run bridge sees it (block streaming flushes its
+   * pending text here before a tool's start event goes out). Awaited; failures are isolated.
+   */
+  agentEvent?(event: AgentEvent, ctx: RunHookContext): Promise<void> | void
+  /**
+   * The model request failed. Return `{retry: true}` (after compacting) to drop the failed assistant message
+   * and continue the run once more; the compaction module allows one such retry per run.
+   */
+  onContextOverflow?(
+    event: { messages: AgentMessage[]; errorMessage: string },
+    ctx: RunHookContext,
+  ): Promise<{ retry: boolean } | void> | { retry: boolean } | void
   /** plugin `agent_end` (observe): the run's messages and outcome */
   agentEnd?(info: RunEndInfo, ctx: RunHookContext): Promise<void> | void
   /** the run is live (register it for steer / interrupt) */
@@ -124,8 +139,10 @@ export interface CompactOutcome {
 }
 
 export interface RuntimeHooks extends RunHooks {
-  /** internal command hooks `command:new` / `command:reset` / `command:stop` */
-  command?(event: CommandHookEvent): Promise<void> | void
+  /** internal command hooks `command:new` / `command:reset` / `command:stop`; returned strings go to the user */
+  command?(event: CommandHookEvent): Promise<string[] | void> | string[] | void
+  /** plugin `message_received` (observe): a chat message arrived for a session */
+  messageReceived?(event: { sessionKey: string; agentId: string; content: string; runId?: string }): void
   /** `sessions.compact` (manual compaction). Without it the runtime answers compacted:false. */
   compact?(request: CompactRequest): Promise<CompactOutcome>
 }
