@@ -1,0 +1,100 @@
+// The renderer's WebSocket Bridge against a real gateway (Node's WebCrypto stands in for the browser's).
+import { afterEach, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { connectWsBridge, createWsBridge, type SocketLike, type WsBridge } from '../../renderer/src/bridge/ws-bridge'
+import type { AnyEvent } from '../../shared/events'
+import { FakeHost } from './fake-host'
+import { startGateway } from './server'
+import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
+
+let t: TestGateway | undefined
+let bridge: WsBridge | undefined
+afterEach(async () => {
+  bridge?.close()
+  bridge = undefined
+  await t?.stop()
+  t = undefined
+})
+
+/** Node `ws` sockets presenting the page's Origin, like a browser on http://127.0.0.1:<port>/ would. */
+const browserSocket = (origin: string) => (url: string) => new WebSocket(url, { headers: { Origin: origin } }) as unknown as SocketLike
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const start = Date.now()
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+
+describe('ws-bridge against the gateway', () => {
+  it('connects with a WebCrypto device identity, runs (resolves with the ack) and streams filtered events', async () => {
+    t = await startTestGateway({ withTool: true })
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    expect(bridge.transport).toBe('ws')
+    expect(bridge.connection.state).toBe('open')
+    expect(bridge.connection.scopes).toEqual(['operator.admin', 'operator.read', 'operator.write', 'operator.approvals'])
+
+    const mine: AnyEvent[] = []
+    const chatOnly: AnyEvent[] = []
+    const other: AnyEvent[] = []
+    bridge.subscribe({ sessionKey: 'agent:main:main' }, (e) => mine.push(e))
+    bridge.subscribe({ sessionKey: 'agent:main:main', events: ['chat'] }, (e) => chatOnly.push(e))
+    bridge.subscribe({ sessionKey: 'agent:main:other' }, (e) => other.push(e))
+
+    const ack = await bridge.run({ message: 'hi', sessionKey: 'agent:main:main', idempotencyKey: 'wb-1' })
+    expect(ack).toMatchObject({ ok: true, data: { runId: 'wb-1', status: 'accepted' } })
+    await until(() => chatOnly.some((e) => e.event === 'chat' && e.payload.state === 'final'))
+    expect(mine.some((e) => e.event === 'agent' && e.payload.stream === 'tool')).toBe(true) // caps: tool-events
+    expect(chatOnly.every((e) => e.event === 'chat')).toBe(true)
+    expect(other).toEqual([])
+    // sessions.subscribe was issued on connect, so sessions.changed arrives
+    expect(mine.some((e) => e.event === 'sessions.changed')).toBe(true)
+
+    await expect(bridge.wait({ runId: 'wb-1', timeoutMs: 1000 })).resolves.toMatchObject({ ok: true, data: { status: 'ok' } })
+    await expect(bridge.health({})).resolves.toMatchObject({ ok: true, data: { ok: true } })
+    // handler errors come back as Result errors
+    await expect(bridge.modelsList({})).resolves.toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+  })
+
+  it('rejects on a wrong token and does not retry', async () => {
+    t = await startTestGateway()
+    const err = await connectWsBridge({ url: t.gw.url, token: 'wrong-token-xxxxxxxxxxxxx', socketFactory: browserSocket(t.gw.httpUrl) }).catch((e) => e)
+    expect(err.details?.code).toBe('AUTH_TOKEN_MISMATCH')
+  })
+
+  it('a page from a foreign origin cannot connect', async () => {
+    t = await startTestGateway()
+    const err = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket('http://evil.example') }).catch((e) => e)
+    expect(err.details?.code).toBe('CONTROL_UI_ORIGIN_NOT_ALLOWED')
+  })
+
+  it('reconnects after the gateway restarts and flushes calls made while disconnected', async () => {
+    t = await startTestGateway()
+    const port = t.gw.port
+    bridge = createWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl), backoffInitialMs: 50, backoffMaxMs: 200 })
+    await until(() => bridge!.connection.state === 'open')
+    await t.gw.close('restart')
+    await until(() => bridge!.connection.state === 'reconnecting')
+    const pendingCall = bridge.health({})
+    const host2 = new FakeHost()
+    const gw2 = await startGateway({ host: host2, port, token: TEST_TOKEN, stateDir: t.stateDir, staticDir: null })
+    try {
+      await expect(pendingCall).resolves.toMatchObject({ ok: true })
+      expect(bridge.connection.state).toBe('open')
+      expect(bridge.connection.attempt).toBe(0)
+    } finally {
+      bridge.close()
+      await gw2.close()
+    }
+  })
+
+  it('in-flight calls resolve UNAVAILABLE when the connection drops', async () => {
+    t = await startTestGateway({ hold: true })
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl), backoffInitialMs: 5000 })
+    const waiting = bridge.wait({ runId: 'never', timeoutMs: 60_000 })
+    await new Promise((r) => setTimeout(r, 50))
+    await t.gw.close('bye')
+    await expect(waiting).resolves.toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } })
+  })
+})

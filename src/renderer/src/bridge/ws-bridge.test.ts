@@ -1,0 +1,188 @@
+// Unit tests of the WebSocket Bridge with a scripted in-memory socket (no network).
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { createWsBridge, connectWsBridge, type SocketLike, type WsBridge } from './ws-bridge'
+import type { AnyEvent } from '../../../shared/events'
+
+class FakeSocket implements SocketLike {
+  readyState = 0
+  sent: any[] = []
+  onopen: SocketLike['onopen'] = null
+  onmessage: SocketLike['onmessage'] = null
+  onclose: SocketLike['onclose'] = null
+  onerror: SocketLike['onerror'] = null
+  constructor(readonly url: string) {}
+  send(data: string) {
+    this.sent.push(JSON.parse(data))
+  }
+  close(code = 1000, reason = '') {
+    if (this.readyState === 3) return
+    this.readyState = 3
+    this.onclose?.({ code, reason })
+  }
+  // server side helpers
+  open() {
+    this.readyState = 1
+    this.onopen?.({})
+    this.push({ type: 'event', event: 'connect.challenge', payload: { nonce: 'n1', ts: 1000 } })
+  }
+  push(frame: unknown) {
+    this.onmessage?.({ data: JSON.stringify(frame) })
+  }
+  hello(scopes = ['operator.admin']) {
+    const req = this.sent.find((f) => f.method === 'connect')
+    this.push({ type: 'res', id: req.id, ok: true, payload: { type: 'hello-ok', protocol: 4, auth: { role: 'operator', scopes }, policy: { tickIntervalMs: 30_000 } } })
+  }
+  reject(code: string) {
+    const req = this.sent.find((f) => f.method === 'connect')
+    this.push({ type: 'res', id: req.id, ok: false, error: { code: 'INVALID_REQUEST', message: 'nope', details: { code } } })
+    this.close(1008, 'nope')
+  }
+  lastReq(method: string) {
+    return [...this.sent].reverse().find((f) => f.method === method)
+  }
+}
+
+let sockets: FakeSocket[] = []
+let bridge: WsBridge | undefined
+const factory = (url: string) => {
+  const s = new FakeSocket(url)
+  sockets.push(s)
+  return s
+}
+const tick = () => new Promise((r) => setTimeout(r, 0))
+
+afterEach(() => {
+  bridge?.close()
+  bridge = undefined
+  sockets = []
+  vi.useRealTimers()
+})
+
+async function connected(opts: Partial<Parameters<typeof createWsBridge>[0]> = {}) {
+  bridge = createWsBridge({ url: 'ws://127.0.0.1:1', token: 'tok', socketFactory: factory, identity: null, ...opts })
+  const s = sockets[sockets.length - 1]
+  s.open()
+  await tick()
+  s.hello()
+  await tick()
+  return s
+}
+
+describe('ws-bridge', () => {
+  it('answers the challenge with a connect carrying token, scopes, caps and ui client', async () => {
+    const s = await connected()
+    const c = s.sent[0]
+    expect(c).toMatchObject({
+      type: 'req',
+      method: 'connect',
+      params: {
+        minProtocol: 3,
+        maxProtocol: 4,
+        client: { id: 'openclaw-control-ui', mode: 'ui' },
+        role: 'operator',
+        caps: ['tool-events'],
+        auth: { token: 'tok' },
+      },
+    })
+    expect(c.params.scopes).toContain('operator.write')
+    expect(bridge!.connection.state).toBe('open')
+    // subscribes to session changes right after hello
+    expect(s.lastReq('sessions.subscribe')).toBeTruthy()
+  })
+
+  it('correlates responses by id; run resolves with the first (accepted) res and ignores the final', async () => {
+    const s = await connected()
+    const p1 = bridge!.run({ message: 'a', idempotencyKey: 'k1' })
+    const p2 = bridge!.health({})
+    const r1 = s.lastReq('agent')
+    const r2 = s.lastReq('health')
+    s.push({ type: 'res', id: r2.id, ok: true, payload: { ok: true, ts: 1, uptimeMs: 1 } })
+    s.push({ type: 'res', id: r1.id, ok: true, payload: { runId: 'k1', status: 'accepted', acceptedAt: 5 } })
+    s.push({ type: 'res', id: r1.id, ok: true, payload: { runId: 'k1', status: 'ok', summary: 'completed' } })
+    await expect(p1).resolves.toEqual({ ok: true, data: { runId: 'k1', status: 'accepted', acceptedAt: 5 } })
+    await expect(p2).resolves.toMatchObject({ ok: true, data: { ok: true } })
+    const e = bridge!.history({ sessionKey: 'agent:main:main' })
+    s.push({ type: 'res', id: s.lastReq('chat.history').id, ok: false, error: { code: 'INVALID_REQUEST', message: 'bad' } })
+    await expect(e).resolves.toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'bad' } })
+  })
+
+  it('filters events per subscriber and isolates a throwing listener', async () => {
+    const s = await connected()
+    const got: AnyEvent[] = []
+    bridge!.subscribe({}, () => {
+      throw new Error('boom')
+    })
+    const off = bridge!.subscribe({ runId: 'r1', events: ['agent'] }, (e) => got.push(e))
+    s.push({ type: 'event', event: 'agent', seq: 1, payload: { runId: 'r1', seq: 1, stream: 'lifecycle', ts: 1, data: {} } })
+    s.push({ type: 'event', event: 'agent', seq: 2, payload: { runId: 'r2', seq: 1, stream: 'lifecycle', ts: 1, data: {} } })
+    s.push({ type: 'event', event: 'chat', seq: 3, payload: { runId: 'r1', sessionKey: 'k', seq: 1, state: 'delta' } })
+    expect(got.map((e) => (e.payload as { runId: string }).runId)).toEqual(['r1'])
+    off()
+    s.push({ type: 'event', event: 'agent', seq: 4, payload: { runId: 'r1', seq: 2, stream: 'lifecycle', ts: 1, data: {} } })
+    expect(got).toHaveLength(1)
+  })
+
+  it('queues calls until connected, fails in-flight calls on disconnect, reconnects with backoff', async () => {
+    vi.useFakeTimers()
+    bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 100, backoffMaxMs: 1000 })
+    const queued = bridge.health({})
+    const s1 = sockets[0]
+    s1.open()
+    await vi.advanceTimersByTimeAsync(0)
+    s1.hello()
+    await vi.advanceTimersByTimeAsync(0)
+    s1.push({ type: 'res', id: s1.lastReq('health').id, ok: true, payload: { ok: true } })
+    await expect(queued).resolves.toMatchObject({ ok: true })
+
+    const inflight = bridge.status({})
+    s1.close(1006, 'gone')
+    await expect(inflight).resolves.toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } })
+    expect(bridge.connection.state).toBe('reconnecting')
+    expect(sockets).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(130)
+    expect(sockets).toHaveLength(2)
+    sockets[1].close(1006, '') // attempt 2 fails → longer delay
+    await vi.advanceTimersByTimeAsync(130)
+    expect(sockets).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(150)
+    expect(sockets).toHaveLength(3)
+    sockets[2].open()
+    await vi.advanceTimersByTimeAsync(0)
+    sockets[2].hello()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(bridge.connection).toMatchObject({ state: 'open', attempt: 0 })
+  })
+
+  it('stops on a fatal connect error (bad token) and connectWsBridge rejects with the detail code', async () => {
+    const p = connectWsBridge({ url: 'ws://x', token: 'bad', socketFactory: factory, identity: null })
+    sockets[0].open()
+    await tick()
+    sockets[0].reject('AUTH_TOKEN_MISMATCH')
+    await expect(p).rejects.toMatchObject({ details: { code: 'AUTH_TOKEN_MISMATCH' } })
+    await new Promise((r) => setTimeout(r, 30))
+    expect(sockets).toHaveLength(1)
+  })
+
+  it('closes a silent connection after two tick intervals (watchdog)', async () => {
+    vi.useFakeTimers()
+    bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 10_000 })
+    const s = sockets[0]
+    s.open()
+    await vi.advanceTimersByTimeAsync(0)
+    s.hello()
+    await vi.advanceTimersByTimeAsync(0)
+    await vi.advanceTimersByTimeAsync(91_000)
+    expect(s.readyState).toBe(3)
+    expect(bridge.connection.state).toBe('reconnecting')
+  })
+
+  it('close() resolves pending calls and stops reconnecting', async () => {
+    const s = await connected()
+    const p = bridge!.health({})
+    bridge!.close()
+    await expect(p).resolves.toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } })
+    expect(bridge!.connection.state).toBe('closed')
+    expect(s.readyState).toBe(3)
+    await expect(bridge!.health({})).resolves.toMatchObject({ ok: false })
+  })
+})
