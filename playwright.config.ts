@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs'
 import { defineConfig } from '@playwright/test'
 
 const PORT = Number(process.env.E2E_PORT ?? 4173)
+// Build the renderer alone (no main/preload needed): npx vite build --config src/renderer/vite.config.ts
 const rendererBuilt = existsSync('out/renderer/index.html')
 
 export default defineConfig({
@@ -17,8 +18,21 @@ export default defineConfig({
     headless: !process.env.HEADED,
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--disable-quic',
+        '--no-first-run',
+      ],
     },
+    viewport: { width: 1280, height: 800 },
+    video: 'off', // needs Playwright's own ffmpeg, which cannot be downloaded here
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
   },
   projects: [
     { name: 'renderer', testMatch: /e2e\/[^/]+\.spec\.ts$/ },

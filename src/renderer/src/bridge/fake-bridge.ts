@@ -1,0 +1,815 @@
+// An in-page Bridge for component tests, the stubbed-bridge e2e and the UI bench. It simulates the
+// runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/tool events with a
+// per-run seq, the chat projection (throttled deltas, final with usage), sessions.changed, exec
+// approvals and queue.changed; a transcript is kept so history/recentEvents behave like the runtime's.
+import type {
+  AgentEvent,
+  AnyEvent,
+  ApprovalDecision,
+  EventFilter,
+  ExecApprovalRequest,
+  QueueItem,
+  QueueMode,
+  UsageTotals,
+} from '../../../shared/events'
+import { eventMatches } from '../../../shared/events'
+import type { Bridge, BridgeCallName } from '../../../shared/bridge'
+import type { HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
+
+export type FakeStep =
+  | { kind: 'thinking'; text: string }
+  | { kind: 'text'; text: string }
+  | {
+      kind: 'tool'
+      name: string
+      args: unknown
+      result: unknown
+      isError?: boolean
+      /** simulated duration of the tool (ms) */
+      durationMs?: number
+      /** ask for exec approval first (denied → tool error) */
+      approval?: boolean
+    }
+  | { kind: 'error'; message: string }
+  | { kind: 'wait'; ms: number }
+
+export interface FakeScript {
+  steps: FakeStep[]
+  usage?: Partial<UsageTotals>
+}
+
+export interface FakeBridgeOptions {
+  /** ms between emission ticks (default 25) */
+  tickMs?: number
+  /** characters of text per assistant delta (default 6) */
+  chunkChars?: number
+  /** deltas emitted per tick (default 1) */
+  deltasPerTick?: number
+  /** scripts used for successive runs (then the built-in script chooser) */
+  scripts?: FakeScript[]
+  /** sessions to start with; `generated` creates N messages of filler history */
+  seed?: Array<{ key: string; label?: string; messages?: number }>
+  /** models configured (a usable model exists) — default true */
+  configured?: boolean
+  /** persist state in localStorage under this key (survives page reloads) */
+  persistKey?: string
+  /** gateway port reported by status/config */
+  gatewayPort?: number
+}
+
+interface FakeSession {
+  row: SessionRow
+  messages: HistoryMessage[]
+  events: AgentEvent[]
+  queue: QueueItem[]
+}
+
+interface ActiveRun {
+  runId: string
+  sessionKey: string
+  seq: number
+  aborted: boolean
+  steers: string[]
+  startedAt: number
+  text: string
+  /** content parts of the assistant message being produced */
+  parts: Array<Record<string, unknown>>
+}
+
+const RING = 5000
+const MODELS: Array<Omit<ModelChoice, 'configured'>> = [
+  { ref: 'anthropic/claude-sonnet-4-5', provider: 'anthropic', id: 'claude-sonnet-4-5', name: 'Claude Sonnet 4.5', contextWindow: 200000, maxTokens: 64000, reasoning: true, input: ['text', 'image'] },
+  { ref: 'openai/gpt-5', provider: 'openai', id: 'gpt-5', name: 'GPT-5', contextWindow: 400000, maxTokens: 128000, reasoning: true, input: ['text', 'image'] },
+  { ref: 'google/gemini-2.5-pro', provider: 'google', id: 'gemini-2.5-pro', name: 'Gemini 2.5 Pro', contextWindow: 1000000, maxTokens: 65536, reasoning: true, input: ['text', 'image'] },
+]
+
+const ok = <T>(data: T): Result<T> => ({ ok: true, data })
+const fail = (code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'APPROVAL_NOT_FOUND', message: string): Result<never> => ({
+  ok: false,
+  error: { code, message },
+})
+
+/** The built-in script chooser: keywords in the message pick a scenario. */
+export function defaultScript(message: string): FakeScript {
+  const m = message.toLowerCase()
+  if (m.includes('error')) return { steps: [{ kind: 'error', message: '401 Unauthorized: invalid x-api-key (provider anthropic)' }] }
+  if (m.includes('approve'))
+    return {
+      steps: [
+        { kind: 'text', text: 'I need to clean the build folder.' },
+        { kind: 'tool', name: 'exec', args: { command: 'rm -rf build' }, result: { content: [{ type: 'text', text: 'removed build/' }] }, approval: true, durationMs: 300 },
+        { kind: 'text', text: 'Done — the build folder is gone.' },
+      ],
+    }
+  if (m.includes('tool') || m.includes('files') || m.includes('ls'))
+    return {
+      steps: [
+        { kind: 'thinking', text: 'The user wants to see the workspace. I will list it first.' },
+        { kind: 'text', text: "I'll look at the workspace first." },
+        {
+          kind: 'tool',
+          name: 'exec',
+          args: { command: 'ls -la', cwd: '.' },
+          result: { content: [{ type: 'text', text: 'README.md\npackage.json\nsrc/' }], details: { exitCode: 0 } },
+          durationMs: 600,
+        },
+        {
+          kind: 'text',
+          text: 'The workspace has **3 entries**:\n\n- `README.md`\n- `package.json`\n- `src/`\n\n```bash\nls -la\n```\n\nWant me to open one of them?',
+        },
+      ],
+    }
+  if (m.includes('slow') || m.includes('long')) {
+    const para = 'This is a long answer that keeps streaming so there is time to stop it, steer it or queue a follow-up. '
+    return { steps: [{ kind: 'text', text: Array.from({ length: 40 }, (_, i) => `${i + 1}. ${para}`).join('\n\n') }] }
+  }
+  return {
+    steps: [
+      {
+        kind: 'text',
+        text: `You said: **${message.slice(0, 200)}**\n\nHere is a snippet:\n\n\`\`\`ts\nconst greet = (name: string) => \`hello \${name}\`\n\`\`\`\n\nAnything else?`,
+      },
+    ],
+  }
+}
+
+export class FakeBridge implements Bridge {
+  readonly transport = 'ipc' as const
+  private listeners = new Set<{ filter: EventFilter; fn: (e: AnyEvent) => void }>()
+  private sessions = new Map<string, FakeSession>()
+  private runs = new Map<string, ActiveRun>()
+  private approvals = new Map<string, { req: ExecApprovalRequest; resolve: (d: ApprovalDecision) => void }>()
+  private config: Record<string, unknown>
+  private secrets: Record<string, 'set' | 'not set'> = {}
+  private prefs: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 420, sidebarWidth: 280 }
+  private scripts: FakeScript[]
+  private nextId = 1
+  private startedAt = Date.now()
+  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey'>> & Pick<FakeBridgeOptions, 'persistKey'>
+  /** every call made, for assertions */
+  readonly calls: Array<{ name: BridgeCallName; params: unknown }> = []
+
+  constructor(options: FakeBridgeOptions = {}) {
+    this.opts = {
+      tickMs: options.tickMs ?? 25,
+      chunkChars: options.chunkChars ?? 6,
+      deltasPerTick: options.deltasPerTick ?? 1,
+      configured: options.configured ?? true,
+      gatewayPort: options.gatewayPort ?? 18789,
+      persistKey: options.persistKey,
+    }
+    this.scripts = [...(options.scripts ?? [])]
+    this.config = { agents: { defaults: { timeoutSeconds: 600, thinkingDefault: 'low', workspace: '~/loopdesk' } }, gateway: { port: this.opts.gatewayPort } }
+    if (this.opts.configured) {
+      this.secrets['anthropic'] = 'set'
+      this.config.agents = { defaults: { ...(this.config.agents as { defaults: object }).defaults, model: { primary: 'anthropic/claude-sonnet-4-5' } } }
+    }
+    if (!this.restore()) {
+      for (const s of options.seed ?? [{ key: 'agent:main:main', label: 'Main' }]) this.seedSession(s.key, s.label, s.messages ?? 0)
+    }
+  }
+
+  // ------------------------------------------------------------------------------ plumbing
+
+  subscribe(filter: EventFilter, listener: (event: AnyEvent) => void): () => void {
+    const entry = { filter, fn: listener }
+    this.listeners.add(entry)
+    return () => this.listeners.delete(entry)
+  }
+
+  private emit(ev: AnyEvent) {
+    for (const l of [...this.listeners]) {
+      if (!eventMatches(l.filter, ev)) continue
+      try {
+        l.fn(ev)
+      } catch (err) {
+        console.error('listener failed', err)
+      }
+    }
+  }
+
+  private record<K extends BridgeCallName>(name: K, params: unknown) {
+    this.calls.push({ name, params })
+  }
+
+  private id(prefix: string) {
+    return `${prefix}${Date.now().toString(36)}${(this.nextId++).toString(36)}`
+  }
+
+  private persist() {
+    if (!this.opts.persistKey) return
+    try {
+      const data = {
+        sessions: [...this.sessions.values()].map((s) => ({ row: { ...s.row, status: s.row.status === 'running' ? 'interrupted' : s.row.status, activeRunId: undefined }, messages: s.messages })),
+        config: this.config,
+        secrets: this.secrets,
+        prefs: this.prefs,
+      }
+      localStorage.setItem(this.opts.persistKey, JSON.stringify(data))
+    } catch {
+      // storage full or unavailable: the fake just forgets
+    }
+  }
+
+  private restore(): boolean {
+    if (!this.opts.persistKey) return false
+    try {
+      const raw = localStorage.getItem(this.opts.persistKey)
+      if (!raw) return false
+      const data = JSON.parse(raw)
+      for (const s of data.sessions) this.sessions.set(s.row.key, { row: s.row, messages: s.messages, events: [], queue: [] })
+      this.config = data.config
+      this.secrets = data.secrets
+      this.prefs = data.prefs
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  private newRow(key: string, label?: string): SessionRow {
+    return {
+      key,
+      sessionId: this.id('s'),
+      agentId: 'main',
+      label,
+      updatedAt: Date.now(),
+      status: 'idle',
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      estimatedCostUsd: 0,
+      compactionCount: 0,
+    }
+  }
+
+  private seedSession(key: string, label: string | undefined, count: number) {
+    const s: FakeSession = { row: this.newRow(key, label), messages: [], events: [], queue: [] }
+    const t0 = Date.now() - count * 60_000
+    for (let i = 0; i < count; i += 2) {
+      const runId = `seed-${key}-${i}`
+      s.messages.push({ id: `m${i}`, runId, role: 'user', content: `Question ${i / 2 + 1}: how does part ${i} work?`, timestamp: t0 + i * 30_000 })
+      if (i + 1 < count)
+        s.messages.push({
+          id: `m${i + 1}`,
+          runId,
+          role: 'assistant',
+          content: [
+            {
+              type: 'text',
+              text: `Answer ${i / 2 + 1}. Part ${i} works like this:\n\n- it reads the **input**\n- it writes \`output.json\`\n\n\`\`\`js\nrun(${i})\n\`\`\``,
+            },
+          ],
+          stopReason: 'stop',
+          usage: { input: 120, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 160, cost: { total: 0.0004 } },
+          timestamp: t0 + i * 30_000 + 4000,
+        })
+    }
+    if (count) s.row.lastMessagePreview = 'Answer…'
+    this.sessions.set(key, s)
+  }
+
+  private session(key: string): FakeSession | undefined {
+    return this.sessions.get(key)
+  }
+
+  private changed(s: FakeSession, reason: import('../../../shared/events').SessionsChangedEvent['reason'], runId?: string) {
+    s.row = { ...s.row, updatedAt: Date.now() }
+    this.emit({ event: 'sessions.changed', payload: { sessionKey: s.row.key, reason, runId, ts: Date.now(), session: { ...s.row } } })
+    this.persist()
+  }
+
+  private agentEvent(run: ActiveRun, stream: AgentEvent['stream'], data: Record<string, unknown>) {
+    const ev: AgentEvent = { runId: run.runId, seq: ++run.seq, stream, ts: Date.now(), data, sessionKey: run.sessionKey }
+    const s = this.session(run.sessionKey)
+    if (s) {
+      s.events.push(ev)
+      if (s.events.length > RING) s.events.splice(0, s.events.length - RING)
+    }
+    this.emit({ event: 'agent', payload: ev })
+    return ev
+  }
+
+  private queueChanged(s: FakeSession) {
+    this.emit({ event: 'queue.changed', payload: { sessionKey: s.row.key, items: s.queue.map((q) => ({ ...q })) } })
+  }
+
+  // ------------------------------------------------------------------------------ runs
+
+  private sleep(ms: number) {
+    return new Promise<void>((r) => setTimeout(r, ms))
+  }
+
+  private nextScript(message: string): FakeScript {
+    return this.scripts.shift() ?? defaultScript(message)
+  }
+
+  private startRun(s: FakeSession, runId: string, message: string) {
+    const run: ActiveRun = { runId, sessionKey: s.row.key, seq: 0, aborted: false, steers: [], startedAt: Date.now(), text: '', parts: [] }
+    this.runs.set(runId, run)
+    s.messages.push({ id: this.id('m'), runId, role: 'user', content: message, timestamp: Date.now() })
+    s.row = { ...s.row, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
+    if (!s.row.label) s.row.label = message.slice(0, 40)
+    this.changed(s, 'start', runId)
+    void this.execute(s, run, this.nextScript(message))
+  }
+
+  /** Ends the assistant message being produced and stores it in the transcript. */
+  private flushMessage(s: FakeSession, run: ActiveRun, extra: Partial<HistoryMessage> = {}) {
+    if (!run.parts.length && !extra.stopReason) return
+    s.messages.push({ id: this.id('m'), runId: run.runId, role: 'assistant', content: run.parts, timestamp: Date.now(), ...extra })
+    run.parts = []
+    run.text = ''
+  }
+
+  private async streamText(s: FakeSession, run: ActiveRun, kind: 'text' | 'thinking', text: string) {
+    let part = run.parts.find((p) => p.type === kind && p === run.parts[run.parts.length - 1])
+    if (!part) {
+      part = kind === 'text' ? { type: 'text', text: '' } : { type: 'thinking', thinking: '' }
+      run.parts.push(part)
+    }
+    const field = kind === 'text' ? 'text' : 'thinking'
+    let lastChat = 0
+    let i = 0
+    while (i < text.length) {
+      for (let k = 0; k < this.opts.deltasPerTick && i < text.length; k++) {
+        if (run.aborted) return
+        const delta = text.slice(i, i + this.opts.chunkChars)
+        i += delta.length
+        part[field] = (part[field] as string) + delta
+        if (kind === 'text') {
+          run.text += delta
+          this.agentEvent(run, 'assistant', { text: run.text, delta })
+        } else this.agentEvent(run, 'thinking', { text: part[field], delta })
+      }
+      if (kind === 'text' && Date.now() - lastChat >= 150) {
+        lastChat = Date.now()
+        this.chat(run, 'delta')
+      }
+      if (this.opts.tickMs > 0) await this.sleep(this.opts.tickMs)
+      if (run.steers.length) return this.handleSteers(s, run, text.slice(i), kind)
+    }
+    if (kind === 'text') this.chat(run, 'delta')
+  }
+
+  private async handleSteers(s: FakeSession, run: ActiveRun, rest: string, kind: 'text' | 'thinking') {
+    // The model finishes this message at the steer point and answers the steer in a new one.
+    this.flushMessage(s, run, { stopReason: 'stop' })
+    while (run.steers.length) {
+      const text = run.steers.shift()!
+      s.messages.push({ id: this.id('m'), runId: run.runId, role: 'user', content: text, timestamp: Date.now() })
+      await this.streamText(s, run, 'text', `Understood — ${text}. `)
+      if (run.aborted) return
+      this.flushMessage(s, run, { stopReason: 'stop' })
+    }
+    if (rest && kind === 'text') await this.streamText(s, run, 'text', rest)
+  }
+
+  private chat(run: ActiveRun, state: 'delta' | 'final' | 'aborted' | 'error', extra: Record<string, unknown> = {}) {
+    this.emit({
+      event: 'chat',
+      payload: {
+        runId: run.runId,
+        sessionKey: run.sessionKey,
+        seq: run.seq,
+        state,
+        message: { role: 'assistant', content: [{ type: 'text', text: run.text }], timestamp: Date.now() },
+        ...extra,
+      },
+    })
+  }
+
+  private async execute(s: FakeSession, run: ActiveRun, script: FakeScript) {
+    await this.sleep(0)
+    this.agentEvent(run, 'lifecycle', { phase: 'start', startedAt: run.startedAt })
+    let outChars = 0
+    try {
+      for (const step of script.steps) {
+        if (run.aborted) break
+        if (step.kind === 'text' || step.kind === 'thinking') {
+          await this.streamText(s, run, step.kind, step.text)
+          outChars += step.text.length
+        } else if (step.kind === 'wait') await this.sleep(step.ms)
+        else if (step.kind === 'error') {
+          this.flushMessage(s, run, { stopReason: 'error', errorMessage: step.message })
+          this.agentEvent(run, 'lifecycle', { phase: 'error', error: step.message, endedAt: Date.now(), startedAt: run.startedAt, errorKind: 'unknown' })
+          this.chat(run, 'error', { errorMessage: step.message, errorKind: 'unknown' })
+          return this.finish(s, run, 'failed', step.message)
+        } else if (step.kind === 'tool') {
+          await this.runTool(s, run, step)
+        }
+      }
+      if (run.aborted) {
+        this.flushMessage(s, run, { stopReason: 'aborted', aborted: true })
+        this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt, aborted: true, stopReason: 'aborted' })
+        this.chat(run, 'aborted', { stopReason: 'aborted' })
+        return this.finish(s, run, 'killed')
+      }
+      const usage: UsageTotals = {
+        input: 400,
+        output: Math.ceil(outChars / 4),
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: 400 + Math.ceil(outChars / 4),
+        costUsd: 0.0012 + outChars * 0.000004,
+        ...script.usage,
+      }
+      this.flushMessage(s, run, {
+        stopReason: 'stop',
+        usage: { ...usage, cost: { total: usage.costUsd } },
+      })
+      this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt })
+      this.chat(run, 'final', { usage, stopReason: 'stop' })
+      s.row = {
+        ...s.row,
+        inputTokens: s.row.inputTokens + usage.input,
+        outputTokens: s.row.outputTokens + usage.output,
+        totalTokens: s.row.totalTokens + usage.totalTokens,
+        estimatedCostUsd: s.row.estimatedCostUsd + usage.costUsd,
+      }
+      return this.finish(s, run, 'done')
+    } catch (err) {
+      this.agentEvent(run, 'lifecycle', { phase: 'error', error: String(err), endedAt: Date.now() })
+      return this.finish(s, run, 'failed', String(err))
+    }
+  }
+
+  private async runTool(s: FakeSession, run: ActiveRun, step: Extract<FakeStep, { kind: 'tool' }>) {
+    const toolCallId = this.id('call_')
+    run.parts.push({ type: 'toolCall', id: toolCallId, name: step.name, arguments: step.args })
+    this.chat(run, 'delta')
+    this.flushMessage(s, run, { stopReason: 'toolUse' })
+    this.agentEvent(run, 'tool', { phase: 'start', name: step.name, toolCallId, args: step.args })
+    let result = step.result
+    let isError = !!step.isError
+    if (step.approval) {
+      const decision = await this.requestApproval(run, toolCallId, String((step.args as { command?: string })?.command ?? step.name))
+      if (decision === 'deny') {
+        result = { content: [{ type: 'text', text: 'Command denied by the user.' }] }
+        isError = true
+      }
+    }
+    if (!run.aborted) {
+      const dur = step.durationMs ?? 200
+      this.agentEvent(run, 'tool', { phase: 'update', name: step.name, toolCallId, partialResult: { content: [{ type: 'text', text: '…' }] } })
+      await this.sleep(dur)
+    }
+    if (run.aborted) {
+      result = { content: [{ type: 'text', text: 'Aborted.' }] }
+      isError = true
+    }
+    this.agentEvent(run, 'tool', { phase: 'result', name: step.name, toolCallId, result, isError })
+    s.messages.push({
+      id: this.id('m'),
+      runId: run.runId,
+      role: 'toolResult',
+      toolCallId,
+      toolName: step.name,
+      isError,
+      content: (result as { content?: unknown })?.content ?? [{ type: 'text', text: JSON.stringify(result) }],
+      timestamp: Date.now(),
+    })
+  }
+
+  private requestApproval(run: ActiveRun, toolCallId: string, command: string): Promise<ApprovalDecision> {
+    const req: ExecApprovalRequest = {
+      id: this.id('ap'),
+      runId: run.runId,
+      sessionKey: run.sessionKey,
+      toolCallId,
+      command,
+      cwd: '~/loopdesk',
+      createdAt: Date.now(),
+      expiresAt: Date.now() + 120_000,
+    }
+    return new Promise((resolve) => {
+      const done = (d: ApprovalDecision, by: 'user' | 'timeout' | 'abort') => {
+        if (!this.approvals.delete(req.id)) return
+        clearInterval(poll)
+        this.emit({ event: 'exec.approval.resolved', payload: { id: req.id, runId: run.runId, sessionKey: run.sessionKey, decision: d, resolvedBy: by, ts: Date.now() } })
+        resolve(d)
+      }
+      const poll = setInterval(() => run.aborted && done('deny', 'abort'), 50)
+      this.approvals.set(req.id, { req, resolve: (d) => done(d, 'user') })
+      this.emit({ event: 'exec.approval.requested', payload: req })
+    })
+  }
+
+  private finish(s: FakeSession, run: ActiveRun, status: SessionRow['status'], error?: string) {
+    this.runs.delete(run.runId)
+    const endedAt = Date.now()
+    s.row = { ...s.row, status, activeRunId: undefined, endedAt, runtimeMs: endedAt - run.startedAt, lastError: error, lastMessagePreview: run.text.slice(0, 80) || s.row.lastMessagePreview }
+    this.changed(s, status === 'failed' ? 'error' : 'end', run.runId)
+    // Drain one queued follow-up.
+    const next = s.queue.find((q) => q.status === 'queued')
+    if (next) {
+      const runId = this.id('run-')
+      next.status = 'started'
+      next.runId = runId
+      this.queueChanged(s)
+      setTimeout(() => this.startRun(s, runId, next.text), this.opts.tickMs)
+    }
+  }
+
+  // ------------------------------------------------------------------------------ bridge calls
+
+  async run(params: Parameters<Bridge['run']>[0]): Promise<Result<Results['agent']>> {
+    this.record('run', params)
+    const key = params.sessionKey ?? 'agent:main:main'
+    if (!this.session(key)) this.sessions.set(key, { row: this.newRow(key), messages: [], events: [], queue: [] })
+    const r = await this.send({ sessionKey: key, message: params.message, idempotencyKey: params.idempotencyKey })
+    if (!r.ok) return r
+    return ok({ runId: r.data.runId ?? params.idempotencyKey, status: 'accepted', acceptedAt: Date.now() })
+  }
+
+  async send(params: Parameters<Bridge['send']>[0]): Promise<Result<Results['chat.send']>> {
+    this.record('send', params)
+    const s = this.session(params.sessionKey)
+    if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
+    if (!params.message.trim()) return fail('INVALID_REQUEST', 'message must not be empty')
+    if (params.message.trim() === '/stop') {
+      const ids = [...this.runs.values()].filter((r) => r.sessionKey === s.row.key).map((r) => r.runId)
+      ids.forEach((id) => (this.runs.get(id)!.aborted = true))
+      return ok({ status: 'command', ok: true, aborted: ids.length > 0, runIds: ids })
+    }
+    const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
+    if (active) {
+      const mode: QueueMode = params.queueMode ?? 'followup'
+      const item: QueueItem = { id: this.id('q'), sessionKey: s.row.key, mode, text: params.message, enqueuedAt: Date.now(), status: 'queued' }
+      if (mode === 'steer') {
+        item.status = 'steered'
+        item.runId = active.runId
+        active.steers.push(params.message)
+      } else if (mode === 'interrupt') {
+        active.aborted = true
+      }
+      s.queue.push(item)
+      this.queueChanged(s)
+      this.changed(s, 'queue')
+      return ok({ runId: active.runId, status: item.status === 'steered' ? 'steered' : 'queued', queueItemId: item.id })
+    }
+    const runId = params.idempotencyKey
+    this.startRun(s, runId, params.message)
+    return ok({ runId, status: 'started' })
+  }
+
+  async wait(params: Parameters<Bridge['wait']>[0]): Promise<Result<Results['agent.wait']>> {
+    this.record('wait', params)
+    const deadline = Date.now() + (params.timeoutMs ?? 30_000)
+    while (this.runs.has(params.runId) && Date.now() < deadline) await this.sleep(20)
+    return ok({ runId: params.runId, status: this.runs.has(params.runId) ? 'timeout' : 'ok', endedAt: Date.now() })
+  }
+
+  async abort(params: Parameters<Bridge['abort']>[0]): Promise<Result<Results['chat.abort']>> {
+    this.record('abort', params)
+    const ids = [...this.runs.values()]
+      .filter((r) => r.sessionKey === params.sessionKey && (!params.runId || r.runId === params.runId))
+      .map((r) => r.runId)
+    for (const id of ids) this.runs.get(id)!.aborted = true
+    return ok({ ok: true, aborted: ids.length > 0, runIds: ids })
+  }
+
+  async history(params: Parameters<Bridge['history']>[0]): Promise<Result<Results['chat.history']>> {
+    this.record('history', params)
+    const s = this.session(params.sessionKey)
+    if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
+    const limit = params.limit ?? 200
+    const offset = params.offset ?? 0
+    const end = s.messages.length - offset
+    const start = Math.max(0, end - limit)
+    const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
+    return ok({
+      sessionKey: s.row.key,
+      sessionId: s.row.sessionId,
+      messages: s.messages.slice(start, Math.max(0, end)),
+      hasMore: start > 0,
+      nextOffset: start > 0 ? offset + (end - start) : undefined,
+      inFlightRun: active ? { runId: active.runId, text: active.text } : undefined,
+    })
+  }
+
+  async health(): Promise<Result<Results['health']>> {
+    this.record('health', {})
+    return ok({ ok: true, ts: Date.now(), uptimeMs: Date.now() - this.startedAt })
+  }
+
+  async status(): Promise<Result<Results['status']>> {
+    this.record('status', {})
+    return ok({
+      ok: true,
+      version: '0.1.0-fake',
+      uptimeMs: Date.now() - this.startedAt,
+      stateDir: '~/.loopdesk',
+      activeRuns: this.runs.size,
+      sessions: this.sessions.size,
+      lanes: {},
+      configIssues: [],
+    })
+  }
+
+  async sessionsList(params: Parameters<Bridge['sessionsList']>[0]): Promise<Result<Results['sessions.list']>> {
+    this.record('sessionsList', params)
+    let rows = [...this.sessions.values()]
+    const q = params.search?.trim().toLowerCase()
+    if (q)
+      rows = rows.filter(
+        (s) =>
+          (s.row.label ?? s.row.key).toLowerCase().includes(q) ||
+          s.messages.some((m) => JSON.stringify(m.content).toLowerCase().includes(q)),
+      )
+    const sessions = rows
+      .map((s) => ({ ...s.row }))
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .slice(0, params.limit ?? 500)
+    return ok({ ts: Date.now(), count: sessions.length, defaults: { agentId: 'main', mainKey: 'agent:main:main' }, sessions })
+  }
+
+  async sessionsCreate(params: Parameters<Bridge['sessionsCreate']>[0]): Promise<Result<Results['sessions.create']>> {
+    this.record('sessionsCreate', params)
+    const key = params.key ?? `agent:main:chat-${this.id('')}`
+    if (this.sessions.has(key)) return fail('INVALID_REQUEST', `session exists: ${key}`)
+    const s: FakeSession = { row: this.newRow(key, params.label), messages: [], events: [], queue: [] }
+    this.sessions.set(key, s)
+    this.changed(s, 'create')
+    return ok({ ok: true, key, sessionId: s.row.sessionId, entry: { ...s.row } })
+  }
+
+  async sessionsPatch(params: Parameters<Bridge['sessionsPatch']>[0]): Promise<Result<Results['sessions.patch']>> {
+    this.record('sessionsPatch', params)
+    const s = this.session(params.key)
+    if (!s) return fail('NOT_FOUND', `unknown session: ${params.key}`)
+    if (params.label !== undefined) s.row = { ...s.row, label: params.label ?? undefined }
+    if (params.thinkingLevel !== undefined) s.row = { ...s.row, thinkingLevel: (params.thinkingLevel ?? undefined) as ThinkingLevel | undefined }
+    if (params.model !== undefined) s.row = { ...s.row, model: params.model ?? undefined }
+    this.changed(s, 'patch')
+    return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
+  }
+
+  async sessionsReset(params: Parameters<Bridge['sessionsReset']>[0]): Promise<Result<Results['sessions.reset']>> {
+    this.record('sessionsReset', params)
+    const s = this.session(params.key)
+    if (!s) return fail('NOT_FOUND', `unknown session: ${params.key}`)
+    for (const r of this.runs.values()) if (r.sessionKey === s.row.key) r.aborted = true
+    s.messages = []
+    s.events = []
+    s.queue = []
+    s.row = { ...this.newRow(s.row.key, s.row.label) }
+    this.changed(s, 'reset')
+    return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
+  }
+
+  async sessionsDelete(params: Parameters<Bridge['sessionsDelete']>[0]): Promise<Result<Results['sessions.delete']>> {
+    this.record('sessionsDelete', params)
+    const s = this.session(params.key)
+    if (!s) return ok({ ok: true, key: params.key, deleted: false })
+    for (const r of this.runs.values()) if (r.sessionKey === s.row.key) r.aborted = true
+    this.sessions.delete(params.key)
+    this.emit({ event: 'sessions.changed', payload: { sessionKey: params.key, reason: 'delete', ts: Date.now() } })
+    this.persist()
+    return ok({ ok: true, key: params.key, deleted: true })
+  }
+
+  async sessionsAbort(params: Parameters<Bridge['sessionsAbort']>[0]): Promise<Result<Results['sessions.abort']>> {
+    this.record('sessionsAbort', params)
+    const r = await this.abort({ sessionKey: params.key, runId: params.runId })
+    const id = r.ok ? r.data.runIds[0] : undefined
+    return ok({ ok: true, abortedRunId: id, status: id ? 'aborted' : 'no-active-run' })
+  }
+
+  async sessionsCompact(params: Parameters<Bridge['sessionsCompact']>[0]): Promise<Result<Results['sessions.compact']>> {
+    this.record('sessionsCompact', params)
+    return ok({ ok: true, key: params.key, compacted: false, reason: 'nothing to compact' })
+  }
+
+  private providerConfigured(provider: string): boolean {
+    const providers = ((this.config.models as { providers?: Record<string, { baseUrl?: string }> })?.providers ?? {})
+    return this.secrets[provider] === 'set' || !!providers[provider]?.baseUrl
+  }
+
+  async modelsList(): Promise<Result<Results['models.list']>> {
+    this.record('modelsList', {})
+    const providers = ((this.config.models as { providers?: Record<string, { baseUrl?: string; models?: Array<{ id: string; contextWindow?: number }> }> })?.providers ?? {})
+    const custom: ModelChoice[] = Object.entries(providers).flatMap(([p, cfg]) =>
+      (cfg.models ?? []).map((m) => ({
+        ref: `${p}/${m.id}`,
+        provider: p,
+        id: m.id,
+        name: m.id,
+        contextWindow: m.contextWindow ?? 32768,
+        maxTokens: 4096,
+        reasoning: false,
+        input: ['text'],
+        configured: !!cfg.baseUrl || this.secrets[p] === 'set',
+      })),
+    )
+    const models = [...MODELS.map((m) => ({ ...m, configured: this.providerConfigured(m.provider) })), ...custom]
+    const primary = ((this.config.agents as { defaults?: { model?: { primary?: string } } })?.defaults?.model?.primary)
+    return ok({ models, defaultModel: primary })
+  }
+
+  async agentsList(): Promise<Result<Results['agents.list']>> {
+    this.record('agentsList', {})
+    return ok({ defaultId: 'main', mainKey: 'agent:main:main', agents: [{ id: 'main', workspace: '~/loopdesk' }] })
+  }
+
+  async toolsCatalog(params: Parameters<Bridge['toolsCatalog']>[0]): Promise<Result<Results['tools.catalog']>> {
+    this.record('toolsCatalog', params)
+    return ok({ tools: [{ name: 'exec', label: 'Run command', description: 'Runs a shell command', parameters: {}, needsApproval: true }] })
+  }
+
+  async settingsGet(): Promise<Result<Results['config.get']>> {
+    this.record('settingsGet', {})
+    return ok({ path: '~/.loopdesk/loopdesk.json', exists: true, valid: true, hash: String(this.nextId), config: structuredClone(this.config), issues: [], secrets: { ...this.secrets } })
+  }
+
+  async settingsSet(params: Parameters<Bridge['settingsSet']>[0]): Promise<Result<Results['config.patch']>> {
+    this.record('settingsSet', params)
+    const patch = structuredClone(params.patch) as Record<string, unknown>
+    // Secrets are write-only: move them to the secret store and out of the config.
+    const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers
+    for (const [id, p] of Object.entries(providers ?? {})) {
+      if (p && typeof p === 'object' && 'apiKey' in p) {
+        this.secrets[id] = p.apiKey ? 'set' : 'not set'
+        delete p.apiKey
+      }
+    }
+    const auth = (patch.gateway as { auth?: Record<string, unknown> } | undefined)?.auth
+    if (auth && 'token' in auth) {
+      this.secrets['gateway.auth.token'] = auth.token ? 'set' : 'not set'
+      delete auth.token
+    }
+    this.config = mergePatch(this.config, patch) as Record<string, unknown>
+    this.nextId++
+    this.persist()
+    return ok({ ok: true, hash: String(this.nextId), config: structuredClone(this.config), secrets: { ...this.secrets } })
+  }
+
+  async approvalResolve(params: Parameters<Bridge['approvalResolve']>[0]): Promise<Result<Results['exec.approval.resolve']>> {
+    this.record('approvalResolve', params)
+    const a = this.approvals.get(params.id)
+    if (!a) return fail('APPROVAL_NOT_FOUND', `no pending approval ${params.id}`)
+    a.resolve(params.decision)
+    return ok({ ok: true, id: params.id, decision: params.decision })
+  }
+
+  async recentEvents(params: Parameters<Bridge['recentEvents']>[0]): Promise<Result<Results['loopdesk.events.recent']>> {
+    this.record('recentEvents', params)
+    const s = this.session(params.sessionKey)
+    const events = s ? s.events.slice(-(params.limit ?? 1000)) : []
+    const approvals = [...this.approvals.values()].map((a) => a.req).filter((r) => r.sessionKey === params.sessionKey)
+    return ok({ events, approvals })
+  }
+
+  async queueList(params: Parameters<Bridge['queueList']>[0]): Promise<Result<Results['loopdesk.queue.list']>> {
+    this.record('queueList', params)
+    return ok({ items: (this.session(params.sessionKey)?.queue ?? []).map((q) => ({ ...q })) })
+  }
+
+  async queueRemove(params: Parameters<Bridge['queueRemove']>[0]): Promise<Result<Results['loopdesk.queue.remove']>> {
+    this.record('queueRemove', params)
+    const s = this.session(params.sessionKey)
+    const item = s?.queue.find((q) => q.id === params.id && q.status === 'queued')
+    if (!s || !item) return ok({ ok: true, removed: false })
+    item.status = 'removed'
+    this.queueChanged(s)
+    return ok({ ok: true, removed: true })
+  }
+
+  async prefsGet(): Promise<Result<Results['loopdesk.prefs.get']>> {
+    this.record('prefsGet', {})
+    return ok({ ...this.prefs })
+  }
+
+  async prefsSet(params: Parameters<Bridge['prefsSet']>[0]): Promise<Result<Results['loopdesk.prefs.set']>> {
+    this.record('prefsSet', params)
+    this.prefs = { ...this.prefs, ...params }
+    this.persist()
+    return ok({ ...this.prefs })
+  }
+
+  // ------------------------------------------------------------------------------ test helpers
+
+  /** Emit an arbitrary event (tests: out-of-order delivery, foreign runs). */
+  inject(ev: AnyEvent) {
+    this.emit(ev)
+  }
+
+  pendingApprovals(): ExecApprovalRequest[] {
+    return [...this.approvals.values()].map((a) => a.req)
+  }
+
+  isRunning(sessionKey: string): boolean {
+    return [...this.runs.values()].some((r) => r.sessionKey === sessionKey)
+  }
+}
+
+/** RFC 7396 JSON merge patch. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch
+  const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {}
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k]
+    else out[k] = mergePatch(out[k], v)
+  }
+  return out
+}

@@ -1,0 +1,72 @@
+// Chooses the Bridge transport: the preload's IPC bridge in the desktop window, the FakeBridge when a
+// test page asks for it, otherwise the WebSocket bridge to the gateway that served this page
+// (browser mode: http://127.0.0.1:<port>/#token=…).
+import type { Bridge } from '../../../shared/bridge'
+import { FakeBridge, type FakeBridgeOptions } from './fake-bridge'
+
+declare global {
+  interface Window {
+    /** Set by tests before the app loads (page.addInitScript) to run against the FakeBridge. */
+    __LOOPDESK_FAKE__?: FakeBridgeOptions | true
+    /** The FakeBridge in use (tests drive it). */
+    __LOOPDESK_FAKE_BRIDGE__?: FakeBridge
+  }
+}
+
+export class BridgeUnavailableError extends Error {}
+
+/** Reads `token` from the URL fragment and removes the fragment from the address bar. */
+export function takeTokenFromLocation(loc: Location = window.location, hist: History = window.history): string | undefined {
+  const hash = loc.hash.startsWith('#') ? loc.hash.slice(1) : loc.hash
+  if (!hash) return undefined
+  const params = new URLSearchParams(hash)
+  const token = params.get('token') ?? undefined
+  if (token) {
+    params.delete('token')
+    const rest = params.toString()
+    // The token must not linger in the address bar, history or screenshots.
+    hist.replaceState(hist.state, '', loc.pathname + loc.search + (rest ? `#${rest}` : ''))
+  }
+  return token
+}
+
+const TOKEN_KEY = 'loopdesk.gatewayToken'
+
+export async function createBridge(): Promise<Bridge> {
+  if (window.__LOOPDESK_FAKE__) {
+    const opts = window.__LOOPDESK_FAKE__ === true ? {} : window.__LOOPDESK_FAKE__
+    const fake = new FakeBridge(opts)
+    window.__LOOPDESK_FAKE_BRIDGE__ = fake
+    return fake
+  }
+  if (window.loopdesk) return window.loopdesk
+  // Browser mode. The token lives for this tab only (sessionStorage), so a reload keeps working.
+  const fromUrl = takeTokenFromLocation()
+  if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl)
+  const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? undefined
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`
+  return connectWs(url, token)
+}
+
+/** The gateway token this tab uses (browser mode only). */
+export function gatewayToken(): string | undefined {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) ?? undefined
+  } catch {
+    return undefined
+  }
+}
+
+// ws-bridge.ts is written alongside the gateway; load it lazily so the desktop bundle doesn't pay for it.
+const wsModules = import.meta.glob('./ws-bridge.ts')
+
+async function connectWs(url: string, token: string | undefined): Promise<Bridge> {
+  const load = wsModules['./ws-bridge.ts']
+  if (!load) throw new BridgeUnavailableError('This build has no WebSocket bridge.')
+  const mod = (await load()) as Record<string, unknown>
+  const factory = (mod.connectWsBridge ?? mod.createWsBridge) as
+    | ((opts: { url: string; token?: string }) => Bridge | Promise<Bridge>)
+    | undefined
+  if (typeof factory !== 'function') throw new BridgeUnavailableError('ws-bridge exports no factory')
+  return factory({ url, token })
+}

@@ -1,0 +1,66 @@
+// Exec approval request: the command, where it runs, and Approve / Deny. Shows the outcome after.
+import { memo, useEffect, useState } from 'react'
+import type { ApprovalDecision } from '../../../shared/events'
+import { useController } from '../app-context'
+import type { ApprovalItem } from '../state/types'
+import { IconShield } from './icons'
+
+const OUTCOME: Record<ApprovalDecision, string> = {
+  'allow-once': 'Approved',
+  'allow-always': 'Approved (always)',
+  deny: 'Denied',
+}
+
+export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { item: ApprovalItem; sessionKey: string }) {
+  const controller = useController()
+  const [busy, setBusy] = useState(false)
+  const [now, setNow] = useState(() => Date.now())
+  const pending = !item.decision
+  useEffect(() => {
+    if (!pending) return
+    const t = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(t)
+  }, [pending])
+  const left = Math.max(0, Math.round((item.request.expiresAt - now) / 1000))
+  const decide = async (d: ApprovalDecision) => {
+    setBusy(true)
+    try {
+      await controller.resolveApproval(sessionKey, item.request.id, d)
+    } finally {
+      setBusy(false)
+    }
+  }
+  const outcome = item.decision
+    ? item.resolvedBy === 'timeout'
+      ? 'Denied (timed out)'
+      : item.resolvedBy === 'abort'
+        ? 'Cancelled (run stopped)'
+        : OUTCOME[item.decision]
+    : undefined
+  return (
+    <div role="group" aria-label="Approval required" className={`approval-card ${pending ? 'pending' : 'resolved'}`}>
+      <div className="approval-head">
+        <IconShield />
+        <span>{pending ? 'The agent wants to run a command' : 'Command approval'}</span>
+        {pending && left > 0 && <span className="approval-timer">{left}s left</span>}
+      </div>
+      <pre className="approval-command">{item.request.command}</pre>
+      <div className="approval-cwd">in {item.request.cwd}</div>
+      {pending ? (
+        <div className="approval-actions">
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide('allow-once')}>
+            Approve
+          </button>
+          <button type="button" className="btn" disabled={busy} onClick={() => void decide('allow-always')}>
+            Always allow
+          </button>
+          <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => void decide('deny')}>
+            Deny
+          </button>
+        </div>
+      ) : (
+        <div className={`approval-outcome ${item.decision === 'deny' ? 'denied' : 'approved'}`}>{outcome}</div>
+      )}
+    </div>
+  )
+})

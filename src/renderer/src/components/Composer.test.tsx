@@ -1,0 +1,115 @@
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { LONG, renderApp, settle } from '../test-utils'
+
+beforeEach(() => localStorage.clear())
+
+const slow = { kind: 'text' as const, text: 'word '.repeat(400) }
+
+describe('composer', () => {
+  it('Enter sends, Shift+Enter inserts a newline', async () => {
+    const { bridge } = await renderApp()
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'first line{Shift>}{Enter}{/Shift}second line')
+    expect(box).toHaveValue('first line\nsecond line')
+    expect(bridge.calls.filter((c) => c.name === 'send')).toHaveLength(0)
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(bridge.calls.filter((c) => c.name === 'send')).toHaveLength(1))
+    const params = bridge.calls.find((c) => c.name === 'send')!.params as { message: string; idempotencyKey: string; queueMode?: string }
+    expect(params.message).toBe('first line\nsecond line')
+    expect(params.idempotencyKey).toMatch(/^[0-9a-f-]{36}$/)
+    expect(params.queueMode).toBeUndefined()
+    expect(box).toHaveValue('')
+    // the message shows at once, then the reply completes
+    expect(within(screen.getByRole('log', { name: 'Conversation' })).getByText(/first line/, { selector: '.user-text' })).toBeInTheDocument()
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+  })
+
+  it('↑ at the start recalls earlier messages, ↓ returns to the draft', async () => {
+    await renderApp()
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'one{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await user.type(box, 'two{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await user.keyboard('{ArrowUp}')
+    expect(box).toHaveValue('two')
+    ;(box as HTMLTextAreaElement).setSelectionRange(0, 0)
+    await user.keyboard('{ArrowUp}')
+    expect(box).toHaveValue('one')
+    ;(box as HTMLTextAreaElement).setSelectionRange(3, 3)
+    await user.keyboard('{ArrowDown}')
+    expect(box).toHaveValue('two')
+    ;(box as HTMLTextAreaElement).setSelectionRange(3, 3)
+    await user.keyboard('{ArrowDown}')
+    expect(box).toHaveValue('')
+  })
+
+  it('keeps a draft per session across a reload (localStorage)', async () => {
+    const first = await renderApp({ seed: [{ key: 'agent:main:a', label: 'A' }, { key: 'agent:main:b', label: 'B' }] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'half-written thought')
+    await settle(200)
+    first.unmount()
+    await renderApp({ seed: [{ key: 'agent:main:a', label: 'A' }, { key: 'agent:main:b', label: 'B' }] })
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('half-written thought')
+  })
+
+  it('Stop shows Stopping… until the run ends, then Stopped with the partial reply kept', async () => {
+    // slow ticks: the fake notices the abort only on its next tick, which leaves "Stopping…" visible
+    const { bridge } = await renderApp({ tickMs: 300, chunkChars: 10, scripts: [{ steps: [slow] }] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'go{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Stop$/ })).toBeInTheDocument())
+    await waitFor(() => expect(screen.getByText(/word word/)).toBeInTheDocument())
+    await user.click(screen.getByRole('button', { name: /^Stop$/ }))
+    // Stopping… shows right away (the fake only notices the abort on its next tick)
+    expect(screen.getByRole('button', { name: /Stopping…/ })).toBeDisabled()
+    expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopping…/)
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopped/), LONG)
+    expect(screen.getByText(/word word/)).toBeInTheDocument()
+    expect(screen.getByText('Stopped', { selector: '.tag' })).toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument()
+    expect(bridge.calls.find((c) => c.name === 'abort')?.params).toMatchObject({ sessionKey: 'agent:main:main' })
+  })
+
+  it('while running: Queue adds a visible, removable follow-up; Steer injects into the run', async () => {
+    const { bridge } = await renderApp({ tickMs: 5, scripts: [{ steps: [slow] }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'go{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Queue' })).toBeInTheDocument())
+    await user.type(box, 'later please')
+    await user.click(screen.getByRole('button', { name: 'Queue' }))
+    const queue = await screen.findByRole('region', { name: 'Queued messages' })
+    expect(within(queue).getByText('later please')).toBeInTheDocument()
+    expect(within(queue).getByText('Queued')).toBeInTheDocument()
+    await user.click(within(queue).getByRole('button', { name: /Remove queued message/ }))
+    await waitFor(() => expect(within(queue).getByText('Removed')).toBeInTheDocument())
+
+    await user.type(box, 'use bullet points')
+    await user.click(screen.getByRole('button', { name: 'Steer' }))
+    const sends = bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as { queueMode?: string })
+    expect(sends.map((s) => s.queueMode)).toEqual([undefined, 'followup', 'steer'])
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('use bullet points')).toBeInTheDocument())
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText(/Understood — use bullet points/)).toBeInTheDocument(), LONG)
+    await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+  })
+
+  it('Enter while running queues; the queued message runs next and shows what happened', async () => {
+    await renderApp({ tickMs: 40, scripts: [{ steps: [{ kind: 'text', text: 'first answer '.repeat(30) }] }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'go{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Queue' })).toBeInTheDocument())
+    await user.type(box, 'and then this{Enter}')
+    const queue = await screen.findByRole('region', { name: 'Queued messages' })
+    await waitFor(() => expect(within(queue).getByText('Started as the next run')).toBeInTheDocument(), { timeout: 5000 })
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('and then this')).toBeInTheDocument(), LONG)
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    expect(screen.getAllByRole('status').filter((s) => /^Done/.test(s.textContent ?? ''))).toHaveLength(2)
+  })
+})

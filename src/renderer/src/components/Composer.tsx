@@ -1,0 +1,170 @@
+// The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
+// While a run is active: Stop (then "Stopping…" until the run ends), Steer into the running reply, or
+// Queue a follow-up; the queue shows what happened to each message. Drafts persist per session.
+import { useEffect, useRef, useState } from 'react'
+import type { QueueItem } from '../../../shared/events'
+import { useAppStore, useController } from '../app-context'
+import { activeRun } from '../state/run-reducer'
+import type { QueueEntry } from '../state/stores'
+import { IconSend, IconStop, IconX } from './icons'
+
+const OUTCOME: Record<QueueItem['status'], string> = {
+  queued: 'Queued',
+  steered: 'Steered into the running reply',
+  started: 'Started as the next run',
+  collected: 'Merged into the next run',
+  dropped: 'Dropped (queue full)',
+  removed: 'Removed',
+  failed: 'Failed',
+}
+
+function QueueList({ sessionKey, items }: { sessionKey: string; items: QueueEntry[] }) {
+  const controller = useController()
+  if (!items.length) return null
+  const finished = items.some((q) => q.status !== 'queued')
+  return (
+    <section className="queue" aria-label="Queued messages">
+      <ul>
+        {items.map((q) => (
+          <li key={q.id} className={`queue-item q-${q.status}`}>
+            <span className={`badge badge-q-${q.status}`}>{q.status === 'queued' ? (q.mode === 'steer' ? 'Steer' : 'Queued') : OUTCOME[q.status]}</span>
+            <span className="queue-text" title={q.text}>
+              {q.text}
+            </span>
+            {q.detail && <span className="queue-detail">{q.detail}</span>}
+            {q.status === 'queued' && (
+              <button
+                type="button"
+                className="btn btn-ghost btn-icon"
+                aria-label={`Remove queued message: ${q.text.slice(0, 40)}`}
+                onClick={() => void controller.removeQueued(sessionKey, q.id)}
+              >
+                <IconX />
+              </button>
+            )}
+          </li>
+        ))}
+      </ul>
+      {finished && (
+        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.dismissQueueOutcomes(sessionKey)}>
+          Clear finished
+        </button>
+      )}
+    </section>
+  )
+}
+
+const EMPTY_QUEUE: QueueEntry[] = []
+
+export function Composer({ sessionKey }: { sessionKey: string }) {
+  const controller = useController()
+  const draft = useAppStore('composer', (s) => s.drafts[sessionKey] ?? '')
+  const history = useAppStore('composer', (s) => s.history)
+  const queue = useAppStore('composer', (s) => s.queues[sessionKey] ?? EMPTY_QUEUE)
+  const run = useAppStore('runs', (s) => {
+    const t = s.transcripts[sessionKey]
+    return t ? activeRun(t) : undefined
+  })
+  const connected = useAppStore('settings', (s) => s.connection === 'ready')
+  const ref = useRef<HTMLTextAreaElement>(null)
+  // Position in the input history while browsing with ↑/↓ (-1 = editing the draft).
+  const [histPos, setHistPos] = useState(-1)
+  const savedDraft = useRef('')
+  const running = !!run
+  const stopping = !!run?.stopping
+
+  useEffect(() => {
+    setHistPos(-1)
+    ref.current?.focus()
+  }, [sessionKey])
+
+  // Grow with the content up to a limit.
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.style.height = 'auto'
+    el.style.height = `${Math.min(el.scrollHeight, 240)}px`
+  }, [draft])
+
+  const submit = (mode?: 'steer' | 'followup') => {
+    if (!draft.trim() || !connected) return
+    setHistPos(-1)
+    void controller.send(draft, mode ?? (running ? 'followup' : undefined))
+  }
+
+  const onKeyDown = (e: React.KeyboardEvent<HTMLTextAreaElement>) => {
+    const el = e.currentTarget
+    if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      submit()
+      return
+    }
+    if (e.key === 'ArrowUp' && history.length && el.selectionStart === 0 && el.selectionEnd === 0) {
+      e.preventDefault()
+      const next = histPos < 0 ? history.length - 1 : Math.max(0, histPos - 1)
+      if (histPos < 0) savedDraft.current = draft
+      setHistPos(next)
+      controller.setDraft(sessionKey, history[next])
+      return
+    }
+    if (e.key === 'ArrowDown' && histPos >= 0 && el.selectionStart === el.value.length) {
+      e.preventDefault()
+      const next = histPos + 1
+      if (next >= history.length) {
+        setHistPos(-1)
+        controller.setDraft(sessionKey, savedDraft.current)
+      } else {
+        setHistPos(next)
+        controller.setDraft(sessionKey, history[next])
+      }
+    }
+  }
+
+  return (
+    <form
+      className="composer"
+      onSubmit={(e) => {
+        e.preventDefault()
+        submit()
+      }}
+    >
+      <QueueList sessionKey={sessionKey} items={queue} />
+      <div className={`composer-box ${running ? 'is-running' : ''}`}>
+        <textarea
+          ref={ref}
+          aria-label="Message"
+          rows={1}
+          placeholder={running ? 'Steer the running reply or queue a follow-up…' : 'Message Loopdesk…'}
+          value={draft}
+          onChange={(e) => {
+            setHistPos(-1)
+            controller.setDraft(sessionKey, e.target.value)
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <div className="composer-actions">
+          {running ? (
+            <>
+              <button type="button" className="btn btn-sm" disabled={!draft.trim() || !connected} onClick={() => submit('steer')} title="Inject into the running reply">
+                Steer
+              </button>
+              <button type="button" className="btn btn-sm" disabled={!draft.trim() || !connected} onClick={() => submit('followup')} title="Run after the current reply (Enter)">
+                Queue
+              </button>
+              <button type="button" className="btn btn-sm btn-stop" disabled={stopping} onClick={() => void controller.stop()}>
+                <IconStop /> {stopping ? 'Stopping…' : 'Stop'}
+              </button>
+            </>
+          ) : (
+            <button type="submit" className="btn btn-primary btn-sm" disabled={!draft.trim() || !connected}>
+              <IconSend /> Send
+            </button>
+          )}
+        </div>
+      </div>
+      <div className="composer-hint">
+        {running ? 'Enter queues a follow-up · Steer injects into the running reply' : 'Enter to send · Shift+Enter for a new line · ↑ for earlier messages'}
+      </div>
+    </form>
+  )
+}

@@ -1,0 +1,190 @@
+// The conversation: a virtualized list (only visible items are in the DOM) that follows the bottom
+// while a reply streams unless the user scrolled up ("Jump to latest" then). Older history pages
+// load when the top is reached; the reading position stays put when they are prepended.
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { useAppStore, useController } from '../app-context'
+import { activeRun } from '../state/run-reducer'
+import type { Item } from '../state/types'
+import { IconDown } from './icons'
+import { ItemView } from './Messages'
+
+const EMPTY: Item[] = []
+/** Within this many px of the end counts as "at the bottom". */
+const STICK_PX = 48
+
+function estimate(item: Item | undefined): number {
+  if (!item) return 60
+  switch (item.kind) {
+    case 'user':
+      return 56 + Math.ceil(item.text.length / 90) * 22
+    case 'assistant':
+      return 36 + Math.min(20_000, Math.ceil(item.text.length / 95) * 24) + (item.reasoning ? 36 : 0)
+    case 'tool':
+      return 52
+    case 'approval':
+      return 150
+    case 'run':
+      return 34
+    case 'compaction':
+      return 40
+  }
+}
+
+interface Props {
+  sessionKey: string
+  /** test hook: fixed viewport size when layout is unavailable (jsdom) */
+  initialRect?: { width: number; height: number }
+}
+
+export function Conversation({ sessionKey, initialRect }: Props) {
+  const controller = useController()
+  const items = useAppStore('runs', (s) => s.transcripts[sessionKey]?.items ?? EMPTY)
+  const loaded = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.loaded)
+  const hasMore = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.hasMore)
+  const loading = useAppStore('runs', (s) => !!s.loading[sessionKey])
+  const streaming = useAppStore('runs', (s) => {
+    const t = s.transcripts[sessionKey]
+    return !!t && !!activeRun(t)
+  })
+  const loadError = useAppStore('runs', (s) => s.loadErrors[sessionKey])
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const listRef = useRef<HTMLDivElement>(null)
+  const [atEnd, setAtEnd] = useState(true)
+  const itemsRef = useRef(items)
+  itemsRef.current = items
+
+  const virtualizer = useVirtualizer({
+    count: items.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: (i) => estimate(itemsRef.current[i]),
+    getItemKey: (i) => itemsRef.current[i]?.key ?? i,
+    overscan: 6,
+    // Keeps the reading position when older pages are prepended.
+    anchorTo: 'end',
+    scrollEndThreshold: STICK_PX,
+    initialRect,
+    paddingStart: 16,
+    paddingEnd: 24,
+  })
+
+  // Stick to the bottom while new content arrives, unless the user scrolled away. Items can grow
+  // (streaming) or be inserted before the run footer, so we follow the content height itself.
+  const stick = useRef(true)
+  const userIntentAt = useRef(0)
+  const toBottom = useCallback(() => {
+    const el = scrollRef.current
+    if (el && stick.current) el.scrollTop = el.scrollHeight
+  }, [])
+  const total = virtualizer.getTotalSize()
+  useLayoutEffect(toBottom, [items, total, toBottom])
+  useEffect(() => {
+    const el = scrollRef.current
+    const list = listRef.current
+    if (!el || !list || typeof ResizeObserver === 'undefined') return
+    const ro = new ResizeObserver(toBottom)
+    ro.observe(list)
+    const intent = () => (userIntentAt.current = Date.now())
+    const onKey = (e: KeyboardEvent) => {
+      if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' '].includes(e.key)) intent()
+    }
+    const onPointer = (e: PointerEvent) => e.target === el && intent() // scrollbar drag
+    const onScroll = () => {
+      const distance = el.scrollHeight - el.scrollTop - el.clientHeight
+      if (distance <= STICK_PX) stick.current = true
+      else if (Date.now() - userIntentAt.current < 600) stick.current = false
+      else if (stick.current) el.scrollTop = el.scrollHeight // a layout shift, not the user
+      setAtEnd(stick.current || distance <= STICK_PX)
+    }
+    el.addEventListener('wheel', intent, { passive: true })
+    el.addEventListener('touchmove', intent, { passive: true })
+    el.addEventListener('keydown', onKey)
+    el.addEventListener('pointerdown', onPointer)
+    el.addEventListener('scroll', onScroll, { passive: true })
+    return () => {
+      ro.disconnect()
+      el.removeEventListener('wheel', intent)
+      el.removeEventListener('touchmove', intent)
+      el.removeEventListener('keydown', onKey)
+      el.removeEventListener('pointerdown', onPointer)
+      el.removeEventListener('scroll', onScroll)
+    }
+  }, [toBottom])
+
+  const opened = useRef(false)
+  useLayoutEffect(() => {
+    if (opened.current || !loaded || !items.length) return
+    opened.current = true
+    stick.current = true
+    toBottom()
+  }, [loaded, items.length, toBottom])
+
+  const virtualItems = virtualizer.getVirtualItems()
+  const first = virtualItems[0]?.index
+  useEffect(() => {
+    if (first === 0 && hasMore && !loading && opened.current) void controller.loadOlder(sessionKey)
+  }, [first, hasMore, loading, controller, sessionKey])
+
+  const jump = useCallback(() => {
+    stick.current = true
+    toBottom()
+    setAtEnd(true)
+  }, [toBottom])
+
+  return (
+    <div className="conversation">
+      <div ref={scrollRef} className="conversation-scroll" tabIndex={-1}>
+        {loadError && !items.length && (
+          <div className="empty-state" role="alert">
+            <h2>Could not load this conversation</h2>
+            <p>{loadError}</p>
+            <button type="button" className="btn" onClick={() => void controller.loadTranscript(sessionKey)}>
+              Try again
+            </button>
+          </div>
+        )}
+        {loaded && !items.length && !loadError && (
+          <div className="empty-state">
+            <h2>Start a conversation</h2>
+            <p>Ask anything. Tool calls, approvals and the run status show up inline; the Inspector shows every event.</p>
+          </div>
+        )}
+        {!loaded && !items.length && !loadError && <div className="empty-state muted">Loading…</div>}
+        {hasMore && virtualItems[0]?.index === 0 && (
+          <div className="load-older">{loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}</div>
+        )}
+        <div
+          ref={listRef}
+          role="log"
+          aria-label="Conversation"
+          aria-busy={streaming || undefined}
+          className="conversation-list"
+          style={{ height: virtualizer.getTotalSize() }}
+        >
+          {virtualItems.map((v) => {
+            const item = items[v.index]
+            if (!item) return null
+            return (
+              <div
+                key={v.key}
+                data-index={v.index}
+                data-msg=""
+                data-kind={item.kind}
+                ref={virtualizer.measureElement}
+                className="row"
+                style={{ transform: `translateY(${v.start}px)` }}
+              >
+                <ItemView item={item} sessionKey={sessionKey} />
+              </div>
+            )
+          })}
+        </div>
+      </div>
+      {!atEnd && items.length > 0 && (
+        <button type="button" className="btn jump-latest" onClick={jump}>
+          <IconDown /> Jump to latest
+        </button>
+      )}
+    </div>
+  )
+}

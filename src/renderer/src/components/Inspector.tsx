@@ -1,0 +1,223 @@
+// Inspector side panel: the selected session's live event log (every stream), filters by stream and
+// run, raw JSON per row with copy, and a per-run timeline. Events come from a bounded ring kept
+// outside React; this panel only renders (virtualized) while open.
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { memo, useMemo, useRef } from 'react'
+import { useAppStore, useController } from '../app-context'
+import { clockTime, formatDuration } from '../lib/format'
+import { EVENTS_PER_SESSION, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
+import { CopyButton } from './CopyButton'
+import { IconChevron, IconX } from './icons'
+
+const STREAMS = ['lifecycle', 'assistant', 'thinking', 'tool', 'compaction', 'chat', 'approval', 'queue', 'session', 'error', 'block'] as const
+const PREVIEW_JSON_CHARS = 20_000
+
+function summary(e: LoggedEvent): string {
+  const ev = e.event
+  switch (ev.event) {
+    case 'agent': {
+      const d = ev.payload.data as Record<string, unknown>
+      switch (ev.payload.stream) {
+        case 'lifecycle':
+          return `${d.phase}${d.aborted ? ' (aborted)' : ''}${d.error ? `: ${d.error}` : ''}`
+        case 'assistant':
+        case 'thinking':
+          return `+${JSON.stringify(String(d.delta ?? '').slice(0, 60))} (${String(d.text ?? '').length} chars)`
+        case 'tool':
+          return `${d.phase} ${d.name ?? ''}${d.isError ? ' (error)' : ''}`
+        case 'compaction':
+          return `${d.phase}${d.willRetry ? ' (will retry)' : ''}`
+        default:
+          return JSON.stringify(d).slice(0, 80)
+      }
+    }
+    case 'chat':
+      return `${ev.payload.state}${ev.payload.errorMessage ? `: ${ev.payload.errorMessage}` : ''}${ev.payload.usage ? ` · ${ev.payload.usage.totalTokens} tokens` : ''}`
+    case 'exec.approval.requested':
+      return `requested: ${ev.payload.command}`
+    case 'exec.approval.resolved':
+      return `resolved: ${ev.payload.decision} by ${ev.payload.resolvedBy}`
+    case 'queue.changed':
+      return ev.payload.items.map((q) => `${q.mode}:${q.status}`).join(', ') || 'empty'
+    case 'sessions.changed':
+      return ev.payload.reason
+    default:
+      return ev.event
+  }
+}
+
+const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boolean; onToggle: () => void }) {
+  const json = open ? JSON.stringify(e.event, null, 2) : ''
+  const seq = e.event.event === 'agent' ? e.event.payload.seq : e.event.event === 'chat' ? e.event.payload.seq : undefined
+  return (
+    <div className={`ev-row ${open ? 'open' : ''}`}>
+      <button type="button" className="ev-head" aria-expanded={open} onClick={onToggle}>
+        <IconChevron className="chev" />
+        <span className="ev-time">{clockTime(e.receivedAt)}</span>
+        <span className={`ev-stream s-${e.stream}`}>{e.event.event === 'chat' ? 'chat' : e.stream}</span>
+        {seq !== undefined && <span className="ev-seq">#{seq}</span>}
+        <span className="ev-summary">{summary(e)}</span>
+      </button>
+      {open && (
+        <div className="ev-body">
+          <div className="ev-body-head">
+            <span>{e.runId ? `run ${e.runId}` : e.event.event}</span>
+            <CopyButton text={() => JSON.stringify(e.event, null, 2)} label="Copy JSON" />
+          </div>
+          <pre>{json.length > PREVIEW_JSON_CHARS ? `${json.slice(0, PREVIEW_JSON_CHARS)}\n… (${json.length.toLocaleString()} chars; use Copy JSON)` : json}</pre>
+        </div>
+      )}
+    </div>
+  )
+})
+
+function Timeline({ t }: { t: RunTimeline }) {
+  const base = t.acceptedAt ?? t.startedAt
+  const rel = (ts?: number) => (ts !== undefined && base !== undefined ? `+${formatDuration(ts - base) || '0 ms'}` : '—')
+  return (
+    <ol className="timeline" aria-label={`Timeline of run ${t.runId}`}>
+      {t.acceptedAt !== undefined && (
+        <li>
+          <span className="tl-dot" />
+          <span>Accepted</span>
+          <span className="tl-time">{rel(t.acceptedAt)}</span>
+        </li>
+      )}
+      <li>
+        <span className="tl-dot" />
+        <span>Started</span>
+        <span className="tl-time">{rel(t.startedAt)}</span>
+      </li>
+      <li>
+        <span className="tl-dot" />
+        <span>First delta</span>
+        <span className="tl-time">{rel(t.firstDeltaAt)}</span>
+      </li>
+      {t.tools.map((tool) => (
+        <li key={tool.toolCallId} className={tool.isError ? 'tl-error' : ''}>
+          <span className="tl-dot tl-tool" />
+          <span>
+            Tool {tool.name}
+            {tool.endedAt !== undefined ? ` (${formatDuration(tool.endedAt - tool.startedAt)})` : ' (running)'}
+          </span>
+          <span className="tl-time">{rel(tool.startedAt)}</span>
+        </li>
+      ))}
+      <li className={t.outcome === 'error' ? 'tl-error' : ''}>
+        <span className="tl-dot tl-end" />
+        <span>{t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
+        <span className="tl-time">{rel(t.endedAt)}</span>
+      </li>
+    </ol>
+  )
+}
+
+export function Inspector({ sessionKey }: { sessionKey: string }) {
+  const controller = useController()
+  const version = useAppStore('inspector', (s) => s.version)
+  const hidden = useAppStore('inspector', (s) => s.hiddenStreams)
+  const runFilter = useAppStore('inspector', (s) => s.runFilter)
+  const expanded = useAppStore('ui', (s) => s.expanded)
+  const { stores } = controller
+
+  const all = useMemo(() => controller.log.list(sessionKey), [controller, sessionKey, version])
+  const runIds = useMemo(() => [...new Set(all.map((e) => e.runId).filter(Boolean) as string[])].reverse(), [all])
+  const rows = useMemo(
+    () => all.filter((e) => !hidden.includes(e.stream) && (!runFilter || e.runId === runFilter)).reverse(),
+    [all, hidden, runFilter],
+  )
+  const timeline = useMemo(() => {
+    const list = timelines(all, controller.acceptedTimes())
+    return (runFilter ? list.find((t) => t.runId === runFilter) : list[list.length - 1]) ?? undefined
+  }, [all, runFilter, controller])
+
+  const scrollRef = useRef<HTMLDivElement>(null)
+  const rowsRef = useRef(rows)
+  rowsRef.current = rows
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => 30,
+    getItemKey: (i) => rowsRef.current[i]?.id ?? i,
+    overscan: 10,
+    initialRect: { width: 400, height: 600 },
+  })
+
+  const toggleStream = (s: string) =>
+    stores.inspector.setState((st) => ({
+      hiddenStreams: st.hiddenStreams.includes(s) ? st.hiddenStreams.filter((x) => x !== s) : [...st.hiddenStreams, s],
+    }))
+
+  return (
+    <aside aria-label="Inspector" className="inspector">
+      <header className="inspector-head">
+        <h2>Inspector</h2>
+        <span className="muted small">
+          {all.length.toLocaleString()} / {EVENTS_PER_SESSION.toLocaleString()} events
+        </span>
+        <button type="button" className="btn btn-ghost btn-icon" aria-label="Close inspector" onClick={() => controller.setInspectorOpen(false)}>
+          <IconX />
+        </button>
+      </header>
+      <div className="inspector-filters">
+        <div className="chips" role="group" aria-label="Filter by stream">
+          {STREAMS.map((s) => (
+            <button
+              key={s}
+              type="button"
+              className={`chip s-${s}`}
+              aria-pressed={!hidden.includes(s)}
+              onClick={() => toggleStream(s)}
+            >
+              {s}
+            </button>
+          ))}
+        </div>
+        <label className="field-inline">
+          <span>Run</span>
+          <select
+            aria-label="Filter by run"
+            value={runFilter ?? ''}
+            onChange={(e) => stores.inspector.setState({ runFilter: e.target.value || undefined })}
+          >
+            <option value="">All runs</option>
+            {runIds.map((id) => (
+              <option key={id} value={id}>
+                {id.length > 18 ? `${id.slice(0, 8)}…${id.slice(-6)}` : id}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      {timeline && (
+        <section className="inspector-timeline" aria-label="Run timeline">
+          <h3>
+            Run timeline <span className="muted small mono">{timeline.runId.slice(0, 8)}</span>
+          </h3>
+          <Timeline t={timeline} />
+        </section>
+      )}
+      <div ref={scrollRef} className="inspector-log" role="list" aria-label="Events">
+        {rows.length === 0 && <p className="muted small pad">No events yet. Send a message to see the run's events.</p>}
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((v) => {
+            const e = rows[v.index]
+            const key = `ev:${e.id}`
+            return (
+              <div
+                key={v.key}
+                role="listitem"
+                data-index={v.index}
+                ref={virtualizer.measureElement}
+                className="row"
+                style={{ transform: `translateY(${v.start}px)` }}
+              >
+                <Row e={e} open={!!expanded[key]} onToggle={() => controller.toggleExpanded(key)} />
+              </div>
+            )
+          })}
+        </div>
+      </div>
+    </aside>
+  )
+}

@@ -1,0 +1,128 @@
+// Views of transcript items. Each is memoized on its item object: the reducer replaces an item only
+// when it changes, so during streaming only the growing message (and its tail block) re-renders.
+import { memo, useEffect, useState } from 'react'
+import { useController } from '../app-context'
+import { formatCost, formatDuration, formatTokens } from '../lib/format'
+import { Markdown } from '../markdown/Markdown'
+import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
+import { ApprovalCard } from './ApprovalCard'
+import { CopyButton } from './CopyButton'
+import { ToolCard } from './ToolCard'
+
+export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }) {
+  const controller = useController()
+  return (
+    <div className={`msg msg-user ${item.error ? 'msg-failed' : ''}`}>
+      <div className="bubble">
+        {item.via === 'steer' && <span className="tag">Steer</span>}
+        <div className="user-text">{item.text}</div>
+      </div>
+      {item.pending && <div className="msg-note">Sending…</div>}
+      {item.error && (
+        <div className="msg-note error-text" role="alert">
+          Not sent: {item.error}{' '}
+          <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.send(item.text)}>
+            Retry
+          </button>
+        </div>
+      )}
+    </div>
+  )
+})
+
+export const AssistantMessage = memo(function AssistantMessage({ item }: { item: AssistantItem }) {
+  return (
+    <div className={`msg msg-assistant ${item.streaming ? 'streaming' : ''}`}>
+      {item.reasoning && (
+        <details className="reasoning">
+          <summary>{item.streaming && !item.text ? 'Thinking…' : 'Reasoning'}</summary>
+          <div className="reasoning-text">{item.reasoning}</div>
+        </details>
+      )}
+      {item.text && <Markdown text={item.text} cacheKey={item.key} />}
+      {item.streaming && <span className="caret" aria-hidden="true" />}
+      {item.stopped && (
+        <div className="msg-tools">
+          <span className="tag tag-warn">Stopped</span>
+        </div>
+      )}
+      {!item.streaming && item.text && (
+        <div className="msg-copy">
+          <CopyButton text={item.text} label="Copy message" />
+        </div>
+      )}
+    </div>
+  )
+})
+
+function useTicker(active: boolean) {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (!active) return
+    const t = setInterval(() => setNow(Date.now()), 500)
+    return () => clearInterval(t)
+  }, [active])
+  return now
+}
+
+export function runStatusText(item: RunItem, now = Date.now()): string {
+  const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
+  const duration =
+    item.startedAt !== undefined ? formatDuration((item.endedAt ?? (live ? now : item.startedAt)) - item.startedAt) : ''
+  const parts: string[] = []
+  if (item.stopping && live) parts.push('Stopping…')
+  else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
+  else if (item.status === 'compacting') parts.push('Compacting…')
+  else if (item.status === 'done') parts.push('Done')
+  else if (item.status === 'stopped') parts.push('Stopped')
+  else if (item.status === 'error') parts.push(`Error: ${item.error ?? 'the run failed'}`)
+  if (duration) parts.push(duration)
+  if (!live) {
+    const tokens = formatTokens(item.usage?.totalTokens)
+    const cost = formatCost(item.usage?.costUsd)
+    if (tokens) parts.push(tokens)
+    if (cost) parts.push(cost)
+  }
+  return parts.join(' · ')
+}
+
+export const RunStatus = memo(function RunStatus({ item }: { item: RunItem }) {
+  const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
+  const now = useTicker(live)
+  return (
+    <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
+      {live && <span className="spinner" aria-hidden="true" />}
+      <span>{runStatusText(item, now)}</span>
+    </div>
+  )
+})
+
+const CompactionNote = memo(function CompactionNote({ item }: { item: CompactionItem }) {
+  return (
+    <div className="compaction">
+      <span className="compaction-line" aria-hidden="true" />
+      <details>
+        <summary>Earlier conversation compacted</summary>
+        {item.summary && <div className="reasoning-text">{item.summary}</div>}
+      </details>
+      <span className="compaction-line" aria-hidden="true" />
+    </div>
+  )
+})
+
+export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Item; sessionKey: string }) {
+  switch (item.kind) {
+    case 'user':
+      return <UserMessage item={item} />
+    case 'assistant':
+      return <AssistantMessage item={item} />
+    case 'tool':
+      return <ToolCard item={item} />
+    case 'approval':
+      return <ApprovalCard item={item} sessionKey={sessionKey} />
+    case 'run':
+      return <RunStatus item={item} />
+    case 'compaction':
+      return <CompactionNote item={item} />
+  }
+})

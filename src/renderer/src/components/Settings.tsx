@@ -1,0 +1,398 @@
+// Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
+// secure store; the UI only ever shows "set" / "not set"), an OpenAI-compatible endpoint, default
+// model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
+import { useMemo, useState } from 'react'
+import { THINKING_LEVELS, type ThinkingLevel } from '../../../shared/methods'
+import { useAppStore, useController } from '../app-context'
+import { gatewayToken } from '../bridge'
+import { CopyButton } from './CopyButton'
+import { Dialog } from './Dialog'
+
+export const PROVIDERS = [
+  { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
+  { id: 'openai', name: 'OpenAI', env: 'OPENAI_API_KEY' },
+  { id: 'google', name: 'Google', env: 'GEMINI_API_KEY' },
+  { id: 'openrouter', name: 'OpenRouter', env: 'OPENROUTER_API_KEY' },
+] as const
+
+export const DEFAULT_GATEWAY_PORT = 18789
+
+/** Reads "set"/"not set" for a provider key, whatever path form the runtime uses for it. */
+export function secretState(secrets: Record<string, string> | undefined, providerId: string): 'set' | 'not set' {
+  if (!secrets) return 'not set'
+  const v = secrets[providerId] ?? secrets[`models.providers.${providerId}.apiKey`] ?? secrets[`providers.${providerId}`]
+  return v === 'set' ? 'set' : 'not set'
+}
+
+function get(obj: unknown, path: string[]): unknown {
+  let cur = obj
+  for (const p of path) {
+    if (!cur || typeof cur !== 'object') return undefined
+    cur = (cur as Record<string, unknown>)[p]
+  }
+  return cur
+}
+
+function randomToken(): string {
+  const bytes = new Uint8Array(24)
+  crypto.getRandomValues(bytes)
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
+}
+
+function KeyRow({ id, name, env, state }: { id: string; name: string; env: string; state: 'set' | 'not set' }) {
+  const controller = useController()
+  const [value, setValue] = useState('')
+  const [busy, setBusy] = useState(false)
+  const save = async (key: string | null) => {
+    setBusy(true)
+    const ok = await controller.patchConfig({ models: { providers: { [id]: { apiKey: key } } } }, `Could not save the ${name} key`)
+    setBusy(false)
+    if (ok) setValue('') // never keep a key around in the UI
+  }
+  return (
+    <div className="key-row">
+      <div className="key-name">
+        <strong>{name}</strong>
+        <span className={`badge ${state === 'set' ? 'badge-done' : 'badge-muted'}`} aria-label={`${name} API key ${state}`}>
+          {state === 'set' ? 'Key set' : 'Key not set'}
+        </span>
+      </div>
+      <form
+        className="key-form"
+        onSubmit={(e) => {
+          e.preventDefault()
+          if (value.trim()) void save(value.trim())
+        }}
+      >
+        <input
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          aria-label={`${name} API key`}
+          placeholder={state === 'set' ? 'Replace key…' : `Paste key (or set ${env})`}
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+        />
+        <button type="submit" className="btn btn-sm" disabled={!value.trim() || busy}>
+          Save key
+        </button>
+        {state === 'set' && (
+          <button type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
+            Remove
+          </button>
+        )}
+      </form>
+    </div>
+  )
+}
+
+function CustomEndpoint() {
+  const controller = useController()
+  const config = useAppStore('settings', (s) => s.config)
+  const existing = get(config?.config, ['models', 'providers', 'local']) as
+    | { baseUrl?: string; models?: Array<{ id: string; contextWindow?: number }> }
+    | undefined
+  const [baseUrl, setBaseUrl] = useState(existing?.baseUrl ?? 'http://127.0.0.1:11434/v1')
+  const [modelId, setModelId] = useState(existing?.models?.[0]?.id ?? '')
+  const [ctx, setCtx] = useState(String(existing?.models?.[0]?.contextWindow ?? 32768))
+  const [key, setKey] = useState('')
+  const [error, setError] = useState<string>()
+  const keyState = secretState(config?.secrets, 'local')
+  const save = async () => {
+    let url: URL
+    try {
+      url = new URL(baseUrl)
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('bad protocol')
+    } catch {
+      setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
+      return
+    }
+    const contextWindow = Number(ctx)
+    if (!modelId.trim()) return setError('Enter the model id served by the endpoint.')
+    if (!Number.isInteger(contextWindow) || contextWindow < 1024) return setError('Context window must be a whole number ≥ 1024.')
+    setError(undefined)
+    const provider: Record<string, unknown> = {
+      baseUrl: url.href.replace(/\/$/, ''),
+      api: 'openai-completions',
+      models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
+    }
+    if (key.trim()) provider.apiKey = key.trim()
+    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) setKey('')
+  }
+  return (
+    <fieldset className="card">
+      <legend>OpenAI-compatible endpoint (Ollama, LM Studio, vLLM…)</legend>
+      <div className="grid2">
+        <label className="field">
+          <span>Base URL</span>
+          <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} spellCheck={false} />
+        </label>
+        <label className="field">
+          <span>Model id</span>
+          <input value={modelId} onChange={(e) => setModelId(e.target.value)} placeholder="llama3.1:8b" spellCheck={false} />
+        </label>
+        <label className="field">
+          <span>Context window (tokens)</span>
+          <input inputMode="numeric" value={ctx} onChange={(e) => setCtx(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>
+            API key (optional) <span className="muted">· {keyState === 'set' ? 'set' : 'not set'}</span>
+          </span>
+          <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} aria-label="Endpoint API key" />
+        </label>
+      </div>
+      {error && (
+        <p className="error-text" role="alert">
+          {error}
+        </p>
+      )}
+      <div className="row-actions">
+        <button type="button" className="btn btn-sm" onClick={() => void save()}>
+          Save endpoint
+        </button>
+      </div>
+    </fieldset>
+  )
+}
+
+function ModelsSection() {
+  const controller = useController()
+  const config = useAppStore('settings', (s) => s.config)
+  const models = useAppStore('settings', (s) => s.models)
+  const defaultModel = useAppStore('settings', (s) => s.defaultModel)
+  const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
+  const thinking = (get(config?.config, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
+  return (
+    <div className="settings-section">
+      <fieldset className="card">
+        <legend>Providers</legend>
+        <p className="muted small">Keys are stored in the system's secure store and never shown again.</p>
+        {PROVIDERS.map((p) => (
+          <KeyRow key={p.id} id={p.id} name={p.name} env={p.env} state={secretState(config?.secrets, p.id)} />
+        ))}
+      </fieldset>
+      <CustomEndpoint />
+      <fieldset className="card">
+        <legend>Defaults</legend>
+        <div className="grid2">
+          <label className="field">
+            <span>Default model</span>
+            <select
+              aria-label="Default model"
+              value={primary}
+              onChange={(e) => void controller.patchConfig({ agents: { defaults: { model: { primary: e.target.value } } } })}
+            >
+              {!primary && <option value="">Choose a model…</option>}
+              {models.map((m) => (
+                <option key={m.ref} value={m.ref} disabled={!m.configured}>
+                  {m.name} ({m.provider}){m.configured ? '' : ' — no key'}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="field">
+            <span>Thinking level</span>
+            <select
+              aria-label="Thinking level"
+              value={thinking}
+              onChange={(e) => void controller.patchConfig({ agents: { defaults: { thinkingDefault: e.target.value } } })}
+            >
+              {THINKING_LEVELS.map((l) => (
+                <option key={l} value={l}>
+                  {l}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+      </fieldset>
+    </div>
+  )
+}
+
+function AgentSection() {
+  const controller = useController()
+  const config = useAppStore('settings', (s) => s.config)
+  const [timeout, setTimeoutValue] = useState(String(get(config?.config, ['agents', 'defaults', 'timeoutSeconds']) ?? 600))
+  const [workspace, setWorkspace] = useState(String(get(config?.config, ['agents', 'defaults', 'workspace']) ?? ''))
+  const [error, setError] = useState<string>()
+  const save = async () => {
+    const t = Number(timeout)
+    if (!Number.isInteger(t) || t < 1 || t > 31_536_000) return setError('Run timeout must be a whole number of seconds (1 or more).')
+    setError(undefined)
+    await controller.patchConfig({ agents: { defaults: { timeoutSeconds: t, ...(workspace.trim() ? { workspace: workspace.trim() } : {}) } } })
+  }
+  return (
+    <div className="settings-section">
+      <fieldset className="card">
+        <legend>Runs</legend>
+        <div className="grid2">
+          <label className="field">
+            <span>Run timeout (seconds)</span>
+            <input inputMode="numeric" aria-label="Run timeout (seconds)" value={timeout} onChange={(e) => setTimeoutValue(e.target.value)} />
+          </label>
+          <label className="field">
+            <span>Workspace folder</span>
+            <input aria-label="Workspace folder" value={workspace} onChange={(e) => setWorkspace(e.target.value)} placeholder="~/loopdesk" spellCheck={false} />
+          </label>
+        </div>
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="row-actions">
+          <button type="button" className="btn btn-sm btn-primary" onClick={() => void save()}>
+            Save
+          </button>
+        </div>
+      </fieldset>
+    </div>
+  )
+}
+
+function GatewaySection() {
+  const controller = useController()
+  const config = useAppStore('settings', (s) => s.config)
+  const revealed = useAppStore('settings', (s) => s.revealedToken)
+  const configuredPort = get(config?.config, ['gateway', 'port']) as number | undefined
+  const browserPort = typeof location !== 'undefined' && location.protocol.startsWith('http') && location.port ? Number(location.port) : undefined
+  const port = configuredPort ?? browserPort ?? DEFAULT_GATEWAY_PORT
+  const [portValue, setPortValue] = useState(String(port))
+  const [error, setError] = useState<string>()
+  const tokenState = config?.secrets ? (config.secrets['gateway.auth.token'] ?? config.secrets['gateway.token'] ?? 'not set') : 'not set'
+  const token = revealed ?? gatewayToken()
+  const snippet = `npx loopdesk gateway call health --url ws://127.0.0.1:${port} --token ${token ?? '<your-token>'}`
+  return (
+    <div className="settings-section">
+      <fieldset className="card">
+        <legend>Local gateway</legend>
+        <div className="grid2">
+          <label className="field">
+            <span>Port</span>
+            <input inputMode="numeric" aria-label="Gateway port" value={portValue} onChange={(e) => setPortValue(e.target.value)} />
+          </label>
+          <div className="field">
+            <span>Token</span>
+            <div className="token-row">
+              <span className={`badge ${tokenState === 'set' || revealed ? 'badge-done' : 'badge-muted'}`}>{tokenState === 'set' || revealed ? 'Token set' : 'Token not set'}</span>
+              <button
+                type="button"
+                className="btn btn-sm"
+                onClick={async () => {
+                  const t = randomToken()
+                  if (await controller.patchConfig({ gateway: { auth: { token: t } } }, 'Could not set the token')) controller.setRevealedToken(t)
+                }}
+              >
+                Generate new token
+              </button>
+            </div>
+          </div>
+        </div>
+        {error && (
+          <p className="error-text" role="alert">
+            {error}
+          </p>
+        )}
+        <div className="row-actions">
+          <button
+            type="button"
+            className="btn btn-sm"
+            onClick={async () => {
+              const p = Number(portValue)
+              if (!Number.isInteger(p) || p < 1 || p > 65535) return setError('Port must be between 1 and 65535.')
+              setError(undefined)
+              await controller.patchConfig({ gateway: { port: p } })
+            }}
+          >
+            Save port
+          </button>
+        </div>
+        <p className="muted small">Use the gateway from a terminal (a new token disconnects clients using the old one):</p>
+        <div className="snippet">
+          <code>{snippet}</code>
+          <CopyButton text={snippet} label="Copy CLI command" />
+        </div>
+      </fieldset>
+    </div>
+  )
+}
+
+function AppearanceSection() {
+  const controller = useController()
+  const theme = useAppStore('settings', (s) => s.prefs.theme)
+  return (
+    <div className="settings-section">
+      <fieldset className="card">
+        <legend>Theme</legend>
+        <div className="segmented" role="radiogroup" aria-label="Theme">
+          {(['light', 'dark', 'system'] as const).map((t) => (
+            <label key={t} className={theme === t ? 'active' : ''}>
+              <input type="radio" name="theme" value={t} checked={theme === t} onChange={() => void controller.setPrefs({ theme: t })} />
+              {t === 'system' ? 'System' : t === 'light' ? 'Light' : 'Dark'}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+    </div>
+  )
+}
+
+const SECTIONS = [
+  { id: 'models', label: 'Models', View: ModelsSection },
+  { id: 'agent', label: 'Agent', View: AgentSection },
+  { id: 'gateway', label: 'Gateway', View: GatewaySection },
+  { id: 'appearance', label: 'Appearance', View: AppearanceSection },
+] as const
+
+export function SettingsDialog() {
+  const controller = useController()
+  const initial = useAppStore('settings', (s) => s.settingsSection)
+  const config = useAppStore('settings', (s) => s.config)
+  const [section, setSection] = useState<string>(initial ?? 'models')
+  const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
+  const View = current.View
+  return (
+    <Dialog title="Settings" onClose={() => controller.closeSettings()} className="modal-lg">
+      <div className="settings">
+        <nav className="settings-nav" aria-label="Settings sections">
+          {SECTIONS.map((s) => (
+            <button key={s.id} type="button" aria-current={s.id === section ? 'page' : undefined} onClick={() => setSection(s.id)}>
+              {s.label}
+            </button>
+          ))}
+        </nav>
+        <div className="settings-content">
+          {config && config.issues.length > 0 && (
+            <div className="callout callout-warn" role="alert">
+              Config problems: {config.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}
+            </div>
+          )}
+          <View key={config?.hash ?? 'none'} />
+        </div>
+      </div>
+    </Dialog>
+  )
+}
+
+export function Onboarding() {
+  const controller = useController()
+  return (
+    <div className="onboarding">
+      <div className="onboarding-card">
+        <span className="brand-mark big" aria-hidden="true" />
+        <h1>Welcome to Loopdesk</h1>
+        <p>Loopdesk runs an agent on your machine. Connect a model to start: paste an API key for a provider, or point it at a local OpenAI-compatible server such as Ollama or LM Studio.</p>
+        <ol className="onboarding-steps">
+          <li>Add a provider key or a local endpoint</li>
+          <li>Pick a default model</li>
+          <li>Start chatting — tool calls and approvals appear inline</li>
+        </ol>
+        <button type="button" className="btn btn-primary" onClick={() => controller.openSettings('models')}>
+          Set up a model
+        </button>
+      </div>
+    </div>
+  )
+}

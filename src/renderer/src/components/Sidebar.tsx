@@ -1,0 +1,221 @@
+// Sessions sidebar: live status, last activity, search by label and content, create / rename /
+// reset / delete (destructive actions confirm first).
+import { memo, useEffect, useMemo, useRef, useState } from 'react'
+import type { SessionRow } from '../../../shared/methods'
+import { useAppStore, useController } from '../app-context'
+import { relativeTime } from '../lib/format'
+import { ConfirmDialog } from './Dialog'
+import { IconMore, IconPlus, IconSearch } from './icons'
+
+export function sessionTitle(row: Pick<SessionRow, 'label' | 'displayName' | 'key'>): string {
+  return row.label || row.displayName || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
+}
+
+export type SessionState = 'idle' | 'running' | 'error'
+
+export function sessionState(row: SessionRow): SessionState {
+  if (row.status === 'running') return 'running'
+  if (row.status === 'failed' || row.status === 'timeout') return 'error'
+  return 'idle'
+}
+
+const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', error: 'Error' }
+
+export function Sidebar() {
+  const controller = useController()
+  const rows = useAppStore('sessions', (s) => s.rows)
+  const selectedKey = useAppStore('sessions', (s) => s.selectedKey)
+  const search = useAppStore('sessions', (s) => s.search)
+  const contentMatches = useAppStore('sessions', (s) => s.contentMatches)
+  const error = useAppStore('sessions', (s) => s.error)
+  const [confirm, setConfirm] = useState<{ kind: 'delete' | 'reset'; row: SessionRow } | null>(null)
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000)
+    return () => clearInterval(t)
+  }, [])
+
+  const visible = useMemo(() => {
+    const q = search.trim().toLowerCase()
+    if (!q) return rows
+    const matches = new Set(contentMatches ?? [])
+    return rows.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.includes(q) || matches.has(r.key))
+  }, [rows, search, contentMatches])
+
+  return (
+    <nav aria-label="Sessions" className="sidebar">
+      <div className="sidebar-head">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Loopdesk
+        </div>
+        <button type="button" className="btn btn-primary btn-sm" onClick={() => void controller.createSession()}>
+          <IconPlus /> New session
+        </button>
+      </div>
+      <div className="search">
+        <IconSearch />
+        <input
+          type="search"
+          aria-label="Search sessions"
+          placeholder="Search sessions and messages"
+          value={search}
+          onChange={(e) => controller.setSearch(e.target.value)}
+        />
+      </div>
+      {error && <p className="sidebar-error" role="alert">Could not load sessions: {error}</p>}
+      <ul className="session-list">
+        {visible.map((row) => (
+          <SessionEntry
+            key={row.key}
+            row={row}
+            selected={row.key === selectedKey}
+            now={now}
+            onConfirm={(kind) => setConfirm({ kind, row })}
+          />
+        ))}
+        {visible.length === 0 && <li className="session-empty">{search ? 'No sessions match.' : 'No sessions yet.'}</li>}
+      </ul>
+      {confirm && (
+        <ConfirmDialog
+          title={confirm.kind === 'delete' ? 'Delete session?' : 'Reset session?'}
+          message={
+            confirm.kind === 'delete'
+              ? `“${sessionTitle(confirm.row)}” and its transcript will be deleted. This cannot be undone.`
+              : `The conversation in “${sessionTitle(confirm.row)}” will be cleared and a fresh session started.`
+          }
+          confirmLabel={confirm.kind === 'delete' ? 'Delete' : 'Reset'}
+          danger
+          onCancel={() => setConfirm(null)}
+          onConfirm={() => {
+            const { kind, row } = confirm
+            setConfirm(null)
+            void (kind === 'delete' ? controller.deleteSession(row.key) : controller.resetSession(row.key))
+          }}
+        />
+      )}
+    </nav>
+  )
+}
+
+interface EntryProps {
+  row: SessionRow
+  selected: boolean
+  now: number
+  onConfirm: (kind: 'delete' | 'reset') => void
+}
+
+const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm }: EntryProps) {
+  const controller = useController()
+  const [menu, setMenu] = useState(false)
+  const [editing, setEditing] = useState(false)
+  const menuRef = useRef<HTMLDivElement>(null)
+  const title = sessionTitle(row)
+  const state = sessionState(row)
+
+  useEffect(() => {
+    if (!menu) return
+    menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus()
+    const close = (e: MouseEvent) => {
+      if (!menuRef.current?.contains(e.target as Node)) setMenu(false)
+    }
+    document.addEventListener('mousedown', close)
+    return () => document.removeEventListener('mousedown', close)
+  }, [menu])
+
+  return (
+    <li className={`session ${selected ? 'selected' : ''}`} data-state={state}>
+      {editing ? (
+        <RenameField
+          initial={row.label ?? ''}
+          onDone={async (label) => {
+            setEditing(false)
+            if (label !== null && label !== (row.label ?? '')) await controller.renameSession(row.key, label)
+          }}
+        />
+      ) : (
+        <button
+          type="button"
+          className="session-main"
+          aria-current={selected ? 'true' : undefined}
+          onClick={() => void controller.selectSession(row.key)}
+          onDoubleClick={() => setEditing(true)}
+        >
+          <span className={`status-dot ${state}`} aria-hidden="true" />
+          <span className="session-text">
+            <span className="session-title">{title}</span>
+            <span className="session-meta">
+              <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
+              <span aria-hidden="true"> · </span>
+              <span>{relativeTime(row.updatedAt, now)}</span>
+            </span>
+            {row.lastError && state === 'error' && <span className="session-preview error-text">{row.lastError}</span>}
+          </span>
+        </button>
+      )}
+      <div className="session-actions" ref={menuRef}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-icon"
+          aria-label={`Actions for ${title}`}
+          aria-haspopup="menu"
+          aria-expanded={menu}
+          onClick={() => setMenu((m) => !m)}
+        >
+          <IconMore />
+        </button>
+        {menu && (
+          <div
+            role="menu"
+            className="menu"
+            aria-label={`Actions for ${title}`}
+            onKeyDown={(e) => {
+              const items = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
+              const i = items.indexOf(document.activeElement as HTMLElement)
+              if (e.key === 'Escape') setMenu(false)
+              else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
+              else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
+              else return
+              e.preventDefault()
+            }}
+          >
+            <button type="button" role="menuitem" onClick={() => (setMenu(false), setEditing(true))}>
+              Rename
+            </button>
+            <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>
+              Reset
+            </button>
+            <button type="button" role="menuitem" className="danger" onClick={() => (setMenu(false), onConfirm('delete'))}>
+              Delete
+            </button>
+          </div>
+        )}
+      </div>
+    </li>
+  )
+})
+
+function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null) => void }) {
+  const [value, setValue] = useState(initial)
+  const done = useRef(false)
+  const finish = (v: string | null) => {
+    if (done.current) return
+    done.current = true
+    onDone(v)
+  }
+  return (
+    <input
+      className="rename-input"
+      aria-label="Session name"
+      autoFocus
+      value={value}
+      maxLength={200}
+      onChange={(e) => setValue(e.target.value)}
+      onKeyDown={(e) => {
+        if (e.key === 'Enter') finish(value)
+        if (e.key === 'Escape') finish(null)
+      }}
+      onBlur={() => finish(value)}
+    />
+  )
+}

@@ -1,0 +1,82 @@
+// A tool call, inline where it ran: name, one-line argument summary, live status and duration;
+// expandable arguments and result (pretty JSON, previewed with "Show all"), each copyable.
+import { memo, useEffect, useState } from 'react'
+import { useAppStore, useController } from '../app-context'
+import { formatDuration } from '../lib/format'
+import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../lib/tool-display'
+import type { ToolItem } from '../state/types'
+import { CopyButton } from './CopyButton'
+import { IconChevron, IconTool } from './icons'
+
+const STATUS_LABEL: Record<ToolItem['status'], string> = {
+  running: 'Running…',
+  done: 'Done',
+  failed: 'Failed',
+  interrupted: 'Interrupted',
+}
+
+function useNow(active: boolean, everyMs = 500) {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (!active) return
+    const t = setInterval(() => setNow(Date.now()), everyMs)
+    return () => clearInterval(t)
+  }, [active, everyMs])
+  return now
+}
+
+function Section({ title, text }: { title: string; text: string }) {
+  const [all, setAll] = useState(false)
+  const shown = truncate(text, all ? MAX_SHOWN_CHARS : PREVIEW_CHARS)
+  return (
+    <section className="tool-section">
+      <div className="tool-section-head">
+        <h4>{title}</h4>
+        <CopyButton text={text} label={`Copy ${title.toLowerCase()}`} />
+      </div>
+      <pre className="tool-pre">{shown.text}</pre>
+      {shown.truncated && (
+        <button type="button" className="btn btn-link btn-xs" onClick={() => setAll(true)} disabled={all}>
+          {all ? `Showing the first ${MAX_SHOWN_CHARS.toLocaleString()} characters` : `Show all (${text.length.toLocaleString()} characters)`}
+        </button>
+      )}
+    </section>
+  )
+}
+
+export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
+  const controller = useController()
+  const open = useAppStore('ui', (s) => !!s.expanded[item.key])
+  const running = item.status === 'running'
+  const now = useNow(running)
+  const end = item.endedAt ?? (running ? now : undefined)
+  const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
+  const summary = argsSummary(item.args)
+  const result = item.result !== undefined ? resultText(item.result) : item.partial !== undefined ? resultText(item.partial) : ''
+  return (
+    <div role="group" aria-label={`Tool ${item.name}`} className={`tool-card tool-${item.status}`}>
+      <button type="button" className="tool-head" aria-expanded={open} onClick={() => controller.toggleExpanded(item.key)}>
+        <IconChevron className="chev" />
+        <IconTool className="tool-icon" />
+        <span className="tool-name">{item.name}</span>
+        {summary && <span className="tool-summary">{summary}</span>}
+        <span className="tool-right">
+          <span className={`badge badge-${item.status}`}>
+            {running && <span className="spinner" aria-hidden="true" />}
+            {STATUS_LABEL[item.status]}
+          </span>
+          {duration && <span className="tool-duration">{duration}</span>}
+        </span>
+      </button>
+      {open && (
+        <div className="tool-body">
+          <Section title="Arguments" text={prettyJson(item.args)} />
+          {(item.result !== undefined || item.partial !== undefined) && (
+            <Section title={item.result !== undefined ? (item.status === 'failed' ? 'Error' : 'Result') : 'Output so far'} text={result} />
+          )}
+          {item.meta && <p className="tool-meta">{item.meta}</p>}
+        </div>
+      )}
+    </div>
+  )
+})

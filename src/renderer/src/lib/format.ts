@@ -1,0 +1,39 @@
+// Small display formatters (durations, token counts, cost, relative times).
+
+export function formatDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) return ''
+  if (ms < 1000) return `${Math.round(ms)} ms`
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`
+  const m = Math.floor(ms / 60_000)
+  const s = Math.round((ms % 60_000) / 1000)
+  return `${m} min ${s} s`
+}
+
+export function formatTokens(n: number | undefined): string {
+  if (!n) return ''
+  if (n < 1000) return `${n} tokens`
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k tokens`
+  return `${(n / 1_000_000).toFixed(1)}M tokens`
+}
+
+export function formatCost(usd: number | undefined): string {
+  if (!usd) return ''
+  if (usd < 0.01) return `$${usd.toFixed(4)}`
+  return `$${usd.toFixed(2)}`
+}
+
+export function relativeTime(ts: number | undefined, now = Date.now()): string {
+  if (!ts) return ''
+  const d = Math.max(0, now - ts)
+  if (d < 45_000) return 'just now'
+  if (d < 3_600_000) return `${Math.round(d / 60_000)} min ago`
+  if (d < 86_400_000) return `${Math.round(d / 3_600_000)} h ago`
+  if (d < 7 * 86_400_000) return `${Math.round(d / 86_400_000)} d ago`
+  return new Date(ts).toLocaleDateString()
+}
+
+export function clockTime(ts: number): string {
+  const d = new Date(ts)
+  const p = (n: number, w = 2) => String(n).padStart(w, '0')
+  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`
+}

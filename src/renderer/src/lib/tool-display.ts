@@ -1,0 +1,66 @@
+// How tool arguments and results are shown: a one-line summary, readable text for results, and
+// pretty JSON capped in size (the full text is available on demand).
+
+/** Characters of JSON/result shown before "Show all". */
+export const PREVIEW_CHARS = 2_000
+/** Hard cap even after "Show all" (keeps one card from freezing the window). */
+export const MAX_SHOWN_CHARS = 200_000
+
+const PREFERRED_KEYS = ['command', 'cmd', 'path', 'file', 'file_path', 'url', 'pattern', 'query', 'glob', 'text']
+
+function oneLine(s: string, max = 120): string {
+  const line = s.replace(/\s+/g, ' ').trim()
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line
+}
+
+/** A one-line summary of tool arguments, e.g. `ls -la` for exec or the path for read. */
+export function argsSummary(args: unknown): string {
+  if (args === undefined || args === null) return ''
+  if (typeof args === 'string') return oneLine(args)
+  if (typeof args !== 'object') return oneLine(String(args))
+  const o = args as Record<string, unknown>
+  for (const k of PREFERRED_KEYS) if (typeof o[k] === 'string' && o[k]) return oneLine(o[k] as string)
+  const parts: string[] = []
+  for (const [k, v] of Object.entries(o)) {
+    if (v === undefined) continue
+    const val = typeof v === 'string' ? v : JSON.stringify(v)
+    parts.push(`${k}=${val}`)
+    if (parts.join(' ').length > 120) break
+  }
+  return oneLine(parts.join(' '))
+}
+
+export function prettyJson(v: unknown): string {
+  if (v === undefined) return ''
+  if (typeof v === 'string') return v
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v)
+  } catch {
+    return String(v)
+  }
+}
+
+/** Text of a tool result: pi results are `{ content: [{type:'text', text}], details }`. */
+export function resultText(v: unknown): string {
+  if (v === undefined || v === null) return ''
+  if (typeof v === 'string') return v
+  if (typeof v === 'object') {
+    const content = (v as { content?: unknown }).content
+    if (Array.isArray(content)) {
+      const texts = content.map((c) => {
+        if (c && typeof c === 'object') {
+          const part = c as { type?: string; text?: string }
+          if (part.type === 'text' && typeof part.text === 'string') return part.text
+          if (part.type === 'image') return '[image]'
+        }
+        return ''
+      })
+      if (texts.some(Boolean)) return texts.join('\n')
+    }
+  }
+  return prettyJson(v)
+}
+
+export function truncate(s: string, max: number): { text: string; truncated: boolean } {
+  return s.length > max ? { text: s.slice(0, max), truncated: true } : { text: s, truncated: false }
+}

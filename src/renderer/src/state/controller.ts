@@ -1,0 +1,641 @@
+// The controller connects the Bridge to the stores. Every incoming event is recorded in the
+// inspector's ring and turned into reducer actions; actions are batched and applied at most once per
+// animation frame per session, so a flood of deltas costs one render per frame.
+import type { Bridge } from '../../../shared/bridge'
+import type { AnyEvent, QueueItem } from '../../../shared/events'
+import type { ApprovalDecision } from '../../../shared/events'
+import type { ErrorShape, Prefs, Result, SessionRow } from '../../../shared/methods'
+import { EventLog } from './event-log'
+import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
+import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
+import { emptyTranscript, type Transcript } from './types'
+
+/** How long a gap may stay open before we apply what we have and refetch. */
+export const GAP_TIMEOUT_MS = 1500
+/** How long "Stopping…" may wait for the terminal event before we reconcile with the runtime. */
+export const STOP_SETTLE_MS = 8000
+/** Newest messages loaded when a session opens (older pages load on scroll). */
+export const HISTORY_PAGE = 200
+const MAX_CACHED_TRANSCRIPTS = 8
+const LAST_SESSION_KEY = 'loopdesk.lastSession'
+
+export type Schedule = (cb: () => void) => void
+
+/** One callback per animation frame, with a timer fallback for hidden windows (rAF pauses there). */
+export const frameScheduler: Schedule = (cb) => {
+  let done = false
+  const run = () => {
+    if (done) return
+    done = true
+    cb()
+  }
+  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run)
+  setTimeout(run, 250)
+}
+
+export function errorText(e: ErrorShape | unknown): string {
+  if (e && typeof e === 'object' && 'message' in e) {
+    const err = e as ErrorShape
+    return err.code ? `${err.message}` : String(err.message)
+  }
+  return String(e)
+}
+
+function newId(): string {
+  try {
+    return crypto.randomUUID()
+  } catch {
+    return `id-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`
+  }
+}
+
+export class Controller {
+  readonly log = new EventLog()
+  private pending = new Map<string, Action[]>()
+  private flushScheduled = false
+  private unsubscribe?: () => void
+  private runSessions = new Map<string, string>()
+  private acceptedAt: Record<string, number> = {}
+  /** live actions that arrived while a session's history was being fetched */
+  private duringFetch = new Map<string, Action[]>()
+  private refetchTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  private gapTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  private stopTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  private searchTimer?: ReturnType<typeof setTimeout>
+  private searchSeq = 0
+  private disposed = false
+
+  constructor(
+    readonly bridge: Bridge,
+    readonly stores: AppStores,
+    private readonly schedule: Schedule = frameScheduler,
+  ) {}
+
+  // ------------------------------------------------------------------------------ startup
+
+  async start(): Promise<void> {
+    // start() doubles as "retry": subscribe only once.
+    if (!this.unsubscribe) this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
+    const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus()])
+    if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen })
+    const rows = this.stores.sessions.getState().rows
+    if (this.disposed) return
+    let last: string | null = null
+    try {
+      last = localStorage.getItem(LAST_SESSION_KEY)
+    } catch {
+      // storage unavailable
+    }
+    const initial = rows.find((r) => r.key === last)?.key ?? rows[0]?.key
+    if (initial) await this.selectSession(initial)
+    else if (this.stores.settings.getState().connection === 'ready') await this.createSession()
+  }
+
+  dispose() {
+    this.disposed = true
+    this.unsubscribe?.()
+    for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values()]) clearTimeout(t)
+    clearTimeout(this.searchTimer)
+  }
+
+  private toast(text: string, kind: 'error' | 'info' = 'error') {
+    const id = Date.now() + Math.random()
+    this.stores.ui.setState((s) => ({ toasts: [...s.toasts.slice(-3), { id, kind, text }] }))
+    setTimeout(() => this.stores.ui.setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })), 6000)
+  }
+
+  dismissToast(id: number) {
+    this.stores.ui.setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) }))
+  }
+
+  /** Unwraps a bridge Result; failures become a toast (with context) and undefined. */
+  private async call<T>(p: Promise<Result<T>>, what: string): Promise<T | undefined> {
+    try {
+      const r = await p
+      if (r.ok) return r.data
+      this.toast(`${what}: ${errorText(r.error)}`)
+    } catch (err) {
+      this.toast(`${what}: ${errorText(err)}`)
+    }
+    return undefined
+  }
+
+  async loadPrefs(): Promise<Prefs | undefined> {
+    const prefs = await this.call(this.bridge.prefsGet({}), 'Could not load preferences')
+    if (prefs) this.stores.settings.setState({ prefs })
+    return prefs
+  }
+
+  async loadSettings(): Promise<void> {
+    try {
+      const [config, models] = await Promise.all([this.bridge.settingsGet({}), this.bridge.modelsList({})])
+      if (!config.ok) throw new Error(errorText(config.error))
+      if (!models.ok) throw new Error(errorText(models.error))
+      this.stores.settings.setState({
+        config: config.data,
+        models: models.data.models,
+        defaultModel: models.data.defaultModel,
+        modelsLoaded: true,
+        connection: 'ready',
+        connectionError: undefined,
+      })
+    } catch (err) {
+      this.stores.settings.setState({ connection: 'error', connectionError: errorText(err) })
+    }
+  }
+
+  async loadStatus(): Promise<void> {
+    const status = await this.bridge.status({}).catch(() => undefined)
+    if (status?.ok) this.stores.settings.setState({ status: status.data })
+  }
+
+  // ------------------------------------------------------------------------------ events
+
+  private sessionOf(ev: AnyEvent): string | undefined {
+    const p = ev.payload as { sessionKey?: string; runId?: string }
+    if (typeof p.sessionKey === 'string') {
+      if (typeof p.runId === 'string') this.runSessions.set(p.runId, p.sessionKey)
+      return p.sessionKey
+    }
+    return typeof p.runId === 'string' ? this.runSessions.get(p.runId) : undefined
+  }
+
+  /** Entry point for every event from the bridge. */
+  onEvent(ev: AnyEvent) {
+    if (!ev || typeof ev !== 'object' || !ev.payload) return
+    const sessionKey = this.sessionOf(ev)
+    if (sessionKey && ev.event !== 'sessions.changed') this.log.record(sessionKey, ev)
+    switch (ev.event) {
+      case 'sessions.changed':
+        if (sessionKey) this.log.record(sessionKey, ev)
+        return this.onSessionChanged(ev.payload)
+      case 'agent':
+        if (sessionKey) this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
+        break
+      case 'chat':
+        if (sessionKey) this.enqueue(sessionKey, { type: 'chat', event: ev.payload })
+        break
+      case 'exec.approval.requested':
+        if (sessionKey) this.enqueue(sessionKey, { type: 'approval.requested', request: ev.payload })
+        break
+      case 'exec.approval.resolved':
+        if (sessionKey) this.enqueue(sessionKey, { type: 'approval.resolved', resolved: ev.payload })
+        break
+      case 'queue.changed':
+        this.onQueue(ev.payload.sessionKey, ev.payload.items)
+        if (sessionKey) this.enqueue(sessionKey, { type: 'queue', items: ev.payload.items })
+        break
+      case 'shutdown':
+        this.stores.settings.setState({ connection: 'error', connectionError: `The runtime is shutting down (${ev.payload.reason}).` })
+        return
+      default:
+        return
+    }
+    if (this.stores.inspector.getState().open) this.scheduleFlush()
+  }
+
+  private enqueue(sessionKey: string, action: Action) {
+    const fetching = this.duringFetch.get(sessionKey)
+    if (fetching) fetching.push(action)
+    if (!this.stores.runs.getState().transcripts[sessionKey]) return // not open: history covers it later
+    const list = this.pending.get(sessionKey)
+    if (list) list.push(action)
+    else this.pending.set(sessionKey, [action])
+    this.scheduleFlush()
+  }
+
+  private scheduleFlush() {
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    this.schedule(() => this.flush())
+  }
+
+  /** Applies all pending actions (one store update) — also called directly by tests. */
+  flush() {
+    this.flushScheduled = false
+    if (this.stores.inspector.getState().open) this.stores.inspector.setState((s) => ({ version: s.version + 1 }))
+    if (!this.pending.size) return
+    const batches = this.pending
+    this.pending = new Map()
+    const before = this.stores.runs.getState().transcripts
+    let next = before
+    for (const [key, actions] of batches) {
+      const t = next[key]
+      if (!t) continue
+      const r = reduce(t, actions)
+      if (r !== t) next = { ...next, [key]: r }
+    }
+    if (next !== before) this.stores.runs.setState({ transcripts: next })
+    for (const key of batches.keys()) this.afterChange(key)
+  }
+
+  private afterChange(sessionKey: string) {
+    const t = this.stores.runs.getState().transcripts[sessionKey]
+    if (!t) return
+    if (t.needsRefetch) this.scheduleRefetch(sessionKey)
+    const gaps = runsWithGaps(t)
+    if (gaps.length && !this.gapTimers.has(sessionKey)) {
+      this.gapTimers.set(
+        sessionKey,
+        setTimeout(() => {
+          this.gapTimers.delete(sessionKey)
+          this.dispatch(sessionKey, [{ type: 'gap.flush' }])
+        }, GAP_TIMEOUT_MS),
+      )
+    }
+    // Stop settled by a terminal event: no reconcile needed.
+    const active = activeRun(t)
+    for (const [runId, timer] of this.stopTimers) {
+      if (this.runSessions.get(runId) === sessionKey && active?.runId !== runId) {
+        clearTimeout(timer)
+        this.stopTimers.delete(runId)
+      }
+    }
+  }
+
+  /** Applies actions to a session's transcript right away (local actions). */
+  private dispatch(sessionKey: string, actions: Action[]) {
+    const t = this.stores.runs.getState().transcripts[sessionKey]
+    if (!t) return
+    const r = reduce(t, actions)
+    if (r !== t) this.stores.runs.setState((s) => ({ transcripts: { ...s.transcripts, [sessionKey]: r } }))
+    this.afterChange(sessionKey)
+  }
+
+  private onSessionChanged(p: import('../../../shared/events').SessionsChangedEvent) {
+    const s = this.stores.sessions.getState()
+    if (p.reason === 'delete') {
+      this.stores.sessions.setState({ rows: s.rows.filter((r) => r.key !== p.sessionKey) })
+      this.dropTranscript(p.sessionKey)
+      if (s.selectedKey === p.sessionKey) {
+        const next = this.stores.sessions.getState().rows[0]?.key
+        this.stores.sessions.setState({ selectedKey: next })
+        if (next) void this.selectSession(next)
+      }
+      return
+    }
+    if (p.session) this.upsertRow(p.session)
+    if (p.reason === 'reset' && this.stores.runs.getState().transcripts[p.sessionKey]) void this.loadTranscript(p.sessionKey)
+    // A run of this session finished: reconcile with the persisted transcript (same keys, no flicker).
+    if ((p.reason === 'end' || p.reason === 'error') && this.stores.runs.getState().transcripts[p.sessionKey]) this.scheduleRefetch(p.sessionKey, 400)
+  }
+
+  private upsertRow(row: SessionRow) {
+    this.stores.sessions.setState((s) => {
+      const i = s.rows.findIndex((r) => r.key === row.key)
+      const rows = i < 0 ? [row, ...s.rows] : s.rows.map((r, j) => (j === i ? row : r))
+      return { rows: rows.slice().sort((a, b) => b.updatedAt - a.updatedAt) }
+    })
+  }
+
+  private onQueue(sessionKey: string, items: QueueItem[]) {
+    this.stores.composer.setState((s) => {
+      const prev = s.queues[sessionKey] ?? []
+      const now = Date.now()
+      const byId = new Map(prev.map((q) => [q.id, q]))
+      const merged: QueueEntry[] = items.map((q) => {
+        const old = byId.get(q.id)
+        return { ...q, seenAt: old && old.status === q.status ? old.seenAt : now }
+      })
+      // Items that left the runtime's list keep their last known outcome for a while.
+      for (const old of prev) if (!items.some((q) => q.id === old.id) && old.status !== 'queued') merged.push(old)
+      const finished = merged.filter((q) => q.status !== 'queued').slice(-5)
+      return { queues: { ...s.queues, [sessionKey]: [...merged.filter((q) => q.status === 'queued'), ...finished] } }
+    })
+  }
+
+  dismissQueueOutcomes(sessionKey: string) {
+    this.stores.composer.setState((s) => ({
+      queues: { ...s.queues, [sessionKey]: (s.queues[sessionKey] ?? []).filter((q) => q.status === 'queued') },
+    }))
+  }
+
+  // ------------------------------------------------------------------------------ sessions
+
+  async loadSessions(): Promise<void> {
+    try {
+      const r = await this.bridge.sessionsList({ limit: 1000 })
+      if (!r.ok) throw new Error(errorText(r.error))
+      this.stores.sessions.setState({ rows: r.data.sessions, loaded: true, error: undefined })
+      this.stores.settings.setState({ connection: 'ready' })
+    } catch (err) {
+      this.stores.sessions.setState({ loaded: true, error: errorText(err) })
+      this.stores.settings.setState({ connection: 'error', connectionError: errorText(err) })
+    }
+  }
+
+  async selectSession(key: string): Promise<void> {
+    this.stores.sessions.setState({ selectedKey: key })
+    try {
+      localStorage.setItem(LAST_SESSION_KEY, key)
+    } catch {
+      // ignore
+    }
+    const cached = this.stores.runs.getState().transcripts[key]
+    if (!cached) {
+      this.stores.runs.setState((s) => ({ transcripts: { ...s.transcripts, [key]: emptyTranscript(key) } }))
+      this.trimCache(key)
+    }
+    // Always refresh from the runtime; a cached copy shows meanwhile (same keys, so no jump).
+    await Promise.all([this.loadTranscript(key), this.loadQueue(key)])
+  }
+
+  private trimCache(keep: string) {
+    const t = this.stores.runs.getState().transcripts
+    const keys = Object.keys(t)
+    if (keys.length <= MAX_CACHED_TRANSCRIPTS) return
+    const drop = keys.find((k) => k !== keep && k !== this.stores.sessions.getState().selectedKey)
+    if (drop) this.dropTranscript(drop)
+  }
+
+  private dropTranscript(key: string) {
+    this.stores.runs.setState((s) => {
+      const transcripts = { ...s.transcripts }
+      delete transcripts[key]
+      return { transcripts }
+    })
+    this.pending.delete(key)
+  }
+
+  private scheduleRefetch(sessionKey: string, delay = 150) {
+    if (this.refetchTimers.has(sessionKey)) return
+    this.refetchTimers.set(
+      sessionKey,
+      setTimeout(() => {
+        this.refetchTimers.delete(sessionKey)
+        if (this.stores.runs.getState().transcripts[sessionKey]) void this.loadTranscript(sessionKey)
+      }, delay),
+    )
+  }
+
+  /** Loads history + the in-flight run's events and rebuilds the transcript (live events kept). */
+  async loadTranscript(sessionKey: string): Promise<void> {
+    if (this.duringFetch.has(sessionKey)) {
+      this.scheduleRefetch(sessionKey, 300)
+      return
+    }
+    const buffered: Action[] = []
+    this.duringFetch.set(sessionKey, buffered)
+    this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
+    try {
+      const current = this.stores.runs.getState().transcripts[sessionKey]
+      const shown = current?.items.length ?? 0
+      const limit = Math.min(1000, Math.max(HISTORY_PAGE, current?.loaded ? shown : 0))
+      const [history, recent] = await Promise.all([
+        this.bridge.history({ sessionKey, limit }),
+        this.bridge.recentEvents({ sessionKey, limit: 5000 }),
+      ])
+      if (!history.ok) throw new Error(errorText(history.error))
+      for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
+      // Apply pending live actions first so the hydrate sees optimistic items, then re-apply what
+      // arrived during the fetch on top of the snapshot (duplicates are dropped by seq).
+      const pending = this.pending.get(sessionKey) ?? []
+      this.pending.delete(sessionKey)
+      const base = this.stores.runs.getState().transcripts[sessionKey] ?? emptyTranscript(sessionKey)
+      let t: Transcript = reduce(base, pending)
+      t = reduce(t, [{ type: 'hydrate', history: history.data, recent: recent.ok ? recent.data : undefined }, ...buffered])
+      this.stores.runs.setState((s) => ({
+        transcripts: s.transcripts[sessionKey] || sessionKey === this.stores.sessions.getState().selectedKey ? { ...s.transcripts, [sessionKey]: t } : s.transcripts,
+        loadErrors: { ...s.loadErrors, [sessionKey]: undefined },
+      }))
+    } catch (err) {
+      this.stores.runs.setState((s) => ({ loadErrors: { ...s.loadErrors, [sessionKey]: errorText(err) } }))
+    } finally {
+      this.duringFetch.delete(sessionKey)
+      this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
+    }
+    this.afterChange(sessionKey)
+  }
+
+  async loadOlder(sessionKey: string): Promise<void> {
+    const t = this.stores.runs.getState().transcripts[sessionKey]
+    if (!t?.hasMore || t.nextOffset === undefined || this.stores.runs.getState().loading[sessionKey]) return
+    this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
+    try {
+      const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset: t.nextOffset })
+      if (r.ok) this.dispatch(sessionKey, [{ type: 'prepend', history: r.data }])
+      else this.toast(`Could not load older messages: ${errorText(r.error)}`)
+    } finally {
+      this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
+    }
+  }
+
+  async loadQueue(sessionKey: string): Promise<void> {
+    const r = await this.bridge.queueList({ sessionKey }).catch(() => undefined)
+    if (r?.ok) this.onQueue(sessionKey, r.data.items)
+  }
+
+  async createSession(label?: string): Promise<string | undefined> {
+    const r = await this.call(this.bridge.sessionsCreate(label ? { label } : {}), 'Could not create a session')
+    if (!r) return undefined
+    this.upsertRow(r.entry)
+    await this.selectSession(r.key)
+    return r.key
+  }
+
+  async renameSession(key: string, label: string): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsPatch({ key, label: label.trim() ? label.trim() : null }), 'Could not rename')
+    if (r) this.upsertRow(r.entry)
+    return !!r
+  }
+
+  async resetSession(key: string): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsReset({ key }), 'Could not reset')
+    if (!r) return false
+    this.upsertRow(r.entry)
+    if (this.stores.runs.getState().transcripts[key]) {
+      this.stores.runs.setState((s) => ({ transcripts: { ...s.transcripts, [key]: emptyTranscript(key) } }))
+      await this.loadTranscript(key)
+    }
+    return true
+  }
+
+  async deleteSession(key: string): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsDelete({ key, deleteTranscript: true }), 'Could not delete')
+    if (!r) return false
+    this.onSessionChanged({ sessionKey: key, reason: 'delete', ts: Date.now() })
+    return true
+  }
+
+  /** Filters the list by label at once and by content through the runtime (debounced). */
+  setSearch(search: string) {
+    this.stores.sessions.setState({ search })
+    clearTimeout(this.searchTimer)
+    const q = search.trim()
+    if (!q) {
+      this.stores.sessions.setState({ contentMatches: undefined })
+      return
+    }
+    const seq = ++this.searchSeq
+    this.searchTimer = setTimeout(async () => {
+      const r = await this.bridge.sessionsList({ search: q, limit: 1000 }).catch(() => undefined)
+      if (seq !== this.searchSeq) return // a newer query won
+      if (r?.ok) this.stores.sessions.setState({ contentMatches: r.data.sessions.map((s) => s.key) })
+    }, 200)
+  }
+
+  // ------------------------------------------------------------------------------ composer
+
+  private transcript(): Transcript | undefined {
+    const key = this.stores.sessions.getState().selectedKey
+    return key ? this.stores.runs.getState().transcripts[key] : undefined
+  }
+
+  setDraft(sessionKey: string, text: string) {
+    this.stores.composer.setState((s) => ({ drafts: { ...s.drafts, [sessionKey]: text } }))
+  }
+
+  /**
+   * Sends a message. While a run is active it must be steered into it or queued as a follow-up;
+   * otherwise it starts a run and shows up at once (optimistic, then keyed to the server runId).
+   */
+  async send(text: string, mode?: 'steer' | 'followup'): Promise<boolean> {
+    const sessionKey = this.stores.sessions.getState().selectedKey
+    const message = text.trim()
+    if (!sessionKey || !message) return false
+    const t = this.transcript()
+    const running = !!(t && activeRun(t))
+    const id = newId()
+    this.stores.composer.setState((s) => ({
+      sending: true,
+      history: [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY),
+      drafts: { ...s.drafts, [sessionKey]: '' },
+    }))
+    try {
+      if (running || mode) {
+        const r = await this.bridge.send({ sessionKey, message, idempotencyKey: id, queueMode: mode ?? 'followup' })
+        if (!r.ok) {
+          this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(r.error)}`)
+          this.setDraft(sessionKey, text)
+          return false
+        }
+        const d = r.data
+        if (d.status === 'steered' && d.runId) {
+          this.runSessions.set(d.runId, sessionKey)
+          this.dispatch(sessionKey, [{ type: 'local.steered', runId: d.runId, text: message, ts: Date.now() }])
+        } else if (d.status === 'queued') {
+          this.onQueue(sessionKey, [
+            ...(this.stores.composer.getState().queues[sessionKey] ?? []).filter((q) => q.id !== d.queueItemId),
+            { id: d.queueItemId, sessionKey, mode: mode ?? 'followup', text: message, enqueuedAt: Date.now(), status: 'queued' },
+          ])
+        } else {
+          // The run ended meanwhile and the message started a new one.
+          this.dispatch(sessionKey, [
+            { type: 'local.send', id, text: message, ts: Date.now() },
+            { type: 'local.sendResult', id, text: message, result: d, ts: Date.now() },
+          ])
+        }
+        return true
+      }
+      this.runSessions.set(id, sessionKey)
+      this.acceptedAt[id] = Date.now()
+      this.dispatch(sessionKey, [{ type: 'local.send', id, text: message, ts: Date.now() }])
+      const r = await this.bridge.send({ sessionKey, message, idempotencyKey: id })
+      if (!r.ok) {
+        this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(r.error) }])
+        return false
+      }
+      if (r.data.runId) {
+        this.runSessions.set(r.data.runId, sessionKey)
+        this.acceptedAt[r.data.runId] = this.acceptedAt[id]
+      }
+      this.dispatch(sessionKey, [{ type: 'local.sendResult', id, text: message, result: r.data, ts: Date.now() }])
+      return true
+    } catch (err) {
+      this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(err) }])
+      return false
+    } finally {
+      this.stores.composer.setState({ sending: false })
+    }
+  }
+
+  /** Stops the active run of the selected session ("Stopping…" until its terminal event). */
+  async stop(): Promise<void> {
+    const sessionKey = this.stores.sessions.getState().selectedKey
+    const t = this.transcript()
+    const run = t && activeRun(t)
+    if (!sessionKey || !run) return
+    const runId = run.runId
+    this.dispatch(sessionKey, [{ type: 'local.stopping', runId }])
+    const r = await this.call(this.bridge.abort({ sessionKey, runId }), 'Could not stop the run')
+    if (!r) return
+    // If the terminal event never arrives (lost, or the run was already gone), reconcile.
+    clearTimeout(this.stopTimers.get(runId))
+    this.stopTimers.set(
+      runId,
+      setTimeout(async () => {
+        this.stopTimers.delete(runId)
+        const cur = this.stores.runs.getState().transcripts[sessionKey]
+        if (!cur || activeRun(cur)?.runId !== runId) return
+        await this.loadTranscript(sessionKey)
+        const after = this.stores.runs.getState().transcripts[sessionKey]
+        if (after && activeRun(after)?.runId === runId) this.dispatch(sessionKey, [{ type: 'local.stopSettle', runId, ts: Date.now() }])
+      }, r.aborted ? STOP_SETTLE_MS : 1000),
+    )
+  }
+
+  async removeQueued(sessionKey: string, id: string): Promise<void> {
+    const r = await this.call(this.bridge.queueRemove({ sessionKey, id }), 'Could not remove the queued message')
+    if (r?.removed) {
+      this.stores.composer.setState((s) => ({
+        queues: {
+          ...s.queues,
+          [sessionKey]: (s.queues[sessionKey] ?? []).map((q) => (q.id === id ? { ...q, status: 'removed' as const, seenAt: Date.now() } : q)),
+        },
+      }))
+    } else if (r) await this.loadQueue(sessionKey)
+  }
+
+  async resolveApproval(sessionKey: string, id: string, decision: ApprovalDecision): Promise<void> {
+    const r = await this.call(this.bridge.approvalResolve({ id, decision }), 'Could not answer the approval')
+    if (r) this.dispatch(sessionKey, [{ type: 'local.approvalDecided', id, decision }])
+  }
+
+  // ------------------------------------------------------------------------------ inspector & settings
+
+  setInspectorOpen(open: boolean) {
+    this.stores.inspector.setState((s) => ({ open, version: s.version + 1 }))
+    void this.bridge.prefsSet({ inspectorOpen: open }).catch(() => undefined)
+  }
+
+  acceptedTimes(): Record<string, number> {
+    return this.acceptedAt
+  }
+
+  openSettings(section?: string) {
+    this.stores.settings.setState({ settingsOpen: true, settingsSection: section })
+  }
+
+  closeSettings() {
+    this.stores.settings.setState({ settingsOpen: false })
+  }
+
+  /** Applies a config merge patch; secrets in it are write-only (the result reports set/not set). */
+  async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings'): Promise<boolean> {
+    const cur = this.stores.settings.getState().config
+    const r = await this.call(this.bridge.settingsSet({ patch, baseHash: cur?.hash }), what)
+    if (!r) return false
+    this.stores.settings.setState((s) => ({
+      config: s.config ? { ...s.config, hash: r.hash, config: r.config, secrets: r.secrets } : s.config,
+    }))
+    // Keys and endpoints change which models are usable.
+    const models = await this.bridge.modelsList({}).catch(() => undefined)
+    if (models?.ok) this.stores.settings.setState({ models: models.data.models, defaultModel: models.data.defaultModel, modelsLoaded: true })
+    if (!cur) await this.loadSettings()
+    return true
+  }
+
+  async setPrefs(p: Partial<Prefs>): Promise<void> {
+    this.stores.settings.setState((s) => ({ prefs: { ...s.prefs, ...p } }))
+    const r = await this.call(this.bridge.prefsSet(p), 'Could not save preferences')
+    if (r) this.stores.settings.setState({ prefs: r })
+  }
+
+  setRevealedToken(token: string | undefined) {
+    this.stores.settings.setState({ revealedToken: token })
+  }
+
+  toggleExpanded(key: string) {
+    this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: !s.expanded[key] } }))
+  }
+}

@@ -1,0 +1,123 @@
+// Per-session ring of raw events for the inspector. Kept outside React state: recording is O(1) and
+// nothing re-renders unless the inspector is open (the controller bumps its version then).
+import type { AnyEvent } from '../../../shared/events'
+
+export const EVENTS_PER_SESSION = 5000
+const MAX_SESSIONS = 20
+
+export interface LoggedEvent {
+  id: number
+  receivedAt: number
+  event: AnyEvent
+  /** agent stream, or the event name for non-agent events */
+  stream: string
+  runId?: string
+}
+
+class Ring {
+  private buf: LoggedEvent[] = []
+  private start = 0
+  constructor(private readonly cap: number) {}
+
+  push(e: LoggedEvent) {
+    if (this.buf.length < this.cap) this.buf.push(e)
+    else {
+      this.buf[this.start] = e
+      this.start = (this.start + 1) % this.cap
+    }
+  }
+
+  toArray(): LoggedEvent[] {
+    return this.start === 0 ? this.buf.slice() : this.buf.slice(this.start).concat(this.buf.slice(0, this.start))
+  }
+
+  get size() {
+    return this.buf.length
+  }
+}
+
+export function streamOf(ev: AnyEvent): string {
+  if (ev.event === 'agent') return ev.payload.stream
+  if (ev.event === 'exec.approval.requested' || ev.event === 'exec.approval.resolved') return 'approval'
+  if (ev.event === 'queue.changed') return 'queue'
+  if (ev.event === 'sessions.changed') return 'session'
+  return ev.event
+}
+
+export class EventLog {
+  private rings = new Map<string, Ring>()
+  private nextId = 1
+
+  constructor(private readonly perSession = EVENTS_PER_SESSION) {}
+
+  record(sessionKey: string, event: AnyEvent, receivedAt = Date.now()) {
+    let ring = this.rings.get(sessionKey)
+    if (!ring) {
+      ring = new Ring(this.perSession)
+      this.rings.set(sessionKey, ring)
+      if (this.rings.size > MAX_SESSIONS) this.rings.delete(this.rings.keys().next().value as string)
+    }
+    const p = event.payload as { runId?: string }
+    ring.push({ id: this.nextId++, receivedAt, event, stream: streamOf(event), runId: typeof p.runId === 'string' ? p.runId : undefined })
+  }
+
+  list(sessionKey: string): LoggedEvent[] {
+    return this.rings.get(sessionKey)?.toArray() ?? []
+  }
+
+  size(sessionKey: string): number {
+    return this.rings.get(sessionKey)?.size ?? 0
+  }
+}
+
+export interface RunTimeline {
+  runId: string
+  acceptedAt?: number
+  startedAt?: number
+  firstDeltaAt?: number
+  tools: Array<{ name: string; toolCallId: string; startedAt: number; endedAt?: number; isError?: boolean }>
+  endedAt?: number
+  outcome?: 'done' | 'error' | 'stopped'
+}
+
+/** Derives the per-run timeline (accepted → first delta → tools → end) from logged events. */
+export function timelines(events: LoggedEvent[], accepted: Record<string, number> = {}): RunTimeline[] {
+  const byRun = new Map<string, RunTimeline>()
+  const get = (runId: string) => {
+    let t = byRun.get(runId)
+    if (!t) {
+      t = { runId, tools: [], acceptedAt: accepted[runId] }
+      byRun.set(runId, t)
+    }
+    return t
+  }
+  for (const { event } of events) {
+    if (event.event !== 'agent') continue
+    const ev = event.payload
+    const t = get(ev.runId)
+    const d = ev.data as Record<string, unknown>
+    if (ev.stream === 'lifecycle') {
+      if (d.phase === 'start') t.startedAt = (d.startedAt as number) ?? ev.ts
+      else if (d.phase === 'end') {
+        t.endedAt = (d.endedAt as number) ?? ev.ts
+        t.outcome = d.aborted ? 'stopped' : 'done'
+      } else if (d.phase === 'error') {
+        t.endedAt = (d.endedAt as number) ?? ev.ts
+        t.outcome = 'error'
+      }
+    } else if (ev.stream === 'assistant' && t.firstDeltaAt === undefined) t.firstDeltaAt = ev.ts
+    else if (ev.stream === 'tool') {
+      const id = String(d.toolCallId ?? '')
+      let tool = t.tools.find((x) => x.toolCallId === id)
+      if (!tool) {
+        tool = { name: String(d.name ?? 'tool'), toolCallId: id, startedAt: ev.ts }
+        t.tools.push(tool)
+      }
+      if (d.phase === 'result') {
+        tool.endedAt = ev.ts
+        tool.isError = !!d.isError
+      }
+    }
+  }
+  return [...byRun.values()]
+}

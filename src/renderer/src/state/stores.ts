@@ -1,0 +1,149 @@
+// Zustand stores, one per concern. They are created per app instance (tests build fresh ones) and
+// only hold state; all bridge I/O and event routing lives in the controller.
+import { createStore, type StoreApi } from 'zustand/vanilla'
+import type { QueueItem } from '../../../shared/events'
+import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
+import type { Transcript } from './types'
+
+export interface SessionsState {
+  rows: SessionRow[]
+  loaded: boolean
+  selectedKey?: string
+  search: string
+  /** keys matching the content search (undefined = no content search active) */
+  contentMatches?: string[]
+  error?: string
+}
+
+export interface RunsState {
+  /** transcripts of recently opened sessions (bounded cache) */
+  transcripts: Record<string, Transcript>
+  /** sessions whose history is being fetched */
+  loading: Record<string, boolean>
+  loadErrors: Record<string, string | undefined>
+}
+
+export interface QueueEntry extends QueueItem {
+  /** when we last saw the item change */
+  seenAt: number
+}
+
+export interface ComposerState {
+  drafts: Record<string, string>
+  /** sent messages, newest last (↑ recalls them) */
+  history: string[]
+  /** per-session queue as reported by the runtime, plus outcomes of items that left it */
+  queues: Record<string, QueueEntry[]>
+  sending: boolean
+}
+
+export interface InspectorState {
+  open: boolean
+  /** streams hidden by the filter */
+  hiddenStreams: string[]
+  runFilter?: string
+  /** bumped when the event ring changed (only while open) */
+  version: number
+}
+
+export interface SettingsState {
+  connection: 'connecting' | 'ready' | 'error'
+  connectionError?: string
+  config?: Results['config.get']
+  models: ModelChoice[]
+  modelsLoaded: boolean
+  defaultModel?: string
+  prefs: Prefs
+  status?: Results['status']
+  settingsOpen: boolean
+  settingsSection?: string
+  /** a gateway token generated in this window (shown in the CLI snippet) */
+  revealedToken?: string
+}
+
+export interface Toast {
+  id: number
+  kind: 'error' | 'info'
+  text: string
+}
+
+export interface UiState {
+  toasts: Toast[]
+  /** expanded tool cards / inspector rows, by key (survives virtualization) */
+  expanded: Record<string, boolean>
+}
+
+export interface AppStores {
+  sessions: StoreApi<SessionsState>
+  runs: StoreApi<RunsState>
+  composer: StoreApi<ComposerState>
+  inspector: StoreApi<InspectorState>
+  settings: StoreApi<SettingsState>
+  ui: StoreApi<UiState>
+}
+
+const DRAFTS_KEY = 'loopdesk.drafts'
+const HISTORY_KEY = 'loopdesk.inputHistory'
+export const MAX_INPUT_HISTORY = 50
+
+function readJson<T>(key: string, fallback: T): T {
+  try {
+    const raw = localStorage.getItem(key)
+    return raw ? (JSON.parse(raw) as T) : fallback
+  } catch {
+    return fallback
+  }
+}
+
+function writeJson(key: string, value: unknown) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value))
+  } catch {
+    // quota exceeded / storage disabled: drafts are a convenience, never fatal
+  }
+}
+
+export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 420, sidebarWidth: 280 }
+
+export function createAppStores(): AppStores {
+  const composer = createStore<ComposerState>(() => ({
+    drafts: readJson<Record<string, string>>(DRAFTS_KEY, {}),
+    history: readJson<string[]>(HISTORY_KEY, []),
+    queues: {},
+    sending: false,
+  }))
+  // Drafts and input history survive reloads (they are UI state, not transcript).
+  let lastDrafts = composer.getState().drafts
+  let lastHistory = composer.getState().history
+  let draftTimer: ReturnType<typeof setTimeout> | undefined
+  composer.subscribe((s) => {
+    if (s.history !== lastHistory) {
+      lastHistory = s.history
+      writeJson(HISTORY_KEY, s.history)
+    }
+    if (s.drafts !== lastDrafts) {
+      lastDrafts = s.drafts
+      clearTimeout(draftTimer)
+      draftTimer = setTimeout(() => writeJson(DRAFTS_KEY, composer.getState().drafts), 150)
+    }
+  })
+  return {
+    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '' })),
+    runs: createStore<RunsState>(() => ({ transcripts: {}, loading: {}, loadErrors: {} })),
+    composer,
+    inspector: createStore<InspectorState>(() => ({ open: false, hiddenStreams: [], version: 0 })),
+    settings: createStore<SettingsState>(() => ({
+      connection: 'connecting',
+      models: [],
+      modelsLoaded: false,
+      prefs: DEFAULT_PREFS,
+      settingsOpen: false,
+    })),
+    ui: createStore<UiState>(() => ({ toasts: [], expanded: {} })),
+  }
+}
+
+/** Flushes drafts synchronously (tests and page unload). */
+export function saveDraftsNow(stores: AppStores) {
+  writeJson(DRAFTS_KEY, stores.composer.getState().drafts)
+}

@@ -1,0 +1,44 @@
+// Helpers for component tests: a full app wired to a FakeBridge, with rendering flushed promptly.
+import { act, render } from '@testing-library/react'
+import { App } from './App'
+import { AppContext } from './app-context'
+import { FakeBridge, type FakeBridgeOptions } from './bridge/fake-bridge'
+import { Controller } from './state/controller'
+import { createAppStores } from './state/stores'
+
+// jsdom has no layout: give scroll containers a viewport so the virtualized lists render their items
+// (items measure 0 px, so every item falls inside the viewport).
+if (typeof HTMLElement !== 'undefined' && !('__viewportPatched' in HTMLElement.prototype)) {
+  Object.defineProperty(HTMLElement.prototype, '__viewportPatched', { value: true })
+  Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.classList.contains('conversation-scroll') || this.classList.contains('inspector-log') ? 800 : 0
+    },
+  })
+  Object.defineProperty(HTMLElement.prototype, 'clientWidth', {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.classList.contains('conversation-scroll') || this.classList.contains('inspector-log') ? 800 : 0
+    },
+  })
+}
+
+export async function renderApp(opts: FakeBridgeOptions = {}, bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, ...opts })) {
+  const stores = createAppStores()
+  const controller = new Controller(bridge, stores, (cb) => setTimeout(cb, 0))
+  const utils = render(
+    <AppContext.Provider value={{ controller, stores }}>
+      <App />
+    </AppContext.Provider>,
+  )
+  await act(() => controller.start())
+  return { bridge, stores, controller, ...utils }
+}
+
+export const LONG = { timeout: 8000 }
+
+/** Lets timers and promises run inside act() (streams advance, the frame scheduler flushes). */
+export async function settle(ms = 20) {
+  await act(() => new Promise((r) => setTimeout(r, ms)))
+}
