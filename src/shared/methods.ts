@@ -17,7 +17,15 @@ const Closed = <T extends Record<string, TSchema>>(props: T) =>
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number]
-const Thinking = Type.Union(THINKING_LEVELS.map((l) => Type.Literal(l)))
+// Spelled out (not THINKING_LEVELS.map): a mapped array loses the tuple type and Static<> became `never`.
+const Thinking = Type.Union([
+  Type.Literal('off'),
+  Type.Literal('minimal'),
+  Type.Literal('low'),
+  Type.Literal('medium'),
+  Type.Literal('high'),
+  Type.Literal('xhigh'),
+])
 const QueueModeS = Type.Union([
   Type.Literal('steer'),
   Type.Literal('followup'),
