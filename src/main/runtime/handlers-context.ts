@@ -21,11 +21,11 @@ export interface ConfigSource {
   readonly path: string
   readonly hash: string
   readonly issues: ConfigIssue[]
-  readonly exists: boolean
   redacted(): Record<string, unknown>
+  /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
-  /** RFC 7396 merge patch; rejects on a stale baseHash or an invalid result */
-  patch(patch: Record<string, unknown>, baseHash?: string): Promise<unknown>
+  /** RFC 7396 merge patch; throws on a stale baseHash (CONFLICT) or an invalid result (INVALID_REQUEST) */
+  patch(patch: Record<string, unknown>, baseHash?: string): { hash: string }
 }
 
 export interface PrefsProvider {

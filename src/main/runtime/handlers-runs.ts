@@ -110,8 +110,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const cmd = parseCommand(p.message)
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
-        const cleared = core.followups.clear(key)
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
+        const cleared = core.followups.clear(key)
         if (core.hooks.command) {
           try {
             await core.hooks.command({ command: 'stop', sessionKey: key, agentId, abortedRunIds: runIds })

@@ -63,8 +63,8 @@ export async function resetSession(
   agentId: string,
   reason: 'new' | 'reset',
 ): Promise<SessionEntry> {
-  core.followups.clear(key)
   abortSessionRuns(core, key, { includeQueued: true, reason: 'reset' })
+  core.followups.clear(key)
   await settleSessionRuns(core, key)
   const store = core.store(agentId)
   const previous = store.get(key)

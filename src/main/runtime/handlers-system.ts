@@ -105,11 +105,7 @@ export function splitSecrets(patch: Record<string, unknown>): {
 }
 
 export function systemHandlers(core: RuntimeCore): SystemHandlers {
-  const secrets = () => {
-    const out: Record<string, 'set' | 'not set'> = { ...core.config.secretsStatus() }
-    for (const p of core.credentials.list()) out[`models.providers.${p}.apiKey`] = 'set'
-    return out
-  }
+  const secrets = () => core.config.secretsStatus()
   return {
     async 'models.list'() {
       const def = core.config.current.defaults.model
@@ -134,7 +130,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       const c = core.config
       return {
         path: c.path,
-        exists: c.exists,
+        exists: fs.existsSync(c.path),
         valid: c.issues.length === 0,
         hash: c.hash,
         config: c.redacted(),
@@ -146,7 +142,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     async 'config.patch'(p) {
       const { rest, set, remove } = splitSecrets(p.patch)
       if (Object.keys(rest).length > 0 || set.length === 0) {
-        await core.config.patch(rest, p.baseHash)
+        core.config.patch(rest, p.baseHash)
       } else if (p.baseHash && p.baseHash !== core.config.hash) {
         throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry')
       }

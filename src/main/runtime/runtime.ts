@@ -1,0 +1,298 @@
+// The Runtime facade: wires config, sessions, lanes, the event bus, the model registry, tools and the
+// embedded runner together, implements the method table (Handlers) and RuntimeHost for the transports.
+// Electron-free: the desktop shell, the headless gateway, the CLI (--local) and tests all use this.
+import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
+import type { AgentFinal } from '../../shared/methods'
+import { ApiError } from '../api/errors'
+import type { Handlers } from '../api/dispatch'
+import type { RuntimeHost } from '../api/host'
+import { ConfigManager, FileCredentialStore } from './config'
+import type { CredentialStore } from './contracts'
+import { EventBus, RunRegistry } from './events'
+import type { ConfigSource, PrefsProvider, RuntimeCore, TrackedRun } from './handlers-context'
+import { runHandlers } from './handlers-runs'
+import { rowOf, sessionHandlers } from './handlers-sessions'
+import { filePrefs, systemHandlers } from './handlers-system'
+import { applyLaneConcurrency, CommandQueue } from './lanes'
+import { createModelRegistry, type ModelRegistry } from './models'
+import { buildPayloads, formatToolSummary } from './reply'
+import { ChatProjection } from './runner/chat-projection'
+import { EmbeddedRunner, type RunOutcome, type RunRequest } from './runner/embedded-runner'
+import { FollowupQueue } from './runner/followup-queue'
+import type { RuntimeHooks } from './runner/hooks'
+import { IdempotencyCache } from './runner/idempotency'
+import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
+import { SessionStore } from './sessions'
+import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
+
+export const LOOPDESK_VERSION = '0.1.0'
+/** finished runs' finals are kept this long for agentFinal() (same as agent.wait's cache) */
+const FINAL_TTL_MS = 10 * 60_000
+
+export interface RuntimeOptions {
+  stateDir: string
+  env?: NodeJS.ProcessEnv
+  /** provider API keys; default: `<stateDir>/credentials.json` (0600) */
+  credentials?: CredentialStore
+  /** UI prefs; default: `<stateDir>/prefs.json` */
+  prefs?: PrefsProvider
+  /** hook points (more can be assigned to `runtime.hooks` later) */
+  hooks?: RuntimeHooks
+  /** pi retries per model request (429/5xx/connection), default 2 */
+  modelRetries?: number
+  /** cap on a server-requested retry wait, default 15 s */
+  maxRetryDelayMs?: number
+  /** fsync each transcript append (default false: a crash loses nothing written, power loss might) */
+  transcriptFsync?: boolean
+  /** reload loopdesk.json when it changes on disk (default true) */
+  watchConfig?: boolean
+  version?: string
+}
+
+export interface Runtime extends RuntimeHost {
+  /** mutable hook table: assign hook functions to plug modules in (read at each use) */
+  readonly hooks: RuntimeHooks
+  /** runtime parts for modules that wire into it (queue modes, compaction) and for tests */
+  readonly core: RuntimeCore
+  /** runs found interrupted at start-up (a previous process died mid-run) */
+  readonly recovered: RecoveredRun[]
+  /** resolves when the run ends (queued or running); undefined for unknown runIds */
+  runOutcome(runId: string): Promise<RunOutcome> | undefined
+}
+
+class RuntimeImpl implements Runtime {
+  readonly hooks: RuntimeHooks
+  readonly handlers: Handlers
+  readonly info: RuntimeHost['info']
+  readonly core: RuntimeCore
+  recovered: RecoveredRun[] = []
+
+  private readonly listeners = new Set<(ev: AnyEvent) => void>()
+  private readonly finals = new Map<string, { final: AgentFinal; expiresAt: number }>()
+  private registry!: ModelRegistry
+  private shuttingDown = false
+  private readonly disposers: Array<() => void> = []
+
+  constructor(
+    private readonly opts: RuntimeOptions,
+    private readonly config: ConfigManager,
+    private readonly credentials: CredentialStore,
+  ) {
+    const env = opts.env ?? process.env
+    this.hooks = { ...opts.hooks }
+    const startedAt = Date.now()
+    const bus = new EventBus()
+    const runs = new RunRegistry()
+    const queue = new CommandQueue()
+    applyLaneConcurrency(queue, config.current)
+    const stores = new Map<string, SessionStore>()
+    const store = (agentId: string) => {
+      let s = stores.get(agentId)
+      if (!s) stores.set(agentId, (s = new SessionStore({ stateDir: opts.stateDir, agentId })))
+      return s
+    }
+    const projection = new ChatProjection((payload) => this.emit({ event: 'chat', payload }))
+    const approvals = new ApprovalBroker({
+      timeoutMs: config.current.exec.approvalTimeoutMs,
+      emit: (e) => {
+        this.emit(e as AnyEvent)
+        // mirror on the run's own stream so a run timeline shows its approvals in order
+        const p = e.payload
+        if (this.core.runner.activeRun(p.runId)) {
+          bus.emit({
+            runId: p.runId,
+            sessionKey: p.sessionKey,
+            stream: 'approval',
+            data: e.event === 'exec.approval.requested' ? { phase: 'requested', ...p } : { phase: 'resolved', ...p },
+          })
+        }
+      },
+    })
+    const followups = new FollowupQueue((sessionKey, items) => {
+      this.emit({ event: 'queue.changed', payload: { sessionKey, items } })
+      this.sessionChanged(sessionKey, 'queue')
+    })
+    const runner = new EmbeddedRunner({
+      config: () => config.current,
+      bus,
+      queue,
+      store,
+      models: () => this.registry,
+      tools: createTools,
+      approvals,
+      buildPayloads,
+      sanitizeToolResult: sanitizeToolResultForEvent,
+      capToolResultForPersist,
+      toolMeta,
+      formatToolSummary,
+      hooks: this.hooks,
+      sessionChanged: (key, reason, runId) => this.sessionChanged(key, reason, runId),
+      setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
+      transcriptFsync: opts.transcriptFsync,
+    })
+    const tracked = new Map<string, TrackedRun>()
+    this.disposers.push(
+      bus.subscribe((ev) => {
+        this.emit({ event: 'agent', payload: ev })
+        projection.handle(ev)
+      }),
+      runs.attach(bus),
+    )
+
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the core object's methods call back into the facade
+    const self = this
+    this.core = {
+      stateDir: opts.stateDir,
+      env,
+      startedAt,
+      version: opts.version ?? LOOPDESK_VERSION,
+      config: config satisfies ConfigSource,
+      credentials,
+      bus,
+      runs,
+      queue,
+      runner,
+      approvals,
+      projection,
+      followups,
+      hooks: this.hooks,
+      prefs: opts.prefs ?? filePrefs(opts.stateDir),
+      dedupe: new IdempotencyCache<unknown>(),
+      tracked,
+      models: () => self.registry,
+      refreshModels: () => self.rebuildModels(),
+      store,
+      emit: (ev) => self.emit(ev),
+      sessionChanged: (key, reason, runId) => self.sessionChanged(key, reason, runId),
+      startRun: (req, source) => self.startRun(req, source),
+      recordFinal: (final) => self.recordFinal(final),
+      isShuttingDown: () => self.shuttingDown,
+    }
+    this.handlers = { ...runHandlers(this.core), ...sessionHandlers(this.core), ...systemHandlers(this.core) }
+    this.info = { version: this.core.version, stateDir: opts.stateDir, configPath: config.path, startedAt }
+  }
+
+  async init(): Promise<void> {
+    await this.rebuildModels()
+    if (this.opts.watchConfig !== false) this.disposers.push(this.config.watch(1000))
+    this.disposers.push(
+      this.config.onChange(() => {
+        applyLaneConcurrency(this.core.queue, this.config.current)
+        this.rebuildModels().catch((err) => console.warn('[runtime] model registry rebuild failed:', err))
+      }),
+    )
+    for (const a of this.config.current.agents) {
+      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id))))
+    }
+    for (const r of this.recovered) this.sessionChanged(r.sessionKey, 'end', r.runId)
+  }
+
+  private async rebuildModels(): Promise<void> {
+    this.registry = await createModelRegistry(this.config.current, this.credentials, this.core.env, {
+      maxRetries: this.opts.modelRetries,
+      maxRetryDelayMs: this.opts.maxRetryDelayMs,
+    })
+  }
+
+  subscribe(listener: (event: AnyEvent) => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  private emit(ev: AnyEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(ev)
+      } catch (err) {
+        console.warn(`[runtime] event listener failed on ${ev.event}:`, err)
+      }
+    }
+  }
+
+  private sessionChanged(sessionKey: string, reason: SessionsChangedEvent['reason'], runId?: string): void {
+    let session
+    try {
+      const agentId = sessionKey.split(':')[1]
+      session = agentId ? rowOf(this.core, sessionKey, agentId) : undefined
+    } catch {
+      session = undefined
+    }
+    const payload: SessionsChangedEvent = { sessionKey, reason, ts: Date.now() }
+    if (runId) payload.runId = runId
+    if (session) payload.session = session
+    this.emit({ event: 'sessions.changed', payload })
+  }
+
+  private startRun(req: Omit<RunRequest, 'signal'>, source: 'agent' | 'chat'): TrackedRun {
+    const controller = new AbortController()
+    const t = { runId: req.runId, sessionKey: req.sessionKey, agentId: req.agentId, controller, source } as TrackedRun
+    this.core.tracked.set(req.runId, t)
+    t.done = this.core.runner.run({ ...req, signal: controller.signal }).then(
+      (outcome) => {
+        this.core.tracked.delete(req.runId)
+        this.recordFinal(
+          outcome.status === 'ok'
+            ? { runId: req.runId, status: 'ok', summary: 'completed', result: { payloads: outcome.payloads, meta: outcome.meta } }
+            : { runId: req.runId, status: 'error', summary: outcome.summary, result: { payloads: outcome.payloads, meta: outcome.meta } },
+        )
+        return outcome
+      },
+      (err) => {
+        // the runner never rejects; this is a last-resort guard so agentFinal still settles
+        this.core.tracked.delete(req.runId)
+        const summary = err instanceof Error ? err.message : String(err)
+        this.recordFinal({ runId: req.runId, status: 'error', summary })
+        throw err
+      },
+    )
+    return t
+  }
+
+  private recordFinal(final: AgentFinal): void {
+    const now = Date.now()
+    for (const [id, f] of this.finals) {
+      if (f.expiresAt > now) break
+      this.finals.delete(id)
+    }
+    this.finals.set(final.runId, { final, expiresAt: now + FINAL_TTL_MS })
+  }
+
+  runOutcome(runId: string): Promise<RunOutcome> | undefined {
+    return this.core.tracked.get(runId)?.done
+  }
+
+  async agentFinal(runId: string): Promise<AgentFinal> {
+    const t = this.core.tracked.get(runId)
+    if (t) await t.done.catch(() => undefined)
+    const hit = this.finals.get(runId)
+    if (hit && hit.expiresAt > Date.now()) return hit.final
+    throw new ApiError('NOT_FOUND', `unknown runId: ${runId}`)
+  }
+
+  async shutdown(opts: { drainMs?: number; reason?: string } = {}): Promise<void> {
+    if (this.shuttingDown) return
+    this.shuttingDown = true
+    const drainMs = opts.drainMs ?? 10_000
+    const pending = () => [...this.core.tracked.values()].map((t) => t.done.catch(() => undefined))
+    await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, drainMs))])
+    for (const t of this.core.tracked.values()) t.controller.abort('shutdown')
+    // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal
+    await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
+    this.emit({ event: 'shutdown', payload: { reason: opts.reason ?? 'shutdown' } })
+    for (const d of this.disposers.splice(0)) d()
+    this.core.projection.dispose()
+    this.core.runs.dispose()
+    this.listeners.clear()
+  }
+}
+
+/** Creates a runtime over a state dir (config, sessions, credentials), recovering interrupted runs. */
+export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const env = opts.env ?? process.env
+  const credentials = opts.credentials ?? new FileCredentialStore({ stateDir: opts.stateDir })
+  const config = new ConfigManager({ stateDir: opts.stateDir, env, credentials })
+  config.load() // an invalid file is reported in config.issues; defaults (or the last good config) apply
+  const rt = new RuntimeImpl({ ...opts, env }, config, credentials)
+  await rt.init()
+  return rt
+}
