@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { AgentEvent } from '../../../shared/events'
-import { EventBus } from './event-bus'
+import { approxSize, EventBus } from './event-bus'
 
 describe('EventBus', () => {
   it('numbers events per run from 1, strictly increasing, with ts', () => {
@@ -121,6 +121,43 @@ describe('EventBus', () => {
     expect(bus.recent('A')).toHaveLength(2)
     expect(bus.recent('B')).toEqual([])
     expect(bus.recent('C')).toHaveLength(1)
+  })
+
+  it('bounds a session ring by approximate size (cumulative assistant text)', () => {
+    const bus = new EventBus({ maxSessionChars: 10_000 })
+    let text = ''
+    for (let i = 0; i < 100; i++) {
+      text += 'x'.repeat(100)
+      bus.emit({ runId: 'r', stream: 'assistant', data: { text, delta: 'x'.repeat(100) }, sessionKey: 's' })
+    }
+    const kept = bus.recent('s')
+    expect(kept.at(-1)?.seq).toBe(100) // newest always kept
+    expect(kept.length).toBeLessThan(10)
+    expect(bus.retainedChars).toBeLessThanOrEqual(10_000 + approxSize(kept.at(-1)!.data)) // cap, or just the newest
+    // a single oversized event is still kept (the newest is never dropped)
+    bus.emit({ runId: 'r', stream: 'assistant', data: { text: 'y'.repeat(50_000), delta: '' }, sessionKey: 's' })
+    expect(bus.recent('s').map((e) => e.seq)).toEqual([101])
+  })
+
+  it('bounds total retained size across sessions, dropping the least recently active', () => {
+    const bus = new EventBus({ maxTotalChars: 25_000 })
+    for (const s of ['a', 'b', 'c']) bus.emit({ runId: s, stream: 'tool', data: { result: { content: [{ type: 'text', text: 'z'.repeat(10_000) }] } }, sessionKey: s })
+    expect(bus.recent('a')).toEqual([])
+    expect(bus.recent('b')).toHaveLength(1)
+    expect(bus.recent('c')).toHaveLength(1)
+    expect(bus.retainedChars).toBeLessThanOrEqual(25_000)
+    bus.clearSession('b')
+    bus.clearSession('c')
+    expect(bus.retainedChars).toBe(0)
+  })
+
+  it('approxSize counts nested strings with bounded work', () => {
+    expect(approxSize({ text: 'abc' })).toBeGreaterThanOrEqual(3)
+    expect(approxSize({ result: { content: [{ text: 'x'.repeat(1000) }] } })).toBeGreaterThanOrEqual(1000)
+    const wide = { items: Array.from({ length: 10_000 }, () => ({ a: 1 })) }
+    const t0 = performance.now()
+    expect(approxSize(wide)).toBeGreaterThan(0)
+    expect(performance.now() - t0).toBeLessThan(50)
   })
 
   it('attributes events to the session registered for the run', () => {

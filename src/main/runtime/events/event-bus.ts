@@ -11,6 +11,10 @@ export interface EventBusOptions {
   ringSize?: number
   /** sessions with a ring; the least recently active one is dropped beyond this (default 200) */
   maxSessions?: number
+  /** approximate characters of event data kept per session (default 2M); oldest events dropped first */
+  maxSessionChars?: number
+  /** approximate characters kept over all sessions (default 32M); least recently active sessions dropped */
+  maxTotalChars?: number
   /** seq counters kept for runs never cleared with clearRun (default 10000, oldest dropped first) */
   maxTrackedRuns?: number
   /** told about listener failures; the failure never reaches the emitter or other listeners */
@@ -19,14 +23,31 @@ export interface EventBusOptions {
 
 export const DEFAULT_RING_SIZE = 2000
 export const DEFAULT_MAX_SESSIONS = 200
+export const DEFAULT_MAX_SESSION_CHARS = 2_000_000
+export const DEFAULT_MAX_TOTAL_CHARS = 32_000_000
+
+interface Kept {
+  ev: AgentEvent
+  size: number
+}
+
+/** A session's recent events; bounded by count and by approximate size (assistant text is cumulative). */
+interface SessionRing {
+  ring: RingBuffer<Kept>
+  chars: number
+}
 
 export class EventBus implements EventBusLike {
   private listeners: AgentEventListener[] = []
   private readonly seqByRun = new Map<string, number>()
   private readonly sessionByRun = new Map<string, string>()
-  private readonly rings = new Map<string, RingBuffer<AgentEvent>>()
+  private readonly rings = new Map<string, SessionRing>()
+  private totalChars = 0
+  private lastKept: string | undefined
   private readonly ringSize: number
   private readonly maxSessions: number
+  private readonly maxSessionChars: number
+  private readonly maxTotalChars: number
   private readonly maxTrackedRuns: number
   private readonly onListenerError: (err: unknown, ev: AgentEvent) => void
   // Events emitted from inside a listener are delivered after the current one, so every listener
@@ -37,6 +58,8 @@ export class EventBus implements EventBusLike {
   constructor(opts: EventBusOptions = {}) {
     this.ringSize = opts.ringSize ?? DEFAULT_RING_SIZE
     this.maxSessions = opts.maxSessions ?? DEFAULT_MAX_SESSIONS
+    this.maxSessionChars = opts.maxSessionChars ?? DEFAULT_MAX_SESSION_CHARS
+    this.maxTotalChars = opts.maxTotalChars ?? DEFAULT_MAX_TOTAL_CHARS
     this.maxTrackedRuns = opts.maxTrackedRuns ?? 10_000
     this.onListenerError =
       opts.onListenerError ??
@@ -58,7 +81,7 @@ export class EventBus implements EventBusLike {
     const ev: AgentEvent = { runId: input.runId, seq, stream: input.stream, ts: Date.now(), data: input.data }
     if (sessionKey !== undefined) {
       ev.sessionKey = sessionKey
-      this.ringFor(sessionKey).push(ev)
+      this.keep(sessionKey, ev)
     }
     this.pending.push(ev)
     if (!this.delivering) this.drain()
@@ -73,7 +96,7 @@ export class EventBus implements EventBusLike {
   }
 
   recent(sessionKey: string, limit?: number): AgentEvent[] {
-    return this.rings.get(sessionKey)?.last(limit) ?? []
+    return this.rings.get(sessionKey)?.ring.last(limit).map((k) => k.ev) ?? []
   }
 
   clearRun(runId: string): void {
@@ -83,7 +106,12 @@ export class EventBus implements EventBusLike {
 
   /** Drops a session's history (session deleted or reset). */
   clearSession(sessionKey: string): void {
-    this.rings.delete(sessionKey)
+    this.dropSession(sessionKey)
+  }
+
+  /** Approximate characters held by the rings (diagnostics). */
+  get retainedChars(): number {
+    return this.totalChars
   }
 
   /** Current seq of a run (0 when unknown). */
@@ -128,21 +156,44 @@ export class EventBus implements EventBusLike {
     }
   }
 
-  private ringFor(sessionKey: string): RingBuffer<AgentEvent> {
-    let ring = this.rings.get(sessionKey)
-    if (ring) {
-      // Map order doubles as LRU order: move the active session to the end.
-      this.rings.delete(sessionKey)
-      this.rings.set(sessionKey, ring)
-      return ring
+  private keep(sessionKey: string, ev: AgentEvent): void {
+    let sr = this.rings.get(sessionKey)
+    if (sr) {
+      // Map order doubles as LRU order: move the active session to the end (unless it already is).
+      if (this.lastKept !== sessionKey) {
+        this.rings.delete(sessionKey)
+        this.rings.set(sessionKey, sr)
+      }
+    } else {
+      sr = { ring: new RingBuffer<Kept>(this.ringSize), chars: 0 }
+      this.rings.set(sessionKey, sr)
+      while (this.rings.size > this.maxSessions) this.dropSession(this.rings.keys().next().value as string)
     }
-    ring = new RingBuffer<AgentEvent>(this.ringSize)
-    this.rings.set(sessionKey, ring)
-    while (this.rings.size > this.maxSessions) {
+    this.lastKept = sessionKey
+    const size = approxSize(ev.data)
+    const evicted = sr.ring.push({ ev, size })
+    sr.chars += size
+    this.totalChars += size
+    if (evicted) this.forget(sr, evicted.size)
+    while (sr.chars > this.maxSessionChars && sr.ring.size > 1) this.forget(sr, sr.ring.shift()!.size)
+    while (this.totalChars > this.maxTotalChars && this.rings.size > 1) {
       const oldest = this.rings.keys().next().value as string
-      this.rings.delete(oldest)
+      if (oldest === sessionKey) break
+      this.dropSession(oldest)
     }
-    return ring
+  }
+
+  private forget(sr: SessionRing, size: number): void {
+    sr.chars -= size
+    this.totalChars -= size
+  }
+
+  private dropSession(sessionKey: string): void {
+    const sr = this.rings.get(sessionKey)
+    if (!sr) return
+    if (this.lastKept === sessionKey) this.lastKept = undefined
+    this.totalChars -= sr.chars
+    this.rings.delete(sessionKey)
   }
 
   private trimRuns(): void {
@@ -152,4 +203,25 @@ export class EventBus implements EventBusLike {
       this.sessionByRun.delete(oldest)
     }
   }
+}
+
+/** Rough size of event data in characters: strings count their length; bounded work per event. */
+export function approxSize(v: unknown): number {
+  sizeBudget = 256 // nodes visited at most; beyond that a flat guess per node
+  return sizeOf(v, 0)
+}
+
+// Module-level budget instead of a closure per call: this runs on every emit.
+let sizeBudget = 0
+function sizeOf(x: unknown, depth: number): number {
+  if (typeof x === 'string') return x.length
+  if (x === null || typeof x !== 'object') return 8
+  if (--sizeBudget < 0 || depth > 8) return 64
+  let n = 16
+  if (Array.isArray(x)) {
+    for (let i = 0; i < x.length; i++) n += sizeOf(x[i], depth + 1)
+    return n
+  }
+  for (const k in x as Record<string, unknown>) n += k.length + sizeOf((x as Record<string, unknown>)[k], depth + 1)
+  return n
 }

@@ -1,4 +1,4 @@
-export { EventBus, DEFAULT_MAX_SESSIONS, DEFAULT_RING_SIZE } from './event-bus'
+export { EventBus, approxSize, DEFAULT_MAX_SESSIONS, DEFAULT_RING_SIZE, DEFAULT_MAX_SESSION_CHARS, DEFAULT_MAX_TOTAL_CHARS } from './event-bus'
 export type { AgentEventListener, EventBusOptions } from './event-bus'
 export { RunRegistry, DEFAULT_WAIT_TIMEOUT_MS, FINISHED_RUN_TTL_MS } from './run-registry'
 export type { ActiveRun, RunRegistryOptions, RunSnapshot } from './run-registry'

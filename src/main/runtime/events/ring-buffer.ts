@@ -13,11 +13,24 @@ export class RingBuffer<T> {
     return this.count
   }
 
-  push(item: T): void {
+  /** Adds an item; returns the oldest one when it had to make room. */
+  push(item: T): T | undefined {
     const idx = (this.start + this.count) % this.capacity
+    const evicted = this.count === this.capacity ? this.items[idx] : undefined
     this.items[idx] = item
     if (this.count < this.capacity) this.count++
     else this.start = (this.start + 1) % this.capacity
+    return evicted
+  }
+
+  /** Removes and returns the oldest item. */
+  shift(): T | undefined {
+    if (this.count === 0) return undefined
+    const item = this.items[this.start]
+    this.items[this.start] = undefined
+    this.start = (this.start + 1) % this.capacity
+    this.count--
+    return item
   }
 
   /** The newest `limit` items (all when omitted), oldest first. */
