@@ -1,0 +1,138 @@
+// Crash safety: a process running a run is killed with SIGKILL; a new runtime on the same state dir
+// reads every earlier transcript line, marks the session interrupted, closes the dangling tool call and
+// runs the next message normally.
+import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig } from '../../../test/fixtures/test-runtime'
+
+const ROOT = path.resolve(__dirname, '../../..')
+let server: ModelServer
+beforeAll(async () => {
+  server = await startModelServer()
+})
+afterAll(() => server.close())
+
+function startChild(stateDir: string, message: string): { child: ChildProcess; waitFor(marker: string): Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/kill9-child.ts'), stateDir, message], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout!.on('data', (d) => (out += d))
+  child.stderr!.on('data', (d) => (err += d))
+  return {
+    child,
+    waitFor: (marker) =>
+      new Promise((resolve, reject) => {
+        const deadline = setTimeout(() => reject(new Error(`child never printed ${marker}; stdout=${out} stderr=${err}`)), 20_000)
+        const check = () => {
+          if (out.includes(marker)) {
+            clearTimeout(deadline)
+            resolve()
+          } else if (child.exitCode !== null) {
+            clearTimeout(deadline)
+            reject(new Error(`child exited ${child.exitCode}; stdout=${out} stderr=${err}`))
+          } else setTimeout(check, 20)
+        }
+        check()
+      }),
+  }
+}
+
+const killed = (child: ChildProcess) => new Promise<void>((r) => (child.exitCode !== null || child.signalCode ? r() : child.once('exit', () => r())))
+
+describe('kill -9 mid-run', () => {
+  it('killed while a tool runs: every earlier line readable, session interrupted, dangling call closed, next run works', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-kill9-'))
+    fs.writeFileSync(
+      path.join(stateDir, 'loopdesk.json'),
+      JSON.stringify(testConfig(server, { tools: { exec: { allowlist: ['sleep *'] } } })),
+    )
+    // turn 1: a streamed preamble + an exec that outlives the process
+    server.script([{ text: 'Starting the long job now.', chunks: 3, toolCalls: [{ id: 'call_long', name: 'exec', args: { command: 'sleep 3' } }] }])
+    const { child, waitFor } = startChild(stateDir, 'run the long job')
+    try {
+      await waitFor('TOOL_STARTED')
+      child.kill('SIGKILL')
+      await killed(child)
+    } finally {
+      if (child.exitCode === null && !child.signalCode) child.kill('SIGKILL')
+    }
+    const sessionsFile = path.join(stateDir, 'agents/main/sessions/sessions.json')
+    const before = JSON.parse(fs.readFileSync(sessionsFile, 'utf8'))['agent:main:main']
+    expect(before).toMatchObject({ status: 'running', activeRunId: 'doomed-run' })
+    const transcriptFile = path.join(stateDir, `agents/main/sessions/${before.sessionId}.jsonl`)
+    const linesBefore = fs.readFileSync(transcriptFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(linesBefore.map((e) => e.message?.role ?? e.type)).toEqual(['session', 'user', 'assistant'])
+    // the write lock of the dead process is still on disk
+    expect(fs.existsSync(`${transcriptFile}.lock`)).toBe(true)
+    // and simulate a torn last write on top
+    fs.appendFileSync(transcriptFile, '{"type":"message","id":"torn","mess')
+
+    server.script([{ text: 'All good again.' }])
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      expect(t.runtime.recovered).toEqual([{ sessionKey: 'agent:main:main', sessionId: before.sessionId, runId: 'doomed-run' }])
+      const row = (await t.call('sessions.list', {})).sessions[0]
+      expect(row).toMatchObject({ status: 'interrupted', lastError: expect.stringContaining('interrupted') })
+      expect(row.activeRunId).toBeUndefined()
+      // every earlier line is still there, the dangling call got a result, the run is marked interrupted
+      const text = fs.readFileSync(transcriptFile, 'utf8')
+      const parsed = text.split('\n').filter(Boolean).flatMap((l) => {
+        try {
+          return [JSON.parse(l)]
+        } catch {
+          return []
+        }
+      })
+      expect(parsed.slice(0, 3)).toEqual(linesBefore)
+      expect(parsed.find((e) => e.message?.role === 'toolResult')?.message).toMatchObject({ toolCallId: 'call_long', isError: true })
+      expect(parsed.find((e) => e.type === 'run')).toMatchObject({ phase: 'interrupted', runId: 'doomed-run' })
+
+      await t.call('agent', { message: 'are you there?', idempotencyKey: 'after-crash' })
+      expect((await t.call('agent.wait', { runId: 'after-crash', timeoutMs: 15_000 })).status).toBe('ok')
+      const hist = await t.call('chat.history', { sessionKey: 'main' })
+      expect(hist.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'user', 'assistant'])
+      expect(hist.messages.at(-1)!.content).toEqual([{ type: 'text', text: 'All good again.' }])
+      // the request sent to the model was well-formed: the tool call has its (synthetic) result
+      const req = server.requests.at(-1)!.body.messages
+      expect(req.find((m: any) => m.role === 'tool')).toMatchObject({ tool_call_id: 'call_long' })
+      expect((await t.call('sessions.list', {})).sessions[0].status).toBe('done')
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('killed while the model streams: the user message survives and the session runs again', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-kill9-'))
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server)))
+    server.script([{ text: 'a b c d e f g h i j', chunks: 10, delayMs: 300 }])
+    const { child, waitFor } = startChild(stateDir, 'tell me a long story')
+    try {
+      await waitFor('DELTA')
+      child.kill('SIGKILL')
+      await killed(child)
+    } finally {
+      if (child.exitCode === null && !child.signalCode) child.kill('SIGKILL')
+    }
+    server.script([{ text: 'Here is the story.' }])
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      expect(t.runtime.recovered).toHaveLength(1)
+      await t.call('agent', { message: 'again please', idempotencyKey: 'again' })
+      expect((await t.call('agent.wait', { runId: 'again', timeoutMs: 15_000 })).status).toBe('ok')
+      const hist = await t.call('chat.history', { sessionKey: 'main' })
+      expect(hist.messages.map((m) => m.role)).toEqual(['user', 'user', 'assistant'])
+      expect(JSON.stringify(hist.messages[0].content)).toContain('tell me a long story')
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
