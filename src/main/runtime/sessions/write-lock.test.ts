@@ -4,7 +4,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../api/errors'
 import { deadPid, exited, spawnChild, waitForLine } from './test-fixtures/child'
-import { acquireWriteLock, holdsWriteLock, releaseAllLocksSync } from './write-lock'
+import { acquireWriteLock, holdsWriteLock, releaseAllLocksSync, tryAcquireWriteLockSync } from './write-lock'
 
 let dir: string
 let file: string
@@ -132,6 +132,26 @@ describe('acquireWriteLock', () => {
     releaseAllLocksSync()
     expect(fs.readdirSync(dir)).toEqual([])
     expect(holdsWriteLock(file)).toBe(false)
+  })
+
+  it('tryAcquireWriteLockSync: takes free/stale locks, is re-entrant, gives up on a live holder', async () => {
+    const r1 = tryAcquireWriteLockSync(file)!
+    expect(r1).toBeTypeOf('function')
+    const r2 = tryAcquireWriteLockSync(file)!
+    r1()
+    expect(fs.existsSync(lockFile())).toBe(true)
+    r2()
+    expect(fs.existsSync(lockFile())).toBe(false)
+
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: await deadPid(), createdAt: Date.now() }))
+    const r3 = tryAcquireWriteLockSync(file)!
+    r3()
+
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now() })) // live holder
+    const t0 = Date.now()
+    expect(tryAcquireWriteLockSync(file, { timeoutMs: 100 })).toBeUndefined()
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(95)
+    expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8')).pid).toBe(process.ppid)
   })
 
   it('creates missing parent directories', async () => {
