@@ -1,6 +1,6 @@
 // What the method handlers share: the runtime's parts plus session-resolution helpers.
-import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
-import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
+import type { AnyEvent, QueueItem, QueueMode, SessionsChangedEvent } from '../../shared/events'
+import type { AgentFinal, ConfigIssue, Prefs, SessionRow, ThinkingLevel } from '../../shared/methods'
 import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
@@ -26,6 +26,23 @@ export interface ConfigSource {
   secretsStatus(): Record<string, 'set' | 'not set'>
   /** RFC 7396 merge patch; throws on a stale baseHash (CONFLICT) or an invalid result (INVALID_REQUEST) */
   patch(patch: Record<string, unknown>, baseHash?: string): { hash: string }
+}
+
+/** Queue modes for a chat message that arrives while its session is busy (queue/chat-queue.ts). */
+export interface QueueModesHandle {
+  /** starts now when idle, else steers / queues / interrupts per mode; throws QueueFullError when dropped */
+  submit(p: {
+    sessionKey: string
+    agentId: string
+    message: string
+    runId: string
+    thinking?: ThinkingLevel
+    timeoutMs?: number
+    queueMode?: QueueMode
+  }): Promise<{ runId: string; status: 'started' } | { runId: string; status: 'queued' | 'steered'; queueItemId: string }>
+  list(sessionKey: string): QueueItem[]
+  remove(sessionKey: string, id: string): boolean
+  clear(sessionKey: string, reason?: string): number
 }
 
 export interface PrefsProvider {
@@ -58,6 +75,8 @@ export interface RuntimeCore {
   readonly approvals: ApprovalBroker
   readonly projection: ChatProjection
   readonly followups: FollowupQueue
+  /** chat.send queue modes (steer / followup / collect / interrupt), installed by the extensions module */
+  queueModes?: QueueModesHandle
   readonly hooks: RuntimeHooks
   readonly prefs: PrefsProvider
   readonly dedupe: IdempotencyCache<unknown>

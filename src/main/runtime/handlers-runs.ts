@@ -111,10 +111,11 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
-        const cleared = core.followups.clear(key)
+        const cleared = core.followups.clear(key) + (core.queueModes?.clear(key, 'stopped') ?? 0)
+        let hookMessages: string[] = []
         if (core.hooks.command) {
           try {
-            await core.hooks.command({ command: 'stop', sessionKey: key, agentId, abortedRunIds: runIds })
+            hookMessages = (await core.hooks.command({ command: 'stop', sessionKey: key, agentId, abortedRunIds: runIds })) ?? []
           } catch (err) {
             console.warn('[runtime] command:stop hook failed:', err)
           }
@@ -124,7 +125,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           ok: true,
           aborted: runIds.length > 0,
           runIds,
-          messages: [runIds.length > 0 || cleared > 0 ? 'Stopped.' : 'Nothing to stop.'],
+          messages: [runIds.length > 0 || cleared > 0 ? 'Stopped.' : 'Nothing to stop.', ...hookMessages],
         }
         core.dedupe.set(cacheKey, result)
         return result
@@ -133,9 +134,10 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       let message = p.message
       if (cmd) {
         await persistSessionMeta(core, key, agentId, {})
-        await resetSession(core, key, agentId, cmd.command)
+        const out: { messages?: string[] } = {}
+        await resetSession(core, key, agentId, cmd.command, out)
         if (!cmd.rest) {
-          const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.'] }
+          const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.', ...(out.messages ?? [])] }
           core.dedupe.set(cacheKey, result)
           return result
         }
@@ -145,6 +147,28 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const { created } = await persistSessionMeta(core, key, agentId, {})
       if (created) core.sessionChanged(key, 'create')
       core.sessionChanged(key, 'send', p.idempotencyKey)
+      core.hooks.messageReceived?.({ sessionKey: key, agentId, content: message, runId: p.idempotencyKey })
+
+      if (core.queueModes) {
+        // queue modes decide: start now (idle), steer into the active run, queue, or interrupt it
+        let queued: ResultOf<'chat.send'>
+        try {
+          queued = await core.queueModes.submit({
+            sessionKey: key,
+            agentId,
+            message,
+            runId: p.idempotencyKey,
+            thinking: p.thinking,
+            timeoutMs: p.timeoutMs,
+            queueMode: p.queueMode,
+          })
+        } catch (err) {
+          if ((err as Error)?.name === 'QueueFullError') throw new ApiError('UNAVAILABLE', (err as Error).message, undefined, true)
+          throw err
+        }
+        core.dedupe.set(cacheKey, queued)
+        return queued
+      }
 
       const busy = [...core.tracked.values()].some((t) => t.sessionKey === key)
       const acceptedAt = Date.now()

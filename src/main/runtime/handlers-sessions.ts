@@ -62,9 +62,12 @@ export async function resetSession(
   key: string,
   agentId: string,
   reason: 'new' | 'reset',
+  /** receives what command hooks want to tell the user */
+  out?: { messages?: string[] },
 ): Promise<SessionEntry> {
   abortSessionRuns(core, key, { includeQueued: true, reason: 'reset' })
   core.followups.clear(key)
+  core.queueModes?.clear(key, `session ${reason}`)
   await settleSessionRuns(core, key)
   const store = core.store(agentId)
   const previous = store.get(key)
@@ -84,7 +87,8 @@ export async function resetSession(
   core.bus.clearSession(key)
   if (core.hooks.command) {
     try {
-      await core.hooks.command({ command: reason, sessionKey: key, agentId, sessionId: previous?.sessionId, nextSessionId: nextId })
+      const messages = await core.hooks.command({ command: reason, sessionKey: key, agentId, sessionId: previous?.sessionId, nextSessionId: nextId })
+      if (out && messages?.length) out.messages = messages
     } catch (err) {
       console.warn(`[runtime] command:${reason} hook failed:`, err)
     }
@@ -199,8 +203,9 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
 
     async 'sessions.reset'(p) {
       const { key, agentId } = canonicalKey(core, p.key)
-      const entry = await resetSession(core, key, agentId, p.reason ?? 'reset')
-      return { ok: true, key, entry: toSessionRow(key, entry, agentId) }
+      const out: { messages?: string[] } = {}
+      const entry = await resetSession(core, key, agentId, p.reason ?? 'reset', out)
+      return { ok: true, key, entry: toSessionRow(key, entry, agentId), ...(out.messages ? { messages: out.messages } : {}) }
     },
 
     async 'sessions.delete'(p) {
@@ -209,6 +214,7 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       const entry = store.get(key)
       if (!entry) return { ok: true, key, deleted: false }
       core.followups.clear(key)
+      core.queueModes?.clear(key, 'session deleted')
       abortSessionRuns(core, key, { includeQueued: true, reason: 'delete' })
       await settleSessionRuns(core, key)
       await store.delete(key)

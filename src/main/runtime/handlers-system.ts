@@ -182,12 +182,12 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 
     async 'loopdesk.queue.list'(p) {
       const { key } = canonicalKey(core, p.sessionKey)
-      return { items: core.followups.list(key) }
+      return { items: [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])] }
     },
 
     async 'loopdesk.queue.remove'(p) {
       const { key } = canonicalKey(core, p.sessionKey)
-      return { ok: true, removed: core.followups.remove(key, p.id) }
+      return { ok: true, removed: core.followups.remove(key, p.id) || (core.queueModes?.remove(key, p.id) ?? false) }
     },
 
     async 'loopdesk.prefs.get'() {
