@@ -87,8 +87,9 @@ export class ChatProjection {
         return
       }
       case 'block': {
-        // text delivered mid-run (message tool): part of the visible reply
-        if (typeof data.text !== 'string' || data.isReasoning) return
+        // text delivered mid-run (message tool): part of the visible reply. Block-streaming chunks
+        // (source "stream") repeat assistant text that is already in the buffer: not added again.
+        if (typeof data.text !== 'string' || data.isReasoning || data.source === 'stream') return
         const s = this.state(ev)
         s.lastSeq = ev.seq
         if (s.current.trim()) s.segments.push(s.current)
