@@ -50,6 +50,8 @@ export type CompactionData = { phase: 'start' } | { phase: 'end'; willRetry: boo
 export interface BlockData {
   text: string
   isReasoning?: boolean
+  /** "message": sent by the `message` tool; "stream": a block-streaming chunk of the assistant text */
+  source?: 'message' | 'stream'
 }
 
 /** Chat projection of a run (OpenClaw `chat` event). */
