@@ -1,26 +1,27 @@
 // Where the CLI finds the state dir and the gateway: flags, then LOOPDESK_GATEWAY_URL / _TOKEN, then the
 // files the running gateway wrote into the state dir (gateway.json, gateway/token), then the config port.
 import { readFileSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import JSON5 from 'json5'
+import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } from '../main/runtime/config/state-dir'
 import { readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
 import { UsageError } from './args'
 
 export const DEFAULT_PORT = 18789
 
-/** Same rule as the desktop app (src/main/shell/paths.ts): $LOOPDESK_STATE_DIR, else ~/.loopdesk. */
+/** --state-dir, else the runtime's rule (same as the desktop app): $LOOPDESK_STATE_DIR, else ~/.loopdesk. */
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const fromFlag = flag?.trim()
-  if (fromFlag) return resolve(fromFlag)
-  const fromEnv = env.LOOPDESK_STATE_DIR?.trim()
-  return fromEnv ? resolve(fromEnv) : join(homedir(), '.loopdesk')
+  return fromFlag ? resolve(expandHome(fromFlag)) : runtimeStateDir(env)
 }
 
-/** The `gateway` section of <stateDir>/loopdesk.json, read leniently (the runtime validates the file). */
-export function readGatewayConfig(stateDir: string): { port?: number; bind?: 'loopback' | 'lan' | 'all'; allowedOrigins?: string[] } {
+/** The `gateway` section of the config file, read leniently (the runtime validates the file). */
+export function readGatewayConfig(
+  stateDir: string,
+  env: NodeJS.ProcessEnv = {},
+): { port?: number; bind?: 'loopback' | 'lan' | 'all'; allowedOrigins?: string[] } {
   try {
-    const cfg = JSON5.parse(readFileSync(join(stateDir, 'loopdesk.json'), 'utf8')) as { gateway?: Record<string, unknown> }
+    const cfg = JSON5.parse(readFileSync(resolveConfigPath(stateDir, env), 'utf8')) as { gateway?: Record<string, unknown> }
     const g = cfg?.gateway ?? {}
     return {
       port: typeof g.port === 'number' && Number.isInteger(g.port) && g.port >= 0 && g.port < 65536 ? g.port : undefined,
@@ -67,7 +68,7 @@ export function resolveGatewayTarget(
       url = info.url
       source = 'state'
     } else {
-      url = `ws://127.0.0.1:${readGatewayConfig(stateDir).port ?? DEFAULT_PORT}`
+      url = `ws://127.0.0.1:${readGatewayConfig(stateDir, env).port ?? DEFAULT_PORT}`
       source = 'default'
     }
   }

@@ -31,7 +31,7 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const cfg = readGatewayConfig(stateDir)
+  const cfg = readGatewayConfig(stateDir, io.env)
   const envPort = io.env.LOOPDESK_GATEWAY_PORT?.trim() ? intFlag(io.env.LOOPDESK_GATEWAY_PORT.trim(), 'LOOPDESK_GATEWAY_PORT', 0, 65535) : undefined
   const port = intFlag(flags.port, 'port', 0, 65535) ?? envPort ?? cfg.port ?? DEFAULT_PORT
   const bindFlag = str(flags.bind)

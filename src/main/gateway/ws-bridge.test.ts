@@ -1,11 +1,33 @@
 // The renderer's WebSocket Bridge against a real gateway (Node's WebCrypto stands in for the browser's).
 import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { connectWsBridge, createWsBridge, type SocketLike, type WsBridge } from '../../renderer/src/bridge/ws-bridge'
+import type { Bridge } from '../../shared/bridge'
 import type { AnyEvent } from '../../shared/events'
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
+
+// The bridge belongs to the renderer's TypeScript project (DOM lib); tsconfig.node.json is composite and
+// may not pull it in, so it is loaded by path at runtime and typed here by the surface the test uses.
+interface SocketLike {
+  readonly readyState: number
+}
+interface WsBridge extends Bridge {
+  readonly connection: { state: string; attempt: number; scopes?: string[] }
+  close(): void
+}
+interface WsBridgeOptions {
+  url: string
+  token?: string
+  socketFactory?: (url: string) => SocketLike
+  backoffInitialMs?: number
+  backoffMaxMs?: number
+}
+const bridgeModule = new URL('../../renderer/src/bridge/ws-bridge.ts', import.meta.url).href
+const { connectWsBridge, createWsBridge } = (await import(/* @vite-ignore */ bridgeModule)) as {
+  connectWsBridge(o: WsBridgeOptions): Promise<WsBridge>
+  createWsBridge(o: WsBridgeOptions): WsBridge
+}
 
 let t: TestGateway | undefined
 let bridge: WsBridge | undefined

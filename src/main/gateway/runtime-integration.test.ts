@@ -1,0 +1,148 @@
+// The gateway over the REAL runtime, driven by the scripted model server (no fake host).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { startGateway, type GatewayHandle } from './server'
+
+const TOKEN = 'integration-token-0123456789'
+let server: ModelServer
+let rt: TestRuntime
+let gw: GatewayHandle
+const identity = generateNodeDeviceIdentity()
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  rt = await startTestRuntime(server)
+  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+})
+afterAll(async () => {
+  await gw?.close()
+  await rt?.close()
+  await server?.close()
+})
+
+const connect = (caps: string[] = []) => connectGateway({ url: gw.url, token: TOKEN, identity, caps })
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+function collect(c: GatewayConnectionClient) {
+  const events: EventFrameIn[] = []
+  c.onEvent((e) => events.push(e))
+  return events
+}
+const forRun = (events: EventFrameIn[], runId: string) => events.filter((e) => (e.payload as { runId?: string })?.runId === runId)
+const until = async (cond: () => boolean, ms = 10_000) => {
+  const start = Date.now()
+  while (!cond()) {
+    if (Date.now() - start > ms) throw new Error('condition not met in time')
+    await sleep(10)
+  }
+}
+
+describe('gateway + real runtime + scripted model', () => {
+  it('agent: ack, streamed events, then the final with the model text; agent.wait agrees', async () => {
+    server.push({ text: 'Hello from the scripted model', chunks: 6 })
+    const c = await connect()
+    const events = collect(c)
+    let ack: any
+    const final = await c.request('agent', { message: 'hi', sessionKey: 'agent:main:int1', idempotencyKey: 'int-1' }, {
+      expectFinal: true,
+      onAccepted: (a) => (ack = a),
+    })
+    expect(ack).toMatchObject({ runId: 'int-1', status: 'accepted' })
+    expect(final).toMatchObject({ runId: 'int-1', status: 'ok', summary: 'completed', result: { payloads: [{ text: 'Hello from the scripted model' }] } })
+    const run = forRun(events, 'int-1')
+    const lifecycle = run.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'lifecycle').map((e) => (e.payload as any).data.phase)
+    expect(lifecycle).toEqual(['start', 'end'])
+    const chatFinal = run.find((e) => e.event === 'chat' && (e.payload as any).state === 'final')
+    expect((chatFinal?.payload as any).message.content[0].text).toBe('Hello from the scripted model')
+    await expect(c.request('agent.wait', { runId: 'int-1', timeoutMs: 1000 })).resolves.toMatchObject({ runId: 'int-1', status: 'ok' })
+    await c.close()
+  })
+
+  it('dedupe: the same idempotencyKey does not start a second model request', async () => {
+    server.push({ text: 'once', chunks: 2 })
+    const c = await connect()
+    const before = server.requests.length
+    const params = { message: 'dedupe me', sessionKey: 'agent:main:int2', idempotencyKey: 'int-2' }
+    const first = await c.request('agent', params, { expectFinal: true })
+    const again = await c.request('agent', params)
+    expect(again).toEqual(first)
+    expect(server.requests.length - before).toBe(1)
+    await c.close()
+  })
+
+  it('chat deltas: cumulative text, throttled (≥ ~150 ms apart), flushed before the final', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `w${i} `).join('')
+    server.push({ text, chunks: 40, delayMs: 20 })
+    const c = await connect()
+    const events = collect(c)
+    await c.request('agent', { message: 'stream', sessionKey: 'agent:main:int3', idempotencyKey: 'int-3' }, { expectFinal: true })
+    const chat = forRun(events, 'int-3').filter((e) => e.event === 'chat')
+    const deltas = chat.filter((e) => (e.payload as any).state === 'delta').map((e) => (e.payload as any).message.content[0].text as string)
+    const assistant = forRun(events, 'int-3').filter((e) => e.event === 'agent' && (e.payload as any).stream === 'assistant')
+    expect(assistant.length).toBeGreaterThanOrEqual(20)
+    // ~800 ms of streaming at ≤ 1 delta / 150 ms (+ the flush) — far fewer deltas than model chunks
+    expect(deltas.length).toBeLessThan(assistant.length / 2)
+    expect(deltas.length).toBeGreaterThanOrEqual(2)
+    for (let i = 1; i < deltas.length; i++) expect(deltas[i].startsWith(deltas[i - 1])).toBe(true)
+    // flush-before-final: the last delta already holds the whole text, then the final
+    const last = chat[chat.length - 1].payload as any
+    expect(last.state).toBe('final')
+    expect(last.message.content[0].text.trim()).toBe(text.trim())
+    expect(deltas[deltas.length - 1]).toBe(last.message.content[0].text)
+    await c.close()
+  })
+
+  it('tool events reach only clients with the tool-events cap; chat text is flushed before the tool starts', async () => {
+    server.push({ text: 'Let me look.', chunks: 2, toolCalls: [{ name: 'ls', args: { path: '.' } }] }, { text: 'Done looking.', chunks: 2 })
+    const withCap = await connect(['tool-events'])
+    const without = await connect()
+    const ew = collect(withCap)
+    const eo = collect(without)
+    const final = await without.request('agent', { message: 'list files', sessionKey: 'agent:main:int4', idempotencyKey: 'int-4' }, { expectFinal: true })
+    expect(final.status).toBe('ok')
+    await until(() => forRun(ew, 'int-4').some((e) => e.event === 'chat' && (e.payload as any).state === 'final'))
+    const runW = forRun(ew, 'int-4')
+    const tools = runW.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')
+    expect(tools.map((e) => (e.payload as any).data.phase)).toEqual(expect.arrayContaining(['start', 'result']))
+    expect(tools.every((e) => e.seq === undefined)).toBe(true)
+    expect(forRun(eo, 'int-4').some((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toBe(false)
+    // flush order: a chat delta with the pre-tool text comes before the tool start
+    // Flush: the full pre-tool text reaches clients as a chat delta before the tool's result and before
+    // any post-tool text. (OpenClaw sends that flush before the tool *start*; the runtime currently
+    // publishes the tool-start agent event first and its flush delta right after it — reported.)
+    const resultIdx = runW.findIndex((e) => e.event === 'agent' && (e.payload as any).stream === 'tool' && (e.payload as any).data.phase === 'result')
+    const deltasBeforeResult = runW.slice(0, resultIdx).filter((e) => e.event === 'chat' && (e.payload as any).state === 'delta')
+    expect(deltasBeforeResult.length).toBeGreaterThan(0)
+    expect((deltasBeforeResult[deltasBeforeResult.length - 1].payload as any).message.content[0].text).toBe('Let me look.')
+    await Promise.all([withCap.close(), without.close()])
+  })
+
+  it('chat.abort stops a run started by agent: aborted chat event with partial text, final reports aborted', async () => {
+    server.push({ text: 'partial '.repeat(50), chunks: 50, delayMs: 40 })
+    const c = await connect()
+    const events = collect(c)
+    const finalP = c.request('agent', { message: 'long one', sessionKey: 'agent:main:int5', idempotencyKey: 'int-5' }, { expectFinal: true })
+    await until(() => forRun(events, 'int-5').some((e) => e.event === 'chat' && (e.payload as any).state === 'delta'))
+    const res = await c.request('chat.abort', { sessionKey: 'agent:main:int5', runId: 'int-5' })
+    expect(res).toMatchObject({ ok: true, aborted: true, runIds: ['int-5'] })
+    const final = await finalP
+    expect(final.result.meta.aborted).toBe(true)
+    const aborted = forRun(events, 'int-5').find((e) => e.event === 'chat' && (e.payload as any).state === 'aborted')
+    expect(aborted).toBeDefined()
+    expect(((aborted!.payload as any).message?.content?.[0]?.text ?? '').length).toBeGreaterThan(0)
+    await expect(c.request('agent.wait', { runId: 'int-5', timeoutMs: 1000 })).resolves.toMatchObject({ status: 'timeout' })
+    await c.close()
+  })
+
+  it('sessions.subscribe delivers sessions.changed for runs', async () => {
+    server.push({ text: 'hi', chunks: 1 })
+    const c = await connect()
+    await c.request('sessions.subscribe', {})
+    const events = collect(c)
+    await c.request('agent', { message: 'x', sessionKey: 'agent:main:int6', idempotencyKey: 'int-6' }, { expectFinal: true })
+    await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).sessionKey === 'agent:main:int6'))
+    await c.close()
+  })
+})
