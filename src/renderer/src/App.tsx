@@ -84,6 +84,11 @@ export function App() {
       <Sidebar />
       <main className="chat">
         <Header sessionKey={selectedKey} />
+        {connection === 'connecting' && connectionError && (
+          <div className="callout callout-warn" role="status">
+            {connectionError}
+          </div>
+        )}
         {connection === 'error' && (
           <div className="callout callout-error" role="alert">
             Not connected to the Loopdesk runtime: {connectionError ?? 'unknown error'}.{' '}

@@ -6,14 +6,21 @@ import { FakeBridge, type FakeBridgeOptions } from './bridge/fake-bridge'
 import { Controller } from './state/controller'
 import { createAppStores } from './state/stores'
 
-// jsdom has no layout: give scroll containers a viewport so the virtualized lists render their items
-// (items measure 0 px, so every item falls inside the viewport).
+// jsdom has no layout: give scroll containers a viewport and rows a height so the virtualized lists
+// render their first items (≈20 conversation rows, ≈125 inspector rows).
 if (typeof HTMLElement !== 'undefined' && !('__viewportPatched' in HTMLElement.prototype)) {
   Object.defineProperty(HTMLElement.prototype, '__viewportPatched', { value: true })
   Object.defineProperty(HTMLElement.prototype, 'clientHeight', {
     configurable: true,
     get(this: HTMLElement) {
-      return this.classList.contains('conversation-scroll') || this.classList.contains('inspector-log') ? 800 : 0
+      return this.classList.contains('conversation-scroll') ? 800 : this.classList.contains('inspector-log') ? 5000 : 0
+    },
+  })
+  // Virtualized rows measure a fixed height (0 would put every row at offset 0 and confuse ranges).
+  Object.defineProperty(HTMLElement.prototype, 'offsetHeight', {
+    configurable: true,
+    get(this: HTMLElement) {
+      return this.classList.contains('row') ? 40 : 0
     },
   })
   Object.defineProperty(HTMLElement.prototype, 'clientWidth', {

@@ -2,7 +2,7 @@
 // test page asks for it, otherwise the WebSocket bridge to the gateway that served this page
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
-import { FakeBridge, type FakeBridgeOptions } from './fake-bridge'
+import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
 declare global {
   interface Window {
@@ -12,8 +12,6 @@ declare global {
     __LOOPDESK_FAKE_BRIDGE__?: FakeBridge
   }
 }
-
-export class BridgeUnavailableError extends Error {}
 
 /** Reads `token` from the URL fragment and removes the fragment from the address bar. */
 export function takeTokenFromLocation(loc: Location = window.location, hist: History = window.history): string | undefined {
@@ -35,6 +33,7 @@ const TOKEN_KEY = 'loopdesk.gatewayToken'
 export async function createBridge(): Promise<Bridge> {
   if (window.__LOOPDESK_FAKE__) {
     const opts = window.__LOOPDESK_FAKE__ === true ? {} : window.__LOOPDESK_FAKE__
+    const { FakeBridge } = await import('./fake-bridge')
     const fake = new FakeBridge(opts)
     window.__LOOPDESK_FAKE_BRIDGE__ = fake
     return fake
@@ -57,16 +56,9 @@ export function gatewayToken(): string | undefined {
   }
 }
 
-// ws-bridge.ts is written alongside the gateway; load it lazily so the desktop bundle doesn't pay for it.
-const wsModules = import.meta.glob('./ws-bridge.ts')
-
 async function connectWs(url: string, token: string | undefined): Promise<Bridge> {
-  const load = wsModules['./ws-bridge.ts']
-  if (!load) throw new BridgeUnavailableError('This build has no WebSocket bridge.')
-  const mod = (await load()) as Record<string, unknown>
-  const factory = (mod.connectWsBridge ?? mod.createWsBridge) as
-    | ((opts: { url: string; token?: string }) => Bridge | Promise<Bridge>)
-    | undefined
-  if (typeof factory !== 'function') throw new BridgeUnavailableError('ws-bridge exports no factory')
-  return factory({ url, token })
+  // Loaded lazily: the desktop window (IPC) never needs it.
+  const { connectWsBridge } = await import('./ws-bridge')
+  return connectWsBridge({ url, token, clientVersion: '0.1.0' })
 }
+

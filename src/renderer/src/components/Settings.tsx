@@ -369,7 +369,7 @@ export function SettingsDialog() {
               Config problems: {config.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}
             </div>
           )}
-          <View key={config?.hash ?? 'none'} />
+          <View />
         </div>
       </div>
     </Dialog>

@@ -113,7 +113,9 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
 /** All blocks including the unfinished tail (the tail is last, flagged by `done: false`). */
 export function blocksWithTail(state: SplitState): Array<{ src: string; offset: number; done: boolean }> {
   const out = state.blocks.map((src, i) => ({ src, offset: state.offsets[i], done: true }))
-  const tail = state.text.slice(state.stableEnd).replace(/^(?:[ \t\r]*\n)+/, '')
-  if (tail.trim().length > 0) out.push({ src: tail, offset: state.text.length - tail.length, done: false })
+  const raw = state.text.slice(state.stableEnd)
+  const tail = raw.replace(/^(?:[ \t\r]*\n)+/, '')
+  const offset = state.text.length - tail.length
+  if (tail.trim().length > 0) out.push({ src: tail.replace(/[\r\n]+$/, ''), offset, done: false })
   return out
 }

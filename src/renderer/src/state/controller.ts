@@ -2,6 +2,7 @@
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
 // animation frame per session, so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
+import { isConnectionAware } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, Prefs, Result, SessionRow } from '../../../shared/methods'
@@ -75,7 +76,14 @@ export class Controller {
 
   async start(): Promise<void> {
     // start() doubles as "retry": subscribe only once.
-    if (!this.unsubscribe) this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
+    if (!this.unsubscribe) {
+      this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
+      if (isConnectionAware(this.bridge)) {
+        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message))
+        const prev = this.unsubscribe
+        this.unsubscribe = () => (off(), prev())
+      }
+    }
     const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus()])
     if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen })
     const rows = this.stores.sessions.getState().rows
@@ -89,6 +97,26 @@ export class Controller {
     const initial = rows.find((r) => r.key === last)?.key ?? rows[0]?.key
     if (initial) await this.selectSession(initial)
     else if (this.stores.settings.getState().connection === 'ready') await this.createSession()
+  }
+
+  /** WebSocket transport state: events may have been missed while it was down, so resync after. */
+  private wasDown = false
+  private onConnection(state: string, error?: string) {
+    if (state === 'open') {
+      this.stores.settings.setState({ connection: 'ready', connectionError: undefined })
+      if (this.wasDown) {
+        this.wasDown = false
+        void this.loadSessions()
+        const key = this.stores.sessions.getState().selectedKey
+        if (key) void this.loadTranscript(key)
+      }
+    } else if (state === 'reconnecting' || state === 'connecting') {
+      this.wasDown = true
+      this.stores.settings.setState({ connection: 'connecting', connectionError: 'Reconnecting to the gateway…' })
+    } else if (state === 'failed' || state === 'closed') {
+      this.wasDown = true
+      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed' })
+    }
   }
 
   dispose() {

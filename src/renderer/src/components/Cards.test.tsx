@@ -1,0 +1,110 @@
+import { act, render, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { AppContext } from '../app-context'
+import { FakeBridge } from '../bridge/fake-bridge'
+import { Controller } from '../state/controller'
+import { createAppStores } from '../state/stores'
+import type { ApprovalItem, ToolItem } from '../state/types'
+import { LONG, renderApp } from '../test-utils'
+import { ApprovalCard } from './ApprovalCard'
+import { ToolCard } from './ToolCard'
+
+beforeEach(() => localStorage.clear())
+
+function withApp(ui: React.ReactElement, bridge = new FakeBridge()) {
+  const stores = createAppStores()
+  const controller = new Controller(bridge, stores)
+  const wrapper = ({ children }: { children: React.ReactNode }) => (
+    <AppContext.Provider value={{ controller, stores }}>{children}</AppContext.Provider>
+  )
+  return { bridge, controller, ...render(ui, { wrapper }) }
+}
+
+const tool = (over: Partial<ToolItem> = {}): ToolItem => ({
+  kind: 'tool',
+  key: 'tool:c1',
+  runId: 'r1',
+  ts: 1,
+  toolCallId: 'c1',
+  name: 'exec',
+  args: { command: 'ls -la', cwd: '/work' },
+  status: 'running',
+  startedAt: 1000,
+  ...over,
+})
+
+describe('tool card', () => {
+  it('shows name, argument summary and live status; accessible as "Tool <name>"', () => {
+    const { rerender } = withApp(<ToolCard item={tool()} />)
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    expect(card).toHaveTextContent('exec')
+    expect(card).toHaveTextContent('ls -la')
+    expect(card).toHaveTextContent('Running…')
+    rerender(<ToolCard item={tool({ status: 'done', endedAt: 3500, result: { content: [{ type: 'text', text: 'README.md' }] } })} />)
+    expect(card).toHaveTextContent('Done')
+    expect(card).toHaveTextContent('2.5 s')
+    rerender(<ToolCard item={tool({ status: 'failed', endedAt: 1200, result: 'permission denied' })} />)
+    expect(card).toHaveTextContent('Failed')
+    expect(card).toHaveTextContent('200 ms')
+  })
+
+  it('expands to pretty arguments and result, truncated with Show all', async () => {
+    const user = userEvent.setup()
+    const long = 'x'.repeat(5000)
+    withApp(<ToolCard item={tool({ status: 'done', endedAt: 2000, result: { content: [{ type: 'text', text: long }] } })} />)
+    const head = screen.getByRole('button', { name: /exec/ })
+    expect(head).toHaveAttribute('aria-expanded', 'false')
+    await user.click(head)
+    expect(head).toHaveAttribute('aria-expanded', 'true')
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    expect(within(card).getByText(/"command": "ls -la"/)).toBeInTheDocument()
+    const pres = card.querySelectorAll('pre')
+    expect(pres[1].textContent!.length).toBe(2000)
+    await user.click(within(card).getByRole('button', { name: /Show all/ }))
+    expect(card.querySelectorAll('pre')[1].textContent!.length).toBe(5000)
+    expect(within(card).getByRole('button', { name: 'Copy arguments' })).toBeInTheDocument()
+    expect(within(card).getByRole('button', { name: 'Copy result' })).toBeInTheDocument()
+  })
+
+  it('interrupted tools say so', () => {
+    withApp(<ToolCard item={tool({ status: 'interrupted', endedAt: 1500 })} />)
+    expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Interrupted')
+  })
+})
+
+describe('approval card', () => {
+  const approval = (over: Partial<ApprovalItem> = {}): ApprovalItem => ({
+    kind: 'approval',
+    key: 'approval:a1',
+    runId: 'r1',
+    ts: 1,
+    request: { id: 'a1', runId: 'r1', sessionKey: 'agent:main:main', toolCallId: 'c1', command: 'rm -rf build', cwd: '/w', createdAt: Date.now(), expiresAt: Date.now() + 60_000 },
+    ...over,
+  })
+
+  it('Approve / Deny call approvalResolve; the outcome replaces the buttons', async () => {
+    const user = userEvent.setup()
+    const { bridge, rerender } = withApp(<ApprovalCard item={approval()} sessionKey="agent:main:main" />)
+    const card = screen.getByRole('group', { name: 'Approval required' })
+    expect(card).toHaveTextContent('rm -rf build')
+    await user.click(within(card).getByRole('button', { name: 'Deny' }))
+    expect(bridge.calls.find((c) => c.name === 'approvalResolve')?.params).toEqual({ id: 'a1', decision: 'deny' })
+    rerender(<ApprovalCard item={approval({ decision: 'deny', resolvedBy: 'user' })} sessionKey="agent:main:main" />)
+    expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Denied')
+    expect(screen.queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument()
+  })
+
+  it('end to end with the fake runtime: the run waits for approval and continues after Approve', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
+    const card = await screen.findByRole('group', { name: 'Approval required' }, LONG)
+    expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Running…')
+    await user.click(within(card).getByRole('button', { name: 'Approve' }))
+    await waitFor(() => expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Done'), LONG)
+    expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Approved')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await act(async () => {})
+  })
+})

@@ -1,0 +1,64 @@
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { EventLog, timelines } from '../state/event-log'
+import { LONG, renderApp } from '../test-utils'
+
+beforeEach(() => localStorage.clear())
+
+describe('inspector', () => {
+  it('is toggled by the Inspector button and shows the run’s events with filters and raw JSON', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { controller } = await renderApp()
+    expect(screen.queryByRole('complementary', { name: 'Inspector' })).not.toBeInTheDocument()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'list files with a tool{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    expect(controller.log.list('agent:main:main').length).toBeGreaterThan(10)
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const events = within(panel).getByRole('list', { name: 'Events' })
+    await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeGreaterThan(5))
+    expect(within(events).getAllByText('lifecycle').length).toBeGreaterThanOrEqual(2)
+    expect(within(events).getAllByText('tool').length).toBeGreaterThanOrEqual(2)
+    expect(within(panel).getByRole('list', { name: /Timeline of run/ })).toHaveTextContent(/Tool exec/)
+
+    // filter: hide assistant deltas
+    const count = within(events).getAllByRole('listitem').length
+    await user.click(within(panel).getByRole('button', { name: 'assistant' }))
+    await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeLessThan(count))
+    expect(within(events).queryByText('assistant')).not.toBeInTheDocument()
+
+    // raw JSON
+    const row = within(events).getAllByRole('button', { name: /lifecycle/ })[0]
+    await user.click(row)
+    expect(within(events).getByText(/"stream": "lifecycle"/)).toBeInTheDocument()
+    expect(within(events).getByRole('button', { name: 'Copy JSON' })).toBeInTheDocument()
+
+    await user.click(within(panel).getByRole('button', { name: 'Close inspector' }))
+    expect(screen.queryByRole('complementary', { name: 'Inspector' })).not.toBeInTheDocument()
+  })
+})
+
+describe('event log', () => {
+  it('is a bounded ring per session', () => {
+    const log = new EventLog(3)
+    for (let i = 1; i <= 5; i++)
+      log.record('s', { event: 'agent', payload: { runId: 'r', seq: i, stream: 'assistant', ts: i, data: { text: '', delta: '' }, sessionKey: 's' } })
+    expect(log.list('s').map((e) => (e.event.payload as { seq: number }).seq)).toEqual([3, 4, 5])
+    expect(log.size('other')).toBe(0)
+  })
+
+  it('derives accepted → first delta → tools → end', () => {
+    const log = new EventLog()
+    const ev = (seq: number, stream: string, data: Record<string, unknown>, ts: number) =>
+      log.record('s', { event: 'agent', payload: { runId: 'r', seq, stream: stream as 'tool', ts, data, sessionKey: 's' } })
+    ev(1, 'lifecycle', { phase: 'start', startedAt: 110 }, 110)
+    ev(2, 'assistant', { text: 'a', delta: 'a' }, 150)
+    ev(3, 'tool', { phase: 'start', name: 'exec', toolCallId: 'c' }, 200)
+    ev(4, 'tool', { phase: 'result', name: 'exec', toolCallId: 'c', isError: false }, 260)
+    ev(5, 'lifecycle', { phase: 'end', endedAt: 300 }, 300)
+    expect(timelines(log.list('s'), { r: 100 })).toEqual([
+      { runId: 'r', acceptedAt: 100, startedAt: 110, firstDeltaAt: 150, tools: [{ name: 'exec', toolCallId: 'c', startedAt: 200, endedAt: 260, isError: false }], endedAt: 300, outcome: 'done' },
+    ])
+  })
+})

@@ -1,0 +1,92 @@
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { LONG, renderApp } from '../test-utils'
+
+beforeEach(() => localStorage.clear())
+
+const SECRET = 'sk-ant-SECRET-123456789'
+
+describe('settings', () => {
+  it('shows only set / not set for keys and never displays a key', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByLabelText('Anthropic API key not set')).toBeInTheDocument()
+    expect(within(dialog).getByLabelText('OpenAI API key not set')).toBeInTheDocument()
+    const input = within(dialog).getByLabelText('Anthropic API key') as HTMLInputElement
+    expect(input.type).toBe('password')
+    await user.type(input, SECRET)
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[0])
+    await waitFor(() => expect(within(dialog).getByLabelText('Anthropic API key set')).toBeInTheDocument())
+    expect(input.value).toBe('')
+    expect(document.body.innerHTML).not.toContain(SECRET)
+    const patch = bridge.calls.find((c) => c.name === 'settingsSet')!.params as { patch: unknown }
+    expect(patch.patch).toEqual({ models: { providers: { anthropic: { apiKey: SECRET } } } })
+    // the config the UI holds has no key either
+    expect(JSON.stringify((await bridge.settingsGet()).ok && (await bridge.settingsGet()))).not.toContain(SECRET)
+  })
+
+  it('onboarding appears without a usable model and disappears once a key is set', async () => {
+    const user = userEvent.setup()
+    await renderApp({ configured: false })
+    expect(screen.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeInTheDocument()
+    expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument()
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-test')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+    await waitFor(() => expect(screen.queryByRole('heading', { name: 'Welcome to Loopdesk' })).not.toBeInTheDocument())
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument()
+  })
+
+  it('saves a local OpenAI-compatible endpoint, validates input, and lists its model', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'not a url')
+    await user.type(within(dialog).getByLabelText('Model id'), 'llama3.1:8b')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('valid http(s) base URL')
+    await user.clear(url)
+    await user.type(url, 'http://127.0.0.1:1234/v1')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() => expect(within(dialog).getByRole('option', { name: /llama3.1:8b \(local\)/ })).toBeInTheDocument())
+    const sent = bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params as { patch: any }
+    expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', api: 'openai-completions', models: [{ id: 'llama3.1:8b', contextWindow: 32768 }] })
+    await user.selectOptions(within(dialog).getByLabelText('Default model'), 'local/llama3.1:8b')
+    await waitFor(() => expect(bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params).toEqual({ patch: { agents: { defaults: { model: { primary: 'local/llama3.1:8b' } } } }, baseHash: expect.any(String) }))
+  })
+
+  it('agent, gateway and appearance sections save through config.patch / prefs', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    const timeout = within(dialog).getByLabelText('Run timeout (seconds)')
+    await user.clear(timeout)
+    await user.type(timeout, '0')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('whole number of seconds')
+    await user.clear(timeout)
+    await user.type(timeout, '900')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect((bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params as any).patch.agents.defaults.timeoutSeconds).toBe(900))
+
+    await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
+    expect(within(dialog).getByText(/npx loopdesk gateway call health --url ws:\/\/127.0.0.1:18789 --token/)).toBeInTheDocument()
+    await user.click(within(dialog).getByRole('button', { name: 'Generate new token' }))
+    await waitFor(() => expect(within(dialog).getByText(/--token [0-9a-f]{48}/)).toBeInTheDocument())
+
+    await user.click(within(dialog).getByRole('button', { name: 'Appearance' }))
+    await user.click(within(dialog).getByRole('radio', { name: 'Dark' }))
+    await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'))
+    expect(bridge.calls.filter((c) => c.name === 'prefsSet').at(-1)!.params).toEqual({ theme: 'dark' })
+  }, 15_000)
+})

@@ -1,0 +1,88 @@
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { LONG, renderApp } from '../test-utils'
+
+beforeEach(() => localStorage.clear())
+
+const seed = [
+  { key: 'agent:main:main', label: 'Main', messages: 4 },
+  { key: 'agent:main:taxes', label: 'Tax questions', messages: 2 },
+]
+
+describe('sessions sidebar', () => {
+  it('lists sessions with status and switches between them, restoring each transcript', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    expect(within(nav).getByText('Main')).toBeInTheDocument()
+    expect(within(nav).getByText('Tax questions')).toBeInTheDocument()
+    const log = () => screen.getByRole('log', { name: 'Conversation' })
+    await waitFor(() => expect(within(log()).getAllByText(/Question \d/).length).toBeGreaterThan(0))
+    const before = log().textContent
+    await user.click(within(nav).getByText('Tax questions'))
+    await waitFor(() => expect(within(log()).getAllByText(/Question 1/)).toHaveLength(1))
+    await user.click(within(nav).getByText('Main'))
+    await waitFor(() => expect(log().textContent).toBe(before))
+  })
+
+  it('shows Running while a run is active, live via sessions.changed', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ tickMs: 20, seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write something long{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Running'))
+    await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Idle'), LONG)
+  })
+
+  it('creates, renames, resets and deletes (with confirmation)', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await user.click(within(nav).getByRole('button', { name: 'New session' }))
+    await waitFor(() => expect(within(nav).getAllByRole('listitem')).toHaveLength(3))
+    expect(screen.getByText('Start a conversation')).toBeInTheDocument()
+
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Rename' }))
+    const input = within(nav).getByRole('textbox', { name: 'Session name' })
+    await user.clear(input)
+    await user.type(input, 'Taxes 2026{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Taxes 2026')).toBeInTheDocument())
+
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Taxes 2026' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Delete' }))
+    const dialog = screen.getByRole('alertdialog', { name: 'Delete session?' })
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+    expect(within(nav).getByText('Taxes 2026')).toBeInTheDocument()
+    expect(bridge.calls.some((c) => c.name === 'sessionsDelete')).toBe(false)
+
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Taxes 2026' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Delete' }))
+    await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => expect(within(nav).queryByText('Taxes 2026')).not.toBeInTheDocument())
+
+    await user.click(within(nav).getByText('Main'))
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBeGreaterThan(0))
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Reset' }))
+    await user.click(within(screen.getByRole('alertdialog', { name: 'Reset session?' })).getByRole('button', { name: 'Reset' }))
+    await waitFor(() => expect(screen.getByText('Start a conversation')).toBeInTheDocument())
+  })
+
+  it('searches by label and by message content', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const search = within(nav).getByRole('searchbox', { name: 'Search sessions' })
+    await user.type(search, 'tax')
+    expect(within(nav).queryByText('Main')).not.toBeInTheDocument()
+    expect(within(nav).getByText('Tax questions')).toBeInTheDocument()
+    await user.clear(search)
+    await user.type(search, 'part 2 work') // only in Main's messages
+    await waitFor(() => expect(within(nav).getByText('Main')).toBeInTheDocument())
+    expect(within(nav).queryByText('Tax questions')).not.toBeInTheDocument()
+    expect(bridge.calls.filter((c) => c.name === 'sessionsList').at(-1)!.params).toMatchObject({ search: 'part 2 work' })
+  })
+})

@@ -1,0 +1,96 @@
+import { render } from '@testing-library/react'
+import { describe, expect, it } from 'vitest'
+import { blocksWithTail, splitBlocks } from './blocks'
+import { htmlToNodes } from './highlight'
+import { Markdown, PLAIN_TEXT_AFTER_CHARS, safeHref } from './Markdown'
+
+describe('block splitting', () => {
+  it('splits at blank lines but never inside a code fence', () => {
+    const text = 'Intro para\n\n```js\nconst a = 1\n\nconst b = 2\n```\nAfter fence\n\n- a\n- b\n\ntail'
+    const s = splitBlocks(text)
+    expect(blocksWithTail(s).map((b) => [b.src, b.done])).toEqual([
+      ['Intro para', true],
+      ['```js\nconst a = 1\n\nconst b = 2\n```', true],
+      ['After fence', true],
+      ['- a\n- b', true],
+      ['tail', false],
+    ])
+  })
+
+  it('keeps indented continuations with their block', () => {
+    const s = splitBlocks('1. step\n\n    indented code in the item\n\n2. next\n')
+    expect(blocksWithTail(s).map((b) => b.src)).toEqual(['1. step\n\n    indented code in the item', '2. next'])
+  })
+
+  it('is incremental: a streamed text gives the same blocks as the whole text, reusing finished ones', () => {
+    const full = Array.from({ length: 30 }, (_, i) => (i % 5 === 0 ? '```py\nprint(1)\n\nprint(2)\n```' : `Paragraph ${i} with some words.`)).join('\n\n')
+    let state = splitBlocks('')
+    const seen: string[][] = []
+    for (let i = 1; i <= full.length; i += 7) {
+      const prev = state
+      state = splitBlocks(full.slice(0, i), prev)
+      // finished blocks never change once emitted
+      expect(state.blocks.slice(0, prev.blocks.length)).toEqual(prev.blocks)
+      seen.push(state.blocks)
+    }
+    state = splitBlocks(full, state)
+    expect(blocksWithTail(state).map((b) => b.src)).toEqual(blocksWithTail(splitBlocks(full)).map((b) => b.src))
+  })
+
+  it('bounds the tail of one endless paragraph', () => {
+    const line = 'word '.repeat(20) + '\n'
+    const s = splitBlocks(line.repeat(2000))
+    expect(s.text.length - s.stableEnd).toBeLessThan(20_000)
+  })
+})
+
+describe('markdown rendering', () => {
+  it('renders markdown as elements and never interprets HTML from the model', () => {
+    const { container } = render(<Markdown text={'# Title\n\nHello **bold** <img src=x onerror=alert(1)> <script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done'} />)
+    expect(container.querySelector('h1')?.textContent).toBe('Title')
+    expect(container.querySelector('strong')?.textContent).toBe('bold')
+    expect(container.querySelector('img')).toBeNull()
+    expect(container.querySelector('script')).toBeNull()
+    expect(container.textContent).toContain('<img src=x onerror=alert(1)>')
+    expect(container.querySelectorAll('td')).toHaveLength(2)
+    expect(container.querySelector('input[type=checkbox]')).toBeChecked()
+  })
+
+  it('links open externally and only for safe schemes', () => {
+    const { container } = render(<Markdown text={'[ok](https://example.com/a) [bad](javascript:alert(1)) [file](file:///etc/passwd)'} />)
+    const links = container.querySelectorAll('a')
+    expect(links).toHaveLength(1)
+    expect(links[0].getAttribute('href')).toBe('https://example.com/a')
+    expect(links[0].getAttribute('target')).toBe('_blank')
+    expect(links[0].getAttribute('rel')).toBe('noreferrer noopener')
+    expect(safeHref(' JAVASCRIPT:alert(1)')).toBeUndefined()
+  })
+
+  it('highlights finished code blocks and leaves a streaming fence plain', () => {
+    const { container, rerender } = render(<Markdown text={'```ts\nconst x: number = 1\n'} />)
+    expect(container.querySelector('code span')).toBeNull()
+    rerender(<Markdown text={'```ts\nconst x: number = 1\n```\n\ndone'} />)
+    expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const')
+    expect(container.querySelector('button[aria-label="Copy code"]')).not.toBeNull()
+  })
+
+  it('parses hljs output without innerHTML and rejects unexpected markup', () => {
+    expect(htmlToNodes('<span class="hljs-keyword">let</span> x &lt; 1')).toHaveLength(2)
+    expect(htmlToNodes('<img src=x>')).toBeUndefined()
+    expect(htmlToNodes('<span class="a">unclosed')).toBeUndefined()
+  })
+
+  it('decodes entities as text', () => {
+    const { container } = render(<Markdown text={'a &amp; b &lt;tag&gt; &#x1F600;'} />)
+    expect(container.textContent).toBe('a & b <tag> 😀')
+  })
+
+  it('renders text beyond the plain-text threshold without markdown parsing', () => {
+    const para = '**bold** ' + 'text '.repeat(2000) + '\n\n'
+    const text = para.repeat(Math.ceil((PLAIN_TEXT_AFTER_CHARS + 20_000) / para.length))
+    const { container } = render(<Markdown text={text} />)
+    expect(container.querySelectorAll('.md-plain').length).toBeGreaterThan(0)
+    expect(container.querySelector('.md-plain')!.textContent).toContain('**bold**')
+    expect(container.querySelectorAll('strong').length).toBe(Math.ceil(PLAIN_TEXT_AFTER_CHARS / para.length))
+  })
+})
