@@ -39,6 +39,8 @@ export interface CompactionControllerOptions {
   reset?(): void
   /** summary already in force from an earlier compaction (merged into the first new summary) */
   previousSummary?: string
+  /** lazy alternative to previousSummary (read only when a compaction actually happens) */
+  loadPreviousSummary?(): Promise<string | undefined> | string | undefined
   /** threshold-triggered compactions allowed per run (default 3) */
   maxAutoCompactions?: number
   signal?: AbortSignal
@@ -70,10 +72,12 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
   private readonly summarized = new WeakSet<object>()
   private summaryMessage?: M
   private previousSummary?: string
+  private previousLoaded: boolean
   private busy = false
 
   constructor(private readonly o: CompactionControllerOptions) {
     this.previousSummary = o.previousSummary
+    this.previousLoaded = o.previousSummary !== undefined || !o.loadPreviousSummary
   }
 
   /** Whether the one overflow retry of this run has been used. */
@@ -178,6 +182,10 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
       })
       let summary: string
       try {
+        if (!this.previousLoaded) {
+          this.previousLoaded = true
+          this.previousSummary = await this.o.loadPreviousSummary!()
+        }
         const budget = compactionThreshold(this.o.contextWindow, this.o.reserveTokens) * CHARS_PER_TOKEN
         summary = await summarize(plan.toSummarize, {
           complete: this.o.complete,

@@ -12,8 +12,11 @@ import { DEFAULT_QUEUE_SETTINGS, type QueueSettings } from './settings'
 export interface QueueDeps {
   /** a run is active (or starting) for the session */
   isActive(sessionKey: string): boolean
-  /** inject text into the active run; false when the run cannot take it (not streaming, compacting, …) */
-  steer(sessionKey: string, text: string): boolean
+  /**
+   * inject text into the active run; false when the run cannot take it (not streaming, compacting, …).
+   * Returning the run's id records which run took the message.
+   */
+  steer(sessionKey: string, text: string): boolean | { runId: string }
   /** abort the active run (resolves once the abort was requested) */
   abort(sessionKey: string): Promise<void>
   /** start a run for the given prompt; `itemIds` are the queue items it consumes */
@@ -104,7 +107,7 @@ export class SessionQueues {
     }
 
     if (active && mode === 'steer') {
-      let steered = false
+      let steered: boolean | { runId: string } = false
       try {
         steered = this.deps.steer(sessionKey, text)
       } catch (err) {
@@ -112,6 +115,7 @@ export class SessionQueues {
       }
       if (steered) {
         const e = this.newEntry(sessionKey, text, mode, opts.meta, 'steered')
+        if (typeof steered === 'object' && steered.runId) e.item.runId = steered.runId
         s.entries.push(e)
         this.trimHistory(s)
         this.changed(sessionKey)
@@ -156,6 +160,25 @@ export class SessionQueues {
     e.settle?.({ status: 'dropped', itemId: id, reason: 'removed' })
     this.trimHistory(s)
     this.changed(sessionKey)
+    return true
+  }
+
+  /**
+   * A steered message did not make it into its run (the run ended before picking it up): queue it again
+   * as a follow-up so it is not lost. False when the item is unknown or was not steered.
+   */
+  requeueSteered(sessionKey: string, id: string): boolean {
+    const s = this.sessions.get(sessionKey)
+    const e = s?.entries.find((x) => x.item.id === id)
+    if (!s || !e || e.item.status !== 'steered') return false
+    e.item.status = 'queued'
+    e.item.mode = 'followup'
+    e.item.detail = 'the run ended before taking the steered message; queued as follow-up'
+    // keep enqueue order: move it behind items already waiting
+    s.entries.splice(s.entries.indexOf(e), 1)
+    s.entries.push(e)
+    this.changed(sessionKey)
+    void this.drain(sessionKey)
     return true
   }
 

@@ -1,0 +1,193 @@
+// Issue 4 extensions installed into a runtime: plugin hooks (<stateDir>/plugins), internal hooks
+// (<stateDir>/hooks and <workspace>/hooks), compaction, block streaming and chat queue modes. Everything
+// plugs in through the runtime's mutable hook table and `core.queueModes`, so the runner and the handlers
+// stay unaware of the modules behind them.
+import path from 'node:path'
+import type { AgentMessage } from '@earendil-works/pi-agent-core'
+import type { AnyEvent } from '../../../shared/events'
+import { createCompactionHooks, type CompactionHooks } from '../compaction/runtime-hooks'
+import type { RuntimeCore } from '../handlers-context'
+import { ChatQueueModes } from '../queue/chat-queue'
+import type { RuntimeHooks } from '../runner/hooks'
+import { createBlockStreamingHooks } from '../streaming/runtime-hooks'
+import { InternalHooks, loadInternalHooks, type LoadInternalHooksResult } from './internal'
+import { loadPlugins, type LoadPluginsResult } from './plugins'
+import { HookRegistry } from './registry'
+import { pluginRuntimeHooks, type PluginRuntimeHooks } from './runtime-hooks'
+import { consoleHookLogger, type HookLogger } from './types'
+
+/** What the installer needs from a runtime (the Runtime facade satisfies it). */
+export interface ExtensionHost {
+  readonly hooks: RuntimeHooks
+  readonly core: RuntimeCore
+  subscribe(listener: (ev: AnyEvent) => void): () => void
+}
+
+export interface ExtensionsOptions {
+  logger?: HookLogger
+  /** a registry to use (tests register handlers directly); plugins are loaded into it as well */
+  registry?: HookRegistry
+  internal?: InternalHooks
+  /** load <stateDir>/plugins (default: config `plugins.enabled` !== false) */
+  loadPlugins?: boolean
+  /** load internal hook folders (default: config `hooks.internal.enabled` !== false) */
+  loadInternalHooks?: boolean
+}
+
+export interface Extensions {
+  registry: HookRegistry
+  internal: InternalHooks
+  queueModes: ChatQueueModes
+  compaction: CompactionHooks
+  plugins: LoadPluginsResult
+  internalHooks: LoadInternalHooksResult
+  /** plugin `gateway_start` (call once the gateway listens) */
+  gatewayStarted(port: number): Promise<void>
+  /** plugin `gateway_stop` */
+  gatewayStopped(reason?: string): Promise<void>
+  /** waits for observe-only hooks still running */
+  idle(): Promise<void>
+  dispose(): void
+}
+
+function userTexts(messages: AgentMessage[]): string[] {
+  const out: string[] = []
+  for (const m of messages as Array<{ role: string; content?: unknown }>) {
+    if (m.role !== 'user') continue
+    if (typeof m.content === 'string') out.push(m.content)
+    else if (Array.isArray(m.content)) {
+      out.push(m.content.map((c: { type?: string; text?: string }) => (c?.type === 'text' ? (c.text ?? '') : '')).join(''))
+    }
+  }
+  return out
+}
+
+export async function installExtensions(host: ExtensionHost, opts: ExtensionsOptions = {}): Promise<Extensions> {
+  const { core } = host
+  const logger = opts.logger ?? consoleHookLogger
+  const raw = core.config.current.raw
+  const registry = opts.registry ?? new HookRegistry({ logger })
+  const internal = opts.internal ?? new InternalHooks({ logger })
+
+  const plugins: LoadPluginsResult =
+    (opts.loadPlugins ?? raw.plugins?.enabled !== false)
+      ? await loadPlugins(registry, { dir: path.join(core.stateDir, 'plugins'), disabled: raw.plugins?.disabled, logger })
+      : { loaded: [], failed: [], skipped: [] }
+  let internalHooks: LoadInternalHooksResult = { loaded: [], failed: [] }
+  if (opts.loadInternalHooks ?? raw.hooks?.internal?.enabled !== false) {
+    const roots = [{ label: 'state', dir: path.join(core.stateDir, 'hooks') }]
+    const seen = new Set(roots.map((r) => path.resolve(r.dir)))
+    for (const a of core.config.current.agents) {
+      const dir = path.resolve(a.workspace, 'hooks')
+      if (seen.has(dir)) continue
+      seen.add(dir)
+      roots.push({ label: `workspace:${a.id}`, dir })
+    }
+    internalHooks = await loadInternalHooks(internal, { roots, logger })
+  }
+
+  const plugin: PluginRuntimeHooks = pluginRuntimeHooks({
+    registry,
+    internal,
+    logger,
+    transcriptPath: (agentId, sessionId) => core.store(agentId).transcriptPath(sessionId),
+  })
+  const streaming = createBlockStreamingHooks({
+    config: () => core.config.current,
+    sessionEntry: (agentId, key) => core.store(agentId).get(key),
+    logger,
+  })
+  const compaction = createCompactionHooks({
+    config: () => core.config.current,
+    models: () => core.models(),
+    store: (agentId) => core.store(agentId),
+    plugins: registry,
+    resetRun: (runId) => streaming.reset(runId),
+    logger,
+  })
+  const queueModes = new ChatQueueModes({
+    tracked: core.tracked,
+    activeRunsOf: (key) => core.runner.activeRunsOf(key),
+    startRun: (req) => core.startRun(req, 'chat'),
+    queueDefaults: () => core.config.current.queue,
+    sessionEntry: (key) => {
+      const agentId = key.split(':')[1]
+      return agentId ? core.store(agentId).get(key) : undefined
+    },
+    onChange: (sessionKey, items) => {
+      core.emit({ event: 'queue.changed', payload: { sessionKey, items } })
+      core.sessionChanged(sessionKey, 'queue')
+    },
+    logger,
+  })
+
+  // ---- plug into the hook table (existing hooks of the same slot keep running first)
+  const h = host.hooks as RuntimeHooks
+  const prev = { ...h }
+  const p = plugin.hooks
+  h.bootstrap = p.bootstrap
+  h.beforeAgentStart = p.beforeAgentStart
+  h.beforeToolCall = p.beforeToolCall
+  h.afterToolCall = p.afterToolCall
+  h.toolResultPersist = p.toolResultPersist
+  h.command = p.command
+  h.messageReceived = p.messageReceived
+  h.transformContext = compaction.hooks.transformContext
+  h.onContextOverflow = compaction.hooks.onContextOverflow
+  h.compact = compaction.hooks.compact
+  h.agentEvent = async (event, ctx) => {
+    await prev.agentEvent?.(event, ctx)
+    await streaming.hooks.agentEvent!(event, ctx)
+  }
+  h.agentEnd = async (info, ctx) => {
+    await prev.agentEnd?.(info, ctx)
+    await p.agentEnd!(info, ctx)
+    queueModes.runEnded(ctx.sessionKey, ctx.runId, userTexts(info.messages))
+  }
+  h.runEnded = (handle) => {
+    prev.runEnded?.(handle)
+    compaction.runEnded(handle.runId)
+    streaming.runEnded(handle.runId)
+  }
+  core.queueModes = queueModes
+
+  // ---- session_start / session_end for sessions created and deleted (new/reset come via command hooks)
+  const sessionIds = new Map<string, string>()
+  const unsubscribe = host.subscribe((ev) => {
+    if (ev.event !== 'sessions.changed') return
+    const { sessionKey, reason, session } = ev.payload
+    const agentId = sessionKey.split(':')[1]
+    if (reason === 'delete') {
+      const sessionId = sessionIds.get(sessionKey)
+      sessionIds.delete(sessionKey)
+      if (sessionId) plugin.sessionEnded({ sessionKey, sessionId, agentId, reason: 'deleted' })
+      return
+    }
+    if (!session) return
+    if (reason === 'create') plugin.sessionStarted({ sessionKey, sessionId: session.sessionId, agentId })
+    sessionIds.set(sessionKey, session.sessionId)
+  })
+
+  const gatewayHook = async (name: 'gateway_start' | 'gateway_stop', event: { port: number } | { reason?: string }) => {
+    await registry.runObserve(name, event as never, {} as never)
+  }
+
+  return {
+    registry,
+    internal,
+    queueModes,
+    compaction,
+    plugins,
+    internalHooks,
+    gatewayStarted: (port) => gatewayHook('gateway_start', { port }),
+    gatewayStopped: (reason) => gatewayHook('gateway_stop', reason ? { reason } : {}),
+    idle: () => plugin.idle(),
+    dispose() {
+      unsubscribe()
+      queueModes.dispose()
+      if (core.queueModes === queueModes) core.queueModes = undefined
+      Object.assign(h, prev)
+      for (const k of Object.keys(h) as Array<keyof RuntimeHooks>) if (!(k in prev)) delete h[k]
+    },
+  }
+}

@@ -1,0 +1,159 @@
+// Queue modes for chat.send over the runtime: SessionQueues with its dependencies bound to the runtime's
+// tracked runs (active = a run of the session is queued in its lane or running), the runner's live run
+// handles (steer) and the runtime's run starter.
+import type { QueueItem, QueueMode } from '../../../shared/events'
+import type { ThinkingLevel } from '../../../shared/methods'
+import { parseSessionKey } from '../../../shared/session-key'
+import type { SessionEntry } from '../contracts'
+import { SessionQueues, type SubmitResult } from './session-queues'
+import { resolveQueueSettings, type QueueSettings } from './settings'
+
+/** What the queue needs from the runtime (RuntimeCore satisfies it through `chatQueueHost`). */
+export interface ChatQueueHost {
+  /** runs queued or running, by runId */
+  tracked: Map<string, { runId: string; sessionKey: string; controller: AbortController; done: Promise<unknown> }>
+  /** live (started) runs of a session */
+  activeRunsOf(sessionKey: string): Array<{ runId: string; isStreaming(): boolean; steer(text: string): void }>
+  startRun(req: {
+    runId: string
+    sessionKey: string
+    agentId: string
+    message: string
+    acceptedAt: number
+    thinking?: ThinkingLevel
+    timeoutMs?: number
+  }): { runId: string }
+  /** config queue defaults (messages.queue) */
+  queueDefaults(): Partial<QueueSettings>
+  /** the session entry (per-session queueMode / debounce / cap / drop) */
+  sessionEntry(sessionKey: string): SessionEntry | undefined
+  onChange(sessionKey: string, items: QueueItem[]): void
+  logger?: { warn(msg: string): void; error(msg: string): void }
+}
+
+export interface ChatSubmit {
+  sessionKey: string
+  agentId: string
+  message: string
+  /** the chat.send idempotency key: becomes the runId of the run that carries this message */
+  runId: string
+  thinking?: ThinkingLevel
+  timeoutMs?: number
+  /** chat.send `queueMode` (overrides the session and config mode) */
+  queueMode?: QueueMode
+}
+
+export type ChatSubmitResult =
+  | { runId: string; status: 'started' }
+  | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
+
+interface Meta {
+  runId: string
+  agentId: string
+  thinking?: ThinkingLevel
+  timeoutMs?: number
+}
+
+export class QueueFullError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'QueueFullError'
+  }
+}
+
+export class ChatQueueModes {
+  readonly queues: SessionQueues
+
+  constructor(private readonly host: ChatQueueHost) {
+    this.queues = new SessionQueues({
+      isActive: (key) => this.runsOf(key).length > 0,
+      steer: (key, text) => {
+        const live = host.activeRunsOf(key).find((r) => r.isStreaming())
+        if (!live) return false
+        live.steer(text)
+        return { runId: live.runId }
+      },
+      abort: async (key) => {
+        for (const t of this.runsOf(key)) if (!t.controller.signal.aborted) t.controller.abort('interrupt')
+      },
+      startRun: async (key, text, _ids, metas) => {
+        const m = (metas.find((x) => x) ?? {}) as Meta
+        const agentId = m.agentId ?? parseSessionKey(key)?.agentId ?? 'main'
+        const runId = m.runId && !host.tracked.has(m.runId) ? m.runId : `${m.runId ?? 'queued'}:${Date.now().toString(36)}`
+        return host.startRun({ runId, sessionKey: key, agentId, message: text, acceptedAt: Date.now(), thinking: m.thinking, timeoutMs: m.timeoutMs })
+      },
+      waitIdle: async (key) => {
+        // runs of the session may be chained (a queued followup starts as the previous one ends)
+        for (let runs = this.runsOf(key); runs.length; runs = this.runsOf(key)) {
+          await Promise.all(runs.map((t) => t.done.catch(() => undefined)))
+        }
+      },
+      settings: (key) => this.settings(key),
+      onChange: (key, items) => host.onChange(key, items),
+      logger: host.logger,
+    })
+  }
+
+  settings(sessionKey: string, inline?: QueueMode): QueueSettings {
+    return resolveQueueSettings(this.host.queueDefaults(), this.host.sessionEntry(sessionKey), inline)
+  }
+
+  private runsOf(sessionKey: string) {
+    return [...this.host.tracked.values()].filter((t) => t.sessionKey === sessionKey)
+  }
+
+  /**
+   * chat.send for a session: starts at once when idle, else applies the queue mode. Throws QueueFullError
+   * when the cap rejected the message (drop policy `new`), Error when the run could not start.
+   */
+  async submit(p: ChatSubmit): Promise<ChatSubmitResult> {
+    const meta: Meta = { runId: p.runId, agentId: p.agentId, thinking: p.thinking, timeoutMs: p.timeoutMs }
+    const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta })
+    switch (r.status) {
+      case 'started':
+        return { runId: r.runId, status: 'started' }
+      case 'steered': {
+        const item = this.queues.list(p.sessionKey).find((i) => i.id === r.itemId)
+        return { runId: item?.runId ?? p.runId, status: 'steered', queueItemId: r.itemId }
+      }
+      case 'queued':
+        return { runId: p.runId, status: 'queued', queueItemId: r.itemId }
+      case 'dropped':
+        throw new QueueFullError(`message not queued: ${r.reason}`)
+      case 'failed':
+        throw new Error(r.error)
+    }
+  }
+
+  /**
+   * A run ended: every message steered into it must appear among its user messages; one that does not
+   * (the run finished between the steer check and its end) is queued again as a follow-up.
+   */
+  runEnded(sessionKey: string, runId: string, userTexts: string[]): void {
+    const seen = new Set(userTexts.map((t) => t.trim()))
+    for (const item of this.queues.list(sessionKey)) {
+      if (item.status !== 'steered' || item.runId !== runId) continue
+      if (!seen.has(item.text.trim())) this.queues.requeueSteered(sessionKey, item.id)
+    }
+  }
+
+  list(sessionKey: string): QueueItem[] {
+    return this.queues.list(sessionKey)
+  }
+
+  remove(sessionKey: string, id: string): boolean {
+    return this.queues.remove(sessionKey, id)
+  }
+
+  clear(sessionKey: string, reason = 'cleared'): number {
+    return this.queues.clear(sessionKey, reason)
+  }
+
+  queuedCount(sessionKey: string): number {
+    return this.queues.pendingCount(sessionKey)
+  }
+
+  dispose(): void {
+    this.queues.dispose()
+  }
+}

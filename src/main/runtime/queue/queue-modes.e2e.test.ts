@@ -1,0 +1,185 @@
+// Queue modes end to end: chat.send through dispatch on a real runtime, the real pi client and the
+// scripted model server. A slow first reply keeps the session busy while the next messages arrive.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import type { AgentEvent, ChatEvent, QueueItem } from '../../../shared/events'
+import type { LoopdeskConfig } from '../contracts'
+import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { installExtensions, type Extensions } from '../hooks/extensions'
+
+let server: ModelServer
+beforeAll(async () => {
+  server = await startModelServer()
+})
+afterAll(() => server.close())
+
+let t: TestRuntime
+const quiet = { warn: () => {}, error: () => {}, info: () => {} }
+
+async function start(queue: NonNullable<LoopdeskConfig['messages']>['queue']): Promise<void> {
+  server.requests.length = 0 // the server is shared by the tests of this file
+  t = await startTestRuntime(server, { config: testConfig(server, { messages: { queue } }) })
+  // createRuntime may already install the extensions; otherwise install them here
+  if (!(t.runtime as { extensions?: Extensions }).extensions) {
+    await installExtensions(t.runtime, { logger: quiet, loadPlugins: false, loadInternalHooks: false })
+  }
+}
+afterEach(async () => {
+  server.script([])
+  await t?.close()
+})
+
+const K = 'agent:main:main'
+const until = async (cond: () => boolean, ms = 8000) => {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
+const ended = (runId: string) => agentEvents(runId).some((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase !== 'start')
+const finalText = (runId: string) => {
+  const f = t.events.find((e) => e.event === 'chat' && e.payload.runId === runId && (e.payload as ChatEvent).state !== 'delta')
+  return (f?.payload as ChatEvent | undefined)?.message?.content[0].text
+}
+/** the user text of the last user message of a captured OpenAI request */
+const lastUser = (r: CapturedRequest): string => {
+  const users = (r.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'user')
+  const c = users.at(-1)?.content
+  return typeof c === 'string' ? c : (c as Array<{ text: string }>).map((x) => x.text).join('')
+}
+const userTexts = (r: CapturedRequest): string[] =>
+  (r.body.messages as Array<{ role: string; content: unknown }>)
+    .filter((m) => m.role === 'user')
+    .map((m) => (typeof m.content === 'string' ? m.content : (m.content as Array<{ text: string }>).map((x) => x.text).join('')))
+
+/** replies echo the user's last text; the first one is slow so the session stays busy */
+function echoServer(slowFirstMs = 400) {
+  let n = 0
+  server.script((req) => ({ text: `reply to: ${lastUser(req)}`, chunks: 4, delayMs: n++ === 0 ? slowFirstMs / 4 : 0 }))
+}
+
+describe('queue modes (chat.send)', () => {
+  it('followup: each message runs after the active run, in order; the queue is observable', async () => {
+    await start({ mode: 'followup', debounceMs: 0 })
+    echoServer()
+    const changes: QueueItem[][] = []
+    t.runtime.subscribe((e) => {
+      if (e.event === 'queue.changed') changes.push(e.payload.items)
+    })
+    expect(await t.call('chat.send', { sessionKey: K, message: 'first', idempotencyKey: 'f1' })).toEqual({ runId: 'f1', status: 'started' })
+    const b = await t.call('chat.send', { sessionKey: K, message: 'second', idempotencyKey: 'f2' })
+    const c = await t.call('chat.send', { sessionKey: K, message: 'third', idempotencyKey: 'f3' })
+    expect(b).toMatchObject({ runId: 'f2', status: 'queued', queueItemId: expect.any(String) })
+    expect(c).toMatchObject({ runId: 'f3', status: 'queued' })
+    const listed = await t.call('loopdesk.queue.list', { sessionKey: K })
+    expect(listed.items.map((i) => [i.text, i.status, i.mode])).toEqual([
+      ['second', 'queued', 'followup'],
+      ['third', 'queued', 'followup'],
+    ])
+    await until(() => ended('f3'))
+    expect(server.requests.map(lastUser)).toEqual(['first', 'second', 'third'])
+    expect(finalText('f2')).toBe('reply to: second')
+    expect(finalText('f3')).toBe('reply to: third')
+    const after = await t.call('loopdesk.queue.list', { sessionKey: K })
+    expect(after.items.map((i) => [i.text, i.status, i.runId])).toEqual([
+      ['second', 'started', 'f2'],
+      ['third', 'started', 'f3'],
+    ])
+    expect(changes.length).toBeGreaterThanOrEqual(4)
+  })
+
+  it('collect: messages queued during a run are coalesced into ONE follow-up turn after the debounce', async () => {
+    await start({ mode: 'collect', debounceMs: 150 })
+    echoServer()
+    await t.call('chat.send', { sessionKey: K, message: 'start', idempotencyKey: 'c1' })
+    await t.call('chat.send', { sessionKey: K, message: 'also this', idempotencyKey: 'c2' })
+    await t.call('chat.send', { sessionKey: K, message: 'and that', idempotencyKey: 'c3' })
+    await until(() => ended('c2'))
+    await new Promise((r) => setTimeout(r, 400))
+    expect(server.requests).toHaveLength(2)
+    expect(lastUser(server.requests[1])).toBe('[Queued messages while agent was busy]\n\n---\nQueued #1\nalso this\n\n---\nQueued #2\nand that')
+    const items = (await t.call('loopdesk.queue.list', { sessionKey: K })).items
+    expect(items.map((i) => [i.status, i.runId])).toEqual([
+      ['collected', 'c2'],
+      ['collected', 'c2'],
+    ])
+    expect(ended('c3')).toBe(false) // no run of its own: it rode along in c2
+  })
+
+  it('steer: injected into the active run before its next model call (no extra run)', async () => {
+    await start({ mode: 'steer', debounceMs: 0 })
+    server.script([
+      { toolCalls: [{ name: 'ls', args: { path: '.' } }], delayMs: 150, chunks: 2 },
+      (req) => ({ text: `final, seen: ${userTexts(req).join(' | ')}` }),
+    ])
+    await t.call('chat.send', { sessionKey: K, message: 'list files', idempotencyKey: 's1' })
+    await until(() => server.requests.length === 1)
+    const r = await t.call('chat.send', { sessionKey: K, message: 'and tell me the count', idempotencyKey: 's2' })
+    expect(r).toMatchObject({ status: 'steered', runId: 's1' })
+    await until(() => ended('s1'))
+    expect(server.requests).toHaveLength(2)
+    expect(userTexts(server.requests[1])).toEqual(['list files', 'and tell me the count'])
+    expect(finalText('s1')).toContain('seen: list files | and tell me the count')
+    expect((await t.call('loopdesk.queue.list', { sessionKey: K })).items).toEqual([
+      expect.objectContaining({ text: 'and tell me the count', status: 'steered', runId: 's1', mode: 'steer' }),
+    ])
+    expect(ended('s2')).toBe(false)
+  })
+
+  it('interrupt: aborts the active run, then runs the new message', async () => {
+    await start({ mode: 'followup', debounceMs: 0 })
+    server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
+    await t.call('chat.send', { sessionKey: K, message: 'long task', idempotencyKey: 'i1' })
+    await until(() => server.requests.length === 1)
+    const r = await t.call('chat.send', { sessionKey: K, message: 'forget that, do this', idempotencyKey: 'i2', queueMode: 'interrupt' })
+    expect(r).toEqual({ runId: 'i2', status: 'started' })
+    expect(agentEvents('i1').find((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase === 'end')?.data).toMatchObject({ aborted: true })
+    await until(() => ended('i2'))
+    expect(finalText('i2')).toBe('reply to: forget that, do this')
+  })
+
+  it('cap with drop "new" rejects the newest message with a clear error; remove takes a message out', async () => {
+    await start({ mode: 'followup', debounceMs: 0, cap: 1, drop: 'new' })
+    server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
+    await t.call('chat.send', { sessionKey: K, message: 'busy', idempotencyKey: 'n1' })
+    await until(() => server.requests.length === 1)
+    const q = await t.call('chat.send', { sessionKey: K, message: 'queued one', idempotencyKey: 'n2' })
+    expect(q).toMatchObject({ status: 'queued' })
+    const rejected = await t.raw('chat.send', { sessionKey: K, message: 'one too many', idempotencyKey: 'n3' })
+    expect(rejected).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', message: expect.stringMatching(/cap 1/) } })
+    const id = (q as { queueItemId: string }).queueItemId
+    expect(await t.call('loopdesk.queue.remove', { sessionKey: K, id })).toEqual({ ok: true, removed: true })
+    const items = (await t.call('loopdesk.queue.list', { sessionKey: K })).items
+    expect(items.map((i) => [i.text, i.status])).toEqual([
+      ['queued one', 'removed'],
+      ['one too many', 'dropped'],
+    ])
+    await t.call('chat.abort', { sessionKey: K })
+    await until(() => ended('n1'))
+    await new Promise((r) => setTimeout(r, 100))
+    expect(server.requests).toHaveLength(1) // the removed message never ran
+  })
+
+  it('summarize: overflowed messages reach the next prompt as a summary; /stop clears the queue', async () => {
+    await start({ mode: 'followup', debounceMs: 0, cap: 1, drop: 'summarize' })
+    server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
+    await t.call('chat.send', { sessionKey: K, message: 'busy', idempotencyKey: 'm1' })
+    await until(() => server.requests.length === 1)
+    await t.call('chat.send', { sessionKey: K, message: 'dropped one', idempotencyKey: 'm2' })
+    await t.call('chat.send', { sessionKey: K, message: 'kept one', idempotencyKey: 'm3' })
+    await t.call('chat.abort', { sessionKey: K })
+    await until(() => ended('m3'))
+    expect(lastUser(server.requests[1])).toBe('[Queue overflow] Dropped 1 message due to cap.\nSummary:\n- dropped one\n\nkept one')
+    // /stop while messages wait: they are removed
+    server.script([{ hang: true }])
+    await t.call('chat.send', { sessionKey: K, message: 'busy again', idempotencyKey: 'm4' })
+    await until(() => server.requests.length === 3)
+    await t.call('chat.send', { sessionKey: K, message: 'waiting', idempotencyKey: 'm5' })
+    const stop = await t.call('chat.send', { sessionKey: K, message: '/stop', idempotencyKey: 'm6' })
+    expect(stop).toMatchObject({ status: 'command', aborted: true, messages: ['Stopped.'] })
+    const items = (await t.call('loopdesk.queue.list', { sessionKey: K })).items
+    expect(items.find((i) => i.text === 'waiting')).toMatchObject({ status: 'removed', detail: 'stopped' })
+  })
+})
