@@ -1,0 +1,201 @@
+// Plugin and internal hooks end to end: a real runtime (dispatch → runner → real pi client → scripted model
+// server), plugins and hook scripts loaded from real folders in the state dir and the workspace.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { AgentEvent, ChatEvent } from '../../../shared/events'
+import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { Transcript } from '../sessions'
+import { installExtensions, type Extensions } from './extensions'
+import type { HookLogger } from './types'
+
+let server: ModelServer
+beforeAll(async () => {
+  server = await startModelServer()
+})
+afterAll(() => server.close())
+
+let stateDir: string
+let t: TestRuntime
+let ext: Extensions
+const logs: string[] = []
+const logger: HookLogger = { info: (m) => logs.push(`info ${m}`), warn: (m) => logs.push(`warn ${m}`), error: (m) => logs.push(`error ${m}`) }
+
+function write(rel: string, text: string) {
+  const file = path.join(stateDir, rel)
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+}
+
+beforeEach(async () => {
+  logs.length = 0
+  server.script([])
+  server.requests.length = 0
+  stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-ext-'))
+  // plugins: one good, one of each broken kind
+  write(
+    'plugins/policy/index.mjs',
+    `export function register(api) {
+      api.register('before_tool_call', (ev) => ev.toolName === 'read' && ev.params.path === 'secret.txt'
+        ? { block: true, blockReason: 'reading secret.txt is disabled by policy' } : undefined, { priority: 10 })
+      api.register('before_agent_start', () => ({ prependContext: '[policy] be brief' }))
+    }`,
+  )
+  write('plugins/broken-syntax/index.mjs', 'export function register(api) { nope(')
+  write('plugins/broken-throws/index.mjs', `export function register(api) { api.register('agent_end', () => {}); throw new Error('bad plugin') }`)
+  write('plugins/broken-noexport/index.mjs', 'export const x = 1')
+  // internal hooks: state dir + workspace
+  write(
+    'hooks/greeter/handler.mjs',
+    `export const events = ['command:new']
+     export default function (ev) { ev.messages.push('Fresh start! (from a hook)') }`,
+  )
+  write(
+    'workspace/hooks/rules/handler.mjs',
+    `export const events = ['agent:bootstrap']
+     export default function (ev) { ev.context.bootstrapFiles.push({ name: 'RULES.md', content: 'Always answer in French.' }) }`,
+  )
+  t = await startTestRuntime(server, { stateDir })
+  ext = (t.runtime as { extensions?: Extensions }).extensions ?? (await installExtensions(t.runtime, { logger }))
+})
+afterEach(async () => {
+  await t.close()
+  fs.rmSync(stateDir, { recursive: true, force: true })
+})
+
+const K = 'agent:main:main'
+const until = async (cond: () => boolean, ms = 8000) => {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time')
+    await new Promise((r) => setTimeout(r, 10))
+  }
+}
+const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
+const ended = (runId: string) => agentEvents(runId).some((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase !== 'start')
+const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('') : '')
+const systemOf = (r: CapturedRequest) => text((r.body.messages as Array<{ role: string; content: unknown }>).find((m) => m.role === 'system' || m.role === 'developer')?.content)
+const toolMessages = (r: CapturedRequest) => (r.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'tool').map((m) => text(m.content))
+const usersOf = (r: CapturedRequest) => (r.body.messages as Array<{ role: string; content: unknown }>).filter((m) => m.role === 'user').map((m) => text(m.content))
+
+async function run(message: string, id: string) {
+  await t.call('agent', { message, idempotencyKey: id, sessionKey: K })
+  await t.call('agent.wait', { runId: id, timeoutMs: 15_000 })
+  return t.runtime.agentFinal(id)
+}
+
+describe('plugins loaded from <stateDir>/plugins', () => {
+  it('reports broken plugins and keeps going; a plugin block reaches the model as a tool error', async () => {
+    expect(ext.plugins.loaded).toEqual(['policy'])
+    expect(ext.plugins.failed.map((f) => f.id).sort()).toEqual(['broken-noexport', 'broken-syntax', 'broken-throws'])
+    expect(ext.registry.count('agent_end')).toBe(0) // the throwing plugin's hook was removed
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'secret.txt'), 'the password')
+    server.script([{ toolCalls: [{ id: 'c1', name: 'read', args: { path: 'secret.txt' } }] }, { text: 'I cannot read it.' }])
+    const final = await run('show me secret.txt', 'p1')
+    expect(final.status).toBe('ok')
+    expect(toolMessages(server.requests[1])).toEqual([expect.stringContaining('reading secret.txt is disabled by policy')])
+    expect(toolMessages(server.requests[1])[0]).not.toContain('the password')
+    const result = agentEvents('p1').find((e) => e.stream === 'tool' && (e.data as { phase: string }).phase === 'result')
+    expect(result?.data).toMatchObject({ name: 'read', isError: true })
+    // prependContext from before_agent_start
+    expect(usersOf(server.requests[0])).toEqual(['[policy] be brief\n\nshow me secret.txt'])
+  })
+
+  it('fail closed: a throwing before_tool_call handler blocks the call with its error', async () => {
+    ext.registry.register('before_tool_call', () => {
+      throw new Error('policy engine offline')
+    }, { pluginId: 'guard', priority: 100 })
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'AAA')
+    server.script([{ toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }] }, { text: 'blocked' }])
+    await run('read a.txt', 'p2')
+    const tool = toolMessages(server.requests[1])[0]
+    expect(tool).toContain('policy engine offline')
+    expect(tool).toContain('guard')
+    expect(tool).not.toContain('AAA')
+  })
+
+  it('before_agent_start systemPrompt wins by priority; params rewrite; tool_result_persist (sync only); observe hooks', async () => {
+    const seen: Record<string, unknown[]> = { agent_end: [], after_tool_call: [], message_received: [] }
+    ext.registry.register('before_agent_start', () => ({ systemPrompt: 'LOW PRIORITY PROMPT' }), { priority: 1 })
+    ext.registry.register('before_agent_start', () => ({ systemPrompt: 'You are a test assistant.' }), { priority: 50 })
+    ext.registry.register('before_tool_call', (ev) => (ev.toolName === 'read' ? { params: { path: 'b.txt' } } : undefined))
+    ext.registry.register('tool_result_persist', (ev) => ({
+      message: { ...ev.message, content: [{ type: 'text', text: `[redacted ${String(ev.toolName)} output]` }] },
+    }))
+    ext.registry.register('tool_result_persist', (async () => ({ message: { role: 'toolResult', content: 'ASYNC' } })) as never, { pluginId: 'slowpoke' })
+    ext.registry.register('agent_end', (ev) => void seen.agent_end.push(ev))
+    ext.registry.register('after_tool_call', (ev) => void seen.after_tool_call.push(ev))
+    ext.registry.register('message_received', (ev, ctx) => void seen.message_received.push({ ev, ctx }))
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'AAA')
+    fs.writeFileSync(path.join(t.workspace, 'b.txt'), 'BBB')
+    server.script([{ toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }] }, { text: 'done' }])
+    await t.call('chat.send', { sessionKey: K, message: 'read a.txt', idempotencyKey: 'p3' })
+    await until(() => ended('p3'))
+    await ext.idle()
+    expect(systemOf(server.requests[0])).toBe('You are a test assistant.')
+    // the model saw the rewritten call's real output; the transcript holds the persisted (redacted) one
+    expect(toolMessages(server.requests[1])[0]).toContain('BBB')
+    const entry = t.runtime.core.store('main').get(K)!
+    const { entries } = await new Transcript(t.runtime.core.store('main').transcriptPath(entry.sessionId)).readAll()
+    const persisted = entries.filter((e) => e.type === 'message' && e.message.role === 'toolResult')
+    expect(persisted).toHaveLength(1)
+    expect(JSON.stringify(persisted[0])).toContain('[redacted read output]')
+    expect(JSON.stringify(persisted[0])).not.toContain('ASYNC')
+    expect(logs.some((l) => l.startsWith('warn') && l.includes('slowpoke') && l.includes('Promise'))).toBe(true)
+    expect(seen.agent_end).toEqual([expect.objectContaining({ success: true, durationMs: expect.any(Number) })])
+    expect(seen.after_tool_call).toEqual([expect.objectContaining({ toolName: 'read', params: { path: 'b.txt' }, toolCallId: 'c1' })])
+    expect(seen.message_received).toEqual([{ ev: expect.objectContaining({ from: 'user', content: 'read a.txt' }), ctx: expect.objectContaining({ sessionKey: K }) }])
+  })
+})
+
+describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
+  it('agent:bootstrap adds a context file; command:new messages reach the user; session_start / session_end fire', async () => {
+    expect(ext.internalHooks.loaded.sort()).toEqual(['state/greeter', 'workspace:main/rules'])
+    const sessions: Array<[string, unknown]> = []
+    ext.registry.register('session_start', (ev) => void sessions.push(['start', ev]))
+    ext.registry.register('session_end', (ev) => void sessions.push(['end', ev]))
+    server.script([{ text: 'Bonjour.' }])
+    await t.call('chat.send', { sessionKey: K, message: 'hello', idempotencyKey: 'h1' })
+    await until(() => ended('h1'))
+    expect(systemOf(server.requests[0])).toContain('Always answer in French.')
+    const firstId = t.runtime.core.store('main').get(K)!.sessionId
+    const r = await t.call('chat.send', { sessionKey: K, message: '/new', idempotencyKey: 'h2' })
+    expect(r).toMatchObject({ status: 'command', messages: ['Started a new session.', 'Fresh start! (from a hook)'] })
+    const plain = await t.call('sessions.reset', { key: K }) // command:reset: the greeter only handles command:new
+    expect(plain.messages).toBeUndefined()
+    const reset = await t.call('sessions.reset', { key: K, reason: 'new' })
+    expect(reset.messages).toEqual(['Fresh start! (from a hook)'])
+    await ext.idle()
+    const nextId = reset.entry.sessionId
+    expect(sessions[0]).toEqual(['start', expect.objectContaining({ sessionId: firstId, sessionKey: K })])
+    expect(sessions).toContainEqual(['end', expect.objectContaining({ sessionId: firstId, reason: 'new', messageCount: 2 })])
+    expect(sessions).toContainEqual(['start', expect.objectContaining({ sessionId: nextId })])
+    await t.call('sessions.delete', { key: K })
+    await ext.idle()
+    expect(sessions.at(-1)).toEqual(['end', expect.objectContaining({ sessionId: nextId, reason: 'deleted' })])
+  })
+
+  it('gateway_start / gateway_stop reach plugins', async () => {
+    const got: unknown[] = []
+    ext.registry.register('gateway_start', (ev) => void got.push(ev))
+    ext.registry.register('gateway_stop', (ev) => void got.push(ev))
+    await ext.gatewayStarted(18789)
+    await ext.gatewayStopped('shutdown')
+    expect(got).toEqual([{ port: 18789 }, { reason: 'shutdown' }])
+  })
+})
+
+describe('chat events stay clean', () => {
+  it('the final chat text is not affected by hooks', async () => {
+    server.script([{ text: 'plain answer' }])
+    await t.call('chat.send', { sessionKey: K, message: 'hi', idempotencyKey: 'z1' })
+    await until(() => ended('z1'))
+    const final = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'z1' && (e.payload as ChatEvent).state === 'final')
+    expect((final?.payload as ChatEvent).message?.content[0].text).toBe('plain answer')
+  })
+})
