@@ -91,6 +91,18 @@ describe('startShell', () => {
     expect(denied.error.code).toBe('FORBIDDEN')
   })
 
+  it('opens the window while the runtime is still starting; early calls wait for it', async () => {
+    let resolve!: (h: FakeHost) => void
+    const shell = startShell(deps({ createRuntime: () => new Promise<FakeHost>((r) => (resolve = r)) }), paths, {})
+    await vi.waitFor(() => expect(FakeBrowserWindow.instances).toHaveLength(1))
+    const win = FakeBrowserWindow.instances[0]
+    const early = fake.ipcMain.invoke(ipcChannel('health'), win.webContents, win.webContents.mainFrame, {})
+    resolve(host)
+    await shell.ready
+    expect(await early).toMatchObject({ ok: true })
+    expect(shell.runtime()).toBe(host)
+  })
+
   it('uses the configured gateway port, and LOOPDESK_GATEWAY_PORT over it', async () => {
     host = createFakeHost({ gateway: { port: 19001, bind: 'lan', allowedOrigins: ['http://pc.local:3000', 7] } })
     await startShell(deps(), paths, {}).ready

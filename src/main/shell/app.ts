@@ -140,15 +140,18 @@ export function startShell<R extends RuntimeHost>(
     settings.onPrefsChange((p) => applyTheme(p.theme))
 
     const stateDir = resolveStateDir(env)
-    runtime = await deps.createRuntime({
+    const starting = deps.createRuntime({
       stateDir,
       env,
       credentials: new SafeStorageCredentialStore({ cwd: userData }),
       prefs: settings.prefs,
     })
-    const host = runtime
-    ipc = registerBridgeIpc({ host, getWebContents: () => win?.webContents, policy })
+    // The window opens while the runtime loads (it is the heavier part of start-up); IPC calls made
+    // meanwhile wait for it.
+    ipc = registerBridgeIpc({ host: starting, getWebContents: () => win?.webContents, policy })
     openWindow()
+    runtime = await starting
+    const host = runtime
 
     // The gateway serves the CLI and browser mode; the window does not need it, so a failure is logged only.
     if (deps.startGateway) {
@@ -172,7 +175,7 @@ export function startShell<R extends RuntimeHost>(
 
   app.on('activate', () => {
     // macOS: clicking the dock icon with no window open re-creates it.
-    if (!win && runtime && ipc) openWindow()
+    if (!win && ipc) openWindow()
   })
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()

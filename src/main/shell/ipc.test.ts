@@ -166,6 +166,32 @@ describe('every registered handler validates the sender and the params', () => {
   })
 })
 
+describe('runtime still starting', () => {
+  it('calls made before the runtime is ready wait for it, then dispatch', async () => {
+    ipc.dispose()
+    let resolve!: (h: FakeHost) => void
+    ipc = registerBridgeIpc({ host: new Promise<FakeHost>((r) => (resolve = r)), getWebContents: () => ours as any })
+    let settled = false
+    const pending = invoke(ipcChannel('health'), {}).then((r) => ((settled = true), r))
+    const sub = invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
+    // the sender check does not wait for the runtime
+    expect(await invoke(ipcChannel('health'), {}, new FakeWebContents())).toMatchObject({ error: { code: 'FORBIDDEN' } })
+    await new Promise((r) => setTimeout(r, 10))
+    expect(settled).toBe(false)
+    resolve(host)
+    expect(await pending).toEqual({ ok: true, data: { handled: 'health' } })
+    expect((await sub).ok).toBe(true)
+    expect(host.listenerCount()).toBe(1)
+  })
+
+  it('calls fail with UNAVAILABLE when the runtime could not start', async () => {
+    ipc.dispose()
+    ipc = registerBridgeIpc({ host: Promise.reject(new Error('state dir is read-only')), getWebContents: () => ours as any })
+    expect(await invoke(ipcChannel('health'), {})).toEqual({ ok: false, error: { code: 'UNAVAILABLE', message: 'state dir is read-only' } })
+    expect((await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)).error.code).toBe('UNAVAILABLE')
+  })
+})
+
 describe('subscriptions', () => {
   const chat = (sessionKey: string, runId = 'r1') =>
     ({ event: 'chat', payload: { runId, sessionKey, seq: 1, state: 'delta' } }) as const

@@ -2,12 +2,9 @@
 // channel). Every handler first checks the sender (top-level frame of our window, app origin), then
 // dispatches through the method table, which validates params with the method's closed schema.
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron'
-import Type from 'typebox'
-import { Compile } from 'typebox/compile'
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
-import { eventMatches, type AnyEvent, type EventFilter, type EventName } from '../../shared/events'
+import { eventMatches, type AnyEvent, type EventFilter } from '../../shared/events'
 import type { ErrorShape, Result } from '../../shared/methods'
-import { dispatch } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
 import { isAppUrl, type OriginPolicy } from './origin'
 
@@ -28,56 +25,14 @@ export function isTrustedSender(
   return isAppUrl(frame.url, policy)
 }
 
-const EVENT_NAMES = [
-  'agent',
-  'chat',
-  'sessions.changed',
-  'exec.approval.requested',
-  'exec.approval.resolved',
-  'queue.changed',
-  'tick',
-  'shutdown',
-] as const satisfies readonly EventName[]
-// Compile-time check that the list above names every event.
-const _allEvents: Record<Exclude<EventName, (typeof EVENT_NAMES)[number]>, never> = {}
-void _allEvents
-
-const SubscribeSchema = Type.Object(
-  {
-    // `<pageId>-<n>`: the preload picks a random pageId per loaded document (see entryFor below).
-    subId: Type.String({ maxLength: 64, pattern: '^[A-Za-z0-9_]{8,40}-[0-9]{1,9}$' }),
-    filter: Type.Object(
-      {
-        sessionKey: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-        runId: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-        events: Type.Optional(Type.Array(Type.Union(EVENT_NAMES.map((n) => Type.Literal(n))), { maxItems: 16 })),
-      },
-      { additionalProperties: false },
-    ),
-  },
-  { additionalProperties: false },
-)
-const UnsubscribeSchema = Type.Object({ subId: SubscribeSchema.properties.subId }, { additionalProperties: false })
-const checkSubscribe = Compile(SubscribeSchema)
-const checkUnsubscribe = Compile(UnsubscribeSchema)
-
-function problems(v: ReturnType<typeof Compile>, x: unknown): string {
-  return (
-    [...v.Errors(x)]
-      .filter((e) => e.keyword !== 'boolean')
-      .slice(0, 5)
-      .map((e) => `${e.instancePath || '/'}: ${e.message}`)
-      .join('; ') || 'invalid params'
-  )
-}
-
 const invalid = (message: string): Result<never> => ({ ok: false, error: { code: 'INVALID_REQUEST', message } })
 
 /** Per web contents cap, so a buggy page cannot pile up forwarders. */
 export const MAX_SUBSCRIPTIONS = 64
 
 export interface BridgeIpcOptions {
-  host: RuntimeHost
+  /** the runtime, or its pending start: the window opens while it loads and early calls wait for it */
+  host: RuntimeHost | Promise<RuntimeHost>
   /** our window's web contents (undefined while no window exists) */
   getWebContents(): WebContents | undefined
   policy?: OriginPolicy
@@ -94,7 +49,12 @@ export interface BridgeIpc {
 type Guarded = (event: IpcMainInvokeEvent, params: unknown) => Promise<Result<unknown>>
 
 export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
-  const { host } = opts
+  // Validation (TypeBox + the method table) is imported here, not at module load, so it loads after the
+  // window has started opening; handlers await it (it is ready long before the page's first call).
+  const validation = import('./ipc-validation')
+  const hostReady = Promise.resolve(opts.host)
+  // A failed start is reported by the shell; calls then fail with UNAVAILABLE (see register) instead of hanging.
+  hostReady.catch(() => {})
   const trusted = (e: IpcMainInvokeEvent) => isTrustedSender(e, opts.getWebContents(), opts.policy)
   const channels: string[] = []
 
@@ -113,7 +73,10 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
 
   for (const name of BRIDGE_CALL_NAMES) {
     const method = BRIDGE_METHODS[name as BridgeCallName]
-    register(ipcChannel(name), (_event, params) => dispatch(host.handlers, method, params, { transport: 'ipc' }))
+    register(ipcChannel(name), async (_event, params) => {
+      const { dispatch } = await validation
+      return dispatch((await hostReady).handlers, method, params, { transport: 'ipc' })
+    })
   }
 
   // ---- subscriptions: one forwarder per (web contents, subId), dropped with the page that made it.
@@ -148,8 +111,10 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
   }
 
   register(ipcChannel('subscribe'), async (event, params) => {
+    const { checkSubscribe, problems } = await validation
     if (!checkSubscribe.Check(params)) return invalid(`invalid subscribe params: ${problems(checkSubscribe, params)}`)
     const { subId, filter } = params as { subId: string; filter: EventFilter }
+    const host = await hostReady
     const contents = event.sender
     const entry = entryFor(contents, subId.slice(0, subId.lastIndexOf('-')))
     if (entry.subs.has(subId)) return invalid(`subscription '${subId}' already exists`)
@@ -168,6 +133,7 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
   })
 
   register(ipcChannel('unsubscribe'), async (event, params) => {
+    const { checkUnsubscribe, problems } = await validation
     if (!checkUnsubscribe.Check(params)) return invalid(`invalid unsubscribe params: ${problems(checkUnsubscribe, params)}`)
     const { subId } = params as { subId: string }
     const entry = perContents.get(event.sender.id)

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
-import { DEFAULT_PREFS, openShellSettings, sanitizePrefs } from './settings'
+import { validateParams } from '../api/dispatch'
+import { checkPrefsPatch, DEFAULT_PREFS, openShellSettings, sanitizePrefs } from './settings'
 import { fake, resetFake } from './testing/fake-electron'
 
 let dir: string
@@ -33,6 +34,33 @@ describe('shell settings (electron-store)', () => {
       expect(() => s.prefs.set(bad as any)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }))
     }
     expect(s.prefs.get().theme).toBe('light')
+  })
+
+  it('checks patches exactly like the loopdesk.prefs.set schema', () => {
+    const samples: unknown[] = [
+      {},
+      { theme: 'dark' },
+      { theme: 'light', inspectorOpen: false, inspectorWidth: 200, sidebarWidth: 1000 },
+      { inspectorWidth: 2000, sidebarWidth: 150 },
+      { theme: undefined },
+      { theme: 'neon' },
+      { theme: 1 },
+      { inspectorOpen: 'yes' },
+      { inspectorWidth: 199 },
+      { inspectorWidth: 2001 },
+      { inspectorWidth: 300.5 },
+      { sidebarWidth: 149 },
+      { sidebarWidth: 1001 },
+      { sidebarWidth: '200' },
+      { other: 1 },
+      null,
+      [],
+      'dark',
+      42,
+    ]
+    for (const p of samples) {
+      expect(checkPrefsPatch(p) === undefined, JSON.stringify(p)).toBe(validateParams('loopdesk.prefs.set', p) === undefined)
+    }
   })
 
   it('notifies listeners on change', () => {

@@ -1,7 +1,6 @@
 // UI preferences (theme, panel layout) and the window geometry, kept in electron-store in userData.
 // The runtime serves loopdesk.prefs.get/set through the `prefs` provider made here.
 import type Store from 'electron-store'
-import { validateParams } from '../api/dispatch'
 import { invalid } from '../api/errors'
 import type { Prefs } from '../../shared/methods'
 import { openStore } from './store'
@@ -46,6 +45,25 @@ export function sanitizePrefs(raw: unknown): Prefs {
   }
 }
 
+const PREF_KEYS = new Set(['theme', 'inspectorOpen', 'inspectorWidth', 'sidebarWidth'])
+
+/**
+ * Checks a prefs patch like the loopdesk.prefs.set schema does (a test keeps the two in agreement).
+ * Hand-written so the shell does not load TypeBox before the window opens.
+ */
+export function checkPrefsPatch(patch: unknown): string | undefined {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return 'prefs patch must be an object'
+  for (const [k, v] of Object.entries(patch)) {
+    if (!PREF_KEYS.has(k)) return `/${k}: unexpected property '${k}'`
+    if (v === undefined) continue
+    if (k === 'theme' && v !== 'light' && v !== 'dark' && v !== 'system') return "/theme: must be 'light', 'dark' or 'system'"
+    if (k === 'inspectorOpen' && typeof v !== 'boolean') return '/inspectorOpen: must be a boolean'
+    if (k === 'inspectorWidth' && int(v, 200, 2000) === undefined) return '/inspectorWidth: must be an integer 200–2000'
+    if (k === 'sidebarWidth' && int(v, 150, 1000) === undefined) return '/sidebarWidth: must be an integer 150–1000'
+  }
+  return undefined
+}
+
 export function sanitizeWindowState(raw: unknown): WindowState | undefined {
   if (!raw || typeof raw !== 'object') return undefined
   const r = raw as Record<string, unknown>
@@ -69,8 +87,8 @@ export function openShellSettings(opts: { cwd: string; name?: string }): ShellSe
   const prefs: PrefsProvider = {
     get: () => sanitizePrefs(store.get('prefs')),
     set(patch) {
-      // Same schema as the loopdesk.prefs.set method, so direct callers get the same checks.
-      const problem = validateParams('loopdesk.prefs.set', patch)
+      // Same rules as the loopdesk.prefs.set method, so direct callers get the same checks.
+      const problem = checkPrefsPatch(patch)
       if (problem) throw invalid(`invalid prefs: ${problem}`)
       const next = sanitizePrefs({ ...prefs.get(), ...patch })
       store.set('prefs', next)
