@@ -120,8 +120,14 @@ export function defaultScript(message: string): FakeScript {
       ],
     }
   if (m.includes('slow') || m.includes('long')) {
-    const para = 'This is a long answer that keeps streaming so there is time to stop it, steer it or queue a follow-up. '
-    return { steps: [{ kind: 'text', text: Array.from({ length: 40 }, (_, i) => `${i + 1}. ${para}`).join('\n\n') }] }
+    // Several messages with a tool between them: time to stop, steer (read at a message boundary) or queue.
+    const para = (i: number) => `${i}. This is a long answer that keeps streaming, with time to stop or steer it.`
+    const steps: FakeStep[] = []
+    for (let part = 0; part < 8; part++) {
+      if (part) steps.push({ kind: 'tool', name: 'read', args: { path: `notes/part-${part}.md` }, result: { content: [{ type: 'text', text: `notes for part ${part}` }] }, durationMs: 150 })
+      steps.push({ kind: 'text', text: Array.from({ length: 4 }, (_, i) => para(part * 4 + i + 1)).join('\n\n') })
+    }
+    return { steps }
   }
   return {
     steps: [
@@ -347,22 +353,18 @@ export class FakeBridge implements Bridge {
         this.chat(run, 'delta')
       }
       if (this.opts.tickMs > 0) await this.sleep(this.opts.tickMs)
-      if (run.steers.length) return this.handleSteers(s, run, text.slice(i), kind)
     }
     if (kind === 'text') this.chat(run, 'delta')
   }
 
-  private async handleSteers(s: FakeSession, run: ActiveRun, rest: string, kind: 'text' | 'thinking') {
-    // The model finishes this message at the steer point and answers the steer in a new one.
-    this.flushMessage(s, run, { stopReason: 'stop' })
-    while (run.steers.length) {
+  /** Like pi: steering messages are read at the next turn boundary, after the current message. */
+  private async handleSteers(s: FakeSession, run: ActiveRun) {
+    while (run.steers.length && !run.aborted) {
+      this.flushMessage(s, run, { stopReason: 'stop' })
       const text = run.steers.shift()!
       s.messages.push({ id: this.id('m'), runId: run.runId, role: 'user', content: text, timestamp: Date.now() })
-      await this.streamText(s, run, 'text', `Understood — ${text}. `)
-      if (run.aborted) return
-      this.flushMessage(s, run, { stopReason: 'stop' })
+      await this.streamText(s, run, 'text', `Understood — ${text}.`)
     }
-    if (rest && kind === 'text') await this.streamText(s, run, 'text', rest)
   }
 
   private chat(run: ActiveRun, state: 'delta' | 'final' | 'aborted' | 'error', extra: Record<string, unknown> = {}) {
@@ -389,6 +391,7 @@ export class FakeBridge implements Bridge {
         if (step.kind === 'text' || step.kind === 'thinking') {
           await this.streamText(s, run, step.kind, step.text)
           outChars += step.text.length
+          if (step.kind === 'text') await this.handleSteers(s, run)
         } else if (step.kind === 'wait') await this.sleep(step.ms)
         else if (step.kind === 'error') {
           this.flushMessage(s, run, { stopReason: 'error', errorMessage: step.message })

@@ -291,14 +291,32 @@ describe('send results, queue and steer', () => {
     expect(view(t)).toEqual(['run:running', 'user:next', 'assistant:ok', 'run:done'])
   })
 
-  it('inserts a steered message into the running reply; later text goes below it', () => {
+  it('inserts a steered message into the running reply: the current message finishes above it, the next starts below', () => {
     const r = runEvents('r1')
-    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('working')])
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'go', ts: 0 })
+    t = applyAll(t, [r.start(), r.say('work')])
     t = reduce(t, { type: 'local.steered', runId: 'r1', text: 'use python', ts: 3 })
+    t = applyAll(t, [r.say('ing')])
     r.newMessage()
     t = applyAll(t, [r.say('ok, python'), r.end()])
-    expect(view(t)).toEqual(['assistant:working', 'user:use python', 'assistant:ok, python', 'run:done'])
-    expect(t.items[1].key).toBe('user:r1:1')
+    expect(view(t)).toEqual(['user:go', 'assistant:working', 'user:use python', 'assistant:ok, python', 'run:done'])
+    expect(t.items[2].key).toBe('user:r1:1')
+    // the transcript after the run has the same order and keys
+    const reloaded = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: {
+        sessionKey: SK,
+        sessionId: 's',
+        hasMore: false,
+        messages: [
+          { id: '0', runId: 'r1', role: 'user', content: 'go', timestamp: 0 },
+          { id: '1', runId: 'r1', role: 'assistant', content: [{ type: 'text', text: 'working' }], timestamp: 1 },
+          { id: '2', runId: 'r1', role: 'user', content: 'use python', timestamp: 2 },
+          { id: '3', runId: 'r1', role: 'assistant', content: [{ type: 'text', text: 'ok, python' }], timestamp: 3 },
+        ],
+      },
+    })
+    expect(reloaded.items.map((i) => i.key)).toEqual(t.items.map((i) => i.key))
   })
 
   it('marks a failed send on the message', () => {

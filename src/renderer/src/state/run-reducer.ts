@@ -586,12 +586,9 @@ function applySteered(d: Draft, a: Extract<Action, { type: 'local.steered' }>) {
   const key = userKey(a.runId, n)
   if (d.find(key) >= 0) return
   t.users = n + 1
-  // Text streamed so far stays above the steer message; the reply continues below it.
-  if (t.openSeg) {
-    const seg = d.get<AssistantItem>(t.openSeg)
-    t.segBase = seg ? (t.segBase ?? '') + seg.text : t.segBase
-    closeSegment(d, t)
-  }
+  // The model reads a steer at its next turn boundary: the message it is writing now finishes above
+  // the steer (it stays the open segment), and the next message starts below it — the order the
+  // transcript will have.
   d.insertInRun(a.runId, { kind: 'user', key, runId: a.runId, ts: a.ts, text: a.text, via: 'steer' })
 }
 

@@ -1,0 +1,148 @@
+// The built renderer in Debian Chromium against the in-page FakeBridge (window.__LOOPDESK_FAKE__):
+// the runtime is simulated from scripts, so these run without main/preload/gateway.
+import { expect, test, type Page } from '@playwright/test'
+
+const SHOTS = 'test-results/screenshots'
+
+async function openApp(page: Page, opts: Record<string, unknown> = {}) {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.addInitScript((o) => {
+    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = o
+  }, { tickMs: 25, ...opts })
+  await page.goto('/')
+  await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible()
+  return errors
+}
+
+const lastStatus = (page: Page) => page.getByRole('log', { name: 'Conversation' }).getByRole('status').last()
+
+test('send → streamed text → tool card running then done → Done', async ({ page }) => {
+  const errors = await openApp(page)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('list the files with a tool')
+  await box.press('Enter')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByText('list the files with a tool')).toBeVisible()
+  await expect(lastStatus(page)).toHaveText(/Running…/)
+  const tool = log.getByRole('group', { name: 'Tool exec' })
+  await expect(tool).toContainText('Running…')
+  await expect(tool).toContainText('ls -la')
+  await expect(log.getByText("I'll look at the workspace first.")).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-tool-running.png` })
+  await expect(tool).toContainText('Done')
+  await expect(log.getByText('The workspace has')).toBeVisible()
+  await expect(lastStatus(page)).toHaveText(/^Done · .* tokens · \$/)
+  // text before the tool stays above its card
+  const before = await log.getByText("I'll look at the workspace first.").boundingBox()
+  const card = await tool.boundingBox()
+  const after = await log.getByText('The workspace has').boundingBox()
+  expect(before!.y).toBeLessThan(card!.y)
+  expect(card!.y).toBeLessThan(after!.y)
+  await tool.getByRole('button', { name: /exec/ }).click()
+  await expect(tool.getByText('"command": "ls -la"')).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-done.png` })
+  expect(errors).toEqual([])
+})
+
+test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page }) => {
+  await openApp(page, { tickMs: 40 })
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('write a long answer')
+  await box.press('Enter')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByText(/This is a long answer/).first()).toBeVisible()
+  await page.getByRole('button', { name: 'Stop' }).click()
+  await expect(lastStatus(page)).toHaveText(/^Stopped/)
+  await expect(log.getByText('Stopped', { exact: true })).toBeVisible()
+  await expect(log.getByText(/This is a long answer/).first()).toBeVisible()
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-stopped.png` })
+})
+
+test('Queue and Steer while running', async ({ page }) => {
+  await openApp(page, { tickMs: 30 })
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('write a long answer')
+  await box.press('Enter')
+  await expect(page.getByRole('button', { name: 'Queue' })).toBeVisible()
+  await box.fill('then summarize it')
+  await page.getByRole('button', { name: 'Queue' }).click()
+  const queue = page.getByRole('region', { name: 'Queued messages' })
+  await expect(queue.getByText('then summarize it')).toBeVisible()
+  await box.fill('keep it short')
+  await page.getByRole('button', { name: 'Steer' }).click()
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByText('keep it short')).toBeVisible()
+  await expect(log.getByText(/Understood — keep it short/)).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-queue-steer.png` })
+  await page.getByRole('button', { name: 'Stop' }).click()
+  // the queued follow-up starts as the next run
+  await expect(queue.getByText('Started as the next run')).toBeVisible()
+  await expect(log.getByText('then summarize it')).toBeVisible()
+  await page.getByRole('button', { name: 'Stop' }).click()
+  await expect(lastStatus(page)).toHaveText(/^Stopped/)
+})
+
+test('exec approval: Approve lets the tool run', async ({ page }) => {
+  await openApp(page)
+  await page.getByRole('textbox', { name: 'Message' }).fill('please approve the cleanup')
+  await page.keyboard.press('Enter')
+  const approval = page.getByRole('group', { name: 'Approval required' })
+  await expect(approval).toContainText('rm -rf build')
+  await page.screenshot({ path: `${SHOTS}/stub-approval.png` })
+  await approval.getByRole('button', { name: 'Approve' }).click()
+  await expect(approval).toContainText('Approved')
+  await expect(page.getByRole('group', { name: 'Tool exec' })).toContainText('Done')
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+})
+
+test('inspector shows the run’s events; a model error is readable', async ({ page }) => {
+  await openApp(page)
+  await page.getByRole('textbox', { name: 'Message' }).fill('this will error')
+  await page.keyboard.press('Enter')
+  await expect(lastStatus(page)).toContainText('Error: 401 Unauthorized: invalid x-api-key')
+  await page.getByRole('button', { name: 'Inspector' }).click()
+  const panel = page.getByRole('complementary', { name: 'Inspector' })
+  await expect(panel.getByRole('list', { name: 'Events' }).getByText('error: 401 Unauthorized', { exact: false }).first()).toBeVisible()
+  await expect(panel.getByRole('list', { name: /Timeline of run/ })).toContainText('Failed')
+  await page.screenshot({ path: `${SHOTS}/stub-error-inspector.png` })
+})
+
+test('reload restores the conversation identically; settings and theme persist', async ({ page }) => {
+  await openApp(page, { persistKey: 'fake-e2e' })
+  await page.getByRole('textbox', { name: 'Message' }).fill('list the files with a tool')
+  await page.keyboard.press('Enter')
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await dialog.getByRole('button', { name: 'Appearance' }).click()
+  await dialog.getByText('Dark').click()
+  await dialog.getByRole('button', { name: 'Close' }).click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  const snapshot = async () =>
+    log.locator('[data-msg]:not([data-kind="run"])').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-kind')}: ${e.textContent}`))
+  const before = await snapshot()
+  await page.reload()
+  await expect(log.getByRole('group', { name: 'Tool exec' })).toContainText('Done')
+  expect(await snapshot()).toEqual(before)
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await page.screenshot({ path: `${SHOTS}/stub-reloaded-dark.png` })
+})
+
+test('first start without a usable model shows onboarding that leads to settings', async ({ page }) => {
+  await openApp(page, { configured: false })
+  await expect(page.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-onboarding.png` })
+  await page.getByRole('button', { name: 'Set up a model' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await expect(dialog.getByLabel('Anthropic API key not set')).toBeVisible()
+  await dialog.getByLabel('Anthropic API key', { exact: true }).fill('sk-ant-e2e-secret')
+  await dialog.getByRole('button', { name: 'Save key' }).first().click()
+  await expect(dialog.getByLabel('Anthropic API key set')).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-settings.png` })
+  expect(await page.content()).not.toContain('sk-ant-e2e-secret')
+  await dialog.getByRole('button', { name: 'Close' }).click()
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+})
