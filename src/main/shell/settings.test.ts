@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
 import { validateParams } from '../api/dispatch'
+import { DEFAULT_PREFS as RUNTIME_DEFAULT_PREFS } from '../runtime/handlers-system'
 import { checkPrefsPatch, DEFAULT_PREFS, openShellSettings, sanitizePrefs } from './settings'
 import { fake, resetFake } from './testing/fake-electron'
 
@@ -34,6 +35,10 @@ describe('shell settings (electron-store)', () => {
       expect(() => s.prefs.set(bad as any)).toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }))
     }
     expect(s.prefs.get().theme).toBe('light')
+  })
+
+  it('uses the same defaults as the headless runtime prefs', () => {
+    expect(DEFAULT_PREFS).toEqual(RUNTIME_DEFAULT_PREFS)
   })
 
   it('checks patches exactly like the loopdesk.prefs.set schema', () => {

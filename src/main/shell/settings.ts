@@ -15,7 +15,8 @@ export interface WindowState {
 
 type SettingsData = { prefs: Prefs; window: WindowState | null }
 
-export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: true, inspectorWidth: 360, sidebarWidth: 260 }
+// Same defaults as the runtime's headless prefs (runtime/handlers-system.ts).
+export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 360, sidebarWidth: 260 }
 
 export interface PrefsProvider {
   get(): Prefs
