@@ -45,8 +45,13 @@ test.describe('desktop app (Electron)', () => {
     )
     app = await _electron.launch({
       executablePath: binary!,
-      args: [root, `--user-data-dir=${userData}`],
-      env: { ...process.env, LOOPDESK_STATE_DIR: stateDir, ELECTRON_RENDERER_URL: '' } as Record<string, string>,
+      args: [root],
+      env: {
+        ...process.env,
+        LOOPDESK_STATE_DIR: stateDir,
+        LOOPDESK_USER_DATA_DIR: userData,
+        ELECTRON_RENDERER_URL: '',
+      } as Record<string, string>,
       timeout: 30_000,
     })
     page = await app.firstWindow()

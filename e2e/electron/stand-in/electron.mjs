@@ -107,6 +107,9 @@ class App extends EventEmitter {
   getPath() {
     return process.env.STANDIN_USER_DATA
   }
+  setPath(_name, dir) {
+    process.env.STANDIN_USER_DATA = dir
+  }
   getVersion() {
     return '0.1.0'
   }

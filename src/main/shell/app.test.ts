@@ -141,6 +141,12 @@ describe('startShell', () => {
     expect(FakeBrowserWindow.instances[0].options.icon).toBeUndefined()
   })
 
+  it('LOOPDESK_USER_DATA_DIR selects the profile before anything is read', async () => {
+    await startShell(deps(), paths, { LOOPDESK_USER_DATA_DIR: userData }).ready
+    expect(fake.app.setPath).toHaveBeenCalledWith('userData', userData)
+    expect(fake.app.setPath.mock.invocationCallOrder[0]).toBeLessThan(fake.app.requestSingleInstanceLock.mock.invocationCallOrder[0])
+  })
+
   it('second instance focuses the existing window', async () => {
     const shell = startShell(deps(), paths, {})
     await shell.ready

@@ -1,6 +1,7 @@
 // App lifecycle: single instance, security setup, runtime + gateway start, IPC, the window, and an
 // orderly quit (gateway closed, runs drained) before the process exits.
 import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron'
 import type { RuntimeHost } from '../api/host'
 import type { CredentialStore } from '../runtime/contracts'
@@ -101,6 +102,8 @@ export function startShell<R extends RuntimeHost>(
   // Privileged schemes and the global sandbox switch only take effect before 'ready'.
   registerAppScheme()
   app.enableSandbox()
+  // A separate profile (settings, window state, single-instance lock) for tests and portable setups.
+  if (env.LOOPDESK_USER_DATA_DIR?.trim()) app.setPath('userData', resolve(env.LOOPDESK_USER_DATA_DIR.trim()))
 
   if (!app.requestSingleInstanceLock()) {
     // Another Loopdesk owns the state dir and the window; it gets focused via 'second-instance'.

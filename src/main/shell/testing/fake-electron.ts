@@ -154,6 +154,7 @@ class FakeApp extends EventEmitter {
   requestSingleInstanceLock = vi.fn(() => this.singleInstance)
   whenReady = vi.fn(() => Promise.resolve())
   getPath = vi.fn((_name: string) => this.userDataDir)
+  setPath = vi.fn((_name: string, dir: string) => void (this.userDataDir = dir))
   getVersion = vi.fn(() => '0.1.0')
   getName = vi.fn(() => 'loopdesk')
 }
