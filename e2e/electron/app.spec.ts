@@ -34,7 +34,6 @@ test.describe('desktop app (Electron)', () => {
             scripted: {
               baseUrl: model.openaiBaseUrl,
               api: 'openai-completions',
-              apiKey: 'test-key',
               models: [{ id: 'scripted-1', contextWindow: 32000, maxTokens: 1024 }],
             },
           },
