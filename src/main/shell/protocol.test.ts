@@ -28,6 +28,7 @@ describe('app:// scheme', () => {
     const [schemes] = fake.protocol.registerSchemesAsPrivileged.mock.calls[0] as any
     expect(schemes).toEqual([expect.objectContaining({ scheme: 'app', privileges: expect.objectContaining({ standard: true, secure: true }) })])
     expect(schemes[0].privileges.bypassCSP).toBeUndefined()
+    expect(schemes[0].privileges.corsEnabled).toBeUndefined()
     serveAppProtocol(root)
     expect(fake.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function))
   })

@@ -6,7 +6,11 @@ import { protocol } from 'electron'
 import { APP_HOST, APP_SCHEME } from './origin'
 import { securityHeaders } from './security'
 
-/** Must run before app 'ready' (Electron only accepts privileged schemes then). */
+/**
+ * Must run before app 'ready' (Electron only accepts privileged schemes then). standard+secure give the
+ * page a real origin in a secure context; supportFetchAPI lets it fetch its own files. corsEnabled (which
+ * would make the scheme readable cross-origin) and bypassCSP are deliberately not granted.
+ */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
     {
