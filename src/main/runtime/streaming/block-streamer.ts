@@ -21,7 +21,8 @@ export class BlockStreamer {
   private readonly chunker: BlockChunker
   /** text fed per content block of the current message (to add a provider's final `content` suffix) */
   private fed = new Map<number, string>()
-  private thinking = new Map<number, string>()
+  /** reasoning per thinking block of the current message, and whether it went out already */
+  private thinking = new Map<number, { text: string; sent: boolean }>()
   private sawText = false
 
   constructor(private readonly o: BlockStreamerOptions) {
@@ -72,11 +73,13 @@ export class BlockStreamer {
       case 'message_update':
         return this.update(event.assistantMessageEvent as Ame)
       case 'tool_execution_start':
+        this.sendReasoning()
         this.chunker.flushBeforeTool()
         return
       case 'message_end': {
         const m = event.message as { role: string; content?: Array<{ type: string; text?: string }> }
         if (m.role !== 'assistant') return
+        this.sendReasoning()
         if (!this.sawText && Array.isArray(m.content)) {
           // providers that deliver the text only with the final message
           const text = m.content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join('')
@@ -90,11 +93,23 @@ export class BlockStreamer {
     }
   }
 
+  /** `on` mode: reasoning not yet delivered goes out as its own block (before the answer text). */
+  private sendReasoning(): void {
+    for (const t of this.thinking.values()) {
+      if (t.sent) continue
+      t.sent = true
+      const text = t.text.trim()
+      if (this.o.reasoningMode === 'on' && text) this.o.emitBlock({ text, isReasoning: true })
+    }
+  }
+
   private update(ame: Ame): void {
     const idx = ame.contentIndex ?? 0
     switch (ame.type) {
       case 'text_delta':
         if (!ame.delta) return
+        // the answer started: reasoning streamed so far is complete and goes out ahead of it
+        this.sendReasoning()
         this.sawText = true
         this.fed.set(idx, (this.fed.get(idx) ?? '') + ame.delta)
         this.chunker.push(ame.delta)
@@ -102,6 +117,7 @@ export class BlockStreamer {
       case 'text_end': {
         const fed = this.fed.get(idx) ?? ''
         if (typeof ame.content === 'string' && ame.content.length > fed.length && ame.content.startsWith(fed)) {
+          this.sendReasoning()
           this.sawText = true
           this.fed.set(idx, ame.content)
           this.chunker.push(ame.content.slice(fed.length))
@@ -109,18 +125,19 @@ export class BlockStreamer {
         this.chunker.textEnd()
         return
       }
-      case 'thinking_delta':
-        if (ame.delta) this.thinking.set(idx, (this.thinking.get(idx) ?? '') + ame.delta)
+      case 'thinking_delta': {
+        if (!ame.delta) return
+        const t = this.thinking.get(idx) ?? { text: '', sent: false }
+        t.text += ame.delta
+        this.thinking.set(idx, t)
         return
+      }
       case 'thinking_end': {
-        const streamed = this.thinking.get(idx) ?? ''
-        const text = (typeof ame.content === 'string' && ame.content.length >= streamed.length ? ame.content : streamed).trim()
-        this.thinking.delete(idx)
-        if (this.o.reasoningMode === 'on' && text) {
-          // reasoning goes out as its own block, ahead of the answer text that follows it
-          this.chunker.flush()
-          this.o.emitBlock({ text, isReasoning: true })
-        }
+        const t = this.thinking.get(idx) ?? { text: '', sent: false }
+        // the provider's final block text is authoritative when it is complete
+        if (typeof ame.content === 'string' && ame.content.length >= t.text.length) t.text = ame.content
+        this.thinking.set(idx, t)
+        this.sendReasoning()
         return
       }
       default:

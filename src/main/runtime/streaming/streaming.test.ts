@@ -229,6 +229,11 @@ describe('BlockStreamer (pi events)', () => {
     const s = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'on', emitBlock: (b) => out.push(b) })
     for (const e of [start, thinkDelta('consider '), thinkEnd('consider options'), end('The answer.')]) s.listener(e)
     expect(out).toEqual([{ text: 'consider options', isReasoning: true }, { text: 'The answer.' }])
+    // providers that end the thinking block only at the end of the message: reasoning still goes first
+    const late: BlockData[] = []
+    const s3 = new BlockStreamer({ breakMode: 'text_end', reasoningMode: 'on', emitBlock: (b) => late.push(b) })
+    for (const e of [start, thinkDelta('plan'), delta('Answer.'), textEnd('Answer.'), thinkEnd('plan'), end('Answer.')]) s3.listener(e)
+    expect(late).toEqual([{ text: 'plan', isReasoning: true }, { text: 'Answer.' }])
     const quiet: BlockData[] = []
     const s2 = new BlockStreamer({ breakMode: 'text_end', reasoningMode: 'stream', emitBlock: (b) => quiet.push(b) })
     for (const e of [start, thinkDelta('x'), thinkEnd('x'), delta('ok'), textEnd('ok')]) s2.listener(e)
