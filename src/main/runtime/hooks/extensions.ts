@@ -118,6 +118,11 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
       core.emit({ event: 'queue.changed', payload: { sessionKey, items } })
       core.sessionChanged(sessionKey, 'queue')
     },
+    // like a run cancelled while waiting in its lane: lifecycle end {aborted} so agent.wait / chat settle
+    discarded: (sessionKey, runId, reason) => {
+      core.bus.emit({ runId, sessionKey, stream: 'lifecycle', data: { phase: 'end', endedAt: Date.now(), aborted: true, stopReason: 'removed', reason } })
+      core.bus.clearRun(runId)
+    },
     logger,
   })
 

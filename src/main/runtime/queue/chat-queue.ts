@@ -28,6 +28,11 @@ export interface ChatQueueHost {
   /** the session entry (per-session queueMode / debounce / cap / drop) */
   sessionEntry(sessionKey: string): SessionEntry | undefined
   onChange(sessionKey: string, items: QueueItem[]): void
+  /**
+   * A queued message will never run under the run id chat.send returned for it (removed, dropped, cleared,
+   * failed to start): close that run id (lifecycle end, aborted) so waiters are not left hanging.
+   */
+  discarded?(sessionKey: string, runId: string, reason: string): void
   logger?: { warn(msg: string): void; error(msg: string): void }
 }
 
@@ -90,6 +95,9 @@ export class ChatQueueModes {
       },
       settings: (key) => this.settings(key),
       onChange: (key, items) => host.onChange(key, items),
+      onDiscard: (key, item) => {
+        if (item.runId && !host.tracked.has(item.runId)) host.discarded?.(key, item.runId, item.detail ?? item.status)
+      },
       logger: host.logger,
     })
   }
@@ -108,7 +116,7 @@ export class ChatQueueModes {
    */
   async submit(p: ChatSubmit): Promise<ChatSubmitResult> {
     const meta: Meta = { runId: p.runId, agentId: p.agentId, thinking: p.thinking, timeoutMs: p.timeoutMs }
-    const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta })
+    const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta, runId: p.runId })
     switch (r.status) {
       case 'started':
         return { runId: r.runId, status: 'started' }
@@ -145,8 +153,9 @@ export class ChatQueueModes {
     return this.queues.remove(sessionKey, id)
   }
 
-  clear(sessionKey: string, reason = 'cleared'): number {
-    return this.queues.clear(sessionKey, reason)
+  /** Removes every waiting message; returns the run ids they would have had. */
+  clear(sessionKey: string, reason = 'cleared'): string[] {
+    return this.queues.clear(sessionKey, reason).flatMap((i) => (i.runId ? [i.runId] : []))
   }
 
   queuedCount(sessionKey: string): number {

@@ -320,7 +320,7 @@ describe('observability', () => {
     expect(q.remove(K, a.itemId)).toBe(false)
     expect(q.remove(K, 'unknown')).toBe(false)
     expect(q.remove('other', b.itemId)).toBe(false)
-    expect(q.clear(K, 'reset by user')).toBe(2)
+    expect(q.clear(K, 'reset by user')).toHaveLength(2)
     expect(q.list(K).map((i) => [i.text, i.status, i.detail])).toEqual([
       ['a', 'removed', 'removed by user'],
       ['b', 'removed', 'reset by user'],
@@ -360,6 +360,39 @@ describe('observability', () => {
     expect(await q.submit('b', 'hi')).toMatchObject({ status: 'started' })
     expect(await q.submit('a', 'wait')).toMatchObject({ status: 'queued' })
     expect(q.list('b')).toEqual([])
+  })
+})
+
+describe('planned run ids, discards and missed steers', () => {
+  it('a queued item shows its planned runId; removed / dropped / cleared items are reported as discarded', async () => {
+    const discarded: Array<[string, string | undefined]> = []
+    const qq = new SessionQueues({ ...rt.deps(), onDiscard: (_k, item) => void discarded.push([item.status, item.runId]) })
+    rt.settings = { ...rt.settings, cap: 2, drop: 'old' }
+    rt.begin()
+    const a = (await qq.submit(K, 'a', { runId: 'run-a' })) as { itemId: string }
+    await qq.submit(K, 'b', { runId: 'run-b' })
+    expect(qq.list(K)[0]).toMatchObject({ status: 'queued', runId: 'run-a' })
+    await qq.submit(K, 'c', { runId: 'run-c' }) // drops a (oldest)
+    expect(discarded).toEqual([['dropped', 'run-a']])
+    expect(qq.remove(K, a.itemId)).toBe(false)
+    expect(qq.clear(K, 'stop').map((i) => i.runId)).toEqual(['run-b', 'run-c'])
+    expect(discarded).toEqual([
+      ['dropped', 'run-a'],
+      ['removed', 'run-b'],
+      ['removed', 'run-c'],
+    ])
+    qq.dispose()
+  })
+
+  it('requeueSteered turns a steer the run missed into a follow-up', async () => {
+    rt.begin()
+    const r = (await q.submit(K, 'steer me', { mode: 'steer' })) as { itemId: string }
+    expect(q.requeueSteered(K, r.itemId)).toBe(true)
+    expect(q.requeueSteered(K, r.itemId)).toBe(false)
+    expect(q.list(K)[0]).toMatchObject({ status: 'queued', mode: 'followup', detail: expect.stringMatching(/follow-up/) })
+    rt.end()
+    await tick()
+    expect(rt.runs.at(-1)!.text).toBe('steer me')
   })
 })
 

@@ -26,6 +26,8 @@ export interface QueueDeps {
   /** resolved settings for the session (session override → config → defaults) */
   settings?(sessionKey: string): QueueSettings
   onChange?(sessionKey: string, items: QueueItem[]): void
+  /** an item left the queue without starting a run (removed, dropped, cleared, failed to start) */
+  onDiscard?(sessionKey: string, item: QueueItem): void
   now?(): number
   setTimer?(fn: () => void, ms: number): unknown
   clearTimer?(handle: unknown): void
@@ -47,6 +49,8 @@ export interface SubmitOptions {
   mode?: QueueMode
   /** opaque data handed back to startRun (e.g. idempotency key, thinking level) */
   meta?: unknown
+  /** the run id this message will get when it starts on its own (shown while queued) */
+  runId?: string
 }
 
 interface Entry {
@@ -123,16 +127,19 @@ export class SessionQueues {
       }
     }
 
-    if (mode === 'interrupt') return this.interrupt(sessionKey, s, text, opts.meta)
+    if (mode === 'interrupt') return this.interrupt(sessionKey, s, text, opts.meta, opts.runId)
 
     // followup / collect / steer fallback
-    const e = this.newEntry(sessionKey, text, mode, opts.meta, 'queued')
+    const e = this.newEntry(sessionKey, text, mode, opts.meta, 'queued', opts.runId)
     if (mode === 'steer') e.item.detail = active ? 'run could not take steering; queued as follow-up' : 'queued behind waiting messages'
     const admitted = this.admit(s, e, settings)
     s.lastEnqueueAt = this.now()
     this.trimHistory(s)
     this.changed(sessionKey)
-    if (!admitted) return { status: 'dropped', itemId: e.item.id, reason: e.item.detail ?? 'queue full' }
+    if (!admitted) {
+      this.discard(e)
+      return { status: 'dropped', itemId: e.item.id, reason: e.item.detail ?? 'queue full' }
+    }
     void this.drain(sessionKey)
     return { status: 'queued', itemId: e.item.id, mode }
   }
@@ -158,6 +165,7 @@ export class SessionQueues {
     e.item.status = 'removed'
     e.item.detail = 'removed by user'
     e.settle?.({ status: 'dropped', itemId: id, reason: 'removed' })
+    this.discard(e)
     this.trimHistory(s)
     this.changed(sessionKey)
     return true
@@ -182,23 +190,24 @@ export class SessionQueues {
     return true
   }
 
-  /** Drops every waiting message (e.g. /stop, reset, delete). Returns how many were removed. */
-  clear(sessionKey: string, reason: string): number {
+  /** Drops every waiting message (e.g. /stop, reset, delete). Returns the removed items. */
+  clear(sessionKey: string, reason: string): QueueItem[] {
     const s = this.sessions.get(sessionKey)
-    if (!s) return 0
-    let n = 0
+    if (!s) return []
+    const removed: QueueItem[] = []
     for (const e of this.pending(s)) {
       e.item.status = 'removed'
       e.item.detail = reason
       e.settle?.({ status: 'dropped', itemId: e.item.id, reason })
-      n++
+      this.discard(e)
+      removed.push({ ...e.item })
     }
     s.overflowDropped = 0
     s.overflowSummaries = []
     this.wake(s)
     this.trimHistory(s)
-    if (n > 0) this.changed(sessionKey)
-    return n
+    if (removed.length > 0) this.changed(sessionKey)
+    return removed
   }
 
   /** Forgets a session entirely (session deleted). */
@@ -236,9 +245,20 @@ export class SessionQueues {
     return s.entries.filter((e) => e.item.status === 'queued' && !e.inFlight)
   }
 
-  private newEntry(sessionKey: string, text: string, mode: QueueMode, meta: unknown, status: QueueItem['status']): Entry {
+  private newEntry(sessionKey: string, text: string, mode: QueueMode, meta: unknown, status: QueueItem['status'], runId?: string): Entry {
     const id = this.deps.newId?.() ?? defaultId()
-    return { item: { id, sessionKey, mode, text, enqueuedAt: this.now(), status }, meta, inFlight: false, seq: this.seq++ }
+    const item: QueueItem = { id, sessionKey, mode, text, enqueuedAt: this.now(), status }
+    if (runId) item.runId = runId
+    return { item, meta, inFlight: false, seq: this.seq++ }
+  }
+
+  private discard(e: Entry): void {
+    if (!this.deps.onDiscard) return
+    try {
+      this.deps.onDiscard(e.item.sessionKey, { ...e.item })
+    } catch (err) {
+      this.log('error', `queue onDiscard listener failed: ${errorText(err)}`)
+    }
   }
 
   /** Applies cap + drop policy. Returns false when the new entry itself was rejected. */
@@ -257,6 +277,7 @@ export class SessionQueues {
         old.item.status = 'dropped'
         old.item.detail = `queue full (cap ${settings.cap}); oldest message dropped`
         old.settle?.({ status: 'dropped', itemId: old.item.id, reason: old.item.detail })
+        this.discard(old)
         if (settings.drop === 'summarize') {
           s.overflowDropped++
           s.overflowSummaries.push(summarizeLine(old.item.text))
@@ -276,8 +297,8 @@ export class SessionQueues {
     return notice
   }
 
-  private async interrupt(sessionKey: string, s: SessionState, text: string, meta: unknown): Promise<SubmitResult> {
-    const e = this.newEntry(sessionKey, text, 'interrupt', meta, 'queued')
+  private async interrupt(sessionKey: string, s: SessionState, text: string, meta: unknown, runId?: string): Promise<SubmitResult> {
+    const e = this.newEntry(sessionKey, text, 'interrupt', meta, 'queued', runId)
     e.item.detail = 'aborting the active run'
     const done = new Promise<SubmitResult>((res) => (e.settle = res))
     // Goes ahead of anything already waiting.
@@ -370,6 +391,7 @@ export class SessionQueues {
         e.item.status = 'failed'
         e.item.detail = error
         e.settle?.({ status: 'failed', itemId: e.item.id, error })
+        this.discard(e)
       }
     } finally {
       for (const e of batch) e.inFlight = false
