@@ -42,7 +42,8 @@ export interface QueueModesHandle {
   }): Promise<{ runId: string; status: 'started' } | { runId: string; status: 'queued' | 'steered'; queueItemId: string }>
   list(sessionKey: string): QueueItem[]
   remove(sessionKey: string, id: string): boolean
-  clear(sessionKey: string, reason?: string): number
+  /** removes every waiting message; returns the run ids they would have had */
+  clear(sessionKey: string, reason?: string): string[]
 }
 
 export interface PrefsProvider {

@@ -35,6 +35,8 @@ async function persistSessionMeta(
   const now = Date.now()
   const entry = await core.store(agentId).update(key, (cur) => {
     created = !cur
+    // an existing session with nothing new: no write (the run's start update stamps updatedAt)
+    if (cur && (opts.label === undefined || opts.label === cur.label)) return undefined
     const next: SessionEntry = cur ? { ...cur, updatedAt: now } : { sessionId: opts.sessionId ?? newSessionId(), createdAt: now, updatedAt: now, status: 'idle' }
     if (opts.label !== undefined) next.label = opts.label
     return next
@@ -111,7 +113,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
-        const cleared = core.followups.clear(key) + (core.queueModes?.clear(key, 'stopped') ?? 0)
+        const queuedRunIds = core.queueModes?.clear(key, 'stopped') ?? []
+        runIds.push(...queuedRunIds.filter((id) => !runIds.includes(id)))
+        const cleared = core.followups.clear(key) + queuedRunIds.length
         let hookMessages: string[] = []
         if (core.hooks.command) {
           try {
