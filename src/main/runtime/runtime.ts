@@ -21,6 +21,7 @@ import { EmbeddedRunner, type RunOutcome, type RunRequest } from './runner/embed
 import { FollowupQueue } from './runner/followup-queue'
 import type { RuntimeHooks } from './runner/hooks'
 import { IdempotencyCache } from './runner/idempotency'
+import { installExtensions, type Extensions, type ExtensionsOptions } from './hooks/extensions'
 import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
 import { SessionStore } from './sessions'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
@@ -44,6 +45,13 @@ export interface RuntimeOptions {
   maxRetryDelayMs?: number
   /** fsync each transcript append (default false: a crash loses nothing written, power loss might) */
   transcriptFsync?: boolean
+  /** fsync sessions.json on every write (default: the session store's default, true) */
+  storeFsync?: boolean
+  /**
+   * issue 4 extensions: plugins, internal hooks, compaction, block streaming and chat queue modes
+   * (default on; `false` leaves the hook table empty, as the runner's own tests need)
+   */
+  extensions?: boolean | ExtensionsOptions
   /** reload loopdesk.json when it changes on disk (default true) */
   watchConfig?: boolean
   version?: string
@@ -58,6 +66,8 @@ export interface Runtime extends RuntimeHost {
   readonly recovered: RecoveredRun[]
   /** resolves when the run ends (queued or running); undefined for unknown runIds */
   runOutcome(runId: string): Promise<RunOutcome> | undefined
+  /** the installed extensions (plugin registry, queue modes, gateway_start/stop hooks) */
+  readonly extensions?: Extensions
 }
 
 class RuntimeImpl implements Runtime {
@@ -66,8 +76,10 @@ class RuntimeImpl implements Runtime {
   readonly info: RuntimeHost['info']
   readonly core: RuntimeCore
   recovered: RecoveredRun[] = []
+  extensions?: Extensions
 
   private readonly listeners = new Set<(ev: AnyEvent) => void>()
+  private readonly stores = new Map<string, SessionStore>()
   private readonly finals = new Map<string, { final: AgentFinal; expiresAt: number }>()
   private registry!: ModelRegistry
   private shuttingDown = false
@@ -85,10 +97,10 @@ class RuntimeImpl implements Runtime {
     const runs = new RunRegistry()
     const queue = new CommandQueue()
     applyLaneConcurrency(queue, config.current)
-    const stores = new Map<string, SessionStore>()
+    const stores = this.stores
     const store = (agentId: string) => {
       let s = stores.get(agentId)
-      if (!s) stores.set(agentId, (s = new SessionStore({ stateDir: opts.stateDir, agentId })))
+      if (!s) stores.set(agentId, (s = new SessionStore({ stateDir: opts.stateDir, agentId, fsync: opts.storeFsync })))
       return s
     }
     const projection = new ChatProjection((payload) => this.emit({ event: 'chat', payload }))
@@ -278,6 +290,8 @@ class RuntimeImpl implements Runtime {
     for (const t of this.core.tracked.values()) t.controller.abort('shutdown')
     // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
+    // deferred (group-committed) session updates go to disk before we report being down
+    await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
     this.emit({ event: 'shutdown', payload: { reason: opts.reason ?? 'shutdown' } })
     for (const d of this.disposers.splice(0)) d()
     this.core.projection.dispose()
@@ -294,5 +308,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   config.load() // an invalid file is reported in config.issues; defaults (or the last good config) apply
   const rt = new RuntimeImpl({ ...opts, env }, config, credentials)
   await rt.init()
+  if (opts.extensions !== false) {
+    rt.extensions = await installExtensions(rt, typeof opts.extensions === 'object' ? opts.extensions : {})
+  }
   return rt
 }

@@ -16,12 +16,8 @@ import {
   type ProviderStreams,
   type SimpleStreamOptions,
 } from '@earendil-works/pi-ai'
+import { lazyApi } from '@earendil-works/pi-ai'
 import { builtinProviders } from '@earendil-works/pi-ai/providers/all'
-import { openAICompletionsApi } from '@earendil-works/pi-ai/api/openai-completions.lazy'
-import { openAIResponsesApi } from '@earendil-works/pi-ai/api/openai-responses.lazy'
-import { anthropicMessagesApi } from '@earendil-works/pi-ai/api/anthropic-messages.lazy'
-import { googleGenerativeAIApi } from '@earendil-works/pi-ai/api/google-generative-ai.lazy'
-import { mistralConversationsApi } from '@earendil-works/pi-ai/api/mistral-conversations.lazy'
 import type { ModelChoice } from '../../../shared/methods'
 import { invalid } from '../../api/errors'
 import type {
@@ -33,14 +29,33 @@ import type {
   ResolvedModel,
 } from '../contracts'
 
-/** APIs a configured provider may name, mapped to pi's lazily loaded implementations. */
-const CUSTOM_APIS: Record<string, () => ProviderStreams> = {
-  'openai-completions': openAICompletionsApi,
-  'openai-responses': openAIResponsesApi,
-  'anthropic-messages': anthropicMessagesApi,
-  'google-generative-ai': googleGenerativeAIApi,
-  'mistral-conversations': mistralConversationsApi,
+/**
+ * Loads an API implementation once. pi's own `*.lazy` wrappers call `import()` on every request, which is
+ * cheap natively but costs a loader round trip per request under module hooks (tsx in dev, tests, benches).
+ */
+function once(load: () => Promise<unknown>): () => Promise<ProviderStreams> {
+  let p: Promise<ProviderStreams> | undefined
+  return () =>
+    (p ??= load().then(
+      (m) => m as ProviderStreams,
+      (err) => {
+        p = undefined // a failed load may be retried
+        throw err
+      },
+    ))
 }
+
+/** APIs a configured provider may name, mapped to pi's implementations (loaded on first use). */
+const CUSTOM_API_LOADERS: Record<string, () => Promise<ProviderStreams>> = {
+  'openai-completions': once(() => import('@earendil-works/pi-ai/api/openai-completions')),
+  'openai-responses': once(() => import('@earendil-works/pi-ai/api/openai-responses')),
+  'anthropic-messages': once(() => import('@earendil-works/pi-ai/api/anthropic-messages')),
+  'google-generative-ai': once(() => import('@earendil-works/pi-ai/api/google-generative-ai')),
+  'mistral-conversations': once(() => import('@earendil-works/pi-ai/api/mistral-conversations')),
+}
+const CUSTOM_APIS: Record<string, () => ProviderStreams> = Object.fromEntries(
+  Object.entries(CUSTOM_API_LOADERS).map(([api, load]) => [api, () => lazyApi(load)]),
+)
 export const SUPPORTED_CUSTOM_APIS = Object.keys(CUSTOM_APIS)
 
 /** Built-in providers whose models are listed even without a key, so the UI can offer "add a key". */

@@ -359,6 +359,9 @@ export class EmbeddedRunner {
               lastRunTiming: { acceptedAt: req.acceptedAt, startedAt },
             }
           : undefined,
+        // group commit: the cache (what every reader in this process sees) changes now, the file within
+        // ~25 ms together with other runs' updates. The transcript, not this row, is the crash-safe record.
+        { defer: true },
       )
       deps.sessionChanged(req.sessionKey, 'start', req.runId)
 
@@ -583,7 +586,7 @@ export class EmbeddedRunner {
           next.modelProvider = r.resolved.provider
         }
         return next
-      })
+      }, { defer: true })
     } catch (err) {
       console.warn(`[runner] could not update session ${req.sessionKey} after run ${req.runId}:`, err)
     }
