@@ -5,7 +5,6 @@ import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import type { LoopdeskConfig } from '../contracts'
 import { startModelServer, type CapturedRequest, type ModelServer, type Turn } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
-import { installExtensions, type Extensions } from '../hooks/extensions'
 import { Transcript } from '../sessions'
 import { SUMMARY_SYSTEM_PROMPT } from './summarize'
 
@@ -16,7 +15,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 let t: TestRuntime
-const quiet = { warn: () => {}, error: () => {}, info: () => {} }
+const quietExtensions = { logger: { warn: () => {}, error: () => {}, info: () => {} }, loadPlugins: false, loadInternalHooks: false }
 const K = 'agent:main:main'
 
 async function start(contextWindow: number, compaction: { reserveTokens: number; keepRecentTurns: number }): Promise<void> {
@@ -33,10 +32,7 @@ async function start(contextWindow: number, compaction: { reserveTokens: number;
     },
     agents: { defaults: { model: { primary: 'mock/m1' }, compaction } },
   }
-  t = await startTestRuntime(server, { config: testConfig(server, extra) })
-  if (!(t.runtime as { extensions?: Extensions }).extensions) {
-    await installExtensions(t.runtime, { logger: quiet, loadPlugins: false, loadInternalHooks: false })
-  }
+  t = await startTestRuntime(server, { config: testConfig(server, extra), runtime: { extensions: quietExtensions } })
 }
 afterEach(async () => {
   server.script([])

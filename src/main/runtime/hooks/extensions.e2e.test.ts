@@ -8,7 +8,7 @@ import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { Transcript } from '../sessions'
-import { installExtensions, type Extensions } from './extensions'
+import type { Extensions } from './extensions'
 import type { HookLogger } from './types'
 
 let server: ModelServer
@@ -57,8 +57,8 @@ beforeEach(async () => {
     `export const events = ['agent:bootstrap']
      export default function (ev) { ev.context.bootstrapFiles.push({ name: 'RULES.md', content: 'Always answer in French.' }) }`,
   )
-  t = await startTestRuntime(server, { stateDir })
-  ext = (t.runtime as { extensions?: Extensions }).extensions ?? (await installExtensions(t.runtime, { logger }))
+  t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+  ext = t.runtime.extensions!
 })
 afterEach(async () => {
   await t.close()

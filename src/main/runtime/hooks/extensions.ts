@@ -108,7 +108,10 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   const queueModes = new ChatQueueModes({
     tracked: core.tracked,
     activeRunsOf: (key) => core.runner.activeRunsOf(key),
-    startRun: (req) => core.startRun(req, 'chat'),
+    startRun: (req) => {
+      if (core.isShuttingDown()) throw new Error('Loopdesk is shutting down; the queued message was not run')
+      return core.startRun(req, 'chat')
+    },
     queueDefaults: () => core.config.current.queue,
     sessionEntry: (key) => {
       const agentId = key.split(':')[1]
@@ -158,7 +161,12 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
 
   // ---- session_start / session_end for sessions created and deleted (new/reset come via command hooks)
   const sessionIds = new Map<string, string>()
+  let disposed = false
   const unsubscribe = host.subscribe((ev) => {
+    if (ev.event === 'shutdown') {
+      if (!disposed) dispose()
+      return
+    }
     if (ev.event !== 'sessions.changed') return
     const { sessionKey, reason, session } = ev.payload
     const agentId = sessionKey.split(':')[1]
@@ -187,12 +195,16 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
     gatewayStarted: (port) => gatewayHook('gateway_start', { port }),
     gatewayStopped: (reason) => gatewayHook('gateway_stop', reason ? { reason } : {}),
     idle: () => plugin.idle(),
-    dispose() {
-      unsubscribe()
-      queueModes.dispose()
-      if (core.queueModes === queueModes) core.queueModes = undefined
-      Object.assign(h, prev)
-      for (const k of Object.keys(h) as Array<keyof RuntimeHooks>) if (!(k in prev)) delete h[k]
-    },
+    dispose,
+  }
+
+  function dispose(): void {
+    if (disposed) return
+    disposed = true
+    unsubscribe()
+    queueModes.dispose()
+    if (core.queueModes === queueModes) core.queueModes = undefined
+    Object.assign(h, prev)
+    for (const k of Object.keys(h) as Array<keyof RuntimeHooks>) if (!(k in prev)) delete h[k]
   }
 }

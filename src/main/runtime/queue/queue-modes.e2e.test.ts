@@ -5,7 +5,6 @@ import type { AgentEvent, ChatEvent, QueueItem } from '../../../shared/events'
 import type { LoopdeskConfig } from '../contracts'
 import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
-import { installExtensions, type Extensions } from '../hooks/extensions'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -14,15 +13,11 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 let t: TestRuntime
-const quiet = { warn: () => {}, error: () => {}, info: () => {} }
+const quietExtensions = { logger: { warn: () => {}, error: () => {}, info: () => {} }, loadPlugins: false, loadInternalHooks: false }
 
 async function start(queue: NonNullable<LoopdeskConfig['messages']>['queue']): Promise<void> {
   server.requests.length = 0 // the server is shared by the tests of this file
-  t = await startTestRuntime(server, { config: testConfig(server, { messages: { queue } }) })
-  // createRuntime may already install the extensions; otherwise install them here
-  if (!(t.runtime as { extensions?: Extensions }).extensions) {
-    await installExtensions(t.runtime, { logger: quiet, loadPlugins: false, loadInternalHooks: false })
-  }
+  t = await startTestRuntime(server, { config: testConfig(server, { messages: { queue } }), runtime: { extensions: quietExtensions } })
 }
 afterEach(async () => {
   server.script([])

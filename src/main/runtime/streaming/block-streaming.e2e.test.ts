@@ -3,7 +3,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { AgentEvent, BlockData, ChatEvent } from '../../../shared/events'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
-import { installExtensions, type Extensions } from '../hooks/extensions'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -12,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 let t: TestRuntime
-const quiet = { warn: () => {}, error: () => {}, info: () => {} }
+const quietExtensions = { logger: { warn: () => {}, error: () => {}, info: () => {} }, loadPlugins: false, loadInternalHooks: false }
 const K = 'agent:main:main'
 
 async function start(blockStreamingBreak: 'text_end' | 'message_end', blockStreamingDefault: 'on' | 'off' = 'on'): Promise<void> {
@@ -29,10 +28,8 @@ async function start(blockStreamingBreak: 'text_end' | 'message_end', blockStrea
       },
       agents: { defaults: { model: { primary: 'mock/m1' }, blockStreamingDefault, blockStreamingBreak } },
     }),
+    runtime: { extensions: quietExtensions },
   })
-  if (!(t.runtime as { extensions?: Extensions }).extensions) {
-    await installExtensions(t.runtime, { logger: quiet, loadPlugins: false, loadInternalHooks: false })
-  }
 }
 afterEach(async () => {
   server.script([])
