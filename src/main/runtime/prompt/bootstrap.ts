@@ -1,7 +1,7 @@
 // Bootstrap (context) files from the workspace root that are injected into the system prompt.
 // Each file is capped at `bootstrapMaxChars`; the head and tail are kept and the cut is recorded.
-import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { readTextFile } from './read-cache'
 
 export const BOOTSTRAP_FILE_NAMES = ['AGENTS.md', 'SOUL.md', 'TOOLS.md', 'IDENTITY.md', 'USER.md', 'MEMORY.md'] as const
 
@@ -41,13 +41,10 @@ export async function loadBootstrapFiles(workspaceDir: string, maxChars: number)
   return Promise.all(
     BOOTSTRAP_FILE_NAMES.map(async (name) => {
       const file = path.join(workspaceDir, name)
-      try {
-        const raw = await readFile(file, 'utf8')
-        const { text, truncated } = truncateMiddle(raw, maxChars)
-        return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
-      } catch {
-        return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
-      }
+      const raw = readTextFile(file)
+      if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
+      const { text, truncated } = truncateMiddle(raw, maxChars)
+      return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
     }),
   )
 }

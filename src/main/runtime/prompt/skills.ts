@@ -2,10 +2,11 @@
 // The fingerprint hashes the files' contents, so a session keeps its snapshot (and its prompt stays
 // byte-identical) until a skill file actually changes.
 import { createHash } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
+import fs from 'node:fs'
 import path from 'node:path'
 import type { SkillsSnapshot } from '../contracts'
 import { parseFrontmatter } from './frontmatter'
+import { readTextFile } from './read-cache'
 
 export const SKILLS_DIR = 'skills'
 export const SKILL_FILE = 'SKILL.md'
@@ -31,7 +32,7 @@ async function readSkillFiles(workspaceDir: string): Promise<SkillFile[]> {
   const root = path.join(workspaceDir, SKILLS_DIR)
   let dirs: string[]
   try {
-    const entries = await readdir(root, { withFileTypes: true })
+    const entries = fs.readdirSync(root, { withFileTypes: true })
     dirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
   } catch {
     return []
@@ -40,11 +41,8 @@ async function readSkillFiles(workspaceDir: string): Promise<SkillFile[]> {
   const out: SkillFile[] = []
   for (const dir of dirs.slice(0, MAX_SKILLS)) {
     const file = path.join(root, dir, SKILL_FILE)
-    try {
-      out.push({ dir, file, content: await readFile(file, 'utf8') })
-    } catch {
-      // a folder without SKILL.md is not a skill
-    }
+    const content = readTextFile(file)
+    if (content !== undefined) out.push({ dir, file, content }) // a folder without SKILL.md is not a skill
   }
   return out
 }

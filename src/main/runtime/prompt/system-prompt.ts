@@ -1,6 +1,6 @@
 // System prompt = base + skills + bootstrap context + per-run extra instructions. The report (section
 // sizes, bootstrap files and their truncation, skills) is stored on the session for inspection.
-import { mkdir } from 'node:fs/promises'
+import fs from 'node:fs'
 import type { SkillsSnapshot, SystemPromptReport } from '../contracts'
 import {
   capBootstrapFiles,
@@ -74,7 +74,7 @@ export interface BuiltRunPrompt {
 
 /** Resolves (creates) the workspace, loads skills and bootstrap files, runs the bootstrap hook, builds the prompt. */
 export async function buildRunPrompt(input: BuildRunPromptInput): Promise<BuiltRunPrompt> {
-  await mkdir(input.workspaceDir, { recursive: true })
+  fs.mkdirSync(input.workspaceDir, { recursive: true })
   const [skillsResult, loaded] = await Promise.all([
     loadSkillsSnapshot(input.workspaceDir, input.previousSkills),
     loadBootstrapFiles(input.workspaceDir, input.bootstrapMaxChars),

@@ -219,15 +219,17 @@ export class EmbeddedRunner {
       const transcript = new Transcript(store.transcriptPath(sessionId), { fsync: deps.transcriptFsync })
       release = await acquireWriteLock(transcript.file)
       this.throwIfAborted(controller.signal)
-      await transcript.ensureHeader({
-        type: 'session',
-        version: 1,
-        id: sessionId,
-        timestamp: new Date().toISOString(),
-        cwd: workspaceDir,
-        sessionKey: req.sessionKey,
-      })
       const read = await transcript.readAll()
+      if (read.entries.length === 0) {
+        await transcript.ensureHeader({
+          type: 'session',
+          version: 1,
+          id: sessionId,
+          timestamp: new Date().toISOString(),
+          cwd: workspaceDir,
+          sessionKey: req.sessionKey,
+        })
+      }
       const history = rebuildHistory(read.entries)
       // transcript entry id per message object (rebuilt history reuses the parsed message objects)
       const entryIds = new WeakMap<object, string>()
