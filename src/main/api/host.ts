@@ -16,4 +16,9 @@ export interface RuntimeHost {
   readonly info: { version: string; stateDir: string; configPath: string; startedAt: number }
   /** Stop accepting runs, wait for active runs up to drainMs (then abort them), release locks. */
   shutdown(opts?: { drainMs?: number; reason?: string }): Promise<void>
+  /**
+   * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
+   * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
+   */
+  gatewayLifecycle?(event: { phase: 'start'; port: number } | { phase: 'stop'; reason?: string }): void
 }
