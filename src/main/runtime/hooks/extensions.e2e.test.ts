@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { startGateway } from '../../gateway'
 import { Transcript } from '../sessions'
 import type { Extensions } from './extensions'
 import type { HookLogger } from './types'
@@ -187,6 +188,13 @@ describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
     await ext.gatewayStarted(18789)
     await ext.gatewayStopped('shutdown')
     expect(got).toEqual([{ port: 18789 }, { reason: 'shutdown' }])
+    // a real gateway over this runtime reports its start and stop through RuntimeHost.gatewayLifecycle
+    got.length = 0
+    const gw = await startGateway({ host: t.runtime, stateDir, port: 0, writeInfo: false, staticDir: null, token: 'test-token-0123456789abcdef', logger: { info: () => {}, warn: () => {}, error: () => {} } })
+    await gw.close('test over')
+    await ext.idle()
+    await until(() => got.length === 2)
+    expect(got).toEqual([{ port: gw.port }, { reason: 'test over' }])
   })
 })
 

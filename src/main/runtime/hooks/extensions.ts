@@ -5,6 +5,7 @@
 import path from 'node:path'
 import type { AgentMessage } from '@earendil-works/pi-agent-core'
 import type { AnyEvent } from '../../../shared/events'
+import type { RuntimeHost } from '../../api/host'
 import { createCompactionHooks, type CompactionHooks } from '../compaction/runtime-hooks'
 import type { RuntimeCore } from '../handlers-context'
 import { ChatQueueModes } from '../queue/chat-queue'
@@ -21,6 +22,8 @@ export interface ExtensionHost {
   readonly hooks: RuntimeHooks
   readonly core: RuntimeCore
   subscribe(listener: (ev: AnyEvent) => void): () => void
+  /** set by the installer: the gateway reports start/stop here (RuntimeHost.gatewayLifecycle) */
+  gatewayLifecycle?: RuntimeHost['gatewayLifecycle']
 }
 
 export interface ExtensionsOptions {
@@ -184,6 +187,11 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   const gatewayHook = async (name: 'gateway_start' | 'gateway_stop', event: { port: number } | { reason?: string }) => {
     await registry.runObserve(name, event as never, {} as never)
   }
+  const prevLifecycle = host.gatewayLifecycle
+  host.gatewayLifecycle = (e) => {
+    prevLifecycle?.(e)
+    void (e.phase === 'start' ? gatewayHook('gateway_start', { port: e.port }) : gatewayHook('gateway_stop', e.reason ? { reason: e.reason } : {}))
+  }
 
   return {
     registry,
@@ -204,6 +212,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
     unsubscribe()
     queueModes.dispose()
     if (core.queueModes === queueModes) core.queueModes = undefined
+    host.gatewayLifecycle = prevLifecycle
     Object.assign(h, prev)
     for (const k of Object.keys(h) as Array<keyof RuntimeHooks>) if (!(k in prev)) delete h[k]
   }
