@@ -386,6 +386,34 @@ describe('embedded runner', () => {
     expect(req.find((m: any) => m.role === 'tool')).toMatchObject({ tool_call_id: 'call_dead' })
   })
 
+  it('reasoning streams as `thinking` events only when the session asks for it (reasoning stream)', async () => {
+    server.script([{ reasoning: 'pondering deeply', text: 'answer' }])
+    await h.run({ runId: 'think-off' })
+    expect(of(h, 'think-off').some((e) => e.stream === 'thinking')).toBe(false)
+    await h.store.update('agent:main:main', (cur) => ({ ...cur!, reasoningLevel: 'stream' }))
+    server.script([{ reasoning: ['ponder', 'ing deeply'], text: 'answer' }])
+    const out = await h.run({ runId: 'think-on' })
+    const thinking = of(h, 'think-on').filter((e) => e.stream === 'thinking').map((e) => e.data as any)
+    expect(thinking.map((t) => t.delta)).toEqual(['ponder', 'ing deeply'])
+    expect(thinking.at(-1).text).toBe('pondering deeply')
+    expect(out.payloads).toEqual([{ text: 'answer' }])
+  })
+
+  it('a connection dropped mid-stream and malformed SSE both end in lifecycle error', async () => {
+    server.script([{ text: 'this will be cut', chunks: 4, dropAfterChunks: 2 }])
+    const dropped = await h.run({ runId: 'drop-1' })
+    expect(dropped.status).toBe('error')
+    expect(of(h, 'drop-1').at(-1)!.data).toMatchObject({ phase: 'error', error: expect.stringMatching(/connection/i) })
+    expect(dropped.meta.error).toMatchObject({ kind: 'network' })
+    server.script([{ text: 'abc', malformedAfterChunks: 1 }])
+    const bad = await h.run({ runId: 'bad-sse' })
+    expect(bad.status).toBe('error')
+    expect(lifecycle(of(h, 'bad-sse'))).toEqual(['start', 'error'])
+    // the session still works
+    server.script([{ text: 'fine now' }])
+    expect((await h.run()).payloads[0].text).toBe('fine now')
+  })
+
   it('an unknown model or missing key fails the run with a clear lifecycle error', async () => {
     const out = await h.run({ runId: 'bad-model', model: 'mock/nope' })
     expect(out.status).toBe('error')
