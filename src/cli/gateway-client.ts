@@ -2,7 +2,8 @@
 // challenge → signed connect → hello-ok, request/response correlation, `expectFinal` for `agent`.
 import { randomUUID } from 'node:crypto'
 import WebSocket from 'ws'
-import type { AnyEvent } from '../shared/events'
+import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../shared/assistant-delta'
+import type { AgentEvent, AnyEvent } from '../shared/events'
 import { createNodeDeviceProof, type NodeDeviceIdentity } from './identity'
 
 export const ALL_OPERATOR_SCOPES = ['operator.admin', 'operator.read', 'operator.write', 'operator.approvals']
@@ -21,6 +22,8 @@ export interface ConnectOptions {
   caps?: string[]
   minProtocol?: number
   maxProtocol?: number
+  /** ask for compact assistant events (cap loopdesk.assistant-delta; text rebuilt here). Default true */
+  assistantDeltas?: boolean
   /** Origin header (browser emulation in tests) */
   origin?: string
   connectTimeoutMs?: number
@@ -80,6 +83,8 @@ export class GatewayConnectionClient {
   private listeners = new Set<(ev: EventFrameIn) => void>()
   private closeListeners = new Set<(code: number, reason: string) => void>()
   private nextId = 1
+  /** per-run assistant text, to rebuild compact assistant events */
+  private texts = new Map<string, string>()
   closed = false
   closeCode: number | undefined
 
@@ -109,6 +114,7 @@ export class GatewayConnectionClient {
       return
     }
     if (frame?.type === 'event') {
+      if (frame.event === 'agent' && frame.payload && typeof frame.payload === 'object') expandAssistantPayload(this.texts, frame.payload as AgentEvent)
       for (const l of this.listeners) l(frame as EventFrameIn)
       return
     }
@@ -237,7 +243,7 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
           },
           role: 'operator',
           scopes,
-          caps: opts.caps ?? [],
+          caps: opts.assistantDeltas === false ? (opts.caps ?? []) : [...new Set([...(opts.caps ?? []), ASSISTANT_DELTA_CAP])],
           auth: opts.token !== undefined ? { token: opts.token } : undefined,
         }
         if (opts.identity) {

@@ -1,6 +1,7 @@
 // One WebSocket client of the gateway: its negotiated identity and a send path that enforces the
 // per-connection buffered-bytes cap (slow consumers lose droppable frames, or get closed).
 import type { WebSocket } from 'ws'
+import type { AssistantTextTracker } from './assistant-delta'
 import { CLOSE, type ResponseFrame } from './protocol'
 
 export type ConnState = 'handshake' | 'open' | 'closed'
@@ -22,6 +23,8 @@ export class GatewayConnection {
   sessionsSubscribed = false
   unauthorizedStreak = 0
   droppedFrames = 0
+  /** set when the client declared `loopdesk.assistant-delta` */
+  assistantTexts: AssistantTextTracker | undefined
   handshakeTimer: NodeJS.Timeout | undefined
   /** counted in the per-IP pending-handshake budget */
   preauthCounted = false

@@ -7,15 +7,16 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost } from '../api/host'
-import type { AnyEvent, EventName } from '../../shared/events'
+import type { AgentEvent, AnyEvent, EventName } from '../../shared/events'
 import { METHOD_NAMES } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
+import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
-import { CLOSE, LIMITS, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
+import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
 import { gatewayDir, removeGatewayInfo, writeGatewayInfo } from './state-files'
@@ -131,16 +132,43 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   // ------------------------------------------------------------------ broadcasting
 
-  /** Sends to every open connection that passes `filter`; `seq` only on true broadcasts. */
+  /**
+   * Sends to every open connection in scope that passes `targeted`; `seq` only on true broadcasts.
+   * Serializes once, and only when someone receives it.
+   */
   function deliver(event: EventName, payload: unknown, opts: { targeted?: (c: GatewayConnection) => boolean } & SendOptions = {}) {
     const scope = eventScope(event)
-    const frame: Record<string, unknown> = { type: 'event', event, payload }
-    if (!opts.targeted) frame.seq = ++seq
-    const text = JSON.stringify(frame)
+    const frameSeq = opts.targeted ? undefined : ++seq
+    let text: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, scope)) continue
       if (opts.targeted && !opts.targeted(c)) continue
+      text ??= JSON.stringify(frameSeq === undefined ? { type: 'event', event, payload } : { type: 'event', event, payload, seq: frameSeq })
       c.sendText(text, { dropIfSlow: opts.dropIfSlow })
+    }
+  }
+
+  /** Agent events: tool stream only to `tool-events` clients; assistant events compact where negotiated. */
+  function deliverAgent(ev: AgentEvent) {
+    const isTool = ev.stream === 'tool'
+    const frameSeq = isTool ? undefined : ++seq
+    const ended = ev.stream === 'lifecycle' && ((ev.data as { phase?: unknown }).phase === 'end' || (ev.data as { phase?: unknown }).phase === 'error')
+    let full: string | undefined
+    let compact: string | undefined
+    const serialize = (payload: AgentEvent) =>
+      JSON.stringify(frameSeq === undefined ? { type: 'event', event: 'agent', payload } : { type: 'event', event: 'agent', payload, seq: frameSeq })
+    for (const c of conns.values()) {
+      if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
+      // Tool events carry arguments/results: only for clients that asked for them.
+      if (isTool && !c.caps.has('tool-events')) continue
+      if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
+        compact ??= serialize(compactAssistantPayload(ev))
+        c.sendText(compact)
+      } else {
+        full ??= serialize(ev)
+        c.sendText(full)
+      }
+      if (ended) c.assistantTexts?.forget(ev.runId)
     }
   }
 
@@ -148,9 +176,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (closing) return
     switch (ev.event) {
       case 'agent':
-        // Tool events carry arguments/results: only for clients that asked for them.
-        if (ev.payload.stream === 'tool') return deliver('agent', ev.payload, { targeted: (c) => c.caps.has('tool-events') })
-        return deliver('agent', ev.payload)
+        return deliverAgent(ev.payload)
       case 'chat':
         return deliver('chat', ev.payload, { dropIfSlow: ev.payload.state === 'delta' })
       case 'sessions.changed':
@@ -242,6 +268,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.role = result.role
     conn.scopes = new Set(result.scopes)
     conn.caps = new Set(result.caps)
+    if (conn.caps.has(ASSISTANT_DELTA_CAP)) conn.assistantTexts = new AssistantTextTracker()
     conn.clientId = params.client.id
     conn.clientMode = params.client.mode
     conn.deviceId = result.deviceId

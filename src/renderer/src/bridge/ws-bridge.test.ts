@@ -80,7 +80,7 @@ describe('ws-bridge', () => {
         maxProtocol: 4,
         client: { id: 'openclaw-control-ui', mode: 'ui' },
         role: 'operator',
-        caps: ['tool-events'],
+        caps: ['tool-events', 'loopdesk.assistant-delta'],
         auth: { token: 'tok' },
       },
     })
@@ -120,6 +120,21 @@ describe('ws-bridge', () => {
     off()
     s.push({ type: 'event', event: 'agent', seq: 4, payload: { runId: 'r1', seq: 2, stream: 'lifecycle', ts: 1, data: {} } })
     expect(got).toHaveLength(1)
+  })
+
+  it('rebuilds the text of compact assistant events (loopdesk.assistant-delta)', async () => {
+    const s = await connected()
+    const texts: string[] = []
+    bridge!.subscribe({ events: ['agent'] }, (e) => {
+      if (e.event === 'agent' && e.payload.stream === 'assistant') texts.push((e.payload.data as { text: string }).text)
+    })
+    const ev = (seq: number, data: Record<string, unknown>) => ({ type: 'event', event: 'agent', seq, payload: { runId: 'r1', seq, stream: 'assistant', ts: 1, data } })
+    s.push(ev(1, { text: 'Hel', delta: 'Hel' }))
+    s.push(ev(2, { delta: 'lo', textLength: 5 }))
+    s.push(ev(3, { delta: '!', textLength: 6 }))
+    s.push(ev(4, { text: 'Next', delta: 'Next' })) // a new message: full text again
+    s.push(ev(5, { delta: ' one', textLength: 8 }))
+    expect(texts).toEqual(['Hel', 'Hello', 'Hello!', 'Next', 'Next one'])
   })
 
   it('queues calls until connected, fails in-flight calls on disconnect, reconnects with backoff', async () => {

@@ -2,9 +2,10 @@
 // connect.challenge, connects with the token and a WebCrypto Ed25519 device identity, correlates
 // requests by id, reconnects with backoff, and filters events locally per subscriber.
 // Only standard WebSocket/WebCrypto APIs are used (no DOM-only types), so Node tests can drive it too.
+import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../../../shared/assistant-delta'
 import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../shared/bridge'
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
-import { eventMatches, type AnyEvent, type EventFilter } from '../../../shared/events'
+import { eventMatches, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
 import type { ErrorShape, Result } from '../../../shared/methods'
 
 /** The subset of the WebSocket API this bridge uses (browser WebSocket and `ws` both fit). */
@@ -112,6 +113,8 @@ class WsBridgeImpl {
   private watchdog: ReturnType<typeof setInterval> | undefined
   private lastFrameAt = 0
   private closed = false
+  /** per-run assistant text of the current connection (rebuilds compact assistant events) */
+  private texts = new Map<string, string>()
   private identity: Promise<WebDeviceIdentity | null>
   private readonly factory: SocketFactory
 
@@ -209,7 +212,8 @@ class WsBridgeImpl {
       client,
       role: 'operator',
       scopes: SCOPES,
-      caps: ['tool-events'],
+      // compact assistant events: long replies cost O(n) bytes instead of O(n²); text is rebuilt in onEvent
+      caps: ['tool-events', ASSISTANT_DELTA_CAP],
     }
     if (this.opts.token) params.auth = { token: this.opts.token }
     try {
@@ -234,6 +238,7 @@ class WsBridgeImpl {
 
   private onHello(hello: Record<string, unknown>) {
     this.hello = hello
+    this.texts.clear()
     const auth = hello.auth as { scopes?: string[] } | undefined
     this.setStatus({ state: 'open', attempt: 0, error: undefined, scopes: auth?.scopes })
     this.startWatchdog(Number((hello.policy as { tickIntervalMs?: number } | undefined)?.tickIntervalMs) || 30_000)
@@ -367,6 +372,9 @@ class WsBridgeImpl {
 
   private onEvent(frame: { event?: unknown; payload?: unknown }) {
     if (typeof frame.event !== 'string' || frame.event === 'connect.challenge') return
+    if (frame.event === 'agent' && frame.payload && typeof frame.payload === 'object') {
+      expandAssistantPayload(this.texts, frame.payload as AgentEvent)
+    }
     const ev = { event: frame.event, payload: frame.payload } as AnyEvent
     for (const s of this.subscribers) {
       if (!eventMatches(s.filter, ev)) continue

@@ -1,0 +1,45 @@
+// Compact assistant events (Loopdesk protocol extension, client cap `loopdesk.assistant-delta`),
+// server side. Clients rebuild the text with src/shared/assistant-delta.ts.
+//
+// Every `assistant` agent event carries the cumulative `text` of the message (OpenClaw wire format), so a
+// reply of n deltas costs O(n²) bytes on the wire: a 20,000-delta reply is ~800 MB of JSON per client.
+// A client that declares the cap instead receives `data: {delta, textLength, ...}` without `text` whenever
+// the text is exactly the previous text of that run plus `delta`; it rebuilds `text` itself. The full text
+// is still sent for the first assistant event of a run on a connection and whenever the text does not
+// extend the previous one (a new assistant message). Clients without the cap get the standard payload.
+import { ASSISTANT_DELTA_CAP } from '../../shared/assistant-delta'
+import type { AgentEvent } from '../../shared/events'
+
+export { ASSISTANT_DELTA_CAP }
+
+/** Per-connection memory: the text length last sent for each live run. */
+export class AssistantTextTracker {
+  private lengths = new Map<string, number>()
+
+  /**
+   * True when this event can go out compact on this connection. Uses lengths only (O(1)): `text` is a
+   * cumulative string and touching its contents would flatten it for every event.
+   */
+  compactable(ev: AgentEvent): boolean {
+    const text = (ev.data as { text?: unknown }).text
+    const delta = (ev.data as { delta?: unknown }).delta
+    if (typeof text !== 'string' || typeof delta !== 'string') return false
+    const prev = this.lengths.get(ev.runId)
+    this.lengths.set(ev.runId, text.length)
+    return prev !== undefined && text.length === prev + delta.length
+  }
+
+  forget(runId: string) {
+    this.lengths.delete(runId)
+  }
+
+  get size() {
+    return this.lengths.size
+  }
+}
+
+/** The compact form of an assistant event's payload. */
+export function compactAssistantPayload(ev: AgentEvent): AgentEvent {
+  const { text, ...rest } = ev.data as { text: string; [k: string]: unknown }
+  return { ...ev, data: { ...rest, textLength: text.length } }
+}
