@@ -1,10 +1,13 @@
 // Helpers for component tests: a full app wired to a FakeBridge, with rendering flushed promptly.
-import { act, render } from '@testing-library/react'
+import { act, configure, render } from '@testing-library/react'
 import { App } from './App'
 import { AppContext } from './app-context'
 import { FakeBridge, type FakeBridgeOptions } from './bridge/fake-bridge'
 import { Controller } from './state/controller'
 import { createAppStores } from './state/stores'
+
+// The machine may be busy (parallel test runs on 2 cores): give async queries room.
+configure({ asyncUtilTimeout: 5000 })
 
 // jsdom has no layout: give scroll containers a viewport and rows a height so the virtualized lists
 // render their first items (≈20 conversation rows, ≈125 inspector rows).

@@ -290,7 +290,8 @@ export class FakeBridge implements Bridge {
     const s = this.session(run.sessionKey)
     if (s) {
       s.events.push(ev)
-      if (s.events.length > RING) s.events.splice(0, s.events.length - RING)
+      // trim in chunks: splicing per event would be O(ring) per delta
+      if (s.events.length > RING * 1.25) s.events.splice(0, s.events.length - RING)
     }
     this.emit({ event: 'agent', payload: ev })
     return ev
@@ -758,7 +759,7 @@ export class FakeBridge implements Bridge {
   async recentEvents(params: Parameters<Bridge['recentEvents']>[0]): Promise<Result<Results['loopdesk.events.recent']>> {
     this.record('recentEvents', params)
     const s = this.session(params.sessionKey)
-    const events = s ? s.events.slice(-(params.limit ?? 1000)) : []
+    const events = s ? s.events.slice(-Math.min(RING, params.limit ?? 1000)) : []
     const approvals = [...this.approvals.values()].map((a) => a.req).filter((r) => r.sessionKey === params.sessionKey)
     return ok({ events, approvals })
   }

@@ -59,13 +59,19 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimate(itemsRef.current[i]),
     getItemKey: (i) => itemsRef.current[i]?.key ?? i,
-    overscan: 6,
+    // Rows can be tall (a long reply is split into rows of ~12k chars): keep few off-screen.
+    overscan: 3,
     // Keeps the reading position when older pages are prepended.
     anchorTo: 'end',
     scrollEndThreshold: STICK_PX,
     initialRect,
     paddingStart: 16,
     paddingEnd: 24,
+    // Positions and the list height are written to the DOM directly; React re-renders only when the
+    // visible range changes (a streaming reply resizes its row every frame).
+    useFlushSync: false,
+    directDomUpdates: true,
+    directDomUpdatesMode: 'position',
   })
 
   // Stick to the bottom while new content arrives, unless the user scrolled away. Items can grow
@@ -76,12 +82,11 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     const el = scrollRef.current
     if (el && stick.current) el.scrollTop = el.scrollHeight
   }, [])
-  const total = virtualizer.getTotalSize()
-  useLayoutEffect(toBottom, [items, total, toBottom])
   useEffect(() => {
     const el = scrollRef.current
     const list = listRef.current
     if (!el || !list || typeof ResizeObserver === 'undefined') return
+    // Runs after layout, before paint: reading scrollHeight here costs no extra layout.
     const ro = new ResizeObserver(toBottom)
     ro.observe(list)
     const intent = () => (userIntentAt.current = Date.now())
@@ -154,12 +159,14 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           <div className="load-older">{loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}</div>
         )}
         <div
-          ref={listRef}
+          ref={(node) => {
+            listRef.current = node
+            virtualizer.containerRef(node)
+          }}
           role="log"
           aria-label="Conversation"
           aria-busy={streaming || undefined}
           className="conversation-list"
-          style={{ height: virtualizer.getTotalSize() }}
         >
           {virtualItems.map((v) => {
             const item = items[v.index]
@@ -172,7 +179,6 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 data-kind={item.kind}
                 ref={virtualizer.measureElement}
                 className="row"
-                style={{ transform: `translateY(${v.start}px)` }}
               >
                 <ItemView item={item} sessionKey={sessionKey} />
               </div>

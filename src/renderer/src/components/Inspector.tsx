@@ -22,7 +22,7 @@ function summary(e: LoggedEvent): string {
           return `${d.phase}${d.aborted ? ' (aborted)' : ''}${d.error ? `: ${d.error}` : ''}`
         case 'assistant':
         case 'thinking':
-          return `+${JSON.stringify(String(d.delta ?? '').slice(0, 60))} (${String(d.text ?? '').length} chars)`
+          return `+${JSON.stringify(String(d.delta ?? '').slice(0, 60))}`
         case 'tool':
           return `${d.phase} ${d.name ?? ''}${d.isError ? ' (error)' : ''}`
         case 'compaction':
@@ -210,7 +210,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
                 data-index={v.index}
                 ref={virtualizer.measureElement}
                 className="row"
-                style={{ transform: `translateY(${v.start}px)` }}
+                style={{ top: v.start }}
               >
                 <Row e={e} open={!!expanded[key]} onToggle={() => controller.toggleExpanded(key)} />
               </div>

@@ -1,7 +1,7 @@
 // Views of transcript items. Each is memoized on its item object: the reducer replaces an item only
 // when it changes, so during streaming only the growing message (and its tail block) re-renders.
 import { memo, useEffect, useState } from 'react'
-import { useController } from '../app-context'
+import { useApp, useController } from '../app-context'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
@@ -30,9 +30,25 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
   )
 })
 
-export const AssistantMessage = memo(function AssistantMessage({ item }: { item: AssistantItem }) {
+/** The whole message an assistant item belongs to (long replies are split over several items). */
+export function fullMessageText(items: Item[], key: string): string {
+  let i = items.findIndex((it) => it.key === key)
+  if (i < 0) return ''
+  while (i > 0 && items[i].kind === 'assistant' && (items[i] as AssistantItem).cont) i--
+  let text = ''
+  for (let j = i; j < items.length; j++) {
+    const it = items[j]
+    if (it.kind !== 'assistant' || (j > i && !it.cont)) break
+    text += it.text
+  }
+  return text
+}
+
+export const AssistantMessage = memo(function AssistantMessage({ item, sessionKey }: { item: AssistantItem; sessionKey: string }) {
+  const { stores } = useApp()
+  const copyText = () => fullMessageText(stores.runs.getState().transcripts[sessionKey]?.items ?? [], item.key) || item.text
   return (
-    <div className={`msg msg-assistant ${item.streaming ? 'streaming' : ''}`}>
+    <div className={`msg msg-assistant ${item.streaming ? 'streaming' : ''} ${item.cont ? 'msg-cont' : ''}`}>
       {item.reasoning && (
         <details className="reasoning">
           <summary>{item.streaming && !item.text ? 'Thinking…' : 'Reasoning'}</summary>
@@ -48,7 +64,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item }: { item:
       )}
       {!item.streaming && item.text && (
         <div className="msg-copy">
-          <CopyButton text={item.text} label="Copy message" />
+          <CopyButton text={copyText} label="Copy message" />
         </div>
       )}
     </div>
@@ -115,7 +131,7 @@ export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Ite
     case 'user':
       return <UserMessage item={item} />
     case 'assistant':
-      return <AssistantMessage item={item} />
+      return <AssistantMessage item={item} sessionKey={sessionKey} />
     case 'tool':
       return <ToolCard item={item} />
     case 'approval':

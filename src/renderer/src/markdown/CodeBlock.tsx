@@ -1,6 +1,20 @@
 import { memo, useMemo } from 'react'
 import { CopyButton } from '../components/CopyButton'
 import { highlight, knownLanguage } from './highlight'
+import { LruCache } from '../lib/lru'
+
+// Rows re-mount when scrolled back into view; don't re-highlight the same code each time.
+const highlighted = new LruCache<string, ReturnType<typeof highlight>>(300)
+
+function cachedHighlight(code: string, lang: string | undefined) {
+  const key = `${lang ?? ''}\u0000${code}`
+  let nodes = highlighted.get(key)
+  if (nodes === undefined && !highlighted.has(key)) {
+    nodes = highlight(code, lang)
+    highlighted.set(key, nodes)
+  }
+  return nodes
+}
 
 interface Props {
   code: string
@@ -10,7 +24,7 @@ interface Props {
 }
 
 export const CodeBlock = memo(function CodeBlock({ code, lang, streaming }: Props) {
-  const nodes = useMemo(() => (streaming ? undefined : highlight(code, lang)), [code, lang, streaming])
+  const nodes = useMemo(() => (streaming ? undefined : cachedHighlight(code, lang)), [code, lang, streaming])
   const label = knownLanguage(lang) ?? (lang?.trim().split(/\s+/)[0] || 'text')
   return (
     <div className="code-block">

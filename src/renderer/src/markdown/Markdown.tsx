@@ -215,6 +215,45 @@ export const MarkdownBlock = memo(
   (a, b) => a.src === b.src && a.plain === b.plain && a.done === b.done,
 )
 
+/** Blocks are grouped into chunks of this many by index: a chunk is one memoized, layout-contained
+ * element the browser can skip while off-screen, so a huge reply costs little per frame. Chunk k
+ * always holds blocks [k·N, (k+1)·N): a growing reply only ever changes its last chunk, and nothing
+ * is re-mounted when a chunk fills up. */
+export const BLOCKS_PER_CHUNK = 32
+
+interface ChunkBlock {
+  src: string
+  done: boolean
+  plain: boolean
+}
+
+function sameBlocks(a: ChunkBlock[], b: ChunkBlock[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]
+    const y = b[i]
+    if (x.src !== y.src || x.done !== y.done || x.plain !== y.plain) return false
+  }
+  return true
+}
+
+const MarkdownChunk = memo(
+  function MarkdownChunk({ blocks }: { blocks: ChunkBlock[] }) {
+    let chars = 0
+    for (const b of blocks) chars += b.src.length
+    // Placeholder height while the chunk is skipped (off-screen and never rendered yet).
+    const estimate = Math.max(120, Math.round(chars / 90) * 24 + blocks.length * 10)
+    return (
+      <div className="md-chunk" style={{ containIntrinsicSize: `auto ${estimate}px` }}>
+        {blocks.map((b, i) => (
+          <MarkdownBlock key={i} src={b.src} done={b.done} plain={b.plain} />
+        ))}
+      </div>
+    )
+  },
+  (a, b) => sameBlocks(a.blocks, b.blocks),
+)
+
 const splitCache = new LruCache<string, SplitState>(400)
 
 interface MarkdownProps {
@@ -234,11 +273,14 @@ export function Markdown({ text, cacheKey, plain }: MarkdownProps) {
     if (cacheKey) splitCache.set(cacheKey, state)
     return blocksWithTail(state)
   }, [text, cacheKey])
-  return (
-    <div className="md">
-      {parts.map((p, i) => (
-        <MarkdownBlock key={i} src={p.src} done={p.done} plain={!!plain || p.offset >= PLAIN_TEXT_AFTER_CHARS} />
-      ))}
-    </div>
-  )
+  const children = []
+  for (let c = 0; c * BLOCKS_PER_CHUNK < parts.length; c++) {
+    const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p) => ({
+      src: p.src,
+      done: p.done,
+      plain: !!plain || p.offset >= PLAIN_TEXT_AFTER_CHARS,
+    }))
+    children.push(<MarkdownChunk key={c} blocks={blocks} />)
+  }
+  return <div className="md">{children}</div>
 }

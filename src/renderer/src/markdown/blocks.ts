@@ -34,6 +34,22 @@ function closesFence(line: string, fence: string): boolean {
   return marker[0] === fence[0] && marker.length >= fence.length && isBlank(line.slice(m[0].length))
 }
 
+/** Edges compared when checking that `text` still starts with the finished part of `prev`. */
+const PREFIX_PROBE = 512
+
+/**
+ * Whether text[0, end) equals prev[0, end). Streamed text only grows, so comparing the start and
+ * the end of that range is enough and keeps this O(1) instead of O(length) per frame; a replaced
+ * text (rare) that keeps both edges intact would reuse stale blocks until the next change.
+ */
+function sharesPrefix(text: string, prev: string, end: number): boolean {
+  if (text === prev) return true
+  const head = Math.min(end, PREFIX_PROBE)
+  if (text.slice(0, head) !== prev.slice(0, head)) return false
+  const from = Math.max(head, end - PREFIX_PROBE)
+  return text.slice(from, end) === prev.slice(from, end)
+}
+
 /**
  * Incremental split: pass the previous state for the same message. When `text` extends the
  * previous text, only the tail is scanned again.
@@ -42,7 +58,7 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
   let blocks: string[]
   let offsets: number[]
   let blockStart: number
-  if (prev && text.length >= prev.stableEnd && text.startsWith(prev.text.slice(0, prev.stableEnd))) {
+  if (prev && text.length >= prev.stableEnd && sharesPrefix(text, prev.text, prev.stableEnd)) {
     blocks = prev.blocks.slice()
     offsets = prev.offsets.slice()
     blockStart = prev.stableEnd
@@ -117,5 +133,34 @@ export function blocksWithTail(state: SplitState): Array<{ src: string; offset: 
   const tail = raw.replace(/^(?:[ \t\r]*\n)+/, '')
   const offset = state.text.length - tail.length
   if (tail.trim().length > 0) out.push({ src: tail.replace(/[\r\n]+$/, ''), offset, done: false })
+  return out
+}
+
+/** A streamed segment longer than this is continued in a new display item (a new virtual row). */
+export const SEAL_CHARS = 12_000
+
+/**
+ * Where a long segment is cut into a continuation: the last block boundary before k·SEAL_CHARS for
+ * the smallest k that has one (0 = no cut yet). It depends only on text[0, k·SEAL_CHARS), so the
+ * live stream (checked whenever the text crosses a multiple) and a reload (the whole text) cut at
+ * the same offsets and produce the same items.
+ */
+export function sealPoint(text: string, fromK = 1): number {
+  for (let k = fromK; k * SEAL_CHARS <= text.length; k++) {
+    const b = splitBlocks(text.slice(0, k * SEAL_CHARS)).stableEnd
+    if (b > 0) return b
+  }
+  return 0
+}
+
+/** Cuts a complete segment text into display parts (what streaming would have produced). */
+export function sealParts(text: string): string[] {
+  const out: string[] = []
+  let rest = text
+  for (let cut = sealPoint(rest); cut > 0; cut = sealPoint(rest)) {
+    out.push(rest.slice(0, cut))
+    rest = rest.slice(cut)
+  }
+  out.push(rest)
   return out
 }

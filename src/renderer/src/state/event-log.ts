@@ -44,6 +44,19 @@ export function streamOf(ev: AnyEvent): string {
   return ev.event
 }
 
+/** Cumulative text longer than this is elided in the log: keeping every snapshot of a long reply
+ * would make the ring hold gigabytes (one copy per delta). */
+export const MAX_LOGGED_TEXT = 2_000
+
+function compact(ev: AnyEvent): AnyEvent {
+  if (ev.event !== 'agent') return ev
+  const d = ev.payload.data as Record<string, unknown>
+  if (typeof d.text !== 'string' || d.text.length <= MAX_LOGGED_TEXT) return ev
+  // No slicing: any operation on the cumulative string would copy it (V8 flattens ropes).
+  const text = `[${d.text.length} chars of cumulative text elided; the transcript has them]`
+  return { event: 'agent', payload: { ...ev.payload, data: { ...d, text } } }
+}
+
 export class EventLog {
   private rings = new Map<string, Ring>()
   private nextId = 1
@@ -58,7 +71,7 @@ export class EventLog {
       if (this.rings.size > MAX_SESSIONS) this.rings.delete(this.rings.keys().next().value as string)
     }
     const p = event.payload as { runId?: string }
-    ring.push({ id: this.nextId++, receivedAt, event, stream: streamOf(event), runId: typeof p.runId === 'string' ? p.runId : undefined })
+    ring.push({ id: this.nextId++, receivedAt, event: compact(event), stream: streamOf(event), runId: typeof p.runId === 'string' ? p.runId : undefined })
   }
 
   list(sessionKey: string): LoggedEvent[] {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
+import { SEAL_CHARS } from '../markdown/blocks'
 import { activeRun, MAX_BUFFERED_EVENTS, reduce, runsWithGaps, type Action } from './run-reducer'
 import { emptyTranscript, type AssistantItem, type Item, type RunItem, type ToolItem, type Transcript } from './types'
 
@@ -484,5 +485,45 @@ describe('history + live merge', () => {
     expect(new Set(keys).size).toBe(keys.length)
     expect(t.items[0]).toMatchObject({ kind: 'user', text: 'list files' })
     expect(t.hasMore).toBe(false)
+  })
+})
+
+describe('long replies', () => {
+  const long = Array.from({ length: 900 }, (_, i) =>
+    i % 9 === 4 ? '```js\n' + 'x = 1\n\n'.repeat(40) + '```' : `Paragraph ${i} with a few words to make it realistic.`,
+  ).join('\n\n')
+
+  it('are split into bounded continuation rows that a reload reproduces exactly', () => {
+    expect(long.length).toBeGreaterThan(3 * SEAL_CHARS)
+    const r = runEvents('r1')
+    r.start()
+    for (let i = 0; i < long.length; i += 7) r.say(long.slice(i, i + 7))
+    r.end()
+    let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'go', ts: 0 })
+    live = applyAll(live, r.evs)
+    const parts = live.items.filter((i) => i.kind === 'assistant') as AssistantItem[]
+    expect(parts.length).toBeGreaterThan(3)
+    expect(parts.map((p) => p.text).join('')).toBe(long)
+    expect(Math.max(...parts.map((p) => p.text.length))).toBeLessThan(SEAL_CHARS + 2_000)
+    expect(parts.slice(1).every((p) => p.cont)).toBe(true)
+    const reloaded = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: hist([
+        { id: 'u', runId: 'r1', role: 'user', content: 'go', timestamp: 0 },
+        { id: 'a', runId: 'r1', role: 'assistant', content: [{ type: 'text', text: long }], timestamp: 1 },
+      ]),
+    })
+    expect(reloaded.items.map((i) => i.key)).toEqual(live.items.map((i) => i.key))
+    expect(reloaded.items.map((i) => (i.kind === 'assistant' ? i.text : i.kind))).toEqual(live.items.map((i) => (i.kind === 'assistant' ? i.text : i.kind)))
+  })
+
+  it('seals the same way whatever the delta sizes are', () => {
+    const run = (step: number) => {
+      const r = runEvents('r1')
+      r.start()
+      for (let i = 0; i < long.length; i += step) r.say(long.slice(i, i + step))
+      return applyAll(emptyTranscript(SK), r.evs).items.map((i) => (i.kind === 'assistant' ? i.text.length : i.kind))
+    }
+    expect(run(3)).toEqual(run(5000))
   })
 })

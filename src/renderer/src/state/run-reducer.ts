@@ -17,6 +17,7 @@ import type {
   UsageTotals,
 } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
+import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
 import {
   approvalKey,
   emptyTranscript,
@@ -227,7 +228,26 @@ function openSegment(d: Draft, t: RunTrack, ts: number, init: Partial<AssistantI
   }
   d.insertInRun(t.runId, seg)
   t.openSeg = seg.key
+  t.sealK = 0
   return seg
+}
+
+/**
+ * Keeps the open segment bounded: once its text crosses a multiple of SEAL_CHARS, the part before
+ * the last block boundary is sealed and the rest continues in a new item (same message).
+ */
+function maybeSeal(d: Draft, t: RunTrack, seg: AssistantItem) {
+  const k = Math.floor(seg.text.length / SEAL_CHARS)
+  if (k <= (t.sealK ?? 0)) return
+  const cut = sealPoint(seg.text, (t.sealK ?? 0) + 1)
+  t.sealK = k
+  if (cut <= 0) return
+  const head = seg.text.slice(0, cut)
+  const rest = seg.text.slice(cut)
+  d.patch<AssistantItem>(seg.key, { text: head, streaming: false })
+  t.segBase = (t.segBase ?? '') + head
+  const next = openSegment(d, t, seg.ts, { text: rest, cont: true })
+  maybeSeal(d, t, next)
 }
 
 function markTerminal(d: Draft, t: RunTrack, ts: number, patch: Partial<RunItem>, stopped = false) {
@@ -267,23 +287,34 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
     // After a tool, the same assistant message may continue: strip what was already shown.
     const base = t.segBase
     const shown = base && delta !== text && text.startsWith(base) ? text.slice(base.length) : text
-    openSegment(d, t, ev.ts, { text: shown })
     t.segBase = shown === text ? undefined : base
+    maybeSeal(d, t, openSegment(d, t, ev.ts, { text: shown }))
+    return
+  }
+  // Hot path (one event per token): a snapshot that grew by exactly `delta` extends the message.
+  // Only lengths are compared — any string operation on the whole text would make a long reply
+  // O(length²) (V8 flattens the cumulative string on every such call).
+  const baseLen = t.segBase ? t.segBase.length : 0
+  const fullLen = baseLen + seg.text.length
+  if (delta.length > 0 && text.length === fullLen + delta.length && delta !== text) {
+    // Our own rope of the segment: touching `text` would copy the whole reply.
+    maybeSeal(d, t, d.patch<AssistantItem>(seg.key, { text: baseLen ? seg.text + delta : text })!)
     return
   }
   const full = t.segBase ? t.segBase + seg.text : seg.text
   if (seg.text === '' || text.startsWith(full)) {
     const shown = t.segBase ? text.slice(t.segBase.length) : text
-    if (shown !== seg.text) d.patch<AssistantItem>(seg.key, { text: shown })
+    if (shown !== seg.text) maybeSeal(d, t, d.patch<AssistantItem>(seg.key, { text: shown })!)
   } else if (delta === text) {
     // A new assistant message (e.g. after a steer or a compaction retry).
     closeSegment(d, t)
     t.segBase = undefined
-    openSegment(d, t, ev.ts, { text })
+    maybeSeal(d, t, openSegment(d, t, ev.ts, { text }))
   } else {
-    // Cleaned text is no longer a prefix extension: replace.
-    t.segBase = undefined
-    d.patch<AssistantItem>(seg.key, { text })
+    // Cleaned text is no longer a prefix extension: replace what this segment shows.
+    const shown = t.segBase && text.startsWith(t.segBase) ? text.slice(t.segBase.length) : text
+    if (shown === text) t.segBase = undefined
+    d.patch<AssistantItem>(seg.key, { text: shown })
   }
 }
 
@@ -711,6 +742,7 @@ function historyItems(
       }
       case 'assistant': {
         openSeg = undefined // each message starts a new segment
+        const msgStart = out.length
         const t = runId ? track(runId) : undefined
         const newSeg = (init: Partial<AssistantItem>): AssistantItem => {
           const seg: AssistantItem = {
@@ -749,6 +781,10 @@ function historyItems(
             })
           }
         }
+        // Long texts become the same continuation rows streaming produced.
+        sealHistorySegments(out, msgStart, t)
+        const last = out[out.length - 1]
+        if (last && last.kind === 'assistant') openSeg = last
         const stopped = m.aborted || m.stopReason === 'aborted'
         if (stopped && openSeg) openSeg.stopped = true
         if (cur) {
@@ -789,6 +825,34 @@ function historyItems(
     if (tool.status === 'running' && !(tool.runId && liveRuns?.has(tool.runId))) out[i] = { ...tool, status: 'interrupted' }
   }
   return out
+}
+
+/** Splits long assistant segments of one history message (out[from…]) into continuation items. */
+function sealHistorySegments(out: Item[], from: number, t: RunTrack | undefined) {
+  for (let i = from; i < out.length; i++) {
+    const it = out[i]
+    if (it.kind !== 'assistant' || it.text.length < SEAL_CHARS) continue
+    const pieces = sealParts(it.text)
+    if (pieces.length < 2) continue
+    const extra: AssistantItem[] = pieces.slice(1).map((text, j) => ({
+      ...it,
+      key: t ? '' : `${it.key}:${j + 1}`,
+      reasoning: undefined,
+      text,
+      cont: true,
+    }))
+    out.splice(i, 1, { ...it, text: pieces[0] }, ...extra)
+    i += extra.length
+  }
+  // Keys follow creation order, like live segments.
+  if (t) {
+    let n = t.segs - out.slice(from).filter((it) => it.kind === 'assistant' && it.key !== '').length
+    for (let i = from; i < out.length; i++) {
+      const it = out[i]
+      if (it.kind === 'assistant') out[i] = { ...it, key: segKey(t.runId, n++) }
+    }
+    t.segs = n
+  }
 }
 
 function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Transcript {

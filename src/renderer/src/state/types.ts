@@ -28,6 +28,8 @@ export interface AssistantItem extends ItemBase {
   streaming: boolean
   /** the run was stopped while this text streamed */
   stopped?: boolean
+  /** continues the previous assistant item (a long text is split into rows of bounded size) */
+  cont?: boolean
 }
 
 export type ToolStatus = 'running' | 'done' | 'failed' | 'interrupted'
@@ -86,8 +88,11 @@ export interface RunTrack {
   users: number
   /** key of the open assistant segment */
   openSeg?: string
-  /** cumulative text of the current assistant message when a tool closed its segment */
+  /** cumulative text of the current assistant message already shown in earlier segments
+   * (closed by a tool, or sealed because the text got long) */
   segBase?: string
+  /** multiples of SEAL_CHARS of the open segment already checked for a cut */
+  sealK?: number
   sawAssistant: boolean
   terminal: boolean
 }
