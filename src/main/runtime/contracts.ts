@@ -255,8 +255,8 @@ export interface ToolRunContext {
   execTimeoutSeconds: number
   execMaxOutputChars: number
   webFetch: { maxBytes: number; timeoutMs: number }
-  /** `message` tool: deliver visible text to the session now */
-  sendMessage(text: string): void
+  /** `message` tool: deliver visible text to the session now; (a Promise of) `false` = a plugin cancelled it */
+  sendMessage(text: string): unknown
 }
 
 export type ToolFactory = (ctx: ToolRunContext) => AgentTool<any, any>[]

@@ -307,7 +307,17 @@ export class EmbeddedRunner {
             execTimeoutSeconds: config.exec.timeoutSeconds,
             execMaxOutputChars: config.exec.maxOutputChars,
             webFetch: config.webFetch,
-            sendMessage: (text) => b.messageSent(text),
+            sendMessage: async (text) => {
+              // plugin message_sending may rewrite or cancel what the `message` tool delivers
+              const r = deps.hooks.messageSending
+                ? await callHook('message_sending', () => deps.hooks.messageSending!({ content: text }, ctx), this.hookError)
+                : undefined
+              if (r?.cancel) return false
+              const content = typeof r?.content === 'string' ? r.content : text
+              b.messageSent(content)
+              deps.hooks.messageSent?.({ content, success: true }, ctx)
+              return true
+            },
           })
         : []
       const extra = (await callHook('extraTools', deps.hooks.extraTools && (() => deps.hooks.extraTools!(ctx)), this.hookError)) ?? []

@@ -101,6 +101,16 @@ export interface RunHooks {
     event: { messages: AgentMessage[]; errorMessage: string },
     ctx: RunHookContext,
   ): Promise<{ retry: boolean } | void> | { retry: boolean } | void
+  /**
+   * plugin `message_sending`: text the `message` tool is about to deliver; may rewrite it (`content`) or
+   * stop it (`cancel`)
+   */
+  messageSending?(
+    event: { content: string },
+    ctx: RunHookContext,
+  ): Promise<{ content?: string; cancel?: boolean } | void> | { content?: string; cancel?: boolean } | void
+  /** plugin `message_sent` (observe): the `message` tool delivered text */
+  messageSent?(event: { content: string; success: boolean; error?: string }, ctx: RunHookContext): void
   /** plugin `agent_end` (observe): the run's messages and outcome */
   agentEnd?(info: RunEndInfo, ctx: RunHookContext): Promise<void> | void
   /** the run is live (register it for steer / interrupt) */

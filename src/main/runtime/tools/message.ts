@@ -24,7 +24,10 @@ export const messageTool = defineTool(
     const text = p.text.trim()
     if (!text) throw new Error('text must not be empty')
     if (text.length > MESSAGE_MAX_CHARS) throw new Error(`text is too long (${text.length} chars, limit ${MESSAGE_MAX_CHARS})`)
-    ctx.sendMessage(text)
+    // false: a message_sending plugin hook cancelled the send
+    if ((await ctx.sendMessage(text)) === false) {
+      return textResult('The message was not sent (cancelled by a plugin).', { sent: false, chars: text.length })
+    }
     return textResult(`Message sent to the user (${text.length} chars).`, { sent: true, chars: text.length })
   },
 )
