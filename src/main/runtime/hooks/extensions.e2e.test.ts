@@ -154,6 +154,33 @@ describe('plugins loaded from <stateDir>/plugins', () => {
   })
 })
 
+describe('message_sending / message_sent (the `message` tool delivers text)', () => {
+  it('a plugin rewrites or cancels an outbound message; message_sent observes what went out', async () => {
+    const sent: unknown[] = []
+    ext.registry.register('message_sending', (ev) =>
+      ev.content.includes('secret') ? { cancel: true } : { content: `${ev.content} [checked]` },
+    )
+    ext.registry.register('message_sent', (ev) => void sent.push(ev))
+    server.script([
+      { toolCalls: [{ id: 'm1', name: 'message', args: { text: 'progress: 50%' } }, { id: 'm2', name: 'message', args: { text: 'the secret is 42' } }] },
+      { text: 'all done' },
+    ])
+    await t.call('chat.send', { sessionKey: K, message: 'work', idempotencyKey: 'ms1' })
+    await until(() => ended('ms1'))
+    await ext.idle()
+    const blocks = agentEvents('ms1').filter((e) => e.stream === 'block').map((e) => e.data)
+    expect(blocks).toEqual([{ text: 'progress: 50% [checked]', source: 'message' }])
+    expect(sent).toEqual([{ to: K, content: 'progress: 50% [checked]', success: true }])
+    const tools = toolMessages(server.requests[1])
+    expect(tools.some((x) => x.includes('Message sent to the user'))).toBe(true)
+    expect(tools.some((x) => x.includes('not sent (cancelled by a plugin)'))).toBe(true)
+    const final = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'ms1' && (e.payload as ChatEvent).state === 'final')
+    const finalText = (final!.payload as ChatEvent).message!.content[0].text
+    expect(finalText).toContain('progress: 50% [checked]')
+    expect(finalText).not.toContain('secret')
+  })
+})
+
 describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
   it('agent:bootstrap adds a context file; command:new messages reach the user; session_start / session_end fire', async () => {
     expect(ext.internalHooks.loaded.sort()).toEqual(['state/greeter', 'workspace:main/rules'])

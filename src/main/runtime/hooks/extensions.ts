@@ -143,6 +143,8 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   h.toolResultPersist = p.toolResultPersist
   h.command = p.command
   h.messageReceived = p.messageReceived
+  h.messageSending = p.messageSending
+  h.messageSent = p.messageSent
   h.transformContext = compaction.hooks.transformContext
   h.onContextOverflow = compaction.hooks.onContextOverflow
   h.compact = compaction.hooks.compact

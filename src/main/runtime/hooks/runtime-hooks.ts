@@ -193,6 +193,20 @@ export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeH
       return internal.runCommand(event.command, event.sessionKey, { ...event })
     },
 
+    async messageSending(event, ctx) {
+      if (!registry.has('message_sending')) return undefined
+      const r = await registry.runMessageSending({ to: ctx.sessionKey, content: event.content }, { sessionKey: ctx.sessionKey, runId: ctx.runId, channelId: 'loopdesk' })
+      return { ...(r.content !== event.content ? { content: r.content } : {}), ...(r.cancel ? { cancel: true } : {}) }
+    },
+
+    messageSent(event, ctx) {
+      observe(
+        'message_sent',
+        { to: ctx.sessionKey, content: event.content, success: event.success, ...(event.error ? { error: event.error } : {}) },
+        { sessionKey: ctx.sessionKey, runId: ctx.runId, channelId: 'loopdesk' },
+      )
+    },
+
     messageReceived(event) {
       observe(
         'message_received',
