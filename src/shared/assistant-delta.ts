@@ -24,8 +24,10 @@ export function expandAssistantPayload(texts: Map<string, string>, ev: AgentEven
   if (typeof data.delta === 'string' && typeof data.textLength === 'number') {
     const text = (texts.get(ev.runId) ?? '') + data.delta
     texts.set(ev.runId, text)
-    const { textLength: _len, ...rest } = data
-    ev.data = { ...rest, text }
+    const out: Record<string, unknown> = {}
+    for (const k in data) if (k !== 'textLength') out[k] = (data as Record<string, unknown>)[k]
+    out.text = text
+    ev.data = out
   }
   return ev
 }

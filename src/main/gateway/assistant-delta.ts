@@ -38,8 +38,13 @@ export class AssistantTextTracker {
   }
 }
 
-/** The compact form of an assistant event's payload. */
+/** The compact form of an assistant event's payload (built field by field: this runs once per delta). */
 export function compactAssistantPayload(ev: AgentEvent): AgentEvent {
-  const { text, ...rest } = ev.data as { text: string; [k: string]: unknown }
-  return { ...ev, data: { ...rest, textLength: text.length } }
+  const src = ev.data as Record<string, unknown>
+  const data: Record<string, unknown> = {}
+  for (const k in src) if (k !== 'text') data[k] = src[k]
+  data.textLength = (src.text as string).length
+  const out: AgentEvent = { runId: ev.runId, seq: ev.seq, stream: ev.stream, ts: ev.ts, data }
+  if (ev.sessionKey !== undefined) out.sessionKey = ev.sessionKey
+  return out
 }

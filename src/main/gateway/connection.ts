@@ -56,8 +56,25 @@ export class GatewayConnection {
       this.close(CLOSE.policy, 'slow consumer')
       return false
     }
+    this.cork()
     this.ws.send(text)
     return true
+  }
+
+  private corked = false
+
+  // Frames produced in one burst (e.g. the events of one model read) leave in one write instead of one
+  // syscall each: cork the TCP socket on the first send, uncork once the current I/O phase is done.
+  private cork() {
+    if (this.corked) return
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void; destroyed?: boolean } })._socket
+    if (!socket || typeof socket.cork !== 'function') return
+    this.corked = true
+    socket.cork()
+    setImmediate(() => {
+      this.corked = false
+      if (!socket.destroyed) socket.uncork()
+    })
   }
 
   send(frame: object, opts?: SendOptions): boolean {

@@ -155,17 +155,15 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const ended = ev.stream === 'lifecycle' && ((ev.data as { phase?: unknown }).phase === 'end' || (ev.data as { phase?: unknown }).phase === 'error')
     let full: string | undefined
     let compact: string | undefined
-    const serialize = (payload: AgentEvent) =>
-      JSON.stringify(frameSeq === undefined ? { type: 'event', event: 'agent', payload } : { type: 'event', event: 'agent', payload, seq: frameSeq })
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       // Tool events carry arguments/results: only for clients that asked for them.
       if (isTool && !c.caps.has('tool-events')) continue
       if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
-        compact ??= serialize(compactAssistantPayload(ev))
+        compact ??= agentFrame(compactAssistantPayload(ev), frameSeq)
         c.sendText(compact)
       } else {
-        full ??= serialize(ev)
+        full ??= agentFrame(ev, frameSeq)
         c.sendText(full)
       }
       if (ended) c.assistantTexts?.forget(ev.runId)
@@ -411,6 +409,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     connectionCount: () => conns.size,
     close,
   }
+}
+
+function agentFrame(payload: AgentEvent, seq: number | undefined): string {
+  return JSON.stringify(seq === undefined ? { type: 'event', event: 'agent', payload } : { type: 'event', event: 'agent', payload, seq })
 }
 
 function rejectUpgrade(socket: Duplex, status: number, message: string) {

@@ -1,0 +1,266 @@
+// Gateway bench over the real runtime and the scripted model server (its own process):
+//  1. 200 `agent` runs over 20 sessions, 20 in flight, through the WebSocket gateway: runs/s and
+//     ack / first-event / total latency p50/p99 as seen by the client.
+//  2. one 20,000-delta stream end to end (agent request → chat final at the client, every agent event
+//     parsed) versus reading the same stream straight from the model server (HTTP + SSE parse).
+// Targets: ack p99 < 5 ms; the stream within 1.5× of the direct read.   Usage: npm run bench:gateway
+import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import readline from 'node:readline'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../src/cli/identity'
+import type { Handlers } from '../src/main/api/dispatch'
+import type { RuntimeHost } from '../src/main/api/host'
+import { startGateway } from '../src/main/gateway/server'
+import { createRuntime } from '../src/main/runtime/runtime'
+import { memoryCredentials } from '../test/fixtures/memory-credentials'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 200)
+const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20)
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 20)
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 40)
+const DELTAS = Number(process.env.BENCH_DELTAS ?? 20_000)
+const STREAM_REPEATS = Number(process.env.BENCH_STREAM_REPEATS ?? 3)
+const TOKEN = 'bench-token-0123456789abcdef'
+
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+const fmt = (n: number) => n.toFixed(2)
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+
+async function startServerProcess(): Promise<{ url: string; openaiBaseUrl: string; stop(): void }> {
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/gateway-model-server.ts')], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const line = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`model server exited (${code})`)))
+  })
+  const info = JSON.parse(line) as { url: string; openaiBaseUrl: string }
+  return { ...info, stop: () => child.kill('SIGTERM') }
+}
+
+/** The baseline: one client reading the SSE stream straight from the model server and parsing it. */
+async function directRead(openaiBaseUrl: string, deltas: number): Promise<{ ms: number; frames: number; chars: number }> {
+  const t0 = performance.now()
+  const res = await fetch(`${openaiBaseUrl.replace(/\/$/, '')}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'fast', stream: true, messages: [{ role: 'user', content: `stream ${deltas} deltas` }] }),
+  })
+  const decoder = new TextDecoder()
+  let buf = ''
+  let frames = 0
+  let text = ''
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buf += decoder.decode(chunk, { stream: true })
+    let i: number
+    while ((i = buf.indexOf('\n\n')) !== -1) {
+      const frame = buf.slice(0, i)
+      buf = buf.slice(i + 2)
+      if (!frame.startsWith('data: ') || frame === 'data: [DONE]') continue
+      const j = JSON.parse(frame.slice(6))
+      const c = j.choices?.[0]?.delta?.content
+      if (typeof c === 'string') {
+        text += c
+        frames++
+      }
+    }
+  }
+  return { ms: performance.now() - t0, frames, chars: text.length }
+}
+
+async function main() {
+  const server = await startServerProcess()
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-gw-bench-'))
+  fs.writeFileSync(
+    path.join(stateDir, 'loopdesk.json'),
+    JSON.stringify({
+      models: {
+        providers: {
+          bench: {
+            baseUrl: server.openaiBaseUrl,
+            api: 'openai-completions',
+            models: [{ id: 'fast', contextWindow: 1_000_000, maxTokens: 100_000, cost: { input: 1, output: 2 } }],
+          },
+        },
+      },
+      agents: { defaults: { model: { primary: 'bench/fast' }, maxConcurrent: IN_FLIGHT } },
+    }),
+  )
+  const runtime = await createRuntime({ stateDir, env: {}, credentials: memoryCredentials(), modelRetries: 0, watchConfig: false })
+  // The runtime's own accept time (handler: validate, persist the session entry, enqueue), to split the
+  // client-observed ack latency into runtime and transport parts.
+  const handlerMs: number[] = []
+  const timedAgent: Handlers['agent'] = async (p, ctx) => {
+    const t = performance.now()
+    try {
+      return await runtime.handlers.agent(p, ctx)
+    } finally {
+      handlerMs.push(performance.now() - t)
+    }
+  }
+  const host: RuntimeHost = {
+    handlers: { ...runtime.handlers, agent: timedAgent },
+    subscribe: (l) => runtime.subscribe(l),
+    agentFinal: (id) => runtime.agentFinal(id),
+    info: runtime.info,
+    shutdown: (o) => runtime.shutdown(o),
+  }
+  const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
+  const identity = generateNodeDeviceIdentity()
+  const client: GatewayConnectionClient = await connectGateway({ url: gw.url, token: TOKEN, identity })
+
+  // ------------------------------------------------------------------ 1. runs
+  const firstEventAt = new Map<string, number>()
+  const pendingFirst = new Set<string>()
+  client.onEvent((e) => {
+    if (e.event !== 'agent') return
+    const id = (e.payload as { runId?: string }).runId
+    if (id && pendingFirst.has(id)) {
+      pendingFirst.delete(id)
+      firstEventAt.set(id, performance.now())
+    }
+  })
+  const ack: number[] = []
+  const first: number[] = []
+  const total: number[] = []
+  let failures = 0
+  let seq = 0
+
+  async function oneRun(measure: boolean) {
+    const n = seq++
+    const id = `gw-bench-${n}`
+    pendingFirst.add(id)
+    const t0 = performance.now()
+    let ackAt = 0
+    const final = await client.request(
+      'agent',
+      { message: `question ${n}`, idempotencyKey: id, sessionKey: `agent:main:gwb-${n % SESSIONS}` },
+      { expectFinal: true, timeoutMs: 120_000, onAccepted: () => (ackAt = performance.now()) },
+    )
+    const end = performance.now()
+    pendingFirst.delete(id)
+    if (final?.status !== 'ok') failures++
+    if (!measure) return
+    ack.push(ackAt - t0)
+    const fe = firstEventAt.get(id)
+    if (fe !== undefined) first.push(fe - t0)
+    total.push(end - t0)
+    firstEventAt.delete(id)
+  }
+
+  async function pool(count: number, measure: boolean) {
+    let started = 0
+    await Promise.all(
+      Array.from({ length: Math.min(IN_FLIGHT, count) }, async () => {
+        while (started < count) {
+          started++
+          await oneRun(measure)
+        }
+      }),
+    )
+  }
+
+  await pool(WARMUP, false)
+  handlerMs.length = 0
+  const loop = monitorEventLoopDelay({ resolution: 1 })
+  loop.enable()
+  const t0 = performance.now()
+  await pool(RUNS, true)
+  const elapsed = performance.now() - t0
+  loop.disable()
+  ack.sort((a, b) => a - b)
+  first.sort((a, b) => a - b)
+  total.sort((a, b) => a - b)
+  handlerMs.sort((a, b) => a - b)
+
+  console.log(`gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), real runtime + scripted model`)
+  console.log(`  throughput      ${fmt(RUNS / (elapsed / 1000))} runs/s  (${fmt(elapsed)} ms)`)
+  console.log(`  ack latency     p50 ${fmt(pct(ack, 50))} ms   p99 ${fmt(pct(ack, 99))} ms   (target p99 < 5)`)
+  console.log(`    of which runtime agent handler p50 ${fmt(pct(handlerMs, 50))} ms   p99 ${fmt(pct(handlerMs, 99))} ms`)
+  console.log(`  first event     p50 ${fmt(pct(first, 50))} ms   p99 ${fmt(pct(first, 99))} ms`)
+  console.log(`  total (final)   p50 ${fmt(pct(total, 50))} ms   p99 ${fmt(pct(total, 99))} ms`)
+  console.log(`  event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} ms   p99 ${fmt(loop.percentile(99) / 1e6)} ms   max ${fmt(loop.max / 1e6)} ms   (one process: runtime + gateway + client)`)
+  console.log(`  failures        ${failures}`)
+
+  // ------------------------------------------------------------------ 2. one long stream
+  const direct: number[] = []
+  const e2e: number[] = []
+  const runtimeOnly: number[] = []
+  let lastDirect = { frames: 0, chars: 0 }
+  let lastE2e = { agentEvents: 0, chatDeltas: 0, chars: 0 }
+  for (let r = 0; r < STREAM_REPEATS; r++) {
+    const d = await directRead(server.openaiBaseUrl, DELTAS)
+    direct.push(d.ms)
+    lastDirect = d
+
+    // the same stream through the runtime alone (in-process subscriber, no WebSocket), to attribute time
+    const rid = `rt-stream-${r}`
+    const rtDone = new Promise<void>((resolve) => {
+      const off = runtime.subscribe((e) => {
+        if (e.event === 'chat' && e.payload.runId === rid && e.payload.state === 'final') {
+          off()
+          resolve()
+        }
+      })
+    })
+    const r0 = performance.now()
+    await runtime.handlers.agent({ message: `stream ${DELTAS} deltas`, idempotencyKey: rid, sessionKey: `agent:main:rtstream-${r}` }, { transport: 'local' })
+    await rtDone
+    runtimeOnly.push(performance.now() - r0)
+
+    const id = `gw-stream-${r}`
+    let agentEvents = 0
+    let chatDeltas = 0
+    let finalText = ''
+    const done = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`stream ${id}: no chat final within 10 min`)), 600_000)
+      const offClose = client.onClose((code, reason) => reject(new Error(`gateway closed the bench client: ${code} ${reason}`)))
+      const off = client.onEvent((e) => {
+        const p = e.payload as { runId?: string; stream?: string; state?: string; message?: { content: Array<{ text: string }> } }
+        if (p?.runId !== id) return
+        if (e.event === 'agent') agentEvents++
+        else if (e.event === 'chat' && p.state === 'delta') chatDeltas++
+        else if (e.event === 'chat' && p.state === 'final') {
+          finalText = p.message?.content[0]?.text ?? ''
+          off()
+          offClose()
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+    })
+    const s0 = performance.now()
+    await client.request('agent', { message: `stream ${DELTAS} deltas`, idempotencyKey: id, sessionKey: `agent:main:stream-${r}` })
+    await done
+    e2e.push(performance.now() - s0)
+    lastE2e = { agentEvents, chatDeltas, chars: finalText.length }
+  }
+  const ratio = median(e2e) / median(direct)
+  console.log(`  ${DELTAS}-delta stream (median of ${STREAM_REPEATS})`)
+  console.log(`    direct from model server  ${fmt(median(direct))} ms   (${lastDirect.frames} SSE deltas, ${lastDirect.chars} chars)`)
+  console.log(`    runtime alone (no socket) ${fmt(median(runtimeOnly))} ms   (${fmt(median(runtimeOnly) / median(direct))}× direct)`)
+  console.log(
+    `    end to end via gateway    ${fmt(median(e2e))} ms   (${lastE2e.agentEvents} agent events, ${lastE2e.chatDeltas} chat deltas, final ${lastE2e.chars} chars)`,
+  )
+  console.log(`    ratio                     ${fmt(ratio)}×   (target ≤ 1.5×)`)
+  const ok = pct(ack, 99) < 5 && ratio <= 1.5 && failures === 0
+  console.log(ok ? 'RESULT: within targets' : 'RESULT: OUTSIDE targets')
+
+  await client.close()
+  await gw.close()
+  await runtime.shutdown({ drainMs: 0 })
+  server.stop()
+  fs.rmSync(stateDir, { recursive: true, force: true })
+  process.exitCode = ok ? 0 : 1
+}
+
+main().catch((err) => {
+  console.error(err)
+  process.exit(1)
+})
