@@ -59,8 +59,8 @@ describe('composer', () => {
   })
 
   it('Stop shows Stopping… until the run ends, then Stopped with the partial reply kept', async () => {
-    // slow ticks: the fake notices the abort only on its next tick, which leaves "Stopping…" visible
-    const { bridge } = await renderApp({ tickMs: 300, chunkChars: 10, scripts: [{ steps: [slow] }] })
+    // the fake notices the abort only after its 'wait' step, which leaves "Stopping…" visible
+    const { bridge } = await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 2500 }, slow] }] })
     const user = userEvent.setup()
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'go{Enter}')
     await waitFor(() => expect(screen.getByRole('button', { name: /^Stop$/ })).toBeInTheDocument())
