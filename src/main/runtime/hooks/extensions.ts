@@ -150,6 +150,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   h.compact = compaction.hooks.compact
   h.agentEvent = async (event, ctx) => {
     await prev.agentEvent?.(event, ctx)
+    p.agentEvent!(event, ctx)
     await streaming.hooks.agentEvent!(event, ctx)
   }
   h.agentEnd = async (info, ctx) => {

@@ -80,6 +80,8 @@ export interface PluginRuntimeHooks {
 export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeHooks {
   const { registry, internal } = o
   const pending = new Set<Promise<void>>()
+  // tool start times (the runner's after-tool hook point carries no duration)
+  const toolStarts = new Map<string, number>()
 
   const observe = <K extends ObserveHookName>(name: K, event: HookEventOf<K>, ctx: HookContextOf<K>): void => {
     if (!registry.has(name)) return
@@ -124,7 +126,14 @@ export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeH
       }
     },
 
+    agentEvent(event) {
+      if (event.type === 'tool_execution_start') toolStarts.set(event.toolCallId, Date.now())
+    },
+
     afterToolCall(event, ctx) {
+      const startedAt = toolStarts.get(event.toolCallId)
+      toolStarts.delete(event.toolCallId)
+      const durationMs = event.durationMs || (startedAt !== undefined ? Date.now() - startedAt : 0)
       observe(
         'after_tool_call',
         {
@@ -134,7 +143,7 @@ export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeH
           runId: ctx.runId,
           result: event.result,
           ...(event.isError ? { error: resultText(event.result) || 'tool failed' } : {}),
-          durationMs: event.durationMs,
+          durationMs,
         },
         toolContext(ctx, event.toolName, event.toolCallId),
       )
