@@ -26,6 +26,8 @@ export interface ConnectOptions {
   assistantDeltas?: boolean
   /** Origin header (browser emulation in tests) */
   origin?: string
+  /** extra HTTP headers for the upgrade request */
+  headers?: Record<string, string>
   connectTimeoutMs?: number
 }
 
@@ -194,7 +196,9 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
   const platform = opts.platform ?? process.platform
   return new Promise((resolve, reject) => {
     let settled = false
-    const ws = new WebSocket(opts.url, { headers: opts.origin ? { Origin: opts.origin } : undefined, perMessageDeflate: false })
+    const headers: Record<string, string> = { ...opts.headers }
+    if (opts.origin) headers.Origin = opts.origin
+    const ws = new WebSocket(opts.url, { headers, perMessageDeflate: false })
     const fail = (err: GatewayClientError) => {
       if (settled) return
       settled = true

@@ -333,6 +333,27 @@ describe('connect handshake', () => {
     }
   })
 
+  it('remote (proxied) devices must have been paired over loopback first', async () => {
+    const { statSync } = await import('node:fs')
+    const { join } = await import('node:path')
+    const fresh = generateNodeDeviceIdentity()
+    const proxied = { 'X-Forwarded-For': '203.0.113.7' }
+    const refused = await t.connect({ identity: fresh, headers: proxied }).catch((e) => e)
+    expect(refused.code).toBe('NOT_PAIRED')
+    expect(refused.details.code).toBe('PAIRING_REQUIRED')
+    // a device-less client over a proxy only gets health (scopes cleared), it is not refused
+    const deviceless = await t.connect({ identity: null, headers: proxied })
+    expect(deviceless.hello.auth.scopes).toEqual([])
+    await deviceless.close()
+    // pair by connecting once locally, then the proxied connection works
+    const local = await t.connect({ identity: fresh })
+    await local.close()
+    const remote = await t.connect({ identity: fresh, headers: proxied })
+    expect(remote.hello.auth.scopes.length).toBe(4)
+    await remote.close()
+    expect(statSync(join(t.stateDir, 'gateway', 'devices.json')).mode & 0o777).toBe(0o600)
+  })
+
   it('the CLI client maps auth failures to kind "auth"', async () => {
     const err = await t.connect({ token: 'definitely-wrong-token-123' }).catch((e) => e)
     expect(err.kind).toBe('auth')
