@@ -83,7 +83,9 @@ export interface LoopdeskConfig {
     exec?: { allowlist?: string[]; approvalTimeoutMs?: number; timeoutSeconds?: number; maxOutputChars?: number }
     webFetch?: { maxBytes?: number; timeoutMs?: number }
   }
-  hooks?: { internal?: { enabled?: boolean } }
+  /** internal hook scripts: <stateDir>/hooks always (unless enabled:false); <workspace>/hooks only with workspace:true,
+   *  because the agent's own write tool can create files in its workspace (that would bypass exec approval) */
+  hooks?: { internal?: { enabled?: boolean; workspace?: boolean } }
   plugins?: { enabled?: boolean; disabled?: string[] }
 }
 

@@ -100,6 +100,6 @@ export const LoopdeskConfigSchema = Closed({
       webFetch: Opt(Closed({ maxBytes: Opt(Int(1)), timeoutMs: Opt(Int(1)) })),
     }),
   ),
-  hooks: Opt(Closed({ internal: Opt(Closed({ enabled: Opt(Type.Boolean()) })) })),
+  hooks: Opt(Closed({ internal: Opt(Closed({ enabled: Opt(Type.Boolean()), workspace: Opt(Type.Boolean()) })) })),
   plugins: Opt(Closed({ enabled: Opt(Type.Boolean()), disabled: Opt(Type.Array(Type.String())) })),
 })

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { startGateway } from '../../gateway'
 import { Transcript } from '../sessions'
 import type { Extensions } from './extensions'
@@ -58,7 +58,11 @@ beforeEach(async () => {
     `export const events = ['agent:bootstrap']
      export default function (ev) { ev.context.bootstrapFiles.push({ name: 'RULES.md', content: 'Always answer in French.' }) }`,
   )
-  t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+  t = await startTestRuntime(server, {
+    stateDir,
+    config: testConfig(server, { hooks: { internal: { workspace: true } } }),
+    runtime: { extensions: { logger } },
+  })
   ext = t.runtime.extensions!
 })
 afterEach(async () => {
@@ -183,6 +187,13 @@ describe('message_sending / message_sent (the `message` tool delivers text)', ()
 })
 
 describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
+  it('does not load <workspace>/hooks unless hooks.internal.workspace is true (the agent can write there)', async () => {
+    await t.close()
+    fs.rmSync(path.join(stateDir, 'loopdesk.json'))
+    t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+    expect(t.runtime.extensions!.internalHooks.loaded).toEqual(['state/greeter'])
+  })
+
   it('agent:bootstrap adds a context file; command:new messages reach the user; session_start / session_end fire', async () => {
     expect(ext.internalHooks.loaded.sort()).toEqual(['state/greeter', 'workspace:main/rules'])
     const sessions: Array<[string, unknown]> = []

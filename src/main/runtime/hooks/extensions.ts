@@ -80,7 +80,10 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   if (opts.loadInternalHooks ?? raw.hooks?.internal?.enabled !== false) {
     const roots = [{ label: 'state', dir: path.join(core.stateDir, 'hooks') }]
     const seen = new Set(roots.map((r) => path.resolve(r.dir)))
-    for (const a of core.config.current.agents) {
+    // Workspace hook scripts are opt-in: the agent can write into its workspace, and loading code from
+    // there by default would let a model turn a `write` into code execution without an exec approval.
+    const workspaceAgents = raw.hooks?.internal?.workspace === true ? core.config.current.agents : []
+    for (const a of workspaceAgents) {
       const dir = path.resolve(a.workspace, 'hooks')
       if (seen.has(dir)) continue
       seen.add(dir)
