@@ -14,6 +14,7 @@ import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
 import type { Handlers } from '../src/main/api/dispatch'
 import type { RuntimeHost } from '../src/main/api/host'
+import { FakeHost } from '../src/main/gateway/fake-host'
 import { startGateway } from '../src/main/gateway/server'
 import { createRuntime } from '../src/main/runtime/runtime'
 import { memoryCredentials } from '../test/fixtures/memory-credentials'
@@ -187,6 +188,25 @@ async function main() {
   console.log(`  total (final)   p50 ${fmt(pct(total, 50))} ms   p99 ${fmt(pct(total, 99))} ms`)
   console.log(`  event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} ms   p99 ${fmt(loop.percentile(99) / 1e6)} ms   max ${fmt(loop.max / 1e6)} ms   (one process: runtime + gateway + client)`)
   console.log(`  failures        ${failures}`)
+
+  // ------------------------------------------------------------------ 1b. the gateway's own share of the ack
+  // Same client, same request shape, but a host whose `agent` handler answers at once (no runtime work
+  // competing for the event loop): what the WebSocket transport itself adds to an ack.
+  {
+    const fake = new FakeHost({ chunks: ['ok'] })
+    const fgw = await startGateway({ host: fake, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
+    const fc = await connectGateway({ url: fgw.url, token: TOKEN, identity })
+    const fAck: number[] = []
+    for (let i = 0; i < 1000 + 100; i++) {
+      const t = performance.now()
+      await fc.request('agent', { message: 'x', idempotencyKey: `fake-${i}` })
+      if (i >= 100) fAck.push(performance.now() - t)
+    }
+    fAck.sort((a, b) => a - b)
+    console.log(`  transport-only ack (fake host, 1000 sequential) p50 ${fmt(pct(fAck, 50))} ms   p99 ${fmt(pct(fAck, 99))} ms`)
+    await fc.close()
+    await fgw.close()
+  }
 
   // ------------------------------------------------------------------ 2. one long stream
   const direct: number[] = []

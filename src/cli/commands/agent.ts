@@ -86,7 +86,8 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
       .filter((p) => !p.isReasoning && p.text)
       .map((p) => p.text)
       .join('\n\n')
-    if (!printer.printed && text) printer.update(text)
+    // normally the chat final already printed everything; this covers a final that arrived first
+    if (text) printer.update(text)
     printer.end()
   }
   if (final.status !== 'ok') {
