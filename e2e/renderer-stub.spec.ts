@@ -122,7 +122,10 @@ test('reload restores the conversation identically; settings and theme persist',
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   const log = page.getByRole('log', { name: 'Conversation' })
   const snapshot = async () =>
-    log.locator('[data-msg]:not([data-kind="run"])').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-kind')}: ${e.textContent}`))
+    // durations masked: live they come from events, after this reload from transcript timestamps
+    log.locator('[data-msg]:not([data-kind="run"])').evaluateAll((els) =>
+      els.map((e) => `${e.getAttribute('data-kind')}: ${(e.textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
+    )
   const before = await snapshot()
   await page.reload()
   await expect(log.getByRole('group', { name: 'Tool exec' })).toContainText('Done')

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
 import { SEAL_CHARS } from '../markdown/blocks'
-import { activeRun, MAX_BUFFERED_EVENTS, reduce, runsWithGaps, type Action } from './run-reducer'
+import { activeRun, MAX_BUFFERED_EVENTS, readableError, reduce, runsWithGaps, type Action } from './run-reducer'
 import { emptyTranscript, type AssistantItem, type Item, type RunItem, type ToolItem, type Transcript } from './types'
 
 const SK = 'agent:main:main'
@@ -525,5 +525,39 @@ describe('long replies', () => {
       return applyAll(emptyTranscript(SK), r.evs).items.map((i) => (i.kind === 'assistant' ? i.text.length : i.kind))
     }
     expect(run(3)).toEqual(run(5000))
+  })
+})
+
+describe('durations and errors after a refetch', () => {
+  it('keeps tool and run durations measured from events instead of transcript timestamps', () => {
+    const r = scriptedRun('r1')
+    let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })
+    live = applyAll(live, r.evs)
+    const liveTool = live.items.find((i) => i.kind === 'tool') as ToolItem
+    const liveRun = live.items.at(-1) as RunItem
+    // from the window's own live state
+    const refetched = reduce(live, { type: 'hydrate', history: hist(historyFor('r1')) })
+    const tool = refetched.items.find((i) => i.kind === 'tool') as ToolItem
+    expect([tool.startedAt, tool.endedAt]).toEqual([liveTool.startedAt, liveTool.endedAt])
+    const run = refetched.items.at(-1) as RunItem
+    expect([run.startedAt, run.endedAt]).toEqual([liveRun.startedAt, liveRun.endedAt])
+    // after a reload: from the runtime's recent-event ring
+    const reloaded = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(historyFor('r1')), recent: { events: r.evs, approvals: [] } })
+    const t2 = reloaded.items.find((i) => i.kind === 'tool') as ToolItem
+    expect(t2.endedAt! - t2.startedAt!).toBe(liveTool.endedAt! - liveTool.startedAt!)
+  })
+
+  it('shows the provider message of raw HTTP errors', () => {
+    expect(readableError('401: {"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}')).toBe('HTTP 401: Incorrect API key provided')
+    expect(readableError('{"message":"overloaded"}')).toBe('overloaded')
+    expect(readableError('connection refused')).toBe('connection refused')
+    const t = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: hist([
+        { id: 'u', runId: 'x', role: 'user', content: 'hi', timestamp: 1 },
+        { id: 'a', runId: 'x', role: 'assistant', content: [], stopReason: 'error', errorMessage: '429: {"error":{"message":"Rate limit reached"}}', timestamp: 2 },
+      ]),
+    })
+    expect((t.items.at(-1) as RunItem).error).toBe('HTTP 429: Rate limit reached')
   })
 })

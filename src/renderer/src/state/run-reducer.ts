@@ -355,10 +355,11 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
       args: phase === 'start' ? data.args : undefined,
       status: 'running',
       startedAt: ev.ts,
+      timed: phase === 'start',
     }
     d.insertInRun(t.runId, item)
   }
-  if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name })
+  if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name, startedAt: ev.ts, timed: true })
   else if (phase === 'update') d.patch<ToolItem>(key, { partial: data.partialResult })
   else if (phase === 'result')
     d.patch<ToolItem>(key, {
@@ -375,7 +376,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     case 'lifecycle': {
       const f = footer(d, t.runId)
       if (data.phase === 'start') {
-        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts })
+        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true })
       } else if (data.phase === 'end') {
         const aborted = !!data.aborted
         markTerminal(
@@ -385,16 +386,18 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
           {
             status: aborted ? 'stopped' : 'done',
             endedAt: (data.endedAt as number) ?? ev.ts,
-            startedAt: f?.startedAt ?? (data.startedAt as number | undefined),
+            startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
+            timed: true,
           },
           aborted,
         )
       } else if (data.phase === 'error') {
         markTerminal(d, t, ev.ts, {
           status: 'error',
-          error: str(data.error) || 'The run failed',
+          error: readableError(str(data.error)) || 'The run failed',
           endedAt: (data.endedAt as number) ?? ev.ts,
-          startedAt: f?.startedAt ?? (data.startedAt as number | undefined),
+          startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
+          timed: true,
         })
       }
       return
@@ -513,7 +516,7 @@ function applyChat(d: Draft, ev: ChatEvent) {
       return
     }
     case 'error': {
-      const message = ev.errorMessage || 'The model returned an error'
+      const message = readableError(ev.errorMessage) || 'The model returned an error'
       if (!t.terminal) markTerminal(d, t, Date.now(), { status: 'error', error: message })
       else if (f && f.status === 'error' && !f.error) d.patch<RunItem>(f.key, { error: message })
       if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
@@ -793,7 +796,7 @@ function historyItems(
           if (stopped) cur.status = 'stopped'
           else if (m.stopReason === 'error' || m.errorMessage) {
             cur.status = 'error'
-            cur.error = m.errorMessage || 'The model returned an error'
+            cur.error = readableError(m.errorMessage) || 'The model returned an error'
           } else cur.status = 'done'
         }
         break
@@ -928,7 +931,68 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   d.hasMore = !!h.hasMore
   d.nextOffset = h.nextOffset
   keepLocalUsers(d, base)
+  applyEventTimings(d, recent, base)
   return d.result()
+}
+
+/**
+ * History only has message timestamps. Tool and run durations measured from their events (the
+ * recent-event ring, or what this window saw live) replace the estimates, so a refetch or reload
+ * shows the same durations as the live view did.
+ */
+function applyEventTimings(d: Draft, recent: AgentEvent[], base: Transcript) {
+  const tools = new Map<string, { startedAt?: number; endedAt?: number }>()
+  const runs = new Map<string, { startedAt?: number; endedAt?: number; error?: string }>()
+  for (const ev of recent) {
+    const data = ev.data as Record<string, unknown>
+    if (ev.stream === 'tool' && typeof data.toolCallId === 'string') {
+      const t = tools.get(data.toolCallId) ?? {}
+      if (data.phase === 'start') t.startedAt = ev.ts
+      if (data.phase === 'result') t.endedAt = ev.ts
+      tools.set(data.toolCallId, t)
+    } else if (ev.stream === 'lifecycle') {
+      const r = runs.get(ev.runId) ?? {}
+      if (data.phase === 'start') r.startedAt = (data.startedAt as number) ?? ev.ts
+      else {
+        r.endedAt = (data.endedAt as number) ?? ev.ts
+        r.startedAt = (data.startedAt as number) ?? r.startedAt
+        if (data.phase === 'error' && typeof data.error === 'string') r.error = data.error
+      }
+      runs.set(ev.runId, r)
+    }
+  }
+  for (const it of base.items) {
+    if (it.kind === 'tool' && it.timed && !tools.has(it.toolCallId)) tools.set(it.toolCallId, { startedAt: it.startedAt, endedAt: it.endedAt })
+    if (it.kind === 'run' && it.timed && !runs.has(it.runId)) runs.set(it.runId, { startedAt: it.startedAt, endedAt: it.endedAt, error: it.error })
+  }
+  for (let i = 0; i < d.items.length; i++) {
+    const it = d.items[i]
+    if (it.kind === 'tool' && !it.timed) {
+      const t = tools.get(it.toolCallId)
+      if (t?.startedAt !== undefined) d.patch<ToolItem>(it.key, { startedAt: t.startedAt, endedAt: t.endedAt ?? it.endedAt, timed: true })
+    } else if (it.kind === 'run' && !it.timed && (it.status === 'done' || it.status === 'error' || it.status === 'stopped')) {
+      const r = runs.get(it.runId)
+      if (r?.startedAt !== undefined && r.endedAt !== undefined)
+        d.patch<RunItem>(it.key, { startedAt: r.startedAt, endedAt: r.endedAt, timed: true, ...(it.status === 'error' && r.error ? { error: r.error } : {}) })
+    }
+  }
+}
+
+/** Provider errors often arrive as `401: {"error":{"message":…}}`; show the provider's message. */
+export function readableError(raw: string | undefined): string | undefined {
+  const text = raw?.trim()
+  if (!text) return undefined
+  const m = /^(\d{3})(?:\s+status code)?[:\s]\s*(\{.*\})\s*$/s.exec(text)
+  const body = m ? m[2] : text.startsWith('{') ? text : undefined
+  if (!body) return text
+  try {
+    const j = JSON.parse(body) as { error?: { message?: string } | string; message?: string }
+    const inner = typeof j.error === 'string' ? j.error : (j.error?.message ?? j.message)
+    if (typeof inner === 'string' && inner) return m ? `HTTP ${m[1]}: ${inner}` : inner
+  } catch {
+    // not JSON after all
+  }
+  return text
 }
 
 /**

@@ -45,6 +45,8 @@ export interface ToolItem extends ItemBase {
   meta?: string
   startedAt?: number
   endedAt?: number
+  /** startedAt/endedAt come from the tool's own events (not estimated from transcript timestamps) */
+  timed?: boolean
 }
 
 export interface ApprovalItem extends ItemBase {
@@ -66,6 +68,8 @@ export interface RunItem extends ItemBase {
   endedAt?: number
   error?: string
   usage?: UsageTotals
+  /** startedAt/endedAt come from lifecycle events (not estimated from transcript timestamps) */
+  timed?: boolean
 }
 
 export interface CompactionItem extends ItemBase {

@@ -1,0 +1,214 @@
+// Browser mode end to end: the built renderer served by a REAL headless gateway over the real runtime,
+// whose model is the scripted OpenAI-compatible server (test/fixtures/model-server.ts). The page opens
+// http://127.0.0.1:<port>/#token=… like `loopdesk dashboard` prints it and talks over the WebSocket bridge.
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { expect, test, type Page } from '@playwright/test'
+import { startModelServer, type ModelServer } from '../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../test/fixtures/test-runtime'
+import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
+
+const SHOTS = 'test-results/screenshots'
+const TOKEN = 'e2e-browser-token-0123456789abcdef'
+const staticDir = join(process.cwd(), 'out', 'renderer')
+
+test.describe.configure({ mode: 'serial' })
+test.skip(!existsSync(join(staticDir, 'index.html')), 'the renderer is not built: run `npx vite build --config src/renderer/vite.config.ts`')
+
+let model: ModelServer
+let rt: TestRuntime
+let gw: GatewayHandle
+let origin: string
+
+test.beforeAll(async () => {
+  model = await startModelServer({ fallback: { text: 'Fallback answer.', chunks: 3 } })
+  rt = await startTestRuntime(model)
+  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir })
+  origin = gw.url.replace(/^ws:/, 'http:').replace(/\/$/, '')
+})
+
+test.afterAll(async () => {
+  await gw?.close()
+  await rt?.close()
+  await model?.close()
+  if (rt?.stateDir) rmSync(rt.stateDir, { recursive: true, force: true })
+})
+
+/** Records every text a status element or tool card showed, so transient states can be asserted. */
+const RECORDER = `
+  window.__seen = new Set();
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll('[role=status], [role=group][aria-label^="Tool "] .badge')) window.__seen.add(el.textContent);
+  }).observe(document, { subtree: true, childList: true, characterData: true });
+`
+
+async function open(page: Page): Promise<void> {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.addInitScript({ content: RECORDER })
+  await page.goto(`${origin}/#token=${TOKEN}`)
+  await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible()
+  // the token left the address bar
+  expect(page.url()).not.toContain(TOKEN)
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  expect(errors).toEqual([])
+}
+
+async function newSession(page: Page) {
+  const before = await page.getByRole('navigation', { name: 'Sessions' }).getByRole('listitem').count()
+  await page.getByRole('button', { name: 'New session' }).click()
+  await expect(page.getByRole('navigation', { name: 'Sessions' }).getByRole('listitem')).toHaveCount(before + 1)
+  await expect(page.getByText('Start a conversation')).toBeVisible()
+}
+
+const seen = (page: Page) => page.evaluate('[...window.__seen]') as Promise<string[]>
+const log = (page: Page) => page.getByRole('log', { name: 'Conversation' })
+const lastStatus = (page: Page) => log(page).getByRole('status').last()
+
+async function send(page: Page, text: string) {
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill(text)
+  await box.press('Enter')
+}
+
+/** The conversation rows as text, durations masked (live they are measured from events, after a
+ * reload from transcript timestamps). */
+const snapshot = (page: Page) =>
+  log(page)
+    .locator('[data-msg]')
+    .evaluateAll((els) =>
+      els.map((e) => `${e.getAttribute('data-kind')}: ${(e.textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
+    )
+
+test('send → streamed text → tool card running then done → lifecycle Done; inspector; reload restores', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  model.push(
+    { text: 'Let me look at the workspace first.', chunks: 6, delayMs: 60, toolCalls: [{ name: 'ls', args: { path: '.' } }] },
+    { text: 'The workspace is **empty** — nothing to list yet.', chunks: 8, delayMs: 60, usage: { input: 300, output: 20 } },
+  )
+  await send(page, 'list the files in the workspace')
+  await expect(log(page).getByText('list the files in the workspace')).toBeVisible()
+  const tool = log(page).getByRole('group', { name: 'Tool ls' })
+  await expect(tool).toBeVisible()
+  await expect(log(page).getByText('Let me look at the workspace first.')).toBeVisible()
+  await expect(log(page).getByText(/The workspace is/)).toBeVisible()
+  await expect(tool).toContainText('Done')
+  await expect(lastStatus(page)).toHaveText(/^Done · /)
+  const states = await seen(page)
+  expect(states).toContain('Running…') // the tool card's live state before Done
+  expect(states.some((s) => s.startsWith('Running…'))).toBe(true) // the run status
+  // text before the tool is above its card, the rest below
+  const y = async (l: ReturnType<Page['getByText']>) => (await l.boundingBox())!.y
+  expect(await y(log(page).getByText('Let me look at the workspace first.'))).toBeLessThan((await tool.boundingBox())!.y)
+  expect((await tool.boundingBox())!.y).toBeLessThan(await y(log(page).getByText(/The workspace is/)))
+  await tool.getByRole('button', { name: /ls/ }).click()
+  await expect(tool.getByText('"path": "."')).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/app-done.png` })
+
+  await page.getByRole('button', { name: 'Inspector' }).click()
+  const panel = page.getByRole('complementary', { name: 'Inspector' })
+  const events = panel.getByRole('list', { name: 'Events' })
+  await expect(events.getByText('lifecycle').first()).toBeVisible()
+  await expect(events.getByText(/result ls/).first()).toBeVisible()
+  await expect(panel.getByRole('list', { name: /Timeline of run/ })).toContainText('Tool ls')
+  await page.screenshot({ path: `${SHOTS}/app-inspector.png` })
+  await panel.getByRole('button', { name: 'Close inspector' }).click()
+  await tool.getByRole('button', { name: /ls/ }).click() // collapse (expansion is view state)
+
+  const before = await snapshot(page)
+  expect(before.length).toBeGreaterThanOrEqual(4)
+  await page.reload()
+  await expect(log(page).getByRole('group', { name: 'Tool ls' })).toContainText('Done')
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+  expect(await snapshot(page)).toEqual(before)
+})
+
+test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  const long = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ')
+  model.push({ text: long, chunks: 120, delayMs: 60 })
+  await send(page, 'write a long text')
+  await expect(log(page).getByText(/word5 /)).toBeVisible()
+  await page.getByRole('button', { name: 'Stop' }).click()
+  await expect(lastStatus(page)).toHaveText(/^Stopped/)
+  await expect(log(page).getByText('Stopped', { exact: true })).toBeVisible()
+  const shown = (await log(page).locator('[data-kind="assistant"]').first().textContent()) ?? ''
+  expect(shown).toContain('word5')
+  expect(shown).not.toContain('word119')
+  expect((await seen(page)).some((t) => t.startsWith('Stopping…'))).toBe(true)
+  await expect(page.getByRole('button', { name: 'Send' })).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/app-stopped.png` })
+  // the stop survives a reload
+  await page.reload()
+  await expect(lastStatus(page)).toHaveText(/^Stopped/)
+})
+
+test('Queue and Steer while running', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  const long = Array.from({ length: 60 }, (_, i) => `part${i}`).join(' ')
+  model.push(
+    { text: long, chunks: 60, delayMs: 50 },
+    { text: 'Steered: switching to bullet points.', chunks: 4, delayMs: 30 },
+    { text: 'Follow-up: here is the summary.', chunks: 4, delayMs: 30 },
+  )
+  await send(page, 'explain something at length')
+  await expect(log(page).getByText(/part3 /)).toBeVisible()
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('then summarize it')
+  await page.getByRole('button', { name: 'Queue' }).click()
+  const queue = page.getByRole('region', { name: 'Queued messages' })
+  await expect(queue.getByText('then summarize it')).toBeVisible()
+  await box.fill('use bullet points')
+  await page.getByRole('button', { name: 'Steer' }).click()
+  await expect(log(page).getByText('use bullet points')).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/app-queue-steer.png` })
+  await expect(log(page).getByText('Steered: switching to bullet points.')).toBeVisible({ timeout: 20_000 })
+  await expect(log(page).getByText('then summarize it')).toBeVisible({ timeout: 20_000 })
+  await expect(log(page).getByText('Follow-up: here is the summary.')).toBeVisible({ timeout: 20_000 })
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+  await expect(queue.getByText(/Started as the next run|Steered into the running reply/).first()).toBeVisible()
+  // the steer and the follow-up went to the model
+  const userTexts = JSON.stringify(model.requests.slice(-2).map((r) => r.body?.messages))
+  expect(userTexts).toContain('use bullet points')
+  expect(userTexts).toContain('then summarize it')
+})
+
+test('a model error shows a readable error', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  model.push({ status: 401, message: 'Incorrect API key provided: sk-wrong' })
+  await send(page, 'this will fail')
+  await expect(lastStatus(page)).toContainText('Error:')
+  const text = (await lastStatus(page).textContent()) ?? ''
+  expect(text).toMatch(/401|API key|Unauthorized/i)
+  expect(text).not.toMatch(/^\s*Error:\s*(undefined|\[object|\{)/)
+  const nav = page.getByRole('navigation', { name: 'Sessions' })
+  await expect(nav.locator('li.selected')).toContainText('Error')
+  await page.screenshot({ path: `${SHOTS}/app-error.png` })
+})
+
+test('settings persist across a reload', async ({ page }) => {
+  await open(page)
+  await page.getByRole('button', { name: 'Settings' }).click()
+  let dialog = page.getByRole('dialog', { name: 'Settings' })
+  await expect(dialog.getByLabel('Anthropic API key not set')).toBeVisible()
+  await dialog.getByRole('button', { name: 'Agent' }).click()
+  await dialog.getByLabel('Run timeout (seconds)').fill('900')
+  await dialog.getByRole('button', { name: 'Save', exact: true }).click()
+  await expect.poll(async () => (await rt.call('config.get', {})).config).toMatchObject({ agents: { defaults: { timeoutSeconds: 900 } } })
+  await dialog.getByRole('button', { name: 'Appearance' }).click()
+  await dialog.getByText('Dark').click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await dialog.getByRole('button', { name: 'Gateway' }).click()
+  await expect(dialog.getByText(new RegExp(`--url ws://127\\.0\\.0\\.1:${new URL(origin).port} --token ${TOKEN}`))).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/app-settings.png` })
+  await page.reload()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await page.getByRole('button', { name: 'Settings' }).click()
+  dialog = page.getByRole('dialog', { name: 'Settings' })
+  await dialog.getByRole('button', { name: 'Agent' }).click()
+  await expect(dialog.getByLabel('Run timeout (seconds)')).toHaveValue('900')
+})
