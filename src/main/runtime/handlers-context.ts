@@ -25,7 +25,7 @@ export interface ConfigSource {
   /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
   /** RFC 7396 merge patch; throws on a stale baseHash (CONFLICT) or an invalid result (INVALID_REQUEST) */
-  patch(patch: Record<string, unknown>, baseHash?: string): { hash: string }
+  patch(patch: Record<string, unknown>, baseHash?: string, opts?: { beforeWrite?: () => void }): { hash: string }
 }
 
 /** Queue modes for a chat message that arrives while its session is busy (queue/chat-queue.ts). */

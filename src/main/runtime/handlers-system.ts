@@ -141,13 +141,19 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 
     async 'config.patch'(p) {
       const { rest, set, remove } = splitSecrets(p.patch)
+      // Keys go to the credential store only after the rest of the patch validated, and before the file
+      // is written: a refused key (e.g. no OS keychain) leaves the config untouched, not half-applied.
+      const storeSecrets = () => {
+        for (const [id, key] of set) core.credentials.set(id, key)
+        for (const id of remove) core.credentials.delete(id)
+      }
       if (Object.keys(rest).length > 0 || set.length === 0) {
-        core.config.patch(rest, p.baseHash)
+        core.config.patch(rest, p.baseHash, { beforeWrite: storeSecrets })
       } else if (p.baseHash && p.baseHash !== core.config.hash) {
         throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry')
+      } else {
+        storeSecrets()
       }
-      for (const [id, key] of set) core.credentials.set(id, key)
-      for (const id of remove) core.credentials.delete(id)
       await core.refreshModels()
       return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets() }
     },

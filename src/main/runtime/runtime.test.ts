@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentEvent, ChatEvent, ExecApprovalRequest } from '../../shared/events'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { ApiError } from '../api/errors'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -308,6 +309,26 @@ describe('config, models, tools, approvals, status, prefs', () => {
     expect(stale).toMatchObject({ ok: false, error: { code: 'CONFLICT' } })
     const invalid = await t.raw('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 'soon' } } } })
     expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('timeoutSeconds') } })
+  })
+
+  it('config.patch with a key the credential store refuses leaves the config file untouched', async () => {
+    const file = path.join(t.stateDir, 'loopdesk.json')
+    const before = fs.readFileSync(file, 'utf8')
+    const creds = t.runtime.core.credentials
+    const origSet = creds.set.bind(creds)
+    creds.set = () => {
+      throw new ApiError('UNAVAILABLE', 'no OS keychain: use an environment variable')
+    }
+    try {
+      const r = await t.raw('config.patch', {
+        patch: { agents: { defaults: { timeoutSeconds: 77 } }, models: { providers: { openai: { apiKey: 'sk-refused' } } } },
+      })
+      expect(r).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } })
+    } finally {
+      creds.set = origSet
+    }
+    expect(fs.readFileSync(file, 'utf8')).toBe(before)
+    expect(t.runtime.core.config.current.defaults.timeoutSeconds).not.toBe(77)
   })
 
   it('exec needs approval: the run asks, exec.approval.resolve answers, the command runs', async () => {

@@ -99,7 +99,14 @@ export class ConfigManager {
    * Applies an RFC 7396 merge patch to the file and writes it atomically. The RESULT is validated first;
    * with baseHash, the file must still have that hash (else CONFLICT). Returns the new hash.
    */
-  patch(mergePatch: Record<string, unknown>, baseHash?: string): { hash: string } {
+  patch(
+    mergePatch: Record<string, unknown>,
+    baseHash?: string,
+    opts: {
+      /** runs after validation, before the file is written; if it throws, nothing is written */
+      beforeWrite?: () => void
+    } = {},
+  ): { hash: string } {
     if (!isPlainObject(mergePatch)) throw invalid('config patch must be an object')
     const release = tryAcquireWriteLockSync(this.path, { timeoutMs: 2000, staleMs: 30_000 })
     if (!release) throw new ApiError('UNAVAILABLE', `config file ${this.path} is locked by another process`, undefined, true)
@@ -125,6 +132,7 @@ export class ConfigManager {
       if (issues.length) {
         throw invalid(`invalid config: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues })
       }
+      opts.beforeWrite?.()
       const out = JSON.stringify(next, null, 2) + '\n'
       writeFileAtomicSync(this.path, out, { mode: 0o600 })
       const hash = sha256(out)
