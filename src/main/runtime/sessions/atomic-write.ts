@@ -10,6 +10,12 @@ export interface AtomicWriteOptions {
   mode?: number
   /** fsync the data (and the directory entry) before returning (default true) */
   fsync?: boolean
+  /**
+   * Called synchronously right after the rename, before the directory fsync is awaited: from then on the
+   * file on disk is ours, and a cache keyed by file identity must know it at once (else it sees its own
+   * write as a foreign change during that await and re-reads it).
+   */
+  onReplaced?: (id: WrittenFileStat) => void
 }
 
 export interface WrittenFileStat {
@@ -90,6 +96,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array, o
   try {
     if (opts.fsync !== false) await fsyncAsync(p.fd)
     const id = finish(p, file)
+    opts.onReplaced?.(id)
     if (opts.fsync !== false) await fsyncDirAsync(p.dir)
     return id
   } catch (err) {

@@ -150,6 +150,32 @@ describe('SessionStore', () => {
     expect(Object.keys(readDisk(store)).sort()).toEqual([KEY, 'agent:main:x', 'agent:main:y'])
   })
 
+  it('does not re-read its own write while the directory fsync is pending, yet still sees a foreign write', async () => {
+    const store = new SessionStore({ stateDir, agentId: 'main', fsync: true })
+    await store.update(KEY, () => entry({ label: 'first' })) // initial load + first write
+    const reads = vi.spyOn(fs, 'readFileSync')
+    const storeReads = () => reads.mock.calls.filter(([f]) => f === store.path).length
+    const realRename = fs.renameSync
+    let seenDuringFsync: string | undefined
+    const rename = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
+      realRename(from, to)
+      // runs after the rename, while writeFileAtomic awaits the directory fsync (the old race window)
+      if (to === store.path) queueMicrotask(() => (seenDuringFsync = store.get(KEY)?.label))
+    })
+    await store.update(KEY, (cur) => ({ ...cur!, label: 'second' }))
+    rename.mockRestore()
+    expect(seenDuringFsync).toBe('second')
+    expect(storeReads()).toBe(0)
+    expect(store.get(KEY)?.label).toBe('second')
+    expect(storeReads()).toBe(0)
+    // a real change by someone else (new inode) is still picked up
+    fs.writeFileSync(store.path + '.other', JSON.stringify({ [KEY]: entry({ label: 'theirs' }) }))
+    fs.renameSync(store.path + '.other', store.path)
+    expect(store.get(KEY)?.label).toBe('theirs')
+    expect(storeReads()).toBe(1)
+    reads.mockRestore()
+  })
+
   it('cross-process: two child processes incrementing concurrently lose no update', async () => {
     const N = 150
     const startAt = String(Date.now() + 2000)

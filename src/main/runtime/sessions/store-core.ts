@@ -253,8 +253,13 @@ export class StoreCore {
       count = this.log.length
       if (count === 0) return true
       // Updates made while the fsync runs are not in this text; they stay logged for the next flush.
-      const id = await writeFileAtomic(this.path, this.snapshotText(), { fsync: this.fsync, mode: 0o600 })
-      this.diskId = id
+      // diskId is set at the rename, not after the directory fsync: get()/update() during that await
+      // must not take our own file for another process's write and re-read it.
+      await writeFileAtomic(this.path, this.snapshotText(), {
+        fsync: this.fsync,
+        mode: 0o600,
+        onReplaced: (id) => (this.diskId = id),
+      })
       this.settleWritten(count)
       return true
     } catch (err) {
