@@ -235,3 +235,17 @@ describe('bin/loopdesk.mjs', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 })
+
+describe('gateway config file', () => {
+  it('reads port, bind, origins and auth.token leniently (JSON5)', async () => {
+    const { readGatewayConfig } = await import('./resolve')
+    const { writeFileSync } = await import('node:fs')
+    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-cfg-'))
+    writeFileSync(join(dir, 'loopdesk.json'), `{ // json5
+      gateway: { port: 19999, bind: 'lan', allowedOrigins: ['http://a:1', 7], auth: { token: ' cfg-token-1234567890 ' } } }`)
+    expect(readGatewayConfig(dir)).toEqual({ port: 19999, bind: 'lan', allowedOrigins: ['http://a:1'], token: 'cfg-token-1234567890' })
+    writeFileSync(join(dir, 'loopdesk.json'), '{ gateway: { port: "x", bind: "everywhere" } }')
+    expect(readGatewayConfig(dir)).toEqual({ port: undefined, bind: undefined, allowedOrigins: undefined, token: undefined })
+    expect(readGatewayConfig(join(dir, 'missing'))).toEqual({})
+  })
+})

@@ -19,7 +19,7 @@ export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv
 export function readGatewayConfig(
   stateDir: string,
   env: NodeJS.ProcessEnv = {},
-): { port?: number; bind?: 'loopback' | 'lan' | 'all'; allowedOrigins?: string[] } {
+): { port?: number; bind?: 'loopback' | 'lan' | 'all'; allowedOrigins?: string[]; token?: string } {
   try {
     const cfg = JSON5.parse(readFileSync(resolveConfigPath(stateDir, env), 'utf8')) as { gateway?: Record<string, unknown> }
     const g = cfg?.gateway ?? {}
@@ -27,6 +27,7 @@ export function readGatewayConfig(
       port: typeof g.port === 'number' && Number.isInteger(g.port) && g.port >= 0 && g.port < 65536 ? g.port : undefined,
       bind: g.bind === 'loopback' || g.bind === 'lan' || g.bind === 'all' ? g.bind : undefined,
       allowedOrigins: Array.isArray(g.allowedOrigins) ? g.allowedOrigins.filter((o): o is string => typeof o === 'string') : undefined,
+      token: typeof (g.auth as { token?: unknown } | undefined)?.token === 'string' ? ((g.auth as { token: string }).token.trim() || undefined) : undefined,
     }
   } catch {
     return {}

@@ -10,8 +10,8 @@ import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/g
 
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
-  --port 0 picks a free port. The token defaults to LOOPDESK_GATEWAY_TOKEN, else <stateDir>/gateway/token
-  (generated on first start). A non-loopback bind always requires the token.`
+  --port 0 picks a free port. Token: --token, else LOOPDESK_GATEWAY_TOKEN, else gateway.auth.token in
+  loopdesk.json, else <stateDir>/gateway/token (generated on first start). Every client needs it, on any bind.`
 
 const FLAGS = {
   port: { type: 'string' },
@@ -41,7 +41,7 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   const bind: GatewayBind = (bindFlag as GatewayBind | undefined) ?? cfg.bind ?? 'loopback'
   const drainMs = intFlag(flags['drain-ms'], 'drain-ms', 0, 3_600_000) ?? 10_000
 
-  const explicitToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined)
+  const explicitToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ?? cfg.token
   let token: string
   try {
     if (explicitToken) {
