@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from '../../cli/gateway-client'
-import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { GatewayClient } from '@openclaw/gateway-client'
+import { generateNodeDeviceIdentity, publicKeyRawBase64Url, signDevicePayload } from '../../cli/identity'
 import { startGateway, type GatewayHandle } from './server'
 
 const TOKEN = 'integration-token-0123456789'
@@ -144,5 +145,29 @@ describe('gateway + real runtime + scripted model', () => {
     await c.request('agent', { message: 'x', sessionKey: 'agent:main:int6', idempotencyKey: 'int-6' }, { expectFinal: true })
     await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).sessionKey === 'agent:main:int6'))
     await c.close()
+  })
+
+  it('@openclaw/gateway-client drives a real run: agent (expectFinal) and agent.wait', async () => {
+    server.push({ text: 'Interop over the real runtime', chunks: 3 })
+    let client: GatewayClient | undefined
+    try {
+      await new Promise<void>((resolve, reject) => {
+        client = new GatewayClient({
+          url: gw.url,
+          token: TOKEN,
+          deviceIdentity: identity,
+          hostDeps: { signDevicePayload, publicKeyRawBase64UrlFromPem: publicKeyRawBase64Url },
+          scopes: ['operator.read', 'operator.write'],
+          onHelloOk: () => resolve(),
+          onConnectError: reject,
+        })
+        client.start()
+      })
+      const final = await client!.request('agent', { message: 'interop', sessionKey: 'agent:main:int7', idempotencyKey: 'int-7' }, { expectFinal: true })
+      expect(final).toMatchObject({ runId: 'int-7', status: 'ok', result: { payloads: [{ text: 'Interop over the real runtime' }] } })
+      await expect(client!.request('agent.wait', { runId: 'int-7', timeoutMs: 1000 })).resolves.toMatchObject({ status: 'ok' })
+    } finally {
+      client?.stop()
+    }
   })
 })
