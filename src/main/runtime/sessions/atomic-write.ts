@@ -33,7 +33,10 @@ interface Pending {
   dir: string
 }
 
-function begin(file: string, data: string | Uint8Array, opts: AtomicWriteOptions): Pending {
+/** the file's bytes: text, bytes, or chunks written with one vectored write */
+export type AtomicWriteData = string | Uint8Array | readonly Uint8Array[]
+
+function begin(file: string, data: AtomicWriteData, opts: AtomicWriteOptions): Pending {
   const dir = path.dirname(file)
   fs.mkdirSync(dir, { recursive: true })
   let mode = opts.mode ?? 0o600
@@ -47,14 +50,29 @@ function begin(file: string, data: string | Uint8Array, opts: AtomicWriteOptions
   const p = { fd, tmp, dir }
   try {
     fs.fchmodSync(fd, mode) // the umask may have narrowed it
-    const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data
-    let off = 0
-    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
+    if (Array.isArray(data)) writeChunks(fd, data)
+    else {
+      const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : (data as Uint8Array)
+      let off = 0
+      while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
+    }
   } catch (err) {
     abort(p)
     throw err
   }
   return p
+}
+
+/** writev until every chunk is written (a short write continues where it stopped) */
+function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
+  let rest = chunks.filter((c) => c.byteLength > 0)
+  while (rest.length > 0) {
+    let n = fs.writevSync(fd, rest as Uint8Array[])
+    let i = 0
+    while (i < rest.length && n >= rest[i].byteLength) n -= rest[i++].byteLength
+    rest = rest.slice(i)
+    if (n > 0) rest[0] = rest[0].subarray(n)
+  }
 }
 
 function finish(p: Pending, file: string): WrittenFileStat {
@@ -77,7 +95,7 @@ function abort(p: Pending): void {
 }
 
 /** Atomically replaces `file` with `data`; returns the identity of the new file (for change detection). */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): WrittenFileStat {
+export function writeFileAtomicSync(file: string, data: AtomicWriteData, opts: AtomicWriteOptions = {}): WrittenFileStat {
   const p = begin(file, data, opts)
   try {
     if (opts.fsync !== false) fs.fsyncSync(p.fd)
@@ -91,7 +109,7 @@ export function writeFileAtomicSync(file: string, data: string | Uint8Array, opt
 }
 
 /** Same as writeFileAtomicSync, with the fsyncs done on the thread pool. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<WrittenFileStat> {
+export async function writeFileAtomic(file: string, data: AtomicWriteData, opts: AtomicWriteOptions = {}): Promise<WrittenFileStat> {
   const p = begin(file, data, opts)
   try {
     if (opts.fsync !== false) await fsyncAsync(p.fd)

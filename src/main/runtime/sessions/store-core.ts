@@ -12,7 +12,7 @@ import path from 'node:path'
 import { ApiError, invalid } from '../../api/errors'
 import type { SessionEntry } from '../contracts'
 import { sameIdentity, statIdentity, writeFileAtomic, writeFileAtomicSync, type WrittenFileStat } from './atomic-write'
-import { decodeStore, deepFreeze, encodeMember, isEntry, joinMembers } from './store-file'
+import { decodeStore, deepFreeze, encodeMember, isEntry, memberChunks } from './store-file'
 import { acquireWriteLock, tryAcquireWriteLockSync } from './write-lock'
 
 export type SessionMutator = (cur: SessionEntry | undefined) => SessionEntry | undefined | null
@@ -33,7 +33,8 @@ const RETRY_AFTER_FAILURE_MS = 1_000
 
 export class StoreCore {
   private entries = new Map<string, SessionEntry>()
-  private readonly members = new Map<string, string>()
+  /** encoded `"key": {...}` member per entry (UTF-8), made lazily at write time and dropped when the entry changes */
+  private readonly members = new Map<string, Buffer>()
   /** identity of the file our cache is based on; null = never looked */
   private diskId: WrittenFileStat | undefined | null = null
   /** updates applied to the cache but not yet written */
@@ -125,7 +126,8 @@ export class StoreCore {
   /** Applies one mutator to the cache. Throws (nothing applied) when the mutator throws or returns junk. */
   private apply(key: string, mutator: SessionMutator): { result: SessionEntry | undefined; changed: boolean } {
     const cur = this.entries.get(key)
-    const next = mutator(cur ? structuredClone(cur) : undefined)
+    // entries are plain JSON (normalized / parsed), so a JSON round trip is a full private copy (and cheaper)
+    const next = mutator(cur ? (JSON.parse(JSON.stringify(cur)) as SessionEntry) : undefined)
     if (next === undefined) return { result: cur, changed: false }
     if (next === null) {
       if (!cur) return { result: undefined, changed: false }
@@ -135,7 +137,7 @@ export class StoreCore {
     }
     const stored = normalize(next)
     this.entries.set(key, stored)
-    this.members.set(key, encodeMember(key, stored))
+    this.members.delete(key) // re-encoded by the next write only (several updates often land between writes)
     return { result: stored, changed: true }
   }
 
@@ -255,7 +257,7 @@ export class StoreCore {
       // Updates made while the fsync runs are not in this text; they stay logged for the next flush.
       // diskId is set at the rename, not after the directory fsync: get()/update() during that await
       // must not take our own file for another process's write and re-read it.
-      await writeFileAtomic(this.path, this.snapshotText(), {
+      await writeFileAtomic(this.path, this.snapshot(), {
         fsync: this.fsync,
         mode: 0o600,
         onReplaced: (id) => (this.diskId = id),
@@ -275,14 +277,15 @@ export class StoreCore {
     this.syncFromDisk()
     const count = this.log.length
     if (count === 0) return
-    this.diskId = writeFileAtomicSync(this.path, this.snapshotText(), { fsync: this.fsync, mode: 0o600 })
+    this.diskId = writeFileAtomicSync(this.path, this.snapshot(), { fsync: this.fsync, mode: 0o600 })
     this.settleWritten(count)
   }
 
-  private snapshotText(): string {
-    const members: string[] = []
+  /** The whole file (what JSON.stringify(store, null, 2) + '\n' gives) as chunks for one vectored write. */
+  private snapshot(): Uint8Array[] {
+    const members: Buffer[] = []
     for (const [k, e] of this.entries) members.push(this.memberOf(k, e))
-    return joinMembers(members)
+    return memberChunks(members)
   }
 
   private settleWritten(count: number): void {
@@ -311,9 +314,9 @@ export class StoreCore {
     }
   }
 
-  private memberOf(key: string, entry: SessionEntry): string {
+  private memberOf(key: string, entry: SessionEntry): Buffer {
     let m = this.members.get(key)
-    if (m === undefined) this.members.set(key, (m = encodeMember(key, entry)))
+    if (m === undefined) this.members.set(key, (m = Buffer.from(encodeMember(key, entry), 'utf8')))
     return m
   }
 

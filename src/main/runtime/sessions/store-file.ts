@@ -27,13 +27,31 @@ export function isEntry(v: unknown): v is SessionEntry {
   return typeof e.sessionId === 'string' && e.sessionId !== '' && typeof e.updatedAt === 'number'
 }
 
-/** The text of one `"key": {...}` member, indented as JSON.stringify(store, null, 2) would. */
-export const encodeMember = (key: string, entry: SessionEntry): string =>
-  `  ${JSON.stringify(key)}: ${JSON.stringify(entry, null, 2).replace(/\n/g, '\n  ')}`
+/**
+ * The text of one `"key": {...}` member, indented as JSON.stringify(store, null, 2) would: stringifying a
+ * one-member object and dropping its braces gives exactly that, without re-indenting the text by regex.
+ */
+export const encodeMember = (key: string, entry: SessionEntry): string => JSON.stringify({ [key]: entry }, null, 2).slice(2, -2)
 
-export const joinMembers = (members: Iterable<string>): string => {
-  const parts = [...members]
-  return parts.length ? `{\n${parts.join(',\n')}\n}\n` : '{}\n'
+const OPEN = Buffer.from('{\n')
+const SEP = Buffer.from(',\n')
+const CLOSE = Buffer.from('\n}\n')
+const EMPTY = Buffer.from('{}\n')
+
+/**
+ * The file `{\n<member>,\n<member>\n}\n` (`{}\n` when empty) as a list of buffers for one vectored write:
+ * each member is UTF-8 encoded once after its entry changes, so a write neither re-encodes nor
+ * concatenates the whole store.
+ */
+export function memberChunks(members: Iterable<Uint8Array>): Uint8Array[] {
+  const chunks: Uint8Array[] = [OPEN]
+  for (const m of members) {
+    if (chunks.length > 1) chunks.push(SEP)
+    chunks.push(m)
+  }
+  if (chunks.length === 1) return [EMPTY]
+  chunks.push(CLOSE)
+  return chunks
 }
 
 /** Cached entries are shared with callers of get(): freezing turns accidental mutation into an error. */
