@@ -77,7 +77,14 @@ export class ChatProjection {
         if (typeof data.text !== 'string') return
         const s = this.state(ev)
         s.lastSeq = ev.seq
-        if (data.text.startsWith(s.current)) s.current = data.text
+        // The runner emits text = previous text + delta; checking that by length keeps this O(1) per delta
+        // (a startsWith over the growing text made a long reply quadratic). Other shapes fall back to it.
+        const delta = data.delta
+        const extendsCurrent =
+          typeof delta === 'string' && data.text.length === s.current.length + delta.length
+            ? true
+            : data.text.startsWith(s.current)
+        if (extendsCurrent) s.current = data.text
         else {
           // a new assistant message of the same run: keep the previous one as its own paragraph
           if (s.current.trim()) s.segments.push(s.current)
