@@ -203,6 +203,16 @@ describe('subscriptions', () => {
     expect(ours.sent).toEqual([{ channel: ipcChannel('event'), args: [{ subId: `${PAGE}-1`, event: chat('agent:main:main') }] }])
   })
 
+  it('sends assistant events compact (delta + textLength) once the subscription has the text so far', async () => {
+    await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
+    const a = (seq: number, text: string, delta: string) =>
+      ({ event: 'agent', payload: { runId: 'r1', seq, stream: 'assistant', ts: seq, sessionKey: 'agent:main:main', data: { text, delta } } }) as const
+    host.emit(a(1, 'Hel', 'Hel'))
+    host.emit(a(2, 'Hello', 'lo'))
+    const datas = ours.sent.map((s) => (s.args[0] as any).event.payload.data)
+    expect(datas).toEqual([{ text: 'Hel', delta: 'Hel' }, { delta: 'lo', textLength: 5 }])
+  })
+
   it('filters by event name', async () => {
     await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-2`, filter: { events: ['tick'] } })
     host.emit(chat('k'))

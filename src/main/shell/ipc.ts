@@ -6,6 +6,7 @@ import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } fr
 import { eventMatches, type AnyEvent, type EventFilter } from '../../shared/events'
 import type { ErrorShape, Result } from '../../shared/methods'
 import type { RuntimeHost } from '../api/host'
+import { AssistantTextTracker, compactAssistantPayload } from '../gateway/assistant-delta'
 import { isAppUrl, type OriginPolicy } from './origin'
 
 export const FORBIDDEN: ErrorShape = { code: 'FORBIDDEN', message: 'IPC sender is not the Loopdesk window' }
@@ -120,10 +121,21 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
     if (entry.subs.has(subId)) return invalid(`subscription '${subId}' already exists`)
     if (entry.subs.size >= MAX_SUBSCRIPTIONS) return invalid(`too many subscriptions (max ${MAX_SUBSCRIPTIONS})`)
     const channel = ipcChannel('event')
+    // Assistant events carry the cumulative reply text; sending it whole per delta would copy O(n²) bytes
+    // into the renderer for a long reply. Like the gateway's `loopdesk.assistant-delta` cap, send only the
+    // delta when it extends what this subscription already got; the renderer rebuilds `text`.
+    const texts = new AssistantTextTracker()
     const off = host.subscribe((ev: AnyEvent) => {
       if (!eventMatches(filter, ev) || contents.isDestroyed()) return
+      let out: AnyEvent = ev
+      if (ev.event === 'agent') {
+        const phase = ev.payload.stream === 'lifecycle' ? (ev.payload.data as { phase?: string }).phase : undefined
+        if (phase === 'end' || phase === 'error') texts.forget(ev.payload.runId)
+        else if (ev.payload.stream === 'assistant' && texts.compactable(ev.payload))
+          out = { event: 'agent', payload: compactAssistantPayload(ev.payload) }
+      }
       try {
-        contents.send(channel, { subId, event: ev })
+        contents.send(channel, { subId, event: out })
       } catch (err) {
         console.warn(`[loopdesk] dropping ${ev.event} event for subscription ${subId}:`, (err as Error)?.message)
       }

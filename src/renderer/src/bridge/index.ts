@@ -2,6 +2,7 @@
 // test page asks for it, otherwise the WebSocket bridge to the gateway that served this page
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
+import { expandAssistantPayload } from '../../../shared/assistant-delta'
 import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
 declare global {
@@ -38,7 +39,7 @@ export async function createBridge(): Promise<Bridge> {
     window.__LOOPDESK_FAKE_BRIDGE__ = fake
     return fake
   }
-  if (window.loopdesk) return window.loopdesk
+  if (window.loopdesk) return withAssistantText(window.loopdesk)
   // Browser mode. The token lives for this tab only (sessionStorage), so a reload keeps working.
   const fromUrl = takeTokenFromLocation()
   if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl)
@@ -62,3 +63,20 @@ async function connectWs(url: string, token: string | undefined): Promise<Bridge
   return connectWsBridge({ url, token, clientVersion: '0.1.0' })
 }
 
+
+/**
+ * The IPC transport sends assistant events compact ({delta, textLength} without the cumulative text, see
+ * src/main/shell/ipc.ts); rebuild `text` here, in the page, so subscribers see standard AgentEvents and no
+ * full-text copy crosses the context bridge per delta.
+ */
+export function withAssistantText(ipc: Bridge): Bridge {
+  const subscribe: Bridge['subscribe'] = (filter, listener) => {
+    const texts = new Map<string, string>()
+    return ipc.subscribe(filter, (ev) => {
+      if (ev.event === 'agent') expandAssistantPayload(texts, ev.payload)
+      listener(ev)
+    })
+  }
+  // a plain copy (the preload's object may be frozen by contextBridge): every call as is, subscribe wrapped
+  return { ...ipc, subscribe }
+}

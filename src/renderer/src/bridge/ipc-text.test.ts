@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest'
+import type { Bridge } from '../../../shared/bridge'
+import type { AnyEvent } from '../../../shared/events'
+import { withAssistantText } from './index'
+
+describe('IPC bridge assistant text', () => {
+  it('rebuilds the cumulative text of compact assistant events and passes other events through', () => {
+    let emit: (ev: AnyEvent) => void = () => {}
+    const ipc = {
+      transport: 'ipc',
+      health: async () => ({ ok: true, data: { ok: true, ts: 1, uptimeMs: 1 } }),
+      subscribe: (_f: unknown, l: (ev: AnyEvent) => void) => {
+        emit = l
+        return () => {}
+      },
+    } as unknown as Bridge
+    const bridge = withAssistantText(Object.freeze(ipc))
+    const got: AnyEvent[] = []
+    bridge.subscribe({}, (ev) => got.push(ev))
+    const ev = (seq: number, data: Record<string, unknown>): AnyEvent => ({
+      event: 'agent',
+      payload: { runId: 'r', seq, stream: 'assistant', ts: seq, sessionKey: 'agent:main:main', data },
+    })
+    emit(ev(1, { text: 'Hel', delta: 'Hel' }))
+    emit(ev(2, { delta: 'lo', textLength: 5 }))
+    emit(ev(3, { delta: '!', textLength: 6 }))
+    expect(got.map((e) => (e.payload as { data: { text: string } }).data.text)).toEqual(['Hel', 'Hello', 'Hello!'])
+    expect((got[2].payload as { data: Record<string, unknown> }).data).not.toHaveProperty('textLength')
+    expect(bridge.transport).toBe('ipc')
+    expect(typeof bridge.health).toBe('function')
+  })
+})
