@@ -11,6 +11,7 @@ import type { ChatProjection } from './runner/chat-projection'
 import type { EmbeddedRunner, RunOutcome, RunRequest } from './runner/embedded-runner'
 import type { FollowupQueue } from './runner/followup-queue'
 import type { RuntimeHooks } from './runner/hooks'
+import type { AcceptedJournal } from './runner/accepted-journal'
 import type { IdempotencyCache } from './runner/idempotency'
 import { toSessionRow, type SessionStore } from './sessions'
 import type { ApprovalBroker } from './tools'
@@ -83,6 +84,8 @@ export interface RuntimeCore {
   readonly dedupe: IdempotencyCache<unknown>
   /** runs queued or running, by runId */
   readonly tracked: Map<string, TrackedRun>
+  /** durable record of acknowledged messages of an agent (written before the ack; crash recovery) */
+  accepted(agentId: string): AcceptedJournal
   models(): ModelRegistry
   /** rebuild the model registry (credentials or config changed) */
   refreshModels(): Promise<void>

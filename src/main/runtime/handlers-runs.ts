@@ -72,6 +72,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
           if (created) core.sessionChanged(target.key, 'create')
         }
+        // on disk before the ack: a crash before the run writes it to the transcript must not lose it
+        core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt })
       } catch (err) {
         core.dedupe.delete(cacheKey)
         throw err
@@ -152,6 +154,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (created) core.sessionChanged(key, 'create')
       core.sessionChanged(key, 'send', p.idempotencyKey)
       core.hooks.messageReceived?.({ sessionKey: key, agentId, content: message, runId: p.idempotencyKey })
+      // on disk before the ack (the message may wait in a queue): a crash must not lose it
+      const journal = core.accepted(agentId)
+      journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now() })
 
       if (core.queueModes) {
         // queue modes decide: start now (idle), steer into the active run, queue, or interrupt it
@@ -167,6 +172,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             queueMode: p.queueMode,
           })
         } catch (err) {
+          journal.end(p.idempotencyKey) // refused: it will not run
           if ((err as Error)?.name === 'QueueFullError') throw new ApiError('UNAVAILABLE', (err as Error).message, undefined, true)
           throw err
         }

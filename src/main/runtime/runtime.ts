@@ -23,7 +23,8 @@ import type { RuntimeHooks } from './runner/hooks'
 import { IdempotencyCache } from './runner/idempotency'
 import { installExtensions, type Extensions, type ExtensionsOptions } from './hooks/extensions'
 import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
-import { SessionStore } from './sessions'
+import { AcceptedJournal, readDeadJournals, removeJournals } from './runner/accepted-journal'
+import { SessionStore, sessionsDir } from './sessions'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
 
 export const LOOPDESK_VERSION = '0.1.0'
@@ -80,6 +81,7 @@ class RuntimeImpl implements Runtime {
 
   private readonly listeners = new Set<(ev: AnyEvent) => void>()
   private readonly stores = new Map<string, SessionStore>()
+  private readonly journals = new Map<string, AcceptedJournal>()
   private readonly finals = new Map<string, { final: AgentFinal; expiresAt: number }>()
   private registry!: ModelRegistry
   private shuttingDown = false
@@ -143,10 +145,19 @@ class RuntimeImpl implements Runtime {
       transcriptFsync: opts.transcriptFsync,
     })
     const tracked = new Map<string, TrackedRun>()
+    const journals = this.journals
+    const accepted = (agentId: string) => {
+      let j = journals.get(agentId)
+      if (!j) journals.set(agentId, (j = new AcceptedJournal(sessionsDir(opts.stateDir, agentId))))
+      return j
+    }
     this.disposers.push(
       bus.subscribe((ev) => {
         this.emit({ event: 'agent', payload: ev })
         projection.handle(ev)
+        // a run that ended (or will never run: cancelled in its lane, removed from a queue) settles its message
+        const phase = ev.stream === 'lifecycle' ? (ev.data as { phase?: string }).phase : undefined
+        if ((phase === 'end' || phase === 'error') && ev.sessionKey) journals.get(ev.sessionKey.split(':')[1] ?? '')?.end(ev.runId)
       }),
       runs.attach(bus),
     )
@@ -171,6 +182,7 @@ class RuntimeImpl implements Runtime {
       prefs: opts.prefs ?? filePrefs(opts.stateDir),
       dedupe: new IdempotencyCache<unknown>(),
       tracked,
+      accepted,
       models: () => self.registry,
       refreshModels: () => self.rebuildModels(),
       store,
@@ -193,10 +205,23 @@ class RuntimeImpl implements Runtime {
         this.rebuildModels().catch((err) => console.warn('[runtime] model registry rebuild failed:', err))
       }),
     )
+    const interruptedRunIds = new Set<string>()
     for (const a of this.config.current.agents) {
-      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id))))
+      // messages a dead process acknowledged but never answered go back into their sessions
+      const dead = readDeadJournals(sessionsDir(this.opts.stateDir, a.id))
+      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id), { accepted: dead.records, workspaceDir: a.workspace })))
+      removeJournals(dead.files)
+      for (const r of dead.records) interruptedRunIds.add(r.runId)
     }
-    for (const r of this.recovered) this.sessionChanged(r.sessionKey, 'end', r.runId)
+    for (const r of this.recovered) {
+      if (r.runId) interruptedRunIds.add(r.runId)
+      this.sessionChanged(r.sessionKey, 'end', r.runId)
+    }
+    // agent.wait on a run the previous process never finished answers at once instead of waiting it out
+    const endedAt = Date.now()
+    for (const runId of interruptedRunIds) {
+      this.core.runs.finish(runId, { status: 'error', endedAt, error: 'interrupted: Loopdesk stopped before this run finished' })
+    }
   }
 
   private async rebuildModels(): Promise<void> {
@@ -242,6 +267,7 @@ class RuntimeImpl implements Runtime {
     t.done = this.core.runner.run({ ...req, signal: controller.signal }).then(
       (outcome) => {
         this.core.tracked.delete(req.runId)
+        this.settleIfIdle(req.sessionKey, req.agentId)
         this.recordFinal(
           outcome.status === 'ok'
             ? { runId: req.runId, status: 'ok', summary: 'completed', result: { payloads: outcome.payloads, meta: outcome.meta } }
@@ -252,12 +278,23 @@ class RuntimeImpl implements Runtime {
       (err) => {
         // the runner never rejects; this is a last-resort guard so agentFinal still settles
         this.core.tracked.delete(req.runId)
+        this.settleIfIdle(req.sessionKey, req.agentId)
         const summary = err instanceof Error ? err.message : String(err)
         this.recordFinal({ runId: req.runId, status: 'error', summary })
         throw err
       },
     )
     return t
+  }
+
+  /** Nothing of the session runs or waits any more: every message accepted for it was handled. */
+  private settleIfIdle(sessionKey: string, agentId: string): void {
+    const journal = this.journals.get(agentId)
+    if (!journal || journal.openCount() === 0) return
+    for (const t of this.core.tracked.values()) if (t.sessionKey === sessionKey) return
+    if (this.core.queueModes?.list(sessionKey).some((i) => i.status === 'queued')) return
+    if (this.core.followups.list(sessionKey).some((i) => i.status === 'queued')) return
+    journal.idle(sessionKey)
   }
 
   private recordFinal(final: AgentFinal): void {
@@ -292,6 +329,8 @@ class RuntimeImpl implements Runtime {
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
     // deferred (group-committed) session updates go to disk before we report being down
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
+    // messages accepted but never run (still queued) stay in the journal: the next start restores them
+    for (const j of this.journals.values()) j.close()
     this.emit({ event: 'shutdown', payload: { reason: opts.reason ?? 'shutdown' } })
     for (const d of this.disposers.splice(0)) d()
     this.core.projection.dispose()

@@ -1,0 +1,133 @@
+// Regression (found by the faults suite, test/faults/crash-recovery.test.ts): messages acknowledged while
+// their session was busy were only held in memory, so a crash lost them; runs cut off before their
+// deferred "running" status reached sessions.json were not marked interrupted; agent.wait on a run the
+// crash cut off waited out its whole timeout after the restart.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
+import { SessionStore, Transcript } from '../sessions'
+import { AcceptedJournal, readDeadJournals } from './accepted-journal'
+import { recoverInterruptedRuns } from './recovery'
+
+const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ld-journal-'))
+const DEAD_PID = 2 ** 22 + 12345 // above the default pid_max: never alive
+
+function deadJournal(dir: string, lines: object[]): string {
+  fs.mkdirSync(dir, { recursive: true })
+  const file = path.join(dir, `accepted.${DEAD_PID}-abcd1234.jsonl`)
+  fs.writeFileSync(file, [{ op: 'owner', pid: DEAD_PID }, ...lines].map((l) => JSON.stringify(l)).join('\n') + '\n')
+  return file
+}
+
+describe('accepted-message journal', () => {
+  it('keeps only unsettled records; a live journal is never read as dead; close removes an empty one', () => {
+    const dir = tmp()
+    const j = new AcceptedJournal(dir)
+    j.accept({ runId: 'a', sessionKey: 'agent:main:x', text: 'one', at: 1 })
+    j.accept({ runId: 'b', sessionKey: 'agent:main:x', text: 'two', at: 2 })
+    j.accept({ runId: 'c', sessionKey: 'agent:main:y', text: 'three', at: 3 })
+    expect(readDeadJournals(dir).records).toEqual([]) // ours, alive
+    j.end('a')
+    j.idle('agent:main:y')
+    expect(j.openCount()).toBe(1)
+    j.close() // 'b' still open: the file stays for the next start
+    expect(readDeadJournals(dir).records).toEqual([{ runId: 'b', sessionKey: 'agent:main:x', text: 'two', at: 2 }])
+
+    const k = new AcceptedJournal(dir)
+    k.accept({ runId: 'd', sessionKey: 'agent:main:x', text: 'four', at: 4 })
+    k.end('d') // nothing open: the file shrinks to its header
+    expect(fs.readFileSync(k.file, 'utf8').trim().split('\n')).toHaveLength(1)
+    k.close()
+    expect(fs.existsSync(k.file)).toBe(false)
+  })
+
+  it('a dead process: torn last line skipped, end/idle records settle, records returned oldest first', () => {
+    const dir = tmp()
+    const file = deadJournal(dir, [
+      { op: 'accept', runId: 'r2', sessionKey: 'agent:main:a', text: 'second', at: 20 },
+      { op: 'accept', runId: 'r1', sessionKey: 'agent:main:a', text: 'first', at: 10 },
+      { op: 'accept', runId: 'r3', sessionKey: 'agent:main:b', text: 'ended', at: 30 },
+      { op: 'end', runId: 'r3' },
+      { op: 'accept', runId: 'r4', sessionKey: 'agent:main:c', text: 'idle', at: 40 },
+      { op: 'idle', sessionKey: 'agent:main:c', at: 41 },
+    ])
+    fs.appendFileSync(file, '{"op":"accept","runId":"torn')
+    const dead = readDeadJournals(dir)
+    expect(dead.records.map((r) => r.runId)).toEqual(['r1', 'r2'])
+    expect(dead.files).toEqual([file])
+  })
+
+  it('recovery puts undelivered messages into their session, keeps delivered ones single, marks the session interrupted', async () => {
+    const stateDir = tmp()
+    const store = new SessionStore({ stateDir, agentId: 'main' })
+    const key = 'agent:main:busy'
+    await store.update(key, () => ({ sessionId: 'sid-1', createdAt: 1, updatedAt: 1, status: 'done' }))
+    const t = new Transcript(store.transcriptPath('sid-1'))
+    await t.ensureHeader({ type: 'session', version: 1, id: 'sid-1', timestamp: new Date().toISOString(), cwd: '/w', sessionKey: key })
+    const user = (text: string, ts: number, runId: string) => ({ type: 'message' as const, id: runId, timestamp: ts, runId, message: { role: 'user', content: [{ type: 'text', text }] } })
+    await t.appendMany([user('same words', 5, 'old'), user('delivered text', 150, 'r-del')])
+    const before = fs.readFileSync(t.file)
+
+    const recovered = await recoverInterruptedRuns(store, {
+      accepted: [
+        { runId: 'r-del', sessionKey: key, text: 'delivered text', at: 100 },
+        // the same words were answered long before: this later copy is still missing
+        { runId: 'r-again', sessionKey: key, text: 'same words', at: 200 },
+        { runId: 'r-queued', sessionKey: key, text: 'queued behind', at: 300 },
+        { runId: 'r-gone', sessionKey: 'agent:main:deleted', text: 'no session', at: 400 },
+      ],
+    })
+    expect(recovered).toEqual([{ sessionKey: key, sessionId: 'sid-1', runId: 'r-queued' }])
+    const after = fs.readFileSync(t.file)
+    expect(after.subarray(0, before.length).equals(before)).toBe(true)
+    const { entries } = await t.readAll()
+    const users = entries.filter((e) => e.type === 'message' && e.message.role === 'user').map((e) => (e as any).message.content[0].text)
+    expect(users).toEqual(['same words', 'delivered text', 'same words', 'queued behind'])
+    expect(entries.at(-1)).toMatchObject({ type: 'run', phase: 'interrupted', runId: 'r-queued' })
+    expect(store.get(key)).toMatchObject({ status: 'interrupted', lastError: expect.stringContaining('2 messages') })
+  })
+})
+
+describe('restart after a crash (runtime)', () => {
+  let server: ModelServer
+  beforeAll(async () => {
+    server = await startModelServer({ fallback: { text: 'answered' } })
+  })
+  afterAll(() => server.close())
+
+  it('restores the messages, answers agent.wait at once and runs the next message', async () => {
+    const stateDir = tmp()
+    const key = 'agent:main:main'
+    const first = await startTestRuntime(server, { stateDir })
+    await first.call('agent', { message: 'hello', idempotencyKey: 'warm' })
+    await first.call('agent.wait', { runId: 'warm', timeoutMs: 10_000 })
+    await first.close()
+    const sessions = path.join(stateDir, 'agents/main/sessions')
+    deadJournal(sessions, [
+      { op: 'accept', runId: 'lost-1', sessionKey: key, text: 'acked but never run', at: Date.now() },
+      { op: 'accept', runId: 'lost-2', sessionKey: key, text: 'also acked', at: Date.now() + 1 },
+    ])
+
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      const started = Date.now()
+      const w = await t.call('agent.wait', { runId: 'lost-1', timeoutMs: 10_000 })
+      expect(w).toMatchObject({ status: 'error', error: expect.stringContaining('interrupted') })
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ status: 'interrupted' })
+      const hist = await t.call('chat.history', { sessionKey: key })
+      const texts = hist.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
+      expect(texts.some((x) => x.includes('acked but never run'))).toBe(true)
+      expect(texts.some((x) => x.includes('also acked'))).toBe(true)
+      expect(fs.readdirSync(sessions).filter((n) => n.startsWith(`accepted.${DEAD_PID}`))).toEqual([])
+
+      await t.call('agent', { message: 'next', idempotencyKey: 'next' })
+      expect((await t.call('agent.wait', { runId: 'next', timeoutMs: 15_000 })).status).toBe('ok')
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -1,0 +1,200 @@
+// Durable record of acknowledged messages: nothing the runtime acknowledged may be lost in a crash.
+// `agent` / `chat.send` acknowledge a message before its run has written it to the transcript (the run may
+// wait in the session lane or a chat queue for minutes), so each accepted message is appended here first —
+// one O_APPEND line, like transcript lines: a crash can only tear the last one — and settled when its run
+// ends or its session has nothing left running or queued. At start-up the open records of dead processes
+// are what a crash left unanswered (recovery puts them into their sessions and marks those interrupted).
+//
+// Every runtime writes its own file (`accepted.<pid>-<random>.jsonl` in the agent's sessions dir, first line
+// names the owner with its process start time), so truncating it never touches another live runtime's records.
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
+
+export interface AcceptedRecord {
+  runId: string
+  sessionKey: string
+  /** the message text the run will send (after command parsing) */
+  text: string
+  /** when it was accepted (ms) */
+  at: number
+}
+
+type Line =
+  | { op: 'owner'; pid: number; starttime?: string }
+  | ({ op: 'accept' } & AcceptedRecord)
+  | { op: 'end'; runId: string }
+  | { op: 'idle'; sessionKey: string; at: number }
+
+const FILE_RE = /^accepted\.(\d+)-[0-9a-f]+\.jsonl$/
+// journals of runtimes alive in this process (shared across duplicated module copies, like write locks)
+const LIVE_KEY = Symbol.for('loopdesk.runtime.acceptedJournals')
+const live: Set<string> = ((globalThis as unknown as Record<symbol, Set<string> | undefined>)[LIVE_KEY] ??= new Set())
+/** rewrite the file with only the open records once it has this many lines */
+const COMPACT_LINES = 4096
+
+export class AcceptedJournal {
+  readonly file: string
+  private readonly open = new Map<string, AcceptedRecord>()
+  private lines = 0
+  private created = false
+
+  constructor(readonly dir: string) {
+    this.file = path.join(dir, `accepted.${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
+    live.add(path.resolve(this.file))
+  }
+
+  /**
+   * The runtime stops: a journal with nothing open is removed; one with open records (messages that were
+   * accepted but never ran) stays for the next start to recover.
+   */
+  close(): void {
+    live.delete(path.resolve(this.file))
+    if (this.open.size === 0) fs.rmSync(this.file, { force: true })
+  }
+
+  /** Records an accepted message. Throws the fs error when it cannot be written (the call must then fail). */
+  accept(rec: AcceptedRecord): void {
+    this.append({ op: 'accept', ...rec })
+    this.open.set(rec.runId, rec)
+  }
+
+  /** The run carrying `runId` ended (or will never run). */
+  end(runId: string): void {
+    if (!this.open.delete(runId)) return
+    this.settle({ op: 'end', runId })
+  }
+
+  /** Nothing of the session is running or queued: every message accepted for it so far was handled. */
+  idle(sessionKey: string): void {
+    let any = false
+    for (const [id, r] of this.open) {
+      if (r.sessionKey !== sessionKey) continue
+      this.open.delete(id)
+      any = true
+    }
+    if (any) this.settle({ op: 'idle', sessionKey, at: Date.now() })
+  }
+
+  openCount(): number {
+    return this.open.size
+  }
+
+  private settle(line: Line): void {
+    try {
+      if (this.open.size === 0) this.reset([])
+      else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
+      else this.append(line)
+    } catch (err) {
+      // settling is an optimization: an unwritten settle only means recovery re-checks a handled message
+      console.warn(`[runtime] accepted-message journal ${this.file}: ${(err as Error).message}`)
+    }
+  }
+
+  private header(): string {
+    const owner: Line = { op: 'owner', pid: process.pid }
+    const st = ownProcessStartTime()
+    if (st) owner.starttime = st
+    return JSON.stringify(owner) + '\n'
+  }
+
+  private append(line: Line): void {
+    let text = JSON.stringify(line) + '\n'
+    if (!this.created) {
+      fs.mkdirSync(this.dir, { recursive: true })
+      text = this.header() + text
+    }
+    fs.appendFileSync(this.file, text, { mode: 0o600 })
+    this.created = true
+    this.lines += this.lines === 0 ? 2 : 1
+  }
+
+  /** Replaces the file with the header + `records` (atomic rename). */
+  private reset(records: AcceptedRecord[]): void {
+    if (!this.created) return
+    const tmp = `${this.file}.tmp`
+    let text = this.header()
+    for (const r of records) text += JSON.stringify({ op: 'accept', ...r }) + '\n'
+    fs.writeFileSync(tmp, text, { mode: 0o600 })
+    fs.renameSync(tmp, this.file)
+    this.lines = 1 + records.length
+  }
+}
+
+export interface DeadJournals {
+  /** open records, oldest first */
+  records: AcceptedRecord[]
+  /** the files they came from (remove them once the records are recovered) */
+  files: string[]
+}
+
+/** Open records left by processes that are gone (this process's own earlier incarnation included). */
+export function readDeadJournals(dir: string): DeadJournals {
+  let names: string[]
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return { records: [], files: [] }
+  }
+  const records: AcceptedRecord[] = []
+  const files: string[] = []
+  for (const name of names) {
+    const m = FILE_RE.exec(name)
+    if (!m) continue
+    const file = path.join(dir, name)
+    let text: string
+    try {
+      text = fs.readFileSync(file, 'utf8')
+    } catch {
+      continue
+    }
+    const lines = text.split('\n')
+    const owner = parseLine(lines[0])
+    const pid = Number(m[1])
+    if (ownerAlive(file, pid, owner && owner.op === 'owner' ? owner.starttime : undefined)) continue
+    const open = new Map<string, AcceptedRecord>()
+    for (const raw of lines) {
+      const l = parseLine(raw)
+      if (!l) continue // a torn last line
+      if (l.op === 'accept') open.set(l.runId, { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at })
+      else if (l.op === 'end') open.delete(l.runId)
+      else if (l.op === 'idle') for (const [id, r] of open) if (r.sessionKey === l.sessionKey && r.at <= l.at) open.delete(id)
+    }
+    records.push(...open.values())
+    files.push(file)
+  }
+  records.sort((a, b) => a.at - b.at)
+  return { records, files }
+}
+
+export function removeJournals(files: string[]): void {
+  for (const f of files) fs.rmSync(f, { force: true })
+}
+
+function ownerAlive(file: string, pid: number, starttime: string | undefined): boolean {
+  if (pid === process.pid) return live.has(path.resolve(file)) // else a dead predecessor that had our pid
+  if (!isPidAlive(pid)) return false
+  if (starttime) {
+    const now = processStartTime(pid)
+    if (now && now !== starttime) return false // pid recycled
+  }
+  return true
+}
+
+function parseLine(raw: string | undefined): Line | undefined {
+  if (!raw) return undefined
+  try {
+    const v = JSON.parse(raw) as Line
+    if (!v || typeof v !== 'object') return undefined
+    if (v.op === 'accept') {
+      return typeof v.runId === 'string' && typeof v.sessionKey === 'string' && typeof v.text === 'string' && typeof v.at === 'number' ? v : undefined
+    }
+    if (v.op === 'end') return typeof v.runId === 'string' ? v : undefined
+    if (v.op === 'idle') return typeof v.sessionKey === 'string' && typeof v.at === 'number' ? v : undefined
+    if (v.op === 'owner') return v
+    return undefined
+  } catch {
+    return undefined
+  }
+}
