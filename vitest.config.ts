@@ -18,6 +18,19 @@ export default defineConfig({
         },
       },
       {
+        // Reliability and security suite (issue 7): child-process gateways, kills, fuzzing, load. One file at
+        // a time (they are heavy on a 2-core machine); the CLI bundle the children run is built once first.
+        test: {
+          name: 'faults',
+          environment: 'node',
+          include: ['test/faults/**/*.test.ts'],
+          globalSetup: ['./test/faults/global-setup.ts'],
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         plugins: [react()],
         test: {
           name: 'renderer',
