@@ -72,6 +72,7 @@ interface ActiveRun {
   steers: string[]
   startedAt: number
   text: string
+  appends: number
   /** content parts of the assistant message being produced */
   parts: Array<Record<string, unknown>>
 }
@@ -312,7 +313,7 @@ export class FakeBridge implements Bridge {
   }
 
   private startRun(s: FakeSession, runId: string, message: string) {
-    const run: ActiveRun = { runId, sessionKey: s.row.key, seq: 0, aborted: false, steers: [], startedAt: Date.now(), text: '', parts: [] }
+    const run: ActiveRun = { runId, sessionKey: s.row.key, seq: 0, aborted: false, steers: [], startedAt: Date.now(), text: '', appends: 0, parts: [] }
     this.runs.set(runId, run)
     s.messages.push({ id: this.id('m'), runId, role: 'user', content: message, timestamp: Date.now() })
     s.row = { ...s.row, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
@@ -346,6 +347,11 @@ export class FakeBridge implements Bridge {
         part[field] = (part[field] as string) + delta
         if (kind === 'text') {
           run.text += delta
+          // Keep the ropes shallow like a real transport's buffers (a 100k-node rope is GC work).
+          if (++run.appends % 2048 === 0) {
+            run.text = flatten(run.text)
+            part[field] = flatten(part[field] as string)
+          }
           this.agentEvent(run, 'assistant', { text: run.text, delta })
         } else this.agentEvent(run, 'thinking', { text: part[field], delta })
       }
@@ -805,6 +811,11 @@ export class FakeBridge implements Bridge {
   isRunning(sessionKey: string): boolean {
     return [...this.runs.values()].some((r) => r.sessionKey === sessionKey)
   }
+}
+
+/** A flat copy of a (rope) string. */
+function flatten(s: string): string {
+  return (' ' + s).slice(1)
 }
 
 /** RFC 7396 JSON merge patch. */

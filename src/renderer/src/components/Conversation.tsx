@@ -78,9 +78,12 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // (streaming) or be inserted before the run footer, so we follow the content height itself.
   const stick = useRef(true)
   const userIntentAt = useRef(0)
+  const snapHeight = useRef(0)
   const toBottom = useCallback(() => {
     const el = scrollRef.current
-    if (el && stick.current) el.scrollTop = el.scrollHeight
+    if (!el || !stick.current) return
+    snapHeight.current = el.scrollHeight
+    el.scrollTop = snapHeight.current
   }, [])
   useEffect(() => {
     const el = scrollRef.current
@@ -91,14 +94,15 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     ro.observe(list)
     const intent = () => (userIntentAt.current = Date.now())
     const onKey = (e: KeyboardEvent) => {
-      if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' '].includes(e.key)) intent()
+      if (['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ', 'Tab'].includes(e.key)) intent()
     }
     const onPointer = (e: PointerEvent) => e.target === el && intent() // scrollbar drag
     const onScroll = () => {
       const distance = el.scrollHeight - el.scrollTop - el.clientHeight
+      const userScrolled = Date.now() - userIntentAt.current < 600
       if (distance <= STICK_PX) stick.current = true
-      else if (Date.now() - userIntentAt.current < 600) stick.current = false
-      else if (stick.current) el.scrollTop = el.scrollHeight // a layout shift, not the user
+      else if (stick.current && !userScrolled && el.scrollHeight !== snapHeight.current) toBottom() // content moved, not the user
+      else stick.current = false // the user (or find-in-page, focus) scrolled away
       setAtEnd(stick.current || distance <= STICK_PX)
     }
     el.addEventListener('wheel', intent, { passive: true })

@@ -77,3 +77,14 @@ export function highlight(code: string, lang: string | undefined): ReactNode[] |
     return undefined
   }
 }
+
+/** Compiles every registered grammar once (hljs compiles lazily on first use, ~10–40 ms each). */
+export function warmUpHighlighter(): void {
+  for (const name of Object.keys(LANGS)) {
+    try {
+      hljs.highlight('x', { language: name, ignoreIllegals: true })
+    } catch {
+      // a grammar that fails here fails later too; highlighting then falls back to plain text
+    }
+  }
+}

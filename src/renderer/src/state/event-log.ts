@@ -49,6 +49,13 @@ export function streamOf(ev: AnyEvent): string {
 export const MAX_LOGGED_TEXT = 2_000
 
 function compact(ev: AnyEvent): AnyEvent {
+  if (ev.event === 'chat') {
+    const parts = ev.payload.message?.content
+    const len = parts?.reduce((n, p) => n + (p?.text?.length ?? 0), 0) ?? 0
+    if (len <= MAX_LOGGED_TEXT || !ev.payload.message) return ev
+    const text = `[${len} chars of cumulative text elided; the transcript has them]`
+    return { event: 'chat', payload: { ...ev.payload, message: { ...ev.payload.message, content: [{ type: 'text', text }] } } }
+  }
   if (ev.event !== 'agent') return ev
   const d = ev.payload.data as Record<string, unknown>
   if (typeof d.text !== 'string' || d.text.length <= MAX_LOGGED_TEXT) return ev

@@ -491,11 +491,13 @@ function applyChat(d: Draft, ev: ChatEvent) {
     d.needsRefetch = true
   }
   const t = existing ?? ensureRun(d, ev.runId, ev.message?.timestamp ?? Date.now())
-  const text = chatText(ev)
+  // The chat projection duplicates the agent stream: don't touch its (long) text unless needed.
+  if (ev.state === 'delta' && (t.terminal || t.sawAssistant)) return
+  const text = t.sawAssistant && t.segs > 0 ? '' : chatText(ev)
   const f = footer(d, t.runId)
   switch (ev.state) {
     case 'delta': {
-      if (t.terminal || t.sawAssistant || !text) return
+      if (!text) return
       // Fallback path: only chat projection is available for this run.
       const seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
       if (!seg) openSegment(d, t, ev.message?.timestamp ?? 0, { text })

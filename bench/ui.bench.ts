@@ -1,0 +1,182 @@
+// UI bench (`npm run bench:ui` = `tsx bench/ui.bench.ts`): the built renderer in Debian Chromium with
+// the in-page FakeBridge.
+//   1. streams a 100,000-token reply (markdown: paragraphs, lists, code) and reports the longest
+//      main-thread task (PerformanceObserver 'longtask') while streaming;
+//   2. opens a 10,000-message session and reports the time from click to the newest messages shown,
+//      then pages back through all of history and reports the longest task while doing so;
+//   3. reports the most message nodes ([data-msg]) that were in the DOM at any time.
+// Targets: no task over 50 ms while streaming; open < 500 ms; ≤ 300 message nodes.
+// Options: --tokens N  --messages N  --no-build  --strict (exit 1 when a target is missed)
+import { spawnSync } from 'node:child_process'
+import { createReadStream, existsSync, statSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { extname, join, normalize, resolve } from 'node:path'
+import { chromium, type Page } from '@playwright/test'
+
+const args = process.argv.slice(2)
+const flag = (name: string) => args.includes(`--${name}`)
+const num = (name: string, dflt: number) => {
+  const i = args.indexOf(`--${name}`)
+  return i >= 0 ? Number(args[i + 1]) : dflt
+}
+const TOKENS = num('tokens', 100_000)
+const MESSAGES = num('messages', 10_000)
+const root = resolve(import.meta.dirname, '..')
+const outDir = join(root, 'out/renderer')
+
+if (!flag('no-build') || !existsSync(join(outDir, 'index.html'))) {
+  const r = spawnSync('npx', ['vite', 'build', '--config', 'src/renderer/vite.config.ts', '--logLevel', 'error'], { cwd: root, stdio: 'inherit' })
+  if (r.status !== 0) throw new Error('renderer build failed')
+}
+
+const MIME: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml' }
+const server = http.createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://x')
+  const file = normalize(join(outDir, url.pathname === '/' ? 'index.html' : url.pathname))
+  if (!file.startsWith(outDir) || !existsSync(file) || !statSync(file).isFile()) {
+    res.writeHead(404).end()
+    return
+  }
+  res.writeHead(200, { 'content-type': MIME[extname(file)] ?? 'application/octet-stream' })
+  createReadStream(file).pipe(res)
+})
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+
+/** A realistic long markdown reply of about `tokens` tokens (≈4 chars per token). */
+function longReply(tokens: number): string {
+  const parts: string[] = []
+  let chars = 0
+  for (let i = 0; chars < tokens * 4; i++) {
+    let block: string
+    if (i % 7 === 3) block = `\`\`\`ts\nexport function step${i}(input: number): number {\n  // transform the value\n  return input * ${i} + 1\n}\n\`\`\``
+    else if (i % 7 === 5) block = `- item **${i}.1** with \`code\`\n- item ${i}.2 and a [link](https://example.com/${i})\n- item ${i}.3`
+    else if (i % 23 === 0) block = `## Section ${i}`
+    else block = `Paragraph ${i}: the agent explains what it did and why, with *emphasis* and a few more words to make a realistic sentence length for a model reply.`
+    parts.push(block)
+    chars += block.length + 2
+  }
+  return parts.join('\n\n')
+}
+
+// Instrumentation installed before the app loads: long tasks and the peak number of message nodes.
+const PROBE = `
+  window.__bench = { longtasks: [], maxNodes: 0, marks: {} };
+  try {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  } catch (e) { window.__bench.noLongtask = String(e) }
+  const sample = () => {
+    const n = document.querySelectorAll('[data-msg]').length;
+    if (n > window.__bench.maxNodes) window.__bench.maxNodes = n;
+    requestAnimationFrame(sample);
+  };
+  requestAnimationFrame(sample);
+`
+
+interface Bench {
+  longtasks: Array<{ start: number; duration: number }>
+  maxNodes: number
+  noLongtask?: string
+}
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
+})
+
+async function newPage(fake: Record<string, unknown>): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+  page.on('pageerror', (e) => console.error('page error:', e.message))
+  await page.addInitScript({ content: `window.__LOOPDESK_FAKE__ = ${JSON.stringify(fake)};\n${PROBE}` })
+  await page.goto(base)
+  await page.getByRole('textbox', { name: 'Message' }).waitFor()
+  return page
+}
+
+const bench = (page: Page) => page.evaluate('window.__bench') as Promise<Bench>
+const round = (n: number) => Math.round(n * 10) / 10
+
+// ------------------------------------------------------------------ 1. streaming
+const text = longReply(TOKENS)
+const streamPage = await newPage({
+  tickMs: 16,
+  chunkChars: 4, // one token per assistant event
+  deltasPerTick: 60, // ≈3,750 tokens/s: far faster than a real model, to stress the renderer
+  scripts: [{ steps: [{ kind: 'text', text }] }],
+})
+await streamPage.waitForTimeout(500)
+const t0 = await streamPage.evaluate('performance.now()') as number
+await streamPage.getByRole('textbox', { name: 'Message' }).fill('write the long report')
+await streamPage.keyboard.press('Enter')
+const log = streamPage.getByRole('log', { name: 'Conversation' })
+await log.getByRole('status').filter({ hasText: /^Done/ }).waitFor({ timeout: 15 * 60_000 })
+const t1 = await streamPage.evaluate('performance.now()') as number
+const s = await bench(streamPage)
+const during = s.longtasks.filter((t) => t.start >= t0 && t.start <= t1)
+const longestStream = during.reduce((m, t) => Math.max(m, t.duration), 0)
+const shownChars = (await streamPage.evaluate(`document.querySelector('[role=log]').textContent.length`)) as number
+const streamNodes = s.maxNodes
+await streamPage.screenshot({ path: join(root, 'test-results/screenshots/bench-stream-end.png') }).catch(() => {})
+await streamPage.close()
+
+// ------------------------------------------------------------------ 2. open a 10,000-message session
+const openPage = await newPage({
+  tickMs: 16,
+  seed: [
+    { key: 'agent:main:main', label: 'Small session', messages: 4 },
+    { key: 'agent:main:huge', label: 'Huge session', messages: MESSAGES },
+  ],
+})
+await openPage.waitForTimeout(300)
+const lastQuestion = `Question ${MESSAGES / 2}:`
+const openMs = (await openPage.evaluate(`new Promise((resolve) => {
+  const start = performance.now();
+  const btn = [...document.querySelectorAll('nav[aria-label="Sessions"] button')].find((b) => b.textContent.includes('Huge session'));
+  btn.click();
+  const check = () => {
+    const log = document.querySelector('[role=log]');
+    if (log && log.textContent.includes(${JSON.stringify(lastQuestion)}) && log.textContent.includes('Answer ${MESSAGES / 2}.')) {
+      // wait for the frame that paints it
+      requestAnimationFrame(() => resolve(performance.now() - start));
+    } else requestAnimationFrame(check);
+  };
+  check();
+})`)) as number
+const o = await bench(openPage)
+const openNodes = o.maxNodes
+// Page back through the whole history (older pages load at the top).
+const p0 = (await openPage.evaluate('performance.now()')) as number
+let pages = 0
+for (; pages < 200; pages++) {
+  const done = (await openPage.evaluate(`(() => {
+    const el = document.querySelector('.conversation-scroll');
+    el.scrollTop = 0;
+    return document.querySelector('[role=log]').textContent.includes('Question 1:');
+  })()`)) as boolean
+  if (done) break
+  await openPage.waitForTimeout(120)
+}
+const p1 = (await openPage.evaluate('performance.now()')) as number
+const o2 = await bench(openPage)
+const longestPaging = o2.longtasks.filter((t) => t.start >= p0 && t.start <= p1).reduce((m, t) => Math.max(m, t.duration), 0)
+const maxNodes = Math.max(streamNodes, o2.maxNodes)
+await openPage.screenshot({ path: join(root, 'test-results/screenshots/bench-history-top.png') }).catch(() => {})
+await openPage.close()
+await browser.close()
+server.close()
+
+const results = [
+  { name: 'longest main-thread task while streaming', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
+  { name: 'session open (10,000 messages)', value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
+  { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
+]
+console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleString()}-token reply, ${MESSAGES.toLocaleString()}-message session`)
+if (s.noLongtask) console.log(`(longtask observer unavailable: ${s.noLongtask})`)
+if (during.length) console.log(`long tasks while streaming (ms after Enter: duration): ${during.slice(0, 12).map((t) => `${Math.round(t.start - t0)}: ${Math.round(t.duration)}`).join(', ')}${during.length > 12 ? ', …' : ''}`)
+console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${during.length} long tasks (>50 ms: ${during.filter((t) => t.duration > 50).length}), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
+console.log(`history: open ${round(openMs)} ms with ${openNodes} message nodes; paged back through ${pages} older pages in ${round((p1 - p0) / 1000)} s, longest task while paging ${round(longestPaging)} ms`)
+for (const r of results) console.log(`${r.ok ? 'PASS' : 'MISS'}  ${r.name}: ${r.value} (target ${r.target})`)
+if (flag('strict') && results.some((r) => !r.ok)) process.exit(1)
