@@ -30,13 +30,19 @@ describe('writeFileAtomic', () => {
     expect(fs.readdirSync(dir)).toEqual(['x.json'])
   })
 
-  it('reports the new file identity at the rename, before the directory fsync is awaited', async () => {
+  it('tells the identity of the new file before the rename, and renames on the thread pool', async () => {
     const file = path.join(dir, 'y.json')
-    let atRename: ReturnType<typeof statIdentity>
-    const p = writeFileAtomic(file, 'hello', { onReplaced: (id) => (atRename = id) })
-    expect(atRename!).toBeUndefined() // the data fsync runs first
+    fs.writeFileSync(file, 'old')
+    let announced: ReturnType<typeof statIdentity>
+    let atAnnounce = ''
+    const sync = vi.spyOn(fs, 'renameSync')
+    const p = writeFileAtomic(file, 'hello', { onIdentity: (id) => ((announced = id), (atAnnounce = fs.readFileSync(file, 'utf8'))) })
+    expect(announced!).toBeUndefined() // the data fsync runs first
     const id = await p
-    expect(atRename!).toEqual(id)
+    expect(atAnnounce).toBe('old') // announced before the file was replaced
+    expect(announced!).toEqual(id)
     expect(statIdentity(file)).toEqual(id)
+    expect(fs.readFileSync(file, 'utf8')).toBe('hello')
+    expect(sync).not.toHaveBeenCalled()
   })
 })

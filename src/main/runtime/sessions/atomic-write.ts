@@ -1,7 +1,7 @@
 // Whole-file replacement that never leaves a half-written file behind: write a temp file in the same
 // directory, optionally fsync it, then rename over the target (rename is atomic on POSIX filesystems).
 // The writes themselves are synchronous (cheaper than a thread-pool round trip for small files); the
-// async variant moves only the fsyncs off the event loop, since under disk load they take many ms.
+// async variant moves the fsyncs and the rename off the event loop, since under disk load they take many ms.
 import fs from 'node:fs'
 import path from 'node:path'
 
@@ -11,11 +11,11 @@ export interface AtomicWriteOptions {
   /** fsync the data (and the directory entry) before returning (default true) */
   fsync?: boolean
   /**
-   * Called synchronously right after the rename, before the directory fsync is awaited: from then on the
-   * file on disk is ours, and a cache keyed by file identity must know it at once (else it sees its own
-   * write as a foreign change during that await and re-reads it).
+   * writeFileAtomic only: called with the new file's identity just before the rename is started. From
+   * then on a stat of `file` may return it, and a cache keyed by file identity must recognise it as its
+   * own write (else it takes it for another process's change and re-reads it).
    */
-  onReplaced?: (id: WrittenFileStat) => void
+  onIdentity?: (id: WrittenFileStat) => void
 }
 
 export interface WrittenFileStat {
@@ -75,11 +75,11 @@ function writeChunks(fd: number, chunks: readonly Uint8Array[]): void {
   }
 }
 
-function finish(p: Pending, file: string): WrittenFileStat {
+/** Closes the temp file; returns the identity the target will have once the temp file is renamed onto it. */
+function close(p: Pending): WrittenFileStat {
   const st = fs.fstatSync(p.fd, { bigint: true })
   fs.closeSync(p.fd)
   p.fd = -1
-  fs.renameSync(p.tmp, file)
   return { dev: st.dev, ino: st.ino, size: st.size, mtimeNs: st.mtimeNs }
 }
 
@@ -99,7 +99,8 @@ export function writeFileAtomicSync(file: string, data: AtomicWriteData, opts: A
   const p = begin(file, data, opts)
   try {
     if (opts.fsync !== false) fs.fsyncSync(p.fd)
-    const id = finish(p, file)
+    const id = close(p)
+    fs.renameSync(p.tmp, file)
     if (opts.fsync !== false) fsyncDirSync(p.dir)
     return id
   } catch (err) {
@@ -108,13 +109,17 @@ export function writeFileAtomicSync(file: string, data: AtomicWriteData, opts: A
   }
 }
 
-/** Same as writeFileAtomicSync, with the fsyncs done on the thread pool. */
+/**
+ * Same as writeFileAtomicSync, with the fsyncs and the rename done on the thread pool (replacing a file
+ * on ext4 can block for a millisecond or more: it frees the old file's blocks).
+ */
 export async function writeFileAtomic(file: string, data: AtomicWriteData, opts: AtomicWriteOptions = {}): Promise<WrittenFileStat> {
   const p = begin(file, data, opts)
   try {
     if (opts.fsync !== false) await fsyncAsync(p.fd)
-    const id = finish(p, file)
-    opts.onReplaced?.(id)
+    const id = close(p)
+    opts.onIdentity?.(id)
+    await renameAsync(p.tmp, file)
     if (opts.fsync !== false) await fsyncDirAsync(p.dir)
     return id
   } catch (err) {
@@ -123,6 +128,7 @@ export async function writeFileAtomic(file: string, data: AtomicWriteData, opts:
   }
 }
 
+const renameAsync = (from: string, to: string) => new Promise<void>((res, rej) => fs.rename(from, to, (err) => (err ? rej(err) : res())))
 const fsyncAsync = (fd: number) => new Promise<void>((res, rej) => fs.fsync(fd, (err) => (err ? rej(err) : res())))
 
 /** Makes a rename durable; best effort (some filesystems refuse fsync on directories). */

@@ -20,6 +20,11 @@ afterEach(() => {
 const KEY = 'agent:main:main'
 const entry = (over: Partial<SessionEntry> = {}): SessionEntry => ({ sessionId: 's1', updatedAt: 1, ...over })
 const readDisk = (store: SessionStore) => JSON.parse(fs.readFileSync(store.path, 'utf8'))
+/** fs.rename calls that replaced `file` (store flushes rename on the thread pool) */
+const renamesTo = (spy: { mock: { calls: unknown[][] } }, file: string) => spy.mock.calls.filter(([, to]) => to === file).length
+const failRenameOnce = (message: string, code: string) =>
+  vi.spyOn(fs, 'rename').mockImplementationOnce(((_from: fs.PathLike, _to: fs.PathLike, cb: fs.NoParamCallback) =>
+    process.nextTick(cb, Object.assign(new Error(message), { code }))) as typeof fs.rename)
 const incr = (cur: SessionEntry | undefined): SessionEntry => ({
   ...cur,
   sessionId: cur?.sessionId ?? 'shared',
@@ -127,9 +132,9 @@ describe('SessionStore', () => {
 
   it('coalesces updates issued together into fewer writes', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main', fsync: false })
-    const spy = vi.spyOn(fs, 'renameSync')
+    const spy = vi.spyOn(fs, 'rename')
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.update(`agent:main:s${i}`, () => entry({ sessionId: `id${i}` }))))
-    const renames = spy.mock.calls.filter(([, to]) => to === store.path).length
+    const renames = renamesTo(spy, store.path)
     spy.mockRestore()
     expect(renames).toBe(1)
     expect(Object.keys(readDisk(store))).toHaveLength(20)
@@ -150,21 +155,25 @@ describe('SessionStore', () => {
     expect(Object.keys(readDisk(store)).sort()).toEqual([KEY, 'agent:main:x', 'agent:main:y'])
   })
 
-  it('does not re-read its own write while the directory fsync is pending, yet still sees a foreign write', async () => {
+  it('does not re-read its own write while the flush renames it and syncs the directory, yet still sees a foreign write', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main', fsync: true })
     await store.update(KEY, () => entry({ label: 'first' })) // initial load + first write
     const reads = vi.spyOn(fs, 'readFileSync')
     const storeReads = () => reads.mock.calls.filter(([f]) => f === store.path).length
-    const realRename = fs.renameSync
-    let seenDuringFsync: string | undefined
-    const rename = vi.spyOn(fs, 'renameSync').mockImplementation((from, to) => {
-      realRename(from, to)
-      // runs after the rename, while writeFileAtomic awaits the directory fsync (the old race window)
-      if (to === store.path) queueMicrotask(() => (seenDuringFsync = store.get(KEY)?.label))
-    })
+    const realRename = fs.rename
+    const seen: Array<string | undefined> = []
+    const rename = vi.spyOn(fs, 'rename').mockImplementation(((from: fs.PathLike, to: fs.PathLike, cb: fs.NoParamCallback) =>
+      realRename(from, to, (err) => {
+        // the file is replaced, the flush has not seen it yet; then again while the directory fsync runs
+        if (to === store.path) {
+          seen.push(store.get(KEY)?.label)
+          queueMicrotask(() => seen.push(store.get(KEY)?.label))
+        }
+        cb(err)
+      })) as typeof fs.rename)
     await store.update(KEY, (cur) => ({ ...cur!, label: 'second' }))
     rename.mockRestore()
-    expect(seenDuringFsync).toBe('second')
+    expect(seen).toEqual(['second', 'second'])
     expect(storeReads()).toBe(0)
     expect(store.get(KEY)?.label).toBe('second')
     expect(storeReads()).toBe(0)
@@ -228,9 +237,7 @@ describe('SessionStore', () => {
   it('a write failure rejects the batch with STORAGE_ERROR and leaves cache and file untouched', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main' })
     await store.update(KEY, () => entry({ label: 'kept' }))
-    const spy = vi.spyOn(fs, 'renameSync').mockImplementationOnce(() => {
-      throw Object.assign(new Error('no space left'), { code: 'ENOSPC' })
-    })
+    const spy = failRenameOnce('no space left', 'ENOSPC')
     await expect(store.update(KEY, (c) => ({ ...c!, label: 'lost' }))).rejects.toMatchObject({ code: 'STORAGE_ERROR' })
     spy.mockRestore()
     expect(store.get(KEY)?.label).toBe('kept')
@@ -281,7 +288,7 @@ describe('SessionStore', () => {
   describe('deferred updates (group commit)', () => {
     it('resolve at once, are visible through get(), and are written together within deferMs', async () => {
       const store = new SessionStore({ stateDir, agentId: 'main', defer: true, deferMs: 30 })
-      const spy = vi.spyOn(fs, 'renameSync')
+      const spy = vi.spyOn(fs, 'rename')
       const r = await store.update(KEY, () => entry({ label: 'fast' }))
       expect(r?.label).toBe('fast')
       expect(store.get(KEY)?.label).toBe('fast')
@@ -289,7 +296,7 @@ describe('SessionStore', () => {
       expect(store.unwritten).toBe(1)
       for (let i = 0; i < 10; i++) await store.update(KEY, incr)
       await new Promise((res) => setTimeout(res, 80))
-      expect(spy.mock.calls.filter(([, to]) => to === store.path)).toHaveLength(1)
+      expect(renamesTo(spy, store.path)).toBe(1)
       spy.mockRestore()
       expect(store.unwritten).toBe(0)
       expect(readDisk(store)[KEY]).toMatchObject({ label: 'fast', inputTokens: 10 })
@@ -328,9 +335,7 @@ describe('SessionStore', () => {
     it('a failed deferred write stays in memory and is retried', async () => {
       const store = new SessionStore({ stateDir, agentId: 'main', defer: true, deferMs: 5 })
       const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
-      const spy = vi.spyOn(fs, 'renameSync').mockImplementationOnce(() => {
-        throw Object.assign(new Error('disk full'), { code: 'ENOSPC' })
-      })
+      const spy = failRenameOnce('disk full', 'ENOSPC')
       await store.update(KEY, () => entry({ label: 'eventually' }))
       await new Promise((res) => setTimeout(res, 30))
       expect(warn).toHaveBeenCalled()

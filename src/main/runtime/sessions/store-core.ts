@@ -37,6 +37,8 @@ export class StoreCore {
   private readonly members = new Map<string, Buffer>()
   /** identity of the file our cache is based on; null = never looked */
   private diskId: WrittenFileStat | undefined | null = null
+  /** identity of the file a flush in progress is renaming into place (our own write, not a foreign one) */
+  private ownWrite: WrittenFileStat | undefined
   /** updates applied to the cache but not yet written */
   private log: LoggedOp[] = []
   private flushing = false
@@ -57,6 +59,11 @@ export class StoreCore {
   syncFromDisk(): void {
     const id = statIdentity(this.path)
     if (this.diskId !== null && sameIdentity(id, this.diskId)) return
+    if (id && this.ownWrite && sameIdentity(id, this.ownWrite)) {
+      // our flush's file, renamed into place while the flush still runs: the cache already holds it
+      this.diskId = id
+      return
+    }
     this.reload(id)
   }
 
@@ -255,20 +262,35 @@ export class StoreCore {
       count = this.log.length
       if (count === 0) return true
       // Updates made while the fsync runs are not in this text; they stay logged for the next flush.
-      // diskId is set at the rename, not after the directory fsync: get()/update() during that await
-      // must not take our own file for another process's write and re-read it.
-      await writeFileAtomic(this.path, this.snapshot(), {
-        fsync: this.fsync,
-        mode: 0o600,
-        onReplaced: (id) => (this.diskId = id),
-      })
-      this.settleWritten(count)
+      // get()/update() during the rename and the directory fsync must not take our own new file for
+      // another process's write and re-read it: its identity is known before the rename starts.
+      try {
+        await writeFileAtomic(this.path, this.snapshot(), {
+          fsync: this.fsync,
+          mode: 0o600,
+          onIdentity: (id) => (this.ownWrite = id),
+        })
+        this.settleWritten(count)
+        this.adoptOwnWrite()
+      } finally {
+        this.ownWrite = undefined
+      }
       return true
     } catch (err) {
       this.failLogged(count || this.log.length, toStorageError(this.path, err))
       return false
     } finally {
       await release()
+    }
+  }
+
+  /** After our write: our file's identity becomes the cache's, unless the file was replaced since (then the next read reloads). */
+  private adoptOwnWrite(): void {
+    try {
+      const id = statIdentity(this.path)
+      if (id && this.ownWrite && sameIdentity(id, this.ownWrite)) this.diskId = id
+    } catch {
+      // the next get()/update() looks again
     }
   }
 
