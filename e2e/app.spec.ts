@@ -9,6 +9,8 @@ import { startTestRuntime, type TestRuntime } from '../test/fixtures/test-runtim
 import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
 
 const SHOTS = 'test-results/screenshots'
+/** e2e/ is type-checked without the DOM lib (tsconfig.node.json). */
+type DomLike = { getAttribute(name: string): string | null; textContent: string | null }
 const TOKEN = 'e2e-browser-token-0123456789abcdef'
 const staticDir = join(process.cwd(), 'out', 'renderer')
 
@@ -77,7 +79,7 @@ const snapshot = (page: Page) =>
   log(page)
     .locator('[data-msg]')
     .evaluateAll((els) =>
-      els.map((e) => `${e.getAttribute('data-kind')}: ${(e.textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
+      els.map((e) => `${(e as unknown as DomLike).getAttribute('data-kind')}: ${((e as unknown as DomLike).textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
     )
 
 test('send → streamed text → tool card running then done → lifecycle Done; inspector; reload restores', async ({ page }) => {

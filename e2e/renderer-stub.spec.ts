@@ -3,6 +3,8 @@
 import { expect, test, type Page } from '@playwright/test'
 
 const SHOTS = 'test-results/screenshots'
+/** e2e/ is type-checked without the DOM lib (tsconfig.node.json). */
+type DomLike = { getAttribute(name: string): string | null; textContent: string | null }
 
 async function openApp(page: Page, opts: Record<string, unknown> = {}) {
   const errors: string[] = []
@@ -124,7 +126,7 @@ test('reload restores the conversation identically; settings and theme persist',
   const snapshot = async () =>
     // durations masked: live they come from events, after this reload from transcript timestamps
     log.locator('[data-msg]:not([data-kind="run"])').evaluateAll((els) =>
-      els.map((e) => `${e.getAttribute('data-kind')}: ${(e.textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
+      els.map((e) => `${(e as unknown as DomLike).getAttribute('data-kind')}: ${((e as unknown as DomLike).textContent ?? '').replace(/\d+(\.\d+)? (ms|s)\b/g, '<t>')}`),
     )
   const before = await snapshot()
   await page.reload()

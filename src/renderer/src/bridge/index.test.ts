@@ -25,8 +25,16 @@ describe('bridge selection', () => {
     const fake = await createBridge()
     expect(window.__LOOPDESK_FAKE_BRIDGE__).toBe(fake)
     delete window.__LOOPDESK_FAKE__
-    const ipc = { transport: 'ipc' } as unknown as NonNullable<Window['loopdesk']>
+    const calls: string[] = []
+    const ipc = {
+      transport: 'ipc',
+      health: async () => (calls.push('health'), { ok: true, data: { ok: true, ts: 1, uptimeMs: 1 } }),
+      subscribe: () => () => undefined,
+    } as unknown as NonNullable<Window['loopdesk']>
     window.loopdesk = ipc
-    expect(await createBridge()).toBe(ipc)
+    const b = await createBridge()
+    expect(b.transport).toBe('ipc')
+    await b.health({})
+    expect(calls).toEqual(['health'])
   })
 })
