@@ -4,7 +4,7 @@
 // model is called and every message in transcript order. A throwing listener would abort the pi run, so
 // each event is handled inside try/catch.
 import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
-import type { AssistantMessage, ToolResultMessage } from '@earendil-works/pi-ai'
+import { parseJsonWithRepair, type AssistantMessage, type ToolResultMessage } from '@earendil-works/pi-ai'
 import type { AgentStream, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
@@ -55,6 +55,10 @@ export class RunBridge {
   currentText = ''
   private currentThinking = ''
   private readonly toolArgs = new Map<string, unknown>()
+  /** raw argument JSON of the tool calls of the message being streamed, by content index */
+  private readonly rawArgs = new Map<number, string>()
+  /** tool calls whose argument JSON did not parse → why */
+  private readonly badArgs = new Map<string, string>()
   private modelStartedAt?: number
   private readonly now: () => number
 
@@ -88,6 +92,7 @@ export class RunBridge {
         if ((event.message as { role: string }).role === 'assistant') {
           this.currentText = ''
           this.currentThinking = ''
+          this.rawArgs.clear()
         }
         return
       case 'message_update': {
@@ -96,6 +101,11 @@ export class RunBridge {
           this.currentText += ame.delta
           this.o.timing.firstDeltaAt ??= this.now()
           this.o.emit('assistant', { text: this.currentText, delta: ame.delta })
+        } else if (ame.type === 'toolcall_delta' && typeof ame.delta === 'string') {
+          this.rawArgs.set(ame.contentIndex, (this.rawArgs.get(ame.contentIndex) ?? '') + ame.delta)
+        } else if (ame.type === 'toolcall_end') {
+          const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
+          if (problem) this.badArgs.set(ame.toolCall.id, problem)
         } else if (ame.type === 'thinking_delta' && ame.delta) {
           this.currentThinking += ame.delta
           if (this.o.reasoningMode === 'stream') this.o.emit('thinking', { text: this.currentThinking, delta: ame.delta })
@@ -179,6 +189,14 @@ export class RunBridge {
     await this.o.persist(toPersist)
   }
 
+  /**
+   * Why a tool call must not run: its argument JSON was invalid (pi completes a truncated or broken JSON
+   * leniently, so the tool would run on a guess — e.g. a cut-off command or half a file). undefined = fine.
+   */
+  invalidToolArguments(toolCallId: string): string | undefined {
+    return this.badArgs.get(toolCallId)
+  }
+
   /** Payload input for reply shaping. */
   payloadInput(extra: { verbose: 'off' | 'on' | 'full' }): PayloadInput {
     const errorText =
@@ -193,5 +211,19 @@ export class RunBridge {
       lastToolError: this.lastToolError,
       errorText,
     }
+  }
+}
+
+/** undefined when `raw` is absent/empty (nothing streamed) or valid JSON, else a message for the model. */
+function jsonProblem(raw: string | undefined): string | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined
+  try {
+    // pi's repair only escapes raw control characters / bad escapes inside strings (a harmless quirk);
+    // it does not complete truncated JSON the way its streaming parser does
+    parseJsonWithRepair(raw)
+    return undefined
+  } catch (err) {
+    const at = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw
+    return `The tool call was not run: its arguments are not valid JSON (${(err as Error).message}). Arguments received: ${at}. Send the call again with complete, valid JSON arguments.`
   }
 }

@@ -177,6 +177,8 @@ export class ChatProjection {
       if (visible) out.message = message(visible, this.now())
       if (typeof data.stopReason === 'string') out.stopReason = data.stopReason
       else if (state === 'aborted') out.stopReason = 'aborted'
+      // a timeout is not the user's stop: say so (the run's final payload carries the same notice)
+      if (state === 'aborted' && data.stopReason === 'timeout') out.errorMessage = 'The run timed out and was stopped.'
     }
     if (s.usage) out.usage = s.usage
     this.emit(out)

@@ -98,6 +98,12 @@ interface LiveRun extends ActiveRunHandle {
 const userMessage = (text: string): AgentMessage =>
   ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }) as AgentMessage
 
+/** What the user sees when the run timeout cut the run off (whatever partial reply came before it). */
+const timeoutPayload = (timeoutMs: number): ReplyPayload => ({
+  text: `⚠️ The run timed out after ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`} and was stopped.`,
+  isError: true,
+})
+
 function abortError(reason: unknown): Error {
   const e = new Error(typeof reason === 'string' ? reason : 'aborted')
   e.name = 'AbortError'
@@ -404,22 +410,24 @@ export class EmbeddedRunner {
               }
             }
           : undefined,
-        beforeToolCall: deps.hooks.beforeToolCall
-          ? async ({ toolCall, args }) => {
-              const r = await callHook(
-                'before_tool_call',
-                () => deps.hooks.beforeToolCall!({ toolName: toolCall.name, toolCallId: toolCall.id, params: args }, ctx),
-                this.hookError,
-              )
-              if (!r) return undefined
-              if (r.params !== undefined && args && typeof args === 'object' && r.params && typeof r.params === 'object') {
-                // pi hands the validated args object to execute(): update it in place
-                for (const k of Object.keys(args)) delete (args as Record<string, unknown>)[k]
-                Object.assign(args as Record<string, unknown>, r.params)
-              }
-              return r.block ? { block: true, reason: r.blockReason ?? 'Tool call blocked by a plugin hook' } : undefined
-            }
-          : undefined,
+        beforeToolCall: async ({ toolCall, args }) => {
+          // arguments that were not valid JSON were completed by guesswork: never run a tool on them
+          const badArgs = b.invalidToolArguments(toolCall.id)
+          if (badArgs) return { block: true, reason: badArgs }
+          if (!deps.hooks.beforeToolCall) return undefined
+          const r = await callHook(
+            'before_tool_call',
+            () => deps.hooks.beforeToolCall!({ toolName: toolCall.name, toolCallId: toolCall.id, params: args }, ctx),
+            this.hookError,
+          )
+          if (!r) return undefined
+          if (r.params !== undefined && args && typeof args === 'object' && r.params && typeof r.params === 'object') {
+            // pi hands the validated args object to execute(): update it in place
+            for (const k of Object.keys(args)) delete (args as Record<string, unknown>)[k]
+            Object.assign(args as Record<string, unknown>, r.params)
+          }
+          return r.block ? { block: true, reason: r.blockReason ?? 'Tool call blocked by a plugin hook' } : undefined
+        },
         afterToolCall: deps.hooks.afterToolCall
           ? async ({ toolCall, args, result, isError }) => {
               await callHook(
@@ -484,6 +492,7 @@ export class EmbeddedRunner {
       input.errorText = errorText
       if (aborted) input.lastToolError = undefined // tools cut off by the abort did not "fail"
       const payloads = deps.buildPayloads(input)
+      if (reason === 'timeout') payloads.push(timeoutPayload(timeoutMs))
       return await this.finish(req, {
         reason,
         payloads,
@@ -509,7 +518,7 @@ export class EmbeddedRunner {
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
       return await this.finish(req, {
         reason,
-        payloads: aborted ? [] : [{ text: `⚠️ ${message}`, isError: true }],
+        payloads: reason === 'timeout' ? [timeoutPayload(timeoutMs)] : aborted ? [] : [{ text: `⚠️ ${message}`, isError: true }],
         timing,
         bridge,
         resolved,

@@ -6,6 +6,16 @@ import type { ErrorKind } from '../../../shared/events'
 export function describeModelError(raw: string | undefined, provider?: string): string {
   const text = (raw ?? '').trim()
   if (!text) return 'The model request failed.'
+  const from = provider ? ` from ${provider}` : ''
+  // A stream frame that is not JSON: the parser's message carries the raw frame (`…; data=…; raw=…`),
+  // which the user should not get; the gist is that the reply was unreadable.
+  const sse = /^Could not parse [^:]*SSE event[^:]*:\s*([^;]*)/s.exec(text)
+  const json = /^(Unexpected (token|end of JSON)|Unterminated string in JSON|Expected .{1,40} in JSON|Bad control character)/.test(text)
+  if (sse || json) {
+    const detail = (sse ? sse[1] : text).trim().slice(0, 200)
+    return `The model's reply could not be read: the stream${from} sent malformed data${detail ? ` (${detail})` : ''}.`
+  }
+  if (/^Connection error\.?$/i.test(text)) return `Connection error: the connection to the model${from ? ` (${provider})` : ''} failed before the reply was complete.`
   const m = /^(\d{3})(?:\s+status code)?[:\s]\s*(.*)$/s.exec(text)
   if (!m) {
     const inner = jsonMessage(text)
@@ -14,9 +24,8 @@ export function describeModelError(raw: string | undefined, provider?: string): 
   }
   const status = Number(m[1])
   const detail = jsonMessage(m[2].trim()) ?? m[2].trim()
-  const who = provider ? ` from ${provider}` : ''
   const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
-  return `Model request failed (HTTP ${status}${who})${short ? `: ${short}` : ''}`
+  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}`
 }
 
 export function classifyError(message: AssistantMessage | undefined, text: string, contextWindow?: number): {

@@ -262,9 +262,11 @@ interface MarkdownProps {
   cacheKey?: string
   /** render everything as plain text */
   plain?: boolean
+  /** where `text` starts within its whole message (a continuation row of a long reply) */
+  offset?: number
 }
 
-export function Markdown({ text, cacheKey, plain }: MarkdownProps) {
+export function Markdown({ text, cacheKey, plain, offset = 0 }: MarkdownProps) {
   const local = useRef<SplitState | undefined>(undefined)
   const parts = useMemo(() => {
     const prev = (cacheKey ? splitCache.get(cacheKey) : undefined) ?? local.current
@@ -278,7 +280,7 @@ export function Markdown({ text, cacheKey, plain }: MarkdownProps) {
     const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p) => ({
       src: p.src,
       done: p.done,
-      plain: !!plain || p.offset >= PLAIN_TEXT_AFTER_CHARS,
+      plain: !!plain || offset + p.offset >= PLAIN_TEXT_AFTER_CHARS,
     }))
     children.push(<MarkdownChunk key={c} blocks={blocks} />)
   }

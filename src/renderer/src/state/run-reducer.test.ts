@@ -506,6 +506,8 @@ describe('long replies', () => {
     expect(parts.map((p) => p.text).join('')).toBe(long)
     expect(Math.max(...parts.map((p) => p.text.length))).toBeLessThan(SEAL_CHARS + 2_000)
     expect(parts.slice(1).every((p) => p.cont)).toBe(true)
+    // each row knows where it starts in the message (the plain-text fallback counts from there)
+    expect(parts.map((p) => p.offset ?? 0)).toEqual(parts.map((_, i) => parts.slice(0, i).reduce((n, p) => n + p.text.length, 0)))
     const reloaded = reduce(emptyTranscript(SK), {
       type: 'hydrate',
       history: hist([

@@ -246,7 +246,7 @@ function maybeSeal(d: Draft, t: RunTrack, seg: AssistantItem) {
   const rest = seg.text.slice(cut)
   d.patch<AssistantItem>(seg.key, { text: head, streaming: false })
   t.segBase = (t.segBase ?? '') + head
-  const next = openSegment(d, t, seg.ts, { text: rest, cont: true })
+  const next = openSegment(d, t, seg.ts, { text: rest, cont: true, offset: (seg.offset ?? 0) + head.length })
   maybeSeal(d, t, next)
 }
 
@@ -839,13 +839,12 @@ function sealHistorySegments(out: Item[], from: number, t: RunTrack | undefined)
     if (it.kind !== 'assistant' || it.text.length < SEAL_CHARS) continue
     const pieces = sealParts(it.text)
     if (pieces.length < 2) continue
-    const extra: AssistantItem[] = pieces.slice(1).map((text, j) => ({
-      ...it,
-      key: t ? '' : `${it.key}:${j + 1}`,
-      reasoning: undefined,
-      text,
-      cont: true,
-    }))
+    let offset = (it.offset ?? 0) + pieces[0].length
+    const extra: AssistantItem[] = pieces.slice(1).map((text, j) => {
+      const piece: AssistantItem = { ...it, key: t ? '' : `${it.key}:${j + 1}`, reasoning: undefined, text, cont: true, offset }
+      offset += text.length
+      return piece
+    })
     out.splice(i, 1, { ...it, text: pieces[0] }, ...extra)
     i += extra.length
   }

@@ -30,6 +30,8 @@ export interface AssistantItem extends ItemBase {
   stopped?: boolean
   /** continues the previous assistant item (a long text is split into rows of bounded size) */
   cont?: boolean
+  /** where this item's text starts within the whole message (continuations) */
+  offset?: number
 }
 
 export type ToolStatus = 'running' | 'done' | 'failed' | 'interrupted'

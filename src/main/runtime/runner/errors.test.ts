@@ -1,0 +1,28 @@
+// Regression (found by the faults suite, test/faults/model-faults.test.ts): a malformed SSE frame reached
+// the user as the parser's raw dump (`…; data={"type":; raw=event: …`), and JSON/connection errors came
+// without saying they were about the model's reply.
+import { describe, expect, it } from 'vitest'
+import { describeModelError } from './errors'
+
+describe('describeModelError', () => {
+  it('turns a malformed stream frame into a readable sentence without the raw frame', () => {
+    const raw = 'Could not parse Anthropic SSE event content_block_delta: Unexpected end of JSON input; data={"type":; raw=event: content_block_delta\ndata: {"type":'
+    const msg = describeModelError(raw, 'mockant')
+    expect(msg).toBe("The model's reply could not be read: the stream from mockant sent malformed data (Unexpected end of JSON input).")
+    expect(msg).not.toContain('data=')
+    expect(describeModelError('Unterminated string in JSON at position 37', 'mock')).toBe(
+      "The model's reply could not be read: the stream from mock sent malformed data (Unterminated string in JSON at position 37).",
+    )
+  })
+
+  it('says a connection error was the model connection', () => {
+    expect(describeModelError('Connection error.', 'mock')).toBe('Connection error: the connection to the model (mock) failed before the reply was complete.')
+  })
+
+  it('keeps HTTP errors with the provider message', () => {
+    expect(describeModelError('500 {"error":{"message":"upstream exploded","type":"server_error"}}', 'mock')).toBe(
+      'Model request failed (HTTP 500 from mock): upstream exploded',
+    )
+    expect(describeModelError('', 'mock')).toBe('The model request failed.')
+  })
+})

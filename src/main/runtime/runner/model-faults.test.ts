@@ -1,0 +1,65 @@
+// Regressions found by the faults suite (test/faults/model-faults.test.ts):
+// - a tool call whose argument JSON was invalid (truncated) ran anyway: pi completes such JSON with a
+//   partial parser, so `write` wrote half a file and `exec` would run a cut-off command;
+// - a run stopped by its timeout showed the user nothing (no payload, chat `aborted` like a user stop).
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest'
+import type { ChatEvent } from '../../../shared/events'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+
+let server: ModelServer
+let t: TestRuntime | undefined
+beforeAll(async () => {
+  server = await startModelServer()
+})
+afterAll(() => server.close())
+afterEach(async () => {
+  server.script([])
+  await t?.close()
+  t = undefined
+})
+
+const toolResults = (t: TestRuntime, runId: string) =>
+  t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId && e.payload.stream === 'tool' && (e.payload.data as { phase?: string }).phase === 'result').map((e) => e.payload.data as { isError: boolean; result: unknown })
+
+describe('tool calls with invalid JSON arguments', () => {
+  it('are not run; the model gets an error result saying why, and the run continues', async () => {
+    t = await startTestRuntime(server)
+    server.script([
+      { text: 'Writing.', toolCalls: [{ id: 'w1', name: 'write', args: '{"path": "out.txt", "content": "the first half of the fi' }] },
+      { text: 'The write failed, sorry.' },
+    ])
+    await t.call('agent', { message: 'write the file', idempotencyKey: 'bad-args' })
+    expect((await t.call('agent.wait', { runId: 'bad-args', timeoutMs: 15_000 })).status).toBe('ok')
+    expect(fs.existsSync(path.join(t.workspace, 'out.txt'))).toBe(false)
+    const [r] = toolResults(t, 'bad-args')
+    expect(r.isError).toBe(true)
+    expect(JSON.stringify(r.result)).toContain('not valid JSON')
+    // what the model was told on the next request
+    const toolMsg = server.requests.at(-1)!.body.messages.find((m: { role: string }) => m.role === 'tool')
+    expect(JSON.stringify(toolMsg)).toContain('not valid JSON')
+  })
+
+  it('valid JSON (also with a raw newline inside a string) still runs', async () => {
+    t = await startTestRuntime(server)
+    server.script([{ text: '', toolCalls: [{ id: 'w2', name: 'write', args: '{"path": "ok.txt", "content": "line 1\nline 2"}' }] }, { text: 'done' }])
+    await t.call('agent', { message: 'write it', idempotencyKey: 'good-args' })
+    expect((await t.call('agent.wait', { runId: 'good-args', timeoutMs: 15_000 })).status).toBe('ok')
+    expect(fs.readFileSync(path.join(t.workspace, 'ok.txt'), 'utf8')).toBe('line 1\nline 2')
+  })
+})
+
+describe('run timeout', () => {
+  it('tells the user the run timed out (final payload and chat event)', async () => {
+    t = await startTestRuntime(server)
+    server.script([{ hang: true }])
+    await t.call('agent', { message: 'hello?', idempotencyKey: 'hangs', timeout: 1 })
+    expect((await t.call('agent.wait', { runId: 'hangs', timeoutMs: 15_000 })).status).toBe('timeout')
+    const final = await t.runtime.agentFinal('hangs')
+    expect(final.result?.payloads).toEqual([{ text: '⚠️ The run timed out after 1 s and was stopped.', isError: true }])
+    const chat = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'hangs' && e.payload.state !== 'delta')?.payload as ChatEvent
+    expect(chat).toMatchObject({ state: 'aborted', stopReason: 'timeout', errorMessage: 'The run timed out and was stopped.' })
+  })
+})
