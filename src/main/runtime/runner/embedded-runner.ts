@@ -7,7 +7,6 @@ import { Agent, type AgentMessage, type AgentTool } from '@earendil-works/pi-age
 import {
   clampThinkingLevel,
   createInitialSystemMessage,
-  toToolDeclaration,
   type Api,
   type Model,
   type SimpleStreamOptions,
@@ -29,6 +28,7 @@ import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
 import type { ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
+import { toolDeclaration } from '../tools'
 import { RunBridge } from './bridge'
 import { classifyError, describeModelError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
@@ -384,14 +384,15 @@ export class EmbeddedRunner {
       deps.sessionChanged(req.sessionKey, 'start', req.runId)
 
       // ---- the pi agent
-      const leading = createInitialSystemMessage(systemPrompt, tools.map((t) => toToolDeclaration(t)))
+      // built-in tools' declarations are built once per tool spec, not per run
+      const leading = createInitialSystemMessage(systemPrompt, tools.map(toolDeclaration))
       const registry = models
       const piStream = registry.streamFn
       const a = new Agent({
+        // tools are set below: through initialState, pi would build (and drop) a declaration of each
         initialState: {
           model: resolved.model as Model<Api>,
           thinkingLevel: thinking,
-          tools,
           messages: leading ? [leading, ...history.messages] : history.messages,
         },
         streamFn: (model, context, options?: SimpleStreamOptions) => {
@@ -443,6 +444,7 @@ export class EmbeddedRunner {
             }
           : undefined,
       })
+      a.state.tools = tools
       agent = a
       if (deps.hooks.agentEvent) {
         // before the bridge: a hook may need to act before the bridge emits (block flush before tool start)

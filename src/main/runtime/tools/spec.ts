@@ -1,5 +1,6 @@
 // Static description of a tool (what the catalog shows) kept apart from its ctx-bound implementation.
 import type { AgentTool, AgentToolResult, AgentToolUpdateCallback } from '@earendil-works/pi-agent-core'
+import { toToolDeclaration, type Tool } from '@earendil-works/pi-ai'
 import type { Static, TSchema } from 'typebox'
 import type { ToolRunContext } from '../contracts'
 
@@ -32,7 +33,7 @@ export function defineTool<P extends TSchema>(spec: ToolSpec<P>, execute: ToolEx
 
 export function bindTool<P extends TSchema>(def: ToolDefinition<P>, ctx: ToolRunContext): AgentTool<P, any> {
   const { spec } = def
-  return {
+  const tool: AgentTool<P, any> = {
     name: spec.name,
     label: spec.label,
     description: spec.description,
@@ -40,4 +41,25 @@ export function bindTool<P extends TSchema>(def: ToolDefinition<P>, ctx: ToolRun
     executionMode: spec.executionMode,
     execute: (toolCallId, params, signal, onUpdate) => def.execute(ctx, params, signal, toolCallId, onUpdate),
   }
+  boundSpecs.set(tool, spec)
+  return tool
+}
+
+const boundSpecs = new WeakMap<object, ToolSpec<any>>()
+const specDeclarations = new WeakMap<ToolSpec<any>, Tool>()
+
+/**
+ * pi's declaration of a tool (name, description, plain JSON parameters) for the leading system message.
+ * pi builds it with a JSON round trip of the schema; for tools made by bindTool it is built once per
+ * spec, since specs and their schemas are module constants. Any other tool (or a bound tool whose
+ * fields were replaced) gets a fresh one.
+ */
+export function toolDeclaration(tool: AgentTool<any, any>): Tool {
+  const spec = boundSpecs.get(tool)
+  if (!spec || tool.name !== spec.name || tool.description !== spec.description || tool.parameters !== spec.parameters) {
+    return toToolDeclaration(tool)
+  }
+  let decl = specDeclarations.get(spec)
+  if (!decl) specDeclarations.set(spec, (decl = toToolDeclaration(tool)))
+  return decl
 }
