@@ -17,10 +17,14 @@ const cache = new Map<string, Cached>()
 
 /** The file's text, or undefined when it does not exist / is not a regular file / cannot be read. */
 export function readTextFile(file: string): string | undefined {
-  let st: fs.Stats
+  let st: fs.Stats | undefined
   try {
-    st = fs.statSync(file)
+    // most bootstrap files are usually missing: no ENOENT exception (with its stack trace) per file per run
+    st = fs.statSync(file, { throwIfNoEntry: false })
   } catch {
+    st = undefined
+  }
+  if (!st) {
     cache.delete(file)
     return undefined
   }

@@ -32,6 +32,7 @@ async function readSkillFiles(workspaceDir: string): Promise<SkillFile[]> {
   const root = path.join(workspaceDir, SKILLS_DIR)
   let dirs: string[]
   try {
+    if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) return [] // the usual case: no skills folder
     const entries = fs.readdirSync(root, { withFileTypes: true })
     dirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
   } catch {
