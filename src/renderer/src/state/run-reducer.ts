@@ -36,6 +36,7 @@ import {
 
 /** Beyond this many buffered out-of-order events of one run we stop waiting for the gap. */
 export const MAX_BUFFERED_EVENTS = 1000
+const TIMED_OUT = 'The run timed out and was stopped.'
 
 export type SendResult = Results['chat.send']
 
@@ -379,12 +380,15 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
         if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true })
       } else if (data.phase === 'end') {
         const aborted = !!data.aborted
+        // the run timeout is not the user's Stop: show it as an error that says what happened
+        const timedOut = aborted && data.stopReason === 'timeout'
         markTerminal(
           d,
           t,
           ev.ts,
           {
-            status: aborted ? 'stopped' : 'done',
+            status: timedOut ? 'error' : aborted ? 'stopped' : 'done',
+            ...(timedOut ? { error: TIMED_OUT } : {}),
             endedAt: (data.endedAt as number) ?? ev.ts,
             startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
             timed: true,
@@ -513,7 +517,8 @@ function applyChat(d: Draft, ev: ChatEvent) {
     }
     case 'aborted': {
       if (!t.sawAssistant && t.segs === 0 && text) openSegment(d, t, ev.message?.timestamp ?? 0, { text })
-      if (!t.terminal) markTerminal(d, t, ev.message?.timestamp ?? Date.now(), { status: 'stopped' }, true)
+      const timedOut = ev.stopReason === 'timeout'
+      if (!t.terminal) markTerminal(d, t, ev.message?.timestamp ?? Date.now(), timedOut ? { status: 'error', error: TIMED_OUT } : { status: 'stopped' }, true)
       if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
       return
     }
