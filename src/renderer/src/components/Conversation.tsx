@@ -169,6 +169,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           }}
           role="log"
           aria-label="Conversation"
+          aria-relevant="additions"
           aria-busy={streaming || undefined}
           className="conversation-list"
         >

@@ -24,6 +24,8 @@ describe('settings', () => {
     expect(document.body.innerHTML).not.toContain(SECRET)
     const patch = bridge.calls.find((c) => c.name === 'settingsSet')!.params as { patch: unknown }
     expect(patch.patch).toEqual({ models: { providers: { anthropic: { apiKey: SECRET } } } })
+    // the first key also picks a default model of that provider
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('anthropic/claude-sonnet-4-5'))
     // the config the UI holds has no key either
     expect(JSON.stringify((await bridge.settingsGet()).ok && (await bridge.settingsGet()))).not.toContain(SECRET)
   })
@@ -57,10 +59,11 @@ describe('settings', () => {
     await user.type(url, 'http://127.0.0.1:1234/v1')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
     await waitFor(() => expect(within(dialog).getByRole('option', { name: /llama3.1:8b \(local\)/ })).toBeInTheDocument())
-    const sent = bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params as { patch: any }
+    const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any }
     expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', api: 'openai-completions', models: [{ id: 'llama3.1:8b', contextWindow: 32768 }] })
-    await user.selectOptions(within(dialog).getByLabelText('Default model'), 'local/llama3.1:8b')
-    await waitFor(() => expect(bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params).toEqual({ patch: { agents: { defaults: { model: { primary: 'local/llama3.1:8b' } } } }, baseHash: expect.any(String) }))
+    // the first usable model becomes the default
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('local/llama3.1:8b'))
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params).toEqual({ patch: { agents: { defaults: { model: { primary: 'local/llama3.1:8b' } } } }, baseHash: expect.any(String) })
   })
 
   it('agent, gateway and appearance sections save through config.patch / prefs', async () => {

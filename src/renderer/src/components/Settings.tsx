@@ -47,7 +47,9 @@ function KeyRow({ id, name, env, state }: { id: string; name: string; env: strin
     setBusy(true)
     const ok = await controller.patchConfig({ models: { providers: { [id]: { apiKey: key } } } }, `Could not save the ${name} key`)
     setBusy(false)
-    if (ok) setValue('') // never keep a key around in the UI
+    if (!ok) return
+    setValue('') // never keep a key around in the UI
+    if (key) await controller.ensureDefaultModel(id)
   }
   return (
     <div className="key-row">
@@ -117,7 +119,10 @@ function CustomEndpoint() {
       models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
     }
     if (key.trim()) provider.apiKey = key.trim()
-    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) setKey('')
+    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) {
+      setKey('')
+      await controller.ensureDefaultModel('local')
+    }
   }
   return (
     <fieldset className="card">

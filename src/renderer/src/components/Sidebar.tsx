@@ -149,7 +149,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
               <span aria-hidden="true"> · </span>
               <span>{relativeTime(row.updatedAt, now)}</span>
             </span>
-            {row.lastError && state === 'error' && <span className="session-preview error-text">{row.lastError}</span>}
+            {row.lastError && state === 'error' ? (
+              <span className="session-preview error-text">{row.lastError}</span>
+            ) : (
+              row.lastMessagePreview && <span className="session-preview">{row.lastMessagePreview}</span>
+            )}
           </span>
         </button>
       )}

@@ -653,6 +653,15 @@ export class Controller {
     return true
   }
 
+  /** First usable model: when no default model is set yet, use one of this provider's. */
+  async ensureDefaultModel(provider: string): Promise<void> {
+    const { config, models } = this.stores.settings.getState()
+    const primary = (config?.config as { agents?: { defaults?: { model?: { primary?: string } } } } | undefined)?.agents?.defaults?.model?.primary
+    if (primary) return
+    const pick = models.find((m) => m.provider === provider && m.configured)
+    if (pick) await this.patchConfig({ agents: { defaults: { model: { primary: pick.ref } } } }, 'Could not set the default model')
+  }
+
   async setPrefs(p: Partial<Prefs>): Promise<void> {
     this.stores.settings.setState((s) => ({ prefs: { ...s.prefs, ...p } }))
     const r = await this.call(this.bridge.prefsSet(p), 'Could not save preferences')
