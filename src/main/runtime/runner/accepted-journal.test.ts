@@ -44,6 +44,23 @@ describe('accepted-message journal', () => {
     expect(fs.existsSync(k.file)).toBe(false)
   })
 
+  it('settling the last open record cuts the file back to its owner line in place; later records append after it', () => {
+    const dir = tmp()
+    const j = new AcceptedJournal(dir)
+    j.accept({ runId: 'a', sessionKey: 'agent:main:x', text: 'one', at: 1 })
+    const ino = fs.statSync(j.file).ino
+    j.end('a')
+    const text = fs.readFileSync(j.file, 'utf8')
+    expect(text.endsWith('\n')).toBe(true)
+    expect(text.trim().split('\n').map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ op: 'owner', pid: process.pid })])
+    expect(fs.statSync(j.file).ino).toBe(ino) // truncated, not replaced
+    j.accept({ runId: 'b', sessionKey: 'agent:main:x', text: 'two', at: 2 })
+    const lines = fs.readFileSync(j.file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.op)).toEqual(['owner', 'accept'])
+    j.end('b')
+    j.close()
+  })
+
   it('a dead process: torn last line skipped, end/idle records settle, records returned oldest first', () => {
     const dir = tmp()
     const file = deadJournal(dir, [
