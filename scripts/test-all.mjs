@@ -24,7 +24,8 @@ function run(label, cmd, args, env = {}) {
 
 function step(label, cmd, args) {
   const { ok, secs } = run(label, cmd, args)
-  ok ? totals.passed++ : totals.failed++
+  if (ok) totals.passed++
+  else totals.failed++
   summary.push(`${ok ? 'PASS' : 'FAIL'}  ${label} (${secs}s)`)
   return ok
 }

@@ -145,7 +145,7 @@ describe('tools inside a real pi Agent', () => {
     expect(resultText(r)).toMatch(/aborted/)
     const update = events.find((e) => e.type === 'tool_execution_update') as Extract<AgentEvent, { type: 'tool_execution_update' }>
     const pid = Number(/pid:(\d+)/.exec(JSON.stringify(update.partialResult))![1])
-    let alive = true
+    let alive: boolean
     try {
       process.kill(pid, 0)
       alive = !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z')

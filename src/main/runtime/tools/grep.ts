@@ -63,7 +63,7 @@ export const grepTool = defineTool(
     try {
       re = new RegExp(p.pattern, p.ignoreCase ? 'i' : '')
     } catch (err) {
-      throw new Error(`Invalid regular expression: ${(err as Error).message}`)
+      throw new Error(`Invalid regular expression: ${(err as Error).message}`, { cause: err })
     }
     const base = await resolveInWorkspace(ctx.workspaceDir, p.path)
     const out: string[] = []

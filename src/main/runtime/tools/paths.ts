@@ -36,7 +36,7 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
     return root
   } catch (err) {
     const e = err as NodeJS.ErrnoException
-    if (e.code === 'ENOENT') throw new Error(`workspace directory ${workspaceDir} does not exist`)
+    if (e.code === 'ENOENT') throw new Error(`workspace directory ${workspaceDir} does not exist`, { cause: err })
     throw err
   }
 }
@@ -76,8 +76,8 @@ export async function resolveInWorkspace(
     real = await fsp.realpath(lexical)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
-    if (e.code === 'ELOOP') throw new Error(`Invalid path "${raw}": too many levels of symbolic links`)
-    if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`)
+    if (e.code === 'ELOOP') throw new Error(`Invalid path "${raw}": too many levels of symbolic links`, { cause: err })
+    if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`, { cause: err })
     if (e.code !== 'ENOENT') throw err
     exists = false
     real = await resolveMissing(raw, root, lexical)
@@ -105,7 +105,7 @@ async function resolveMissing(raw: string, root: string, lexical: string): Promi
     } catch (err) {
       const e = err as NodeJS.ErrnoException
       if (e.code === 'ENOENT') continue
-      if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`)
+      if (e.code === 'ENOTDIR') throw new Error(`Invalid path "${raw}": a parent component is not a directory`, { cause: err })
       throw err
     }
     // The first missing name may still exist as a dangling symlink (realpath fails with ENOENT on those).
@@ -166,9 +166,9 @@ export async function openConfined(rp: ResolvedPath, flags: number, mode?: numbe
     if (e.code === 'ELOOP') {
       throw new WorkspaceEscapeError(`Access denied: "${rp.rel}" became a symlink after it was checked`)
     }
-    if (e.code === 'ENOENT') throw new Error(`File not found: "${rp.rel}"`)
-    if (e.code === 'EISDIR') throw new Error(`"${rp.rel}" is a directory, not a file`)
-    if (e.code === 'EACCES' || e.code === 'EPERM') throw new Error(`Permission denied: "${rp.rel}"`)
+    if (e.code === 'ENOENT') throw new Error(`File not found: "${rp.rel}"`, { cause: err })
+    if (e.code === 'EISDIR') throw new Error(`"${rp.rel}" is a directory, not a file`, { cause: err })
+    if (e.code === 'EACCES' || e.code === 'EPERM') throw new Error(`Permission denied: "${rp.rel}"`, { cause: err })
     throw err
   }
   await verifyHandle(fh, rp)

@@ -7,7 +7,6 @@ import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from '.
 let server: http.Server
 let base: string
 const hanging = new Set<http.ServerResponse>()
-let infiniteBytesSent = 0
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
@@ -36,7 +35,9 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/plain')
         const chunk = Buffer.alloc(16 * 1024, 'a')
         const pump = () => {
-          while (!res.destroyed && res.write(chunk)) infiniteBytesSent += chunk.length
+          while (!res.destroyed && res.write(chunk)) {
+            /* keep writing until the client stops reading */
+          }
           if (!res.destroyed) res.once('drain', pump)
         }
         res.on('close', () => hanging.delete(res))
