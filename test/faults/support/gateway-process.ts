@@ -21,6 +21,8 @@ export interface GatewayChild {
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>
   /** resident set size in KiB (from /proc/<pid>/status) */
   rssKb(): number
+  /** V8 heap in use after a full GC, in bytes (only with `inspect: true`: asks through the inspector) */
+  heapUsedAfterGc(): Promise<number>
   alive(): boolean
 }
 
@@ -33,6 +35,8 @@ export interface StartOptions {
   env?: NodeJS.ProcessEnv
   /** label in the log */
   label?: string
+  /** open the V8 inspector on a loopback port (for heapUsedAfterGc) */
+  inspect?: boolean
   timeoutMs?: number
 }
 
@@ -63,7 +67,8 @@ export async function startGatewayChild(o: StartOptions): Promise<GatewayChild> 
     NO_COLOR: '1',
     ...o.env,
   }
-  const child = spawn(process.execPath, cliArgv(['gateway', 'run', '--port', '0', ...(o.args ?? [])]), {
+  const nodeArgs = o.inspect ? ['--inspect=127.0.0.1:0'] : []
+  const child = spawn(process.execPath, [...nodeArgs, ...cliArgv(['gateway', 'run', '--port', '0', ...(o.args ?? [])])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -109,5 +114,42 @@ export async function startGatewayChild(o: StartOptions): Promise<GatewayChild> 
       return r
     },
     rssKb: () => rssKbOf(pid),
+    async heapUsedAfterGc() {
+      const m = /Debugger listening on (ws:\/\/127\.0\.0\.1:\d+\/[\w-]+)/.exec(o.logs.of(`${label}:${pid}`))
+      if (!m) throw new Error('the gateway was not started with inspect: true')
+      return inspectorHeapUsed(m[1])
+    },
+  }
+}
+
+/** Full GC, then process.memoryUsage().heapUsed, over the Chrome DevTools protocol. */
+async function inspectorHeapUsed(url: string): Promise<number> {
+  const { default: WebSocket } = await import('ws')
+  const ws = new WebSocket(url)
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve())
+    ws.once('error', reject)
+  })
+  let id = 0
+  const call = (method: string, params?: unknown) =>
+    new Promise<any>((resolve, reject) => {
+      const my = ++id
+      const onMsg = (d: Buffer) => {
+        const f = JSON.parse(d.toString())
+        if (f.id !== my) return
+        ws.off('message', onMsg)
+        if (f.error) reject(new Error(f.error.message))
+        else resolve(f.result)
+      }
+      ws.on('message', onMsg)
+      ws.send(JSON.stringify({ id: my, method, params }))
+    })
+  try {
+    await call('HeapProfiler.collectGarbage')
+    await call('HeapProfiler.collectGarbage')
+    const r = await call('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed', returnByValue: true })
+    return Number(r.result.value)
+  } finally {
+    ws.close()
   }
 }
