@@ -22,17 +22,44 @@ const LAST_SESSION_KEY = 'loopdesk.lastSession'
 
 export type Schedule = (cb: () => void) => void
 
-/** One callback per animation frame, with a timer fallback for hidden windows (rAF pauses there). */
-export const frameScheduler: Schedule = (cb) => {
-  let done = false
-  const run = () => {
-    if (done) return
-    done = true
-    cb()
+/** Fastest update rate while streaming (~30/s: smooth to read, half the layout/paint of 60/s). */
+export const MIN_FLUSH_INTERVAL_MS = 33
+/** Slowest: when updates get expensive (a huge transcript, a busy machine), back off to ~10/s. */
+export const MAX_FLUSH_INTERVAL_MS = 100
+
+/**
+ * At most one flush per animation frame, and at least `interval` apart. The first update after a
+ * quiet period goes out on the next frame; the interval adapts to what a flush (including the React
+ * render it triggers) costs. A timer fallback keeps hidden windows current (rAF pauses there).
+ */
+export function createFrameScheduler(): Schedule {
+  let last = -Infinity
+  let interval = MIN_FLUSH_INTERVAL_MS
+  return (cb) => {
+    let done = false
+    const run = () => {
+      if (done) return
+      done = true
+      const start = performance.now()
+      last = start
+      cb()
+      // React renders store updates in a microtask queued by cb(); measure after it.
+      queueMicrotask(() => {
+        const cost = performance.now() - start
+        interval = cost > 12 ? Math.min(MAX_FLUSH_INTERVAL_MS, interval * 1.5) : Math.max(MIN_FLUSH_INTERVAL_MS, interval * 0.9)
+      })
+    }
+    const go = () => {
+      if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run)
+      setTimeout(run, 250)
+    }
+    const wait = last + interval - performance.now()
+    if (wait > 0) setTimeout(go, wait)
+    else go()
   }
-  if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run)
-  setTimeout(run, 250)
 }
+
+export const frameScheduler: Schedule = createFrameScheduler()
 
 export function errorText(e: ErrorShape | unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {

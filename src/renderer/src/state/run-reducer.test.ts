@@ -394,6 +394,14 @@ describe('history + live merge', () => {
     expect(f.usage?.costUsd).toBeCloseTo(0.003)
   })
 
+  it('a refetch that reproduces the live transcript reuses its item objects (no re-render)', () => {
+    let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })
+    live = applyAll(live, scriptedRun('r1').evs)
+    const again = reduce(live, { type: 'hydrate', history: hist(historyFor('r1')), recent: { events: scriptedRun('r1').evs, approvals: [] } })
+    const reused = again.items.filter((it, i) => it === live.items.find((x) => x.key === it.key)).length
+    expect(reused).toBeGreaterThanOrEqual(again.items.length - 2) // the run footer's usage comes from history
+  })
+
   it('hydrates mid-run from history + recent events, then continues live without duplicates or gaps', () => {
     const r = scriptedRun('r1')
     const upTo = 7 // start … tool result

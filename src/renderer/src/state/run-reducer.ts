@@ -938,7 +938,38 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   d.nextOffset = h.nextOffset
   keepLocalUsers(d, base)
   applyEventTimings(d, recent, base)
-  return d.result()
+  return shareUnchanged(d.result(), base)
+}
+
+/** Same display: ignores timestamps and the streaming-only `partial`; absent ≡ undefined ≡ false. */
+function sameItem(a: Item, b: Item): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)])
+  for (const k of keys) {
+    if (k === 'ts' || k === 'partial') continue
+    const x = (a as unknown as Record<string, unknown>)[k] ?? false
+    const y = (b as unknown as Record<string, unknown>)[k] ?? false
+    if (x === y) continue
+    // args / results / usage are small JSON values
+    if (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && JSON.stringify(x) === JSON.stringify(y)) continue
+    return false
+  }
+  return true
+}
+
+/** Reuses the previous item objects that a refetch reproduced unchanged, so memoized rows don't re-render. */
+function shareUnchanged(next: Transcript, base: Transcript): Transcript {
+  if (!base.items.length) return next
+  const byKey = new Map(base.items.map((it) => [it.key, it]))
+  let changed = false
+  const items = next.items.map((it) => {
+    const old = byKey.get(it.key)
+    if (old && old !== it && sameItem(old, it)) {
+      changed = true
+      return old
+    }
+    return it
+  })
+  return changed ? { ...next, items } : next
 }
 
 /**
