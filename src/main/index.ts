@@ -29,6 +29,7 @@ startShell<Runtime>(
         host: runtime,
         stateDir,
         token: configured ?? ensureGatewayToken(stateDir),
+        tokenGenerated: !configured,
         // The desktop app must start even when another program holds the port; the real port is
         // recorded in <stateDir>/gateway/gateway.json for the CLI.
         portFallback: true,

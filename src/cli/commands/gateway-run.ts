@@ -11,7 +11,8 @@ import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/g
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
   --port 0 picks a free port. Token: --token, else LOOPDESK_GATEWAY_TOKEN, else gateway.auth.token in
-  loopdesk.json, else <stateDir>/gateway/token (generated on first start). Every client needs it, on any bind.`
+  loopdesk.json, else <stateDir>/gateway/token (generated on first start, loopback only: --bind lan|all needs
+  one of the configured ones). Every client needs it, on any bind.`
 
 const FLAGS = {
   port: { type: 'string' },
@@ -42,6 +43,12 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   const drainMs = intFlag(flags['drain-ms'], 'drain-ms', 0, 3_600_000) ?? 10_000
 
   const explicitToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ?? cfg.token
+  if (bind !== 'loopback' && !explicitToken) {
+    // a generated token the user never saw must not guard a socket the whole network can reach
+    throw new UsageError(
+      `--bind ${bind} needs a configured token (--token, LOOPDESK_GATEWAY_TOKEN or gateway.auth.token in loopdesk.json); without one the gateway only binds to loopback`,
+    )
+  }
   let token: string
   try {
     if (explicitToken) {
@@ -67,7 +74,7 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   const host = await createRuntime({ stateDir, env: io.env })
   let gw: Awaited<ReturnType<typeof startGateway>>
   try {
-    gw = await startGateway({ host, port, bind, token, stateDir, allowedOrigins: cfg.allowedOrigins, logger })
+    gw = await startGateway({ host, port, bind, token, tokenGenerated: !explicitToken, stateDir, allowedOrigins: cfg.allowedOrigins, logger })
   } catch (err) {
     await host.shutdown({ drainMs: 0, reason: 'gateway failed to start' })
     if (err instanceof PortInUseError) {

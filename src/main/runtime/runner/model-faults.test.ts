@@ -22,7 +22,9 @@ afterEach(async () => {
 })
 
 const toolResults = (t: TestRuntime, runId: string) =>
-  t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId && e.payload.stream === 'tool' && (e.payload.data as { phase?: string }).phase === 'result').map((e) => e.payload.data as { isError: boolean; result: unknown })
+  t.events
+    .flatMap((e) => (e.event === 'agent' && e.payload.runId === runId && e.payload.stream === 'tool' ? [e.payload.data as { phase?: string; isError: boolean; result: unknown }] : []))
+    .filter((d) => d.phase === 'result')
 
 describe('tool calls with invalid JSON arguments', () => {
   it('are not run; the model gets an error result saying why, and the run continues', async () => {
