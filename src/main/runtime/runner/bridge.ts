@@ -24,6 +24,8 @@ export interface BridgeOptions {
   /** the run was cancelled (pi may still report the interrupted turn as an error) */
   isAborted?(): boolean
   timing: RunTiming & { modelMs?: number }
+  /** removes credentials from provider error texts (some providers echo the key they were sent) */
+  redact?(text: string): string
   now?: () => number
   onError(where: string, err: unknown): void
 }
@@ -165,6 +167,14 @@ export class RunBridge {
         // pi reports a turn cut off by our abort as an error ("This operation was aborted"): record it as aborted
         m = { ...m, stopReason: 'aborted' }
         toPersist = m
+      }
+      if (m.errorMessage && this.o.redact) {
+        // before it is shown, persisted, or turned into the run's error
+        const clean = this.o.redact(m.errorMessage)
+        if (clean !== m.errorMessage) {
+          m = { ...m, errorMessage: clean }
+          toPersist = m
+        }
       }
       if (this.modelStartedAt !== undefined) {
         this.o.timing.modelMs = (this.o.timing.modelMs ?? 0) + (performance.now() - this.modelStartedAt)

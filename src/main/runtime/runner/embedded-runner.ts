@@ -104,6 +104,11 @@ const timeoutPayload = (timeoutMs: number): ReplyPayload => ({
   isError: true,
 })
 
+/** The provider key never reaches the user, the logs or the transcript, even when the provider echoes it. */
+function redactSecret(text: string, secret: string | undefined): string {
+  return secret && secret.length >= 8 ? text.split(secret).join('[redacted]') : text
+}
+
 function abortError(reason: unknown): Error {
   const e = new Error(typeof reason === 'string' ? reason : 'aborted')
   e.name = 'AbortError'
@@ -277,9 +282,11 @@ export class EmbeddedRunner {
       const ctx = hookCtx
 
       // ---- tools
+      const runModel = resolved
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
+        redact: (text) => redactSecret(text, models.getApiKey(runModel.provider)),
         persist: (message) => {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)

@@ -1,13 +1,14 @@
 // Regressions found by the faults suite (test/faults/model-faults.test.ts):
 // - a tool call whose argument JSON was invalid (truncated) ran anyway: pi completes such JSON with a
 //   partial parser, so `write` wrote half a file and `exec` would run a cut-off command;
-// - a run stopped by its timeout showed the user nothing (no payload, chat `aborted` like a user stop).
+// - a run stopped by its timeout showed the user nothing (no payload, chat `aborted` like a user stop);
+// - a provider error echoing the API key it was sent reached the user, the transcript and sessions.json.
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest'
 import type { ChatEvent } from '../../../shared/events'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 
 let server: ModelServer
 let t: TestRuntime | undefined
@@ -63,5 +64,25 @@ describe('run timeout', () => {
     expect(final.result?.payloads).toEqual([{ text: '⚠️ The run timed out after 1 s and was stopped.', isError: true }])
     const chat = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'hangs' && e.payload.state !== 'delta')?.payload as ChatEvent
     expect(chat).toMatchObject({ state: 'aborted', stopReason: 'timeout', errorMessage: 'The run timed out and was stopped.' })
+  })
+})
+
+describe('provider errors that echo the API key', () => {
+  it('are redacted before the user, the transcript or the session row see them', async () => {
+    const key = 'sk-test-0123456789abcdefSECRET'
+    const config = testConfig(server, {
+      models: { providers: { mock: { baseUrl: server.openaiBaseUrl, api: 'openai-completions', apiKey: key, models: [{ id: 'm1', contextWindow: 32000, maxTokens: 1024 }] } } },
+    })
+    t = await startTestRuntime(server, { config })
+    server.script((req) => ({ status: 401, message: `Incorrect API key provided: ${String(req.headers.authorization)}` }))
+    await t.call('agent', { message: 'hi', idempotencyKey: 'echo-key' })
+    const w = await t.call('agent.wait', { runId: 'echo-key', timeoutMs: 15_000 })
+    expect(w.status).toBe('error')
+    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${key}`)
+    const chat = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'echo-key' && e.payload.state === 'error')?.payload as ChatEvent
+    expect(chat.errorMessage).toContain('Incorrect API key provided: Bearer [redacted]')
+    const final = await t.runtime.agentFinal('echo-key')
+    const onDisk = fs.readdirSync(path.join(t.stateDir, 'agents/main/sessions')).map((f) => fs.readFileSync(path.join(t.stateDir, 'agents/main/sessions', f), 'utf8'))
+    for (const text of [JSON.stringify(t.events), JSON.stringify(final), ...onDisk]) expect(text).not.toContain(key)
   })
 })
