@@ -110,11 +110,12 @@ export class TestClient {
   }
 }
 
-export async function openClient(url: string, token: string, opts: { identity?: NodeDeviceIdentity; caps?: string[] } = {}): Promise<TestClient> {
+/** identity null = connect with the token only (no device: no scopes) */
+export async function openClient(url: string, token: string, opts: { identity?: NodeDeviceIdentity | null; caps?: string[] } = {}): Promise<TestClient> {
   const conn = await connectGateway({
     url,
     token,
-    identity: opts.identity ?? testIdentity(),
+    identity: opts.identity === undefined ? testIdentity() : opts.identity,
     caps: opts.caps ?? ['tool-events'],
     clientId: 'test',
     clientMode: 'test',
