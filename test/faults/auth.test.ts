@@ -109,7 +109,7 @@ function listeners(port: number): string[] {
   const out: string[] = []
   const hexPort = port.toString(16).toUpperCase().padStart(4, '0')
   for (const f of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text = ''
+    let text: string
     try {
       text = fs.readFileSync(f, 'utf8')
     } catch {
