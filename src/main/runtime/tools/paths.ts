@@ -1,7 +1,10 @@
 // Workspace confinement. Every path a tool touches is resolved to its real location (symlinks followed)
 // and refused unless it lies inside realpath(workspaceDir). Opening re-checks the opened descriptor, so a
 // symlink swapped in after the check is still refused where the OS lets us see it (/proc/self/fd on Linux).
-import { constants as C, promises as fsp } from 'node:fs'
+// Path resolution (realpath, stat, readlink) is synchronous on purpose: these are metadata lookups of a local
+// workspace that take microseconds, while each thread-pool round trip waits for a pool thread (often
+// 0.1-0.5 ms on a busy machine) — a tool call used to make four of them before even opening the file.
+import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
 
@@ -30,8 +33,8 @@ export function isInside(root: string, p: string): boolean {
 
 export async function workspaceRoot(workspaceDir: string): Promise<string> {
   try {
-    const root = await fsp.realpath(workspaceDir)
-    const st = await fsp.stat(root)
+    const root = fs.realpathSync.native(workspaceDir)
+    const st = fs.statSync(root)
     if (!st.isDirectory()) throw new Error(`workspace ${workspaceDir} is not a directory`)
     return root
   } catch (err) {
@@ -73,7 +76,7 @@ export async function resolveInWorkspace(
   let real: string
   let exists = true
   try {
-    real = await fsp.realpath(lexical)
+    real = fs.realpathSync.native(lexical)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code === 'ELOOP') throw new Error(`Invalid path "${raw}": too many levels of symbolic links`, { cause: err })
@@ -101,7 +104,7 @@ async function resolveMissing(raw: string, root: string, lexical: string): Promi
     cur = parent
     let realParent: string
     try {
-      realParent = await fsp.realpath(cur)
+      realParent = fs.realpathSync.native(cur)
     } catch (err) {
       const e = err as NodeJS.ErrnoException
       if (e.code === 'ENOENT') continue
@@ -110,9 +113,14 @@ async function resolveMissing(raw: string, root: string, lexical: string): Promi
     }
     // The first missing name may still exist as a dangling symlink (realpath fails with ENOENT on those).
     const first = path.join(realParent, tail[0])
-    const lst = await fsp.lstat(first).catch(() => undefined)
+    let lst: fs.Stats | undefined
+    try {
+      lst = fs.lstatSync(first, { throwIfNoEntry: false })
+    } catch {
+      lst = undefined
+    }
     if (lst?.isSymbolicLink()) {
-      const target = path.resolve(realParent, await fsp.readlink(first))
+      const target = path.resolve(realParent, fs.readlinkSync(first))
       if (!isInside(root, target)) throw outside(raw, root, target, true)
       throw new Error(`Invalid path "${raw}": ${relOf(root, first)} is a dangling symlink (to ${target})`)
     }
@@ -126,7 +134,7 @@ const HAS_PROC_FD = process.platform === 'linux'
 async function fdPath(fh: FileHandle): Promise<string | undefined> {
   if (!HAS_PROC_FD) return undefined
   try {
-    return await fsp.readlink(`/proc/self/fd/${fh.fd}`)
+    return fs.readlinkSync(`/proc/self/fd/${fh.fd}`)
   } catch {
     return undefined
   }

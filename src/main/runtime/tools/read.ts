@@ -1,5 +1,5 @@
 // `read`: a text file (or a small image) from the workspace, paged by lines.
-import { constants as C } from 'node:fs'
+import fs, { constants as C } from 'node:fs'
 import Type from 'typebox'
 import { openConfined, resolveInWorkspace } from './paths'
 import { formatBytes, looksBinary, raceAbort, textResult, throwIfAborted, type ToolResult } from './result'
@@ -9,6 +9,8 @@ export const READ_MAX_FILE_BYTES = 10 * 1024 * 1024
 export const READ_MAX_IMAGE_BYTES = 5 * 1024 * 1024
 export const READ_DEFAULT_LINES = 2000
 export const READ_MAX_CHARS = 50_000
+/** files up to this size are read synchronously (a local read of this size takes well under a millisecond) */
+const SYNC_READ_MAX_BYTES = 256 * 1024
 
 const params = Type.Object({
   path: Type.String({ description: 'File path, relative to the workspace' }),
@@ -43,7 +45,8 @@ export const readTool = defineTool(
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {
-      const st = await fh.stat()
+      // fstat and small reads are synchronous: cheaper than a thread-pool round trip each (see paths.ts)
+      const st = fs.fstatSync(fh.fd)
       if (st.isDirectory()) throw new Error(`"${rp.rel}" is a directory; use the ls tool to list it`)
       if (!st.isFile()) throw new Error(`"${rp.rel}" is not a regular file`)
       if (st.size > READ_MAX_FILE_BYTES) {
@@ -51,7 +54,7 @@ export const readTool = defineTool(
           `"${rp.rel}" is too large to read (${formatBytes(st.size)}, limit ${formatBytes(READ_MAX_FILE_BYTES)}); use grep or exec (head/tail/sed) instead`,
         )
       }
-      buf = await raceAbort(fh.readFile(), signal, 'read')
+      buf = st.size <= SYNC_READ_MAX_BYTES ? fs.readFileSync(fh.fd) : await raceAbort(fh.readFile(), signal, 'read')
     } finally {
       await fh.close().catch(() => {})
     }
