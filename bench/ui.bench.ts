@@ -111,12 +111,29 @@ const streamPage = await newPage({
   scripts: [{ steps: [{ kind: 'text', text }] }],
 })
 await streamPage.waitForTimeout(500)
+// Also trace the renderer's main-thread tasks: wall time (what PerformanceObserver reports) and CPU
+// time. On a busy machine a task's wall time stretches while the renderer is preempted; CPU time shows
+// the work the page itself did.
+const cdp = await streamPage.context().newCDPSession(streamPage)
+const traceEvents: Array<{ ph: string; name: string; tid: number; dur?: number; tdur?: number; args?: { name?: string } }> = []
+cdp.on('Tracing.dataCollected', (d) => {
+  for (const e of d.value as unknown as typeof traceEvents) traceEvents.push(e)
+})
+const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
+await cdp.send('Tracing.start', { categories: 'toplevel', transferMode: 'ReportEvents' })
 const t0 = await streamPage.evaluate('performance.now()') as number
 await streamPage.getByRole('textbox', { name: 'Message' }).fill('write the long report')
 await streamPage.keyboard.press('Enter')
 const log = streamPage.getByRole('log', { name: 'Conversation' })
 await log.getByRole('status').filter({ hasText: /^Done/ }).waitFor({ timeout: 15 * 60_000 })
 const t1 = await streamPage.evaluate('performance.now()') as number
+await cdp.send('Tracing.end')
+await traced
+const mainTid = traceEvents.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')?.tid
+const mainTasks = traceEvents.filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.tid === mainTid)
+const longestCpu = mainTasks.reduce((m, e) => Math.max(m, (e.tdur ?? 0) / 1000), 0)
+const cpuBusy = mainTasks.reduce((n, e) => n + (e.tdur ?? 0) / 1000, 0)
+const cpuOfLong = mainTasks.filter((e) => (e.dur ?? 0) > 50_000).map((e) => Math.round((e.tdur ?? 0) / 1000))
 const s = await bench(streamPage)
 const during = s.longtasks.filter((t) => t.start >= t0 && t.start <= t1)
 const longestStream = during.reduce((m, t) => Math.max(m, t.duration), 0)
@@ -172,7 +189,8 @@ await browser.close()
 server.close()
 
 const results = [
-  { name: 'longest main-thread task while streaming', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
+  { name: 'longest main-thread task while streaming, CPU time', value: `${round(longestCpu)} ms`, ok: longestCpu <= 50, target: '≤ 50 ms' },
+  { name: 'longest main-thread task while streaming, wall time (longtask)', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
   { name: 'session open (10,000 messages)', value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
   { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
 ]
@@ -181,6 +199,7 @@ console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleStri
 console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} (1 min)`)
 if (s.noLongtask) console.log(`(longtask observer unavailable: ${s.noLongtask})`)
 if (during.length) console.log(`long tasks while streaming (ms after Enter: duration): ${during.slice(0, 12).map((t) => `${Math.round(t.start - t0)}: ${Math.round(t.duration)}`).join(', ')}${during.length > 12 ? ', …' : ''}`)
+console.log(`main thread (trace): ${mainTasks.length} tasks, CPU busy ${Math.round((cpuBusy / (t1 - t0)) * 100)}% of the stream, longest task ${round(longestCpu)} ms of CPU; CPU time of the tasks over 50 ms wall: ${cpuOfLong.slice(0, 20).join(', ') || 'none'}`)
 console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${during.length} long tasks (>50 ms: ${during.filter((t) => t.duration > 50).length}), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
 console.log(`history: open ${round(openMs)} ms with ${openNodes} message nodes; paged back through ${pages} older pages in ${round((p1 - p0) / 1000)} s, longest task while paging ${round(longestPaging)} ms`)
 for (const r of results) console.log(`${r.ok ? 'PASS' : 'MISS'}  ${r.name}: ${r.value} (target ${r.target})`)
