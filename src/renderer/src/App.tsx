@@ -102,7 +102,7 @@ export function App() {
         ) : selectedKey ? (
           <>
             <Conversation key={selectedKey} sessionKey={selectedKey} />
-            <Composer sessionKey={selectedKey} />
+            <Composer key={selectedKey} sessionKey={selectedKey} />
           </>
         ) : (
           <div className="empty-state">{connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}</div>

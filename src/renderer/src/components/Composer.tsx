@@ -73,10 +73,10 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   const running = !!run
   const stopping = !!run?.stopping
 
+  // Mounted per session (keyed by the session in App): focus the box when a session opens.
   useEffect(() => {
-    setHistPos(-1)
     ref.current?.focus()
-  }, [sessionKey])
+  }, [])
 
   // Grow with the content up to a limit.
   useEffect(() => {

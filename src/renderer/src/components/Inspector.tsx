@@ -120,6 +120,8 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
   const expanded = useAppStore('ui', (s) => s.expanded)
   const { stores } = controller
 
+  // The ring lives outside React; `version` is its change signal (bumped only while this panel is open).
+  // eslint-disable-next-line react-hooks/exhaustive-deps
   const all = useMemo(() => controller.log.list(sessionKey), [controller, sessionKey, version])
   const runIds = useMemo(() => [...new Set(all.map((e) => e.runId).filter(Boolean) as string[])].reverse(), [all])
   const rows = useMemo(

@@ -1,7 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { LONG, renderApp } from '../test-utils'
+import { renderApp } from '../test-utils'
 
 beforeEach(() => localStorage.clear())
 

@@ -3,7 +3,7 @@
 // the growing tail block is lexed and re-rendered. Tokens from `marked`'s lexer are turned into React
 // elements here — no HTML from the model is ever injected.
 import { Lexer, type Token, type Tokens } from 'marked'
-import { memo, useMemo, useRef, type ReactNode } from 'react'
+import { memo, useMemo, type ReactNode } from 'react'
 import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
 import { CodeBlock } from './CodeBlock'
 import { decodeEntities } from './entities'
@@ -267,11 +267,9 @@ interface MarkdownProps {
 }
 
 export function Markdown({ text, cacheKey, plain, offset = 0 }: MarkdownProps) {
-  const local = useRef<SplitState | undefined>(undefined)
+  // The split of the previous text of the same message (by cacheKey) makes this incremental.
   const parts = useMemo(() => {
-    const prev = (cacheKey ? splitCache.get(cacheKey) : undefined) ?? local.current
-    const state = splitBlocks(text, prev)
-    local.current = state
+    const state = splitBlocks(text, cacheKey ? splitCache.get(cacheKey) : undefined)
     if (cacheKey) splitCache.set(cacheKey, state)
     return blocksWithTail(state)
   }, [text, cacheKey])

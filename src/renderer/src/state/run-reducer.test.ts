@@ -398,7 +398,7 @@ describe('history + live merge', () => {
     let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })
     live = applyAll(live, scriptedRun('r1').evs)
     const again = reduce(live, { type: 'hydrate', history: hist(historyFor('r1')), recent: { events: scriptedRun('r1').evs, approvals: [] } })
-    const reused = again.items.filter((it, i) => it === live.items.find((x) => x.key === it.key)).length
+    const reused = again.items.filter((it) => it === live.items.find((x) => x.key === it.key)).length
     expect(reused).toBeGreaterThanOrEqual(again.items.length - 2) // the run footer's usage comes from history
   })
 

@@ -745,7 +745,6 @@ function historyItems(
     if (runId && runId === skipRun && m.role !== 'user') continue
     switch (m.role) {
       case 'user': {
-        openSeg = undefined
         const key = runId ? userKey(runId, track(runId).users++) : `h:${m.id}`
         out.push({ kind: 'user', key, runId, ts: m.timestamp, text: messageText(m.content) })
         break
@@ -821,7 +820,6 @@ function historyItems(
         break
       }
       case 'compaction':
-        openSeg = undefined
         out.push({ kind: 'compaction', key: `c:${m.id}`, runId, ts: m.timestamp, summary: m.summary ?? messageText(m.content) })
         break
       default:
