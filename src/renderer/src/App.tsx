@@ -101,8 +101,8 @@ export function App() {
           <Onboarding />
         ) : selectedKey ? (
           <>
-            <Conversation key={selectedKey} sessionKey={selectedKey} />
-            <Composer key={selectedKey} sessionKey={selectedKey} />
+            <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
+            <Composer key={`composer:${selectedKey}`} sessionKey={selectedKey} />
           </>
         ) : (
           <div className="empty-state">{connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}</div>
