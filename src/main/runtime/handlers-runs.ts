@@ -12,6 +12,7 @@ import {
 import { abortSessionRuns, resetSession } from './handlers-sessions'
 import { historyRows, pageHistory } from './runner/chat-history'
 import { newSessionId, Transcript, assertSessionId } from './sessions'
+import { KeyedSerializer } from './runner/keyed-serializer'
 import type { SessionEntry } from './contracts'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
@@ -45,6 +46,8 @@ async function persistSessionMeta(
 }
 
 export function runHandlers(core: RuntimeCore): RunHandlers {
+  // messages of one session are accepted (acked, enqueued) strictly in the order they arrived
+  const acceptOrder = new KeyedSerializer()
   return {
     async agent(p) {
       const cacheKey = `agent:${p.idempotencyKey}`
@@ -61,40 +64,42 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
       core.dedupe.set(cacheKey, accepted)
 
-      let message = p.message
-      const cmd = parseCommand(message)
-      try {
-        if (cmd && cmd.command !== 'stop') {
-          await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
-          await resetSession(core, target.key, target.agentId, cmd.command)
-          message = cmd.rest || BARE_RESET_PROMPT
-        } else {
-          const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
-          if (created) core.sessionChanged(target.key, 'create')
+      return acceptOrder.run(target.key, async () => {
+        let message = p.message
+        const cmd = parseCommand(message)
+        try {
+          if (cmd && cmd.command !== 'stop') {
+            await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
+            await resetSession(core, target.key, target.agentId, cmd.command)
+            message = cmd.rest || BARE_RESET_PROMPT
+          } else {
+            const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
+            if (created) core.sessionChanged(target.key, 'create')
+          }
+          // on disk before the ack: a crash before the run writes it to the transcript must not lose it
+          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt })
+        } catch (err) {
+          core.dedupe.delete(cacheKey)
+          throw err
         }
-        // on disk before the ack: a crash before the run writes it to the transcript must not lose it
-        core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt })
-      } catch (err) {
-        core.dedupe.delete(cacheKey)
-        throw err
-      }
-      core.sessionChanged(target.key, 'send', p.idempotencyKey)
-      core.startRun(
-        {
-          runId: p.idempotencyKey,
-          sessionKey: target.key,
-          agentId: target.agentId,
-          message,
-          acceptedAt,
-          thinking: p.thinking,
-          timeoutMs: p.timeout !== undefined ? p.timeout * 1000 : undefined,
-          extraSystemPrompt: p.extraSystemPrompt,
-          lane: p.lane,
-          model: modelRef,
-        },
-        'agent',
-      )
-      return accepted
+        core.sessionChanged(target.key, 'send', p.idempotencyKey)
+        core.startRun(
+          {
+            runId: p.idempotencyKey,
+            sessionKey: target.key,
+            agentId: target.agentId,
+            message,
+            acceptedAt,
+            thinking: p.thinking,
+            timeoutMs: p.timeout !== undefined ? p.timeout * 1000 : undefined,
+            extraSystemPrompt: p.extraSystemPrompt,
+            lane: p.lane,
+            model: modelRef,
+          },
+          'agent',
+        )
+        return accepted
+      })
     },
 
     async 'agent.wait'(p) {
@@ -136,82 +141,86 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         core.dedupe.set(cacheKey, result)
         return result
       }
-      unavailableWhenShuttingDown(core)
-      let message = p.message
-      if (cmd) {
-        await persistSessionMeta(core, key, agentId, {})
-        const out: { messages?: string[] } = {}
-        await resetSession(core, key, agentId, cmd.command, out)
-        if (!cmd.rest) {
-          const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.', ...(out.messages ?? [])] }
-          core.dedupe.set(cacheKey, result)
-          return result
+      // (not /stop here; the closure below would lose that narrowing)
+      const command = cmd ? { command: cmd.command, rest: cmd.rest } : undefined
+      return acceptOrder.run(key, async () => {
+        unavailableWhenShuttingDown(core)
+        let message = p.message
+        if (command) {
+          await persistSessionMeta(core, key, agentId, {})
+          const out: { messages?: string[] } = {}
+          await resetSession(core, key, agentId, command.command, out)
+          if (!command.rest) {
+            const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.', ...(out.messages ?? [])] }
+            core.dedupe.set(cacheKey, result)
+            return result
+          }
+          message = command.rest
         }
-        message = cmd.rest
-      }
-      if (!message.trim()) throw invalid('message or attachment required')
-      const { created } = await persistSessionMeta(core, key, agentId, {})
-      if (created) core.sessionChanged(key, 'create')
-      core.sessionChanged(key, 'send', p.idempotencyKey)
-      core.hooks.messageReceived?.({ sessionKey: key, agentId, content: message, runId: p.idempotencyKey })
-      // on disk before the ack (the message may wait in a queue): a crash must not lose it
-      const journal = core.accepted(agentId)
-      journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now() })
+        if (!message.trim()) throw invalid('message or attachment required')
+        const { created } = await persistSessionMeta(core, key, agentId, {})
+        if (created) core.sessionChanged(key, 'create')
+        core.sessionChanged(key, 'send', p.idempotencyKey)
+        core.hooks.messageReceived?.({ sessionKey: key, agentId, content: message, runId: p.idempotencyKey })
+        // on disk before the ack (the message may wait in a queue): a crash must not lose it
+        const journal = core.accepted(agentId)
+        journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now() })
 
-      if (core.queueModes) {
-        // queue modes decide: start now (idle), steer into the active run, queue, or interrupt it
-        let queued: ResultOf<'chat.send'>
-        try {
-          queued = await core.queueModes.submit({
+        if (core.queueModes) {
+          // queue modes decide: start now (idle), steer into the active run, queue, or interrupt it
+          let queued: ResultOf<'chat.send'>
+          try {
+            queued = await core.queueModes.submit({
+              sessionKey: key,
+              agentId,
+              message,
+              runId: p.idempotencyKey,
+              thinking: p.thinking,
+              timeoutMs: p.timeoutMs,
+              queueMode: p.queueMode,
+            })
+          } catch (err) {
+            journal.end(p.idempotencyKey) // refused: it will not run
+            if ((err as Error)?.name === 'QueueFullError') throw new ApiError('UNAVAILABLE', (err as Error).message, undefined, true)
+            throw err
+          }
+          core.dedupe.set(cacheKey, queued)
+          return queued
+        }
+
+        const busy = [...core.tracked.values()].some((t) => t.sessionKey === key)
+        const acceptedAt = Date.now()
+        let itemId: string | undefined
+        const run = core.startRun(
+          {
+            runId: p.idempotencyKey,
             sessionKey: key,
             agentId,
             message,
-            runId: p.idempotencyKey,
+            acceptedAt,
             thinking: p.thinking,
             timeoutMs: p.timeoutMs,
-            queueMode: p.queueMode,
-          })
-        } catch (err) {
-          journal.end(p.idempotencyKey) // refused: it will not run
-          if ((err as Error)?.name === 'QueueFullError') throw new ApiError('UNAVAILABLE', (err as Error).message, undefined, true)
-          throw err
-        }
-        core.dedupe.set(cacheKey, queued)
-        return queued
-      }
-
-      const busy = [...core.tracked.values()].some((t) => t.sessionKey === key)
-      const acceptedAt = Date.now()
-      let itemId: string | undefined
-      const run = core.startRun(
-        {
-          runId: p.idempotencyKey,
-          sessionKey: key,
-          agentId,
-          message,
-          acceptedAt,
-          thinking: p.thinking,
-          timeoutMs: p.timeoutMs,
-          onStart: () => {
-            if (itemId) core.followups.settle(key, itemId, 'started')
+            onStart: () => {
+              if (itemId) core.followups.settle(key, itemId, 'started')
+            },
           },
-        },
-        'chat',
-      )
-      let result: ResultOf<'chat.send'>
-      if (busy) {
-        // the session is busy: the run waits in the session lane behind the active one (followup)
-        const item = core.followups.add(key, message, run.runId, p.queueMode ?? 'followup', () => run.controller.abort('removed'))
-        itemId = item.id
-        run.done.then((o) => {
-          if (itemId) core.followups.settle(key, itemId, o.reason === 'error' ? 'failed' : 'started', o.error)
-        })
-        result = { runId: run.runId, status: 'queued', queueItemId: item.id }
-      } else {
-        result = { runId: run.runId, status: 'started' }
-      }
-      core.dedupe.set(cacheKey, result)
-      return result
+          'chat',
+        )
+        let result: ResultOf<'chat.send'>
+        if (busy) {
+          // the session is busy: the run waits in the session lane behind the active one (followup)
+          const item = core.followups.add(key, message, run.runId, p.queueMode ?? 'followup', () => run.controller.abort('removed'))
+          itemId = item.id
+          run.done.then((o) => {
+            if (itemId) core.followups.settle(key, itemId, o.reason === 'error' ? 'failed' : 'started', o.error)
+          })
+          result = { runId: run.runId, status: 'queued', queueItemId: item.id }
+        } else {
+          result = { runId: run.runId, status: 'started' }
+        }
+        core.dedupe.set(cacheKey, result)
+        return result
+      })
     },
 
     async 'chat.abort'(p) {

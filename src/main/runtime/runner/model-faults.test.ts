@@ -82,7 +82,8 @@ describe('provider errors that echo the API key', () => {
     const chat = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'echo-key' && e.payload.state === 'error')?.payload as ChatEvent
     expect(chat.errorMessage).toContain('Incorrect API key provided: Bearer [redacted]')
     const final = await t.runtime.agentFinal('echo-key')
-    const onDisk = fs.readdirSync(path.join(t.stateDir, 'agents/main/sessions')).map((f) => fs.readFileSync(path.join(t.stateDir, 'agents/main/sessions', f), 'utf8'))
+    const dir = path.join(t.stateDir, 'agents/main/sessions')
+    const onDisk = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
     for (const text of [JSON.stringify(t.events), JSON.stringify(final), ...onDisk]) expect(text).not.toContain(key)
   })
 })
