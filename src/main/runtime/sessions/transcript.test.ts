@@ -42,6 +42,17 @@ describe('Transcript', () => {
     expect(entries.map((e) => (e.type === 'session' ? 'h' : e.id))).toEqual(['h', '1', '2', '3'])
   })
 
+  it('the same object still terminates a torn line another writer left after its own last append', async () => {
+    const t = new Transcript(path.join(dir, 'new', 'deeper', 's.jsonl')) // directories created by the first append
+    await t.append(msg('1'))
+    await t.append(msg('2'))
+    fs.appendFileSync(t.file, '{"type":"message","id":"torn') // e.g. a killed process that had the lock before us
+    await t.append(msg('3'))
+    const r = await t.readAll()
+    expect(r.skipped).toBe(1)
+    expect(r.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['1', '2', '3'])
+  })
+
   it('ensureHeader fills an existing empty file', async () => {
     const file = path.join(dir, 'e.jsonl')
     fs.writeFileSync(file, '')

@@ -36,6 +36,9 @@ export class Transcript {
     return new Transcript(transcriptFile(sessionsDir(stateDir, agentId), sessionId), opts)
   }
 
+  /** file size right after this object's last complete append (the last byte is its '\n'); -1 = unknown */
+  private endOfOurAppend = -1
+
   constructor(
     readonly file: string,
     private readonly opts: TranscriptOptions = {},
@@ -88,18 +91,29 @@ export class Transcript {
   private appendLines(entries: TranscriptEntry[]): void {
     let body = ''
     for (const e of entries) body += JSON.stringify(e) + '\n'
-    fs.mkdirSync(path.dirname(this.file), { recursive: true })
-    const fd = fs.openSync(this.file, 'a+', 0o600)
+    let fd: number
     try {
-      // A previous writer died mid-line: end that line first so ours is not glued onto it.
+      fd = fs.openSync(this.file, 'a+', 0o600)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      // only the first append of a new session finds the directory missing: no mkdir per append
+      fs.mkdirSync(path.dirname(this.file), { recursive: true })
+      fd = fs.openSync(this.file, 'a+', 0o600)
+    }
+    try {
+      // A previous writer died mid-line: end that line first so ours is not glued onto it. Not needed when
+      // the file still ends exactly where our own last append (ending in '\n') left it.
       const size = fs.fstatSync(fd).size
-      if (size > 0) {
+      if (size > 0 && size !== this.endOfOurAppend) {
         const last = Buffer.alloc(1)
         fs.readSync(fd, last, 0, 1, size - 1)
         if (last[0] !== NL) body = '\n' + body
       }
-      writeAll(fd, Buffer.from(body, 'utf8'))
+      const buf = Buffer.from(body, 'utf8')
+      this.endOfOurAppend = -1
+      writeAll(fd, buf)
       if (this.opts.fsync) fs.fsyncSync(fd)
+      this.endOfOurAppend = size + buf.length
     } finally {
       fs.closeSync(fd)
     }
