@@ -36,6 +36,11 @@ describe('estimate', () => {
     expect(estimateMessageTokens(call)).toBe(Math.ceil(('exec' + JSON.stringify({ command: 'ls' })).length / 4) + 4)
     const withTools = sys('P', { toolsAdded: [{ name: 't', description: 'd'.repeat(100), parameters: {} }] })
     expect(estimateMessageTokens(withTools)).toBeGreaterThan(25)
+    // the declarations count exactly as their JSON text, also when measured again from the per-declaration cache
+    const decls = [{ name: 'a', description: 'x'.repeat(37), parameters: { type: 'object' } }, { name: 'b', description: 'y', parameters: {} }]
+    const expected = Math.ceil(('P'.length + JSON.stringify(decls).length) / 4) + 4
+    expect(estimateMessageTokens(sys('P', { toolsAdded: decls }))).toBe(expected)
+    expect(estimateMessageTokens(sys('P', { toolsAdded: [...decls] }))).toBe(expected)
     expect(estimateContextTokens([user('x'.repeat(400)), user('y'.repeat(40))])).toBe(104 + 14)
   })
 

@@ -43,6 +43,26 @@ function contentChars(content: unknown): number {
   return chars
 }
 
+/**
+ * JSON length of a system message's tool declarations (what safeJson(tools).length gives) without
+ * re-serializing them before every request: declarations are immutable values, and the built-in tools'
+ * ones are shared by every run, so each one's length is measured once.
+ */
+const declarationChars = new WeakMap<object, number>()
+function toolsAddedChars(tools: readonly unknown[]): number {
+  let chars = 2 + Math.max(0, tools.length - 1) // brackets and commas
+  for (const t of tools) {
+    if (!t || typeof t !== 'object') {
+      chars += JSON.stringify([t]).length - 2
+      continue
+    }
+    let n = declarationChars.get(t)
+    if (n === undefined) declarationChars.set(t, (n = safeJson(t).length))
+    chars += n
+  }
+  return chars
+}
+
 /** Estimated tokens of one message (system messages include their sections and tool declarations). */
 export function estimateMessageTokens(m: AnyMessage): number {
   let chars = contentChars(m.content)
@@ -50,7 +70,7 @@ export function estimateMessageTokens(m: AnyMessage): number {
     if (m.sections && typeof m.sections === 'object') {
       for (const v of Object.values(m.sections as Record<string, unknown>)) if (typeof v === 'string') chars += v.length
     }
-    if (Array.isArray(m.toolsAdded)) chars += safeJson(m.toolsAdded).length
+    if (Array.isArray(m.toolsAdded)) chars += toolsAddedChars(m.toolsAdded)
   }
   if (typeof m.summary === 'string') chars += m.summary.length
   return Math.ceil(chars / CHARS_PER_TOKEN) + MESSAGE_OVERHEAD_TOKENS
