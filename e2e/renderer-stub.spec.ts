@@ -151,3 +151,33 @@ test('first start without a usable model shows onboarding that leads to settings
   await dialog.getByRole('button', { name: 'Close' }).click()
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
 })
+
+test('sticks to the bottom while streaming until the user scrolls up; Jump to latest returns', async ({ page }) => {
+  await openApp(page, { tickMs: 30, seed: [{ key: 'agent:main:main', label: 'Main', messages: 40 }] })
+  await page.getByRole('textbox', { name: 'Message' }).fill('write a long answer')
+  await page.keyboard.press('Enter')
+  const scroller = page.locator('.conversation-scroll')
+  type Box = { scrollHeight: number; scrollTop: number; clientHeight: number }
+  const distance = () => scroller.evaluate((el) => ((b: Box) => b.scrollHeight - b.scrollTop - b.clientHeight)(el as unknown as Box))
+  const scrollTop = () => scroller.evaluate((el) => (el as unknown as Box).scrollTop)
+  await expect(page.getByRole('log', { name: 'Conversation' }).getByText(/This is a long answer/).first()).toBeVisible()
+  await page.waitForTimeout(800)
+  expect(await distance()).toBeLessThan(60) // following the stream
+  await expect(page.getByRole('button', { name: 'Jump to latest' })).toHaveCount(0)
+  // the user scrolls up: the view stays where they put it while text keeps arriving
+  await scroller.hover()
+  await page.mouse.wheel(0, -1500)
+  await page.waitForTimeout(300)
+  const top = await scrollTop()
+  await page.waitForTimeout(1000)
+  expect(Math.abs((await scrollTop()) - top)).toBeLessThan(5)
+  expect(await distance()).toBeGreaterThan(300)
+  const jump = page.getByRole('button', { name: 'Jump to latest' })
+  await expect(jump).toBeVisible()
+  await page.screenshot({ path: `${SHOTS}/stub-scrolled-up.png` })
+  await jump.click()
+  await page.waitForTimeout(600)
+  expect(await distance()).toBeLessThan(60)
+  await expect(jump).toHaveCount(0)
+  await page.getByRole('button', { name: 'Stop' }).click()
+})
