@@ -24,6 +24,8 @@ export interface BridgeOptions {
   /** the run was cancelled (pi may still report the interrupted turn as an error) */
   isAborted?(): boolean
   timing: RunTiming & { modelMs?: number }
+  /** a message could not be written to the transcript (disk full, read-only): the run must not go on */
+  onPersistError?(err: unknown): void
   /** removes credentials from provider error texts (some providers echo the key they were sent) */
   redact?(text: string): string
   now?: () => number
@@ -53,6 +55,8 @@ export class RunBridge {
   readonly usage: UsageTotals = emptyUsage()
   lastToolError?: ToolError
   lastAssistant?: AssistantMessage
+  /** the first transcript write that failed: the run ends with a storage error, not a reply off the record */
+  persistError?: unknown
   /** visible text of the assistant message being streamed */
   currentText = ''
   private currentThinking = ''
@@ -196,7 +200,12 @@ export class RunBridge {
       toPersist = this.o.persistToolResult(message as ToolResultMessage)
     }
     this.messages.push(toPersist)
-    await this.o.persist(toPersist)
+    try {
+      await this.o.persist(toPersist)
+    } catch (err) {
+      this.persistError ??= err
+      this.o.onPersistError?.(err)
+    }
   }
 
   /**

@@ -30,7 +30,7 @@ import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import { toolDeclaration } from '../tools'
 import { RunBridge } from './bridge'
-import { classifyError, describeModelError } from './errors'
+import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { emptyUsage } from './usage'
@@ -92,7 +92,7 @@ export interface RunnerDeps {
 
 interface LiveRun extends ActiveRunHandle {
   controller: AbortController
-  endReason?: 'abort' | 'timeout' | 'shutdown'
+  endReason?: 'abort' | 'timeout' | 'shutdown' | 'storage'
 }
 
 const userMessage = (text: string): AgentMessage =>
@@ -286,6 +286,11 @@ export class EmbeddedRunner {
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
+        onPersistError: () => {
+          if (controller.signal.aborted) return
+          live.endReason ??= 'storage'
+          controller.abort('storage')
+        },
         redact: (text) => redactSecret(text, models.getApiKey(runModel.provider)),
         persist: (message) => {
           const id = crypto.randomUUID()
@@ -493,9 +498,23 @@ export class EmbeddedRunner {
 
       // ---- outcome
       const last = b.lastAssistant
-      const aborted = live.endReason !== undefined || last?.stopReason === 'aborted'
-      const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : last?.stopReason === 'error' ? 'error' : 'completed'
-      const errorText = reason === 'error' ? describeModelError(last?.errorMessage, resolved.provider) : undefined
+      // a message that could not be written ends the run as an error: never a reply the transcript lacks
+      const storage = b.persistError !== undefined
+      const aborted = !storage && (live.endReason !== undefined || last?.stopReason === 'aborted')
+      const reason: EndReason = storage
+        ? 'error'
+        : aborted
+          ? live.endReason === 'timeout'
+            ? 'timeout'
+            : 'aborted'
+          : last?.stopReason === 'error'
+            ? 'error'
+            : 'completed'
+      const errorText = storage
+        ? describeStorageError(b.persistError)
+        : reason === 'error'
+          ? describeModelError(last?.errorMessage, resolved.provider)
+          : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text
       input.errorText = errorText
@@ -510,20 +529,27 @@ export class EmbeddedRunner {
         resolved,
         sessionId,
         error: errorText,
-        errorKind: errorText ? classifyError(last, errorText, resolved.model.contextWindow) : undefined,
-        stopReason: reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
+        errorKind: storage
+          ? { kind: 'unknown', metaKind: 'storage' }
+          : errorText
+            ? classifyError(last, errorText, resolved.model.contextWindow)
+            : undefined,
+        stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
         ctx,
         compactionCount: history.compactionCount,
       })
     } catch (err) {
-      const aborted = controller.signal.aborted
-      const message = aborted
-        ? live.endReason === 'timeout'
-          ? 'run timed out'
-          : 'run aborted'
-        : err instanceof Error
-          ? err.message
-          : String(err)
+      const storage = bridge?.persistError !== undefined || isStorageError(err)
+      const aborted = !storage && controller.signal.aborted
+      const message = storage
+        ? describeStorageError(bridge?.persistError ?? err)
+        : aborted
+          ? live.endReason === 'timeout'
+            ? 'run timed out'
+            : 'run aborted'
+          : err instanceof Error
+            ? err.message
+            : String(err)
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
       return await this.finish(req, {
         reason,
@@ -533,7 +559,7 @@ export class EmbeddedRunner {
         resolved,
         sessionId,
         error: aborted ? undefined : message,
-        errorKind: aborted ? undefined : { kind: 'unknown', metaKind: 'runtime_error' },
+        errorKind: aborted ? undefined : { kind: 'unknown', metaKind: storage ? 'storage' : 'runtime_error' },
         stopReason: reason === 'timeout' ? 'timeout' : aborted ? 'aborted' : 'error',
         ctx: hookCtx,
         compactionCount: 0,

@@ -28,6 +28,31 @@ export function describeModelError(raw: string | undefined, provider?: string): 
   return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}`
 }
 
+const STORAGE_CODES = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE'])
+
+/** A filesystem failure of the state dir (errno code or our STORAGE_ERROR). */
+export function isStorageError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && (code === 'STORAGE_ERROR' || STORAGE_CODES.has(code))
+}
+
+/** What the user sees when the conversation could not be written: the run stops rather than answer off the record. */
+export function describeStorageError(err: unknown): string {
+  const e = err as { code?: string; message?: string } | undefined
+  const errno = e?.code && e.code !== 'STORAGE_ERROR' ? e.code : /\b(E[A-Z]{2,})\b/.exec(e?.message ?? '')?.[1]
+  const why =
+    errno === 'ENOSPC'
+      ? 'the disk is full'
+      : errno === 'EROFS'
+        ? 'the state directory is read-only'
+        : errno === 'EDQUOT'
+          ? 'the disk quota is exceeded'
+          : errno === 'EACCES' || errno === 'EPERM'
+            ? 'no permission to write the state directory'
+            : 'the state directory cannot be written'
+  return `Storage error${errno ? ` (${errno})` : ''}: ${why}, so the conversation could not be saved and the run was stopped.`
+}
+
 export function classifyError(message: AssistantMessage | undefined, text: string, contextWindow?: number): {
   kind: ErrorKind
   metaKind: string

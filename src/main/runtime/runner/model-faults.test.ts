@@ -2,13 +2,16 @@
 // - a tool call whose argument JSON was invalid (truncated) ran anyway: pi completes such JSON with a
 //   partial parser, so `write` wrote half a file and `exec` would run a cut-off command;
 // - a run stopped by its timeout showed the user nothing (no payload, chat `aborted` like a user stop);
-// - a provider error echoing the API key it was sent reached the user, the transcript and sessions.json.
+// - a provider error echoing the API key it was sent reached the user, the transcript and sessions.json;
+// - a reply that could not be written to the transcript (disk full) still ended the run "ok": the user
+//   saw an answer that was gone after a reload.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, afterEach, describe, expect, it, vi } from 'vitest'
 import type { ChatEvent } from '../../../shared/events'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { Transcript } from '../sessions'
 
 let server: ModelServer
 let t: TestRuntime | undefined
@@ -85,5 +88,35 @@ describe('provider errors that echo the API key', () => {
     const dir = path.join(t.stateDir, 'agents/main/sessions')
     const onDisk = fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8'))
     for (const text of [JSON.stringify(t.events), JSON.stringify(final), ...onDisk]) expect(text).not.toContain(key)
+  })
+})
+
+describe('a transcript write that fails mid-run', () => {
+  it('ends the run with a storage error instead of an answer that was never saved', async () => {
+    t = await startTestRuntime(server)
+    server.script([{ text: 'an answer that cannot be stored' }])
+    const append = Transcript.prototype.append
+    const spy = vi.spyOn(Transcript.prototype, 'append').mockImplementation(function (this: Transcript, entry) {
+      if (entry.type === 'message' && entry.message.role === 'assistant') {
+        throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+      }
+      return append.call(this, entry)
+    })
+    try {
+      await t.call('agent', { message: 'hi', idempotencyKey: 'disk-full' })
+      const w = await t.call('agent.wait', { runId: 'disk-full', timeoutMs: 15_000 })
+      expect(w).toMatchObject({ status: 'error', error: expect.stringContaining('Storage error (ENOSPC): the disk is full') })
+      const final = await t.runtime.agentFinal('disk-full')
+      expect(final.status).toBe('error')
+      expect(final.summary).toContain('could not be saved')
+      const chat = t.events.find((e) => e.event === 'chat' && e.payload.runId === 'disk-full' && e.payload.state !== 'delta')?.payload as ChatEvent
+      expect(chat).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('Storage error') })
+    } finally {
+      spy.mockRestore()
+    }
+    // space is back: the session runs again
+    server.script([{ text: 'stored now' }])
+    await t.call('agent', { message: 'again', idempotencyKey: 'disk-ok' })
+    expect((await t.call('agent.wait', { runId: 'disk-ok', timeoutMs: 15_000 })).status).toBe('ok')
   })
 })
