@@ -32,6 +32,8 @@ interface HeldLock {
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
 export const DEFAULT_LOCK_STALE_MS = 30 * 60_000
+/** errno codes meaning the lock directory cannot be written at all */
+const UNWRITABLE = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'])
 /** A lock file that never got its payload (holder died between create and write) is stale after this. */
 const UNREADABLE_LOCK_GRACE_MS = 2_000
 
@@ -220,7 +222,10 @@ function reclaimIfStale(lockPath: string, staleMs: number): boolean {
   try {
     fs.renameSync(lockPath, grave)
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+    const code = (err as NodeJS.ErrnoException).code
+    // a read-only or full disk can never free the slot: say so now instead of timing out on "a holder"
+    if (code && UNWRITABLE.has(code)) throw storageError(lockPath, err)
+    return code === 'ENOENT'
   }
   let moved = ''
   try {
