@@ -82,14 +82,21 @@ export interface ModelRegistry extends ModelRegistryLike {
   refreshAuth(): Promise<void>
 }
 
+const loopbackByUrl = new Map<string, boolean>()
+/** asked on every model request (getApiKey): the URL is parsed once per base URL */
 const isLoopback = (url?: string) => {
   if (!url) return false
-  try {
-    const h = new URL(url).hostname
-    return h === 'localhost' || h === '127.0.0.1' || h === '::1' || h === '[::1]' || h.endsWith('.localhost')
-  } catch {
-    return false
+  let v = loopbackByUrl.get(url)
+  if (v === undefined) {
+    try {
+      const h = new URL(url).hostname
+      v = h === 'localhost' || h === '127.0.0.1' || h === '::1' || h === '[::1]' || h.endsWith('.localhost')
+    } catch {
+      v = false
+    }
+    if (loopbackByUrl.size < 256) loopbackByUrl.set(url, v)
   }
+  return v
 }
 
 /** `${VAR}` or `env:VAR` in a config apiKey refers to an environment variable. */

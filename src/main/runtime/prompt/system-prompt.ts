@@ -74,7 +74,8 @@ export interface BuiltRunPrompt {
 
 /** Resolves (creates) the workspace, loads skills and bootstrap files, runs the bootstrap hook, builds the prompt. */
 export async function buildRunPrompt(input: BuildRunPromptInput): Promise<BuiltRunPrompt> {
-  fs.mkdirSync(input.workspaceDir, { recursive: true })
+  // one stat when the workspace exists (every run after the first) instead of a mkdir that fails with EEXIST
+  if (!fs.statSync(input.workspaceDir, { throwIfNoEntry: false })?.isDirectory()) fs.mkdirSync(input.workspaceDir, { recursive: true })
   const [skillsResult, loaded] = await Promise.all([
     loadSkillsSnapshot(input.workspaceDir, input.previousSkills),
     loadBootstrapFiles(input.workspaceDir, input.bootstrapMaxChars),
