@@ -75,6 +75,16 @@ export function findSecrets(secrets: string[], sources: { logs?: LogSink; texts?
   }
   if (sources.logs) scan('gateway output', sources.logs.text())
   for (const [where, text] of sources.texts ?? []) scan(where, text)
-  for (const dir of sources.stateDirs ?? []) for (const f of scannableFiles(dir)) scan(f, fs.readFileSync(f, 'latin1'))
+  for (const dir of sources.stateDirs ?? []) {
+    for (const f of scannableFiles(dir)) {
+      let text: string
+      try {
+        text = fs.readFileSync(f, 'latin1')
+      } catch {
+        continue // a temp file renamed meanwhile
+      }
+      scan(f, text)
+    }
+  }
   return findings
 }
