@@ -3,8 +3,8 @@
 // a read-only state dir (EROFS) make runs fail with a clear storage error — at the call when nothing can
 // be recorded, or as lifecycle error when the disk fills mid-run — and never corrupt what was already
 // written; once space is back the same sessions run again without a restart.
-// Without mount privileges (not root, no user namespaces) the tmpfs cases are skipped with the reason
-// printed; a non-root run still covers read-only through chmod.
+// Without mount privileges (not root) both cases are skipped with the reason printed: neither chmod (root
+// ignores it) nor a symlink to /dev/full (reads never end) gives a faithful full or read-only disk.
 import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
