@@ -19,11 +19,27 @@ describe('sessions sidebar', () => {
     expect(within(nav).getByText('Tax questions')).toBeInTheDocument()
     const log = () => screen.getByRole('log', { name: 'Conversation' })
     await waitFor(() => expect(within(log()).getAllByText(/Question \d/).length).toBeGreaterThan(0))
-    const before = log().textContent
+    // The virtualized list settles over a few frames (measuring rows, sticking to the bottom): compare
+    // transcripts only once the text stopped changing.
+    const settled = async () => {
+      let prev: string | null = null
+      await waitFor(
+        () => {
+          const cur = log().textContent
+          const same = cur === prev
+          prev = cur
+          expect(same).toBe(true)
+        },
+        { interval: 100, timeout: 5000 },
+      )
+      return prev
+    }
+    const before = await settled()
     await user.click(within(nav).getByText('Tax questions'))
     await waitFor(() => expect(within(log()).getAllByText(/Question 1/)).toHaveLength(1))
     await user.click(within(nav).getByText('Main'))
-    await waitFor(() => expect(log().textContent).toBe(before))
+    await waitFor(() => expect(within(log()).getAllByText(/Question \d/).length).toBeGreaterThan(0))
+    expect(await settled()).toBe(before)
   })
 
   it('shows Running while a run is active, live via sessions.changed', async () => {
