@@ -90,7 +90,8 @@ function readVitest(file) {
   const j = JSON.parse(readFileSync(file, 'utf8'))
   return {
     passed: j.numPassedTests ?? 0,
-    failed: (j.numFailedTests ?? 0) + (j.numFailedTestSuites ?? 0),
+    // a file that fails to load has no failed test but a failed suite: count it once
+    failed: j.numFailedTests || j.numFailedTestSuites || 0,
     skipped: (j.numPendingTests ?? 0) + (j.numTodoTests ?? 0),
   }
 }
