@@ -3,27 +3,8 @@
 import { createReadStream, realpathSync, statSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path'
+import { mimeType } from './mime'
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
-}
 
 export function contentSecurityPolicy(port: number): string {
   return [
@@ -133,7 +114,7 @@ export function createStaticHandler(opts: StaticOptions) {
     }
     if (!insideRealRoot(realRoot, file)) return send(res, 403, 'forbidden\n', headers)
 
-    const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream'
+    const type = mimeType(extname(file))
     const isHtml = type.startsWith('text/html')
     const immutable = !isHtml && relative(realRoot, file).startsWith('assets' + sep)
     res.writeHead(200, {

@@ -5,6 +5,7 @@ import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path'
 import { protocol } from 'electron'
 import { APP_HOST, APP_SCHEME } from './origin'
 import { securityHeaders } from './security'
+import { mimeType } from '../gateway/mime'
 
 /**
  * Must run before app 'ready' (Electron only accepts privileged schemes then). standard+secure give the
@@ -20,26 +21,6 @@ export function registerAppScheme(): void {
   ])
 }
 
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
-}
 
 function plain(status: number, text: string): Response {
   return new Response(text, {
@@ -92,7 +73,7 @@ export function createAppProtocolHandler(rootDir: string): (request: Request) =>
       return new Response(body, {
         status: 200,
         headers: {
-          'Content-Type': MIME[extname(real).toLowerCase()] ?? 'application/octet-stream',
+          'Content-Type': mimeType(extname(real)),
           'Content-Length': String(st.size),
           'Cache-Control': 'no-cache',
           ...securityHeaders(),
