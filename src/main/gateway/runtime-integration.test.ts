@@ -109,14 +109,11 @@ describe('gateway + real runtime + scripted model', () => {
     expect(tools.map((e) => (e.payload as any).data.phase)).toEqual(expect.arrayContaining(['start', 'result']))
     expect(tools.every((e) => e.seq === undefined)).toBe(true)
     expect(forRun(eo, 'int-4').some((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toBe(false)
-    // flush order: a chat delta with the pre-tool text comes before the tool start
-    // Flush: the full pre-tool text reaches clients as a chat delta before the tool's result and before
-    // any post-tool text. (OpenClaw sends that flush before the tool *start*; the runtime currently
-    // publishes the tool-start agent event first and its flush delta right after it — reported.)
-    const resultIdx = runW.findIndex((e) => e.event === 'agent' && (e.payload as any).stream === 'tool' && (e.payload as any).data.phase === 'result')
-    const deltasBeforeResult = runW.slice(0, resultIdx).filter((e) => e.event === 'chat' && (e.payload as any).state === 'delta')
-    expect(deltasBeforeResult.length).toBeGreaterThan(0)
-    expect((deltasBeforeResult[deltasBeforeResult.length - 1].payload as any).message.content[0].text).toBe('Let me look.')
+    // Flush order (OpenClaw): the full pre-tool text reaches clients as a chat delta before the tool start.
+    const startIdx = runW.findIndex((e) => e.event === 'agent' && (e.payload as any).stream === 'tool' && (e.payload as any).data.phase === 'start')
+    const deltasBeforeStart = runW.slice(0, startIdx).filter((e) => e.event === 'chat' && (e.payload as any).state === 'delta')
+    expect(deltasBeforeStart.length).toBeGreaterThan(0)
+    expect((deltasBeforeStart[deltasBeforeStart.length - 1].payload as any).message.content[0].text).toBe('Let me look.')
     await Promise.all([withCap.close(), without.close()])
   })
 

@@ -153,8 +153,12 @@ class RuntimeImpl implements Runtime {
     }
     this.disposers.push(
       bus.subscribe((ev) => {
+        // OpenClaw order: buffered chat text is flushed before a tool starts, so the tool-start agent event
+        // goes out after the projection's flush delta; every other event goes out before its chat projection.
+        const toolStart = ev.stream === 'tool' && (ev.data as { phase?: string }).phase === 'start'
+        if (toolStart) projection.handle(ev)
         this.emit({ event: 'agent', payload: ev })
-        projection.handle(ev)
+        if (!toolStart) projection.handle(ev)
         // a run that ended (or will never run: cancelled in its lane, removed from a queue) settles its message
         const phase = ev.stream === 'lifecycle' ? (ev.data as { phase?: string }).phase : undefined
         if ((phase === 'end' || phase === 'error') && ev.sessionKey) journals.get(ev.sessionKey.split(':')[1] ?? '')?.end(ev.runId)
