@@ -15,7 +15,8 @@ export type SessionState = 'idle' | 'running' | 'error'
 
 export function sessionState(row: SessionRow): SessionState {
   if (row.status === 'running') return 'running'
-  if (row.status === 'failed' || row.status === 'timeout') return 'error'
+  // interrupted = the app stopped mid-run (crash): lastError says so, like a failure
+  if (row.status === 'failed' || row.status === 'timeout' || row.status === 'interrupted') return 'error'
   return 'idle'
 }
 

@@ -37,6 +37,7 @@ import {
 /** Beyond this many buffered out-of-order events of one run we stop waiting for the gap. */
 export const MAX_BUFFERED_EVENTS = 1000
 const TIMED_OUT = 'The run timed out and was stopped.'
+const INTERRUPTED = 'Interrupted: Loopdesk stopped before this message was answered.'
 
 export type SendResult = Results['chat.send']
 
@@ -718,6 +719,13 @@ function historyItems(
     return runs[runId]
   }
   const closeRun = () => {
+    // A finished run with no reply at all: the app stopped before answering (a crash; recovery put the
+    // acknowledged message back). Say so instead of leaving an unexplained, unanswered message.
+    if (cur && !cur.hasAssistant && !liveRuns?.has(cur.runId)) {
+      cur.status = 'error'
+      cur.error = INTERRUPTED
+      cur.hasAssistant = true
+    }
     if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
       out.push({
         kind: 'run',
