@@ -30,8 +30,10 @@ export interface StartOptions {
   stateDir: string
   token: string
   logs: LogSink
-  /** extra CLI args after `gateway run --port 0` */
+  /** extra CLI args after `gateway run --port <port>` */
   args?: string[]
+  /** fixed port (default 0: any free port) */
+  port?: number
   env?: NodeJS.ProcessEnv
   /** label in the log */
   label?: string
@@ -68,7 +70,7 @@ export async function startGatewayChild(o: StartOptions): Promise<GatewayChild> 
     ...o.env,
   }
   const nodeArgs = o.inspect ? ['--inspect=127.0.0.1:0'] : []
-  const child = spawn(process.execPath, [...nodeArgs, ...cliArgv(['gateway', 'run', '--port', '0', ...(o.args ?? [])])], {
+  const child = spawn(process.execPath, [...nodeArgs, ...cliArgv(['gateway', 'run', '--port', String(o.port ?? 0), ...(o.args ?? [])])], {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
