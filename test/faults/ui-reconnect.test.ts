@@ -25,7 +25,7 @@ interface WsBridge extends Bridge {
 const bridgeModule = new URL('../../src/renderer/src/bridge/ws-bridge.ts', import.meta.url).href
 const reducerModule = new URL('../../src/renderer/src/state/run-reducer.ts', import.meta.url).href
 const typesModule = new URL('../../src/renderer/src/state/types.ts', import.meta.url).href
-const { reduce } = (await import(/* @vite-ignore */ reducerModule)) as { reduce(state: unknown, action: unknown): { items: Array<{ kind: string }> } }
+const { reduce } = (await import(/* @vite-ignore */ reducerModule)) as { reduce(state: unknown, action: unknown): { items: Array<{ kind: string; runId?: string; status?: string; error?: string }> } }
 const { emptyTranscript } = (await import(/* @vite-ignore */ typesModule)) as { emptyTranscript(key: string): unknown }
 const { connectWsBridge } = (await import(/* @vite-ignore */ bridgeModule)) as {
   connectWsBridge(o: { url: string; token?: string; socketFactory?: (url: string) => SocketLike; backoffInitialMs?: number; backoffMaxMs?: number }): Promise<WsBridge>
@@ -106,7 +106,7 @@ describe('browser UI transport across a gateway crash', () => {
       expect(users.some((u) => u.includes('and then this'))).toBe(true)
       // what the conversation view makes of that history: the cut-off run says it was interrupted
       const view = reduce(emptyTranscript(key), { type: 'hydrate', history: hist.ok ? hist.data : (undefined as never) })
-      const footers = view.items.filter((i: { kind: string }) => i.kind === 'run') as Array<{ runId: string; status: string; error?: string }>
+      const footers = view.items.filter((i) => i.kind === 'run')
       expect(footers.find((f) => f.runId === 'ui-run-1')).toMatchObject({ status: 'error', error: expect.stringContaining('Interrupted') })
       expect(footers.some((f) => f.status === 'running' || f.status === 'pending')).toBe(false)
       const wait = await bridge.wait({ runId: 'ui-run-1', timeoutMs: 5_000 })
