@@ -79,6 +79,17 @@ async function run(sessionKey: string, id: string, message = `hello ${id}`) {
   return { refused, final, end }
 }
 
+/** A run on a full / read-only disk is either refused at accept time or ends in a lifecycle error — both name storage. */
+function expectStorageFailure(r: Awaited<ReturnType<typeof run>>): void {
+  if (r.refused) {
+    expect(r.refused.code).toBe('STORAGE_ERROR')
+    expect(r.refused.message).toMatch(STORAGE)
+  } else {
+    expect((r.end!.data as { phase: string }).phase).toBe('error')
+    expect((r.end!.data as { error: string }).error).toMatch(STORAGE)
+  }
+}
+
 /** remount,ro fails with EBUSY while a file is open for writing (a store flush in flight): retry briefly. */
 async function remountReadOnly(): Promise<void> {
   for (let i = 0; ; i++) {
@@ -168,15 +179,7 @@ describe('disk trouble', () => {
     expect((end.data as { error: string }).error).toMatch(STORAGE)
     expect(chatErr?.errorMessage).toMatch(STORAGE)
     expect(slowFinal.ok).toBe(false)
-    for (const r of [r1, r2]) {
-      if (r.refused) {
-        expect(r.refused.code).toBe('STORAGE_ERROR')
-        expect(r.refused.message).toMatch(STORAGE)
-      } else {
-        expect((r.end!.data as { phase: string }).phase).toBe('error')
-        expect((r.end!.data as { error: string }).error).toMatch(STORAGE)
-      }
-    }
+    for (const r of [r1, r2]) expectStorageFailure(r)
     assertIntact(before, rowsBefore)
     expect(again.final.ok).toBe(true)
     expect(fresh.final.ok).toBe(true)
@@ -216,15 +219,7 @@ describe('disk trouble', () => {
 
     expect((end.data as { phase: string }).phase).toBe('error')
     expect((end.data as { error: string }).error).toMatch(STORAGE)
-    for (const r of [r1, r2]) {
-      if (r.refused) {
-        expect(r.refused.code).toBe('STORAGE_ERROR')
-        expect(r.refused.message).toMatch(STORAGE)
-      } else {
-        expect((r.end!.data as { phase: string }).phase).toBe('error')
-        expect((r.end!.data as { error: string }).error).toMatch(STORAGE)
-      }
-    }
+    for (const r of [r1, r2]) expectStorageFailure(r)
     assertIntact(before, rowsBefore)
     expect(again.final.ok).toBe(true)
     const file = transcriptOf(stateDir, B)!
