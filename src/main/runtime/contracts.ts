@@ -81,7 +81,14 @@ export interface LoopdeskConfig {
   }
   tools?: {
     exec?: { allowlist?: string[]; approvalTimeoutMs?: number; timeoutSeconds?: number; maxOutputChars?: number }
-    webFetch?: { maxBytes?: number; timeoutMs?: number }
+    webFetch?: {
+      maxBytes?: number
+      timeoutMs?: number
+      /** let web_fetch reach this machine (127.0.0.0/8, ::1, localhost), e.g. a local dev server; default false */
+      allowLoopback?: boolean
+      /** let web_fetch reach private networks (RFC 1918, CGNAT, fc00::/7); default false. Link-local is never allowed */
+      allowPrivateNetwork?: boolean
+    }
   }
   /** internal hook scripts: <stateDir>/hooks always (unless enabled:false); <workspace>/hooks only with workspace:true,
    *  because the agent's own write tool can create files in its workspace (that would bypass exec approval) */
@@ -105,7 +112,7 @@ export interface ResolvedConfig {
   }
   queue: { mode: 'steer' | 'followup' | 'collect' | 'interrupt'; debounceMs: number; cap: number; drop: 'old' | 'new' | 'summarize' }
   exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number }
-  webFetch: { maxBytes: number; timeoutMs: number }
+  webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
   gateway: { port: number; bind: 'loopback' | 'lan' | 'all'; token?: string; allowedOrigins: string[] }
 }
 
@@ -256,7 +263,8 @@ export interface ToolRunContext {
   execAllowlist: string[]
   execTimeoutSeconds: number
   execMaxOutputChars: number
-  webFetch: { maxBytes: number; timeoutMs: number }
+  /** allowLoopback / allowPrivateNetwork: opt-ins to the web_fetch network policy (both default false) */
+  webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
   /** `message` tool: deliver visible text to the session now; (a Promise of) `false` = a plugin cancelled it */
   sendMessage(text: string): unknown
 }

@@ -36,7 +36,7 @@ describe('resolveConfig', () => {
       },
       queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
       exec: { allowlist: [], approvalTimeoutMs: 120000, timeoutSeconds: 120, maxOutputChars: 100000 },
-      webFetch: { maxBytes: 2_000_000, timeoutMs: 30000 },
+      webFetch: { maxBytes: 2_000_000, timeoutMs: 30000, allowLoopback: false, allowPrivateNetwork: false },
       gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
     })
   })

@@ -83,7 +83,13 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
       timeoutSeconds: exec.timeoutSeconds ?? D.exec.timeoutSeconds,
       maxOutputChars: exec.maxOutputChars ?? D.exec.maxOutputChars,
     },
-    webFetch: { maxBytes: wf.maxBytes ?? D.webFetch.maxBytes, timeoutMs: wf.timeoutMs ?? D.webFetch.timeoutMs },
+    webFetch: {
+      maxBytes: wf.maxBytes ?? D.webFetch.maxBytes,
+      timeoutMs: wf.timeoutMs ?? D.webFetch.timeoutMs,
+      // the network policy is strict unless the file opts in (see tools/net-guard.ts)
+      allowLoopback: wf.allowLoopback === true,
+      allowPrivateNetwork: wf.allowPrivateNetwork === true,
+    },
     gateway: {
       port: gw.port ?? D.gateway.port,
       bind: gw.bind ?? D.gateway.bind,

@@ -97,7 +97,14 @@ export const LoopdeskConfigSchema = Closed({
           maxOutputChars: Opt(Int(1)),
         }),
       ),
-      webFetch: Opt(Closed({ maxBytes: Opt(Int(1)), timeoutMs: Opt(Int(1)) })),
+      webFetch: Opt(
+        Closed({
+          maxBytes: Opt(Int(1)),
+          timeoutMs: Opt(Int(1)),
+          allowLoopback: Opt(Type.Boolean()),
+          allowPrivateNetwork: Opt(Type.Boolean()),
+        }),
+      ),
     }),
   ),
   hooks: Opt(Closed({ internal: Opt(Closed({ enabled: Opt(Type.Boolean()), workspace: Opt(Type.Boolean()) })) })),

@@ -1,17 +1,40 @@
+import dns from 'node:dns'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import zlib from 'node:zlib'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { decodeEntities, htmlToText } from './html-text'
+import { blockReason, classifyAddress } from './net-guard'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
 
 let server: http.Server
 let base: string
+let port: number
 const hanging = new Set<http.ServerResponse>()
+/** requests the test server received (a refused fetch must not add one) */
+let hits = 0
 
 beforeAll(async () => {
   server = http.createServer((req, res) => {
+    hits++
     const url = new URL(req.url ?? '/', 'http://x')
     switch (url.pathname) {
+      case '/host':
+        res.setHeader('content-type', 'text/plain')
+        res.end(`host=${req.headers.host}`)
+        return
+      case '/gzip':
+        res.setHeader('content-type', 'text/plain')
+        res.setHeader('content-encoding', 'gzip')
+        res.end(zlib.gzipSync('squeezed text'))
+        return
+      case '/to': {
+        // redirect to any URL given in ?u=
+        res.statusCode = 302
+        res.setHeader('location', url.searchParams.get('u') ?? '/text')
+        res.end()
+        return
+      }
       case '/page':
         res.setHeader('content-type', 'text/html; charset=utf-8')
         res.end(`<!doctype html><html><head><title>My &amp; Page</title><style>.x{color:red}</style>
@@ -81,7 +104,12 @@ beforeAll(async () => {
     }
   })
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  port = (server.address() as AddressInfo).port
+  base = `http://127.0.0.1:${port}`
+})
+
+afterEach(() => {
+  vi.restoreAllMocks()
 })
 
 afterAll(async () => {
@@ -93,7 +121,8 @@ let sb: Sandbox
 let ctx: TestCtx
 beforeEach(() => {
   sb = makeSandbox()
-  ctx = makeCtx(sb.ws, { webFetch: { maxBytes: 200_000, timeoutMs: 3000 } })
+  // the test server is on 127.0.0.1: these tests opt in to loopback (the policy tests below do not)
+  ctx = makeCtx(sb.ws, { webFetch: { maxBytes: 200_000, timeoutMs: 3000, allowLoopback: true } })
 })
 afterEach(() => sb.cleanup())
 
@@ -119,7 +148,7 @@ describe('web_fetch', () => {
   })
 
   it('stops downloading at the byte cap', async () => {
-    const small = makeCtx(sb.ws, { webFetch: { maxBytes: 50_000, timeoutMs: 5000 } })
+    const small = makeCtx(sb.ws, { webFetch: { maxBytes: 50_000, timeoutMs: 5000, allowLoopback: true } })
     const r = await run(small, 'web_fetch', { url: `${base}/infinite`, maxChars: 500_000 })
     expect(r.details).toMatchObject({ bytes: 50_000, truncated: true })
     expect(textOf(r)).toMatch(/download stopped at the 48\.8 KB size limit/)
@@ -152,7 +181,7 @@ describe('web_fetch', () => {
   })
 
   it('times out on a server that never answers', async () => {
-    const quick = makeCtx(sb.ws, { webFetch: { maxBytes: 1000, timeoutMs: 300 } })
+    const quick = makeCtx(sb.ws, { webFetch: { maxBytes: 1000, timeoutMs: 300, allowLoopback: true } })
     const started = Date.now()
     await expect(run(quick, 'web_fetch', { url: `${base}/hang` })).rejects.toThrow(/timed out after 300 ms/)
     expect(Date.now() - started).toBeLessThan(2000)
@@ -172,6 +201,108 @@ describe('web_fetch', () => {
     const port = (closed.address() as AddressInfo).port
     await new Promise((r) => closed.close(r))
     await expect(run(ctx, 'web_fetch', { url: `http://127.0.0.1:${port}/` })).rejects.toThrow(/could not reach/)
+  })
+})
+
+describe('web_fetch network policy', () => {
+  const strict = () => makeCtx(sb.ws, { webFetch: { maxBytes: 100_000, timeoutMs: 3000 } })
+  const REFUSED = /web_fetch refused .*blocked/
+
+  it('refuses loopback in every spelling by default, before any connection is made', async () => {
+    const before = hits
+    const c = strict()
+    const cases: Array<[string, RegExp]> = [
+      [`${base}/text`, /127\.0\.0\.1 is a loopback \(this machine\) address/],
+      [`http://localhost:${port}/text`, /"localhost" is this machine/],
+      [`http://app.localhost:${port}/text`, /is this machine/],
+      [`http://[::1]:${port}/text`, /::1 is a loopback/],
+      [`http://0.0.0.0:${port}/text`, /0\.0\.0\.0 is an unspecified address/],
+      [`http://2130706433:${port}/text`, /127\.0\.0\.1 is a loopback/], // decimal IPv4, normalized by the URL parser
+      [`http://0x7f.1:${port}/text`, /127\.0\.0\.1 is a loopback/],
+      [`http://[::ffff:127.0.0.1]:${port}/text`, /is a loopback/],
+    ]
+    for (const [url, why] of cases) {
+      const err = (await run(c, 'web_fetch', { url }).catch((e) => e)) as Error
+      expect(err, url).toBeInstanceOf(Error)
+      expect(err.message, url).toMatch(REFUSED)
+      expect(err.message, url).toMatch(why)
+    }
+    expect(hits).toBe(before)
+  })
+
+  it('refuses private, link-local (cloud metadata) and unique-local targets even with loopback allowed', async () => {
+    const c = makeCtx(sb.ws, { webFetch: { maxBytes: 1000, timeoutMs: 20_000, allowLoopback: true } })
+    const started = Date.now()
+    for (const [url, why] of [
+      ['http://10.0.0.1/', /private network/],
+      ['http://172.16.5.4:8080/', /private network/],
+      ['http://192.168.1.1/admin', /private network/],
+      ['http://100.64.0.7/', /private network/],
+      ['http://169.254.169.254/latest/meta-data/', /link-local address \(e\.g\. the cloud metadata service\)/],
+      ['http://[fd12:3456::1]/', /unique-local/],
+      ['http://[fe80::1]/', /link-local/],
+      ['http://[::ffff:10.1.2.3]/', /private network/],
+      ['http://224.0.0.251/', /multicast/],
+    ] as const) {
+      await expect(run(c, 'web_fetch', { url }), url).rejects.toThrow(why)
+    }
+    // refused without trying to connect (a connect to these would hang until the 20 s timeout)
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+
+  it('checks every redirect hop: a public-looking start cannot bounce into metadata or the LAN', async () => {
+    const c = makeCtx(sb.ws, { webFetch: { maxBytes: 1000, timeoutMs: 20_000, allowLoopback: true } })
+    const to = (u: string) => `${base}/to?u=${encodeURIComponent(u)}`
+    await expect(run(c, 'web_fetch', { url: to('http://169.254.169.254/latest/meta-data/iam/') })).rejects.toThrow(
+      /refused http:\/\/169\.254\.169\.254\/latest\/meta-data\/iam\/: 169\.254\.169\.254 is a link-local/,
+    )
+    await expect(run(c, 'web_fetch', { url: to('http://192.168.0.10/') })).rejects.toThrow(/192\.168\.0\.10 is a private network address/)
+  })
+
+  it('a name is resolved once and the socket is pinned to the checked address (DNS rebinding)', async () => {
+    // first answer: loopback (allowed here), every later answer: a private address
+    const lookup = vi.spyOn(dns.promises, 'lookup').mockImplementation((async (host: string) => {
+      if (host !== 'rebind.test') throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' })
+      return lookup.mock.calls.length <= 1 ? [{ address: '127.0.0.1', family: 4 }] : [{ address: '10.0.0.9', family: 4 }]
+    }) as never)
+    const c = makeCtx(sb.ws, { webFetch: { maxBytes: 1000, timeoutMs: 3000, allowLoopback: true } })
+    const t = textOf(await run(c, 'web_fetch', { url: `http://rebind.test:${port}/host` }))
+    // the request went to the checked address (the OS resolver does not know rebind.test) with the original Host
+    expect(t).toContain(`host=rebind.test:${port}`)
+    expect(lookup).toHaveBeenCalledTimes(1)
+    // the next resolution points into the LAN: refused, for a first hop and for a redirect hop alike
+    await expect(run(c, 'web_fetch', { url: `http://rebind.test:${port}/host` })).rejects.toThrow(
+      /rebind\.test resolves to 10\.0\.0\.9, a private network address/,
+    )
+    await expect(run(c, 'web_fetch', { url: `${base}/to?u=${encodeURIComponent(`http://rebind.test:${port}/host`)}` })).rejects.toThrow(
+      /rebind\.test resolves to 10\.0\.0\.9/,
+    )
+  })
+
+  it('a name with any blocked address among its answers is refused', async () => {
+    vi.spyOn(dns.promises, 'lookup').mockImplementation((async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: 'fd00::5', family: 6 },
+    ]) as never)
+    await expect(run(strict(), 'web_fetch', { url: 'http://mixed.test/' })).rejects.toThrow(/mixed\.test resolves to fd00::5, a unique-local/)
+  })
+
+  it('decodes a gzip body', async () => {
+    expect(await fetchText(`${base}/gzip`)).toMatch(/squeezed text$/)
+  })
+
+  it('classifies addresses', () => {
+    expect(classifyAddress('8.8.8.8')).toBe('public')
+    expect(classifyAddress('2606:4700::1111')).toBe('public')
+    expect(classifyAddress('172.32.0.1')).toBe('public')
+    expect(classifyAddress('64:ff9b::a00:1')).toBe('private') // NAT64 of 10.0.0.1
+    expect(classifyAddress('2002:a9fe:a9fe::')).toBe('link-local') // 6to4 of 169.254.169.254
+    expect(classifyAddress('fe80::1%eth0')).toBe('link-local')
+    expect(classifyAddress('nope')).toBeUndefined()
+    expect(blockReason('127.0.0.1', { allowLoopback: true })).toBeUndefined()
+    expect(blockReason('10.0.0.1', { allowLoopback: true })).toBe('a private network address')
+    expect(blockReason('10.0.0.1', { allowPrivateNetwork: true })).toBeUndefined()
+    expect(blockReason('169.254.169.254', { allowLoopback: true, allowPrivateNetwork: true })).toMatch(/link-local/)
   })
 })
 

@@ -1,8 +1,15 @@
 // `web_fetch`: GET an http(s) URL and return readable text. Redirects are followed by hand (≤5) so each
-// hop's scheme is re-checked; the body is streamed and cut at the byte cap; timeout and abort are honoured.
+// hop's scheme and address are re-checked; every host is resolved once, checked against the network policy
+// (no loopback / private / link-local targets unless configured) and the socket is pinned to that address.
+// The body is streamed, decompressed and cut at the byte cap; timeout and abort are honoured.
+import http from 'node:http'
+import https from 'node:https'
+import type { Readable } from 'node:stream'
+import zlib from 'node:zlib'
 import Type from 'typebox'
 import { extractTitle, htmlToText } from './html-text'
-import { formatBytes, looksBinary, textResult, ToolAbortedError, throwIfAborted } from './result'
+import { BlockedAddressError, pinnedLookup, resolvePinned, type NetPolicy } from './net-guard'
+import { formatBytes, looksBinary, raceAbort, textResult, ToolAbortedError, throwIfAborted } from './result'
 import { defineTool } from './spec'
 
 export const WEB_FETCH_MAX_REDIRECTS = 5
@@ -30,32 +37,100 @@ function parseUrl(raw: string): URL {
   }
 }
 
-async function readCapped(res: Response, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  if (!res.body) return { bytes: new Uint8Array(0), truncated: false }
-  const reader = res.body.getReader()
-  const chunks: Uint8Array[] = []
+interface FetchResponse {
+  status: number
+  statusText: string
+  headers: http.IncomingHttpHeaders
+  /** the decoded (decompressed) body */
+  body: Readable
+  /** stops reading and closes the connection */
+  close(): void
+}
+
+const header = (h: http.IncomingHttpHeaders, name: string): string => {
+  const v = h[name]
+  return Array.isArray(v) ? v.join(', ') : (v ?? '')
+}
+
+function decodedBody(res: http.IncomingMessage): Readable {
+  const enc = header(res.headers, 'content-encoding').trim().toLowerCase()
+  // the byte cap applies to the decompressed bytes, so a small compressed bomb cannot flood memory
+  const decoder =
+    enc === 'gzip' || enc === 'x-gzip'
+      ? zlib.createGunzip()
+      : enc === 'deflate'
+        ? zlib.createInflate()
+        : enc === 'br'
+          ? zlib.createBrotliDecompress()
+          : undefined
+  if (!decoder) return res
+  res.on('error', (err) => decoder.destroy(err))
+  return res.pipe(decoder)
+}
+
+/** One GET to the address `resolvePinned` checked (no redirects followed here). */
+async function request(url: URL, policy: NetPolicy, signal: AbortSignal): Promise<FetchResponse> {
+  const pin = await raceAbort(resolvePinned(url, policy), signal, 'web_fetch')
+  const mod = url.protocol === 'https:' ? https : http
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  return new Promise<FetchResponse>((resolve, reject) => {
+    const req = mod.request(
+      {
+        protocol: url.protocol,
+        hostname,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        // connect only to the checked address (DNS rebinding); no pooled socket from another request
+        lookup: pinnedLookup(pin),
+        family: pin.family,
+        agent: false,
+        signal,
+        headers: {
+          'user-agent': 'Loopdesk/0.1 (web_fetch)',
+          accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+          'accept-encoding': 'gzip, deflate, br',
+        },
+      },
+      (res) => {
+        const body = decodedBody(res)
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? '',
+          headers: res.headers,
+          body,
+          close: () => {
+            body.destroy()
+            res.destroy()
+            req.destroy()
+          },
+        })
+      },
+    )
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+async function readCapped(res: FetchResponse, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const chunks: Buffer[] = []
   let total = 0
   let truncated = false
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    if (total + value.length > maxBytes) {
-      chunks.push(value.subarray(0, maxBytes - total))
-      total = maxBytes
-      truncated = true
-      await reader.cancel().catch(() => {})
-      break
+  try {
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      if (total + chunk.length > maxBytes) {
+        chunks.push(chunk.subarray(0, maxBytes - total))
+        total = maxBytes
+        truncated = true
+        break
+      }
+      chunks.push(chunk)
+      total += chunk.length
     }
-    chunks.push(value)
-    total += value.length
+  } finally {
+    if (truncated) res.close()
   }
-  const bytes = new Uint8Array(total)
-  let off = 0
-  for (const c of chunks) {
-    bytes.set(c, off)
-    off += c.length
-  }
-  return { bytes, truncated }
+  return { bytes: Buffer.concat(chunks, total), truncated }
 }
 
 function charsetOf(contentType: string, head: Uint8Array): string {
@@ -100,7 +175,8 @@ export const webFetchTool = defineTool(
     label: 'Fetch URL',
     description:
       'Fetch an http(s) URL (GET) and return its readable text: HTML is converted to plain text, JSON and text are returned as is. ' +
-      `Follows up to ${WEB_FETCH_MAX_REDIRECTS} redirects. Large pages are truncated. Binary content is refused.`,
+      `Follows up to ${WEB_FETCH_MAX_REDIRECTS} redirects. Large pages are truncated. Binary content is refused. ` +
+      'Only public internet hosts: localhost, private-network and link-local addresses are refused.',
     parameters: params,
   },
   async (ctx, p, signal) => {
@@ -109,6 +185,7 @@ export const webFetchTool = defineTool(
     checkScheme(url, 'Non-http')
     const maxChars = p.maxChars ?? WEB_FETCH_DEFAULT_MAX_CHARS
     const { maxBytes, timeoutMs } = ctx.webFetch
+    const policy: NetPolicy = { allowLoopback: ctx.webFetch.allowLoopback === true, allowPrivateNetwork: ctx.webFetch.allowPrivateNetwork === true }
 
     const timeout = new AbortController()
     const timer = setTimeout(() => timeout.abort(), timeoutMs)
@@ -116,35 +193,27 @@ export const webFetchTool = defineTool(
     const fail = (err: unknown): never => {
       if (signal?.aborted) throw new ToolAbortedError('web_fetch')
       if (timeout.signal.aborted) throw new Error(`web_fetch timed out after ${timeoutMs} ms fetching ${url.href}`)
-      throw err instanceof Error && err.message.startsWith('fetch failed')
-        ? new Error(`web_fetch could not reach ${url.href}: ${(err as Error & { cause?: Error }).cause?.message ?? err.message}`)
-        : err
+      if (err instanceof BlockedAddressError) throw err
+      const e = err as NodeJS.ErrnoException
+      throw e?.code && e.syscall ? new Error(`web_fetch could not reach ${url.href}: ${e.message}`, { cause: err }) : err
     }
 
+    let res: FetchResponse | undefined
     try {
-      let res: Response | undefined
       for (let hop = 0; ; hop++) {
         try {
-          res = await fetch(url, {
-            method: 'GET',
-            redirect: 'manual',
-            signal: combined,
-            headers: {
-              'user-agent': 'Loopdesk/0.1 (web_fetch)',
-              accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
-            },
-          })
+          res = await request(url, policy, combined)
         } catch (err) {
           fail(err)
         }
         const r = res!
-        const loc = r.headers.get('location')
+        const loc = header(r.headers, 'location')
         if (r.status >= 300 && r.status < 400 && loc) {
-          await r.body?.cancel().catch(() => {})
+          r.close()
           if (hop >= WEB_FETCH_MAX_REDIRECTS) throw new Error(`Too many redirects (more than ${WEB_FETCH_MAX_REDIRECTS}) starting at ${p.url}`)
           const next = parseUrl(new URL(loc, url).href)
           checkScheme(next, 'Redirect to')
-          url = next
+          url = next // its address is checked by the next request() before anything connects
           continue
         }
         break
@@ -156,7 +225,7 @@ export const webFetchTool = defineTool(
       } catch (err) {
         return fail(err)
       }
-      const contentType = r.headers.get('content-type') ?? ''
+      const contentType = header(r.headers, 'content-type')
       const kind = kindOf(contentType, body.bytes)
       if (kind === 'binary') {
         throw new Error(`Unsupported content type "${contentType || 'unknown'}" at ${url.href}: web_fetch returns text, HTML and JSON only`)
@@ -177,19 +246,19 @@ export const webFetchTool = defineTool(
         text = raw
       }
 
-      if (!r.ok) {
+      if (r.status < 200 || r.status > 299) {
         const snippet = text.replace(/\s+/g, ' ').trim().slice(0, 300)
         throw new Error(`HTTP ${r.status}${r.statusText ? ' ' + r.statusText : ''} from ${url.href}${snippet ? `: ${snippet}` : ''}`)
       }
 
       const charsTruncated = text.length > maxChars
       if (charsTruncated) text = text.slice(0, maxChars)
-      const header = [`URL: ${url.href}`, `Status: ${r.status}`, `Content-Type: ${contentType || 'unknown'}`]
-      if (title) header.push(`Title: ${title}`)
+      const head = [`URL: ${url.href}`, `Status: ${r.status}`, `Content-Type: ${contentType || 'unknown'}`]
+      if (title) head.push(`Title: ${title}`)
       const notes: string[] = []
       if (body.truncated) notes.push(`[download stopped at the ${formatBytes(maxBytes)} size limit]`)
       if (charsTruncated) notes.push(`[text truncated to ${maxChars} characters]`)
-      const out = `${header.join('\n')}\n\n${text || '(empty body)'}${notes.length ? '\n\n' + notes.join('\n') : ''}`
+      const out = `${head.join('\n')}\n\n${text || '(empty body)'}${notes.length ? '\n\n' + notes.join('\n') : ''}`
       return textResult(out, {
         url: url.href,
         status: r.status,
@@ -199,6 +268,7 @@ export const webFetchTool = defineTool(
       })
     } finally {
       clearTimeout(timer)
+      res?.close()
     }
   },
 )
