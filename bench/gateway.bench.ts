@@ -1,23 +1,20 @@
-// Gateway bench over the real runtime and the scripted model server (its own process):
+// Gateway bench over the real runtime and the scripted model server, three processes as in a deployment:
+// this one is the client (a real WebSocket client, the CLI's), bench/gateway-bench-host.ts runs the runtime
+// + gateway, bench/gateway-model-server.ts the scripted OpenAI-compatible server (the real pi-ai client
+// talks to it over HTTP).
 //  1. 200 `agent` runs over 20 sessions, 20 in flight, through the WebSocket gateway: runs/s and
-//     ack / first-event / total latency p50/p99 as seen by the client.
+//     ack / first-event / total latency p50/p99 as seen by the client; the server process's event-loop
+//     delay, CPU and `agent` handler time.
 //  2. one 20,000-delta stream end to end (agent request → chat final at the client, every agent event
 //     parsed) versus reading the same stream straight from the model server (HTTP + SSE parse).
 // Targets: ack p99 < 5 ms; the stream within 1.5× of the direct read.   Usage: npm run bench:gateway
-import { spawn } from 'node:child_process'
-import fs from 'node:fs'
-import os from 'node:os'
+// BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process.
+import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import readline from 'node:readline'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
-import type { Handlers } from '../src/main/api/dispatch'
-import type { RuntimeHost } from '../src/main/api/host'
-import { FakeHost } from '../src/main/gateway/fake-host'
-import { startGateway } from '../src/main/gateway/server'
-import { createRuntime } from '../src/main/runtime/runtime'
-import { memoryCredentials } from '../test/fixtures/memory-credentials'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20)
@@ -26,15 +23,15 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 40)
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 20_000)
 const STREAM_REPEATS = Number(process.env.BENCH_STREAM_REPEATS ?? 3)
 const TOKEN = 'bench-token-0123456789abcdef'
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const fmt = (n: number) => n.toFixed(2)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 async function startServerProcess(): Promise<{ url: string; openaiBaseUrl: string; stop(): void }> {
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/gateway-model-server.ts')], {
-    cwd: root,
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/gateway-model-server.ts')], {
+    cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   })
   const line = await new Promise<string>((resolve, reject) => {
@@ -43,6 +40,52 @@ async function startServerProcess(): Promise<{ url: string; openaiBaseUrl: strin
   })
   const info = JSON.parse(line) as { url: string; openaiBaseUrl: string }
   return { ...info, stop: () => child.kill('SIGTERM') }
+}
+
+interface HostReply {
+  type: 'reply'
+  cmd: string
+  [k: string]: unknown
+}
+
+/** The runtime + gateway process, driven over IPC (one command at a time). */
+class HostProcess {
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly url: string,
+  ) {}
+
+  static async start(openaiBaseUrl: string): Promise<HostProcess> {
+    const extra = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean)
+    const child = spawn(process.execPath, [...extra, '--import', 'tsx', path.join(ROOT, 'bench/gateway-bench-host.ts')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      env: { ...process.env, BENCH_OPENAI_BASE_URL: openaiBaseUrl, BENCH_TOKEN: TOKEN, BENCH_IN_FLIGHT: String(IN_FLIGHT) },
+    })
+    const url = await new Promise<string>((resolve, reject) => {
+      child.once('message', (m) => resolve((m as { url: string }).url))
+      child.once('exit', (code) => reject(new Error(`gateway host exited (${code})`)))
+    })
+    return new HostProcess(child, url)
+  }
+
+  call(msg: Record<string, unknown>): Promise<HostReply> {
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`gateway host exited (${code}) during ${String(msg.cmd)}`))
+      this.child.once('exit', onExit)
+      this.child.once('message', (m) => {
+        this.child.off('exit', onExit)
+        resolve(m as HostReply)
+      })
+      this.child.send(msg)
+    })
+  }
+
+  async stop(): Promise<void> {
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()))
+    await this.call({ cmd: 'stop' })
+    await exited
+  }
 }
 
 /** The baseline: one client reading the SSE stream straight from the model server and parsing it. */
@@ -77,44 +120,9 @@ async function directRead(openaiBaseUrl: string, deltas: number): Promise<{ ms: 
 
 async function main() {
   const server = await startServerProcess()
-  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-gw-bench-'))
-  fs.writeFileSync(
-    path.join(stateDir, 'loopdesk.json'),
-    JSON.stringify({
-      models: {
-        providers: {
-          bench: {
-            baseUrl: server.openaiBaseUrl,
-            api: 'openai-completions',
-            models: [{ id: 'fast', contextWindow: 1_000_000, maxTokens: 100_000, cost: { input: 1, output: 2 } }],
-          },
-        },
-      },
-      agents: { defaults: { model: { primary: 'bench/fast' }, maxConcurrent: IN_FLIGHT } },
-    }),
-  )
-  const runtime = await createRuntime({ stateDir, env: {}, credentials: memoryCredentials(), modelRetries: 0, watchConfig: false })
-  // The runtime's own accept time (handler: validate, persist the session entry, enqueue), to split the
-  // client-observed ack latency into runtime and transport parts.
-  const handlerMs: number[] = []
-  const timedAgent: Handlers['agent'] = async (p, ctx) => {
-    const t = performance.now()
-    try {
-      return await runtime.handlers.agent(p, ctx)
-    } finally {
-      handlerMs.push(performance.now() - t)
-    }
-  }
-  const host: RuntimeHost = {
-    handlers: { ...runtime.handlers, agent: timedAgent },
-    subscribe: (l) => runtime.subscribe(l),
-    agentFinal: (id) => runtime.agentFinal(id),
-    info: runtime.info,
-    shutdown: (o) => runtime.shutdown(o),
-  }
-  const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
+  const hostProc = await HostProcess.start(server.openaiBaseUrl)
   const identity = generateNodeDeviceIdentity()
-  const client: GatewayConnectionClient = await connectGateway({ url: gw.url, token: TOKEN, identity })
+  const client: GatewayConnectionClient = await connectGateway({ url: hostProc.url, token: TOKEN, identity })
 
   // ------------------------------------------------------------------ 1. runs
   const firstEventAt = new Map<string, number>()
@@ -168,34 +176,42 @@ async function main() {
   }
 
   await pool(WARMUP, false)
-  handlerMs.length = 0
-  const loop = monitorEventLoopDelay({ resolution: 1 })
-  loop.enable()
+  await hostProc.call({ cmd: 'start-stats' })
+  const clientLoop = monitorEventLoopDelay({ resolution: 1 })
+  clientLoop.enable()
   const t0 = performance.now()
   await pool(RUNS, true)
   const elapsed = performance.now() - t0
-  loop.disable()
+  clientLoop.disable()
+  const stats = (await hostProc.call({ cmd: 'stats' })) as unknown as {
+    handler: { p50: number; p99: number }
+    loop: { p50: number; p99: number; max: number }
+    cpuPct: number
+  }
   ack.sort((a, b) => a - b)
   first.sort((a, b) => a - b)
   total.sort((a, b) => a - b)
-  handlerMs.sort((a, b) => a - b)
 
-  console.log(`gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), real runtime + scripted model`)
+  const load = (await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')
+  console.log(`gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), real runtime + scripted model; load avg ${load}`)
+  console.log(`  processes: client (this) · runtime + gateway · model server`)
   console.log(`  throughput      ${fmt(RUNS / (elapsed / 1000))} runs/s  (${fmt(elapsed)} ms)`)
   console.log(`  ack latency     p50 ${fmt(pct(ack, 50))} ms   p99 ${fmt(pct(ack, 99))} ms   (target p99 < 5)`)
-  console.log(`    of which runtime agent handler p50 ${fmt(pct(handlerMs, 50))} ms   p99 ${fmt(pct(handlerMs, 99))} ms`)
+  console.log(`    of which runtime agent handler p50 ${fmt(stats.handler.p50)} ms   p99 ${fmt(stats.handler.p99)} ms`)
   console.log(`  first event     p50 ${fmt(pct(first, 50))} ms   p99 ${fmt(pct(first, 99))} ms`)
   console.log(`  total (final)   p50 ${fmt(pct(total, 50))} ms   p99 ${fmt(pct(total, 99))} ms`)
-  console.log(`  event-loop delay p50 ${fmt(loop.percentile(50) / 1e6)} ms   p99 ${fmt(loop.percentile(99) / 1e6)} ms   max ${fmt(loop.max / 1e6)} ms   (one process: runtime + gateway + client)`)
+  console.log(
+    `  server event-loop delay p50 ${fmt(stats.loop.p50)} ms   p99 ${fmt(stats.loop.p99)} ms   max ${fmt(stats.loop.max)} ms   (runtime + gateway process, CPU ${stats.cpuPct.toFixed(0)}%)`,
+  )
+  console.log(`  client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms`)
   console.log(`  failures        ${failures}`)
 
   // ------------------------------------------------------------------ 1b. the gateway's own share of the ack
   // Same client, same request shape, but a host whose `agent` handler answers at once (no runtime work
   // competing for the event loop): what the WebSocket transport itself adds to an ack.
   {
-    const fake = new FakeHost({ chunks: ['ok'] })
-    const fgw = await startGateway({ host: fake, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
-    const fc = await connectGateway({ url: fgw.url, token: TOKEN, identity })
+    const { url: fakeUrl } = (await hostProc.call({ cmd: 'fake-gateway' })) as unknown as { url: string }
+    const fc = await connectGateway({ url: fakeUrl, token: TOKEN, identity })
     const fAck: number[] = []
     for (let i = 0; i < 1000 + 100; i++) {
       const t = performance.now()
@@ -205,7 +221,6 @@ async function main() {
     fAck.sort((a, b) => a - b)
     console.log(`  transport-only ack (fake host, 1000 sequential) p50 ${fmt(pct(fAck, 50))} ms   p99 ${fmt(pct(fAck, 99))} ms`)
     await fc.close()
-    await fgw.close()
   }
 
   // ------------------------------------------------------------------ 2. one long stream
@@ -219,20 +234,9 @@ async function main() {
     direct.push(d.ms)
     lastDirect = d
 
-    // the same stream through the runtime alone (in-process subscriber, no WebSocket), to attribute time
-    const rid = `rt-stream-${r}`
-    const rtDone = new Promise<void>((resolve) => {
-      const off = runtime.subscribe((e) => {
-        if (e.event === 'chat' && e.payload.runId === rid && e.payload.state === 'final') {
-          off()
-          resolve()
-        }
-      })
-    })
-    const r0 = performance.now()
-    await runtime.handlers.agent({ message: `stream ${DELTAS} deltas`, idempotencyKey: rid, sessionKey: `agent:main:rtstream-${r}` }, { transport: 'local' })
-    await rtDone
-    runtimeOnly.push(performance.now() - r0)
+    // the same stream through the runtime alone (in the server process, no socket), to attribute time
+    const rt = (await hostProc.call({ cmd: 'runtime-stream', id: `rt-stream-${r}`, deltas: DELTAS })) as unknown as { ms: number }
+    runtimeOnly.push(rt.ms)
 
     const id = `gw-stream-${r}`
     let agentEvents = 0
@@ -262,21 +266,20 @@ async function main() {
     lastE2e = { agentEvents, chatDeltas, chars: finalText.length }
   }
   const ratio = median(e2e) / median(direct)
-  console.log(`  ${DELTAS}-delta stream (median of ${STREAM_REPEATS})`)
-  console.log(`    direct from model server  ${fmt(median(direct))} ms   (${lastDirect.frames} SSE deltas, ${lastDirect.chars} chars)`)
-  console.log(`    runtime alone (no socket) ${fmt(median(runtimeOnly))} ms   (${fmt(median(runtimeOnly) / median(direct))}× direct)`)
+  const list = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(' / ')
+  console.log(`  ${DELTAS}-delta stream (median of ${STREAM_REPEATS}; each run in brackets)`)
+  console.log(`    direct from model server  ${fmt(median(direct))} ms   [${list(direct)}]   (${lastDirect.frames} SSE deltas, ${lastDirect.chars} chars)`)
+  console.log(`    runtime alone (no socket) ${fmt(median(runtimeOnly))} ms   [${list(runtimeOnly)}]   (${fmt(median(runtimeOnly) / median(direct))}× direct)`)
   console.log(
-    `    end to end via gateway    ${fmt(median(e2e))} ms   (${lastE2e.agentEvents} agent events, ${lastE2e.chatDeltas} chat deltas, final ${lastE2e.chars} chars)`,
+    `    end to end via gateway    ${fmt(median(e2e))} ms   [${list(e2e)}]   (${lastE2e.agentEvents} agent events, ${lastE2e.chatDeltas} chat deltas, final ${lastE2e.chars} chars)`,
   )
   console.log(`    ratio                     ${fmt(ratio)}×   (target ≤ 1.5×)`)
-  const ok = pct(ack, 99) < 5 && ratio <= 1.5 && failures === 0
+  const ok = pct(ack, 99) < 5 && ratio <= 1.5 && failures === 0 && lastE2e.chars === lastDirect.chars
   console.log(ok ? 'RESULT: within targets' : 'RESULT: OUTSIDE targets')
 
   await client.close()
-  await gw.close()
-  await runtime.shutdown({ drainMs: 0 })
+  await hostProc.stop()
   server.stop()
-  fs.rmSync(stateDir, { recursive: true, force: true })
   process.exitCode = ok ? 0 : 1
 }
 

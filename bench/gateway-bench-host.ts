@@ -1,0 +1,137 @@
+// Server process of the gateway bench: the real runtime + the WebSocket gateway, as a deployment runs them
+// (the bench client lives in the parent process, the scripted model server in a third one). Talks to the
+// parent over the Node IPC channel:
+//   parent → {cmd:'start-stats'} | {cmd:'stats'} | {cmd:'runtime-stream', id, deltas} | {cmd:'fake-gateway'}
+//            | {cmd:'stop'}
+//   child  → {type:'ready', url} first, then one {type:'reply', cmd, ...} per command.
+// Stats are this process's: the runtime's `agent` handler time, event-loop delay and CPU time.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
+import type { Handlers } from '../src/main/api/dispatch'
+import type { RuntimeHost } from '../src/main/api/host'
+import { FakeHost } from '../src/main/gateway/fake-host'
+import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
+import { createRuntime } from '../src/main/runtime/runtime'
+import { memoryCredentials } from '../test/fixtures/memory-credentials'
+
+const TOKEN = process.env.BENCH_TOKEN ?? 'bench-token-0123456789abcdef'
+const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 20)
+const openaiBaseUrl = process.env.BENCH_OPENAI_BASE_URL
+if (!openaiBaseUrl || !process.send) {
+  console.error('gateway-bench-host: start me from bench/gateway.bench.ts (needs BENCH_OPENAI_BASE_URL and an IPC channel)')
+  process.exit(2)
+}
+const send = (msg: unknown) => process.send!(msg)
+
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-gw-bench-'))
+fs.writeFileSync(
+  path.join(stateDir, 'loopdesk.json'),
+  JSON.stringify({
+    models: {
+      providers: {
+        bench: {
+          baseUrl: openaiBaseUrl,
+          api: 'openai-completions',
+          models: [{ id: 'fast', contextWindow: 1_000_000, maxTokens: 100_000, cost: { input: 1, output: 2 } }],
+        },
+      },
+    },
+    agents: { defaults: { model: { primary: 'bench/fast' }, maxConcurrent: IN_FLIGHT } },
+  }),
+)
+const runtime = await createRuntime({ stateDir, env: {}, credentials: memoryCredentials(), modelRetries: 0, watchConfig: false })
+
+// The runtime's own accept time (handler: validate, persist the session entry, journal, enqueue), to split
+// the client-observed ack latency into runtime and transport parts.
+let handlerMs: number[] = []
+const timedAgent: Handlers['agent'] = async (p, ctx) => {
+  const t = performance.now()
+  try {
+    return await runtime.handlers.agent(p, ctx)
+  } finally {
+    handlerMs.push(performance.now() - t)
+  }
+}
+const host: RuntimeHost = {
+  handlers: { ...runtime.handlers, agent: timedAgent },
+  subscribe: (l) => runtime.subscribe(l),
+  agentFinal: (id) => runtime.agentFinal(id),
+  info: runtime.info,
+  shutdown: (o) => runtime.shutdown(o),
+}
+const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
+let fakeGw: GatewayHandle | undefined
+
+let loop: ReturnType<typeof monitorEventLoopDelay> | undefined
+let cpuAt = process.cpuUsage()
+let wallAt = performance.now()
+const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN)
+
+/** The same stream through the runtime alone (in-process subscriber, no WebSocket), to attribute time. */
+async function runtimeStream(id: string, deltas: number): Promise<number> {
+  const done = new Promise<void>((resolve) => {
+    const off = runtime.subscribe((e) => {
+      if (e.event === 'chat' && e.payload.runId === id && e.payload.state === 'final') {
+        off()
+        resolve()
+      }
+    })
+  })
+  const t0 = performance.now()
+  await runtime.handlers.agent({ message: `stream ${deltas} deltas`, idempotencyKey: id, sessionKey: `agent:main:rt-${id}` }, { transport: 'local' })
+  await done
+  return performance.now() - t0
+}
+
+process.on('message', (raw) => {
+  const msg = raw as { cmd: string; id?: string; deltas?: number }
+  void (async () => {
+    switch (msg.cmd) {
+      case 'start-stats':
+        handlerMs = []
+        loop?.disable()
+        loop = monitorEventLoopDelay({ resolution: 1 })
+        loop.enable()
+        cpuAt = process.cpuUsage()
+        wallAt = performance.now()
+        return send({ type: 'reply', cmd: msg.cmd })
+      case 'stats': {
+        loop?.disable()
+        const cpu = process.cpuUsage(cpuAt)
+        const wall = performance.now() - wallAt
+        const h = [...handlerMs].sort((a, b) => a - b)
+        return send({
+          type: 'reply',
+          cmd: msg.cmd,
+          handler: { p50: pct(h, 50), p99: pct(h, 99), n: h.length },
+          loop: loop ? { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 } : undefined,
+          cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
+        })
+      }
+      case 'runtime-stream':
+        return send({ type: 'reply', cmd: msg.cmd, ms: await runtimeStream(msg.id!, msg.deltas!) })
+      case 'fake-gateway': {
+        // a host whose `agent` handler answers at once: what the WebSocket transport itself adds to an ack
+        fakeGw ??= await startGateway({ host: new FakeHost({ chunks: ['ok'] }), port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
+        return send({ type: 'reply', cmd: msg.cmd, url: fakeGw.url })
+      }
+      case 'stop':
+        await fakeGw?.close()
+        await gw.close()
+        await runtime.shutdown({ drainMs: 0 })
+        fs.rmSync(stateDir, { recursive: true, force: true })
+        send({ type: 'reply', cmd: msg.cmd })
+        process.disconnect()
+        return
+    }
+  })().catch((err) => {
+    console.error(err)
+    process.exit(1)
+  })
+})
+// the parent died: do not linger
+process.on('disconnect', () => setTimeout(() => process.exit(0), 100).unref())
+
+send({ type: 'ready', url: gw.url })
