@@ -265,6 +265,8 @@ export interface ToolRunContext {
   execMaxOutputChars: number
   /** allowLoopback / allowPrivateNetwork: opt-ins to the web_fetch network policy (both default false) */
   webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
+  /** grep: time one file's regex search may take (default 5 s) before the pattern is judged runaway */
+  grep?: { regexTimeoutMs?: number }
   /** `message` tool: deliver visible text to the session now; (a Promise of) `false` = a plugin cancelled it */
   sendMessage(text: string): unknown
 }

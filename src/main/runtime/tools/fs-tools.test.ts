@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { GLOB_MAX_RESULTS } from './glob'
-import { GREP_MAX_MATCHES } from './grep'
+import { GREP_MAX_MATCHES, GREP_MAX_SCAN_LINE_CHARS } from './grep'
 import { READ_MAX_CHARS } from './read'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
 
@@ -189,6 +189,44 @@ describe('grep', () => {
     const r = await run(ctx, 'grep', { pattern: 'match' })
     expect(textOf(r)).toMatch(/50 more matches not shown/)
     expect(r.details).toMatchObject({ matches: GREP_MAX_MATCHES + 50 })
+  })
+
+  it('a catastrophically backtracking pattern ends with a clear error and never blocks the event loop', async () => {
+    put('a-fine.txt', 'aaa\n')
+    put('evil.txt', 'a'.repeat(40) + '!\n') // (a+)+$ on this takes ~2^40 steps
+    const quick = makeCtx(sb.ws, { grep: { regexTimeoutMs: 300 } })
+    let ticks = 0
+    const ticker = setInterval(() => ticks++, 20)
+    const started = Date.now()
+    try {
+      const err = (await run(quick, 'grep', { pattern: '(a+)+$' }).catch((e) => e)) as Error
+      expect(err).toBeInstanceOf(Error)
+      expect(err.message).toMatch(/^grep stopped: the regular expression \/\(a\+\)\+\$\/ ran longer than 300 ms on evil\.txt\. It probably backtracks catastrophically/)
+    } finally {
+      clearInterval(ticker)
+    }
+    expect(Date.now() - started).toBeLessThan(3000)
+    expect(ticks).toBeGreaterThanOrEqual(5) // the main thread kept running while the worker spun
+    // the same tool works again right after (a fresh worker per call)
+    expect(textOf(await run(quick, 'grep', { pattern: 'a+$', path: 'a-fine.txt' }))).toBe('a-fine.txt:1: aaa')
+  })
+
+  it('abort stops a runaway pattern at once', async () => {
+    put('evil.txt', 'a'.repeat(40) + '!\n')
+    const ac = new AbortController()
+    setTimeout(() => ac.abort(), 100)
+    const started = Date.now()
+    await expect(run(ctx, 'grep', { pattern: '(a+)+$' }, { signal: ac.signal })).rejects.toThrow(/aborted/)
+    expect(Date.now() - started).toBeLessThan(2000)
+  })
+
+  it('searches long lines only up to the scan limit and says so; refuses huge patterns', async () => {
+    put('min.js', 'x'.repeat(GREP_MAX_SCAN_LINE_CHARS + 100) + 'needle\nneedle' + 'y'.repeat(GREP_MAX_SCAN_LINE_CHARS + 100) + '\n')
+    const t = textOf(await run(ctx, 'grep', { pattern: 'needle' }))
+    expect(t.split('\n')[0]).toMatch(/^min\.js:2: needley+…$/)
+    expect(t).toContain(`[2 lines longer than ${GREP_MAX_SCAN_LINE_CHARS} characters searched in their first ${GREP_MAX_SCAN_LINE_CHARS} only]`)
+    expect(t).not.toMatch(/min\.js:1:/)
+    await expect(run(ctx, 'grep', { pattern: 'a'.repeat(2000) })).rejects.toThrow(/pattern too long/)
   })
 })
 
