@@ -13,7 +13,7 @@ import { createReadStream, existsSync, statSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve } from 'node:path'
-import { chromium, type Page } from '@playwright/test'
+import { chromium, type CDPSession, type Page } from '@playwright/test'
 
 const args = process.argv.slice(2)
 const flag = (name: string) => args.includes(`--${name}`)
@@ -83,6 +83,39 @@ interface Bench {
   noLongtask?: string
 }
 
+/** What the bench reads in the page (this file is type-checked without the DOM library). */
+interface PageGlobals {
+  document: { querySelector(selector: string): { textContent: string | null } | null }
+}
+
+interface TraceEvent {
+  ph: string
+  name: string
+  pid: number
+  tid: number
+  ts: number
+  /** wall time, µs */
+  dur?: number
+  /** thread (CPU) time, µs */
+  tdur?: number
+  args?: { name?: string }
+}
+
+/** Reads a trace returned as a stream (Tracing.start with transferMode 'ReturnAsStream'). */
+async function readTrace(cdp: CDPSession, handle: string | undefined): Promise<TraceEvent[]> {
+  if (!handle) throw new Error('the trace came back without a stream handle')
+  const chunks: string[] = []
+  for (;;) {
+    const r = await cdp.send('IO.read', { handle, size: 1 << 22 })
+    chunks.push(r.base64Encoded ? Buffer.from(r.data, 'base64').toString('utf8') : r.data)
+    if (r.eof) break
+  }
+  await cdp.send('IO.close', { handle })
+  const text = chunks.join('')
+  const parsed = JSON.parse(text) as { traceEvents?: TraceEvent[] } | TraceEvent[]
+  return Array.isArray(parsed) ? parsed : (parsed.traceEvents ?? [])
+}
+
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
   args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'],
@@ -111,29 +144,45 @@ const streamPage = await newPage({
   scripts: [{ steps: [{ kind: 'text', text }] }],
 })
 await streamPage.waitForTimeout(500)
-// Also trace the renderer's main-thread tasks: wall time (what PerformanceObserver reports) and CPU
-// time. On a busy machine a task's wall time stretches while the renderer is preempted; CPU time shows
-// the work the page itself did.
+// Trace the renderer's main-thread tasks: each task's wall time (what the Long Tasks API reports) and
+// its CPU (thread) time. On a busy machine a task's wall time stretches while the OS runs other
+// threads; CPU time is the work the page itself did. The trace is returned as a stream at the end, so
+// nothing is shipped to (and parsed by) this process while the reply streams.
 const cdp = await streamPage.context().newCDPSession(streamPage)
-const traceEvents: Array<{ ph: string; name: string; tid: number; dur?: number; tdur?: number; args?: { name?: string } }> = []
-cdp.on('Tracing.dataCollected', (d) => {
-  for (const e of d.value as unknown as typeof traceEvents) traceEvents.push(e)
-})
-const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r))
-await cdp.send('Tracing.start', { categories: 'toplevel', transferMode: 'ReportEvents' })
-const t0 = await streamPage.evaluate('performance.now()') as number
+const traced = new Promise<{ stream?: string }>((r) => cdp.once('Tracing.tracingComplete', r))
+await cdp.send('Tracing.start', { categories: 'toplevel', transferMode: 'ReturnAsStream', streamFormat: 'json' })
+const t0 = (await streamPage.evaluate('performance.now()')) as number
 await streamPage.getByRole('textbox', { name: 'Message' }).fill('write the long report')
 await streamPage.keyboard.press('Enter')
-const log = streamPage.getByRole('log', { name: 'Conversation' })
-await log.getByRole('status').filter({ hasText: /^Done/ }).waitFor({ timeout: 15 * 60_000 })
-const t1 = await streamPage.evaluate('performance.now()') as number
+// A cheap in-page check: Playwright's role/text locators walk the accessibility tree on every poll,
+// which would itself put 10–15 ms tasks on the main thread being measured.
+await streamPage.waitForFunction(
+  () => !!(globalThis as unknown as PageGlobals).document.querySelector('[role=log] [role=status]')?.textContent?.startsWith('Done'),
+  undefined,
+  { polling: 500, timeout: 15 * 60_000 },
+)
+const t1 = (await streamPage.evaluate('performance.now()')) as number
 await cdp.send('Tracing.end')
-await traced
-const mainTid = traceEvents.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain')?.tid
-const mainTasks = traceEvents.filter((e) => e.ph === 'X' && e.name === 'ThreadControllerImpl::RunTask' && e.tid === mainTid)
-const longestCpu = mainTasks.reduce((m, e) => Math.max(m, (e.tdur ?? 0) / 1000), 0)
-const cpuBusy = mainTasks.reduce((n, e) => n + (e.tdur ?? 0) / 1000, 0)
-const cpuOfLong = mainTasks.filter((e) => (e.dur ?? 0) > 50_000).map((e) => Math.round((e.tdur ?? 0) / 1000))
+const traceEvents = await readTrace(cdp, (await traced).stream)
+// The page's main thread: the renderer main thread (CrRendererMain) that ran the most tasks. The trace
+// spans Enter … Done (it starts right before the message is sent and ends once Done shows).
+const mainThreads = new Set(traceEvents.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`))
+const tasksOf = new Map<string, TraceEvent[]>()
+for (const e of traceEvents) {
+  const thread = `${e.pid}:${e.tid}`
+  if (e.ph !== 'X' || e.name !== 'ThreadControllerImpl::RunTask' || !mainThreads.has(thread)) continue
+  const list = tasksOf.get(thread)
+  if (list) list.push(e)
+  else tasksOf.set(thread, [e])
+}
+const mainTasks = [...tasksOf.values()].sort((a, b) => b.length - a.length)[0] ?? []
+const byWall = [...mainTasks].sort((a, b) => (b.dur ?? 0) - (a.dur ?? 0))
+const byCpu = [...mainTasks].sort((a, b) => (b.tdur ?? 0) - (a.tdur ?? 0))
+const ms = (us: number | undefined) => (us ?? 0) / 1000
+const longestCpu = ms(byCpu[0]?.tdur)
+const cpuBusy = mainTasks.reduce((n, e) => n + ms(e.tdur), 0)
+const overWall = byWall.filter((e) => ms(e.dur) > 50)
+const overCpu = byCpu.filter((e) => ms(e.tdur) > 50)
 const s = await bench(streamPage)
 const during = s.longtasks.filter((t) => t.start >= t0 && t.start <= t1)
 const longestStream = during.reduce((m, t) => Math.max(m, t.duration), 0)
@@ -188,19 +237,26 @@ await openPage.close()
 await browser.close()
 server.close()
 
+const longestPagingText = longestPaging ? `${round(longestPaging)} ms` : 'none over 50 ms'
 const results = [
-  { name: 'longest main-thread task while streaming, CPU time', value: `${round(longestCpu)} ms`, ok: longestCpu <= 50, target: '≤ 50 ms' },
-  { name: 'longest main-thread task while streaming, wall time (longtask)', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
+  // The issue's target, as the Long Tasks API measures it: wall-clock time, which includes any time
+  // the OS spent running other threads/processes in the middle of the task.
+  { name: 'longest main-thread task while streaming, WALL time (Long Tasks API)', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
+  // The same tasks' CPU (thread) time from the trace: the work the page itself did.
+  { name: 'longest main-thread task while streaming, CPU time (trace)', value: `${round(longestCpu)} ms`, ok: longestCpu <= 50, target: '≤ 50 ms' },
   { name: 'session open (10,000 messages)', value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
   { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
 ]
+const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU`
 console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleString()}-token reply, ${MESSAGES.toLocaleString()}-message session`)
-// Long tasks are wall-clock: on a busy machine the renderer is preempted mid-task and they stretch.
 console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} (1 min)`)
+console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
 if (s.noLongtask) console.log(`(longtask observer unavailable: ${s.noLongtask})`)
-if (during.length) console.log(`long tasks while streaming (ms after Enter: duration): ${during.slice(0, 12).map((t) => `${Math.round(t.start - t0)}: ${Math.round(t.duration)}`).join(', ')}${during.length > 12 ? ', …' : ''}`)
-console.log(`main thread (trace): ${mainTasks.length} tasks, CPU busy ${Math.round((cpuBusy / (t1 - t0)) * 100)}% of the stream, longest task ${round(longestCpu)} ms of CPU; CPU time of the tasks over 50 ms wall: ${cpuOfLong.slice(0, 20).join(', ') || 'none'}`)
-console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${during.length} long tasks (>50 ms: ${during.filter((t) => t.duration > 50).length}), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
-console.log(`history: open ${round(openMs)} ms with ${openNodes} message nodes; paged back through ${pages} older pages in ${round((p1 - p0) / 1000)} s, longest task while paging ${round(longestPaging)} ms`)
+console.log(`  Long Tasks API (wall time, tasks > 50 ms): ${during.length}${during.length ? ` — ms after Enter: duration ${during.slice(0, 10).map((t) => `${Math.round(t.start - t0)}: ${Math.round(t.duration)}`).join(', ')}${during.length > 10 ? ', …' : ''}` : ''}`)
+console.log(`  trace, main thread: ${mainTasks.length} tasks, CPU busy ${Math.round((cpuBusy / (t1 - t0)) * 100)}% of the stream`)
+console.log(`    longest by wall: ${byWall.slice(0, 5).map(fmtTask).join(', ')}`)
+console.log(`    longest by CPU:  ${byCpu.slice(0, 5).map(fmtTask).join(', ')}`)
+console.log(`    over 50 ms wall: ${overWall.length}; over 50 ms CPU: ${overCpu.length}${overWall.length ? ` (a task with far less CPU than wall time was preempted: the OS ran something else meanwhile)` : ''}`)
+console.log(`history: open ${round(openMs)} ms with ${openNodes} message nodes; paged back through ${pages} older pages in ${round((p1 - p0) / 1000)} s, longest task while paging ${longestPagingText}`)
 for (const r of results) console.log(`${r.ok ? 'PASS' : 'MISS'}  ${r.name}: ${r.value} (target ${r.target})`)
 if (flag('strict') && results.some((r) => !r.ok)) process.exit(1)
