@@ -80,7 +80,17 @@ export interface LoopdeskConfig {
     }
   }
   tools?: {
-    exec?: { allowlist?: string[]; approvalTimeoutMs?: number; timeoutSeconds?: number; maxOutputChars?: number }
+    exec?: {
+      allowlist?: string[]
+      approvalTimeoutMs?: number
+      timeoutSeconds?: number
+      maxOutputChars?: number
+      /**
+       * secret environment variables commands may still see (exact names, `PREFIX_*`, or `*` for all). By default
+       * provider API keys, configured apiKeyEnv variables and Loopdesk's own tokens are removed from exec's env.
+       */
+      envPassthrough?: string[]
+    }
     webFetch?: {
       maxBytes?: number
       timeoutMs?: number
@@ -111,9 +121,17 @@ export interface ResolvedConfig {
     maxConcurrent: number
   }
   queue: { mode: 'steer' | 'followup' | 'collect' | 'interrupt'; debounceMs: number; cap: number; drop: 'old' | 'new' | 'summarize' }
-  exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number }
+  exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number; env?: ExecEnvPolicy }
   webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
   gateway: { port: number; bind: 'loopback' | 'lan' | 'all'; token?: string; allowedOrigins: string[] }
+}
+
+/** Which secret variables exec strips from a command's environment (tools/exec-env.ts). */
+export interface ExecEnvPolicy {
+  /** names / `PREFIX_*` patterns the user allows through anyway; `*` = everything */
+  passthrough: string[]
+  /** extra secret names to strip (the configured providers' apiKeyEnv) */
+  secretNames: string[]
 }
 
 // ------------------------------------------------------------------ credentials
@@ -263,6 +281,8 @@ export interface ToolRunContext {
   execAllowlist: string[]
   execTimeoutSeconds: number
   execMaxOutputChars: number
+  /** secret env variables kept from commands (default: the built-in secret rules only) */
+  execEnv?: ExecEnvPolicy
   /** allowLoopback / allowPrivateNetwork: opt-ins to the web_fetch network policy (both default false) */
   webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
   /** grep: time one file's regex search may take (default 5 s) before the pattern is judged runaway */

@@ -35,10 +35,28 @@ describe('resolveConfig', () => {
         maxConcurrent: 4,
       },
       queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
-      exec: { allowlist: [], approvalTimeoutMs: 120000, timeoutSeconds: 120, maxOutputChars: 100000 },
+      exec: {
+        allowlist: [],
+        approvalTimeoutMs: 120000,
+        timeoutSeconds: 120,
+        maxOutputChars: 100000,
+        env: { passthrough: [], secretNames: [] },
+      },
       webFetch: { maxBytes: 2_000_000, timeoutMs: 30000, allowLoopback: false, allowPrivateNetwork: false },
       gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
     })
+  })
+
+  it('collects the configured providers\' key variables as exec secrets and keeps the passthrough list', () => {
+    const c = resolveConfig(
+      {
+        models: { providers: { a: { apiKeyEnv: 'A_CRED' }, b: { apiKeyEnv: 'A_CRED' }, c: { apiKey: 'literal' } } },
+        tools: { exec: { envPassthrough: ['GITHUB_TOKEN'] }, webFetch: { allowLoopback: true } },
+      },
+      '/state',
+    )
+    expect(c.exec.env).toEqual({ passthrough: ['GITHUB_TOKEN'], secretNames: ['A_CRED'] })
+    expect(c.webFetch).toMatchObject({ allowLoopback: true, allowPrivateNetwork: false })
   })
 
   it('resolves agents, workspaces, models and the gateway token', () => {

@@ -82,6 +82,11 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
       approvalTimeoutMs: exec.approvalTimeoutMs ?? D.exec.approvalTimeoutMs,
       timeoutSeconds: exec.timeoutSeconds ?? D.exec.timeoutSeconds,
       maxOutputChars: exec.maxOutputChars ?? D.exec.maxOutputChars,
+      env: {
+        passthrough: [...(exec.envPassthrough ?? [])],
+        // a configured provider's key variable is a secret whatever its name
+        secretNames: [...new Set(Object.values(raw.models?.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : [])))],
+      },
     },
     webFetch: {
       maxBytes: wf.maxBytes ?? D.webFetch.maxBytes,

@@ -95,6 +95,9 @@ export const LoopdeskConfigSchema = Closed({
           approvalTimeoutMs: Opt(Int(0)),
           timeoutSeconds: Opt(Int(0)),
           maxOutputChars: Opt(Int(1)),
+          envPassthrough: Opt(
+            Type.Array(NonEmpty({ pattern: '^(\\*|[A-Za-z_][A-Za-z0-9_]*\\*?)$', 'x-message': 'must be a variable name, NAME_PREFIX_* or *' })),
+          ),
         }),
       ),
       webFetch: Opt(

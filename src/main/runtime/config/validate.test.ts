@@ -33,7 +33,10 @@ const full = {
   },
   gateway: { port: 0, bind: 'lan', auth: { token: 't' }, allowedOrigins: ['http://localhost:5173'] },
   messages: { queue: { mode: 'steer', debounceMs: 0, cap: 5, drop: 'old' } },
-  tools: { exec: { allowlist: ['git status*'], approvalTimeoutMs: 0, timeoutSeconds: 5, maxOutputChars: 10 }, webFetch: { maxBytes: 1, timeoutMs: 1 } },
+  tools: {
+    exec: { allowlist: ['git status*'], approvalTimeoutMs: 0, timeoutSeconds: 5, maxOutputChars: 10, envPassthrough: ['GITHUB_TOKEN', 'NPM_*', '*'] },
+    webFetch: { maxBytes: 1, timeoutMs: 1, allowLoopback: true, allowPrivateNetwork: false },
+  },
   hooks: { internal: { enabled: false } },
   plugins: { enabled: true, disabled: ['x'] },
 }
@@ -52,7 +55,7 @@ describe('validateConfig', () => {
       },
       gateway: { port: 70000, bind: 'everywhere', auth: { token: 5 } },
       models: { providers: { p: { baseUrl: 'ftp://x', models: [{ id: 'm', contextWindow: 'big', maxTokens: 1 }] } } },
-      tools: { exec: { allowlist: 'ls' } },
+      tools: { exec: { allowlist: 'ls', envPassthrough: ['$(rm -rf ~)'] }, webFetch: { allowLoopback: 'yes' } },
       hooks: { internal: { enabled: 'yes' } },
     })
     expect(issues).toEqual(
@@ -69,10 +72,12 @@ describe('validateConfig', () => {
         { path: 'models.providers.p.baseUrl', message: 'must be an http:// or https:// URL' },
         { path: 'models.providers.p.models[0].contextWindow', message: 'must be integer >= 1' },
         { path: 'tools.exec.allowlist', message: 'must be an array' },
+        { path: 'tools.exec.envPassthrough[0]', message: 'must be a variable name, NAME_PREFIX_* or *' },
+        { path: 'tools.webFetch.allowLoopback', message: 'must be true or false' },
         { path: 'hooks.internal.enabled', message: 'must be true or false' },
       ]),
     )
-    expect(issues).toHaveLength(13)
+    expect(issues).toHaveLength(15)
   })
 
   it('reports unknown keys, with a hint for near misses', () => {

@@ -324,6 +324,7 @@ export class EmbeddedRunner {
             execAllowlist: config.exec.allowlist,
             execTimeoutSeconds: config.exec.timeoutSeconds,
             execMaxOutputChars: config.exec.maxOutputChars,
+            execEnv: config.exec.env,
             webFetch: config.webFetch,
             sendMessage: async (text) => {
               // plugin message_sending may rewrite or cancel what the `message` tool delivers

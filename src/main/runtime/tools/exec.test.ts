@@ -69,6 +69,49 @@ describe('exec: running commands', () => {
     }
   })
 
+  it('keeps provider API keys, configured key variables and tokens out of commands unless passed through', async () => {
+    const secrets: Record<string, string> = {
+      OPENAI_API_KEY: 'sk-openai-secret',
+      ANTHROPIC_API_KEY: 'sk-ant-secret',
+      ANTHROPIC_OAUTH_TOKEN: 'oauth-secret',
+      GEMINI_API_KEY: 'gem-secret',
+      SOME_SERVICE_APIKEY: 'svc-secret',
+      MY_LLM_CRED: 'configured-secret', // a provider's apiKeyEnv: secret whatever its name
+      LOOPDESK_GATEWAY_TOKEN: 'gw-secret',
+      AWS_SECRET_ACCESS_KEY: 'aws-secret',
+      HF_TOKEN: 'hf-secret',
+      GITHUB_TOKEN: 'gh-token',
+      LOOPDESK_TEST_PLAIN: 'visible',
+    }
+    Object.assign(process.env, secrets)
+    const show = 'for v in ' + Object.keys(secrets).join(' ') + '; do eval "echo $v=\\${$v:-}"; done'
+    try {
+      const policy = { passthrough: [], secretNames: ['MY_LLM_CRED'] }
+      const strict = textOf(await run(makeCtx(sb.ws, { ...allowAll, execEnv: policy }), 'exec', { command: show }))
+      for (const v of Object.values(secrets)) {
+        if (!['gh-token', 'visible'].includes(v)) expect(strict).not.toContain(v)
+      }
+      expect(strict).toContain('OPENAI_API_KEY=\n')
+      expect(strict).toContain('MY_LLM_CRED=\n')
+      expect(strict).toContain('GITHUB_TOKEN=gh-token\n') // not a provider credential: left alone
+      expect(strict).toContain('LOOPDESK_TEST_PLAIN=visible\n')
+      // without a config policy (no runner config) the built-in rules still apply
+      const bare = textOf(await run(makeCtx(sb.ws, allowAll), 'exec', { command: 'echo "[$OPENAI_API_KEY][$LOOPDESK_GATEWAY_TOKEN]"' }))
+      expect(bare).toBe('[][]\n')
+      // the user can let named variables (or prefixes) through explicitly
+      const open = { passthrough: ['OPENAI_API_KEY', 'AWS_*'], secretNames: ['MY_LLM_CRED'] }
+      const t = textOf(await run(makeCtx(sb.ws, { ...allowAll, execEnv: open }), 'exec', { command: show }))
+      expect(t).toContain('OPENAI_API_KEY=sk-openai-secret\n')
+      expect(t).toContain('AWS_SECRET_ACCESS_KEY=aws-secret\n')
+      expect(t).toContain('ANTHROPIC_API_KEY=\n')
+      expect(t).toContain('MY_LLM_CRED=\n')
+      const all = textOf(await run(makeCtx(sb.ws, { ...allowAll, execEnv: { passthrough: ['*'], secretNames: [] } }), 'exec', { command: show }))
+      expect(all).toContain('LOOPDESK_GATEWAY_TOKEN=gw-secret\n')
+    } finally {
+      for (const k of Object.keys(secrets)) delete process.env[k]
+    }
+  })
+
   it('throws with the exit code and output on failure', async () => {
     const ctx = makeCtx(sb.ws, allowAll)
     await expect(run(ctx, 'exec', { command: 'echo oops >&2; exit 3' })).rejects.toThrow(/^Command exited with code 3\n\noops/)

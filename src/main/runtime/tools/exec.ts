@@ -5,6 +5,7 @@ import Type from 'typebox'
 import type { ToolRunContext } from '../contracts'
 import { matchesAllowlist } from './allowlist'
 import type { ApprovalOutcome, DetailedApprovals } from './approvals'
+import { commandEnv } from './exec-env'
 import { HeadTailBuffer } from './output-buffer'
 import { workspaceRoot } from './paths'
 import { killTree, spawnShell } from './process-tree'
@@ -52,16 +53,6 @@ async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCa
   throw new ExecDeniedError('exec denied by user: the command was not run', 'user')
 }
 
-/** Loopdesk's own credentials (gateway token etc.) never reach model-run commands. */
-const OWN_SECRET = /^LOOPDESK_.*(TOKEN|KEY|SECRET|PASSWORD)/i
-
-function commandEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!OWN_SECRET.test(k)) env[k] = v
-  // Non-interactive: pagers and credential prompts would otherwise wait for input until the timeout.
-  return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }
-}
-
 interface RunOutcome {
   code: number | null
   signal: NodeJS.Signals | null
@@ -74,6 +65,7 @@ interface RunOutcome {
 function runCommand(
   command: string,
   cwd: string,
+  env: NodeJS.ProcessEnv,
   timeoutMs: number,
   maxChars: number,
   signal: AbortSignal | undefined,
@@ -82,7 +74,6 @@ function runCommand(
 ): Promise<RunOutcome> {
   const started = Date.now()
   return new Promise<RunOutcome>((resolve, reject) => {
-    const env = commandEnv()
     const child = spawnShell(command, cwd, env)
     let timedOut = false
     let aborted = false
@@ -171,7 +162,8 @@ export const execTool = defineTool(
     description:
       'Run a shell command (/bin/sh -c) in the workspace directory and return its combined stdout/stderr. ' +
       'Unless the command is allow-listed the user must approve it first. The command is killed (with all its child processes) ' +
-      'when it exceeds its timeout. Long output is shortened in the middle. Non-interactive: stdin is empty.',
+      'when it exceeds its timeout. Long output is shortened in the middle. Non-interactive: stdin is empty. ' +
+      "Model-provider API keys and Loopdesk's own tokens are not in the command's environment.",
     parameters: params,
     needsApproval: true,
     executionMode: 'sequential',
@@ -196,7 +188,7 @@ export const execTool = defineTool(
     }, EXEC_UPDATE_INTERVAL_MS)
     let r: RunOutcome
     try {
-      r = await runCommand(command, cwd, timeoutSec > 0 ? timeoutSec * 1000 : 0, ctx.execMaxOutputChars, signal, () => onUpdate && update.call(), output)
+      r = await runCommand(command, cwd, commandEnv(process.env, ctx.execEnv), timeoutSec > 0 ? timeoutSec * 1000 : 0, ctx.execMaxOutputChars, signal, () => onUpdate && update.call(), output)
     } finally {
       update.cancel()
     }
