@@ -11,6 +11,8 @@ export const ALL_OPERATOR_SCOPES = ['operator.admin', 'operator.read', 'operator
 export interface ConnectOptions {
   url: string
   token?: string
+  /** a device token from an earlier hello-ok (auth.deviceToken); needs the same identity */
+  deviceToken?: string
   /** device identity to sign the connect with; null = connect without one (scopes get cleared) */
   identity: NodeDeviceIdentity | null
   clientId?: string
@@ -71,6 +73,8 @@ interface Pending {
 const AUTH_DETAIL_CODES = new Set([
   'AUTH_TOKEN_MISSING',
   'AUTH_TOKEN_MISMATCH',
+  'AUTH_DEVICE_TOKEN_MISMATCH',
+  'DEVICE_IDENTITY_REQUIRED',
   'DEVICE_AUTH_SIGNATURE_INVALID',
   'DEVICE_AUTH_NONCE_MISMATCH',
   'DEVICE_AUTH_SIGNATURE_EXPIRED',
@@ -248,7 +252,10 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
           role: 'operator',
           scopes,
           caps: opts.assistantDeltas === false ? (opts.caps ?? []) : [...new Set([...(opts.caps ?? []), ASSISTANT_DELTA_CAP])],
-          auth: opts.token !== undefined ? { token: opts.token } : undefined,
+          auth:
+            opts.token !== undefined || opts.deviceToken !== undefined
+              ? { ...(opts.token !== undefined ? { token: opts.token } : {}), ...(opts.deviceToken !== undefined ? { deviceToken: opts.deviceToken } : {}) }
+              : undefined,
         }
         if (opts.identity) {
           params.device = createNodeDeviceProof(opts.identity, {
@@ -257,7 +264,8 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
             role: 'operator',
             scopes,
             signedAtMs,
-            token: opts.token ?? '',
+            // the token presented is what gets signed: the shared one, else the device token
+            token: opts.token || opts.deviceToken || '',
             nonce,
             platform,
             deviceFamily: opts.deviceFamily,

@@ -19,6 +19,8 @@ export class GatewayConnection {
   clientId = ''
   clientMode = ''
   deviceId: string | undefined
+  /** 'token' = the shared gateway secret (closed with 4001 when it rotates); 'device-token' = this device's own token */
+  authMethod: 'token' | 'device-token' = 'token'
   protocol = 0
   sessionsSubscribed = false
   unauthorizedStreak = 0

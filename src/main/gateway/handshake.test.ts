@@ -207,8 +207,8 @@ describe('connect handshake', () => {
   })
 
   it('drops unknown scopes and keeps the known ones', async () => {
-    const conn = await t.connect({ scopes: ['operator.read', 'operator.pairing', 'bogus'] })
-    expect(conn.hello.auth.scopes).toEqual(['operator.read'])
+    const conn = await t.connect({ scopes: ['operator.read', 'operator.pairing', 'operator.talk.secrets', 'bogus'] })
+    expect(conn.hello.auth.scopes).toEqual(['operator.read', 'operator.pairing'])
     await conn.close()
   })
 

@@ -35,6 +35,10 @@ export interface HandshakeAccepted {
   scopes: string[]
   caps: string[]
   deviceId?: string
+  /** what authenticated the connection: the shared gateway token, or this device's own token */
+  authMethod: 'token' | 'device-token'
+  /** the device token for hello-ok.auth (newly issued on shared-token auth, echoed on device-token auth) */
+  deviceToken?: { token: string; issuedAtMs: number }
 }
 
 /** Challenge nonces that already authenticated a device; a second use is a replay. */
@@ -89,57 +93,100 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
   }
 
   const given = p.auth?.token
-  if (given === undefined || given === '') {
-    return reject('unauthorized: gateway token missing (provide the gateway auth token)', {
-      code: ConnectErrorCodes.AUTH_TOKEN_MISSING,
-      authReason: 'token_missing',
-      recommendedNextStep: 'update_auth_configuration',
-      canRetryWithDeviceToken: false,
-    })
-  }
-  if (!tokensEqual(given, input.token)) {
+  const deviceTokenGiven = p.auth?.deviceToken || undefined
+  const sharedOk = given !== undefined && given !== '' && tokensEqual(given, input.token)
+  // The device signed whichever token it presented (OpenClaw clients sign auth.token, which holds the
+  // device token when they reconnect without the shared secret).
+  const signedToken = given || deviceTokenGiven || ''
+  const proof = () =>
+    p.device
+      ? verifyDeviceProof({
+          device: p.device,
+          clientId: p.client.id,
+          clientMode: p.client.mode,
+          role,
+          scopes: p.scopes ?? [],
+          token: signedToken,
+          platform: p.client.platform,
+          deviceFamily: p.client.deviceFamily,
+          challengeNonce: input.nonce,
+          now: input.now,
+          skewMs: input.skewMs,
+        })
+      : undefined
+
+  if (!sharedOk && deviceTokenGiven === undefined) {
+    if (given === undefined || given === '') {
+      return reject('unauthorized: gateway token missing (provide the gateway auth token)', {
+        code: ConnectErrorCodes.AUTH_TOKEN_MISSING,
+        authReason: 'token_missing',
+        recommendedNextStep: 'update_auth_configuration',
+        canRetryWithDeviceToken: false,
+      })
+    }
+    // A device that proves its key and holds a live device token may retry with it (OpenClaw's client
+    // does so on this hint after the shared secret rotated).
+    const check = proof()
+    const canRetry = !!check?.ok && !!input.paired.tokenInfo(check.deviceId, role) && input.paired.isPaired(check.deviceId, check.publicKeyRaw)
     return reject('unauthorized: gateway token mismatch', {
       code: ConnectErrorCodes.AUTH_TOKEN_MISMATCH,
       authReason: 'token_mismatch',
-      recommendedNextStep: 'update_auth_credentials',
+      recommendedNextStep: canRetry ? 'retry_with_device_token' : 'update_auth_credentials',
+      canRetryWithDeviceToken: canRetry,
+    })
+  }
+  if (!sharedOk && !p.device) {
+    return reject('unauthorized: a device token needs the device identity it was issued to', {
+      code: ConnectErrorCodes.DEVICE_IDENTITY_REQUIRED,
+      authReason: 'device_identity_required',
+      recommendedNextStep: 'update_auth_configuration',
       canRetryWithDeviceToken: false,
     })
   }
 
   const requested = p.scopes ?? []
+  const known = (s: string) => (KNOWN_SCOPES as readonly string[]).includes(s)
   let scopes: string[] = []
   let deviceId: string | undefined
+  let deviceToken: HandshakeAccepted['deviceToken']
   if (p.device) {
-    const check = verifyDeviceProof({
-      device: p.device,
-      clientId: p.client.id,
-      clientMode: p.client.mode,
-      role,
-      scopes: requested,
-      token: given,
-      platform: p.client.platform,
-      deviceFamily: p.client.deviceFamily,
-      challengeNonce: input.nonce,
-      now: input.now,
-      skewMs: input.skewMs,
-    })
+    const check = proof()!
     if (!check.ok) return reject(check.message, { code: check.code, reason: check.code.toLowerCase() })
     if (!input.usedNonces.consume(input.nonce, input.now)) {
       return reject('device nonce already used', { code: ConnectErrorCodes.DEVICE_AUTH_NONCE_MISMATCH })
     }
-    if (input.isLocal) {
-      input.paired.pair(check.deviceId, check.publicKeyRaw, p.client.id, input.now)
-    } else if (!input.paired.isPaired(check.deviceId, check.publicKeyRaw)) {
-      return reject(
-        'pairing required: connect this device once over loopback (127.0.0.1) to pair it',
-        { code: ConnectErrorCodes.PAIRING_REQUIRED, deviceId: check.deviceId, recommendedNextStep: 'wait_then_retry' },
-        CLOSE.policy,
-        'NOT_PAIRED',
-      )
-    }
     deviceId = check.deviceId
-    scopes = [...new Set(requested.filter((s) => (KNOWN_SCOPES as readonly string[]).includes(s)))]
+    if (!sharedOk) {
+      // Device-token auth: the token must be this device's (same key) live token for this role.
+      const rec = input.paired.verifyToken(check.deviceId, check.publicKeyRaw, role, deviceTokenGiven!)
+      if (!rec) {
+        return reject('unauthorized: device token mismatch (rotated or revoked; reconnect with the gateway token)', {
+          code: ConnectErrorCodes.AUTH_DEVICE_TOKEN_MISMATCH,
+          authReason: 'device_token_mismatch',
+          recommendedNextStep: 'update_auth_credentials',
+          canRetryWithDeviceToken: false,
+        })
+      }
+      if (input.isLocal) input.paired.pair(check.deviceId, check.publicKeyRaw, p.client.id, input.now)
+      // never more than the token was issued with
+      scopes = [...new Set(requested.filter((s) => known(s) && rec.scopes.includes(s)))]
+      deviceToken = { token: deviceTokenGiven!, issuedAtMs: rec.issuedAtMs }
+    } else {
+      if (input.isLocal) {
+        input.paired.pair(check.deviceId, check.publicKeyRaw, p.client.id, input.now)
+      } else if (!input.paired.isPaired(check.deviceId, check.publicKeyRaw)) {
+        return reject(
+          'pairing required: connect this device once over loopback (127.0.0.1) to pair it',
+          { code: ConnectErrorCodes.PAIRING_REQUIRED, deviceId: check.deviceId, recommendedNextStep: 'wait_then_retry' },
+          CLOSE.policy,
+          'NOT_PAIRED',
+        )
+      }
+      scopes = [...new Set(requested.filter(known))]
+      const issued = input.paired.issueToken(check.deviceId, check.publicKeyRaw, role, scopes, input.now)
+      if (issued) deviceToken = { token: issued.token, issuedAtMs: issued.issuedAtMs }
+    }
   }
   // Without a device identity the requested scopes are cleared (OpenClaw default-deny): only `health`.
-  return { ok: true, protocol, role, scopes, caps: [...new Set(p.caps ?? [])], deviceId }
+  return { ok: true, protocol, role, scopes, caps: [...new Set(p.caps ?? [])], deviceId, authMethod: sharedOk ? 'token' : 'device-token', deviceToken }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PairedDevices } from './paired-devices'
@@ -38,5 +38,22 @@ describe('PairedDevices', () => {
     p.pair('d', 'k', 'cli')
     expect(errors).toHaveLength(1)
     expect(p.isPaired('d', 'k')).toBe(true)
+  })
+
+  it('keeps device tokens hashed, across restarts and re-pairing with the same key; a new key drops them', () => {
+    const dir = stateDir()
+    const p = new PairedDevices(dir)
+    expect(p.issueToken('dev1', 'keyA', 'operator', ['operator.read'])).toBeUndefined() // not paired
+    p.pair('dev1', 'keyA', 'cli', 1000)
+    const issued = p.issueToken('dev1', 'keyA', 'operator', ['operator.read'], 2000)!
+    expect(readFileSync(join(dir, 'gateway', 'devices.json'), 'utf8')).not.toContain(issued.token)
+    p.pair('dev1', 'keyA', 'cli', 1000 + 2 * 60 * 60_000) // touch (rewrites the record)
+    const again = new PairedDevices(dir)
+    expect(again.verifyToken('dev1', 'keyA', 'operator', issued.token)).toMatchObject({ scopes: ['operator.read'], issuedAtMs: 2000 })
+    expect(again.verifyToken('dev1', 'keyA', 'node', issued.token)).toBeUndefined()
+    expect(again.verifyToken('dev1', 'keyB', 'operator', issued.token)).toBeUndefined()
+    expect(again.verifyToken('dev1', 'keyA', 'operator', issued.token + 'x')).toBeUndefined()
+    again.pair('dev1', 'keyB', 'cli', 5000) // same id, other key: another device
+    expect(again.tokenInfo('dev1', 'operator')).toBeUndefined()
   })
 })

@@ -1,9 +1,23 @@
-// Devices that may connect from a non-loopback address. A device is paired the first time it connects
-// over loopback (auto-approved, as in OpenClaw); a remote connect from an unknown device is refused with
-// NOT_PAIRED. There is no remote approval flow: pair a device by connecting it locally once.
+// Devices that may connect from a non-loopback address, and the device tokens issued to them.
+// A device is paired the first time it connects over loopback (auto-approved, as in OpenClaw); a remote
+// connect from an unknown device is refused with NOT_PAIRED. There is no remote approval flow: pair a
+// device by connecting it locally once.
+//
+// Device tokens (OpenClaw hello-ok.auth.deviceToken): a device that authenticated with the shared token
+// and a verified identity gets a token bound to its id + role; it may reconnect with that token instead
+// of the shared secret. Only a SHA-256 of each token is stored (devices.json, 0600) — the token itself
+// exists only in the hello-ok that delivered it, so a leaked state dir does not let anyone connect.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gatewayDir, writeFileAtomic } from './state-files'
+
+export interface DeviceTokenRecord {
+  /** hex SHA-256 of the token */
+  hash: string
+  scopes: string[]
+  issuedAtMs: number
+}
 
 export interface PairedDevice {
   deviceId: string
@@ -11,11 +25,27 @@ export interface PairedDevice {
   clientId: string
   pairedAt: number
   lastSeenAt: number
+  /** one live token per role */
+  tokens?: Record<string, DeviceTokenRecord>
+}
+
+export interface IssuedDeviceToken {
+  token: string
+  role: string
+  scopes: string[]
+  issuedAtMs: number
 }
 
 const MAX_DEVICES = 500
 // Rewriting the file on every loopback connect is wasteful; refresh lastSeenAt at most this often.
 const TOUCH_INTERVAL_MS = 60 * 60_000
+
+const hashToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex')
+
+function validRecord(r: unknown): r is DeviceTokenRecord {
+  const v = r as DeviceTokenRecord
+  return !!v && typeof v.hash === 'string' && /^[0-9a-f]{64}$/.test(v.hash) && Array.isArray(v.scopes) && typeof v.issuedAtMs === 'number'
+}
 
 export class PairedDevices {
   private devices = new Map<string, PairedDevice>()
@@ -26,7 +56,10 @@ export class PairedDevices {
     try {
       const list = JSON.parse(readFileSync(this.path, 'utf8')) as { devices?: PairedDevice[] }
       for (const d of list.devices ?? []) {
-        if (d && typeof d.deviceId === 'string' && typeof d.publicKey === 'string') this.devices.set(d.deviceId, d)
+        if (!d || typeof d.deviceId !== 'string' || typeof d.publicKey !== 'string') continue
+        const tokens: Record<string, DeviceTokenRecord> = {}
+        for (const [role, rec] of Object.entries(d.tokens ?? {})) if (validRecord(rec)) tokens[role] = rec
+        this.devices.set(d.deviceId, { ...d, tokens })
       }
     } catch {
       // absent or unreadable: start empty (a corrupt file is replaced on the next pairing)
@@ -43,7 +76,9 @@ export class PairedDevices {
     const cur = this.devices.get(deviceId)
     if (cur && cur.publicKey === publicKey && now - cur.lastSeenAt < TOUCH_INTERVAL_MS) return
     this.devices.delete(deviceId)
-    this.devices.set(deviceId, { deviceId, publicKey, clientId, pairedAt: cur?.pairedAt ?? now, lastSeenAt: now })
+    // A device id that shows up with another key is a different device: its old tokens do not carry over.
+    const tokens = cur && cur.publicKey === publicKey ? cur.tokens : {}
+    this.devices.set(deviceId, { deviceId, publicKey, clientId, pairedAt: cur?.pairedAt ?? now, lastSeenAt: now, tokens })
     while (this.devices.size > MAX_DEVICES) {
       let oldest: PairedDevice | undefined
       for (const d of this.devices.values()) if (!oldest || d.lastSeenAt < oldest.lastSeenAt) oldest = d
@@ -51,6 +86,49 @@ export class PairedDevices {
       this.devices.delete(oldest.deviceId)
     }
     this.save()
+  }
+
+  /**
+   * Issues a new token for a paired device + role, replacing the previous one (which stops working).
+   * Undefined when the device is not paired with this key.
+   */
+  issueToken(deviceId: string, publicKey: string, role: string, scopes: string[], now = Date.now()): IssuedDeviceToken | undefined {
+    const d = this.devices.get(deviceId)
+    if (!d || d.publicKey !== publicKey) return undefined
+    const token = randomBytes(32).toString('base64url')
+    d.tokens = { ...d.tokens, [role]: { hash: hashToken(token), scopes: [...scopes], issuedAtMs: now } }
+    this.save()
+    return { token, role, scopes: [...scopes], issuedAtMs: now }
+  }
+
+  /** The token record when `token` is the live token of this device (with this key) and role. */
+  verifyToken(deviceId: string, publicKey: string, role: string, token: string): DeviceTokenRecord | undefined {
+    const d = this.devices.get(deviceId)
+    const rec = d && d.publicKey === publicKey ? d.tokens?.[role] : undefined
+    if (!rec) return undefined
+    const a = Buffer.from(hashToken(token), 'hex')
+    const b = Buffer.from(rec.hash, 'hex')
+    return a.length === b.length && timingSafeEqual(a, b) ? rec : undefined
+  }
+
+  /** Token metadata (never the token) of a device + role. */
+  tokenInfo(deviceId: string, role: string): DeviceTokenRecord | undefined {
+    return this.devices.get(deviceId)?.tokens?.[role]
+  }
+
+  /** Public key a device was paired with. */
+  publicKeyOf(deviceId: string): string | undefined {
+    return this.devices.get(deviceId)?.publicKey
+  }
+
+  /** Removes the token of a device + role; false when there was none. */
+  revokeToken(deviceId: string, role: string): boolean {
+    const d = this.devices.get(deviceId)
+    if (!d?.tokens?.[role]) return false
+    const { [role]: _gone, ...rest } = d.tokens
+    d.tokens = rest
+    this.save()
+    return true
   }
 
   private save() {

@@ -65,6 +65,8 @@ export const SCOPES = {
   write: 'operator.write',
   admin: 'operator.admin',
   approvals: 'operator.approvals',
+  /** device tokens (device.token.rotate/revoke); admin satisfies it too */
+  pairing: 'operator.pairing',
 } as const
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES]
 
@@ -72,6 +74,7 @@ export type Scope = (typeof SCOPES)[keyof typeof SCOPES]
 export const ConnectErrorCodes = {
   AUTH_TOKEN_MISSING: 'AUTH_TOKEN_MISSING',
   AUTH_TOKEN_MISMATCH: 'AUTH_TOKEN_MISMATCH',
+  AUTH_DEVICE_TOKEN_MISMATCH: 'AUTH_DEVICE_TOKEN_MISMATCH',
   CONTROL_UI_ORIGIN_NOT_ALLOWED: 'CONTROL_UI_ORIGIN_NOT_ALLOWED',
   PROTOCOL_MISMATCH: 'PROTOCOL_MISMATCH',
   DEVICE_IDENTITY_REQUIRED: 'DEVICE_IDENTITY_REQUIRED',

@@ -2,17 +2,35 @@
 // method table, and the two-response `agent` method.
 import { dispatch, isMethodName, validateParams } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
-import type { AgentFinal, MethodName } from '../../shared/methods'
+import type { AgentFinal, MethodName, Result } from '../../shared/methods'
 import { AgentDedupe, type CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
-import { CLOSE, checkRequestFrame, type RequestFrame } from './protocol'
+import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { METHOD_SCOPES, hasScope } from './scopes'
+
+/** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
+export interface LocalMethod {
+  scope: Scope
+  handle(conn: GatewayConnection, params: unknown): CachedResponse | Promise<CachedResponse>
+}
+
+/** Routing side effects around runtime methods (who gets which events, decorated results). */
+export interface RequestHooks {
+  /** before the handler runs */
+  before?(conn: GatewayConnection, method: MethodName, params: unknown): void
+  /** after the handler answered, before the response goes out; returns the result to send */
+  after?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>): Result<unknown>
+}
 
 export interface RequestContext {
   host: RuntimeHost
   dedupe: AgentDedupe
   maxUnauthorizedStreak: number
   log: (level: 'debug' | 'warn' | 'error', msg: string) => void
+  local?: Readonly<Record<string, LocalMethod>>
+  hooks?: RequestHooks
+  /** a reason while the gateway cannot take requests (shutting down), else undefined */
+  unavailable?: () => string | undefined
 }
 
 const invalidRequest = (message: string, details?: unknown): CachedResponse => ({
@@ -46,17 +64,19 @@ export function parseRequest(conn: GatewayConnection, text: string): RequestFram
   return value as RequestFrame
 }
 
+/**
+ * OpenClaw's order (§1.5): role/scope → unavailable → handler lookup.
+ * A method nobody classified needs admin, so a lesser client learns nothing about which names exist.
+ */
 export async function handleRequest(ctx: RequestContext, conn: GatewayConnection, req: RequestFrame): Promise<void> {
   const { id, method } = req
   if (method === 'connect') {
     conn.respond(id, invalidRequest('connect is only valid as the first request'))
     return
   }
-  if (!isMethodName(method)) {
-    conn.respond(id, invalidRequest(`unknown method: ${method.slice(0, 200)}`))
-    return
-  }
-  const required = METHOD_SCOPES[method]
+  const local = ctx.local && Object.prototype.hasOwnProperty.call(ctx.local, method) ? ctx.local[method] : undefined
+  const known = local !== undefined || isMethodName(method)
+  const required: Scope | null = local ? local.scope : isMethodName(method) ? METHOD_SCOPES[method] : SCOPES.admin
   if (!hasScope(conn.scopes, required)) {
     conn.respond(id, {
       ok: false,
@@ -72,10 +92,27 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   }
   conn.unauthorizedStreak = 0
 
-  if (method === 'agent') return handleAgent(ctx, conn, id, req.params)
+  const down = ctx.unavailable?.()
+  if (down) {
+    conn.respond(id, { ok: false, error: { code: 'UNAVAILABLE', message: down, retryable: true, retryAfterMs: 500 } })
+    return
+  }
 
-  const res = await dispatch(ctx.host.handlers, method, req.params, { transport: 'ws', connId: conn.id })
-  if (res.ok && method === 'sessions.subscribe') conn.sessionsSubscribed = true
+  if (!known) {
+    conn.respond(id, invalidRequest(`unknown method: ${method.slice(0, 200)}`))
+    return
+  }
+  if (local) {
+    conn.respond(id, await local.handle(conn, req.params))
+    return
+  }
+  const name = method as MethodName
+  if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
+
+  ctx.hooks?.before?.(conn, name, req.params)
+  let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, { transport: 'ws', connId: conn.id })
+  if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
+  if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })
 }
 
@@ -109,6 +146,7 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     claim = ctx.dedupe.claim(key, Date.now())
   }
   const pending = claim
+  ctx.hooks?.before?.(conn, 'agent', p)
   const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { transport: 'ws', connId: conn.id })
   if (!res.ok) {
     pending.failed()

@@ -9,6 +9,7 @@ const R = SCOPES.read
 const W = SCOPES.write
 const A = SCOPES.admin
 const AP = SCOPES.approvals
+const PAIR = SCOPES.pairing
 
 export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   health: null,
@@ -40,7 +41,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
 }
 
 /** Scopes an operator may request; anything else is dropped at connect. */
-export const KNOWN_SCOPES: readonly Scope[] = [R, W, A, AP]
+export const KNOWN_SCOPES: readonly Scope[] = [R, W, A, AP, PAIR]
 
 export function hasScope(granted: ReadonlySet<string>, required: Scope | null): boolean {
   if (required === null) return true

@@ -11,6 +11,7 @@ import type { AgentEvent, AnyEvent, EventName } from '../../shared/events'
 import { METHOD_NAMES } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
+import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
@@ -131,11 +132,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const allowedHosts = () =>
     bind === 'loopback' ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : undefined
 
+  const localMethods = deviceTokenMethods({ paired, connections: () => conns.values() })
   const reqCtx: RequestContext = {
     host,
     dedupe,
     maxUnauthorizedStreak: limits.maxUnauthorizedStreak,
     log: (level, msg) => (level === 'debug' ? log.debug?.(msg) : log[level](msg)),
+    local: localMethods,
+    unavailable: () => (closing ? 'gateway is shutting down' : undefined),
   }
 
   // ------------------------------------------------------------------ broadcasting
@@ -211,13 +215,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     else preauthByIp.set(conn.remoteAddress, n)
   }
 
-  function helloOk(conn: GatewayConnection) {
+  function helloOk(conn: GatewayConnection, deviceToken?: { token: string; issuedAtMs: number }) {
     const now = Date.now()
     return {
       type: 'hello-ok',
       protocol: conn.protocol,
       server: { version: host.info.version, connId: conn.id },
-      features: { methods: [...METHOD_NAMES], events: [...GATEWAY_EVENTS] },
+      features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS] },
       snapshot: {
         presence: [],
         health: { ok: true, ts: now, durationMs: 0 },
@@ -228,7 +232,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         sessionDefaults: { defaultAgentId: DEFAULT_AGENT_ID, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey() },
         authMode: 'token',
       },
-      auth: { role: conn.role, scopes: [...conn.scopes] },
+      // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with auth.deviceToken)
+      auth: deviceToken
+        ? { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs }
+        : { role: conn.role, scopes: [...conn.scopes] },
       policy: { maxPayload: limits.maxPayload, maxBufferedBytes: limits.maxBufferedBytes, tickIntervalMs: limits.tickIntervalMs },
     }
   }
@@ -278,12 +285,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.clientId = params.client.id
     conn.clientMode = params.client.mode
     conn.deviceId = result.deviceId
+    conn.authMethod = result.authMethod
     if (conn.handshakeTimer) clearTimeout(conn.handshakeTimer)
     conn.handshakeTimer = undefined
     releasePreauth(conn)
     conn.state = 'open'
     setMaxPayload(conn.ws, limits.maxPayload)
-    conn.respond(req.id, { ok: true, payload: helloOk(conn) })
+    conn.respond(req.id, { ok: true, payload: helloOk(conn, result.deviceToken) })
   }
 
   function onFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
