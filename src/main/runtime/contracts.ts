@@ -102,7 +102,12 @@ export interface LoopdeskConfig {
   }
   /** internal hook scripts: <stateDir>/hooks always (unless enabled:false); <workspace>/hooks only with workspace:true,
    *  because the agent's own write tool can create files in its workspace (that would bypass exec approval) */
-  hooks?: { internal?: { enabled?: boolean; workspace?: boolean } }
+  hooks?: {
+    internal?: { enabled?: boolean; workspace?: boolean }
+    /** limit per async plugin / internal hook call in ms (default 10 000; 0 = none). Past it before_tool_call
+     *  blocks the tool (fail closed); every other hook is skipped and logged. A plugin may set its own per handler. */
+    timeoutMs?: number
+  }
   plugins?: { enabled?: boolean; disabled?: string[] }
 }
 

@@ -110,6 +110,11 @@ export const LoopdeskConfigSchema = Closed({
       ),
     }),
   ),
-  hooks: Opt(Closed({ internal: Opt(Closed({ enabled: Opt(Type.Boolean()), workspace: Opt(Type.Boolean()) })) })),
+  hooks: Opt(
+    Closed({
+      internal: Opt(Closed({ enabled: Opt(Type.Boolean()), workspace: Opt(Type.Boolean()) })),
+      timeoutMs: Opt(Int(0)),
+    }),
+  ),
   plugins: Opt(Closed({ enabled: Opt(Type.Boolean()), disabled: Opt(Type.Array(Type.String())) })),
 })

@@ -37,7 +37,7 @@ const full = {
     exec: { allowlist: ['git status*'], approvalTimeoutMs: 0, timeoutSeconds: 5, maxOutputChars: 10, envPassthrough: ['GITHUB_TOKEN', 'NPM_*', '*'] },
     webFetch: { maxBytes: 1, timeoutMs: 1, allowLoopback: true, allowPrivateNetwork: false },
   },
-  hooks: { internal: { enabled: false } },
+  hooks: { internal: { enabled: false }, timeoutMs: 5000 },
   plugins: { enabled: true, disabled: ['x'] },
 }
 

@@ -237,6 +237,52 @@ describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
   })
 })
 
+describe('hook time limits (hooks.timeoutMs)', () => {
+  it('hanging plugin hooks and hook scripts never hang a run: before_tool_call blocks (fail closed), the rest are skipped and logged', async () => {
+    await t.close()
+    write(
+      'plugins/hangs/index.mjs',
+      `export function register(api) {
+        const never = () => new Promise(() => {})
+        for (const name of ['before_agent_start', 'message_sending', 'agent_end', 'message_sent']) api.on(name, never)
+        api.on('before_tool_call', (ev) => (ev.toolName === 'read' ? never() : undefined))
+      }`,
+    )
+    write('hooks/slowboot/handler.mjs', `export const events = ['agent:bootstrap']\nexport default function () { return new Promise(() => {}) }`)
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server, { hooks: { timeoutMs: 300 } })))
+    t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+    ext = t.runtime.extensions!
+    expect(ext.plugins.loaded).toContain('hangs')
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'AAA')
+    server.script([
+      { toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }] },
+      { toolCalls: [{ id: 'c2', name: 'message', args: { text: 'still here' } }] },
+      { text: 'done' },
+    ])
+    const started = Date.now()
+    const final = await run('read a.txt', 'to1')
+    expect(final.status).toBe('ok')
+    expect(Date.now() - started).toBeLessThan(8000)
+    // fail closed: the tool did not run
+    const tool = toolMessages(server.requests[1])[0]
+    expect(tool).toContain('Tool call blocked: before_tool_call hook of plugin "hangs" did not answer within 300 ms')
+    expect(tool).not.toContain('AAA')
+    // fail open: the prompt went out without the hanging hooks, the message was still delivered
+    expect(usersOf(server.requests[0])).toEqual(['[policy] be brief\n\nread a.txt'])
+    expect(agentEvents('to1').filter((e) => e.stream === 'block').map((e) => (e.data as { text: string }).text)).toEqual(['still here'])
+    await ext.idle() // observe hooks (agent_end, message_sent) time out too
+    for (const expected of [
+      /before_agent_start handler of plugin "hangs" timed out after 300 ms; skipped/,
+      /message_sending handler of plugin "hangs" timed out after 300 ms; skipped/,
+      /agent_end handler of plugin "hangs" timed out after 300 ms; skipped/,
+      /agent:bootstrap hook "state\/slowboot" timed out after 300 ms; skipped/,
+    ]) {
+      expect(logs.some((l) => l.startsWith('error') && expected.test(l)), String(expected)).toBe(true)
+    }
+  })
+})
+
 describe('chat events stay clean', () => {
   it('the final chat text is not affected by hooks', async () => {
     server.script([{ text: 'plain answer' }])

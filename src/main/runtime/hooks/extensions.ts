@@ -69,8 +69,10 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   const { core } = host
   const logger = opts.logger ?? consoleHookLogger
   const raw = core.config.current.raw
-  const registry = opts.registry ?? new HookRegistry({ logger })
-  const internal = opts.internal ?? new InternalHooks({ logger })
+  // hooks.timeoutMs is read at each call, so a config reload applies to the next hook
+  const hookTimeoutMs = () => core.config.current.raw.hooks?.timeoutMs
+  const registry = opts.registry ?? new HookRegistry({ logger, timeoutMs: hookTimeoutMs })
+  const internal = opts.internal ?? new InternalHooks({ logger, timeoutMs: hookTimeoutMs })
 
   const plugins: LoadPluginsResult =
     (opts.loadPlugins ?? raw.plugins?.enabled !== false)

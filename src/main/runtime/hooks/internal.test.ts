@@ -15,6 +15,16 @@ beforeEach(() => {
 })
 
 describe('InternalHooks', () => {
+  it('a handler that never settles is skipped after the time limit; later handlers still run', async () => {
+    const h = new InternalHooks({ logger, timeoutMs: 50 })
+    h.on('command:new', () => new Promise<void>(() => {}), 'state/stuck')
+    h.on('command:new', (ev) => void ev.messages.push('after the stuck one'))
+    const t0 = Date.now()
+    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['after the stuck one'])
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect(lines).toEqual(['error [internal-hooks] command:new hook "state/stuck" timed out after 50 ms; skipped'])
+  })
+
   it('validates keys', () => {
     expect(isInternalHookKey('command')).toBe(true)
     expect(isInternalHookKey('command:new')).toBe(true)

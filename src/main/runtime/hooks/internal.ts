@@ -10,6 +10,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { importFresh } from './plugins'
+import { callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import type { HookLogger } from './types'
 
 export type InternalHookType = 'command' | 'session' | 'agent' | 'gateway' | 'message'
@@ -58,9 +59,12 @@ export function isInternalHookKey(key: unknown): key is string {
 export class InternalHooks {
   private readonly handlers = new Map<string, Array<{ fn: InternalHookHandler; source?: string }>>()
   private readonly logger: HookLogger
+  private readonly timeoutMs: TimeoutSetting | undefined
 
-  constructor(opts: { logger: HookLogger }) {
+  /** timeoutMs: limit per handler call (default 10 s); a handler past it is skipped and logged */
+  constructor(opts: { logger: HookLogger; timeoutMs?: TimeoutSetting }) {
     this.logger = opts.logger
+    this.timeoutMs = opts.timeoutMs
   }
 
   /** Registers for `type` or `type:action`; returns an unregister function. */
@@ -91,12 +95,14 @@ export class InternalHooks {
   ): Promise<InternalHookEvent<C>> {
     const event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
     const list = [...(this.handlers.get(type) ?? []), ...(this.handlers.get(`${type}:${action}`) ?? [])]
+    const ms = readTimeout(this.timeoutMs)
     for (const h of list) {
+      const who = h.source ? `hook "${h.source}"` : 'handler'
       try {
-        await h.fn(event as unknown as InternalHookEvent)
+        await callWithTimeout(() => h.fn(event as unknown as InternalHookEvent), ms, `${type}:${action}`, who)
       } catch (err) {
-        const who = h.source ? `hook "${h.source}"` : 'handler'
-        this.logger.error(`[internal-hooks] ${type}:${action} ${who} failed: ${errorText(err)}`)
+        const what = err instanceof HookTimeoutError ? `timed out after ${err.timeoutMs} ms; skipped` : `failed: ${errorText(err)}`
+        this.logger.error(`[internal-hooks] ${type}:${action} ${who} ${what}`)
       }
     }
     // Only strings reach the user; anything else a handler pushed is dropped.

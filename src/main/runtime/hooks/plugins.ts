@@ -10,9 +10,10 @@ import { isHookName, type HookLogger, type HookName, type PluginHookHandlers, ty
 
 export interface PluginApi {
   id: string
-  register<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number }): void
+  /** opts.timeoutMs: limit per call of this handler (default hooks.timeoutMs, 10 s) */
+  register<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number; timeoutMs?: number }): void
   /** alias of register (OpenClaw plugins call api.on) */
-  on<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number }): void
+  on<K extends HookName>(hookName: K, handler: PluginHookHandlers[K], opts?: { priority?: number; timeoutMs?: number }): void
   logger: HookLogger
 }
 
@@ -120,7 +121,7 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
   if (!register) throw new Error('module does not export register(api)')
   const logger = prefixedLogger(id, opts.logger)
   let failed = false
-  const add = <K extends HookName>(hookName: K, handler: PluginHookHandlers[K], o?: { priority?: number }) => {
+  const add = <K extends HookName>(hookName: K, handler: PluginHookHandlers[K], o?: { priority?: number; timeoutMs?: number }) => {
     // A register() that already failed (e.g. timed out) must not add hooks afterwards.
     if (failed) throw new Error(`plugin "${id}" failed to load; late hook registration refused`)
     if (!isHookName(hookName)) {
@@ -128,7 +129,7 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
       logger.warn(`hook "${String(hookName)}" is not supported; handler ignored`)
       return
     }
-    const ro: RegisterOptions = { priority: o?.priority, pluginId: id }
+    const ro: RegisterOptions = { priority: o?.priority, pluginId: id, timeoutMs: o?.timeoutMs }
     registry.register(hookName, handler, ro)
   }
   const api: PluginApi = { id, register: add, on: add, logger }

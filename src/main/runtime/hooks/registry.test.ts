@@ -245,3 +245,75 @@ describe('observe-only hooks', () => {
     expect(lines).toHaveLength(1)
   })
 })
+
+describe('hook time limits', () => {
+  const never = () => new Promise<never>(() => {})
+  const msgCtx = { sessionKey: 'agent:main:main' }
+
+  it('before_tool_call: a handler that never answers blocks the call (fail closed) with a clear reason', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger, timeoutMs: 50 })
+    const lower = vi.fn()
+    r.register('before_tool_call', never, { pluginId: 'stuck', priority: 10 })
+    r.register('before_tool_call', lower)
+    const t0 = Date.now()
+    const out = await r.runBeforeToolCall(toolEvent, toolCtx)
+    expect(Date.now() - t0).toBeLessThan(1000)
+    expect(out).toEqual({ params: toolEvent.params, block: true, blockReason: 'Tool call blocked: before_tool_call hook of plugin "stuck" did not answer within 50 ms' })
+    expect(lower).not.toHaveBeenCalled()
+    expect(lines).toEqual([{ level: 'error', msg: expect.stringContaining('did not answer within 50 ms') }])
+  })
+
+  it('fail-open hooks that time out are skipped and logged; the other handlers still count', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger, timeoutMs: 50 })
+    r.register('before_agent_start', never, { pluginId: 'slow', priority: 10 })
+    r.register('before_agent_start', () => ({ prependContext: 'ctx' }))
+    r.register('message_sending', never, { pluginId: 'slow', priority: 10 })
+    r.register('message_sending', (ev) => ({ content: `${ev.content}!` }))
+    const seen = vi.fn()
+    r.register('agent_end', never, { pluginId: 'slow' })
+    r.register('agent_end', seen)
+    expect(await r.runBeforeAgentStart({ prompt: 'p' }, {})).toEqual({ prependContext: 'ctx' })
+    expect(await r.runMessageSending({ to: 'x', content: 'hi' }, msgCtx)).toEqual({ content: 'hi!', cancel: false })
+    await r.runObserve('agent_end', { messages: [], success: true }, {})
+    expect(seen).toHaveBeenCalledTimes(1)
+    expect(lines.map((l) => l.msg)).toEqual([
+      '[hooks] before_agent_start handler of plugin "slow" timed out after 50 ms; skipped',
+      '[hooks] message_sending handler of plugin "slow" timed out after 50 ms; skipped (the message is sent)',
+      '[hooks] agent_end handler of plugin "slow" timed out after 50 ms; skipped',
+    ])
+  })
+
+  it('a per-handler timeoutMs overrides the registry default; a getter default is read at each call; 0 = no limit', async () => {
+    const { logger } = memLogger()
+    let limit = 5_000
+    const r = new HookRegistry({ logger, timeoutMs: () => limit })
+    const slowBlock = () => new Promise<{ block: true }>((res) => setTimeout(() => res({ block: true }), 120))
+    r.register('before_tool_call', slowBlock, { pluginId: 'slow' })
+    expect((await r.runBeforeToolCall(toolEvent, toolCtx)).blockReason).toBe('Tool call blocked by plugin hook') // answered in time
+    limit = 30
+    expect((await r.runBeforeToolCall(toolEvent, toolCtx)).blockReason).toMatch(/did not answer within 30 ms/)
+    limit = 0
+    expect((await r.runBeforeToolCall(toolEvent, toolCtx)).blockReason).toBe('Tool call blocked by plugin hook')
+    const r2 = new HookRegistry({ logger, timeoutMs: 5_000 })
+    r2.register('before_tool_call', slowBlock, { pluginId: 'tight', timeoutMs: 20 })
+    expect((await r2.runBeforeToolCall(toolEvent, toolCtx)).blockReason).toMatch(/plugin "tight" did not answer within 20 ms/)
+  })
+
+  it('the default limit is 10 s', async () => {
+    vi.useFakeTimers()
+    try {
+      const r = new HookRegistry({ logger: memLogger().logger })
+      r.register('before_tool_call', never, { pluginId: 'stuck' })
+      let out: unknown
+      void r.runBeforeToolCall(toolEvent, toolCtx).then((o) => (out = o))
+      await vi.advanceTimersByTimeAsync(9_999)
+      expect(out).toBeUndefined()
+      await vi.advanceTimersByTimeAsync(1)
+      expect(out).toMatchObject({ block: true, blockReason: expect.stringMatching(/within 10000 ms/) })
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+})

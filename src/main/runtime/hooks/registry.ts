@@ -1,6 +1,9 @@
 // Plugin hook registry and runners. Semantics follow OpenClaw's hook runner (reference §8.2):
 // observe-only hooks run in parallel with errors logged and isolated; modifying hooks run one at a
-// time in priority order (higher first) and their results are merged per hook.
+// time in priority order (higher first) and their results are merged per hook. Every asynchronous
+// handler has a time limit (default 10 s; per handler via register opts): past it, before_tool_call
+// blocks (fail closed) and every other hook is skipped with an error in the log (fail open).
+import { callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import {
   consoleHookLogger,
   isHookName,
@@ -8,6 +11,7 @@ import {
   type BeforeAgentStartEvent,
   type BeforeAgentStartResult,
   type BeforeToolCallEvent,
+  type BeforeToolCallResult,
   type HookContextOf,
   type HookEventOf,
   type HookLogger,
@@ -15,6 +19,7 @@ import {
   type HookName,
   type MessageHookContext,
   type MessageSendingEvent,
+  type MessageSendingResult,
   type ObserveHookName,
   type PluginHookHandlers,
   type RegisterOptions,
@@ -28,6 +33,13 @@ interface Registration<K extends HookName = HookName> {
   priority: number
   pluginId?: string
   order: number
+  timeoutMs?: number
+}
+
+export interface HookRegistryOptions {
+  logger?: HookLogger
+  /** limit for each async handler call unless its registration sets one (default 10 s; 0 = none) */
+  timeoutMs?: TimeoutSetting
 }
 
 export interface BeforeToolCallOutcome {
@@ -57,9 +69,11 @@ export class HookRegistry {
   private readonly byName = new Map<HookName, Registration[]>()
   private seq = 0
   private readonly logger: HookLogger
+  private readonly timeoutMs: TimeoutSetting | undefined
 
-  constructor(opts: { logger?: HookLogger } = {}) {
+  constructor(opts: HookRegistryOptions = {}) {
     this.logger = opts.logger ?? consoleHookLogger
+    this.timeoutMs = opts.timeoutMs
   }
 
   /** Registers a handler; returns a function that removes it. Unknown hook names throw. */
@@ -68,6 +82,7 @@ export class HookRegistry {
     if (typeof handler !== 'function') throw new Error(`hook "${hookName}": handler must be a function`)
     const priority = Number.isFinite(opts.priority) ? (opts.priority as number) : 0
     const reg: Registration<K> = { hookName, handler, priority, pluginId: opts.pluginId, order: this.seq++ }
+    if (typeof opts.timeoutMs === 'number' && Number.isFinite(opts.timeoutMs) && opts.timeoutMs >= 0) reg.timeoutMs = opts.timeoutMs
     const list = this.byName.get(hookName) ?? []
     list.push(reg as unknown as Registration)
     // Stable: higher priority first, then registration order.
@@ -112,6 +127,17 @@ export class HookRegistry {
     return reg.pluginId ? `plugin "${reg.pluginId}"` : 'anonymous handler'
   }
 
+  /** One handler call under its time limit (HookTimeoutError past it). */
+  private call<K extends HookName>(reg: Registration<K>, event: unknown, ctx: unknown): Promise<unknown> {
+    const ms = reg.timeoutMs ?? readTimeout(this.timeoutMs)
+    return callWithTimeout(() => (reg.handler as (e: unknown, c: unknown) => unknown)(event, ctx), ms, `${reg.hookName} handler of`, this.who(reg))
+  }
+
+  private failed(hookName: HookName, reg: Registration, err: unknown, outcome: string): void {
+    const what = err instanceof HookTimeoutError ? `timed out after ${err.timeoutMs} ms` : `failed: ${errorText(err)}`
+    this.logger.error(`[hooks] ${hookName} handler of ${this.who(reg)} ${what}; ${outcome}`)
+  }
+
   // ---------------------------------------------------------------- observe-only
 
   /** Runs every handler in parallel; results are ignored, errors are logged and never propagate. */
@@ -121,9 +147,9 @@ export class HookRegistry {
     await Promise.all(
       regs.map(async (reg) => {
         try {
-          await (reg.handler as (e: unknown, c: unknown) => unknown)(event, ctx)
+          await this.call(reg, event, ctx)
         } catch (err) {
-          this.logger.error(`[hooks] ${hookName} handler of ${this.who(reg)} failed: ${errorText(err)}`)
+          this.failed(hookName, reg, err, 'skipped')
         }
       }),
     )
@@ -141,9 +167,9 @@ export class HookRegistry {
     for (const reg of this.handlers('before_agent_start')) {
       let res: BeforeAgentStartResult | void | undefined
       try {
-        res = await reg.handler(event, ctx)
+        res = (await this.call(reg, event, ctx)) as BeforeAgentStartResult | void | undefined
       } catch (err) {
-        this.logger.error(`[hooks] before_agent_start handler of ${this.who(reg)} failed: ${errorText(err)}`)
+        this.failed('before_agent_start', reg, err, 'skipped')
         continue
       }
       if (!res || typeof res !== 'object') continue
@@ -164,11 +190,12 @@ export class HookRegistry {
   async runBeforeToolCall(event: BeforeToolCallEvent, ctx: ToolHookContext): Promise<BeforeToolCallOutcome> {
     let params = event.params
     for (const reg of this.handlers('before_tool_call')) {
-      let res
+      let res: BeforeToolCallResult | void | undefined
       try {
-        res = await reg.handler({ ...event, params }, ctx)
+        res = (await this.call(reg, { ...event, params }, ctx)) as BeforeToolCallResult | void | undefined
       } catch (err) {
-        const reason = `Tool call blocked: before_tool_call hook of ${this.who(reg)} failed: ${errorText(err)}`
+        const why = err instanceof HookTimeoutError ? `did not answer within ${err.timeoutMs} ms` : `failed: ${errorText(err)}`
+        const reason = `Tool call blocked: before_tool_call hook of ${this.who(reg)} ${why}`
         this.logger.error(`[hooks] ${reason}`)
         return { params, block: true, blockReason: reason }
       }
@@ -224,11 +251,11 @@ export class HookRegistry {
   async runMessageSending(event: MessageSendingEvent, ctx: MessageHookContext): Promise<MessageSendingOutcome> {
     let content = event.content
     for (const reg of this.handlers('message_sending')) {
-      let res
+      let res: MessageSendingResult | void | undefined
       try {
-        res = await reg.handler({ ...event, content }, ctx)
+        res = (await this.call(reg, { ...event, content }, ctx)) as MessageSendingResult | void | undefined
       } catch (err) {
-        this.logger.error(`[hooks] message_sending handler of ${this.who(reg)} failed: ${errorText(err)}`)
+        this.failed('message_sending', reg, err, 'skipped (the message is sent)')
         continue
       }
       if (!res || typeof res !== 'object') continue

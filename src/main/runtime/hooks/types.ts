@@ -234,4 +234,6 @@ export interface RegisterOptions {
   priority?: number
   /** the plugin that owns this handler (for logs and unregisterPlugin) */
   pluginId?: string
+  /** time limit for each call of this handler in ms (default: the registry's, 10 s); 0 = none */
+  timeoutMs?: number
 }
