@@ -187,4 +187,105 @@ describe('EventBus', () => {
     expect(spy).toHaveBeenCalledOnce()
     spy.mockRestore()
   })
+
+  describe('emitDelta', () => {
+    const tick = () => new Promise<void>((r) => setImmediate(r))
+    const collect = (bus: EventBus) => {
+      const seen: AgentEvent[] = []
+      bus.subscribe((ev) => seen.push(ev))
+      return seen
+    }
+
+    it('merges the deltas of one tick into one event: latest cumulative text, concatenated delta', async () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.emit({ runId: 'r', stream: 'lifecycle', data: { phase: 'start' }, sessionKey: 's' })
+      let text = ''
+      for (const d of ['He', 'll', 'o']) bus.emitDelta({ runId: 'r', sessionKey: 's', stream: 'assistant', text: (text += d), delta: d })
+      expect(seen).toHaveLength(1) // held until the tick's microtasks are done
+      await Promise.resolve()
+      expect(seen).toHaveLength(1)
+      await tick()
+      expect(seen.map((e) => [e.seq, e.stream, e.data])).toEqual([
+        [1, 'lifecycle', { phase: 'start' }],
+        [2, 'assistant', { text: 'Hello', delta: 'Hello' }],
+      ])
+      expect(seen[1].sessionKey).toBe('s')
+      expect(bus.recent('s').map((e) => e.seq)).toEqual([1, 2])
+      // the next tick starts a new event
+      bus.emitDelta({ runId: 'r', sessionKey: 's', stream: 'assistant', text: 'Hello!', delta: '!' })
+      await tick()
+      expect(seen.at(-1)).toMatchObject({ seq: 3, data: { text: 'Hello!', delta: '!' } })
+    })
+
+    it('flushes a run’s held text before any other event of that run (tool start, lifecycle end), in seq order', () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'a', delta: 'a' })
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'ab', delta: 'b' })
+      bus.emit({ runId: 'r', stream: 'tool', data: { phase: 'start' } })
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'abc', delta: 'c' })
+      bus.emit({ runId: 'r', stream: 'lifecycle', data: { phase: 'end' } })
+      expect(seen.map((e) => [e.seq, e.stream, e.data])).toEqual([
+        [1, 'assistant', { text: 'ab', delta: 'ab' }],
+        [2, 'tool', { phase: 'start' }],
+        [3, 'assistant', { text: 'abc', delta: 'c' }],
+        [4, 'lifecycle', { phase: 'end' }],
+      ])
+    })
+
+    it('other runs’ events do not flush (or reorder) a run’s held text; each run keeps its own seq', async () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.emitDelta({ runId: 'a', stream: 'assistant', text: 'x', delta: 'x' })
+      bus.emit({ runId: 'b', stream: 'lifecycle', data: { phase: 'start' } })
+      bus.emitDelta({ runId: 'b', stream: 'assistant', text: 'y', delta: 'y' })
+      bus.emitDelta({ runId: 'a', stream: 'assistant', text: 'xx', delta: 'x' })
+      await tick()
+      expect(seen.map((e) => `${e.runId}${e.seq}:${e.stream}:${(e.data as { text?: string }).text ?? ''}`)).toEqual([
+        'b1:lifecycle:',
+        'a1:assistant:xx',
+        'b2:assistant:y',
+      ])
+    })
+
+    it('never merges a text that does not extend the held one (a new message) or another stream', async () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.emitDelta({ runId: 'r', stream: 'thinking', text: 'hmm', delta: 'hmm' })
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'first', delta: 'first' })
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'S', delta: 'S' }) // next message: starts over
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'Se', delta: 'e' })
+      await tick()
+      expect(seen.map((e) => [e.seq, e.stream, e.data])).toEqual([
+        [1, 'thinking', { text: 'hmm', delta: 'hmm' }],
+        [2, 'assistant', { text: 'first', delta: 'first' }],
+        [3, 'assistant', { text: 'Se', delta: 'Se' }],
+      ])
+    })
+
+    it('clearRun and flushDeltas emit held text first', () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'a', delta: 'a' })
+      bus.flushDeltas('r')
+      expect(seen.map((e) => e.data)).toEqual([{ text: 'a', delta: 'a' }])
+      bus.emitDelta({ runId: 'r', stream: 'assistant', text: 'ab', delta: 'b' })
+      bus.clearRun('r')
+      expect(seen.map((e) => e.seq)).toEqual([1, 2])
+      expect(bus.lastSeq('r')).toBe(0)
+    })
+
+    it('a delta emitted by a listener during release is delivered too', async () => {
+      const bus = new EventBus()
+      const seen = collect(bus)
+      bus.subscribe((ev) => {
+        if (ev.runId === 'a' && ev.seq === 1) bus.emitDelta({ runId: 'b', stream: 'assistant', text: 'z', delta: 'z' })
+      })
+      bus.emitDelta({ runId: 'a', stream: 'assistant', text: 'q', delta: 'q' })
+      await tick()
+      await tick()
+      expect(seen.map((e) => `${e.runId}:${(e.data as { text: string }).text}`).sort()).toEqual(['a:q', 'b:z'])
+    })
+  })
 })

@@ -1,10 +1,33 @@
 // The in-process agent event bus (OpenClaw §4.1): numbers events per run, fans them out to listeners
 // and keeps a bounded per-session history so late subscribers (a window opened mid-run) can catch up.
+// Text deltas (`emitDelta`) of a run that arrive in the same tick — the SSE frames of one network read —
+// leave as ONE `assistant`/`thinking` event {text: cumulative, delta: their concatenation}: a model that
+// streams 20,000 tiny deltas costs a few hundred events downstream (ring, chat projection, gateway, every
+// client), not 20,000.
 import type { AgentEvent } from '../../../shared/events'
 import type { EmitInput, EventBusLike } from '../contracts'
 import { RingBuffer } from './ring-buffer'
 
 export type AgentEventListener = (ev: AgentEvent) => void
+
+/** Streams whose events are `{text: cumulative, delta: new suffix}` and may be merged (emitDelta). */
+export type DeltaStream = 'assistant' | 'thinking'
+
+export interface DeltaInput {
+  runId: string
+  sessionKey?: string
+  stream: DeltaStream
+  /** the cumulative text after this delta (a string reference: never copied here) */
+  text: string
+  delta: string
+}
+
+interface HeldDelta {
+  sessionKey?: string
+  stream: DeltaStream
+  text: string
+  delta: string
+}
 
 export interface EventBusOptions {
   /** events kept per session for `recent()` (default 2000) */
@@ -54,6 +77,9 @@ export class EventBus implements EventBusLike {
   // sees each run's events in seq order.
   private readonly pending: AgentEvent[] = []
   private delivering = false
+  // Deltas not yet emitted, per run; released at the end of the tick or before the run's next event.
+  private readonly held = new Map<string, HeldDelta>()
+  private releaseScheduled = false
 
   constructor(opts: EventBusOptions = {}) {
     this.ringSize = opts.ringSize ?? DEFAULT_RING_SIZE
@@ -74,6 +100,8 @@ export class EventBus implements EventBusLike {
   }
 
   emit(input: EmitInput): AgentEvent {
+    // a run's held text goes first: per-run order (and seq) is emission order
+    if (this.held.size > 0) this.releaseRun(input.runId)
     const seq = (this.seqByRun.get(input.runId) ?? 0) + 1
     if (seq === 1) this.trimRuns()
     this.seqByRun.set(input.runId, seq)
@@ -88,6 +116,48 @@ export class EventBus implements EventBusLike {
     return ev
   }
 
+  /**
+   * Emits a text delta of a run, merged with the run's other deltas of this tick: listeners get one event
+   * `{text, delta}` (text = the latest cumulative text, delta = the deltas concatenated) once the current
+   * tick's microtasks are done (process.nextTick runs after them), or right before the run's next event
+   * of any kind (tool start, lifecycle end, compaction, …), whichever comes first. So nothing is held
+   * across a macrotask, and a text that does not extend the held one (a new message) is never merged.
+   */
+  emitDelta(input: DeltaInput): void {
+    const h = this.held.get(input.runId)
+    if (h) {
+      // O(1) extension check by length: the caller's text is the held text + delta (a rope, not compared)
+      if (h.stream === input.stream && h.sessionKey === input.sessionKey && input.text.length === h.text.length + input.delta.length) {
+        h.text = input.text
+        h.delta += input.delta
+        return
+      }
+      this.releaseRun(input.runId)
+    }
+    this.held.set(input.runId, { sessionKey: input.sessionKey, stream: input.stream, text: input.text, delta: input.delta })
+    if (!this.releaseScheduled) {
+      this.releaseScheduled = true
+      process.nextTick(this.releaseAll)
+    }
+  }
+
+  /** Emits the run's held delta now (no-op when there is none). */
+  flushDeltas(runId: string): void {
+    this.releaseRun(runId)
+  }
+
+  private readonly releaseAll = (): void => {
+    this.releaseScheduled = false
+    for (const runId of this.held.keys()) this.releaseRun(runId)
+  }
+
+  private releaseRun(runId: string): void {
+    const h = this.held.get(runId)
+    if (!h) return
+    this.held.delete(runId)
+    this.emit({ runId, sessionKey: h.sessionKey, stream: h.stream, data: { text: h.text, delta: h.delta } })
+  }
+
   subscribe(listener: AgentEventListener): () => void {
     this.listeners = [...this.listeners, listener]
     return () => {
@@ -100,6 +170,7 @@ export class EventBus implements EventBusLike {
   }
 
   clearRun(runId: string): void {
+    this.releaseRun(runId)
     this.seqByRun.delete(runId)
     this.sessionByRun.delete(runId)
   }

@@ -1,5 +1,5 @@
 export { EventBus, approxSize, DEFAULT_MAX_SESSIONS, DEFAULT_RING_SIZE, DEFAULT_MAX_SESSION_CHARS, DEFAULT_MAX_TOTAL_CHARS } from './event-bus'
-export type { AgentEventListener, EventBusOptions } from './event-bus'
+export type { AgentEventListener, DeltaInput, DeltaStream, EventBusOptions } from './event-bus'
 export { RunRegistry, DEFAULT_WAIT_TIMEOUT_MS, FINISHED_RUN_TTL_MS } from './run-registry'
 export type { ActiveRun, RunRegistryOptions, RunSnapshot } from './run-registry'
 export { RingBuffer } from './ring-buffer'

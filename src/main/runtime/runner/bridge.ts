@@ -12,6 +12,11 @@ import { addUsage, emptyUsage } from './usage'
 
 export interface BridgeOptions {
   emit(stream: AgentStream, data: Record<string, unknown>): void
+  /**
+   * a text delta (`text` = cumulative): the bus may merge the deltas of one tick into one event
+   * (EventBus.emitDelta); without it each delta is emitted as its own event
+   */
+  emitDelta?(stream: 'assistant' | 'thinking', text: string, delta: string): void
   /** append a completed message to the transcript */
   persist(message: AgentMessage): Promise<void>
   /** tool result → what gets persisted (cap + tool_result_persist hook) */
@@ -72,10 +77,14 @@ export class RunBridge {
     this.now = o.now ?? Date.now
   }
 
-  /** pi listener: never throws */
-  readonly listener = async (event: PiEvent): Promise<void> => {
+  /**
+   * pi listener: never throws or rejects. pi awaits it once per event; text deltas (by far the most
+   * frequent) are handled synchronously, without an async function and its promise per delta.
+   */
+  readonly listener = (event: PiEvent): Promise<void> | void => {
     try {
-      await this.handle(event)
+      if (event.type === 'message_update') return this.update(event.assistantMessageEvent)
+      return this.handle(event).catch((err) => this.o.onError(event.type, err))
     } catch (err) {
       this.o.onError(event.type, err)
     }
@@ -101,23 +110,8 @@ export class RunBridge {
           this.rawArgs.clear()
         }
         return
-      case 'message_update': {
-        const ame = event.assistantMessageEvent
-        if (ame.type === 'text_delta' && ame.delta) {
-          this.currentText += ame.delta
-          this.o.timing.firstDeltaAt ??= this.now()
-          this.o.emit('assistant', { text: this.currentText, delta: ame.delta })
-        } else if (ame.type === 'toolcall_delta' && typeof ame.delta === 'string') {
-          this.rawArgs.set(ame.contentIndex, (this.rawArgs.get(ame.contentIndex) ?? '') + ame.delta)
-        } else if (ame.type === 'toolcall_end') {
-          const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
-          if (problem) this.badArgs.set(ame.toolCall.id, problem)
-        } else if (ame.type === 'thinking_delta' && ame.delta) {
-          this.currentThinking += ame.delta
-          if (this.o.reasoningMode === 'stream') this.o.emit('thinking', { text: this.currentThinking, delta: ame.delta })
-        }
-        return
-      }
+      case 'message_update':
+        return this.update(event.assistantMessageEvent)
       case 'message_end':
         return this.messageEnd(event.message)
       case 'tool_execution_start':
@@ -160,6 +154,27 @@ export class RunBridge {
       default:
         return
     }
+  }
+
+  private update(ame: Extract<PiEvent, { type: 'message_update' }>['assistantMessageEvent']): void {
+    if (ame.type === 'text_delta' && ame.delta) {
+      this.currentText += ame.delta
+      this.o.timing.firstDeltaAt ??= this.now()
+      this.emitText('assistant', this.currentText, ame.delta)
+    } else if (ame.type === 'toolcall_delta' && typeof ame.delta === 'string') {
+      this.rawArgs.set(ame.contentIndex, (this.rawArgs.get(ame.contentIndex) ?? '') + ame.delta)
+    } else if (ame.type === 'toolcall_end') {
+      const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
+      if (problem) this.badArgs.set(ame.toolCall.id, problem)
+    } else if (ame.type === 'thinking_delta' && ame.delta) {
+      this.currentThinking += ame.delta
+      if (this.o.reasoningMode === 'stream') this.emitText('thinking', this.currentThinking, ame.delta)
+    }
+  }
+
+  private emitText(stream: 'assistant' | 'thinking', text: string, delta: string): void {
+    if (this.o.emitDelta) this.o.emitDelta(stream, text, delta)
+    else this.o.emit(stream, { text, delta })
   }
 
   private async messageEnd(message: AgentMessage): Promise<void> {

@@ -123,7 +123,8 @@ describe('embedded runner', () => {
   })
 
   it('streams text: lifecycle start → assistant deltas → end, seq from 1 strictly increasing, transcript + session row', async () => {
-    server.script([{ text: 'Hello there, world!', chunks: 3, usage: { input: 100, output: 20 } }])
+    // chunks 15 ms apart arrive in separate reads: one assistant event each
+    server.script([{ text: 'Hello there, world!', chunks: 3, delayMs: 15, usage: { input: 100, output: 20 } }])
     const out = await h.run({ runId: 'text-1' })
     expect(out.status).toBe('ok')
     expect(out.reason).toBe('completed')
@@ -155,6 +156,26 @@ describe('embedded runner', () => {
     expect(req.messages[0].role).toBe('system')
     expect(req.messages[0].content).toContain('Loopdesk')
     expect(req.tools.map((t: any) => t.function.name)).toContain('exec')
+  })
+
+  it('deltas that arrive together leave as one assistant event (cumulative text, concatenated delta), flushed before lifecycle end', async () => {
+    const chunks = Array.from({ length: 500 }, (_, i) => `w${i} `)
+    server.script([{ textChunks: chunks }])
+    const out = await h.run({ runId: 'merge-1' })
+    expect(out.payloads).toEqual([{ text: chunks.join('') }])
+    const evs = of(h, 'merge-1')
+    expect(evs.map((e) => e.seq)).toEqual(evs.map((_, i) => i + 1))
+    expect(evs.at(-1)!.data).toMatchObject({ phase: 'end' })
+    const assistant = evs.filter((e) => e.stream === 'assistant').map((e) => e.data as { text: string; delta: string })
+    // 500 SSE frames written back to back reach the runner in a few reads, not one event per frame
+    expect(assistant.length).toBeGreaterThan(0)
+    expect(assistant.length).toBeLessThan(100)
+    let text = ''
+    for (const a of assistant) {
+      text += a.delta
+      expect(a.text).toBe(text)
+    }
+    expect(text).toBe(chunks.join(''))
   })
 
   it('the user message is on disk before the model is asked', async () => {
@@ -391,7 +412,7 @@ describe('embedded runner', () => {
     await h.run({ runId: 'think-off' })
     expect(of(h, 'think-off').some((e) => e.stream === 'thinking')).toBe(false)
     await h.store.update('agent:main:main', (cur) => ({ ...cur!, reasoningLevel: 'stream' }))
-    server.script([{ reasoning: ['ponder', 'ing deeply'], text: 'answer' }])
+    server.script([{ reasoning: ['ponder', 'ing deeply'], text: 'answer', delayMs: 15 }])
     const out = await h.run({ runId: 'think-on' })
     const thinking = of(h, 'think-on').filter((e) => e.stream === 'thinking').map((e) => e.data as any)
     expect(thinking.map((t) => t.delta)).toEqual(['ponder', 'ing deeply'])

@@ -286,6 +286,8 @@ export class EmbeddedRunner {
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
+        // deltas of one tick leave as one event; every other event of the run flushes them first
+        emitDelta: (stream, text, delta) => deps.bus.emitDelta({ runId: req.runId, sessionKey: req.sessionKey, stream, text, delta }),
         onPersistError: () => {
           if (controller.signal.aborted) return
           live.endReason ??= 'storage'
