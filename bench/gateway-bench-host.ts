@@ -5,7 +5,9 @@
 //            | {cmd:'stop'}
 //   child  → {type:'ready', url} first, then one {type:'reply', cmd, ...} per command.
 // Stats are this process's: the runtime's `agent` handler time, event-loop delay and CPU time.
+// BENCH_HOST_PROFILE=<dir> writes a CPU profile of the measured runs pass (start-stats → stats) there.
 import fs from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
@@ -64,6 +66,8 @@ const host: RuntimeHost = {
 const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
 let fakeGw: GatewayHandle | undefined
 
+const profileDir = process.env.BENCH_HOST_PROFILE
+let profiler: Session | undefined
 let loop: ReturnType<typeof monitorEventLoopDelay> | undefined
 let cpuAt = process.cpuUsage()
 let wallAt = performance.now()
@@ -94,6 +98,13 @@ process.on('message', (raw) => {
         loop?.disable()
         loop = monitorEventLoopDelay({ resolution: 1 })
         loop.enable()
+        if (profileDir) {
+          profiler = new Session()
+          profiler.connect()
+          await profiler.post('Profiler.enable')
+          await profiler.post('Profiler.setSamplingInterval', { interval: 200 })
+          await profiler.post('Profiler.start')
+        }
         cpuAt = process.cpuUsage()
         wallAt = performance.now()
         return send({ type: 'reply', cmd: msg.cmd })
@@ -102,6 +113,13 @@ process.on('message', (raw) => {
         const cpu = process.cpuUsage(cpuAt)
         const wall = performance.now() - wallAt
         const h = [...handlerMs].sort((a, b) => a - b)
+        if (profiler) {
+          const { profile } = await profiler.post('Profiler.stop')
+          fs.mkdirSync(profileDir!, { recursive: true })
+          fs.writeFileSync(path.join(profileDir!, `gateway-host-runs-${Date.now()}.cpuprofile`), JSON.stringify(profile))
+          profiler.disconnect()
+          profiler = undefined
+        }
         return send({
           type: 'reply',
           cmd: msg.cmd,
