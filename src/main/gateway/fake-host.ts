@@ -35,6 +35,7 @@ export class FakeHost implements RuntimeHost {
   readonly runs = new Map<string, FakeRun>()
   private listeners = new Set<(ev: AnyEvent) => void>()
   shutdownCalled = false
+  readonly patches: Array<Record<string, unknown>> = []
   readonly handlers: Handlers
 
   constructor(public opts: FakeHostOptions = {}) {
@@ -67,6 +68,12 @@ export class FakeHost implements RuntimeHost {
         return { ok: true, aborted: ids.length > 0, runIds: ids }
       },
       'sessions.subscribe': async () => ({ subscribed: true }),
+      // applies nothing; a patch with a `bad` key is refused like an invalid config
+      'config.patch': async (p) => {
+        if ('bad' in p.patch) throw new ApiError('INVALID_REQUEST', 'bad: not a config key')
+        this.patches.push(p.patch)
+        return { ok: true, hash: `h${this.patches.length}`, config: {}, secrets: {} }
+      },
     }
     this.handlers = Object.fromEntries(
       METHOD_NAMES.map((m) => [

@@ -26,6 +26,9 @@ export const LIMITS = {
   signatureSkewMs: 2 * 60_000,
   dedupeTtlMs: 5 * 60_000,
   dedupeMax: 1000,
+  /** control-plane writes (config.patch …) per device (or connection) per window */
+  controlPlaneWrites: 3,
+  controlPlaneWindowMs: 60_000,
 } as const
 
 export type GatewayLimits = { -readonly [K in keyof typeof LIMITS]: number }

@@ -6,6 +6,7 @@ import type { AgentFinal, MethodName, Result } from '../../shared/methods'
 import { AgentDedupe, type CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
+import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
 import { METHOD_SCOPES, hasScope } from './scopes'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
@@ -31,6 +32,8 @@ export interface RequestContext {
   hooks?: RequestHooks
   /** a reason while the gateway cannot take requests (shutting down), else undefined */
   unavailable?: () => string | undefined
+  /** control-plane write limiter (config.patch …), keyed by device or connection */
+  writeLimiter?: SlidingWindowLimiter
 }
 
 const invalidRequest = (message: string, details?: unknown): CachedResponse => ({
@@ -65,7 +68,7 @@ export function parseRequest(conn: GatewayConnection, text: string): RequestFram
 }
 
 /**
- * OpenClaw's order (§1.5): role/scope → unavailable → handler lookup.
+ * OpenClaw's order (§1.5): role/scope → unavailable → control-plane rate limit → handler lookup.
  * A method nobody classified needs admin, so a lesser client learns nothing about which names exist.
  */
 export async function handleRequest(ctx: RequestContext, conn: GatewayConnection, req: RequestFrame): Promise<void> {
@@ -98,12 +101,35 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     return
   }
 
+  let slot: { release(): void } | undefined
+  if (ctx.writeLimiter && CONTROL_PLANE_WRITE_METHODS.has(method)) {
+    const decision = ctx.writeLimiter.take(conn.deviceId ? `device:${conn.deviceId}` : `conn:${conn.id}`, Date.now())
+    if (!decision.ok) {
+      const secs = Math.ceil(decision.retryAfterMs / 1000)
+      conn.respond(id, {
+        ok: false,
+        error: {
+          code: 'UNAVAILABLE',
+          message: `rate limit exceeded for ${method.slice(0, 100)}: too many configuration writes, retry in ${secs} s`,
+          details: { code: 'RATE_LIMITED', method: method.slice(0, 100) },
+          retryable: true,
+          retryAfterMs: decision.retryAfterMs,
+        },
+      })
+      return
+    }
+    slot = decision
+  }
+
   if (!known) {
+    slot?.release()
     conn.respond(id, invalidRequest(`unknown method: ${method.slice(0, 200)}`))
     return
   }
   if (local) {
-    conn.respond(id, await local.handle(conn, req.params))
+    const out = await local.handle(conn, req.params)
+    if (!out.ok) slot?.release()
+    conn.respond(id, out)
     return
   }
   const name = method as MethodName
@@ -111,6 +137,8 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
 
   ctx.hooks?.before?.(conn, name, req.params)
   let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, { transport: 'ws', connId: conn.id })
+  // a refused write changed nothing: it does not count against the limit
+  if (!res.ok) slot?.release()
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })

@@ -18,6 +18,7 @@ import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
+import { SlidingWindowLimiter } from './rate-limit'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
 import { gatewayDir, removeGatewayInfo, writeGatewayInfo } from './state-files'
@@ -140,6 +141,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     log: (level, msg) => (level === 'debug' ? log.debug?.(msg) : log[level](msg)),
     local: localMethods,
     unavailable: () => (closing ? 'gateway is shutting down' : undefined),
+    writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
   }
 
   // ------------------------------------------------------------------ broadcasting
