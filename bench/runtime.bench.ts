@@ -5,8 +5,12 @@
 //   each stream-fn call to the end of that assistant message (HTTP + SSE parsing included), and the run
 //   start is when the run got its lanes (queue wait is not overhead).
 // Targets: overhead p50 < 2 ms, p99 < 10 ms; heap growth < 50 MB.  Usage: npm run bench:runtime
+// BENCH_CPU_PROFILE=<file.cpuprofile> writes a CPU profile of the measured one-at-a-time pass only (no
+// start-up, warm-up or throughput pass in it); open it in Chrome DevTools or read it with a script.
+// BENCH_SKIP_CONCURRENT=1 skips the throughput pass (quicker A/B comparisons of the overhead numbers).
 import { spawn } from 'node:child_process'
 import fs from 'node:fs'
+import inspector from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
 import readline from 'node:readline'
@@ -44,6 +48,22 @@ async function startServerProcess(): Promise<{ openaiBaseUrl: string; stop(): vo
   })
   const info = JSON.parse(line) as { openaiBaseUrl: string }
   return { openaiBaseUrl: info.openaiBaseUrl, stop: () => child.kill('SIGTERM') }
+}
+
+/** Starts the V8 sampling profiler in this process; the returned function stops it and gives the profile. */
+async function startProfile(): Promise<() => Promise<object>> {
+  const session = new inspector.Session()
+  session.connect()
+  const post = (method: string, params?: object) =>
+    new Promise<any>((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))))
+  await post('Profiler.enable')
+  await post('Profiler.setSamplingInterval', { interval: Number(process.env.BENCH_CPU_PROFILE_INTERVAL_US ?? 100) })
+  await post('Profiler.start')
+  return async () => {
+    const { profile } = await post('Profiler.stop')
+    session.disconnect()
+    return profile
+  }
 }
 
 async function main() {
@@ -134,11 +154,13 @@ async function main() {
   await concurrent(WARMUP)
   const heapBefore = heapMb()
   const lat = { overhead: [] as number[], model: [] as number[], accept: [] as number[] }
+  const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
   const cpu0 = process.cpuUsage()
   const s0 = performance.now()
   await sequential(RUNS, lat)
   const seqMs = performance.now() - s0
   const cpu = process.cpuUsage(cpu0)
+  if (profile) fs.writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await profile()))
   const c0 = performance.now()
   if (process.env.BENCH_SKIP_CONCURRENT !== '1') await concurrent(RUNS)
   const concMs = performance.now() - c0
@@ -148,7 +170,8 @@ async function main() {
   const o = lat.overhead
   console.log(`runtime bench: ${RUNS} runs over ${SESSIONS} sessions per pass (every ${TOOL_EVERY}th run uses a tool: 2 model requests), warm-up ${WARMUP}+${WARMUP}`)
   console.log(`  machine           ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (other work on the box inflates every number)`)
-  console.log(`  throughput        ${fmt(RUNS / (concMs / 1000))} runs/s concurrent (global lane ${runtime.core.config.current.defaults.maxConcurrent}), ${fmt(RUNS / (seqMs / 1000))} runs/s one at a time`)
+  const concurrentRate = process.env.BENCH_SKIP_CONCURRENT === '1' ? 'skipped' : `${fmt(RUNS / (concMs / 1000))} runs/s`
+  console.log(`  throughput        ${concurrentRate} concurrent (global lane ${runtime.core.config.current.defaults.maxConcurrent}), ${fmt(RUNS / (seqMs / 1000))} runs/s one at a time`)
   console.log(`  overhead / run    p50 ${fmt(pct(o, 50))} ms   p99 ${fmt(pct(o, 99))} ms   max ${fmt(o.at(-1)!)} ms   (run wall time − model time; targets p50 < 2, p99 < 10)`)
   console.log(`  model time / run  p50 ${fmt(pct(lat.model, 50))} ms   p99 ${fmt(pct(lat.model, 99))} ms   (HTTP + SSE parsing in pi/openai SDK)`)
   console.log(`  accept latency    p50 ${fmt(pct(lat.accept, 50))} ms   p99 ${fmt(pct(lat.accept, 99))} ms   (agent call → {runId, accepted})`)
