@@ -33,6 +33,7 @@ import { RunBridge } from './bridge'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
+import { createToolLoadout } from './tool-loadout'
 import { emptyUsage } from './usage'
 
 export interface RunRequest {
@@ -400,7 +401,10 @@ export class EmbeddedRunner {
 
       // ---- the pi agent
       // built-in tools' declarations are built once per tool spec, not per run
-      const leading = createInitialSystemMessage(systemPrompt, tools.map(toolDeclaration))
+      const declarations = tools.map(toolDeclaration)
+      // tools + declarations go to pi per request, past its per-request tool diff (see tool-loadout.ts)
+      const loadout = systemPrompt && tools.length > 0 ? createToolLoadout(systemPrompt, tools, declarations) : undefined
+      const leading = loadout ? loadout.leading : createInitialSystemMessage(systemPrompt, declarations)
       const registry = models
       const piStream = registry.streamFn
       const a = new Agent({
@@ -410,6 +414,8 @@ export class EmbeddedRunner {
           thinkingLevel: thinking,
           messages: leading ? [leading, ...history.messages] : history.messages,
         },
+        prepareRequest: loadout && ((request) => loadout.prepareRequest(request)),
+        prepareNextTurnWithContext: loadout && ((turn) => loadout.prepareNextTurnWithContext(turn)),
         streamFn: (model, context, options?: SimpleStreamOptions) => {
           b.modelCallStarted()
           return piStream(model, context, options)
@@ -459,7 +465,7 @@ export class EmbeddedRunner {
             }
           : undefined,
       })
-      a.state.tools = tools
+      if (!loadout) a.state.tools = tools
       agent = a
       if (deps.hooks.agentEvent) {
         // before the bridge: a hook may need to act before the bridge emits (block flush before tool start)
@@ -486,7 +492,11 @@ export class EmbeddedRunner {
       if (failed?.stopReason === 'error' && !controller.signal.aborted && deps.hooks.onContextOverflow) {
         const r = await callHook(
           'onContextOverflow',
-          () => deps.hooks.onContextOverflow!({ messages: a.state.messages, errorMessage: failed.errorMessage ?? '' }, ctx),
+          () =>
+            deps.hooks.onContextOverflow!(
+              { messages: loadout ? loadout.asDeclared(a.state.messages) : a.state.messages, errorMessage: failed.errorMessage ?? '' },
+              ctx,
+            ),
           this.hookError,
         )
         if (r?.retry && !controller.signal.aborted) {
