@@ -10,9 +10,11 @@ function setup(opts?: ConstructorParameters<typeof RunRegistry>[0]) {
     bus.emit({ runId, stream: 'lifecycle', data: { phase: 'start', startedAt }, sessionKey: 'agent:main:main' })
   const end = (runId: string, extra: Record<string, unknown> = {}) =>
     bus.emit({ runId, stream: 'lifecycle', data: { phase: 'end', endedAt: 2000, ...extra } })
-  const error = (runId: string, error = 'LLM request failed.') =>
-    bus.emit({ runId, stream: 'lifecycle', data: { phase: 'error', endedAt: 3000, error } })
-  return { bus, reg, start, end, error }
+  const error = (runId: string, error = 'LLM request failed.', extra: Record<string, unknown> = {}) =>
+    bus.emit({ runId, stream: 'lifecycle', data: { phase: 'error', endedAt: 3000, error, ...extra } })
+  /** an error after which nothing retries the run (the embedded runner marks its errors so) */
+  const settledError = (runId: string, msg?: string) => error(runId, msg, { executionSettled: true })
+  return { bus, reg, start, end, error, settledError }
 }
 
 afterEach(() => {
@@ -40,12 +42,12 @@ describe('RunRegistry', () => {
     await expect(reg.waitForAgentJob('r1')).resolves.toMatchObject({ status: 'ok' })
   })
 
-  it('lifecycle end with aborted reports timeout; error reports error with its message', async () => {
-    const { reg, start, end, error } = setup()
+  it('lifecycle end with aborted reports timeout; a settled error reports error with its message at once', async () => {
+    const { reg, start, end, settledError } = setup()
     start('a')
     end('a', { aborted: true })
     start('e')
-    error('e', 'rate limited')
+    settledError('e', 'rate limited')
     await expect(reg.waitForAgentJob('a')).resolves.toEqual({ runId: 'a', status: 'timeout', startedAt: 1000, endedAt: 2000 })
     await expect(reg.waitForAgentJob('e')).resolves.toEqual({
       runId: 'e',
@@ -142,9 +144,10 @@ describe('RunRegistry', () => {
   })
 
   it('a new start for the same runId evicts the old terminal snapshot', async () => {
-    const { reg, start, end, error } = setup()
+    const { reg, start, end, settledError } = setup()
     start('retry')
-    error('retry')
+    settledError('retry')
+    expect(reg.snapshot('retry')?.status).toBe('error')
     start('retry', 5000)
     expect(reg.snapshot('retry')).toBeUndefined()
     const p = reg.waitForAgentJob('retry', 5000)
@@ -171,5 +174,75 @@ describe('RunRegistry', () => {
     reg.dispose()
     await expect(p).resolves.toEqual({ runId: 'd', status: 'timeout' })
     expect(reg.waiterCount()).toBe(0)
+  })
+
+  describe('error retry grace (reference §3: AGENT_RUN_ERROR_RETRY_GRACE_MS)', () => {
+    it('holds an unsettled error for 15 s by default before waits see it', async () => {
+      vi.useFakeTimers()
+      const { reg, start, error } = setup()
+      start('g')
+      const w = reg.waitForAgentJob('g', 60_000)
+      let got: unknown
+      void w.then((r) => (got = r))
+      error('g', 'model failed')
+      expect(reg.hasPendingError('g')).toBe(true)
+      expect(reg.snapshot('g')).toBeUndefined()
+      await expect(reg.waitForAgentJob('g', 0)).resolves.toEqual({ runId: 'g', status: 'timeout' })
+      await vi.advanceTimersByTimeAsync(14_999)
+      expect(got).toBeUndefined()
+      await vi.advanceTimersByTimeAsync(1)
+      expect(got).toEqual({ runId: 'g', status: 'error', startedAt: 1000, endedAt: 3000, error: 'model failed' })
+      expect(reg.snapshot('g')?.status).toBe('error')
+      expect(reg.hasPendingError('g')).toBe(false)
+    })
+
+    it('a retry (new start under the same runId) inside the grace cancels the error; the wait gets the retry outcome', async () => {
+      const { reg, start, end, error } = setup({ errorGraceMs: 200 })
+      start('fb')
+      const w = reg.waitForAgentJob('fb', 5000)
+      error('fb', 'primary model failed')
+      start('fb', 4000) // fallback model, same run
+      await new Promise((r) => setTimeout(r, 300)) // past the grace: the cancelled error must not resurface
+      expect(reg.snapshot('fb')).toBeUndefined()
+      end('fb')
+      await expect(w).resolves.toEqual({ runId: 'fb', status: 'ok', startedAt: 4000, endedAt: 2000 })
+    })
+
+    it('a later end wins over a held error', async () => {
+      const { reg, start, end, error } = setup({ errorGraceMs: 10_000 })
+      start('x')
+      const w = reg.waitForAgentJob('x', 5000)
+      error('x')
+      end('x')
+      await expect(w).resolves.toMatchObject({ status: 'ok' })
+      expect(reg.hasPendingError('x')).toBe(false)
+    })
+
+    it('executionSettled errors and settle() are final at once; errorGraceMs 0 disables the grace', async () => {
+      const { reg, start, error, settledError } = setup({ errorGraceMs: 60_000 })
+      start('s1')
+      settledError('s1', 'boom')
+      await expect(reg.waitForAgentJob('s1', 0)).resolves.toMatchObject({ status: 'error', error: 'boom' })
+      start('s2')
+      const w = reg.waitForAgentJob('s2', 5000)
+      error('s2', 'held')
+      expect(reg.settle('s2')).toBe(true)
+      await expect(w).resolves.toMatchObject({ status: 'error', error: 'held' })
+      expect(reg.settle('s2')).toBe(false)
+      const quick = setup({ errorGraceMs: 0 })
+      quick.start('q')
+      quick.error('q', 'now')
+      await expect(quick.reg.waitForAgentJob('q', 0)).resolves.toMatchObject({ status: 'error', error: 'now' })
+    })
+
+    it('dispose drops held errors (no timer left behind)', async () => {
+      vi.useFakeTimers()
+      const { reg, start, error } = setup()
+      start('d')
+      error('d')
+      reg.dispose()
+      expect(reg.hasPendingError('d')).toBe(false)
+      expect(vi.getTimerCount()).toBe(0)
+    })
   })
 })

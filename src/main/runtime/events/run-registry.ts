@@ -1,12 +1,18 @@
 // The wait side of runs (OpenClaw `waitForAgentJob`, §3): watches lifecycle events on the bus, remembers
 // when each run started and caches terminal snapshots for 10 minutes, so `agent.wait` resolves whether it
 // is called before, during or after the run. A wait that times out never touches the run itself.
+// A lifecycle `error` is not final at once: a retry / model fallback may restart the same runId and still
+// end ok, so the error is held for a grace period (15 s) and a new `start` cancels it. An error whose data
+// says `executionSettled: true` (nothing can retry it any more — the embedded runner marks its final error
+// so) is final immediately, as is one settled through settle().
 import type { AgentEvent } from '../../../shared/events'
 import type { WaitResult } from '../../../shared/methods'
 import type { EventBusLike } from '../contracts'
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30_000
 export const FINISHED_RUN_TTL_MS = 10 * 60_000
+/** OpenClaw AGENT_RUN_ERROR_RETRY_GRACE_MS */
+export const ERROR_RETRY_GRACE_MS = 15_000
 
 export interface RunSnapshot {
   status: 'ok' | 'error' | 'timeout'
@@ -26,6 +32,8 @@ export interface RunRegistryOptions {
   ttlMs?: number
   /** upper bound on cached finished runs, oldest dropped first (default 10000) */
   maxFinished?: number
+  /** how long an unsettled lifecycle error waits for a retry of the same runId (default 15 s; 0 = final at once) */
+  errorGraceMs?: number
   now?: () => number
 }
 
@@ -38,13 +46,17 @@ export class RunRegistry {
   private readonly active = new Map<string, ActiveRun>()
   private readonly finished = new Map<string, { snapshot: RunSnapshot; expiresAt: number }>()
   private readonly waiters = new Map<string, Set<Waiter>>()
+  /** lifecycle errors inside their retry grace */
+  private readonly pendingErrors = new Map<string, { snapshot: RunSnapshot; timer: ReturnType<typeof setTimeout> }>()
   private readonly ttlMs: number
   private readonly maxFinished: number
+  private readonly errorGraceMs: number
   private readonly now: () => number
 
   constructor(opts: RunRegistryOptions = {}) {
     this.ttlMs = opts.ttlMs ?? FINISHED_RUN_TTL_MS
     this.maxFinished = opts.maxFinished ?? 10_000
+    this.errorGraceMs = opts.errorGraceMs ?? ERROR_RETRY_GRACE_MS
     this.now = opts.now ?? Date.now
   }
 
@@ -57,10 +69,18 @@ export class RunRegistry {
 
   /** Feeds one lifecycle event (attach() does this for every bus event). */
   observe(ev: AgentEvent): void {
-    const data = ev.data as { phase?: unknown; startedAt?: unknown; endedAt?: unknown; aborted?: unknown; error?: unknown }
+    const data = ev.data as {
+      phase?: unknown
+      startedAt?: unknown
+      endedAt?: unknown
+      aborted?: unknown
+      error?: unknown
+      executionSettled?: unknown
+    }
     if (data.phase === 'start') {
       const startedAt = num(data.startedAt) ?? ev.ts
-      // A new start (retry under the same runId) supersedes an older terminal snapshot.
+      // A new start (retry under the same runId) supersedes an older terminal snapshot or a pending error.
+      this.cancelPendingError(ev.runId)
       this.finished.delete(ev.runId)
       this.active.set(ev.runId, { runId: ev.runId, sessionKey: ev.sessionKey, startedAt })
       return
@@ -72,12 +92,53 @@ export class RunRegistry {
       endedAt: num(data.endedAt) ?? ev.ts,
     }
     if (startedAt !== undefined) snapshot.startedAt = startedAt
-    if (data.phase === 'error') snapshot.error = typeof data.error === 'string' ? data.error : 'run failed'
+    if (data.phase === 'error') {
+      snapshot.error = typeof data.error === 'string' ? data.error : 'run failed'
+      if (data.executionSettled !== true && this.errorGraceMs > 0) {
+        this.holdError(ev.runId, snapshot)
+        return
+      }
+    }
     this.finish(ev.runId, snapshot)
+  }
+
+  /** An error that may still be retried: final once the grace passes without a new start. */
+  private holdError(runId: string, snapshot: RunSnapshot): void {
+    this.cancelPendingError(runId)
+    const timer = setTimeout(() => {
+      if (this.pendingErrors.get(runId)?.timer !== timer) return
+      this.pendingErrors.delete(runId)
+      this.finish(runId, snapshot)
+    }, this.errorGraceMs)
+    // the grace alone must not keep a process alive
+    ;(timer as { unref?: () => void }).unref?.()
+    this.pendingErrors.set(runId, { snapshot, timer })
+  }
+
+  private cancelPendingError(runId: string): void {
+    const p = this.pendingErrors.get(runId)
+    if (!p) return
+    clearTimeout(p.timer)
+    this.pendingErrors.delete(runId)
+  }
+
+  /** Nothing can retry the run any more: a held error becomes final now. False when none was held. */
+  settle(runId: string): boolean {
+    const p = this.pendingErrors.get(runId)
+    if (!p) return false
+    this.cancelPendingError(runId)
+    this.finish(runId, p.snapshot)
+    return true
+  }
+
+  /** The run has a lifecycle error inside its retry grace. */
+  hasPendingError(runId: string): boolean {
+    return this.pendingErrors.has(runId)
   }
 
   /** Records a terminal snapshot directly (for runs that end without lifecycle events). */
   finish(runId: string, snapshot: RunSnapshot): void {
+    this.cancelPendingError(runId)
     this.active.delete(runId)
     this.prune()
     this.finished.delete(runId)
@@ -145,6 +206,8 @@ export class RunRegistry {
 
   /** Resolves every pending wait with `timeout` (shutdown) and forgets all state. */
   dispose(): void {
+    for (const p of this.pendingErrors.values()) clearTimeout(p.timer)
+    this.pendingErrors.clear()
     for (const [runId, set] of this.waiters) {
       for (const w of set) {
         if (w.timer) clearTimeout(w.timer)

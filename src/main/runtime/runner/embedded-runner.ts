@@ -149,7 +149,7 @@ export class EmbeddedRunner {
       const endedAt = Date.now()
       const message = aborted ? 'run cancelled before it started' : `run failed to start: ${(err as Error)?.message ?? String(err)}`
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
-      else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown' })
+      else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
       this.deps.bus.clearRun(req.runId)
       return this.outcome(req, aborted ? 'aborted' : 'error', [], { acceptedAt: req.acceptedAt, endedAt }, emptyUsage(), undefined, message)
     }
@@ -686,6 +686,8 @@ export class EmbeddedRunner {
         endedAt,
         startedAt,
         errorKind: r.errorKind?.kind ?? 'unknown',
+        // no retry ever follows under this runId: agent.wait needs no retry grace (reference §3, v4 executionSettled)
+        executionSettled: true,
       })
     } else {
       const data: Record<string, unknown> = { phase: 'end', endedAt, startedAt, stopReason: r.stopReason }
