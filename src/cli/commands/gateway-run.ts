@@ -12,7 +12,8 @@ export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
   --port 0 picks a free port. Token: --token, else LOOPDESK_GATEWAY_TOKEN, else gateway.auth.token in
   loopdesk.json, else <stateDir>/gateway/token (generated on first start, loopback only: --bind lan|all needs
-  one of the configured ones). Every client needs it, on any bind.`
+  one of the configured ones). Every client needs it, on any bind. A token from loopdesk.json or the token
+  file is followed while running: when it changes, clients that used the old one are disconnected (4001).`
 
 const FLAGS = {
   port: { type: 'string' },
@@ -42,7 +43,8 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   const bind: GatewayBind = (bindFlag as GatewayBind | undefined) ?? cfg.bind ?? 'loopback'
   const drainMs = intFlag(flags['drain-ms'], 'drain-ms', 0, 3_600_000) ?? 10_000
 
-  const explicitToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ?? cfg.token
+  const pinnedToken = str(flags.token) ?? (io.env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined)
+  const explicitToken = pinnedToken ?? cfg.token
   if (bind !== 'loopback' && !explicitToken) {
     // a generated token the user never saw must not guard a socket the whole network can reach
     throw new UsageError(
@@ -74,7 +76,18 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   const host = await createRuntime({ stateDir, env: io.env })
   let gw: Awaited<ReturnType<typeof startGateway>>
   try {
-    gw = await startGateway({ host, port, bind, token, tokenGenerated: !explicitToken, stateDir, allowedOrigins: cfg.allowedOrigins, logger })
+    gw = await startGateway({
+      host,
+      port,
+      bind,
+      token,
+      tokenGenerated: !explicitToken,
+      // a token from --token / the environment is pinned; one from loopdesk.json or the token file follows rotations
+      watchSharedToken: !pinnedToken,
+      stateDir,
+      allowedOrigins: cfg.allowedOrigins,
+      logger,
+    })
   } catch (err) {
     await host.shutdown({ drainMs: 0, reason: 'gateway failed to start' })
     if (err instanceof PortInUseError) {

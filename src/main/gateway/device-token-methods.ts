@@ -6,10 +6,8 @@ import { Compile } from 'typebox/compile'
 import type { CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import type { PairedDevices } from './paired-devices'
-import { SCOPES } from './protocol'
+import { CLOSE, SCOPES } from './protocol'
 import type { LocalMethod } from './requests'
-
-export const AUTH_CHANGED_CLOSE = 4001
 
 const NonEmpty = Type.String({ minLength: 1, maxLength: 256 })
 const RotateParams = Compile(
@@ -32,7 +30,7 @@ function closeTokenConnections(deps: DeviceTokenDeps, deviceId: string, role: st
   const victims = [...deps.connections()].filter(
     (c) => c !== except && c.authMethod === 'device-token' && c.deviceId === deviceId && c.role === role,
   )
-  if (victims.length) setImmediate(() => victims.forEach((c) => c.close(AUTH_CHANGED_CLOSE, reason)))
+  if (victims.length) setImmediate(() => victims.forEach((c) => c.close(CLOSE.authChanged, reason)))
 }
 
 export function deviceTokenMethods(deps: DeviceTokenDeps): Record<string, LocalMethod> {

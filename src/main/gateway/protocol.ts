@@ -29,6 +29,8 @@ export const LIMITS = {
   /** control-plane writes (config.patch …) per device (or connection) per window */
   controlPlaneWrites: 3,
   controlPlaneWindowMs: 60_000,
+  /** how often the token file and loopdesk.json are polled for a rotated shared token */
+  authWatchIntervalMs: 1000,
 } as const
 
 export type GatewayLimits = { -readonly [K in keyof typeof LIMITS]: number }
@@ -39,6 +41,8 @@ export const CLOSE = {
   protocolError: 1002,
   policy: 1008,
   tooBig: 1009,
+  /** the credential a connection authenticated with was rotated or revoked */
+  authChanged: 4001,
 } as const
 
 export const GATEWAY_CLIENT_IDS = [

@@ -21,7 +21,8 @@ import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type Conn
 import { SlidingWindowLimiter } from './rate-limit'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
-import { gatewayDir, removeGatewayInfo, writeGatewayInfo } from './state-files'
+import { SharedTokenWatch } from './shared-token-watch'
+import { gatewayDir, removeGatewayInfo, storeGatewayToken, writeGatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -54,6 +55,11 @@ export interface StartGatewayOptions {
   portFallback?: boolean
   /** record the bound port in <stateDir>/gateway/gateway.json (default true) */
   writeInfo?: boolean
+  /**
+   * follow rotations of the shared token (gateway.auth.token in the config, the token file); default
+   * true. Off when the token was given explicitly (CLI --token / env), which nothing else may override.
+   */
+  watchSharedToken?: boolean
   logger?: GatewayLogger
   /** override limits (tests) */
   limits?: Partial<GatewayLimits>
@@ -68,6 +74,11 @@ export interface GatewayHandle {
   /** true when the configured port was taken and another one was chosen */
   readonly fellBack: boolean
   connectionCount(): number
+  /**
+   * Rotates the shared token: stores it in the token file (for the CLI) and closes every connection that
+   * authenticated with the old one (4001 "gateway auth changed"); device-token connections stay.
+   */
+  setToken(token: string): void
   /** Broadcasts `shutdown`, closes every socket and the server. Idempotent. */
   close(reason?: string, opts?: { restartExpectedMs?: number }): Promise<void>
 }
@@ -120,6 +131,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const dedupe = new AgentDedupe(limits.dedupeTtlMs, limits.dedupeMax)
   const usedNonces = new NonceLog(limits.signatureSkewMs * 2)
   const paired = new PairedDevices(opts.stateDir, (err) => log.warn(`gateway: could not save paired devices: ${String(err)}`))
+  let sharedToken = opts.token
   const extraOrigins = new Set((opts.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, '')))
   let port = 0
   let seq = 0
@@ -142,7 +154,52 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     local: localMethods,
     unavailable: () => (closing ? 'gateway is shutting down' : undefined),
     writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
+    hooks: {
+      after(_conn, method, params, res) {
+        // a token set through this very call takes effect now, not at the next poll (after the response went out)
+        if (method === 'config.patch' && res.ok && (params as { patch?: { gateway?: unknown } }).patch?.gateway !== undefined) {
+          setImmediate(() => tokenWatch?.check())
+        }
+        return res
+      },
+    },
   }
+
+  // ------------------------------------------------------------------ shared-token rotation
+
+  function setSharedToken(next: string, persist: boolean) {
+    if (next === sharedToken) return
+    if (next.length < 16) throw new Error('the gateway token must be at least 16 characters')
+    if (persist) {
+      try {
+        storeGatewayToken(opts.stateDir, next)
+        tokenWatch?.noteFileToken(next)
+      } catch (err) {
+        log.warn(`gateway: could not store the new token for the CLI: ${err instanceof Error ? err.message : String(err)}`)
+      }
+    }
+    sharedToken = next
+    // Whoever authenticated with the old secret must present the new one (OpenClaw 4001); device-token
+    // connections did not use it and stay.
+    let closed = 0
+    for (const c of conns.values()) {
+      if (c.isOpen && c.authMethod === 'token') {
+        c.close(CLOSE.authChanged, 'gateway auth changed')
+        closed++
+      }
+    }
+    log.info(`gateway: shared token rotated; closed ${closed} connection(s) that used the old one`)
+  }
+  const tokenWatch =
+    opts.watchSharedToken === false
+      ? undefined
+      : new SharedTokenWatch({
+          stateDir: opts.stateDir,
+          configPath: host.info.configPath,
+          intervalMs: limits.authWatchIntervalMs,
+          onToken: (t, source) => setSharedToken(t, source === 'config'),
+          warn: (m) => log.warn(m),
+        })
 
   // ------------------------------------------------------------------ broadcasting
 
@@ -264,7 +321,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
     const result = evaluateConnect({
       params: req.params as ConnectParams,
-      token: opts.token,
+      token: sharedToken,
       nonce: conn.nonce,
       origin: conn.origin,
       isLocal: conn.isLocal,
@@ -385,6 +442,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (closing) return closing
     closing = (async () => {
       clearInterval(tickTimer)
+      tokenWatch?.stop()
       unsubscribeHost()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs
@@ -425,6 +483,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     httpUrl,
     fellBack: bound.fellBack,
     connectionCount: () => conns.size,
+    setToken: (token: string) => {
+      if (!/^[\x21-\x7e]{16,512}$/.test(token)) throw new Error('the gateway token must be 16–512 printable ASCII characters without spaces')
+      setSharedToken(token, true)
+    },
     close,
   }
 }

@@ -26,6 +26,8 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const stateDir = mkdtempSync(join(tmpdir(), 'loopdesk-gw-'))
   const host = new FakeHost(hostOpts)
+  // the gateway watches the host's config file for token rotations: keep it inside this test's state dir
+  host.info.configPath = join(stateDir, 'loopdesk.json')
   const gw = await startGateway({ host, port: 0, token: TEST_TOKEN, stateDir, staticDir: null, ...gwOpts })
   const identity = generateNodeDeviceIdentity()
   return {
