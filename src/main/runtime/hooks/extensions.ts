@@ -7,8 +7,9 @@ import type { AgentMessage } from '@earendil-works/pi-agent-core'
 import type { AnyEvent } from '../../../shared/events'
 import type { RuntimeHost } from '../../api/host'
 import { createCompactionHooks, type CompactionHooks } from '../compaction/runtime-hooks'
-import type { RuntimeCore } from '../handlers-context'
+import type { RuntimeCore, TrackedRun } from '../handlers-context'
 import { ChatQueueModes } from '../queue/chat-queue'
+import { FoldMirror } from '../queue/fold-mirror'
 import type { RuntimeHooks } from '../runner/hooks'
 import { createBlockStreamingHooks } from '../streaming/runtime-hooks'
 import { InternalHooks, loadInternalHooks, type LoadInternalHooksResult } from './internal'
@@ -113,12 +114,38 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
     resetRun: (runId) => streaming.reset(runId),
     logger,
   })
+  const folds = new FoldMirror(core.bus)
+  /**
+   * A folded message's runId is tracked like the batch run it rides in (same controller: chat.abort of it stops
+   * the batch; a chat.send retry sees it in flight) and gets the batch run's final for agentFinal().
+   */
+  const trackFolded = (batch: TrackedRun) => {
+    for (const runId of folds.foldedInto(batch.runId)) {
+      const done = batch.done.then((o) => {
+        core.recordFinal({
+          runId,
+          status: o.status,
+          summary: o.status === 'ok' ? 'completed' : o.summary,
+          result: { payloads: o.payloads, meta: o.meta },
+        })
+        return o
+      })
+      const t: TrackedRun = { runId, sessionKey: batch.sessionKey, agentId: batch.agentId, controller: batch.controller, done, source: 'chat' }
+      core.tracked.set(runId, t)
+      const untrack = () => {
+        if (core.tracked.get(runId) === t) core.tracked.delete(runId)
+      }
+      done.then(untrack, untrack)
+    }
+  }
   const queueModes = new ChatQueueModes({
     tracked: core.tracked,
     activeRunsOf: (key) => core.runner.activeRunsOf(key),
     startRun: (req) => {
       if (core.isShuttingDown()) throw new Error('Loopdesk is shutting down; the queued message was not run')
-      return core.startRun(req, 'chat')
+      const run = core.startRun(req, 'chat')
+      trackFolded(run)
+      return run
     },
     queueDefaults: () => core.config.current.queue,
     sessionEntry: (key) => {
@@ -134,6 +161,8 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
       core.bus.emit({ runId, sessionKey, stream: 'lifecycle', data: { phase: 'end', endedAt: Date.now(), aborted: true, stopReason: 'removed', reason } })
       core.bus.clearRun(runId)
     },
+    fold: (sessionKey, intoRunId, runIds) => folds.fold(sessionKey, intoRunId, runIds),
+    unfold: (intoRunId) => folds.unfold(intoRunId),
     logger,
   })
 
@@ -219,6 +248,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
     disposed = true
     unsubscribe()
     queueModes.dispose()
+    folds.dispose()
     if (core.queueModes === queueModes) core.queueModes = undefined
     host.gatewayLifecycle = prevLifecycle
     Object.assign(h, prev)

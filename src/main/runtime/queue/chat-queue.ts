@@ -33,6 +33,12 @@ export interface ChatQueueHost {
    * failed to start): close that run id (lifecycle end, aborted) so waiters are not left hanging.
    */
   discarded?(sessionKey: string, runId: string, reason: string): void
+  /**
+   * Collect mode: the messages acknowledged as `runIds` ride along in the batch run `intoRunId` (called before
+   * it starts); those runIds must end with it. `unfold` when the batch run failed to start after all.
+   */
+  fold?(sessionKey: string, intoRunId: string, runIds: string[]): void
+  unfold?(intoRunId: string): void
   logger?: { warn(msg: string): void; error(msg: string): void }
 }
 
@@ -85,7 +91,17 @@ export class ChatQueueModes {
         const m = (metas.find((x) => x) ?? {}) as Meta
         const agentId = m.agentId ?? parseSessionKey(key)?.agentId ?? 'main'
         const runId = m.runId && !host.tracked.has(m.runId) ? m.runId : `${m.runId ?? 'queued'}:${Date.now().toString(36)}`
-        return host.startRun({ runId, sessionKey: key, agentId, message: text, acceptedAt: Date.now(), thinking: m.thinking, timeoutMs: m.timeoutMs })
+        // a coalesced batch: the other messages' runIds end together with this run
+        const folded = (metas as Array<Meta | undefined>)
+          .map((x) => x?.runId)
+          .filter((id): id is string => !!id && id !== runId && id !== m.runId && !host.tracked.has(id))
+        if (folded.length > 0) host.fold?.(key, runId, folded)
+        try {
+          return host.startRun({ runId, sessionKey: key, agentId, message: text, acceptedAt: Date.now(), thinking: m.thinking, timeoutMs: m.timeoutMs })
+        } catch (err) {
+          if (folded.length > 0) host.unfold?.(runId)
+          throw err
+        }
       },
       waitIdle: async (key) => {
         // runs of the session may be chained (a queued followup starts as the previous one ends)

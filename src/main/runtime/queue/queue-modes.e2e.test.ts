@@ -100,7 +100,59 @@ describe('queue modes (chat.send)', () => {
       ['collected', 'c2'],
       ['collected', 'c2'],
     ])
-    expect(ended('c3')).toBe(false) // no run of its own: it rode along in c2
+  })
+
+  it('collect: every batched runId reaches the batch run\'s outcome (agent.wait, lifecycle, chat final, agentFinal)', async () => {
+    await start({ mode: 'collect', debounceMs: 150 })
+    echoServer()
+    await t.call('chat.send', { sessionKey: K, message: 'start', idempotencyKey: 'k1' })
+    await t.call('chat.send', { sessionKey: K, message: 'one', idempotencyKey: 'k2' })
+    await t.call('chat.send', { sessionKey: K, message: 'two', idempotencyKey: 'k3' })
+    await t.call('chat.send', { sessionKey: K, message: 'three', idempotencyKey: 'k4' })
+    const waits = await Promise.all(['k1', 'k2', 'k3', 'k4'].map((runId) => t.call('agent.wait', { runId, timeoutMs: 10_000 })))
+    expect(waits.map((w) => w.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
+    expect(server.requests).toHaveLength(2) // k2..k4 were answered by ONE run
+    // the folded runIds report the batch run's own times
+    const [, batch, f3, f4] = waits
+    for (const w of [f3, f4]) expect(w).toEqual({ ...batch, runId: w.runId })
+    for (const id of ['k3', 'k4']) {
+      const life = agentEvents(id).filter((e) => e.stream === 'lifecycle').map((e) => e.data)
+      expect(life).toEqual([
+        expect.objectContaining({ phase: 'start', foldedInto: 'k2' }),
+        expect.objectContaining({ phase: 'end', foldedInto: 'k2', stopReason: 'collected' }),
+      ])
+      const chat = t.events.filter((e) => e.event === 'chat' && e.payload.runId === id).map((e) => e.payload as ChatEvent)
+      expect(chat).toEqual([expect.objectContaining({ state: 'final', stopReason: 'collected' })])
+      expect(chat[0].message).toBeUndefined() // the reply is shown once, under the batch run
+      const final = await t.runtime.agentFinal(id)
+      expect(final).toMatchObject({ runId: id, status: 'ok', summary: 'completed' })
+      expect(final.result?.payloads).toEqual((await t.runtime.agentFinal('k2')).result?.payloads)
+    }
+    expect(finalText('k2')).toMatch(/^reply to: \[Queued messages while agent was busy\]/)
+    // nothing of these messages is left open: a restart would not resurrect them as "interrupted"
+    expect(t.runtime.core.accepted('main').openCount()).toBe(0)
+  })
+
+  it('collect: a batch run that fails fails every batched runId; one that is stopped reports timeout for all', async () => {
+    await start({ mode: 'collect', debounceMs: 100 })
+    server.script([{ text: 'first', delayMs: 100, chunks: 3 }, { status: 500, message: 'kaboom' }])
+    await t.call('chat.send', { sessionKey: K, message: 'start', idempotencyKey: 'e1' })
+    await t.call('chat.send', { sessionKey: K, message: 'a', idempotencyKey: 'e2' })
+    await t.call('chat.send', { sessionKey: K, message: 'b', idempotencyKey: 'e3' })
+    const [w2, w3] = await Promise.all(['e2', 'e3'].map((runId) => t.call('agent.wait', { runId, timeoutMs: 10_000 })))
+    expect(w2).toMatchObject({ status: 'error', error: expect.stringContaining('kaboom') })
+    expect(w3).toEqual({ ...w2, runId: 'e3' })
+    expect(agentEvents('e3').at(-1)?.data).toMatchObject({ phase: 'error', foldedInto: 'e2' })
+
+    server.script([{ text: 'busy', delayMs: 100, chunks: 3 }, { hang: true }])
+    await t.call('chat.send', { sessionKey: K, message: 'again', idempotencyKey: 's1' })
+    await t.call('chat.send', { sessionKey: K, message: 'x', idempotencyKey: 's2' })
+    await t.call('chat.send', { sessionKey: K, message: 'y', idempotencyKey: 's3' })
+    await until(() => agentEvents('s3').some((e) => (e.data as { phase?: string }).phase === 'start'))
+    await t.call('chat.abort', { sessionKey: K })
+    const [a2, a3] = await Promise.all(['s2', 's3'].map((runId) => t.call('agent.wait', { runId, timeoutMs: 10_000 })))
+    expect(a2.status).toBe('timeout')
+    expect(a3).toEqual({ ...a2, runId: 's3' })
   })
 
   it('steer: injected into the active run before its next model call (no extra run)', async () => {
