@@ -285,6 +285,11 @@ export interface Results {
     sessions: number
     lanes: Record<string, { active: number; queued: number }>
     configIssues: ConfigIssue[]
+    /**
+     * The local gateway hosted by this process, when one listens: its REAL port (the desktop app picks a
+     * free one when the configured port is taken). Over the gateway itself it also says how it was bound.
+     */
+    gateway?: { port: number; url: string; bind?: 'loopback' | 'lan' | 'all'; fellBack?: boolean }
   }
   agent: { runId: string; status: 'accepted'; acceptedAt: number }
   'agent.wait': WaitResult
