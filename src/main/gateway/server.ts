@@ -134,6 +134,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   let sharedToken = opts.token
   const extraOrigins = new Set((opts.allowedOrigins ?? []).map((o) => o.toLowerCase().replace(/\/+$/, '')))
   let port = 0
+  let fellBack = false
   let seq = 0
   let closing: Promise<void> | undefined
 
@@ -156,6 +157,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
     hooks: {
       after(_conn, method, params, res) {
+        // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
+        if (method === 'status' && res.ok) {
+          return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
+        }
         // a token set through this very call takes effect now, not at the next poll (after the response went out)
         if (method === 'config.patch' && res.ok && (params as { patch?: { gateway?: unknown } }).patch?.gateway !== undefined) {
           setImmediate(() => tokenWatch?.check())
@@ -430,6 +435,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     fallback: opts.portFallback ?? false,
   })
   port = bound.port
+  fellBack = bound.fellBack
   const url = `ws://127.0.0.1:${port}`
   const httpUrl = `http://127.0.0.1:${port}`
   if (opts.writeInfo !== false) {

@@ -104,6 +104,20 @@ export function splitSecrets(patch: Record<string, unknown>): {
   return { rest, set, remove }
 }
 
+/**
+ * The gateway this process listens with, from the gateway.json it records after binding (the real port,
+ * which differs from gateway.port when that was taken). A file left by another process is not ours.
+ */
+function ownGateway(stateDir: string): { gateway?: { port: number; url: string } } {
+  try {
+    const v = JSON.parse(fs.readFileSync(path.join(stateDir, 'gateway', 'gateway.json'), 'utf8')) as { port?: unknown; url?: unknown; pid?: unknown }
+    if (v.pid !== process.pid || typeof v.port !== 'number' || typeof v.url !== 'string') return {}
+    return { gateway: { port: v.port, url: v.url } }
+  } catch {
+    return {}
+  }
+}
+
 export function systemHandlers(core: RuntimeCore): SystemHandlers {
   const secrets = () => core.config.secretsStatus()
   return {
@@ -178,6 +192,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         sessions,
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
+        ...ownGateway(core.stateDir),
       }
     },
 
