@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../../api/errors'
 import { deadPid, exited, spawnChild, waitForLine } from './test-fixtures/child'
@@ -62,6 +64,8 @@ describe('acquireWriteLock', () => {
 
   it('reclaims a live holder lock older than staleMs, and a recycled pid (start time differs)', async () => {
     fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now() - 10_000 }))
+    const old = new Date(Date.now() - 10_000) // nor refreshed since (heartbeat)
+    fs.utimesSync(lockFile(), old, old)
     const r1 = await acquireWriteLock(file, { timeoutMs: 500, staleMs: 5_000 })
     await r1()
     fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now(), starttime: '1' }))
@@ -159,5 +163,67 @@ describe('acquireWriteLock', () => {
     const release = await acquireWriteLock(deep)
     expect(fs.existsSync(`${deep}.lock`)).toBe(true)
     await release()
+  })
+})
+
+/** Another process trying to take <file>.lock with the given options; resolves with what it printed. */
+function contender(target: string, opts: { timeoutMs: number; staleMs: number }): Promise<string> {
+  const lockModule = pathToFileURL(path.join(path.dirname(fileURLToPath(import.meta.url)), 'write-lock.ts')).href
+  const code = `
+    const { acquireWriteLock } = await import(${JSON.stringify(lockModule)})
+    try {
+      const release = await acquireWriteLock(${JSON.stringify(target)}, ${JSON.stringify(opts)})
+      process.stdout.write('acquired')
+      await release()
+    } catch (err) {
+      process.stdout.write('refused: ' + err.code)
+    }`
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout.on('data', (d) => (out += String(d)))
+  child.stderr.on('data', (d) => (err += String(d)))
+  return new Promise((resolve) => child.once('exit', () => resolve(out || `no output: ${err}`)))
+}
+
+describe('write lock heartbeat (runs longer than the stale threshold)', () => {
+  it('a holder refreshes its lock, so another process does not reclaim it past staleMs', async () => {
+    const release = await acquireWriteLock(file, { staleMs: 400 }) // heartbeat every ~133 ms
+    const created = JSON.parse(fs.readFileSync(lockFile(), 'utf8')).createdAt as number
+    try {
+      // the other process waits 3x the stale threshold; without a heartbeat it would take the lock after 400 ms
+      expect(await contender(file, { timeoutMs: 1200, staleMs: 400 })).toBe('refused: UNAVAILABLE')
+      expect(holdsWriteLock(file)).toBe(true)
+      expect(JSON.parse(fs.readFileSync(lockFile(), 'utf8'))).toMatchObject({ pid: process.pid, createdAt: created })
+      expect(fs.statSync(lockFile()).mtimeMs).toBeGreaterThan(created + 400)
+    } finally {
+      await release()
+    }
+    expect(fs.existsSync(lockFile())).toBe(false)
+    // released: the next holder gets it at once
+    expect(await contender(file, { timeoutMs: 1000, staleMs: 400 })).toBe('acquired')
+  })
+
+  it('a holder that stopped refreshing (hung or gone) is reclaimed after staleMs', async () => {
+    // a live pid (our parent) whose lock was created and last refreshed long ago
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now() - 10_000 }))
+    const old = new Date(Date.now() - 10_000)
+    fs.utimesSync(lockFile(), old, old)
+    const release = await acquireWriteLock(file, { timeoutMs: 500, staleMs: 5_000 })
+    await release()
+    // a fresh refresh (mtime) keeps the same lock alive although createdAt is old
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: process.ppid, createdAt: Date.now() - 10_000 }))
+    await expect(acquireWriteLock(file, { timeoutMs: 300, staleMs: 5_000 })).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+  })
+
+  it('stops refreshing a lock that is no longer ours, and on release', async () => {
+    const release = await acquireWriteLock(file, { staleMs: 150 }) // heartbeat every 50 ms
+    fs.writeFileSync(lockFile(), JSON.stringify({ pid: 1, createdAt: 1 })) // someone reclaimed it
+    const old = new Date(Date.now() - 60_000)
+    fs.utimesSync(lockFile(), old, old)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(Math.abs(fs.statSync(lockFile()).mtimeMs - old.getTime())).toBeLessThan(5) // their lock is not kept alive by us
+    await release()
+    expect(fs.existsSync(lockFile())).toBe(true) // and not removed either
   })
 })

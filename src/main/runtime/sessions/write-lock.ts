@@ -1,7 +1,9 @@
 // Cross-process write locks (OpenClaw §9.5): `<file>.lock` created with O_EXCL and holding
 // {pid, createdAt, starttime, tid}. Re-entrant within a process (ref-counted); waiting callers retry with
-// backoff; a lock whose holder is dead (or older than staleMs) is reclaimed; every lock this process holds
-// is removed on exit. kill -9 cannot run exit hooks, which is exactly what the dead-pid reclaim is for.
+// backoff; a lock whose holder is dead (or not refreshed for staleMs) is reclaimed; every lock this process
+// holds is removed on exit. kill -9 cannot run exit hooks, which is exactly what the dead-pid reclaim is for.
+// A holder refreshes its lock file's mtime (heartbeat) while it holds it, so a run longer than the stale
+// threshold (30 min) is not taken for abandoned: age is measured from the last refresh, not from createdAt.
 import fs from 'node:fs'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
@@ -11,8 +13,10 @@ import { isPidAlive, ownProcessStartTime, processStartTime } from './process-inf
 export interface WriteLockOptions {
   /** give up after this long (default 10 s) → ApiError UNAVAILABLE (retryable) */
   timeoutMs?: number
-  /** a live holder's lock older than this is considered abandoned (default 30 min) */
+  /** a live holder's lock not refreshed for this long is considered abandoned (default 30 min) */
   staleMs?: number
+  /** how often a held lock's mtime is refreshed (default: staleMs / 3, at most every 60 s) */
+  heartbeatMs?: number
 }
 
 export type ReleaseLock = () => Promise<void>
@@ -28,6 +32,8 @@ interface HeldLock {
   lockPath: string
   payload: string
   refs: number
+  heartbeat?: ReturnType<typeof setInterval>
+  heartbeatMs?: number
 }
 
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000
@@ -36,6 +42,7 @@ export const DEFAULT_LOCK_STALE_MS = 30 * 60_000
 const UNWRITABLE = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'])
 /** A lock file that never got its payload (holder died between create and write) is stale after this. */
 const UNREADABLE_LOCK_GRACE_MS = 2_000
+const MAX_HEARTBEAT_MS = 60_000
 
 // Shared through globalThis so duplicated copies of this module (bundled chunks) agree on what is held.
 const HELD_KEY = Symbol.for('loopdesk.runtime.writeLocks')
@@ -54,15 +61,20 @@ export async function acquireWriteLock(file: string, opts: WriteLockOptions = {}
   const lockPath = `${path.resolve(file)}.lock`
   const timeoutMs = opts.timeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS
   const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS
+  const beatMs = heartbeatInterval(staleMs, opts.heartbeatMs)
   const deadline = Date.now() + timeoutMs
   for (let attempt = 0; ; attempt++) {
     const mine = held.get(lockPath)
     if (mine) {
       mine.refs++
+      startHeartbeat(mine, beatMs)
       return releaser(mine)
     }
     const got = tryCreate(lockPath)
-    if (got) return releaser(got)
+    if (got) {
+      startHeartbeat(got, beatMs)
+      return releaser(got)
+    }
     if (reclaimIfStale(lockPath, staleMs)) continue
     const now = Date.now()
     if (now >= deadline) {
@@ -88,15 +100,20 @@ export function tryAcquireWriteLockSync(file: string, opts: WriteLockOptions = {
   const lockPath = `${path.resolve(file)}.lock`
   const deadline = Date.now() + (opts.timeoutMs ?? 500)
   const staleMs = opts.staleMs ?? DEFAULT_LOCK_STALE_MS
+  const beatMs = heartbeatInterval(staleMs, opts.heartbeatMs)
   const pause = new Int32Array(new SharedArrayBuffer(4))
   for (;;) {
     const mine = held.get(lockPath)
     if (mine) {
       mine.refs++
+      startHeartbeat(mine, beatMs)
       return syncReleaser(mine)
     }
     const got = tryCreate(lockPath)
-    if (got) return syncReleaser(got)
+    if (got) {
+      startHeartbeat(got, beatMs)
+      return syncReleaser(got)
+    }
     if (reclaimIfStale(lockPath, staleMs)) continue
     if (Date.now() >= deadline) return undefined
     Atomics.wait(pause, 0, 0, 5)
@@ -110,8 +127,47 @@ export function holdsWriteLock(file: string): boolean {
 
 /** Removes every lock this process holds (process exit; also safe to call from signal handlers). */
 export function releaseAllLocksSync(): void {
-  for (const lock of held.values()) removeIfOurs(lock)
+  for (const lock of held.values()) {
+    stopHeartbeat(lock)
+    removeIfOurs(lock)
+  }
   held.clear()
+}
+
+function heartbeatInterval(staleMs: number, requested?: number): number {
+  if (requested !== undefined && Number.isFinite(requested) && requested > 0) return requested
+  // three refreshes per stale period: one delayed or missed beat never makes a live lock look abandoned
+  return Math.max(1, Math.min(MAX_HEARTBEAT_MS, Math.floor(staleMs / 3)))
+}
+
+/** Keeps the lock's mtime fresh while it is held (a re-entrant holder with a shorter period speeds it up). */
+function startHeartbeat(lock: HeldLock, everyMs: number): void {
+  if (lock.heartbeat && lock.heartbeatMs !== undefined && lock.heartbeatMs <= everyMs) return
+  stopHeartbeat(lock)
+  lock.heartbeatMs = everyMs
+  lock.heartbeat = setInterval(() => refresh(lock), everyMs)
+  lock.heartbeat.unref?.() // a held lock alone must not keep the process alive
+}
+
+function stopHeartbeat(lock: HeldLock): void {
+  if (lock.heartbeat) clearInterval(lock.heartbeat)
+  lock.heartbeat = undefined
+  lock.heartbeatMs = undefined
+}
+
+/** Touches the lock file if it is still ours; stops beating once it is gone or someone else's. */
+function refresh(lock: HeldLock): void {
+  try {
+    if (fs.readFileSync(lock.lockPath, 'utf8') !== lock.payload) {
+      stopHeartbeat(lock) // reclaimed by another holder: never keep their lock (or a stranger's) alive
+      return
+    }
+    const now = new Date()
+    fs.utimesSync(lock.lockPath, now, now)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') stopHeartbeat(lock)
+    // other errors (a full or read-only disk): keep the lock, try again at the next beat
+  }
 }
 
 function tryCreate(lockPath: string): HeldLock | undefined {
@@ -156,6 +212,7 @@ function syncReleaser(lock: HeldLock): () => void {
     if (released) return
     released = true
     if (--lock.refs > 0) return
+    stopHeartbeat(lock)
     if (held.get(lock.lockPath) === lock) held.delete(lock.lockPath)
     removeIfOurs(lock)
   }
@@ -202,7 +259,14 @@ function isStale(lockPath: string, raw: string, staleMs: number): boolean {
     const now = processStartTime(p.pid)
     if (now && now !== p.starttime) return true // the pid was recycled by another process
   }
-  return Date.now() - p.createdAt > staleMs
+  // a live holder refreshes the file's mtime (heartbeat): age counts from the later of creation and refresh
+  let refreshedAt = p.createdAt
+  try {
+    refreshedAt = Math.max(refreshedAt, fs.statSync(lockPath).mtimeMs)
+  } catch {
+    // gone meanwhile: judged by createdAt
+  }
+  return Date.now() - refreshedAt > staleMs
 }
 
 /**
@@ -233,7 +297,8 @@ function reclaimIfStale(lockPath: string, staleMs: number): boolean {
   } catch {
     // unreadable: treat as the stale one
   }
-  if (moved !== raw) {
+  // not the file we judged, or its holder refreshed it between our check and the rename: put it back
+  if (moved !== raw || !isStale(grave, moved, staleMs)) {
     try {
       fs.linkSync(grave, lockPath) // put the fresh lock back unless someone else already took the slot
     } catch {
