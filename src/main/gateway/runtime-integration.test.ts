@@ -108,6 +108,8 @@ describe('gateway + real runtime + scripted model', () => {
     const tools = runW.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')
     expect(tools.map((e) => (e.payload as any).data.phase)).toEqual(expect.arrayContaining(['start', 'result']))
     expect(tools.every((e) => e.seq === undefined)).toBe(true)
+    // the runtime's per-run seq is contiguous: the gateway saw no gap to announce
+    expect(runW.some((e) => e.event === 'agent' && (e.payload as any).stream === 'error')).toBe(false)
     expect(forRun(eo, 'int-4').some((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toBe(false)
     // Flush order (OpenClaw): the full pre-tool text reaches clients as a chat delta before the tool start.
     const startIdx = runW.findIndex((e) => e.event === 'agent' && (e.payload as any).stream === 'tool' && (e.payload as any).data.phase === 'start')

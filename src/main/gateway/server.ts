@@ -19,6 +19,7 @@ import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
+import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
 import { SharedTokenWatch } from './shared-token-watch'
@@ -249,8 +250,12 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function onHostEvent(ev: AnyEvent) {
     if (closing) return
     switch (ev.event) {
-      case 'agent':
+      case 'agent': {
+        const gap = runSeqs.observe(ev.payload)
+        // sent without a frame seq (targeted delivery to every reader), before the event that revealed the gap
+        if (gap) deliver('agent', seqGapNotice(ev.payload, gap), { targeted: () => true })
         return deliverAgent(ev.payload)
+      }
       case 'chat':
         return deliver('chat', ev.payload, { dropIfSlow: ev.payload.state === 'delta' })
       case 'sessions.changed':
@@ -264,6 +269,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return
     }
   }
+  const runSeqs = new RunSeqTracker()
   const unsubscribeHost = host.subscribe(onHostEvent)
 
   const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)
