@@ -5,20 +5,15 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
 import { sessionsDir, transcriptFile } from './paths'
+import { parseTranscript, readTranscript, type TranscriptRead } from './transcript-cache'
+
+export { parseTranscript, type TranscriptRead }
 
 export type TranscriptHeader = Extract<TranscriptEntry, { type: 'session' }>
 
 export interface TranscriptOptions {
   /** fsync after every append (default false: a process crash cannot lose written data, only power loss) */
   fsync?: boolean
-}
-
-export interface TranscriptRead {
-  entries: TranscriptEntry[]
-  /** lines that could not be parsed (torn last line, garbled middle line) */
-  skipped: number
-  /** the file did not end with a newline (a write was cut short) */
-  torn: boolean
 }
 
 const NL = 0x0a
@@ -77,15 +72,9 @@ export class Transcript {
     if (entries.length) this.appendLines(entries)
   }
 
+  /** Every entry (torn / garbled lines skipped). Only what was appended since the last read is parsed. */
   async readAll(): Promise<TranscriptRead> {
-    let text: string
-    try {
-      text = fs.readFileSync(this.file, 'utf8')
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], skipped: 0, torn: false }
-      throw err
-    }
-    return parseTranscript(text)
+    return readTranscript(this.file)
   }
 
   private appendLines(entries: TranscriptEntry[]): void {
@@ -118,25 +107,6 @@ export class Transcript {
       fs.closeSync(fd)
     }
   }
-}
-
-export function parseTranscript(text: string): TranscriptRead {
-  const lines = text.split('\n')
-  const torn = text.length > 0 && !text.endsWith('\n')
-  const entries: TranscriptEntry[] = []
-  let skipped = 0
-  for (const line of lines) {
-    if (line.trim() === '') continue
-    try {
-      const v = JSON.parse(line) as unknown
-      if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
-        entries.push(v as TranscriptEntry)
-      } else skipped++
-    } catch {
-      skipped++
-    }
-  }
-  return { entries, skipped, torn }
 }
 
 function writeAll(fd: number, buf: Buffer): void {

@@ -1,0 +1,190 @@
+// Parsed transcripts kept between reads, so a run parses only the lines appended since the last read
+// instead of the whole session every time (transcripts only ever grow by appends).
+//
+// A cached parse covers the file up to its last '\n' (a torn last line is parsed on every read and never
+// cached). It is reused only when the file is still the same file grown by appends: same device + inode,
+// not shorter than the parsed part, and the bytes at the start and just before the end of the parsed part
+// unchanged (a rewrite or a truncate-and-rewrite changes them). A file that kept its size but has a new
+// mtime was rewritten in place: parsed again. Anything else (missing file, replaced, truncated, shrunk)
+// means a full parse, exactly what an uncached read gives.
+//
+// Entries are shared between reads (each read gets its own array): treat them as read-only values.
+import fs from 'node:fs'
+import path from 'node:path'
+import type { TranscriptEntry } from '../contracts'
+
+export interface TranscriptRead {
+  entries: TranscriptEntry[]
+  /** lines that could not be parsed (torn last line, garbled middle line) */
+  skipped: number
+  /** the file did not end with a newline (a write was cut short) */
+  torn: boolean
+}
+
+interface Cached {
+  dev: number
+  ino: number
+  /** file size and mtime when last read */
+  size: number
+  mtimeMs: number
+  /** bytes parsed into `entries`: everything through the last '\n' */
+  parsed: number
+  entries: TranscriptEntry[]
+  skipped: number
+  /** first / last SAMPLE bytes of the parsed part */
+  head: Buffer
+  tail: Buffer
+}
+
+const SAMPLE = 64
+const NL = 0x0a
+/** transcripts larger than this are parsed on every read, not kept */
+const MAX_CACHED_FILE_BYTES = 8 * 1024 * 1024
+/** all kept parses together (file bytes; the parsed objects take a small multiple of that) */
+const MAX_CACHED_TOTAL_BYTES = 32 * 1024 * 1024
+const MAX_CACHED_FILES = 512
+
+const cache = new Map<string, Cached>()
+let cachedBytes = 0
+
+export function parseTranscript(text: string): TranscriptRead {
+  const lines = text.split('\n')
+  const torn = text.length > 0 && !text.endsWith('\n')
+  const entries: TranscriptEntry[] = []
+  let skipped = 0
+  for (const line of lines) {
+    if (line.trim() === '') continue
+    const e = parseLine(line)
+    if (e) entries.push(e)
+    else skipped++
+  }
+  return { entries, skipped, torn }
+}
+
+function parseLine(line: string): TranscriptEntry | undefined {
+  try {
+    const v = JSON.parse(line) as unknown
+    if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') return v as TranscriptEntry
+  } catch {
+    // garbled or torn
+  }
+  return undefined
+}
+
+/** Reads and parses a transcript, reusing the parse of what an earlier read already saw. */
+export function readTranscript(file: string): TranscriptRead {
+  const key = path.resolve(file)
+  let fd: number
+  try {
+    fd = fs.openSync(key, 'r')
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      forget(key)
+      return { entries: [], skipped: 0, torn: false }
+    }
+    throw err
+  }
+  try {
+    const st = fs.fstatSync(fd)
+    let c = cache.get(key)
+    if (c && !stillValid(fd, c, st)) {
+      forget(key)
+      c = undefined
+    }
+    const from = c?.parsed ?? 0
+    const fresh = readRange(fd, from, st.size - from)
+    const lastNl = fresh.lastIndexOf(NL)
+    const complete = fresh.subarray(0, lastNl + 1)
+    const partial = fresh.subarray(complete.length).toString('utf8')
+    const added = complete.length > 0 ? parseTranscript(complete.toString('utf8')) : { entries: [], skipped: 0 }
+    const parsed = from + complete.length
+    const next: Cached = {
+      dev: st.dev,
+      ino: st.ino,
+      size: from + fresh.length,
+      mtimeMs: st.mtimeMs,
+      parsed,
+      entries: c ? append(c.entries, added.entries) : added.entries,
+      skipped: (c?.skipped ?? 0) + added.skipped,
+      head: c && (c.head.length === SAMPLE || complete.length === 0) ? c.head : sample(c?.head, complete, 'head'),
+      tail: c && complete.length === 0 ? c.tail : sample(c?.tail, complete, 'tail'),
+    }
+    remember(key, next, next.size)
+    return result(next, partial)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Drops the cached parse of a file (tests; callers that replace a transcript wholesale). */
+export function forgetTranscript(file: string): void {
+  forget(path.resolve(file))
+}
+
+/** The cached array is private (reads get copies), so it grows in place. */
+function append(to: TranscriptEntry[], more: TranscriptEntry[]): TranscriptEntry[] {
+  for (const e of more) to.push(e)
+  return to
+}
+
+function result(c: Cached, partial: string): TranscriptRead {
+  const entries = c.entries.slice()
+  let skipped = c.skipped
+  if (partial.trim() !== '') {
+    // a torn last line: kept when it still parses (the write was cut just before its '\n'), like a full parse
+    const e = parseLine(partial)
+    if (e) entries.push(e)
+    else skipped++
+  }
+  return { entries, skipped, torn: partial.length > 0 }
+}
+
+function stillValid(fd: number, c: Cached, st: fs.Stats): boolean {
+  if (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed) return false
+  // same size, new mtime: rewritten in place (appends always grow the file)
+  if (st.size === c.size && st.mtimeMs !== c.mtimeMs) return false
+  return sampleAt(fd, 0, c.head.length).equals(c.head) && sampleAt(fd, c.parsed - c.tail.length, c.tail.length).equals(c.tail)
+}
+
+function remember(key: string, c: Cached, fileBytes: number): void {
+  forget(key)
+  if (fileBytes > MAX_CACHED_FILE_BYTES) return
+  cache.set(key, c)
+  cachedBytes += c.parsed
+  // least recently read first
+  for (const [k, old] of cache) {
+    if (cachedBytes <= MAX_CACHED_TOTAL_BYTES && cache.size <= MAX_CACHED_FILES) break
+    if (k === key) continue
+    cache.delete(k)
+    cachedBytes -= old.parsed
+  }
+}
+
+function forget(key: string): void {
+  const c = cache.get(key)
+  if (!c) return
+  cache.delete(key)
+  cachedBytes -= c.parsed
+}
+
+function sampleAt(fd: number, position: number, length: number): Buffer {
+  return length > 0 ? readRange(fd, position, length) : Buffer.alloc(0)
+}
+
+/** The first / last SAMPLE bytes of (what an earlier sample covered + the newly parsed bytes), copied. */
+function sample(before: Buffer | undefined, added: Buffer, end: 'head' | 'tail'): Buffer {
+  const all = before && before.length > 0 ? Buffer.concat([before, added]) : added
+  return Buffer.from(end === 'head' ? all.subarray(0, SAMPLE) : all.subarray(Math.max(0, all.length - SAMPLE)))
+}
+
+/** Up to `length` bytes at `position` (fewer if the file ends first). */
+function readRange(fd: number, position: number, length: number): Buffer {
+  const buf = Buffer.allocUnsafe(Math.max(0, length))
+  let off = 0
+  while (off < buf.length) {
+    const n = fs.readSync(fd, buf, off, buf.length - off, position + off)
+    if (n === 0) break
+    off += n
+  }
+  return off === buf.length ? buf : buf.subarray(0, off)
+}
