@@ -34,6 +34,7 @@ import { classifyError, describeModelError, describeStorageError, isStorageError
 import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { createToolLoadout } from './tool-loadout'
+import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { emptyUsage } from './usage'
 
 export interface RunRequest {
@@ -109,6 +110,8 @@ const timeoutPayload = (timeoutMs: number): ReplyPayload => ({
 function redactSecret(text: string, secret: string | undefined): string {
   return secret && secret.length >= 8 ? text.split(secret).join('[redacted]') : text
 }
+
+const mergingFetch = sseMergeFetch()
 
 function abortError(reason: unknown): Error {
   const e = new Error(typeof reason === 'string' ? reason : 'aborted')
@@ -418,7 +421,8 @@ export class EmbeddedRunner {
         prepareNextTurnWithContext: loadout && ((turn) => loadout.prepareNextTurnWithContext(turn)),
         streamFn: (model, context, options?: SimpleStreamOptions) => {
           b.modelCallStarted()
-          return piStream(model, context, options)
+          // text-delta SSE events of one network read reach the openai SDK as one (see sse-merge-fetch.ts)
+          return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: mergingFetch } : options)
         },
         getApiKey: (provider) => registry.getApiKey(provider),
         sessionId,
