@@ -159,11 +159,11 @@ describe('plugins loaded from <stateDir>/plugins', () => {
   })
 })
 
-describe('message_sending / message_sent (the `message` tool delivers text)', () => {
+describe('message_sending / message_sent (the `message` tool and the final reply deliver text)', () => {
   it('a plugin rewrites or cancels an outbound message; message_sent observes what went out', async () => {
     const sent: unknown[] = []
     ext.registry.register('message_sending', (ev) =>
-      ev.content.includes('secret') ? { cancel: true } : { content: `${ev.content} [checked]` },
+      ev.metadata?.kind !== 'message' ? undefined : ev.content.includes('secret') ? { cancel: true } : { content: `${ev.content} [checked]` },
     )
     ext.registry.register('message_sent', (ev) => void sent.push(ev))
     server.script([
@@ -175,7 +175,10 @@ describe('message_sending / message_sent (the `message` tool delivers text)', ()
     await ext.idle()
     const blocks = agentEvents('ms1').filter((e) => e.stream === 'block').map((e) => e.data)
     expect(blocks).toEqual([{ text: 'progress: 50% [checked]', source: 'message' }])
-    expect(sent).toEqual([{ to: K, content: 'progress: 50% [checked]', success: true }])
+    expect(sent).toEqual([
+      { to: K, content: 'progress: 50% [checked]', success: true, metadata: { kind: 'message', runId: 'ms1' } },
+      { to: K, content: 'all done', success: true, metadata: { kind: 'reply', runId: 'ms1' } },
+    ])
     const tools = toolMessages(server.requests[1])
     expect(tools.some((x) => x.includes('Message sent to the user'))).toBe(true)
     expect(tools.some((x) => x.includes('not sent (cancelled by a plugin)'))).toBe(true)
@@ -183,6 +186,37 @@ describe('message_sending / message_sent (the `message` tool delivers text)', ()
     const finalText = (final!.payload as ChatEvent).message!.content[0].text
     expect(finalText).toContain('progress: 50% [checked]')
     expect(finalText).not.toContain('secret')
+  })
+
+  it('the final reply goes through message_sending too: rewritten or withheld in the delivered result, then message_sent', async () => {
+    const sending: unknown[] = []
+    const sent: unknown[] = []
+    ext.registry.register('message_sending', (ev, ctx) => {
+      sending.push({ ev, ctx })
+      if (ev.content.includes('password')) return { cancel: true }
+      return { content: ev.content.replace(/\bAPI key \S+/, 'API key [redacted]') }
+    })
+    ext.registry.register('message_sent', (ev) => void sent.push(ev))
+    server.script([{ text: 'Your API key sk-12345 is set.' }])
+    const final = await run('what is my key?', 'fr1')
+    expect(final.result?.payloads).toEqual([{ text: 'Your API key [redacted] is set.' }])
+    await ext.idle()
+    expect(sending).toEqual([
+      {
+        ev: { to: K, content: 'Your API key sk-12345 is set.', metadata: { kind: 'reply', runId: 'fr1' } },
+        ctx: { sessionKey: K, runId: 'fr1', channelId: 'loopdesk' },
+      },
+    ])
+    expect(sent).toEqual([{ to: K, content: 'Your API key [redacted] is set.', success: true, metadata: { kind: 'reply', runId: 'fr1' } }])
+    // the session list preview shows what was delivered
+    expect(t.runtime.core.store('main').get(K)?.lastMessagePreview).toBe('Your API key [redacted] is set.')
+
+    server.script([{ text: 'the password is hunter2' }])
+    const withheld = await run('and the password?', 'fr2')
+    expect(withheld.status).toBe('ok')
+    expect(withheld.result?.payloads).toEqual([])
+    await ext.idle()
+    expect(sent).toHaveLength(1) // nothing was delivered for fr2
   })
 })
 

@@ -202,16 +202,26 @@ export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeH
       return internal.runCommand(event.command, event.sessionKey, { ...event })
     },
 
+    // metadata.kind: "message" (the `message` tool, mid-run) or "reply" (the run's final reply)
     async messageSending(event, ctx) {
       if (!registry.has('message_sending')) return undefined
-      const r = await registry.runMessageSending({ to: ctx.sessionKey, content: event.content }, { sessionKey: ctx.sessionKey, runId: ctx.runId, channelId: 'loopdesk' })
+      const r = await registry.runMessageSending(
+        { to: ctx.sessionKey, content: event.content, metadata: { kind: event.kind ?? 'message', runId: ctx.runId } },
+        { sessionKey: ctx.sessionKey, runId: ctx.runId, channelId: 'loopdesk' },
+      )
       return { ...(r.content !== event.content ? { content: r.content } : {}), ...(r.cancel ? { cancel: true } : {}) }
     },
 
     messageSent(event, ctx) {
       observe(
         'message_sent',
-        { to: ctx.sessionKey, content: event.content, success: event.success, ...(event.error ? { error: event.error } : {}) },
+        {
+          to: ctx.sessionKey,
+          content: event.content,
+          success: event.success,
+          ...(event.error ? { error: event.error } : {}),
+          metadata: { kind: event.kind ?? 'message', runId: ctx.runId },
+        },
         { sessionKey: ctx.sessionKey, runId: ctx.runId, channelId: 'loopdesk' },
       )
     },

@@ -139,6 +139,8 @@ export interface MessageSentEvent {
   content: string
   success: boolean
   error?: string
+  /** Loopdesk: { kind: "message" | "reply", runId } */
+  metadata?: Record<string, unknown>
 }
 
 export type SessionEndReason = 'new' | 'reset' | 'deleted' | 'idle' | 'compaction' | 'unknown'

@@ -627,6 +627,8 @@ export class EmbeddedRunner {
       compactionCount: number
     },
   ): Promise<RunOutcome> {
+    // the reply is delivered now: plugin message_sending may rewrite or withhold each payload (reference §8.3)
+    if (r.ctx) r.payloads = await this.deliverReply(r.payloads, r.ctx)
     const endedAt = Date.now()
     r.timing.endedAt = endedAt
     const usage = r.bridge?.usage ?? emptyUsage()
@@ -699,6 +701,28 @@ export class EmbeddedRunner {
       this.emit(req, 'lifecycle', data)
     }
     return this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+  }
+
+  /** Outbound delivery of the final reply: message_sending per text payload (cancel drops it), then message_sent. */
+  private async deliverReply(payloads: ReplyPayload[], ctx: RunHookContext): Promise<ReplyPayload[]> {
+    const hooks = this.deps.hooks // called as methods: a hook table entry may rely on `this`
+    if (!hooks.messageSending && !hooks.messageSent) return payloads
+    const out: ReplyPayload[] = []
+    for (const p of payloads) {
+      const original = p.text
+      if (p.isReasoning || !original?.trim()) {
+        out.push(p)
+        continue
+      }
+      const r = hooks.messageSending
+        ? await callHook('message_sending', () => hooks.messageSending!({ content: original, kind: 'reply' }, ctx), this.hookError)
+        : undefined
+      if (r?.cancel) continue
+      const text = typeof r?.content === 'string' ? r.content : original
+      out.push(text === original ? p : { ...p, text })
+      hooks.messageSent?.({ content: text, success: true, kind: 'reply' }, ctx)
+    }
+    return out
   }
 
   private outcome(

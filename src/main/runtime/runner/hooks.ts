@@ -102,15 +102,15 @@ export interface RunHooks {
     ctx: RunHookContext,
   ): Promise<{ retry: boolean } | void> | { retry: boolean } | void
   /**
-   * plugin `message_sending`: text the `message` tool is about to deliver; may rewrite it (`content`) or
-   * stop it (`cancel`)
+   * plugin `message_sending`: text about to be delivered to the user — by the `message` tool (kind "message")
+   * or as the run's final reply (kind "reply"); may rewrite it (`content`) or stop it (`cancel`)
    */
   messageSending?(
-    event: { content: string },
+    event: { content: string; kind?: 'message' | 'reply' },
     ctx: RunHookContext,
   ): Promise<{ content?: string; cancel?: boolean } | void> | { content?: string; cancel?: boolean } | void
-  /** plugin `message_sent` (observe): the `message` tool delivered text */
-  messageSent?(event: { content: string; success: boolean; error?: string }, ctx: RunHookContext): void
+  /** plugin `message_sent` (observe): text was delivered (the `message` tool, or kind "reply": the final reply) */
+  messageSent?(event: { content: string; success: boolean; error?: string; kind?: 'message' | 'reply' }, ctx: RunHookContext): void
   /** plugin `agent_end` (observe): the run's messages and outcome */
   agentEnd?(info: RunEndInfo, ctx: RunHookContext): Promise<void> | void
   /** the run is live (register it for steer / interrupt) */
