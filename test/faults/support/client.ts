@@ -116,7 +116,8 @@ export async function openClient(url: string, token: string, opts: { identity?: 
     url,
     token,
     identity: opts.identity === undefined ? testIdentity() : opts.identity,
-    caps: opts.caps ?? ['tool-events'],
+    // the suite asserts on tool output: ask for results (the gateway strips them at verbose off otherwise)
+    caps: opts.caps ?? ['tool-events', 'loopdesk.tool-results'],
     clientId: 'test',
     clientMode: 'test',
     connectTimeoutMs: 30_000,
