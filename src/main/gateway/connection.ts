@@ -3,6 +3,7 @@
 import type { WebSocket } from 'ws'
 import type { AssistantTextTracker } from './assistant-delta'
 import { CLOSE, type ResponseFrame } from './protocol'
+import { toolAudienceFor, type ToolAudience } from './tool-routing'
 
 export type ConnState = 'handshake' | 'open' | 'closed'
 
@@ -23,6 +24,8 @@ export class GatewayConnection {
   authMethod: 'token' | 'device-token' = 'token'
   protocol = 0
   sessionsSubscribed = false
+  /** which runs' tool events this connection gets, and whether with results (set at hello) */
+  tools: ToolAudience = toolAudienceFor('', new Set())
   unauthorizedStreak = 0
   droppedFrames = 0
   /** set when the client declared `loopdesk.assistant-delta` */
@@ -73,10 +76,14 @@ export class GatewayConnection {
     if (!socket || typeof socket.cork !== 'function') return
     this.corked = true
     socket.cork()
-    setImmediate(() => {
-      this.corked = false
-      if (!socket.destroyed) socket.uncork()
-    })
+    setImmediate(() => this.uncork())
+  }
+
+  private uncork() {
+    if (!this.corked) return
+    this.corked = false
+    const socket = (this.ws as unknown as { _socket?: { uncork(): void; destroyed?: boolean } })._socket
+    if (socket && !socket.destroyed) socket.uncork()
   }
 
   send(frame: object, opts?: SendOptions): boolean {
@@ -84,7 +91,11 @@ export class GatewayConnection {
   }
 
   respond(id: string, res: Omit<ResponseFrame, 'type' | 'id'>): boolean {
-    return this.send({ type: 'res', id, ...res })
+    const sent = this.send({ type: 'res', id, ...res })
+    // a response (an `agent` ack above all) is what a client waits on: out now, with whatever is corked
+    // before it, not after the rest of this I/O phase
+    this.uncork()
+    return sent
   }
 
   close(code: number, reason: string) {

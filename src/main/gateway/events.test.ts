@@ -66,21 +66,28 @@ describe('event forwarding', () => {
     await Promise.all([a.close(), b.close()])
   })
 
-  it('tool events go only to connections with the tool-events cap, without frame seq', async () => {
+  it('tool events go only to the cap holder that started the run, without frame seq and without results', async () => {
     t = await startTestGateway({ withTool: true })
     const withCap = await t.connect({ caps: ['tool-events'] })
+    const bystander = await t.connect({ caps: ['tool-events'] })
     const without = await t.connect()
     const ew = collect(withCap)
+    const eb = collect(bystander)
     const eo = collect(without)
-    await without.request('agent', { message: 'go', idempotencyKey: 'tool-1' }, { expectFinal: true })
-    await until(() => ew.some((e) => e.event === 'chat' && (e.payload as any).state === 'final'))
+    await withCap.request('agent', { message: 'go', idempotencyKey: 'tool-1' }, { expectFinal: true })
+    await without.request('agent', { message: 'go', idempotencyKey: 'tool-2' }, { expectFinal: true })
+    await until(() => eb.filter((e) => e.event === 'chat' && (e.payload as any).state === 'final').length === 2)
     const toolW = ew.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')
-    expect(toolW).toHaveLength(2)
+    // tool-1 (its own run) — and tool-2: it ran in agent:main:main, the session tool-1 joined
+    expect(toolW.map((e) => (e.payload as any).runId)).toEqual(['tool-1', 'tool-1', 'tool-2', 'tool-2'])
     expect(toolW.every((e) => e.seq === undefined)).toBe(true)
     expect(toolW[0].payload).toMatchObject({ runId: 'tool-1', data: { phase: 'start', name: 'read', args: { path: 'a.txt' } } })
+    expect(toolW[1].payload).toMatchObject({ data: { phase: 'result', isError: false } })
+    expect('result' in (toolW[1].payload as any).data).toBe(false)
+    expect(eb.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toHaveLength(0)
     expect(eo.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toHaveLength(0)
     expect(eo.filter((e) => e.event === 'agent').length).toBeGreaterThan(0)
-    await Promise.all([withCap.close(), without.close()])
+    await Promise.all([withCap.close(), bystander.close(), without.close()])
   })
 
   it('sessions.changed goes only to sessions.subscribe subscribers', async () => {

@@ -5,6 +5,7 @@ import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
 import type { AgentEvent, AnyEvent, ChatEvent } from '../../shared/events'
 import { METHOD_NAMES, type AgentFinal, type MethodName, type WaitResult } from '../../shared/methods'
+import { canonicalSessionKey } from '../../shared/session-key'
 
 interface FakeRun {
   runId: string
@@ -68,6 +69,11 @@ export class FakeHost implements RuntimeHost {
         return { ok: true, aborted: ids.length > 0, runIds: ids }
       },
       'sessions.subscribe': async () => ({ subscribed: true }),
+      'chat.send': async (p) => {
+        if (!this.runs.has(p.idempotencyKey)) this.startRun(p.idempotencyKey, canonicalSessionKey(p.sessionKey) ?? p.sessionKey, p.message)
+        return { runId: p.idempotencyKey, status: 'started' }
+      },
+      'chat.history': async (p) => ({ sessionKey: canonicalSessionKey(p.sessionKey) ?? p.sessionKey, sessionId: 'fake-session', messages: [], hasMore: false }),
       // applies nothing; a patch with a `bad` key is refused like an invalid config
       'config.patch': async (p) => {
         if ('bad' in p.patch) throw new ApiError('INVALID_REQUEST', 'bad: not a config key')

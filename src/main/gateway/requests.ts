@@ -163,6 +163,8 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     conn.respond(id, invalidRequest(`invalid agent params: ${problem}`))
     return
   }
+  // also for a retry of a run already in flight (e.g. after a reconnect): the caller wants its events
+  ctx.hooks?.before?.(conn, 'agent', p)
   const key = (p as { idempotencyKey: string }).idempotencyKey
   let claim = ctx.dedupe.claim(key, Date.now())
   while (claim.kind === 'existing') {
@@ -174,7 +176,6 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     claim = ctx.dedupe.claim(key, Date.now())
   }
   const pending = claim
-  ctx.hooks?.before?.(conn, 'agent', p)
   const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { transport: 'ws', connId: conn.id })
   if (!res.ok) {
     pending.failed()

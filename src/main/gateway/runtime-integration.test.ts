@@ -95,13 +95,15 @@ describe('gateway + real runtime + scripted model', () => {
     await c.close()
   })
 
-  it('tool events reach only clients with the tool-events cap; chat text is flushed before the tool starts', async () => {
+  it('tool events reach the cap holder that started the run (results stripped), not others; chat text is flushed before the tool starts', async () => {
     server.push({ text: 'Let me look.', chunks: 2, toolCalls: [{ name: 'ls', args: { path: '.' } }] }, { text: 'Done looking.', chunks: 2 })
     const withCap = await connect(['tool-events'])
+    const bystander = await connect(['tool-events'])
     const without = await connect()
     const ew = collect(withCap)
+    const eb = collect(bystander)
     const eo = collect(without)
-    const final = await without.request('agent', { message: 'list files', sessionKey: 'agent:main:int4', idempotencyKey: 'int-4' }, { expectFinal: true })
+    const final = await withCap.request('agent', { message: 'list files', sessionKey: 'agent:main:int4', idempotencyKey: 'int-4' }, { expectFinal: true })
     expect(final.status).toBe('ok')
     await until(() => forRun(ew, 'int-4').some((e) => e.event === 'chat' && (e.payload as any).state === 'final'))
     const runW = forRun(ew, 'int-4')
@@ -111,12 +113,17 @@ describe('gateway + real runtime + scripted model', () => {
     // the runtime's per-run seq is contiguous: the gateway saw no gap to announce
     expect(runW.some((e) => e.event === 'agent' && (e.payload as any).stream === 'error')).toBe(false)
     expect(forRun(eo, 'int-4').some((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toBe(false)
+    expect(forRun(eb, 'int-4').some((e) => e.event === 'agent' && (e.payload as any).stream === 'tool')).toBe(false)
+    // verbose off (the default): the tool's output is not sent, the rest of the result event is
+    const result = tools.find((e) => (e.payload as any).data.phase === 'result')!.payload as any
+    expect(result.data).toMatchObject({ name: 'ls', isError: false })
+    expect(result.data.result).toBeUndefined()
     // Flush order (OpenClaw): the full pre-tool text reaches clients as a chat delta before the tool start.
     const startIdx = runW.findIndex((e) => e.event === 'agent' && (e.payload as any).stream === 'tool' && (e.payload as any).data.phase === 'start')
     const deltasBeforeStart = runW.slice(0, startIdx).filter((e) => e.event === 'chat' && (e.payload as any).state === 'delta')
     expect(deltasBeforeStart.length).toBeGreaterThan(0)
     expect((deltasBeforeStart[deltasBeforeStart.length - 1].payload as any).message.content[0].text).toBe('Let me look.')
-    await Promise.all([withCap.close(), without.close()])
+    await Promise.all([withCap.close(), bystander.close(), without.close()])
   })
 
   it('chat.abort stops a run started by agent: aborted chat event with partial text, final reports aborted', async () => {

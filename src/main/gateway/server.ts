@@ -19,6 +19,7 @@ import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
+import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
@@ -92,6 +93,7 @@ export const GATEWAY_EVENTS = [
   'agent',
   'chat',
   'sessions.changed',
+  'session.tool',
   'exec.approval.requested',
   'exec.approval.resolved',
   'queue.changed',
@@ -157,7 +159,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     unavailable: () => (closing ? 'gateway is shutting down' : undefined),
     writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
     hooks: {
-      after(_conn, method, params, res) {
+      before(conn, method, params) {
+        // the caller starts a run in a session: it gets that run's tool events, and later runs' there
+        if (method === 'agent' || method === 'chat.send') {
+          const p = params as { idempotencyKey?: unknown; sessionKey?: unknown; agentId?: unknown }
+          if (typeof p.idempotencyKey === 'string') conn.tools.runs.add(p.idempotencyKey)
+          const key = paramSessionKey(p)
+          if (key) conn.tools.sessions.add(key)
+        }
+      },
+      after(conn, method, params, res) {
+        // opening a session's transcript joins it (also mid-run): that is how a UI watches a session
+        if (method === 'chat.history' && res.ok) conn.tools.sessions.add((res.data as { sessionKey: string }).sessionKey)
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
@@ -247,6 +260,28 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
+  /**
+   * A tool event goes as `agent` to the connections that want this run's tool stream (tool-routing.ts),
+   * and as `session.tool` to sessions.subscribe subscribers — targeted, so without frame seq; results
+   * stripped unless the session is verbose `full` or the connection renders them.
+   */
+  function deliverTool(ev: AgentEvent) {
+    const full = toolRouter.fullFor(ev.sessionKey)
+    let stripped: AgentEvent | undefined
+    const frames: Record<string, string> = {}
+    const frame = (event: 'agent' | 'session.tool', withResults: boolean) => {
+      const key = `${event}:${withResults}`
+      const payload = withResults ? ev : (stripped ??= stripToolOutput(ev))
+      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload }))
+    }
+    for (const c of conns.values()) {
+      if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
+      const withResults = full || c.tools.fullResults
+      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults))
+      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults), { dropIfSlow: true })
+    }
+  }
+
   function onHostEvent(ev: AnyEvent) {
     if (closing) return
     switch (ev.event) {
@@ -254,11 +289,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         const gap = runSeqs.observe(ev.payload)
         // sent without a frame seq (targeted delivery to every reader), before the event that revealed the gap
         if (gap) deliver('agent', seqGapNotice(ev.payload, gap), { targeted: () => true })
+        // tool events are routed (who started/joined the run, verbose level), not broadcast
+        if (ev.payload.stream === 'tool') return deliverTool(ev.payload)
         return deliverAgent(ev.payload)
       }
       case 'chat':
         return deliver('chat', ev.payload, { dropIfSlow: ev.payload.state === 'delta' })
       case 'sessions.changed':
+        toolRouter.onSessionsChanged(ev.payload)
         return deliver('sessions.changed', ev.payload, { targeted: (c) => c.sessionsSubscribed })
       case 'exec.approval.requested':
       case 'exec.approval.resolved':
@@ -270,6 +308,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
   const runSeqs = new RunSeqTracker()
+  const toolRouter = new ToolRouter(host.info.configPath)
   const unsubscribeHost = host.subscribe(onHostEvent)
 
   const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)
@@ -352,6 +391,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.scopes = new Set(result.scopes)
     conn.caps = new Set(result.caps)
     if (conn.caps.has(ASSISTANT_DELTA_CAP)) conn.assistantTexts = new AssistantTextTracker()
+    conn.tools = toolAudienceFor(params.client.id, conn.caps)
     conn.clientId = params.client.id
     conn.clientMode = params.client.mode
     conn.deviceId = result.deviceId

@@ -68,6 +68,9 @@ describe('ws-bridge against the gateway', () => {
     expect(ack).toMatchObject({ ok: true, data: { runId: 'wb-1', status: 'accepted' } })
     await until(() => chatOnly.some((e) => e.event === 'chat' && e.payload.state === 'final'))
     expect(mine.some((e) => e.event === 'agent' && e.payload.stream === 'tool')).toBe(true) // caps: tool-events
+    // the browser UI (client openclaw-control-ui) renders tool output: it gets results at verbose off too
+    const result = mine.find((e) => e.event === 'agent' && e.payload.stream === 'tool' && (e.payload.data as { phase?: string }).phase === 'result')
+    expect((result?.payload as { data: { result?: unknown } }).data.result).toBe('contents')
     expect(chatOnly.every((e) => e.event === 'chat')).toBe(true)
     expect(other).toEqual([])
     // sessions.subscribe was issued on connect, so sessions.changed arrives
