@@ -62,6 +62,8 @@ function longReply(tokens: number): string {
 }
 
 // Instrumentation installed before the app loads: long tasks and the peak number of message nodes.
+// Nodes are counted when the DOM changes (a MutationObserver), not every animation frame: a rAF loop
+// would make the browser produce a frame 60 times a second and add work to the thread we measure.
 const PROBE = `
   window.__bench = { longtasks: [], maxNodes: 0, marks: {} };
   try {
@@ -69,12 +71,10 @@ const PROBE = `
       for (const e of list.getEntries()) window.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
     }).observe({ type: 'longtask', buffered: true });
   } catch (e) { window.__bench.noLongtask = String(e) }
-  const sample = () => {
+  new MutationObserver(() => {
     const n = document.querySelectorAll('[data-msg]').length;
     if (n > window.__bench.maxNodes) window.__bench.maxNodes = n;
-    requestAnimationFrame(sample);
-  };
-  requestAnimationFrame(sample);
+  }).observe(document, { childList: true, subtree: true });
 `
 
 interface Bench {
@@ -144,6 +144,8 @@ const streamPage = await newPage({
   scripts: [{ steps: [{ kind: 'text', text }] }],
 })
 await streamPage.waitForTimeout(500)
+// Playwright compiles its in-page helper on first use (a ~20 ms task): pay that before measuring.
+await streamPage.waitForFunction(() => true)
 // Trace the renderer's main-thread tasks: each task's wall time (what the Long Tasks API reports) and
 // its CPU (thread) time. On a busy machine a task's wall time stretches while the OS runs other
 // threads; CPU time is the work the page itself did. The trace is returned as a stream at the end, so

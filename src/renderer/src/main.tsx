@@ -3,11 +3,10 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { AppContext } from './app-context'
-import { Lexer } from 'marked'
 import { createBridge } from './bridge'
-import { warmUpHighlighter } from './markdown/highlight'
 import { Controller } from './state/controller'
 import { createAppStores, saveDraftsNow } from './state/stores'
+import { warmUp } from './warm-up'
 import './styles.css'
 
 async function boot() {
@@ -36,12 +35,8 @@ async function boot() {
     </StrictMode>,
   )
   await controller.start()
-  // Pay one-time costs (grammar compilation, lexer warm-up) while idle, not during the first reply.
-  const idle = (cb: () => void) => (typeof requestIdleCallback === 'function' ? requestIdleCallback(cb, { timeout: 3000 }) : setTimeout(cb, 500))
-  idle(() => {
-    warmUpHighlighter()
-    idle(() => void Lexer.lex('# a\n\n- b *c* `d` [e](https://x)\n\n```ts\nf()\n```\n\n| a |\n|---|\n| b |'))
-  })
+  // Pay one-time costs (grammars, lexer, first render of the views) while idle, not during the first reply.
+  warmUp({ controller, stores })
 }
 
 void boot()

@@ -55,7 +55,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item, sessionKe
           <div className="reasoning-text">{item.reasoning}</div>
         </details>
       )}
-      {item.text && <Markdown text={item.text} cacheKey={item.key} offset={item.offset} />}
+      {item.text && <Markdown text={item.text} cacheKey={item.key} offset={item.offset} final={!item.streaming} />}
       {item.streaming && <span className="caret" aria-hidden="true" />}
       {item.stopped && (
         <div className="msg-tools">

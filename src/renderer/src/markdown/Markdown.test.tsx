@@ -74,6 +74,16 @@ describe('markdown rendering', () => {
     expect(container.querySelector('button[aria-label="Copy code"]')).not.toBeNull()
   })
 
+  it('a finished message highlights its last code block even without anything after the fence', () => {
+    const text = 'Here:\n\n```ts\nconst x: number = 1\n```'
+    const { container, rerender } = render(<Markdown text={text} />)
+    expect(container.querySelector('code span')).toBeNull() // still streaming: the fence may go on
+    expect(container.querySelector('.md-tail')).not.toBeNull()
+    rerender(<Markdown text={text} final />)
+    expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const')
+    expect(container.querySelector('.md-tail')).toBeNull()
+  })
+
   it('parses hljs output without innerHTML and rejects unexpected markup', () => {
     expect(htmlToNodes('<span class="hljs-keyword">let</span> x &lt; 1')).toHaveLength(2)
     expect(htmlToNodes('<img src=x>')).toBeUndefined()

@@ -264,9 +264,12 @@ interface MarkdownProps {
   plain?: boolean
   /** where `text` starts within its whole message (a continuation row of a long reply) */
   offset?: number
+  /** the text is complete (not streaming): its last block is finished too (e.g. a closing code
+   * fence with nothing after it gets highlighted) */
+  final?: boolean
 }
 
-export function Markdown({ text, cacheKey, plain, offset = 0 }: MarkdownProps) {
+export function Markdown({ text, cacheKey, plain, offset = 0, final = false }: MarkdownProps) {
   // The split of the previous text of the same message (by cacheKey) makes this incremental.
   const parts = useMemo(() => {
     const state = splitBlocks(text, cacheKey ? splitCache.get(cacheKey) : undefined)
@@ -277,7 +280,7 @@ export function Markdown({ text, cacheKey, plain, offset = 0 }: MarkdownProps) {
   for (let c = 0; c * BLOCKS_PER_CHUNK < parts.length; c++) {
     const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p) => ({
       src: p.src,
-      done: p.done,
+      done: p.done || final,
       plain: !!plain || offset + p.offset >= PLAIN_TEXT_AFTER_CHARS,
     }))
     children.push(<MarkdownChunk key={c} blocks={blocks} />)

@@ -78,13 +78,16 @@ export function highlight(code: string, lang: string | undefined): ReactNode[] |
   }
 }
 
-/** Compiles every registered grammar once (hljs compiles lazily on first use, ~10–40 ms each). */
-export function warmUpHighlighter(): void {
-  for (const name of Object.keys(LANGS)) {
-    try {
-      hljs.highlight('x', { language: name, ignoreIllegals: true })
-    } catch {
-      // a grammar that fails here fails later too; highlighting then falls back to plain text
-    }
+/** The registered grammars (hljs compiles each lazily on first use, ~10–40 ms each). */
+export function highlighterLanguages(): string[] {
+  return Object.keys(LANGS)
+}
+
+/** Compiles one grammar now (see warm-up.tsx), so the first code block in it highlights quickly. */
+export function warmUpLanguage(name: string): void {
+  try {
+    hljs.highlight('x', { language: name, ignoreIllegals: true })
+  } catch {
+    // a grammar that fails here fails later too; highlighting then falls back to plain text
   }
 }

@@ -1,6 +1,6 @@
 // The controller connects the Bridge to the stores. Every incoming event is recorded in the
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
-// animation frame per session, so a flood of deltas costs one render per frame.
+// animation frame (see flush-scheduler.ts), so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
 import { isConnectionAware } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
@@ -10,6 +10,7 @@ import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
 import { emptyTranscript, type Transcript } from './types'
+import { flushScheduler, type Schedule } from './flush-scheduler'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
@@ -19,47 +20,6 @@ export const STOP_SETTLE_MS = 8000
 export const HISTORY_PAGE = 200
 const MAX_CACHED_TRANSCRIPTS = 8
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
-
-export type Schedule = (cb: () => void) => void
-
-/** Fastest update rate while streaming (~30/s: smooth to read, half the layout/paint of 60/s). */
-export const MIN_FLUSH_INTERVAL_MS = 33
-/** Slowest: when updates get expensive (a huge transcript, a busy machine), back off to ~10/s. */
-export const MAX_FLUSH_INTERVAL_MS = 100
-
-/**
- * At most one flush per animation frame, and at least `interval` apart. The first update after a
- * quiet period goes out on the next frame; the interval adapts to what a flush (including the React
- * render it triggers) costs. A timer fallback keeps hidden windows current (rAF pauses there).
- */
-export function createFrameScheduler(): Schedule {
-  let last = -Infinity
-  let interval = MIN_FLUSH_INTERVAL_MS
-  return (cb) => {
-    let done = false
-    const run = () => {
-      if (done) return
-      done = true
-      const start = performance.now()
-      last = start
-      cb()
-      // React renders store updates in a microtask queued by cb(); measure after it.
-      queueMicrotask(() => {
-        const cost = performance.now() - start
-        interval = cost > 12 ? Math.min(MAX_FLUSH_INTERVAL_MS, interval * 1.5) : Math.max(MIN_FLUSH_INTERVAL_MS, interval * 0.9)
-      })
-    }
-    const go = () => {
-      if (typeof requestAnimationFrame === 'function') requestAnimationFrame(run)
-      setTimeout(run, 250)
-    }
-    const wait = last + interval - performance.now()
-    if (wait > 0) setTimeout(go, wait)
-    else go()
-  }
-}
-
-export const frameScheduler: Schedule = createFrameScheduler()
 
 export function errorText(e: ErrorShape | unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {
@@ -96,7 +56,7 @@ export class Controller {
   constructor(
     readonly bridge: Bridge,
     readonly stores: AppStores,
-    private readonly schedule: Schedule = frameScheduler,
+    private readonly schedule: Schedule = flushScheduler,
   ) {}
 
   // ------------------------------------------------------------------------------ startup
