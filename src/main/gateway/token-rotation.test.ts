@@ -100,9 +100,10 @@ describe('shared-token rotation over the real runtime', () => {
   let gw: GatewayHandle
   beforeAll(async () => {
     server = await startModelServer({ fallback: { text: 'ok' } })
-    rt = await startTestRuntime(server)
+    // no config poller in the runtime and a long one in the gateway (the same file shares one stat watcher):
+    // the rotation must come from the config.patch itself
+    rt = await startTestRuntime(server, { runtime: { watchConfig: false } })
     storeGatewayToken(rt.stateDir, TOKEN)
-    // a long poll interval: the rotation must come from the config.patch itself, not from polling
     gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null, limits: { authWatchIntervalMs: 60_000 } })
   })
   afterAll(async () => {
