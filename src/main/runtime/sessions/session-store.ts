@@ -24,6 +24,8 @@ export interface SessionStoreOptions {
   lockTimeoutMs?: number
 }
 
+const CANONICAL_CACHE_SIZE = 4096
+
 export class SessionStore {
   readonly agentId: string
   readonly dir: string
@@ -45,9 +47,18 @@ export class SessionStore {
 
   /** The canonical key for this store's agent, or undefined when malformed / another agent's. */
   canonicalKey(key: string): string | undefined {
+    // every get/update canonicalizes its key: the same few keys come back on every run
+    const known = this.canonical.get(key)
+    if (known !== undefined) return known || undefined
     const k = canonicalSessionKey(key, this.agentId)
-    return k && parseSessionKey(k)?.agentId === this.agentId ? k : undefined
+    const ok = k && parseSessionKey(k)?.agentId === this.agentId ? k : undefined
+    if (this.canonical.size >= CANONICAL_CACHE_SIZE) this.canonical.clear()
+    this.canonical.set(key, ok ?? '')
+    return ok
   }
+
+  /** key as given → canonical key ('' = invalid) */
+  private readonly canonical = new Map<string, string>()
 
   /** The cached entry (deep-frozen: copy it before changing, or change it inside update()). */
   get(key: string): SessionEntry | undefined {

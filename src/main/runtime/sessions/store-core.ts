@@ -12,6 +12,7 @@ import path from 'node:path'
 import { ApiError, invalid } from '../../api/errors'
 import type { SessionEntry } from '../contracts'
 import { sameIdentity, statIdentity, writeFileAtomic, writeFileAtomicSync, type WrittenFileStat } from './atomic-write'
+import { copyPlainJson, NOT_PLAIN } from './plain-json'
 import { decodeStore, deepFreeze, encodeMember, isEntry, memberChunks } from './store-file'
 import { acquireWriteLock, tryAcquireWriteLockSync } from './write-lock'
 
@@ -133,8 +134,8 @@ export class StoreCore {
   /** Applies one mutator to the cache. Throws (nothing applied) when the mutator throws or returns junk. */
   private apply(key: string, mutator: SessionMutator): { result: SessionEntry | undefined; changed: boolean } {
     const cur = this.entries.get(key)
-    // entries are plain JSON (normalized / parsed), so a JSON round trip is a full private copy (and cheaper)
-    const next = mutator(cur ? (JSON.parse(JSON.stringify(cur)) as SessionEntry) : undefined)
+    // entries are plain JSON (normalized / parsed): a plain copy is a full private copy
+    const next = mutator(cur ? privateCopy(cur) : undefined)
     if (next === undefined) return { result: cur, changed: false }
     if (next === null) {
       if (!cur) return { result: undefined, changed: false }
@@ -357,10 +358,21 @@ export class StoreCore {
 function normalize(next: SessionEntry): SessionEntry {
   if (!next || typeof next !== 'object' || Array.isArray(next)) throw invalid('session mutator must return an entry object, null or undefined')
   if (typeof (next as { then?: unknown }).then === 'function') throw invalid('session mutator must be synchronous')
+  // plain data (what mutators return) is copied and frozen in one pass; anything else takes the JSON round trip
+  const plain = copyPlainJson(next, true)
+  if (plain !== NOT_PLAIN && typeof (plain as SessionEntry).updatedAt === 'number') {
+    if (!isEntry(plain)) throw invalid('session entry needs a non-empty sessionId')
+    return plain as SessionEntry
+  }
   const stored = JSON.parse(JSON.stringify(next)) as SessionEntry
   if (typeof stored.updatedAt !== 'number') stored.updatedAt = Date.now()
   if (!isEntry(stored)) throw invalid('session entry needs a non-empty sessionId')
   return deepFreeze(stored)
+}
+
+function privateCopy(entry: SessionEntry): SessionEntry {
+  const c = copyPlainJson(entry)
+  return (c === NOT_PLAIN ? JSON.parse(JSON.stringify(entry)) : c) as SessionEntry
 }
 
 function toStorageError(file: string, err: unknown): ApiError {
