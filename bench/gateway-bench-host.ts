@@ -69,6 +69,30 @@ let fakeGw: GatewayHandle | undefined
 const profileDir = process.env.BENCH_HOST_PROFILE
 let profiler: Session | undefined
 let loop: ReturnType<typeof monitorEventLoopDelay> | undefined
+// Stalls: a 1 ms timer that fires late was blocked by a long task (CPU busy in this process) or by the
+// OS running other processes (this one descheduled): the CPU time used during the gap tells them apart.
+interface Stall {
+  wallMs: number
+  cpuMs: number
+  /** monotonic µs at the gap's end (the clock of CPU profiles) */
+  endUs: number
+}
+let stalls: Stall[] = []
+let gaps: number[] = []
+let stallTimer: NodeJS.Timeout | undefined
+function watchStalls() {
+  let lastWall = performance.now()
+  let lastCpu = process.cpuUsage()
+  stallTimer = setInterval(() => {
+    const wall = performance.now()
+    const cpu = process.cpuUsage()
+    const gap = wall - lastWall
+    gaps.push(gap)
+    if (gap > 5) stalls.push({ wallMs: gap, cpuMs: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000, endUs: Number(process.hrtime.bigint() / 1000n) })
+    lastWall = wall
+    lastCpu = cpu
+  }, 1)
+}
 let cpuAt = process.cpuUsage()
 let wallAt = performance.now()
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN)
@@ -105,18 +129,26 @@ process.on('message', (raw) => {
           await profiler.post('Profiler.setSamplingInterval', { interval: 200 })
           await profiler.post('Profiler.start')
         }
+        stalls = []
+        gaps = []
+        if (stallTimer) clearInterval(stallTimer)
+        watchStalls()
         cpuAt = process.cpuUsage()
         wallAt = performance.now()
         return send({ type: 'reply', cmd: msg.cmd })
       case 'stats': {
         loop?.disable()
+        if (stallTimer) clearInterval(stallTimer)
+        stallTimer = undefined
         const cpu = process.cpuUsage(cpuAt)
         const wall = performance.now() - wallAt
         const h = [...handlerMs].sort((a, b) => a - b)
         if (profiler) {
           const { profile } = await profiler.post('Profiler.stop')
           fs.mkdirSync(profileDir!, { recursive: true })
-          fs.writeFileSync(path.join(profileDir!, `gateway-host-runs-${Date.now()}.cpuprofile`), JSON.stringify(profile))
+          const base = path.join(profileDir!, `gateway-host-runs-${Date.now()}`)
+          fs.writeFileSync(`${base}.cpuprofile`, JSON.stringify(profile))
+          fs.writeFileSync(`${base}.stalls.json`, JSON.stringify(stalls))
           profiler.disconnect()
           profiler = undefined
         }
@@ -126,6 +158,17 @@ process.on('message', (raw) => {
           handler: { p50: pct(h, 50), p99: pct(h, 99), n: h.length },
           loop: loop ? { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 } : undefined,
           cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
+          // gaps over 5 ms: busy = this process used ≥ 70 % of the gap on the CPU (a long task)
+          stalls: {
+            gapP50: pct([...gaps].sort((a, b) => a - b), 50),
+            gapP99: pct([...gaps].sort((a, b) => a - b), 99),
+            ticks: gaps.length,
+            n: stalls.length,
+            busy: stalls.filter((x) => x.cpuMs >= 0.7 * x.wallMs).length,
+            maxBusyMs: Math.max(0, ...stalls.filter((x) => x.cpuMs >= 0.7 * x.wallMs).map((x) => x.wallMs)),
+            maxMs: Math.max(0, ...stalls.map((x) => x.wallMs)),
+            descheduledMs: stalls.reduce((a, x) => a + Math.max(0, x.wallMs - x.cpuMs), 0),
+          },
         })
       }
       case 'runtime-stream':

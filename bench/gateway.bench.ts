@@ -187,6 +187,7 @@ async function main() {
     handler: { p50: number; p99: number }
     loop: { p50: number; p99: number; max: number }
     cpuPct: number
+    stalls: { gapP50: number; gapP99: number; ticks: number; n: number; busy: number; maxBusyMs: number; maxMs: number; descheduledMs: number }
   }
   ack.sort((a, b) => a - b)
   first.sort((a, b) => a - b)
@@ -202,6 +203,10 @@ async function main() {
   console.log(`  total (final)   p50 ${fmt(pct(total, 50))} ms   p99 ${fmt(pct(total, 99))} ms`)
   console.log(
     `  server event-loop delay p50 ${fmt(stats.loop.p50)} ms   p99 ${fmt(stats.loop.p99)} ms   max ${fmt(stats.loop.max)} ms   (runtime + gateway process, CPU ${stats.cpuPct.toFixed(0)}%)`,
+  )
+  const st = stats.stalls
+  console.log(
+    `    1 ms timer: ${st.ticks} ticks, gap p50 ${fmt(st.gapP50)} ms p99 ${fmt(st.gapP99)} ms; stalls > 5 ms: ${st.n} (longest ${fmt(st.maxMs)} ms); ${st.busy} of them this process busy (longest ${fmt(st.maxBusyMs)} ms), the rest descheduled by the OS (${fmt(st.descheduledMs)} ms off CPU)`,
   )
   console.log(`  client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms`)
   console.log(`  failures        ${failures}`)

@@ -158,6 +158,16 @@ describe('embedded runner', () => {
     expect(req.tools.map((t: any) => t.function.name)).toContain('exec')
   })
 
+  it('a run never starts inside the call that queued it (the accepting handler answers first)', async () => {
+    server.script([{ text: 'later' }])
+    const done = h.run({ runId: 'defer-1' })
+    for (let i = 0; i < 20; i++) await Promise.resolve()
+    expect(of(h, 'defer-1')).toEqual([]) // no lifecycle start, no setup, within the caller's microtasks
+    await new Promise((r) => setImmediate(r))
+    expect(lifecycle(of(h, 'defer-1'))[0]).toBe('start')
+    expect((await done).status).toBe('ok')
+  })
+
   it('deltas that arrive together leave as one assistant event (cumulative text, concatenated delta), flushed before lifecycle end', async () => {
     const chunks = Array.from({ length: 500 }, (_, i) => `w${i} `)
     server.script([{ textChunks: chunks }])

@@ -35,6 +35,7 @@ import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { createToolLoadout } from './tool-loadout'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
+import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 
 export interface RunRequest {
@@ -122,6 +123,8 @@ function abortError(reason: unknown): Error {
 export class EmbeddedRunner {
   private readonly live = new Map<string, LiveRun>()
   private readonly bySession = new Map<string, Set<string>>()
+  /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
+  private readonly turns = new TurnPacer()
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -145,7 +148,9 @@ export class EmbeddedRunner {
   async run(req: RunRequest): Promise<RunOutcome> {
     const lane = req.lane ?? GLOBAL_LANE
     try {
-      return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.attempt(req), { signal: req.signal })
+      // A free lane starts its task synchronously, i.e. inside the accepting call (`agent` / `chat.send`):
+      // the run's setup (transcript, prompt, …) starts on the next macrotask instead, so the ack leaves first.
+      return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.turns.turn().then(() => this.attempt(req)), { signal: req.signal })
     } catch (err) {
       // Only lane failures reach here (aborted or cleared while queued): the run never started.
       const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'
@@ -627,6 +632,7 @@ export class EmbeddedRunner {
       compactionCount: number
     },
   ): Promise<RunOutcome> {
+    await this.turns.turn()
     // the reply is delivered now: plugin message_sending may rewrite or withhold each payload (reference §8.3)
     if (r.ctx) r.payloads = await this.deliverReply(r.payloads, r.ctx)
     const endedAt = Date.now()
