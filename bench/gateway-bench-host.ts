@@ -69,8 +69,8 @@ let fakeGw: GatewayHandle | undefined
 const profileDir = process.env.BENCH_HOST_PROFILE
 let profiler: Session | undefined
 let loop: ReturnType<typeof monitorEventLoopDelay> | undefined
-// Stalls: a 1 ms timer that fires late was blocked by a long task (CPU busy in this process) or by the
-// OS running other processes (this one descheduled): the CPU time used during the gap tells them apart.
+// Stalls: a 1 ms timer that fires late was blocked by a long task (the main thread busy) or by the OS
+// running other processes (this one descheduled): the main thread's CPU time during the gap tells them apart.
 interface Stall {
   wallMs: number
   cpuMs: number
@@ -80,20 +80,34 @@ interface Stall {
 let stalls: Stall[] = []
 let gaps: number[] = []
 let stallTimer: NodeJS.Timeout | undefined
+// CPU time of the main thread only (other threads — GC helpers, the fs thread pool — also count in
+// process.cpuUsage): Linux schedstat gives its on-CPU and run-queue (ready but not running) nanoseconds.
+const SCHEDSTAT = `/proc/self/task/${process.pid}/schedstat`
+const hasSchedstat = fs.existsSync(SCHEDSTAT)
+/** ms the main thread spent ready to run but not running (descheduled), or NaN without schedstat */
+function mainThreadWaitMs(): number {
+  return hasSchedstat ? Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[1]) / 1e6 : NaN
+}
+function mainThreadCpuMs(): number {
+  if (hasSchedstat) return Number(fs.readFileSync(SCHEDSTAT, 'latin1').split(' ')[0]) / 1e6
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
 function watchStalls() {
   let lastWall = performance.now()
-  let lastCpu = process.cpuUsage()
+  let lastCpu = mainThreadCpuMs()
   stallTimer = setInterval(() => {
     const wall = performance.now()
-    const cpu = process.cpuUsage()
+    const cpu = mainThreadCpuMs()
     const gap = wall - lastWall
     gaps.push(gap)
-    if (gap > 5) stalls.push({ wallMs: gap, cpuMs: (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000, endUs: Number(process.hrtime.bigint() / 1000n) })
+    if (gap > 5) stalls.push({ wallMs: gap, cpuMs: cpu - lastCpu, endUs: Number(process.hrtime.bigint() / 1000n) })
     lastWall = wall
     lastCpu = cpu
   }, 1)
 }
 let cpuAt = process.cpuUsage()
+let waitAt = 0
 let wallAt = performance.now()
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN)
 
@@ -134,6 +148,7 @@ process.on('message', (raw) => {
         if (stallTimer) clearInterval(stallTimer)
         watchStalls()
         cpuAt = process.cpuUsage()
+        waitAt = mainThreadWaitMs()
         wallAt = performance.now()
         return send({ type: 'reply', cmd: msg.cmd })
       case 'stats': {
@@ -158,6 +173,8 @@ process.on('message', (raw) => {
           handler: { p50: pct(h, 50), p99: pct(h, 99), n: h.length },
           loop: loop ? { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 } : undefined,
           cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
+          wallMs: wall,
+          runQueueMs: mainThreadWaitMs() - waitAt,
           // gaps over 5 ms: busy = this process used ≥ 70 % of the gap on the CPU (a long task)
           stalls: {
             gapP50: pct([...gaps].sort((a, b) => a - b), 50),

@@ -187,6 +187,8 @@ async function main() {
     handler: { p50: number; p99: number }
     loop: { p50: number; p99: number; max: number }
     cpuPct: number
+    wallMs: number
+    runQueueMs: number
     stalls: { gapP50: number; gapP99: number; ticks: number; n: number; busy: number; maxBusyMs: number; maxMs: number; descheduledMs: number }
   }
   ack.sort((a, b) => a - b)
@@ -206,8 +208,11 @@ async function main() {
   )
   const st = stats.stalls
   console.log(
-    `    1 ms timer: ${st.ticks} ticks, gap p50 ${fmt(st.gapP50)} ms p99 ${fmt(st.gapP99)} ms; stalls > 5 ms: ${st.n} (longest ${fmt(st.maxMs)} ms); ${st.busy} of them this process busy (longest ${fmt(st.maxBusyMs)} ms), the rest descheduled by the OS (${fmt(st.descheduledMs)} ms off CPU)`,
+    `    1 ms timer: ${st.ticks} ticks, gap p50 ${fmt(st.gapP50)} ms p99 ${fmt(st.gapP99)} ms; stalls > 5 ms: ${st.n} (longest ${fmt(st.maxMs)} ms); ${st.busy} of them the server main thread busy (longest ${fmt(st.maxBusyMs)} ms), the rest descheduled by the OS (${fmt(st.descheduledMs)} ms off CPU)`,
   )
+  if (Number.isFinite(stats.runQueueMs)) {
+    console.log(`    main thread waited ${fmt(stats.runQueueMs)} ms of ${fmt(stats.wallMs)} ms for a CPU (other processes running: machine load)`)
+  }
   console.log(`  client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms`)
   console.log(`  failures        ${failures}`)
 

@@ -112,8 +112,6 @@ function redactSecret(text: string, secret: string | undefined): string {
   return secret && secret.length >= 8 ? text.split(secret).join('[redacted]') : text
 }
 
-const mergingFetch = sseMergeFetch()
-
 function abortError(reason: unknown): Error {
   const e = new Error(typeof reason === 'string' ? reason : 'aborted')
   e.name = 'AbortError'
@@ -125,6 +123,8 @@ export class EmbeddedRunner {
   private readonly bySession = new Map<string, Set<string>>()
   /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
   private readonly turns = new TurnPacer()
+  /** model responses are processed in turns too (see sse-merge-fetch.ts) */
+  private readonly mergingFetch = sseMergeFetch({ beforeProcessing: () => this.turns.turn() })
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -427,7 +427,7 @@ export class EmbeddedRunner {
         streamFn: (model, context, options?: SimpleStreamOptions) => {
           b.modelCallStarted()
           // text-delta SSE events of one network read reach the openai SDK as one (see sse-merge-fetch.ts)
-          return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: mergingFetch } : options)
+          return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options)
         },
         getApiKey: (provider) => registry.getApiKey(provider),
         sessionId,

@@ -107,6 +107,22 @@ describe('mergeDeltaEvents', () => {
     expect(split.text).toBe(ev(chunk({ content: 'Grüße — ' })) + ev(chunk({ content: '日本語 🙂' })))
   })
 
+  it('awaits beforeProcessing after each read, before the events go on (a scheduler decides when they are processed)', async () => {
+    const log: string[] = []
+    let release: (() => void) | undefined
+    const body = mergeDeltaEvents(bodyOf([new TextEncoder().encode(ev(chunk({ content: 'a' })))]), () => {
+      log.push('wait')
+      return new Promise<void>((r) => (release = r))
+    })
+    const reader = body.getReader()
+    const first = reader.read().then((r) => log.push(r.done ? 'done' : 'data'))
+    await new Promise((r) => setTimeout(r, 5))
+    expect(log).toEqual(['wait']) // read done, held until the turn comes
+    release!()
+    await first
+    expect(log).toEqual(['wait', 'data'])
+  })
+
   it('passes a stream with \\r line endings through unchanged', async () => {
     const text = 'data: {"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}\r\n\r\n'.repeat(3) + 'data: [DONE]\r\n\r\n'
     expect((await readAll(mergeDeltaEvents(bodyOf([new TextEncoder().encode(text)])))).text).toBe(text)

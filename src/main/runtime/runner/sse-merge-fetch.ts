@@ -24,19 +24,28 @@ export function wantsSseMerge(api: string): boolean {
   return api === 'openai-completions'
 }
 
-/** Wraps `base` (default: the global fetch at call time). */
-export function sseMergeFetch(base?: typeof fetch): typeof fetch {
+export interface SseMergeFetchOptions {
+  /** default: the global fetch at call time */
+  base?: typeof fetch
+  /**
+   * awaited after each network read, before the SDK gets its events: lets a scheduler decide when this
+   * stream's processing runs (the runner hands out turns so no I/O phase processes many streams at once)
+   */
+  beforeProcessing?: () => Promise<void>
+}
+
+export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
   return async (input, init) => {
-    const res = await (base ?? globalThis.fetch)(input, init)
+    const res = await (opts.base ?? globalThis.fetch)(input, init)
     if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res
     const headers = new Headers(res.headers)
     headers.delete('content-length') // the merged body is shorter
-    return new Response(mergeDeltaEvents(res.body), { status: res.status, statusText: res.statusText, headers })
+    return new Response(mergeDeltaEvents(res.body, opts.beforeProcessing), { status: res.status, statusText: res.statusText, headers })
   }
 }
 
 /** The SSE body with same-read text-delta events merged (see the file comment). */
-export function mergeDeltaEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+export function mergeDeltaEvents(body: ReadableStream<Uint8Array>, beforeProcessing?: () => Promise<void>): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   const encoder = new TextEncoder()
@@ -46,6 +55,7 @@ export function mergeDeltaEvents(body: ReadableStream<Uint8Array>): ReadableStre
     async pull(ctl) {
       for (;;) {
         const r = await reader.read()
+        if (beforeProcessing) await beforeProcessing()
         if (r.done) {
           const tail = carry + decoder.decode()
           carry = ''
