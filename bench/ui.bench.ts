@@ -9,7 +9,7 @@
 // Options: --tokens N  --messages N  --no-build  --strict (exit 1 when a target is missed)
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
-import { createReadStream, existsSync, statSync } from 'node:fs'
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { extname, join, normalize, resolve } from 'node:path'
@@ -86,7 +86,10 @@ interface Bench {
 /** What the bench reads in the page (this file is type-checked without the DOM library). */
 interface PageGlobals {
   document: { querySelector(selector: string): { textContent: string | null } | null }
+  performance: { getEntriesByName(name: string): unknown[] }
 }
+/** How long each page's idle warm-up took after its composer showed (ms). */
+const warmUpMs: number[] = []
 
 interface TraceEvent {
   ph: string
@@ -127,6 +130,11 @@ async function newPage(fake: Record<string, unknown>): Promise<Page> {
   await page.addInitScript({ content: `window.__LOOPDESK_FAKE__ = ${JSON.stringify(fake)};\n${PROBE}` })
   await page.goto(base)
   await page.getByRole('textbox', { name: 'Message' }).waitFor()
+  // The app compiles grammars and renders its views once while idle (warm-up.tsx); a user types for
+  // a moment before the first message, so measure from there.
+  const warm = Date.now()
+  await page.waitForFunction(() => (globalThis as unknown as PageGlobals).performance.getEntriesByName('loopdesk:warm-up-done').length > 0, undefined, { timeout: 30_000 })
+  warmUpMs.push(Date.now() - warm)
   return page
 }
 
@@ -134,6 +142,32 @@ const bench = (page: Page) => page.evaluate('window.__bench') as Promise<Bench>
 const round = (n: number) => Math.round(n * 10) / 10
 
 const loadBefore = loadavg()[0]
+
+/**
+ * CPU time (ms) used so far by the whole machine and by the browser under test (Linux /proc; zeros
+ * elsewhere). The difference over the stream is what other programs took meanwhile: the main thread
+ * waits for a core while they run, and its tasks' wall time grows by that wait.
+ */
+function cpuUse(): { machine: number; browser: number } {
+  if (!existsSync('/proc/stat')) return { machine: 0, browser: 0 }
+  const tick = 10 // ms per clock tick (USER_HZ = 100 on Linux)
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number)
+  const machine = (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * tick // user nice system irq softirq steal
+  let browser = 0
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      const m = /\((.*)\) (.*)$/s.exec(stat)
+      if (!m || !/^chrom/.test(m[1])) continue
+      const rest = m[2].split(' ')
+      browser += (Number(rest[11]) + Number(rest[12])) * tick // utime stime
+    } catch {
+      // the process exited meanwhile
+    }
+  }
+  return { machine, browser }
+}
 
 // ------------------------------------------------------------------ 1. streaming
 const text = longReply(TOKENS)
@@ -153,6 +187,7 @@ await streamPage.waitForFunction(() => true)
 const cdp = await streamPage.context().newCDPSession(streamPage)
 const traced = new Promise<{ stream?: string }>((r) => cdp.once('Tracing.tracingComplete', r))
 await cdp.send('Tracing.start', { categories: 'toplevel', transferMode: 'ReturnAsStream', streamFormat: 'json' })
+const cpu0 = cpuUse()
 const t0 = (await streamPage.evaluate('performance.now()')) as number
 await streamPage.getByRole('textbox', { name: 'Message' }).fill('write the long report')
 await streamPage.keyboard.press('Enter')
@@ -164,6 +199,7 @@ await streamPage.waitForFunction(
   { polling: 500, timeout: 15 * 60_000 },
 )
 const t1 = (await streamPage.evaluate('performance.now()')) as number
+const cpu1 = cpuUse()
 await cdp.send('Tracing.end')
 const traceEvents = await readTrace(cdp, (await traced).stream)
 // The page's main thread: the renderer main thread (CrRendererMain) that ran the most tasks. The trace
@@ -243,15 +279,27 @@ const longestPagingText = longestPaging ? `${round(longestPaging)} ms` : 'none o
 const results = [
   // The issue's target, as the Long Tasks API measures it: wall-clock time, which includes any time
   // the OS spent running other threads/processes in the middle of the task.
-  { name: 'longest main-thread task while streaming, WALL time (Long Tasks API)', value: `${round(longestStream)} ms`, ok: longestStream <= 50, target: '≤ 50 ms' },
+  {
+    name: 'longest main-thread task while streaming, WALL time (Long Tasks API)',
+    // The API reports only tasks over 50 ms; with none, the trace has the longest one.
+    value: during.length ? `${round(longestStream)} ms` : `none over 50 ms (longest in the trace: ${round(ms(byWall[0]?.dur))} ms)`,
+    ok: longestStream <= 50,
+    target: '≤ 50 ms',
+  },
   // The same tasks' CPU (thread) time from the trace: the work the page itself did.
   { name: 'longest main-thread task while streaming, CPU time (trace)', value: `${round(longestCpu)} ms`, ok: longestCpu <= 50, target: '≤ 50 ms' },
-  { name: 'session open (10,000 messages)', value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
+  { name: `session open (${MESSAGES.toLocaleString()} messages)`, value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
   { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
 ]
 const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU`
 console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleString()}-token reply, ${MESSAGES.toLocaleString()}-message session`)
 console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} (1 min)`)
+if (cpu1.machine) {
+  const span = t1 - t0
+  const others = Math.max(0, cpu1.machine - cpu0.machine - (cpu1.browser - cpu0.browser))
+  console.log(`  while streaming: the browser used ${((cpu1.browser - cpu0.browser) / span).toFixed(2)} cores, other programs ${(others / span).toFixed(2)} of ${cpus().length} cores`)
+}
+console.log(`idle warm-up after the composer showed: ${warmUpMs.map((v) => `${v} ms`).join(', ')} (measured after it)`)
 console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
 if (s.noLongtask) console.log(`(longtask observer unavailable: ${s.noLongtask})`)
 console.log(`  Long Tasks API (wall time, tasks > 50 ms): ${during.length}${during.length ? ` — ms after Enter: duration ${during.slice(0, 10).map((t) => `${Math.round(t.start - t0)}: ${Math.round(t.duration)}`).join(', ')}${during.length > 10 ? ', …' : ''}` : ''}`)

@@ -8,6 +8,7 @@ import { IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { sessionState, sessionTitle, Sidebar } from './components/Sidebar'
+import { formatInt } from './lib/format'
 import { useTheme } from './theme'
 
 function Toasts() {
@@ -39,7 +40,7 @@ function Header({ sessionKey }: { sessionKey?: string }) {
         {row && (
           <span className="muted small">
             {row.model ? `${row.model} · ` : ''}
-            {row.totalTokens ? `${row.totalTokens.toLocaleString()} tokens · ` : ''}
+            {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
             <span className={`session-state ${state}`}>{state === 'running' ? 'Running' : state === 'error' ? 'Error' : 'Idle'}</span>
           </span>
         )}

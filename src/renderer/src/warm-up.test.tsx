@@ -3,7 +3,7 @@ import { FakeBridge } from './bridge/fake-bridge'
 import { highlighterLanguages } from './markdown/highlight'
 import { Controller } from './state/controller'
 import { createAppStores } from './state/stores'
-import { renderSample, warmUp } from './warm-up'
+import { renderSample, WARM_UP_DONE_MARK, warmUp } from './warm-up'
 
 function ctx() {
   const stores = createAppStores()
@@ -17,15 +17,18 @@ describe('idle warm-up', () => {
     expect(document.body.innerHTML).toBe(before)
   })
 
-  it('does one step per idle period: every grammar, the lexer, then the views', () => {
+  it('does one step per idle period: every grammar, number formatting, the lexer, then the views', () => {
     const queue: Array<() => void> = []
+    performance.clearMarks(WARM_UP_DONE_MARK)
     warmUp(ctx(), (cb) => queue.push(cb))
+    expect(performance.getEntriesByName(WARM_UP_DONE_MARK)).toHaveLength(0)
     let periods = 0
     while (queue.length) {
       queue.shift()!()
       periods++
     }
-    // one period per grammar + lexer + views, and a final one that finds nothing left to do
-    expect(periods).toBe(highlighterLanguages().length + 3)
+    // one period per grammar + formatter + lexer + views, and a final one that marks it done
+    expect(periods).toBe(highlighterLanguages().length + 4)
+    expect(performance.getEntriesByName(WARM_UP_DONE_MARK)).toHaveLength(1)
   })
 })

@@ -4,7 +4,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useMemo, useRef } from 'react'
 import { useAppStore, useController } from '../app-context'
-import { clockTime, formatDuration } from '../lib/format'
+import { clockTime, formatDuration, formatInt } from '../lib/format'
 import { EVENTS_PER_SESSION, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
@@ -64,7 +64,7 @@ const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boo
             <span>{e.runId ? `run ${e.runId}` : e.event.event}</span>
             <CopyButton text={() => JSON.stringify(e.event, null, 2)} label="Copy JSON" />
           </div>
-          <pre>{json.length > PREVIEW_JSON_CHARS ? `${json.slice(0, PREVIEW_JSON_CHARS)}\n… (${json.length.toLocaleString()} chars; use Copy JSON)` : json}</pre>
+          <pre>{json.length > PREVIEW_JSON_CHARS ? `${json.slice(0, PREVIEW_JSON_CHARS)}\n… (${formatInt(json.length)} chars; use Copy JSON)` : json}</pre>
         </div>
       )}
     </div>
@@ -155,7 +155,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
       <header className="inspector-head">
         <h2>Inspector</h2>
         <span className="muted small">
-          {all.length.toLocaleString()} / {EVENTS_PER_SESSION.toLocaleString()} events
+          {formatInt(all.length)} / {formatInt(EVENTS_PER_SESSION)} events
         </span>
         <button type="button" className="btn btn-ghost btn-icon" aria-label="Close inspector" onClick={() => controller.setInspectorOpen(false)}>
           <IconX />

@@ -2,7 +2,7 @@
 // expandable arguments and result (pretty JSON, previewed with "Show all"), each copyable.
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
-import { formatDuration } from '../lib/format'
+import { formatDuration, formatInt } from '../lib/format'
 import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../lib/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
@@ -37,7 +37,7 @@ function Section({ title, text }: { title: string; text: string }) {
       <pre className="tool-pre">{shown.text}</pre>
       {shown.truncated && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => setAll(true)} disabled={all}>
-          {all ? `Showing the first ${MAX_SHOWN_CHARS.toLocaleString()} characters` : `Show all (${text.length.toLocaleString()} characters)`}
+          {all ? `Showing the first ${formatInt(MAX_SHOWN_CHARS)} characters` : `Show all (${formatInt(text.length)} characters)`}
         </button>
       )}
     </section>
