@@ -3,10 +3,10 @@
 //
 // A cached parse covers the file up to its last '\n' (a torn last line is parsed on every read and never
 // cached). It is reused only when the file is still the same file grown by appends: same device + inode,
-// not shorter than the parsed part, and the bytes at the start and just before the end of the parsed part
-// unchanged (a rewrite or a truncate-and-rewrite changes them). A file that kept its size but has a new
-// mtime was rewritten in place: parsed again. Anything else (missing file, replaced, truncated, shrunk)
-// means a full parse, exactly what an uncached read gives.
+// not shorter than the parsed part, and the last bytes of the parsed part unchanged (a rewrite or a
+// truncate-and-rewrite changes them). A file that kept its size but has a new mtime was rewritten in
+// place: parsed again. Anything else (missing file, replaced, truncated, shrunk) means a full parse,
+// exactly what an uncached read gives. One read of the file: the checked bytes and the new ones together.
 //
 // Entries are shared between reads (each read gets its own array): treat them as read-only values.
 import fs from 'node:fs'
@@ -31,9 +31,10 @@ interface Cached {
   parsed: number
   entries: TranscriptEntry[]
   skipped: number
-  /** first / last SAMPLE bytes of the parsed part */
-  head: Buffer
+  /** last SAMPLE bytes of the parsed part */
   tail: Buffer
+  /** what followed the last '\n' (a torn line) when last read */
+  partial: string
 }
 
 const SAMPLE = 64
@@ -87,32 +88,39 @@ export function readTranscript(file: string): TranscriptRead {
   try {
     const st = fs.fstatSync(fd)
     let c = cache.get(key)
-    if (c && !stillValid(fd, c, st)) {
-      forget(key)
-      c = undefined
-    }
-    const from = c?.parsed ?? 0
-    const fresh = readRange(fd, from, st.size - from)
-    const lastNl = fresh.lastIndexOf(NL)
-    const complete = fresh.subarray(0, lastNl + 1)
-    const partial = fresh.subarray(complete.length).toString('utf8')
-    const added = complete.length > 0 ? parseTranscript(complete.toString('utf8')) : { entries: [], skipped: 0 }
-    const parsed = from + complete.length
-    const next: Cached = {
-      dev: st.dev,
-      ino: st.ino,
-      size: from + fresh.length,
-      mtimeMs: st.mtimeMs,
-      parsed,
-      entries: c ? append(c.entries, added.entries) : added.entries,
-      skipped: (c?.skipped ?? 0) + added.skipped,
-      head: c && (c.head.length === SAMPLE || complete.length === 0) ? c.head : sample(c?.head, complete, 'head'),
-      tail: c && complete.length === 0 ? c.tail : sample(c?.tail, complete, 'tail'),
-    }
-    remember(key, next, next.size)
-    return result(next, partial)
+    if (c && (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed || (st.size === c.size && st.mtimeMs !== c.mtimeMs))) c = undefined
+    if (c && st.size === c.size && st.mtimeMs === c.mtimeMs) return result(c, c.partial) // unchanged
+    // from the cached tail on: it must still be there, followed by what was appended since
+    const keep = c ? c.tail.length : 0
+    const from = (c?.parsed ?? 0) - keep
+    const bytes = readRange(fd, from, st.size - from)
+    if (c && (bytes.length < keep || bytes.compare(c.tail, 0, keep, 0, keep) !== 0)) return remember(key, parseAll(fd, st), st)
+    return remember(key, extend(c, bytes.subarray(keep), st), st)
   } finally {
     fs.closeSync(fd)
+  }
+}
+
+/** A parse from scratch (the cached one no longer matches the file). */
+function parseAll(fd: number, st: fs.Stats): Cached {
+  return extend(undefined, readRange(fd, 0, st.size), st)
+}
+
+/** The cached parse (or none) extended by `fresh`, the bytes that follow its parsed part. */
+function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
+  const complete = fresh.subarray(0, fresh.lastIndexOf(NL) + 1)
+  const added = complete.length > 0 ? parseTranscript(complete.toString('utf8')) : undefined
+  const parsed = (c?.parsed ?? 0) + complete.length
+  return {
+    dev: st.dev,
+    ino: st.ino,
+    size: parsed + fresh.length - complete.length,
+    mtimeMs: st.mtimeMs,
+    parsed,
+    entries: c ? append(c.entries, added?.entries ?? []) : (added?.entries ?? []),
+    skipped: (c?.skipped ?? 0) + (added?.skipped ?? 0),
+    tail: complete.length === 0 && c ? c.tail : lastBytes(c?.tail, complete),
+    partial: fresh.subarray(complete.length).toString('utf8'),
   }
 }
 
@@ -139,16 +147,10 @@ function result(c: Cached, partial: string): TranscriptRead {
   return { entries, skipped, torn: partial.length > 0 }
 }
 
-function stillValid(fd: number, c: Cached, st: fs.Stats): boolean {
-  if (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed) return false
-  // same size, new mtime: rewritten in place (appends always grow the file)
-  if (st.size === c.size && st.mtimeMs !== c.mtimeMs) return false
-  return sampleAt(fd, 0, c.head.length).equals(c.head) && sampleAt(fd, c.parsed - c.tail.length, c.tail.length).equals(c.tail)
-}
-
-function remember(key: string, c: Cached, fileBytes: number): void {
+/** Keeps `c` (unless the file is too large to keep) and returns what a read gives. */
+function remember(key: string, c: Cached, st: fs.Stats): TranscriptRead {
   forget(key)
-  if (fileBytes > MAX_CACHED_FILE_BYTES) return
+  if (st.size > MAX_CACHED_FILE_BYTES) return result(c, c.partial)
   cache.set(key, c)
   cachedBytes += c.parsed
   // least recently read first
@@ -158,6 +160,7 @@ function remember(key: string, c: Cached, fileBytes: number): void {
     cache.delete(k)
     cachedBytes -= old.parsed
   }
+  return result(c, c.partial)
 }
 
 function forget(key: string): void {
@@ -167,14 +170,11 @@ function forget(key: string): void {
   cachedBytes -= c.parsed
 }
 
-function sampleAt(fd: number, position: number, length: number): Buffer {
-  return length > 0 ? readRange(fd, position, length) : Buffer.alloc(0)
-}
-
-/** The first / last SAMPLE bytes of (what an earlier sample covered + the newly parsed bytes), copied. */
-function sample(before: Buffer | undefined, added: Buffer, end: 'head' | 'tail'): Buffer {
-  const all = before && before.length > 0 ? Buffer.concat([before, added]) : added
-  return Buffer.from(end === 'head' ? all.subarray(0, SAMPLE) : all.subarray(Math.max(0, all.length - SAMPLE)))
+/** The last SAMPLE bytes of (an earlier sample + the newly parsed bytes), copied. */
+function lastBytes(before: Buffer | undefined, added: Buffer): Buffer {
+  if (added.length >= SAMPLE || !before?.length) return Buffer.from(added.subarray(Math.max(0, added.length - SAMPLE)))
+  const all = Buffer.concat([before, added])
+  return Buffer.from(all.subarray(Math.max(0, all.length - SAMPLE)))
 }
 
 /** Up to `length` bytes at `position` (fewer if the file ends first). */
