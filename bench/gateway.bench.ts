@@ -179,9 +179,11 @@ async function main() {
   await hostProc.call({ cmd: 'start-stats' })
   const clientLoop = monitorEventLoopDelay({ resolution: 1 })
   clientLoop.enable()
+  const clientCpu0 = process.cpuUsage()
   const t0 = performance.now()
   await pool(RUNS, true)
   const elapsed = performance.now() - t0
+  const clientCpu = process.cpuUsage(clientCpu0)
   clientLoop.disable()
   const stats = (await hostProc.call({ cmd: 'stats' })) as unknown as {
     handler: { p50: number; p99: number }
@@ -213,7 +215,9 @@ async function main() {
   if (Number.isFinite(stats.runQueueMs)) {
     console.log(`    main thread waited ${fmt(stats.runQueueMs)} ms of ${fmt(stats.wallMs)} ms for a CPU (other processes running: machine load)`)
   }
-  console.log(`  client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms`)
+  console.log(
+    `  client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%)`,
+  )
   console.log(`  failures        ${failures}`)
 
   // ------------------------------------------------------------------ 1b. the gateway's own share of the ack

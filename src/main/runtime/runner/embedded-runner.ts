@@ -123,8 +123,8 @@ export class EmbeddedRunner {
   private readonly bySession = new Map<string, Set<string>>()
   /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
   private readonly turns = new TurnPacer()
-  /** model responses are processed in turns too (see sse-merge-fetch.ts) */
-  private readonly mergingFetch = sseMergeFetch({ beforeProcessing: () => this.turns.turn() })
+  /** model response reads wait for a turn while other heavy steps are queued (see sse-merge-fetch.ts) */
+  private readonly mergingFetch = sseMergeFetch({ beforeProcessing: () => this.turns.turnIfBusy() })
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -240,6 +240,7 @@ export class EmbeddedRunner {
       release = await acquireWriteLock(transcript.file)
       this.throwIfAborted(controller.signal)
       const read = await transcript.readAll()
+      await this.turns.turn() // history rebuild, prompt, agent: the next heavy step
       if (read.entries.length === 0) {
         await transcript.ensureHeader({
           type: 'session',
@@ -424,7 +425,8 @@ export class EmbeddedRunner {
         },
         prepareRequest: loadout && ((request) => loadout.prepareRequest(request)),
         prepareNextTurnWithContext: loadout && ((turn) => loadout.prepareNextTurnWithContext(turn)),
-        streamFn: (model, context, options?: SimpleStreamOptions) => {
+        streamFn: async (model, context, options?: SimpleStreamOptions) => {
+          await this.turns.turn() // building and sending the request: the next heavy step
           b.modelCallStarted()
           // text-delta SSE events of one network read reach the openai SDK as one (see sse-merge-fetch.ts)
           return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options)

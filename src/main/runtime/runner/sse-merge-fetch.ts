@@ -31,7 +31,7 @@ export interface SseMergeFetchOptions {
    * awaited after each network read, before the SDK gets its events: lets a scheduler decide when this
    * stream's processing runs (the runner hands out turns so no I/O phase processes many streams at once)
    */
-  beforeProcessing?: () => Promise<void>
+  beforeProcessing?: () => Promise<void> | undefined
 }
 
 export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
@@ -45,7 +45,7 @@ export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
 }
 
 /** The SSE body with same-read text-delta events merged (see the file comment). */
-export function mergeDeltaEvents(body: ReadableStream<Uint8Array>, beforeProcessing?: () => Promise<void>): ReadableStream<Uint8Array> {
+export function mergeDeltaEvents(body: ReadableStream<Uint8Array>, beforeProcessing?: () => Promise<void> | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
   const encoder = new TextEncoder()
@@ -55,7 +55,8 @@ export function mergeDeltaEvents(body: ReadableStream<Uint8Array>, beforeProcess
     async pull(ctl) {
       for (;;) {
         const r = await reader.read()
-        if (beforeProcessing) await beforeProcessing()
+        const wait = beforeProcessing?.()
+        if (wait) await wait
         if (r.done) {
           const tail = carry + decoder.decode()
           carry = ''

@@ -48,4 +48,14 @@ describe('TurnPacer', () => {
     await Promise.all(late)
     expect(order).toEqual([1, 2, 3])
   })
+
+  it('turnIfBusy goes ahead at once when nobody waits, and queues behind waiting turns otherwise', async () => {
+    const p = new TurnPacer()
+    expect(p.turnIfBusy()).toBeUndefined()
+    const order: string[] = []
+    const a = p.turn().then(() => order.push('a'))
+    const b = p.turnIfBusy()!.then(() => order.push('b'))
+    await Promise.all([a, b])
+    expect(order).toEqual(['a', 'b'])
+  })
 })

@@ -15,6 +15,14 @@ export class TurnPacer {
     })
   }
 
+  /**
+   * A turn only when others are waiting for one (undefined = go ahead now): for steps that are cheap
+   * alone but add up when many runs do them at once (processing a model response read).
+   */
+  turnIfBusy(): Promise<void> | undefined {
+    return this.waiting.length > 0 ? this.turn() : undefined
+  }
+
   /** turns requested and not yet given (diagnostics, tests) */
   get pending(): number {
     return this.waiting.length
