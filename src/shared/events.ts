@@ -150,3 +150,8 @@ export function eventMatches(filter: EventFilter, ev: AnyEvent): boolean {
   if (filter.runId && p.runId !== undefined && p.runId !== filter.runId) return false
   return true
 }
+
+/** Gateway caps a client may declare: `tool-events` (OpenClaw) and Loopdesk's "this client shows tool
+ *  results" — without the latter the gateway strips tool results unless the session is verbose full. */
+export const TOOL_EVENTS_CAP = 'tool-events'
+export const TOOL_RESULTS_CAP = 'loopdesk.tool-results'

@@ -11,12 +11,12 @@
 //   results), whatever its caps.
 import { readFileSync, statSync } from 'node:fs'
 import JSON5 from 'json5'
-import type { AgentEvent, SessionsChangedEvent } from '../../shared/events'
+import { TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type SessionsChangedEvent } from '../../shared/events'
 import { canonicalSessionKey, DEFAULT_AGENT_ID } from '../../shared/session-key'
 import type { GatewayConnection } from './connection'
 
-export const TOOL_EVENTS_CAP = 'tool-events'
-export const TOOL_RESULTS_CAP = 'loopdesk.tool-results'
+export { TOOL_EVENTS_CAP, TOOL_RESULTS_CAP }
+
 /** client ids whose UI shows tool results (Loopdesk's renderer connects as the OpenClaw control UI) */
 const RESULT_RENDERING_CLIENTS = new Set(['openclaw-control-ui'])
 

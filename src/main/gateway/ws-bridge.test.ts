@@ -122,4 +122,21 @@ describe('ws-bridge against the gateway', () => {
     await t.gw.close('bye')
     await expect(waiting).resolves.toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } })
   })
+
+  it('after the shared token is rotated (4001), the page reconnects with the device token it was issued', async () => {
+    t = await startTestGateway()
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl), backoffInitialMs: 20 })
+    const states: string[] = []
+    const first = bridge.connection
+    expect(first.state).toBe('open')
+    t.gw.setToken('rotated-token-0123456789abcdef-xyz')
+    await until(() => {
+      states.push(bridge!.connection.state)
+      return states.includes('reconnecting') && bridge!.connection.state === 'open'
+    })
+    // still the page's full scopes: the device token was issued with them
+    expect(bridge.connection.scopes).toEqual(['operator.admin', 'operator.read', 'operator.write', 'operator.approvals'])
+    const r = await bridge.health({})
+    expect(r, JSON.stringify(r)).toMatchObject({ ok: true })
+  })
 })

@@ -5,7 +5,7 @@
 import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../../../shared/assistant-delta'
 import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../shared/bridge'
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
-import { eventMatches, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
+import { eventMatches, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
 import type { ErrorShape, Result } from '../../../shared/methods'
 
 /** The subset of the WebSocket API this bridge uses (browser WebSocket and `ws` both fit). */
@@ -116,6 +116,8 @@ class WsBridgeImpl {
   /** per-run assistant text of the current connection (rebuilds compact assistant events) */
   private texts = new Map<string, string>()
   private identity: Promise<WebDeviceIdentity | null>
+  /** device token from the last hello: lets this page reconnect after the shared token was rotated */
+  private deviceToken: string | undefined
   private readonly factory: SocketFactory
 
   constructor(private readonly opts: WsBridgeOptions) {
@@ -213,11 +215,16 @@ class WsBridgeImpl {
       role: 'operator',
       scopes: SCOPES,
       // compact assistant events: long replies cost O(n) bytes instead of O(n²); text is rebuilt in onEvent
-      caps: ['tool-events', ASSISTANT_DELTA_CAP],
+      caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, ASSISTANT_DELTA_CAP],
     }
-    if (this.opts.token) params.auth = { token: this.opts.token }
     try {
       const identity = await this.identity
+      // The device token is only good with the identity it was issued to; with it, a page that rotated
+      // the shared token (Settings → Generate new token) reconnects after the gateway's 4001 close.
+      const auth: Record<string, string> = {}
+      if (this.opts.token) auth.token = this.opts.token
+      if (identity && this.deviceToken) auth.deviceToken = this.deviceToken
+      if (Object.keys(auth).length) params.auth = auth
       if (identity) {
         params.device = await createWebDeviceProof(identity, {
           clientId: client.id,
@@ -225,7 +232,7 @@ class WsBridgeImpl {
           role: 'operator',
           scopes: SCOPES,
           signedAtMs,
-          token: this.opts.token ?? '',
+          token: auth.token || auth.deviceToken || '', // the gateway checks the signature over the token presented
           nonce,
           platform: client.platform,
         })
@@ -239,7 +246,8 @@ class WsBridgeImpl {
   private onHello(hello: Record<string, unknown>) {
     this.hello = hello
     this.texts.clear()
-    const auth = hello.auth as { scopes?: string[] } | undefined
+    const auth = hello.auth as { scopes?: string[]; deviceToken?: unknown } | undefined
+    if (typeof auth?.deviceToken === 'string' && auth.deviceToken) this.deviceToken = auth.deviceToken
     this.setStatus({ state: 'open', attempt: 0, error: undefined, scopes: auth?.scopes })
     this.startWatchdog(Number((hello.policy as { tickIntervalMs?: number } | undefined)?.tickIntervalMs) || 30_000)
     // live session list updates (sessions.changed is only sent to subscribers); failures are harmless
