@@ -1,7 +1,8 @@
 // Bootstrap (context) files from the workspace root that are injected into the system prompt.
 // Each file is capped at `bootstrapMaxChars`; the head and tail are kept and the cut is recorded.
+import type fs from 'node:fs'
 import path from 'node:path'
-import { readTextFile } from './read-cache'
+import { readTextFileIn } from './read-cache'
 
 export const BOOTSTRAP_FILE_NAMES = ['AGENTS.md', 'SOUL.md', 'TOOLS.md', 'IDENTITY.md', 'USER.md', 'MEMORY.md'] as const
 
@@ -38,15 +39,21 @@ export function truncateMiddle(text: string, maxChars: number): { text: string; 
 }
 
 export async function loadBootstrapFiles(workspaceDir: string, maxChars: number): Promise<BootstrapFile[]> {
-  return Promise.all(
-    BOOTSTRAP_FILE_NAMES.map(async (name) => {
-      const file = path.join(workspaceDir, name)
-      const raw = readTextFile(file)
-      if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
-      const { text, truncated } = truncateMiddle(raw, maxChars)
-      return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
-    }),
-  )
+  return loadBootstrapFilesSync(workspaceDir, maxChars)
+}
+
+/**
+ * The bootstrap files (fresh objects each call: the agent:bootstrap hook may edit them). With `dirStat`
+ * (a stat of the workspace taken just before), files known to be absent cost no syscall.
+ */
+export function loadBootstrapFilesSync(workspaceDir: string, maxChars: number, dirStat?: fs.Stats): BootstrapFile[] {
+  return BOOTSTRAP_FILE_NAMES.map((name) => {
+    const file = path.join(workspaceDir, name)
+    const raw = readTextFileIn(workspaceDir, dirStat, name)
+    if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
+    const { text, truncated } = truncateMiddle(raw, maxChars)
+    return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
+  })
 }
 
 /** Re-applies the cap to hook-supplied files (a hook may add large content). */

@@ -1,8 +1,10 @@
+import { renameSync, statSync, symlinkSync, utimesSync } from 'node:fs'
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { buildRunPrompt, loadSkillsSnapshot, parseFrontmatter, truncateMiddle } from './index'
+import { knownAbsent } from './read-cache'
 
 let ws: string
 beforeEach(async () => {
@@ -101,5 +103,57 @@ describe('system prompt', () => {
     expect(t.truncated).toBe(true)
     expect(t.text.length).toBeLessThanOrEqual(120)
     expect(t.text.endsWith('END')).toBe(true)
+  })
+})
+
+describe('files known to be absent (no stat per run while the workspace folder is unchanged)', () => {
+  /** the workspace folder last changed long enough ago for "absent" verdicts to be kept */
+  const settle = () => utimesSync(ws, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000))
+
+  it('a bootstrap file or skills folder created later is picked up by the next build', async () => {
+    settle()
+    const first = await buildRunPrompt(base())
+    expect(first.report.bootstrapFiles.every((f) => f.missing)).toBe(true)
+    expect(knownAbsent(ws, statSync(ws), 'AGENTS.md')).toBe(true)
+    expect(knownAbsent(ws, statSync(ws), 'skills')).toBe(true)
+    expect((await buildRunPrompt(base())).report.bootstrapFiles.every((f) => f.missing)).toBe(true)
+    await writeFile(path.join(ws, 'AGENTS.md'), 'New rules.')
+    await skill('pdf', '---\nname: pdf\ndescription: PDFs\n---\n')
+    const next = await buildRunPrompt(base())
+    expect(next.systemPrompt).toContain('### AGENTS.md\nNew rules.')
+    expect(next.systemPrompt).toContain('- pdf: PDFs')
+  })
+
+  it('a file renamed into the workspace is picked up too', async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'ld-prompt-out-'))
+    try {
+      await writeFile(path.join(outside, 'SOUL.md'), 'Calm.')
+      settle()
+      await buildRunPrompt(base())
+      renameSync(path.join(outside, 'SOUL.md'), path.join(ws, 'SOUL.md'))
+      expect((await buildRunPrompt(base())).systemPrompt).toContain('### SOUL.md\nCalm.')
+    } finally {
+      await rm(outside, { recursive: true, force: true })
+    }
+  })
+
+  it('a dangling symlink is looked at every time: its target can appear without the workspace changing', async () => {
+    const target = path.join(await mkdtemp(path.join(os.tmpdir(), 'ld-prompt-t-')), 'USER.md')
+    try {
+      symlinkSync(target, path.join(ws, 'USER.md'))
+      settle()
+      expect((await buildRunPrompt(base())).report.bootstrapFiles.find((f) => f.name === 'USER.md')).toMatchObject({ missing: true })
+      expect(knownAbsent(ws, statSync(ws), 'USER.md')).toBe(false)
+      await writeFile(target, 'The user likes tea.')
+      expect((await buildRunPrompt(base())).systemPrompt).toContain('### USER.md\nThe user likes tea.')
+    } finally {
+      await rm(path.dirname(target), { recursive: true, force: true })
+    }
+  })
+
+  it('nothing is remembered while the workspace folder changed just now (a create in the same clock tick would not show)', async () => {
+    await writeFile(path.join(ws, 'other.txt'), 'x') // folder mtime = now
+    await buildRunPrompt(base())
+    expect(knownAbsent(ws, statSync(ws), 'AGENTS.md')).toBe(false)
   })
 })

@@ -6,7 +6,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { SkillsSnapshot } from '../contracts'
 import { parseFrontmatter } from './frontmatter'
-import { readTextFile } from './read-cache'
+import { knownAbsent, noteIfAbsent, readTextFile } from './read-cache'
 
 export const SKILLS_DIR = 'skills'
 export const SKILL_FILE = 'SKILL.md'
@@ -28,11 +28,15 @@ interface SkillFile {
   content: string
 }
 
-async function readSkillFiles(workspaceDir: string): Promise<SkillFile[]> {
+function readSkillFiles(workspaceDir: string, workspaceStat?: fs.Stats): SkillFile[] {
+  // the usual case: no skills folder (known from the workspace's own stat, or one stat)
+  if (workspaceStat && knownAbsent(workspaceDir, workspaceStat, SKILLS_DIR)) return []
   const root = path.join(workspaceDir, SKILLS_DIR)
   let dirs: string[]
   try {
-    if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) return [] // the usual case: no skills folder
+    const st = fs.statSync(root, { throwIfNoEntry: false })
+    if (!st && workspaceStat) noteIfAbsent(workspaceDir, workspaceStat, SKILLS_DIR)
+    if (!st?.isDirectory()) return []
     const entries = fs.readdirSync(root, { withFileTypes: true })
     dirs = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => e.name)
   } catch {
@@ -63,7 +67,12 @@ function hashOf(files: Array<{ dir: string; content: string }>): string {
 }
 
 export async function loadSkillsSnapshot(workspaceDir: string, previous?: SkillsSnapshot): Promise<SkillsLoadResult> {
-  const files = await readSkillFiles(workspaceDir)
+  return loadSkillsSnapshotSync(workspaceDir, previous)
+}
+
+/** loadSkillsSnapshot; with `workspaceStat` (taken just before) a workspace known to have no skills folder costs no syscall. */
+export function loadSkillsSnapshotSync(workspaceDir: string, previous?: SkillsSnapshot, workspaceStat?: fs.Stats): SkillsLoadResult {
+  const files = readSkillFiles(workspaceDir, workspaceStat)
   const fingerprint = fingerprintOf(files)
   if (previous && previous.fingerprint === fingerprint) return { snapshot: previous, reused: true, warnings: [] }
   const warnings: string[] = []

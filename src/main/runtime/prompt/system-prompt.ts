@@ -5,11 +5,11 @@ import type { SkillsSnapshot, SystemPromptReport } from '../contracts'
 import {
   capBootstrapFiles,
   formatBootstrapSection,
-  loadBootstrapFiles,
+  loadBootstrapFilesSync,
   type BootstrapFile,
   type BootstrapHook,
 } from './bootstrap'
-import { formatSkillsSection, loadSkillsSnapshot } from './skills'
+import { formatSkillsSection, loadSkillsSnapshotSync } from './skills'
 
 export interface BasePromptInput {
   agentId: string
@@ -74,13 +74,15 @@ export interface BuiltRunPrompt {
 
 /** Resolves (creates) the workspace, loads skills and bootstrap files, runs the bootstrap hook, builds the prompt. */
 export async function buildRunPrompt(input: BuildRunPromptInput): Promise<BuiltRunPrompt> {
-  // one stat when the workspace exists (every run after the first) instead of a mkdir that fails with EEXIST
-  if (!fs.statSync(input.workspaceDir, { throwIfNoEntry: false })?.isDirectory()) fs.mkdirSync(input.workspaceDir, { recursive: true })
-  const [skillsResult, loaded] = await Promise.all([
-    loadSkillsSnapshot(input.workspaceDir, input.previousSkills),
-    loadBootstrapFiles(input.workspaceDir, input.bootstrapMaxChars),
-  ])
-  let files = loaded
+  // one stat when the workspace exists (every run after the first) instead of a mkdir that fails with EEXIST;
+  // the same stat tells which bootstrap files / skills folder are still absent (no syscall each)
+  let wsStat = fs.statSync(input.workspaceDir, { throwIfNoEntry: false })
+  if (!wsStat?.isDirectory()) {
+    fs.mkdirSync(input.workspaceDir, { recursive: true })
+    wsStat = undefined
+  }
+  const skillsResult = loadSkillsSnapshotSync(input.workspaceDir, input.previousSkills, wsStat)
+  let files = loadBootstrapFilesSync(input.workspaceDir, input.bootstrapMaxChars, wsStat)
   const warnings = [...skillsResult.warnings]
   if (input.bootstrapHook) {
     const event = {
