@@ -124,6 +124,12 @@ function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
   }
 }
 
+/** The file's size as last read when it ended with '\n' there (undefined: unknown, or a torn last line). */
+export function cleanEndOf(file: string): number | undefined {
+  const c = cache.get(path.resolve(file))
+  return c && c.partial === '' ? c.size : undefined
+}
+
 /** Drops the cached parse of a file (tests; callers that replace a transcript wholesale). */
 export function forgetTranscript(file: string): void {
   forget(path.resolve(file))

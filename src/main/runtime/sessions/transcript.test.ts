@@ -53,6 +53,18 @@ describe('Transcript', () => {
     expect(r.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['1', '2', '3'])
   })
 
+  it('a torn line another writer left after this object read the file is terminated before the next append', async () => {
+    const t = new Transcript(path.join(dir, 'r.jsonl'))
+    await t.append(msg('1'))
+    const other = new Transcript(t.file)
+    await other.readAll() // other now knows where the file ends (with its '\n')
+    fs.appendFileSync(t.file, '{"type":"message","id":"torn')
+    await other.append(msg('2'))
+    const r = await other.readAll()
+    expect(r.skipped).toBe(1)
+    expect(r.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['1', '2'])
+  })
+
   it('ensureHeader fills an existing empty file', async () => {
     const file = path.join(dir, 'e.jsonl')
     fs.writeFileSync(file, '')

@@ -5,7 +5,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
 import { sessionsDir, transcriptFile } from './paths'
-import { parseTranscript, readTranscript, type TranscriptRead } from './transcript-cache'
+import { cleanEndOf, parseTranscript, readTranscript, type TranscriptRead } from './transcript-cache'
 
 export { parseTranscript, type TranscriptRead }
 
@@ -31,7 +31,10 @@ export class Transcript {
     return new Transcript(transcriptFile(sessionsDir(stateDir, agentId), sessionId), opts)
   }
 
-  /** file size right after this object's last complete append (the last byte is its '\n'); -1 = unknown */
+  /**
+   * a size at which the file is known to end with '\n' (right after this object's last complete append, or
+   * as this object last read it): an append at that size needs no torn-line check; -1 = unknown
+   */
   private endOfOurAppend = -1
 
   constructor(
@@ -74,21 +77,27 @@ export class Transcript {
 
   /** Every entry (torn / garbled lines skipped). Only what was appended since the last read is parsed. */
   async readAll(): Promise<TranscriptRead> {
-    return readTranscript(this.file)
+    const read = readTranscript(this.file)
+    const end = cleanEndOf(this.file)
+    if (end !== undefined) this.endOfOurAppend = end
+    return read
+  }
+
+  private openForAppend(): number {
+    try {
+      return fs.openSync(this.file, 'a+', 0o600)
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      // only the first append of a new session finds the directory missing: no mkdir per append
+      fs.mkdirSync(path.dirname(this.file), { recursive: true })
+      return fs.openSync(this.file, 'a+', 0o600)
+    }
   }
 
   private appendLines(entries: TranscriptEntry[]): void {
     let body = ''
     for (const e of entries) body += JSON.stringify(e) + '\n'
-    let fd: number
-    try {
-      fd = fs.openSync(this.file, 'a+', 0o600)
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-      // only the first append of a new session finds the directory missing: no mkdir per append
-      fs.mkdirSync(path.dirname(this.file), { recursive: true })
-      fd = fs.openSync(this.file, 'a+', 0o600)
-    }
+    const fd = this.openForAppend()
     try {
       // A previous writer died mid-line: end that line first so ours is not glued onto it. Not needed when
       // the file still ends exactly where our own last append (ending in '\n') left it.
