@@ -60,6 +60,26 @@ describe('mergeEvents', () => {
     )
   })
 
+  it('merges texts with escapes, and events whose text is written in another escaping, to the same text', () => {
+    const texts = ['say "hi"\n', '\\path\t', '</script> ✓ 🙂', '\u0000']
+    const merged = mergeEvents(texts.map((t) => ev(chunk({ content: t }))).join(''))
+    expect(merged).toBe(ev(chunk({ content: texts.join('') })))
+    // a provider that escapes non-ASCII (JSON allows it): same text, found through a full parse
+    const escaped = (t: string) => `data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"${t}"},"finish_reason":null}]}\n\n`
+    const out = mergeEvents(escaped('caf\\u00e9 ') + escaped('na\\u00efve') + escaped(' ok'))
+    expect(JSON.parse(out.slice(6)).choices[0].delta.content).toBe('café naïve ok')
+    expect(out.split('\n\n').filter(Boolean)).toHaveLength(1)
+  })
+
+  it('an event that differs from the group only after the text (extra field, finish reason) is not merged', () => {
+    const a = ev(chunk({ content: 'a' }))
+    const b = ev(chunk({ content: 'b' }))
+    const extra = 'data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"c","refusal":null},"finish_reason":null}]}\n\n'
+    const stop = ev({ ...chunk({ content: 'd' }), choices: [{ index: 0, delta: { content: 'd' }, finish_reason: 'stop' }] })
+    const twoTexts = 'data: {"id":"c1","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"e"},"finish_reason":null}]}{"x":"y"}\n\n'
+    expect(mergeEvents(a + b + extra + stop + twoTexts)).toBe(ev(chunk({ content: 'ab' })) + extra + stop + twoTexts)
+  })
+
   it('keeps extra blank lines as they are', () => {
     const block = ev(chunk({ content: 'a' })) + '\n' + ev(chunk({ content: 'b' })) + '\n\n\n'
     expect(mergeEvents(block)).toBe(block)

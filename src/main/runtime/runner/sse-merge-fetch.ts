@@ -92,6 +92,12 @@ interface Group {
   first: Chunk
   field: TextField
   parts: string[]
+  /**
+   * the first event's text outside its text value (`…"content":` and `},"finish_reason":null}]}\n\n`):
+   * an event with the same prefix and suffix around one JSON string is the same shape (fast path, no
+   * full parse); undefined when the value could not be located unambiguously
+   */
+  around?: { prefix: string; suffix: string }
 }
 
 type Chunk = Record<string, unknown> & { choices: [Record<string, unknown> & { delta: Record<string, unknown> }] }
@@ -103,6 +109,7 @@ export function mergeEvents(block: string): string {
   const flush = () => {
     if (!group) return
     if (group.parts.length === 1) out += group.raw
+    else if (group.around) out += group.around.prefix + JSON.stringify(group.parts.join('')) + group.around.suffix
     else {
       group.first.choices[0].delta[group.field] = group.parts.join('')
       out += `data: ${JSON.stringify(group.first)}\n\n`
@@ -116,6 +123,13 @@ export function mergeEvents(block: string): string {
     const stop = next < 0 ? block.length : next + 2
     const raw = block.slice(at, stop)
     at = stop
+    if (group?.around) {
+      const text = textBetween(raw, group.around.prefix, group.around.suffix)
+      if (text !== undefined) {
+        group.parts.push(text)
+        continue
+      }
+    }
     const parsed = textDelta(raw)
     if (!parsed) {
       flush()
@@ -127,10 +141,37 @@ export function mergeEvents(block: string): string {
       continue
     }
     flush()
-    group = { raw, first: parsed.chunk, field: parsed.field, parts: [parsed.chunk.choices[0].delta[parsed.field] as string] }
+    const value = parsed.chunk.choices[0].delta[parsed.field] as string
+    group = { raw, first: parsed.chunk, field: parsed.field, parts: [value], around: locate(raw, parsed.field, value) }
   }
   flush()
   return out
+}
+
+/**
+ * Prefix/suffix of `raw` around the JSON literal of `"field":value`, when that key-value text occurs
+ * exactly once (quotes inside JSON strings are escaped, so an unescaped `"content":"…"` can only be the
+ * key itself; it must also be written the way JSON.stringify writes it, else the slow path is used).
+ */
+function locate(raw: string, field: TextField, value: string): { prefix: string; suffix: string } | undefined {
+  const needle = `"${field}":${JSON.stringify(value)}`
+  const at = raw.indexOf(needle)
+  if (at < 0 || raw.indexOf(needle, at + 1) >= 0) return undefined
+  const valueAt = at + field.length + 3
+  return { prefix: raw.slice(0, valueAt), suffix: raw.slice(at + needle.length) }
+}
+
+/** The string between `prefix` and `suffix` when `raw` is exactly prefix + one JSON string + suffix. */
+function textBetween(raw: string, prefix: string, suffix: string): string | undefined {
+  if (raw.length <= prefix.length + suffix.length || !raw.startsWith(prefix) || !raw.endsWith(suffix)) return undefined
+  const literal = raw.slice(prefix.length, raw.length - suffix.length)
+  if (literal.charCodeAt(0) !== 0x22) return undefined
+  try {
+    const v: unknown = JSON.parse(literal) // throws unless the middle is exactly one string literal
+    return typeof v === 'string' ? v : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The event as a pure text delta (one `data:` line, JSON, one choice, one text field), else undefined. */
