@@ -211,6 +211,19 @@ describe('through the real pi-ai openai-completions client and the scripted serv
     expect(merged.thinkingDeltas).toBeLessThan(plain.thinkingDeltas)
   })
 
+  it('keeps status, headers (minus content-length) and url of the response', async () => {
+    server.script([{ text: 'hi' }])
+    const res = await sseMergeFetch()(`${server.openaiBaseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', stream: true, messages: [{ role: 'user', content: 'x' }] }),
+    })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/event-stream')
+    expect(res.url).toBe(`${server.openaiBaseUrl}/chat/completions`)
+    expect(await res.text()).toContain('data: [DONE]')
+  })
+
   it('errors and aborts behave as without it', async () => {
     const bad = await run({ text: 'abc', malformedAfterChunks: 1 }, sseMergeFetch())
     expect(bad.message.stopReason).toBe('error')

@@ -40,7 +40,9 @@ export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
     if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res
     const headers = new Headers(res.headers)
     headers.delete('content-length') // the merged body is shorter
-    return new Response(mergeDeltaEvents(res.body, opts.beforeProcessing), { status: res.status, statusText: res.statusText, headers })
+    const out = new Response(mergeDeltaEvents(res.body, opts.beforeProcessing), { status: res.status, statusText: res.statusText, headers })
+    Object.defineProperty(out, 'url', { value: res.url }) // the SDK logs it
+    return out
   }
 }
 
