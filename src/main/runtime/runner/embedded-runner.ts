@@ -404,7 +404,8 @@ export class EmbeddedRunner {
           : undefined,
         // group commit: the cache (what every reader in this process sees) changes now, the file within
         // ~25 ms together with other runs' updates. The transcript, not this row, is the crash-safe record.
-        { defer: true },
+        // shared: the mutator only spreads the stored entry (no private deep copy; untouched members kept)
+        { defer: true, shared: true },
       )
       deps.sessionChanged(req.sessionKey, 'start', req.runId)
 
@@ -669,7 +670,7 @@ export class EmbeddedRunner {
           next.modelProvider = r.resolved.provider
         }
         return next
-      }, { defer: true })
+      }, { defer: true, shared: true })
     } catch (err) {
       console.warn(`[runner] could not update session ${req.sessionKey} after run ${req.runId}:`, err)
     }

@@ -78,6 +78,22 @@ describe('copyPlainJson', () => {
     expect(c.a.b).toHaveLength(2)
   })
 
+  it('frozenPlain: objects an earlier frozen copy made are taken as they are; new ones are added', () => {
+    const known = new WeakSet<object>()
+    const a = copyPlainJson({ nested: { x: [1] } }, true, known) as { nested: { x: number[] } }
+    expect(known.has(a) && known.has(a.nested) && known.has(a.nested.x)).toBe(true)
+    const b = copyPlainJson({ nested: a.nested, y: { z: 1 } }, true, known) as { nested: unknown; y: unknown }
+    expect(b.nested).toBe(a.nested)
+    expect(known.has(b.y as object)).toBe(true)
+    // only frozen copies use it: a private (mutable) copy is always deep
+    const c = copyPlainJson({ nested: a.nested }, false, known) as { nested: unknown }
+    expect(c.nested).not.toBe(a.nested)
+    expect(c.nested).toEqual(a.nested)
+    // an object merely frozen elsewhere is copied (it is not known to be plain JSON)
+    const frozen = Object.freeze({ when: 1 })
+    expect((copyPlainJson({ f: frozen }, true, known) as { f: unknown }).f).not.toBe(frozen)
+  })
+
   it('random nested data: same as a JSON round trip', () => {
     let seed = 7
     const rand = (n: number) => {

@@ -11,13 +11,15 @@ const MAX_DEPTH = 64
 
 /**
  * Deep copy of `v` as a JSON round trip would return it, or NOT_PLAIN. With `freeze`, every copied
- * object and array is frozen as it is made (no second pass).
+ * object and array is frozen as it is made (no second pass). `frozenPlain`: objects known to be frozen
+ * plain JSON (made by an earlier frozen copy) are taken as they are instead of copied, and every object
+ * this copy freezes is added to it.
  */
-export function copyPlainJson(v: unknown, freeze = false): unknown {
-  return copy(v, freeze, 0)
+export function copyPlainJson(v: unknown, freeze = false, frozenPlain?: WeakSet<object>): unknown {
+  return copy(v, freeze, 0, freeze ? frozenPlain : undefined)
 }
 
-function copy(v: unknown, freeze: boolean, depth: number): unknown {
+function copy(v: unknown, freeze: boolean, depth: number, known: WeakSet<object> | undefined): unknown {
   switch (typeof v) {
     case 'string':
     case 'boolean':
@@ -31,17 +33,18 @@ function copy(v: unknown, freeze: boolean, depth: number): unknown {
       return NOT_PLAIN // undefined / function / symbol / bigint (handled by the caller for object members)
   }
   if (v === null) return null
+  if (known?.has(v)) return v
   if (depth >= MAX_DEPTH) return NOT_PLAIN
   if (Array.isArray(v)) {
     if (Object.getPrototypeOf(v) !== Array.prototype || typeof (v as { toJSON?: unknown }).toJSON === 'function') return NOT_PLAIN
     const out = new Array(v.length)
     for (let i = 0; i < v.length; i++) {
       if (!(i in v)) return NOT_PLAIN // a hole becomes null
-      const c = copy(v[i], freeze, depth + 1)
+      const c = copy(v[i], freeze, depth + 1, known)
       if (c === NOT_PLAIN) return NOT_PLAIN
       out[i] = c
     }
-    return freeze ? Object.freeze(out) : out
+    return freeze ? done(out, known) : out
   }
   const proto = Object.getPrototypeOf(v)
   if (proto !== Object.prototype && proto !== null) return NOT_PLAIN
@@ -53,9 +56,15 @@ function copy(v: unknown, freeze: boolean, depth: number): unknown {
     const m = obj[k]
     const t = typeof m
     if (t === 'undefined' || t === 'function' || t === 'symbol') continue // JSON drops the member
-    const c = copy(m, freeze, depth + 1)
+    const c = copy(m, freeze, depth + 1, known)
     if (c === NOT_PLAIN) return NOT_PLAIN
     out[k] = c
   }
-  return freeze ? Object.freeze(out) : out
+  return freeze ? done(out, known) : out
+}
+
+function done<T extends object>(out: T, known: WeakSet<object> | undefined): T {
+  Object.freeze(out)
+  known?.add(out)
+  return out
 }

@@ -107,6 +107,44 @@ describe('SessionStore', () => {
     expect(store.get(KEY)?.label).toBe('mutated copy')
   })
 
+  it('shared: the mutator gets the frozen stored entry; untouched members are kept as they are, changed ones copied and frozen', async () => {
+    const store = new SessionStore({ stateDir, agentId: 'main' })
+    await store.update(KEY, () => entry({ skillsSnapshot: { fingerprint: 'a', skills: [] }, systemPromptReport: { builtAt: 1, chars: 2, sections: [], bootstrapFiles: [], skills: [] } }))
+    const first = store.get(KEY)!
+    let seen: SessionEntry | undefined
+    const timing = { acceptedAt: 5, startedAt: 6 }
+    await store.update(KEY, (cur) => ((seen = cur), { ...cur!, status: 'running', lastRunTiming: timing, endedAt: undefined }), { shared: true })
+    expect(seen).toBe(first) // no private copy
+    const second = store.get(KEY)!
+    expect(second).not.toBe(first)
+    expect(second.skillsSnapshot).toBe(first.skillsSnapshot) // kept, not copied
+    expect(second.systemPromptReport).toBe(first.systemPromptReport)
+    expect(second.lastRunTiming).toEqual(timing)
+    expect(second.lastRunTiming).not.toBe(timing) // the caller's object is copied...
+    expect(Object.isFrozen(second.lastRunTiming)).toBe(true) // ...and frozen
+    expect(Object.isFrozen(timing)).toBe(false)
+    expect('endedAt' in second).toBe(false)
+    // a shared mutator that changes the stored entry fails (frozen) and changes nothing
+    await expect(store.update(KEY, (cur) => ((cur!.label = 'x'), cur), { shared: true })).rejects.toThrow(TypeError)
+    expect(store.get(KEY)).toBe(second)
+    await store.flush()
+    expect(readDisk(store)[KEY]).toEqual(JSON.parse(JSON.stringify(second)))
+  })
+
+  it('shared deferred updates are replayed on top of another process’s write like any other', async () => {
+    const store = new SessionStore({ stateDir, agentId: 'main', defer: true, deferMs: 10_000 })
+    await store.update(KEY, () => entry({ sessionId: 'shared', inputTokens: 1 }))
+    await store.update(KEY, (cur) => ({ ...cur!, inputTokens: (cur!.inputTokens ?? 0) + 1 }), { shared: true })
+    fs.mkdirSync(path.dirname(store.path), { recursive: true })
+    fs.writeFileSync(store.path, JSON.stringify({ [KEY]: entry({ sessionId: 'shared', inputTokens: 41, label: 'theirs' }) }))
+    // both logged updates replay on the fresher data: the first sets 1, the shared increment makes 2
+    expect(store.get(KEY)!.inputTokens).toBe(2)
+    expect(store.get(KEY)!.label).toBeUndefined()
+    await store.update(KEY, (cur) => ({ ...cur!, label: 'ours' }), { shared: true })
+    await store.flush()
+    expect(readDisk(store)[KEY]).toMatchObject({ inputTokens: 2, label: 'ours' })
+  })
+
   it('a throwing mutator fails only its own update', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main' })
     const results = await Promise.allSettled([

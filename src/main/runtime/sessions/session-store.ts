@@ -76,11 +76,14 @@ export class SessionStore {
    * (on fresher data) if another process wrote the store before our write. A throwing mutator rejects
    * only its own update. Durable (default): resolves with the stored entry once it is on disk.
    * `{ defer: true }`: resolves at once; written within deferMs with other updates (hot paths).
+   * `{ shared: true }`: the mutator gets the stored entry itself (deep-frozen) instead of a private copy, and
+   * must build a new object (`{ ...cur, field }`) rather than change it; members it leaves as they were are
+   * kept without copying them (hot paths).
    */
-  update(key: string, mutator: SessionMutator, opts: { defer?: boolean } = {}): Promise<SessionEntry | undefined> {
+  update(key: string, mutator: SessionMutator, opts: { defer?: boolean; shared?: boolean } = {}): Promise<SessionEntry | undefined> {
     const k = this.canonicalKey(key)
     if (!k) return Promise.reject(invalid(`invalid session key for agent ${this.agentId}: ${JSON.stringify(key)}`))
-    return this.core.update(k, mutator, opts.defer ?? this.defer)
+    return this.core.update(k, mutator, opts.defer ?? this.defer, opts.shared === true)
   }
 
   delete(key: string): Promise<void> {

@@ -21,6 +21,8 @@ export type SessionMutator = (cur: SessionEntry | undefined) => SessionEntry | u
 interface LoggedOp {
   key: string
   mutator: SessionMutator
+  /** the mutator takes the stored (frozen) entry itself, not a private copy */
+  shared: boolean
   /** what the update resolved (or will resolve) with */
   result: SessionEntry | undefined
   /** set for durable updates until their flush settles them */
@@ -82,23 +84,23 @@ export class StoreCore {
     return this.log.length
   }
 
-  update(key: string, mutator: SessionMutator, defer: boolean): Promise<SessionEntry | undefined> {
+  update(key: string, mutator: SessionMutator, defer: boolean, shared = false): Promise<SessionEntry | undefined> {
     let result: SessionEntry | undefined
     let changed: boolean
     try {
       this.syncFromDisk()
-      ;({ result, changed } = this.apply(key, mutator))
+      ;({ result, changed } = this.apply(key, mutator, shared))
     } catch (err) {
       return Promise.reject(err)
     }
     if (!changed) return Promise.resolve(result)
     if (defer) {
-      this.log.push({ key, mutator, result })
+      this.log.push({ key, mutator, shared, result })
       this.schedule(this.deferMs)
       return Promise.resolve(result)
     }
     return new Promise((resolve, reject) => {
-      this.log.push({ key, mutator, result, waiter: { resolve, reject } })
+      this.log.push({ key, mutator, shared, result, waiter: { resolve, reject } })
       // A microtask lets updates issued in the same tick share this write.
       this.schedule(0)
     })
@@ -132,10 +134,10 @@ export class StoreCore {
   // ------------------------------------------------------------------ internals
 
   /** Applies one mutator to the cache. Throws (nothing applied) when the mutator throws or returns junk. */
-  private apply(key: string, mutator: SessionMutator): { result: SessionEntry | undefined; changed: boolean } {
+  private apply(key: string, mutator: SessionMutator, shared: boolean): { result: SessionEntry | undefined; changed: boolean } {
     const cur = this.entries.get(key)
     // entries are plain JSON (normalized / parsed): a plain copy is a full private copy
-    const next = mutator(cur ? privateCopy(cur) : undefined)
+    const next = mutator(cur && !shared ? privateCopy(cur) : cur)
     if (next === undefined) return { result: cur, changed: false }
     if (next === null) {
       if (!cur) return { result: undefined, changed: false }
@@ -178,7 +180,7 @@ export class StoreCore {
     const kept: LoggedOp[] = []
     for (const op of this.log) {
       try {
-        op.result = this.apply(op.key, op.mutator).result
+        op.result = this.apply(op.key, op.mutator, op.shared).result
         kept.push(op)
       } catch (err) {
         // The update no longer applies to the fresher data: it fails, and only it.
@@ -358,8 +360,9 @@ export class StoreCore {
 function normalize(next: SessionEntry): SessionEntry {
   if (!next || typeof next !== 'object' || Array.isArray(next)) throw invalid('session mutator must return an entry object, null or undefined')
   if (typeof (next as { then?: unknown }).then === 'function') throw invalid('session mutator must be synchronous')
-  // plain data (what mutators return) is copied and frozen in one pass; anything else takes the JSON round trip
-  const plain = copyPlainJson(next, true)
+  // plain data (what mutators return) is copied and frozen in one pass — values this function stored before
+  // (a shared mutator's untouched members) are kept as they are; anything else takes the JSON round trip
+  const plain = copyPlainJson(next, true, normalizedValues)
   if (plain !== NOT_PLAIN && typeof (plain as SessionEntry).updatedAt === 'number') {
     if (!isEntry(plain)) throw invalid('session entry needs a non-empty sessionId')
     return plain as SessionEntry
@@ -369,6 +372,9 @@ function normalize(next: SessionEntry): SessionEntry {
   if (!isEntry(stored)) throw invalid('session entry needs a non-empty sessionId')
   return deepFreeze(stored)
 }
+
+/** every object and array normalize() made (frozen plain JSON): reused as they are by later normalizations */
+const normalizedValues = new WeakSet<object>()
 
 function privateCopy(entry: SessionEntry): SessionEntry {
   const c = copyPlainJson(entry)
