@@ -252,9 +252,20 @@ export class EmbeddedRunner {
         })
       }
       const history = rebuildHistory(read.entries)
-      // transcript entry id per message object (rebuilt history reuses the parsed message objects)
+      // transcript entry id per message object (rebuilt history reuses the parsed message objects): the
+      // messages this run writes are noted as they are written; the history's are indexed only if asked
+      // (compaction), not on every run
       const entryIds = new WeakMap<object, string>()
-      for (const e of read.entries) if (e.type === 'message') entryIds.set(e.message, e.id)
+      let historyIds: WeakMap<object, string> | undefined
+      const entryIdOf = (m: object): string | undefined => {
+        const own = entryIds.get(m)
+        if (own !== undefined) return own
+        if (!historyIds) {
+          historyIds = new WeakMap()
+          for (const e of read.entries) if (e.type === 'message') historyIds.set(e.message, e.id)
+        }
+        return historyIds.get(m)
+      }
       if (history.orphanToolCalls.length > 0) {
         // A previous run died mid-tool: close its calls so the conversation stays well-formed.
         const now = Date.now()
@@ -287,7 +298,7 @@ export class EmbeddedRunner {
         signal: controller.signal,
         emit: (stream, data) => this.emit(req, stream, data),
         appendTranscript: append,
-        entryIdOf: (m) => entryIds.get(m as object),
+        entryIdOf: (m) => entryIdOf(m as object),
       }
       const ctx = hookCtx
 
