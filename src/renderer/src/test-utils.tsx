@@ -26,6 +26,16 @@ if (typeof HTMLElement !== 'undefined' && !('__viewportPatched' in HTMLElement.p
       return this.classList.contains('row') ? 40 : 0
     },
   })
+  // The conversation's content height is its list's height (the virtualizer writes it): scrolling to
+  // the end then means what it means in a browser.
+  Object.defineProperty(HTMLElement.prototype, 'scrollHeight', {
+    configurable: true,
+    get(this: HTMLElement) {
+      if (!this.classList.contains('conversation-scroll')) return 0
+      const list = this.querySelector<HTMLElement>('.conversation-list')
+      return Math.max(this.clientHeight, parseFloat(list?.style.height ?? '') || 0)
+    },
+  })
   Object.defineProperty(HTMLElement.prototype, 'clientWidth', {
     configurable: true,
     get(this: HTMLElement) {

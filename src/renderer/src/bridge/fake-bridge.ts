@@ -55,6 +55,8 @@ export interface FakeBridgeOptions {
   persistKey?: string
   /** gateway port reported by status/config */
   gatewayPort?: number
+  /** how long a history call takes (ms), like a runtime reading a long transcript (default 0) */
+  historyDelayMs?: number
 }
 
 interface FakeSession {
@@ -89,6 +91,32 @@ const fail = (code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'APPROVAL_NOT_FOUND', mess
   ok: false,
   error: { code, message },
 })
+
+/** Filler history: question/answer pairs numbered from message `from` (Question n = message 2n−2). */
+function fillerMessages(key: string, from: number, count: number, t0: number): HistoryMessage[] {
+  const out: HistoryMessage[] = []
+  for (let i = from; i < from + count; i += 2) {
+    const runId = `seed-${key}-${i}`
+    const at = t0 + (i - from) * 30_000
+    out.push({ id: `m${i}`, runId, role: 'user', content: `Question ${i / 2 + 1}: how does part ${i} work?`, timestamp: at })
+    if (i + 1 < from + count)
+      out.push({
+        id: `m${i + 1}`,
+        runId,
+        role: 'assistant',
+        content: [
+          {
+            type: 'text',
+            text: `Answer ${i / 2 + 1}. Part ${i} works like this:\n\n- it reads the **input**\n- it writes \`output.json\`\n\n\`\`\`js\nrun(${i})\n\`\`\``,
+          },
+        ],
+        stopReason: 'stop',
+        usage: { input: 120, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 160, cost: { total: 0.0004 } },
+        timestamp: at + 4000,
+      })
+  }
+  return out
+}
 
 /** The built-in script chooser: keywords in the message pick a scenario. */
 export function defaultScript(message: string): FakeScript {
@@ -163,6 +191,7 @@ export class FakeBridge implements Bridge {
       deltasPerTick: options.deltasPerTick ?? 1,
       configured: options.configured ?? true,
       gatewayPort: options.gatewayPort ?? 18789,
+      historyDelayMs: options.historyDelayMs ?? 0,
       persistKey: options.persistKey,
     }
     this.scripts = [...(options.scripts ?? [])]
@@ -252,28 +281,20 @@ export class FakeBridge implements Bridge {
 
   private seedSession(key: string, label: string | undefined, count: number) {
     const s: FakeSession = { row: this.newRow(key, label), messages: [], events: [], queue: [] }
-    const t0 = Date.now() - count * 60_000
-    for (let i = 0; i < count; i += 2) {
-      const runId = `seed-${key}-${i}`
-      s.messages.push({ id: `m${i}`, runId, role: 'user', content: `Question ${i / 2 + 1}: how does part ${i} work?`, timestamp: t0 + i * 30_000 })
-      if (i + 1 < count)
-        s.messages.push({
-          id: `m${i + 1}`,
-          runId,
-          role: 'assistant',
-          content: [
-            {
-              type: 'text',
-              text: `Answer ${i / 2 + 1}. Part ${i} works like this:\n\n- it reads the **input**\n- it writes \`output.json\`\n\n\`\`\`js\nrun(${i})\n\`\`\``,
-            },
-          ],
-          stopReason: 'stop',
-          usage: { input: 120, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 160, cost: { total: 0.0004 } },
-          timestamp: t0 + i * 30_000 + 4000,
-        })
-    }
+    s.messages.push(...fillerMessages(key, 0, count, Date.now() - count * 60_000))
     if (count) s.row.lastMessagePreview = 'Answer…'
     this.sessions.set(key, s)
+  }
+
+  /**
+   * Messages another client (the CLI, another window) added to a session's transcript: they are in
+   * history, but this window saw no events for them. Numbering continues the seeded filler.
+   */
+  appendHistory(key: string, count: number): void {
+    const s = this.session(key)
+    if (!s) throw new Error(`unknown session: ${key}`)
+    s.messages.push(...fillerMessages(key, s.messages.length, count, Date.now() - count * 30_000))
+    s.row = { ...s.row, updatedAt: Date.now() }
   }
 
   private session(key: string): FakeSession | undefined {
@@ -581,6 +602,7 @@ export class FakeBridge implements Bridge {
 
   async history(params: Parameters<Bridge['history']>[0]): Promise<Result<Results['chat.history']>> {
     this.record('history', params)
+    if (this.opts.historyDelayMs > 0) await this.sleep(this.opts.historyDelayMs)
     const s = this.session(params.sessionKey)
     if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
     const limit = params.limit ?? 200

@@ -12,6 +12,8 @@ import { ItemView } from './Messages'
 const EMPTY: Item[] = []
 /** Within this many px of the end counts as "at the bottom". */
 const STICK_PX = 48
+/** Within this many px of the top, older history loads. */
+const LOAD_OLDER_PX = 800
 
 function estimate(item: Item | undefined): number {
   if (!item) return 60
@@ -130,8 +132,11 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   const virtualItems = virtualizer.getVirtualItems()
   const first = virtualItems[0]?.index
+  // Older history loads when the user reaches the top (the first item is rendered and the view is
+  // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
-    if (first === 0 && hasMore && !loading && opened.current) void controller.loadOlder(sessionKey)
+    const el = scrollRef.current
+    if (first === 0 && hasMore && !loading && opened.current && el && el.scrollTop < LOAD_OLDER_PX) void controller.loadOlder(sessionKey)
   }, [first, hasMore, loading, controller, sessionKey])
 
   const jump = useCallback(() => {
@@ -159,9 +164,6 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           </div>
         )}
         {!loaded && !items.length && !loadError && <div className="empty-state muted">Loading…</div>}
-        {hasMore && virtualItems[0]?.index === 0 && (
-          <div className="load-older">{loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}</div>
-        )}
         <div
           ref={(node) => {
             listRef.current = node
@@ -191,6 +193,11 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           })}
         </div>
       </div>
+      {hasMore && virtualItems[0]?.index === 0 && (
+        <div className="load-older" role="status">
+          {loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
+        </div>
+      )}
       {!atEnd && items.length > 0 && (
         <button type="button" className="btn jump-latest" onClick={jump}>
           <IconDown /> Jump to latest

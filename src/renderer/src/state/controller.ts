@@ -11,13 +11,12 @@ import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
 import { emptyTranscript, type Transcript } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
+import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planRefetch, refetchLimit } from './history-paging'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
 /** How long "Stopping…" may wait for the terminal event before we reconcile with the runtime. */
 export const STOP_SETTLE_MS = 8000
-/** Newest messages loaded when a session opens (older pages load on scroll). */
-export const HISTORY_PAGE = 200
 const MAX_CACHED_TRANSCRIPTS = 8
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 
@@ -383,7 +382,10 @@ export class Controller {
     )
   }
 
-  /** Loads history + the in-flight run's events and rebuilds the transcript (live events kept). */
+  /**
+   * Loads the newest history + the in-flight run's events and rebuilds the newest part of the
+   * transcript (live events kept; older pages the user scrolled back to are kept too).
+   */
   async loadTranscript(sessionKey: string): Promise<void> {
     if (this.duringFetch.has(sessionKey)) {
       this.scheduleRefetch(sessionKey, 300)
@@ -394,13 +396,26 @@ export class Controller {
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
       const current = this.stores.runs.getState().transcripts[sessionKey]
-      const shown = current?.items.length ?? 0
-      const limit = Math.min(1000, Math.max(HISTORY_PAGE, current?.loaded ? shown : 0))
       const [history, recent] = await Promise.all([
-        this.bridge.history({ sessionKey, limit }),
+        this.bridge.history({ sessionKey, limit: refetchLimit(current) }),
         this.bridge.recentEvents({ sessionKey, limit: 5000 }),
       ])
       if (!history.ok) throw new Error(errorText(history.error))
+      // The part shown starts at an anchor message: fetch back until it is included (a long run
+      // may have added more messages than one page holds).
+      let fetched = history.data.messages
+      let more = history.data.hasMore
+      let offset = history.data.nextOffset
+      let plan = planRefetch(current, history.data, fetched, more)
+      while (!plan && offset !== undefined) {
+        const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset })
+        if (!r.ok) throw new Error(errorText(r.error))
+        fetched = r.data.messages.concat(fetched)
+        more = r.data.hasMore
+        offset = r.data.nextOffset
+        plan = planRefetch(current, history.data, fetched, more)
+      }
+      plan ??= planRefetch(undefined, history.data, fetched, more)!
       for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
       // Apply pending live actions first so the hydrate sees optimistic items, then re-apply what
       // arrived during the fetch on top of the snapshot (duplicates are dropped by seq).
@@ -408,7 +423,7 @@ export class Controller {
       this.pending.delete(sessionKey)
       const base = this.stores.runs.getState().transcripts[sessionKey] ?? emptyTranscript(sessionKey)
       let t: Transcript = reduce(base, pending)
-      t = reduce(t, [{ type: 'hydrate', history: history.data, recent: recent.ok ? recent.data : undefined }, ...buffered])
+      t = reduce(t, [{ type: 'hydrate', history: plan.history, recent: recent.ok ? recent.data : undefined, paging: plan.paging }, ...buffered])
       this.stores.runs.setState((s) => ({
         transcripts: s.transcripts[sessionKey] || sessionKey === this.stores.sessions.getState().selectedKey ? { ...s.transcripts, [sessionKey]: t } : s.transcripts,
         loadErrors: { ...s.loadErrors, [sessionKey]: undefined },
@@ -422,14 +437,32 @@ export class Controller {
     this.afterChange(sessionKey)
   }
 
+  /** Loads the next older page of history (the conversation calls this when its top is reached). */
   async loadOlder(sessionKey: string): Promise<void> {
     const t = this.stores.runs.getState().transcripts[sessionKey]
     if (!t?.hasMore || t.nextOffset === undefined || this.stores.runs.getState().loading[sessionKey]) return
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
-      const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset: t.nextOffset })
-      if (r.ok) this.dispatch(sessionKey, [{ type: 'prepend', history: r.data }])
-      else this.toast(`Could not load older messages: ${errorText(r.error)}`)
+      let offset: number | undefined = t.nextOffset
+      // A page that only repeats messages already shown (new ones arrived since the offset was
+      // computed) moves the offset on; give up after a few such pages rather than loop.
+      for (let round = 0; round < 10 && offset !== undefined; round++) {
+        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset })
+        if (!r.ok) {
+          this.toast(`Could not load older messages: ${errorText(r.error)}`)
+          return
+        }
+        const cur = this.stores.runs.getState().transcripts[sessionKey]
+        if (!cur) return
+        const page = olderPage(cur, r.data)
+        if (page.messages.length || !page.hasMore) {
+          this.dispatch(sessionKey, [{ type: 'prepend', history: page }])
+          return
+        }
+        offset = page.nextOffset
+      }
+    } catch (err) {
+      this.toast(`Could not load older messages: ${errorText(err)}`)
     } finally {
       this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
     }

@@ -18,6 +18,7 @@ import type {
 } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
 import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
+import type { RefetchPaging } from './history-paging'
 import {
   approvalKey,
   emptyTranscript,
@@ -58,7 +59,7 @@ export type Action =
   | { type: 'local.stopSettle'; runId: string; ts: number }
   | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
   | { type: 'gap.flush'; runId?: string }
-  | { type: 'hydrate'; history: Results['chat.history']; recent?: Results['loopdesk.events.recent'] }
+  | { type: 'hydrate'; history: Results['chat.history']; recent?: Results['loopdesk.events.recent']; paging?: RefetchPaging }
   | { type: 'prepend'; history: Results['chat.history'] }
 
 // ------------------------------------------------------------------------------------------- draft
@@ -74,6 +75,8 @@ class Draft {
   loaded: boolean
   hasMore: boolean
   nextOffset?: number
+  /** items[0, older) came from older pages: kept in step when items are inserted or removed there */
+  older: number
 
   constructor(readonly base: Transcript) {
     this.items = base.items
@@ -82,6 +85,7 @@ class Draft {
     this.loaded = base.loaded
     this.hasMore = base.hasMore
     this.nextOffset = base.nextOffset
+    this.older = base.older
   }
 
   private writableItems(): Item[] {
@@ -154,6 +158,7 @@ class Draft {
     const items = this.writableItems()
     if (index >= items.length) items.push(item)
     else items.splice(index, 0, item)
+    if (index < this.older) this.older++
   }
 
   push(item: Item) {
@@ -162,7 +167,9 @@ class Draft {
 
   remove(key: string) {
     const i = this.find(key)
-    if (i >= 0) this.writableItems().splice(i, 1)
+    if (i < 0) return
+    this.writableItems().splice(i, 1)
+    if (i < this.older) this.older--
   }
 
   /** Insert an item into a run: just before the run's status footer. */
@@ -180,17 +187,19 @@ class Draft {
       this.needsRefetch === b.needsRefetch &&
       this.loaded === b.loaded &&
       this.hasMore === b.hasMore &&
-      this.nextOffset === b.nextOffset
+      this.nextOffset === b.nextOffset &&
+      this.older === b.older
     )
       return b
     return {
-      sessionKey: b.sessionKey,
+      ...b,
       items: this.items,
       runs: this.runs,
       loaded: this.loaded,
       hasMore: this.hasMore,
       nextOffset: this.nextOffset,
       needsRefetch: this.needsRefetch,
+      older: this.older,
     }
   }
 }
@@ -881,14 +890,25 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     byRun.set(ev.runId, list)
   }
   for (const list of byRun.values()) list.sort((x, y) => x.seq - y.seq)
-  const inRuns = new Set(h.messages.filter((m) => typeof m.runId === 'string').map((m) => m.runId!))
+  // A refetch of the newest part keeps the older part (history paging): see history-paging.ts.
+  const p = a.paging
+  const keep = !!p?.keepOlder && base.older > 0
+  const keptItems = keep ? base.items.slice(0, base.older) : []
+  const recentBase: Transcript = keep ? { ...base, items: base.items.slice(base.older), older: 0 } : base
+  const inRuns = new Set<string>()
+  for (const m of h.messages) if (typeof m.runId === 'string') inRuns.add(m.runId)
+  for (const m of p?.frozen ?? []) if (typeof m.runId === 'string') inRuns.add(m.runId)
+  for (const it of keptItems) if (it.runId) inRuns.add(it.runId)
   const inFlight = h.inFlightRun?.runId
   // Runs rebuilt from their events: the in-flight run (if its events are complete) and runs newer
-  // than the history snapshot.
+  // than the history snapshot. The event ring also holds runs older than the loaded history (their
+  // messages are on older pages): those started before its first message and are not replayed.
+  const firstTs = p?.frozen[0]?.timestamp ?? h.messages[0]?.timestamp
   const replay = new Set<string>()
   for (const [runId, list] of byRun) {
     const complete = list[0].seq === 1
-    if (runId === inFlight ? complete : !inRuns.has(runId)) replay.add(runId)
+    const olderThanHistory = firstTs !== undefined && list[0].ts < firstTs
+    if (runId === inFlight ? complete : !inRuns.has(runId) && !olderThanHistory) replay.add(runId)
   }
   const runs: Record<string, RunTrack> = {}
   const live = new Set<string>(replay)
@@ -940,11 +960,34 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   }
   for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)
   d.loaded = true
-  d.hasMore = !!h.hasMore
-  d.nextOffset = h.nextOffset
-  keepLocalUsers(d, base)
-  applyEventTimings(d, recent, base)
-  return shareUnchanged(d.result(), base)
+  keepLocalUsers(d, recentBase)
+  applyEventTimings(d, recent, recentBase)
+  const part = d.result()
+  // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
+  const olderRuns: Record<string, RunTrack> = {}
+  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns) : []
+  for (const it of keptItems) if (it.runId && base.runs[it.runId] && !olderRuns[it.runId]) olderRuns[it.runId] = base.runs[it.runId]
+  const older = keptItems.length + frozenItems.length
+  let olderIds: ReadonlySet<string> = keep ? base.olderIds : new Set<string>()
+  if (p?.frozen.length) {
+    const ids = new Set(olderIds)
+    for (const m of p.frozen) ids.add(m.id)
+    olderIds = ids
+  }
+  const next: Transcript = {
+    ...part,
+    items: older ? [...keptItems, ...frozenItems, ...part.items] : part.items,
+    runs: older ? { ...olderRuns, ...part.runs } : part.runs,
+    older,
+    olderIds,
+    recentIds: new Set(h.messages.map((m) => m.id)),
+    anchorId: h.messages[0]?.id,
+    anchorCount: h.messages.length,
+    // Without paging info (tests, older callers) the page itself is the cursor.
+    hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,
+    nextOffset: p ? p.rows + (keep ? base.olderIds.size : 0) : h.nextOffset,
+  }
+  return shareUnchanged(next, base)
 }
 
 /** Same display: ignores timestamps and the streaming-only `partial`; absent ≡ undefined ≡ false. */
@@ -1063,21 +1106,26 @@ function keepLocalUsers(d: Draft, base: Transcript) {
   }
 }
 
+/** An older page goes before everything shown (the controller already dropped messages shown). */
 function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Transcript {
   const runs: Record<string, RunTrack> = {}
   const older = historyItems(a.history.messages, runs)
   const baseKeys = new Set(base.items.map((i) => i.key))
   // A run split by the page boundary: its footer is in the newer part; re-key colliding items.
-  const tag = `p${a.history.nextOffset ?? 'first'}:`
+  const tag = `p${a.history.messages[0]?.id ?? 'first'}:`
   const fixed = older
     .filter((it) => !(it.kind === 'run' && base.runs[it.runId]))
     .map((it) => (baseKeys.has(it.key) ? { ...it, key: tag + it.key } : it))
+  const olderIds = new Set(base.olderIds)
+  for (const m of a.history.messages) olderIds.add(m.id)
   return {
     ...base,
-    items: fixed.concat(base.items),
+    items: fixed.length ? fixed.concat(base.items) : base.items,
     runs: { ...runs, ...base.runs },
     hasMore: !!a.history.hasMore,
     nextOffset: a.history.nextOffset,
+    older: base.older + fixed.length,
+    olderIds,
   }
 }
 

@@ -109,11 +109,26 @@ export interface Transcript {
   runs: Record<string, RunTrack>
   /** history was loaded */
   loaded: boolean
+  /** older history exists than what is loaded */
   hasMore: boolean
+  /** chat.history offset of the next older page (messages newer than it, counted from the newest) */
   nextOffset?: number
   /** a seq gap or an unknown run was seen: the controller should refetch history */
   needsRefetch: boolean
+  // History paging (see history-paging.ts). A refetch rebuilds only the newest part of the
+  // transcript, starting at `anchorId`; items[0, older) came from older pages and are kept as they are.
+  /** number of items at the start that came from older pages */
+  older: number
+  /** ids of the history messages in items[0, older) */
+  olderIds: ReadonlySet<string>
+  /** ids of the history messages in the refetched part */
+  recentIds: ReadonlySet<string>
+  /** first history message of the refetched part, and how many messages that part had */
+  anchorId?: string
+  anchorCount: number
 }
+
+const NO_IDS: ReadonlySet<string> = new Set()
 
 export const emptyTranscript = (sessionKey: string): Transcript => ({
   sessionKey,
@@ -122,6 +137,10 @@ export const emptyTranscript = (sessionKey: string): Transcript => ({
   loaded: false,
   hasMore: false,
   needsRefetch: false,
+  older: 0,
+  olderIds: NO_IDS,
+  recentIds: NO_IDS,
+  anchorCount: 0,
 })
 
 export const runKey = (runId: string) => `run:${runId}`
