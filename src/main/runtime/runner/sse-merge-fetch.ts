@@ -123,15 +123,16 @@ export function mergeEvents(block: string): string {
     const next = block.indexOf('\n\n', at)
     // (a trailing lone "\n" of a longer blank run has no pair: passed on as is)
     const stop = next < 0 ? block.length : next + 2
-    const raw = block.slice(at, stop)
-    at = stop
     if (group?.around) {
-      const text = textBetween(raw, group.around.prefix, group.around.suffix)
+      const text = textBetween(block, at, stop, group.around.prefix, group.around.suffix)
       if (text !== undefined) {
         group.parts.push(text)
+        at = stop
         continue
       }
     }
+    const raw = block.slice(at, stop)
+    at = stop
     const parsed = textDelta(raw)
     if (!parsed) {
       flush()
@@ -163,13 +164,28 @@ function locate(raw: string, field: TextField, value: string): { prefix: string;
   return { prefix: raw.slice(0, valueAt), suffix: raw.slice(at + needle.length) }
 }
 
-/** The string between `prefix` and `suffix` when `raw` is exactly prefix + one JSON string + suffix. */
-function textBetween(raw: string, prefix: string, suffix: string): string | undefined {
-  if (raw.length <= prefix.length + suffix.length || !raw.startsWith(prefix) || !raw.endsWith(suffix)) return undefined
-  const literal = raw.slice(prefix.length, raw.length - suffix.length)
-  if (literal.charCodeAt(0) !== 0x22) return undefined
+/**
+ * The string between `prefix` and `suffix` when block[from, to) is exactly prefix + one JSON string
+ * literal + suffix (checked in place: this runs once per event of a long reply).
+ */
+function textBetween(block: string, from: number, to: number, prefix: string, suffix: string): string | undefined {
+  const start = from + prefix.length
+  const end = to - suffix.length // exclusive end of the literal
+  // (slice + === measured 3–4× faster here than startsWith with a position)
+  if (end - start < 2 || block.slice(from, start) !== prefix || block.slice(end, to) !== suffix) return undefined
+  if (block.charCodeAt(start) !== 0x22 || block.charCodeAt(end - 1) !== 0x22) return undefined
+  // the common case, no escapes: the characters between the quotes are the text
+  let plain = true
+  for (let i = start + 1; i < end - 1; i++) {
+    const c = block.charCodeAt(i)
+    if (c === 0x22 || c === 0x5c || c < 0x20) {
+      plain = false
+      break
+    }
+  }
+  if (plain) return block.slice(start + 1, end - 1)
   try {
-    const v: unknown = JSON.parse(literal) // throws unless the middle is exactly one string literal
+    const v: unknown = JSON.parse(block.slice(start, end)) // throws unless it is exactly one string literal
     return typeof v === 'string' ? v : undefined
   } catch {
     return undefined
