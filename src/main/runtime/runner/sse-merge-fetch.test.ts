@@ -80,6 +80,13 @@ describe('mergeEvents', () => {
     expect(mergeEvents(a + b + extra + stop + twoTexts)).toBe(ev(chunk({ content: 'ab' })) + extra + stop + twoTexts)
   })
 
+  it('an event that is not valid JSON (a raw control character in the text) is passed on as is, never repaired by a merge', () => {
+    const a = ev(chunk({ content: 'a' }))
+    const broken = a.replace('"content":"a"', '"content":"b\tc"')
+    expect(broken).toContain('\t')
+    expect(mergeEvents(a + broken + a)).toBe(a + broken + a)
+  })
+
   it('keeps extra blank lines as they are', () => {
     const block = ev(chunk({ content: 'a' })) + '\n' + ev(chunk({ content: 'b' })) + '\n\n\n'
     expect(mergeEvents(block)).toBe(block)
