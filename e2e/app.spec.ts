@@ -206,6 +206,8 @@ test('settings persist across a reload', async ({ page }) => {
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await dialog.getByRole('button', { name: 'Gateway' }).click()
   await expect(dialog.getByText(new RegExp(`--url ws://127\\.0\\.0\\.1:${new URL(origin).port} --token ${TOKEN}`))).toBeVisible()
+  // the runtime's status (through this gateway) reports where it really listens
+  await expect(dialog.getByRole('status', { name: 'Gateway address' })).toContainText(`Listening on ws://127.0.0.1:${gw.port}`)
   await page.screenshot({ path: `${SHOTS}/app-settings.png` })
   await page.reload()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')

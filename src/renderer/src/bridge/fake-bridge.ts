@@ -57,6 +57,9 @@ export interface FakeBridgeOptions {
   gatewayPort?: number
   /** how long a history call takes (ms), like a runtime reading a long transcript (default 0) */
   historyDelayMs?: number
+  /** the port the gateway really listens on, as status reports it (default: the configured
+   * gatewayPort; another port = it fell back from a taken one; null = no gateway listening) */
+  listeningPort?: number | null
 }
 
 interface FakeSession {
@@ -180,7 +183,7 @@ export class FakeBridge implements Bridge {
   private scripts: FakeScript[]
   private nextId = 1
   private startedAt = Date.now()
-  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey'>> & Pick<FakeBridgeOptions, 'persistKey'>
+  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey' | 'listeningPort'>> & Pick<FakeBridgeOptions, 'persistKey' | 'listeningPort'>
   /** every call made, for assertions */
   readonly calls: Array<{ name: BridgeCallName; params: unknown }> = []
 
@@ -192,6 +195,7 @@ export class FakeBridge implements Bridge {
       configured: options.configured ?? true,
       gatewayPort: options.gatewayPort ?? 18789,
       historyDelayMs: options.historyDelayMs ?? 0,
+      listeningPort: options.listeningPort === undefined ? (options.gatewayPort ?? 18789) : options.listeningPort,
       persistKey: options.persistKey,
     }
     this.scripts = [...(options.scripts ?? [])]
@@ -636,6 +640,9 @@ export class FakeBridge implements Bridge {
       sessions: this.sessions.size,
       lanes: {},
       configIssues: [],
+      ...(this.opts.listeningPort
+        ? { gateway: { port: this.opts.listeningPort, url: `ws://127.0.0.1:${this.opts.listeningPort}`, bind: 'loopback' as const, fellBack: this.opts.listeningPort !== this.opts.gatewayPort } }
+        : {}),
     })
   }
 

@@ -45,7 +45,15 @@ export async function createBridge(): Promise<Bridge> {
   if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl)
   const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? undefined
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`
+  pageGatewayUrl = url
   return connectWs(url, token)
+}
+
+let pageGatewayUrl: string | undefined
+
+/** Browser mode: the gateway this page was served by and talks to (undefined in the desktop window). */
+export function connectedGatewayUrl(): string | undefined {
+  return pageGatewayUrl
 }
 
 /** The gateway token this tab uses (browser mode only). */

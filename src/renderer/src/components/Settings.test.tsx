@@ -2,6 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
+import { gatewayEndpoint } from './Settings'
 
 beforeEach(() => localStorage.clear())
 
@@ -84,6 +85,7 @@ describe('settings', () => {
 
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     expect(within(dialog).getByText(/npx loopdesk gateway call health --url ws:\/\/127.0.0.1:18789 --token/)).toBeInTheDocument()
+    expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('Listening on ws://127.0.0.1:18789')
     await user.click(within(dialog).getByRole('button', { name: 'Generate new token' }))
     await waitFor(() => expect(within(dialog).getByText(/--token [0-9a-f]{48}/)).toBeInTheDocument())
 
@@ -92,4 +94,63 @@ describe('settings', () => {
     await waitFor(() => expect(document.documentElement.dataset.theme).toBe('dark'))
     expect(bridge.calls.filter((c) => c.name === 'prefsSet').at(-1)!.params).toEqual({ theme: 'dark' })
   }, 15_000)
+
+  it('the CLI snippet uses the port the gateway really listens on (status), not the configured one', async () => {
+    const user = userEvent.setup()
+    // port 18789 is configured but was taken: the app's gateway fell back to 18790
+    const { bridge } = await renderApp({ gatewayPort: 18789, listeningPort: 18790 })
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
+    await waitFor(() => expect(within(dialog).getByText(/--url ws:\/\/127\.0\.0\.1:18790 --token/)).toBeInTheDocument())
+    expect(within(dialog).queryByText(/127\.0\.0\.1:18789/)).toBeNull()
+    expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('port 18789 was taken, so it uses 18790')
+    // the field still edits the configured port
+    expect(within(dialog).getByLabelText('Gateway port')).toHaveValue('18789')
+    // opening the section asked the runtime again (the port can change while the app runs)
+    expect(bridge.calls.filter((c) => c.name === 'status').length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('says when no gateway is listening', async () => {
+    const user = userEvent.setup()
+    await renderApp({ gatewayPort: 20000, listeningPort: null })
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
+    expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('No gateway is listening now; it will use port 20000.')
+    expect(within(dialog).getByText(/--url ws:\/\/127\.0\.0\.1:20000 /)).toBeInTheDocument()
+  })
+
+  it('gateway address: status first, then the gateway this page talks to, then the config', () => {
+    const status = { ok: true as const, version: 'x', uptimeMs: 1, stateDir: '/s', activeRuns: 0, sessions: 0, lanes: {}, configIssues: [] }
+    expect(gatewayEndpoint({ ...status, gateway: { port: 4242, url: 'ws://127.0.0.1:4242', fellBack: true } }, 18789, 'ws://127.0.0.1:5555')).toEqual({ port: 4242, url: 'ws://127.0.0.1:4242', listening: true, fellBack: true })
+    expect(gatewayEndpoint(status, 18789, 'ws://127.0.0.1:5555')).toEqual({ port: 5555, url: 'ws://127.0.0.1:5555', listening: true, fellBack: false })
+    expect(gatewayEndpoint(undefined, 18800)).toEqual({ port: 18800, url: 'ws://127.0.0.1:18800', listening: false, fellBack: false })
+    expect(gatewayEndpoint(undefined, undefined).port).toBe(18789)
+  })
+
+  it('the endpoint key is entered like a provider key: write-only, set / not set, removable', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    // no endpoint yet: no key field for it
+    expect(within(dialog).queryByLabelText('Endpoint API key')).toBeNull()
+    await user.type(within(dialog).getByLabelText('Model id'), 'qwen')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    const input = (await within(dialog).findByLabelText('Endpoint API key')) as HTMLInputElement
+    expect(input.type).toBe('password')
+    expect(within(dialog).getByLabelText('Endpoint API key not set')).toBeInTheDocument()
+    await user.type(input, SECRET)
+    const row = input.closest('.key-row') as HTMLElement
+    await user.click(within(row).getByRole('button', { name: 'Save key' }))
+    await waitFor(() => expect(within(dialog).getByLabelText('Endpoint API key set')).toBeInTheDocument())
+    expect(input.value).toBe('')
+    expect(document.body.innerHTML).not.toContain(SECRET)
+    expect((bridge.calls.filter((c) => c.name === 'settingsSet').find((c) => JSON.stringify(c.params).includes(SECRET))!.params as { patch: unknown }).patch).toEqual({
+      models: { providers: { local: { apiKey: SECRET } } },
+    })
+    await user.click(within(row).getByRole('button', { name: 'Remove Endpoint key' }))
+    await waitFor(() => expect(within(dialog).getByLabelText('Endpoint API key not set')).toBeInTheDocument())
+  })
 })

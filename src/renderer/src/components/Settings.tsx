@@ -1,10 +1,10 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an OpenAI-compatible endpoint, default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useMemo, useState } from 'react'
-import { THINKING_LEVELS, type ThinkingLevel } from '../../../shared/methods'
+import { useEffect, useMemo, useState } from 'react'
+import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
-import { gatewayToken } from '../bridge'
+import { connectedGatewayUrl, gatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
 import { Dialog } from './Dialog'
 
@@ -39,17 +39,23 @@ function randomToken(): string {
   return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('')
 }
 
-function KeyRow({ id, name, env, state }: { id: string; name: string; env: string; state: 'set' | 'not set' }) {
+/**
+ * A provider's API key: write-only. It is sent once through config.patch (the runtime keeps it in the
+ * secure store) and the field is cleared; afterwards only "set" / "not set" is shown. Used for every
+ * provider and for the OpenAI-compatible endpoint.
+ */
+function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: string; hint: string }) {
   const controller = useController()
+  const state = useAppStore('settings', (s) => secretState(s.config?.secrets, providerId))
   const [value, setValue] = useState('')
   const [busy, setBusy] = useState(false)
   const save = async (key: string | null) => {
     setBusy(true)
-    const ok = await controller.patchConfig({ models: { providers: { [id]: { apiKey: key } } } }, `Could not save the ${name} key`)
+    const ok = await controller.patchConfig({ models: { providers: { [providerId]: { apiKey: key } } } }, `Could not save the ${name} key`)
     setBusy(false)
     if (!ok) return
     setValue('') // never keep a key around in the UI
-    if (key) await controller.ensureDefaultModel(id)
+    if (key) await controller.ensureDefaultModel(providerId)
   }
   return (
     <div className="key-row">
@@ -71,7 +77,7 @@ function KeyRow({ id, name, env, state }: { id: string; name: string; env: strin
           autoComplete="off"
           spellCheck={false}
           aria-label={`${name} API key`}
-          placeholder={state === 'set' ? 'Replace key…' : `Paste key (or set ${env})`}
+          placeholder={state === 'set' ? 'Replace key…' : hint}
           value={value}
           onChange={(e) => setValue(e.target.value)}
         />
@@ -97,9 +103,7 @@ function CustomEndpoint() {
   const [baseUrl, setBaseUrl] = useState(existing?.baseUrl ?? 'http://127.0.0.1:11434/v1')
   const [modelId, setModelId] = useState(existing?.models?.[0]?.id ?? '')
   const [ctx, setCtx] = useState(String(existing?.models?.[0]?.contextWindow ?? 32768))
-  const [key, setKey] = useState('')
   const [error, setError] = useState<string>()
-  const keyState = secretState(config?.secrets, 'local')
   const save = async () => {
     let url: URL
     try {
@@ -118,11 +122,7 @@ function CustomEndpoint() {
       api: 'openai-completions',
       models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
     }
-    if (key.trim()) provider.apiKey = key.trim()
-    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) {
-      setKey('')
-      await controller.ensureDefaultModel('local')
-    }
+    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) await controller.ensureDefaultModel('local')
   }
   return (
     <fieldset className="card">
@@ -140,12 +140,6 @@ function CustomEndpoint() {
           <span>Context window (tokens)</span>
           <input inputMode="numeric" value={ctx} onChange={(e) => setCtx(e.target.value)} />
         </label>
-        <label className="field">
-          <span>
-            API key (optional) <span className="muted">· {keyState === 'set' ? 'set' : 'not set'}</span>
-          </span>
-          <input type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} aria-label="Endpoint API key" />
-        </label>
       </div>
       {error && (
         <p className="error-text" role="alert">
@@ -157,6 +151,11 @@ function CustomEndpoint() {
           Save endpoint
         </button>
       </div>
+      {existing?.baseUrl ? (
+        <ApiKeyRow providerId="local" name="Endpoint" hint="Only if the server asks for one" />
+      ) : (
+        <p className="muted small">A key for the endpoint (optional) can be added once it is saved.</p>
+      )}
     </fieldset>
   )
 }
@@ -174,7 +173,7 @@ function ModelsSection() {
         <legend>Providers</legend>
         <p className="muted small">Keys are stored in the system's secure store and never shown again.</p>
         {PROVIDERS.map((p) => (
-          <KeyRow key={p.id} id={p.id} name={p.name} env={p.env} state={secretState(config?.secrets, p.id)} />
+          <ApiKeyRow key={p.id} providerId={p.id} name={p.name} hint={`Paste key (or set ${p.env})`} />
         ))}
       </fieldset>
       <CustomEndpoint />
@@ -257,22 +256,62 @@ function AgentSection() {
   )
 }
 
+export interface GatewayEndpoint {
+  port: number
+  url: string
+  /** a gateway is known to listen there (status said so, or this page is served by it) */
+  listening: boolean
+  /** the configured port was taken and the gateway listens on another one */
+  fellBack: boolean
+}
+
+/**
+ * Where the local gateway really listens. `status` reports it (the desktop app falls back to a free
+ * port when the configured one is taken, so the config is not enough); in browser mode the page is
+ * connected to it (`pageGatewayUrl`); otherwise only the configured port is known.
+ */
+export function gatewayEndpoint(status: Results['status'] | undefined, configuredPort: number | undefined, pageGatewayUrl?: string): GatewayEndpoint {
+  const gw = status?.gateway
+  if (gw && Number.isInteger(gw.port) && gw.port > 0) return { port: gw.port, url: gw.url || `ws://127.0.0.1:${gw.port}`, listening: true, fellBack: !!gw.fellBack }
+  const pagePort = pageGatewayUrl ? Number(new URL(pageGatewayUrl).port) : 0
+  if (pagePort > 0) return { port: pagePort, url: `ws://127.0.0.1:${pagePort}`, listening: true, fellBack: false }
+  const port = configuredPort ?? DEFAULT_GATEWAY_PORT
+  return { port, url: `ws://127.0.0.1:${port}`, listening: false, fellBack: false }
+}
+
 function GatewaySection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
+  const status = useAppStore('settings', (s) => s.status)
   const revealed = useAppStore('settings', (s) => s.revealedToken)
   const configuredPort = get(config?.config, ['gateway', 'port']) as number | undefined
-  const browserPort = typeof location !== 'undefined' && location.protocol.startsWith('http') && location.port ? Number(location.port) : undefined
-  const port = configuredPort ?? browserPort ?? DEFAULT_GATEWAY_PORT
-  const [portValue, setPortValue] = useState(String(port))
+  const endpoint = gatewayEndpoint(status, configuredPort, connectedGatewayUrl())
+  const [portValue, setPortValue] = useState(String(configuredPort ?? endpoint.port))
   const [error, setError] = useState<string>()
+  // The port may have changed since the app started (a restart, a fallback): ask again.
+  useEffect(() => void controller.loadStatus(), [controller])
   const tokenState = config?.secrets ? (config.secrets['gateway.auth.token'] ?? config.secrets['gateway.token'] ?? 'not set') : 'not set'
   const token = revealed ?? gatewayToken()
-  const snippet = `npx loopdesk gateway call health --url ws://127.0.0.1:${port} --token ${token ?? '<your-token>'}`
+  const snippet = `npx loopdesk gateway call health --url ${endpoint.url} --token ${token ?? '<your-token>'}`
   return (
     <div className="settings-section">
       <fieldset className="card">
         <legend>Local gateway</legend>
+        <p className="small" role="status" aria-label="Gateway address">
+          {endpoint.listening ? (
+            <>
+              Listening on <code>{endpoint.url}</code>
+              {endpoint.fellBack && configuredPort !== undefined && (
+                <span className="muted">
+                  {' '}
+                  · port {configuredPort} was taken, so it uses {endpoint.port}
+                </span>
+              )}
+            </>
+          ) : (
+            <span className="muted">No gateway is listening now; it will use port {endpoint.port}.</span>
+          )}
+        </p>
         <div className="grid2">
           <label className="field">
             <span>Port</span>
@@ -308,7 +347,7 @@ function GatewaySection() {
               const p = Number(portValue)
               if (!Number.isInteger(p) || p < 1 || p > 65535) return setError('Port must be between 1 and 65535.')
               setError(undefined)
-              await controller.patchConfig({ gateway: { port: p } })
+              if (await controller.patchConfig({ gateway: { port: p } })) await controller.loadStatus()
             }}
           >
             Save port
