@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
 import { rebuildHistory } from '../runner/history'
 import { Transcript } from './transcript'
-import { forgetTranscript, parseTranscript, readTranscript } from './transcript-cache'
+import { forgetTranscript, MAX_CACHED_FILE_BYTES, MAX_CACHED_FILES, parseTranscript, readTranscript, transcriptCacheStats } from './transcript-cache'
 
 let dir: string
 let file: string
@@ -123,6 +123,25 @@ describe('transcript parse cache', () => {
     expect(cached).toEqual(fresh)
     expect(cached.compactionSummary).toBe('they talked')
     expect(cached.messages).toHaveLength(2)
+  })
+
+  it('memory stays bounded: a transcript above the per-file cap is parsed on every read, many transcripts evict the least recently read', async () => {
+    const big = path.join(dir, 'big.jsonl')
+    const line = JSON.stringify(msg('b', 'x'.repeat(64 * 1024))) + '\n'
+    fs.writeFileSync(big, line.repeat(Math.ceil(MAX_CACHED_FILE_BYTES / line.length) + 1))
+    const before = transcriptCacheStats()
+    const r = readTranscript(big)
+    expect(r.entries.length).toBeGreaterThan(60)
+    expect(transcriptCacheStats()).toEqual(before) // not kept
+    expect(readTranscript(big)).toEqual(r)
+    const many = Array.from({ length: MAX_CACHED_FILES + 20 }, (_, i) => path.join(dir, `m${i}.jsonl`))
+    for (const f of many) {
+      fs.writeFileSync(f, JSON.stringify(msg(path.basename(f))) + '\n')
+      readTranscript(f)
+    }
+    expect(transcriptCacheStats().files).toBeLessThanOrEqual(MAX_CACHED_FILES)
+    for (const f of many.slice(-3)) expect(ids(readTranscript(f))).toEqual([path.basename(f)])
+    for (const f of many) forgetTranscript(f)
   })
 
   it('random appends, torn writes, truncations, rewrites and replacements: every read equals a full parse', () => {

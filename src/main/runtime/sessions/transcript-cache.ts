@@ -40,10 +40,13 @@ interface Cached {
 const SAMPLE = 64
 const NL = 0x0a
 /** transcripts larger than this are parsed on every read, not kept */
-const MAX_CACHED_FILE_BYTES = 8 * 1024 * 1024
-/** all kept parses together (file bytes; the parsed objects take a small multiple of that) */
-const MAX_CACHED_TOTAL_BYTES = 32 * 1024 * 1024
-const MAX_CACHED_FILES = 512
+export const MAX_CACHED_FILE_BYTES = 4 * 1024 * 1024
+/**
+ * all kept parses together, least recently read dropped first (file bytes: the parsed objects take ~2-4×
+ * that in the heap, so this bounds the cache at roughly 50 MB even with many long sessions)
+ */
+export const MAX_CACHED_TOTAL_BYTES = 16 * 1024 * 1024
+export const MAX_CACHED_FILES = 256
 
 const cache = new Map<string, Cached>()
 let cachedBytes = 0
@@ -128,6 +131,11 @@ function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
 export function cleanEndOf(file: string): number | undefined {
   const c = cache.get(path.resolve(file))
   return c && c.partial === '' ? c.size : undefined
+}
+
+/** What the cache holds (diagnostics, tests). */
+export function transcriptCacheStats(): { files: number; bytes: number } {
+  return { files: cache.size, bytes: cachedBytes }
 }
 
 /** Drops the cached parse of a file (tests; callers that replace a transcript wholesale). */
