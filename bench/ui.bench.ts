@@ -101,7 +101,8 @@ interface TraceEvent {
   dur?: number
   /** thread (CPU) time, µs */
   tdur?: number
-  args?: { name?: string }
+  /** thread name (metadata events); the task's origin (RunTask events) */
+  args?: { name?: string; src_func?: string }
 }
 
 /** Reads a trace returned as a stream (Tracing.start with transferMode 'ReturnAsStream'). */
@@ -291,7 +292,17 @@ const results = [
   { name: `session open (${MESSAGES.toLocaleString()} messages)`, value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
   { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
 ]
-const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU`
+/** What posted a task, in a word: a frame, a timer, a message (IPC/MessageChannel), V8's GC, … */
+function origin(e: TraceEvent): string {
+  const f = e.args?.src_func ?? ''
+  if (/BeginMainFrame/.test(f)) return 'frame'
+  if (/GC|Sweeper|Marking|Scavenge/i.test(f)) return 'GC'
+  if (/DOMTimer/.test(f)) return 'timer'
+  if (/PostTaskToMainThread|Input/.test(f)) return 'input'
+  if (/Accept|Mojo|Watcher|Pipe|PostMessage|Notify/i.test(f)) return 'message'
+  return f ? f.replace(/^.*::/, '').slice(0, 24) : '?'
+}
+const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU (${origin(e)})`
 console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleString()}-token reply, ${MESSAGES.toLocaleString()}-message session`)
 console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} (1 min)`)
 if (cpu1.machine) {
