@@ -288,8 +288,9 @@ const results = [
   // the OS spent running other threads/processes in the middle of the task.
   {
     name: 'longest main-thread task while streaming, WALL time (Long Tasks API)',
-    // The API reports only tasks over 50 ms; with none, the trace has the longest one.
-    value: during.length ? `${round(longestStream)} ms` : `none over 50 ms (longest in the trace: ${round(ms(byWall[0]?.dur))} ms)`,
+    // The API reports only tasks over 50 ms that it attributes to the page; the trace has every task
+    // of the thread (also V8's GC tasks), so its longest can be a little over while the API saw none.
+    value: during.length ? `${round(longestStream)} ms` : `none over 50 ms (the trace's longest task of any kind, GC included: ${round(ms(byWall[0]?.dur))} ms wall)`,
     ok: longestStream <= 50,
     target: '≤ 50 ms',
   },
