@@ -94,11 +94,7 @@ export class Controller {
         this.wasDown = false
         void this.loadSessions()
         const key = this.stores.sessions.getState().selectedKey
-        if (key) {
-          void this.loadTranscript(key)
-          // the queue may have moved on meanwhile (ran, was dropped): show the runtime's, not ours
-          void this.loadQueue(key)
-        }
+        if (key) void this.loadTranscript(key)
       }
     } else if (state === 'reconnecting' || state === 'connecting') {
       this.wasDown = true
@@ -610,11 +606,7 @@ export class Controller {
     const runId = run.runId
     this.dispatch(sessionKey, [{ type: 'local.stopping', runId }])
     const r = await this.call(this.bridge.abort({ sessionKey, runId }), 'Could not stop the run')
-    if (!r) {
-      // Not "Stopping…" forever: the request never reached the runtime, Stop can be pressed again.
-      this.dispatch(sessionKey, [{ type: 'local.stopFailed', runId }])
-      return
-    }
+    if (!r) return
     // If the terminal event never arrives (lost, or the run was already gone), reconcile.
     clearTimeout(this.stopTimers.get(runId))
     this.stopTimers.set(
