@@ -2,26 +2,20 @@
 // what an Agent given its tools the usual way sends (system prompt + all tool declarations, no extra system
 // messages), tools still run, and pi's per-request tool diff never serializes a tool schema.
 import { Agent, type AgentMessage, type AgentTool } from '@earendil-works/pi-agent-core'
-import { createInitialSystemMessage, createModels, createProvider, toToolDeclaration, type Model } from '@earendil-works/pi-ai'
-import { openAICompletionsApi } from '@earendil-works/pi-ai/api/openai-completions.lazy'
+import { createInitialSystemMessage, toToolDeclaration } from '@earendil-works/pi-ai'
 import Type from 'typebox'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { mockPiModel } from '../../../../test/fixtures/pi-mock-model'
 import { createToolLoadout } from './tool-loadout'
 
 let server: ModelServer
-const models = createModels()
-let model: Model<any>
+let models: ReturnType<typeof mockPiModel>['models']
+let model: ReturnType<typeof mockPiModel>['model']
 
 beforeAll(async () => {
   server = await startModelServer()
-  model = {
-    id: 'm1', name: 'm1', api: 'openai-completions', provider: 'mock', baseUrl: server.openaiBaseUrl,
-    reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32000, maxTokens: 1024,
-    compat: { supportsStore: false, supportsDeveloperRole: false },
-  } as Model<any>
-  const auth = { apiKey: { name: 'k', resolve: async () => ({ auth: { apiKey: 'dummy' } }) } }
-  models.setProvider(createProvider({ id: 'mock', baseUrl: server.openaiBaseUrl, auth, models: [model], api: openAICompletionsApi() }))
+  ;({ models, model } = mockPiModel(server.openaiBaseUrl))
 })
 afterAll(() => server.close())
 afterEach(() => server.script([]))

@@ -3,10 +3,9 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { Agent, type AgentEvent } from '@earendil-works/pi-agent-core'
-import { createModels, createProvider, type Model } from '@earendil-works/pi-ai'
-import { openAICompletionsApi } from '@earendil-works/pi-ai/api/openai-completions.lazy'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { mockPiModel } from '../../../../test/fixtures/pi-mock-model'
 import type { ExecApprovalRequest } from '../../../shared/events'
 import { buildPayloads } from '../reply'
 import { ApprovalBroker } from './approvals'
@@ -16,18 +15,12 @@ import { capToolResultForPersist, sanitizeToolResultForEvent } from './sanitize'
 import { makeSandbox, type Sandbox } from './test-helpers'
 
 let server: ModelServer
-const models = createModels()
-let model: Model<any>
+let models: ReturnType<typeof mockPiModel>['models']
+let model: ReturnType<typeof mockPiModel>['model']
 
 beforeAll(async () => {
   server = await startModelServer()
-  model = {
-    id: 'm1', name: 'm1', api: 'openai-completions', provider: 'mock', baseUrl: server.openaiBaseUrl,
-    reasoning: false, input: ['text'], cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 32000, maxTokens: 1024,
-    compat: { supportsStore: false, supportsDeveloperRole: false },
-  } as Model<any>
-  const auth = { apiKey: { name: 'k', resolve: async () => ({ auth: { apiKey: 'dummy' } }) } }
-  models.setProvider(createProvider({ id: 'mock', baseUrl: server.openaiBaseUrl, auth, models: [model], api: openAICompletionsApi() }))
+  ;({ models, model } = mockPiModel(server.openaiBaseUrl))
 })
 afterAll(() => server.close())
 
