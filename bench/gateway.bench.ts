@@ -1,6 +1,6 @@
 // Gateway bench over the real runtime and the scripted model server, three processes as in a deployment:
 // this one is the client (a real WebSocket client, the CLI's), bench/gateway-bench-host.ts runs the runtime
-// + gateway, bench/gateway-model-server.ts the scripted OpenAI-compatible server (the real pi-ai client
+// + gateway, test/fixtures/model-server-cli.ts the scripted OpenAI-compatible server (the real pi-ai client
 // talks to it over HTTP).
 //  1. 200 `agent` runs over 20 sessions, 20 in flight, through the WebSocket gateway: runs/s and
 //     ack / first-event / total latency p50/p99 as seen by the client; the server process's event-loop
@@ -12,8 +12,8 @@
 // BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process.
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
-import readline from 'node:readline'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { ROOT, startModelServerProcess } from './model-server-process'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
 
@@ -26,24 +26,10 @@ const STREAM_REPEATS = Number(process.env.BENCH_STREAM_REPEATS ?? 3)
 /** the runs pass is repeated (the machine is shared: one pass can land on someone else's test run) */
 const PASSES = Number(process.env.BENCH_PASSES ?? 3)
 const TOKEN = 'bench-token-0123456789abcdef'
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const fmt = (n: number) => n.toFixed(2)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-
-async function startServerProcess(): Promise<{ url: string; openaiBaseUrl: string; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench/gateway-model-server.ts')], {
-    cwd: ROOT,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`model server exited (${code})`)))
-  })
-  const info = JSON.parse(line) as { url: string; openaiBaseUrl: string }
-  return { ...info, stop: () => child.kill('SIGTERM') }
-}
 
 interface HostReply {
   type: 'reply'
@@ -122,7 +108,7 @@ async function directRead(openaiBaseUrl: string, deltas: number): Promise<{ ms: 
 }
 
 async function main() {
-  const server = await startServerProcess()
+  const server = await startModelServerProcess()
   const hostProc = await HostProcess.start(server.openaiBaseUrl)
   const identity = generateNodeDeviceIdentity()
   const client: GatewayConnectionClient = await connectGateway({ url: hostProc.url, token: TOKEN, identity })

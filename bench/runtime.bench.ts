@@ -11,14 +11,13 @@
 // BENCH_CPU_PROFILE=<file.cpuprofile> writes a CPU profile of the measured one-at-a-time pass only (no
 // start-up, warm-up or throughput pass in it); open it in Chrome DevTools or read it with a script.
 // BENCH_SKIP_CONCURRENT=1 skips the throughput pass (quicker A/B comparisons of the overhead numbers).
-import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import inspector from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
-import readline from 'node:readline'
 import v8 from 'node:v8'
 import vm from 'node:vm'
+import { startModelServerProcess } from './model-server-process'
 import { dispatch } from '../src/main/api/dispatch'
 import { createRuntime } from '../src/main/runtime/runtime'
 import { memoryCredentials } from '../test/fixtures/memory-credentials'
@@ -38,20 +37,6 @@ const heapMb = () => {
 }
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
 const fmt = (n: number) => n.toFixed(2)
-
-async function startServerProcess(): Promise<{ openaiBaseUrl: string; stop(): void }> {
-  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'test/fixtures/model-server-cli.ts')], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  })
-  const line = await new Promise<string>((resolve, reject) => {
-    readline.createInterface({ input: child.stdout! }).once('line', resolve)
-    child.once('exit', (code) => reject(new Error(`model server exited (${code})`)))
-  })
-  const info = JSON.parse(line) as { openaiBaseUrl: string }
-  return { openaiBaseUrl: info.openaiBaseUrl, stop: () => child.kill('SIGTERM') }
-}
 
 /** Starts the V8 sampling profiler in this process; the returned function stops it and gives the profile. */
 async function startProfile(): Promise<() => Promise<object>> {
@@ -77,7 +62,7 @@ interface Measure {
 }
 
 async function main() {
-  const server = await startServerProcess()
+  const server = await startModelServerProcess()
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-bench-'))
   fs.writeFileSync(
     path.join(stateDir, 'loopdesk.json'),

@@ -1,0 +1,20 @@
+// Starts test/fixtures/model-server-cli.ts as a child process for the benches, so the scripted server's
+// CPU stays off the measured process. Resolves with its addresses once it prints them.
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import readline from 'node:readline'
+
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
+
+export async function startModelServerProcess(): Promise<{ url: string; openaiBaseUrl: string; stop(): void }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/model-server-cli.ts')], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const line = await new Promise<string>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`model server exited (${code})`)))
+  })
+  const info = JSON.parse(line) as { url: string; openaiBaseUrl: string }
+  return { url: info.url, openaiBaseUrl: info.openaiBaseUrl, stop: () => child.kill('SIGTERM') }
+}
