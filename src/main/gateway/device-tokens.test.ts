@@ -9,6 +9,7 @@ import { generateNodeDeviceIdentity, publicKeyRawBase64Url, signDevicePayload } 
 import { startGateway } from './server'
 import { FakeHost } from './fake-host'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
+import { until } from '../../../test/fixtures/until'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -16,13 +17,6 @@ afterEach(async () => {
   t = undefined
 })
 
-const until = async (cond: () => boolean, ms = 3000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
 
 describe('device tokens', () => {
   it('hello-ok.auth carries a device token for a verified device (none without one); only its hash is stored, 0600', async () => {

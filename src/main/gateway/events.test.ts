@@ -3,6 +3,7 @@ import type WebSocket from 'ws'
 import type { EventFrameIn, GatewayConnectionClient } from '../../cli/gateway-client'
 import type { AnyEvent } from '../../shared/events'
 import { startTestGateway, type TestGateway } from './test-support'
+import { until } from '../../../test/fixtures/until'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -17,13 +18,6 @@ function collect(conn: GatewayConnectionClient) {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const until = async (cond: () => boolean, ms = 3000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await sleep(5)
-  }
-}
 const socketOf = (c: GatewayConnectionClient) => (c as unknown as { ws: WebSocket }).ws
 
 describe('event forwarding', () => {

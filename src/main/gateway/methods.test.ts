@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EventFrameIn, GatewayConnectionClient } from '../../cli/gateway-client'
 import { RawClient, startTestGateway, type TestGateway } from './test-support'
+import { until } from '../../../test/fixtures/until'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -14,13 +15,6 @@ function collect(conn: GatewayConnectionClient) {
   return events
 }
 
-const until = async (cond: () => boolean, ms = 3000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
 
 /** Opens an authenticated raw socket (frame-level assertions on the agent double response). */
 async function rawAuthed(tg: TestGateway) {

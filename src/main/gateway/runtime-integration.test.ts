@@ -6,6 +6,7 @@ import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from 
 import { GatewayClient } from '@openclaw/gateway-client'
 import { generateNodeDeviceIdentity, publicKeyRawBase64Url, signDevicePayload } from '../../cli/identity'
 import { startGateway, type GatewayHandle } from './server'
+import { until as pollUntil } from '../../../test/fixtures/until'
 
 const TOKEN = 'integration-token-0123456789'
 let server: ModelServer
@@ -25,20 +26,13 @@ afterAll(async () => {
 })
 
 const connect = (caps: string[] = []) => connectGateway({ url: gw.url, token: TOKEN, identity, caps })
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 function collect(c: GatewayConnectionClient) {
   const events: EventFrameIn[] = []
   c.onEvent((e) => events.push(e))
   return events
 }
 const forRun = (events: EventFrameIn[], runId: string) => events.filter((e) => (e.payload as { runId?: string })?.runId === runId)
-const until = async (cond: () => boolean, ms = 10_000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await sleep(10)
-  }
-}
+const until = (cond: () => boolean, ms = 10000) => pollUntil(cond, ms)
 
 describe('gateway + real runtime + scripted model', () => {
   it('agent: ack, streamed events, then the final with the model text; agent.wait agrees', async () => {

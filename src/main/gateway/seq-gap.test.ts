@@ -5,6 +5,7 @@ import type { EventFrameIn } from '../../cli/gateway-client'
 import type { AgentEvent } from '../../shared/events'
 import { RunSeqTracker } from './seq-gap'
 import { startTestGateway, type TestGateway } from './test-support'
+import { until } from '../../../test/fixtures/until'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -20,13 +21,6 @@ const ev = (runId: string, seq: number, stream: AgentEvent['stream'] = 'assistan
   data: stream === 'assistant' ? { text: `t${seq}`, delta: `t${seq}` } : { phase: 'start' },
   sessionKey: 'agent:main:gap',
 })
-const until = async (cond: () => boolean, ms = 3000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 5))
-  }
-}
 
 describe('RunSeqTracker', () => {
   it('flags a skip, an unseen run joined mid-way and a repeat; a run restarting at 1 is fresh', () => {

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { EventFrameIn, GatewayConnectionClient } from '../../cli/gateway-client'
 import { startTestGateway, type TestGateway } from './test-support'
+import { until } from '../../../test/fixtures/until'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -15,13 +16,6 @@ afterEach(async () => {
 })
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-const until = async (cond: () => boolean, ms = 3000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await sleep(5)
-  }
-}
 function collect(c: GatewayConnectionClient) {
   const events: EventFrameIn[] = []
   c.onEvent((e) => events.push(e))

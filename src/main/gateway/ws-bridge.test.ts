@@ -6,6 +6,7 @@ import type { AnyEvent } from '../../shared/events'
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
+import { until as pollUntil } from '../../../test/fixtures/until'
 
 // The bridge belongs to the renderer's TypeScript project (DOM lib); tsconfig.node.json is composite and
 // may not pull it in, so it is loaded by path at runtime and typed here by the surface the test uses.
@@ -41,13 +42,7 @@ afterEach(async () => {
 /** Node `ws` sockets presenting the page's Origin, like a browser on http://127.0.0.1:<port>/ would. */
 const browserSocket = (origin: string) => (url: string) => new WebSocket(url, { headers: { Origin: origin } }) as unknown as SocketLike
 
-const until = async (cond: () => boolean, ms = 5000) => {
-  const start = Date.now()
-  while (!cond()) {
-    if (Date.now() - start > ms) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const until = (cond: () => boolean, ms = 5000) => pollUntil(cond, ms)
 
 describe('ws-bridge against the gateway', () => {
   it('connects with a WebCrypto device identity, runs (resolves with the ack) and streams filtered events', async () => {

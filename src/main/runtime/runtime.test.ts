@@ -7,6 +7,7 @@ import type { AgentEvent, ChatEvent, ExecApprovalRequest } from '../../shared/ev
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { ApiError } from '../api/errors'
+import { until as pollUntil } from '../../../test/fixtures/until'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -23,13 +24,7 @@ afterEach(() => t.close())
 
 const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
 const chatEvents = (runId: string) => t.events.filter((e) => e.event === 'chat' && e.payload.runId === runId).map((e) => e.payload as ChatEvent)
-const until = async (cond: () => boolean, ms = 5000) => {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const until = (cond: () => boolean, ms = 5000) => pollUntil(cond, ms)
 
 describe('agent + agent.wait', () => {
   it('accepts at once, streams agent and chat events, wait says ok, agentFinal has payloads and meta', async () => {

@@ -11,6 +11,7 @@ import { startGateway } from '../../gateway'
 import { Transcript } from '../sessions'
 import type { Extensions } from './extensions'
 import type { HookLogger } from './types'
+import { until as pollUntil } from '../../../../test/fixtures/until'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -71,13 +72,7 @@ afterEach(async () => {
 })
 
 const K = 'agent:main:main'
-const until = async (cond: () => boolean, ms = 8000) => {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const until = (cond: () => boolean, ms = 8000) => pollUntil(cond, ms)
 const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
 const ended = (runId: string) => agentEvents(runId).some((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase !== 'start')
 const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('') : '')

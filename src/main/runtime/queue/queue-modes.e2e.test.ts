@@ -5,6 +5,7 @@ import type { AgentEvent, ChatEvent, QueueItem } from '../../../shared/events'
 import type { LoopdeskConfig } from '../contracts'
 import { startModelServer, type CapturedRequest, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { until as pollUntil } from '../../../../test/fixtures/until'
 
 let server: ModelServer
 beforeAll(async () => {
@@ -25,13 +26,7 @@ afterEach(async () => {
 })
 
 const K = 'agent:main:main'
-const until = async (cond: () => boolean, ms = 8000) => {
-  const end = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time')
-    await new Promise((r) => setTimeout(r, 10))
-  }
-}
+const until = (cond: () => boolean, ms = 8000) => pollUntil(cond, ms)
 const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
 const ended = (runId: string) => agentEvents(runId).some((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase !== 'start')
 const finalText = (runId: string) => {
