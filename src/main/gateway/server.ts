@@ -238,17 +238,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
-  /** Agent events: tool stream only to `tool-events` clients; assistant events compact where negotiated. */
+  /** Agent events other than tool events (those go through deliverTool); assistant events compact where negotiated. */
   function deliverAgent(ev: AgentEvent) {
-    const isTool = ev.stream === 'tool'
-    const frameSeq = isTool ? undefined : ++seq
+    const frameSeq = ++seq
     const ended = ev.stream === 'lifecycle' && ((ev.data as { phase?: unknown }).phase === 'end' || (ev.data as { phase?: unknown }).phase === 'error')
     let full: string | undefined
     let compact: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
-      // Tool events carry arguments/results: only for clients that asked for them.
-      if (isTool && !c.caps.has('tool-events')) continue
       if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
         compact ??= agentFrame(compactAssistantPayload(ev), frameSeq)
         c.sendText(compact)
@@ -543,8 +540,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 }
 
-function agentFrame(payload: AgentEvent, seq: number | undefined): string {
-  return JSON.stringify(seq === undefined ? { type: 'event', event: 'agent', payload } : { type: 'event', event: 'agent', payload, seq })
+function agentFrame(payload: AgentEvent, seq: number): string {
+  return JSON.stringify({ type: 'event', event: 'agent', payload, seq })
 }
 
 function rejectUpgrade(socket: Duplex, status: number, message: string) {
