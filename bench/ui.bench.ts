@@ -1,11 +1,17 @@
 // UI bench (`npm run bench:ui` = `tsx bench/ui.bench.ts`): the built renderer in Debian Chromium with
 // the in-page FakeBridge.
-//   1. streams a 100,000-token reply (markdown: paragraphs, lists, code) and reports the longest
-//      main-thread task (PerformanceObserver 'longtask') while streaming;
+//   1. streams a 100,000-token reply (markdown: paragraphs, lists, code; ~3,000 tokens/s, far faster
+//      than a model) after the app's idle warm-up, and reports the longest main-thread task twice:
+//      - WALL time, as the Long Tasks API measures it (the issue's target). It includes any time the OS
+//        ran other programs in the middle of the task, so on a busy machine it grows with their load;
+//      - CPU time of the same tasks, from a Chromium trace: the work the page itself did.
+//      It also prints how many cores other programs used meanwhile, to read the wall times with.
 //   2. opens a 10,000-message session and reports the time from click to the newest messages shown,
 //      then pages back through all of history and reports the longest task while doing so;
 //   3. reports the most message nodes ([data-msg]) that were in the DOM at any time.
 // Targets: no task over 50 ms while streaming; open < 500 ms; ≤ 300 message nodes.
+// The probes stay off the measured thread: no per-frame loop, no Playwright role queries while streaming,
+// the trace is read after the stream.
 // Options: --tokens N  --messages N  --no-build  --strict (exit 1 when a target is missed)
 import { spawnSync } from 'node:child_process'
 import { cpus, loadavg } from 'node:os'
@@ -101,7 +107,8 @@ interface TraceEvent {
   dur?: number
   /** thread (CPU) time, µs */
   tdur?: number
-  args?: { name?: string }
+  /** thread name (metadata events); the task's origin (RunTask events) */
+  args?: { name?: string; src_func?: string }
 }
 
 /** Reads a trace returned as a stream (Tracing.start with transferMode 'ReturnAsStream'). */
@@ -281,8 +288,9 @@ const results = [
   // the OS spent running other threads/processes in the middle of the task.
   {
     name: 'longest main-thread task while streaming, WALL time (Long Tasks API)',
-    // The API reports only tasks over 50 ms; with none, the trace has the longest one.
-    value: during.length ? `${round(longestStream)} ms` : `none over 50 ms (longest in the trace: ${round(ms(byWall[0]?.dur))} ms)`,
+    // The API reports only tasks over 50 ms that it attributes to the page; the trace has every task
+    // of the thread (also V8's GC tasks), so its longest can be a little over while the API saw none.
+    value: during.length ? `${round(longestStream)} ms` : `none over 50 ms (the trace's longest task of any kind, GC included: ${round(ms(byWall[0]?.dur))} ms wall)`,
     ok: longestStream <= 50,
     target: '≤ 50 ms',
   },
@@ -291,7 +299,17 @@ const results = [
   { name: `session open (${MESSAGES.toLocaleString()} messages)`, value: `${round(openMs)} ms`, ok: openMs < 500, target: '< 500 ms' },
   { name: 'max message nodes in the DOM', value: String(maxNodes), ok: maxNodes <= 300, target: '≤ 300' },
 ]
-const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU`
+/** What posted a task, in a word: a frame, a timer, a message (IPC/MessageChannel), V8's GC, … */
+function origin(e: TraceEvent): string {
+  const f = e.args?.src_func ?? ''
+  if (/BeginMainFrame/.test(f)) return 'frame'
+  if (/GC|Sweeper|Marking|Scavenge/i.test(f)) return 'GC'
+  if (/DOMTimer/.test(f)) return 'timer'
+  if (/PostTaskToMainThread|Input/.test(f)) return 'input'
+  if (/Accept|Mojo|Watcher|Pipe|PostMessage|Notify/i.test(f)) return 'message'
+  return f ? f.replace(/^.*::/, '').slice(0, 24) : '?'
+}
+const fmtTask = (e: TraceEvent) => `${round(ms(e.dur))} wall/${round(ms(e.tdur))} CPU (${origin(e)})`
 console.log(`\nUI bench — Chromium ${browser.version()}, ${TOKENS.toLocaleString()}-token reply, ${MESSAGES.toLocaleString()}-message session`)
 console.log(`machine: ${cpus().length} cores, load average ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)} (1 min)`)
 if (cpu1.machine) {

@@ -4,11 +4,11 @@
 import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
+import { shot } from './shots'
 import { startModelServer, type ModelServer } from '../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../test/fixtures/test-runtime'
 import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
 
-const SHOTS = 'test-results/screenshots'
 /** e2e/ is type-checked without the DOM lib (tsconfig.node.json). */
 type DomLike = { getAttribute(name: string): string | null; textContent: string | null }
 const TOKEN = 'e2e-browser-token-0123456789abcdef'
@@ -106,7 +106,7 @@ test('send → streamed text → tool card running then done → lifecycle Done;
   expect((await tool.boundingBox())!.y).toBeLessThan(await y(log(page).getByText(/The workspace is/)))
   await tool.getByRole('button', { name: /ls/ }).click()
   await expect(tool.getByText('"path": "."')).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/app-done.png` })
+  await shot(page, 'app-done')
 
   await page.getByRole('button', { name: 'Inspector' }).click()
   const panel = page.getByRole('complementary', { name: 'Inspector' })
@@ -114,7 +114,7 @@ test('send → streamed text → tool card running then done → lifecycle Done;
   await expect(events.getByText('lifecycle').first()).toBeVisible()
   await expect(events.getByText(/result ls/).first()).toBeVisible()
   await expect(panel.getByRole('list', { name: /Timeline of run/ })).toContainText('Tool ls')
-  await page.screenshot({ path: `${SHOTS}/app-inspector.png` })
+  await shot(page, 'app-inspector')
   await panel.getByRole('button', { name: 'Close inspector' }).click()
   await tool.getByRole('button', { name: /ls/ }).click() // collapse (expansion is view state)
 
@@ -141,7 +141,7 @@ test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page })
   expect(shown).not.toContain('word119')
   expect((await seen(page)).some((t) => t.startsWith('Stopping…'))).toBe(true)
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/app-stopped.png` })
+  await shot(page, 'app-stopped')
   // the stop survives a reload
   await page.reload()
   await expect(lastStatus(page)).toHaveText(/^Stopped/)
@@ -166,7 +166,7 @@ test('Queue and Steer while running', async ({ page }) => {
   await box.fill('use bullet points')
   await page.getByRole('button', { name: 'Steer' }).click()
   await expect(log(page).getByText('use bullet points')).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/app-queue-steer.png` })
+  await shot(page, 'app-queue-steer')
   await expect(log(page).getByText('Steered: switching to bullet points.')).toBeVisible({ timeout: 20_000 })
   await expect(log(page).getByText('then summarize it')).toBeVisible({ timeout: 20_000 })
   await expect(log(page).getByText('Follow-up: here is the summary.')).toBeVisible({ timeout: 20_000 })
@@ -187,9 +187,11 @@ test('a model error shows a readable error', async ({ page }) => {
   const text = (await lastStatus(page).textContent()) ?? ''
   expect(text).toMatch(/401|API key|Unauthorized/i)
   expect(text).not.toMatch(/^\s*Error:\s*(undefined|\[object|\{)/)
+  // a wrong key: the error leads to where it is fixed
+  await expect(log(page).getByRole('button', { name: 'Check model setup' })).toBeVisible()
   const nav = page.getByRole('navigation', { name: 'Sessions' })
   await expect(nav.locator('li.selected')).toContainText('Error')
-  await page.screenshot({ path: `${SHOTS}/app-error.png` })
+  await shot(page, 'app-error')
 })
 
 test('settings persist across a reload', async ({ page }) => {
@@ -208,7 +210,7 @@ test('settings persist across a reload', async ({ page }) => {
   await expect(dialog.getByText(new RegExp(`--url ws://127\\.0\\.0\\.1:${new URL(origin).port} --token ${TOKEN}`))).toBeVisible()
   // the runtime's status (through this gateway) reports where it really listens
   await expect(dialog.getByRole('status', { name: 'Gateway address' })).toContainText(`Listening on ws://127.0.0.1:${gw.port}`)
-  await page.screenshot({ path: `${SHOTS}/app-settings.png` })
+  await shot(page, 'app-settings')
   await page.reload()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await page.getByRole('button', { name: 'Settings' }).click()

@@ -2,8 +2,8 @@
 // one chat.history call can return. Scrolling up loads older pages without moving what the user is
 // reading; every message shows exactly once, in order; a run's refetch keeps what was scrolled back to.
 import { expect, test, type Page } from '@playwright/test'
+import { shot } from './shots'
 
-const SHOTS = 'test-results/screenshots'
 const KEY = 'agent:main:long'
 const MESSAGES = 2400 // 1,200 questions and answers: more than the 1,000 one history call returns
 const QUESTIONS = MESSAGES / 2
@@ -72,12 +72,12 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
     const row = log.locator('[data-kind=user]', { hasText: `${before.text}:` })
     const after = (await row.boundingBox())!
     expect(Math.abs(after.y - before.y), `${before.text} moved while page ${pages + 1} loaded`).toBeLessThan(4)
-    if (++pages === 2) await page.screenshot({ path: `${SHOTS}/history-older-page.png` })
+    if (++pages === 2) await shot(page, 'history-older-page')
     expect(pages).toBeLessThan(20)
   }
   expect(pages).toBeGreaterThanOrEqual(Math.ceil(MESSAGES / 200) - 1)
   await expect(page.getByText('Scroll up for earlier messages')).toHaveCount(0)
-  await page.screenshot({ path: `${SHOTS}/history-first-message.png` })
+  await shot(page, 'history-first-message')
 
   // Walk down the whole conversation, each step putting the last rendered row at the top, and collect
   // every question row by its index: none twice, none missing.
@@ -104,10 +104,19 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
       break
     }
     // wait for the rows after it
-    await page.waitForFunction(
-      (n) => Array.from((globalThis as unknown as { document: Doc }).document.querySelectorAll('[data-msg]')).some((r) => Number(r.getAttribute('data-index')) > n),
-      last,
-    )
+    await page
+      .waitForFunction(
+        (n) => Array.from((globalThis as unknown as { document: Doc }).document.querySelectorAll('[data-msg]')).some((r) => Number(r.getAttribute('data-index')) > n),
+        last,
+        { timeout: 15_000 },
+      )
+      .catch(async (err: Error) => {
+        const where = await scroller.evaluate((el) => {
+          const s = el as unknown as El
+          return { scrollTop: s.scrollTop, scrollHeight: s.scrollHeight, rows: Array.from(s.querySelectorAll('[data-msg]')).map((r) => r.getAttribute('data-index')).join(',') }
+        })
+        throw new Error(`no row after ${last} rendered at step ${step}: ${JSON.stringify(where)} (${err.message})`)
+      })
   }
   const inOrder = [...seen.entries()].sort((a, b) => a[0] - b[0]).map(([, text]) => text)
   expect(inOrder).toEqual(Array.from({ length: QUESTIONS }, (_, i) => `Question ${i + 1}`))

@@ -1,8 +1,8 @@
 // The built renderer in Debian Chromium against the in-page FakeBridge (window.__LOOPDESK_FAKE__):
 // the runtime is simulated from scripts, so these run without main/preload/gateway.
 import { expect, test, type Page } from '@playwright/test'
+import { shot } from './shots'
 
-const SHOTS = 'test-results/screenshots'
 /** e2e/ is type-checked without the DOM lib (tsconfig.node.json). */
 type DomLike = { getAttribute(name: string): string | null; textContent: string | null }
 
@@ -31,7 +31,7 @@ test('send → streamed text → tool card running then done → Done', async ({
   await expect(tool).toContainText('Running…')
   await expect(tool).toContainText('ls -la')
   await expect(log.getByText("I'll look at the workspace first.")).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-tool-running.png` })
+  await shot(page, 'stub-tool-running')
   await expect(tool).toContainText('Done')
   await expect(log.getByText('The workspace has')).toBeVisible()
   await expect(lastStatus(page)).toHaveText(/^Done · .* tokens · \$/)
@@ -43,7 +43,7 @@ test('send → streamed text → tool card running then done → Done', async ({
   expect(card!.y).toBeLessThan(after!.y)
   await tool.getByRole('button', { name: /exec/ }).click()
   await expect(tool.getByText('"command": "ls -la"')).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-done.png` })
+  await shot(page, 'stub-done')
   expect(errors).toEqual([])
 })
 
@@ -59,7 +59,7 @@ test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page })
   await expect(log.getByText('Stopped', { exact: true })).toBeVisible()
   await expect(log.getByText(/This is a long answer/).first()).toBeVisible()
   await expect(page.getByRole('button', { name: 'Send' })).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-stopped.png` })
+  await shot(page, 'stub-stopped')
 })
 
 test('Queue and Steer while running', async ({ page }) => {
@@ -77,7 +77,7 @@ test('Queue and Steer while running', async ({ page }) => {
   const log = page.getByRole('log', { name: 'Conversation' })
   await expect(log.getByText('keep it short')).toBeVisible()
   await expect(log.getByText(/Understood — keep it short/)).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-queue-steer.png` })
+  await shot(page, 'stub-queue-steer')
   await page.getByRole('button', { name: 'Stop' }).click()
   // the queued follow-up starts as the next run
   await expect(queue.getByText('Started as the next run')).toBeVisible()
@@ -92,7 +92,7 @@ test('exec approval: Approve lets the tool run', async ({ page }) => {
   await page.keyboard.press('Enter')
   const approval = page.getByRole('group', { name: 'Approval required' })
   await expect(approval).toContainText('rm -rf build')
-  await page.screenshot({ path: `${SHOTS}/stub-approval.png` })
+  await shot(page, 'stub-approval')
   await approval.getByRole('button', { name: 'Approve' }).click()
   await expect(approval).toContainText('Approved')
   await expect(page.getByRole('group', { name: 'Tool exec' })).toContainText('Done')
@@ -108,7 +108,7 @@ test('inspector shows the run’s events; a model error is readable', async ({ p
   const panel = page.getByRole('complementary', { name: 'Inspector' })
   await expect(panel.getByRole('list', { name: 'Events' }).getByText('error: 401 Unauthorized', { exact: false }).first()).toBeVisible()
   await expect(panel.getByRole('list', { name: /Timeline of run/ })).toContainText('Failed')
-  await page.screenshot({ path: `${SHOTS}/stub-error-inspector.png` })
+  await shot(page, 'stub-error-inspector')
 })
 
 test('reload restores the conversation identically; settings and theme persist', async ({ page }) => {
@@ -133,20 +133,20 @@ test('reload restores the conversation identically; settings and theme persist',
   await expect(log.getByRole('group', { name: 'Tool exec' })).toContainText('Done')
   expect(await snapshot()).toEqual(before)
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
-  await page.screenshot({ path: `${SHOTS}/stub-reloaded-dark.png` })
+  await shot(page, 'stub-reloaded-dark')
 })
 
 test('first start without a usable model shows onboarding that leads to settings', async ({ page }) => {
   await openApp(page, { configured: false })
   await expect(page.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-onboarding.png` })
+  await shot(page, 'stub-onboarding')
   await page.getByRole('button', { name: 'Set up a model' }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
   await expect(dialog.getByLabel('Anthropic API key not set')).toBeVisible()
   await dialog.getByLabel('Anthropic API key', { exact: true }).fill('sk-ant-e2e-secret')
   await dialog.getByRole('button', { name: 'Save key' }).first().click()
   await expect(dialog.getByLabel('Anthropic API key set')).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-settings.png` })
+  await shot(page, 'stub-settings')
   expect(await page.content()).not.toContain('sk-ant-e2e-secret')
   await dialog.getByRole('button', { name: 'Close' }).click()
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
@@ -174,7 +174,7 @@ test('sticks to the bottom while streaming until the user scrolls up; Jump to la
   expect(await distance()).toBeGreaterThan(300)
   const jump = page.getByRole('button', { name: 'Jump to latest' })
   await expect(jump).toBeVisible()
-  await page.screenshot({ path: `${SHOTS}/stub-scrolled-up.png` })
+  await shot(page, 'stub-scrolled-up')
   await jump.click()
   await page.waitForTimeout(600)
   expect(await distance()).toBeLessThan(60)

@@ -8,6 +8,7 @@ import { createAppStores } from '../state/stores'
 import type { ApprovalItem, ToolItem } from '../state/types'
 import { LONG, renderApp } from '../test-utils'
 import { ApprovalCard } from './ApprovalCard'
+import { isModelSetupError } from './Messages'
 import { ToolCard } from './ToolCard'
 
 beforeEach(() => localStorage.clear())
@@ -106,5 +107,26 @@ describe('approval card', () => {
     expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Approved')
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     await act(async () => {})
+  })
+})
+
+describe('run status', () => {
+  it('tells model setup errors (a wrong or missing key, an unknown model) from other failures', () => {
+    for (const e of ['HTTP 401: invalid x-api-key', 'No API key for provider openai', 'Unknown model: anthropic/nope', 'HTTP 403: permission denied', 'Unauthorized'])
+      expect(isModelSetupError(e), e).toBe(true)
+    for (const e of ['The run timed out and was stopped.', 'HTTP 500: overloaded', 'HTTP 429: rate limit exceeded', 'The run failed', undefined])
+      expect(isModelSetupError(e), String(e)).toBe(false)
+  })
+
+  it('a model error says what happened and leads to the model settings', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
+    const log = screen.getByRole('log', { name: 'Conversation' })
+    await waitFor(() => expect(within(log).getAllByRole('status').at(-1)).toHaveTextContent(/^Error: 401 Unauthorized: invalid x-api-key/), LONG)
+    await user.click(within(log).getByRole('button', { name: 'Check model setup' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByRole('button', { name: 'Models' })).toHaveAttribute('aria-current', 'page')
+    expect(within(dialog).getByLabelText('Anthropic API key')).toBeInTheDocument()
   })
 })

@@ -76,6 +76,23 @@ describe('composer', () => {
     expect(bridge.calls.find((c) => c.name === 'abort')?.params).toMatchObject({ sessionKey: 'agent:main:main' })
   })
 
+  it('a Stop that cannot reach the runtime does not leave the button stuck on Stopping…', async () => {
+    const { bridge } = await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 3000 }, slow] }] })
+    const user = userEvent.setup()
+    const abort = bridge.abort.bind(bridge)
+    bridge.abort = async () => ({ ok: false, error: { code: 'UNAVAILABLE', message: 'the gateway is unreachable' } })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'go{Enter}')
+    await waitFor(() => expect(screen.getByText(/word word/)).toBeInTheDocument())
+    await user.click(screen.getByRole('button', { name: /^Stop$/ }))
+    expect(await screen.findByText(/Could not stop the run: the gateway is unreachable/)).toBeInTheDocument()
+    // Stop is offered again (the run goes on), and a second try that works stops it
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Stop$/ })).toBeEnabled())
+    expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Running…/)
+    bridge.abort = abort
+    await user.click(screen.getByRole('button', { name: /^Stop$/ }))
+    await waitFor(() => expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Stopped/), LONG)
+  })
+
   it('while running: Queue adds a visible, removable follow-up; Steer injects into the run', async () => {
     const { bridge } = await renderApp({ tickMs: 5, scripts: [{ steps: [slow] }] })
     const user = userEvent.setup()

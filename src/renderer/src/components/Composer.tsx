@@ -18,7 +18,7 @@ const OUTCOME: Record<QueueItem['status'], string> = {
   failed: 'Failed',
 }
 
-function QueueList({ sessionKey, items }: { sessionKey: string; items: QueueEntry[] }) {
+function QueueList({ sessionKey, items, connected }: { sessionKey: string; items: QueueEntry[]; connected: boolean }) {
   const controller = useController()
   if (!items.length) return null
   const finished = items.some((q) => q.status !== 'queued')
@@ -37,6 +37,8 @@ function QueueList({ sessionKey, items }: { sessionKey: string; items: QueueEntr
                 type="button"
                 className="btn btn-ghost btn-icon"
                 aria-label={`Remove queued message: ${q.text.slice(0, 40)}`}
+                disabled={!connected}
+                title={connected ? undefined : 'Not connected: the queue refreshes when the connection is back'}
                 onClick={() => void controller.removeQueued(sessionKey, q.id)}
               >
                 <IconX />
@@ -128,7 +130,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
         submit()
       }}
     >
-      <QueueList sessionKey={sessionKey} items={queue} />
+      <QueueList sessionKey={sessionKey} items={queue} connected={connected} />
       <div className={`composer-box ${running ? 'is-running' : ''}`}>
         <textarea
           ref={ref}
@@ -151,7 +153,13 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
               <button type="button" className="btn btn-sm" disabled={!draft.trim() || !connected} onClick={() => submit('followup')} title="Run after the current reply (Enter)">
                 Queue
               </button>
-              <button type="button" className="btn btn-sm btn-stop" disabled={stopping} onClick={() => void controller.stop()}>
+              <button
+                type="button"
+                className="btn btn-sm btn-stop"
+                disabled={stopping || !connected}
+                title={connected ? undefined : 'Not connected to the runtime'}
+                onClick={() => void controller.stop()}
+              >
                 <IconStop /> {stopping ? 'Stopping…' : 'Stop'}
               </button>
             </>

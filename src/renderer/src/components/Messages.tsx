@@ -102,13 +102,26 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
   return parts.join(' · ')
 }
 
+/** Errors the user fixes in the model settings (a missing or wrong key, an unknown model). */
+export function isModelSetupError(error: string | undefined): boolean {
+  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found/i.test(error)
+}
+
 export const RunStatus = memo(function RunStatus({ item }: { item: RunItem }) {
+  const controller = useController()
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
   const now = useTicker(live)
   return (
-    <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
-      {live && <span className="spinner" aria-hidden="true" />}
-      <span>{runStatusText(item, now)}</span>
+    <div className="run-status-row">
+      <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
+        {live && <span className="spinner" aria-hidden="true" />}
+        <span>{runStatusText(item, now)}</span>
+      </div>
+      {item.status === 'error' && isModelSetupError(item.error) && (
+        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models')}>
+          Check model setup
+        </button>
+      )}
     </div>
   )
 })

@@ -94,7 +94,11 @@ export class Controller {
         this.wasDown = false
         void this.loadSessions()
         const key = this.stores.sessions.getState().selectedKey
-        if (key) void this.loadTranscript(key)
+        if (key) {
+          void this.loadTranscript(key)
+          // the queue may have moved on meanwhile (ran, was dropped): show the runtime's, not ours
+          void this.loadQueue(key)
+        }
       }
     } else if (state === 'reconnecting' || state === 'connecting') {
       this.wasDown = true
@@ -606,7 +610,11 @@ export class Controller {
     const runId = run.runId
     this.dispatch(sessionKey, [{ type: 'local.stopping', runId }])
     const r = await this.call(this.bridge.abort({ sessionKey, runId }), 'Could not stop the run')
-    if (!r) return
+    if (!r) {
+      // Not "Stopping…" forever: the request never reached the runtime, Stop can be pressed again.
+      this.dispatch(sessionKey, [{ type: 'local.stopFailed', runId }])
+      return
+    }
     // If the terminal event never arrives (lost, or the run was already gone), reconcile.
     clearTimeout(this.stopTimers.get(runId))
     this.stopTimers.set(

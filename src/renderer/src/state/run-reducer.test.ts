@@ -265,6 +265,16 @@ describe('stop', () => {
     // a stop for a finished run changes nothing
     expect(reduce(t, { type: 'local.stopping', runId: 'r1' })).toBe(t)
   })
+
+  it('a stop request that failed leaves the run running (not Stopping… forever)', () => {
+    const r = runEvents('r1')
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.say('x')])
+    t = reduce(t, [{ type: 'local.stopping', runId: 'r1' }, { type: 'local.stopFailed', runId: 'r1' }])
+    expect(view(t)).toEqual(['assistant:x', 'run:running'])
+    // after the run ended it changes nothing
+    t = applyAll(t, [r.end()])
+    expect(reduce(t, { type: 'local.stopFailed', runId: 'r1' })).toBe(t)
+  })
 })
 
 describe('send results, queue and steer', () => {

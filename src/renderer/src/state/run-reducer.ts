@@ -55,6 +55,8 @@ export type Action =
   /** a message was steered into a running reply */
   | { type: 'local.steered'; runId: string; text: string; ts: number }
   | { type: 'local.stopping'; runId: string }
+  /** the stop request itself failed (not connected, runtime error): the run is not stopping */
+  | { type: 'local.stopFailed'; runId: string }
   /** Stop was acknowledged but no terminal event came: settle the run locally as stopped */
   | { type: 'local.stopSettle'; runId: string; ts: number }
   | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
@@ -1163,6 +1165,11 @@ function applyOne(d: Draft, a: Action) {
     case 'local.stopping': {
       const t = d.runs[a.runId]
       if (t && !t.terminal) d.patch<RunItem>(runKey(a.runId), { stopping: true })
+      return
+    }
+    case 'local.stopFailed': {
+      const t = d.runs[a.runId]
+      if (t && !t.terminal) d.patch<RunItem>(runKey(a.runId), { stopping: false })
       return
     }
     case 'local.stopSettle': {
