@@ -92,10 +92,10 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
       const lastRow = all.reduce((a, b) => (Number(b.getAttribute('data-index')) > Number(a.getAttribute('data-index')) ? b : a))
       lastRow.scrollIntoView({ block: 'start' })
       const atEnd = s.scrollTop + s.clientHeight >= s.scrollHeight - 2
-      return { rows, last: Number(lastRow.getAttribute('data-index')), atEnd }
+      return { rows, last: Number(lastRow.getAttribute('data-index')), atEnd, scrollTop: s.scrollTop }
     })
   for (let step = 0; step < 5000; step++) {
-    const { rows, last, atEnd } = await collect()
+    const { rows, last, atEnd, scrollTop } = await collect()
     for (const [i, text] of rows) seen.set(i, text)
     if (atEnd) {
       // the end is in view: what renders there now is the rest
@@ -103,12 +103,19 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
       for (const [i, text] of (await collect()).rows) seen.set(i, text)
       break
     }
-    // wait for the rows after it
+    // Wait for the rows after it. The virtualizer may still be settling a measurement from the resize
+    // or the last page and can write scrollTop once more; like a user, scroll to that row again then.
     await page
       .waitForFunction(
-        (n) => Array.from((globalThis as unknown as { document: Doc }).document.querySelectorAll('[data-msg]')).some((r) => Number(r.getAttribute('data-index')) > n),
-        last,
-        { timeout: 15_000 },
+        ([n, target]) => {
+          const d = (globalThis as unknown as { document: Doc }).document
+          if (Array.from(d.querySelectorAll('[data-msg]')).some((r) => Number(r.getAttribute('data-index')) > n)) return true
+          const s = d.querySelector('.conversation-scroll')!
+          if (s.scrollTop < target - 2) s.scrollTop = target
+          return false
+        },
+        [last, scrollTop] as const,
+        { timeout: 15_000, polling: 100 },
       )
       .catch(async (err: Error) => {
         const where = await scroller.evaluate((el) => {
