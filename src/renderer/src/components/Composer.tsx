@@ -12,7 +12,7 @@ const OUTCOME: Record<QueueItem['status'], string> = {
   queued: 'Queued',
   steered: 'Steered into the running reply',
   started: 'Started as the next run',
-  collected: 'Merged into the next run',
+  collected: 'Sent with the next run',
   dropped: 'Dropped (queue full)',
   removed: 'Removed',
   failed: 'Failed',

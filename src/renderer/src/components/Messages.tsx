@@ -15,6 +15,11 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
     <div className={`msg msg-user ${item.error ? 'msg-failed' : ''}`}>
       <div className="bubble">
         {item.via === 'steer' && <span className="tag">Steer</span>}
+        {item.via === 'collect' && (
+          <span className="tag" title="Queued while the agent was busy, then sent together with the other queued messages in one run">
+            Queued · sent together
+          </span>
+        )}
         <div className="user-text">{item.text}</div>
       </div>
       {item.pending && <div className="msg-note">Sending…</div>}

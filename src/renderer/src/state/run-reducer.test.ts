@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
 import { SEAL_CHARS } from '../markdown/blocks'
-import { activeRun, MAX_BUFFERED_EVENTS, readableError, reduce, runsWithGaps, type Action } from './run-reducer'
+import { activeRun, collectedTexts, MAX_BUFFERED_EVENTS, readableError, reduce, runsWithGaps, type Action } from './run-reducer'
 import { emptyTranscript, type AssistantItem, type Item, type RunItem, type ToolItem, type Transcript } from './types'
 
 const SK = 'agent:main:main'
@@ -579,5 +579,91 @@ describe('durations and errors after a refetch', () => {
       ]),
     })
     expect((t.items.at(-1) as RunItem).error).toBe('HTTP 429: Rate limit reached')
+  })
+})
+
+describe('queue collect mode: messages folded into one run', () => {
+  const queued = (id: string, text: string, enqueuedAt: number, status: 'queued' | 'collected', runId?: string) => ({
+    id,
+    sessionKey: SK,
+    mode: 'collect' as const,
+    text,
+    enqueuedAt,
+    status,
+    ...(runId ? { runId, detail: 'coalesced 2 messages into one turn' } : {}),
+  })
+  const prompt = '[Queued messages while agent was busy]\n\n---\nQueued #1\nalso this\n\n---\nQueued #2\nand that'
+
+  /** r1 runs; c2 and c3 are queued, then folded into c2's run (the runtime marks c3 foldedInto c2). */
+  function liveFold() {
+    const r1 = runEvents('r1')
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'start', ts: 0 })
+    t = applyAll(t, [r1.start(), r1.say('first'), r1.end()])
+    for (const [id, text] of [['c2', 'also this'], ['c3', 'and that']]) {
+      t = reduce(t, { type: 'local.send', id, text, ts: 1 })
+      t = reduce(t, { type: 'local.sendResult', id, text, result: { runId: 'r1', status: 'queued', queueItemId: `q${id}` }, ts: 1 })
+    }
+    t = reduce(t, { type: 'queue', items: [queued('qc2', 'also this', 2, 'queued'), queued('qc3', 'and that', 3, 'queued')] })
+    const c2 = runEvents('c2')
+    const c3 = runEvents('c3')
+    const foldStart = c3.start()
+    foldStart.data = { ...foldStart.data, foldedInto: 'c2' }
+    t = applyAll(t, [c2.start(), foldStart])
+    t = reduce(t, { type: 'queue', items: [queued('qc2', 'also this', 2, 'collected', 'c2'), queued('qc3', 'and that', 3, 'collected', 'c2')] })
+    t = applyAll(t, [c2.say('both done'), c2.end()])
+    const foldEnd = c3.end({ stopReason: 'collected', foldedInto: 'c2' })
+    t = applyAll(t, [foldEnd])
+    const beforeChat = t
+    t = reduce(t, { type: 'chat', event: { runId: 'c3', sessionKey: SK, seq: 2, state: 'final', stopReason: 'collected' } })
+    return { t, beforeChat, events: [...r1.evs, ...c2.evs, ...c3.evs] }
+  }
+
+  it('shows the folded messages in the run that answered them — no empty footer of their own', () => {
+    const { t, beforeChat } = liveFold()
+    expect(view(beforeChat)).toEqual(view(t)) // the agent stream alone says so
+    expect(view(t)).toEqual(['user:start', 'assistant:first', 'run:done', 'user:also this', 'user:and that', 'assistant:both done', 'run:done'])
+    expect(t.items.filter((i) => i.kind === 'run').map((i) => i.key)).toEqual(['run:r1', 'run:c2'])
+    const users = t.items.filter((i) => i.kind === 'user' && i.runId === 'c2')
+    expect(users.map((u) => [u.key, u.kind === 'user' && u.via])).toEqual([
+      ['user:c2', 'collect'],
+      ['user:c2:1', 'collect'],
+    ])
+    expect(activeRun(t)).toBeUndefined()
+  })
+
+  it('events of the folded run arriving before its queue update (and duplicates) add nothing', () => {
+    const c3 = runEvents('c3')
+    const s = c3.start()
+    s.data = { ...s.data, foldedInto: 'c2' }
+    const e = c3.end({ stopReason: 'collected', foldedInto: 'c2' })
+    const t = applyAll(emptyTranscript(SK), [e, s, s, e])
+    expect(t.items).toEqual([])
+    // a chat final of a folded run whose agent events this window never saw
+    const t2 = reduce(emptyTranscript(SK), { type: 'chat', event: { runId: 'c9', sessionKey: SK, seq: 1, state: 'final', stopReason: 'collected' } })
+    expect(t2.items).toEqual([])
+  })
+
+  it('a reload shows the same items and keys: history\'s collect prompt is split into the queued messages', () => {
+    const { t, events } = liveFold()
+    const reloaded = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: hist([
+        { id: '0', runId: 'r1', role: 'user', content: 'start', timestamp: 0 },
+        { id: '1', runId: 'r1', role: 'assistant', content: [{ type: 'text', text: 'first' }], timestamp: 1 },
+        { id: '2', runId: 'c2', role: 'user', content: prompt, timestamp: 2 },
+        { id: '3', runId: 'c2', role: 'assistant', content: [{ type: 'text', text: 'both done' }], timestamp: 3 },
+      ]),
+      recent: { events, approvals: [] },
+    })
+    expect(view(reloaded)).toEqual(view(t))
+    expect(reloaded.items.map((i) => i.key)).toEqual(t.items.map((i) => i.key))
+  })
+
+  it('splits collect prompts (with an overflow notice; a single message) and leaves other text alone', () => {
+    expect(collectedTexts(prompt)).toEqual(['also this', 'and that'])
+    const withOverflow = '[Queued messages while agent was busy]\n\n[Queue overflow] Dropped 1 message due to cap.\nSummary:\n- x\n\n---\nQueued #1\nline 1\n\nline 2'
+    expect(collectedTexts(withOverflow)).toEqual(['line 1\n\nline 2'])
+    expect(collectedTexts('just a message')).toBeUndefined()
+    expect(collectedTexts('[Queued messages while agent was busy]\n\nno sections')).toBeUndefined()
   })
 })

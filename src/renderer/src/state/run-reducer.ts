@@ -39,6 +39,10 @@ import {
 export const MAX_BUFFERED_EVENTS = 1000
 const TIMED_OUT = 'The run timed out and was stopped.'
 const INTERRUPTED = 'Interrupted: Loopdesk stopped before this message was answered.'
+/** stopReason of a run folded into another one (runtime queue "collect" mode) */
+const COLLECTED = 'collected'
+/** The runtime's collect prompt: a title, then one "Queued #n" section per message (runtime/queue/prompt.ts). */
+const COLLECT_TITLE = '[Queued messages while agent was busy]'
 
 export type SendResult = Results['chat.send']
 
@@ -449,10 +453,38 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
   }
 }
 
+/** The batch run a lifecycle event says this run was folded into (queue "collect" mode), if any. */
+function foldTarget(ev: AgentEvent): string | undefined {
+  if (ev.stream !== 'lifecycle') return undefined
+  const into = (ev.data as Record<string, unknown>).foldedInto
+  return typeof into === 'string' && into && into !== ev.runId ? into : undefined
+}
+
+/**
+ * A run whose queued message was folded into another run: that run answers it and shows the outcome,
+ * so this one gets no footer of its own (it would be an empty "Done"). Its message is shown in the
+ * handling run (from the queue's "collected" items, or history's collect prompt).
+ */
+function applyFolded(d: Draft, runId: string, into: string, seq?: number) {
+  const t = d.track(runId) ?? d.addTrack(runId, { sawAssistant: true })
+  if (seq !== undefined) t.nextSeq = Math.max(t.nextSeq, seq + 1)
+  t.buffer = []
+  t.terminal = true
+  t.foldedInto = into
+  d.remove(runKey(runId))
+  for (let i = d.items.length - 1; i >= 0; i--) {
+    const it = d.items[i]
+    if (it.runId === runId && it.kind === 'user') d.remove(it.key)
+  }
+}
+
 function applyAgent(d: Draft, ev: AgentEvent) {
   if (typeof ev.runId !== 'string' || typeof ev.seq !== 'number' || !ev.data || typeof ev.data !== 'object') return
   const prev = d.runs[ev.runId]
   if (prev && ev.seq < prev.nextSeq) return // duplicate
+  // Every lifecycle event of a folded run carries foldedInto, so the first one seen decides.
+  const into = prev?.foldedInto ?? foldTarget(ev)
+  if (into !== undefined) return applyFolded(d, ev.runId, into, ev.seq)
   const known = !!prev
   const t = ensureRun(d, ev.runId, ev.ts)
   if (!known && ev.seq !== 1) d.needsRefetch = true // joined mid-run: history has the beginning
@@ -502,6 +534,10 @@ function chatText(ev: ChatEvent): string {
 function applyChat(d: Draft, ev: ChatEvent) {
   if (typeof ev.runId !== 'string') return
   const existing = d.track(ev.runId)
+  if (existing?.foldedInto !== undefined) return
+  // The chat projection of a folded run ends with stopReason "collected" and no message ('' = the
+  // handling run is not known from here).
+  if (ev.stopReason === COLLECTED && !ev.message && !existing?.sawAssistant) return applyFolded(d, ev.runId, '')
   if (!existing && ev.state === 'delta') {
     // Deltas of a run we have no agent events for (agent events lost or filtered): make the run visible.
     d.needsRefetch = true
@@ -560,17 +596,46 @@ function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
 }
 
 function applyQueue(d: Draft, items: QueueItem[]) {
-  // A queued follow-up that started a run: show its text as that run's user message.
+  // A queued follow-up that started a run: show its text as that run's user message. Messages
+  // "collected" into one run are all shown, in queue order, as that run's messages — the same items
+  // (and keys) history's collect prompt gives after a reload.
+  const byRun = new Map<string, QueueItem[]>()
   for (const q of items) {
-    if (q.status !== 'started' || !q.runId) continue
-    const key = userKey(q.runId, 0)
-    if (d.find(key) >= 0) continue
-    const t = ensureRun(d, q.runId, q.enqueuedAt, 'pending')
-    const user: UserItem = { kind: 'user', key, runId: q.runId, ts: q.enqueuedAt, text: q.text }
-    const first = d.items.findIndex((it) => it.runId === q.runId)
-    d.insertAt(first < 0 ? d.items.length : first, user)
-    t.users = Math.max(t.users, 1)
+    if ((q.status !== 'started' && q.status !== 'collected') || !q.runId) continue
+    const list = byRun.get(q.runId) ?? []
+    list.push(q)
+    byRun.set(q.runId, list)
   }
+  for (const [runId, list] of byRun) {
+    if (d.find(userKey(runId, 0)) >= 0) continue
+    const collect = list.length > 1 || list[0].status === 'collected'
+    const ordered = list.map((q, i) => ({ q, i })).sort((a, b) => a.q.enqueuedAt - b.q.enqueuedAt || a.i - b.i)
+    const t = ensureRun(d, runId, ordered[0].q.enqueuedAt, 'pending')
+    let at = d.items.findIndex((it) => it.runId === runId)
+    if (at < 0) at = d.items.length
+    ordered.forEach(({ q }, n) => {
+      const user: UserItem = { kind: 'user', key: userKey(runId, n), runId, ts: q.enqueuedAt, text: q.text, ...(collect ? { via: 'collect' as const } : {}) }
+      d.insertAt(at + n, user)
+    })
+    t.users = Math.max(t.users, ordered.length)
+  }
+}
+
+/** The queued messages of a collect prompt, oldest first (undefined when `text` is not one). */
+export function collectedTexts(text: string): string[] | undefined {
+  if (!text.startsWith(COLLECT_TITLE + '\n\n')) return undefined
+  const out: string[] = []
+  const marker = (n: number) => `---\nQueued #${n}\n`
+  // The first section follows the title (or the overflow notice); each next one a blank line.
+  let at = text.indexOf('\n\n' + marker(1), COLLECT_TITLE.length)
+  if (at < 0) return undefined
+  for (let n = 1; at >= 0; n++) {
+    const start = at + 2 + marker(n).length
+    const next = text.indexOf('\n\n' + marker(n + 1), start)
+    out.push(next < 0 ? text.slice(start) : text.slice(start, next))
+    at = next
+  }
+  return out
 }
 
 // ------------------------------------------------------------------------------------------- local actions
@@ -764,8 +829,15 @@ function historyItems(
     if (runId && runId === skipRun && m.role !== 'user') continue
     switch (m.role) {
       case 'user': {
+        const text = messageText(m.content)
+        const collected = runId ? collectedTexts(text) : undefined
+        if (runId && collected) {
+          // Queued messages the runtime sent together: one item each, as the live view showed them.
+          for (const c of collected) out.push({ kind: 'user', key: userKey(runId, track(runId).users++), runId, ts: m.timestamp, text: c, via: 'collect' })
+          break
+        }
         const key = runId ? userKey(runId, track(runId).users++) : `h:${m.id}`
-        out.push({ kind: 'user', key, runId, ts: m.timestamp, text: messageText(m.content) })
+        out.push({ kind: 'user', key, runId, ts: m.timestamp, text })
         break
       }
       case 'assistant': {
@@ -957,7 +1029,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
       t.sawAssistant = false
       t.nextSeq = list[0].seq
     } else d.addTrack(runId, { nextSeq: list[0].seq })
-    ensureRun(d, runId, list[0].ts)
+    const into = list.map(foldTarget).find((x) => x)
+    if (into !== undefined) applyFolded(d, runId, into, list[list.length - 1].seq)
+    else ensureRun(d, runId, list[0].ts)
     for (const ev of list) applyAgent(d, ev)
   }
   for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)

@@ -14,8 +14,9 @@ export interface UserItem extends ItemBase {
   text: string
   /** sent, not yet acknowledged by the runtime */
   pending?: boolean
-  /** injected into a running reply */
-  via?: 'steer'
+  /** injected into a running reply ('steer'), or one of several queued messages the runtime sent
+   * together as one run ('collect') */
+  via?: 'steer' | 'collect'
   /** send failed */
   error?: string
 }
@@ -101,6 +102,8 @@ export interface RunTrack {
   sealK?: number
   sawAssistant: boolean
   terminal: boolean
+  /** queue "collect" mode: this run's message was answered by that run (no footer of its own) */
+  foldedInto?: string
 }
 
 export interface Transcript {
