@@ -60,6 +60,9 @@ export interface FakeBridgeOptions {
   /** the port the gateway really listens on, as status reports it (default: the configured
    * gatewayPort; another port = it fell back from a taken one; null = no gateway listening) */
   listeningPort?: number | null
+  /** rate limit for config.patch like the gateway's (3 per 60 s per device): refused writes answer
+   * UNAVAILABLE + retryable + retryAfterMs (default: no limit) */
+  configWriteLimit?: { max: number; windowMs: number }
 }
 
 interface FakeSession {
@@ -183,7 +186,10 @@ export class FakeBridge implements Bridge {
   private scripts: FakeScript[]
   private nextId = 1
   private startedAt = Date.now()
-  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey' | 'listeningPort'>> & Pick<FakeBridgeOptions, 'persistKey' | 'listeningPort'>
+  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey' | 'listeningPort' | 'configWriteLimit'>> &
+    Pick<FakeBridgeOptions, 'persistKey' | 'listeningPort' | 'configWriteLimit'>
+  /** when accepted config writes happened (for configWriteLimit) */
+  private configWrites: number[] = []
   /** every call made, for assertions */
   readonly calls: Array<{ name: BridgeCallName; params: unknown }> = []
 
@@ -197,6 +203,7 @@ export class FakeBridge implements Bridge {
       historyDelayMs: options.historyDelayMs ?? 0,
       listeningPort: options.listeningPort === undefined ? (options.gatewayPort ?? 18789) : options.listeningPort,
       persistKey: options.persistKey,
+      configWriteLimit: options.configWriteLimit,
     }
     this.scripts = [...(options.scripts ?? [])]
     this.config = { agents: { defaults: { timeoutSeconds: 600, thinkingDefault: 'low', workspace: '~/loopdesk' } }, gateway: { port: this.opts.gatewayPort } }
@@ -763,6 +770,25 @@ export class FakeBridge implements Bridge {
 
   async settingsSet(params: Parameters<Bridge['settingsSet']>[0]): Promise<Result<Results['config.patch']>> {
     this.record('settingsSet', params)
+    const limit = this.opts.configWriteLimit
+    if (limit) {
+      const now = Date.now()
+      this.configWrites = this.configWrites.filter((t) => t > now - limit.windowMs)
+      if (this.configWrites.length >= limit.max) {
+        const retryAfterMs = Math.max(1, this.configWrites[0] + limit.windowMs - now)
+        return {
+          ok: false,
+          error: {
+            code: 'UNAVAILABLE',
+            message: `rate limit exceeded for config.patch: too many configuration writes, retry in ${Math.ceil(retryAfterMs / 1000)} s`,
+            details: { code: 'RATE_LIMITED', method: 'config.patch' },
+            retryable: true,
+            retryAfterMs,
+          },
+        }
+      }
+      this.configWrites.push(now)
+    }
     const patch = structuredClone(params.patch) as Record<string, unknown>
     // Secrets are write-only: move them to the secret store and out of the config.
     const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers

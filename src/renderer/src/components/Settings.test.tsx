@@ -95,6 +95,50 @@ describe('settings', () => {
     expect(bridge.calls.filter((c) => c.name === 'prefsSet').at(-1)!.params).toEqual({ theme: 'dark' })
   }, 15_000)
 
+  it('a save refused by the rate limit says so, keeps what was typed and is sent again after retryAfterMs', async () => {
+    const user = userEvent.setup()
+    // like the gateway's 3 writes per 60 s, scaled down
+    const { bridge } = await renderApp({ configWriteLimit: { max: 1, windowMs: 1500 } })
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    const timeout = within(dialog).getByLabelText('Run timeout (seconds)')
+    const saves = () => bridge.calls.filter((c) => c.name === 'settingsSet').length
+    const savedTimeout = async () => {
+      const r = await bridge.settingsGet()
+      return r.ok ? (r.data.config as any).agents.defaults.timeoutSeconds : undefined
+    }
+    await user.clear(timeout)
+    await user.type(timeout, '900')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(async () => expect(await savedTimeout()).toBe(900))
+    await user.clear(timeout)
+    await user.type(timeout, '1200')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    const notice = await within(dialog).findByRole('status', { name: 'Save retry' })
+    expect(notice).toHaveTextContent(/Too many changes in a short time.*Retrying your change in [12] s/)
+    expect(screen.queryByText(/rate limit exceeded/)).toBeNull() // no raw error toast
+    expect(timeout).toHaveValue('1200')
+    expect(await savedTimeout()).toBe(900)
+    // the retry goes out by itself once the window allows it
+    await waitFor(async () => expect(await savedTimeout()).toBe(1200), { timeout: 5000 })
+    await waitFor(() => expect(within(dialog).queryByRole('status', { name: 'Save retry' })).toBeNull())
+    expect(timeout).toHaveValue('1200')
+
+    // "Don't retry" drops the waiting save; the field keeps its value for a later save
+    await user.clear(timeout)
+    await user.type(timeout, '1500')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await within(dialog).findByRole('status', { name: 'Save retry' })
+    const before = saves()
+    await user.click(within(dialog).getByRole('button', { name: "Don't retry" }))
+    expect(within(dialog).queryByRole('status', { name: 'Save retry' })).toBeNull()
+    await new Promise((r) => setTimeout(r, 1700))
+    expect(saves()).toBe(before)
+    expect(await savedTimeout()).toBe(1200)
+    expect(timeout).toHaveValue('1500')
+  }, 15_000)
+
   it('the CLI snippet uses the port the gateway really listens on (status), not the configured one', async () => {
     const user = userEvent.setup()
     // port 18789 is configured but was taken: the app's gateway fell back to 18790

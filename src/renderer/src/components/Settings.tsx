@@ -390,6 +390,35 @@ const SECTIONS = [
   { id: 'appearance', label: 'Appearance', View: AppearanceSection },
 ] as const
 
+/**
+ * Saves the gateway refused for now (config writes are rate limited): says so, counts down to the
+ * automatic retry, and lets the user drop them. What was typed stays in the forms meanwhile.
+ */
+function SaveRetryNotice() {
+  const controller = useController()
+  const retry = useAppStore('settings', (s) => s.saveRetry)
+  // re-render once a second while a retry waits (the countdown reads the clock when rendering)
+  const [, setTick] = useState(0)
+  useEffect(() => {
+    if (!retry) return
+    const timer = setInterval(() => setTick((n) => n + 1), 1000)
+    return () => clearInterval(timer)
+  }, [retry])
+  if (!retry) return null
+  // eslint-disable-next-line react-hooks/purity -- a countdown shows the time left now
+  const secs = Math.max(0, Math.ceil((retry.retryAt - Date.now()) / 1000))
+  const what = retry.count > 1 ? `${retry.count} changes` : 'your change'
+  return (
+    <div className="callout callout-warn" role="status" aria-label="Save retry">
+      {retry.rateLimited ? 'Too many changes in a short time (the gateway allows 3 per minute). ' : 'The gateway cannot save right now. '}
+      {secs > 0 ? `Retrying ${what} in ${secs} s…` : `Retrying ${what}…`}{' '}
+      <button type="button" className="btn btn-link btn-xs" onClick={() => controller.cancelSaveRetries()}>
+        Don't retry
+      </button>
+    </div>
+  )
+}
+
 export function SettingsDialog() {
   const controller = useController()
   const initial = useAppStore('settings', (s) => s.settingsSection)
@@ -408,6 +437,7 @@ export function SettingsDialog() {
           ))}
         </nav>
         <div className="settings-content">
+          <SaveRetryNotice />
           {config && config.issues.length > 0 && (
             <div className="callout callout-warn" role="alert">
               Config problems: {config.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}

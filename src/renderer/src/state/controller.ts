@@ -5,7 +5,7 @@ import type { Bridge } from '../../../shared/bridge'
 import { isConnectionAware } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
-import type { ErrorShape, Prefs, Result, SessionRow } from '../../../shared/methods'
+import type { ErrorShape, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
@@ -19,6 +19,18 @@ export const GAP_TIMEOUT_MS = 1500
 export const STOP_SETTLE_MS = 8000
 const MAX_CACHED_TRANSCRIPTS = 8
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
+/** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
+const MAX_SAVE_RETRIES = 5
+/** Longest wait for a retry we accept from the gateway. */
+const MAX_SAVE_RETRY_MS = 120_000
+
+/** ms to wait before sending a refused request again, when the error says it may be retried. */
+export function retryDelay(e: ErrorShape): number | undefined {
+  if (e.code !== 'UNAVAILABLE' || !e.retryable) return undefined
+  const ms = e.retryAfterMs
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined
+  return Math.min(ms, MAX_SAVE_RETRY_MS)
+}
 
 export function errorText(e: ErrorShape | unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {
@@ -114,6 +126,7 @@ export class Controller {
     this.unsubscribe?.()
     for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
+    this.cancelSaveRetries()
   }
 
   private toast(text: string, kind: 'error' | 'info' = 'error') {
@@ -666,11 +679,36 @@ export class Controller {
     this.stores.settings.setState({ settingsOpen: false })
   }
 
-  /** Applies a config merge patch; secrets in it are write-only (the result reports set/not set). */
+  /**
+   * Applies a config merge patch; secrets in it are write-only (the result reports set/not set).
+   * A save the gateway refuses for now (config writes are rate limited: UNAVAILABLE + retryable +
+   * retryAfterMs) is sent again once that time has passed — the form keeps what the user typed while
+   * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
+   */
   async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings'): Promise<boolean> {
-    const cur = this.stores.settings.getState().config
-    const r = await this.call(this.bridge.settingsSet({ patch, baseHash: cur?.hash }), what)
-    if (!r) return false
+    let cur: Results['config.get'] | undefined
+    let r: Results['config.patch'] | undefined
+    for (let attempt = 0; ; attempt++) {
+      cur = this.stores.settings.getState().config
+      let res: Result<Results['config.patch']>
+      try {
+        res = await this.bridge.settingsSet({ patch, baseHash: cur?.hash })
+      } catch (err) {
+        this.toast(`${what}: ${errorText(err)}`)
+        return false
+      }
+      if (res.ok) {
+        r = res.data
+        break
+      }
+      const wait = attempt < MAX_SAVE_RETRIES ? retryDelay(res.error) : undefined
+      if (wait === undefined) {
+        this.toast(`${what}: ${errorText(res.error)}`)
+        return false
+      }
+      const rateLimited = (res.error.details as { code?: string } | undefined)?.code === 'RATE_LIMITED'
+      if (!(await this.waitToRetrySave(wait, rateLimited, what))) return false
+    }
     this.stores.settings.setState((s) => ({
       config: s.config ? { ...s.config, hash: r.hash, config: r.config, secrets: r.secrets } : s.config,
     }))
@@ -679,6 +717,41 @@ export class Controller {
     if (models?.ok) this.stores.settings.setState({ models: models.data.models, defaultModel: models.data.defaultModel, modelsLoaded: true })
     if (!cur) await this.loadSettings()
     return true
+  }
+
+  private saveWaiters = new Set<{ retryAt: number; rateLimited: boolean; what: string; settle(go: boolean): void }>()
+
+  /** Waits until a refused save may be sent again; false when the user cancelled it (or on dispose). */
+  private waitToRetrySave(ms: number, rateLimited: boolean, what: string): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const w = {
+        retryAt: Date.now() + ms,
+        rateLimited,
+        what,
+        settle: (go: boolean) => {
+          clearTimeout(timer)
+          this.saveWaiters.delete(w)
+          this.publishSaveRetry()
+          resolve(go)
+        },
+      }
+      const timer = setTimeout(() => w.settle(true), ms)
+      this.saveWaiters.add(w)
+      this.publishSaveRetry()
+    })
+  }
+
+  private publishSaveRetry() {
+    const all = [...this.saveWaiters]
+    const last = all.reduce<(typeof all)[number] | undefined>((a, b) => (!a || b.retryAt > a.retryAt ? b : a), undefined)
+    this.stores.settings.setState({
+      saveRetry: last ? { retryAt: last.retryAt, count: all.length, rateLimited: all.some((w) => w.rateLimited), what: last.what } : undefined,
+    })
+  }
+
+  /** Drops the saves waiting to be retried (the forms keep their values; the user may save again). */
+  cancelSaveRetries() {
+    for (const w of [...this.saveWaiters]) w.settle(false)
   }
 
   /** First usable model: when no default model is set yet, use one of this provider's. */

@@ -59,6 +59,8 @@ export interface SettingsState {
   settingsSection?: string
   /** a gateway token generated in this window (shown in the CLI snippet) */
   revealedToken?: string
+  /** config saves the gateway refused for now (rate limit): they are sent again at `retryAt` */
+  saveRetry?: { retryAt: number; count: number; rateLimited: boolean; what: string }
 }
 
 export interface Toast {
