@@ -48,12 +48,18 @@ const runtime = await createRuntime({ stateDir, env: {}, credentials: memoryCred
 // The runtime's own accept time (handler: validate, persist the session entry, journal, enqueue), to split
 // the client-observed ack latency into runtime and transport parts.
 let handlerMs: number[] = []
+// per request, on the wall clock shared with the client: when the handler started and when it returned
+let handlerSpans: Record<string, [number, number]> = {}
+const wallNow = () => performance.timeOrigin + performance.now()
 const timedAgent: Handlers['agent'] = async (p, ctx) => {
   const t = performance.now()
+  const w = wallNow()
   try {
     return await runtime.handlers.agent(p, ctx)
   } finally {
     handlerMs.push(performance.now() - t)
+    const key = (p as { idempotencyKey?: string }).idempotencyKey
+    if (key) handlerSpans[key] = [w, wallNow()]
   }
 }
 const host: RuntimeHost = {
@@ -139,6 +145,7 @@ process.on('message', (raw) => {
     switch (msg.cmd) {
       case 'start-stats':
         handlerMs = []
+        handlerSpans = {}
         loop?.disable()
         loop = monitorEventLoopDelay({ resolution: 1 })
         loop.enable()
@@ -177,6 +184,7 @@ process.on('message', (raw) => {
           type: 'reply',
           cmd: msg.cmd,
           handler: { p50: pct(h, 50), p99: pct(h, 99), n: h.length },
+          spans: handlerSpans,
           loop: loop ? { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 } : undefined,
           cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
           wallMs: wall,
