@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => server.close())
 
 let t: TestRuntime | undefined
-const VARS = { LD_E2E_PROVIDER_CRED: 'provider-cred-value', OPENAI_API_KEY: 'sk-e2e-openai', LD_E2E_PLAIN: 'plain-value' }
+const VARS = { LD_E2E_PROVIDER_CRED: 'provider-cred-value', OPENAI_API_KEY: 'sk-e2e-openai', LD_E2E_PLAIN: 'plain-value', LD_E2E_GH_TOKEN: 'gh-value' }
 beforeAll(() => {
   Object.assign(process.env, VARS)
 })
@@ -24,7 +24,7 @@ afterEach(async () => {
   t = undefined
 })
 
-const COMMAND = 'echo "cred=[$LD_E2E_PROVIDER_CRED] openai=[$OPENAI_API_KEY] plain=[$LD_E2E_PLAIN]"'
+const COMMAND = 'echo "cred=[$LD_E2E_PROVIDER_CRED] openai=[$OPENAI_API_KEY] gh=[$LD_E2E_GH_TOKEN] plain=[$LD_E2E_PLAIN]"'
 
 async function execOutput(exec: NonNullable<NonNullable<LoopdeskConfig['tools']>['exec']>): Promise<string> {
   const config = testConfig(server, { tools: { exec: { allowlist: [COMMAND], ...exec } } })
@@ -43,11 +43,11 @@ async function execOutput(exec: NonNullable<NonNullable<LoopdeskConfig['tools']>
 }
 
 describe('exec environment (config → runner → tool)', () => {
-  it("strips provider keys, including a configured provider's apiKeyEnv", async () => {
-    expect(await execOutput({})).toBe('cred=[] openai=[] plain=[plain-value]\n')
+  it("strips provider keys, including a configured provider's apiKeyEnv, and other tokens by their name", async () => {
+    expect(await execOutput({})).toBe('cred=[] openai=[] gh=[] plain=[plain-value]\n')
   })
 
   it('tools.exec.envPassthrough lets named variables through', async () => {
-    expect(await execOutput({ envPassthrough: ['LD_E2E_PROVIDER_CRED'] })).toBe('cred=[provider-cred-value] openai=[] plain=[plain-value]\n')
+    expect(await execOutput({ envPassthrough: ['LD_E2E_PROVIDER_CRED', 'LD_E2E_GH_*'] })).toBe('cred=[provider-cred-value] openai=[] gh=[gh-value] plain=[plain-value]\n')
   })
 })

@@ -69,7 +69,7 @@ describe('exec: running commands', () => {
     }
   })
 
-  it('keeps provider API keys, configured key variables and tokens out of commands unless passed through', async () => {
+  it('keeps provider API keys, configured key variables, tokens and passwords out of commands unless passed through', async () => {
     const secrets: Record<string, string> = {
       OPENAI_API_KEY: 'sk-openai-secret',
       ANTHROPIC_API_KEY: 'sk-ant-secret',
@@ -81,6 +81,7 @@ describe('exec: running commands', () => {
       AWS_SECRET_ACCESS_KEY: 'aws-secret',
       HF_TOKEN: 'hf-secret',
       GITHUB_TOKEN: 'gh-token',
+      LOOPDESK_TEST_DB_PASSWORD: 'db-secret',
       LOOPDESK_TEST_PLAIN: 'visible',
     }
     Object.assign(process.env, secrets)
@@ -89,19 +90,22 @@ describe('exec: running commands', () => {
       const policy = { passthrough: [], secretNames: ['MY_LLM_CRED'] }
       const strict = textOf(await run(makeCtx(sb.ws, { ...allowAll, execEnv: policy }), 'exec', { command: show }))
       for (const v of Object.values(secrets)) {
-        if (!['gh-token', 'visible'].includes(v)) expect(strict).not.toContain(v)
+        if (v !== 'visible') expect(strict).not.toContain(v)
       }
       expect(strict).toContain('OPENAI_API_KEY=\n')
       expect(strict).toContain('MY_LLM_CRED=\n')
-      expect(strict).toContain('GITHUB_TOKEN=gh-token\n') // not a provider credential: left alone
+      expect(strict).toContain('GITHUB_TOKEN=\n') // not a provider credential, but a token by its name
+      expect(strict).toContain('LOOPDESK_TEST_DB_PASSWORD=\n')
       expect(strict).toContain('LOOPDESK_TEST_PLAIN=visible\n')
       // without a config policy (no runner config) the built-in rules still apply
       const bare = textOf(await run(makeCtx(sb.ws, allowAll), 'exec', { command: 'echo "[$OPENAI_API_KEY][$LOOPDESK_GATEWAY_TOKEN]"' }))
       expect(bare).toBe('[][]\n')
       // the user can let named variables (or prefixes) through explicitly
-      const open = { passthrough: ['OPENAI_API_KEY', 'AWS_*'], secretNames: ['MY_LLM_CRED'] }
+      const open = { passthrough: ['OPENAI_API_KEY', 'AWS_*', 'GITHUB_TOKEN'], secretNames: ['MY_LLM_CRED'] }
       const t = textOf(await run(makeCtx(sb.ws, { ...allowAll, execEnv: open }), 'exec', { command: show }))
       expect(t).toContain('OPENAI_API_KEY=sk-openai-secret\n')
+      expect(t).toContain('GITHUB_TOKEN=gh-token\n')
+      expect(t).toContain('LOOPDESK_TEST_DB_PASSWORD=\n')
       expect(t).toContain('AWS_SECRET_ACCESS_KEY=aws-secret\n')
       expect(t).toContain('ANTHROPIC_API_KEY=\n')
       expect(t).toContain('MY_LLM_CRED=\n')
