@@ -1,6 +1,7 @@
 // What a transport (IPC shell, gateway, CLI --local) needs from a running Loopdesk runtime.
 import type { AnyEvent } from '../../shared/events'
 import type { AgentFinal } from '../../shared/methods'
+import type { ResolvedConfig } from '../runtime/contracts'
 import type { Handlers } from './dispatch'
 
 export interface RuntimeHost {
@@ -16,6 +17,13 @@ export interface RuntimeHost {
   readonly info: { version: string; stateDir: string; configPath: string; startedAt: number }
   /** Stop accepting runs, wait for active runs up to drainMs (then abort them), release locks. */
   shutdown(opts?: { drainMs?: number; reason?: string }): Promise<void>
+  /**
+   * Optional: the runtime's validated config (defaults filled in). While loopdesk.json is invalid this is
+   * still the last good config. Transports read it here instead of parsing the file themselves.
+   */
+  currentConfig?(): ResolvedConfig
+  /** Optional: told after the effective config changed (reload of the file, a config.patch); returns unsubscribe. */
+  onConfigChange?(listener: (config: ResolvedConfig) => void): () => void
   /**
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.

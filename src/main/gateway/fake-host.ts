@@ -3,6 +3,8 @@
 import { ApiError } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
+import { ConfigManager } from '../runtime/config/config-manager'
+import type { ResolvedConfig } from '../runtime/contracts'
 import type { AgentEvent, AnyEvent, ChatEvent } from '../../shared/events'
 import { METHOD_NAMES, type AgentFinal, type MethodName, type WaitResult } from '../../shared/methods'
 import { canonicalSessionKey } from '../../shared/session-key'
@@ -38,6 +40,9 @@ export class FakeHost implements RuntimeHost {
   shutdownCalled = false
   readonly patches: Array<Record<string, unknown>> = []
   readonly handlers: Handlers
+  private config = new ConfigManager({ stateDir: '/tmp/fake-state', env: {} })
+  private unwatchConfig?: () => void
+  private readonly configListeners = new Set<(config: ResolvedConfig) => void>()
 
   constructor(public opts: FakeHostOptions = {}) {
     const impl: Partial<Handlers> = {
@@ -107,6 +112,40 @@ export class FakeHost implements RuntimeHost {
         // isolated like the real bus
       }
     }
+  }
+
+  /**
+   * The config the gateway sees: the runtime's own ConfigManager over <stateDir>/loopdesk.json (validated,
+   * last good config kept while the file is invalid), polled every watchMs. Until called: the defaults.
+   */
+  useConfigFile(stateDir: string, watchMs: number) {
+    this.stopConfig()
+    const cfg = new ConfigManager({ stateDir, env: {} })
+    cfg.load()
+    this.info.configPath = cfg.path
+    this.config = cfg
+    const off = cfg.onChange((c) => this.configListeners.forEach((l) => l(c)))
+    const unwatch = cfg.watch(watchMs)
+    this.unwatchConfig = () => {
+      unwatch()
+      off()
+    }
+  }
+
+  stopConfig() {
+    this.unwatchConfig?.()
+    this.unwatchConfig = undefined
+  }
+
+  currentConfig(): ResolvedConfig {
+    return this.config.current
+  }
+
+  onConfigChange(listener: (config: ResolvedConfig) => void): () => void {
+    // through the field: useConfigFile may replace the manager after the gateway subscribed
+    const l = (c: ResolvedConfig) => listener(c)
+    this.configListeners.add(l)
+    return () => this.configListeners.delete(l)
   }
 
   async agentFinal(runId: string): Promise<AgentFinal> {

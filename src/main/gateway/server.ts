@@ -160,6 +160,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
     hooks: {
       before(conn, method, params) {
+        // a token this patch sets must not close the caller's connection before it got its answer
+        if (method === 'config.patch') tokenWatch?.hold()
         // the caller starts a run in a session: it gets that run's tool events, and later runs' there
         if (method === 'agent' || method === 'chat.send') {
           const p = params as { idempotencyKey?: unknown; sessionKey?: unknown; agentId?: unknown }
@@ -168,17 +170,15 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
         }
       },
-      after(conn, method, params, res) {
+      after(conn, method, _params, res) {
         // opening a session's transcript joins it (also mid-run): that is how a UI watches a session
         if (method === 'chat.history' && res.ok) conn.tools.sessions.add((res.data as { sessionKey: string }).sessionKey)
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
         }
-        // a token set through this very call takes effect now, not at the next poll (after the response went out)
-        if (method === 'config.patch' && res.ok && (params as { patch?: { gateway?: unknown } }).patch?.gateway !== undefined) {
-          setImmediate(() => tokenWatch?.check())
-        }
+        // a token set through this very call takes effect right after the response went out
+        if (method === 'config.patch') tokenWatch?.release()
         return res
       },
     },
@@ -209,12 +209,17 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
     log.info(`gateway: shared token rotated; closed ${closed} connection(s) that used the old one`)
   }
+  // the runtime's validated config (the last good one while loopdesk.json is invalid); never parsed here
+  const currentConfig = host.currentConfig?.bind(host)
+  const onConfigChange = host.onConfigChange?.bind(host)
+  const configSource =
+    currentConfig && onConfigChange ? { current: currentConfig, onChange: (l: () => void) => onConfigChange(() => l()) } : undefined
   const tokenWatch =
     opts.watchSharedToken === false
       ? undefined
       : new SharedTokenWatch({
           stateDir: opts.stateDir,
-          configPath: host.info.configPath,
+          config: configSource,
           intervalMs: limits.authWatchIntervalMs,
           onToken: (t, source) => setSharedToken(t, source === 'config'),
           warn: (m) => log.warn(m),
@@ -305,7 +310,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
   const runSeqs = new RunSeqTracker()
-  const toolRouter = new ToolRouter(host.info.configPath)
+  const toolRouter = new ToolRouter(() => currentConfig?.().defaults.verboseDefault)
   const unsubscribeHost = host.subscribe(onHostEvent)
 
   const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)

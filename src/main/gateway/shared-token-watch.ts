@@ -1,75 +1,95 @@
-// Watches where the shared gateway token comes from — `gateway.auth.token` in loopdesk.json and the
-// token file in the state dir — so a rotation (a config.patch from any transport, a hand edit, another
-// process rewriting the token file) reaches the running gateway, which then closes the connections that
-// authenticated with the old secret (OpenClaw: 4001 "gateway auth changed").
+// Follows where the shared gateway token comes from — `gateway.auth.token` of the runtime's validated
+// config and the token file in the state dir — so a rotation (a config.patch from any transport, a hand
+// edit the runtime reloaded, another process rewriting the token file) reaches the running gateway, which
+// then closes the connections that authenticated with the old secret (OpenClaw: 4001 "gateway auth changed").
+//
+// The config comes from the runtime (RuntimeHost.currentConfig / onConfigChange), never from parsing
+// loopdesk.json here: while the file is invalid the runtime keeps its last good config, and so do we.
 //
 // Edge-triggered: only a token that CHANGED since the last look counts, so a gateway started with an
-// explicit token is not overridden by whatever the files held at start. The config wins over the file,
-// as at start-up (a configured token is copied into the token file for the CLI).
-import { readFileSync, unwatchFile, watchFile } from 'node:fs'
-import JSON5 from 'json5'
+// explicit token is not overridden by whatever the config/file held at start. The config wins over the
+// file, as at start-up (a configured token is copied into the token file for the CLI).
+import { unwatchFile, watchFile } from 'node:fs'
+import type { ResolvedConfig } from '../runtime/contracts'
 import { readGatewayToken, tokenPath } from './state-files'
 
 const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
 
+/** The part of RuntimeHost this watch reads. */
+export interface ConfigSnapshotSource {
+  current(): ResolvedConfig
+  onChange(listener: () => void): () => void
+}
+
 export interface SharedTokenWatchOptions {
   stateDir: string
-  /** loopdesk.json of the runtime (undefined: only the token file is watched) */
-  configPath?: string
+  /** the runtime's config (undefined: only the token file is followed) */
+  config?: ConfigSnapshotSource
+  /** poll interval of the token file */
   intervalMs: number
   onToken(token: string, source: 'config' | 'file'): void
   warn(msg: string): void
 }
 
-type ConfigRead = { kind: 'token'; token: string } | { kind: 'none' } | { kind: 'unreadable' }
-
-function readConfigToken(path: string): ConfigRead {
-  let text: string
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch {
-    return { kind: 'none' }
-  }
-  try {
-    const cfg = JSON5.parse(text) as { gateway?: { auth?: { token?: unknown } } } | null
-    const t = cfg?.gateway?.auth?.token
-    return typeof t === 'string' && t.trim() ? { kind: 'token', token: t.trim() } : { kind: 'none' }
-  } catch {
-    // half-written or hand-broken: the runtime keeps its last good config; so do we
-    return { kind: 'unreadable' }
-  }
+/** The configured token as written (not LOOPDESK_GATEWAY_TOKEN, which pins a token at start instead). */
+function configToken(cfg: ResolvedConfig | undefined): string | undefined {
+  const t = cfg?.raw.gateway?.auth?.token
+  return typeof t === 'string' && t.trim() ? t.trim() : undefined
 }
 
 export class SharedTokenWatch {
   private lastConfig: string | undefined
   private lastFile: string | undefined
   private stopped = false
+  /** requests that may change the config and must get their response before connections close */
+  private holds = 0
+  private changedWhileHeld = false
   private readonly listener = () => this.check()
+  private readonly offConfig?: () => void
 
   constructor(private readonly opts: SharedTokenWatchOptions) {
-    const cfg = opts.configPath ? readConfigToken(opts.configPath) : { kind: 'none' as const }
-    this.lastConfig = cfg.kind === 'token' ? cfg.token : undefined
+    this.lastConfig = configToken(opts.config?.current())
     this.lastFile = readGatewayToken(opts.stateDir)
     // polling stats the path, so it follows atomic (rename) writes that an inode watch would lose
     watchFile(tokenPath(opts.stateDir), { interval: opts.intervalMs, persistent: false }, this.listener)
-    if (opts.configPath) watchFile(opts.configPath, { interval: opts.intervalMs, persistent: false }, this.listener)
+    this.offConfig = opts.config?.onChange(() => {
+      if (this.holds > 0) this.changedWhileHeld = true
+      // the change may come from inside a request handler: react after it returned
+      else setImmediate(() => this.check())
+    })
   }
 
-  /** Looks now (also called right after a config.patch through the gateway). */
+  /**
+   * A config.patch through the gateway is running: a token it sets takes effect after its response went
+   * out (release), so the caller learns it succeeded before its connection is closed.
+   */
+  hold() {
+    this.holds++
+  }
+
+  release() {
+    if (this.holds > 0) this.holds--
+    if (this.holds === 0 && this.changedWhileHeld) {
+      this.changedWhileHeld = false
+      setImmediate(() => this.check())
+    }
+  }
+
+  /** Looks now. */
   check() {
     if (this.stopped) return
-    const cfg = this.opts.configPath ? readConfigToken(this.opts.configPath) : { kind: 'none' as const }
-    if (cfg.kind === 'token' && cfg.token !== this.lastConfig) {
-      this.lastConfig = cfg.token
-      if (TOKEN_RE.test(cfg.token)) return this.opts.onToken(cfg.token, 'config')
+    const cfg = configToken(this.opts.config?.current())
+    if (cfg !== undefined && cfg !== this.lastConfig) {
+      this.lastConfig = cfg
+      if (TOKEN_RE.test(cfg)) return this.opts.onToken(cfg, 'config')
       this.opts.warn('gateway: gateway.auth.token in the config is not 16–512 printable characters; keeping the current token')
       return
     }
-    if (cfg.kind === 'none') this.lastConfig = undefined
+    if (cfg === undefined) this.lastConfig = undefined
     const file = readGatewayToken(this.opts.stateDir)
     if (file !== undefined && file !== this.lastFile) {
       this.lastFile = file
-      if (cfg.kind === 'none' || (cfg.kind === 'unreadable' && this.lastConfig === undefined)) this.opts.onToken(file, 'file')
+      if (cfg === undefined) this.opts.onToken(file, 'file')
     }
   }
 
@@ -81,6 +101,6 @@ export class SharedTokenWatch {
   stop() {
     this.stopped = true
     unwatchFile(tokenPath(this.opts.stateDir), this.listener)
-    if (this.opts.configPath) unwatchFile(this.opts.configPath, this.listener)
+    this.offConfig?.()
   }
 }

@@ -26,9 +26,13 @@ export async function startTestGateway(
 ): Promise<TestGateway> {
   const stateDir = mkdtempSync(join(tmpdir(), 'loopdesk-gw-'))
   const host = new FakeHost(hostOpts)
-  // the gateway watches the host's config file for token rotations: keep it inside this test's state dir
-  host.info.configPath = join(stateDir, 'loopdesk.json')
-  const gw = await startGateway({ host, port: 0, token: TEST_TOKEN, stateDir, staticDir: null, ...gwOpts })
+  // the gateway follows the host's config (token rotations, verboseDefault): a real ConfigManager over
+  // this test's state dir, polled as often as the gateway polls the token file
+  host.useConfigFile(stateDir, gwOpts.limits?.authWatchIntervalMs ?? 50)
+  const gw = await startGateway({ host, port: 0, token: TEST_TOKEN, stateDir, staticDir: null, ...gwOpts }).catch((err: unknown) => {
+    host.stopConfig()
+    throw err
+  })
   const identity = generateNodeDeviceIdentity()
   return {
     gw,
@@ -38,6 +42,7 @@ export async function startTestGateway(
     connect: (opts = {}) => connectGateway({ url: gw.url, token: TEST_TOKEN, identity, ...opts }),
     stop: async () => {
       await gw.close('test done')
+      host.stopConfig()
       rmSync(stateDir, { recursive: true, force: true })
     },
   }

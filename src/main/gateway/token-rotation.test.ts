@@ -129,4 +129,23 @@ describe('shared-token rotation over the real runtime', () => {
     await expect(fresh.request('status')).resolves.toMatchObject({ ok: true })
     await Promise.all([fresh.close(), k.viaDeviceToken.close()])
   })
+
+  it('a config.patch through another transport (the desktop IPC) reaches the gateway through the runtime; a broken file changes nothing', async () => {
+    const THIRD = 'third-token-abcdefghijklmnopq'
+    const c = await connectGateway({ url: gw.url, token: NEW_TOKEN, identity: generateNodeDeviceIdentity() })
+    const closed = closeOf(c)
+    await rt.call('config.patch', { patch: { gateway: { auth: { token: THIRD } } } })
+    expect(await closed).toEqual({ code: 4001, reason: 'gateway auth changed' })
+    expect(readGatewayToken(rt.stateDir)).toBe(THIRD)
+    // a hand-broken file: the runtime keeps its last good config (reload reports it invalid), the token stays
+    const after = await connectGateway({ url: gw.url, token: THIRD, identity: generateNodeDeviceIdentity() })
+    writeFileSync(join(rt.stateDir, 'loopdesk.json'), '{ gateway: { auth: { token: ')
+    // (this runtime does not poll the file: reload as its watcher would)
+    expect((rt.runtime.core.config as unknown as { reload(): { ok: boolean } }).reload().ok).toBe(false)
+    expect(rt.runtime.currentConfig?.().raw.gateway?.auth?.token).toBe(THIRD)
+    await sleep(50)
+    expect(after.closed).toBe(false)
+    await expect(after.request('health')).resolves.toMatchObject({ ok: true })
+    await after.close()
+  })
 })

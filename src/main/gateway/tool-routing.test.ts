@@ -112,12 +112,28 @@ describe('tool-event routing', () => {
   it('agents.defaults.verboseDefault "full" in the config keeps results for sessions without their own level', async () => {
     t = await startTestGateway()
     writeFileSync(t.host.info.configPath, '{ agents: { defaults: { verboseDefault: "full" } } }')
+    // the gateway reads the runtime's validated config, which picks the edit up on its next poll
+    await until(() => t!.host.currentConfig().defaults.verboseDefault === 'full')
     const c = await t.connect({ caps: ['tool-events'] })
     const ev = collect(c)
     await c.request('chat.history', { sessionKey: 'agent:main:d' })
     emitForeignTools(t, 'd-1', 'agent:main:d')
     await until(() => tools(ev, 'd-1').length === 3)
     expect((tools(ev, 'd-1')[2].payload as any).data.result).toBe('a.txt\nb.txt')
+    // a broken file (or one the schema refuses) keeps the last good value, as in the runtime
+    writeFileSync(t.host.info.configPath, '{ agents: { defaults: { verboseDefault: "loud" } } }')
+    await sleep(200)
+    writeFileSync(t.host.info.configPath, '{ agents: ')
+    await sleep(200)
+    emitForeignTools(t, 'd-2', 'agent:main:d')
+    await until(() => tools(ev, 'd-2').length === 3)
+    expect((tools(ev, 'd-2')[2].payload as any).data.result).toBe('a.txt\nb.txt')
+    // a valid edit back to "off" strips results again
+    writeFileSync(t.host.info.configPath, '{ agents: { defaults: { verboseDefault: "off" } } }')
+    await until(() => t!.host.currentConfig().defaults.verboseDefault === 'off')
+    emitForeignTools(t, 'd-3', 'agent:main:d')
+    await until(() => tools(ev, 'd-3').length === 3)
+    expect((tools(ev, 'd-3')[2].payload as any).data.result).toBeUndefined()
     await c.close()
   })
 

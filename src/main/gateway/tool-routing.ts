@@ -9,8 +9,6 @@
 //   its read scope could fetch the same results through chat.history anyway;
 // - every `sessions.subscribe` subscriber also gets the event mirrored as `session.tool` (same rules for
 //   results), whatever its caps.
-import { readFileSync, statSync } from 'node:fs'
-import JSON5 from 'json5'
 import { TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type SessionsChangedEvent } from '../../shared/events'
 import { canonicalSessionKey, DEFAULT_AGENT_ID } from '../../shared/session-key'
 import type { GatewayConnection } from './connection'
@@ -79,12 +77,12 @@ export function paramSessionKey(p: { sessionKey?: unknown; agentId?: unknown }):
 
 export class ToolRouter {
   private verbose = new Map<string, Verbose>()
-  private cfgCheckedAt = 0
-  private cfgMtime = -1
-  private cfgVerbose: Verbose = 'off'
 
-  /** configPath: loopdesk.json, for agents.defaults.verboseDefault (re-read at most once a second when it changed) */
-  constructor(private readonly configPath: string | undefined) {}
+  /**
+   * configuredVerbose: agents.defaults.verboseDefault of the runtime's validated config (RuntimeHost.currentConfig —
+   * the last good value while the file is invalid); undefined = off
+   */
+  constructor(private readonly configuredVerbose: () => unknown = () => undefined) {}
 
   /** Tracks each session's verbose level from the row snapshots the runtime sends. */
   onSessionsChanged(ev: SessionsChangedEvent) {
@@ -121,27 +119,7 @@ export class ToolRouter {
   }
 
   private defaultVerbose(): Verbose {
-    const now = Date.now()
-    if (!this.configPath || now - this.cfgCheckedAt < 1000) return this.cfgVerbose
-    this.cfgCheckedAt = now
-    let mtime: number
-    try {
-      mtime = statSync(this.configPath).mtimeMs
-    } catch {
-      // no config file: the default is off
-      this.cfgMtime = -1
-      this.cfgVerbose = 'off'
-      return this.cfgVerbose
-    }
-    if (mtime === this.cfgMtime) return this.cfgVerbose
-    this.cfgMtime = mtime
-    try {
-      const cfg = JSON5.parse(readFileSync(this.configPath, 'utf8')) as { agents?: { defaults?: { verboseDefault?: unknown } } } | null
-      const v = cfg?.agents?.defaults?.verboseDefault
-      this.cfgVerbose = isVerbose(v) ? v : 'off'
-    } catch {
-      // half-written or hand-broken: keep the last good value, as the runtime does
-    }
-    return this.cfgVerbose
+    const v = this.configuredVerbose()
+    return isVerbose(v) ? v : 'off'
   }
 }

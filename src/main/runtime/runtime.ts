@@ -7,7 +7,7 @@ import { ApiError } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
 import { ConfigManager, FileCredentialStore } from './config'
-import type { CredentialStore } from './contracts'
+import type { CredentialStore, ResolvedConfig } from './contracts'
 import { EventBus, RunRegistry } from './events'
 import type { ConfigSource, PrefsProvider, RuntimeCore, TrackedRun } from './handlers-context'
 import { runHandlers } from './handlers-runs'
@@ -238,6 +238,14 @@ class RuntimeImpl implements Runtime {
   subscribe(listener: (event: AnyEvent) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  currentConfig(): ResolvedConfig {
+    return this.config.current
+  }
+
+  onConfigChange(listener: (config: ResolvedConfig) => void): () => void {
+    return this.config.onChange((config) => listener(config))
   }
 
   private emit(ev: AnyEvent): void {
