@@ -13,6 +13,8 @@ const STATUS_LABEL: Record<ToolItem['status'], string> = {
   done: 'Done',
   failed: 'Failed',
   interrupted: 'Interrupted',
+  // history is paged: the result is in messages not loaded yet
+  unknown: 'Result not loaded',
 }
 
 function useNow(active: boolean, everyMs = 500) {

@@ -5,7 +5,7 @@ import { Controller } from './controller'
 import { HISTORY_PAGE, olderPage, planRefetch, RECENT_MAX, refetchLimit, type HistoryResult } from './history-paging'
 import { reduce } from './run-reducer'
 import { createAppStores } from './stores'
-import { emptyTranscript, type Transcript, type UserItem } from './types'
+import { emptyTranscript, type ToolItem, type Transcript, type UserItem } from './types'
 
 const SK = 'agent:main:long'
 
@@ -158,6 +158,56 @@ describe('history paging (reducer + planner)', () => {
     const old = { runId: 'r10', seq: 1, stream: 'lifecycle' as const, ts: 1000 + 20, data: { phase: 'start' }, sessionKey: SK }
     const t = reduce(emptyTranscript(SK), { type: 'hydrate', history: page(all, HISTORY_PAGE), recent: { events: [old, { ...old, seq: 2, data: { phase: 'end' } }], approvals: [] } })
     expect(t.items.some((it) => it.runId === 'r10')).toBe(false)
+  })
+})
+
+describe('history paging: a tool call and its result on two pages', () => {
+  /** runs of 4 messages: question, tool call, tool result, answer */
+  function toolRuns(count: number): HistoryMessage[] {
+    const out: HistoryMessage[] = []
+    for (let r = 0; r < count; r++) {
+      const runId = `t${r}`
+      const ts = 1000 + r * 4
+      out.push(
+        { id: `u${r}`, runId, role: 'user', content: `Question ${r + 1}`, timestamp: ts },
+        { id: `c${r}`, runId, role: 'assistant', content: [{ type: 'toolCall', id: `call${r}`, name: 'exec', arguments: { command: `echo ${r}` } }], stopReason: 'toolUse', timestamp: ts + 1 },
+        { id: `r${r}`, runId, role: 'toolResult', toolCallId: `call${r}`, toolName: 'exec', content: [{ type: 'text', text: `out ${r}` }], isError: r % 2 === 1, timestamp: ts + 2 },
+        { id: `a${r}`, runId, role: 'assistant', content: [{ type: 'text', text: `Answer ${r + 1}` }], stopReason: 'stop', timestamp: ts + 3 },
+      )
+    }
+    return out
+  }
+  const tools = (t: Transcript) => t.items.filter((it): it is ToolItem => it.kind === 'tool')
+
+  it('a call at the end of an older page gets the result the newer page started with (not "interrupted")', () => {
+    const all = toolRuns(100).concat(messages(0, 2)) // 402 messages: the newest page starts with a tool result
+    let t = refetch(emptyTranscript(SK), all)
+    expect(t.items.some((it) => it.kind === 'tool' && it.toolCallId === 'call50')).toBe(false) // its call is older
+    expect(Object.keys(t.toolResults)).toEqual(['call50'])
+    while (t.hasMore) t = older(t, all)
+    const byId = new Map(tools(t).map((x) => [x.toolCallId, x]))
+    expect(byId.size).toBe(100)
+    expect(tools(t).filter((x) => x.status === 'interrupted' || x.status === 'unknown')).toEqual([])
+    expect(byId.get('call50')).toMatchObject({ status: 'done', result: { content: [{ type: 'text', text: 'out 50' }] }, endedAt: 1000 + 50 * 4 + 2 })
+    expect(byId.get('call1')!.status).toBe('failed')
+    expect(t.toolResults).toEqual({})
+    expect(questions(t)).toEqual([...range(1, 100), 'Question 1'])
+  })
+
+  it('a call whose run goes on past its page shows "unknown" until its result is loaded, then done', () => {
+    const [u, c, r, a] = toolRuns(1)
+    const hist = (messages: HistoryMessage[], extra: Partial<HistoryResult> = {}): HistoryResult => ({ sessionKey: SK, sessionId: 's', messages, hasMore: false, ...extra })
+    // the newer part was read before the tool result was written
+    let t = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist([a]), paging: { keepOlder: false, frozen: [], rows: 3, more: true } })
+    t = reduce(t, { type: 'prepend', history: hist([u, c]) })
+    expect(tools(t).map((x) => x.status)).toEqual(['unknown'])
+    // a run that ended on the page itself: its missing result is a real interruption
+    const lone = reduce(emptyTranscript(SK), { type: 'prepend', history: hist([u, c]) })
+    expect(tools(lone).map((x) => x.status)).toEqual(['interrupted'])
+    // the next refetch has it
+    t = reduce(t, { type: 'hydrate', history: hist([r, a]), paging: { keepOlder: true, frozen: [], rows: 2, more: true } })
+    expect(tools(t).map((x) => [x.toolCallId, x.status])).toEqual([['call0', 'done']])
+    expect(questions(t)).toEqual(['Question 1'])
   })
 })
 

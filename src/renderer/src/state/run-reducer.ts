@@ -31,6 +31,7 @@ import {
   type RunItem,
   type RunTrack,
   type ToolItem,
+  type ToolOutcome,
   type Transcript,
   type UserItem,
 } from './types'
@@ -772,12 +773,30 @@ interface HistRun {
   hasAssistant: boolean
 }
 
+/**
+ * What history paging tells historyItems about the messages around a page: a call and its result
+ * can be on two pages (pages cut runs anywhere).
+ */
+interface PageEdge {
+  /** results of calls this page may hold, from pages loaded before (newer ones) */
+  results?: Readonly<Record<string, ToolOutcome>>
+  /** filled with this page's results whose call is not on it (it is on an older page) */
+  orphans?: Record<string, ToolOutcome>
+  /** the page's last run continues on a newer page: its calls' results may be there */
+  openEndRun?: string
+}
+
+function withOutcome(tool: ToolItem, o: ToolOutcome): ToolItem {
+  return { ...tool, status: o.isError ? 'failed' : 'done', result: o.result, endedAt: o.endedAt }
+}
+
 /** Converts history messages to items (oldest first). `skipRun`: drop non-user messages of that run. */
 function historyItems(
   messages: HistoryMessage[],
   runs: Record<string, RunTrack>,
   skipRun?: string,
   liveRuns?: Set<string>,
+  edge: PageEdge = {},
 ): Item[] {
   const out: Item[] = []
   const toolIndex = new Map<string, number>()
@@ -900,7 +919,12 @@ function historyItems(
       }
       case 'toolResult': {
         const at = m.toolCallId ? toolIndex.get(m.toolCallId) : undefined
-        if (at === undefined) break
+        if (at === undefined) {
+          // its call is on an older page: keep the result for when that page is loaded
+          if (m.toolCallId && edge.orphans)
+            edge.orphans[m.toolCallId] = { runId, isError: !!m.isError, result: { content: m.content }, endedAt: m.timestamp }
+          break
+        }
         const tool = out[at] as ToolItem
         out[at] = {
           ...tool,
@@ -918,10 +942,14 @@ function historyItems(
     }
   }
   closeRun()
-  // Tools whose result never arrived in a finished run were interrupted.
+  // Tools whose result never arrived in a finished run were interrupted — unless the result is on a
+  // newer page (known, or not loaded: the run goes on past this page).
   for (const i of toolIndex.values()) {
     const tool = out[i] as ToolItem
-    if (tool.status === 'running' && !(tool.runId && liveRuns?.has(tool.runId))) out[i] = { ...tool, status: 'interrupted' }
+    if (tool.status !== 'running' || (tool.runId && liveRuns?.has(tool.runId))) continue
+    const known = edge.results?.[tool.toolCallId]
+    if (known) out[i] = withOutcome(tool, known)
+    else out[i] = { ...tool, status: tool.runId && tool.runId === edge.openEndRun ? 'unknown' : 'interrupted' }
   }
   return out
 }
@@ -987,7 +1015,8 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const runs: Record<string, RunTrack> = {}
   const live = new Set<string>(replay)
   if (inFlight) live.add(inFlight)
-  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live)
+  const orphans: Record<string, ToolOutcome> = {}
+  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live, { orphans })
   const d = new Draft({ ...emptyTranscript(base.sessionKey), items, runs })
   // Events of runs already complete in history: remember their seq so late duplicates are dropped.
   for (const [runId, list] of byRun) {
@@ -1041,7 +1070,13 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const part = d.result()
   // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
   const olderRuns: Record<string, RunTrack> = {}
-  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns) : []
+  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns, undefined, undefined, { results: orphans, orphans }) : []
+  // Calls shown from older pages whose result was not loaded then: the refetched part may have it.
+  for (let i = 0; i < keptItems.length; i++) {
+    const it = keptItems[i]
+    if (it.kind === 'tool' && it.status === 'unknown' && orphans[it.toolCallId]) keptItems[i] = withOutcome(it, orphans[it.toolCallId])
+  }
+  const toolResults = unresolved({ ...(keep ? (base.toolResults ?? {}) : {}), ...orphans }, [keptItems, frozenItems, part.items])
   for (const it of keptItems) if (it.runId && base.runs[it.runId] && !olderRuns[it.runId]) olderRuns[it.runId] = base.runs[it.runId]
   const older = keptItems.length + frozenItems.length
   let olderIds: ReadonlySet<string> = keep ? base.olderIds : new Set<string>()
@@ -1059,6 +1094,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     recentIds: new Set(h.messages.map((m) => m.id)),
     anchorId: h.messages[0]?.id,
     anchorCount: h.messages.length,
+    toolResults,
     // Without paging info (tests, older callers) the page itself is the cursor.
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,
     nextOffset: p ? p.rows + (keep ? base.olderIds.size : 0) : h.nextOffset,
@@ -1182,10 +1218,28 @@ function keepLocalUsers(d: Draft, base: Transcript) {
   }
 }
 
+/** Results whose call is not among these items (kept until the page with the call is loaded). */
+function unresolved(results: Record<string, ToolOutcome>, lists: Item[][]): Record<string, ToolOutcome> {
+  const ids = Object.keys(results)
+  if (!ids.length) return results
+  const shown = new Set<string>()
+  for (const list of lists) for (const it of list) if (it.kind === 'tool') shown.add(it.toolCallId)
+  const out: Record<string, ToolOutcome> = {}
+  for (const id of ids) if (!shown.has(id)) out[id] = results[id]
+  return out
+}
+
 /** An older page goes before everything shown (the controller already dropped messages shown). */
 function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Transcript {
   const runs: Record<string, RunTrack> = {}
-  const older = historyItems(a.history.messages, runs)
+  const msgs = a.history.messages
+  // The page's last run may go on in what is shown (a page cuts runs anywhere).
+  const lastRun = msgs.length ? msgs[msgs.length - 1].runId : undefined
+  const known = base.toolResults ?? {}
+  const continues =
+    !!lastRun && (!!base.runs[lastRun] || base.items.some((it) => it.runId === lastRun) || Object.values(known).some((o) => o.runId === lastRun))
+  const orphans: Record<string, ToolOutcome> = {}
+  const older = historyItems(msgs, runs, undefined, undefined, { results: known, orphans, openEndRun: continues ? lastRun : undefined })
   const baseKeys = new Set(base.items.map((i) => i.key))
   // A run split by the page boundary: its footer is in the newer part; re-key colliding items.
   const tag = `p${a.history.messages[0]?.id ?? 'first'}:`
@@ -1202,6 +1256,7 @@ function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Tra
     nextOffset: a.history.nextOffset,
     older: base.older + fixed.length,
     olderIds,
+    toolResults: unresolved({ ...known, ...orphans }, [fixed]),
   }
 }
 

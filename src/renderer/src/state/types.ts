@@ -35,7 +35,16 @@ export interface AssistantItem extends ItemBase {
   offset?: number
 }
 
-export type ToolStatus = 'running' | 'done' | 'failed' | 'interrupted'
+/** 'unknown': history is paged and this call's result may be on a page not loaded yet */
+export type ToolStatus = 'running' | 'done' | 'failed' | 'interrupted' | 'unknown'
+
+/** A tool result from history whose call is not loaded yet (it is on an older page). */
+export interface ToolOutcome {
+  runId?: string
+  isError: boolean
+  result: unknown
+  endedAt: number
+}
 
 export interface ToolItem extends ItemBase {
   kind: 'tool'
@@ -129,6 +138,8 @@ export interface Transcript {
   /** first history message of the refetched part, and how many messages that part had */
   anchorId?: string
   anchorCount: number
+  /** tool results seen in history whose call is on a page not loaded yet, by toolCallId */
+  toolResults: Readonly<Record<string, ToolOutcome>>
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()
@@ -144,6 +155,7 @@ export const emptyTranscript = (sessionKey: string): Transcript => ({
   olderIds: NO_IDS,
   recentIds: NO_IDS,
   anchorCount: 0,
+  toolResults: {},
 })
 
 export const runKey = (runId: string) => `run:${runId}`
