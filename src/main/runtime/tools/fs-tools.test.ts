@@ -207,7 +207,7 @@ describe('grep', () => {
     }
     expect(Date.now() - started).toBeLessThan(3000)
     expect(ticks).toBeGreaterThanOrEqual(5) // the main thread kept running while the worker spun
-    // the same tool works again right after (a fresh worker per call)
+    // the same tool works again right after (the shared worker was replaced)
     expect(textOf(await run(quick, 'grep', { pattern: 'a+$', path: 'a-fine.txt' }))).toBe('a-fine.txt:1: aaa')
   })
 
