@@ -12,11 +12,12 @@ import path from 'node:path'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type CapturedRequest, type ModelServer, type Turn } from '../fixtures/model-server'
+import { until } from '../fixtures/until'
 import { openClient, type TestClient } from './support/client'
 import { countResponses, postAuthFrame, Rng, type Counted } from './support/fuzz'
 import { startGatewayChild, type GatewayChild } from './support/gateway-process'
 import { findSecrets, LogSink } from './support/logs'
-import { lastMessage, lastUserText, newApiKey, newToken, sleep, suiteConfig, tempStateDir, until, writeConfig } from './support/setup'
+import { lastMessage, lastUserText, newApiKey, newToken, sleep, suiteConfig, tempStateDir, writeConfig } from './support/setup'
 
 const token = newToken()
 const apiKey = newApiKey()

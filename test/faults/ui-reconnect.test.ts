@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Bridge } from '../../src/shared/bridge'
 import type { AnyEvent } from '../../src/shared/events'
 import { startModelServer, type CapturedRequest, type ModelServer, type Turn } from '../fixtures/model-server'
+import { until } from '../fixtures/until'
 import { startGatewayChild, type GatewayChild } from './support/gateway-process'
 import { findSecrets, LogSink } from './support/logs'
-import { lastUserText, newApiKey, newToken, sleep, suiteConfig, tempStateDir, until, writeConfig } from './support/setup'
+import { lastUserText, newApiKey, newToken, sleep, suiteConfig, tempStateDir, writeConfig } from './support/setup'
 
 // The bridge belongs to the renderer's TypeScript project (DOM lib): loaded by path, typed by what is used.
 interface SocketLike {

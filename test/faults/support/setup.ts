@@ -82,15 +82,4 @@ export function lastUserText(req: CapturedRequest): string {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Polls `fn` until it returns a truthy value (or throws after timeoutMs). */
-export async function until<T>(fn: () => T | Promise<T>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(25)
-  }
-}
-
 export type { Turn }
