@@ -7,8 +7,8 @@ import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import type { AnyEvent, ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, UsageError } from '../args'
-import { connectGateway, GatewayClientError } from '../gateway-client'
-import { loadOrCreateDeviceIdentity } from '../identity'
+import { connectCli } from '../connect'
+import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 
@@ -119,7 +119,7 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
-  const conn = await connectGateway({ url: target.url, token: target.token, identity: loadOrCreateDeviceIdentity(stateDir) })
+  const conn = await connectCli({ target, stateDir, io })
   const printer = new ReplyPrinter(io.stdout)
   let runId: string | undefined
   let sessionKey: string | undefined

@@ -1,7 +1,7 @@
 // `loopdesk gateway call <method>`: one RPC against a running gateway, printed as JSON.
 import { intFlag, parseArgs, str, UsageError } from '../args'
-import { connectGateway, GatewayClientError } from '../gateway-client'
-import { loadOrCreateDeviceIdentity } from '../identity'
+import { connectCli } from '../connect'
+import { GatewayClientError } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 
@@ -43,12 +43,7 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
 
-  const conn = await connectGateway({
-    url: target.url,
-    token: target.token,
-    identity: loadOrCreateDeviceIdentity(stateDir),
-    connectTimeoutMs: Math.min(timeoutMs, 10_000),
-  })
+  const conn = await connectCli({ target, stateDir, io, connectTimeoutMs: Math.min(timeoutMs, 10_000) })
   try {
     const result = await conn.request(method, params ?? {}, { expectFinal: !!flags['expect-final'], timeoutMs })
     io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')

@@ -1,0 +1,85 @@
+// How the CLI connects: the shared gateway token when it has one, else — or when the gateway refuses
+// it (rotated, stale in the environment) — the device token the gateway gave this CLI last time
+// (hello-ok.auth.deviceToken, kept per gateway URL next to the device identity). A device token the
+// gateway no longer accepts (revoked, rotated) is dropped with one line on stderr.
+import { connectGateway, GatewayClientError, type GatewayConnectionClient } from './gateway-client'
+import { dropDeviceToken, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
+import { loadOrCreateDeviceIdentity, type NodeDeviceIdentity } from './identity'
+import { CliError, EXIT, type CliIO } from './io'
+import type { GatewayTarget } from './resolve'
+
+const detailCode = (err: unknown): string | undefined =>
+  err instanceof GatewayClientError && err.details && typeof err.details === 'object'
+    ? ((err.details as { code?: unknown }).code as string | undefined)
+    : undefined
+
+/** The gateway refused the shared token itself (not the device proof, not the origin). */
+const sharedTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && detailCode(err) === 'AUTH_TOKEN_MISMATCH'
+const deviceTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && detailCode(err) === 'AUTH_DEVICE_TOKEN_MISMATCH'
+
+export interface CliConnectOptions {
+  target: GatewayTarget
+  stateDir: string
+  io: CliIO
+  connectTimeoutMs?: number
+}
+
+export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+  const { target, stateDir, io } = opts
+  const identity = loadOrCreateDeviceIdentity(stateDir)
+  const stored = loadDeviceToken(stateDir, target.url, identity.deviceId)
+  const base = { url: target.url, identity, connectTimeoutMs: opts.connectTimeoutMs }
+  const withDeviceToken = async () => {
+    try {
+      return remember(await connectGateway({ ...base, deviceToken: stored!.token }), opts, identity)
+    } catch (err) {
+      if (deviceTokenRejected(err) && dropDeviceToken(stateDir, target.url)) {
+        io.stderr(`loopdesk: the gateway at ${gatewayKey(target.url)} rejected the stored device token (revoked or rotated); removed it\n`)
+      }
+      throw err
+    }
+  }
+
+  if (target.token !== undefined) {
+    try {
+      return remember(await connectGateway({ ...base, token: target.token }), opts, identity)
+    } catch (err) {
+      if (!stored || !sharedTokenRejected(err)) throw err
+      // the shared token changed since this CLI last connected: its device token may still be good
+      try {
+        return await withDeviceToken()
+      } catch (retryErr) {
+        // what the user has to fix is the shared token; only an unexpected failure of the retry is news
+        throw retryErr instanceof GatewayClientError && retryErr.kind === 'auth' ? err : retryErr
+      }
+    }
+  }
+  if (stored) {
+    try {
+      return await withDeviceToken()
+    } catch (err) {
+      if (!deviceTokenRejected(err)) throw err
+      throw new CliError(`no gateway token for ${target.url} — pass --token or set LOOPDESK_GATEWAY_TOKEN`, EXIT.auth)
+    }
+  }
+  // no credentials at all: the gateway says so (AUTH_TOKEN_MISSING)
+  return remember(await connectGateway(base), opts, identity)
+}
+
+/** Keeps the device token of a hello-ok for the next connect. Never fails the command. */
+function remember(conn: GatewayConnectionClient, opts: CliConnectOptions, identity: NodeDeviceIdentity): GatewayConnectionClient {
+  const auth = conn.hello?.auth as { deviceToken?: unknown; role?: unknown; scopes?: unknown; issuedAtMs?: unknown } | undefined
+  if (typeof auth?.deviceToken !== 'string' || !auth.deviceToken) return conn
+  try {
+    saveDeviceToken(opts.stateDir, opts.target.url, {
+      token: auth.deviceToken,
+      deviceId: identity.deviceId,
+      role: typeof auth.role === 'string' ? auth.role : 'operator',
+      scopes: Array.isArray(auth.scopes) ? auth.scopes.filter((s): s is string => typeof s === 'string') : [],
+      issuedAtMs: typeof auth.issuedAtMs === 'number' ? auth.issuedAtMs : Date.now(),
+    })
+  } catch (err) {
+    opts.io.stderr(`loopdesk: could not store the device token: ${err instanceof Error ? err.message : String(err)}\n`)
+  }
+  return conn
+}

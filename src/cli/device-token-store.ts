@@ -1,0 +1,95 @@
+// Device tokens the CLI received in hello-ok.auth.deviceToken, one per gateway URL, kept next to the
+// CLI's device identity: <stateDir>/identity/device-tokens.json (0600). A device token only works with the
+// identity it was issued to, so each entry records that identity's id; an entry for another identity is
+// never sent.
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { writeFileAtomic } from '../main/gateway/state-files'
+
+export interface StoredDeviceToken {
+  token: string
+  deviceId: string
+  role: string
+  scopes: string[]
+  issuedAtMs: number
+}
+
+interface StoreFile {
+  version: 1
+  /** by normalized gateway URL */
+  gateways: Record<string, StoredDeviceToken>
+}
+
+const MAX_GATEWAYS = 100
+
+export const deviceTokensPath = (stateDir: string) => join(stateDir, 'identity', 'device-tokens.json')
+
+/** ws://LOCALHOST:18789/ and ws://localhost:18789 are the same gateway; query and fragment never matter. */
+export function gatewayKey(url: string): string {
+  try {
+    const u = new URL(url)
+    const path = u.pathname.replace(/\/+$/, '')
+    return `${u.protocol}//${u.host.toLowerCase()}${path}`
+  } catch {
+    return url
+  }
+}
+
+function valid(v: unknown): v is StoredDeviceToken {
+  const e = v as StoredDeviceToken
+  return (
+    !!e &&
+    typeof e.token === 'string' &&
+    e.token.length > 0 &&
+    typeof e.deviceId === 'string' &&
+    typeof e.role === 'string' &&
+    Array.isArray(e.scopes) &&
+    typeof e.issuedAtMs === 'number'
+  )
+}
+
+function read(stateDir: string): StoreFile {
+  try {
+    const v = JSON.parse(readFileSync(deviceTokensPath(stateDir), 'utf8')) as Partial<StoreFile>
+    const gateways: Record<string, StoredDeviceToken> = {}
+    for (const [k, e] of Object.entries(v?.gateways ?? {})) if (valid(e)) gateways[k] = e
+    return { version: 1, gateways }
+  } catch {
+    // absent or corrupt: nothing stored (a corrupt file is replaced on the next save)
+    return { version: 1, gateways: {} }
+  }
+}
+
+function write(stateDir: string, file: StoreFile) {
+  mkdirSync(join(stateDir, 'identity'), { recursive: true, mode: 0o700 })
+  writeFileAtomic(deviceTokensPath(stateDir), JSON.stringify(file, null, 2) + '\n', 0o600)
+}
+
+/** The token stored for this gateway and this identity, if any. */
+export function loadDeviceToken(stateDir: string, url: string, deviceId: string): StoredDeviceToken | undefined {
+  const e = read(stateDir).gateways[gatewayKey(url)]
+  return e && e.deviceId === deviceId ? e : undefined
+}
+
+/** Stores (replaces) the token for this gateway; rewrites the file only when something changed. */
+export function saveDeviceToken(stateDir: string, url: string, entry: StoredDeviceToken): void {
+  const file = read(stateDir)
+  const key = gatewayKey(url)
+  if (JSON.stringify(file.gateways[key]) === JSON.stringify(entry)) return
+  delete file.gateways[key]
+  file.gateways[key] = entry
+  // bounded: the oldest entries go first (insertion order = least recently stored)
+  const keys = Object.keys(file.gateways)
+  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_GATEWAYS))) delete file.gateways[k]
+  write(stateDir, file)
+}
+
+/** Forgets the token of this gateway; true when there was one. */
+export function dropDeviceToken(stateDir: string, url: string): boolean {
+  const file = read(stateDir)
+  const key = gatewayKey(url)
+  if (!(key in file.gateways)) return false
+  delete file.gateways[key]
+  write(stateDir, file)
+  return true
+}
