@@ -25,6 +25,26 @@ describe('InternalHooks', () => {
     expect(lines).toEqual(['error [internal-hooks] command:new hook "state/stuck" timed out after 50 ms; skipped'])
   })
 
+  it('a handler that computes synchronously past the limit cannot be cut off: it finishes, and is named in the log', async () => {
+    const h = new InternalHooks({ logger, timeoutMs: 20 })
+    h.on(
+      'command:new',
+      (ev) => {
+        const until = Date.now() + 80
+        while (Date.now() < until) {
+          /* spin: no timer can fire meanwhile */
+        }
+        ev.messages.push('spun')
+      },
+      'state/spin',
+    )
+    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['spun'])
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(
+      /^warn \[internal-hooks\] command:new hook "state\/spin" ran synchronously for \d+ ms \(limit 20 ms\) and blocked the app meanwhile; synchronous work cannot be cut off/,
+    )
+  })
+
   it('validates keys', () => {
     expect(isInternalHookKey('command')).toBe(true)
     expect(isInternalHookKey('command:new')).toBe(true)

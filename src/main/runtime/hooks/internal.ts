@@ -10,7 +10,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { importFresh } from './plugins'
-import { callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
+import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import type { HookLogger } from './types'
 
 export type InternalHookType = 'command' | 'session' | 'agent' | 'gateway' | 'message'
@@ -99,7 +99,9 @@ export class InternalHooks {
     for (const h of list) {
       const who = h.source ? `hook "${h.source}"` : 'handler'
       try {
-        await callWithTimeout(() => h.fn(event as unknown as InternalHookEvent), ms, `${type}:${action}`, who)
+        await callWithTimeout(() => h.fn(event as unknown as InternalHookEvent), ms, `${type}:${action}`, who, (took) =>
+          this.logger.warn(`[internal-hooks] ${blockedText(`${type}:${action}`, who, took, ms)}`),
+        )
       } catch (err) {
         const what = err instanceof HookTimeoutError ? `timed out after ${err.timeoutMs} ms; skipped` : `failed: ${errorText(err)}`
         this.logger.error(`[internal-hooks] ${type}:${action} ${who} ${what}`)

@@ -316,4 +316,25 @@ describe('hook time limits', () => {
       vi.useRealTimers()
     }
   })
+
+  it('synchronous work past the limit cannot be cut off: the result counts and the handler is named in a warning', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger, timeoutMs: 20 })
+    const spin = (ms: number) => {
+      const until = Date.now() + ms
+      while (Date.now() < until) {
+        /* no timer fires meanwhile */
+      }
+    }
+    r.register('before_tool_call', () => (spin(80), { block: true, blockReason: 'spun' }), { pluginId: 'spinner' })
+    r.register('tool_result_persist', (ev) => (spin(80), { message: { ...ev.message, edited: true } }), { pluginId: 'spinner' })
+    r.register('message_sending', () => ({ content: 'quick' }), { pluginId: 'quick' })
+    expect(await r.runBeforeToolCall(toolEvent, toolCtx)).toMatchObject({ block: true, blockReason: 'spun' })
+    expect(r.runToolResultPersist({ toolName: 'exec', message: { role: 'toolResult' } }, toolCtx)).toMatchObject({ edited: true })
+    expect((await r.runMessageSending({ to: 'u', content: 'x' }, {})).content).toBe('quick')
+    expect(lines.map((l) => `${l.level} ${l.msg}`)).toEqual([
+      expect.stringMatching(/^warn \[hooks\] before_tool_call handler of plugin "spinner" ran synchronously for \d+ ms \(limit 20 ms\) and blocked the app meanwhile; synchronous work cannot be cut off/),
+      expect.stringMatching(/^warn \[hooks\] tool_result_persist handler of plugin "spinner" ran synchronously for \d+ ms \(limit 20 ms\)/),
+    ])
+  })
 })

@@ -3,7 +3,8 @@
 // time in priority order (higher first) and their results are merged per hook. Every asynchronous
 // handler has a time limit (default 10 s; per handler via register opts): past it, before_tool_call
 // blocks (fail closed) and every other hook is skipped with an error in the log (fail open).
-import { callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
+// Handlers run on the main thread: synchronous work cannot be cut off, only reported (see timeout.ts).
+import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, timeSync, type TimeoutSetting } from './timeout'
 import {
   consoleHookLogger,
   isHookName,
@@ -127,10 +128,18 @@ export class HookRegistry {
     return reg.pluginId ? `plugin "${reg.pluginId}"` : 'anonymous handler'
   }
 
-  /** One handler call under its time limit (HookTimeoutError past it). */
+  /** One handler call under its time limit (HookTimeoutError past it; a long synchronous stretch is logged). */
   private call<K extends HookName>(reg: Registration<K>, event: unknown, ctx: unknown): Promise<unknown> {
-    const ms = reg.timeoutMs ?? readTimeout(this.timeoutMs)
-    return callWithTimeout(() => (reg.handler as (e: unknown, c: unknown) => unknown)(event, ctx), ms, `${reg.hookName} handler of`, this.who(reg))
+    const ms = this.limitOf(reg)
+    const hook = `${reg.hookName} handler of`
+    const who = this.who(reg)
+    return callWithTimeout(() => (reg.handler as (e: unknown, c: unknown) => unknown)(event, ctx), ms, hook, who, (took) =>
+      this.logger.warn(`[hooks] ${blockedText(hook, who, took, ms)}`),
+    )
+  }
+
+  private limitOf(reg: Registration): number {
+    return reg.timeoutMs ?? readTimeout(this.timeoutMs)
   }
 
   private failed(hookName: HookName, reg: Registration, err: unknown, outcome: string): void {
@@ -219,7 +228,10 @@ export class HookRegistry {
     for (const reg of this.handlers('tool_result_persist')) {
       let res: unknown
       try {
-        res = reg.handler({ ...event, message }, ctx)
+        const limit = this.limitOf(reg)
+        res = timeSync(() => reg.handler({ ...event, message }, ctx), limit, (took) =>
+          this.logger.warn(`[hooks] ${blockedText('tool_result_persist handler of', this.who(reg), took, limit)}`),
+        )
       } catch (err) {
         this.logger.error(`[hooks] tool_result_persist handler of ${this.who(reg)} failed: ${errorText(err)}`)
         continue
