@@ -5,9 +5,10 @@ import { describeFailure, EXIT, processIO, type CliIO } from './io'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, agent, dash] = await Promise.all([
+  const [run, call, rotate, agent, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
+    import('./commands/gateway-rotate-token'),
     import('./commands/agent'),
     import('./commands/dashboard'),
   ])
@@ -17,6 +18,8 @@ Commands:
 ${run.GATEWAY_RUN_HELP}
 
 ${call.GATEWAY_CALL_HELP}
+
+${rotate.GATEWAY_ROTATE_TOKEN_HELP}
 
 ${agent.AGENT_HELP}
 
@@ -42,7 +45,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (cmd === 'gateway') {
       if (sub === 'run') return await (await import('./commands/gateway-run')).gatewayRun(rest, io)
       if (sub === 'call') return await (await import('./commands/gateway-call')).gatewayCall(rest, io)
-      throw new UsageError(sub ? `unknown gateway command: ${sub}` : 'gateway needs a command: run | call')
+      if (sub === 'rotate-token') return await (await import('./commands/gateway-rotate-token')).gatewayRotateToken(rest, io)
+      throw new UsageError(sub ? `unknown gateway command: ${sub}` : 'gateway needs a command: run | call | rotate-token')
     }
     const args = sub === undefined ? [] : [sub, ...rest]
     if (cmd === 'agent') return await (await import('./commands/agent')).agentCommand(args, io)
