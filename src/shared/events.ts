@@ -23,7 +23,19 @@ export interface AgentEvent<D = Record<string, unknown>> {
 
 export type LifecycleData =
   | { phase: 'start'; startedAt: number }
-  | { phase: 'end'; endedAt: number; startedAt?: number; aborted?: boolean; stopReason?: string }
+  | {
+      phase: 'end'
+      endedAt: number
+      startedAt?: number
+      aborted?: boolean
+      stopReason?: string
+      /**
+       * only when a plugin `message_sending` hook rewrote or withheld part of the final reply: the reply as
+       * delivered (visible payload texts joined by a blank line; "" = all withheld). The `assistant` deltas
+       * still carry what the model streamed.
+       */
+      replyText?: string
+    }
   | { phase: 'error'; error: string; endedAt: number; startedAt?: number; errorKind?: ErrorKind }
 
 export type ErrorKind = 'refusal' | 'timeout' | 'rate_limit' | 'context_length' | 'unknown'
