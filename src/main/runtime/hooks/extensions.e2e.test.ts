@@ -74,6 +74,7 @@ afterEach(async () => {
 const K = 'agent:main:main'
 const until = (cond: () => boolean, ms = 8000) => pollUntil(cond, ms)
 const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
+const lifecycleEnd = (runId: string) => agentEvents(runId).find((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase === 'end')?.data
 const ended = (runId: string) => agentEvents(runId).some((e) => e.stream === 'lifecycle' && (e.data as { phase: string }).phase !== 'start')
 const text = (c: unknown): string => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((x: { text?: string }) => x.text ?? '').join('') : '')
 const systemOf = (r: CapturedRequest) => text((r.body.messages as Array<{ role: string; content: unknown }>).find((m) => m.role === 'system' || m.role === 'developer')?.content)
@@ -181,6 +182,8 @@ describe('message_sending / message_sent (the `message` tool and the final reply
     const finalText = (final!.payload as ChatEvent).message!.content[0].text
     expect(finalText).toContain('progress: 50% [checked]')
     expect(finalText).not.toContain('secret')
+    // the final reply itself was not changed: lifecycle end says nothing about it
+    expect(lifecycleEnd('ms1')).not.toHaveProperty('replyText')
   })
 
   it('the final reply goes through message_sending too: rewritten or withheld in the delivered result, then message_sent', async () => {
@@ -205,11 +208,15 @@ describe('message_sending / message_sent (the `message` tool and the final reply
     expect(sent).toEqual([{ to: K, content: 'Your API key [redacted] is set.', success: true, metadata: { kind: 'reply', runId: 'fr1' } }])
     // the session list preview shows what was delivered
     expect(t.runtime.core.store('main').get(K)?.lastMessagePreview).toBe('Your API key [redacted] is set.')
+    // the streamed deltas carried the model's text; lifecycle end carries the delivered one for chat finals
+    expect(agentEvents('fr1').filter((e) => e.stream === 'assistant').at(-1)?.data).toMatchObject({ text: 'Your API key sk-12345 is set.' })
+    expect(lifecycleEnd('fr1')).toMatchObject({ phase: 'end', replyText: 'Your API key [redacted] is set.' })
 
     server.script([{ text: 'the password is hunter2' }])
     const withheld = await run('and the password?', 'fr2')
     expect(withheld.status).toBe('ok')
     expect(withheld.result?.payloads).toEqual([])
+    expect(lifecycleEnd('fr2')).toMatchObject({ phase: 'end', replyText: '' })
     await ext.idle()
     expect(sent).toHaveLength(1) // nothing was delivered for fr2
   })

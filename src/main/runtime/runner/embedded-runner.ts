@@ -648,7 +648,10 @@ export class EmbeddedRunner {
   ): Promise<RunOutcome> {
     await this.turns.turn()
     // the reply is delivered now: plugin message_sending may rewrite or withhold each payload (reference §8.3)
+    const shaped = r.payloads
     if (r.ctx) r.payloads = await this.deliverReply(r.payloads, r.ctx)
+    // (deliverReply keeps an untouched payload's object: a new object or a shorter list = a hook changed it)
+    const replyChanged = r.payloads.length !== shaped.length || r.payloads.some((p, i) => p !== shaped[i])
     const endedAt = Date.now()
     r.timing.endedAt = endedAt
     const usage = r.bridge?.usage ?? emptyUsage()
@@ -718,6 +721,9 @@ export class EmbeddedRunner {
     } else {
       const data: Record<string, unknown> = { phase: 'end', endedAt, startedAt, stopReason: r.stopReason }
       if (r.reason === 'aborted' || r.reason === 'timeout') data.aborted = true
+      // the streamed assistant text is what the model wrote; a message_sending hook changed what was delivered:
+      // chat finals / transports show this instead ("" = everything withheld)
+      if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')
       this.emit(req, 'lifecycle', data)
     }
     return this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
