@@ -7,6 +7,7 @@ import { Conversation } from './components/Conversation'
 import { IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
+import { TokenChangedScreen } from './components/TokenChanged'
 import { sessionState, sessionTitle, Sidebar } from './components/Sidebar'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
@@ -65,6 +66,7 @@ export function App() {
   const connection = useAppStore('settings', (s) => s.connection)
   const connectionError = useAppStore('settings', (s) => s.connectionError)
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
+  const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
   useTheme()
 
   // Keyboard: Ctrl/Cmd+, settings; Ctrl/Cmd+I inspector; Ctrl/Cmd+N new session.
@@ -80,6 +82,7 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey)
   }, [controller])
 
+  if (tokenChanged) return <TokenChangedScreen detail={connectionError} />
   return (
     <div className={`app ${inspectorOpen ? 'with-inspector' : ''}`}>
       <Sidebar />

@@ -3,7 +3,8 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { App } from './App'
 import { AppContext } from './app-context'
-import { createBridge } from './bridge'
+import { createBridge, TokenChangedError } from './bridge'
+import { TokenChangedScreen } from './components/TokenChanged'
 import { Controller } from './state/controller'
 import { createAppStores, saveDraftsNow } from './state/stores'
 import { warmUp } from './warm-up'
@@ -15,6 +16,7 @@ async function boot() {
   try {
     bridge = await createBridge()
   } catch (err) {
+    if (err instanceof TokenChangedError) return root.render(<TokenChangedScreen detail={err.message} />)
     root.render(
       <div className="fatal" role="alert">
         <h1>Loopdesk cannot reach its runtime</h1>

@@ -3,8 +3,17 @@ import type { Bridge } from '../../../shared/bridge'
 
 /** Connection status of bridges that have one (the WebSocket bridge reconnects on its own). */
 export interface ConnectionAware {
-  readonly connection: { state: string; error?: { message: string } }
-  onConnectionChange(listener: (s: { state: string; error?: { message: string } }) => void): () => void
+  readonly connection: { state: string; error?: { message: string; details?: unknown } }
+  onConnectionChange(listener: (s: { state: string; error?: { message: string; details?: unknown } }) => void): () => void
+}
+
+/** Connect failures that mean the credentials this page holds are no longer good (token rotated). */
+export const TOKEN_CHANGED_CODES: ReadonlySet<string> = new Set(['AUTH_TOKEN_MISSING', 'AUTH_TOKEN_MISMATCH', 'AUTH_DEVICE_TOKEN_MISMATCH'])
+
+/** The gateway refused this page's token (and device token): a new link is needed. */
+export function isTokenChanged(error: { details?: unknown } | undefined): boolean {
+  const code = (error?.details as { code?: unknown } | undefined)?.code
+  return typeof code === 'string' && TOKEN_CHANGED_CODES.has(code)
 }
 
 export function isConnectionAware(b: Bridge): b is Bridge & ConnectionAware {

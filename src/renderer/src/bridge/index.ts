@@ -3,6 +3,7 @@
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
 import { expandAssistantPayload } from '../../../shared/assistant-delta'
+import { isTokenChanged } from './connection'
 import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
 declare global {
@@ -65,10 +66,30 @@ export function gatewayToken(): string | undefined {
   }
 }
 
+/** Thrown by createBridge when the gateway refused this page's token and device token. */
+export class TokenChangedError extends Error {
+  readonly code = 'TOKEN_CHANGED'
+}
+
 async function connectWs(url: string, token: string | undefined): Promise<Bridge> {
   // Loaded lazily: the desktop window (IPC) never needs it.
-  const { connectWsBridge } = await import('./ws-bridge')
-  return connectWsBridge({ url, token, clientVersion: '0.1.0' })
+  const [{ connectWsBridge }, { browserCredentialStore }] = await Promise.all([import('./ws-bridge'), import('./device-credentials')])
+  try {
+    // the stored device identity + token get a reloaded page in after the shared token was rotated
+    return await connectWsBridge({ url, token, clientVersion: '0.1.0', credentials: browserCredentialStore() })
+  } catch (err) {
+    if (isTokenChanged(err as { details?: unknown })) throw new TokenChangedError((err as Error).message)
+    throw err
+  }
+}
+
+/** Remembers a token this page set itself (Settings → Generate new token), so a reload uses it. */
+export function rememberGatewayToken(token: string) {
+  try {
+    if (sessionStorage.getItem(TOKEN_KEY) !== null) sessionStorage.setItem(TOKEN_KEY, token)
+  } catch {
+    // storage blocked: the device token still gets a reload in
+  }
 }
 
 

@@ -1,6 +1,8 @@
 // Unit tests of the WebSocket Bridge with a scripted in-memory socket (no network).
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { createWsBridge, connectWsBridge, type SocketLike, type WsBridge } from './ws-bridge'
+import { createWsBridge, connectWsBridge, type CredentialStore, type SocketLike, type WsBridge } from './ws-bridge'
+import { isTokenChanged } from './connection'
+import type { WebDeviceIdentity } from '../../../shared/device-identity'
 import type { AnyEvent } from '../../../shared/events'
 
 class FakeSocket implements SocketLike {
@@ -199,5 +201,67 @@ describe('ws-bridge', () => {
     expect(bridge!.connection.state).toBe('closed')
     expect(s.readyState).toBe(3)
     await expect(bridge!.health({})).resolves.toMatchObject({ ok: false })
+  })
+})
+
+describe('ws-bridge: credentials kept across a page reload (shared token rotated)', () => {
+  function memoryStore() {
+    const mem: { identity?: WebDeviceIdentity; deviceToken?: string } = {}
+    const store: CredentialStore = {
+      load: async () => ({ ...mem }),
+      saveIdentity: async (identity) => {
+        mem.identity = identity
+        mem.deviceToken = undefined
+      },
+      saveDeviceToken: (token) => {
+        mem.deviceToken = token
+      },
+    }
+    return { mem, store }
+  }
+  const helloWith = (s: FakeSocket, deviceToken: string) => {
+    const req = s.lastReq('connect')
+    s.push({ type: 'res', id: req.id, ok: true, payload: { type: 'hello-ok', protocol: 4, auth: { role: 'operator', scopes: ['operator.admin'], deviceToken }, policy: { tickIntervalMs: 30_000 } } })
+  }
+  const until = async (cond: () => boolean) => {
+    for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5))
+    expect(cond()).toBe(true)
+  }
+
+  it('a reloaded page connects with the stored identity and device token; a dead device token stops it and is forgotten', async () => {
+    const { mem, store } = memoryStore()
+    // first page: the shared token from the link; the gateway issues a device token
+    bridge = createWsBridge({ url: 'ws://x', token: 'old-shared', socketFactory: factory, credentials: store })
+    sockets[0].open()
+    await until(() => !!sockets[0].lastReq('connect'))
+    expect(sockets[0].lastReq('connect').params.auth).toEqual({ token: 'old-shared' })
+    const deviceId = sockets[0].lastReq('connect').params.device?.id
+    expect(deviceId).toBe(mem.identity?.deviceId)
+    helloWith(sockets[0], 'device-token-1')
+    await until(() => bridge!.connection.state === 'open')
+    expect(mem.deviceToken).toBe('device-token-1')
+    bridge.close()
+
+    // the shared token was rotated; the reloaded page still has the old one from its storage
+    bridge = createWsBridge({ url: 'ws://x', token: 'old-shared', socketFactory: factory, credentials: store })
+    sockets[1].open()
+    await until(() => !!sockets[1].lastReq('connect'))
+    const c = sockets[1].lastReq('connect').params
+    expect(c.auth).toEqual({ token: 'old-shared', deviceToken: 'device-token-1' })
+    expect(c.device.id).toBe(deviceId) // the same key the token was issued to
+    helloWith(sockets[1], 'device-token-1')
+    await until(() => bridge!.connection.state === 'open')
+    bridge.close()
+
+    // revoked too: no endless reconnect — the bridge stops and says why
+    bridge = createWsBridge({ url: 'ws://x', token: 'old-shared', socketFactory: factory, credentials: store, backoffInitialMs: 10 })
+    sockets[2].open()
+    await until(() => !!sockets[2].lastReq('connect'))
+    sockets[2].reject('AUTH_DEVICE_TOKEN_MISMATCH')
+    await until(() => bridge!.connection.state === 'failed')
+    expect(isTokenChanged(bridge.connection.error)).toBe(true)
+    expect(mem.deviceToken).toBeUndefined()
+    await new Promise((r) => setTimeout(r, 50))
+    expect(sockets).toHaveLength(3)
   })
 })

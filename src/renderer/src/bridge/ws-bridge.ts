@@ -46,6 +46,19 @@ export interface WsBridgeOptions {
   backoffMaxMs?: number
   /** connectWsBridge: give up when no hello arrives within this long (ms); default 15 s */
   initialTimeoutMs?: number
+  /**
+   * Keeps the device identity and the device token the gateway issued across page reloads: after the
+   * shared token was rotated, a reloaded page still holds the old `#token=` and gets in with these.
+   */
+  credentials?: CredentialStore
+}
+
+/** Where a page keeps its device identity and device token (browser: see device-credentials.ts). */
+export interface CredentialStore {
+  load(): Promise<{ identity?: WebDeviceIdentity; deviceToken?: string }>
+  saveIdentity(identity: WebDeviceIdentity): Promise<void>
+  /** undefined: the token is dead (rejected), forget it */
+  saveDeviceToken(token: string | undefined): void
 }
 
 export interface WsBridge extends Bridge {
@@ -64,6 +77,8 @@ const SCOPES = ['operator.admin', 'operator.read', 'operator.write', 'operator.a
 const FATAL_CONNECT_CODES = new Set([
   'AUTH_TOKEN_MISSING',
   'AUTH_TOKEN_MISMATCH',
+  'AUTH_DEVICE_TOKEN_MISMATCH',
+  'DEVICE_IDENTITY_REQUIRED',
   'CONTROL_UI_ORIGIN_NOT_ALLOWED',
   'PROTOCOL_MISMATCH',
   'PAIRING_REQUIRED',
@@ -122,11 +137,22 @@ class WsBridgeImpl {
 
   constructor(private readonly opts: WsBridgeOptions) {
     this.factory = opts.socketFactory ?? defaultSocketFactory
-    this.identity =
-      opts.identity !== undefined
-        ? Promise.resolve(opts.identity)
-        : ed25519Supported().then((ok) => (ok ? generateWebDeviceIdentity() : null))
+    this.identity = opts.identity !== undefined ? Promise.resolve(opts.identity) : this.loadIdentity()
     this.open()
+  }
+
+  /** The stored identity (and its device token) when there is one, else a new key (stored). */
+  private async loadIdentity(): Promise<WebDeviceIdentity | null> {
+    const store = this.opts.credentials
+    const saved = await store?.load().catch(() => undefined)
+    if (saved?.identity) {
+      this.deviceToken = saved.deviceToken
+      return saved.identity
+    }
+    if (!(await ed25519Supported())) return null
+    const identity = await generateWebDeviceIdentity()
+    await store?.saveIdentity(identity).catch(() => undefined)
+    return identity
   }
 
   // ------------------------------------------------------------------ connection
@@ -247,7 +273,10 @@ class WsBridgeImpl {
     this.hello = hello
     this.texts.clear()
     const auth = hello.auth as { scopes?: string[]; deviceToken?: unknown } | undefined
-    if (typeof auth?.deviceToken === 'string' && auth.deviceToken) this.deviceToken = auth.deviceToken
+    if (typeof auth?.deviceToken === 'string' && auth.deviceToken && auth.deviceToken !== this.deviceToken) {
+      this.deviceToken = auth.deviceToken
+      this.opts.credentials?.saveDeviceToken(auth.deviceToken)
+    }
     this.setStatus({ state: 'open', attempt: 0, error: undefined, scopes: auth?.scopes })
     this.startWatchdog(Number((hello.policy as { tickIntervalMs?: number } | undefined)?.tickIntervalMs) || 30_000)
     // live session list updates (sessions.changed is only sent to subscribers); failures are harmless
@@ -263,6 +292,11 @@ class WsBridgeImpl {
     const err = error ?? { code: 'UNAVAILABLE', message: 'connect rejected' }
     const detail = (err.details as { code?: string } | undefined)?.code
     if (detail && FATAL_CONNECT_CODES.has(detail)) {
+      if (detail === 'AUTH_DEVICE_TOKEN_MISMATCH' && this.deviceToken) {
+        // rotated or revoked: never present it again
+        this.deviceToken = undefined
+        this.opts.credentials?.saveDeviceToken(undefined)
+      }
       this.setStatus({ state: 'failed', error: err })
       this.failQueue(err)
       return

@@ -4,7 +4,7 @@
 import { useEffect, useMemo, useState } from 'react'
 import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
-import { connectedGatewayUrl, gatewayToken } from '../bridge'
+import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
 import { Dialog } from './Dialog'
 
@@ -326,7 +326,10 @@ function GatewaySection() {
                 className="btn btn-sm"
                 onClick={async () => {
                   const t = randomToken()
-                  if (await controller.patchConfig({ gateway: { auth: { token: t } } }, 'Could not set the token')) controller.setRevealedToken(t)
+                  if (await controller.patchConfig({ gateway: { auth: { token: t } } }, 'Could not set the token')) {
+                    controller.setRevealedToken(t)
+                    rememberGatewayToken(t) // browser mode: a reload of this tab uses the new token
+                  }
                 }}
               >
                 Generate new token

@@ -2,7 +2,7 @@
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
 // animation frame (see flush-scheduler.ts), so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
-import { isConnectionAware } from '../bridge/connection'
+import { isConnectionAware, isTokenChanged } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
@@ -77,7 +77,7 @@ export class Controller {
     if (!this.unsubscribe) {
       this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
       if (isConnectionAware(this.bridge)) {
-        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message))
+        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message, isTokenChanged(s.error)))
         const prev = this.unsubscribe
         this.unsubscribe = () => (off(), prev())
       }
@@ -99,9 +99,9 @@ export class Controller {
 
   /** WebSocket transport state: events may have been missed while it was down, so resync after. */
   private wasDown = false
-  private onConnection(state: string, error?: string) {
+  private onConnection(state: string, error?: string, tokenChanged = false) {
     if (state === 'open') {
-      this.stores.settings.setState({ connection: 'ready', connectionError: undefined })
+      this.stores.settings.setState({ connection: 'ready', connectionError: undefined, tokenChanged: false })
       if (this.wasDown) {
         this.wasDown = false
         void this.loadSessions()
@@ -117,7 +117,7 @@ export class Controller {
       this.stores.settings.setState({ connection: 'connecting', connectionError: 'Reconnecting to the gateway…' })
     } else if (state === 'failed' || state === 'closed') {
       this.wasDown = true
-      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed' })
+      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed', tokenChanged })
     }
   }
 

@@ -49,6 +49,8 @@ export interface InspectorState {
 export interface SettingsState {
   connection: 'connecting' | 'ready' | 'error'
   connectionError?: string
+  /** the gateway no longer accepts this page's token or device token: the user needs a new link */
+  tokenChanged?: boolean
   config?: Results['config.get']
   models: ModelChoice[]
   modelsLoaded: boolean
