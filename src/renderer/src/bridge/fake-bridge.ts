@@ -32,6 +32,8 @@ export type FakeStep =
     }
   | { kind: 'error'; message: string }
   | { kind: 'wait'; ms: number }
+  /** stream nothing until the run is stopped (a test then never races the run's natural end) */
+  | { kind: 'untilAborted' }
 
 export interface FakeScript {
   steps: FakeStep[]
@@ -212,7 +214,11 @@ export class FakeBridge implements Bridge {
       this.config.agents = { defaults: { ...(this.config.agents as { defaults: object }).defaults, model: { primary: 'anthropic/claude-sonnet-4-5' } } }
     }
     if (!this.restore()) {
-      for (const s of options.seed ?? [{ key: 'agent:main:main', label: 'Main' }]) this.seedSession(s.key, s.label, s.messages ?? 0)
+      // Seeded sessions are listed (newest first) in seed order whatever the clock does meanwhile: with
+      // Date.now() each, a slow machine gave the second one a later millisecond, so it was listed (and
+      // opened) first — the Sidebar test then sent its message to the wrong session.
+      const seededAt = Date.now()
+      ;(options.seed ?? [{ key: 'agent:main:main', label: 'Main' }]).forEach((s, i) => this.seedSession(s.key, s.label, s.messages ?? 0, seededAt - i))
     }
   }
 
@@ -290,8 +296,8 @@ export class FakeBridge implements Bridge {
     }
   }
 
-  private seedSession(key: string, label: string | undefined, count: number) {
-    const s: FakeSession = { row: this.newRow(key, label), messages: [], events: [], queue: [] }
+  private seedSession(key: string, label: string | undefined, count: number, updatedAt: number) {
+    const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt }, messages: [], events: [], queue: [] }
     s.messages.push(...fillerMessages(key, 0, count, Date.now() - count * 60_000))
     if (count) s.row.lastMessagePreview = 'Answer…'
     this.sessions.set(key, s)
@@ -432,6 +438,9 @@ export class FakeBridge implements Bridge {
           outChars += step.text.length
           if (step.kind === 'text') await this.handleSteers(s, run)
         } else if (step.kind === 'wait') await this.sleep(step.ms)
+        else if (step.kind === 'untilAborted') {
+          while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
+        }
         else if (step.kind === 'error') {
           this.flushMessage(s, run, { stopReason: 'error', errorMessage: step.message })
           this.agentEvent(run, 'lifecycle', { phase: 'error', error: step.message, endedAt: Date.now(), startedAt: run.startedAt, errorKind: 'unknown' })

@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 
 beforeEach(() => localStorage.clear())
@@ -49,12 +50,31 @@ describe('sessions sidebar', () => {
 
   it('shows Running while a run is active, live via sessions.changed', async () => {
     const user = userEvent.setup({ delay: null })
-    const { bridge } = await renderApp({ tickMs: 20, seed })
+    // the run streams a little, then waits for Stop: it cannot end on its own before it is seen running
+    const { bridge, stores } = await renderApp({ tickMs: 20, seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const main = () => within(nav).getByText('Main').closest('li')
+    // seeded sessions are listed in seed order, so Main is the one open
+    expect(stores.sessions.getState().selectedKey).toBe('agent:main:main')
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write something long{Enter}')
-    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Running'), LONG)
+    await waitFor(() => expect(main()).toHaveTextContent('Running'), LONG)
+    expect(within(nav).getByText('Tax questions').closest('li')).toHaveTextContent('Idle')
     await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
-    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Idle'), LONG)
+    await waitFor(() => expect(main()).toHaveTextContent('Idle'), LONG)
+    // it went idle because of the Stop, not because the reply happened to end
+    const footers = () => within(screen.getByRole('log', { name: 'Conversation' })).getAllByRole('status').map((e) => e.textContent ?? '')
+    await waitFor(() => expect(footers().some((t) => t.startsWith('Stopped'))).toBe(true), LONG)
+  })
+
+  it('seeded sessions are listed in seed order however slowly the clock ticks while seeding', async () => {
+    let now = 1_000_000
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => (now += 7)) // a loaded machine
+    try {
+      const r = await new FakeBridge({ seed }).sessionsList({})
+      expect(r.ok && r.data.sessions.map((s) => s.key)).toEqual(['agent:main:main', 'agent:main:taxes'])
+    } finally {
+      clock.mockRestore()
+    }
   })
 
   it('creates, renames, resets and deletes (with confirmation)', async () => {
