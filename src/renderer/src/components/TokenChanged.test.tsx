@@ -1,5 +1,4 @@
-import { screen } from '@testing-library/react'
-import { act } from 'react'
+import { act, screen } from '@testing-library/react'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { renderApp } from '../test-utils'
