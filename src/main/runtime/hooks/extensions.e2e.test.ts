@@ -211,12 +211,17 @@ describe('message_sending / message_sent (the `message` tool and the final reply
     // the streamed deltas carried the model's text; lifecycle end carries the delivered one for chat finals
     expect(agentEvents('fr1').filter((e) => e.stream === 'assistant').at(-1)?.data).toMatchObject({ text: 'Your API key sk-12345 is set.' })
     expect(lifecycleEnd('fr1')).toMatchObject({ phase: 'end', replyText: 'Your API key [redacted] is set.' })
+    // chat clients get the delivered text in the final, not the model's
+    const chatFinal = (runId: string) =>
+      t.events.find((e) => e.event === 'chat' && e.payload.runId === runId && (e.payload as ChatEvent).state === 'final')?.payload as ChatEvent
+    expect(chatFinal('fr1').message?.content[0].text).toBe('Your API key [redacted] is set.')
 
     server.script([{ text: 'the password is hunter2' }])
     const withheld = await run('and the password?', 'fr2')
     expect(withheld.status).toBe('ok')
     expect(withheld.result?.payloads).toEqual([])
     expect(lifecycleEnd('fr2')).toMatchObject({ phase: 'end', replyText: '' })
+    expect(chatFinal('fr2').message).toBeUndefined()
     await ext.idle()
     expect(sent).toHaveLength(1) // nothing was delivered for fr2
   })

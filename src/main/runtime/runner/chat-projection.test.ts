@@ -17,6 +17,23 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers())
 
 describe('chat projection', () => {
+  it('a rewritten reply (lifecycle end replyText) is the final text: message-tool texts kept, no last delta of the model text', () => {
+    proj.handle(ev('lifecycle', { phase: 'start' }))
+    proj.handle(ev('block', { text: 'Sent mid-run.' }))
+    proj.handle(ev('assistant', { text: 'key sk-1', delta: 'key sk-1' }))
+    proj.handle(ev('assistant', { text: 'key sk-12345', delta: '2345' })) // held by the throttle
+    proj.handle(ev('lifecycle', { phase: 'end', stopReason: 'stop', replyText: 'key [redacted]' }))
+    expect(out.map((e) => [e.state, text(e)])).toEqual([
+      ['delta', 'Sent mid-run.'],
+      ['final', 'Sent mid-run.\n\nkey [redacted]'],
+    ])
+    proj.handle(ev('lifecycle', { phase: 'start' }, 'r2'))
+    proj.handle(ev('assistant', { text: 'secret', delta: 'secret' }, 'r2'))
+    proj.handle(ev('lifecycle', { phase: 'end', replyText: '' }, 'r2'))
+    expect(out.at(-1)).toMatchObject({ runId: 'r2', state: 'final' })
+    expect(out.at(-1)!.message).toBeUndefined()
+  })
+
   it('throttles deltas to one per 150 ms with the cumulative text, trailing edge included', () => {
     proj.handle(ev('lifecycle', { phase: 'start' }))
     proj.handle(ev('assistant', { text: 'Hel', delta: 'Hel' }))

@@ -22,6 +22,8 @@ function maybeSilent(text: string): boolean {
 interface RunState {
   sessionKey: string
   segments: string[]
+  /** texts the message tool delivered mid-run (kept apart: a rewritten final reply replaces only the rest) */
+  blocks: string[]
   current: string
   lastSentText: string
   lastSentAt: number
@@ -101,6 +103,7 @@ export class ChatProjection {
         s.lastSeq = ev.seq
         if (s.current.trim()) s.segments.push(s.current)
         s.segments.push(data.text)
+        s.blocks.push(data.text)
         s.current = ''
         this.maybeSend(ev.runId, s)
         return
@@ -122,7 +125,7 @@ export class ChatProjection {
   private state(ev: AgentEvent): RunState {
     let s = this.runs.get(ev.runId)
     if (!s) {
-      s = { sessionKey: ev.sessionKey!, segments: [], current: '', lastSentText: '', lastSentAt: 0, lastSeq: ev.seq }
+      s = { sessionKey: ev.sessionKey!, segments: [], blocks: [], current: '', lastSentText: '', lastSentAt: 0, lastSeq: ev.seq }
       this.runs.set(ev.runId, s)
     }
     return s
@@ -163,10 +166,13 @@ export class ChatProjection {
   private finish(ev: AgentEvent, state: 'final' | 'aborted' | 'error', data: Record<string, unknown>): void {
     const s = this.runs.get(ev.runId) ?? this.state(ev)
     s.lastSeq = ev.seq
-    if (state !== 'error') this.flush(ev.runId, s)
+    // A message_sending hook rewrote or withheld the reply: the final carries what was delivered (the
+    // message tool's texts + replyText), and no last delta of the model's own text goes out before it.
+    const replyText = state === 'final' && typeof data.replyText === 'string' ? data.replyText : undefined
+    if (state !== 'error' && replyText === undefined) this.flush(ev.runId, s)
     if (s.timer) clearTimeout(s.timer)
     this.runs.delete(ev.runId)
-    const text = this.fullText(s)
+    const text = replyText === undefined ? this.fullText(s) : [...s.blocks, replyText].filter((t) => t.trim()).join('\n\n')
     const visible = text.trim() && !isSilentText(text) ? text : undefined
     const out: ChatEvent = { runId: ev.runId, sessionKey: s.sessionKey, seq: ev.seq, state }
     if (state === 'error') {

@@ -440,7 +440,7 @@ export class EmbeddedRunner {
         streamFn: async (model, context, options?: SimpleStreamOptions) => {
           await this.turns.turn() // building and sending the request: the next heavy step
           b.modelCallStarted()
-          // text-delta SSE events of one network read reach the openai SDK as one (see sse-merge-fetch.ts)
+          // delta SSE events of one network read reach the provider SDK (OpenAI or Anthropic) as one (see sse-merge-fetch.ts)
           return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options)
         },
         getApiKey: (provider) => registry.getApiKey(provider),
