@@ -68,6 +68,8 @@ const host: RuntimeHost = {
   agentFinal: (id) => runtime.agentFinal(id),
   info: runtime.info,
   shutdown: (o) => runtime.shutdown(o),
+  currentConfig: runtime.currentConfig?.bind(runtime),
+  onConfigChange: runtime.onConfigChange?.bind(runtime),
 }
 const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir, staticDir: null, writeInfo: false })
 let fakeGw: GatewayHandle | undefined
