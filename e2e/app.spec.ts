@@ -1,40 +1,16 @@
 // Browser mode end to end: the built renderer served by a REAL headless gateway over the real runtime,
 // whose model is the scripted OpenAI-compatible server (test/fixtures/model-server.ts). The page opens
 // http://127.0.0.1:<port>/#token=… like `loopdesk dashboard` prints it and talks over the WebSocket bridge.
-import { existsSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import { shot } from './shots'
-import { startModelServer, type ModelServer } from '../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../test/fixtures/test-runtime'
-import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
+import { useBrowserGateway } from './browser-gateway'
 
 /** e2e/ is type-checked without the DOM lib (tsconfig.node.json). */
 type DomLike = { getAttribute(name: string): string | null; textContent: string | null }
 const TOKEN = 'e2e-browser-token-0123456789abcdef'
-const staticDir = join(process.cwd(), 'out', 'renderer')
 
 test.describe.configure({ mode: 'serial' })
-test.skip(!existsSync(join(staticDir, 'index.html')), 'the renderer is not built: run `npx vite build --config src/renderer/vite.config.ts`')
-
-let model: ModelServer
-let rt: TestRuntime
-let gw: GatewayHandle
-let origin: string
-
-test.beforeAll(async () => {
-  model = await startModelServer({ fallback: { text: 'Fallback answer.', chunks: 3 } })
-  rt = await startTestRuntime(model)
-  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir })
-  origin = gw.url.replace(/^ws:/, 'http:').replace(/\/$/, '')
-})
-
-test.afterAll(async () => {
-  await gw?.close()
-  await rt?.close()
-  await model?.close()
-  if (rt?.stateDir) rmSync(rt.stateDir, { recursive: true, force: true })
-})
+const env = useBrowserGateway(TOKEN, { text: 'Fallback answer.', chunks: 3 })
 
 /** Records every text a status element or tool card showed, so transient states can be asserted. */
 const RECORDER = `
@@ -48,7 +24,7 @@ async function open(page: Page): Promise<void> {
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   await page.addInitScript({ content: RECORDER })
-  await page.goto(`${origin}/#token=${TOKEN}`)
+  await page.goto(`${env.origin}/#token=${TOKEN}`)
   await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible()
   // the token left the address bar
   expect(page.url()).not.toContain(TOKEN)
@@ -85,7 +61,7 @@ const snapshot = (page: Page) =>
 test('send → streamed text → tool card running then done → lifecycle Done; inspector; reload restores', async ({ page }) => {
   await open(page)
   await newSession(page)
-  model.push(
+  env.model.push(
     { text: 'Let me look at the workspace first.', chunks: 6, delayMs: 60, toolCalls: [{ name: 'ls', args: { path: '.' } }] },
     { text: 'The workspace is **empty** — nothing to list yet.', chunks: 8, delayMs: 60, usage: { input: 300, output: 20 } },
   )
@@ -130,7 +106,7 @@ test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page })
   await open(page)
   await newSession(page)
   const long = Array.from({ length: 120 }, (_, i) => `word${i}`).join(' ')
-  model.push({ text: long, chunks: 120, delayMs: 60 })
+  env.model.push({ text: long, chunks: 120, delayMs: 60 })
   await send(page, 'write a long text')
   await expect(log(page).getByText(/word5 /)).toBeVisible()
   await page.getByRole('button', { name: 'Stop' }).click()
@@ -151,7 +127,7 @@ test('Queue and Steer while running', async ({ page }) => {
   await open(page)
   await newSession(page)
   const long = Array.from({ length: 60 }, (_, i) => `part${i}`).join(' ')
-  model.push(
+  env.model.push(
     { text: long, chunks: 60, delayMs: 50 },
     { text: 'Steered: switching to bullet points.', chunks: 4, delayMs: 30 },
     { text: 'Follow-up: here is the summary.', chunks: 4, delayMs: 30 },
@@ -173,7 +149,7 @@ test('Queue and Steer while running', async ({ page }) => {
   await expect(lastStatus(page)).toHaveText(/^Done/)
   await expect(queue.getByText(/Started as the next run|Steered into the running reply/).first()).toBeVisible()
   // the steer and the follow-up went to the model
-  const userTexts = JSON.stringify(model.requests.slice(-2).map((r) => r.body?.messages))
+  const userTexts = JSON.stringify(env.model.requests.slice(-2).map((r) => r.body?.messages))
   expect(userTexts).toContain('use bullet points')
   expect(userTexts).toContain('then summarize it')
 })
@@ -181,7 +157,7 @@ test('Queue and Steer while running', async ({ page }) => {
 test('a model error shows a readable error', async ({ page }) => {
   await open(page)
   await newSession(page)
-  model.push({ status: 401, message: 'Incorrect API key provided: sk-wrong' })
+  env.model.push({ status: 401, message: 'Incorrect API key provided: sk-wrong' })
   await send(page, 'this will fail')
   await expect(lastStatus(page)).toContainText('Error:')
   const text = (await lastStatus(page).textContent()) ?? ''
@@ -202,14 +178,14 @@ test('settings persist across a reload', async ({ page }) => {
   await dialog.getByRole('button', { name: 'Agent' }).click()
   await dialog.getByLabel('Run timeout (seconds)').fill('900')
   await dialog.getByRole('button', { name: 'Save', exact: true }).click()
-  await expect.poll(async () => (await rt.call('config.get', {})).config).toMatchObject({ agents: { defaults: { timeoutSeconds: 900 } } })
+  await expect.poll(async () => (await env.rt.call('config.get', {})).config).toMatchObject({ agents: { defaults: { timeoutSeconds: 900 } } })
   await dialog.getByRole('button', { name: 'Appearance' }).click()
   await dialog.getByText('Dark').click()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await dialog.getByRole('button', { name: 'Gateway' }).click()
-  await expect(dialog.getByText(new RegExp(`--url ws://127\\.0\\.0\\.1:${new URL(origin).port} --token ${TOKEN}`))).toBeVisible()
+  await expect(dialog.getByText(new RegExp(`--url ws://127\\.0\\.0\\.1:${new URL(env.origin).port} --token ${TOKEN}`))).toBeVisible()
   // the runtime's status (through this gateway) reports where it really listens
-  await expect(dialog.getByRole('status', { name: 'Gateway address' })).toContainText(`Listening on ws://127.0.0.1:${gw.port}`)
+  await expect(dialog.getByRole('status', { name: 'Gateway address' })).toContainText(`Listening on ws://127.0.0.1:${env.gw.port}`)
   await shot(page, 'app-settings')
   await page.reload()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')

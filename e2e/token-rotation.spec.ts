@@ -1,49 +1,25 @@
 // Browser mode after the gateway's shared token was rotated: the page keeps working through the device
 // token the gateway issued to its (stored) device key — also after a reload, when the `#token=` it kept
 // is stale — and a page with nothing valid left says to open the new link instead of spinning.
-import { existsSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
 import { expect, test } from '@playwright/test'
 import { shot } from './shots'
-import { startModelServer, type ModelServer } from '../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../test/fixtures/test-runtime'
-import { startGateway, type GatewayHandle } from '../src/main/gateway/server'
+import { useBrowserGateway } from './browser-gateway'
 
 const TOKEN = 'e2e-rotation-token-0123456789abcdef'
 const NEW_TOKEN = 'e2e-rotation-token-NEW-9876543210fedcba'
-const staticDir = join(process.cwd(), 'out', 'renderer')
 
-test.skip(!existsSync(join(staticDir, 'index.html')), 'the renderer is not built: run `npx electron-vite build`')
-
-let model: ModelServer
-let rt: TestRuntime
-let gw: GatewayHandle
-let origin: string
-
-test.beforeAll(async () => {
-  model = await startModelServer({ fallback: { text: 'Still here.', chunks: 2 } })
-  rt = await startTestRuntime(model)
-  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir })
-  origin = gw.url.replace(/^ws:/, 'http:').replace(/\/$/, '')
-})
-
-test.afterAll(async () => {
-  await gw?.close()
-  await rt?.close()
-  await model?.close()
-  if (rt?.stateDir) rmSync(rt.stateDir, { recursive: true, force: true })
-})
+const env = useBrowserGateway(TOKEN, { text: 'Still here.', chunks: 2 })
 
 test('after the token is rotated a reload reconnects with the device token; a stale link says to open the new one', async ({ page, browser }) => {
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
-  await page.goto(`${origin}/#token=${TOKEN}`)
+  await page.goto(`${env.origin}/#token=${TOKEN}`)
   const message = page.getByRole('textbox', { name: 'Message' })
   await expect(message).toBeVisible()
 
-  gw.setToken(NEW_TOKEN) // e.g. `loopdesk gateway rotate-token` or another window's Settings
+  env.gw.setToken(NEW_TOKEN) // e.g. `loopdesk gateway rotate-token` or another window's Settings
   // the live page is closed by the gateway and gets back in with its device token
-  await expect.poll(() => gw.connectionCount(), { timeout: 10_000 }).toBeGreaterThan(0)
+  await expect.poll(() => env.gw.connectionCount(), { timeout: 10_000 }).toBeGreaterThan(0)
   await expect(page.getByRole('alert')).toHaveCount(0)
 
   // a reload still holds the old #token in its storage: the stored device key + token get it in
@@ -60,14 +36,14 @@ test('after the token is rotated a reload reconnects with the device token; a st
 
   // a new tab with the old link has no device token: a clear screen, not an endless spinner
   const fresh = await browser.newPage()
-  await fresh.goto(`${origin}/#token=${TOKEN}`)
+  await fresh.goto(`${env.origin}/#token=${TOKEN}`)
   const screen = fresh.getByRole('alert', { name: 'The gateway token changed' })
   await expect(screen).toBeVisible({ timeout: 15_000 })
   await expect(screen).toContainText('loopdesk dashboard')
   await shot(fresh, 'token-changed')
   // the new link works
   await fresh.goto('about:blank')
-  await fresh.goto(`${origin}/#token=${NEW_TOKEN}`)
+  await fresh.goto(`${env.origin}/#token=${NEW_TOKEN}`)
   await expect(fresh.getByRole('textbox', { name: 'Message' })).toBeVisible({ timeout: 15_000 })
   await fresh.close()
 })
