@@ -154,6 +154,39 @@ test('Queue and Steer while running', async ({ page }) => {
   expect(userTexts).toContain('then summarize it')
 })
 
+test('collect mode: messages another client queued show as sent together in the run that answered them', async ({ page }) => {
+  await open(page)
+  const key = 'agent:main:collect-e2e'
+  await env.rt.call('sessions.create', { key, label: 'Collected' })
+  await env.rt.call('sessions.patch', { key, queueMode: 'collect', queueDebounceMs: 150 })
+  await page.getByRole('navigation', { name: 'Sessions' }).getByText('Collected').click()
+  await expect(page.getByText('Start a conversation')).toBeVisible()
+  const long = Array.from({ length: 40 }, (_, i) => `piece${i}`).join(' ')
+  env.model.push({ text: long, chunks: 40, delayMs: 50 }, { text: 'Both noted: the colour and the size.', chunks: 3, delayMs: 20 })
+  await send(page, 'start a long answer')
+  await expect(log(page).getByText(/piece3 /)).toBeVisible()
+  // another client (a CLI, an OpenClaw app) sends two messages while the run is busy: the session collects them
+  for (const [i, message] of ['make it blue', 'and larger'].entries()) {
+    const r = await env.rt.call('chat.send', { sessionKey: key, message, idempotencyKey: `collect-e2e-${i}` })
+    expect(r).toMatchObject({ status: 'queued' })
+  }
+  await expect(log(page).getByText('Both noted: the colour and the size.')).toBeVisible({ timeout: 20_000 })
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+  // one model request answered both; each shows once, marked, and no run of its own ends empty
+  expect(JSON.stringify(env.model.requests.at(-1)?.body?.messages?.at(-1)?.content)).toContain('Queued #2')
+  const check = async () => {
+    await expect(log(page).getByText('make it blue', { exact: true })).toHaveCount(1)
+    await expect(log(page).getByText('and larger', { exact: true })).toHaveCount(1)
+    await expect(log(page).getByText('Queued · sent together')).toHaveCount(2)
+    await expect(log(page).getByRole('status')).toHaveCount(2) // the first run and the one that answered both
+  }
+  await check()
+  await shot(page, 'app-collect')
+  await page.reload()
+  await expect(log(page).getByText('Both noted: the colour and the size.')).toBeVisible()
+  await check()
+})
+
 test('a model error shows a readable error', async ({ page }) => {
   await open(page)
   await newSession(page)
