@@ -75,10 +75,17 @@ export class AgentDedupe {
     return this.entries.size
   }
 
-  /** Drops expired finished entries, then the oldest finished ones above the cap. In-flight runs stay. */
+  /**
+   * Drops expired finished entries, then the oldest finished ones above the cap. In-flight runs stay.
+   * Runs on every claim (the ack path), so it stops at the first finished entry still fresh: finished
+   * entries are kept in completion order (see complete), so all after it are fresher. It walks past only
+   * in-flight entries and the expired ones it deletes, not the whole map.
+   */
   sweep(now: number) {
     for (const [k, e] of this.entries) {
-      if (e.final && now - e.ts > this.ttlMs) this.entries.delete(k)
+      if (!e.final) continue
+      if (now - e.ts <= this.ttlMs) break
+      this.entries.delete(k)
     }
     if (this.entries.size <= this.max) return
     for (const [k, e] of this.entries) {
