@@ -3,13 +3,12 @@
 // runtime validates and writes loopdesk.json, the gateway stores the token file for the CLI and closes
 // every connection that used the old token with 4001). With none running, the state dir is updated
 // directly: loopdesk.json when it holds gateway.auth.token (it wins at start), and the token file (0600).
-import { randomBytes } from 'node:crypto'
 import { parseArgs, str, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { connectGateway, GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { dashboardUrl, isLoopbackUrl, readGatewayConfig, resolveGatewayTarget, resolveStateDir, type GatewayTarget } from '../resolve'
-import { storeGatewayToken, tokenPath } from '../../main/gateway/state-files'
+import { newGatewayToken, storeGatewayToken, tokenPath } from '../../main/gateway/state-files'
 
 export const GATEWAY_ROTATE_TOKEN_HELP = `loopdesk gateway rotate-token [--url ws://…] [--token T] [--state-dir D] [--json]
   Replaces the shared gateway token with a new random one and prints the new dashboard URL. A running
@@ -33,7 +32,7 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
-  const token = randomBytes(32).toString('base64url')
+  const token = newGatewayToken()
 
   let via: 'gateway' | 'state-dir'
   try {

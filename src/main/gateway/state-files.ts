@@ -39,7 +39,10 @@ export function readGatewayToken(stateDir: string): string | undefined {
   }
 }
 
-/** Returns the stored token, generating one (256 bits, base64url) on first start. Fixes loose permissions. */
+/** A new shared gateway token: 256 random bits, base64url (first start and `loopdesk gateway rotate-token`). */
+export const newGatewayToken = (): string => randomBytes(32).toString('base64url')
+
+/** Returns the stored token, generating one on first start. Fixes loose permissions. */
 export function ensureGatewayToken(stateDir: string): string {
   ensureDir(gatewayDir(stateDir))
   const existing = readGatewayToken(stateDir)
@@ -51,7 +54,7 @@ export function ensureGatewayToken(stateDir: string): string {
     }
     return existing
   }
-  const token = randomBytes(32).toString('base64url')
+  const token = newGatewayToken()
   writeFileAtomic(tokenPath(stateDir), token + '\n', 0o600)
   return token
 }
