@@ -11,9 +11,7 @@
 // file, as at start-up (a configured token is copied into the token file for the CLI).
 import { unwatchFile, watchFile } from 'node:fs'
 import type { ResolvedConfig } from '../runtime/contracts'
-import { readGatewayToken, tokenPath } from './state-files'
-
-const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
+import { isValidGatewayToken, readGatewayToken, tokenPath } from './state-files'
 
 /** The part of RuntimeHost this watch reads. */
 export interface ConfigSnapshotSource {
@@ -81,7 +79,7 @@ export class SharedTokenWatch {
     const cfg = configToken(this.opts.config?.current())
     if (cfg !== undefined && cfg !== this.lastConfig) {
       this.lastConfig = cfg
-      if (TOKEN_RE.test(cfg)) return this.opts.onToken(cfg, 'config')
+      if (isValidGatewayToken(cfg)) return this.opts.onToken(cfg, 'config')
       this.opts.warn('gateway: gateway.auth.token in the config is not 16–512 printable characters; keeping the current token')
       return
     }

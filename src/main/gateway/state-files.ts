@@ -28,6 +28,8 @@ export function writeFileAtomic(path: string, data: string, mode: number) {
 }
 
 const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
+/** What a shared gateway token may be: 16–512 printable ASCII characters, no spaces. */
+export const isValidGatewayToken = (token: string): boolean => TOKEN_RE.test(token)
 
 /** Reads the stored token; undefined when absent or unusable. */
 export function readGatewayToken(stateDir: string): string | undefined {
@@ -61,7 +63,7 @@ export function ensureGatewayToken(stateDir: string): string {
 
 /** Stores an explicitly configured token so local clients (CLI, dashboard) can find it. */
 export function storeGatewayToken(stateDir: string, token: string) {
-  if (!TOKEN_RE.test(token)) throw new Error('gateway token must be 16–512 printable ASCII characters without spaces')
+  if (!isValidGatewayToken(token)) throw new Error('gateway token must be 16–512 printable ASCII characters without spaces')
   ensureDir(gatewayDir(stateDir))
   writeFileAtomic(tokenPath(stateDir), token + '\n', 0o600)
 }
