@@ -1,7 +1,8 @@
-// Prompt text produced by the queue: the coalesced `collect` turn and the overflow notice that tells
-// the model which messages were dropped because the queue hit its cap.
+// Prompt text produced by the queue: the coalesced `collect` turn (its format lives in src/shared, the
+// renderer splits it back) and the overflow notice that tells the model which messages were dropped
+// because the queue hit its cap.
 
-export const COLLECT_TITLE = '[Queued messages while agent was busy]'
+export { COLLECT_TITLE, buildCollectPrompt } from '../../../shared/collect-prompt'
 export const SUMMARY_MAX_CHARS = 160
 
 /** One line, at most 160 chars, for the overflow notice. */
@@ -15,14 +16,6 @@ export function buildOverflowNotice(dropped: number, summaries: string[]): strin
   const head = `[Queue overflow] Dropped ${dropped} message${dropped === 1 ? '' : 's'} due to cap.`
   if (summaries.length === 0) return head
   return `${head}\nSummary:\n${summaries.map((s) => `- ${s}`).join('\n')}`
-}
-
-/** Coalesces several queued messages into one turn ("Queued #n" sections, oldest first). */
-export function buildCollectPrompt(texts: string[], overflow?: string): string {
-  const parts = [COLLECT_TITLE]
-  if (overflow) parts.push(overflow)
-  texts.forEach((t, i) => parts.push(`---\nQueued #${i + 1}\n${t}`))
-  return parts.join('\n\n')
 }
 
 /** A single message, with the overflow notice (if any) in front of it. */

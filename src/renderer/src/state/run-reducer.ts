@@ -17,6 +17,7 @@ import type {
   UsageTotals,
 } from '../../../shared/events'
 import type { HistoryMessage, Results } from '../../../shared/methods'
+import { collectedTexts } from '../../../shared/collect-prompt'
 import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
 import type { RefetchPaging } from './history-paging'
 import {
@@ -42,8 +43,6 @@ const TIMED_OUT = 'The run timed out and was stopped.'
 const INTERRUPTED = 'Interrupted: Loopdesk stopped before this message was answered.'
 /** stopReason of a run folded into another one (runtime queue "collect" mode) */
 const COLLECTED = 'collected'
-/** The runtime's collect prompt: a title, then one "Queued #n" section per message (runtime/queue/prompt.ts). */
-const COLLECT_TITLE = '[Queued messages while agent was busy]'
 
 export type SendResult = Results['chat.send']
 
@@ -620,23 +619,6 @@ function applyQueue(d: Draft, items: QueueItem[]) {
     })
     t.users = Math.max(t.users, ordered.length)
   }
-}
-
-/** The queued messages of a collect prompt, oldest first (undefined when `text` is not one). */
-export function collectedTexts(text: string): string[] | undefined {
-  if (!text.startsWith(COLLECT_TITLE + '\n\n')) return undefined
-  const out: string[] = []
-  const marker = (n: number) => `---\nQueued #${n}\n`
-  // The first section follows the title (or the overflow notice); each next one a blank line.
-  let at = text.indexOf('\n\n' + marker(1), COLLECT_TITLE.length)
-  if (at < 0) return undefined
-  for (let n = 1; at >= 0; n++) {
-    const start = at + 2 + marker(n).length
-    const next = text.indexOf('\n\n' + marker(n + 1), start)
-    out.push(next < 0 ? text.slice(start) : text.slice(start, next))
-    at = next
-  }
-  return out
 }
 
 // ------------------------------------------------------------------------------------------- local actions
