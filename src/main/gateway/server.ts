@@ -212,8 +212,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // the runtime's validated config (the last good one while loopdesk.json is invalid); never parsed here
   const currentConfig = host.currentConfig?.bind(host)
   const onConfigChange = host.onConfigChange?.bind(host)
-  const configSource =
-    currentConfig && onConfigChange ? { current: currentConfig, onChange: (l: () => void) => onConfigChange(() => l()) } : undefined
+  const configSource = currentConfig && onConfigChange ? { currentConfig, onConfigChange } : undefined
   const tokenWatch =
     opts.watchSharedToken === false
       ? undefined

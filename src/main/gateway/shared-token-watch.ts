@@ -10,19 +10,17 @@
 // explicit token is not overridden by whatever the config/file held at start. The config wins over the
 // file, as at start-up (a configured token is copied into the token file for the CLI).
 import { unwatchFile, watchFile } from 'node:fs'
+import type { RuntimeHost } from '../api/host'
 import type { ResolvedConfig } from '../runtime/contracts'
 import { isValidGatewayToken, readGatewayToken, tokenPath } from './state-files'
 
 /** The part of RuntimeHost this watch reads. */
-export interface ConfigSnapshotSource {
-  current(): ResolvedConfig
-  onChange(listener: () => void): () => void
-}
+export type ConfigSource = Required<Pick<RuntimeHost, 'currentConfig' | 'onConfigChange'>>
 
 export interface SharedTokenWatchOptions {
   stateDir: string
   /** the runtime's config (undefined: only the token file is followed) */
-  config?: ConfigSnapshotSource
+  config?: ConfigSource
   /** poll interval of the token file */
   intervalMs: number
   onToken(token: string, source: 'config' | 'file'): void
@@ -46,11 +44,11 @@ export class SharedTokenWatch {
   private readonly offConfig?: () => void
 
   constructor(private readonly opts: SharedTokenWatchOptions) {
-    this.lastConfig = configToken(opts.config?.current())
+    this.lastConfig = configToken(opts.config?.currentConfig())
     this.lastFile = readGatewayToken(opts.stateDir)
     // polling stats the path, so it follows atomic (rename) writes that an inode watch would lose
     watchFile(tokenPath(opts.stateDir), { interval: opts.intervalMs, persistent: false }, this.listener)
-    this.offConfig = opts.config?.onChange(() => {
+    this.offConfig = opts.config?.onConfigChange(() => {
       if (this.holds > 0) this.changedWhileHeld = true
       // the change may come from inside a request handler: react after it returned
       else setImmediate(() => this.check())
@@ -76,7 +74,7 @@ export class SharedTokenWatch {
   /** Looks now. */
   check() {
     if (this.stopped) return
-    const cfg = configToken(this.opts.config?.current())
+    const cfg = configToken(this.opts.config?.currentConfig())
     if (cfg !== undefined && cfg !== this.lastConfig) {
       this.lastConfig = cfg
       if (isValidGatewayToken(cfg)) return this.opts.onToken(cfg, 'config')
