@@ -64,17 +64,8 @@ export async function acquireWriteLock(file: string, opts: WriteLockOptions = {}
   const beatMs = heartbeatInterval(staleMs, opts.heartbeatMs)
   const deadline = Date.now() + timeoutMs
   for (let attempt = 0; ; attempt++) {
-    const mine = held.get(lockPath)
-    if (mine) {
-      mine.refs++
-      startHeartbeat(mine, beatMs)
-      return releaser(mine)
-    }
-    const got = tryCreate(lockPath)
-    if (got) {
-      startHeartbeat(got, beatMs)
-      return releaser(got)
-    }
+    const lock = take(lockPath, beatMs)
+    if (lock) return releaser(lock)
     if (reclaimIfStale(lockPath, staleMs)) continue
     const now = Date.now()
     if (now >= deadline) {
@@ -103,17 +94,8 @@ export function tryAcquireWriteLockSync(file: string, opts: WriteLockOptions = {
   const beatMs = heartbeatInterval(staleMs, opts.heartbeatMs)
   const pause = new Int32Array(new SharedArrayBuffer(4))
   for (;;) {
-    const mine = held.get(lockPath)
-    if (mine) {
-      mine.refs++
-      startHeartbeat(mine, beatMs)
-      return syncReleaser(mine)
-    }
-    const got = tryCreate(lockPath)
-    if (got) {
-      startHeartbeat(got, beatMs)
-      return syncReleaser(got)
-    }
+    const lock = take(lockPath, beatMs)
+    if (lock) return syncReleaser(lock)
     if (reclaimIfStale(lockPath, staleMs)) continue
     if (Date.now() >= deadline) return undefined
     Atomics.wait(pause, 0, 0, 5)
@@ -168,6 +150,15 @@ function refresh(lock: HeldLock): void {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') stopHeartbeat(lock)
     // other errors (a full or read-only disk): keep the lock, try again at the next beat
   }
+}
+
+/** The lock, beating: one more reference when this process holds it already, else a new one if it is free. */
+function take(lockPath: string, beatMs: number): HeldLock | undefined {
+  const mine = held.get(lockPath)
+  if (mine) mine.refs++
+  const lock = mine ?? tryCreate(lockPath)
+  if (lock) startHeartbeat(lock, beatMs)
+  return lock
 }
 
 function tryCreate(lockPath: string): HeldLock | undefined {
