@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { isPidAlive } from '../runtime/sessions/process-info'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -90,13 +91,5 @@ export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: nu
   rmSync(infoPath(stateDir), { force: true })
 }
 
-/** True when a process with this pid exists (signal 0 probes without affecting it). */
-export function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM'
-  }
-}
+/** True when a process with this pid exists (the lock holders' probe; a gateway records no start time). */
+export const pidAlive = isPidAlive
