@@ -1,10 +1,11 @@
 // What the method handlers share: the runtime's parts plus session-resolution helpers.
-import type { AnyEvent, QueueItem, QueueMode, SessionsChangedEvent } from '../../shared/events'
-import type { AgentFinal, ConfigIssue, Prefs, SessionRow, ThinkingLevel } from '../../shared/methods'
+import type { AnyEvent, QueueItem, SessionsChangedEvent } from '../../shared/events'
+import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
 import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
 import type { EventBus, RunRegistry } from './events'
+import type { ChatSubmit } from './queue/chat-queue'
 import type { CommandQueue } from './lanes'
 import type { ModelRegistry } from './models'
 import type { ChatProjection } from './runner/chat-projection'
@@ -32,15 +33,7 @@ export interface ConfigSource {
 /** Queue modes for a chat message that arrives while its session is busy (queue/chat-queue.ts). */
 export interface QueueModesHandle {
   /** starts now when idle, else steers / queues / interrupts per mode; throws QueueFullError when dropped */
-  submit(p: {
-    sessionKey: string
-    agentId: string
-    message: string
-    runId: string
-    thinking?: ThinkingLevel
-    timeoutMs?: number
-    queueMode?: QueueMode
-  }): Promise<{ runId: string; status: 'started' } | { runId: string; status: 'queued' | 'steered'; queueItemId: string }>
+  submit(p: ChatSubmit): Promise<{ runId: string; status: 'started' } | { runId: string; status: 'queued' | 'steered'; queueItemId: string }>
   list(sessionKey: string): QueueItem[]
   remove(sessionKey: string, id: string): boolean
   /** removes every waiting message; returns the run ids they would have had */

@@ -5,6 +5,7 @@ import type { QueueItem, QueueMode } from '../../../shared/events'
 import type { ThinkingLevel } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import type { SessionEntry } from '../contracts'
+import type { RunRequest } from '../runner/embedded-runner'
 import { SessionQueues, type SubmitResult } from './session-queues'
 import { resolveQueueSettings, type QueueSettings } from './settings'
 
@@ -14,15 +15,7 @@ export interface ChatQueueHost {
   tracked: Map<string, { runId: string; sessionKey: string; controller: AbortController; done: Promise<unknown> }>
   /** live (started) runs of a session */
   activeRunsOf(sessionKey: string): Array<{ runId: string; isStreaming(): boolean; steer(text: string): void }>
-  startRun(req: {
-    runId: string
-    sessionKey: string
-    agentId: string
-    message: string
-    acceptedAt: number
-    thinking?: ThinkingLevel
-    timeoutMs?: number
-  }): { runId: string }
+  startRun(req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs'>): { runId: string }
   /** config queue defaults (messages.queue) */
   queueDefaults(): Partial<QueueSettings>
   /** the session entry (per-session queueMode / debounce / cap / drop) */
