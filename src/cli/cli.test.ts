@@ -237,15 +237,23 @@ describe('bin/loopdesk.mjs', () => {
 })
 
 describe('gateway config file', () => {
-  it('reads port, bind, origins and auth.token leniently (JSON5)', async () => {
+  it('reads port, bind, origins and auth.token by the runtime\'s rules (JSON5, validated); an invalid file gives nothing but why', async () => {
     const { readGatewayConfig } = await import('./resolve')
     const { writeFileSync } = await import('node:fs')
     const dir = mkdtempSync(join(tmpdir(), 'loopdesk-cfg-'))
     writeFileSync(join(dir, 'loopdesk.json'), `{ // json5
-      gateway: { port: 19999, bind: 'lan', allowedOrigins: ['http://a:1', 7], auth: { token: ' cfg-token-1234567890 ' } } }`)
+      gateway: { port: 19999, bind: 'lan', allowedOrigins: ['http://a:1'], auth: { token: ' cfg-token-1234567890 ' } }, }`)
     expect(readGatewayConfig(dir)).toEqual({ port: 19999, bind: 'lan', allowedOrigins: ['http://a:1'], token: 'cfg-token-1234567890' })
-    writeFileSync(join(dir, 'loopdesk.json'), '{ gateway: { port: "x", bind: "everywhere" } }')
-    expect(readGatewayConfig(dir)).toEqual({ port: undefined, bind: undefined, allowedOrigins: undefined, token: undefined })
+    // the runtime refuses this file as a whole, so the CLI takes none of it (not even the valid port)
+    writeFileSync(join(dir, 'loopdesk.json'), '{ gateway: { port: 19999, bind: "everywhere" } }')
+    const bad = readGatewayConfig(dir)
+    expect(bad.port).toBeUndefined()
+    expect(bad.bind).toBeUndefined()
+    expect(bad.problem).toMatch(/loopdesk\.json is invalid \(gateway\.bind: must be one of "loopback", "lan", "all"\)/)
+    writeFileSync(join(dir, 'loopdesk.json'), '{ gateway: { port: 70000, allowedOrigins: [7] } }')
+    expect(readGatewayConfig(dir).problem).toMatch(/is invalid \(gateway\.\S+: .*, and 1 more\)/)
+    writeFileSync(join(dir, 'loopdesk.json'), '{ gateway: ')
+    expect(readGatewayConfig(dir).problem).toMatch(/is invalid \(\(file\): syntax error/)
     expect(readGatewayConfig(join(dir, 'missing'))).toEqual({})
   })
 })

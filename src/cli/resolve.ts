@@ -2,8 +2,10 @@
 // files the running gateway wrote into the state dir (gateway.json, gateway/token), then the config port.
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import JSON5 from 'json5'
+import { parseConfigText } from '../main/runtime/config/parse'
 import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } from '../main/runtime/config/state-dir'
+import type { LoopdeskConfig } from '../main/runtime/contracts'
+import { validateConfig } from '../main/runtime/config/validate'
 import { readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
 import { UsageError } from './args'
 
@@ -15,23 +17,38 @@ export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv
   return fromFlag ? resolve(expandHome(fromFlag)) : runtimeStateDir(env)
 }
 
-/** The `gateway` section of the config file, read leniently (the runtime validates the file). */
-export function readGatewayConfig(
-  stateDir: string,
-  env: NodeJS.ProcessEnv = {},
-): { port?: number; bind?: 'loopback' | 'lan' | 'all'; allowedOrigins?: string[]; token?: string } {
+/** The `gateway` section of loopdesk.json, or why the file cannot be used. */
+export interface GatewayFileConfig {
+  port?: number
+  bind?: 'loopback' | 'lan' | 'all'
+  allowedOrigins?: string[]
+  token?: string
+  /** set when the file exists but is unreadable or invalid: then none of its settings apply */
+  problem?: string
+}
+
+/**
+ * The `gateway` section, parsed and validated by the runtime's own rules (parse.ts, validate.ts): a file
+ * the runtime would refuse gives nothing here either, so the CLI never binds a port, interface or token
+ * that the gateway's runtime does not see. A missing file is all defaults.
+ */
+export function readGatewayConfig(stateDir: string, env: NodeJS.ProcessEnv = {}): GatewayFileConfig {
+  const file = resolveConfigPath(stateDir, env)
+  let text: string
   try {
-    const cfg = JSON5.parse(readFileSync(resolveConfigPath(stateDir, env), 'utf8')) as { gateway?: Record<string, unknown> }
-    const g = cfg?.gateway ?? {}
-    return {
-      port: typeof g.port === 'number' && Number.isInteger(g.port) && g.port >= 0 && g.port < 65536 ? g.port : undefined,
-      bind: g.bind === 'loopback' || g.bind === 'lan' || g.bind === 'all' ? g.bind : undefined,
-      allowedOrigins: Array.isArray(g.allowedOrigins) ? g.allowedOrigins.filter((o): o is string => typeof o === 'string') : undefined,
-      token: typeof (g.auth as { token?: unknown } | undefined)?.token === 'string' ? ((g.auth as { token: string }).token.trim() || undefined) : undefined,
-    }
-  } catch {
-    return {}
+    text = readFileSync(file, 'utf8')
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    return code === 'ENOENT' ? {} : { problem: `cannot read ${file} (${code ?? String(err)})` }
   }
+  const parsed = parseConfigText(text)
+  const issues = parsed.ok ? validateConfig(parsed.value) : [parsed.issue]
+  if (issues.length) {
+    const first = `${issues[0].path || '(file)'}: ${issues[0].message}`
+    return { problem: `${file} is invalid (${first}${issues.length > 1 ? `, and ${issues.length - 1} more` : ''})` }
+  }
+  const g = (parsed.ok ? (parsed.value as LoopdeskConfig) : {}).gateway ?? {}
+  return { port: g.port, bind: g.bind, allowedOrigins: g.allowedOrigins, token: g.auth?.token?.trim() || undefined }
 }
 
 export function isLoopbackUrl(url: string): boolean {

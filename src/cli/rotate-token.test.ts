@@ -129,8 +129,15 @@ describe('rotate-token with no gateway running', () => {
     const tokenBefore = readGatewayToken(dir)
     const b = captureIO()
     expect(await runCli(['gateway', 'rotate-token', '--url', DOWN, '--state-dir', dir], b.io)).toBe(1)
-    expect(b.err()).toMatch(/^loopdesk: cannot rotate the token in .*loopdesk\.json: .*timeoutSeconds/)
+    expect(b.err()).toMatch(/^loopdesk: cannot rotate the token: .*loopdesk\.json is invalid \(agents\.defaults\.timeoutSeconds: /)
     expect(readFileSync(cfgFile, 'utf8')).toBe(broken)
+    expect(readGatewayToken(dir)).toBe(tokenBefore)
+
+    // invalid without a token in it: still refused (the running gateway may hold a token from the last good file)
+    writeFileSync(cfgFile, '{ gateway: { port: 19999, }, oops')
+    const d = captureIO()
+    expect(await runCli(['gateway', 'rotate-token', '--url', DOWN, '--state-dir', dir], d.io)).toBe(1)
+    expect(d.err()).toMatch(/loopdesk\.json is invalid \(\(file\): syntax error/)
     expect(readGatewayToken(dir)).toBe(tokenBefore)
   })
 

@@ -87,7 +87,12 @@ async function rotateThroughGateway(target: GatewayTarget, stateDir: string, tok
 
 async function rotateInStateDir(stateDir: string, token: string, io: CliIO) {
   // a token in loopdesk.json wins over the token file at start: change it there first, validated
-  if (readGatewayConfig(stateDir, io.env).token !== undefined) {
+  const file = readGatewayConfig(stateDir, io.env)
+  if (file.problem) {
+    // the gateway keeps the last good config: a token set there would still win over the rotated one
+    throw new CliError(`cannot rotate the token: ${file.problem}; fix it first (a gateway.auth.token in it would win over the new token)`, EXIT.failed)
+  }
+  if (file.token !== undefined) {
     const { ConfigManager } = await import('../../main/runtime/config/config-manager')
     const config = new ConfigManager({ stateDir, env: io.env })
     try {
