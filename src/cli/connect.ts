@@ -8,14 +8,9 @@ import { loadOrCreateDeviceIdentity, type NodeDeviceIdentity } from './identity'
 import { CliError, EXIT, type CliIO } from './io'
 import type { GatewayTarget } from './resolve'
 
-const detailCode = (err: unknown): string | undefined =>
-  err instanceof GatewayClientError && err.details && typeof err.details === 'object'
-    ? ((err.details as { code?: unknown }).code as string | undefined)
-    : undefined
-
 /** The gateway refused the shared token itself (not the device proof, not the origin). */
-const sharedTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && detailCode(err) === 'AUTH_TOKEN_MISMATCH'
-const deviceTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && detailCode(err) === 'AUTH_DEVICE_TOKEN_MISMATCH'
+const sharedTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && err.detailCode === 'AUTH_TOKEN_MISMATCH'
+const deviceTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && err.detailCode === 'AUTH_DEVICE_TOKEN_MISMATCH'
 
 export interface CliConnectOptions {
   target: GatewayTarget

@@ -46,6 +46,12 @@ export class GatewayClientError extends Error {
     super(message)
     this.name = 'GatewayClientError'
   }
+
+  /** `details.code` of the gateway's error (e.g. AUTH_TOKEN_MISMATCH), when it sent one */
+  get detailCode(): string | undefined {
+    const code = this.details && typeof this.details === 'object' ? (this.details as { code?: unknown }).code : undefined
+    return typeof code === 'string' ? code : undefined
+  }
 }
 
 export interface EventFrameIn {

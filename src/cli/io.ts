@@ -41,7 +41,7 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
         return { line: `${err.message} — start one with \`loopdesk gateway run\` or open the desktop app`, code: EXIT.unreachable }
       case 'auth':
         return {
-          line: `gateway auth failed: ${err.message}${err.details && typeof err.details === 'object' && 'code' in err.details ? ` [${String((err.details as { code: unknown }).code)}]` : ''} — check --token / LOOPDESK_GATEWAY_TOKEN`,
+          line: `gateway auth failed: ${err.message}${err.detailCode ? ` [${err.detailCode}]` : ''} — check --token / LOOPDESK_GATEWAY_TOKEN`,
           code: EXIT.auth,
         }
       case 'timeout':
