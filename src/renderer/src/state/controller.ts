@@ -690,13 +690,10 @@ export class Controller {
     let r: Results['config.patch'] | undefined
     for (let attempt = 0; ; attempt++) {
       cur = this.stores.settings.getState().config
-      let res: Result<Results['config.patch']>
-      try {
-        res = await this.bridge.settingsSet({ patch, baseHash: cur?.hash })
-      } catch (err) {
-        this.toast(`${what}: ${errorText(err)}`)
-        return false
-      }
+      // a transport that throws is a failure like any other, never retried (no retryAfterMs)
+      const res: Result<Results['config.patch']> = await this.bridge
+        .settingsSet({ patch, baseHash: cur?.hash })
+        .catch((err: unknown) => ({ ok: false, error: { code: 'UNAVAILABLE', message: errorText(err) } }))
       if (res.ok) {
         r = res.data
         break
