@@ -49,6 +49,26 @@ function topQuestion(page: Page) {
   })
 }
 
+/**
+ * Scrolls to the top until the first message is in view, one older page at a time; `whileLoading` runs
+ * while each page loads (it must wait for the load to end). Returns how many pages were loaded.
+ */
+async function pageBackToFirst(page: Page, whileLoading?: (pageNo: number) => Promise<void>): Promise<number> {
+  const scroller = page.locator('.conversation-scroll')
+  const loadingOlder = page.getByText('Loading earlier messages…')
+  const first = page.getByRole('log', { name: 'Conversation' }).getByText('Question 1:')
+  for (let pages = 0; pages < 20; ) {
+    // Reach the top: either the first message is there, or the next older page loads.
+    await scroller.evaluate((el) => ((el as unknown as El).scrollTop = 0))
+    await expect(loadingOlder.or(first)).toBeVisible()
+    if (await first.isVisible()) return pages
+    pages++
+    if (whileLoading) await whileLoading(pages)
+    else await expect(loadingOlder).toHaveCount(0)
+  }
+  throw new Error('the first message was not reached within 20 older pages')
+}
+
 test('scrolling up pages back through 2,400 messages; the reading position holds; each message once, in order', async ({ page }) => {
   test.setTimeout(180_000)
   const errors = await openLong(page)
@@ -56,13 +76,7 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
   const log = page.getByRole('log', { name: 'Conversation' })
 
   const loadingOlder = page.getByText('Loading earlier messages…')
-  const first = log.getByText('Question 1:')
-  let pages = 0
-  for (;;) {
-    // Reach the top: either the first message is there, or the next older page loads.
-    await scroller.evaluate((el) => ((el as unknown as El).scrollTop = 0))
-    await expect(loadingOlder.or(first)).toBeVisible()
-    if (await first.isVisible()) break
+  const pages = await pageBackToFirst(page, async (pageNo) => {
     // While it loads, note the question being read at the top.
     const before = (await topQuestion(page))!
     // The older page is prepended above it; the virtualized list keeps it where it was.
@@ -71,10 +85,9 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
     await page.waitForTimeout(100)
     const row = log.locator('[data-kind=user]', { hasText: `${before.text}:` })
     const after = (await row.boundingBox())!
-    expect(Math.abs(after.y - before.y), `${before.text} moved while page ${pages + 1} loaded`).toBeLessThan(4)
-    if (++pages === 2) await shot(page, 'history-older-page')
-    expect(pages).toBeLessThan(20)
-  }
+    expect(Math.abs(after.y - before.y), `${before.text} moved while page ${pageNo} loaded`).toBeLessThan(4)
+    if (pageNo === 2) await shot(page, 'history-older-page')
+  })
   expect(pages).toBeGreaterThanOrEqual(Math.ceil(MESSAGES / 200) - 1)
   await expect(page.getByText('Scroll up for earlier messages')).toHaveCount(0)
   await shot(page, 'history-first-message')
@@ -136,14 +149,8 @@ test('a run in a long session keeps the older pages already loaded (a refetch is
   const scroller = page.locator('.conversation-scroll')
   const log = page.getByRole('log', { name: 'Conversation' })
   // page back past the newest 1,000 messages, to the first one
-  const first = log.getByText('Question 1:')
-  for (let i = 0; i < 20; i++) {
-    await scroller.evaluate((el) => ((el as unknown as El).scrollTop = 0))
-    await expect(page.getByText('Loading earlier messages…').or(first)).toBeVisible()
-    if (await first.isVisible()) break
-    await expect(page.getByText('Loading earlier messages…')).toHaveCount(0)
-  }
-  await expect(first).toBeVisible()
+  expect(await pageBackToFirst(page)).toBeGreaterThanOrEqual(Math.ceil(MESSAGES / 200) - 1)
+  await expect(log.getByText('Question 1:')).toBeVisible()
   // a message and its run: the end of the run refetches the newest part of the transcript
   await page.getByRole('textbox', { name: 'Message' }).fill('and one more question')
   await page.keyboard.press('Enter')
