@@ -206,6 +206,17 @@ describe('connect handshake', () => {
     await conn.close()
   })
 
+  it('reports a missing scope as INVALID_REQUEST to a v3 client (FORBIDDEN is v4 only)', async () => {
+    const conn = await t.connect({ identity: null, maxProtocol: 3 })
+    expect(conn.hello.protocol).toBe(3)
+    await expect(conn.request('status')).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'missing scope: operator.read',
+      details: { code: 'MISSING_SCOPE', missingScope: 'operator.read' },
+    })
+    await conn.close()
+  })
+
   it('drops unknown scopes and keeps the known ones', async () => {
     const conn = await t.connect({ scopes: ['operator.read', 'operator.pairing', 'operator.talk.secrets', 'bogus'] })
     expect(conn.hello.auth.scopes).toEqual(['operator.read', 'operator.pairing'])

@@ -81,10 +81,11 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   const known = local !== undefined || isMethodName(method)
   const required: Scope | null = local ? local.scope : isMethodName(method) ? METHOD_SCOPES[method] : SCOPES.admin
   if (!hasScope(conn.scopes, required)) {
+    // v4 introduced FORBIDDEN for authz failures; v3 clients only know INVALID_REQUEST (same message and details).
     conn.respond(id, {
       ok: false,
       error: {
-        code: 'FORBIDDEN',
+        code: conn.protocol >= 4 ? 'FORBIDDEN' : 'INVALID_REQUEST',
         message: `missing scope: ${required}`,
         details: { code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] },
       },
