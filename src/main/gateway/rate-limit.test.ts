@@ -103,7 +103,7 @@ describe('request checks while the gateway shuts down', () => {
     const { AgentDedupe } = await import('./agent-dedupe')
     const { FakeHost } = await import('./fake-host')
     const sent: any[] = []
-    const conn = { id: 'c', scopes: new Set(['operator.admin']), unauthorizedStreak: 0, respond: (id: string, r: unknown) => sent.push({ id, ...(r as object) }) }
+    const conn = { id: 'c', protocol: 4, scopes: new Set(['operator.admin']), unauthorizedStreak: 0, respond: (id: string, r: unknown) => sent.push({ id, ...(r as object) }) }
     const limiter = new SlidingWindowLimiter(1, 60_000)
     const ctx = { host: new FakeHost(), dedupe: new AgentDedupe(1000, 10), maxUnauthorizedStreak: 10, log: () => {}, unavailable: () => 'gateway is shutting down', writeLimiter: limiter }
     await handleRequest(ctx, conn as never, { type: 'req', id: '1', method: 'config.patch', params: { patch: {} } })
