@@ -106,6 +106,20 @@ describe('sessions.list', () => {
     await c.close()
   })
 
+  it('derivedTitle is one line cut to 60 chars; only asked-for rows get one', async () => {
+    const c = await connect()
+    const long = `${'word '.repeat(40)}end`
+    await runTurn(c, 'agent:main:long-title', long, 'long-title-run')
+    const plain = (await c.request('sessions.list', { search: 'long-title' })) as any
+    expect(plain.sessions[0]).not.toHaveProperty('derivedTitle')
+    const res = (await c.request('sessions.list', { search: 'long-title', includeDerivedTitles: true })) as any
+    const title = res.sessions[0].derivedTitle as string
+    expect(title).toHaveLength(60)
+    expect(title.endsWith('…')).toBe(true)
+    expect(long.startsWith(title.slice(0, -1))).toBe(true)
+    await c.close()
+  })
+
   it('an unknown param is still refused (closed schema)', async () => {
     const c = await connect()
     expect(await failure(c.request('sessions.list', { nope: 1 }))).toMatchObject({ code: 'INVALID_REQUEST' })

@@ -14,7 +14,6 @@ import {
 } from './handlers-context'
 import { sessionLane } from './lanes'
 import { newSessionId, toSessionRow } from './sessions'
-import { Transcript } from './sessions/transcript'
 import type { SessionRow } from '../../shared/methods'
 
 type SessionHandlers = Pick<
@@ -307,20 +306,42 @@ function lastInteraction(r: SessionRow): number | undefined {
 
 const DERIVED_TITLE_CHARS = 60
 
-/** derivedTitle = the first user message's text, one line, cut to 60 chars (only rows without a label). */
+/** How much of a transcript's head is read for a derived title (the first user turn is near the top). */
+const DERIVED_TITLE_SCAN_BYTES = 256 * 1024
+
+/**
+ * derivedTitle = the first user message's text, one line, cut to 60 chars (only rows without a label).
+ * Reads just the transcript's head, so listing many sessions never loads whole transcripts.
+ */
 async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void> {
   if (row.label) return
+  let head: string
   try {
-    const { entries } = await new Transcript(core.store(row.agentId).transcriptPath(row.sessionId)).readAll()
-    for (const e of entries) {
-      if (e.type !== 'message' || e.message.role !== 'user') continue
-      const text = messageText(e.message.content).replace(/\s+/g, ' ').trim()
-      if (!text) continue
-      row.derivedTitle = text.length > DERIVED_TITLE_CHARS ? `${text.slice(0, DERIVED_TITLE_CHARS - 1)}…` : text
-      return
+    const fh = await fs.promises.open(core.store(row.agentId).transcriptPath(row.sessionId), 'r')
+    try {
+      const buf = Buffer.alloc(DERIVED_TITLE_SCAN_BYTES)
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
+      head = buf.subarray(0, bytesRead).toString('utf8')
+    } finally {
+      await fh.close()
     }
   } catch {
-    // no transcript (never ran) or unreadable: the row simply has no derived title
+    return // no transcript (never ran) or unreadable: no derived title
+  }
+  const lines = head.split('\n')
+  if (head.length >= DERIVED_TITLE_SCAN_BYTES) lines.pop() // possibly cut mid-line
+  for (const line of lines) {
+    let e: { type?: unknown; message?: { role?: unknown; content?: unknown } }
+    try {
+      e = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (e?.type !== 'message' || e.message?.role !== 'user') continue
+    const text = messageText(e.message.content).replace(/\s+/g, ' ').trim()
+    if (!text) continue
+    row.derivedTitle = text.length > DERIVED_TITLE_CHARS ? `${text.slice(0, DERIVED_TITLE_CHARS - 1)}…` : text
+    return
   }
 }
 
