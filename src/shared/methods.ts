@@ -109,7 +109,7 @@ export const Schemas = {
   }),
   'chat.abort': Closed({ sessionKey: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
   'sessions.list': Closed({
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1 })),
     /** rows to skip after filtering and sorting (paging) */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
     /** every Loopdesk session is a direct (per-agent) one: global/unknown rows only exist when asked for */
@@ -122,8 +122,18 @@ export const Schemas = {
     sortBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('lastInteractionAt')])),
     requireLastInteraction: Type.Optional(Type.Boolean()),
     configuredAgentsOnly: Type.Optional(Type.Boolean()),
+    /** Loopdesk has no archived sessions (a deleted one is gone): `true` lists none, false/"all" everything */
+    archived: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('all')])),
+    // Accepted for OpenClaw clients and ignored: boards, owners and people do not exist in a single-user app.
+    boardFace: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('dashboard')])),
+    creatorId: Type.Optional(NonEmpty()),
+    ownerId: Type.Optional(NonEmpty()),
+    ownerFirst: Type.Optional(Type.Boolean()),
+    involvingMe: Type.Optional(Type.Boolean()),
+    involvingProfileId: Type.Optional(NonEmpty()),
+    includePeople: Type.Optional(Type.Boolean()),
     agentId: Type.Optional(NonEmpty(64)),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
+    label: Type.Optional(Type.String({ maxLength: 512 })),
     search: Type.Optional(Type.String({ maxLength: 500 })),
     includeLastMessage: Type.Optional(Type.Boolean()),
     activeMinutes: Type.Optional(Type.Integer({ minimum: 1 })),
