@@ -101,6 +101,10 @@ describe('sessions.list', () => {
     expect(rest).not.toHaveProperty('nextOffset')
 
     expect(((await c.request('sessions.list', { spawnedBy: 'agent:main:list-a' })) as any).sessions).toEqual([])
+    expect(((await c.request('sessions.list', { archived: true })) as any).sessions).toEqual([])
+    const ignored = { archived: 'all' as const, boardFace: 'chat' as const, ownerFirst: true, includePeople: true, limit: 100 }
+    conforms('SessionsListParams', ignored)
+    expect(((await c.request('sessions.list', ignored)) as any).sessions.map((r: any) => r.key)).toEqual(keys)
     const sorted = (await c.request('sessions.list', { sortBy: 'lastInteractionAt', requireLastInteraction: true })) as any
     expect(sorted.sessions.map((r: any) => r.key)).toEqual(['agent:main:list-a'])
     await c.close()

@@ -123,6 +123,8 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       if (!p.includeUnknown) rows = rows.filter((r) => r.kind !== 'unknown')
       // Loopdesk does not spawn sub-sessions (no row has spawnedBy), so a spawnedBy filter matches none.
       if (p.spawnedBy !== undefined) rows = rows.filter((r) => (r as SessionRow & { spawnedBy?: string }).spawnedBy === p.spawnedBy)
+      if (p.archived === true) rows = [] // no archived sessions exist (see the schema)
+      // boardFace/creatorId/ownerId/ownerFirst/involvingMe/involvingProfileId/includePeople: ignored (schema)
       if (p.label !== undefined) rows = rows.filter((r) => r.label === p.label)
       if (since !== undefined) rows = rows.filter((r) => r.updatedAt >= since)
       if (p.requireLastInteraction) rows = rows.filter((r) => lastInteraction(r) !== undefined)
