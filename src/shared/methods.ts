@@ -11,6 +11,9 @@ import type {
   UsageTotals,
 } from './events'
 
+/** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
+export const MAX_MESSAGE_CHARS = 1_000_000
+
 const NonEmpty = (max = 512) => Type.String({ minLength: 1, maxLength: max })
 const Closed = <T extends Record<string, TSchema>>(props: T) =>
   Type.Object(props, { additionalProperties: false })
@@ -34,9 +37,33 @@ const QueueModeS = Type.Union([
 ])
 const VerboseS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('full')])
 const ReasoningS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('stream')])
-
-/** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
-export const MAX_MESSAGE_CHARS = 1_000_000
+/** OpenClaw's session fast mode: on, off, or "auto" (the provider decides). */
+const FastModeS = Type.Union([Type.Boolean(), Type.Literal('auto')])
+export type FastMode = boolean | 'auto'
+/** OpenClaw's attachment shape (sessions.send); open, like the package schema. */
+const AttachmentS = Type.Object(
+  {
+    type: Type.Optional(Type.String()),
+    mimeType: Type.Optional(Type.String()),
+    fileName: Type.Optional(Type.String()),
+    content: Type.Optional(Type.Unknown()),
+    sizeBytes: Type.Optional(Type.Number()),
+    durationMs: Type.Optional(Type.Number()),
+    width: Type.Optional(Type.Number()),
+    height: Type.Optional(Type.Number()),
+  },
+  { additionalProperties: true },
+)
+/** sessions.send / sessions.steer params (OpenClaw SessionsSendParams). */
+const SessionSendS = Closed({
+  key: NonEmpty(),
+  agentId: Type.Optional(NonEmpty(64)),
+  message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
+  thinking: Type.Optional(Thinking),
+  attachments: Type.Optional(Type.Array(AttachmentS, { maxItems: 32 })),
+  timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
+  idempotencyKey: Type.Optional(NonEmpty(256)),
+})
 
 export const Schemas = {
   health: Closed({}),
@@ -60,8 +87,10 @@ export const Schemas = {
   }),
   'agent.wait': Closed({
     runId: NonEmpty(256),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 86_400_000 })),
+    /** any non-negative value (OpenClaw); the runtime clamps it to MAX_WAIT_MS */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
+  'agent.identity.get': Closed({ agentId: Type.Optional(NonEmpty(64)), sessionKey: Type.Optional(Type.String({ maxLength: 512 })) }),
   'chat.send': Closed({
     sessionKey: NonEmpty(),
     message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
@@ -80,9 +109,31 @@ export const Schemas = {
   }),
   'chat.abort': Closed({ sessionKey: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
   'sessions.list': Closed({
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** rows to skip after filtering and sorting (paging) */
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** every Loopdesk session is a direct (per-agent) one: global/unknown rows only exist when asked for */
+    includeGlobal: Type.Optional(Type.Boolean()),
+    includeUnknown: Type.Optional(Type.Boolean()),
+    /** adds derivedTitle (first user message) to rows without a label */
+    includeDerivedTitles: Type.Optional(Type.Boolean()),
+    /** only sessions spawned by this session key (Loopdesk does not spawn sessions yet: matches none) */
+    spawnedBy: Type.Optional(NonEmpty()),
+    sortBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('lastInteractionAt')])),
+    requireLastInteraction: Type.Optional(Type.Boolean()),
+    configuredAgentsOnly: Type.Optional(Type.Boolean()),
+    /** Loopdesk has no archived sessions (a deleted one is gone): `true` lists none, false/"all" everything */
+    archived: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('all')])),
+    // Accepted for OpenClaw clients and ignored: boards, owners and people do not exist in a single-user app.
+    boardFace: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('dashboard')])),
+    creatorId: Type.Optional(NonEmpty()),
+    ownerId: Type.Optional(NonEmpty()),
+    ownerFirst: Type.Optional(Type.Boolean()),
+    involvingMe: Type.Optional(Type.Boolean()),
+    involvingProfileId: Type.Optional(NonEmpty()),
+    includePeople: Type.Optional(Type.Boolean()),
     agentId: Type.Optional(NonEmpty(64)),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
+    label: Type.Optional(Type.String({ maxLength: 512 })),
     search: Type.Optional(Type.String({ maxLength: 500 })),
     includeLastMessage: Type.Optional(Type.Boolean()),
     activeMinutes: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -107,14 +158,32 @@ export const Schemas = {
     queueDrop: Type.Optional(
       Type.Union([Type.Literal('old'), Type.Literal('new'), Type.Literal('summarize'), Type.Null()]),
     ),
+    fastMode: Type.Optional(Type.Union([FastModeS, Type.Null()])),
   }),
   'sessions.reset': Closed({
     key: NonEmpty(),
     reason: Type.Optional(Type.Union([Type.Literal('new'), Type.Literal('reset')])),
   }),
   'sessions.delete': Closed({ key: NonEmpty(), deleteTranscript: Type.Optional(Type.Boolean()) }),
-  'sessions.abort': Closed({ key: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
-  'sessions.compact': Closed({ key: NonEmpty(), instructions: Type.Optional(Type.String({ maxLength: 10_000 })) }),
+  /** key and/or runId (OpenClaw: abort by runId alone); clearQueued also drops what waits behind the run */
+  'sessions.abort': Closed({
+    key: Type.Optional(NonEmpty()),
+    runId: Type.Optional(NonEmpty(256)),
+    agentId: Type.Optional(NonEmpty(64)),
+    clearQueued: Type.Optional(Type.Boolean()),
+  }),
+  'sessions.compact': Closed({
+    key: NonEmpty(),
+    agentId: Type.Optional(NonEmpty(64)),
+    instructions: Type.Optional(Type.String({ maxLength: 10_000 })),
+    /** OpenClaw: keep at most this many transcript lines; here: compact only when the transcript is longer */
+    maxLines: Type.Optional(Type.Integer({ minimum: 1 })),
+  }),
+  'sessions.send': SessionSendS,
+  /** sessions.send that first interrupts the session's active run */
+  'sessions.steer': SessionSendS,
+  'sessions.messages.subscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
+  'sessions.messages.unsubscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
   'models.list': Closed({}),
   'agents.list': Closed({}),
   'tools.catalog': Closed({ agentId: Type.Optional(NonEmpty(64)) }),
@@ -149,16 +218,28 @@ export type ParamsOf<M extends MethodName> = Static<(typeof Schemas)[M]>
 
 // ---------------------------------------------------------------- results
 
+/** A session's run state as the runtime stores it (idle = never ran / reset; interrupted = the app died mid-run). */
 export type SessionStatus = 'idle' | 'running' | 'done' | 'failed' | 'killed' | 'timeout' | 'interrupted'
+/** OpenClaw's row status enum: stored `idle` has no status, `interrupted` is `failed` + `interrupted: true`. */
+export type SessionRowStatus = 'running' | 'done' | 'failed' | 'killed' | 'timeout'
+export type SessionKind = 'direct' | 'group' | 'global' | 'unknown'
 
 export interface SessionRow {
   key: string
+  /** OpenClaw session kind; Loopdesk's `agent:<id>:<rest>` sessions are direct */
+  kind: SessionKind
   sessionId: string
   agentId: string
   label?: string
   displayName?: string
+  /** first user message, when asked for with includeDerivedTitles */
+  derivedTitle?: string
   updatedAt: number
-  status: SessionStatus
+  /** absent while idle (never ran, or reset) */
+  status?: SessionRowStatus
+  /** Loopdesk: the last run was cut off by an app exit/crash (status is then `failed`) */
+  interrupted?: true
+  fastMode?: FastMode
   activeRunId?: string
   startedAt?: number
   endedAt?: number
@@ -274,6 +355,17 @@ export interface Prefs {
   sidebarWidth: number
 }
 
+export interface AgentIdentity {
+  agentId: string
+  name?: string
+  nameSource?: 'config' | 'agent' | 'workspace' | 'default'
+  avatar?: string
+  emoji?: string
+}
+
+/** chat.send's acceptance, plus where the user message landed in the transcript when known. */
+export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq?: number }
+
 export interface Results {
   health: { ok: true; ts: number; uptimeMs: number }
   status: {
@@ -301,8 +393,11 @@ export interface Results {
     sessionKey: string
     sessionId: string
     messages: HistoryMessage[]
-    thinkingLevel?: ThinkingLevel
-    verboseLevel?: string
+    // The runtime always sends these three (OpenClaw), null when the session has no level of its own;
+    // optional in the type so older producers (fakes, fixtures) still type-check.
+    thinkingLevel?: ThinkingLevel | null
+    fastMode?: FastMode | null
+    verboseLevel?: 'off' | 'on' | 'full' | null
     hasMore: boolean
     nextOffset?: number
     inFlightRun?: { runId: string; text: string }
@@ -310,19 +405,39 @@ export interface Results {
   'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
   'sessions.list': {
     ts: number
+    /** the sessions store file (of the default agent when several agents are listed) */
+    path: string
+    /** rows in this page */
     count: number
-    defaults: { agentId: string; mainKey: string; model?: string }
+    /** Loopdesk: rows matching the filters before limit/offset */
+    total: number
+    hasMore: boolean
+    nextOffset?: number
+    /** OpenClaw's modelProvider/model/contextTokens; agentId/mainKey kept for older Loopdesk clients */
+    defaults: { modelProvider: string | null; model: string | null; contextTokens: number | null; agentId: string; mainKey: string }
     sessions: SessionRow[]
   }
   'sessions.subscribe': { subscribed: true }
   'sessions.create': { ok: true; key: string; sessionId: string; entry: SessionRow }
   'sessions.patch': { ok: true; key: string; entry: SessionRow }
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
-  'sessions.delete': { ok: true; key: string; deleted: boolean }
-  'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run' }
+  /** archived: where the transcript was moved to ([] when none was archived, e.g. deleteTranscript) */
+  'sessions.delete': { ok: true; key: string; deleted: boolean; archived: string[] }
+  'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
   'sessions.compact': { ok: true; key: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
   'models.list': { models: ModelChoice[]; defaultModel?: string }
-  'agents.list': { defaultId: string; mainKey: string; agents: Array<{ id: string; workspace: string; model?: string }> }
+  'agents.list': {
+    defaultId: string
+    mainKey: string
+    /** OpenClaw session scope; Loopdesk sessions are keyed by agent + name, never by sender */
+    scope: 'per-sender' | 'global'
+    agents: Array<{ id: string; workspace: string; model?: { primary?: string; fallbacks?: string[] } }>
+  }
+  'agent.identity.get': AgentIdentity
+  'sessions.send': SessionSendResult
+  'sessions.steer': SessionSendResult & { interruptedActiveRun: boolean }
+  'sessions.messages.subscribe': { subscribed: true; key: string }
+  'sessions.messages.unsubscribe': { subscribed: false; key: string }
   'tools.catalog': { tools: ToolInfo[] }
   'config.get': {
     path: string

@@ -4,6 +4,19 @@ import type { AgentFinal } from '../../shared/methods'
 import type { ResolvedConfig } from '../runtime/contracts'
 import type { Handlers } from './dispatch'
 
+/** A message appended to a session transcript (the gateway's `session.message` event payload). */
+export interface SessionMessageEvent {
+  sessionKey: string
+  /** the pi message as written to the transcript */
+  message: { role: string; [k: string]: unknown }
+  /** transcript entry id */
+  messageId: string
+  /** 1-based position among the transcript's messages */
+  messageSeq?: number
+  runId?: string
+  ts: number
+}
+
 export interface RuntimeHost {
   /** The method table, implemented by the runtime. Always call through `dispatch` (it validates). */
   readonly handlers: Handlers
@@ -28,5 +41,10 @@ export interface RuntimeHost {
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
    */
+  /**
+   * Optional: told about every message appended to a session transcript (sessions.messages.subscribe).
+   * Kept off `subscribe` so IPC/renderer subscribers never pay for transcript copies they do not use.
+   */
+  onSessionMessage?(listener: (event: SessionMessageEvent) => void): () => void
   gatewayLifecycle?(event: { phase: 'start'; port: number } | { phase: 'stop'; reason?: string }): void
 }

@@ -24,6 +24,8 @@ export class GatewayConnection {
   authMethod: 'token' | 'device-token' = 'token'
   protocol = 0
   sessionsSubscribed = false
+  /** canonical session keys whose transcript appends this connection gets as `session.message` */
+  messageSubs = new Set<string>()
   /** which runs' tool events this connection gets, and whether with results (set at hello) */
   tools: ToolAudience = toolAudienceFor('', new Set())
   unauthorizedStreak = 0

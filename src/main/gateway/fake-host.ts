@@ -78,7 +78,7 @@ export class FakeHost implements RuntimeHost {
         if (!this.runs.has(p.idempotencyKey)) this.startRun(p.idempotencyKey, canonicalSessionKey(p.sessionKey) ?? p.sessionKey, p.message)
         return { runId: p.idempotencyKey, status: 'started' }
       },
-      'chat.history': async (p) => ({ sessionKey: canonicalSessionKey(p.sessionKey) ?? p.sessionKey, sessionId: 'fake-session', messages: [], hasMore: false }),
+      'chat.history': async (p) => ({ sessionKey: canonicalSessionKey(p.sessionKey) ?? p.sessionKey, sessionId: 'fake-session', messages: [], hasMore: false, thinkingLevel: null, fastMode: null, verboseLevel: null }),
       // applies nothing; a patch with a `bad` key is refused like an invalid config
       'config.patch': async (p) => {
         if ('bad' in p.patch) throw new ApiError('INVALID_REQUEST', 'bad: not a config key')

@@ -36,6 +36,9 @@ export interface RequestContext {
   writeLimiter?: SlidingWindowLimiter
 }
 
+/** sessions.messages.subscribe keys one connection may hold */
+export const MAX_MESSAGE_SUBSCRIPTIONS = 256
+
 const invalidRequest = (message: string, details?: unknown): CachedResponse => ({
   ok: false,
   error: details === undefined ? { code: 'INVALID_REQUEST', message } : { code: 'INVALID_REQUEST', message, details },
@@ -141,6 +144,15 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   // a refused write changed nothing: it does not count against the limit
   if (!res.ok) slot?.release()
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
+  if (res.ok && name === 'sessions.messages.subscribe') {
+    // bounded: each key costs a set entry per connection
+    const key = (res.data as { key: string }).key
+    if (!conn.messageSubs.has(key) && conn.messageSubs.size >= MAX_MESSAGE_SUBSCRIPTIONS) {
+      slot?.release()
+      res = { ok: false, error: { code: 'INVALID_REQUEST', message: `too many sessions.messages subscriptions (max ${MAX_MESSAGE_SUBSCRIPTIONS})` } }
+    } else conn.messageSubs.add(key)
+  }
+  if (res.ok && name === 'sessions.messages.unsubscribe') conn.messageSubs.delete((res.data as { key: string }).key)
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })
 }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
-import type { RuntimeHost } from '../api/host'
+import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import type { AgentEvent, AnyEvent, EventName } from '../../shared/events'
 import { METHOD_NAMES } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
@@ -94,6 +94,7 @@ export const GATEWAY_EVENTS = [
   'chat',
   'sessions.changed',
   'session.tool',
+  'session.message',
   'exec.approval.requested',
   'exec.approval.resolved',
   'queue.changed',
@@ -312,6 +313,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const toolRouter = new ToolRouter(() => currentConfig?.().defaults.verboseDefault)
   const unsubscribeHost = host.subscribe(onHostEvent)
 
+  /** Transcript appends go to the connections that subscribed to that session — targeted, no frame seq. */
+  function deliverSessionMessage(ev: SessionMessageEvent) {
+    if (closing) return
+    let text: string | undefined
+    for (const c of conns.values()) {
+      if (!c.isOpen || !c.messageSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.read)) continue
+      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: ev })
+      c.sendText(text)
+    }
+  }
+  const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
+
   const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)
   tickTimer.unref()
 
@@ -497,6 +510,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       clearInterval(tickTimer)
       tokenWatch?.stop()
       unsubscribeHost()
+      unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs
       const text = JSON.stringify({ type: 'event', event: 'shutdown', payload, seq: ++seq })

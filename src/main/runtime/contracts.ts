@@ -9,7 +9,7 @@ import type {
   ExecApprovalRequest,
   ExecApprovalResolved,
 } from '../../shared/events'
-import type { ModelChoice, ReplyPayload, SessionRow, ThinkingLevel, ToolInfo } from '../../shared/methods'
+import type { FastMode, ModelChoice, ReplyPayload, SessionStatus, ThinkingLevel, ToolInfo } from '../../shared/methods'
 
 // ------------------------------------------------------------------ config (<stateDir>/loopdesk.json)
 
@@ -158,7 +158,7 @@ export interface SessionEntry {
   sessionId: string
   updatedAt: number
   createdAt?: number
-  status?: SessionRow['status']
+  status?: SessionStatus
   activeRunId?: string
   startedAt?: number
   endedAt?: number
@@ -176,6 +176,8 @@ export interface SessionEntry {
   queueDebounceMs?: number
   queueCap?: number
   queueDrop?: 'old' | 'new' | 'summarize'
+  /** OpenClaw fast mode (sessions.patch); stored and reported, no provider option maps to it yet */
+  fastMode?: FastMode
   inputTokens?: number
   outputTokens?: number
   cacheRead?: number

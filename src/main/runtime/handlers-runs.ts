@@ -18,6 +18,9 @@ import type { SessionEntry } from './contracts'
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
 
 /** Prompt used for a bare `/new` or `/reset` through `agent` (the run still needs a message). */
+/** Longest agent.wait (24 h); larger timeoutMs values are clamped to it. */
+export const MAX_WAIT_MS = 86_400_000
+
 export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
 
 function unavailableWhenShuttingDown(core: RuntimeCore): void {
@@ -103,7 +106,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     },
 
     async 'agent.wait'(p) {
-      return core.runs.waitForAgentJob(p.runId, p.timeoutMs ?? 30_000)
+      // any timeoutMs ≥ 0 is accepted (OpenClaw); longer than a day is clamped (timer range, and no
+      // client waits that long on one request)
+      return core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
     },
 
     async 'chat.send'(p) {
@@ -238,7 +243,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const { key, agentId } = canonicalKey(core, p.sessionKey)
       const store = core.store(agentId)
       const entry = store.get(key)
-      if (!entry) return { sessionKey: key, sessionId: '', messages: [], hasMore: false }
+      if (!entry) return { sessionKey: key, sessionId: '', messages: [], hasMore: false, thinkingLevel: null, fastMode: null, verboseLevel: null }
       const { entries } = await new Transcript(store.transcriptPath(entry.sessionId)).readAll()
       const page = pageHistory(historyRows(entries), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
       const result: ResultOf<'chat.history'> = {
@@ -246,10 +251,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         sessionId: entry.sessionId,
         messages: page.messages,
         hasMore: page.hasMore,
+        // always present (OpenClaw): the session's own levels, null when it has none
+        thinkingLevel: entry.thinkingLevel ?? null,
+        fastMode: entry.fastMode ?? null,
+        verboseLevel: entry.verboseLevel ?? null,
       }
       if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
-      if (entry.thinkingLevel) result.thinkingLevel = entry.thinkingLevel
-      if (entry.verboseLevel) result.verboseLevel = entry.verboseLevel
       const live = core.runner.activeRunsOf(key)[0]
       if (live) result.inFlightRun = { runId: live.runId, text: core.projection.textOf(live.runId) ?? live.partialText() }
       return result

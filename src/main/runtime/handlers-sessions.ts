@@ -14,6 +14,7 @@ import {
 } from './handlers-context'
 import { sessionLane } from './lanes'
 import { newSessionId, toSessionRow } from './sessions'
+import type { SessionRow } from '../../shared/methods'
 
 type SessionHandlers = Pick<
   Handlers,
@@ -76,7 +77,7 @@ export async function resetSession(
   const entry = await store.update(key, (cur) => {
     const next: SessionEntry = { sessionId: nextId, createdAt: now, updatedAt: now, status: 'idle' }
     if (cur) {
-      for (const f of ['label', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop'] as const) {
+      for (const f of ['label', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode', 'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop'] as const) {
         if (cur[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = cur[f]
       }
     }
@@ -115,22 +116,40 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       const ids = p.agentId ? [assertAgent(core, p.agentId)] : agentIds(core)
       const since = p.activeMinutes ? Date.now() - p.activeMinutes * 60_000 : undefined
       const search = p.search?.trim().toLowerCase()
+      // configuredAgentsOnly: stores are only opened for configured agents, so this always holds.
       let rows = ids.flatMap((a) => core.store(a).list().map(([key, e]) => toSessionRow(key, e, a)))
+      // OpenClaw hides the global and unclassifiable sessions unless asked for
+      if (!p.includeGlobal) rows = rows.filter((r) => r.kind !== 'global')
+      if (!p.includeUnknown) rows = rows.filter((r) => r.kind !== 'unknown')
+      // Loopdesk does not spawn sub-sessions (no row has spawnedBy), so a spawnedBy filter matches none.
+      if (p.spawnedBy !== undefined) rows = rows.filter((r) => (r as SessionRow & { spawnedBy?: string }).spawnedBy === p.spawnedBy)
+      if (p.archived === true) rows = [] // no archived sessions exist (see the schema)
+      // boardFace/creatorId/ownerId/ownerFirst/involvingMe/involvingProfileId/includePeople: ignored (schema)
       if (p.label !== undefined) rows = rows.filter((r) => r.label === p.label)
       if (since !== undefined) rows = rows.filter((r) => r.updatedAt >= since)
+      if (p.requireLastInteraction) rows = rows.filter((r) => lastInteraction(r) !== undefined)
       if (search) {
         rows = rows.filter((r) =>
           [r.key, r.label, r.displayName, r.lastMessagePreview].some((v) => typeof v === 'string' && v.toLowerCase().includes(search)),
         )
       }
-      rows.sort((a, b) => b.updatedAt - a.updatedAt)
+      const sortKey = p.sortBy === 'lastInteractionAt' ? (r: SessionRow) => lastInteraction(r) ?? 0 : (r: SessionRow) => r.updatedAt
+      rows.sort((a, b) => sortKey(b) - sortKey(a) || b.updatedAt - a.updatedAt)
       if (p.includeLastMessage === false) rows = rows.map(({ lastMessagePreview: _omit, ...r }) => r)
-      const sessions = rows.slice(0, p.limit ?? rows.length)
+      const total = rows.length
+      const offset = p.offset ?? 0
+      const sessions = rows.slice(offset, p.limit === undefined ? undefined : offset + p.limit)
+      if (p.includeDerivedTitles) await Promise.all(sessions.map((r) => addDerivedTitle(core, r)))
+      const end = offset + sessions.length
       const cfg = core.config.current
       return {
         ts: Date.now(),
+        path: core.store(ids.length === 1 ? ids[0] : cfg.defaultAgentId).path,
         count: sessions.length,
-        defaults: { agentId: cfg.defaultAgentId, mainKey: MAIN_KEY, ...(cfg.defaults.model ? { model: cfg.defaults.model } : {}) },
+        total,
+        hasMore: end < total,
+        ...(end < total ? { nextOffset: end } : {}),
+        defaults: { ...modelDefaults(core), agentId: cfg.defaultAgentId, mainKey: MAIN_KEY },
         sessions,
       }
     },
@@ -183,6 +202,9 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
         ['queueDebounceMs', p.queueDebounceMs],
         ['queueCap', p.queueCap],
         ['queueDrop', p.queueDrop],
+        // Stored and reported only: pi-ai's one speed knob (serviceTier) exists for the OpenAI Responses
+        // APIs alone, so nothing in the run changes with it yet.
+        ['fastMode', p.fastMode],
       ]
       const entry = await core.store(agentId).update(key, (cur) => {
         if (!cur) return undefined
@@ -212,32 +234,62 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       const { key, agentId } = canonicalKey(core, p.key)
       const store = core.store(agentId)
       const entry = store.get(key)
-      if (!entry) return { ok: true, key, deleted: false }
+      if (!entry) return { ok: true, key, deleted: false, archived: [] }
       core.followups.clear(key)
       core.queueModes?.clear(key, 'session deleted')
       abortSessionRuns(core, key, { includeQueued: true, reason: 'delete' })
       await settleSessionRuns(core, key)
       await store.delete(key)
+      const archived: string[] = []
       if (p.deleteTranscript) {
         fs.rmSync(store.transcriptPath(entry.sessionId), { force: true })
       } else {
-        await store.archiveTranscript(entry.sessionId, 'deleted')
+        const to = await store.archiveTranscript(entry.sessionId, 'deleted')
+        if (to) archived.push(to)
       }
       core.bus.clearSession(key)
       core.approvals.clearSession(key)
       core.sessionChanged(key, 'delete')
-      return { ok: true, key, deleted: true }
+      return { ok: true, key, deleted: true, archived }
     },
 
     async 'sessions.abort'(p) {
-      const { key } = canonicalKey(core, p.key)
-      const aborted = abortSessionRuns(core, key, { runId: p.runId })
-      return aborted.length > 0 ? { ok: true, abortedRunId: aborted[0], status: 'aborted' } : { ok: true, status: 'no-active-run' }
+      if (!p.key && !p.runId) throw invalid('sessions.abort needs key or runId')
+      let key: string
+      if (p.key) {
+        const r = canonicalKey(core, p.key)
+        if (p.agentId && assertAgent(core, p.agentId) !== r.agentId) throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${r.key}"`)
+        key = r.key
+        // a runId of another session is not this session's to abort
+        const t = p.runId ? core.tracked.get(p.runId) : undefined
+        if (t && t.sessionKey !== key) throw invalid(`runId ${p.runId} does not belong to session ${key}`)
+      } else {
+        const t = core.tracked.get(p.runId!)
+        if (!t) return { ok: true, status: 'no-active-run' }
+        key = t.sessionKey
+      }
+      const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued })
+      let clearedQueued: number | undefined
+      if (p.clearQueued) {
+        // what waits behind the run: queued turns (queue modes) and collected follow-ups
+        const queuedRunIds = core.queueModes?.clear(key, 'aborted') ?? []
+        for (const id of queuedRunIds) if (!aborted.includes(id)) aborted.push(id)
+        clearedQueued = core.followups.clear(key) + queuedRunIds.length
+      }
+      const extra = { ...(aborted.length > 1 ? { abortedRunIds: aborted } : {}), ...(clearedQueued !== undefined ? { clearedQueued } : {}) }
+      return aborted.length > 0 ? { ok: true, abortedRunId: aborted[0], status: 'aborted', ...extra } : { ok: true, status: 'no-active-run', ...extra }
     },
 
     async 'sessions.compact'(p) {
       const { key, agentId } = canonicalKey(core, p.key)
+      if (p.agentId && assertAgent(core, p.agentId) !== agentId) throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${key}"`)
       const entry = requireEntry(core, key, agentId)
+      if (p.maxLines !== undefined) {
+        // OpenClaw trims the transcript to its last maxLines lines; Loopdesk summarizes instead, and only
+        // when the transcript is longer than that.
+        const lines = await transcriptLines(core.store(agentId).transcriptPath(entry.sessionId))
+        if (lines <= p.maxLines) return { ok: true, key, compacted: false, reason: `transcript has ${lines} line(s), within maxLines ${p.maxLines}` }
+      }
       if (!core.hooks.compact) return { ok: true, key, compacted: false, reason: 'compaction is not available in this build' }
       // inside the session lane: never compacts under a running turn
       const outcome = await core.queue.enqueue(sessionLane(key), () =>
@@ -247,6 +299,83 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       return { ok: true, key, ...outcome }
     },
   }
+}
+
+/** OpenClaw's lastInteractionAt, from what we store: when the last run ended (or started). */
+function lastInteraction(r: SessionRow): number | undefined {
+  return r.endedAt ?? r.startedAt
+}
+
+const DERIVED_TITLE_CHARS = 60
+
+/** How much of a transcript's head is read for a derived title (the first user turn is near the top). */
+const DERIVED_TITLE_SCAN_BYTES = 256 * 1024
+
+/**
+ * derivedTitle = the first user message's text, one line, cut to 60 chars (only rows without a label).
+ * Reads just the transcript's head, so listing many sessions never loads whole transcripts.
+ */
+async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void> {
+  if (row.label) return
+  let head: string
+  try {
+    const fh = await fs.promises.open(core.store(row.agentId).transcriptPath(row.sessionId), 'r')
+    try {
+      const buf = Buffer.alloc(DERIVED_TITLE_SCAN_BYTES)
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
+      head = buf.subarray(0, bytesRead).toString('utf8')
+    } finally {
+      await fh.close()
+    }
+  } catch {
+    return // no transcript (never ran) or unreadable: no derived title
+  }
+  const lines = head.split('\n')
+  if (head.length >= DERIVED_TITLE_SCAN_BYTES) lines.pop() // possibly cut mid-line
+  for (const line of lines) {
+    let e: { type?: unknown; message?: { role?: unknown; content?: unknown } }
+    try {
+      e = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (e?.type !== 'message' || e.message?.role !== 'user') continue
+    const text = messageText(e.message.content).replace(/\s+/g, ' ').trim()
+    if (!text) continue
+    row.derivedTitle = text.length > DERIVED_TITLE_CHARS ? `${text.slice(0, DERIVED_TITLE_CHARS - 1)}…` : text
+    return
+  }
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : ''))
+    .join(' ')
+}
+
+async function transcriptLines(file: string): Promise<number> {
+  try {
+    const text = await fs.promises.readFile(file, 'utf8')
+    return text.split('\n').filter((l) => l.trim() !== '').length
+  } catch {
+    return 0
+  }
+}
+
+/** OpenClaw's sessions.list defaults: the default model and its context window (null when none is set). */
+function modelDefaults(core: RuntimeCore): { modelProvider: string | null; model: string | null; contextTokens: number | null } {
+  const ref = core.config.current.defaults.model
+  if (!ref) return { modelProvider: null, model: null, contextTokens: null }
+  const slash = ref.indexOf('/')
+  let contextTokens: number | null = null
+  try {
+    contextTokens = core.models().resolve(ref).model.contextWindow ?? null
+  } catch {
+    // unknown provider/model: report the configured ref, without a window
+  }
+  return { modelProvider: ref.slice(0, slash), model: ref.slice(slash + 1), contextTokens }
 }
 
 export { rowOf }

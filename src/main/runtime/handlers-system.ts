@@ -131,7 +131,9 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       return {
         defaultId: cfg.defaultAgentId,
         mainKey: MAIN_KEY,
-        agents: cfg.agents.map((a) => ({ id: a.id, workspace: a.workspace, ...(a.model ? { model: a.model } : {}) })),
+        // sessions are keyed by agent + session name, never by who sends: one shared (global) scope
+        scope: 'global' as const,
+        agents: cfg.agents.map((a) => ({ id: a.id, workspace: a.workspace, ...(a.model ? { model: { primary: a.model } } : {}) })),
       }
     },
 

@@ -79,7 +79,7 @@ describe('kill -9 mid-run', () => {
     try {
       expect(t.runtime.recovered).toEqual([{ sessionKey: 'agent:main:main', sessionId: before.sessionId, runId: 'doomed-run' }])
       const row = (await t.call('sessions.list', {})).sessions[0]
-      expect(row).toMatchObject({ status: 'interrupted', lastError: expect.stringContaining('interrupted') })
+      expect(row).toMatchObject({ status: 'failed', interrupted: true, lastError: expect.stringContaining('interrupted') })
       expect(row.activeRunId).toBeUndefined()
       // every earlier line is still there, the dangling call got a result, the run is marked interrupted
       const text = fs.readFileSync(transcriptFile, 'utf8')

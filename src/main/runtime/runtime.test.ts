@@ -253,7 +253,8 @@ describe('sessions.*', () => {
   it('create / patch / list / reset / delete / compact', async () => {
     const c = await t.call('sessions.create', { label: 'Research', model: 'mockant/c1' })
     expect(c.key).toMatch(/^agent:main:chat-/)
-    expect(c.entry).toMatchObject({ label: 'Research', model: 'c1', modelProvider: 'mockant', status: 'idle' })
+    expect(c.entry).toMatchObject({ label: 'Research', model: 'c1', modelProvider: 'mockant', kind: 'direct' })
+    expect(c.entry).not.toHaveProperty('status') // idle: OpenClaw's row enum has no idle
     // the session's model is used by its runs (Anthropic API here)
     server.script([{ text: 'from claude' }])
     await t.call('chat.send', { sessionKey: c.key, message: 'hi', idempotencyKey: 'sx1' })
@@ -275,8 +276,10 @@ describe('sessions.*', () => {
     expect(await t.call('sessions.compact', { key: c.key })).toMatchObject({ ok: true, compacted: false, reason: expect.any(String) })
     t.runtime.hooks.compact = async () => ({ compacted: true, tokensBefore: 100, tokensAfter: 10 })
     expect(await t.call('sessions.compact', { key: c.key })).toMatchObject({ compacted: true, tokensAfter: 10 })
-    expect(await t.call('sessions.delete', { key: c.key })).toEqual({ ok: true, key: c.key, deleted: true })
-    expect(await t.call('sessions.delete', { key: c.key })).toEqual({ ok: true, key: c.key, deleted: false })
+    const del = await t.call('sessions.delete', { key: c.key })
+    // never ran: no transcript, nothing archived
+    expect(del).toEqual({ ok: true, key: c.key, deleted: true, archived: [] })
+    expect(await t.call('sessions.delete', { key: c.key })).toEqual({ ok: true, key: c.key, deleted: false, archived: [] })
     expect((await t.call('sessions.list', {})).sessions.some((s) => s.key === c.key)).toBe(false)
   })
 })

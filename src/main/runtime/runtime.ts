@@ -5,13 +5,14 @@ import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
 import type { AgentFinal } from '../../shared/methods'
 import { ApiError } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
-import type { RuntimeHost } from '../api/host'
+import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { ConfigManager, FileCredentialStore } from './config'
 import type { CredentialStore, ResolvedConfig } from './contracts'
 import { EventBus, RunRegistry } from './events'
 import type { ConfigSource, PrefsProvider, RuntimeCore, TrackedRun } from './handlers-context'
 import { runHandlers } from './handlers-runs'
 import { rowOf, sessionHandlers } from './handlers-sessions'
+import { sessionSendHandlers } from './handlers-session-send'
 import { filePrefs, systemHandlers } from './handlers-system'
 import { applyLaneConcurrency, CommandQueue } from './lanes'
 import { createModelRegistry, type ModelRegistry } from './models'
@@ -80,6 +81,7 @@ class RuntimeImpl implements Runtime {
   extensions?: Extensions
 
   private readonly listeners = new Set<(ev: AnyEvent) => void>()
+  private readonly messageListeners = new Set<(ev: SessionMessageEvent) => void>()
   private readonly stores = new Map<string, SessionStore>()
   private readonly journals = new Map<string, AcceptedJournal>()
   private readonly finals = new Map<string, { final: AgentFinal; expiresAt: number }>()
@@ -143,6 +145,18 @@ class RuntimeImpl implements Runtime {
       sessionChanged: (key, reason, runId) => this.sessionChanged(key, reason, runId),
       setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
       transcriptFsync: opts.transcriptFsync,
+      onTranscriptMessage: (sessionKey, entry, messageSeq) => {
+        if (this.messageListeners.size === 0) return
+        const ev: SessionMessageEvent = { sessionKey, message: entry.message, messageId: entry.id, messageSeq, ts: entry.timestamp }
+        if (entry.runId) ev.runId = entry.runId
+        for (const l of this.messageListeners) {
+          try {
+            l(ev)
+          } catch (err) {
+            console.warn('[runtime] session message listener failed:', err)
+          }
+        }
+      },
     })
     const tracked = new Map<string, TrackedRun>()
     const journals = this.journals
@@ -196,7 +210,8 @@ class RuntimeImpl implements Runtime {
       recordFinal: (final) => self.recordFinal(final),
       isShuttingDown: () => self.shuttingDown,
     }
-    this.handlers = { ...runHandlers(this.core), ...sessionHandlers(this.core), ...systemHandlers(this.core) }
+    const runHs = runHandlers(this.core)
+    this.handlers = { ...runHs, ...sessionHandlers(this.core), ...systemHandlers(this.core), ...sessionSendHandlers(this.core, runHs['chat.send']) }
     this.info = { version: this.core.version, stateDir: opts.stateDir, configPath: config.path, startedAt }
   }
 
@@ -233,6 +248,11 @@ class RuntimeImpl implements Runtime {
       maxRetries: this.opts.modelRetries,
       maxRetryDelayMs: this.opts.maxRetryDelayMs,
     })
+  }
+
+  onSessionMessage(listener: (event: SessionMessageEvent) => void): () => void {
+    this.messageListeners.add(listener)
+    return () => this.messageListeners.delete(listener)
   }
 
   subscribe(listener: (event: AnyEvent) => void): () => void {
@@ -348,6 +368,7 @@ class RuntimeImpl implements Runtime {
     this.core.projection.dispose()
     this.core.runs.dispose()
     this.listeners.clear()
+    this.messageListeners.clear()
   }
 }
 

@@ -134,7 +134,7 @@ describe('restart after a crash (runtime)', () => {
       const w = await t.call('agent.wait', { runId: 'lost-1', timeoutMs: 10_000 })
       expect(w).toMatchObject({ status: 'error', error: expect.stringContaining('interrupted') })
       expect(Date.now() - started).toBeLessThan(5_000)
-      expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ status: 'interrupted' })
+      expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ status: 'failed', interrupted: true })
       const hist = await t.call('chat.history', { sessionKey: key })
       const texts = hist.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
       expect(texts.some((x) => x.includes('acked but never run'))).toBe(true)

@@ -91,6 +91,8 @@ export interface RunnerDeps {
   onHookError?(name: string, err: unknown): void
   /** transcript fsync per append (default false: a crash keeps every written line; power loss may not) */
   transcriptFsync?: boolean
+  /** a message entry was appended to the session's transcript (messageSeq: its 1-based position) */
+  onTranscriptMessage?(sessionKey: string, entry: Extract<TranscriptEntry, { type: 'message' }>, messageSeq: number): void
 }
 
 interface LiveRun extends ActiveRunHandle {
@@ -280,7 +282,17 @@ export class EmbeddedRunner {
         for (const r of repairs) if (r.type === 'message') entryIds.set(r.message, r.id)
         for (const r of repairs) history.messages.push((r as Extract<TranscriptEntry, { type: 'message' }>).message as unknown as AgentMessage)
       }
-      const append = (entry: TranscriptEntry) => transcript.append(entry)
+      // messages already in the transcript (repairs included): the next one written is number messageSeq + 1
+      let messageSeq = read.entries.filter((e) => e.type === 'message').length + history.orphanToolCalls.length
+      const append = async (entry: TranscriptEntry) => {
+        await transcript.append(entry)
+        if (entry.type !== 'message' || !deps.onTranscriptMessage) return
+        try {
+          deps.onTranscriptMessage(req.sessionKey, entry, ++messageSeq)
+        } catch (err) {
+          console.warn('[runner] transcript message listener failed:', err)
+        }
+      }
 
       // ---- levels
       const thinkingWanted = req.thinking ?? entry!.thinkingLevel ?? config.defaults.thinkingDefault

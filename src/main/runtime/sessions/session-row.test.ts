@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest'
 import { newSessionId, isValidSessionId } from './paths'
-import { toSessionRow } from './session-row'
+import { sessionKind, toSessionRow } from './session-row'
 
 describe('toSessionRow', () => {
-  it('fills zero defaults and idle status', () => {
-    expect(toSessionRow('agent:main:main', { sessionId: 's', updatedAt: 5 }, 'main')).toEqual({
+  it('fills zero defaults; idle has no status (OpenClaw enum)', () => {
+    expect(toSessionRow('agent:main:main', { sessionId: 's', updatedAt: 5, status: 'idle' }, 'main')).toEqual({
       key: 'agent:main:main',
+      kind: 'direct',
       sessionId: 's',
       agentId: 'main',
       updatedAt: 5,
-      status: 'idle',
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
@@ -37,6 +37,25 @@ describe('toSessionRow', () => {
     )
     expect(row).toMatchObject({ status: 'running', activeRunId: 'r1', label: 'L', model: 'openai/gpt', totalTokens: 7, estimatedCostUsd: 0.5, lastError: 'e' })
     expect(row).not.toHaveProperty('systemPromptReport')
+  })
+})
+
+describe('row status and kind', () => {
+  it('reports an interrupted run as failed + interrupted, other states as they are', () => {
+    const row = toSessionRow('agent:main:x', { sessionId: 's', updatedAt: 1, status: 'interrupted', lastError: 'app exited' }, 'main')
+    expect(row).toMatchObject({ status: 'failed', interrupted: true, lastError: 'app exited' })
+    for (const status of ['running', 'done', 'failed', 'killed', 'timeout'] as const) {
+      const r = toSessionRow('agent:main:x', { sessionId: 's', updatedAt: 1, status }, 'main')
+      expect(r.status).toBe(status)
+      expect(r).not.toHaveProperty('interrupted')
+    }
+  })
+  it('classifies keys', () => {
+    expect(sessionKind('agent:main:main')).toBe('direct')
+    expect(sessionKind('agent:main:chat-1234')).toBe('direct')
+    expect(sessionKind('agent:main:telegram:group:42')).toBe('group')
+    expect(sessionKind('agent:main:global')).toBe('global')
+    expect(sessionKind('garbage')).toBe('unknown')
   })
 })
 

@@ -1,4 +1,5 @@
-import type { SessionRow } from '../../../shared/methods'
+import type { SessionKind, SessionRow } from '../../../shared/methods'
+import { parseSessionKey } from '../../../shared/session-key'
 import type { SessionEntry } from '../contracts'
 
 const OPTIONAL_FIELDS = [
@@ -15,22 +16,45 @@ const OPTIONAL_FIELDS = [
   'queueMode',
   'lastMessagePreview',
   'lastError',
+  'fastMode',
 ] as const satisfies ReadonlyArray<keyof SessionEntry & keyof SessionRow>
 
-/** The wire shape of a session (sessions.list etc.): totals default to 0, status to idle. */
+/**
+ * OpenClaw session kind from the key (its classification rules, our key syntax): a `group`/`channel`
+ * segment makes a group chat, the bare `global` rest is the global session, an unparsable key is unknown,
+ * everything else — every session Loopdesk itself creates — is a direct one.
+ */
+export function sessionKind(key: string): SessionKind {
+  const parsed = parseSessionKey(key)
+  if (!parsed) return 'unknown'
+  const parts = parsed.rest.split(':')
+  if (parts.includes('group') || parts.includes('channel')) return 'group'
+  if (parsed.rest === 'global') return 'global'
+  return 'direct'
+}
+
+/**
+ * The wire shape of a session (sessions.list etc.): totals default to 0. Status follows OpenClaw's enum:
+ * idle has none, interrupted (the app died mid-run) is `failed` with `interrupted: true`.
+ */
 export function toSessionRow(key: string, entry: SessionEntry, agentId: string): SessionRow {
   const row: SessionRow = {
     key,
+    kind: sessionKind(key),
     sessionId: entry.sessionId,
     agentId,
     updatedAt: entry.updatedAt,
-    status: entry.status ?? 'idle',
     inputTokens: entry.inputTokens ?? 0,
     outputTokens: entry.outputTokens ?? 0,
     totalTokens: entry.totalTokens ?? (entry.inputTokens ?? 0) + (entry.outputTokens ?? 0),
     estimatedCostUsd: entry.estimatedCostUsd ?? 0,
     compactionCount: entry.compactionCount ?? 0,
   }
+  const status = entry.status ?? 'idle'
+  if (status === 'interrupted') {
+    row.status = 'failed'
+    row.interrupted = true
+  } else if (status !== 'idle') row.status = status
   const out = row as unknown as Record<string, unknown>
   for (const f of OPTIONAL_FIELDS) if (entry[f] !== undefined) out[f] = entry[f]
   return row

@@ -253,7 +253,7 @@ export class FakeBridge implements Bridge {
     if (!this.opts.persistKey) return
     try {
       const data = {
-        sessions: [...this.sessions.values()].map((s) => ({ row: { ...s.row, status: s.row.status === 'running' ? 'interrupted' : s.row.status, activeRunId: undefined }, messages: s.messages })),
+        sessions: [...this.sessions.values()].map((s) => ({ row: s.row.status === 'running' ? { ...s.row, status: 'failed' as const, interrupted: true as const, activeRunId: undefined } : { ...s.row, activeRunId: undefined }, messages: s.messages })),
         config: this.config,
         secrets: this.secrets,
         prefs: this.prefs,
@@ -283,11 +283,11 @@ export class FakeBridge implements Bridge {
   private newRow(key: string, label?: string): SessionRow {
     return {
       key,
+      kind: 'direct',
       sessionId: this.id('s'),
       agentId: 'main',
       label,
       updatedAt: Date.now(),
-      status: 'idle',
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
@@ -637,6 +637,9 @@ export class FakeBridge implements Bridge {
       hasMore: start > 0,
       nextOffset: start > 0 ? offset + (end - start) : undefined,
       inFlightRun: active ? { runId: active.runId, text: active.text } : undefined,
+      thinkingLevel: s.row.thinkingLevel ?? null,
+      fastMode: s.row.fastMode ?? null,
+      verboseLevel: s.row.verboseLevel ?? null,
     })
   }
 
@@ -672,11 +675,20 @@ export class FakeBridge implements Bridge {
           (s.row.label ?? s.row.key).toLowerCase().includes(q) ||
           s.messages.some((m) => JSON.stringify(m.content).toLowerCase().includes(q)),
       )
-    const sessions = rows
-      .map((s) => ({ ...s.row }))
-      .sort((a, b) => b.updatedAt - a.updatedAt)
-      .slice(0, params.limit ?? 500)
-    return ok({ ts: Date.now(), count: sessions.length, defaults: { agentId: 'main', mainKey: 'agent:main:main' }, sessions })
+    const sorted = rows.map((s) => ({ ...s.row })).sort((a, b) => b.updatedAt - a.updatedAt)
+    const offset = params.offset ?? 0
+    const sessions = sorted.slice(offset, offset + (params.limit ?? 500))
+    const end = offset + sessions.length
+    return ok({
+      ts: Date.now(),
+      path: '~/.loopdesk/agents/main/sessions/sessions.json',
+      count: sessions.length,
+      total: sorted.length,
+      hasMore: end < sorted.length,
+      ...(end < sorted.length ? { nextOffset: end } : {}),
+      defaults: { modelProvider: null, model: null, contextTokens: null, agentId: 'main', mainKey: 'agent:main:main' },
+      sessions,
+    })
   }
 
   async sessionsCreate(params: Parameters<Bridge['sessionsCreate']>[0]): Promise<Result<Results['sessions.create']>> {
@@ -696,6 +708,7 @@ export class FakeBridge implements Bridge {
     if (params.label !== undefined) s.row = { ...s.row, label: params.label ?? undefined }
     if (params.thinkingLevel !== undefined) s.row = { ...s.row, thinkingLevel: (params.thinkingLevel ?? undefined) as ThinkingLevel | undefined }
     if (params.model !== undefined) s.row = { ...s.row, model: params.model ?? undefined }
+    if (params.fastMode !== undefined) s.row = { ...s.row, fastMode: params.fastMode ?? undefined }
     this.changed(s, 'patch')
     return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
   }
@@ -716,17 +729,19 @@ export class FakeBridge implements Bridge {
   async sessionsDelete(params: Parameters<Bridge['sessionsDelete']>[0]): Promise<Result<Results['sessions.delete']>> {
     this.record('sessionsDelete', params)
     const s = this.session(params.key)
-    if (!s) return ok({ ok: true, key: params.key, deleted: false })
+    if (!s) return ok({ ok: true, key: params.key, deleted: false, archived: [] })
     for (const r of this.runs.values()) if (r.sessionKey === s.row.key) r.aborted = true
     this.sessions.delete(params.key)
     this.emit({ event: 'sessions.changed', payload: { sessionKey: params.key, reason: 'delete', ts: Date.now() } })
     this.persist()
-    return ok({ ok: true, key: params.key, deleted: true })
+    return ok({ ok: true, key: params.key, deleted: true, archived: [] })
   }
 
   async sessionsAbort(params: Parameters<Bridge['sessionsAbort']>[0]): Promise<Result<Results['sessions.abort']>> {
     this.record('sessionsAbort', params)
-    const r = await this.abort({ sessionKey: params.key, runId: params.runId })
+    const sessionKey = params.key ?? (params.runId ? this.runs.get(params.runId)?.sessionKey : undefined)
+    if (!sessionKey) return ok({ ok: true, status: 'no-active-run' })
+    const r = await this.abort({ sessionKey, runId: params.runId })
     const id = r.ok ? r.data.runIds[0] : undefined
     return ok({ ok: true, abortedRunId: id, status: id ? 'aborted' : 'no-active-run' })
   }
@@ -764,7 +779,7 @@ export class FakeBridge implements Bridge {
 
   async agentsList(): Promise<Result<Results['agents.list']>> {
     this.record('agentsList', {})
-    return ok({ defaultId: 'main', mainKey: 'agent:main:main', agents: [{ id: 'main', workspace: '~/loopdesk' }] })
+    return ok({ defaultId: 'main', mainKey: 'agent:main:main', scope: 'global', agents: [{ id: 'main', workspace: '~/loopdesk' }] })
   }
 
   async toolsCatalog(params: Parameters<Bridge['toolsCatalog']>[0]): Promise<Result<Results['tools.catalog']>> {

@@ -15,8 +15,8 @@ export type SessionState = 'idle' | 'running' | 'error'
 
 export function sessionState(row: SessionRow): SessionState {
   if (row.status === 'running') return 'running'
-  // interrupted = the app stopped mid-run (crash): lastError says so, like a failure
-  if (row.status === 'failed' || row.status === 'timeout' || row.status === 'interrupted') return 'error'
+  // an interrupted run (the app stopped mid-run) is reported as failed (+ interrupted), like a failure
+  if (row.status === 'failed' || row.status === 'timeout') return 'error'
   return 'idle'
 }
 

@@ -345,7 +345,7 @@ export class Controller {
 
   async loadSessions(): Promise<void> {
     try {
-      const r = await this.bridge.sessionsList({ limit: 1000 })
+      const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true })
       if (!r.ok) throw new Error(errorText(r.error))
       this.stores.sessions.setState({ rows: r.data.sessions, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
@@ -533,7 +533,7 @@ export class Controller {
     }
     const seq = ++this.searchSeq
     this.searchTimer = setTimeout(async () => {
-      const r = await this.bridge.sessionsList({ search: q, limit: 1000 }).catch(() => undefined)
+      const r = await this.bridge.sessionsList({ search: q, limit: 1000, includeGlobal: true, includeUnknown: true }).catch(() => undefined)
       if (seq !== this.searchSeq) return // a newer query won
       if (r?.ok) this.stores.sessions.setState({ contentMatches: r.data.sessions.map((s) => s.key) })
     }, 200)

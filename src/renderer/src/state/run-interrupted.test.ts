@@ -31,7 +31,10 @@ describe('history after a crash', () => {
   })
 
   it('the sidebar shows an interrupted session as an error state (its lastError explains)', () => {
-    const row = { key: SK, status: 'interrupted', lastError: 'the run was interrupted' } as unknown as SessionRow
+    // the wire row (OpenClaw status enum): an interrupted run is `failed` + `interrupted: true`
+    const row = { key: SK, kind: 'direct', status: 'failed', interrupted: true, lastError: 'the run was interrupted' } as unknown as SessionRow
     expect(sessionState(row)).toBe('error')
+    // idle rows carry no status at all
+    expect(sessionState({ key: SK, kind: 'direct' } as unknown as SessionRow)).toBe('idle')
   })
 })

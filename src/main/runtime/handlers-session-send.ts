@@ -1,0 +1,86 @@
+// OpenClaw's session-addressed chat methods (sessions.send / sessions.steer), transcript subscriptions
+// (sessions.messages.*) and agent.identity.get. send/steer reuse chat.send so both paths queue, dedupe
+// and run identically.
+import crypto from 'node:crypto'
+import { invalid } from '../api/errors'
+import type { Handler, Handlers } from '../api/dispatch'
+import type { ParamsOf } from '../../shared/methods'
+import { agentIdentity } from './agent-identity'
+import { assertAgent, canonicalKey, type RuntimeCore } from './handlers-context'
+import { abortSessionRuns } from './handlers-sessions'
+
+type SessionSendHandlers = Pick<
+  Handlers,
+  'sessions.send' | 'sessions.steer' | 'sessions.messages.subscribe' | 'sessions.messages.unsubscribe' | 'agent.identity.get'
+>
+
+/** The key, checked against an optional agentId (a mismatch is the caller's mistake, not a new session). */
+function sessionFor(core: RuntimeCore, key: string, agentId?: string): { key: string; agentId: string } {
+  const r = canonicalKey(core, key)
+  if (agentId !== undefined && assertAgent(core, agentId) !== r.agentId) {
+    throw invalid(`agentId "${agentId}" does not match the agent of session key "${r.key}"`)
+  }
+  return r
+}
+
+export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.send'>): SessionSendHandlers {
+  async function send(p: ParamsOf<'sessions.send'>, ctx: Parameters<Handler<'chat.send'>>[1], key: string) {
+    // chat.send on this build takes text only; silently dropping files would lose what the user sent
+    if (p.attachments?.length) throw invalid('attachments are not supported by sessions.send in this build; send text only')
+    const res = await chatSend(
+      {
+        sessionKey: key,
+        message: p.message,
+        // OpenClaw generates one when absent; a retry without a key is then a new message
+        idempotencyKey: p.idempotencyKey ?? crypto.randomUUID(),
+        ...(p.thinking ? { thinking: p.thinking } : {}),
+        ...(p.timeoutMs !== undefined ? { timeoutMs: Math.min(p.timeoutMs, 31_536_000_000) } : {}),
+      },
+      ctx,
+    )
+    // messageSeq is left out: the user turn is written when the run starts (it may wait in the lane),
+    // so its transcript position is not known when the send is acknowledged.
+    return { ...res, key }
+  }
+
+  return {
+    async 'sessions.send'(p, ctx) {
+      const { key } = sessionFor(core, p.key, p.agentId)
+      return send(p, ctx, key)
+    },
+
+    async 'sessions.steer'(p, ctx) {
+      const { key } = sessionFor(core, p.key, p.agentId)
+      // interrupt only the running turn; what is queued behind it stays queued (it runs after this one)
+      const interrupted = abortSessionRuns(core, key, { reason: 'steer' })
+      // the aborted run must be gone before chat.send, or the message would be queued behind it
+      await Promise.all(interrupted.map((id) => core.tracked.get(id)?.done.catch(() => undefined)))
+      const res = await send(p, ctx, key)
+      return { ...res, interruptedActiveRun: interrupted.length > 0 }
+    },
+
+    async 'sessions.messages.subscribe'(p) {
+      // delivery is per connection (the gateway records it from this result's canonical key)
+      const { key } = sessionFor(core, p.key, p.agentId)
+      return { subscribed: true, key }
+    },
+
+    async 'sessions.messages.unsubscribe'(p) {
+      const { key } = sessionFor(core, p.key, p.agentId)
+      return { subscribed: false, key }
+    },
+
+    async 'agent.identity.get'(p) {
+      let agentId = p.agentId ? assertAgent(core, p.agentId) : undefined
+      if (p.sessionKey) {
+        const fromKey = sessionFor(core, p.sessionKey).agentId
+        if (agentId && agentId !== fromKey) throw invalid(`agentId "${agentId}" does not match the agent of session key "${p.sessionKey}"`)
+        agentId = fromKey
+      }
+      const cfg = core.config.current
+      const id = agentId ?? cfg.defaultAgentId
+      return agentIdentity(id, cfg.agents.find((a) => a.id === id)?.workspace)
+    },
+  }
+}
+
