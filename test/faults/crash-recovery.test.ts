@@ -124,7 +124,10 @@ async function verify(prev: Cycle, c: TestClient, cycleNo: number) {
     // the run may have finished in the instant between the client's last event and the kill
     if (finishedOnDisk(r.sessionKey, r.runId)) continue
     const row = (listed.sessions as any[]).find((x) => x.key === r.sessionKey)
-    if (row?.status !== 'interrupted') problems.push(`${r.sessionKey}: run ${r.runId} was cut off but the session is ${row?.status}`)
+    // OpenClaw's row status enum has no "interrupted": a cut-off run is failed + interrupted:true
+    if (row?.status !== 'failed' || row?.interrupted !== true) {
+      problems.push(`${r.sessionKey}: run ${r.runId} was cut off but the session is ${row?.status}${row?.interrupted ? ' (interrupted)' : ''}`)
+    }
     // agent.wait on a run the crash interrupted returns (does not hang until its timeout)
     const w = await c.request('agent.wait', { runId: r.runId, timeoutMs: 3000 })
     if (w.status !== 'error') problems.push(`agent.wait(${r.runId}) after restart: ${JSON.stringify(w)}`)
