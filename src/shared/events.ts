@@ -73,6 +73,10 @@ export interface ChatEvent {
   seq: number
   state: 'delta' | 'final' | 'aborted' | 'error'
   message?: { role: 'assistant'; content: Array<{ type: 'text'; text: string }>; timestamp: number }
+  /** delta only (protocol 4): the text added since the previous delta, or the whole text with `replace` */
+  deltaText?: string
+  /** delta only: the text is not an extension of the previous delta's; replace it with deltaText */
+  replace?: true
   errorMessage?: string
   errorKind?: ErrorKind
   usage?: UsageTotals

@@ -29,6 +29,10 @@ const Thinking = Type.Union([
   Type.Literal('high'),
   Type.Literal('xhigh'),
 ])
+/** A thinking level as OpenClaw sends it: free text ("max", "think harder", "adaptive"), mapped by the runtime. */
+const ThinkingText = Type.String({ minLength: 1, maxLength: 64 })
+/** OpenClaw delivery-routing fields: accepted so its clients work; Loopdesk replies only into the session. */
+const RouteField = Type.Optional(Type.String({ maxLength: 512 }))
 const QueueModeS = Type.Union([
   Type.Literal('steer'),
   Type.Literal('followup'),
@@ -59,7 +63,7 @@ const SessionSendS = Closed({
   key: NonEmpty(),
   agentId: Type.Optional(NonEmpty(64)),
   message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
-  thinking: Type.Optional(Thinking),
+  thinking: Type.Optional(ThinkingText),
   attachments: Type.Optional(Type.Array(AttachmentS, { maxItems: 32 })),
   timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
   idempotencyKey: Type.Optional(NonEmpty(256)),
@@ -74,14 +78,33 @@ export const Schemas = {
     agentId: Type.Optional(NonEmpty(64)),
     sessionKey: Type.Optional(NonEmpty()),
     sessionId: Type.Optional(NonEmpty(128)),
-    thinking: Type.Optional(Thinking),
-    timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000 })),
+    /** the run is refused unless the session's current sessionId is this one (no silent new session) */
+    expectedExistingSessionId: Type.Optional(NonEmpty(128)),
+    thinking: Type.Optional(ThinkingText),
+    /** seconds; 0 = none; above a year is clamped */
+    timeout: Type.Optional(Type.Integer({ minimum: 0 })),
     extraSystemPrompt: Type.Optional(Type.String({ maxLength: 100_000 })),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
+    label: Type.Optional(Type.String({ maxLength: 512 })),
     lane: Type.Optional(NonEmpty(64)),
     deliver: Type.Optional(Type.Boolean()),
     bestEffortDeliver: Type.Optional(Type.Boolean()),
     channel: Type.Optional(Type.String({ maxLength: 64 })),
+    to: RouteField,
+    replyTo: RouteField,
+    replyChannel: RouteField,
+    accountId: RouteField,
+    replyAccountId: RouteField,
+    threadId: RouteField,
+    groupId: RouteField,
+    groupChannel: RouteField,
+    groupSpace: RouteField,
+    /** who the input is from (OpenClaw); recorded nowhere yet, every Loopdesk input is the user's */
+    inputProvenance: Type.Optional(
+      Type.Object(
+        { kind: Type.Union([Type.Literal('external_user'), Type.Literal('inter_session'), Type.Literal('internal_system')]) },
+        { additionalProperties: true },
+      ),
+    ),
     provider: Type.Optional(NonEmpty(64)),
     model: Type.Optional(NonEmpty(256)),
   }),
@@ -93,12 +116,22 @@ export const Schemas = {
   'agent.identity.get': Closed({ agentId: Type.Optional(NonEmpty(64)), sessionKey: Type.Optional(Type.String({ maxLength: 512 })) }),
   'chat.send': Closed({
     sessionKey: NonEmpty(),
+    /** when given, must be the agent of sessionKey */
+    agentId: Type.Optional(NonEmpty(64)),
     message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
     idempotencyKey: NonEmpty(256),
-    thinking: Type.Optional(Thinking),
-    timeoutMs: Type.Optional(Type.Integer({ minimum: 0, maximum: 31_536_000_000 })),
+    thinking: Type.Optional(ThinkingText),
+    /** run budget in ms (0 = none); above a year is clamped */
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
     queueMode: Type.Optional(QueueModeS),
     deliver: Type.Optional(Type.Boolean()),
+    /** the text is sent as is: `/new`, `/reset`, `/stop` are not commands */
+    suppressCommandInterpretation: Type.Optional(Type.Boolean()),
+    replyToId: Type.Optional(NonEmpty(256)),
+    originatingChannel: RouteField,
+    originatingTo: RouteField,
+    originatingAccountId: RouteField,
+    originatingThreadId: RouteField,
   }),
   'chat.history': Closed({
     sessionKey: NonEmpty(),

@@ -38,7 +38,19 @@ const connect = () => connectGateway({ url: gw.url, token: TOKEN, identity })
 
 beforeAll(async () => {
   server = await startModelServer({ fallback: { text: 'ok' } })
-  const config = testConfig(server, { agents: { list: [{ id: 'main', default: true }, { id: 'ops', model: 'mockant/c1' }] } })
+  const config = testConfig(server, {
+    agents: { list: [{ id: 'main', default: true }, { id: 'ops', model: 'mockant/c1' }] },
+    // a reasoning model, so a thinking level shows in the request (reasoning_effort)
+    models: {
+      providers: {
+        mockthink: {
+          baseUrl: server.openaiBaseUrl,
+          api: 'openai-completions',
+          models: [{ id: 'r1', contextWindow: 32000, maxTokens: 1024, reasoning: true }],
+        },
+      },
+    },
+  })
   rt = await startTestRuntime(server, { config })
   gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
 })
@@ -354,5 +366,147 @@ describe('new methods', () => {
     expect(got).toHaveLength(2)
     await sub.close()
     await other.close()
+  })
+})
+
+describe('agent params', () => {
+  it('accepts OpenClaw routing fields and free-text thinking; the level reaches the model', async () => {
+    const c = await connect()
+    const params = {
+      message: 'route me',
+      idempotencyKey: 'agent-route-1',
+      sessionKey: 'agent:main:routed',
+      thinking: 'think harder',
+      to: '+15550001',
+      replyTo: 'msg-9',
+      replyChannel: 'last',
+      accountId: 'acct',
+      threadId: 't-1',
+      groupId: 'g-1',
+      inputProvenance: { kind: 'external_user' },
+      label: 'L'.repeat(300),
+      timeout: 10 ** 9,
+      model: 'mockthink/r1',
+    }
+    conforms('AgentParams', params)
+    const before = server.requests.length
+    server.push({ text: 'routed reply' })
+    const final = (await c.request('agent', params, { expectFinal: true, timeoutMs: 15_000 })) as any
+    expect(final).toMatchObject({ runId: 'agent-route-1', status: 'ok' })
+    expect(server.requests[before].body.reasoning_effort).toBe('medium')
+
+    const adaptive = { message: 'adaptive', idempotencyKey: 'agent-route-2', sessionKey: 'agent:main:routed', thinking: 'adaptive', model: 'mockthink/r1' }
+    conforms('AgentParams', adaptive)
+    await expect(c.request('agent', adaptive, { expectFinal: true, timeoutMs: 15_000 })).resolves.toMatchObject({ status: 'ok' })
+    // adaptive = no override: the session/agent default (off in the test config) applies
+    expect(server.requests.at(-1)!.body.reasoning_effort).toBeUndefined()
+
+    const bad = await failure(c.request('agent', { message: 'x', idempotencyKey: 'agent-route-3', thinking: 'sideways' }))
+    expect(bad).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('invalid thinking level "sideways"') })
+    await c.close()
+  })
+
+  it('expectedExistingSessionId: runs on the expected session, refuses (and does not run) on any other', async () => {
+    const c = await connect()
+    const key = 'agent:main:expected'
+    const created = (await c.request('sessions.create', { key })) as any
+    const ok = { message: 'hi', idempotencyKey: 'expect-1', sessionKey: key, expectedExistingSessionId: created.sessionId }
+    conforms('AgentParams', ok)
+    await expect(c.request('agent', ok, { expectFinal: true, timeoutMs: 15_000 })).resolves.toMatchObject({ status: 'ok' })
+
+    await c.request('sessions.reset', { key })
+    const before = server.requests.length
+    const stale = await failure(c.request('agent', { ...ok, idempotencyKey: 'expect-2' }))
+    expect(stale).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining(`not the expected ${created.sessionId}`) })
+    const missing = await failure(
+      c.request('agent', { message: 'hi', idempotencyKey: 'expect-3', sessionKey: 'agent:main:never-made', expectedExistingSessionId: 'abc' }),
+    )
+    expect(missing.message).toContain('does not exist')
+    expect(server.requests.length).toBe(before)
+    // a refused call is not remembered: the same key may be used again once the precondition holds
+    const now = (await c.request('sessions.list', { search: 'expected' })) as any
+    const retry = { ...ok, idempotencyKey: 'expect-2', expectedExistingSessionId: now.sessions[0].sessionId }
+    await expect(c.request('agent', retry, { expectFinal: true, timeoutMs: 15_000 })).resolves.toMatchObject({ status: 'ok' })
+    await c.close()
+  })
+})
+
+describe('chat.send params and replays', () => {
+  it('suppressCommandInterpretation sends "/new …" as text; agentId must match the key', async () => {
+    const c = await connect()
+    const params = { sessionKey: 'agent:main:literal', message: '/new is a command in this app', idempotencyKey: 'lit-1', suppressCommandInterpretation: true }
+    conforms('ChatSendParams', params)
+    const before = server.requests.length
+    const sent = (await c.request('chat.send', params)) as any
+    expect(sent).toMatchObject({ runId: 'lit-1', status: 'started' })
+    await expect(c.request('agent.wait', { runId: 'lit-1', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    // as a command, "/new" would have reset the session and sent only "is a command in this app"
+    const last = server.requests.at(-1)!.body.messages.at(-1)
+    expect(JSON.stringify(last.content)).toContain('/new is a command in this app')
+    expect(server.requests.length).toBeGreaterThan(before)
+
+    const mismatch = await failure(c.request('chat.send', { sessionKey: 'agent:main:literal', agentId: 'ops', message: 'x', idempotencyKey: 'lit-2' }))
+    expect(mismatch).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('does not match the agent') })
+    await c.close()
+  })
+
+  it('a retried chat.send after its run ended reports how it ended, and never runs twice', async () => {
+    const c = await connect()
+    const params = { sessionKey: 'agent:main:replay', message: 'once', idempotencyKey: 'replay-1' }
+    await runTurn(c, params.sessionKey, params.message, params.idempotencyKey)
+    const requests = server.requests.length
+    expect(await c.request('chat.send', params)).toEqual({ runId: 'replay-1', status: 'ok' })
+
+    server.push({ status: 500, message: 'upstream broke' })
+    await c.request('chat.send', { ...params, idempotencyKey: 'replay-2' })
+    await expect(c.request('agent.wait', { runId: 'replay-2', timeoutMs: 30_000 })).resolves.toMatchObject({ status: 'error' })
+    expect(await c.request('chat.send', { ...params, idempotencyKey: 'replay-2' })).toEqual({ runId: 'replay-2', status: 'error' })
+    expect(server.requests.length).toBeGreaterThan(requests) // replay-2 ran (its retries included)…
+    const after = server.requests.length
+    await c.request('chat.send', params)
+    expect(server.requests.length).toBe(after) // …and the replays ran nothing
+    await c.close()
+  })
+})
+
+describe('chat events per protocol', () => {
+  it('v4 deltas carry deltaText that rebuilds the text; v3 gets the v3 shape; every v4 event fits ChatEvent', async () => {
+    const v4 = await connect()
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3 })
+    const got4: any[] = []
+    const got3: any[] = []
+    v4.onEvent((e) => e.event === 'chat' && (e.payload as any).sessionKey === 'agent:main:wire' && got4.push(e.payload))
+    v3.onEvent((e) => e.event === 'chat' && (e.payload as any).sessionKey === 'agent:main:wire' && got3.push(e.payload))
+    const reply = 'Streaming across both protocol versions, piece by piece, until the end.'
+    server.push({ text: reply, chunks: 8, delayMs: 60 })
+    await runTurn(v4, 'agent:main:wire', 'stream it', 'wire-1')
+    await until(() => got4.some((p) => p.state === 'final') && got3.some((p) => p.state === 'final'))
+
+    const deltas4 = got4.filter((p) => p.state === 'delta')
+    expect(deltas4.length).toBeGreaterThan(1)
+    let shown = ''
+    for (const p of deltas4) {
+      conforms('ChatEvent', p)
+      shown = p.replace ? p.deltaText : shown + p.deltaText
+      expect(shown).toBe(p.message.content[0].text)
+    }
+    for (const p of got4) conforms('ChatEvent', p)
+    for (const p of got3.filter((x) => x.state === 'delta')) {
+      expect(p).not.toHaveProperty('deltaText')
+      expect(p).not.toHaveProperty('replace')
+    }
+    expect(got3.at(-1).message.content[0].text).toBe(reply)
+
+    // an aborted run's event fits v4's aborted shape (no usage there)
+    server.push({ text: 'x'.repeat(400), chunks: 40, delayMs: 50 })
+    await v4.request('chat.send', { sessionKey: 'agent:main:wire', message: 'long one', idempotencyKey: 'wire-2' })
+    await until(() => got4.some((p) => p.runId === 'wire-2' && p.state === 'delta'))
+    await v4.request('chat.abort', { sessionKey: 'agent:main:wire', runId: 'wire-2' })
+    await until(() => got4.some((p) => p.runId === 'wire-2' && p.state === 'aborted'))
+    const aborted = got4.find((p) => p.runId === 'wire-2' && p.state === 'aborted')
+    conforms('ChatEvent', aborted)
+    expect(aborted).not.toHaveProperty('usage')
+    await v4.close()
+    await v3.close()
   })
 })

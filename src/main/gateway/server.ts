@@ -7,10 +7,11 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import type { AgentEvent, AnyEvent, EventName } from '../../shared/events'
+import type { AgentEvent, AnyEvent, ChatEvent, EventName } from '../../shared/events'
 import { METHOD_NAMES } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
+import { chatPayloadFor } from './chat-wire'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
@@ -243,6 +244,19 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
+  /** Chat events in each connection's protocol shape (chat-wire.ts); deltas may be dropped for slow readers. */
+  function deliverChat(ev: ChatEvent) {
+    const scope = eventScope('chat')
+    const frameSeq = ++seq
+    const frames: Record<number, string> = {}
+    for (const c of conns.values()) {
+      if (!c.isOpen || !hasScope(c.scopes, scope)) continue
+      const v = c.protocol >= 4 ? 4 : 3
+      frames[v] ??= JSON.stringify({ type: 'event', event: 'chat', payload: chatPayloadFor(ev, v), seq: frameSeq })
+      c.sendText(frames[v], { dropIfSlow: ev.state === 'delta' })
+    }
+  }
+
   /** Agent events other than tool events (those go through deliverTool); assistant events compact where negotiated. */
   function deliverAgent(ev: AgentEvent) {
     const frameSeq = ++seq
@@ -296,7 +310,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliverAgent(ev.payload)
       }
       case 'chat':
-        return deliver('chat', ev.payload, { dropIfSlow: ev.payload.state === 'delta' })
+        return deliverChat(ev.payload)
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
         return deliver('sessions.changed', ev.payload, { targeted: (c) => c.sessionsSubscribed })

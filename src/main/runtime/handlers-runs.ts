@@ -3,6 +3,7 @@ import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { ResultOf } from '../../shared/methods'
 import {
+  assertAgent,
   canonicalKey,
   parseCommand,
   rejectControlChars,
@@ -13,6 +14,7 @@ import { abortSessionRuns, resetSession } from './handlers-sessions'
 import { historyRows, pageHistory } from './runner/chat-history'
 import { newSessionId, Transcript, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
+import { normalizeThinking } from './thinking'
 import type { SessionEntry } from './contracts'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
@@ -20,6 +22,9 @@ type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.a
 /** Prompt used for a bare `/new` or `/reset` through `agent` (the run still needs a message). */
 /** Longest agent.wait (24 h); larger timeoutMs values are clamped to it. */
 export const MAX_WAIT_MS = 86_400_000
+
+/** Longest run budget a request may ask for (a year); larger values are clamped. */
+const MAX_RUN_TIMEOUT_MS = 31_536_000_000
 
 export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
 
@@ -60,6 +65,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       rejectControlChars(p.message)
       if (!p.message.trim()) throw invalid('message must not be empty')
       if (core.tracked.has(p.idempotencyKey)) return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
+      const thinking = normalizeThinking(p.thinking)
       const target = resolveTarget(core, p)
       const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
       if (modelRef) core.models().resolve(modelRef) // unknown models fail the call, not the run
@@ -71,6 +77,18 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         let message = p.message
         const cmd = parseCommand(message)
         try {
+          if (p.expectedExistingSessionId !== undefined) {
+            // checked inside the session's accept order, so no earlier message can rotate it in between
+            const current = core.store(target.agentId).get(target.key)?.sessionId
+            if (current !== p.expectedExistingSessionId) {
+              throw invalid(
+                current
+                  ? `session ${target.key} is now ${current}, not the expected ${p.expectedExistingSessionId}`
+                  : `session ${target.key} does not exist (expected ${p.expectedExistingSessionId})`,
+                { expectedSessionId: p.expectedExistingSessionId, currentSessionId: current ?? null },
+              )
+            }
+          }
           if (cmd && cmd.command !== 'stop') {
             await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
             await resetSession(core, target.key, target.agentId, cmd.command)
@@ -93,8 +111,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             agentId: target.agentId,
             message,
             acceptedAt,
-            thinking: p.thinking,
-            timeoutMs: p.timeout !== undefined ? p.timeout * 1000 : undefined,
+            thinking,
+            timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
             extraSystemPrompt: p.extraSystemPrompt,
             lane: p.lane,
             model: modelRef,
@@ -114,14 +132,15 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     async 'chat.send'(p) {
       const cacheKey = `chat:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
-      if (cached) {
-        return core.tracked.has(p.idempotencyKey) && cached.status === 'started'
-          ? { runId: p.idempotencyKey, status: 'in_flight' }
-          : cached
-      }
+      if (cached) return replayChatSend(core, p.idempotencyKey, cached)
       rejectControlChars(p.message)
+      const thinking = normalizeThinking(p.thinking)
+      const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
       const { key, agentId } = canonicalKey(core, p.sessionKey)
-      const cmd = parseCommand(p.message)
+      if (p.agentId !== undefined && assertAgent(core, p.agentId) !== agentId) {
+        throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${key}"`)
+      }
+      const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
@@ -180,8 +199,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
               agentId,
               message,
               runId: p.idempotencyKey,
-              thinking: p.thinking,
-              timeoutMs: p.timeoutMs,
+              thinking,
+              timeoutMs,
               queueMode: p.queueMode,
             })
           } catch (err) {
@@ -203,8 +222,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             agentId,
             message,
             acceptedAt,
-            thinking: p.thinking,
-            timeoutMs: p.timeoutMs,
+            thinking,
+            timeoutMs,
             onStart: () => {
               if (itemId) core.followups.settle(key, itemId, 'started')
             },
@@ -262,4 +281,16 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       return result
     },
   }
+}
+
+/**
+ * A chat.send retried with a key already seen (OpenClaw dedupe): the command reply again; while its run is
+ * queued or running, `in_flight`; once it has ended, how it ended (ok or error), never a second run.
+ */
+function replayChatSend(core: RuntimeCore, runId: string, cached: ResultOf<'chat.send'>): ResultOf<'chat.send'> {
+  if (cached.status === 'command' || cached.status === 'ok' || cached.status === 'error') return cached
+  if (core.tracked.has(runId)) return cached.status === 'started' ? { runId, status: 'in_flight' } : cached
+  const ended = core.runs.snapshot(runId)
+  if (!ended) return cached // ended longer ago than the run cache keeps; what was accepted is still true
+  return { runId, status: ended.status === 'error' ? 'error' : 'ok' }
 }

@@ -46,6 +46,24 @@ describe('chat projection', () => {
     expect(out.every((e) => e.state === 'delta')).toBe(true)
   })
 
+  it('deltas carry deltaText: what was added since the last delta, a new assistant message included', () => {
+    proj.handle(ev('lifecycle', { phase: 'start' }))
+    proj.handle(ev('assistant', { text: 'Hel', delta: 'Hel' }))
+    proj.handle(ev('assistant', { text: 'Hello wor', delta: 'lo wor' }))
+    vi.advanceTimersByTime(150)
+    proj.handle(ev('assistant', { text: 'Goodbye', delta: 'Goodbye' })) // the run's next assistant message
+    vi.advanceTimersByTime(150)
+    expect(out.map((e) => [text(e), e.deltaText, e.replace])).toEqual([
+      ['Hel', 'Hel', undefined],
+      ['Hello wor', 'lo wor', undefined],
+      ['Hello wor\n\nGoodbye', '\n\nGoodbye', undefined],
+    ])
+    // a client that applies deltaText/replace ends with the same text as the cumulative message
+    let shown = ''
+    for (const e of out) shown = e.replace ? e.deltaText! : shown + e.deltaText!
+    expect(shown).toBe(text(out.at(-1)!))
+  })
+
   it('flushes before a tool starts and before the final; final carries the whole text and usage', () => {
     proj.handle(ev('lifecycle', { phase: 'start' }))
     proj.handle(ev('assistant', { text: 'Let me', delta: 'Let me' }))

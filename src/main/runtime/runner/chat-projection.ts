@@ -158,9 +158,15 @@ export class ChatProjection {
     }
     const text = this.fullText(s)
     if (text === s.lastSentText || !text.trim() || maybeSilent(text)) return
+    // v4 clients read deltaText (what was added since the last delta); when the text is not an extension
+    // of what they have (a segment was rewritten), replace:true and deltaText is the whole text
+    const grew = text.startsWith(s.lastSentText)
+    const deltaText = grew ? text.slice(s.lastSentText.length) : text
     s.lastSentText = text
     s.lastSentAt = this.now()
-    this.emit({ runId, sessionKey: s.sessionKey, seq: s.lastSeq, state: 'delta', message: message(text, s.lastSentAt) })
+    const ev: ChatEvent = { runId, sessionKey: s.sessionKey, seq: s.lastSeq, state: 'delta', message: message(text, s.lastSentAt), deltaText }
+    if (!grew) ev.replace = true
+    this.emit(ev)
   }
 
   private finish(ev: AgentEvent, state: 'final' | 'aborted' | 'error', data: Record<string, unknown>): void {
