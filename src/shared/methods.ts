@@ -20,19 +20,14 @@ const Closed = <T extends Record<string, TSchema>>(props: T) =>
 
 export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number]
-// Spelled out (not THINKING_LEVELS.map): a mapped array loses the tuple type and Static<> became `never`.
-const Thinking = Type.Union([
-  Type.Literal('off'),
-  Type.Literal('minimal'),
-  Type.Literal('low'),
-  Type.Literal('medium'),
-  Type.Literal('high'),
-  Type.Literal('xhigh'),
-])
 /** A thinking level as OpenClaw sends it: free text ("max", "think harder", "adaptive"), mapped by the runtime. */
 const ThinkingText = Type.String({ minLength: 1, maxLength: 64 })
 /** OpenClaw delivery-routing fields: accepted so its clients work; Loopdesk replies only into the session. */
 const RouteField = Type.Optional(Type.String({ maxLength: 512 }))
+/** optional agentId next to a session key: when given it must be that key's agent */
+const AgentOfKey = Type.Optional(NonEmpty(64))
+/** precondition: the call is refused unless the session's current sessionId is this one */
+const ExpectedSessionId = Type.Optional(NonEmpty(128))
 const QueueModeS = Type.Union([
   Type.Literal('steer'),
   Type.Literal('followup'),
@@ -135,12 +130,13 @@ export const Schemas = {
   }),
   'chat.history': Closed({
     sessionKey: NonEmpty(),
+    agentId: AgentOfKey,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 500_000 })),
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
-  'chat.abort': Closed({ sessionKey: NonEmpty(), runId: Type.Optional(NonEmpty(256)) }),
+  'chat.abort': Closed({ sessionKey: NonEmpty(), agentId: AgentOfKey, runId: Type.Optional(NonEmpty(256)) }),
   'sessions.list': Closed({
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     /** rows to skip after filtering and sorting (paging) */
@@ -150,7 +146,7 @@ export const Schemas = {
     includeUnknown: Type.Optional(Type.Boolean()),
     /** adds derivedTitle (first user message) to rows without a label */
     includeDerivedTitles: Type.Optional(Type.Boolean()),
-    /** only sessions spawned by this session key (Loopdesk does not spawn sessions yet: matches none) */
+    /** only sessions created with this parentSessionKey (sessions.create) */
     spawnedBy: Type.Optional(NonEmpty()),
     sortBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('lastInteractionAt')])),
     requireLastInteraction: Type.Optional(Type.Boolean()),
@@ -175,13 +171,27 @@ export const Schemas = {
   'sessions.create': Closed({
     key: Type.Optional(NonEmpty()),
     agentId: Type.Optional(NonEmpty(64)),
-    label: Type.Optional(Type.String({ maxLength: 200 })),
+    label: Type.Optional(Type.String({ maxLength: 512 })),
+    /** a title for a NEW session (ignored when the key exists); not unique, unlike label */
+    displayName: Type.Optional(NonEmpty(500)),
     model: Type.Optional(NonEmpty(256)),
+    thinkingLevel: Type.Optional(ThinkingText),
+    fastMode: Type.Optional(FastModeS),
+    /** recorded as the row's spawnedBy (sessions.list filters on it); must be an existing session */
+    parentSessionKey: Type.Optional(NonEmpty()),
+    /** a first message, sent as chat.send would once the session exists (`task` is the same, OpenClaw's older name) */
+    message: Type.Optional(Type.String({ maxLength: MAX_MESSAGE_CHARS })),
+    task: Type.Optional(Type.String({ maxLength: MAX_MESSAGE_CHARS })),
+    /** the first message's runId / dedupe key (generated when absent) */
+    idempotencyKey: Type.Optional(NonEmpty(256)),
   }),
   'sessions.patch': Closed({
     key: NonEmpty(),
-    label: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
-    thinkingLevel: Type.Optional(Type.Union([Thinking, Type.Null()])),
+    agentId: AgentOfKey,
+    expectedSessionId: ExpectedSessionId,
+    label: Type.Optional(Type.Union([Type.String({ maxLength: 512 }), Type.Null()])),
+    /** free text like agent's `thinking` ("adaptive" clears the override) */
+    thinkingLevel: Type.Optional(Type.Union([ThinkingText, Type.Null()])),
     verboseLevel: Type.Optional(Type.Union([VerboseS, Type.Null()])),
     reasoningLevel: Type.Optional(Type.Union([ReasoningS, Type.Null()])),
     model: Type.Optional(Type.Union([NonEmpty(256), Type.Null()])),
@@ -195,9 +205,15 @@ export const Schemas = {
   }),
   'sessions.reset': Closed({
     key: NonEmpty(),
+    agentId: AgentOfKey,
     reason: Type.Optional(Type.Union([Type.Literal('new'), Type.Literal('reset')])),
   }),
-  'sessions.delete': Closed({ key: NonEmpty(), deleteTranscript: Type.Optional(Type.Boolean()) }),
+  'sessions.delete': Closed({
+    key: NonEmpty(),
+    agentId: AgentOfKey,
+    expectedSessionId: ExpectedSessionId,
+    deleteTranscript: Type.Optional(Type.Boolean()),
+  }),
   /** key and/or runId (OpenClaw: abort by runId alone); clearQueued also drops what waits behind the run */
   'sessions.abort': Closed({
     key: Type.Optional(NonEmpty()),
@@ -217,7 +233,15 @@ export const Schemas = {
   'sessions.steer': SessionSendS,
   'sessions.messages.subscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
   'sessions.messages.unsubscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
-  'models.list': Closed({}),
+  'models.list': Closed({
+    /** marks that agent's model as the default (else the global default) */
+    agentId: Type.Optional(NonEmpty(64)),
+    // OpenClaw catalog views: every Loopdesk model is a configured one, so all views list the same models
+    view: Type.Optional(Type.Union([Type.Literal('default'), Type.Literal('configured'), Type.Literal('provider-config'), Type.Literal('all')])),
+    includeProviderCapabilities: Type.Optional(Type.Boolean()),
+    refresh: Type.Optional(Type.Boolean()),
+    preparedOnly: Type.Optional(Type.Boolean()),
+  }),
   'agents.list': Closed({}),
   'tools.catalog': Closed({ agentId: Type.Optional(NonEmpty(64)) }),
   'config.get': Closed({}),
@@ -265,6 +289,8 @@ export interface SessionRow {
   agentId: string
   label?: string
   displayName?: string
+  /** the session this one was created from (sessions.create parentSessionKey) */
+  spawnedBy?: string
   /** first user message, when asked for with includeDerivedTitles */
   derivedTitle?: string
   updatedAt: number
@@ -451,7 +477,16 @@ export interface Results {
     sessions: SessionRow[]
   }
   'sessions.subscribe': { subscribed: true }
-  'sessions.create': { ok: true; key: string; sessionId: string; entry: SessionRow }
+  'sessions.create': {
+    ok: true
+    key: string
+    sessionId: string
+    entry: SessionRow
+    /** with message/task: whether its run was accepted, its runId, or why it was not */
+    runStarted?: boolean
+    runId?: string
+    runError?: { code: string; message: string; details?: unknown; retryable?: boolean; retryAfterMs?: number }
+  }
   'sessions.patch': { ok: true; key: string; entry: SessionRow }
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
   /** archived: where the transcript was moved to ([] when none was archived, e.g. deleteTranscript) */

@@ -510,3 +510,105 @@ describe('chat events per protocol', () => {
     await v3.close()
   })
 })
+
+describe('sessions.create with OpenClaw params', () => {
+  it('sets levels, displayName and parent; a first message runs under the given key; spawnedBy lists it', async () => {
+    const c = await connect()
+    await c.request('sessions.create', { key: 'agent:main:parent' })
+    const params = {
+      key: 'agent:main:child',
+      displayName: 'Child chat',
+      thinkingLevel: 'think harder',
+      fastMode: 'auto',
+      parentSessionKey: 'parent',
+      message: 'first words',
+      idempotencyKey: 'child-first',
+      label: 'child-label',
+    }
+    conforms('SessionsCreateParams', params)
+    server.push({ text: 'child reply' })
+    const res = (await c.request('sessions.create', params)) as any
+    conforms('SessionsCreateResult', res)
+    expect(res).toMatchObject({ ok: true, key: 'agent:main:child', runStarted: true, runId: 'child-first' })
+    expect(res.entry).toMatchObject({ displayName: 'Child chat', thinkingLevel: 'medium', fastMode: 'auto', spawnedBy: 'agent:main:parent' })
+    await expect(c.request('agent.wait', { runId: 'child-first', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    const hist = (await c.request('chat.history', { sessionKey: 'agent:main:child', agentId: 'main' })) as any
+    expect(hist.messages.map((m: any) => m.role)).toEqual(['user', 'assistant'])
+
+    const children = (await c.request('sessions.list', { spawnedBy: 'parent' })) as any
+    expect(children.sessions.map((r: any) => r.key)).toEqual(['agent:main:child'])
+    for (const row of children.sessions) conforms('SessionRow', row)
+    // a reset keeps what the session is (its title and parent), like its label
+    const reset = (await c.request('sessions.reset', { key: 'agent:main:child', agentId: 'main' })) as any
+    expect(reset.entry).toMatchObject({ displayName: 'Child chat', spawnedBy: 'agent:main:parent', label: 'child-label' })
+    await c.close()
+  })
+
+  it('refuses a missing parent and a bad level; a first message that cannot be accepted is a runError, the session stays', async () => {
+    const c = await connect()
+    expect(await failure(c.request('sessions.create', { key: 'agent:main:orphan', parentSessionKey: 'agent:main:nobody' }))).toMatchObject({
+      code: 'NOT_FOUND',
+    })
+    expect(await failure(c.request('sessions.create', { key: 'agent:main:orphan', thinkingLevel: 'sideways' }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('invalid thinking level'),
+    })
+    const listed = (await c.request('sessions.list', { search: 'orphan' })) as any
+    expect(listed.sessions).toEqual([]) // refused calls created nothing
+
+    const res = (await c.request('sessions.create', { key: 'agent:main:ctrl', message: 'bad \u0000 nul' })) as any
+    expect(res).toMatchObject({ ok: true, key: 'agent:main:ctrl', runStarted: false, runError: { code: 'INVALID_REQUEST' } })
+    conforms('SessionsCreateResult', res)
+    expect(((await c.request('sessions.list', { search: 'ctrl' })) as any).sessions).toHaveLength(1)
+    await c.close()
+  })
+})
+
+describe('agentId and expectedSessionId next to a session key', () => {
+  it('a mismatching agentId is refused by every session method; a matching one works', async () => {
+    const c = await connect()
+    await c.request('sessions.create', { key: 'agent:main:owned' })
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['chat.history', { sessionKey: 'agent:main:owned' }],
+      ['chat.abort', { sessionKey: 'agent:main:owned' }],
+      ['sessions.patch', { key: 'agent:main:owned', label: 'x' }],
+      ['sessions.reset', { key: 'agent:main:owned' }],
+      ['sessions.delete', { key: 'agent:main:owned' }],
+    ]
+    for (const [method, params] of calls) {
+      const err = await failure(c.request(method, { ...params, agentId: 'ops' }))
+      expect(err, method).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('does not match the agent') })
+    }
+    for (const [method, params] of calls.slice(0, 4)) await expect(c.request(method, { ...params, agentId: 'main' }), method).resolves.toBeTruthy()
+    await c.close()
+  })
+
+  it('sessions.patch and sessions.delete with a stale expectedSessionId change nothing', async () => {
+    const c = await connect()
+    const created = (await c.request('sessions.create', { key: 'agent:main:guarded' })) as any
+    await c.request('sessions.reset', { key: 'agent:main:guarded' })
+    const stale = { key: 'agent:main:guarded', expectedSessionId: created.sessionId }
+    conforms('SessionsPatchParams', { ...stale, label: 'renamed' })
+    conforms('SessionsDeleteParams', stale)
+    expect(await failure(c.request('sessions.patch', { ...stale, label: 'renamed' }))).toMatchObject({ code: 'INVALID_REQUEST' })
+    expect(await failure(c.request('sessions.delete', stale))).toMatchObject({ code: 'INVALID_REQUEST', details: { expectedSessionId: created.sessionId } })
+    const row = ((await c.request('sessions.list', { search: 'guarded' })) as any).sessions[0]
+    expect(row.label).toBeUndefined()
+    const patched = (await c.request('sessions.patch', { key: row.key, expectedSessionId: row.sessionId, label: 'renamed', thinkingLevel: 'max' })) as any
+    expect(patched.entry).toMatchObject({ label: 'renamed', thinkingLevel: 'xhigh' })
+    const cleared = (await c.request('sessions.patch', { key: row.key, thinkingLevel: 'adaptive' })) as any
+    expect(cleared.entry.thinkingLevel).toBeUndefined()
+    await expect(c.request('sessions.delete', { key: row.key, expectedSessionId: row.sessionId })).resolves.toMatchObject({ deleted: true })
+    await c.close()
+  })
+
+  it('models.list takes OpenClaw params; agentId picks that agent’s default model', async () => {
+    const c = await connect()
+    const params = { agentId: 'ops', view: 'configured' }
+    conforms('ModelsListParams', params)
+    expect(((await c.request('models.list', params)) as any).defaultModel).toBe('mockant/c1')
+    expect(((await c.request('models.list', { agentId: 'main' })) as any).defaultModel).toBe('mock/m1')
+    expect(await failure(c.request('models.list', { agentId: 'nobody' }))).toMatchObject({ code: 'INVALID_REQUEST' })
+    await c.close()
+  })
+})

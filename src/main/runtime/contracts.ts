@@ -164,6 +164,10 @@ export interface SessionEntry {
   endedAt?: number
   runtimeMs?: number
   label?: string
+  /** presentation title given at creation (sessions.create); unlike label, not unique */
+  displayName?: string
+  /** the session this one was created from (sessions.create parentSessionKey) */
+  spawnedBy?: string
   /** model id the last run used (display) */
   model?: string
   modelProvider?: string

@@ -101,14 +101,31 @@ export function assertAgent(core: RuntimeCore, agentId: string): string {
   return id
 }
 
-/** Canonical key (`agent:<id>:<rest>`) of a configured agent, or a clear INVALID_REQUEST. */
-export function canonicalKey(core: RuntimeCore, key: string): { key: string; agentId: string } {
+/**
+ * Canonical key (`agent:<id>:<rest>`) of a configured agent, or a clear INVALID_REQUEST. An `agentId` sent
+ * next to the key (OpenClaw clients do) must be that key's agent: a mismatch is the caller's mistake.
+ */
+export function canonicalKey(core: RuntimeCore, key: string, expectedAgentId?: string): { key: string; agentId: string } {
   const trimmed = key.trim()
   const k = canonicalSessionKey(trimmed, core.config.current.defaultAgentId)
   if (!k) throw invalid(trimmed.toLowerCase().startsWith('agent:') ? `malformed session key "${key}"` : `invalid session key "${key}"`)
   const agentId = parseSessionKey(k)!.agentId
   assertAgent(core, agentId)
+  if (expectedAgentId !== undefined && assertAgent(core, expectedAgentId) !== agentId) {
+    throw invalid(`agentId "${expectedAgentId}" does not match the agent of session key "${k}"`)
+  }
   return { key: k, agentId }
+}
+
+/** A precondition on the session's current sessionId (OpenClaw expectedSessionId and the like). */
+export function checkExpectedSession(core: RuntimeCore, key: string, agentId: string, expected: string | undefined): void {
+  if (expected === undefined) return
+  const current = core.store(agentId).get(key)?.sessionId
+  if (current === expected) return
+  throw invalid(
+    current ? `session ${key} is now ${current}, not the expected ${expected}` : `session ${key} does not exist (expected ${expected})`,
+    { expectedSessionId: expected, currentSessionId: current ?? null },
+  )
 }
 
 /**

@@ -3,8 +3,8 @@ import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { ResultOf } from '../../shared/methods'
 import {
-  assertAgent,
   canonicalKey,
+  checkExpectedSession,
   parseCommand,
   rejectControlChars,
   resolveTarget,
@@ -77,18 +77,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         let message = p.message
         const cmd = parseCommand(message)
         try {
-          if (p.expectedExistingSessionId !== undefined) {
-            // checked inside the session's accept order, so no earlier message can rotate it in between
-            const current = core.store(target.agentId).get(target.key)?.sessionId
-            if (current !== p.expectedExistingSessionId) {
-              throw invalid(
-                current
-                  ? `session ${target.key} is now ${current}, not the expected ${p.expectedExistingSessionId}`
-                  : `session ${target.key} does not exist (expected ${p.expectedExistingSessionId})`,
-                { expectedSessionId: p.expectedExistingSessionId, currentSessionId: current ?? null },
-              )
-            }
-          }
+          // checked inside the session's accept order, so no earlier message can rotate it in between
+          checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
           if (cmd && cmd.command !== 'stop') {
             await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
             await resetSession(core, target.key, target.agentId, cmd.command)
@@ -136,10 +126,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       rejectControlChars(p.message)
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
-      const { key, agentId } = canonicalKey(core, p.sessionKey)
-      if (p.agentId !== undefined && assertAgent(core, p.agentId) !== agentId) {
-        throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${key}"`)
-      }
+      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
       const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
@@ -248,7 +235,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     },
 
     async 'chat.abort'(p) {
-      const { key } = canonicalKey(core, p.sessionKey)
+      const { key } = canonicalKey(core, p.sessionKey, p.agentId)
       if (p.runId) {
         const t = core.tracked.get(p.runId)
         if (!t) return { ok: true, aborted: false, runIds: [] }
@@ -259,7 +246,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     },
 
     async 'chat.history'(p) {
-      const { key, agentId } = canonicalKey(core, p.sessionKey)
+      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
       const store = core.store(agentId)
       const entry = store.get(key)
       if (!entry) return { sessionKey: key, sessionId: '', messages: [], hasMore: false, thinkingLevel: null, fastMode: null, verboseLevel: null }

@@ -1,20 +1,23 @@
 // sessions.* handlers and the session operations other handlers reuse (reset, abort).
+import crypto from 'node:crypto'
 import fs from 'node:fs'
-import { ApiError, invalid } from '../api/errors'
-import type { Handlers } from '../api/dispatch'
-import { MAIN_KEY } from '../../shared/session-key'
+import { ApiError, invalid, toErrorShape } from '../api/errors'
+import type { Handler, Handlers } from '../api/dispatch'
+import { canonicalSessionKey, MAIN_KEY } from '../../shared/session-key'
 import type { SessionEntry } from './contracts'
 import {
   agentIds,
   assertAgent,
   canonicalKey,
+  checkExpectedSession,
   requireEntry,
   rowOf,
   type RuntimeCore,
 } from './handlers-context'
 import { sessionLane } from './lanes'
 import { newSessionId, toSessionRow } from './sessions'
-import type { SessionRow } from '../../shared/methods'
+import type { ResultOf, SessionRow } from '../../shared/methods'
+import { normalizeThinking } from './thinking'
 
 type SessionHandlers = Pick<
   Handlers,
@@ -77,7 +80,7 @@ export async function resetSession(
   const entry = await store.update(key, (cur) => {
     const next: SessionEntry = { sessionId: nextId, createdAt: now, updatedAt: now, status: 'idle' }
     if (cur) {
-      for (const f of ['label', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode', 'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop'] as const) {
+      for (const f of ['label', 'displayName', 'spawnedBy', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode', 'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop'] as const) {
         if (cur[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = cur[f]
       }
     }
@@ -110,7 +113,8 @@ function setModel(entry: SessionEntry, ref: string): void {
   entry.model = ref.slice(slash + 1)
 }
 
-export function sessionHandlers(core: RuntimeCore): SessionHandlers {
+/** `chatSend`: how sessions.create sends a first message (the same path as chat.send). */
+export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send'>): SessionHandlers {
   return {
     async 'sessions.list'(p) {
       const ids = p.agentId ? [assertAgent(core, p.agentId)] : agentIds(core)
@@ -121,8 +125,11 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       // OpenClaw hides the global and unclassifiable sessions unless asked for
       if (!p.includeGlobal) rows = rows.filter((r) => r.kind !== 'global')
       if (!p.includeUnknown) rows = rows.filter((r) => r.kind !== 'unknown')
-      // Loopdesk does not spawn sub-sessions (no row has spawnedBy), so a spawnedBy filter matches none.
-      if (p.spawnedBy !== undefined) rows = rows.filter((r) => (r as SessionRow & { spawnedBy?: string }).spawnedBy === p.spawnedBy)
+      // spawnedBy: sessions created with that parentSessionKey (canonical, as stored)
+      if (p.spawnedBy !== undefined) {
+        const parent = canonicalSessionKey(p.spawnedBy.trim(), core.config.current.defaultAgentId) ?? p.spawnedBy
+        rows = rows.filter((r) => r.spawnedBy === parent)
+      }
       if (p.archived === true) rows = [] // no archived sessions exist (see the schema)
       // boardFace/creatorId/ownerId/ownerFirst/involvingMe/involvingProfileId/includePeople: ignored (schema)
       if (p.label !== undefined) rows = rows.filter((r) => r.label === p.label)
@@ -159,43 +166,65 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       return { subscribed: true }
     },
 
-    async 'sessions.create'(p) {
-      const agentId = p.agentId ? assertAgent(core, p.agentId) : undefined
+    async 'sessions.create'(p, ctx) {
       let key: string
       let owner: string
       if (p.key) {
-        const r = canonicalKey(core, p.key)
-        if (agentId && agentId !== r.agentId) throw invalid(`agentId "${agentId}" does not match the agent of session key "${r.key}"`)
-        key = r.key
-        owner = r.agentId
+        ;({ key, agentId: owner } = canonicalKey(core, p.key, p.agentId))
       } else {
-        owner = agentId ?? core.config.current.defaultAgentId
+        owner = p.agentId ? assertAgent(core, p.agentId) : core.config.current.defaultAgentId
         key = `agent:${owner}:chat-${newSessionId().slice(0, 8)}`
       }
       const model = p.model ? validateModelRef(core, p.model) : undefined
+      const thinking = p.thinkingLevel === undefined ? undefined : normalizeThinking(p.thinkingLevel)
+      const parent = p.parentSessionKey === undefined ? undefined : canonicalKey(core, p.parentSessionKey)
+      if (parent) requireEntry(core, parent.key, parent.agentId)
+      const first = p.message ?? p.task
+      if (first !== undefined && !first.trim()) throw invalid('message must not be empty')
+      if (first !== undefined && !chatSend) throw invalid('sessions.create cannot send a first message in this build')
+      const settings: Array<[keyof SessionEntry, unknown]> = [
+        ['label', p.label],
+        ['thinkingLevel', thinking],
+        ['fastMode', p.fastMode],
+        ['spawnedBy', parent?.key],
+      ]
       const store = core.store(owner)
       let created = false
       const now = Date.now()
       const entry = await store.update(key, (cur) => {
-        if (cur && p.label === undefined && model === undefined) return undefined
+        if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
         const next: SessionEntry = cur ? { ...cur, updatedAt: now } : { sessionId: newSessionId(), createdAt: now, updatedAt: now, status: 'idle' }
         created = !cur
-        if (p.label !== undefined) next.label = p.label
+        const out = next as unknown as Record<string, unknown>
+        for (const [f, v] of settings) if (v !== undefined) out[f] = v
+        // a title for a new session only: an existing one keeps its own
+        if (created && p.displayName !== undefined) next.displayName = p.displayName
         if (model !== undefined) setModel(next, model)
         return next
       })
       const e = entry ?? store.get(key)!
       core.sessionChanged(key, created ? 'create' : 'patch')
-      return { ok: true, key, sessionId: e.sessionId, entry: toSessionRow(key, e, owner) }
+      const result: ResultOf<'sessions.create'> = { ok: true, key, sessionId: e.sessionId, entry: toSessionRow(key, e, owner) }
+      if (first === undefined) return result
+      // the session exists now whatever happens to its first message: a refused send is reported, not thrown
+      const runId = p.idempotencyKey ?? crypto.randomUUID()
+      try {
+        const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId }, ctx)
+        return { ...result, runStarted: sent.status !== 'command', runId }
+      } catch (err) {
+        return { ...result, runStarted: false, runError: toErrorShape(err) }
+      }
     },
 
     async 'sessions.patch'(p) {
-      const { key, agentId } = canonicalKey(core, p.key)
+      const { key, agentId } = canonicalKey(core, p.key, p.agentId)
       requireEntry(core, key, agentId)
       const model = typeof p.model === 'string' ? validateModelRef(core, p.model) : p.model
+      // "adaptive" (the provider decides) is no override of our own: like null, it clears the level
+      const thinking = typeof p.thinkingLevel === 'string' ? (normalizeThinking(p.thinkingLevel) ?? null) : p.thinkingLevel
       const fields: Array<[keyof SessionEntry, unknown]> = [
         ['label', p.label],
-        ['thinkingLevel', p.thinkingLevel],
+        ['thinkingLevel', thinking],
         ['verboseLevel', p.verboseLevel],
         ['reasoningLevel', p.reasoningLevel],
         ['queueMode', p.queueMode],
@@ -206,6 +235,8 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
         // APIs alone, so nothing in the run changes with it yet.
         ['fastMode', p.fastMode],
       ]
+      // checked right before the (synchronously applied) update: nothing can rotate the session in between
+      checkExpectedSession(core, key, agentId, p.expectedSessionId)
       const entry = await core.store(agentId).update(key, (cur) => {
         if (!cur) return undefined
         const next = { ...cur, updatedAt: Date.now() } as unknown as Record<string, unknown>
@@ -224,14 +255,15 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
     },
 
     async 'sessions.reset'(p) {
-      const { key, agentId } = canonicalKey(core, p.key)
+      const { key, agentId } = canonicalKey(core, p.key, p.agentId)
       const out: { messages?: string[] } = {}
       const entry = await resetSession(core, key, agentId, p.reason ?? 'reset', out)
       return { ok: true, key, entry: toSessionRow(key, entry, agentId), ...(out.messages ? { messages: out.messages } : {}) }
     },
 
     async 'sessions.delete'(p) {
-      const { key, agentId } = canonicalKey(core, p.key)
+      const { key, agentId } = canonicalKey(core, p.key, p.agentId)
+      checkExpectedSession(core, key, agentId, p.expectedSessionId)
       const store = core.store(agentId)
       const entry = store.get(key)
       if (!entry) return { ok: true, key, deleted: false, archived: [] }
@@ -257,9 +289,7 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
       if (!p.key && !p.runId) throw invalid('sessions.abort needs key or runId')
       let key: string
       if (p.key) {
-        const r = canonicalKey(core, p.key)
-        if (p.agentId && assertAgent(core, p.agentId) !== r.agentId) throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${r.key}"`)
-        key = r.key
+        key = canonicalKey(core, p.key, p.agentId).key
         // a runId of another session is not this session's to abort
         const t = p.runId ? core.tracked.get(p.runId) : undefined
         if (t && t.sessionKey !== key) throw invalid(`runId ${p.runId} does not belong to session ${key}`)
@@ -281,8 +311,7 @@ export function sessionHandlers(core: RuntimeCore): SessionHandlers {
     },
 
     async 'sessions.compact'(p) {
-      const { key, agentId } = canonicalKey(core, p.key)
-      if (p.agentId && assertAgent(core, p.agentId) !== agentId) throw invalid(`agentId "${p.agentId}" does not match the agent of session key "${key}"`)
+      const { key, agentId } = canonicalKey(core, p.key, p.agentId)
       const entry = requireEntry(core, key, agentId)
       if (p.maxLines !== undefined) {
         // OpenClaw trims the transcript to its last maxLines lines; Loopdesk summarizes instead, and only

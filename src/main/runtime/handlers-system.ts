@@ -6,7 +6,7 @@ import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { Prefs } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
-import { agentIds, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
+import { agentIds, assertAgent, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
 import { writeFileAtomicSync } from './sessions'
 import { toolCatalog } from './tools'
@@ -121,8 +121,12 @@ function ownGateway(stateDir: string): { gateway?: { port: number; url: string }
 export function systemHandlers(core: RuntimeCore): SystemHandlers {
   const secrets = () => core.config.secretsStatus()
   return {
-    async 'models.list'() {
-      const def = core.config.current.defaults.model
+    async 'models.list'(p) {
+      const cfg = core.config.current
+      // with agentId: the model that agent's runs use by default (its own, else the global default)
+      const agentId = p.agentId === undefined ? undefined : assertAgent(core, p.agentId)
+      const agent = cfg.agents.find((a) => a.id === agentId)
+      const def = agent?.model ?? cfg.defaults.model
       return { models: core.models().list(), ...(def ? { defaultModel: def } : {}) }
     },
 

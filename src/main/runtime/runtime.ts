@@ -211,7 +211,12 @@ class RuntimeImpl implements Runtime {
       isShuttingDown: () => self.shuttingDown,
     }
     const runHs = runHandlers(this.core)
-    this.handlers = { ...runHs, ...sessionHandlers(this.core), ...systemHandlers(this.core), ...sessionSendHandlers(this.core, runHs['chat.send']) }
+    this.handlers = {
+      ...runHs,
+      ...sessionHandlers(this.core, runHs['chat.send']),
+      ...systemHandlers(this.core),
+      ...sessionSendHandlers(this.core, runHs['chat.send']),
+    }
     this.info = { version: this.core.version, stateDir: opts.stateDir, configPath: config.path, startedAt }
   }
 

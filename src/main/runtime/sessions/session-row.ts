@@ -4,6 +4,8 @@ import type { SessionEntry } from '../contracts'
 
 const OPTIONAL_FIELDS = [
   'label',
+  'displayName',
+  'spawnedBy',
   'activeRunId',
   'startedAt',
   'endedAt',
