@@ -380,6 +380,12 @@ export interface HistoryMessage {
   usage?: unknown
   aborted?: boolean
   summary?: string
+  /**
+   * OpenClaw's row identity, which its clients match live `session.message` rows against: the transcript
+   * entry id, the message's 1-based position among the transcript's messages (= session.message
+   * messageSeq; none on compaction markers) and the run that wrote it
+   */
+  __openclaw?: { id: string; seq?: number; runId?: string }
 }
 
 export interface ModelChoice {

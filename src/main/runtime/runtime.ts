@@ -147,8 +147,10 @@ class RuntimeImpl implements Runtime {
       transcriptFsync: opts.transcriptFsync,
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
-        const ev: SessionMessageEvent = { sessionKey, message: entry.message, messageId: entry.id, messageSeq, ts: entry.timestamp }
-        if (entry.runId) ev.runId = entry.runId
+        const run = entry.runId ? { runId: entry.runId } : {}
+        // the same row identity chat.history gives (__openclaw), so clients can match the two
+        const message = { ...entry.message, __openclaw: { id: entry.id, seq: messageSeq, ...run } }
+        const ev: SessionMessageEvent = { sessionKey, message, messageId: entry.id, messageSeq, ts: entry.timestamp, ...run }
         for (const l of this.messageListeners) {
           try {
             l(ev)

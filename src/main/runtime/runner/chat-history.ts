@@ -34,12 +34,16 @@ function isSilent(text: string): boolean {
 /** Every displayable row of a transcript, oldest first. */
 export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage[] {
   const rows: HistoryMessage[] = []
+  // position among the transcript's message entries, hidden ones included (session.message counts them too)
+  let seq = 0
   for (const e of entries) {
     if (e.type === 'compaction') {
-      rows.push({ role: 'compaction', content: [], summary: e.summary, timestamp: e.timestamp, id: e.id, ...(e.runId ? { runId: e.runId } : {}) })
+      const run = e.runId ? { runId: e.runId } : {}
+      rows.push({ role: 'compaction', content: [], summary: e.summary, timestamp: e.timestamp, id: e.id, ...run, __openclaw: { id: e.id, ...run } })
       continue
     }
     if (e.type !== 'message') continue
+    seq++
     const m = e.message as Record<string, unknown> & { role: string; content?: Content }
     const role = m.role
     if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') continue
@@ -50,6 +54,7 @@ export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage
       content: m.content ?? [],
       timestamp: typeof m.timestamp === 'number' ? m.timestamp : e.timestamp,
       id: e.id,
+      __openclaw: { id: e.id, seq, ...(e.runId ? { runId: e.runId } : {}) },
     }
     if (e.runId) row.runId = e.runId
     if (role === 'toolResult') {
