@@ -398,6 +398,10 @@ export interface ModelChoice {
   reasoning: boolean
   input: string[]
   configured: boolean // a key (or keyless endpoint) is available
+  /** OpenClaw: = configured (optional in the type for older producers; the runtime always sends it) */
+  available?: boolean
+  /** OpenClaw: why a model is not available (here always a missing key) */
+  unavailableReason?: 'missing-auth'
 }
 
 export interface ToolInfo {
@@ -512,7 +516,19 @@ export interface Results {
   'sessions.steer': SessionSendResult & { interruptedActiveRun: boolean }
   'sessions.messages.subscribe': { subscribed: true; key: string }
   'sessions.messages.unsubscribe': { subscribed: false; key: string }
-  'tools.catalog': { tools: ToolInfo[] }
+  'tools.catalog': {
+    tools: ToolInfo[]
+    // OpenClaw's catalog shape over the same tools (Loopdesk has no tool profiles: one "full" holds all);
+    // optional in the type for older producers, the runtime always sends them
+    agentId?: string
+    profiles?: Array<{ id: 'full'; label: string }>
+    groups?: Array<{
+      id: string
+      label: string
+      source: 'core'
+      tools: Array<{ id: string; label: string; description: string; source: 'core'; defaultProfiles: Array<'full'>; risk?: 'low' | 'medium' | 'high' }>
+    }>
+  }
   'config.get': {
     path: string
     exists: boolean

@@ -29,6 +29,15 @@ function conforms(name: string, value: unknown): void {
   expect(ok ? [] : v.errors, `${name}: ${JSON.stringify(value).slice(0, 400)}`).toEqual([])
 }
 
+/** Like conforms(), for results that also carry Loopdesk's own fields: those are dropped before checking. */
+const lenient = new Ajv({ strict: false, allErrors: true, validateFormats: false, removeAdditional: 'all' })
+lenient.addSchema(protocol, 'openclaw')
+function conformsKnown(name: string, value: unknown): void {
+  const v = lenient.getSchema(`openclaw#/definitions/${name}`)!
+  const ok = v(structuredClone(value))
+  expect(ok ? [] : v.errors, `${name}: ${JSON.stringify(value).slice(0, 400)}`).toEqual([])
+}
+
 const TOKEN = 'conformance-token-0123456789'
 let server: ModelServer
 let rt: TestRuntime
@@ -610,5 +619,40 @@ describe('agentId and expectedSessionId next to a session key', () => {
     expect(((await c.request('models.list', { agentId: 'main' })) as any).defaultModel).toBe('mock/m1')
     expect(await failure(c.request('models.list', { agentId: 'nobody' }))).toMatchObject({ code: 'INVALID_REQUEST' })
     await c.close()
+  })
+})
+
+describe('frames and results fit the package schema', () => {
+  it('hello-ok (v4 and v3), agent events of a tool run, models.list, tools.catalog, errors', async () => {
+    const v4 = await connect()
+    conforms('HelloOk', v4.hello)
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3 })
+    expect(v3.hello.protocol).toBe(3)
+    await v3.close()
+
+    const agentEvents: any[] = []
+    v4.onEvent((e) => e.event === 'agent' && (e.payload as any).runId === 'fits-1' && agentEvents.push(e.payload))
+    server.push({ text: 'Let me look.', toolCalls: [{ id: 'call-1', name: 'read', args: { path: 'nothing-here.txt' } }] }, { text: 'Done looking.' })
+    await runTurn(v4, 'agent:main:fits', 'look around', 'fits-1')
+    await until(() => agentEvents.some((p) => p.stream === 'lifecycle' && p.data?.phase === 'end'))
+    expect(new Set(agentEvents.map((p) => p.stream))).toEqual(expect.objectContaining(new Set(['lifecycle', 'assistant'])))
+    // the package's AgentEvent is closed without sessionKey, yet OpenClaw's gateway adds it to every event
+    // (clients filter by it), and so do we: checked without it
+    for (const { sessionKey, ...p } of agentEvents) {
+      expect(sessionKey).toBe('agent:main:fits')
+      conforms('AgentEvent', p)
+    }
+
+    // these two keep Loopdesk's own fields next to OpenClaw's: every OpenClaw field must be there and right
+    const models = (await v4.request('models.list', {})) as any
+    conformsKnown('ModelsListResult', models)
+    expect(models.models.find((m: any) => m.id === 'm1')).toMatchObject({ available: true })
+    const catalog = (await v4.request('tools.catalog', {})) as any
+    conformsKnown('ToolsCatalogResult', catalog)
+    expect(catalog.groups[0].tools.map((t: any) => t.id)).toEqual(catalog.tools.map((t: any) => t.name))
+    expect(catalog).toMatchObject({ agentId: 'main', profiles: [{ id: 'full' }] })
+    const err = await failure(v4.request('sessions.patch', { key: 'agent:main:nope', label: 'x' }))
+    conforms('ErrorShape', { code: err.code, message: err.message })
+    await v4.close()
   })
 })

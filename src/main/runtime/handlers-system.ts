@@ -142,8 +142,23 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     },
 
     async 'tools.catalog'(p) {
-      if (p.agentId && !agentIds(core).includes(p.agentId.toLowerCase())) throw invalid(`unknown agent id "${p.agentId}"`)
-      return { tools: toolCatalog() }
+      const agentId = p.agentId === undefined ? core.config.current.defaultAgentId : assertAgent(core, p.agentId)
+      const tools = toolCatalog()
+      const group = {
+        id: 'core',
+        label: 'Built-in tools',
+        source: 'core' as const,
+        tools: tools.map((t) => ({
+          id: t.name,
+          label: t.label,
+          description: t.description,
+          source: 'core' as const,
+          defaultProfiles: ['full' as const],
+          // what can change things outside the reply: commands and file writes need care
+          ...(t.needsApproval || t.name === 'exec' ? { risk: 'high' as const } : t.name === 'write' || t.name === 'edit' ? { risk: 'medium' as const } : { risk: 'low' as const }),
+        })),
+      }
+      return { tools, agentId, profiles: [{ id: 'full' as const, label: 'Full' }], groups: [group] }
     },
 
     async 'config.get'() {

@@ -300,6 +300,9 @@ export async function createModelRegistry(
           reasoning: !!m.reasoning,
           input: [...(m.input ?? ['text'])],
           configured: isConf,
+          // OpenClaw's names for the same fact
+          available: isConf,
+          ...(isConf ? {} : { unavailableReason: 'missing-auth' as const }),
         })
       }
     }
