@@ -28,7 +28,7 @@ export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnec
     try {
       return remember(await connectGateway({ ...base, deviceToken: stored!.token }), opts, identity)
     } catch (err) {
-      if (deviceTokenRejected(err) && dropDeviceToken(stateDir, target.url)) {
+      if (deviceTokenRejected(err) && dropDeviceToken(stateDir, target.url, stored!.token)) {
         io.stderr(`loopdesk: the gateway at ${gatewayKey(target.url)} rejected the stored device token (revoked or rotated); removed it\n`)
       }
       throw err

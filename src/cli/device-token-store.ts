@@ -2,9 +2,13 @@
 // CLI's device identity: <stateDir>/identity/device-tokens.json (0600). A device token only works with the
 // identity it was issued to, so each entry records that identity's id; an entry for another identity is
 // never sent.
+// The gateway keeps one live token per device: each shared-token connect replaces it. Two CLIs of one state
+// dir connecting at once each get a token and only the later-issued one works, whichever CLI writes last;
+// so changes happen under the file's cross-process lock and an older-issued token never replaces a newer one.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../main/gateway/state-files'
+import { tryAcquireWriteLockSync } from '../main/runtime/sessions/write-lock'
 
 export interface StoredDeviceToken {
   token: string
@@ -60,9 +64,20 @@ function read(stateDir: string): StoreFile {
   }
 }
 
-function write(stateDir: string, file: StoreFile) {
+/** Read, change, write — under `<file>.lock`. `change` returns false to leave the file as it is. */
+function update(stateDir: string, change: (file: StoreFile) => boolean): boolean {
   mkdirSync(join(stateDir, 'identity'), { recursive: true, mode: 0o700 })
-  writeFileAtomic(deviceTokensPath(stateDir), JSON.stringify(file, null, 2) + '\n', 0o600)
+  const path = deviceTokensPath(stateDir)
+  const release = tryAcquireWriteLockSync(path, { timeoutMs: 2000 })
+  if (!release) throw new Error(`${path} is locked by another process`)
+  try {
+    const file = read(stateDir)
+    if (!change(file)) return false
+    writeFileAtomic(path, JSON.stringify(file, null, 2) + '\n', 0o600)
+    return true
+  } finally {
+    release()
+  }
 }
 
 /** The token stored for this gateway and this identity, if any. */
@@ -71,25 +86,35 @@ export function loadDeviceToken(stateDir: string, url: string, deviceId: string)
   return e && e.deviceId === deviceId ? e : undefined
 }
 
-/** Stores (replaces) the token for this gateway; rewrites the file only when something changed. */
-export function saveDeviceToken(stateDir: string, url: string, entry: StoredDeviceToken): void {
-  const file = read(stateDir)
+/**
+ * Stores (replaces) the token for this gateway; rewrites the file only when something changed. False when
+ * the stored token of this identity was issued later (another CLI connected after this one): that one is live.
+ */
+export function saveDeviceToken(stateDir: string, url: string, entry: StoredDeviceToken): boolean {
   const key = gatewayKey(url)
-  if (JSON.stringify(file.gateways[key]) === JSON.stringify(entry)) return
-  delete file.gateways[key]
-  file.gateways[key] = entry
-  // bounded: the oldest entries go first (insertion order = least recently stored)
-  const keys = Object.keys(file.gateways)
-  for (const k of keys.slice(0, Math.max(0, keys.length - MAX_GATEWAYS))) delete file.gateways[k]
-  write(stateDir, file)
+  return update(stateDir, (file) => {
+    const cur = file.gateways[key]
+    if (JSON.stringify(cur) === JSON.stringify(entry)) return false
+    if (cur && cur.deviceId === entry.deviceId && cur.issuedAtMs > entry.issuedAtMs) return false
+    delete file.gateways[key]
+    file.gateways[key] = entry
+    // bounded: the oldest entries go first (insertion order = least recently stored)
+    const keys = Object.keys(file.gateways)
+    for (const k of keys.slice(0, Math.max(0, keys.length - MAX_GATEWAYS))) delete file.gateways[k]
+    return true
+  })
 }
 
-/** Forgets the token of this gateway; true when there was one. */
-export function dropDeviceToken(stateDir: string, url: string): boolean {
-  const file = read(stateDir)
+/**
+ * Forgets the token of this gateway; true when there was one. With `token`: only that token (the one the
+ * gateway refused) — a newer one another CLI stored meanwhile stays.
+ */
+export function dropDeviceToken(stateDir: string, url: string, token?: string): boolean {
   const key = gatewayKey(url)
-  if (!(key in file.gateways)) return false
-  delete file.gateways[key]
-  write(stateDir, file)
-  return true
+  return update(stateDir, (file) => {
+    const cur = file.gateways[key]
+    if (!cur || (token !== undefined && cur.token !== token)) return false
+    delete file.gateways[key]
+    return true
+  })
 }

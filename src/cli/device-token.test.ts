@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
-import { deviceTokensPath, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
+import { deviceTokensPath, dropDeviceToken, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
 import { loadOrCreateDeviceIdentity } from './identity'
 import type { CliIO } from './io'
 import { runCli } from './main'
@@ -117,6 +117,25 @@ describe('device token kept by the CLI', () => {
       `loopdesk: no gateway token for ${t.gw.url} — pass --token or set LOOPDESK_GATEWAY_TOKEN`,
     ])
     expect(stored()).toBeUndefined()
+  })
+})
+
+describe('two CLIs of one state dir', () => {
+  it('the later-issued token stays stored whichever CLI writes last, and still connects after a rotation', async () => {
+    expect(await health()).toMatchObject({ code: 0 })
+    const older = stored()!
+    expect(await health()).toMatchObject({ code: 0 })
+    const newer = stored()!
+    expect(newer.issuedAtMs).toBeGreaterThan(older.issuedAtMs) // strictly increasing, even within one ms
+    // the first CLI's write arrives late: it must not replace the live token with its superseded one
+    expect(saveDeviceToken(cliDir, t.gw.url, older)).toBe(false)
+    expect(stored()!.token).toBe(newer.token)
+    // …nor may its rejection drop the other CLI's token
+    expect(dropDeviceToken(cliDir, t.gw.url, older.token)).toBe(false)
+    expect(stored()!.token).toBe(newer.token)
+
+    t.gw.setToken(NEW_TOKEN)
+    expect(await health({ token: undefined })).toMatchObject({ code: 0, err: '' })
   })
 })
 

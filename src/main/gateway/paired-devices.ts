@@ -96,6 +96,9 @@ export class PairedDevices {
     const d = this.devices.get(deviceId)
     if (!d || d.publicKey !== publicKey) return undefined
     const token = randomBytes(32).toString('base64url')
+    // strictly increasing per device + role: a client holding two tokens can tell which one is live
+    const prev = d.tokens?.[role]?.issuedAtMs
+    if (prev !== undefined && now <= prev) now = prev + 1
     d.tokens = { ...d.tokens, [role]: { hash: hashToken(token), scopes: [...scopes], issuedAtMs: now } }
     this.save()
     return { token, role, scopes: [...scopes], issuedAtMs: now }
