@@ -470,6 +470,8 @@ export interface Results {
     hasMore: boolean
     nextOffset?: number
     inFlightRun?: { runId: string; text: string }
+    /** OpenClaw v4: the session's started runs (running, or waiting in its lane); queued follow-ups are not runs yet */
+    sessionInfo?: { hasActiveRun: boolean; activeRunIds: string[] }
   }
   'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
   'sessions.list': {

@@ -656,3 +656,20 @@ describe('frames and results fit the package schema', () => {
     await v4.close()
   })
 })
+
+describe('chat.history sessionInfo', () => {
+  it('lists the session’s started runs (not follow-ups still in its queue), and none once they ended', async () => {
+    const c = await connect()
+    const key = 'agent:main:info'
+    server.push({ text: 'slow '.repeat(30), chunks: 30, delayMs: 30 }, { text: 'second' })
+    await c.request('chat.send', { sessionKey: key, message: 'one', idempotencyKey: 'info-1' })
+    await c.request('chat.send', { sessionKey: key, message: 'two', idempotencyKey: 'info-2', queueMode: 'followup' })
+    const during = (await c.request('chat.history', { sessionKey: key })) as any
+    expect(during.sessionInfo).toEqual({ hasActiveRun: true, activeRunIds: ['info-1'] })
+    await expect(c.request('agent.wait', { runId: 'info-2', timeoutMs: 15_000 })).resolves.toMatchObject({ status: 'ok' })
+    const after = (await c.request('chat.history', { sessionKey: key })) as any
+    expect(after.sessionInfo).toEqual({ hasActiveRun: false, activeRunIds: [] })
+    expect(((await c.request('chat.history', { sessionKey: 'agent:main:never' })) as any).sessionInfo).toEqual({ hasActiveRun: false, activeRunIds: [] })
+    await c.close()
+  })
+})

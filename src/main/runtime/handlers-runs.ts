@@ -249,7 +249,18 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
       const store = core.store(agentId)
       const entry = store.get(key)
-      if (!entry) return { sessionKey: key, sessionId: '', messages: [], hasMore: false, thinkingLevel: null, fastMode: null, verboseLevel: null }
+      if (!entry) {
+        return {
+          sessionKey: key,
+          sessionId: '',
+          messages: [],
+          hasMore: false,
+          thinkingLevel: null,
+          fastMode: null,
+          verboseLevel: null,
+          sessionInfo: { hasActiveRun: false, activeRunIds: [] },
+        }
+      }
       const { entries } = await new Transcript(store.transcriptPath(entry.sessionId)).readAll()
       const page = pageHistory(historyRows(entries), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
       const result: ResultOf<'chat.history'> = {
@@ -265,6 +276,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
       const live = core.runner.activeRunsOf(key)[0]
       if (live) result.inFlightRun = { runId: live.runId, text: core.projection.textOf(live.runId) ?? live.partialText() }
+      const activeRunIds = [...core.tracked.values()].filter((t) => t.sessionKey === key).map((t) => t.runId)
+      result.sessionInfo = { hasActiveRun: activeRunIds.length > 0, activeRunIds }
       return result
     },
   }
