@@ -222,9 +222,35 @@ describe('attachments over the gateway', () => {
     await c.request('chat.send', { sessionKey: key, message: 'busy', idempotencyKey: 'att-f1' })
     const q = (await c.request('chat.send', { sessionKey: key, message: 'later', idempotencyKey: 'att-f2', queueMode: 'followup', attachments: [{ content: PNG_B64 }] })) as any
     expect(q.status).toBe('queued')
+    // accepted = on disk: the journal record names the saved file, the text references it (crash recovery keeps both)
+    const journal = rt.runtime.core.accepted('main').file
+    const rec = fs
+      .readFileSync(journal, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.op === 'accept' && l.runId === 'att-f2')
+    expect(rec.media).toHaveLength(1)
+    expect(fs.statSync(rec.media[0]).mode & 0o777).toBe(0o600)
+    expect(rec.text).toContain(`saved at ${rec.media[0]}]`)
     await expect(c.request('agent.wait', { runId: 'att-f2', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
     const third = server.requests.slice(b2).find((x) => JSON.stringify(x.body).includes('later'))!
     expect(lastUserParts(third).filter((p) => p.type === 'image_url')).toHaveLength(1)
+    await c.close()
+  })
+  it('collect: the batch run carries the images of every collected message', async () => {
+    const c = await connect()
+    const key = 'agent:main:att6'
+    const before = server.requests.length
+    server.push({ text: 'slow', delayMs: 100, chunks: 3 }, { text: 'batch' })
+    await c.request('chat.send', { sessionKey: key, message: 'busy', idempotencyKey: 'att-c1' })
+    const img = [{ mimeType: 'image/png', content: PNG_B64 }]
+    await c.request('chat.send', { sessionKey: key, message: 'one', idempotencyKey: 'att-c2', queueMode: 'collect', attachments: img })
+    await c.request('chat.send', { sessionKey: key, message: 'two', idempotencyKey: 'att-c3', queueMode: 'collect', attachments: img })
+    await expect(c.request('agent.wait', { runId: 'att-c3', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    const batch = server.requests.slice(before).filter((x) => JSON.stringify(x.body).includes('Queued #2'))
+    expect(batch).toHaveLength(1)
+    expect(lastUserParts(batch[0]).filter((p) => p.type === 'image_url')).toHaveLength(2)
     await c.close()
   })
 })

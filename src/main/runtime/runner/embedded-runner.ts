@@ -118,7 +118,7 @@ function transcriptForm(message: AgentMessage): AgentMessage {
   const m = message as { role?: string; content?: unknown }
   if (m.role !== 'user' || !Array.isArray(m.content) || !m.content.some((c) => (c as { type?: string })?.type === 'image')) return message
   const content = (m.content as Array<{ type?: string; mimeType?: string }>).map((c) =>
-    c?.type === 'image' ? { type: 'text', text: `[image: ${imagePaths.get(c) ?? 'not kept'} (${c.mimeType ?? 'image'})]` } : c,
+    c?.type === 'image' ? { type: 'text', text: `\n[image: ${imagePaths.get(c) ?? 'not kept'} (${c.mimeType ?? 'image'})]` } : c,
   )
   return { ...(message as object), content } as AgentMessage
 }
