@@ -53,13 +53,15 @@ const AttachmentS = Type.Object(
   },
   { additionalProperties: true },
 )
+/** message attachments (agent, chat.send, sessions.send/steer); the runtime decodes and checks them */
+const Attachments = Type.Optional(Type.Array(AttachmentS, { maxItems: 32 }))
 /** sessions.send / sessions.steer params (OpenClaw SessionsSendParams). */
 const SessionSendS = Closed({
   key: NonEmpty(),
   agentId: Type.Optional(NonEmpty(64)),
   message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
   thinking: Type.Optional(ThinkingText),
-  attachments: Type.Optional(Type.Array(AttachmentS, { maxItems: 32 })),
+  attachments: Attachments,
   timeoutMs: Type.Optional(Type.Integer({ minimum: 0 })),
   idempotencyKey: Type.Optional(NonEmpty(256)),
 })
@@ -68,7 +70,9 @@ export const Schemas = {
   health: Closed({}),
   status: Closed({}),
   agent: Closed({
-    message: Type.String({ minLength: 1, maxLength: MAX_MESSAGE_CHARS }),
+    /** may be empty only with attachments (checked by the handler) */
+    message: Type.String({ maxLength: MAX_MESSAGE_CHARS }),
+    attachments: Attachments,
     idempotencyKey: NonEmpty(256),
     agentId: Type.Optional(NonEmpty(64)),
     sessionKey: Type.Optional(NonEmpty()),
@@ -127,6 +131,7 @@ export const Schemas = {
     originatingTo: RouteField,
     originatingAccountId: RouteField,
     originatingThreadId: RouteField,
+    attachments: Attachments,
   }),
   'chat.history': Closed({
     sessionKey: NonEmpty(),

@@ -298,7 +298,7 @@ describe('new methods', () => {
     await c.close()
   })
 
-  it('sessions.send runs like chat.send; attachments are refused clearly', async () => {
+  it('sessions.send runs like chat.send; bad attachments are refused clearly', async () => {
     const c = await connect()
     server.push({ text: 'sent reply' })
     const params = { key: 'agent:main:send', message: 'via sessions.send', idempotencyKey: 'send-1' }
@@ -316,10 +316,10 @@ describe('new methods', () => {
     expect(typeof gen.runId).toBe('string')
     await c.request('agent.wait', { runId: gen.runId, timeoutMs: 10_000 })
 
-    const att = { key: 'agent:main:send', message: 'see file', attachments: [{ type: 'image', mimeType: 'image/png', content: 'AAAA' }] }
+    const att = { key: 'agent:main:send', message: 'see file', attachments: [{ type: 'image', mimeType: 'image/png', content: 'not*base64' }] }
     conforms('SessionsSendParams', att)
     const err = await failure(c.request('sessions.send', att))
-    expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('attachments') })
+    expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: 'attachments[0]: content is not valid base64' })
     await c.close()
   })
 

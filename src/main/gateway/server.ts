@@ -18,6 +18,7 @@ import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
+import { ATTACHMENT_LIMITS } from '../../shared/attachments'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
@@ -373,7 +374,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       auth: deviceToken
         ? { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs }
         : { role: conn.role, scopes: [...conn.scopes] },
-      policy: { maxPayload: limits.maxPayload, maxBufferedBytes: limits.maxBufferedBytes, tickIntervalMs: limits.tickIntervalMs },
+      policy: {
+        maxPayload: limits.maxPayload,
+        maxBufferedBytes: limits.maxBufferedBytes,
+        tickIntervalMs: limits.tickIntervalMs,
+        // v4 advertises the attachment limits the runtime enforces
+        ...(conn.protocol >= 4 ? { attachments: { maxBytes: ATTACHMENT_LIMITS.maxBytes, maxImageBytes: ATTACHMENT_LIMITS.maxImageBytes } } : {}),
+      },
     }
   }
 

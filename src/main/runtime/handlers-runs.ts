@@ -16,6 +16,7 @@ import { newSessionId, Transcript, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
 import { normalizeThinking } from './thinking'
 import type { SessionEntry } from './contracts'
+import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAttachments, type SavedAttachment } from './attachments'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
 
@@ -27,6 +28,9 @@ export const MAX_WAIT_MS = 86_400_000
 const MAX_RUN_TIMEOUT_MS = 31_536_000_000
 
 export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
+
+/** The journal field naming a message's saved attachments (absent without any). */
+const mediaOf = (saved: SavedAttachment[]) => (saved.length ? { media: saved.map((s) => s.path) } : {})
 
 function unavailableWhenShuttingDown(core: RuntimeCore): void {
   if (core.isShuttingDown()) throw new ApiError('UNAVAILABLE', 'Loopdesk is shutting down; not accepting new runs', undefined, true)
@@ -63,7 +67,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (cached) return cached
       unavailableWhenShuttingDown(core)
       rejectControlChars(p.message)
-      if (!p.message.trim()) throw invalid('message must not be empty')
+      // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
+      const decoded = normalizeAttachments(p.attachments)
+      if (!p.message.trim() && decoded.length === 0) throw invalid('message must not be empty')
       if (core.tracked.has(p.idempotencyKey)) return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
       const thinking = normalizeThinking(p.thinking)
       const target = resolveTarget(core, p)
@@ -76,6 +82,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       return acceptOrder.run(target.key, async () => {
         let message = p.message
         const cmd = parseCommand(message)
+        let saved: SavedAttachment[] = []
         try {
           // checked inside the session's accept order, so no earlier message can rotate it in between
           checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
@@ -87,9 +94,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
             if (created) core.sessionChanged(target.key, 'create')
           }
-          // on disk before the ack: a crash before the run writes it to the transcript must not lose it
-          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt })
+          // attachments and message on disk before the ack: a crash before the run writes the transcript loses neither
+          saved = saveAttachments(core.stateDir, decoded)
+          message = messageWithAttachments(message, saved)
+          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved) })
         } catch (err) {
+          removeAttachments(saved)
           core.dedupe.delete(cacheKey)
           throw err
         }
@@ -106,6 +116,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             extraSystemPrompt: p.extraSystemPrompt,
             lane: p.lane,
             model: modelRef,
+            ...(saved.length ? { attachments: saved } : {}),
           },
           'agent',
         )
@@ -127,6 +138,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
       const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
+      // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
+      const decoded = normalizeAttachments(p.attachments)
       const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
         // abort the active run and clear everything queued behind it
@@ -168,14 +181,22 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           }
           message = command.rest
         }
-        if (!message.trim()) throw invalid('message or attachment required')
+        if (!message.trim() && decoded.length === 0) throw invalid('message or attachment required')
         const { created } = await persistSessionMeta(core, key, agentId, {})
         if (created) core.sessionChanged(key, 'create')
+        // attachments and message on disk before the ack (the message may wait in a queue): a crash must not lose them
+        const saved = saveAttachments(core.stateDir, decoded)
+        message = messageWithAttachments(message, saved)
+        const journal = core.accepted(agentId)
+        try {
+          journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now(), ...mediaOf(saved) })
+        } catch (err) {
+          removeAttachments(saved)
+          throw err
+        }
         core.sessionChanged(key, 'send', p.idempotencyKey)
         core.hooks.messageReceived?.({ sessionKey: key, agentId, content: message, runId: p.idempotencyKey })
-        // on disk before the ack (the message may wait in a queue): a crash must not lose it
-        const journal = core.accepted(agentId)
-        journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now() })
+        const attachments = saved.length ? { attachments: saved } : {}
 
         if (core.queueModes) {
           // queue modes decide: start now (idle), steer into the active run, queue, or interrupt it
@@ -189,9 +210,11 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
               thinking,
               timeoutMs,
               queueMode: p.queueMode,
+              ...attachments,
             })
           } catch (err) {
             journal.end(p.idempotencyKey) // refused: it will not run
+            removeAttachments(saved)
             if ((err as Error)?.name === 'QueueFullError') throw new ApiError('UNAVAILABLE', (err as Error).message, undefined, true)
             throw err
           }
@@ -211,6 +234,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             acceptedAt,
             thinking,
             timeoutMs,
+            ...attachments,
             onStart: () => {
               if (itemId) core.followups.settle(key, itemId, 'started')
             },

@@ -25,8 +25,6 @@ function sessionFor(core: RuntimeCore, key: string, agentId?: string): { key: st
 
 export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.send'>): SessionSendHandlers {
   async function send(p: ParamsOf<'sessions.send'>, ctx: Parameters<Handler<'chat.send'>>[1], key: string) {
-    // chat.send on this build takes text only; silently dropping files would lose what the user sent
-    if (p.attachments?.length) throw invalid('attachments are not supported by sessions.send in this build; send text only')
     const res = await chatSend(
       {
         sessionKey: key,
@@ -34,6 +32,7 @@ export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.s
         // OpenClaw generates one when absent; a retry without a key is then a new message
         idempotencyKey: p.idempotencyKey ?? crypto.randomUUID(),
         ...(p.thinking ? { thinking: p.thinking } : {}),
+        ...(p.attachments?.length ? { attachments: p.attachments } : {}),
         ...(p.timeoutMs !== undefined ? { timeoutMs: Math.min(p.timeoutMs, 31_536_000_000) } : {}),
       },
       ctx,

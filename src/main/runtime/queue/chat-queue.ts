@@ -1,6 +1,7 @@
 // Queue modes for chat.send over the runtime: SessionQueues with its dependencies bound to the runtime's
 // tracked runs (active = a run of the session is queued in its lane or running), the runner's live run
 // handles (steer) and the runtime's run starter.
+import type { SavedAttachment } from '../attachments'
 import type { QueueItem, QueueMode } from '../../../shared/events'
 import type { ThinkingLevel } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
@@ -15,7 +16,7 @@ export interface ChatQueueHost {
   tracked: Map<string, { runId: string; sessionKey: string; controller: AbortController; done: Promise<unknown> }>
   /** live (started) runs of a session */
   activeRunsOf(sessionKey: string): Array<{ runId: string; isStreaming(): boolean; steer(text: string): void }>
-  startRun(req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs'>): { runId: string }
+  startRun(req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs' | 'attachments'>): { runId: string }
   /** config queue defaults (messages.queue) */
   queueDefaults(): Partial<QueueSettings>
   /** the session entry (per-session queueMode / debounce / cap / drop) */
@@ -45,6 +46,8 @@ export interface ChatSubmit {
   timeoutMs?: number
   /** chat.send `queueMode` (overrides the session and config mode) */
   queueMode?: QueueMode
+  /** saved attachments; `message` already references each by path (all a steered message can carry) */
+  attachments?: SavedAttachment[]
 }
 
 export type ChatSubmitResult =
@@ -56,6 +59,7 @@ interface Meta {
   agentId: string
   thinking?: ThinkingLevel
   timeoutMs?: number
+  attachments?: SavedAttachment[]
 }
 
 export class QueueFullError extends Error {
@@ -89,8 +93,19 @@ export class ChatQueueModes {
           .map((x) => x?.runId)
           .filter((id): id is string => !!id && id !== runId && id !== m.runId && !host.tracked.has(id))
         if (folded.length > 0) host.fold?.(key, runId, folded)
+        // a collected batch carries the images of every message in it
+        const attachments = (metas as Array<Meta | undefined>).flatMap((x) => x?.attachments ?? [])
         try {
-          return host.startRun({ runId, sessionKey: key, agentId, message: text, acceptedAt: Date.now(), thinking: m.thinking, timeoutMs: m.timeoutMs })
+          return host.startRun({
+            runId,
+            sessionKey: key,
+            agentId,
+            message: text,
+            acceptedAt: Date.now(),
+            thinking: m.thinking,
+            timeoutMs: m.timeoutMs,
+            ...(attachments.length ? { attachments } : {}),
+          })
         } catch (err) {
           if (folded.length > 0) host.unfold?.(runId)
           throw err
@@ -124,7 +139,7 @@ export class ChatQueueModes {
    * when the cap rejected the message (drop policy `new`), Error when the run could not start.
    */
   async submit(p: ChatSubmit): Promise<ChatSubmitResult> {
-    const meta: Meta = { runId: p.runId, agentId: p.agentId, thinking: p.thinking, timeoutMs: p.timeoutMs }
+    const meta: Meta = { runId: p.runId, agentId: p.agentId, thinking: p.thinking, timeoutMs: p.timeoutMs, attachments: p.attachments }
     const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta, runId: p.runId })
     switch (r.status) {
       case 'started':

@@ -19,6 +19,8 @@ export interface AcceptedRecord {
   text: string
   /** when it was accepted (ms) */
   at: number
+  /** saved paths of the message's attachments (the text references them too, so recovery keeps them) */
+  media?: string[]
 }
 
 type Line =

@@ -37,6 +37,7 @@ import { createToolLoadout } from './tool-loadout'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
+import { loadImages, type SavedAttachment } from '../attachments'
 
 export interface RunRequest {
   runId: string
@@ -56,6 +57,8 @@ export interface RunRequest {
   signal?: AbortSignal
   /** called when the run leaves the lanes and starts */
   onStart?: () => void
+  /** saved attachments: images go to the model inline with the prompt (the text already references them) */
+  attachments?: SavedAttachment[]
 }
 
 export type EndReason = 'completed' | 'error' | 'aborted' | 'timeout'
@@ -100,8 +103,25 @@ interface LiveRun extends ActiveRunHandle {
   endReason?: 'abort' | 'timeout' | 'shutdown' | 'storage'
 }
 
-const userMessage = (text: string): AgentMessage =>
-  ({ role: 'user', content: [{ type: 'text', text }], timestamp: Date.now() }) as AgentMessage
+const userMessage = (text: string, images: ImageBlock[] = []): AgentMessage =>
+  ({ role: 'user', content: [{ type: 'text', text }, ...images], timestamp: Date.now() }) as AgentMessage
+
+type ImageBlock = ReturnType<typeof loadImages>[number]
+/** saved path of each inline image block this process sent (the transcript keeps the path, not the bytes) */
+const imagePaths = new WeakMap<object, string>()
+
+/**
+ * The transcript form of a message: inline images become a short text reference to their saved file, so
+ * the JSONL never carries megabytes of base64 that every later read would parse again.
+ */
+function transcriptForm(message: AgentMessage): AgentMessage {
+  const m = message as { role?: string; content?: unknown }
+  if (m.role !== 'user' || !Array.isArray(m.content) || !m.content.some((c) => (c as { type?: string })?.type === 'image')) return message
+  const content = (m.content as Array<{ type?: string; mimeType?: string }>).map((c) =>
+    c?.type === 'image' ? { type: 'text', text: `\n[image: ${imagePaths.get(c) ?? 'not kept'} (${c.mimeType ?? 'image'})]` } : c,
+  )
+  return { ...(message as object), content } as AgentMessage
+}
 
 /** What the user sees when the run timeout cut the run off (whatever partial reply came before it). */
 const timeoutPayload = (timeoutMs: number): ReplyPayload => ({
@@ -330,7 +350,7 @@ export class EmbeddedRunner {
         persist: (message) => {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)
-          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: message as any })
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: transcriptForm(message as AgentMessage) as any })
         },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
@@ -521,7 +541,16 @@ export class EmbeddedRunner {
       controller.signal.addEventListener('abort', abortAgent, { once: true })
       callHook('runStarted', deps.hooks.runStarted && (() => deps.hooks.runStarted!(live)), this.hookError)
 
-      await a.prompt(userMessage(promptText))
+      const images: ImageBlock[] = []
+      // a text-only model gets the images by reference only (the prompt text names each saved file)
+      const visual = (runModel.model.input as readonly string[] | undefined)?.includes('image') === true
+      for (const att of visual ? (req.attachments ?? []) : []) {
+        for (const img of loadImages([att])) {
+          imagePaths.set(img, att.path)
+          images.push(img)
+        }
+      }
+      await a.prompt(userMessage(promptText, images))
       // A failed model request (e.g. context overflow) may get one compaction + retry: the hook decides.
       const failed = b.lastAssistant
       if (failed?.stopReason === 'error' && !controller.signal.aborted && deps.hooks.onContextOverflow) {

@@ -331,6 +331,36 @@ describe('send results, queue and steer', () => {
     expect(reloaded.items.map((i) => i.key)).toEqual(t.items.map((i) => i.key))
   })
 
+  it('history of a message with attachments shows its text and saved-path lines, never image bytes', () => {
+    const data = 'iVBORw0KGgoAAAANSUhEUg'.repeat(50)
+    const t = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: {
+        sessionKey: SK,
+        sessionId: 's',
+        hasMore: false,
+        messages: [
+          {
+            id: '0',
+            runId: 'r1',
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look\n\n[Image attached: dot.png (image/png, 70 bytes) saved at /s/media/inbound/u.png]' },
+              { type: 'text', text: '\n[image: /s/media/inbound/u.png (image/png)]' },
+              // an image block that still carries bytes (older transcript): not rendered as text
+              { type: 'image', data, mimeType: 'image/png' },
+            ],
+            timestamp: 0,
+          },
+        ],
+      },
+    })
+    const user = t.items.find((i) => i.kind === 'user') as Extract<Item, { kind: 'user' }>
+    expect(user.text).toContain('look')
+    expect(user.text).toContain('saved at /s/media/inbound/u.png')
+    expect(user.text).not.toContain(data)
+  })
+
   it('marks a failed send on the message', () => {
     let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'x', text: 'hi', ts: 1 })
     t = reduce(t, { type: 'local.sendFailed', id: 'x', error: 'UNAVAILABLE: gateway down' })

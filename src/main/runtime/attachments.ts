@@ -1,0 +1,182 @@
+// Message attachments (OpenClaw `attachments` on agent / chat.send / sessions.send): normalized, checked
+// and written to `<stateDir>/media/inbound` BEFORE the call is acknowledged, so an accepted message never
+// refers to bytes that only lived in the request. Images reach the model as pi ImageContent (loaded from
+// the saved file); other files are referenced in the prompt text by their saved path so tools can read them.
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { invalid, ApiError } from '../api/errors'
+import { ATTACHMENT_LIMITS } from '../../shared/attachments'
+
+/** A saved attachment (what the journal, the queue and the run carry; never the bytes). */
+export interface SavedAttachment {
+  /** absolute path of the saved file */
+  path: string
+  fileName: string
+  mimeType: string
+  sizeBytes: number
+  /** true when the bytes are a png/jpeg/gif/webp image (sent to the model inline) */
+  image: boolean
+}
+
+/** One decoded attachment, not yet saved. */
+export interface DecodedAttachment {
+  fileName: string
+  mimeType: string
+  bytes: Buffer
+  image: boolean
+}
+
+const IMAGE_EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' }
+
+/** The image type the bytes are, by magic number; undefined when they are no supported image. */
+export function sniffImage(b: Buffer): string | undefined {
+  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
+  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg'
+  if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif'
+  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp'
+  return undefined
+}
+
+/** A file name safe to show and to use as a hint: no directories, no control characters, bounded. */
+export function sanitizeFileName(name: unknown, fallback: string): string {
+  if (typeof name !== 'string') return fallback
+  // the last path segment only (either separator): "../../etc/passwd" → "passwd"
+  let base = name.split(/[\\/]/).pop() ?? ''
+  base = base.replace(/[\u0000-\u001f\u007f]/g, '').trim()
+  if (base === '' || base === '.' || base === '..') return fallback
+  return base.length > 200 ? base.slice(0, 200) : base
+}
+
+const B64_RE = /^[A-Za-z0-9+/]*={0,2}$/
+
+function decodeBase64(s: string, label: string): Buffer {
+  // a data URL is accepted too ("data:image/png;base64,....")
+  const m = /^data:[^;,]*;base64,/i.exec(s)
+  const body = (m ? s.slice(m[0].length) : s).replace(/\s+/g, '')
+  if (body.length % 4 === 1 || !B64_RE.test(body.replace(/-/g, '+').replace(/_/g, '/'))) {
+    throw invalid(`${label}: content is not valid base64`)
+  }
+  return Buffer.from(body, 'base64')
+}
+
+const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`
+
+/**
+ * Normalizes the request's attachments (OpenClaw shapes `{type?, mimeType?, fileName?, content}` and
+ * Anthropic-style `{source:{type:"base64", media_type, data}}`). Items without content are dropped.
+ * Throws INVALID_REQUEST naming the item for bad base64 or an oversize item. A declared image whose bytes
+ * are not an image is kept as a plain file (never sent to the model as an image).
+ */
+export function normalizeAttachments(raw: unknown[] | undefined): DecodedAttachment[] {
+  if (!raw?.length) return []
+  if (raw.length > ATTACHMENT_LIMITS.maxCount) throw invalid(`too many attachments (max ${ATTACHMENT_LIMITS.maxCount})`)
+  const out: DecodedAttachment[] = []
+  raw.forEach((item, i) => {
+    if (!item || typeof item !== 'object') throw invalid(`attachments[${i}] must be an object`)
+    const a = item as Record<string, unknown>
+    const src = a.source && typeof a.source === 'object' ? (a.source as Record<string, unknown>) : undefined
+    let content: unknown = a.content
+    let declared = typeof a.mimeType === 'string' ? a.mimeType : undefined
+    if ((content === undefined || content === null || content === '') && src) {
+      if (src.type !== undefined && src.type !== 'base64') throw invalid(`attachments[${i}]: source.type "${String(src.type)}" is not supported (base64 only)`)
+      content = src.data
+      if (!declared && typeof src.media_type === 'string') declared = src.media_type
+    }
+    if (content === undefined || content === null || content === '') return // no content: dropped (OpenClaw)
+    const fileName0 = typeof a.fileName === 'string' ? a.fileName : undefined
+    const label = `attachments[${i}]${fileName0 ? ` (${sanitizeFileName(fileName0, 'file')})` : ''}`
+    if (typeof content !== 'string') throw invalid(`${label}: content must be a base64 string`)
+    // cheap bound before decoding: base64 is 4/3 of the bytes
+    if (Math.floor((content.length * 3) / 4) > ATTACHMENT_LIMITS.maxBytes + 3 + 64) {
+      throw invalid(`${label} is larger than the ${mb(ATTACHMENT_LIMITS.maxBytes)} attachment limit`)
+    }
+    const bytes = decodeBase64(content, label)
+    if (bytes.length === 0) return
+    if (bytes.length > ATTACHMENT_LIMITS.maxBytes) throw invalid(`${label} is larger than the ${mb(ATTACHMENT_LIMITS.maxBytes)} attachment limit`)
+    const sniffed = sniffImage(bytes)
+    if (sniffed && bytes.length > ATTACHMENT_LIMITS.maxImageBytes) {
+      throw invalid(`${label} is an image larger than the ${mb(ATTACHMENT_LIMITS.maxImageBytes)} image limit`)
+    }
+    const declaredClean = declared && /^[\w.+-]+\/[\w.+-]+$/.test(declared) ? declared.toLowerCase() : undefined
+    // the bytes decide: a "image/png" that is really text is a file; a png sent as octet-stream is an image
+    const mimeType = sniffed ?? (declaredClean && !declaredClean.startsWith('image/') ? declaredClean : 'application/octet-stream')
+    const fallback = `attachment-${i + 1}${sniffed ? `.${IMAGE_EXT[sniffed]}` : ''}`
+    out.push({ fileName: sanitizeFileName(fileName0, fallback), mimeType, bytes, image: !!sniffed })
+  })
+  return out
+}
+
+/** The extension a saved file gets (from the sniffed image type, else the name's own, else .bin). */
+function extOf(a: DecodedAttachment): string {
+  if (a.image) return IMAGE_EXT[a.mimeType] ?? 'bin'
+  const m = /\.([A-Za-z0-9]{1,10})$/.exec(a.fileName)
+  return m ? m[1].toLowerCase() : 'bin'
+}
+
+/** The directory inbound attachments are saved in. */
+export const inboundMediaDir = (stateDir: string) => path.join(stateDir, 'media', 'inbound')
+
+/**
+ * Writes each attachment to `<stateDir>/media/inbound/<uuid>.<ext>` (dir 0700, files 0600, fsynced) and
+ * returns what was saved. On a write failure, whatever this call already wrote is removed and UNAVAILABLE
+ * is thrown (nothing was accepted).
+ */
+export function saveAttachments(stateDir: string, items: DecodedAttachment[]): SavedAttachment[] {
+  if (items.length === 0) return []
+  const dir = inboundMediaDir(stateDir)
+  const saved: SavedAttachment[] = []
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    fs.chmodSync(dir, 0o700)
+    for (const a of items) {
+      const file = path.join(dir, `${crypto.randomUUID()}.${extOf(a)}`)
+      const fd = fs.openSync(file, 'wx', 0o600)
+      try {
+        fs.writeSync(fd, a.bytes)
+        fs.fsyncSync(fd)
+      } finally {
+        fs.closeSync(fd)
+      }
+      saved.push({ path: file, fileName: a.fileName, mimeType: a.mimeType, sizeBytes: a.bytes.length, image: a.image })
+    }
+  } catch (err) {
+    removeAttachments(saved)
+    throw new ApiError('UNAVAILABLE', `could not save attachment: ${(err as Error).message}`, undefined, true)
+  }
+  return saved
+}
+
+/** Removes saved files (the call that saved them failed before it was acknowledged). */
+export function removeAttachments(saved: SavedAttachment[]): void {
+  for (const s of saved) fs.rmSync(s.path, { force: true })
+}
+
+/** The prompt line that tells the agent about one attachment (name, type, size, where its tools can read it). */
+export function attachmentLine(a: SavedAttachment): string {
+  return `[${a.image ? 'Image' : 'File'} attached: ${a.fileName} (${a.mimeType}, ${a.sizeBytes} bytes) saved at ${a.path}]`
+}
+
+/**
+ * The message text with one reference line per attachment. Images are listed too: a mode that cannot carry
+ * the image itself (steering into a running turn, crash recovery) still tells the agent where it is.
+ */
+export function messageWithAttachments(message: string, saved: SavedAttachment[]): string {
+  if (saved.length === 0) return message
+  const lines = saved.map(attachmentLine).join('\n')
+  return message.trim() ? `${message}\n\n${lines}` : lines
+}
+
+/** Images to send inline, read back from their saved files (a file gone since is skipped). */
+export function loadImages(saved: SavedAttachment[] | undefined): Array<{ type: 'image'; data: string; mimeType: string }> {
+  const out: Array<{ type: 'image'; data: string; mimeType: string }> = []
+  for (const s of saved ?? []) {
+    if (!s.image) continue
+    try {
+      out.push({ type: 'image', data: fs.readFileSync(s.path).toString('base64'), mimeType: s.mimeType })
+    } catch (err) {
+      console.warn(`[attachments] image ${s.path} could not be read:`, (err as Error).message)
+    }
+  }
+  return out
+}
