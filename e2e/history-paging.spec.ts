@@ -105,10 +105,10 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
       const lastRow = all.reduce((a, b) => (Number(b.getAttribute('data-index')) > Number(a.getAttribute('data-index')) ? b : a))
       lastRow.scrollIntoView({ block: 'start' })
       const atEnd = s.scrollTop + s.clientHeight >= s.scrollHeight - 2
-      return { rows, last: Number(lastRow.getAttribute('data-index')), atEnd, scrollTop: s.scrollTop }
+      return { rows, last: Number(lastRow.getAttribute('data-index')), atEnd }
     })
   for (let step = 0; step < 5000; step++) {
-    const { rows, last, atEnd, scrollTop } = await collect()
+    const { rows, last, atEnd } = await collect()
     for (const [i, text] of rows) seen.set(i, text)
     if (atEnd) {
       // the end is in view: what renders there now is the rest
@@ -117,17 +117,22 @@ test('scrolling up pages back through 2,400 messages; the reading position holds
       break
     }
     // Wait for the rows after it. The virtualizer may still be settling a measurement from the resize
-    // or the last page and can write scrollTop once more; like a user, scroll to that row again then.
+    // or the last page and can move scrollTop once more (even back up); like a user, scroll down
+    // again then: that row, or the lowest one rendered, back to the top of the view.
     await page
       .waitForFunction(
-        ([n, target]) => {
+        (n) => {
           const d = (globalThis as unknown as { document: Doc }).document
-          if (Array.from(d.querySelectorAll('[data-msg]')).some((r) => Number(r.getAttribute('data-index')) > n)) return true
+          const rendered = Array.from(d.querySelectorAll('[data-msg]')) as Array<El & { scrollIntoView(o: object): void }>
+          const index = (r: El) => Number(r.getAttribute('data-index'))
+          if (rendered.some((r) => index(r) > n)) return true
+          if (rendered.length === 0) return false
+          const anchor = rendered.find((r) => index(r) === n) ?? rendered.reduce((a, b) => (index(b) > index(a) ? b : a))
           const s = d.querySelector('.conversation-scroll')!
-          if (s.scrollTop < target - 2) s.scrollTop = target
+          if (anchor.getBoundingClientRect().top > s.getBoundingClientRect().top + 2) anchor.scrollIntoView({ block: 'start' })
           return false
         },
-        [last, scrollTop] as const,
+        last,
         { timeout: 15_000, polling: 100 },
       )
       .catch(async (err: Error) => {
