@@ -11,7 +11,8 @@ import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fi
 import { until } from '../../../test/fixtures/until'
 import { connectGateway } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
-import { ATTACHMENT_LIMITS } from '../../shared/attachments'
+import { ATTACHMENT_LIMITS, base64Length } from '../../shared/attachments'
+import { LIMITS } from './protocol'
 import { startGateway, type GatewayHandle } from './server'
 
 const schemaFile = fileURLToPath(new URL('../../../node_modules/@openclaw/gateway-protocol/protocol.schema.json', import.meta.url))
@@ -78,7 +79,7 @@ describe('attachments over the gateway', () => {
   it('hello-ok v4 advertises policy.attachments; v3 does not', async () => {
     const c4 = await connect(4)
     expect(c4.hello.policy.attachments).toEqual({ maxBytes: ATTACHMENT_LIMITS.maxBytes, maxImageBytes: ATTACHMENT_LIMITS.maxImageBytes })
-    expect(c4.hello.policy.attachments).toEqual({ maxBytes: 20 * 1024 * 1024, maxImageBytes: 6 * 1024 * 1024 })
+    expect(c4.hello.policy.attachments).toEqual({ maxBytes: 18 * 1024 * 1024, maxImageBytes: 6 * 1024 * 1024 })
     await c4.close()
     const c3 = await connect(3)
     expect(c3.hello.policy.attachments).toBeUndefined()
@@ -194,6 +195,38 @@ describe('attachments over the gateway', () => {
     expect(rt.runtime.core.store('main').get('agent:main:att4')).toBeUndefined()
     await c.close()
   })
+
+  it('an attachment of exactly maxBytes fits in one frame and is accepted; one byte more is INVALID_REQUEST naming the limit', async () => {
+    // the limit is the largest whole MiB whose base64 fits in one post-handshake frame with room for the rest
+    expect(base64Length(ATTACHMENT_LIMITS.maxBytes) + 64 * 1024).toBeLessThanOrEqual(LIMITS.maxPayload)
+    expect(base64Length(ATTACHMENT_LIMITS.maxBytes + 1024 * 1024)).toBeGreaterThan(LIMITS.maxPayload)
+    const c = await connect()
+    const key = 'agent:main:att-max'
+    const fileName = `${'n'.repeat(190)}.txt`
+    const content = Buffer.alloc(ATTACHMENT_LIMITS.maxBytes, 0x61).toString('base64')
+    const params = { sessionKey: key, message: 'the biggest file there may be', idempotencyKey: 'att-max', attachments: [{ type: 'file', mimeType: 'text/plain', fileName, content }] }
+    const frameBytes = Buffer.byteLength(JSON.stringify({ type: 'req', id: '999999', method: 'chat.send', params }))
+    expect(frameBytes).toBeGreaterThan(24 * 1024 * 1024)
+    expect(frameBytes).toBeLessThanOrEqual(LIMITS.maxPayload)
+    const before = server.requests.length
+    expect(await c.request('chat.send', params, { timeoutMs: 30_000 })).toMatchObject({ runId: 'att-max', status: 'started' })
+    await expect(c.request('agent.wait', { runId: 'att-max', timeoutMs: 20_000 })).resolves.toMatchObject({ status: 'ok' })
+    const line = /\[File attached: n+\.txt \(text\/plain, (\d+) bytes\) saved at ([^\]\s]+)\]/.exec(allText(server.requests[before]))
+    expect(Number(line![1])).toBe(ATTACHMENT_LIMITS.maxBytes)
+    expect(fs.statSync(line![2]).size).toBe(ATTACHMENT_LIMITS.maxBytes)
+    fs.rmSync(line![2])
+
+    // one byte over: still one frame, so the runtime answers (the socket is not closed) with the limit
+    const files = savedFiles().length
+    const over = Buffer.alloc(ATTACHMENT_LIMITS.maxBytes + 1, 0x61).toString('base64')
+    const err = await failure(
+      c.request('chat.send', { sessionKey: key, message: 'too big', idempotencyKey: 'att-over', attachments: [{ type: 'file', fileName: 'over.txt', content: over }] }, { timeoutMs: 30_000 }),
+    )
+    expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: 'attachments[0] (over.txt) is larger than the 18 MB attachment limit' })
+    expect(savedFiles().length).toBe(files)
+    await expect(c.request('health', {})).resolves.toMatchObject({ ok: true })
+    await c.close()
+  }, 60_000)
 
   it('steer into an active run: the image cannot be injected, its saved path is; followup carries the image', async () => {
     const c = await connect()

@@ -4,6 +4,7 @@
 // protocol.test.ts compares these mirrors with the package's JSON so drift is caught.
 import Type, { type Static } from 'typebox'
 import { Compile } from 'typebox/compile'
+import { GATEWAY_MAX_FRAME_BYTES } from '../../shared/attachments'
 
 /** Protocol versions this gateway speaks. v4 is current; v3 differs only in hello-ok fields we do not send. */
 export const MIN_PROTOCOL = 3
@@ -12,8 +13,8 @@ export const MAX_PROTOCOL = 4
 export const LIMITS = {
   /** largest frame accepted before hello-ok (close 1009 beyond) */
   preauthMaxPayload: 64 * 1024,
-  /** largest frame after hello-ok */
-  maxPayload: 25 * 1024 * 1024,
+  /** largest frame after hello-ok (one maximal attachment's base64 must fit: see shared/attachments.ts) */
+  maxPayload: GATEWAY_MAX_FRAME_BYTES,
   /** per-connection send buffer cap; chat deltas are dropped above it, other sends close the socket */
   maxBufferedBytes: 50 * 1024 * 1024,
   tickIntervalMs: 30_000,

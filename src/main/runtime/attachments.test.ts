@@ -98,7 +98,7 @@ describe('normalizeAttachments', () => {
     expect(errOf(() => normalizeAttachments(['x'])).message).toMatch(/attachments\[0\] must be an object/)
   })
 
-  it('oversize items are INVALID_REQUEST with the limit in the message (images 6 MB, files 20 MB)', () => {
+  it('oversize items are INVALID_REQUEST with the limit in the message (images 6 MB, files 18 MB)', () => {
     const bigImage = Buffer.concat([PNG_1x1, Buffer.alloc(ATTACHMENT_LIMITS.maxImageBytes)])
     const e1 = errOf(() => normalizeAttachments([{ fileName: 'big.png', content: b64(bigImage) }]))
     expect(e1.code).toBe('INVALID_REQUEST')
@@ -107,7 +107,7 @@ describe('normalizeAttachments', () => {
     expect(normalizeAttachments([{ content: b64(Buffer.alloc(ATTACHMENT_LIMITS.maxImageBytes + 10, 1)) }])).toHaveLength(1)
     const e2 = errOf(() => normalizeAttachments([{ content: b64(Buffer.alloc(ATTACHMENT_LIMITS.maxBytes + 1, 1)) }]))
     expect(e2.code).toBe('INVALID_REQUEST')
-    expect(e2.message).toMatch(/larger than the 20 MB attachment limit/)
+    expect(e2.message).toMatch(/larger than the 18 MB attachment limit/)
   })
 
   it('more than maxCount items is INVALID_REQUEST', () => {

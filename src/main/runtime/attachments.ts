@@ -6,7 +6,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { invalid, ApiError } from '../api/errors'
-import { ATTACHMENT_LIMITS } from '../../shared/attachments'
+import { ATTACHMENT_LIMITS, attachmentLine as lineOf, formatMb as mb, sniffImage as sniffShared, withAttachmentLines } from '../../shared/attachments'
 
 /** A saved attachment (what the journal, the queue and the run carry; never the bytes). */
 export interface SavedAttachment {
@@ -30,13 +30,7 @@ export interface DecodedAttachment {
 const IMAGE_EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' }
 
 /** The image type the bytes are, by magic number; undefined when they are no supported image. */
-export function sniffImage(b: Buffer): string | undefined {
-  if (b.length >= 8 && b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg'
-  if (b.length >= 6 && (b.toString('latin1', 0, 6) === 'GIF87a' || b.toString('latin1', 0, 6) === 'GIF89a')) return 'image/gif'
-  if (b.length >= 12 && b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp'
-  return undefined
-}
+export const sniffImage = (b: Buffer): string | undefined => sniffShared(b)
 
 /** A file name safe to show and to use as a hint: no directories, no control characters, bounded. */
 export function sanitizeFileName(name: unknown, fallback: string): string {
@@ -59,8 +53,6 @@ function decodeBase64(s: string, label: string): Buffer {
   }
   return Buffer.from(body, 'base64')
 }
-
-const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`
 
 /**
  * Normalizes the request's attachments (OpenClaw shapes `{type?, mimeType?, fileName?, content}` and
@@ -154,7 +146,7 @@ export function removeAttachments(saved: SavedAttachment[]): void {
 
 /** The prompt line that tells the agent about one attachment (name, type, size, where its tools can read it). */
 export function attachmentLine(a: SavedAttachment): string {
-  return `[${a.image ? 'Image' : 'File'} attached: ${a.fileName} (${a.mimeType}, ${a.sizeBytes} bytes) saved at ${a.path}]`
+  return lineOf(a)
 }
 
 /**
@@ -162,9 +154,7 @@ export function attachmentLine(a: SavedAttachment): string {
  * the image itself (steering into a running turn, crash recovery) still tells the agent where it is.
  */
 export function messageWithAttachments(message: string, saved: SavedAttachment[]): string {
-  if (saved.length === 0) return message
-  const lines = saved.map(attachmentLine).join('\n')
-  return message.trim() ? `${message}\n\n${lines}` : lines
+  return withAttachmentLines(message, saved.map(attachmentLine))
 }
 
 /** Images to send inline, read back from their saved files (a file gone since is skipped). */
