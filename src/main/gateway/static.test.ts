@@ -49,7 +49,7 @@ describe('browser mode static serving', () => {
     const csp = String(r.headers['content-security-policy'])
     const port = t.gw.port
     expect(csp).toBe(
-      `default-src 'self'; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; img-src 'self' data:; ` +
+      `default-src 'self'; connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}; img-src 'self' data: blob:; ` +
         "style-src 'self' 'unsafe-inline'; script-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'",
     )
     expect(r.headers['x-content-type-options']).toBe('nosniff')

@@ -10,7 +10,7 @@ export function contentSecurityPolicy(port: number): string {
   return [
     "default-src 'self'",
     `connect-src 'self' ws://127.0.0.1:${port} ws://localhost:${port}`,
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     "style-src 'self' 'unsafe-inline'",
     "script-src 'self'",
     "frame-ancestors 'none'",

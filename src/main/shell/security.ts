@@ -12,7 +12,7 @@ export function contentSecurityPolicy(policy: OriginPolicy = {}): string {
     // The dev server injects an inline React refresh preamble; only an unpackaged dev run gets it.
     'script-src': dev ? ["'self'", "'unsafe-inline'", dev] : ["'self'"],
     'style-src': ["'self'", "'unsafe-inline'"],
-    'img-src': ["'self'", 'data:'],
+    'img-src': ["'self'", 'data:', 'blob:'], // blob: attachment thumbnails (object URLs of picked files)
     'font-src': ["'self'", 'data:'],
     'connect-src': dev ? ["'self'", dev, dev.replace(/^http/, 'ws')] : ["'self'"],
     'worker-src': ["'self'"],

@@ -4,6 +4,7 @@ import { useEffect } from 'react'
 import { useAppStore, useController } from './app-context'
 import { Composer } from './components/Composer'
 import { Conversation } from './components/Conversation'
+import { FileDrop } from './components/FileDrop'
 import { IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
@@ -104,10 +105,10 @@ export function App() {
         {needsModel ? (
           <Onboarding />
         ) : selectedKey ? (
-          <>
+          <FileDrop sessionKey={selectedKey}>
             <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
             <Composer key={`composer:${selectedKey}`} sessionKey={selectedKey} />
-          </>
+          </FileDrop>
         ) : (
           <div className="empty-state">{connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}</div>
         )}

@@ -13,6 +13,7 @@ import type {
   UsageTotals,
 } from '../../../shared/events'
 import { eventMatches } from '../../../shared/events'
+import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import type { Bridge, BridgeCallName } from '../../../shared/bridge'
 import type { HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
 
@@ -174,6 +175,38 @@ export function defaultScript(message: string): FakeScript {
       },
     ],
   }
+}
+
+const IMAGE_EXT: Record<string, string> = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' }
+
+/**
+ * The runtime's handling of `chat.send` attachments, without the files: each is checked against the same
+ * limits (same messages), "saved" under a made-up path, and stands in the message as one line; an image
+ * also gets the transcript's `[image: …]` part. Returns an error message for a refused request.
+ */
+function fakeAttachments(raw: unknown[] | undefined, savedName: () => string): { lines: string[]; imageParts: string[] } | string {
+  const lines: string[] = []
+  const imageParts: string[] = []
+  if (!raw?.length) return { lines, imageParts }
+  if (raw.length > ATTACHMENT_LIMITS.maxCount) return `too many attachments (max ${ATTACHMENT_LIMITS.maxCount})`
+  for (const [i, item] of raw.entries()) {
+    const a = (item ?? {}) as { content?: unknown; fileName?: unknown; mimeType?: unknown }
+    if (typeof a.content !== 'string' || a.content === '') continue
+    const name = typeof a.fileName === 'string' && a.fileName ? a.fileName.split(/[\\/]/).pop()! : undefined
+    const label = `attachments[${i}]${name ? ` (${name})` : ''}`
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(a.content) || a.content.length % 4 === 1) return `${label}: content is not valid base64`
+    const size = Math.floor((a.content.length * 3) / 4) - (a.content.endsWith('==') ? 2 : a.content.endsWith('=') ? 1 : 0)
+    if (size > ATTACHMENT_LIMITS.maxBytes) return `${label} is larger than the ${formatMb(ATTACHMENT_LIMITS.maxBytes)} attachment limit`
+    const head = Uint8Array.from(atob(a.content.slice(0, 16)), (c) => c.charCodeAt(0))
+    const sniffed = sniffImage(head)
+    if (sniffed && size > ATTACHMENT_LIMITS.maxImageBytes) return `${label} is an image larger than the ${formatMb(ATTACHMENT_LIMITS.maxImageBytes)} image limit`
+    const declared = typeof a.mimeType === 'string' ? a.mimeType.toLowerCase() : ''
+    const mimeType = sniffed ?? (declared && !declared.startsWith('image/') ? declared : 'application/octet-stream')
+    const path = `~/.loopdesk/media/inbound/${savedName()}.${sniffed ? IMAGE_EXT[sniffed] : (/\.([A-Za-z0-9]{1,10})$/.exec(name ?? '')?.[1] ?? 'bin')}`
+    lines.push(attachmentLine({ image: !!sniffed, fileName: name ?? `attachment-${i + 1}`, mimeType, sizeBytes: size, path }))
+    if (sniffed) imageParts.push(`\n[image: ${path} (${mimeType})]`)
+  }
+  return { lines, imageParts }
 }
 
 export class FakeBridge implements Bridge {
@@ -350,10 +383,12 @@ export class FakeBridge implements Bridge {
     return this.scripts.shift() ?? defaultScript(message)
   }
 
-  private startRun(s: FakeSession, runId: string, message: string) {
+  private startRun(s: FakeSession, runId: string, message: string, imageParts: string[] = []) {
     const run: ActiveRun = { runId, sessionKey: s.row.key, seq: 0, aborted: false, steers: [], startedAt: Date.now(), text: '', appends: 0, parts: [] }
     this.runs.set(runId, run)
-    s.messages.push({ id: this.id('m'), runId, role: 'user', content: message, timestamp: Date.now() })
+    // like the runtime's transcript: an image is a path reference, never its bytes
+    const content = imageParts.length ? [{ type: 'text', text: message }, ...imageParts.map((text) => ({ type: 'text', text }))] : message
+    s.messages.push({ id: this.id('m'), runId, role: 'user', content, timestamp: Date.now() })
     s.row = { ...s.row, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
     if (!s.row.label) s.row.label = message.slice(0, 40)
     this.changed(s, 'start', runId)
@@ -577,20 +612,23 @@ export class FakeBridge implements Bridge {
     this.record('send', params)
     const s = this.session(params.sessionKey)
     if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
-    if (!params.message.trim()) return fail('INVALID_REQUEST', 'message must not be empty')
+    const att = fakeAttachments(params.attachments, () => this.id('f'))
+    if (typeof att === 'string') return fail('INVALID_REQUEST', att)
+    if (!params.message.trim() && !att.lines.length) return fail('INVALID_REQUEST', 'message or attachment required')
     if (params.message.trim() === '/stop') {
       const ids = [...this.runs.values()].filter((r) => r.sessionKey === s.row.key).map((r) => r.runId)
       ids.forEach((id) => (this.runs.get(id)!.aborted = true))
       return ok({ status: 'command', ok: true, aborted: ids.length > 0, runIds: ids })
     }
+    const message = withAttachmentLines(params.message, att.lines)
     const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
     if (active) {
       const mode: QueueMode = params.queueMode ?? 'followup'
-      const item: QueueItem = { id: this.id('q'), sessionKey: s.row.key, mode, text: params.message, enqueuedAt: Date.now(), status: 'queued' }
+      const item: QueueItem = { id: this.id('q'), sessionKey: s.row.key, mode, text: message, enqueuedAt: Date.now(), status: 'queued' }
       if (mode === 'steer') {
         item.status = 'steered'
         item.runId = active.runId
-        active.steers.push(params.message)
+        active.steers.push(message)
       } else if (mode === 'interrupt') {
         active.aborted = true
       }
@@ -600,7 +638,7 @@ export class FakeBridge implements Bridge {
       return ok({ runId: active.runId, status: item.status === 'steered' ? 'steered' : 'queued', queueItemId: item.id })
     }
     const runId = params.idempotencyKey
-    this.startRun(s, runId, params.message)
+    this.startRun(s, runId, message, att.imageParts)
     return ok({ runId, status: 'started' })
   }
 

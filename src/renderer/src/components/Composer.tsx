@@ -1,12 +1,16 @@
 // The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
 // While a run is active: Stop (then "Stopping…" until the run ends), Steer into the running reply, or
 // Queue a follow-up; the queue shows what happened to each message. Drafts persist per session.
+// Files are attached with the paperclip, by pasting or by dropping them (see FileDrop); they go with the
+// next message — also a steered or queued one — and a message may be just attachments.
 import { useEffect, useRef, useState } from 'react'
 import type { QueueItem } from '../../../shared/events'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
+import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
-import { IconSend, IconStop, IconX } from './icons'
+import { AttachmentChips } from './AttachmentChips'
+import { IconPaperclip, IconSend, IconStop, IconX } from './icons'
 
 const OUTCOME: Record<QueueItem['status'], string> = {
   queued: 'Queued',
@@ -57,6 +61,7 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
 }
 
 const EMPTY_QUEUE: QueueEntry[] = []
+const NO_ATTACHMENTS: PendingAttachment[] = []
 
 export function Composer({ sessionKey }: { sessionKey: string }) {
   const controller = useController()
@@ -68,12 +73,19 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
     return t ? activeRun(t) : undefined
   })
   const connected = useAppStore('settings', (s) => s.connection === 'ready')
+  const attachments = useAppStore('composer', (s) => s.attachments[sessionKey] ?? NO_ATTACHMENTS)
+  const encoding = useAppStore('composer', (s) => !!s.encoding[sessionKey])
   const ref = useRef<HTMLTextAreaElement>(null)
+  const picker = useRef<HTMLInputElement>(null)
   // Position in the input history while browsing with ↑/↓ (-1 = editing the draft).
   const [histPos, setHistPos] = useState(-1)
   const savedDraft = useRef('')
   const running = !!run
   const stopping = !!run?.stopping
+  const canSend = connected && !encoding && (!!draft.trim() || attachments.length > 0)
+  const steerTitle = attachments.some((a) => a.image)
+    ? 'Inject into the running reply (images reach it as a saved file path; Queue sends them as images)'
+    : 'Inject into the running reply'
 
   // Mounted per session (keyed by the session in App): focus the box when a session opens.
   useEffect(() => {
@@ -89,9 +101,17 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   }, [draft])
 
   const submit = (mode?: 'steer' | 'followup') => {
-    if (!draft.trim() || !connected) return
+    if (!canSend) return
     setHistPos(-1)
-    void controller.send(draft, mode ?? (running ? 'followup' : undefined))
+    void controller.send(draft, mode ?? (running ? 'followup' : undefined), attachments)
+  }
+
+  // Files in the clipboard (a screenshot, a copied image or file) are attached instead of pasted as text.
+  const onPaste = (e: React.ClipboardEvent<HTMLTextAreaElement>) => {
+    const files = Array.from(e.clipboardData?.files ?? [])
+    if (!files.length) return
+    e.preventDefault()
+    void controller.addAttachments(sessionKey, files)
   }
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLTextAreaElement>) => {
@@ -143,14 +163,31 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
             controller.setDraft(sessionKey, e.target.value)
           }}
           onKeyDown={onKeyDown}
+          onPaste={onPaste}
         />
+        <AttachmentChips sessionKey={sessionKey} />
         <div className="composer-actions">
+          <input
+            ref={picker}
+            type="file"
+            multiple
+            hidden
+            aria-label="Choose files to attach"
+            onChange={(e) => {
+              const files = Array.from(e.currentTarget.files ?? [])
+              e.currentTarget.value = '' // picking the same file again is a change too
+              void controller.addAttachments(sessionKey, files)
+            }}
+          />
+          <button type="button" className="btn btn-ghost btn-icon composer-attach" aria-label="Attach files" title="Attach files (or paste, or drop them here)" onClick={() => picker.current?.click()}>
+            <IconPaperclip />
+          </button>
           {running ? (
             <>
-              <button type="button" className="btn btn-sm" disabled={!draft.trim() || !connected} onClick={() => submit('steer')} title="Inject into the running reply">
+              <button type="button" className="btn btn-sm" disabled={!canSend} onClick={() => submit('steer')} title={steerTitle}>
                 Steer
               </button>
-              <button type="button" className="btn btn-sm" disabled={!draft.trim() || !connected} onClick={() => submit('followup')} title="Run after the current reply (Enter)">
+              <button type="button" className="btn btn-sm" disabled={!canSend} onClick={() => submit('followup')} title="Run after the current reply (Enter)">
                 Queue
               </button>
               <button
@@ -164,8 +201,8 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
               </button>
             </>
           ) : (
-            <button type="submit" className="btn btn-primary btn-sm" disabled={!draft.trim() || !connected}>
-              <IconSend /> Send
+            <button type="submit" className="btn btn-primary btn-sm" disabled={!canSend}>
+              <IconSend /> {encoding ? 'Sending…' : 'Send'}
             </button>
           )}
         </div>

@@ -26,9 +26,14 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
       {item.error && (
         <div className="msg-note error-text" role="alert">
           Not sent: {item.error}{' '}
-          <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.send(item.text)}>
-            Retry
-          </button>
+          {item.files ? (
+            // the bytes are not in the row: the composer kept the attachments (and the text) to send again
+            'The message and its attachments are still in the composer.'
+          ) : (
+            <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.send(item.text)}>
+              Retry
+            </button>
+          )}
         </div>
       )}
     </div>

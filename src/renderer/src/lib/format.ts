@@ -46,3 +46,10 @@ export function clockTime(ts: number): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0')
   return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`
 }
+
+/** "512 B", "3.4 KB", "12.5 MB" (binary units, like the attachment limits). */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`
+  if (n < 1024 * 1024) return `${Math.round((n / 1024) * 10) / 10} KB`
+  return `${Math.round((n / 1024 / 1024) * 10) / 10} MB`
+}

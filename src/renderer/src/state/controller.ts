@@ -12,6 +12,8 @@ import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
 import { emptyTranscript, type Transcript } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planRefetch, refetchLimit } from './history-paging'
+import { withAttachmentLines } from '../../../shared/attachments'
+import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
@@ -127,6 +129,7 @@ export class Controller {
     for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
     this.cancelSaveRetries()
+    for (const list of Object.values(this.stores.composer.getState().attachments)) releasePreviews(list)
   }
 
   private toast(text: string, kind: 'error' | 'info' = 'error') {
@@ -298,6 +301,7 @@ export class Controller {
     if (p.reason === 'delete') {
       this.stores.sessions.setState({ rows: s.rows.filter((r) => r.key !== p.sessionKey) })
       this.dropTranscript(p.sessionKey)
+      this.dropAttachments(p.sessionKey, this.stores.composer.getState().attachments[p.sessionKey] ?? [])
       if (s.selectedKey === p.sessionKey) {
         const next = this.stores.sessions.getState().rows[0]?.key
         this.stores.sessions.setState({ selectedKey: next })
@@ -550,68 +554,144 @@ export class Controller {
     this.stores.composer.setState((s) => ({ drafts: { ...s.drafts, [sessionKey]: text } }))
   }
 
+  /** Adds picked, pasted or dropped files to a session's pending attachments (those within the limits). */
+  async addAttachments(sessionKey: string, files: File[]): Promise<void> {
+    if (!files.length) return
+    const current = this.stores.composer.getState().attachments[sessionKey] ?? []
+    const { added, errors } = await admitFiles(current, files, newId)
+    if (this.disposed) return releasePreviews(added)
+    this.stores.composer.setState((s) => ({
+      attachments: added.length ? { ...s.attachments, [sessionKey]: [...(s.attachments[sessionKey] ?? []), ...added] } : s.attachments,
+      attachErrors: { ...s.attachErrors, [sessionKey]: errors.length ? errors : undefined },
+    }))
+  }
+
+  removeAttachment(sessionKey: string, id: string) {
+    const list = this.stores.composer.getState().attachments[sessionKey] ?? []
+    this.dropAttachments(sessionKey, list.filter((a) => a.id === id))
+    this.dismissAttachErrors(sessionKey)
+  }
+
+  dismissAttachErrors(sessionKey: string) {
+    this.stores.composer.setState((s) => ({ attachErrors: { ...s.attachErrors, [sessionKey]: undefined } }))
+  }
+
+  /** Removes these attachments from the session's pending ones and frees their thumbnails. */
+  private dropAttachments(sessionKey: string, gone: PendingAttachment[]) {
+    if (!gone.length) return
+    releasePreviews(gone)
+    const ids = new Set(gone.map((a) => a.id))
+    this.stores.composer.setState((s) => {
+      const left = (s.attachments[sessionKey] ?? []).filter((a) => !ids.has(a.id))
+      const attachments = { ...s.attachments }
+      if (left.length) attachments[sessionKey] = left
+      else delete attachments[sessionKey]
+      return { attachments }
+    })
+  }
+
   /**
-   * Sends a message. While a run is active it must be steered into it or queued as a follow-up;
-   * otherwise it starts a run and shows up at once (optimistic, then keyed to the server runId).
+   * Sends a message, with the given pending attachments (read as base64 only now). While a run is active it
+   * must be steered into it or queued as a follow-up — both carry attachments (a steered image reaches the
+   * model as its saved path); otherwise it starts a run and shows up at once (optimistic, then keyed to the
+   * server runId). Sent attachments leave the composer; on a failure they (and the text) stay there.
    */
-  async send(text: string, mode?: 'steer' | 'followup'): Promise<boolean> {
+  async send(text: string, mode?: 'steer' | 'followup', attachments: PendingAttachment[] = []): Promise<boolean> {
     const sessionKey = this.stores.sessions.getState().selectedKey
     const message = text.trim()
-    if (!sessionKey || !message) return false
-    const t = this.transcript()
+    if (!sessionKey || (!message && !attachments.length)) return false
+    let wire: WireAttachment[] | undefined
+    if (attachments.length) {
+      if (this.stores.composer.getState().encoding[sessionKey]) return false // already being sent
+      this.setEncoding(sessionKey, true)
+      try {
+        wire = await encodeAttachments(attachments)
+      } catch (err) {
+        this.stores.composer.setState((s) => ({ attachErrors: { ...s.attachErrors, [sessionKey]: [errorText(err)] } }))
+        this.setEncoding(sessionKey, false)
+        return false
+      }
+    }
+    // what the conversation and the queue show until the runtime's copy (with the saved paths) replaces it
+    const shown = withAttachmentLines(message, echoLines(attachments))
+    const files = attachments.length > 0
+    const t = this.stores.runs.getState().transcripts[sessionKey]
     const running = !!(t && activeRun(t))
     const id = newId()
     this.stores.composer.setState((s) => ({
       sending: true,
-      history: [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY),
+      history: message ? [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY) : s.history,
       drafts: { ...s.drafts, [sessionKey]: '' },
+      attachErrors: { ...s.attachErrors, [sessionKey]: undefined },
     }))
+    const params = { sessionKey, message, idempotencyKey: id, ...(wire ? { attachments: wire } : {}) }
+    let sent = false
     try {
       if (running || mode) {
-        const r = await this.bridge.send({ sessionKey, message, idempotencyKey: id, queueMode: mode ?? 'followup' })
+        const r = await this.bridge.send({ ...params, queueMode: mode ?? 'followup' })
         if (!r.ok) {
           this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(r.error)}`)
           this.setDraft(sessionKey, text)
           return false
         }
+        sent = true
         const d = r.data
         if (d.status === 'steered' && d.runId) {
           this.runSessions.set(d.runId, sessionKey)
-          this.dispatch(sessionKey, [{ type: 'local.steered', runId: d.runId, text: message, ts: Date.now() }])
+          this.dispatch(sessionKey, [{ type: 'local.steered', runId: d.runId, text: shown, ts: Date.now() }])
         } else if (d.status === 'queued') {
           this.onQueue(sessionKey, [
             ...(this.stores.composer.getState().queues[sessionKey] ?? []).filter((q) => q.id !== d.queueItemId),
-            { id: d.queueItemId, sessionKey, mode: mode ?? 'followup', text: message, enqueuedAt: Date.now(), status: 'queued' },
+            { id: d.queueItemId, sessionKey, mode: mode ?? 'followup', text: shown, enqueuedAt: Date.now(), status: 'queued' },
           ])
         } else {
           // The run ended meanwhile and the message started a new one.
           this.dispatch(sessionKey, [
-            { type: 'local.send', id, text: message, ts: Date.now() },
-            { type: 'local.sendResult', id, text: message, result: d, ts: Date.now() },
+            { type: 'local.send', id, text: shown, ts: Date.now(), files },
+            { type: 'local.sendResult', id, text: shown, result: d, ts: Date.now() },
           ])
         }
         return true
       }
       this.runSessions.set(id, sessionKey)
       this.acceptedAt[id] = Date.now()
-      this.dispatch(sessionKey, [{ type: 'local.send', id, text: message, ts: Date.now() }])
-      const r = await this.bridge.send({ sessionKey, message, idempotencyKey: id })
+      this.dispatch(sessionKey, [{ type: 'local.send', id, text: shown, ts: Date.now(), files }])
+      const r = await this.bridge.send(params)
       if (!r.ok) {
         this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(r.error) }])
+        if (files) this.restoreDraft(sessionKey, text)
         return false
       }
+      sent = true
       if (r.data.runId) {
         this.runSessions.set(r.data.runId, sessionKey)
         this.acceptedAt[r.data.runId] = this.acceptedAt[id]
       }
-      this.dispatch(sessionKey, [{ type: 'local.sendResult', id, text: message, result: r.data, ts: Date.now() }])
+      this.dispatch(sessionKey, [{ type: 'local.sendResult', id, text: shown, result: r.data, ts: Date.now() }])
       return true
     } catch (err) {
-      this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(err) }])
+      if (running || mode) {
+        this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(err)}`)
+        this.setDraft(sessionKey, text)
+      } else {
+        this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(err) }])
+        if (files) this.restoreDraft(sessionKey, text)
+      }
       return false
     } finally {
+      if (sent) this.dropAttachments(sessionKey, attachments)
+      if (files) this.setEncoding(sessionKey, false)
       this.stores.composer.setState({ sending: false })
     }
+  }
+
+  private setEncoding(sessionKey: string, on: boolean) {
+    this.stores.composer.setState((s) => ({ encoding: { ...s.encoding, [sessionKey]: on || undefined } }))
+  }
+
+  /** A failed send of a message with attachments: its text goes back next to them (unless a new one was typed). */
+  private restoreDraft(sessionKey: string, text: string) {
+    if (!this.stores.composer.getState().drafts[sessionKey]) this.setDraft(sessionKey, text)
   }
 
   /** Stops the active run of the selected session ("Stopping…" until its terminal event). */

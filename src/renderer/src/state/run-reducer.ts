@@ -53,7 +53,8 @@ export type Action =
   | { type: 'approval.resolved'; resolved: ExecApprovalResolved }
   | { type: 'queue'; items: QueueItem[] }
   /** optimistic user message for a normal send; `id` is the idempotency key */
-  | { type: 'local.send'; id: string; text: string; ts: number }
+  /** `files`: the message carried attachments (its text ends with their lines) */
+  | { type: 'local.send'; id: string; text: string; ts: number; files?: boolean }
   | { type: 'local.sendResult'; id: string; text: string; result: SendResult; ts: number }
   | { type: 'local.sendFailed'; id: string; error: string }
   /** a message was steered into a running reply */
@@ -624,7 +625,7 @@ function applyQueue(d: Draft, items: QueueItem[]) {
 // ------------------------------------------------------------------------------------------- local actions
 
 function applyLocalSend(d: Draft, a: Extract<Action, { type: 'local.send' }>) {
-  const user: UserItem = { kind: 'user', key: userKey(a.id, 0), runId: a.id, ts: a.ts, text: a.text, pending: true }
+  const user: UserItem = { kind: 'user', key: userKey(a.id, 0), runId: a.id, ts: a.ts, text: a.text, pending: true, ...(a.files ? { files: true } : {}) }
   d.push(user)
   const t = d.runs[a.id] ? d.track(a.id)! : d.addTrack(a.id)
   t.users = Math.max(t.users, 1)

@@ -3,6 +3,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
+import type { PendingAttachment } from './attachments'
 import type { Transcript } from './types'
 
 export interface SessionsState {
@@ -35,6 +36,12 @@ export interface ComposerState {
   /** per-session queue as reported by the runtime, plus outcomes of items that left it */
   queues: Record<string, QueueEntry[]>
   sending: boolean
+  /** per-session attachments waiting to be sent (memory only: never persisted, a reload drops them) */
+  attachments: Record<string, PendingAttachment[]>
+  /** per-session messages about files that were refused or could not be read */
+  attachErrors: Record<string, string[] | undefined>
+  /** per-session: the attachments are being read for a send */
+  encoding: Record<string, boolean | undefined>
 }
 
 export interface InspectorState {
@@ -115,8 +122,12 @@ export function createAppStores(): AppStores {
     history: readJson<string[]>(HISTORY_KEY, []),
     queues: {},
     sending: false,
+    attachments: {},
+    attachErrors: {},
+    encoding: {},
   }))
-  // Drafts and input history survive reloads (they are UI state, not transcript).
+  // Drafts and input history survive reloads (they are UI state, not transcript). Only their text:
+  // pending attachments are not written anywhere, so a reload drops them.
   let lastDrafts = composer.getState().drafts
   let lastHistory = composer.getState().history
   let draftTimer: ReturnType<typeof setTimeout> | undefined

@@ -19,6 +19,8 @@ export interface UserItem extends ItemBase {
   via?: 'steer' | 'collect'
   /** send failed */
   error?: string
+  /** a local echo of a message with attachments: a failed one is retried from the composer, which kept them */
+  files?: boolean
 }
 
 export interface AssistantItem extends ItemBase {
