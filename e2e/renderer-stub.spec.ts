@@ -86,6 +86,32 @@ test('Queue and Steer while running', async ({ page }) => {
   await expect(lastStatus(page)).toHaveText(/^Stopped/)
 })
 
+test('attach an image with the paperclip’s file input, send: the message row names it; its thumbnail showed while pending', async ({ page }) => {
+  const errors = await openApp(page)
+  const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+  await expect(page.getByRole('button', { name: 'Attach files' })).toBeVisible()
+  await page.getByLabel('Choose files to attach').setInputFiles({ name: 'dot.png', mimeType: 'image/png', buffer: Buffer.from(png, 'base64') })
+  const chips = page.getByRole('list', { name: 'Attachments' })
+  await expect(chips.getByRole('listitem')).toHaveText(['dot.png70 B'])
+  // the thumbnail is an object URL the CSP lets load (img-src blob:)
+  await expect.poll(() => chips.locator('img').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1)
+  await shot(page, 'stub-attachment-chip')
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('what is in this picture?')
+  await box.press('Enter')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  const row = log.locator('.msg-user')
+  await expect(row).toContainText('what is in this picture?')
+  await expect(row).toContainText('[Image attached: dot.png (image/png, 70 bytes)')
+  await expect(chips).toHaveCount(0)
+  await expect(lastStatus(page)).toHaveText(/^Done/)
+  // history replaced the local echo with the runtime's lines (saved path): still one row
+  await expect(row).toContainText(/dot\.png \(image\/png, 70 bytes\) saved at ~\/\.loopdesk\/media\/inbound\/\S+\.png\]/)
+  await expect(row).toHaveCount(1)
+  expect(await page.content()).not.toContain(png)
+  expect(errors).toEqual([])
+})
+
 test('exec approval: Approve lets the tool run', async ({ page }) => {
   await openApp(page)
   await page.getByRole('textbox', { name: 'Message' }).fill('please approve the cleanup')
