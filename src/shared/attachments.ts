@@ -24,9 +24,9 @@ export const ATTACHMENT_LIMITS = {
 } as const
 
 /**
- * All attachments of one message together (decoded), as the composer checks them. Not a runtime check:
- * over WebSocket a larger request would not fit in one frame and the gateway would close the socket
- * (1009) instead of answering, so the UI never sends more than one maximal attachment's worth.
+ * All attachments of one message together (decoded). The composer checks it before sending (over WebSocket
+ * a larger request would not fit in one frame and the gateway would close the socket, 1009, instead of
+ * answering) and the runtime enforces it too, for callers without a frame limit (IPC, embedded).
  */
 export const MESSAGE_ATTACHMENTS_MAX_BYTES = ATTACHMENT_LIMITS.maxBytes
 

@@ -3,7 +3,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ApiError } from '../api/errors'
-import { ATTACHMENT_LIMITS } from '../../shared/attachments'
+import { ATTACHMENT_LIMITS, MESSAGE_ATTACHMENTS_MAX_BYTES } from '../../shared/attachments'
 import {
   inboundMediaDir,
   loadImages,
@@ -108,6 +108,15 @@ describe('normalizeAttachments', () => {
     const e2 = errOf(() => normalizeAttachments([{ content: b64(Buffer.alloc(ATTACHMENT_LIMITS.maxBytes + 1, 1)) }]))
     expect(e2.code).toBe('INVALID_REQUEST')
     expect(e2.message).toMatch(/larger than the 18 MB attachment limit/)
+  })
+
+  it('attachments together over the per-message total are INVALID_REQUEST (IPC has no frame limit)', () => {
+    const half = b64(Buffer.alloc(MESSAGE_ATTACHMENTS_MAX_BYTES / 2, 1))
+    // exactly the total is fine
+    expect(normalizeAttachments([{ content: half }, { content: half }])).toHaveLength(2)
+    const e = errOf(() => normalizeAttachments([{ content: half }, { content: half }, { fileName: 'c.txt', content: b64('x') }]))
+    expect(e.code).toBe('INVALID_REQUEST')
+    expect(e.message).toMatch(/together are larger than the 18 MB per-message limit \(at attachments\[2\] \(c\.txt\)\)/)
   })
 
   it('more than maxCount items is INVALID_REQUEST', () => {

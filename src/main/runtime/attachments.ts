@@ -6,7 +6,7 @@ import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { invalid, ApiError } from '../api/errors'
-import { ATTACHMENT_LIMITS, attachmentLine as lineOf, formatMb as mb, sniffImage as sniffShared, withAttachmentLines } from '../../shared/attachments'
+import { ATTACHMENT_LIMITS, MESSAGE_ATTACHMENTS_MAX_BYTES, attachmentLine as lineOf, formatMb as mb, sniffImage as sniffShared, withAttachmentLines } from '../../shared/attachments'
 
 /** A saved attachment (what the journal, the queue and the run carry; never the bytes). */
 export interface SavedAttachment {
@@ -64,6 +64,7 @@ export function normalizeAttachments(raw: unknown[] | undefined): DecodedAttachm
   if (!raw?.length) return []
   if (raw.length > ATTACHMENT_LIMITS.maxCount) throw invalid(`too many attachments (max ${ATTACHMENT_LIMITS.maxCount})`)
   const out: DecodedAttachment[] = []
+  let total = 0
   raw.forEach((item, i) => {
     if (!item || typeof item !== 'object') throw invalid(`attachments[${i}] must be an object`)
     const a = item as Record<string, unknown>
@@ -86,6 +87,11 @@ export function normalizeAttachments(raw: unknown[] | undefined): DecodedAttachm
     const bytes = decodeBase64(content, label)
     if (bytes.length === 0) return
     if (bytes.length > ATTACHMENT_LIMITS.maxBytes) throw invalid(`${label} is larger than the ${mb(ATTACHMENT_LIMITS.maxBytes)} attachment limit`)
+    // IPC has no frame limit, so the per-message total is enforced here too (the gateway's frame bounds it anyway)
+    total += bytes.length
+    if (total > MESSAGE_ATTACHMENTS_MAX_BYTES) {
+      throw invalid(`attachments together are larger than the ${mb(MESSAGE_ATTACHMENTS_MAX_BYTES)} per-message limit (at ${label})`)
+    }
     const sniffed = sniffImage(bytes)
     if (sniffed && bytes.length > ATTACHMENT_LIMITS.maxImageBytes) {
       throw invalid(`${label} is an image larger than the ${mb(ATTACHMENT_LIMITS.maxImageBytes)} image limit`)
