@@ -42,7 +42,7 @@ describe('chat.history cursor', () => {
     expect(await t.call('chat.history', { sessionKey: key, cursor: tail.deltaCursor! })).toMatchObject({ kind: 'delta', messages: [], deltaCursor: tail.deltaCursor })
 
     const live: SessionMessagePayload[] = []
-    const off = t.runtime.onSessionMessage((ev) => ev.sessionKey === key && live.push(ev))
+    const off = t.runtime.onSessionMessage!((ev) => ev.sessionKey === key && live.push(ev))
     await turn(key, 'second', 'delta-2')
     await turn(key, 'third', 'delta-3')
     off()
@@ -159,10 +159,10 @@ describe('chat.history pendingInputs and inputReceipts', () => {
     await until(() => t.runtime.core.runner.activeRun('in-1') !== undefined)
     expect(await t.call('chat.send', { sessionKey: key, message: 'wait for me', idempotencyKey: 'in-2', queueMode: 'followup' })).toMatchObject({ status: 'queued' })
     const ask = { sessionKey: key, inputRunIds: ['in-1', 'in-2', 'in-unknown'] }
-    const during = await until(async () => {
+    const during = (await until(async () => {
       const h = await t.call('chat.history', ask)
       return h.inputReceipts?.[0]?.state === 'consumed' ? h : undefined
-    })
+    }))!
     const first = during.messages.find((m) => m.role === 'user')!
     expect(during.inputReceipts).toEqual([
       { runId: 'in-1', state: 'consumed', consumedByEventId: first.id },
