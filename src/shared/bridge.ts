@@ -1,7 +1,7 @@
 // The Bridge is the only way the renderer reaches the runtime. Two transports implement it:
 // IPC through the preload (desktop window) and WebSocket to the gateway (browser mode).
 import type { AnyEvent, EventFilter } from './events'
-import type { MethodName, ParamsOf, Result, ResultOf } from './methods'
+import type { ChatHistoryPage, MethodName, ParamsOf, Result, ResultOf } from './methods'
 
 /** Bridge call name → method table entry. The preload exposes exactly these names (plus `subscribe`). */
 export const BRIDGE_METHODS = {
@@ -39,9 +39,13 @@ export const BRIDGE_CALL_NAMES = Object.keys(BRIDGE_METHODS) as BridgeCallName[]
 export const ipcChannel = (name: BridgeCallName | 'subscribe' | 'unsubscribe' | 'event') => `loopdesk:${name}`
 
 type Calls = {
-  [K in BridgeCallName]: (
+  [K in Exclude<BridgeCallName, 'history'>]: (
     params: ParamsOf<(typeof BRIDGE_METHODS)[K]>,
   ) => Promise<Result<ResultOf<(typeof BRIDGE_METHODS)[K]>>>
+} & {
+  // The page only: the UI pages with offset and never asks for deltas or anchored windows, whose replies
+  // have another shape (chat.history's `cursor` / `messageId` / `sessionId` stay gateway-only).
+  history(params: Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId'>): Promise<Result<ChatHistoryPage>>
 }
 
 export interface Bridge extends Calls {

@@ -140,6 +140,20 @@ export const Schemas = {
     maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 500_000 })),
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    /**
+     * OpenClaw v4: a `deltaCursor` from an earlier reply; the answer is only what was appended since
+     * (`kind: "delta"`), or `kind: "reset"` when that cannot be told (refetch the tail). Any string: a
+     * malformed one is a reset, not an error.
+     */
+    cursor: Type.Optional(Type.String()),
+    /** OpenClaw v4: rows around the row with this `__openclaw.id` instead of the newest ones */
+    messageId: Type.Optional(NonEmpty()),
+    /** OpenClaw v4, with messageId: an earlier transcript of this session (before a reset) */
+    sessionId: Type.Optional(NonEmpty()),
+    /** OpenClaw v4: page of waiting inputs before this position (`pendingInputs.nextBefore`) */
+    pendingBefore: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** OpenClaw v4: report whether the inputs accepted under these runIds were consumed (`inputReceipts`) */
+    inputRunIds: Type.Optional(Type.Array(NonEmpty(256), { minItems: 1, maxItems: 50, uniqueItems: true })),
   }),
   'chat.abort': Closed({ sessionKey: NonEmpty(), agentId: AgentOfKey, runId: Type.Optional(NonEmpty(256)) }),
   'sessions.list': Closed({
@@ -437,6 +451,83 @@ export interface AgentIdentity {
   emoji?: string
 }
 
+/** OpenClaw v4 `ChatPendingInputsPage`: accepted inputs still waiting for a turn, oldest first. */
+export interface ChatPendingInputs {
+  items: Array<{ id: string; runId?: string; message: unknown; acceptedAt: number; state: 'queued' | 'cancelled' | 'interrupted' }>
+  /** all waiting inputs, not only this page */
+  total: number
+  /** pass as `pendingBefore` for the page before this one */
+  nextBefore?: number
+}
+
+/** OpenClaw v4 input custody for the asked `inputRunIds`: still waiting, or the transcript entry that took it. */
+export type ChatInputReceipt = { runId: string; state: 'pending' } | { runId: string; state: 'consumed'; consumedByEventId: string }
+
+/** What chat.history replies carry about the session besides rows (tail, window and delta alike). */
+interface ChatHistorySessionState {
+  inFlightRun?: { runId: string; text: string }
+  /** OpenClaw v4: the session's started runs (running, or waiting in its lane); queued follow-ups are not runs yet */
+  sessionInfo?: { hasActiveRun: boolean; activeRunIds: string[] }
+  /** v4 only (a v3 connection sees it only when it asked with pendingBefore) */
+  pendingInputs?: ChatPendingInputs
+  /** only when asked with inputRunIds */
+  inputReceipts?: ChatInputReceipt[]
+  /** the consumed receipts again, in OpenClaw's older shape */
+  inputConsumptions?: Array<{ runId: string; consumedByEventId: string }>
+}
+
+/** A chat.history page: the newest rows, or older ones with `offset`. */
+export interface ChatHistoryPage extends ChatHistorySessionState {
+  sessionKey: string
+  sessionId: string
+  messages: HistoryMessage[]
+  // The runtime always sends these three (OpenClaw), null when the session has no level of its own;
+  // optional in the type so older producers (fakes, fixtures) still type-check.
+  thinkingLevel?: ThinkingLevel | null
+  fastMode?: FastMode | null
+  verboseLevel?: 'off' | 'on' | 'full' | null
+  hasMore: boolean
+  nextOffset?: number
+  /** OpenClaw v4, on the newest page (no offset): pass as `cursor` to get only what is appended later */
+  deltaCursor?: string
+}
+
+/** chat.history with `messageId`: rows around that row; no paging fields (OpenClaw). */
+export type ChatHistoryWindow = Omit<ChatHistoryPage, 'hasMore' | 'nextOffset' | 'deltaCursor'> & { hasMore?: never; nextOffset?: never; deltaCursor?: never }
+
+/** A transcript append as the gateway's `session.message` event carries it (and a history delta replays it). */
+export interface SessionMessagePayload {
+  sessionKey: string
+  /** the transcript's message with its row identity (`__openclaw`) */
+  message: { role: string; __openclaw?: { id: string; seq?: number; runId?: string }; [k: string]: unknown }
+  messageId: string
+  messageSeq?: number
+  runId?: string
+  ts: number
+}
+
+/** chat.history with `cursor` (OpenClaw v4 `ChatHistoryCursorResult`): what was appended since, or start over. */
+export type ChatHistoryCursorResult =
+  | (Omit<ChatHistorySessionState, 'sessionInfo'> & {
+      kind: 'delta'
+      messages: SessionMessagePayload[]
+      deltaCursor: string
+      sessionInfo: { hasActiveRun: boolean; activeRunIds: string[] }
+    })
+  | { kind: 'reset' }
+
+export type ChatHistoryResult = ChatHistoryPage | ChatHistoryWindow | ChatHistoryCursorResult
+
+/** The reply shape chat.history params ask for: a cursor gets a delta or reset, a messageId a window, else a page. */
+export type ChatHistoryResultFor<P> = P extends { cursor: string }
+  ? ChatHistoryCursorResult
+  : P extends { messageId: string }
+    ? ChatHistoryWindow
+    : ChatHistoryPage
+
+/** A method's result for these params (only chat.history's shape depends on them). */
+export type ResultFor<M extends MethodName, P> = M extends 'chat.history' ? ChatHistoryResultFor<P> : ResultOf<M>
+
 /** chat.send's acceptance, plus where the user message landed in the transcript when known. */
 export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq?: number }
 
@@ -463,21 +554,7 @@ export interface Results {
     | { runId: string; status: 'started' | 'in_flight' | 'ok' | 'error' }
     | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
     | { runId?: string; status: 'command'; ok: true; aborted?: boolean; runIds?: string[]; messages?: string[] }
-  'chat.history': {
-    sessionKey: string
-    sessionId: string
-    messages: HistoryMessage[]
-    // The runtime always sends these three (OpenClaw), null when the session has no level of its own;
-    // optional in the type so older producers (fakes, fixtures) still type-check.
-    thinkingLevel?: ThinkingLevel | null
-    fastMode?: FastMode | null
-    verboseLevel?: 'off' | 'on' | 'full' | null
-    hasMore: boolean
-    nextOffset?: number
-    inFlightRun?: { runId: string; text: string }
-    /** OpenClaw v4: the session's started runs (running, or waiting in its lane); queued follow-ups are not runs yet */
-    sessionInfo?: { hasActiveRun: boolean; activeRunIds: string[] }
-  }
+  'chat.history': ChatHistoryResult
   'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
   'sessions.list': {
     ts: number

@@ -1,21 +1,11 @@
 // What a transport (IPC shell, gateway, CLI --local) needs from a running Loopdesk runtime.
 import type { AnyEvent } from '../../shared/events'
-import type { AgentFinal } from '../../shared/methods'
+import type { AgentFinal, SessionMessagePayload } from '../../shared/methods'
 import type { ResolvedConfig } from '../runtime/contracts'
 import type { Handlers } from './dispatch'
 
 /** A message appended to a session transcript (the gateway's `session.message` event payload). */
-export interface SessionMessageEvent {
-  sessionKey: string
-  /** the pi message as written to the transcript */
-  message: { role: string; [k: string]: unknown }
-  /** transcript entry id */
-  messageId: string
-  /** 1-based position among the transcript's messages */
-  messageSeq?: number
-  runId?: string
-  ts: number
-}
+export type SessionMessageEvent = SessionMessagePayload
 
 export interface RuntimeHost {
   /** The method table, implemented by the runtime. Always call through `dispatch` (it validates). */

@@ -673,3 +673,111 @@ describe('chat.history sessionInfo', () => {
     await c.close()
   })
 })
+
+describe('chat.history v4: cursor, anchors, inputs', () => {
+  /** a property schema of the package's delta result (pendingInputs, inputReceipts, …: page replies carry them too) */
+  function conformsPart(prop: string, value: unknown): void {
+    const v = ajv.getSchema(`openclaw#/definitions/ChatHistoryDeltaResult/properties/${prop}`)!
+    const ok = v(value)
+    expect(ok ? [] : v.errors, `${prop}: ${JSON.stringify(value).slice(0, 400)}`).toEqual([])
+  }
+
+  it('over a real socket: a delta replays exactly the session.message events the socket got; every reply fits the package', async () => {
+    const c = await connect()
+    const key = 'agent:main:cursor-wire'
+    await runTurn(c, key, 'first', 'cw-1')
+    const tailParams = { sessionKey: key, limit: 5 }
+    conforms('ChatHistoryParams', tailParams)
+    const tail = (await c.request('chat.history', tailParams)) as any
+    expect(tail.deltaCursor).toEqual(expect.any(String))
+    conformsPart('pendingInputs', tail.pendingInputs)
+
+    const got: any[] = []
+    c.onEvent((e) => e.event === 'session.message' && (e.payload as any).sessionKey === key && got.push(e.payload))
+    await c.request('sessions.messages.subscribe', { key })
+    server.push({ text: 'second answer' })
+    await runTurn(c, key, 'second', 'cw-2')
+    await until(() => got.length >= 2)
+
+    const params = { sessionKey: key, cursor: tail.deltaCursor, limit: 1 }
+    conforms('ChatHistoryParams', params)
+    const delta = (await c.request('chat.history', params)) as any
+    conforms('ChatHistoryCursorResult', delta)
+    expect(delta.kind).toBe('delta')
+    expect(delta.messages).toEqual(got)
+    const again = (await c.request('chat.history', { sessionKey: key, cursor: delta.deltaCursor })) as any
+    conforms('ChatHistoryCursorResult', again)
+    expect(again.messages).toEqual([])
+
+    const reset = await c.request('chat.history', { sessionKey: key, cursor: 'x'.repeat(5000) })
+    conforms('ChatHistoryCursorResult', reset)
+    expect(reset).toEqual({ kind: 'reset' })
+
+    const anchorParams = { sessionKey: key, messageId: tail.messages[0].__openclaw.id, sessionId: tail.sessionId, limit: 2 }
+    conforms('ChatHistoryParams', anchorParams)
+    const window = (await c.request('chat.history', anchorParams)) as any
+    expect(window.messages.map((m: any) => m.id)).toEqual(tail.messages.slice(0, 2).map((m: any) => m.id))
+    expect(window).not.toHaveProperty('hasMore')
+
+    for (const [p, message] of [
+      [{ sessionKey: key, offset: 1, messageId: 'm' }, 'offset and messageId cannot be used together'],
+      [{ sessionKey: key, cursor: delta.deltaCursor, offset: 0 }, 'cursor cannot be used with offset or messageId'],
+      [{ sessionKey: key, sessionId: tail.sessionId }, 'sessionId requires messageId'],
+      [{ sessionKey: key, messageId: 'm', sessionId: 'not-this-one' }, 'sessionId does not belong to sessionKey'],
+    ] as const) {
+      conforms('ChatHistoryParams', p)
+      expect(await failure(c.request('chat.history', p))).toMatchObject({ code: 'INVALID_REQUEST', message })
+    }
+    await c.close()
+  })
+
+  it('a delta with a waiting follow-up: pendingInputs and receipts fit the package', async () => {
+    const c = await connect()
+    const key = 'agent:main:cursor-inputs'
+    await runTurn(c, key, 'warm up', 'ci-0')
+    const { deltaCursor } = (await c.request('chat.history', { sessionKey: key })) as any
+    server.push({ hang: true })
+    await c.request('chat.send', { sessionKey: key, message: 'long one', idempotencyKey: 'ci-1' })
+    await until(() => rt.runtime.core.runner.activeRun('ci-1') !== undefined)
+    await c.request('chat.send', { sessionKey: key, message: 'queued', idempotencyKey: 'ci-2', queueMode: 'followup' })
+    const params = { sessionKey: key, cursor: deltaCursor, pendingBefore: 5, inputRunIds: ['ci-1', 'ci-2'] }
+    conforms('ChatHistoryParams', params)
+    const delta = await until(async () => {
+      const d = (await c.request('chat.history', params)) as any
+      return d.inputReceipts?.[0]?.state === 'consumed' ? d : undefined
+    })
+    conforms('ChatHistoryCursorResult', delta)
+    expect(delta.messages.map((m: any) => m.message.role)).toEqual(['user'])
+    expect(delta.inputReceipts).toEqual([
+      { runId: 'ci-1', state: 'consumed', consumedByEventId: delta.messages[0].messageId },
+      { runId: 'ci-2', state: 'pending' },
+    ])
+    expect(delta.pendingInputs).toMatchObject({ total: 1, items: [{ runId: 'ci-2', state: 'queued' }] })
+    expect(delta.sessionInfo).toEqual({ hasActiveRun: true, activeRunIds: ['ci-1'] })
+    expect(delta.inFlightRun).toMatchObject({ runId: 'ci-1' })
+    // page replies carry the same parts
+    const page = (await c.request('chat.history', { sessionKey: key, inputRunIds: ['ci-2'] })) as any
+    conformsPart('pendingInputs', page.pendingInputs)
+    conformsPart('inputReceipts', page.inputReceipts)
+    conformsPart('inputConsumptions', page.inputConsumptions)
+    await c.request('chat.abort', { sessionKey: key, runId: 'ci-1' })
+    await c.request('agent.wait', { runId: 'ci-2', timeoutMs: 10_000 })
+    await c.close()
+  })
+
+  it('v3 connections get the reply they always got unless they send v4 params', async () => {
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3 })
+    const key = 'agent:main:cursor-v3'
+    await runTurn(v3, key, 'hello', 'cv3-1')
+    const plain = (await v3.request('chat.history', { sessionKey: key })) as any
+    expect(plain.messages).toHaveLength(2)
+    for (const f of ['deltaCursor', 'pendingInputs', 'inputReceipts', 'inputConsumptions']) expect(plain).not.toHaveProperty(f)
+    const asked = (await v3.request('chat.history', { sessionKey: key, pendingBefore: 1 })) as any
+    expect(asked.pendingInputs).toEqual({ items: [], total: 0 })
+    const v4 = await connect()
+    const { deltaCursor } = (await v4.request('chat.history', { sessionKey: key })) as any
+    expect(await v3.request('chat.history', { sessionKey: key, cursor: deltaCursor })).toMatchObject({ kind: 'delta', messages: [] })
+    await v3.close()
+    await v4.close()
+  })
+})

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import type { AgentEvent, AnyEvent, ChatEvent, EventName } from '../../shared/events'
-import { METHOD_NAMES } from '../../shared/methods'
+import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
@@ -21,6 +21,7 @@ import { PairedDevices } from './paired-devices'
 import { ATTACHMENT_LIMITS } from '../../shared/attachments'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
+import { historyResultFor } from './history-wire'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
@@ -173,9 +174,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
         }
       },
-      after(conn, method, _params, res) {
-        // opening a session's transcript joins it (also mid-run): that is how a UI watches a session
-        if (method === 'chat.history' && res.ok) conn.tools.sessions.add((res.data as { sessionKey: string }).sessionKey)
+      after(conn, method, params, res) {
+        if (method === 'chat.history' && res.ok) {
+          // opening a session's transcript joins it (also mid-run): that is how a UI watches a session
+          const data = res.data as ChatHistoryResult
+          const key = 'sessionKey' in data ? data.sessionKey : paramSessionKey(params as { sessionKey?: unknown; agentId?: unknown })
+          if (key) conn.tools.sessions.add(key)
+          return { ok: true, data: historyResultFor(data, params, conn.protocol) }
+        }
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }

@@ -35,6 +35,8 @@ export interface QueueModesHandle {
   /** starts now when idle, else steers / queues / interrupts per mode; throws QueueFullError when dropped */
   submit(p: ChatSubmit): Promise<{ runId: string; status: 'started' } | { runId: string; status: 'queued' | 'steered'; queueItemId: string }>
   list(sessionKey: string): QueueItem[]
+  /** the item of the message accepted as `runId`; its runId is the run carrying it once it left the queue */
+  itemFor?(sessionKey: string, runId: string): QueueItem | undefined
   remove(sessionKey: string, id: string): boolean
   /** removes every waiting message; returns the run ids they would have had */
   clear(sessionKey: string, reason?: string): string[]

@@ -1,4 +1,4 @@
-// Run-related handlers: agent, agent.wait, chat.send, chat.abort, chat.history.
+// Run-related handlers: agent, agent.wait, chat.send, chat.abort (chat.history: handlers-history.ts).
 import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { ResultOf } from '../../shared/methods'
@@ -11,14 +11,13 @@ import {
   type RuntimeCore,
 } from './handlers-context'
 import { abortSessionRuns, resetSession } from './handlers-sessions'
-import { historyRows, pageHistory } from './runner/chat-history'
-import { newSessionId, Transcript, assertSessionId } from './sessions'
+import { newSessionId, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
 import { normalizeThinking } from './thinking'
 import type { SessionEntry } from './contracts'
 import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAttachments, type SavedAttachment } from './attachments'
 
-type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort' | 'chat.history'>
+type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort'>
 
 /** Prompt used for a bare `/new` or `/reset` through `agent` (the run still needs a message). */
 /** Longest agent.wait (24 h); larger timeoutMs values are clamped to it. */
@@ -267,42 +266,6 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       }
       const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined })
       return { ok: true, aborted: runIds.length > 0, runIds }
-    },
-
-    async 'chat.history'(p) {
-      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
-      const store = core.store(agentId)
-      const entry = store.get(key)
-      if (!entry) {
-        return {
-          sessionKey: key,
-          sessionId: '',
-          messages: [],
-          hasMore: false,
-          thinkingLevel: null,
-          fastMode: null,
-          verboseLevel: null,
-          sessionInfo: { hasActiveRun: false, activeRunIds: [] },
-        }
-      }
-      const { entries } = await new Transcript(store.transcriptPath(entry.sessionId)).readAll()
-      const page = pageHistory(historyRows(entries), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
-      const result: ResultOf<'chat.history'> = {
-        sessionKey: key,
-        sessionId: entry.sessionId,
-        messages: page.messages,
-        hasMore: page.hasMore,
-        // always present (OpenClaw): the session's own levels, null when it has none
-        thinkingLevel: entry.thinkingLevel ?? null,
-        fastMode: entry.fastMode ?? null,
-        verboseLevel: entry.verboseLevel ?? null,
-      }
-      if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
-      const live = core.runner.activeRunsOf(key)[0]
-      if (live) result.inFlightRun = { runId: live.runId, text: core.projection.textOf(live.runId) ?? live.partialText() }
-      const activeRunIds = [...core.tracked.values()].filter((t) => t.sessionKey === key).map((t) => t.runId)
-      result.sessionInfo = { hasActiveRun: activeRunIds.length > 0, activeRunIds }
-      return result
     },
   }
 }

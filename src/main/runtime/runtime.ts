@@ -10,6 +10,7 @@ import { ConfigManager, FileCredentialStore } from './config'
 import type { CredentialStore, ResolvedConfig } from './contracts'
 import { EventBus, RunRegistry } from './events'
 import type { ConfigSource, PrefsProvider, RuntimeCore, TrackedRun } from './handlers-context'
+import { historyHandlers } from './handlers-history'
 import { runHandlers } from './handlers-runs'
 import { rowOf, sessionHandlers } from './handlers-sessions'
 import { sessionSendHandlers } from './handlers-session-send'
@@ -17,6 +18,7 @@ import { filePrefs, systemHandlers } from './handlers-system'
 import { applyLaneConcurrency, CommandQueue } from './lanes'
 import { createModelRegistry, type ModelRegistry } from './models'
 import { buildPayloads, formatToolSummary } from './reply'
+import { sessionMessageOf } from './runner/chat-history'
 import { ChatProjection } from './runner/chat-projection'
 import { EmbeddedRunner, type RunOutcome, type RunRequest } from './runner/embedded-runner'
 import { FollowupQueue } from './runner/followup-queue'
@@ -147,10 +149,7 @@ class RuntimeImpl implements Runtime {
       transcriptFsync: opts.transcriptFsync,
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
-        const run = entry.runId ? { runId: entry.runId } : {}
-        // the same row identity chat.history gives (__openclaw), so clients can match the two
-        const message = { ...entry.message, __openclaw: { id: entry.id, seq: messageSeq, ...run } }
-        const ev: SessionMessageEvent = { sessionKey, message, messageId: entry.id, messageSeq, ts: entry.timestamp, ...run }
+        const ev: SessionMessageEvent = sessionMessageOf(sessionKey, entry, messageSeq)
         for (const l of this.messageListeners) {
           try {
             l(ev)
@@ -215,6 +214,7 @@ class RuntimeImpl implements Runtime {
     const runHs = runHandlers(this.core)
     this.handlers = {
       ...runHs,
+      ...historyHandlers(this.core),
       ...sessionHandlers(this.core, runHs['chat.send']),
       ...systemHandlers(this.core),
       ...sessionSendHandlers(this.core, runHs['chat.send']),

@@ -173,6 +173,14 @@ export class ChatQueueModes {
     return this.queues.list(sessionKey)
   }
 
+  /**
+   * The queue item of the message chat.send accepted as `runId` (while the queue still remembers it): its
+   * `runId` is then the run that carries it — its own, the batch it was collected into, the run it was steered into.
+   */
+  itemFor(sessionKey: string, runId: string): QueueItem | undefined {
+    return this.queues.findByMeta(sessionKey, (m) => (m as Meta | undefined)?.runId === runId)
+  }
+
   remove(sessionKey: string, id: string): boolean {
     return this.queues.remove(sessionKey, id)
   }

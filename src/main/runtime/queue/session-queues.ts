@@ -151,6 +151,13 @@ export class SessionQueues {
     return s.entries.map((e) => ({ ...e.item }))
   }
 
+  /** The newest item whose submit() meta matches (callers tag their messages through meta), or undefined. */
+  findByMeta(sessionKey: string, match: (meta: unknown) => boolean): QueueItem | undefined {
+    const entries = this.sessions.get(sessionKey)?.entries ?? []
+    for (let i = entries.length - 1; i >= 0; i--) if (match(entries[i].meta)) return { ...entries[i].item }
+    return undefined
+  }
+
   /** Number of messages still waiting (not yet started). */
   pendingCount(sessionKey: string): number {
     const s = this.sessions.get(sessionKey)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
-import { HISTORY_MESSAGE_MAX_BYTES, HISTORY_OMITTED_TEXT, historyRows, pageHistory } from './chat-history'
+import { HISTORY_MESSAGE_MAX_BYTES, HISTORY_OMITTED_TEXT, HISTORY_TOTAL_MAX_BYTES, historyRows, pageHistory, windowHistory } from './chat-history'
 
 const msg = (id: string, role: string, content: unknown, extra: Record<string, unknown> = {}): TranscriptEntry => ({
   type: 'message',
@@ -56,5 +56,29 @@ describe('chat history', () => {
     expect(p.messages.at(-1)!.id).toBe('59')
     expect(p.hasMore).toBe(true)
     expect(p.nextOffset).toBe(p.messages.length)
+  })
+
+  it('messageId: a window of limit rows around the row, about half newer; [] when no row has that id', () => {
+    const rows = historyRows(Array.from({ length: 10 }, (_, i) => msg(`e${i}`, 'user', text(`m${i}`))))
+    const ids = (ms: { id: string }[]) => ms.map((m) => m.id)
+    expect(ids(windowHistory(rows, 'e5', { limit: 4 }))).toEqual(['e4', 'e5', 'e6', 'e7'])
+    expect(ids(windowHistory(rows, 'e5', { limit: 5 }))).toEqual(['e3', 'e4', 'e5', 'e6', 'e7'])
+    expect(ids(windowHistory(rows, 'e5', { limit: 1 }))).toEqual(['e5'])
+    // at either end the window fills up from the other side
+    expect(ids(windowHistory(rows, 'e0', { limit: 4 }))).toEqual(['e0', 'e1', 'e2', 'e3'])
+    expect(ids(windowHistory(rows, 'e9', { limit: 4 }))).toEqual(['e6', 'e7', 'e8', 'e9'])
+    expect(ids(windowHistory(rows, 'e5'))).toEqual(ids(rows))
+    expect(windowHistory(rows, 'nope')).toEqual([])
+    expect(windowHistory(rows, 'e5', { limit: 1, maxChars: 1 })[0].content).toEqual([{ type: 'text', text: 'm' }])
+  })
+
+  it('messageId: within 6 MiB the rows nearest the anchor stay', () => {
+    const rows = historyRows(Array.from({ length: 80 }, (_, i) => msg(`e${i}`, 'user', text('y'.repeat(120 * 1024)))))
+    const w = windowHistory(rows, 'e40', { limit: 80 })
+    expect(w.length).toBeLessThan(80)
+    expect(w.length * 120 * 1024).toBeLessThanOrEqual(HISTORY_TOTAL_MAX_BYTES)
+    const at = w.findIndex((m) => m.id === 'e40')
+    // as many on each side as fit, give or take one
+    expect(Math.abs(at - (w.length - 1 - at))).toBeLessThanOrEqual(1)
   })
 })

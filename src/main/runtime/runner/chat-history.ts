@@ -1,7 +1,8 @@
 // chat.history (reference §5.4): transcript entries → HistoryMessage rows, newest last, paged backwards
-// with `offset`, bounded per message (128 KiB) and in total (6 MiB). Assistant rows that are only the
-// silent token (NO_REPLY) are hidden; empty tool-declaration system messages are not messages at all.
-import type { HistoryMessage } from '../../../shared/methods'
+// with `offset` or taken around one row (`messageId`), bounded per message (128 KiB) and in total (6 MiB).
+// Assistant rows that are only the silent token (NO_REPLY) are hidden; empty tool-declaration system
+// messages are not messages at all.
+import type { HistoryMessage, SessionMessagePayload } from '../../../shared/methods'
 import type { TranscriptEntry } from '../contracts'
 
 export const HISTORY_DEFAULT_LIMIT = 200
@@ -17,7 +18,8 @@ export interface HistoryPage {
 
 type Content = Array<Record<string, unknown>> | string | unknown
 
-function textOf(content: Content): string {
+/** The text blocks of a message content, joined. */
+export function textOf(content: Content): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content.map((c) => (c && (c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join('')
@@ -29,6 +31,16 @@ function hasToolCalls(content: Content): boolean {
 
 function isSilent(text: string): boolean {
   return text.trim().toUpperCase() === 'NO_REPLY'
+}
+
+/**
+ * A message entry as the gateway's `session.message` carries it: the transcript's message with the row identity
+ * chat.history gives (__openclaw), so clients can match the two. History deltas replay exactly these.
+ */
+export function sessionMessageOf(sessionKey: string, e: Extract<TranscriptEntry, { type: 'message' }>, seq: number): SessionMessagePayload {
+  const run = e.runId ? { runId: e.runId } : {}
+  const message = { ...e.message, __openclaw: { id: e.id, seq, ...run } }
+  return { sessionKey, message, messageId: e.id, messageSeq: seq, ts: e.timestamp, ...run }
 }
 
 /** Every displayable row of a transcript, oldest first. */
@@ -89,6 +101,18 @@ function capText(row: HistoryMessage, maxChars: number): HistoryMessage {
   return changed ? { ...row, content: next } : row
 }
 
+/** A row as served: text cut to maxChars, a row over 128 KiB replaced by a placeholder; with its JSON size. */
+function shapeRow(row: HistoryMessage, maxChars: number | undefined): { row: HistoryMessage; size: number } {
+  if (maxChars) row = capText(row, maxChars)
+  let size = Buffer.byteLength(JSON.stringify(row), 'utf8')
+  if (size > HISTORY_MESSAGE_MAX_BYTES) {
+    row = { ...row, content: [{ type: 'text', text: HISTORY_OMITTED_TEXT }] }
+    if (row.usage !== undefined) delete row.usage
+    size = Buffer.byteLength(JSON.stringify(row), 'utf8')
+  }
+  return { row, size }
+}
+
 export function pageHistory(
   rows: HistoryMessage[],
   opts: { limit?: number; offset?: number; maxChars?: number } = {},
@@ -102,14 +126,7 @@ export function pageHistory(
   let first = end // index of the oldest row included
   // newest first, so the total cap keeps the most recent messages
   for (let i = end - 1; i >= start; i--) {
-    let row = rows[i]
-    if (opts.maxChars) row = capText(row, opts.maxChars)
-    let size = Buffer.byteLength(JSON.stringify(row), 'utf8')
-    if (size > HISTORY_MESSAGE_MAX_BYTES) {
-      row = { ...row, content: [{ type: 'text', text: HISTORY_OMITTED_TEXT }] }
-      if (row.usage !== undefined) delete row.usage
-      size = Buffer.byteLength(JSON.stringify(row), 'utf8')
-    }
+    const { row, size } = shapeRow(rows[i], opts.maxChars)
     if (total + size > HISTORY_TOTAL_MAX_BYTES && out.length > 0) break
     total += size
     out.push(row)
@@ -118,4 +135,33 @@ export function pageHistory(
   out.reverse()
   const hasMore = first > 0
   return hasMore ? { messages: out, hasMore, nextOffset: rows.length - first } : { messages: out, hasMore }
+}
+
+/**
+ * chat.history `messageId` (OpenClaw v4): up to `limit` rows around the row whose `__openclaw.id` is `messageId`,
+ * about half of them newer; [] when no row has it. Within 6 MiB the rows nearest the anchor are kept.
+ */
+export function windowHistory(rows: HistoryMessage[], messageId: string, opts: { limit?: number; maxChars?: number } = {}): HistoryMessage[] {
+  const at = rows.findIndex((r) => r.__openclaw?.id === messageId)
+  if (at < 0) return []
+  const limit = opts.limit ?? HISTORY_DEFAULT_LIMIT
+  let newer = Math.min(Math.floor(limit / 2), rows.length - 1 - at)
+  const older = Math.min(limit - 1 - newer, at)
+  // near the start of the transcript the window takes more newer rows instead
+  newer = Math.min(limit - 1 - older, rows.length - 1 - at)
+  // outwards from the anchor, so the byte budget drops the rows farthest from it
+  const order = [at]
+  for (let d = 1; d <= Math.max(newer, older); d++) {
+    if (d <= newer) order.push(at + d)
+    if (d <= older) order.push(at - d)
+  }
+  const kept: Array<[number, HistoryMessage]> = []
+  let total = 0
+  for (const i of order) {
+    const { row, size } = shapeRow(rows[i], opts.maxChars)
+    if (total + size > HISTORY_TOTAL_MAX_BYTES && kept.length > 0) break
+    total += size
+    kept.push([i, row])
+  }
+  return kept.sort((a, b) => a[0] - b[0]).map(([, r]) => r)
 }

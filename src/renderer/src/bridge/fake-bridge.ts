@@ -15,7 +15,7 @@ import type {
 import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import type { Bridge, BridgeCallName } from '../../../shared/bridge'
-import type { HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
+import type { ChatHistoryPage, HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -658,7 +658,7 @@ export class FakeBridge implements Bridge {
     return ok({ ok: true, aborted: ids.length > 0, runIds: ids })
   }
 
-  async history(params: Parameters<Bridge['history']>[0]): Promise<Result<Results['chat.history']>> {
+  async history(params: Parameters<Bridge['history']>[0]): Promise<Result<ChatHistoryPage>> {
     this.record('history', params)
     if (this.opts.historyDelayMs > 0) await this.sleep(this.opts.historyDelayMs)
     const s = this.session(params.sessionKey)

@@ -10,7 +10,7 @@
 // - Offsets count from the newest message, so they drift as messages are appended. An older page may
 //   then repeat messages already shown: those are recognised by id and dropped (never a gap: the page
 //   can only start later than expected, not skip anything).
-import type { HistoryMessage, Results } from '../../../shared/methods'
+import type { ChatHistoryPage, HistoryMessage } from '../../../shared/methods'
 import type { Transcript } from './types'
 
 /** Messages per page when a session opens and per scroll-up. */
@@ -22,7 +22,7 @@ export const RECENT_MAX = 400
 /** A refetch looks back this far for its anchor before giving up and starting over. */
 export const MAX_ANCHOR_SCAN = 5000
 
-export type HistoryResult = Results['chat.history']
+export type HistoryResult = ChatHistoryPage
 
 /** How the reducer stitches a refetch onto what is shown (the `paging` of a hydrate action). */
 export interface RefetchPaging {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
-import type { HistoryMessage, Results } from '../../../shared/methods'
+import type { ChatHistoryPage, HistoryMessage } from '../../../shared/methods'
 import { SEAL_CHARS } from '../markdown/blocks'
 import { collectedTexts } from '../../../shared/collect-prompt'
 import { activeRun, MAX_BUFFERED_EVENTS, readableError, reduce, runsWithGaps, type Action } from './run-reducer'
@@ -415,7 +415,7 @@ function historyFor(runId: string, opts: { inFlight?: boolean } = {}): HistoryMe
   return msgs
 }
 
-const hist = (messages: HistoryMessage[], extra: Partial<Results['chat.history']> = {}): Results['chat.history'] => ({
+const hist = (messages: HistoryMessage[], extra: Partial<ChatHistoryPage> = {}): ChatHistoryPage => ({
   sessionKey: SK,
   sessionId: 's1',
   messages,

@@ -16,7 +16,7 @@ import type {
   QueueItem,
   UsageTotals,
 } from '../../../shared/events'
-import type { HistoryMessage, Results } from '../../../shared/methods'
+import type { ChatHistoryPage, HistoryMessage, Results } from '../../../shared/methods'
 import { collectedTexts } from '../../../shared/collect-prompt'
 import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
 import type { RefetchPaging } from './history-paging'
@@ -66,8 +66,8 @@ export type Action =
   | { type: 'local.stopSettle'; runId: string; ts: number }
   | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
   | { type: 'gap.flush'; runId?: string }
-  | { type: 'hydrate'; history: Results['chat.history']; recent?: Results['loopdesk.events.recent']; paging?: RefetchPaging }
-  | { type: 'prepend'; history: Results['chat.history'] }
+  | { type: 'hydrate'; history: ChatHistoryPage; recent?: Results['loopdesk.events.recent']; paging?: RefetchPaging }
+  | { type: 'prepend'; history: ChatHistoryPage }
 
 // ------------------------------------------------------------------------------------------- draft
 

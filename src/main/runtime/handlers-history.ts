@@ -1,0 +1,81 @@
+// chat.history: the newest page of a session's transcript (older ones with `offset`), the rows around one row
+// (`messageId`, also in a transcript from before a reset with `sessionId`), or — OpenClaw v4 — only what was
+// appended since a `cursor`; each with the session's live state (run in flight, waiting inputs, receipts).
+import { invalid } from '../api/errors'
+import type { Handlers } from '../api/dispatch'
+import type { ChatHistoryPage, ChatHistoryWindow } from '../../shared/methods'
+import type { TranscriptEntry } from './contracts'
+import { canonicalKey, type RuntimeCore } from './handlers-context'
+import { historyRows, pageHistory, windowHistory } from './runner/chat-history'
+import { historyDelta, tailCursor } from './runner/history-delta'
+import { inputReceipts, pendingInputsPage } from './runner/pending-inputs'
+import { Transcript } from './sessions'
+import { transcriptOfSession } from './sessions/earlier-transcripts'
+
+export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history'> {
+  return {
+    async 'chat.history'(p) {
+      // OpenClaw's messages, before anything is looked up
+      if (p.cursor !== undefined && (p.offset !== undefined || p.messageId !== undefined)) throw invalid('cursor cannot be used with offset or messageId')
+      if (p.offset !== undefined && p.messageId !== undefined) throw invalid('offset and messageId cannot be used together')
+      if (p.sessionId !== undefined && p.messageId === undefined) throw invalid('sessionId requires messageId')
+      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
+      const store = core.store(agentId)
+      const entry = store.get(key)
+      const sessionId = entry?.sessionId ?? ''
+      let earlier: string | undefined
+      if (p.sessionId !== undefined && p.sessionId !== sessionId) {
+        earlier = transcriptOfSession(store, key, p.sessionId)
+        if (!earlier) throw invalid('sessionId does not belong to sessionKey')
+      }
+      const current: readonly TranscriptEntry[] = entry ? (await new Transcript(store.transcriptPath(sessionId)).readAll()).entries : []
+      const live = liveState(core, key, current, p.pendingBefore, p.inputRunIds)
+
+      if (p.cursor !== undefined) {
+        const d = historyDelta(p.cursor, { sessionKey: key, agentId, sessionId, entries: current })
+        if (d.kind === 'reset') return { kind: 'reset' }
+        const { inFlightRun, sessionInfo, ...inputs } = live
+        return { kind: 'delta', messages: d.messages, deltaCursor: d.deltaCursor, sessionInfo, ...(inFlightRun ? { inFlightRun } : {}), ...inputs }
+      }
+
+      // always present (OpenClaw): the session's own levels, null when it has none
+      const levels = { thinkingLevel: entry?.thinkingLevel ?? null, fastMode: entry?.fastMode ?? null, verboseLevel: entry?.verboseLevel ?? null }
+      if (p.messageId !== undefined) {
+        const entries = earlier ? (await new Transcript(earlier).readAll()).entries : current
+        const messages = windowHistory(historyRows(entries), p.messageId, { limit: p.limit, maxChars: p.maxChars })
+        const { inFlightRun, ...rest } = live
+        // the run in flight writes into the current transcript, not an earlier one
+        const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest }
+        return window
+      }
+
+      const page = pageHistory(historyRows(current), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
+      const result: ChatHistoryPage = { sessionKey: key, sessionId, messages: page.messages, hasMore: page.hasMore, ...levels }
+      if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
+      // the newest page ends where the transcript ends: a client holding it can ask for what comes after
+      if (!p.offset) result.deltaCursor = tailCursor({ sessionKey: key, agentId, sessionId, entries: current })
+      return Object.assign(result, live)
+    },
+  }
+}
+
+/** What a reply tells about the session besides rows: the run in flight, started runs, inputs and receipts. */
+function liveState(core: RuntimeCore, key: string, entries: readonly TranscriptEntry[], pendingBefore?: number, inputRunIds?: string[]) {
+  const run = core.runner.activeRunsOf(key)[0]
+  const inFlightRun = run ? { runId: run.runId, text: core.projection.textOf(run.runId) ?? run.partialText() } : undefined
+  const activeRunIds = [...core.tracked.values()].filter((t) => t.sessionKey === key).map((t) => t.runId)
+  const waiting = [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])]
+  const state = {
+    ...(inFlightRun ? { inFlightRun } : {}),
+    sessionInfo: { hasActiveRun: activeRunIds.length > 0, activeRunIds },
+    pendingInputs: pendingInputsPage(waiting, pendingBefore),
+  }
+  if (!inputRunIds) return state
+  const receipts = inputReceipts(inputRunIds, {
+    entries,
+    itemFor: (runId) => core.queueModes?.itemFor?.(key, runId) ?? core.followups.list(key).findLast((i) => i.runId === runId),
+    isTracked: (runId) => core.tracked.get(runId)?.sessionKey === key,
+  })
+  const consumed = receipts.flatMap((r) => (r.state === 'consumed' ? [{ runId: r.runId, consumedByEventId: r.consumedByEventId }] : []))
+  return { ...state, inputReceipts: receipts, inputConsumptions: consumed }
+}
