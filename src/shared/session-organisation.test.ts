@@ -103,13 +103,14 @@ describe('row fields and order', () => {
     expect(organisationRowFields({ lastReadAt: 400 }, 500, 0).unread).toBe(true)
     expect(organisationRowFields({ lastReadAt: 600 }, 500, 0).unread).toBe(false)
   })
-  it('pinned first, then most recently updated', () => {
+  it('pinned first, archived last, each most recently updated first', () => {
     const rows = [
       { key: 'a', updatedAt: 3 },
       { key: 'b', updatedAt: 1, pinned: true },
       { key: 'c', updatedAt: 2, pinned: true },
       { key: 'd', updatedAt: 4 },
+      { key: 'e', updatedAt: 9, archived: true },
     ]
-    expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['c', 'b', 'd', 'a'])
+    expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['c', 'b', 'd', 'a', 'e'])
   })
 })

@@ -231,8 +231,11 @@ export function organisationOf(e: SessionOrganisation): SessionOrganisation {
   return org
 }
 
-/** Sidebar order: pinned sessions first, each group most recently updated first. */
-export function compareForSidebar(a: { pinned?: boolean; updatedAt: number }, b: { pinned?: boolean; updatedAt: number }): number {
-  if (!!a.pinned !== !!b.pinned) return a.pinned ? -1 : 1
-  return b.updatedAt - a.updatedAt
+/** Sidebar order: pinned sessions first and archived ones (when shown) last, each group most recently updated first. */
+export function compareForSidebar(
+  a: { pinned?: boolean; archived?: boolean; updatedAt: number },
+  b: { pinned?: boolean; archived?: boolean; updatedAt: number },
+): number {
+  const rank = (r: { pinned?: boolean; archived?: boolean }) => (r.archived ? 2 : r.pinned ? 0 : 1)
+  return rank(a) - rank(b) || b.updatedAt - a.updatedAt
 }
