@@ -227,3 +227,35 @@ test('settings persist across a reload', async ({ page }) => {
   await dialog.getByRole('button', { name: 'Agent' }).click()
   await expect(dialog.getByLabel('Run timeout (seconds)')).toHaveValue('900')
 })
+
+test('pin and archive through the real runtime: pinned first, archived behind "Show archived", both survive a reload', async ({ page }) => {
+  await open(page)
+  const nav = page.getByRole('navigation', { name: 'Sessions' })
+  await newSession(page)
+  const item = nav.locator('li.selected')
+  const title = ((await item.locator('.session-title').textContent()) ?? '').trim()
+  const menu = async (name: string) => {
+    await nav.getByRole('button', { name: `Actions for ${title}` }).click()
+    await page.getByRole('menuitem', { name }).click()
+  }
+  await menu('Pin')
+  await expect(nav.getByRole('listitem').first()).toHaveAttribute('data-pinned', 'true')
+  await expect(nav.getByRole('listitem').first()).toContainText(title)
+  const key = (await env.rt.call('sessions.list', { search: title })).sessions[0]?.key
+  expect((await env.rt.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ pinned: true })
+
+  await menu('Archive')
+  await expect(nav.getByText(title, { exact: true })).toHaveCount(0)
+  expect((await env.rt.call('sessions.list', { archived: true })).sessions.map((s) => s.key)).toContain(key)
+  await page.reload()
+  await expect(nav.getByRole('button', { name: /^Show archived \(\d+\)$/ })).toBeVisible()
+  await expect(nav.getByText(title, { exact: true })).toHaveCount(0)
+  await nav.getByRole('button', { name: /^Show archived/ }).click()
+  const archived = nav.getByRole('listitem').filter({ hasText: title })
+  await expect(archived).toHaveAttribute('data-archived', 'true')
+  await expect(archived).toContainText('Archived')
+  await shot(page, 'app-archived')
+  await menu('Unarchive')
+  await expect(archived).not.toHaveAttribute('data-archived', 'true')
+  expect((await env.rt.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ archived: false, pinned: false })
+})

@@ -10,6 +10,7 @@ import type {
   QueueMode,
   UsageTotals,
 } from './events'
+import { ATTENTION_ICONS, STATUS_NOTE_MAX_CHARS, STATUS_NOTE_MAX_TTL_MINUTES, type OrganisationRowFields } from './session-organisation'
 
 /** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
 export const MAX_MESSAGE_CHARS = 1_000_000
@@ -28,6 +29,9 @@ const RouteField = Type.Optional(Type.String({ maxLength: 512 }))
 const AgentOfKey = Type.Optional(NonEmpty(64))
 /** precondition: the call is refused unless the session's current sessionId is this one */
 const ExpectedSessionId = Type.Optional(NonEmpty(128))
+/** precondition: refused unless the session's lifecycleRevision (new on create and reset) is this one */
+const ExpectedLifecycleRevision = Type.Optional(NonEmpty(128))
+const Nullable = <T extends TSchema>(t: T) => Type.Optional(Type.Union([t, Type.Null()]))
 const QueueModeS = Type.Union([
   Type.Literal('steer'),
   Type.Literal('followup'),
@@ -170,7 +174,7 @@ export const Schemas = {
     sortBy: Type.Optional(Type.Union([Type.Literal('updatedAt'), Type.Literal('lastInteractionAt')])),
     requireLastInteraction: Type.Optional(Type.Boolean()),
     configuredAgentsOnly: Type.Optional(Type.Boolean()),
-    /** Loopdesk has no archived sessions (a deleted one is gone): `true` lists none, false/"all" everything */
+    /** absent/false: sessions not archived; true: only archived ones; "all": both */
     archived: Type.Optional(Type.Union([Type.Boolean(), Type.Literal('all')])),
     // Accepted for OpenClaw clients and ignored: boards, owners and people do not exist in a single-user app.
     boardFace: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('dashboard')])),
@@ -221,6 +225,23 @@ export const Schemas = {
       Type.Union([Type.Literal('old'), Type.Literal('new'), Type.Literal('summarize'), Type.Null()]),
     ),
     fastMode: Type.Optional(Type.Union([FastModeS, Type.Null()])),
+    // Organisation (OpenClaw v4; rules in shared/session-organisation.ts). Archived sessions take no new work.
+    expectedLifecycleRevision: ExpectedLifecycleRevision,
+    /** apply `unread: false` only while the explicit unread mark is still this one (null: no mark) */
+    expectedMarkedUnreadAt: Nullable(Type.Number({ minimum: 0 })),
+    archived: Type.Optional(Type.Boolean()),
+    pinned: Type.Optional(Type.Boolean()),
+    /** true marks the session unread; false records it as read */
+    unread: Type.Optional(Type.Boolean()),
+    /** one emoji or a named glyph */
+    icon: Nullable(Type.String({ maxLength: 64 })),
+    color: Nullable(Type.String({ maxLength: 32 })),
+    category: Nullable(NonEmpty(512)),
+    /** short sidebar status; null clears it and its attention */
+    statusNote: Nullable(Type.String({ maxLength: STATUS_NOTE_MAX_CHARS })),
+    attention: Nullable(Type.Enum(ATTENTION_ICONS)),
+    /** how long the status note shows (default 30) */
+    ttlMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: STATUS_NOTE_MAX_TTL_MINUTES })),
   }),
   'sessions.reset': Closed({
     key: NonEmpty(),
@@ -231,6 +252,11 @@ export const Schemas = {
     key: NonEmpty(),
     agentId: AgentOfKey,
     expectedSessionId: ExpectedSessionId,
+    expectedLifecycleRevision: ExpectedLifecycleRevision,
+    /** refused unless the session's updatedAt is exactly this */
+    expectedSessionUpdatedAt: Type.Optional(Type.Number({ minimum: 0 })),
+    /** delete only an archived session (archive first, then delete) */
+    archivedOnly: Type.Optional(Type.Boolean()),
     deleteTranscript: Type.Optional(Type.Boolean()),
   }),
   /** key and/or runId (OpenClaw: abort by runId alone); clearQueued also drops what waits behind the run */
@@ -300,7 +326,11 @@ export type SessionStatus = 'idle' | 'running' | 'done' | 'failed' | 'killed' | 
 export type SessionRowStatus = 'running' | 'done' | 'failed' | 'killed' | 'timeout'
 export type SessionKind = 'direct' | 'group' | 'global' | 'unknown'
 
-export interface SessionRow {
+/**
+ * A session as listed. The organisation fields (archived, pinned, unread, icon, color, category,
+ * agentStatus, …) are optional in the type for older producers; the runtime always sends the booleans.
+ */
+export interface SessionRow extends Partial<OrganisationRowFields> {
   key: string
   /** OpenClaw session kind; Loopdesk's `agent:<id>:<rest>` sessions are direct */
   kind: SessionKind
@@ -310,6 +340,8 @@ export interface SessionRow {
   displayName?: string
   /** the session this one was created from (sessions.create parentSessionKey) */
   spawnedBy?: string
+  /** opaque; changes when the session is created or reset (expectedLifecycleRevision preconditions) */
+  lifecycleRevision?: string
   /** first user message, when asked for with includeDerivedTitles */
   derivedTitle?: string
   updatedAt: number

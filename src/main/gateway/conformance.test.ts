@@ -781,3 +781,71 @@ describe('chat.history v4: cursor, anchors, inputs', () => {
     await v4.close()
   })
 })
+
+describe('session organisation (v4 sessions.patch fields, lifecycle preconditions)', () => {
+  it('params, results, rows and sessions.changed fit the package schema; v3 connections get the same', async () => {
+    const c = await connect()
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3 })
+    const changed: any[] = []
+    await c.request('sessions.subscribe', {})
+    c.onEvent((e) => e.event === 'sessions.changed' && (e.payload as any).sessionKey === 'agent:main:filed' && changed.push(e.payload))
+    const created = (await c.request('sessions.create', { key: 'agent:main:filed' })) as any
+    conforms('SessionsCreateResult', created)
+    const patch = {
+      key: 'agent:main:filed',
+      expectedSessionId: created.sessionId,
+      expectedLifecycleRevision: created.entry.lifecycleRevision,
+      pinned: true,
+      unread: true,
+      icon: '📚',
+      color: 'green',
+      category: 'Reading',
+      statusNote: 'Halfway through',
+      attention: 'flag',
+      ttlMinutes: 15,
+    }
+    conforms('SessionsPatchParams', patch)
+    const res = (await c.request('sessions.patch', patch)) as any
+    conforms('SessionRow', res.entry)
+    expect(res.entry).toMatchObject({ pinned: true, unread: true, icon: '📚', color: 'green', category: 'Reading', agentStatus: { note: 'Halfway through', attention: 'flag' } })
+    await until(() => changed.some((p) => p.reason === 'patch'))
+    conforms('SessionRow', changed.find((p) => p.reason === 'patch').session)
+    expect(changed.find((p) => p.reason === 'patch').session).toMatchObject({ pinned: true, category: 'Reading' })
+
+    // a v3 client patches and lists the same way; its rows fit the same (open) row schema
+    const v3res = (await v3.request('sessions.patch', { key: 'agent:main:filed', pinned: false, archived: true })) as any
+    conforms('SessionRow', v3res.entry)
+    expect(v3res.entry).toMatchObject({ archived: true, pinned: false })
+    const listParams = { archived: true as const }
+    conforms('SessionsListParams', listParams)
+    const archived = (await v3.request('sessions.list', listParams)) as any
+    expect(archived.sessions.map((r: any) => r.key)).toEqual(['agent:main:filed'])
+    for (const r of archived.sessions) conforms('SessionRow', r)
+    expect(((await c.request('sessions.list', {})) as any).sessions.map((r: any) => r.key)).not.toContain('agent:main:filed')
+
+    // a stale lifecycle revision: OpenClaw's error, which fits ErrorShape
+    const stale = await failure(c.request('sessions.patch', { key: 'agent:main:filed', archived: false, expectedLifecycleRevision: 'gone' }))
+    expect(stale).toMatchObject({ code: 'INVALID_REQUEST', message: 'Session agent:main:filed changed before patch. Retry.' })
+    conforms('ErrorShape', { code: stale.code, message: stale.message, details: (stale as any).details })
+
+    const row = archived.sessions[0]
+    const del = { key: 'agent:main:filed', archivedOnly: true, expectedLifecycleRevision: row.lifecycleRevision, expectedSessionUpdatedAt: row.updatedAt }
+    conforms('SessionsDeleteParams', del)
+    const deleted = (await c.request('sessions.delete', del)) as any
+    conforms('SessionsDeleteResult', deleted)
+    expect(deleted).toMatchObject({ deleted: true })
+    await c.close()
+    await v3.close()
+  })
+
+  it('fields that need subsystems Loopdesk lacks are still refused, not ignored', async () => {
+    const c = await connect()
+    await c.request('sessions.create', { key: 'agent:main:refuses' })
+    for (const extra of [{ execHost: 'gateway' }, { sendPolicy: 'deny' }, { permissionMode: 'read-only' }, { boardFace: 'chat' }, { contextWindow: '1m' }]) {
+      conforms('SessionsPatchParams', { key: 'agent:main:refuses', ...extra })
+      expect(await failure(c.request('sessions.patch', { key: 'agent:main:refuses', ...extra })), JSON.stringify(extra)).toMatchObject({ code: 'INVALID_REQUEST' })
+    }
+    expect(await failure(c.request('sessions.delete', { key: 'agent:main:refuses', emitLifecycleHooks: false }))).toMatchObject({ code: 'INVALID_REQUEST' })
+    await c.close()
+  })
+})

@@ -10,6 +10,7 @@ import type {
   ExecApprovalResolved,
 } from '../../shared/events'
 import type { FastMode, ModelChoice, ReplyPayload, SessionStatus, ThinkingLevel, ToolInfo } from '../../shared/methods'
+import type { SessionOrganisation } from '../../shared/session-organisation'
 
 // ------------------------------------------------------------------ config (<stateDir>/loopdesk.json)
 
@@ -154,10 +155,12 @@ export interface CredentialStore {
 // ------------------------------------------------------------------ sessions
 
 /** One row of sessions.json (OpenClaw SessionEntry subset + Loopdesk fields). */
-export interface SessionEntry {
+export interface SessionEntry extends SessionOrganisation {
   sessionId: string
   updatedAt: number
   createdAt?: number
+  /** opaque, minted when the entry is created and again on every reset (OpenClaw's stale-mutation fence) */
+  lifecycleRevision?: string
   status?: SessionStatus
   activeRunId?: string
   startedAt?: number

@@ -14,6 +14,7 @@ import { abortSessionRuns, resetSession } from './handlers-sessions'
 import { newSessionId, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
 import { normalizeThinking } from './thinking'
+import { newLifecycleRevision, rejectArchivedWork } from './session-lifecycle'
 import type { SessionEntry } from './contracts'
 import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAttachments, type SavedAttachment } from './attachments'
 
@@ -35,7 +36,7 @@ function unavailableWhenShuttingDown(core: RuntimeCore): void {
   if (core.isShuttingDown()) throw new ApiError('UNAVAILABLE', 'Loopdesk is shutting down; not accepting new runs', undefined, true)
 }
 
-/** Creates the session entry if needed and stamps it (OpenClaw §2.2 step 10). Returns whether it was new. */
+/** Creates the session entry if needed and stamps it (OpenClaw §2.2 step 10); an archived one takes no work. Returns whether it was new. */
 async function persistSessionMeta(
   core: RuntimeCore,
   key: string,
@@ -47,9 +48,12 @@ async function persistSessionMeta(
   const now = Date.now()
   const entry = await core.store(agentId).update(key, (cur) => {
     created = !cur
+    rejectArchivedWork(key, cur)
     // an existing session with nothing new: no write (the run's start update stamps updatedAt)
     if (cur && (opts.label === undefined || opts.label === cur.label)) return undefined
-    const next: SessionEntry = cur ? { ...cur, updatedAt: now } : { sessionId: opts.sessionId ?? newSessionId(), createdAt: now, updatedAt: now, status: 'idle' }
+    const next: SessionEntry = cur
+      ? { ...cur, updatedAt: now }
+      : { sessionId: opts.sessionId ?? newSessionId(), lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
     if (opts.label !== undefined) next.label = opts.label
     return next
   })

@@ -9,14 +9,15 @@ import {
   agentIds,
   assertAgent,
   canonicalKey,
-  checkExpectedSession,
   requireEntry,
   rowOf,
   type RuntimeCore,
 } from './handlers-context'
 import { sessionLane } from './lanes'
 import { newSessionId, toSessionRow } from './sessions'
-import type { ResultOf, SessionRow } from '../../shared/methods'
+import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
+import { applyOrganisationPatch, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
+import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 
 type SessionHandlers = Pick<
@@ -78,9 +79,12 @@ export async function resetSession(
   const nextId = newSessionId()
   const now = Date.now()
   const entry = await store.update(key, (cur) => {
-    const next: SessionEntry = { sessionId: nextId, createdAt: now, updatedAt: now, status: 'idle' }
+    // a new incarnation: a new lifecycle revision, so patches and deletes aimed at the old one are refused
+    const next: SessionEntry = { sessionId: nextId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
     if (cur) {
-      for (const f of ['label', 'displayName', 'spawnedBy', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode', 'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop'] as const) {
+      // what the session is (title, settings, where it is filed) stays; read marks and the status note were
+      // about the old conversation
+      for (const f of KEPT_ON_RESET) {
         if (cur[f] !== undefined) (next as unknown as Record<string, unknown>)[f] = cur[f]
       }
     }
@@ -99,6 +103,31 @@ export async function resetSession(
   }
   core.sessionChanged(key, 'reset')
   return entry!
+}
+
+const KEPT_ON_RESET = [
+  'label', 'displayName', 'spawnedBy', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode',
+  'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop', 'archivedAt', 'pinnedAt', 'icon', 'color', 'category',
+] as const satisfies ReadonlyArray<keyof SessionEntry>
+
+/** sessions.patch fields that may accompany a fenced read acknowledgement (expectedMarkedUnreadAt). */
+const UNREAD_ACK_KEYS = new Set(['key', 'agentId', 'expectedSessionId', 'expectedLifecycleRevision', 'expectedMarkedUnreadAt', 'unread'])
+
+function organisationPatchOf(p: ParamsOf<'sessions.patch'>): OrganisationPatch {
+  const { archived, pinned, unread, icon, color, category, statusNote, attention, ttlMinutes } = p
+  return { archived, pinned, unread, icon, color, category, statusNote, attention, ttlMinutes }
+}
+
+/** The entry with its organisation fields replaced by `org` (fields org lacks are removed). */
+function withOrganisation(entry: Record<string, unknown>, org: SessionOrganisation): SessionEntry {
+  for (const k of ['archivedAt', 'pinnedAt', 'markedUnreadAt', 'lastReadAt', 'icon', 'color', 'category', 'agentStatus'] as const) delete entry[k]
+  return Object.assign(entry, org) as unknown as SessionEntry
+}
+
+/** Runs started or waiting in the session's lane, or messages its queue modes still hold. */
+function sessionBusy(core: RuntimeCore, key: string): boolean {
+  if ([...core.tracked.values()].some((t) => t.sessionKey === key)) return true
+  return (core.queueModes?.list(key) ?? []).some((i) => i.status === 'queued')
 }
 
 function validateModelRef(core: RuntimeCore, ref: string): string {
@@ -130,7 +159,9 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         const parent = canonicalSessionKey(p.spawnedBy.trim(), core.config.current.defaultAgentId) ?? p.spawnedBy
         rows = rows.filter((r) => r.spawnedBy === parent)
       }
-      if (p.archived === true) rows = [] // no archived sessions exist (see the schema)
+      // OpenClaw lists active sessions unless asked for archived ones (true) or both ("all")
+      const archived = p.archived ?? false
+      if (archived !== 'all') rows = rows.filter((r) => r.archived === archived)
       // boardFace/creatorId/ownerId/ownerFirst/involvingMe/involvingProfileId/includePeople: ignored (schema)
       if (p.label !== undefined) rows = rows.filter((r) => r.label === p.label)
       if (since !== undefined) rows = rows.filter((r) => r.updatedAt >= since)
@@ -193,7 +224,9 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const now = Date.now()
       const entry = await store.update(key, (cur) => {
         if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
-        const next: SessionEntry = cur ? { ...cur, updatedAt: now } : { sessionId: newSessionId(), createdAt: now, updatedAt: now, status: 'idle' }
+        const next: SessionEntry = cur
+          ? { ...cur, updatedAt: now }
+          : { sessionId: newSessionId(), lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
         created = !cur
         const out = next as unknown as Record<string, unknown>
         for (const [f, v] of settings) if (v !== undefined) out[f] = v
@@ -235,11 +268,28 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         // APIs alone, so nothing in the run changes with it yet.
         ['fastMode', p.fastMode],
       ]
-      // checked right before the (synchronously applied) update: nothing can rotate the session in between
-      checkExpectedSession(core, key, agentId, p.expectedSessionId)
+      const organisation = organisationPatchOf(p)
+      // a fenced read acknowledgement (two windows racing to mark a session read) must be nothing else
+      const ack = p.expectedMarkedUnreadAt !== undefined
+      if (ack && (p.unread !== false || Object.entries(p).some(([k, v]) => v !== undefined && !UNREAD_ACK_KEYS.has(k)))) {
+        throw invalid('expectedMarkedUnreadAt requires unread=false as the only mutation.')
+      }
+      if (p.archived === true) {
+        rejectProtectedArchive(key)
+        if (sessionBusy(core, key)) throw invalid('Cannot archive a session with an active run.')
+      }
+      const expected = { sessionId: p.expectedSessionId, lifecycleRevision: p.expectedLifecycleRevision }
+      let staleAck = false
       const entry = await core.store(agentId).update(key, (cur) => {
+        // inside the update, so the fence also holds when the write is replayed over another process's
+        checkSessionUnchanged(key, cur, expected, 'patch')
         if (!cur) return undefined
-        const next = { ...cur, updatedAt: Date.now() } as unknown as Record<string, unknown>
+        if (ack && (cur.markedUnreadAt ?? null) !== p.expectedMarkedUnreadAt) {
+          staleAck = true // marked unread again since the caller looked: the newer mark stands
+          return undefined
+        }
+        const now = Date.now()
+        const next = { ...cur, updatedAt: now } as unknown as Record<string, unknown>
         for (const [f, v] of fields) {
           if (v === undefined) continue
           if (v === null) delete next[f]
@@ -247,10 +297,13 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         }
         if (model === null) delete next.modelOverride
         else if (model !== undefined) setModel(next as unknown as SessionEntry, model)
-        return next as unknown as SessionEntry
+        const org = organisationOf(cur)
+        const refused = applyOrganisationPatch(org, organisation, now)
+        if (refused) throw invalid(refused)
+        return withOrganisation(next, org)
       })
       if (!entry) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
-      core.sessionChanged(key, 'patch')
+      if (!staleAck) core.sessionChanged(key, 'patch')
       return { ok: true, key, entry: toSessionRow(key, entry, agentId) }
     },
 
@@ -263,15 +316,33 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
 
     async 'sessions.delete'(p) {
       const { key, agentId } = canonicalKey(core, p.key, p.agentId)
-      checkExpectedSession(core, key, agentId, p.expectedSessionId)
       const store = core.store(agentId)
       const entry = store.get(key)
+      const notArchived = () => invalid(`Session ${key} is not archived. Archive it first, then delete it.`)
+      if (p.archivedOnly && entry?.archivedAt === undefined) throw notArchived()
+      checkSessionUnchanged(
+        key,
+        entry,
+        { sessionId: p.expectedSessionId, lifecycleRevision: p.expectedLifecycleRevision, updatedAt: p.expectedSessionUpdatedAt },
+        'deletion',
+      )
       if (!entry) return { ok: true, key, deleted: false, archived: [] }
       core.followups.clear(key)
       core.queueModes?.clear(key, 'session deleted')
       abortSessionRuns(core, key, { includeQueued: true, reason: 'delete' })
       await settleSessionRuns(core, key)
-      await store.delete(key)
+      // The stopped runs moved updatedAt; the incarnation (and its archive mark) must still be the one asked for.
+      let gone = false
+      await store.update(key, (cur) => {
+        if (!cur) {
+          gone = true // deleted meanwhile by another caller
+          return undefined
+        }
+        checkSessionUnchanged(key, cur, { sessionId: entry.sessionId, lifecycleRevision: p.expectedLifecycleRevision }, 'deletion')
+        if (p.archivedOnly && cur.archivedAt === undefined) throw notArchived()
+        return null
+      })
+      if (gone) return { ok: true, key, deleted: false, archived: [] }
       const archived: string[] = []
       if (p.deleteTranscript) {
         fs.rmSync(store.transcriptPath(entry.sessionId), { force: true })

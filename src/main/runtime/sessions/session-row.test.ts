@@ -15,7 +15,36 @@ describe('toSessionRow', () => {
       totalTokens: 0,
       estimatedCostUsd: 0,
       compactionCount: 0,
+      // OpenClaw rows always say whether a session is archived, pinned, unread
+      archived: false,
+      pinned: false,
+      unread: false,
     })
+  })
+  it('projects organisation fields; a run after the last read makes it unread; an expired note is gone', () => {
+    const base = { sessionId: 's', updatedAt: 5, lifecycleRevision: 'rev-1' }
+    const row = toSessionRow(
+      'agent:main:x',
+      { ...base, archivedAt: 10, icon: '🚀', color: 'blue', category: 'Work', lastReadAt: 20, endedAt: 30, agentStatus: { note: 'waiting', expiresAt: 100, attention: 'hand' } },
+      'main',
+      50,
+    )
+    expect(row).toMatchObject({
+      lifecycleRevision: 'rev-1',
+      archived: true,
+      archivedAt: 10,
+      pinned: false,
+      unread: true,
+      lastReadAt: 20,
+      icon: '🚀',
+      color: 'blue',
+      category: 'Work',
+      agentStatus: { note: 'waiting', expiresAt: 100, attention: 'hand' },
+    })
+    const later = toSessionRow('agent:main:x', { ...base, pinnedAt: 7, lastReadAt: 40, endedAt: 30, agentStatus: { note: 'waiting', expiresAt: 100 } }, 'main', 100)
+    expect(later).toMatchObject({ pinned: true, pinnedAt: 7, unread: false })
+    expect(later).not.toHaveProperty('agentStatus')
+    expect(toSessionRow('agent:main:x', { ...base, markedUnreadAt: 3 }, 'main')).toMatchObject({ unread: true, markedUnreadAt: 3 })
   })
   it('copies known fields, not internal ones', () => {
     const row = toSessionRow(

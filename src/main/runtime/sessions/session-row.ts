@@ -1,5 +1,6 @@
 import type { SessionKind, SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
+import { organisationRowFields } from '../../../shared/session-organisation'
 import type { SessionEntry } from '../contracts'
 
 const OPTIONAL_FIELDS = [
@@ -19,6 +20,7 @@ const OPTIONAL_FIELDS = [
   'lastMessagePreview',
   'lastError',
   'fastMode',
+  'lifecycleRevision',
 ] as const satisfies ReadonlyArray<keyof SessionEntry & keyof SessionRow>
 
 /**
@@ -39,7 +41,7 @@ export function sessionKind(key: string): SessionKind {
  * The wire shape of a session (sessions.list etc.): totals default to 0. Status follows OpenClaw's enum:
  * idle has none, interrupted (the app died mid-run) is `failed` with `interrupted: true`.
  */
-export function toSessionRow(key: string, entry: SessionEntry, agentId: string): SessionRow {
+export function toSessionRow(key: string, entry: SessionEntry, agentId: string, now = Date.now()): SessionRow {
   const row: SessionRow = {
     key,
     kind: sessionKind(key),
@@ -59,5 +61,7 @@ export function toSessionRow(key: string, entry: SessionEntry, agentId: string):
   } else if (status !== 'idle') row.status = status
   const out = row as unknown as Record<string, unknown>
   for (const f of OPTIONAL_FIELDS) if (entry[f] !== undefined) out[f] = entry[f]
+  // a completed run after the last read makes the session unread again (the status note may have expired)
+  Object.assign(row, organisationRowFields(entry, entry.endedAt, now))
   return row
 }

@@ -16,6 +16,7 @@ import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import type { Bridge, BridgeCallName } from '../../../shared/bridge'
 import type { ChatHistoryPage, HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
+import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -314,10 +315,11 @@ export class FakeBridge implements Bridge {
   }
 
   private newRow(key: string, label?: string): SessionRow {
-    return {
+    const row: SessionRow = {
       key,
       kind: 'direct',
       sessionId: this.id('s'),
+      lifecycleRevision: this.id('rev'),
       agentId: 'main',
       label,
       updatedAt: Date.now(),
@@ -327,6 +329,7 @@ export class FakeBridge implements Bridge {
       estimatedCostUsd: 0,
       compactionCount: 0,
     }
+    return withOrganisation(row, {})
   }
 
   private seedSession(key: string, label: string | undefined, count: number, updatedAt: number) {
@@ -612,6 +615,7 @@ export class FakeBridge implements Bridge {
     this.record('send', params)
     const s = this.session(params.sessionKey)
     if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
+    if (s.row.archived && params.message.trim() !== '/stop') return fail('INVALID_REQUEST', archivedWorkRefusal(s.row.key))
     const att = fakeAttachments(params.attachments, () => this.id('f'))
     if (typeof att === 'string') return fail('INVALID_REQUEST', att)
     if (!params.message.trim() && !att.lines.length) return fail('INVALID_REQUEST', 'message or attachment required')
@@ -705,7 +709,9 @@ export class FakeBridge implements Bridge {
 
   async sessionsList(params: Parameters<Bridge['sessionsList']>[0]): Promise<Result<Results['sessions.list']>> {
     this.record('sessionsList', params)
-    let rows = [...this.sessions.values()]
+    // like the runtime: archived sessions only when asked for (true: only them, "all": every session)
+    const archived = params.archived ?? false
+    let rows = [...this.sessions.values()].filter((s) => archived === 'all' || !!s.row.archived === archived)
     const q = params.search?.trim().toLowerCase()
     if (q)
       rows = rows.filter(
@@ -743,6 +749,11 @@ export class FakeBridge implements Bridge {
     this.record('sessionsPatch', params)
     const s = this.session(params.key)
     if (!s) return fail('NOT_FOUND', `unknown session: ${params.key}`)
+    const busy = !!s.row.activeRunId || s.queue.some((q) => q.status === 'queued')
+    const organised = patchOrganisation(s.row, params, busy)
+    if (typeof organised === 'string') return fail('INVALID_REQUEST', organised)
+    if (organised === s.row) return ok({ ok: true, key: s.row.key, entry: { ...s.row } }) // a stale read acknowledgement
+    s.row = organised
     if (params.label !== undefined) s.row = { ...s.row, label: params.label ?? undefined }
     if (params.thinkingLevel !== undefined) s.row = { ...s.row, thinkingLevel: (params.thinkingLevel ?? undefined) as ThinkingLevel | undefined }
     if (params.model !== undefined) s.row = { ...s.row, model: params.model ?? undefined }
@@ -759,7 +770,7 @@ export class FakeBridge implements Bridge {
     s.messages = []
     s.events = []
     s.queue = []
-    s.row = { ...this.newRow(s.row.key, s.row.label) }
+    s.row = withOrganisation(this.newRow(s.row.key, s.row.label), keptOnReset(s.row))
     this.changed(s, 'reset')
     return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
   }
@@ -767,6 +778,8 @@ export class FakeBridge implements Bridge {
   async sessionsDelete(params: Parameters<Bridge['sessionsDelete']>[0]): Promise<Result<Results['sessions.delete']>> {
     this.record('sessionsDelete', params)
     const s = this.session(params.key)
+    const refused = deleteRefusal(params.key, s?.row, params)
+    if (refused) return fail('INVALID_REQUEST', refused)
     if (!s) return ok({ ok: true, key: params.key, deleted: false, archived: [] })
     for (const r of this.runs.values()) if (r.sessionKey === s.row.key) r.aborted = true
     this.sessions.delete(params.key)

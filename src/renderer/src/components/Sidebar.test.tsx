@@ -127,3 +127,70 @@ describe('sessions sidebar', () => {
     expect(bridge.calls.filter((c) => c.name === 'sessionsList').at(-1)!.params).toMatchObject({ search: 'part 2 work' })
   })
 })
+
+describe('pin and archive', () => {
+  it('pins to the top, archives out of sight behind "Show archived", and back, through sessions.patch', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({
+      seed: [
+        { key: 'agent:main:main', label: 'Main', messages: 1 },
+        { key: 'agent:main:taxes', label: 'Tax questions' },
+        { key: 'agent:main:trip', label: 'Trip plans' },
+      ],
+    })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const titles = () => within(nav).queryAllByRole('listitem').map((li) => li.querySelector('.session-title')?.textContent ?? '')
+    const menu = async (title: string, item: string) => {
+      await user.click(within(nav).getByRole('button', { name: `Actions for ${title}` }))
+      await user.click(screen.getByRole('menuitem', { name: item }))
+    }
+    expect(titles()).toEqual(['Main', 'Tax questions', 'Trip plans'])
+
+    await menu('Trip plans', 'Pin')
+    await waitFor(() => expect(titles()).toEqual(['Trip plans', 'Main', 'Tax questions']))
+    expect(within(nav).getByRole('img', { name: 'Pinned' })).toBeInTheDocument()
+    expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toEqual({ key: 'agent:main:trip', pinned: true })
+
+    // the main session cannot be archived: the runtime refuses it, so it is not offered
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    expect(screen.queryByRole('menuitem', { name: 'Archive' })).not.toBeInTheDocument()
+    await user.keyboard('{Escape}')
+
+    await menu('Trip plans', 'Archive')
+    await waitFor(() => expect(titles()).toEqual(['Main', 'Tax questions']))
+    expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toEqual({ key: 'agent:main:trip', archived: true })
+    // archiving unpinned it (one write, like the runtime)
+    const listed = await bridge.sessionsList({ archived: true })
+    expect(listed.ok && listed.data.sessions).toMatchObject([{ key: 'agent:main:trip', archived: true, pinned: false }])
+
+    const toggle = within(nav).getByRole('button', { name: 'Show archived (1)' })
+    expect(toggle).toHaveAttribute('aria-pressed', 'false')
+    await user.click(toggle)
+    expect(titles()).toEqual(['Main', 'Tax questions', 'Trip plans']) // archived ones listed last
+    const trip = within(nav).getByText('Trip plans').closest('li')!
+    expect(trip).toHaveAttribute('data-archived', 'true')
+    expect(trip).toHaveTextContent('Archived')
+    // an archived session cannot be pinned: only Unarchive is offered
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Trip plans' }))
+    expect(screen.queryByRole('menuitem', { name: 'Pin' })).not.toBeInTheDocument()
+    await user.click(screen.getByRole('menuitem', { name: 'Unarchive' }))
+    await waitFor(() => expect(within(nav).getByText('Trip plans').closest('li')).not.toHaveAttribute('data-archived'))
+    expect(within(nav).getByRole('button', { name: 'Hide archived' })).toHaveAttribute('aria-pressed', 'true')
+    expect(titles()).toEqual(['Trip plans', 'Main', 'Tax questions']) // restored, and just updated
+    await user.click(within(nav).getByRole('button', { name: 'Hide archived' }))
+    expect(within(nav).queryByRole('button', { name: /archived/ })).not.toBeInTheDocument()
+  })
+
+  it('archiving the open session opens the next listed one; an archived session takes no messages', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge, stores } = await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await user.click(within(nav).getByText('Tax questions'))
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:taxes'))
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Archive' }))
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:main'))
+    const sent = await bridge.send({ sessionKey: 'agent:main:taxes', message: 'still there?', idempotencyKey: 'x1' })
+    expect(sent).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: 'Session "agent:main:taxes" is archived. Restore it before starting new work.' } })
+  })
+})

@@ -1,11 +1,14 @@
-// Sessions sidebar: live status, last activity, search by label and content, create / rename /
-// reset / delete (destructive actions confirm first).
+// Sessions sidebar: live status, last activity, search by label and content, create / rename / pin /
+// archive / reset / delete (destructive actions confirm first). Pinned sessions come first; archived
+// ones are hidden behind "Show archived".
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
+import { parseSessionKey } from '../../../shared/session-key'
+import { compareForSidebar } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
 import { relativeTime } from '../lib/format'
 import { ConfirmDialog } from './Dialog'
-import { IconMore, IconPlus, IconSearch } from './icons'
+import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
 export function sessionTitle(row: Pick<SessionRow, 'label' | 'displayName' | 'key'>): string {
   return row.label || row.displayName || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
@@ -22,6 +25,9 @@ export function sessionState(row: SessionRow): SessionState {
 
 const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', error: 'Error' }
 
+/** Where work lands by default: the runtime refuses to archive an agent's main (or the global) session. */
+const archivable = (key: string) => !['main', 'global'].includes(parseSessionKey(key)?.rest ?? '')
+
 export function Sidebar() {
   const controller = useController()
   const rows = useAppStore('sessions', (s) => s.rows)
@@ -29,6 +35,7 @@ export function Sidebar() {
   const search = useAppStore('sessions', (s) => s.search)
   const contentMatches = useAppStore('sessions', (s) => s.contentMatches)
   const error = useAppStore('sessions', (s) => s.error)
+  const showArchived = useAppStore('sessions', (s) => s.showArchived)
   const [confirm, setConfirm] = useState<{ kind: 'delete' | 'reset'; row: SessionRow } | null>(null)
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
@@ -36,12 +43,15 @@ export function Sidebar() {
     return () => clearInterval(t)
   }, [])
 
+  const archivedCount = useMemo(() => rows.filter((r) => r.archived).length, [rows])
   const visible = useMemo(() => {
     const q = search.trim().toLowerCase()
-    if (!q) return rows
     const matches = new Set(contentMatches ?? [])
-    return rows.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.includes(q) || matches.has(r.key))
-  }, [rows, search, contentMatches])
+    const listed = rows.filter(
+      (r) => (showArchived || !r.archived) && (!q || sessionTitle(r).toLowerCase().includes(q) || r.key.includes(q) || matches.has(r.key)),
+    )
+    return listed.sort(compareForSidebar)
+  }, [rows, search, contentMatches, showArchived])
 
   return (
     <nav aria-label="Sessions" className="sidebar">
@@ -75,8 +85,18 @@ export function Sidebar() {
             onConfirm={(kind) => setConfirm({ kind, row })}
           />
         ))}
-        {visible.length === 0 && <li className="session-empty">{search ? 'No sessions match.' : 'No sessions yet.'}</li>}
+        {visible.length === 0 && <li className="session-empty">{search ? 'No sessions match.' : archivedCount > 0 ? 'No active sessions.' : 'No sessions yet.'}</li>}
       </ul>
+      {(archivedCount > 0 || showArchived) && (
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm archived-toggle"
+          aria-pressed={showArchived}
+          onClick={() => controller.setShowArchived(!showArchived)}
+        >
+          <IconArchive /> {showArchived ? 'Hide archived' : `Show archived (${archivedCount})`}
+        </button>
+      )}
       {confirm && (
         <ConfirmDialog
           title={confirm.kind === 'delete' ? 'Delete session?' : 'Reset session?'}
@@ -125,7 +145,12 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
   }, [menu])
 
   return (
-    <li className={`session ${selected ? 'selected' : ''}`} data-state={state}>
+    <li
+      className={`session ${selected ? 'selected' : ''} ${row.archived ? 'archived' : ''}`}
+      data-state={state}
+      data-pinned={row.pinned ? 'true' : undefined}
+      data-archived={row.archived ? 'true' : undefined}
+    >
       {editing ? (
         <RenameField
           initial={row.label ?? ''}
@@ -144,8 +169,21 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
         >
           <span className={`status-dot ${state}`} aria-hidden="true" />
           <span className="session-text">
-            <span className="session-title">{title}</span>
+            <span className="session-title">
+              {row.pinned && (
+                <span className="session-flag" role="img" aria-label="Pinned" title="Pinned">
+                  <IconPin width={12} height={12} />
+                </span>
+              )}
+              {title}
+            </span>
             <span className="session-meta">
+              {row.archived && (
+                <>
+                  <span className="session-archived">Archived</span>
+                  <span aria-hidden="true"> · </span>
+                </>
+              )}
               <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
               <span aria-hidden="true"> · </span>
               <span>{relativeTime(row.updatedAt, now)}</span>
@@ -187,6 +225,16 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
             <button type="button" role="menuitem" onClick={() => (setMenu(false), setEditing(true))}>
               Rename
             </button>
+            {!row.archived && (
+              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.pinSession(row.key, !row.pinned))}>
+                {row.pinned ? 'Unpin' : 'Pin'}
+              </button>
+            )}
+            {archivable(row.key) && (
+              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.archiveSession(row.key, !row.archived))}>
+                {row.archived ? 'Unarchive' : 'Archive'}
+              </button>
+            )}
             <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>
               Reset
             </button>

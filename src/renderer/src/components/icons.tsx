@@ -91,3 +91,15 @@ export const IconFile = (p: SVGProps<SVGSVGElement>) => (
     <path d="M14 3v5h5" />
   </svg>
 )
+export const IconPin = (p: SVGProps<SVGSVGElement>) => (
+  <svg {...base(p)}>
+    <path d="M9 4h6l-1 6 3 3v2H7v-2l3-3z" />
+    <path d="M12 15v5" />
+  </svg>
+)
+export const IconArchive = (p: SVGProps<SVGSVGElement>) => (
+  <svg {...base(p)}>
+    <rect x="3" y="4" width="18" height="4" rx="1" />
+    <path d="M5 8v11a1 1 0 0 0 1 1h12a1 1 0 0 0 1-1V8M10 12h4" />
+  </svg>
+)

@@ -13,6 +13,7 @@ import { emptyTranscript, type Transcript } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planRefetch, refetchLimit } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
+import { compareForSidebar } from '../../../shared/session-organisation'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
@@ -94,7 +95,7 @@ export class Controller {
     } catch {
       // storage unavailable
     }
-    const initial = rows.find((r) => r.key === last)?.key ?? rows[0]?.key
+    const initial = rows.find((r) => r.key === last)?.key ?? firstListed(rows)
     if (initial) await this.selectSession(initial)
     else if (this.stores.settings.getState().connection === 'ready') await this.createSession()
   }
@@ -303,7 +304,7 @@ export class Controller {
       this.dropTranscript(p.sessionKey)
       this.dropAttachments(p.sessionKey, this.stores.composer.getState().attachments[p.sessionKey] ?? [])
       if (s.selectedKey === p.sessionKey) {
-        const next = this.stores.sessions.getState().rows[0]?.key
+        const next = firstListed(this.stores.sessions.getState().rows)
         this.stores.sessions.setState({ selectedKey: next })
         if (next) void this.selectSession(next)
       }
@@ -349,7 +350,8 @@ export class Controller {
 
   async loadSessions(): Promise<void> {
     try {
-      const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true })
+      // archived ones too: the sidebar hides them behind "Show archived" without asking again
+      const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all' })
       if (!r.ok) throw new Error(errorText(r.error))
       this.stores.sessions.setState({ rows: r.data.sessions, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
@@ -508,6 +510,29 @@ export class Controller {
     return !!r
   }
 
+  async pinSession(key: string, pinned: boolean): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsPatch({ key, pinned }), pinned ? 'Could not pin' : 'Could not unpin')
+    if (r) this.upsertRow(r.entry)
+    return !!r
+  }
+
+  /** Archiving the open session while archived ones are hidden opens the next listed one. */
+  async archiveSession(key: string, archived: boolean): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsPatch({ key, archived }), archived ? 'Could not archive' : 'Could not unarchive')
+    if (!r) return false
+    this.upsertRow(r.entry)
+    const s = this.stores.sessions.getState()
+    if (archived && s.selectedKey === key && !s.showArchived) {
+      const next = firstListed(s.rows)
+      if (next) await this.selectSession(next)
+    }
+    return true
+  }
+
+  setShowArchived(showArchived: boolean) {
+    this.stores.sessions.setState({ showArchived })
+  }
+
   async resetSession(key: string): Promise<boolean> {
     const r = await this.call(this.bridge.sessionsReset({ key }), 'Could not reset')
     if (!r) return false
@@ -537,7 +562,7 @@ export class Controller {
     }
     const seq = ++this.searchSeq
     this.searchTimer = setTimeout(async () => {
-      const r = await this.bridge.sessionsList({ search: q, limit: 1000, includeGlobal: true, includeUnknown: true }).catch(() => undefined)
+      const r = await this.bridge.sessionsList({ search: q, limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all' }).catch(() => undefined)
       if (seq !== this.searchSeq) return // a newer query won
       if (r?.ok) this.stores.sessions.setState({ contentMatches: r.data.sessions.map((s) => s.key) })
     }, 200)
@@ -853,4 +878,9 @@ export class Controller {
   toggleExpanded(key: string) {
     this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: !s.expanded[key] } }))
   }
+}
+
+/** The session the sidebar lists first (archived ones are hidden by default). */
+function firstListed(rows: SessionRow[]): string | undefined {
+  return rows.filter((r) => !r.archived).sort(compareForSidebar)[0]?.key
 }

@@ -13,6 +13,8 @@ export interface SessionsState {
   search: string
   /** keys matching the content search (undefined = no content search active) */
   contentMatches?: string[]
+  /** archived sessions are listed too (they are loaded either way) */
+  showArchived: boolean
   error?: string
 }
 
@@ -143,7 +145,7 @@ export function createAppStores(): AppStores {
     }
   })
   return {
-    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '' })),
+    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '', showArchived: false })),
     runs: createStore<RunsState>(() => ({ transcripts: {}, loading: {}, loadErrors: {} })),
     composer,
     inspector: createStore<InspectorState>(() => ({ open: false, hiddenStreams: [], version: 0 })),

@@ -4,6 +4,8 @@
 //                                                                together with sibling children at startAtMs
 //   store-child.ts hold <file> [ms]                            → takes <file>.lock, prints "locked", holds it
 //   store-child.ts append <file> <count>                       → appends <count> transcript lines, forever if 0
+//   store-child.ts rows <stateDir> <agentId>                   → prints the stored sessions as rows (JSON)
+import { toSessionRow } from '../session-row'
 import { SessionStore } from '../session-store'
 import { Transcript } from '../transcript'
 import { acquireWriteLock } from '../write-lock'
@@ -42,6 +44,12 @@ async function main(): Promise<void> {
       await t.append({ type: 'message', id: `m${i}`, timestamp: Date.now(), message: { role: 'user', content: 'x'.repeat(2000) + i } })
       if (i === 10) process.stdout.write('appending\n')
     }
+    return
+  }
+  if (cmd === 'rows') {
+    const [stateDir, agentId] = args
+    const store = new SessionStore({ stateDir, agentId })
+    process.stdout.write(JSON.stringify(store.list().map(([key, e]) => toSessionRow(key, e, agentId))) + '\n')
     return
   }
   throw new Error(`unknown command ${cmd}`)
