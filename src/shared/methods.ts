@@ -258,6 +258,10 @@ export const Schemas = {
   'exec.approval.resolve': Closed({
     id: NonEmpty(128),
     decision: Type.Union([Type.Literal('allow-once'), Type.Literal('allow-always'), Type.Literal('deny')]),
+    /** OpenClaw v4: the channel sender resolved for; recorded on the resolved event as stated */
+    reviewer: Type.Optional(Closed({ channel: NonEmpty(), accountId: NonEmpty(), senderId: NonEmpty() })),
+    /** OpenClaw v4: with allow-always, the allowance ends after this many days (ignored otherwise) */
+    grantExpiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   }),
   // Loopdesk extensions (namespaced so they never clash with OpenClaw methods).
   'loopdesk.events.recent': Closed({
