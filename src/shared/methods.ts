@@ -10,6 +10,7 @@ import type {
   QueueMode,
   UsageTotals,
 } from './events'
+import type { SessionApprovalReplay } from './session-approval'
 
 /** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
 export const MAX_MESSAGE_CHARS = 1_000_000
@@ -236,7 +237,15 @@ export const Schemas = {
   'sessions.send': SessionSendS,
   /** sessions.send that first interrupts the session's active run */
   'sessions.steer': SessionSendS,
-  'sessions.messages.subscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
+  'sessions.messages.subscribe': Closed({
+    key: NonEmpty(),
+    agentId: Type.Optional(NonEmpty(64)),
+    /**
+     * OpenClaw v4: also the session's exec approvals — pending ones in the result (`approvalReplay`), each
+     * change as a `session.approval` event (gateway; needs operator.approvals there)
+     */
+    includeApprovals: Type.Optional(Type.Literal(true)),
+  }),
   'sessions.messages.unsubscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
   'models.list': Closed({
     /** marks that agent's model as the default (else the global default) */
@@ -525,7 +534,8 @@ export interface Results {
   'agent.identity.get': AgentIdentity
   'sessions.send': SessionSendResult
   'sessions.steer': SessionSendResult & { interruptedActiveRun: boolean }
-  'sessions.messages.subscribe': { subscribed: true; key: string }
+  /** approvalReplay: with includeApprovals, the session's pending exec approvals */
+  'sessions.messages.subscribe': { subscribed: true; key: string; approvalReplay?: SessionApprovalReplay }
   'sessions.messages.unsubscribe': { subscribed: false; key: string }
   'tools.catalog': {
     tools: ToolInfo[]
