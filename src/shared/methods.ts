@@ -142,7 +142,16 @@ export const Schemas = {
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
   }),
-  'chat.abort': Closed({ sessionKey: NonEmpty(), agentId: AgentOfKey, runId: Type.Optional(NonEmpty(256)) }),
+  'chat.abort': Closed({
+    sessionKey: NonEmpty(),
+    agentId: AgentOfKey,
+    runId: Type.Optional(NonEmpty(256)),
+    /**
+     * OpenClaw v4: a session-wide abort spares the session's side runs (`/btw` questions, answered beside the
+     * transcript). Loopdesk has none (`/btw` is an ordinary message, its run a main run): nothing to spare.
+     */
+    preserveSideRuns: Type.Optional(Type.Boolean()),
+  }),
   'sessions.list': Closed({
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     /** rows to skip after filtering and sorting (paging) */
@@ -257,7 +266,11 @@ export const Schemas = {
     preparedOnly: Type.Optional(Type.Boolean()),
   }),
   'agents.list': Closed({}),
-  'tools.catalog': Closed({ agentId: Type.Optional(NonEmpty(64)) }),
+  'tools.catalog': Closed({
+    agentId: Type.Optional(NonEmpty(64)),
+    /** OpenClaw: list plugin tools too. Loopdesk plugins register hooks, never tools: the catalog is the same */
+    includePlugins: Type.Optional(Type.Boolean()),
+  }),
   'config.get': Closed({}),
   'config.patch': Closed({
     /** RFC 7396 merge patch applied to the config file. Secrets (apiKey, auth.token) are write-only. */
