@@ -110,6 +110,17 @@ export interface ExecApprovalResolved {
   decision: ApprovalDecision
   resolvedBy: 'user' | 'timeout' | 'abort'
   ts: number
+  /** who resolved it, as the resolving client stated it (OpenClaw v4 `exec.approval.resolve` `reviewer`) */
+  reviewer?: ApprovalReviewer
+  /** allow-always with a term (`grantExpiresInDays`): the command runs without asking until then (ms) */
+  grantExpiresAt?: number
+}
+
+/** A channel sender a client resolved an approval for (OpenClaw ApprovalChannelReviewer). */
+export interface ApprovalReviewer {
+  channel: string
+  accountId: string
+  senderId: string
 }
 
 export type ApprovalDecision = 'allow-once' | 'allow-always' | 'deny'

@@ -11,6 +11,7 @@ import type {
   UsageTotals,
 } from './events'
 import { ATTENTION_ICONS, STATUS_NOTE_MAX_CHARS, STATUS_NOTE_MAX_TTL_MINUTES, type OrganisationRowFields } from './session-organisation'
+import type { SessionApprovalReplay } from './session-approval'
 
 /** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
 export const MAX_MESSAGE_CHARS = 1_000_000
@@ -159,7 +160,16 @@ export const Schemas = {
     /** OpenClaw v4: report whether the inputs accepted under these runIds were consumed (`inputReceipts`) */
     inputRunIds: Type.Optional(Type.Array(NonEmpty(256), { minItems: 1, maxItems: 50, uniqueItems: true })),
   }),
-  'chat.abort': Closed({ sessionKey: NonEmpty(), agentId: AgentOfKey, runId: Type.Optional(NonEmpty(256)) }),
+  'chat.abort': Closed({
+    sessionKey: NonEmpty(),
+    agentId: AgentOfKey,
+    runId: Type.Optional(NonEmpty(256)),
+    /**
+     * OpenClaw v4: a session-wide abort spares the session's side runs (`/btw` questions, answered beside the
+     * transcript). Loopdesk has none (`/btw` is an ordinary message, its run a main run): nothing to spare.
+     */
+    preserveSideRuns: Type.Optional(Type.Boolean()),
+  }),
   'sessions.list': Closed({
     limit: Type.Optional(Type.Integer({ minimum: 1 })),
     /** rows to skip after filtering and sorting (paging) */
@@ -276,7 +286,15 @@ export const Schemas = {
   'sessions.send': SessionSendS,
   /** sessions.send that first interrupts the session's active run */
   'sessions.steer': SessionSendS,
-  'sessions.messages.subscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
+  'sessions.messages.subscribe': Closed({
+    key: NonEmpty(),
+    agentId: Type.Optional(NonEmpty(64)),
+    /**
+     * OpenClaw v4: also the session's exec approvals — pending ones in the result (`approvalReplay`), each
+     * change as a `session.approval` event (gateway; needs operator.approvals there)
+     */
+    includeApprovals: Type.Optional(Type.Literal(true)),
+  }),
   'sessions.messages.unsubscribe': Closed({ key: NonEmpty(), agentId: Type.Optional(NonEmpty(64)) }),
   'models.list': Closed({
     /** marks that agent's model as the default (else the global default) */
@@ -288,7 +306,11 @@ export const Schemas = {
     preparedOnly: Type.Optional(Type.Boolean()),
   }),
   'agents.list': Closed({}),
-  'tools.catalog': Closed({ agentId: Type.Optional(NonEmpty(64)) }),
+  'tools.catalog': Closed({
+    agentId: Type.Optional(NonEmpty(64)),
+    /** OpenClaw: list plugin tools too. Loopdesk plugins register hooks, never tools: the catalog is the same */
+    includePlugins: Type.Optional(Type.Boolean()),
+  }),
   'config.get': Closed({}),
   'config.patch': Closed({
     /** RFC 7396 merge patch applied to the config file. Secrets (apiKey, auth.token) are write-only. */
@@ -298,6 +320,10 @@ export const Schemas = {
   'exec.approval.resolve': Closed({
     id: NonEmpty(128),
     decision: Type.Union([Type.Literal('allow-once'), Type.Literal('allow-always'), Type.Literal('deny')]),
+    /** OpenClaw v4: the channel sender resolved for; recorded on the resolved event as stated */
+    reviewer: Type.Optional(Closed({ channel: NonEmpty(), accountId: NonEmpty(), senderId: NonEmpty() })),
+    /** OpenClaw v4: with allow-always, the allowance ends after this many days (ignored otherwise) */
+    grantExpiresInDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
   }),
   // Loopdesk extensions (namespaced so they never clash with OpenClaw methods).
   'loopdesk.events.recent': Closed({
@@ -630,7 +656,8 @@ export interface Results {
   'agent.identity.get': AgentIdentity
   'sessions.send': SessionSendResult
   'sessions.steer': SessionSendResult & { interruptedActiveRun: boolean }
-  'sessions.messages.subscribe': { subscribed: true; key: string }
+  /** approvalReplay: with includeApprovals, the session's pending exec approvals */
+  'sessions.messages.subscribe': { subscribed: true; key: string; approvalReplay?: SessionApprovalReplay }
   'sessions.messages.unsubscribe': { subscribed: false; key: string }
   'tools.catalog': {
     tools: ToolInfo[]

@@ -26,6 +26,8 @@ export class GatewayConnection {
   sessionsSubscribed = false
   /** canonical session keys whose transcript appends this connection gets as `session.message` */
   messageSubs = new Set<string>()
+  /** of those, the keys subscribed with `includeApprovals` (it gets their `session.approval` events) */
+  approvalSubs = new Set<string>()
   /** which runs' tool events this connection gets, and whether with results (set at hello) */
   tools: ToolAudience = toolAudienceFor('', new Set())
   unauthorizedStreak = 0

@@ -8,6 +8,7 @@ import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
 import { METHOD_SCOPES, hasScope } from './scopes'
+import { v3ParamProblem } from './v4-params'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
 export interface LocalMethod {
@@ -84,15 +85,7 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   const known = local !== undefined || isMethodName(method)
   const required: Scope | null = local ? local.scope : isMethodName(method) ? METHOD_SCOPES[method] : SCOPES.admin
   if (!hasScope(conn.scopes, required)) {
-    // v4 introduced FORBIDDEN for authz failures; v3 clients only know INVALID_REQUEST (same message and details).
-    conn.respond(id, {
-      ok: false,
-      error: {
-        code: conn.protocol >= 4 ? 'FORBIDDEN' : 'INVALID_REQUEST',
-        message: `missing scope: ${required}`,
-        details: { code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] },
-      },
-    })
+    conn.respond(id, missingScope(conn, required!))
     conn.unauthorizedStreak++
     if (conn.unauthorizedStreak >= ctx.maxUnauthorizedStreak) conn.close(CLOSE.policy, 'repeated unauthorized calls')
     return
@@ -137,6 +130,20 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     return
   }
   const name = method as MethodName
+  const v3Problem = conn.protocol < 4 ? v3ParamProblem(name, req.params) : undefined
+  if (v3Problem) {
+    slot?.release()
+    conn.respond(id, invalidRequest(v3Problem))
+    return
+  }
+  // the approval feed carries commands: like the exec.approval.* events, it needs operator.approvals
+  if (name === 'sessions.messages.subscribe' && (req.params as { includeApprovals?: unknown } | undefined)?.includeApprovals === true) {
+    if (!hasScope(conn.scopes, SCOPES.approvals)) {
+      slot?.release()
+      conn.respond(id, missingScope(conn, SCOPES.approvals))
+      return
+    }
+  }
   if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
 
   ctx.hooks?.before?.(conn, name, req.params)
@@ -150,11 +157,31 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     if (!conn.messageSubs.has(key) && conn.messageSubs.size >= MAX_MESSAGE_SUBSCRIPTIONS) {
       slot?.release()
       res = { ok: false, error: { code: 'INVALID_REQUEST', message: `too many sessions.messages subscriptions (max ${MAX_MESSAGE_SUBSCRIPTIONS})` } }
-    } else conn.messageSubs.add(key)
+    } else {
+      conn.messageSubs.add(key)
+      // an upgrade only: a later plain subscribe keeps the approval feed (unsubscribe ends both)
+      if ((res.data as { approvalReplay?: unknown }).approvalReplay) conn.approvalSubs.add(key)
+    }
   }
-  if (res.ok && name === 'sessions.messages.unsubscribe') conn.messageSubs.delete((res.data as { key: string }).key)
+  if (res.ok && name === 'sessions.messages.unsubscribe') {
+    const key = (res.data as { key: string }).key
+    conn.messageSubs.delete(key)
+    conn.approvalSubs.delete(key)
+  }
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })
+}
+
+/** v4 introduced FORBIDDEN for authz failures; v3 clients only know INVALID_REQUEST (same message and details). */
+function missingScope(conn: GatewayConnection, required: Scope): CachedResponse {
+  return {
+    ok: false,
+    error: {
+      code: conn.protocol >= 4 ? 'FORBIDDEN' : 'INVALID_REQUEST',
+      message: `missing scope: ${required}`,
+      details: { code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] },
+    },
+  }
 }
 
 function finalResponse(final: AgentFinal): CachedResponse {

@@ -26,6 +26,8 @@ import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from '.
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
+import { SessionApprovalFeed } from './session-approvals'
+import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, removeGatewayInfo, storeGatewayToken, writeGatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
@@ -100,6 +102,7 @@ export const GATEWAY_EVENTS = [
   'session.message',
   'exec.approval.requested',
   'exec.approval.resolved',
+  'session.approval',
   'queue.changed',
   'tick',
   'shutdown',
@@ -322,12 +325,27 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         toolRouter.onSessionsChanged(ev.payload)
         return deliver('sessions.changed', ev.payload, { targeted: (c) => c.sessionsSubscribed })
       case 'exec.approval.requested':
+        deliverSessionApproval(approvalFeed.requested(ev.payload))
+        return deliver(ev.event, ev.payload)
       case 'exec.approval.resolved':
+        deliverSessionApproval(approvalFeed.resolved(ev.payload))
+        return deliver(ev.event, ev.payload)
       case 'queue.changed':
         return deliver(ev.event, ev.payload)
       default:
         // tick/shutdown belong to the gateway itself
         return
+    }
+  }
+  const approvalFeed = new SessionApprovalFeed()
+  /** to v4 connections that subscribed to the session with includeApprovals — targeted, no frame seq */
+  function deliverSessionApproval(ev: SessionApprovalEvent | undefined) {
+    if (!ev) return
+    let text: string | undefined
+    for (const c of conns.values()) {
+      if (!c.isOpen || c.protocol < 4 || !c.approvalSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.approvals)) continue
+      text ??= JSON.stringify({ type: 'event', event: 'session.approval', payload: ev })
+      c.sendText(text)
     }
   }
   const runSeqs = new RunSeqTracker()

@@ -2,10 +2,10 @@
 // and written to `<stateDir>/media/inbound` BEFORE the call is acknowledged, so an accepted message never
 // refers to bytes that only lived in the request. Images reach the model as pi ImageContent (loaded from
 // the saved file); other files are referenced in the prompt text by their saved path so tools can read them.
-import crypto from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { invalid, ApiError } from '../api/errors'
+import { newInboundName } from './media/inbound-names'
 import { ATTACHMENT_LIMITS, MESSAGE_ATTACHMENTS_MAX_BYTES, attachmentLine as lineOf, formatMb as mb, sniffImage as sniffShared, withAttachmentLines } from '../../shared/attachments'
 
 /** A saved attachment (what the journal, the queue and the run carry; never the bytes). */
@@ -116,7 +116,8 @@ function extOf(a: DecodedAttachment): string {
 export const inboundMediaDir = (stateDir: string) => path.join(stateDir, 'media', 'inbound')
 
 /**
- * Writes each attachment to `<stateDir>/media/inbound/<uuid>.<ext>` (dir 0700, files 0600, fsynced) and
+ * Writes each attachment to `<stateDir>/media/inbound/<uuid>.<ext>` (dir 0700, files 0600, fsynced; the
+ * name is what media/media-gc.ts recognizes, and files nothing references any more are removed by it) and
  * returns what was saved. On a write failure, whatever this call already wrote is removed and UNAVAILABLE
  * is thrown (nothing was accepted).
  */
@@ -128,7 +129,7 @@ export function saveAttachments(stateDir: string, items: DecodedAttachment[]): S
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     fs.chmodSync(dir, 0o700)
     for (const a of items) {
-      const file = path.join(dir, `${crypto.randomUUID()}.${extOf(a)}`)
+      const file = path.join(dir, newInboundName(extOf(a)))
       const fd = fs.openSync(file, 'wx', 0o600)
       try {
         fs.writeSync(fd, a.bytes)

@@ -282,7 +282,7 @@ export interface ApprovalBrokerLike {
     req: Omit<ExecApprovalRequest, 'id' | 'createdAt' | 'expiresAt'>,
     signal?: AbortSignal,
   ): Promise<ApprovalDecision>
-  resolve(id: string, decision: ApprovalDecision): ExecApprovalResolved
+  resolve(id: string, decision: ApprovalDecision, opts?: { reviewer?: ExecApprovalResolved['reviewer']; grantExpiresInDays?: number }): ExecApprovalResolved
   pending(sessionKey?: string): ExecApprovalRequest[]
 }
 

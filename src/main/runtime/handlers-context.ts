@@ -13,6 +13,7 @@ import type { EmbeddedRunner, RunOutcome, RunRequest } from './runner/embedded-r
 import type { FollowupQueue } from './runner/followup-queue'
 import type { RuntimeHooks } from './runner/hooks'
 import type { AcceptedJournal } from './runner/accepted-journal'
+import type { MediaJanitor } from './media/media-janitor'
 import type { IdempotencyCache } from './runner/idempotency'
 import { toSessionRow, type SessionStore } from './sessions'
 import type { ApprovalBroker } from './tools'
@@ -81,6 +82,8 @@ export interface RuntimeCore {
   readonly tracked: Map<string, TrackedRun>
   /** durable record of acknowledged messages of an agent (written before the ack; crash recovery) */
   accepted(agentId: string): AcceptedJournal
+  /** removes inbound media nothing references any more (absent when switched off) */
+  media?: MediaJanitor
   models(): ModelRegistry
   /** rebuild the model registry (credentials or config changed) */
   refreshModels(): Promise<void>

@@ -8,6 +8,7 @@ import type { ParamsOf } from '../../shared/methods'
 import { agentIdentity } from './agent-identity'
 import { assertAgent, canonicalKey, type RuntimeCore } from './handlers-context'
 import { abortSessionRuns } from './handlers-sessions'
+import { pendingApprovalSnapshot } from '../../shared/session-approval'
 
 type SessionSendHandlers = Pick<
   Handlers,
@@ -61,7 +62,10 @@ export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.s
     async 'sessions.messages.subscribe'(p) {
       // delivery is per connection (the gateway records it from this result's canonical key)
       const { key } = sessionFor(core, p.key, p.agentId)
-      return { subscribed: true, key }
+      if (!p.includeApprovals) return { subscribed: true, key }
+      // the session's own approvals: Loopdesk has no agent-spawned descendant sessions to include
+      const approvals = core.approvals.pending(key).map(pendingApprovalSnapshot)
+      return { subscribed: true, key, approvalReplay: { sessionKey: key, updatedAtMs: Date.now(), approvals, truncated: false } }
     },
 
     async 'sessions.messages.unsubscribe'(p) {

@@ -345,7 +345,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       if (gone) return { ok: true, key, deleted: false, archived: [] }
       const archived: string[] = []
       if (p.deleteTranscript) {
-        fs.rmSync(store.transcriptPath(entry.sessionId), { force: true })
+        await deleteTranscriptAndMedia(core, store.transcriptPath(entry.sessionId))
       } else {
         const to = await store.archiveTranscript(entry.sessionId, 'deleted')
         if (to) archived.push(to)
@@ -399,6 +399,15 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       return { ok: true, key, ...outcome }
     },
   }
+}
+
+/**
+ * sessions.delete with deleteTranscript: the transcript goes, then (in the background) the inbound media
+ * only it named. An archived transcript (reset, delete without deleteTranscript) keeps its media.
+ */
+async function deleteTranscriptAndMedia(core: RuntimeCore, file: string): Promise<void> {
+  if (core.media) await core.media.deleteTranscript(file)
+  else fs.rmSync(file, { force: true })
 }
 
 /** OpenClaw's lastInteractionAt, from what we store: when the last run ended (or started). */

@@ -194,7 +194,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     },
 
     async 'exec.approval.resolve'(p) {
-      core.approvals.resolve(p.id, p.decision)
+      core.approvals.resolve(p.id, p.decision, { reviewer: p.reviewer, grantExpiresInDays: p.grantExpiresInDays })
       return { ok: true, id: p.id, decision: p.decision }
     },
 

@@ -28,6 +28,7 @@ import { installExtensions, type Extensions, type ExtensionsOptions } from './ho
 import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
 import { AcceptedJournal, readDeadJournals, removeJournals } from './runner/accepted-journal'
 import { SessionStore, sessionsDir } from './sessions'
+import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
 
 export const LOOPDESK_VERSION = '0.1.0'
@@ -58,6 +59,11 @@ export interface RuntimeOptions {
   extensions?: boolean | ExtensionsOptions
   /** reload loopdesk.json when it changes on disk (default true) */
   watchConfig?: boolean
+  /**
+   * removal of inbound media nothing references (media/media-gc.ts): a pass after start-up, then every
+   * intervalMs; files younger than graceMs are never touched. `false` switches it off (default on).
+   */
+  mediaGc?: false | Pick<MediaJanitorOptions, 'graceMs' | 'intervalMs' | 'startDelayMs'>
   version?: string
 }
 
@@ -211,6 +217,16 @@ class RuntimeImpl implements Runtime {
       recordFinal: (final) => self.recordFinal(final),
       isShuttingDown: () => self.shuttingDown,
     }
+    if (opts.mediaGc !== false) {
+      this.core.media = new MediaJanitor({
+        stateDir: opts.stateDir,
+        ...opts.mediaGc,
+        // messages accepted but not settled: their text and saved paths name the files they carry
+        pendingRefs: function* () {
+          for (const j of journals.values()) for (const r of j.pending()) yield* [r.text, ...(r.media ?? [])]
+        },
+      })
+    }
     const runHs = runHandlers(this.core)
     this.handlers = {
       ...runHs,
@@ -248,6 +264,8 @@ class RuntimeImpl implements Runtime {
     for (const runId of interruptedRunIds) {
       this.core.runs.finish(runId, { status: 'error', endedAt, error: 'interrupted: Loopdesk stopped before this run finished' })
     }
+    // after recovery: messages a dead process left in its journal are in their transcripts by now
+    this.core.media?.start()
   }
 
   private async rebuildModels(): Promise<void> {
@@ -368,6 +386,7 @@ class RuntimeImpl implements Runtime {
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
     // deferred (group-committed) session updates go to disk before we report being down
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
+    await this.core.media?.stop()
     // messages accepted but never run (still queued) stay in the journal: the next start restores them
     for (const j of this.journals.values()) j.close()
     this.emit({ event: 'shutdown', payload: { reason: opts.reason ?? 'shutdown' } })

@@ -85,6 +85,11 @@ export class AcceptedJournal {
     return this.open.size
   }
 
+  /** The accepted messages not settled yet (the media collector keeps the files they name). */
+  pending(): IterableIterator<AcceptedRecord> {
+    return this.open.values()
+  }
+
   private settle(line: Line): void {
     try {
       if (this.open.size === 0) this.reset([])

@@ -1,7 +1,7 @@
 // Exec approval broker: a tool asks, the UI / gateway answers through the runtime API
 // (exec.approval.resolve). Unanswered requests are denied on timeout or when the run is aborted.
 import { randomUUID } from 'node:crypto'
-import type { ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved } from '../../../shared/events'
+import type { ApprovalDecision, ApprovalReviewer, ExecApprovalRequest, ExecApprovalResolved } from '../../../shared/events'
 import { ApiError } from '../../api/errors'
 import type { ApprovalBrokerLike } from '../contracts'
 
@@ -26,23 +26,44 @@ export interface DetailedApprovals {
   requestDetailed(req: ApprovalRequestInput, signal?: AbortSignal): Promise<ApprovalOutcome>
 }
 
+/** What exec.approval.resolve may add to a decision (OpenClaw v4). */
+export interface ResolveOptions {
+  /** recorded on the resolved event as stated (Loopdesk has no channels whose custody it could check) */
+  reviewer?: ApprovalReviewer
+  /** allow-always only: the allowance ends after this many days (else with the session or the process) */
+  grantExpiresInDays?: number
+}
+
+const DAY_MS = 86_400_000
+
 interface Pending {
   req: ExecApprovalRequest
-  finish(decision: ApprovalDecision, by: ExecApprovalResolved['resolvedBy']): ExecApprovalResolved
+  finish(decision: ApprovalDecision, by: ExecApprovalResolved['resolvedBy'], opts?: ResolveOptions): ExecApprovalResolved
 }
 
 const DECISIONS: readonly ApprovalDecision[] = ['allow-once', 'allow-always', 'deny']
 
 export class ApprovalBroker implements ApprovalBrokerLike, DetailedApprovals {
   private readonly pendingById = new Map<string, Pending>()
-  /** sessionKey → commands the user allowed "always" (memory only: a restart asks again) */
-  private readonly sessionAllow = new Map<string, Set<string>>()
+  /**
+   * sessionKey → command → when the user's allow-always ends (undefined: with the session's reset or the
+   * process; memory only: a restart asks again)
+   */
+  private readonly sessionAllow = new Map<string, Map<string, number | undefined>>()
 
   constructor(private readonly opts: ApprovalBrokerOptions) {}
 
-  /** True when the user answered allow-always for exactly this command in this session. */
+  /** True when the user answered allow-always for exactly this command in this session (and its term runs). */
   isAllowedAlways(sessionKey: string, command: string): boolean {
-    return this.sessionAllow.get(sessionKey)?.has(command.trim()) ?? false
+    const allowed = this.sessionAllow.get(sessionKey)
+    const cmd = command.trim()
+    if (!allowed?.has(cmd)) return false
+    const until = allowed.get(cmd)
+    if (until !== undefined && until <= Date.now()) {
+      allowed.delete(cmd)
+      return false
+    }
+    return true
   }
 
   /** Forget a session's allow-always list (e.g. on /new or /reset). */
@@ -78,14 +99,17 @@ export class ApprovalBroker implements ApprovalBrokerLike, DetailedApprovals {
       timer.unref?.()
       const entry: Pending = {
         req: full,
-        finish: (decision, by) => {
+        finish: (decision, by, opts = {}) => {
           this.pendingById.delete(full.id)
           clearTimeout(timer)
           signal?.removeEventListener('abort', onAbort)
+          const ts = Date.now()
+          // OpenClaw: the grant term applies to allow-always only and is ignored with other decisions
+          const grantExpiresAt = decision === 'allow-always' && opts.grantExpiresInDays !== undefined ? ts + Math.floor(opts.grantExpiresInDays) * DAY_MS : undefined
           if (decision === 'allow-always') {
-            let set = this.sessionAllow.get(full.sessionKey)
-            if (!set) this.sessionAllow.set(full.sessionKey, (set = new Set()))
-            set.add(full.command.trim())
+            let allowed = this.sessionAllow.get(full.sessionKey)
+            if (!allowed) this.sessionAllow.set(full.sessionKey, (allowed = new Map()))
+            allowed.set(full.command.trim(), grantExpiresAt)
           }
           const resolved: ExecApprovalResolved = {
             id: full.id,
@@ -93,7 +117,9 @@ export class ApprovalBroker implements ApprovalBrokerLike, DetailedApprovals {
             sessionKey: full.sessionKey,
             decision,
             resolvedBy: by,
-            ts: Date.now(),
+            ts,
+            ...(opts.reviewer ? { reviewer: { ...opts.reviewer } } : {}),
+            ...(grantExpiresAt !== undefined ? { grantExpiresAt } : {}),
           }
           this.safeEmit({ event: 'exec.approval.resolved', payload: resolved })
           resolve({ decision, resolvedBy: by })
@@ -106,13 +132,13 @@ export class ApprovalBroker implements ApprovalBrokerLike, DetailedApprovals {
     })
   }
 
-  resolve(id: string, decision: ApprovalDecision): ExecApprovalResolved {
+  resolve(id: string, decision: ApprovalDecision, opts: ResolveOptions = {}): ExecApprovalResolved {
     if (!DECISIONS.includes(decision)) {
       throw new ApiError('INVALID_REQUEST', `invalid decision "${String(decision)}" (expected ${DECISIONS.join(' | ')})`)
     }
     const entry = this.pendingById.get(id)
     if (!entry) throw new ApiError('APPROVAL_NOT_FOUND', `no pending exec approval with id ${id} (it may have expired or been answered)`)
-    return entry.finish(decision, 'user')
+    return entry.finish(decision, 'user', opts)
   }
 
   pending(sessionKey?: string): ExecApprovalRequest[] {

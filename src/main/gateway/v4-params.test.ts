@@ -1,0 +1,201 @@
+// OpenClaw v4 params our closed schemas used to refuse: chat.abort preserveSideRuns, tools.catalog
+// includePlugins, sessions.messages.subscribe includeApprovals, exec.approval.resolve reviewer and
+// grantExpiresInDays. Their schemas are checked against @openclaw/gateway-protocol's, their behaviour over a
+// real gateway + runtime (v4), and v3 connections get v3's answer.
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import Ajv from 'ajv'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { until } from '../../../test/fixtures/until'
+import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { validateParams } from '../api/dispatch'
+import type { MethodName } from '../../shared/methods'
+import { startGateway, type GatewayHandle } from './server'
+
+const schemaFile = fileURLToPath(new URL('../../../node_modules/@openclaw/gateway-protocol/protocol.schema.json', import.meta.url))
+const protocol = JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as { definitions: Record<string, unknown> }
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+ajv.addSchema(protocol, 'openclaw')
+const packageAccepts = (def: string, v: unknown) => ajv.getSchema(`openclaw#/definitions/${def}`)!(v) === true
+function conforms(def: string, v: unknown): void {
+  const check = ajv.getSchema(`openclaw#/definitions/${def}`)!
+  expect(check(v) ? [] : check.errors, `${def}: ${JSON.stringify(v).slice(0, 300)}`).toEqual([])
+}
+
+describe('the params fit the package schema exactly', () => {
+  const reviewer = { channel: 'slack', accountId: 'acct-1', senderId: 'U123' }
+  const cases: Array<[MethodName, string, unknown]> = [
+    ['chat.abort', 'ChatAbortParams', { sessionKey: 'main', preserveSideRuns: true }],
+    ['chat.abort', 'ChatAbortParams', { sessionKey: 'main', runId: 'r', agentId: 'main', preserveSideRuns: false }],
+    ['chat.abort', 'ChatAbortParams', { sessionKey: 'main', preserveSideRuns: 'yes' }],
+    ['tools.catalog', 'ToolsCatalogParams', { includePlugins: true }],
+    ['tools.catalog', 'ToolsCatalogParams', { agentId: 'main', includePlugins: false }],
+    ['tools.catalog', 'ToolsCatalogParams', { includePlugins: 1 }],
+    ['sessions.messages.subscribe', 'SessionsMessagesSubscribeParams', { key: 'main', includeApprovals: true }],
+    ['sessions.messages.subscribe', 'SessionsMessagesSubscribeParams', { key: 'main', includeApprovals: false }],
+    ['sessions.messages.subscribe', 'SessionsMessagesSubscribeParams', { key: 'main', includeApprovals: 'true' }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'deny', reviewer }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'deny', reviewer: { channel: 'slack', accountId: 'acct-1' } }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'deny', reviewer: { ...reviewer, extra: 1 } }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'deny', reviewer: { ...reviewer, channel: '' } }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 1 }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 3650 }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 0 }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 3651 }],
+    ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 1.5 }],
+  ]
+  it.each(cases)('%s %s %j: accepted exactly when the package accepts it', (method, def, params) => {
+    expect(validateParams(method, params) === undefined).toBe(packageAccepts(def, params))
+  })
+})
+
+const TOKEN = 'v4-params-token-0123456789'
+let server: ModelServer
+let rt: TestRuntime
+let gw: GatewayHandle
+const identity = generateNodeDeviceIdentity()
+const connect = (o: { maxProtocol?: number; scopes?: string[] } = {}) => connectGateway({ url: gw.url, token: TOKEN, identity, ...o })
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  rt = await startTestRuntime(server, { config: testConfig(server), runtime: { mediaGc: false } })
+  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+})
+afterAll(async () => {
+  await gw?.close()
+  await rt?.close()
+  await server?.close()
+})
+
+async function failure(p: Promise<unknown>): Promise<{ code?: string; message: string; details?: any }> {
+  try {
+    await p
+  } catch (err) {
+    return err as { code?: string; message: string }
+  }
+  throw new Error('expected the request to fail')
+}
+
+describe('chat.abort preserveSideRuns', () => {
+  it('v4: aborts the session’s runs exactly as without it (there are no side runs to spare); v3: refused', async () => {
+    const c = await connect()
+    server.push({ hang: true })
+    const n = server.requests.length
+    await c.request('chat.send', { sessionKey: 'agent:main:side', message: '/btw what is 2+2', idempotencyKey: 'side-1' })
+    // running: its model request is out (and hangs)
+    await server.waitForRequests(n + 1)
+    const params = { sessionKey: 'agent:main:side', preserveSideRuns: true }
+    conforms('ChatAbortParams', params)
+    // `/btw` is an ordinary message here: its run is the session's main run, so preserving side runs spares nothing
+    await expect(c.request('chat.abort', params)).resolves.toEqual({ ok: true, aborted: true, runIds: ['side-1'] })
+    await expect(c.request('agent.wait', { runId: 'side-1', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'timeout' })
+    const v3 = await connect({ maxProtocol: 3 })
+    expect(await failure(v3.request('chat.abort', params))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: "invalid chat.abort params: /: unexpected property 'preserveSideRuns'",
+    })
+    await Promise.all([c.close(), v3.close()])
+  })
+})
+
+describe('tools.catalog includePlugins', () => {
+  it('the same schema-valid catalog with or without it (plugins add hooks, never tools); v3 has it too', async () => {
+    const c = await connect()
+    const v3 = await connect({ maxProtocol: 3 })
+    conforms('ToolsCatalogParams', { includePlugins: true })
+    const plain = (await c.request('tools.catalog', {})) as any
+    const withPlugins = (await c.request('tools.catalog', { includePlugins: true })) as any
+    expect(withPlugins).toEqual(plain)
+    expect(withPlugins.groups.every((g: any) => g.source === 'core')).toBe(true)
+    // Loopdesk's own `tools` list sits next to OpenClaw's fields: checked on OpenClaw's fields
+    const { tools: _own, ...openclaw } = withPlugins
+    conforms('ToolsCatalogResult', openclaw)
+    await expect(v3.request('tools.catalog', { includePlugins: false })).resolves.toEqual(plain)
+    await Promise.all([c.close(), v3.close()])
+  })
+})
+
+describe('exec approvals: includeApprovals, reviewer, grantExpiresInDays', () => {
+  it('session.approval pending/terminal events and approvalReplay fit the package; reviewer and grant term recorded', async () => {
+    const key = 'agent:main:approve'
+    const approver = await connect()
+    const watcher = await connect() // subscribed without includeApprovals
+    const reader = await connect({ scopes: ['operator.read'] })
+    const v3 = await connect({ maxProtocol: 3 })
+    const seen: EventFrameIn[] = []
+    const watcherSeen: EventFrameIn[] = []
+    approver.onEvent((e) => seen.push(e))
+    watcher.onEvent((e) => watcherSeen.push(e))
+
+    const sub = { key, includeApprovals: true as const }
+    conforms('SessionsMessagesSubscribeParams', sub)
+    const first = (await approver.request('sessions.messages.subscribe', sub)) as any
+    expect(first).toMatchObject({ subscribed: true, key })
+    conforms('SessionApprovalReplay', first.approvalReplay)
+    expect(first.approvalReplay).toMatchObject({ sessionKey: key, approvals: [], truncated: false })
+    await watcher.request('sessions.messages.subscribe', { key })
+    // the feed carries commands: operator.approvals, as for exec.approval.* events
+    expect(await failure(reader.request('sessions.messages.subscribe', sub))).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { code: 'MISSING_SCOPE', missingScope: 'operator.approvals' },
+    })
+    expect(await failure(v3.request('sessions.messages.subscribe', sub))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: "invalid sessions.messages.subscribe params: /: unexpected property 'includeApprovals'",
+    })
+
+    server.push({ toolCalls: [{ id: 'call-x', name: 'exec', args: { command: 'echo granted' } }] }, { text: 'ran it' })
+    await approver.request('chat.send', { sessionKey: key, message: 'run it', idempotencyKey: 'ap-run' })
+    const pending = (await until(() => seen.find((e) => e.event === 'session.approval'), 10_000)) as EventFrameIn
+    expect(pending.seq).toBeUndefined() // targeted
+    conforms('SessionApprovalEvent', pending.payload)
+    const p = pending.payload as any
+    expect(p).toMatchObject({ sessionKey: key, phase: 'pending', approval: { status: 'pending', presentation: { kind: 'exec', commandText: 'echo granted', agentId: 'main' } } })
+    expect(JSON.stringify(p)).not.toContain(rt.workspace) // reviewer-safe: no cwd
+    // a later subscriber learns of it from the replay
+    const later = (await approver.request('sessions.messages.subscribe', sub)) as any
+    conforms('SessionApprovalReplay', later.approvalReplay)
+    expect(later.approvalReplay.approvals).toEqual([p.approval])
+
+    const reviewer = { channel: 'slack', accountId: 'acct-1', senderId: 'U123' }
+    const resolve = { id: p.approval.id, decision: 'allow-always', reviewer, grantExpiresInDays: 2 }
+    conforms('ExecApprovalResolveParams', resolve)
+    expect(await failure(v3.request('exec.approval.resolve', resolve))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: "invalid exec.approval.resolve params: /: unexpected property 'reviewer', 'grantExpiresInDays'",
+    })
+    const before = Date.now()
+    await expect(approver.request('exec.approval.resolve', resolve)).resolves.toEqual({ ok: true, id: p.approval.id, decision: 'allow-always' })
+    const terminal = (await until(() => seen.find((e) => e.event === 'session.approval' && (e.payload as any).phase === 'terminal'), 10_000)) as EventFrameIn
+    conforms('SessionApprovalEvent', terminal.payload)
+    expect(terminal.payload).toMatchObject({
+      phase: 'terminal',
+      approval: { id: p.approval.id, status: 'allowed', decision: 'allow-always', reason: 'user', resolver: { kind: 'channel', id: 'slack:acct-1:U123' } },
+    })
+    // the resolved event records who resolved it and until when the command may run unasked
+    const resolved = seen.find((e) => e.event === 'exec.approval.resolved')!.payload as any
+    expect(resolved).toMatchObject({ id: p.approval.id, decision: 'allow-always', resolvedBy: 'user', reviewer })
+    expect(resolved.grantExpiresAt).toBeGreaterThanOrEqual(before + 2 * 86_400_000)
+    expect(resolved.grantExpiresAt).toBeLessThanOrEqual(Date.now() + 2 * 86_400_000)
+    await expect(approver.request('agent.wait', { runId: 'ap-run', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    // in the run's own timeline too (loopdesk.events.recent keeps the approval stream)
+    const recent = (await approver.request('loopdesk.events.recent', { sessionKey: key })) as any
+    expect(recent.events.find((e: any) => e.stream === 'approval' && e.data.phase === 'resolved')?.data).toMatchObject({ reviewer })
+
+    expect(watcherSeen.some((e) => e.event === 'session.approval')).toBe(false)
+    expect(watcherSeen.some((e) => e.event === 'session.message')).toBe(true)
+    // unsubscribing ends the approval feed with the message feed
+    await approver.request('sessions.messages.unsubscribe', { key })
+    const n = seen.length
+    server.push({ toolCalls: [{ id: 'call-y', name: 'exec', args: { command: 'echo again' } }] }, { text: 'done' })
+    await approver.request('chat.send', { sessionKey: key, message: 'again', idempotencyKey: 'ap-run-2' })
+    const req2 = (await until(() => seen.slice(n).find((e) => e.event === 'exec.approval.requested'), 10_000)) as EventFrameIn
+    await approver.request('exec.approval.resolve', { id: (req2.payload as any).id, decision: 'deny' })
+    await approver.request('agent.wait', { runId: 'ap-run-2', timeoutMs: 10_000 })
+    expect(seen.slice(n).some((e) => e.event === 'session.approval')).toBe(false)
+    await Promise.all([approver.close(), watcher.close(), reader.close(), v3.close()])
+  })
+})
