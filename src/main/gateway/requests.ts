@@ -8,7 +8,6 @@ import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
 import { METHOD_SCOPES, hasScope } from './scopes'
-import { v3ParamProblem } from './v4-params'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
 export interface LocalMethod {
@@ -130,12 +129,6 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     return
   }
   const name = method as MethodName
-  const v3Problem = conn.protocol < 4 ? v3ParamProblem(name, req.params) : undefined
-  if (v3Problem) {
-    slot?.release()
-    conn.respond(id, invalidRequest(v3Problem))
-    return
-  }
   // the approval feed carries commands: like the exec.approval.* events, it needs operator.approvals
   if (name === 'sessions.messages.subscribe' && (req.params as { includeApprovals?: unknown } | undefined)?.includeApprovals === true) {
     if (!hasScope(conn.scopes, SCOPES.approvals)) {
