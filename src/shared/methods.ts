@@ -15,6 +15,8 @@ import type { SessionApprovalReplay } from './session-approval'
 
 /** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
 export const MAX_MESSAGE_CHARS = 1_000_000
+/** config.patch `raw`: a JSON5 merge patch (the whole config file is far smaller) */
+export const CONFIG_RAW_MAX_CHARS = 1_048_576
 
 const NonEmpty = (max = 512) => Type.String({ minLength: 1, maxLength: max })
 const Closed = <T extends Record<string, TSchema>>(props: T) =>
@@ -312,10 +314,30 @@ export const Schemas = {
     includePlugins: Type.Optional(Type.Boolean()),
   }),
   'config.get': Closed({}),
+  /**
+   * A merge patch for the config file: `patch` (an object) or `raw` (the same as JSON5 text, OpenClaw's
+   * form) — exactly one. Arrays of `{id}` entries merge by id; a patch that would drop array entries is
+   * refused unless `replacePaths` names that array. Secrets (apiKey, auth.token) are write-only.
+   */
   'config.patch': Closed({
-    /** RFC 7396 merge patch applied to the config file. Secrets (apiKey, auth.token) are write-only. */
-    patch: Type.Record(Type.String(), Type.Unknown()),
-    baseHash: Type.Optional(Type.String({ maxLength: 128 })),
+    patch: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    raw: Type.Optional(Type.String({ minLength: 1, maxLength: CONFIG_RAW_MAX_CHARS })),
+    baseHash: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** dot paths (`[]` = each entry of an id-keyed list, e.g. `agents.list[].skills`) replaced wholesale */
+    replacePaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 256 })),
+    // OpenClaw restarts its gateway after a config write and reports to this session; Loopdesk applies the
+    // config live, so these are accepted and have no effect.
+    sessionKey: Type.Optional(Type.String({ maxLength: 512 })),
+    note: Type.Optional(Type.String({ maxLength: 10_000 })),
+    restartDelayMs: Type.Optional(Type.Integer({ minimum: 0 })),
+    deliveryContext: Type.Optional(
+      Closed({
+        channel: Type.Optional(Type.String()),
+        to: Type.Optional(Type.String()),
+        accountId: Type.Optional(Type.String()),
+        threadId: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+      }),
+    ),
   }),
   'exec.approval.resolve': Closed({
     id: NonEmpty(128),

@@ -81,8 +81,9 @@ export class FakeHost implements RuntimeHost {
       'chat.history': async (p) => ({ sessionKey: canonicalSessionKey(p.sessionKey) ?? p.sessionKey, sessionId: 'fake-session', messages: [], hasMore: false, thinkingLevel: null, fastMode: null, verboseLevel: null }),
       // applies nothing; a patch with a `bad` key is refused like an invalid config
       'config.patch': async (p) => {
-        if ('bad' in p.patch) throw new ApiError('INVALID_REQUEST', 'bad: not a config key')
-        this.patches.push(p.patch)
+        const patch = p.patch ?? {}
+        if ('bad' in patch) throw new ApiError('INVALID_REQUEST', 'bad: not a config key')
+        this.patches.push(patch)
         return { ok: true, hash: `h${this.patches.length}`, config: {}, secrets: {} }
       },
     }

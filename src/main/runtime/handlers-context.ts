@@ -4,6 +4,7 @@ import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/me
 import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
+import type { MergePatchOptions } from './config/merge-patch'
 import type { EventBus, RunRegistry } from './events'
 import type { ChatSubmit } from './queue/chat-queue'
 import type { CommandQueue } from './lanes'
@@ -28,7 +29,7 @@ export interface ConfigSource {
   /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
   /** RFC 7396 merge patch; throws on a stale baseHash (CONFLICT) or an invalid result (INVALID_REQUEST) */
-  patch(patch: Record<string, unknown>, baseHash?: string, opts?: { beforeWrite?: () => void }): { hash: string }
+  patch(patch: Record<string, unknown>, baseHash?: string, opts?: { beforeWrite?: () => void; merge?: MergePatchOptions }): { hash: string }
 }
 
 /** Queue modes for a chat message that arrives while its session is busy (queue/chat-queue.ts). */

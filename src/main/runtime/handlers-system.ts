@@ -1,13 +1,11 @@
-// Everything that is not a run or a session: models, agents, tools, config, approvals, health/status,
+// Everything that is not a run, a session or the config: models, agents, tools, approvals, health/status,
 // recent events, the queue view and UI prefs.
 import fs from 'node:fs'
 import path from 'node:path'
-import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { Prefs } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
 import { agentIds, assertAgent, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
-import { envRefName } from './models'
 import { writeFileAtomicSync } from './sessions'
 import { toolCatalog } from './tools'
 
@@ -16,8 +14,6 @@ type SystemHandlers = Pick<
   | 'models.list'
   | 'agents.list'
   | 'tools.catalog'
-  | 'config.get'
-  | 'config.patch'
   | 'exec.approval.resolve'
   | 'health'
   | 'status'
@@ -66,45 +62,6 @@ function pickPrefs(p: Partial<Prefs>): Partial<Prefs> {
 }
 
 /**
- * Secrets are write-only: an `apiKey` for a provider in a config patch goes to the credential store,
- * never into loopdesk.json — unless it is an env reference (`${VAR}` / `env:VAR`), which is not a secret.
- * `apiKey: null` removes the stored key too.
- */
-export function splitSecrets(patch: Record<string, unknown>): {
-  rest: Record<string, unknown>
-  set: Array<[string, string]>
-  remove: string[]
-} {
-  const set: Array<[string, string]> = []
-  const remove: string[] = []
-  const rest = structuredClone(patch)
-  const providers = (rest.models as { providers?: Record<string, unknown> } | undefined)?.providers
-  if (providers && typeof providers === 'object') {
-    for (const [id, cfg] of Object.entries(providers)) {
-      if (!cfg || typeof cfg !== 'object') continue
-      const c = cfg as Record<string, unknown>
-      if (!('apiKey' in c)) continue
-      const key = c.apiKey
-      if (typeof key === 'string' && !envRefName(key)) {
-        if (!key.trim()) throw invalid(`models.providers.${id}.apiKey: must not be empty (use null to remove it)`)
-        set.push([id, key.trim()])
-        delete c.apiKey
-        if (Object.keys(c).length === 0) delete providers[id]
-      } else if (key === null) {
-        remove.push(id)
-        // keep `apiKey: null` in the patch: it also removes a literal key from the file
-      }
-    }
-    if (Object.keys(providers).length === 0) {
-      const models = rest.models as Record<string, unknown>
-      delete models.providers
-      if (Object.keys(models).length === 0) delete rest.models
-    }
-  }
-  return { rest, set, remove }
-}
-
-/**
  * The gateway this process listens with, from the gateway.json it records after binding (the real port,
  * which differs from gateway.port when that was taken). A file left by another process is not ours.
  */
@@ -119,7 +76,6 @@ function ownGateway(stateDir: string): { gateway?: { port: number; url: string }
 }
 
 export function systemHandlers(core: RuntimeCore): SystemHandlers {
-  const secrets = () => core.config.secretsStatus()
   return {
     async 'models.list'(p) {
       const cfg = core.config.current
@@ -159,38 +115,6 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         })),
       }
       return { tools, agentId, profiles: [{ id: 'full' as const, label: 'Full' }], groups: [group] }
-    },
-
-    async 'config.get'() {
-      const c = core.config
-      return {
-        path: c.path,
-        exists: fs.existsSync(c.path),
-        valid: c.issues.length === 0,
-        hash: c.hash,
-        config: c.redacted(),
-        issues: c.issues,
-        secrets: secrets(),
-      }
-    },
-
-    async 'config.patch'(p) {
-      const { rest, set, remove } = splitSecrets(p.patch)
-      // Keys go to the credential store only after the rest of the patch validated, and before the file
-      // is written: a refused key (e.g. no OS keychain) leaves the config untouched, not half-applied.
-      const storeSecrets = () => {
-        for (const [id, key] of set) core.credentials.set(id, key)
-        for (const id of remove) core.credentials.delete(id)
-      }
-      if (Object.keys(rest).length > 0 || set.length === 0) {
-        core.config.patch(rest, p.baseHash, { beforeWrite: storeSecrets })
-      } else if (p.baseHash && p.baseHash !== core.config.hash) {
-        throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry')
-      } else {
-        storeSecrets()
-      }
-      await core.refreshModels()
-      return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets() }
     },
 
     async 'exec.approval.resolve'(p) {

@@ -14,6 +14,7 @@ import { historyHandlers } from './handlers-history'
 import { runHandlers } from './handlers-runs'
 import { rowOf, sessionHandlers } from './handlers-sessions'
 import { sessionSendHandlers } from './handlers-session-send'
+import { configHandlers } from './handlers-config'
 import { filePrefs, systemHandlers } from './handlers-system'
 import { applyLaneConcurrency, CommandQueue } from './lanes'
 import { createModelRegistry, type ModelRegistry } from './models'
@@ -233,6 +234,7 @@ class RuntimeImpl implements Runtime {
       ...historyHandlers(this.core),
       ...sessionHandlers(this.core, runHs['chat.send']),
       ...systemHandlers(this.core),
+      ...configHandlers(this.core),
       ...sessionSendHandlers(this.core, runHs['chat.send']),
     }
     this.info = { version: this.core.version, stateDir: opts.stateDir, configPath: config.path, startedAt }

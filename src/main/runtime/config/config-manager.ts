@@ -8,7 +8,7 @@ import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contrac
 import { tryAcquireWriteLockSync } from '../sessions/write-lock'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
 import { resolveConfig } from './defaults'
-import { applyMergePatch } from './merge-patch'
+import { applyMergePatch, type MergePatchOptions } from './merge-patch'
 import { parseConfigText } from './parse'
 import { redactConfig, restoreRedacted } from './redact'
 import { secretsStatus } from './secrets'
@@ -105,6 +105,8 @@ export class ConfigManager {
     opts: {
       /** runs after validation, before the file is written; if it throws, nothing is written */
       beforeWrite?: () => void
+      /** how arrays merge (config.patch: by id, removals only where replacePaths allows); default RFC 7396 */
+      merge?: MergePatchOptions
     } = {},
   ): { hash: string } {
     if (!isPlainObject(mergePatch)) throw invalid('config patch must be an object')
@@ -123,7 +125,7 @@ export class ConfigManager {
         if (!isPlainObject(parsed.value)) throw invalid(`cannot patch ${this.path}: it does not hold an object`)
         base = parsed.value
       }
-      const next = applyMergePatch(base, mergePatch) as Record<string, unknown>
+      const next = applyMergePatch(base, mergePatch, opts.merge) as Record<string, unknown>
       const placeholders = restoreRedacted(next, base)
       const issues: ConfigIssue[] = [
         ...placeholders.map((p) => ({ path: p, message: 'is the redaction placeholder but no value is stored' })),

@@ -864,7 +864,7 @@ export class FakeBridge implements Bridge {
       }
       this.configWrites.push(now)
     }
-    const patch = structuredClone(params.patch) as Record<string, unknown>
+    const patch = structuredClone(params.patch ?? {}) as Record<string, unknown>
     // Secrets are write-only: move them to the secret store and out of the config.
     const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers
     for (const [id, p] of Object.entries(providers ?? {})) {

@@ -60,8 +60,11 @@ describe('settings', () => {
     await user.type(url, 'http://127.0.0.1:1234/v1')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
     await waitFor(() => expect(within(dialog).getByRole('option', { name: /llama3.1:8b \(local\)/ })).toBeInTheDocument())
-    const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any }
+    const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any; replacePaths?: string[] }
     expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', api: 'openai-completions', models: [{ id: 'llama3.1:8b', contextWindow: 32768 }] })
+    // the endpoint's model list is replaced, not merged by id with the previous one (config.patch keeps
+    // unnamed list entries)
+    expect(sent.replacePaths).toEqual(['models.providers.local.models'])
     // the first usable model becomes the default
     await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('local/llama3.1:8b'))
     expect(bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params).toEqual({ patch: { agents: { defaults: { model: { primary: 'local/llama3.1:8b' } } } }, baseHash: expect.any(String) })

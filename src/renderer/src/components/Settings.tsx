@@ -122,7 +122,9 @@ function CustomEndpoint() {
       api: 'openai-completions',
       models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
     }
-    if (await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint')) await controller.ensureDefaultModel('local')
+    // the form edits the endpoint's one model: the list is replaced, not merged by id with the old one
+    const saved = await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint', ['models.providers.local.models'])
+    if (saved) await controller.ensureDefaultModel('local')
   }
   return (
     <fieldset className="card">

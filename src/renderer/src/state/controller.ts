@@ -790,14 +790,14 @@ export class Controller {
    * retryAfterMs) is sent again once that time has passed — the form keeps what the user typed while
    * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
    */
-  async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings'): Promise<boolean> {
+  async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings', replacePaths?: string[]): Promise<boolean> {
     let cur: Results['config.get'] | undefined
     let r: Results['config.patch'] | undefined
     for (let attempt = 0; ; attempt++) {
       cur = this.stores.settings.getState().config
       // a transport that throws is a failure like any other, never retried (no retryAfterMs)
       const res: Result<Results['config.patch']> = await this.bridge
-        .settingsSet({ patch, baseHash: cur?.hash })
+        .settingsSet({ patch, baseHash: cur?.hash, ...(replacePaths ? { replacePaths } : {}) })
         .catch((err: unknown) => ({ ok: false, error: { code: 'UNAVAILABLE', message: errorText(err) } }))
       if (res.ok) {
         r = res.data

@@ -1,0 +1,181 @@
+// config.patch as OpenClaw clients send it: `raw` JSON5 text or our `patch` object (exactly one), lists
+// merged by id with removals only where `replacePaths` allows, OpenClaw's restart fields accepted and
+// inert. Every refusal leaves loopdesk.json byte for byte as it was. Schemas are checked against
+// @openclaw/gateway-protocol's; one patch goes over a real gateway WebSocket.
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import Ajv from 'ajv'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { connectGateway } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { validateParams } from '../api/dispatch'
+import { startGateway } from '../gateway/server'
+
+const schemaFile = fileURLToPath(new URL('../../../node_modules/@openclaw/gateway-protocol/protocol.schema.json', import.meta.url))
+const protocol = JSON.parse(fs.readFileSync(schemaFile, 'utf8')) as { definitions: Record<string, unknown> }
+const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+ajv.addSchema(protocol, 'openclaw')
+const packageAccepts = (v: unknown) => ajv.getSchema('openclaw#/definitions/ConfigPatchParams')!(v) === true
+
+describe('config.patch params with raw fit the package schema exactly', () => {
+  const raw = '{ agents: { defaults: { timeoutSeconds: 5 } } }'
+  const cases: unknown[] = [
+    { raw },
+    { raw, baseHash: 'abc' },
+    { raw, baseHash: '' },
+    { raw: '' },
+    { raw: 5 },
+    { raw, replacePaths: ['agents.list', 'agents.list[].skills'] },
+    { raw, replacePaths: [] },
+    { raw, replacePaths: [''] },
+    { raw, replacePaths: 'agents.list' },
+    { raw, replacePaths: Array.from({ length: 257 }, (_, i) => `p${i}`) },
+    { raw, note: 'changed the timeout', sessionKey: 'agent:main:main', restartDelayMs: 0 },
+    { raw, restartDelayMs: -1 },
+    { raw, restartDelayMs: 1.5 },
+    { raw, deliveryContext: { channel: 'slack', to: 'C1', accountId: 'a', threadId: 12 } },
+    { raw, deliveryContext: { threadId: 't-1' } },
+    { raw, deliveryContext: { channel: 'slack', extra: 1 } },
+    { raw, unknownField: true },
+  ]
+  it.each(cases)('%j', (params) => {
+    expect(validateParams('config.patch', params) === undefined).toBe(packageAccepts(params))
+  })
+})
+
+let server: ModelServer
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+})
+afterAll(() => server.close())
+
+let t: TestRuntime
+let file: string
+const base = () =>
+  testConfig(server, {
+    agents: { list: [{ id: 'main', default: true }, { id: 'work', workspace: '/tmp/ld-work' }] },
+    gateway: { allowedOrigins: ['http://a.test', 'http://b.test'] },
+  })
+beforeEach(async () => {
+  t = await startTestRuntime(server, { config: base(), runtime: { mediaGc: false } })
+  file = path.join(t.stateDir, 'loopdesk.json')
+})
+afterEach(() => t.close())
+
+/** runs a refused patch and checks the file did not change */
+async function refused(params: unknown) {
+  const before = fs.readFileSync(file, 'utf8')
+  const r = await t.raw('config.patch', params)
+  expect(fs.readFileSync(file, 'utf8')).toBe(before)
+  if (r.ok) throw new Error(`expected a refusal, got ${JSON.stringify(r.data)}`)
+  return r.error
+}
+
+describe('config.patch raw (JSON5)', () => {
+  it('applies JSON5 text (comments, unquoted keys, trailing commas) like the same patch object', async () => {
+    const { hash } = await t.call('config.get', {})
+    const r = await t.call('config.patch', {
+      raw: `{
+        // the agent's default budget
+        agents: { defaults: { timeoutSeconds: 321, }, },
+      }`,
+      baseHash: hash,
+      note: 'inert here',
+      sessionKey: 'agent:main:main',
+      restartDelayMs: 1000,
+      deliveryContext: { channel: 'cli' },
+    })
+    expect(r.ok).toBe(true)
+    expect(t.runtime.core.config.current.defaults.timeoutSeconds).toBe(321)
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).agents.defaults.timeoutSeconds).toBe(321)
+    // nothing else moved: the lists are intact
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).agents.list).toHaveLength(2)
+  })
+
+  it('refuses both or neither of patch and raw, a syntax error (with line and column), a non-object', async () => {
+    expect(await refused({})).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('exactly one of patch') })
+    expect(await refused({ raw: '{}', patch: {} })).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('exactly one of patch') })
+    const syntax = await refused({ raw: '{\n  agents: { defaults: { timeoutSeconds: 5 }\n' })
+    expect(syntax).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/config.patch raw: syntax error.*line \d+, column \d+/) })
+    expect(await refused({ raw: '[1, 2]' })).toMatchObject({ code: 'INVALID_REQUEST', message: 'config.patch raw must be an object' })
+    expect(await refused({ raw: '"text"' })).toMatchObject({ code: 'INVALID_REQUEST', message: 'config.patch raw must be an object' })
+    // a schema-invalid value in raw is reported like one in patch
+    expect(await refused({ raw: '{ agents: { defaults: { timeoutSeconds: "soon" } } }' })).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('timeoutSeconds'),
+    })
+  })
+
+  it('a provider key in raw is write-only: credential store, never the file or the reply', async () => {
+    const r = await t.call('config.patch', { raw: "{ models: { providers: { openai: { apiKey: 'sk-raw-secret' } } } }" })
+    expect(t.runtime.core.credentials.get('openai')).toBe('sk-raw-secret')
+    expect(fs.readFileSync(file, 'utf8')).not.toContain('sk-raw-secret')
+    expect(JSON.stringify(r)).not.toContain('sk-raw-secret')
+    expect(r.secrets.openai).toBe('set')
+  })
+
+  it('a stale baseHash is a CONFLICT and writes nothing', async () => {
+    const { hash } = await t.call('config.get', {})
+    await t.call('config.patch', { raw: '{ agents: { defaults: { timeoutSeconds: 9 } } }' })
+    expect(await refused({ raw: '{ agents: { defaults: { timeoutSeconds: 10 } } }', baseHash: hash })).toMatchObject({ code: 'CONFLICT' })
+  })
+})
+
+describe('config.patch lists and replacePaths', () => {
+  it('agents.list entries merge by id; a new id is appended', async () => {
+    await t.call('config.patch', { patch: { agents: { list: [{ id: 'work', model: 'mock/m1' }, { id: 'ops' }] } } })
+    expect(t.runtime.core.config.current.agents.map((a) => a.id)).toEqual(['main', 'work', 'ops'])
+    expect(t.runtime.core.config.current.agents.find((a) => a.id === 'work')).toMatchObject({ model: 'mock/m1' })
+  })
+
+  it('dropping entries is refused (file untouched) until replacePaths names the list', async () => {
+    // a shorter agents list merges by id: it removes nothing (a stale client cannot drop 'work' by accident)
+    await t.call('config.patch', { patch: { agents: { list: [{ id: 'main', default: true }] } }, replacePaths: [] })
+    expect(t.runtime.core.config.current.agents.map((a) => a.id)).toEqual(['main', 'work'])
+    // a list without ids that forgets an entry would drop it: refused
+    const origins = await refused({ raw: "{ gateway: { allowedOrigins: ['http://a.test'] } }" })
+    expect(origins).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('gateway.allowedOrigins'), details: { path: 'gateway.allowedOrigins', removed: 1 } })
+    await t.call('config.patch', { raw: "{ gateway: { allowedOrigins: ['http://a.test'] } }", replacePaths: ['gateway.allowedOrigins'] })
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.allowedOrigins).toEqual(['http://a.test'])
+    // replacing the agents list wholesale drops 'work'
+    await t.call('config.patch', { patch: { agents: { list: [{ id: 'main', default: true }] } }, replacePaths: ['agents.list'] })
+    expect(t.runtime.core.config.current.agents.map((a) => a.id)).toEqual(['main'])
+  })
+
+  it('refuses malformed replacePaths tokens', async () => {
+    expect(await refused({ raw: '{}', replacePaths: ['agents..list'] })).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('replacePaths: "agents..list" is not a config path'),
+    })
+  })
+})
+
+describe('config.patch over a real gateway', () => {
+  it('an OpenClaw-shaped patch (raw + baseHash + replacePaths + restart fields) applies and answers with the new hash', async () => {
+    const TOKEN = 'cfg-raw-token-0123456789'
+    const gw = await startGateway({ host: t.runtime, port: 0, token: TOKEN, stateDir: t.stateDir, staticDir: null })
+    const c = await connectGateway({ url: gw.url, token: TOKEN, identity: generateNodeDeviceIdentity() })
+    try {
+      const got = (await c.request('config.get', {})) as { hash: string }
+      const params = {
+        raw: "{ gateway: { allowedOrigins: ['http://b.test'] }, agents: { defaults: { timeoutSeconds: 42 } } }",
+        baseHash: got.hash,
+        replacePaths: ['gateway.allowedOrigins'],
+        note: 'from a client',
+        restartDelayMs: 2000,
+      }
+      expect(packageAccepts(params)).toBe(true)
+      const r = (await c.request('config.patch', params)) as { ok: boolean; hash: string }
+      expect(r.ok).toBe(true)
+      expect(r.hash).not.toBe(got.hash)
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.allowedOrigins).toEqual(['http://b.test'])
+      await expect(c.request('config.patch', { raw: '[]', baseHash: r.hash })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'config.patch raw must be an object' })
+    } finally {
+      await c.close()
+      await gw.close()
+    }
+  })
+})
