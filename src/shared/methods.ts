@@ -270,6 +270,8 @@ export const Schemas = {
     /** delete only an archived session (archive first, then delete) */
     archivedOnly: Type.Optional(Type.Boolean()),
     deleteTranscript: Type.Optional(Type.Boolean()),
+    /** false: plugins' session_end does not fire for this deletion (default true) */
+    emitLifecycleHooks: Type.Optional(Type.Boolean()),
   }),
   /** key and/or runId (OpenClaw: abort by runId alone); clearQueued also drops what waits behind the run */
   'sessions.abort': Closed({

@@ -14,6 +14,7 @@ import {
   type RuntimeCore,
 } from './handlers-context'
 import { sessionLane } from './lanes'
+import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { newSessionId, toSessionRow } from './sessions'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
@@ -343,9 +344,14 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         return null
       })
       if (gone) return { ok: true, key, deleted: false, archived: [] }
+      // before the transcript moves: session_end counts its messages where they are
+      const sessionFile = store.transcriptPath(entry.sessionId)
+      if (p.emitLifecycleHooks !== false) {
+        await callHook('sessionDeleted', () => core.hooks.sessionDeleted?.({ sessionKey: key, agentId, sessionId: entry.sessionId, sessionFile }), defaultHookErrorReporter)
+      }
       const archived: string[] = []
       if (p.deleteTranscript) {
-        await deleteTranscriptAndMedia(core, store.transcriptPath(entry.sessionId))
+        await deleteTranscriptAndMedia(core, sessionFile)
       } else {
         const to = await store.archiveTranscript(entry.sessionId, 'deleted')
         if (to) archived.push(to)

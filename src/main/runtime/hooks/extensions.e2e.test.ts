@@ -261,6 +261,35 @@ describe('internal hooks from <stateDir>/hooks and <workspace>/hooks', () => {
     expect(sessions.at(-1)).toEqual(['end', expect.objectContaining({ sessionId: nextId, reason: 'deleted' })])
   })
 
+  it('session_end on delete: fired from the handler while the transcript is in place, also for sessions of an earlier process; emitLifecycleHooks:false skips it', async () => {
+    // a session written by this runtime, then a new runtime (process) on the same state dir
+    server.script([{ text: 'one' }, { text: 'two' }])
+    await t.call('chat.send', { sessionKey: 'agent:main:old', message: 'hi', idempotencyKey: 'o1' })
+    await until(() => ended('o1'))
+    await t.call('chat.send', { sessionKey: 'agent:main:quiet', message: 'hi', idempotencyKey: 'q1' })
+    await until(() => ended('q1'))
+    await t.close()
+    t = await startTestRuntime(server, { stateDir, config: testConfig(server), runtime: { extensions: { logger } } })
+    ext = t.runtime.extensions!
+    const ends: Array<{ ev: Record<string, unknown>; fileThere: boolean }> = []
+    ext.registry.register('session_end', (ev) => void ends.push({ ev: ev as never, fileThere: !!ev.sessionFile && fs.existsSync(ev.sessionFile) }))
+    const old = t.runtime.core.store('main').get('agent:main:old')!
+    const file = t.runtime.core.store('main').transcriptPath(old.sessionId)
+    const del = await t.call('sessions.delete', { key: 'agent:main:old' })
+    await ext.idle()
+    expect(ends).toEqual([{ ev: expect.objectContaining({ sessionId: old.sessionId, sessionKey: 'agent:main:old', reason: 'deleted', messageCount: 2, sessionFile: file }), fileThere: true }])
+    // and the transcript was archived after that
+    expect(fs.existsSync(file)).toBe(false)
+    expect(del.archived).toHaveLength(1)
+    await t.call('sessions.delete', { key: 'agent:main:quiet', emitLifecycleHooks: false })
+    await ext.idle()
+    expect(ends).toHaveLength(1)
+    // a session that is already gone ends nothing
+    await t.call('sessions.delete', { key: 'agent:main:old' })
+    await ext.idle()
+    expect(ends).toHaveLength(1)
+  })
+
   it('gateway_start / gateway_stop reach plugins', async () => {
     const got: unknown[] = []
     ext.registry.register('gateway_start', (ev) => void got.push(ev))

@@ -199,8 +199,12 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   }
   core.queueModes = queueModes
 
-  // ---- session_start / session_end for sessions created and deleted (new/reset come via command hooks)
-  const sessionIds = new Map<string, string>()
+  // ---- session_start for sessions created (new/reset come via command hooks); session_end for deleted
+  // ones comes from the delete handler, before the transcript moves (sessionDeleted)
+  h.sessionDeleted = (e) => {
+    prev.sessionDeleted?.(e)
+    plugin.sessionEnded({ sessionKey: e.sessionKey, sessionId: e.sessionId, agentId: e.agentId, reason: 'deleted', sessionFile: e.sessionFile })
+  }
   let disposed = false
   const unsubscribe = host.subscribe((ev) => {
     if (ev.event === 'shutdown') {
@@ -209,16 +213,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
     }
     if (ev.event !== 'sessions.changed') return
     const { sessionKey, reason, session } = ev.payload
-    const agentId = sessionKey.split(':')[1]
-    if (reason === 'delete') {
-      const sessionId = sessionIds.get(sessionKey)
-      sessionIds.delete(sessionKey)
-      if (sessionId) plugin.sessionEnded({ sessionKey, sessionId, agentId, reason: 'deleted' })
-      return
-    }
-    if (!session) return
-    if (reason === 'create') plugin.sessionStarted({ sessionKey, sessionId: session.sessionId, agentId })
-    sessionIds.set(sessionKey, session.sessionId)
+    if (reason === 'create' && session) plugin.sessionStarted({ sessionKey, sessionId: session.sessionId, agentId: sessionKey.split(':')[1] })
   })
 
   const gatewayHook = async (name: 'gateway_start' | 'gateway_stop', event: { port: number } | { reason?: string }) => {

@@ -72,7 +72,7 @@ export interface PluginRuntimeHooks {
   /** fire an observe-only hook without awaiting it */
   observe<K extends ObserveHookName>(name: K, event: HookEventOf<K>, ctx: HookContextOf<K>): void
   sessionStarted(e: { sessionKey: string; sessionId: string; agentId?: string; resumedFrom?: string }): void
-  sessionEnded(e: { sessionKey: string; sessionId: string; agentId?: string; reason: SessionEndReason; nextSessionId?: string }): void
+  sessionEnded(e: { sessionKey: string; sessionId: string; agentId?: string; reason: SessionEndReason; nextSessionId?: string; sessionFile?: string }): void
   /** resolves when every started observe hook finished */
   idle(): Promise<void>
 }
@@ -99,10 +99,18 @@ export function pluginRuntimeHooks(o: PluginRuntimeHooksOptions): PluginRuntimeH
 
   const sessionEnded: PluginRuntimeHooks['sessionEnded'] = (e) => {
     if (!registry.has('session_end')) return
-    const messageCount = e.agentId && o.transcriptPath ? countTranscriptMessages(o.transcriptPath(e.agentId, e.sessionId)) : 0
+    const file = e.sessionFile ?? (e.agentId && o.transcriptPath ? o.transcriptPath(e.agentId, e.sessionId) : undefined)
+    const messageCount = file ? countTranscriptMessages(file) : 0
     observe(
       'session_end',
-      { sessionId: e.sessionId, sessionKey: e.sessionKey, messageCount, reason: e.reason, ...(e.nextSessionId ? { nextSessionId: e.nextSessionId } : {}) },
+      {
+        sessionId: e.sessionId,
+        sessionKey: e.sessionKey,
+        messageCount,
+        reason: e.reason,
+        ...(e.nextSessionId ? { nextSessionId: e.nextSessionId } : {}),
+        ...(e.sessionFile ? { sessionFile: e.sessionFile } : {}),
+      },
       { agentId: e.agentId, sessionId: e.sessionId, sessionKey: e.sessionKey },
     )
   }

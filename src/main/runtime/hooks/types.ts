@@ -157,6 +157,8 @@ export interface SessionEndEvent {
   durationMs?: number
   reason?: SessionEndReason
   nextSessionId?: string
+  /** deleted sessions: the transcript as it was when the session ended (it is archived or removed next) */
+  sessionFile?: string
 }
 
 export interface GatewayStartEvent {

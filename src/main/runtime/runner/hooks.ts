@@ -153,6 +153,12 @@ export interface RuntimeHooks extends RunHooks {
   command?(event: CommandHookEvent): Promise<string[] | void> | string[] | void
   /** plugin `message_received` (observe): a chat message arrived for a session */
   messageReceived?(event: { sessionKey: string; agentId: string; content: string; runId?: string }): void
+  /**
+   * sessions.delete removed the session's entry; its transcript is still in place (it is archived or
+   * removed right after). Plugins' session_end fires from here, for any session the store held — also
+   * ones created before this process started.
+   */
+  sessionDeleted?(event: { sessionKey: string; agentId: string; sessionId: string; sessionFile: string }): void
   /** `sessions.compact` (manual compaction). Without it the runtime answers compacted:false. */
   compact?(request: CompactRequest): Promise<CompactOutcome>
 }
