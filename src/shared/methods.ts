@@ -219,6 +219,10 @@ export const Schemas = {
     task: Type.Optional(Type.String({ maxLength: MAX_MESSAGE_CHARS })),
     /** the first message's runId / dedupe key (generated when absent) */
     idempotencyKey: Type.Optional(NonEmpty(256)),
+    /** files for the first message (as chat.send's); only with message/task */
+    attachments: Attachments,
+    /** a sidebar bucket for a NEW session (as sessions.patch category; ignored when the key exists) */
+    category: Type.Optional(NonEmpty(512)),
   }),
   'sessions.patch': Closed({
     key: NonEmpty(),

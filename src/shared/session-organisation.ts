@@ -123,6 +123,14 @@ export function activeAgentStatus(status: SessionAgentStatus | undefined, now: n
   return status
 }
 
+/** A category as stored: trimmed, not empty, at most 512 chars (sessions.patch and sessions.create). */
+export function normalizeSessionCategory(value: string): { ok: true; value: string } | { ok: false; reason: string } {
+  const c = value.trim()
+  if (!c) return { ok: false, reason: 'invalid category: empty' }
+  if (c.length > CATEGORY_MAX_CHARS) return { ok: false, reason: `invalid category: too long (max ${CATEGORY_MAX_CHARS})` }
+  return { ok: true, value: c }
+}
+
 /**
  * Applies the organisation fields of a patch to `org` (changed in place), in OpenClaw's order and with its
  * rules. Returns the reason when the patch is invalid; the caller then must not store `org`.
@@ -131,10 +139,9 @@ export function applyOrganisationPatch(org: SessionOrganisation, patch: Organisa
   if (patch.category !== undefined) {
     if (patch.category === null) delete org.category
     else {
-      const c = patch.category.trim()
-      if (!c) return 'invalid category: empty'
-      if (c.length > CATEGORY_MAX_CHARS) return `invalid category: too long (max ${CATEGORY_MAX_CHARS})`
-      org.category = c // shared buckets: unlike labels, duplicates are expected
+      const c = normalizeSessionCategory(patch.category)
+      if (!c.ok) return c.reason
+      org.category = c.value // shared buckets: unlike labels, duplicates are expected
     }
   }
   if (patch.icon !== undefined) {

@@ -153,6 +153,48 @@ describe('attachments over the gateway', () => {
     await c.close()
   })
 
+  it('sessions.create: attachments go with the first message; without one, or bad ones, nothing is created', async () => {
+    const c = await connect()
+    const before = server.requests.length
+    const params = {
+      key: 'agent:main:att-create',
+      message: 'what is in this picture?',
+      idempotencyKey: 'att-create-1',
+      category: '  Research  ',
+      attachments: [{ mimeType: 'image/png', fileName: 'dot.png', content: PNG_B64 }],
+    }
+    conforms('SessionsCreateParams', params)
+    const res = (await c.request('sessions.create', params)) as any
+    expect(res).toMatchObject({ ok: true, key: 'agent:main:att-create', runStarted: true, runId: 'att-create-1', entry: { category: 'Research' } })
+    conforms('SessionsCreateResult', res)
+    await expect(c.request('agent.wait', { runId: 'att-create-1', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    const parts = lastUserParts(server.requests[before])
+    expect(parts.filter((p) => p.type === 'image_url').map((p) => p.image_url!.url)).toEqual([`data:image/png;base64,${PNG_B64}`])
+    expect(parts.some((p) => p.text?.includes('what is in this picture?'))).toBe(true)
+    // an attachment-only first message: message may be empty, as with chat.send
+    const only = (await c.request('sessions.create', { key: 'agent:main:att-create2', message: '', attachments: [{ mimeType: 'image/png', content: PNG_B64 }] })) as any
+    expect(only).toMatchObject({ runStarted: true })
+    await expect(c.request('agent.wait', { runId: only.runId, timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+
+    const files = savedFiles().length
+    const refusals: Array<[Record<string, unknown>, string]> = [
+      [{ key: 'agent:main:att-nomsg', attachments: [{ mimeType: 'image/png', content: PNG_B64 }] }, 'attachments go with a first message'],
+      [{ key: 'agent:main:att-bad', message: 'x', attachments: [{ mimeType: 'image/png', content: '%%% not base64 %%%' }] }, 'attachments[0]'],
+      [{ key: 'agent:main:att-many', message: 'x', attachments: Array.from({ length: 33 }, () => ({ mimeType: 'image/png', content: PNG_B64 })) }, 'attachments'],
+      [{ key: 'agent:main:att-cat', category: '   ' }, 'invalid category: empty'],
+    ]
+    for (const [p, msg] of refusals) {
+      expect(await failure(c.request('sessions.create', p)), JSON.stringify(p).slice(0, 80)).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining(msg) })
+    }
+    const listed = (await c.request('sessions.list', { search: 'att-' })) as any
+    expect(listed.sessions.map((r: any) => r.key).sort()).toEqual(['agent:main:att-create', 'agent:main:att-create2'])
+    expect(savedFiles().length).toBe(files) // refused attachments were never written
+    // an existing session keeps its category
+    const again = (await c.request('sessions.create', { key: 'agent:main:att-create', category: 'Other' })) as any
+    expect(again.entry.category).toBe('Research')
+    await c.close()
+  })
+
   it('chat.send with only an attachment and an empty message runs; sessions.send carries attachments too', async () => {
     const c = await connect()
     let before = server.requests.length

@@ -13,11 +13,12 @@ import {
   rowOf,
   type RuntimeCore,
 } from './handlers-context'
+import { normalizeAttachments } from './attachments'
 import { sessionLane } from './lanes'
 import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { newSessionId, toSessionRow } from './sessions'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
-import { applyOrganisationPatch, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
+import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 
@@ -212,8 +213,14 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const parent = p.parentSessionKey === undefined ? undefined : canonicalKey(core, p.parentSessionKey)
       if (parent) requireEntry(core, parent.key, parent.agentId)
       const first = p.message ?? p.task
-      if (first !== undefined && !first.trim()) throw invalid('message must not be empty')
+      const attachments = p.attachments?.length ? p.attachments : undefined
+      if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
+      if (first !== undefined && !first.trim() && !attachments) throw invalid('message must not be empty')
       if (first !== undefined && !chatSend) throw invalid('sessions.create cannot send a first message in this build')
+      // bad attachments are refused before anything is created (chat.send checks them again when it sends)
+      if (attachments) normalizeAttachments(attachments)
+      const category = p.category === undefined ? undefined : normalizeSessionCategory(p.category)
+      if (category && !category.ok) throw invalid(category.reason)
       const settings: Array<[keyof SessionEntry, unknown]> = [
         ['label', p.label],
         ['thinkingLevel', thinking],
@@ -233,6 +240,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         for (const [f, v] of settings) if (v !== undefined) out[f] = v
         // a title for a new session only: an existing one keeps its own
         if (created && p.displayName !== undefined) next.displayName = p.displayName
+        if (created && category?.ok) next.category = category.value
         if (model !== undefined) setModel(next, model)
         return next
       })
@@ -243,7 +251,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       // the session exists now whatever happens to its first message: a refused send is reported, not thrown
       const runId = p.idempotencyKey ?? crypto.randomUUID()
       try {
-        const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId }, ctx)
+        const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId, ...(attachments ? { attachments } : {}) }, ctx)
         return { ...result, runStarted: sent.status !== 'command', runId }
       } catch (err) {
         return { ...result, runStarted: false, runError: toErrorShape(err) }

@@ -17,6 +17,7 @@ import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachment
 import type { Bridge, BridgeCallName } from '../../../shared/bridge'
 import type { ChatHistoryPage, HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
+import { normalizeSessionCategory } from '../../../shared/session-organisation'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -739,7 +740,14 @@ export class FakeBridge implements Bridge {
     this.record('sessionsCreate', params)
     const key = params.key ?? `agent:main:chat-${this.id('')}`
     if (this.sessions.has(key)) return fail('INVALID_REQUEST', `session exists: ${key}`)
-    const s: FakeSession = { row: this.newRow(key, params.label), messages: [], events: [], queue: [] }
+    let category: string | undefined
+    if (params.category !== undefined) {
+      const c = normalizeSessionCategory(params.category)
+      if (!c.ok) return fail('INVALID_REQUEST', c.reason)
+      category = c.value
+    }
+    // first messages (message/task, attachments) are not sent by this fake
+    const s: FakeSession = { row: { ...this.newRow(key, params.label), ...(category ? { category } : {}) }, messages: [], events: [], queue: [] }
     this.sessions.set(key, s)
     this.changed(s, 'create')
     return ok({ ok: true, key, sessionId: s.row.sessionId, entry: { ...s.row } })
