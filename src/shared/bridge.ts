@@ -1,7 +1,7 @@
 // The Bridge is the only way the renderer reaches the runtime. Two transports implement it:
 // IPC through the preload (desktop window) and WebSocket to the gateway (browser mode).
 import type { AnyEvent, EventFilter } from './events'
-import type { ChatHistoryPage, MethodName, ParamsOf, Result, ResultOf } from './methods'
+import type { ChatHistoryCursorResult, ChatHistoryPage, MethodName, ParamsOf, Result, ResultOf } from './methods'
 
 /** Bridge call name → method table entry. The preload exposes exactly these names (plus `subscribe`). */
 export const BRIDGE_METHODS = {
@@ -43,10 +43,16 @@ type Calls = {
     params: ParamsOf<(typeof BRIDGE_METHODS)[K]>,
   ) => Promise<Result<ResultOf<(typeof BRIDGE_METHODS)[K]>>>
 } & {
-  // The page only: the UI pages with offset and never asks for deltas or anchored windows, whose replies
-  // have another shape (chat.history's `cursor` / `messageId` / `sessionId` stay gateway-only).
-  history(params: Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId'>): Promise<Result<ChatHistoryPage>>
+  // A page (older ones with offset), or with `cursor` (a page's `deltaCursor`) only what was appended since:
+  // the UI resyncs a loaded session that way. Anchored windows (`messageId` / `sessionId`) stay gateway-only.
+  history(params: HistoryCursorParams): Promise<Result<ChatHistoryCursorResult>>
+  history(params: HistoryPageParams): Promise<Result<ChatHistoryPage>>
 }
+
+/** chat.history params for a page through the Bridge */
+export type HistoryPageParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId'> & { cursor?: undefined }
+/** chat.history params for a delta through the Bridge (offset cannot go with a cursor) */
+export type HistoryCursorParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId' | 'offset'> & { cursor: string }
 
 export interface Bridge extends Calls {
   /** Receive events matching the filter; returns the unsubscribe function. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
-import { HISTORY_MESSAGE_MAX_BYTES, HISTORY_OMITTED_TEXT, HISTORY_TOTAL_MAX_BYTES, historyRows, pageHistory, windowHistory } from './chat-history'
+import { historyRowOfPayload } from '../../../shared/history-row'
+import { HISTORY_MESSAGE_MAX_BYTES, HISTORY_OMITTED_TEXT, HISTORY_TOTAL_MAX_BYTES, historyRows, pageHistory, sessionMessageOf, windowHistory } from './chat-history'
 
 const msg = (id: string, role: string, content: unknown, extra: Record<string, unknown> = {}): TranscriptEntry => ({
   type: 'message',
@@ -27,6 +28,21 @@ describe('chat history', () => {
     expect(rows[1]).toMatchObject({ role: 'assistant', aborted: true, runId: 'r' })
     expect(rows[2]).toMatchObject({ role: 'toolResult', toolCallId: 'c', toolName: 'read', isError: false })
     expect(rows[3]).toMatchObject({ role: 'compaction', summary: 'sum' })
+  })
+
+  it('a replayed session.message payload (a history delta) gives the very row a page gives; hidden messages none', () => {
+    const entries = [
+      msg('1', 'user', text('hi')),
+      msg('2', 'assistant', text('NO_REPLY'), { stopReason: 'stop' }),
+      msg('3', 'system', '', { toolsAdded: [] }),
+      msg('4', 'assistant', [...text('calling'), { type: 'toolCall', id: 'c', name: 'read', arguments: {} }], { stopReason: 'toolUse', usage: { input: 1 } }),
+      msg('5', 'toolResult', text('out'), { toolCallId: 'c', toolName: 'read', isError: true }),
+      msg('6', 'assistant', text('partial'), { stopReason: 'aborted', errorMessage: 'stopped' }),
+      { ...msg('7', 'user', 'plain'), runId: undefined },
+    ] as Array<Extract<TranscriptEntry, { type: 'message' }>>
+    const fromDelta = entries.map((e, i) => historyRowOfPayload(sessionMessageOf('agent:main:main', e, i + 1)))
+    expect(fromDelta.filter((r) => r !== undefined)).toEqual(historyRows(entries))
+    expect(fromDelta.map((r) => r?.id)).toEqual(['1', undefined, undefined, '4', '5', '6', '7'])
   })
 
   it('pages backwards with offset / hasMore / nextOffset', () => {

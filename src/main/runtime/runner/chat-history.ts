@@ -1,9 +1,10 @@
 // chat.history (reference §5.4): transcript entries → HistoryMessage rows, newest last, paged backwards
 // with `offset` or taken around one row (`messageId`), bounded per message (128 KiB) and in total (6 MiB).
-// Assistant rows that are only the silent token (NO_REPLY) are hidden; empty tool-declaration system
-// messages are not messages at all.
+// Which messages are rows and how a row looks: src/shared/history-row.ts (the renderer builds the same rows
+// from history deltas).
 import type { HistoryMessage, SessionMessagePayload } from '../../../shared/methods'
 import type { TranscriptEntry } from '../contracts'
+import { historyRow } from '../../../shared/history-row'
 
 export const HISTORY_DEFAULT_LIMIT = 200
 export const HISTORY_MESSAGE_MAX_BYTES = 128 * 1024
@@ -14,23 +15,6 @@ export interface HistoryPage {
   messages: HistoryMessage[]
   hasMore: boolean
   nextOffset?: number
-}
-
-type Content = Array<Record<string, unknown>> | string | unknown
-
-/** The text blocks of a message content, joined. */
-export function textOf(content: Content): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content.map((c) => (c && (c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join('')
-}
-
-function hasToolCalls(content: Content): boolean {
-  return Array.isArray(content) && content.some((c) => c && (c as { type?: string }).type === 'toolCall')
-}
-
-function isSilent(text: string): boolean {
-  return text.trim().toUpperCase() === 'NO_REPLY'
 }
 
 /**
@@ -56,30 +40,8 @@ export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage
     }
     if (e.type !== 'message') continue
     seq++
-    const m = e.message as Record<string, unknown> & { role: string; content?: Content }
-    const role = m.role
-    if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') continue
-    if (role === 'system' && !textOf(m.content).trim()) continue
-    if (role === 'assistant' && isSilent(textOf(m.content)) && !hasToolCalls(m.content)) continue
-    const row: HistoryMessage = {
-      role,
-      content: m.content ?? [],
-      timestamp: typeof m.timestamp === 'number' ? m.timestamp : e.timestamp,
-      id: e.id,
-      __openclaw: { id: e.id, seq, ...(e.runId ? { runId: e.runId } : {}) },
-    }
-    if (e.runId) row.runId = e.runId
-    if (role === 'toolResult') {
-      if (typeof m.toolCallId === 'string') row.toolCallId = m.toolCallId
-      if (typeof m.toolName === 'string') row.toolName = m.toolName
-      row.isError = m.isError === true
-    }
-    if (role === 'assistant') {
-      if (typeof m.stopReason === 'string') row.stopReason = m.stopReason
-      if (typeof m.errorMessage === 'string') row.errorMessage = m.errorMessage
-      if (m.usage !== undefined) row.usage = m.usage
-      if (m.stopReason === 'aborted') row.aborted = true
-    }
+    const row = historyRow(e.message as { role?: unknown }, { id: e.id, seq, runId: e.runId, timestamp: e.timestamp })
+    if (!row) continue
     rows.push(row)
   }
   return rows

@@ -4,7 +4,7 @@
 import type { QueueItem } from '../../../shared/events'
 import type { ChatInputReceipt, ChatPendingInputs } from '../../../shared/methods'
 import type { TranscriptEntry } from '../contracts'
-import { textOf } from './chat-history'
+import { textOf } from '../../../shared/history-row'
 
 /** items per pendingInputs page (OpenClaw's bound) */
 export const PENDING_INPUTS_PAGE = 20

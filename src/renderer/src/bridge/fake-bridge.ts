@@ -14,8 +14,19 @@ import type {
 } from '../../../shared/events'
 import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
-import type { Bridge, BridgeCallName } from '../../../shared/bridge'
-import type { ChatHistoryPage, HistoryMessage, ModelChoice, Prefs, Result, Results, SessionRow, ThinkingLevel } from '../../../shared/methods'
+import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
+import type {
+  ChatHistoryCursorResult,
+  ChatHistoryPage,
+  HistoryMessage,
+  ModelChoice,
+  Prefs,
+  Result,
+  Results,
+  SessionMessagePayload,
+  SessionRow,
+  ThinkingLevel,
+} from '../../../shared/methods'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 
@@ -96,6 +107,25 @@ const MODELS: Array<Omit<ModelChoice, 'configured'>> = [
   { ref: 'openai/gpt-5', provider: 'openai', id: 'gpt-5', name: 'GPT-5', contextWindow: 400000, maxTokens: 128000, reasoning: true, input: ['text', 'image'] },
   { ref: 'google/gemini-2.5-pro', provider: 'google', id: 'gemini-2.5-pro', name: 'Gemini 2.5 Pro', contextWindow: 1000000, maxTokens: 65536, reasoning: true, input: ['text', 'image'] },
 ]
+
+/** the runtime's bound: a delta of more messages is a reset */
+const HISTORY_DELTA_MAX_MESSAGES = 200
+
+/** An opaque history cursor: the session's transcript (key + sessionId) and how many of its messages the holder has. */
+function fakeCursor(sessionKey: string, sessionId: string, lastSeq: number): string {
+  return `fake1.${encodeURIComponent(JSON.stringify({ sessionKey, sessionId, lastSeq }))}`
+}
+
+function readFakeCursor(text: string): { sessionKey: string; sessionId: string; lastSeq: number } | undefined {
+  if (!text.startsWith('fake1.')) return undefined
+  try {
+    const c = JSON.parse(decodeURIComponent(text.slice(6))) as { sessionKey?: unknown; sessionId?: unknown; lastSeq?: unknown }
+    if (typeof c.sessionKey !== 'string' || typeof c.sessionId !== 'string' || typeof c.lastSeq !== 'number' || !Number.isSafeInteger(c.lastSeq) || c.lastSeq < 0) return undefined
+    return { sessionKey: c.sessionKey, sessionId: c.sessionId, lastSeq: c.lastSeq }
+  } catch {
+    return undefined
+  }
+}
 
 const ok = <T>(data: T): Result<T> => ({ ok: true, data })
 const fail = (code: 'INVALID_REQUEST' | 'NOT_FOUND' | 'APPROVAL_NOT_FOUND', message: string): Result<never> => ({
@@ -663,27 +693,57 @@ export class FakeBridge implements Bridge {
     return ok({ ok: true, aborted: ids.length > 0, runIds: ids })
   }
 
-  async history(params: Parameters<Bridge['history']>[0]): Promise<Result<ChatHistoryPage>> {
+  /**
+   * chat.history like the runtime's: the newest page carries a `deltaCursor`; with `cursor`, the messages
+   * appended since (as replayed session.message payloads) and a new cursor, or `reset` for a cursor of another
+   * session or transcript (after sessionsReset), past the end, malformed, or more than 200 messages behind.
+   */
+  history(params: HistoryCursorParams): Promise<Result<ChatHistoryCursorResult>>
+  history(params: HistoryPageParams): Promise<Result<ChatHistoryPage>>
+  async history(params: HistoryCursorParams | HistoryPageParams): Promise<Result<ChatHistoryPage | ChatHistoryCursorResult>> {
     this.record('history', params)
     if (this.opts.historyDelayMs > 0) await this.sleep(this.opts.historyDelayMs)
     const s = this.session(params.sessionKey)
     if (!s) return fail('NOT_FOUND', `unknown session: ${params.sessionKey}`)
+    const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
+    const inFlightRun = active ? { runId: active.runId, text: active.text } : undefined
+    if (params.cursor !== undefined) return ok(this.historyDelta(s, params.cursor, inFlightRun))
     const limit = params.limit ?? 200
     const offset = params.offset ?? 0
     const end = s.messages.length - offset
     const start = Math.max(0, end - limit)
-    const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
     return ok({
       sessionKey: s.row.key,
       sessionId: s.row.sessionId,
       messages: s.messages.slice(start, Math.max(0, end)),
       hasMore: start > 0,
       nextOffset: start > 0 ? offset + (end - start) : undefined,
-      inFlightRun: active ? { runId: active.runId, text: active.text } : undefined,
+      inFlightRun,
       thinkingLevel: s.row.thinkingLevel ?? null,
       fastMode: s.row.fastMode ?? null,
       verboseLevel: s.row.verboseLevel ?? null,
+      ...(offset === 0 ? { deltaCursor: fakeCursor(s.row.key, s.row.sessionId, s.messages.length) } : {}),
     })
+  }
+
+  private historyDelta(s: FakeSession, cursor: string, inFlightRun: ChatHistoryPage['inFlightRun']): ChatHistoryCursorResult {
+    const c = readFakeCursor(cursor)
+    if (!c || c.sessionKey !== s.row.key || c.sessionId !== s.row.sessionId || c.lastSeq > s.messages.length) return { kind: 'reset' }
+    if (s.messages.length - c.lastSeq > HISTORY_DELTA_MAX_MESSAGES) return { kind: 'reset' }
+    const messages: SessionMessagePayload[] = s.messages.slice(c.lastSeq).map((m, i) => {
+      const seq = c.lastSeq + i + 1
+      const { id, runId, ...message } = m
+      const run = runId ? { runId } : {}
+      return { sessionKey: s.row.key, message: { ...message, __openclaw: { id, seq, ...run } }, messageId: id, messageSeq: seq, ts: m.timestamp, ...run }
+    })
+    const activeRunIds = inFlightRun ? [inFlightRun.runId] : []
+    return {
+      kind: 'delta',
+      messages,
+      deltaCursor: fakeCursor(s.row.key, s.row.sessionId, s.messages.length),
+      sessionInfo: { hasActiveRun: activeRunIds.length > 0, activeRunIds },
+      ...(inFlightRun ? { inFlightRun } : {}),
+    }
   }
 
   async health(): Promise<Result<Results['health']>> {

@@ -11,7 +11,7 @@ import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
 import { emptyTranscript, type Transcript } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
-import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planRefetch, refetchLimit } from './history-paging'
+import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
@@ -407,7 +407,9 @@ export class Controller {
 
   /**
    * Loads the newest history + the in-flight run's events and rebuilds the newest part of the
-   * transcript (live events kept; older pages the user scrolled back to are kept too).
+   * transcript (live events kept; older pages the user scrolled back to are kept too). A loaded session
+   * (reconnect, re-opened, end of a run, seq gap) asks only for what was appended since its history
+   * cursor; a reset, a failure or no cursor refetches the newest part in full.
    */
   async loadTranscript(sessionKey: string): Promise<void> {
     if (this.duringFetch.has(sessionKey)) {
@@ -419,26 +421,10 @@ export class Controller {
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
       const current = this.stores.runs.getState().transcripts[sessionKey]
-      const [history, recent] = await Promise.all([
-        this.bridge.history({ sessionKey, limit: refetchLimit(current) }),
+      const [plan, recent] = await Promise.all([
+        this.planFromDelta(sessionKey, current).then((p) => p ?? this.planFromPages(sessionKey, current)),
         this.bridge.recentEvents({ sessionKey, limit: 5000 }),
       ])
-      if (!history.ok) throw new Error(errorText(history.error))
-      // The part shown starts at an anchor message: fetch back until it is included (a long run
-      // may have added more messages than one page holds).
-      let fetched = history.data.messages
-      let more = history.data.hasMore
-      let offset = history.data.nextOffset
-      let plan = planRefetch(current, history.data, fetched, more)
-      while (!plan && offset !== undefined) {
-        const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset })
-        if (!r.ok) throw new Error(errorText(r.error))
-        fetched = r.data.messages.concat(fetched)
-        more = r.data.hasMore
-        offset = r.data.nextOffset
-        plan = planRefetch(current, history.data, fetched, more)
-      }
-      plan ??= planRefetch(undefined, history.data, fetched, more)!
       for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
       // Apply pending live actions first so the hydrate sees optimistic items, then re-apply what
       // arrived during the fetch on top of the snapshot (duplicates are dropped by seq).
@@ -458,6 +444,44 @@ export class Controller {
       this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
     }
     this.afterChange(sessionKey)
+  }
+
+  /**
+   * The refetch plan from a chat.history delta, when the transcript has a cursor and the runtime can answer
+   * from it; undefined (refetch in full) on `reset`, on any failure, or when the transcript changed meanwhile.
+   */
+  private async planFromDelta(sessionKey: string, current: Transcript | undefined): Promise<RefetchPlan | undefined> {
+    const cursor = resyncCursor(current)
+    if (!current || !cursor) return undefined
+    try {
+      const r = await this.bridge.history({ sessionKey, cursor })
+      if (!r.ok || r.data.kind !== 'delta') return undefined
+      // a reset (or another refetch) replaced what the cursor described while we waited
+      if (this.stores.runs.getState().transcripts[sessionKey]?.historyCursor !== cursor) return undefined
+      return planDelta(current, r.data)
+    } catch {
+      return undefined
+    }
+  }
+
+  /** The refetch plan from the newest page(s): back until the anchor of the part shown is included. */
+  private async planFromPages(sessionKey: string, current: Transcript | undefined): Promise<RefetchPlan> {
+    const history = await this.bridge.history({ sessionKey, limit: refetchLimit(current) })
+    if (!history.ok) throw new Error(errorText(history.error))
+    // A long run may have added more messages than one page holds.
+    let fetched = history.data.messages
+    let more = history.data.hasMore
+    let offset = history.data.nextOffset
+    let plan = planRefetch(current, history.data, fetched, more)
+    while (!plan && offset !== undefined) {
+      const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset })
+      if (!r.ok) throw new Error(errorText(r.error))
+      fetched = r.data.messages.concat(fetched)
+      more = r.data.hasMore
+      offset = r.data.nextOffset
+      plan = planRefetch(current, history.data, fetched, more)
+    }
+    return plan ?? planRefetch(undefined, history.data, fetched, more)!
   }
 
   /** Loads the next older page of history (the conversation calls this when its top is reached). */

@@ -10,7 +10,13 @@
 // - Offsets count from the newest message, so they drift as messages are appended. An older page may
 //   then repeat messages already shown: those are recognised by id and dropped (never a gap: the page
 //   can only start later than expected, not skip anything).
-import type { ChatHistoryPage, HistoryMessage } from '../../../shared/methods'
+//
+// A refetch of a loaded session first asks with the `deltaCursor` its refetched part was read with: a
+// `delta` reply holds only the messages appended since, which join the rows that part was built from
+// (`planDelta`); the part is then rebuilt exactly as a full refetch would rebuild it. A `reset` (the
+// session was reset, compacted or rewritten), an error or no cursor means a full refetch (`planRefetch`).
+import type { ChatHistoryCursorResult, ChatHistoryPage, HistoryMessage } from '../../../shared/methods'
+import { historyRowOfPayload } from '../../../shared/history-row'
 import type { Transcript } from './types'
 
 /** Messages per page when a session opens and per scroll-up. */
@@ -104,4 +110,37 @@ export function olderPage(t: Transcript, page: HistoryResult): HistoryResult {
     return !(run && !run.terminal)
   })
   return messages.length === page.messages.length ? page : { ...page, messages }
+}
+
+export type HistoryDelta = Extract<ChatHistoryCursorResult, { kind: 'delta' }>
+
+/** The delta cursor a refetch of this transcript may ask with (none: refetch in full). */
+export function resyncCursor(t: Transcript | undefined): string | undefined {
+  if (!t?.loaded || !t.historyCursor) return undefined
+  // rows shown from older pages but no refetched part to extend: only a full refetch knows where to start
+  if (!t.anchorId && t.older > 0) return undefined
+  if (t.anchorId !== undefined && t.recentMessages[0]?.id !== t.anchorId) return undefined
+  return t.historyCursor
+}
+
+/**
+ * Plans a refetch from a delta: the refetched part's rows plus the rows appended since the cursor (without
+ * rows already shown, matched by message id, and without rows history hides). Undefined when the delta does
+ * not fit what is shown: refetch in full.
+ */
+export function planDelta(t: Transcript, delta: HistoryDelta): RefetchPlan | undefined {
+  if (!resyncCursor(t) || !Array.isArray(delta.messages) || typeof delta.deltaCursor !== 'string') return undefined
+  const seen = new Set<string>()
+  const added: HistoryMessage[] = []
+  for (const payload of delta.messages) {
+    const row = historyRowOfPayload(payload)
+    if (!row || seen.has(row.id) || t.recentIds.has(row.id) || t.olderIds.has(row.id)) continue
+    seen.add(row.id)
+    added.push(row)
+  }
+  const fetched = t.recentMessages.concat(added)
+  const { kind: _kind, messages: _messages, ...state } = delta
+  // (sessionId: the reducer does not use it, and a delta has none)
+  const first: HistoryResult = { ...state, sessionKey: t.sessionKey, sessionId: '', messages: fetched, hasMore: t.older > 0 || t.hasMore }
+  return planRefetch(t, first, fetched, t.older > 0 || t.hasMore)
 }

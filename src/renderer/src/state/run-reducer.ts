@@ -1077,6 +1077,8 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     recentIds: new Set(h.messages.map((m) => m.id)),
     anchorId: h.messages[0]?.id,
     anchorCount: h.messages.length,
+    recentMessages: h.messages,
+    historyCursor: h.deltaCursor,
     toolResults,
     // Without paging info (tests, older callers) the page itself is the cursor.
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,

@@ -2,6 +2,7 @@
 // Item keys are derived from server ids (runId, toolCallId, transcript ids) the same way on both
 // paths, so a live transcript and the one rebuilt after a reload have identical keys and order.
 import type { ApprovalDecision, ExecApprovalRequest, UsageTotals } from '../../../shared/events'
+import type { HistoryMessage } from '../../../shared/methods'
 
 interface ItemBase {
   key: string
@@ -142,9 +143,17 @@ export interface Transcript {
   anchorCount: number
   /** tool results seen in history whose call is on a page not loaded yet, by toolCallId */
   toolResults: Readonly<Record<string, ToolOutcome>>
+  // Delta resync (history-paging.ts `planDelta`): the history rows the refetched part was built from and the
+  // chat.history `deltaCursor` for the transcript's end when they were read. A resync asks with the cursor and
+  // rebuilds the refetched part from these rows + the rows appended since, instead of refetching them.
+  /** the history rows of the refetched part (from `anchorId` on), oldest first */
+  recentMessages: readonly HistoryMessage[]
+  /** where the transcript ended when `recentMessages` were read (none: the next resync is a full refetch) */
+  historyCursor?: string
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()
+const NO_MESSAGES: readonly HistoryMessage[] = []
 
 export const emptyTranscript = (sessionKey: string): Transcript => ({
   sessionKey,
@@ -158,6 +167,7 @@ export const emptyTranscript = (sessionKey: string): Transcript => ({
   recentIds: NO_IDS,
   anchorCount: 0,
   toolResults: {},
+  recentMessages: NO_MESSAGES,
 })
 
 export const runKey = (runId: string) => `run:${runId}`

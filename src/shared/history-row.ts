@@ -1,0 +1,72 @@
+// One transcript message as a chat.history row: which messages history shows and which fields a row has.
+// The runtime builds its pages with it (runner/chat-history.ts) and the renderer turns the messages of a
+// history delta (replayed `session.message` payloads, hidden ones included) into the same rows, so a
+// transcript extended by deltas shows exactly what a full refetch would.
+import type { HistoryMessage, SessionMessagePayload } from './methods'
+
+/** The text blocks of a message content, joined. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content.map((c) => (c && (c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join('')
+}
+
+function hasToolCalls(content: unknown): boolean {
+  return Array.isArray(content) && content.some((c) => c && (c as { type?: string }).type === 'toolCall')
+}
+
+function isSilent(text: string): boolean {
+  return text.trim().toUpperCase() === 'NO_REPLY'
+}
+
+/** Where a message sits in its transcript: entry id, 1-based position among the messages, run, entry time. */
+export interface RowIdentity {
+  id: string
+  seq?: number
+  runId?: string
+  /** the entry's timestamp (used when the message has none of its own) */
+  timestamp: number
+}
+
+/**
+ * The chat.history row of a transcript message, or undefined when history does not show it: roles other than
+ * user / assistant / toolResult / system, system messages without text, and assistant replies that are only
+ * the silent token (NO_REPLY) without tool calls.
+ */
+export function historyRow(message: { role?: unknown; [k: string]: unknown }, at: RowIdentity): HistoryMessage | undefined {
+  const role = message.role
+  if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') return undefined
+  if (role === 'system' && !textOf(message.content).trim()) return undefined
+  if (role === 'assistant' && isSilent(textOf(message.content)) && !hasToolCalls(message.content)) return undefined
+  const run = at.runId ? { runId: at.runId } : {}
+  const row: HistoryMessage = {
+    role,
+    content: message.content ?? [],
+    timestamp: typeof message.timestamp === 'number' ? message.timestamp : at.timestamp,
+    id: at.id,
+    __openclaw: { id: at.id, ...(at.seq !== undefined ? { seq: at.seq } : {}), ...run },
+  }
+  if (at.runId) row.runId = at.runId
+  if (role === 'toolResult') {
+    if (typeof message.toolCallId === 'string') row.toolCallId = message.toolCallId
+    if (typeof message.toolName === 'string') row.toolName = message.toolName
+    row.isError = message.isError === true
+  }
+  if (role === 'assistant') {
+    if (typeof message.stopReason === 'string') row.stopReason = message.stopReason
+    if (typeof message.errorMessage === 'string') row.errorMessage = message.errorMessage
+    if (message.usage !== undefined) row.usage = message.usage
+    if (message.stopReason === 'aborted') row.aborted = true
+  }
+  return row
+}
+
+/** A replayed `session.message` payload (a history delta's message) as its chat.history row, if history shows it. */
+export function historyRowOfPayload(p: SessionMessagePayload): HistoryMessage | undefined {
+  if (!p || typeof p !== 'object' || !p.message || typeof p.message !== 'object') return undefined
+  const id = typeof p.messageId === 'string' && p.messageId ? p.messageId : p.message.__openclaw?.id
+  if (typeof id !== 'string' || !id) return undefined
+  const runId = typeof p.runId === 'string' ? p.runId : p.message.__openclaw?.runId
+  const seq = typeof p.messageSeq === 'number' ? p.messageSeq : p.message.__openclaw?.seq
+  return historyRow(p.message, { id, seq, runId, timestamp: typeof p.ts === 'number' ? p.ts : Date.now() })
+}
