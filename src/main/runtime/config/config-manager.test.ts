@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import crypto, { createHash } from 'node:crypto'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -222,6 +222,23 @@ describe('ConfigManager', () => {
       fs.writeFileSync(file + '.tmp', '{ gateway: { port: 4242 } }')
       fs.renameSync(file + '.tmp', file)
       expect(await changed).toBe(4242)
+    } finally {
+      stop()
+    }
+  })
+
+  it('watch() catches a file created while the threadpool delays the poller’s first stat', async () => {
+    fs.rmSync(file, { force: true })
+    const cm = mk()
+    cm.load()
+    // keep every libuv threadpool thread busy, so the baseline stat waits behind these jobs
+    const busy = Array.from({ length: 8 }, () => new Promise((r) => crypto.pbkdf2('x', 'y', 300_000, 32, 'sha256', r)))
+    const stop = cm.watch(50)
+    try {
+      const changed = new Promise<number>((r) => cm.onChange((c) => r(c.gateway.port)))
+      fs.writeFileSync(file, '{ gateway: { port: 4343 } }') // before the baseline stat ran: it is in the baseline
+      await Promise.all(busy)
+      expect(await Promise.race([changed, new Promise((r) => setTimeout(() => r('missed'), 3000))])).toBe(4343)
     } finally {
       stop()
     }

@@ -171,7 +171,15 @@ export class ConfigManager {
       if (cur.mtimeMs !== prev.mtimeMs || cur.size !== prev.size || cur.ino !== prev.ino) this.reload()
     }
     fs.watchFile(this.path, { interval: intervalMs, persistent: false }, onStat)
-    const stop = () => fs.unwatchFile(this.path, onStat)
+    // watchFile takes its baseline stat on the libuv threadpool: a busy pool lets an edit (or the file's
+    // creation) land before it, in the baseline, never reported. One reload after the first interval
+    // catches that (an unchanged file is a no-op).
+    const settle = setTimeout(() => this.reload(), intervalMs)
+    settle.unref()
+    const stop = () => {
+      clearTimeout(settle)
+      fs.unwatchFile(this.path, onStat)
+    }
     this.unwatch = stop
     return stop
   }
