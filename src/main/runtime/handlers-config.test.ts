@@ -117,6 +117,22 @@ describe('config.patch raw (JSON5)', () => {
     expect(r.secrets.openai).toBe('set')
   })
 
+  it('the redaction placeholder sent back (a config.get round trip) keeps the key in the file, never stores the placeholder', async () => {
+    await t.call('config.patch', { raw: "{ models: { providers: { openai: { apiKey: '${OPENAI_KEY}' } } } }" })
+    const lit = JSON.parse(fs.readFileSync(file, 'utf8'))
+    lit.models.providers.mock.apiKey = 'sk-literal-in-file'
+    fs.writeFileSync(file, JSON.stringify(lit, null, 2))
+    ;(t.runtime.core.config as unknown as { reload(): void }).reload() // the file was edited by hand (watchConfig is off)
+    const got = await t.call('config.get', {})
+    const mock = (got.config as any).models.providers.mock
+    expect(mock.apiKey).toBe('__REDACTED__')
+    // a client edits one field of the redacted config and sends the provider back as raw
+    await t.call('config.patch', { raw: JSON.stringify({ models: { providers: { mock: { ...mock, headers: { 'x-a': '1' } } } } }), baseHash: got.hash })
+    expect(t.runtime.core.credentials.get('mock')).toBeUndefined()
+    const after = JSON.parse(fs.readFileSync(file, 'utf8')).models.providers.mock
+    expect(after).toMatchObject({ apiKey: 'sk-literal-in-file', headers: { 'x-a': '1' } })
+  })
+
   it('a stale baseHash is a CONFLICT and writes nothing', async () => {
     const { hash } = await t.call('config.get', {})
     await t.call('config.patch', { raw: '{ agents: { defaults: { timeoutSeconds: 9 } } }' })

@@ -2,7 +2,7 @@
 import fs from 'node:fs'
 import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
-import { parseConfigText } from './config'
+import { parseConfigText, REDACTED } from './config'
 import { configPatchOptions } from './config/merge-patch'
 import { isPlainObject } from './config/validate'
 import type { RuntimeCore } from './handlers-context'
@@ -30,7 +30,8 @@ export function splitSecrets(patch: Record<string, unknown>): {
       const c = cfg as Record<string, unknown>
       if (!('apiKey' in c)) continue
       const key = c.apiKey
-      if (typeof key === 'string' && !envRefName(key)) {
+      // the placeholder config.get shows for a key in the file is no new key: the merge restores the real one
+      if (typeof key === 'string' && key !== REDACTED && !envRefName(key)) {
         if (!key.trim()) throw invalid(`models.providers.${id}.apiKey: must not be empty (use null to remove it)`)
         set.push([id, key.trim()])
         delete c.apiKey
