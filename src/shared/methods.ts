@@ -328,7 +328,8 @@ export const Schemas = {
   'config.patch': Closed({
     patch: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     raw: Type.Optional(Type.String({ minLength: 1, maxLength: CONFIG_RAW_MAX_CHARS })),
-    baseHash: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    /** config.get's hash ("" = there was no config file yet; OpenClaw requires a non-empty one) */
+    baseHash: Type.Optional(Type.String({ maxLength: 128 })),
     /** dot paths (`[]` = each entry of an id-keyed list, e.g. `agents.list[].skills`) replaced wholesale */
     replacePaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 256 })),
     // OpenClaw restarts its gateway after a config write and reports to this session; Loopdesk applies the

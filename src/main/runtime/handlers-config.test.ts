@@ -25,7 +25,6 @@ describe('config.patch params with raw fit the package schema exactly', () => {
   const cases: unknown[] = [
     { raw },
     { raw, baseHash: 'abc' },
-    { raw, baseHash: '' },
     { raw: '' },
     { raw: 5 },
     { raw, replacePaths: ['agents.list', 'agents.list[].skills'] },
@@ -43,6 +42,12 @@ describe('config.patch params with raw fit the package schema exactly', () => {
   ]
   it.each(cases)('%j', (params) => {
     expect(validateParams('config.patch', params) === undefined).toBe(packageAccepts(params))
+  })
+  it('our two extensions: patch instead of raw, and baseHash "" (no config file yet)', () => {
+    for (const params of [{ patch: {} }, { raw, baseHash: '' }]) {
+      expect(packageAccepts(params)).toBe(false)
+      expect(validateParams('config.patch', params)).toBeUndefined()
+    }
   })
 })
 
@@ -131,6 +136,16 @@ describe('config.patch raw (JSON5)', () => {
     expect(t.runtime.core.credentials.get('mock')).toBeUndefined()
     const after = JSON.parse(fs.readFileSync(file, 'utf8')).models.providers.mock
     expect(after).toMatchObject({ apiKey: 'sk-literal-in-file', headers: { 'x-a': '1' } })
+  })
+
+  it('baseHash "" (config.get before any file existed) patches a missing file; once it exists it is stale', async () => {
+    fs.rmSync(file)
+    ;(t.runtime.core.config as unknown as { reload(): void }).reload()
+    const got = await t.call('config.get', {})
+    expect(got).toMatchObject({ exists: false, hash: '' })
+    await t.call('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 11 } } }, baseHash: '' })
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).agents.defaults.timeoutSeconds).toBe(11)
+    expect(await refused({ patch: { agents: { defaults: { timeoutSeconds: 12 } } }, baseHash: '' })).toMatchObject({ code: 'CONFLICT' })
   })
 
   it('a stale baseHash is a CONFLICT and writes nothing', async () => {
