@@ -29,7 +29,7 @@ function conforms(def: string, v: unknown): void {
 
 const sendBase = { sessionKey: 'main', message: 'hi', idempotencyKey: 'k' }
 const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`t${i}`, i]))
-const chatSendCases: unknown[] = [
+const chatSendCases: Array<Record<string, unknown>> = [
   { sessionId: 's1' },
   { sessionId: '' },
   { intent: { kind: 'session-goal-start', version: 1, issuedAtMs: 5 } },

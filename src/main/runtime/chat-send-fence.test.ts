@@ -291,7 +291,12 @@ describe('intent, systemInputProvenance, systemProvenanceReceipt, toolBindings',
     // the next run does not see it again, nor is the next message stamped
     await send({ idempotencyKey: 'i2', message: 'and then' })
     await wait('i2')
-    expect(JSON.stringify(server.requests.at(-1)!.body)).not.toContain('Source Receipt')
+    const later = JSON.stringify(server.requests.at(-1)!.body)
+    expect(later).not.toContain('Source Receipt')
+    // the recorded facts stay in the transcript: the rebuilt conversation sent to the model does not carry them
+    expect(later).toContain('get CI green')
+    expect(later).not.toContain('sessions_send')
+    expect(later).not.toContain('session-goal-start')
     const users = transcriptText()
       .trim()
       .split('\n')
