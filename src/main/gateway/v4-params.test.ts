@@ -183,7 +183,11 @@ describe('chat.send v4 fields over the gateway', () => {
       details: { reason: 'session-settings-changed' },
     })
     expect(server.requests.length).toBe(n + 2)
-    const fresh = { ...stale, expectedLeafEntryId: leaf, expectedPermissionMode: null, expectedToolOverrides: {}, expectedSessionRoutingContract: 'per-sender|main|main' }
+    // the routing contract as an OpenClaw client computes it from hello-ok (the server advertises that it checks it)
+    const d = v3.hello.snapshot.sessionDefaults
+    expect(v3.hello.features.capabilities).toContain('chat-send-routing-contract')
+    const contract = `${d.scope}|${d.mainKey}|${d.defaultAgentId}`
+    const fresh = { ...stale, expectedLeafEntryId: leaf, expectedPermissionMode: null, expectedToolOverrides: {}, expectedSessionRoutingContract: contract }
     conforms('ChatSendParams', fresh)
     await expect(v3.request('chat.send', fresh)).resolves.toMatchObject({ runId: 'vs-4', status: 'started' })
     await expect(v3.request('agent.wait', { runId: 'vs-4', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })

@@ -207,6 +207,18 @@ describe('expectedPermissionMode / expectedToolOverrides / expectedSessionRoutin
       details: { reason: 'session-routing-changed' },
     })
     await expectNothingWritten(before, 'c2')
+    // another default agent: a bare "main" now means agent:fast:main, the contract follows
+    await t.call('config.patch', {
+      patch: { agents: { list: [{ id: 'main' }, { id: 'fast', model: 'anthropic/c1', default: true }, { id: 'other', model: 'mockant/c1' }] } },
+    })
+    expect(await refusal(send({ idempotencyKey: 'c4', sessionKey: 'main', expectedSessionRoutingContract: 'per-sender|main|main' }))).toMatchObject({
+      details: { reason: 'session-routing-changed', sessionRoutingContract: 'per-sender|main|fast' },
+    })
+    expect(store().get('agent:main:main')).toBeUndefined()
+    expect(t.runtime.core.store('fast').get('agent:fast:main')).toBeUndefined()
+    await send({ idempotencyKey: 'c5', sessionKey: 'main', expectedSessionRoutingContract: 'per-sender|main|fast' })
+    await wait('c5')
+    expect(t.runtime.core.store('fast').get('agent:fast:main')).toBeDefined()
   })
 })
 
