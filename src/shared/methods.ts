@@ -46,6 +46,25 @@ const ReasoningS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Lit
 /** OpenClaw's session fast mode: on, off, or "auto" (the provider decides). */
 const FastModeS = Type.Union([Type.Boolean(), Type.Literal('auto')])
 export type FastMode = boolean | 'auto'
+/** OpenClaw's session permission modes (Loopdesk sessions have none; used by chat.send's precondition) */
+const PermissionModeS = Type.Union([Type.Literal('read-only'), Type.Literal('guarded'), Type.Literal('workspace'), Type.Literal('full')])
+/** OpenClaw's sparse per-session tool overlay (Loopdesk sessions have none; used by chat.send's precondition) */
+const ToolOverridesS = Closed({
+  mcpServers: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+  mcpToolsDeny: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String({ minLength: 1 })))),
+  skills: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
+  webSearch: Type.Optional(Type.Boolean()),
+})
+export type SessionToolOverrides = Static<typeof ToolOverridesS>
+/** OpenClaw InputProvenance: who an input comes from (closed, as chat.send's systemInputProvenance) */
+const InputProvenanceS = Closed({
+  kind: Type.Union([Type.Literal('external_user'), Type.Literal('inter_session'), Type.Literal('internal_system')]),
+  originSessionId: Type.Optional(Type.String()),
+  sourceSessionKey: Type.Optional(Type.String()),
+  sourceChannel: Type.Optional(Type.String()),
+  sourceTool: Type.Optional(Type.String()),
+})
+export type InputProvenance = Static<typeof InputProvenanceS>
 /** OpenClaw's attachment shape (sessions.send); open, like the package schema. */
 const AttachmentS = Type.Object(
   {
@@ -139,6 +158,34 @@ export const Schemas = {
     originatingAccountId: RouteField,
     originatingThreadId: RouteField,
     attachments: Attachments,
+    /** precondition: refused ("Session <key> changed before send. Retry.") unless this is the session's current sessionId */
+    sessionId: Type.Optional(NonEmpty(128)),
+    /**
+     * precondition (transcript compare-and-swap): refused with details.reason `active-leaf-changed` unless the
+     * message would directly follow this entry (`__openclaw.id` of the newest message/compaction; null = none yet).
+     * An explicit `queueMode: "steer"` ignores it, as in OpenClaw.
+     */
+    expectedLeafEntryId: Type.Optional(Type.Union([NonEmpty(256), Type.Null()])),
+    /** precondition: `<scope>|<mainKey>|<defaultAgentId>`, how "main" resolves (Loopdesk: `per-sender|main|<default agent>`) */
+    expectedSessionRoutingContract: Type.Optional(NonEmpty(512)),
+    /** precondition: Loopdesk sessions have no permission mode, so only null matches */
+    expectedPermissionMode: Type.Optional(Type.Union([PermissionModeS, Type.Null()])),
+    /** precondition: Loopdesk sessions have no tool overrides, so only null or an overlay that overrides nothing matches */
+    expectedToolOverrides: Type.Optional(Type.Union([ToolOverridesS, Type.Null()])),
+    /** this message's speed: overrides the session's fastMode for its run ("auto": fast for model calls started in the first fastAutoOnSeconds) */
+    fastMode: Type.Optional(FastModeS),
+    /** with fastMode "auto" (sent or the session's): the cutoff in seconds, default 60 */
+    fastAutoOnSeconds: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** OpenClaw v4 goal start; Loopdesk has no session goals: sent as an ordinary message, the intent is recorded on it */
+    intent: Type.Optional(
+      Closed({ kind: Type.Literal('session-goal-start'), version: Type.Literal(1), issuedAtMs: Type.Integer({ minimum: 0 }) }),
+    ),
+    /** OpenClaw browser-copilot tool bindings; Loopdesk has no bindable tools: accepted, no effect */
+    toolBindings: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: 16 })),
+    /** admin only: who the input is from; recorded on the user message (`provenance`) */
+    systemInputProvenance: Type.Optional(InputProvenanceS),
+    /** admin only: a source receipt the model sees with this message (its run's system prompt), not shown as message text */
+    systemProvenanceReceipt: Type.Optional(Type.String({ maxLength: 100_000 })),
   }),
   'chat.history': Closed({
     sessionKey: NonEmpty(),

@@ -54,7 +54,7 @@ describe('connect handshake', () => {
       server: { version: '0.1.0-test' },
       snapshot: {
         presence: [],
-        sessionDefaults: { defaultAgentId: 'main', mainKey: 'main', mainSessionKey: 'agent:main:main' },
+        sessionDefaults: { defaultAgentId: 'main', mainKey: 'main', mainSessionKey: 'agent:main:main', scope: 'per-sender' },
         stateVersion: { presence: 0, health: 0 },
       },
       auth: { role: 'operator', scopes },
@@ -63,6 +63,8 @@ describe('connect handshake', () => {
     expect(hello.server.connId).toMatch(/[0-9a-f-]{36}/)
     expect(hello.features.methods).toEqual(expect.arrayContaining(['health', 'agent', 'agent.wait', 'chat.send', 'chat.abort']))
     expect(hello.features.events).toEqual(expect.arrayContaining(['agent', 'chat', 'tick', 'shutdown', 'sessions.changed']))
+    // chat.send enforces expectedSessionRoutingContract, computed from sessionDefaults as scope|mainKey|defaultAgentId
+    expect(hello.features.capabilities).toEqual(['chat-send-routing-contract'])
     expect(hello.snapshot.stateDir).toBe(t.host.info.stateDir)
     c.ws.close()
   })

@@ -7,7 +7,7 @@ import { AgentDedupe, type CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
-import { METHOD_SCOPES, hasScope } from './scopes'
+import { METHOD_SCOPES, hasScope, paramScope } from './scopes'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
 export interface LocalMethod {
@@ -129,13 +129,12 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     return
   }
   const name = method as MethodName
-  // the approval feed carries commands: like the exec.approval.* events, it needs operator.approvals
-  if (name === 'sessions.messages.subscribe' && (req.params as { includeApprovals?: unknown } | undefined)?.includeApprovals === true) {
-    if (!hasScope(conn.scopes, SCOPES.approvals)) {
-      slot?.release()
-      conn.respond(id, missingScope(conn, SCOPES.approvals))
-      return
-    }
+  // params that need more than the method's scope (scopes.ts): refused before anything runs
+  const extra = paramScope(name, req.params)
+  if (extra && !hasScope(conn.scopes, extra.scope)) {
+    slot?.release()
+    conn.respond(id, extra.message ? invalidRequest(extra.message, missingScopeDetails(extra.scope)) : missingScope(conn, extra.scope))
+    return
   }
   if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
 
@@ -165,6 +164,8 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })
 }
 
+const missingScopeDetails = (required: Scope) => ({ code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] })
+
 /** v4 introduced FORBIDDEN for authz failures; v3 clients only know INVALID_REQUEST (same message and details). */
 function missingScope(conn: GatewayConnection, required: Scope): CachedResponse {
   return {
@@ -172,7 +173,7 @@ function missingScope(conn: GatewayConnection, required: Scope): CachedResponse 
     error: {
       code: conn.protocol >= 4 ? 'FORBIDDEN' : 'INVALID_REQUEST',
       message: `missing scope: ${required}`,
-      details: { code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] },
+      details: missingScopeDetails(required),
     },
   }
 }

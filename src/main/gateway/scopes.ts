@@ -45,6 +45,22 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'loopdesk.prefs.set': W,
 }
 
+/**
+ * A scope some params need beyond their method's (OpenClaw): `message` set = refused as OpenClaw refuses it
+ * (INVALID_REQUEST with that message, which its clients recognize), else the usual missing-scope error.
+ * - sessions.messages.subscribe `includeApprovals`: the feed carries commands → operator.approvals
+ * - chat.send `systemInputProvenance` / a non-empty `systemProvenanceReceipt`: they vouch for who sent the
+ *   message → operator.admin ("system provenance fields require admin scope")
+ */
+export function paramScope(method: MethodName, params: unknown): { scope: Scope; message?: string } | undefined {
+  const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {}
+  if (method === 'sessions.messages.subscribe' && p.includeApprovals === true) return { scope: AP }
+  if (method === 'chat.send' && ((p.systemInputProvenance !== undefined && p.systemInputProvenance !== null) || (typeof p.systemProvenanceReceipt === 'string' && p.systemProvenanceReceipt !== ''))) {
+    return { scope: A, message: 'system provenance fields require admin scope' }
+  }
+  return undefined
+}
+
 /** Scopes an operator may request; anything else is dropped at connect. */
 export const KNOWN_SCOPES: readonly Scope[] = [R, W, A, AP, PAIR]
 

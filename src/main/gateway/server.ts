@@ -108,6 +108,12 @@ export const GATEWAY_EVENTS = [
   'shutdown',
 ] as const
 
+/**
+ * OpenClaw server capabilities (hello-ok `features.capabilities`) Loopdesk honours. `chat-send-routing-contract`:
+ * chat.send enforces `expectedSessionRoutingContract` (clients send it only to servers that advertise this).
+ */
+export const SERVER_CAPABILITIES = ['chat-send-routing-contract'] as const
+
 const silentLogger: GatewayLogger = { info() {}, warn() {}, error() {} }
 
 function isLoopbackAddress(addr: string | undefined): boolean {
@@ -379,11 +385,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   function helloOk(conn: GatewayConnection, deviceToken?: { token: string; issuedAtMs: number }) {
     const now = Date.now()
+    // what a bare "main" resolves to now: chat.send's expectedSessionRoutingContract is `<scope>|<mainKey>|<defaultAgentId>`
+    const defaultAgentId = host.currentConfig?.().defaultAgentId ?? DEFAULT_AGENT_ID
     return {
       type: 'hello-ok',
       protocol: conn.protocol,
       server: { version: host.info.version, connId: conn.id },
-      features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS] },
+      features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS], capabilities: [...SERVER_CAPABILITIES] },
       snapshot: {
         presence: [],
         health: { ok: true, ts: now, durationMs: 0 },
@@ -391,7 +399,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         uptimeMs: Math.max(0, now - host.info.startedAt),
         configPath: host.info.configPath,
         stateDir: host.info.stateDir,
-        sessionDefaults: { defaultAgentId: DEFAULT_AGENT_ID, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey() },
+        sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: 'per-sender' },
         authMode: 'token',
       },
       // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with auth.deviceToken)

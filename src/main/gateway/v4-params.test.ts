@@ -1,6 +1,7 @@
 // OpenClaw v4 params our closed schemas used to refuse: chat.abort preserveSideRuns, tools.catalog
 // includePlugins, sessions.messages.subscribe includeApprovals, exec.approval.resolve reviewer and
-// grantExpiresInDays. Their schemas are checked against @openclaw/gateway-protocol's, their behaviour over a
+// grantExpiresInDays, chat.send's sessionId / intent / fastMode / fastAutoOnSeconds / toolBindings / system
+// provenance / expected-state preconditions (their semantics: runtime/chat-send-fence.test.ts). Their schemas are checked against @openclaw/gateway-protocol's, their behaviour over a
 // real gateway + runtime. Like every v4 param, they work on a v3 connection too (a client that sends one asked
 // for it); only reply shapes differ by protocol (chat-wire, history-wire).
 import fs from 'node:fs'
@@ -26,6 +27,54 @@ function conforms(def: string, v: unknown): void {
   expect(check(v) ? [] : check.errors, `${def}: ${JSON.stringify(v).slice(0, 300)}`).toEqual([])
 }
 
+const sendBase = { sessionKey: 'main', message: 'hi', idempotencyKey: 'k' }
+const sixteen = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`t${i}`, i]))
+const chatSendCases: Array<Record<string, unknown>> = [
+  { sessionId: 's1' },
+  { sessionId: '' },
+  { intent: { kind: 'session-goal-start', version: 1, issuedAtMs: 5 } },
+  { intent: { kind: 'session-goal-start', version: 2, issuedAtMs: 5 } },
+  { intent: { kind: 'session-goal', version: 1, issuedAtMs: 5 } },
+  { intent: { kind: 'session-goal-start', version: 1 } },
+  { intent: { kind: 'session-goal-start', version: 1, issuedAtMs: -1 } },
+  { intent: { kind: 'session-goal-start', version: 1, issuedAtMs: 5, extra: true } },
+  { fastMode: true },
+  { fastMode: false },
+  { fastMode: 'auto' },
+  { fastMode: 'on' },
+  { fastMode: null },
+  { fastAutoOnSeconds: 30 },
+  { fastAutoOnSeconds: 0 },
+  { fastAutoOnSeconds: 1.5 },
+  { toolBindings: {} },
+  { toolBindings: { browser: { kind: 'tab', tabId: 1 } } },
+  { toolBindings: sixteen },
+  { toolBindings: { ...sixteen, t16: 16 } },
+  { toolBindings: ['browser'] },
+  { systemInputProvenance: { kind: 'external_user' } },
+  { systemInputProvenance: { kind: 'inter_session', originSessionId: 'o', sourceSessionKey: 'agent:main:x', sourceChannel: 'c', sourceTool: 't' } },
+  { systemInputProvenance: { kind: 'someone' } },
+  { systemInputProvenance: { kind: 'internal_system', note: 'x' } },
+  { systemProvenanceReceipt: '' },
+  { systemProvenanceReceipt: '[Source Receipt]\nbridge=x\n[/Source Receipt]' },
+  { systemProvenanceReceipt: 7 },
+  { expectedLeafEntryId: null },
+  { expectedLeafEntryId: 'entry-1' },
+  { expectedLeafEntryId: '' },
+  { expectedSessionRoutingContract: 'per-sender|main|main' },
+  { expectedSessionRoutingContract: '' },
+  { expectedPermissionMode: null },
+  { expectedPermissionMode: 'read-only' },
+  { expectedPermissionMode: 'full' },
+  { expectedPermissionMode: 'root' },
+  { expectedToolOverrides: null },
+  { expectedToolOverrides: {} },
+  { expectedToolOverrides: { mcpServers: { s: true }, mcpToolsDeny: { s: ['t'] }, skills: { k: false }, webSearch: false } },
+  { expectedToolOverrides: { mcpToolsDeny: { s: [''] } } },
+  { expectedToolOverrides: { skills: { k: 'yes' } } },
+  { expectedToolOverrides: { plugins: {} } },
+]
+
 describe('the params fit the package schema exactly', () => {
   const reviewer = { channel: 'slack', accountId: 'acct-1', senderId: 'U123' }
   const cases: Array<[MethodName, string, unknown]> = [
@@ -47,6 +96,7 @@ describe('the params fit the package schema exactly', () => {
     ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 0 }],
     ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 3651 }],
     ['exec.approval.resolve', 'ExecApprovalResolveParams', { id: 'a', decision: 'allow-always', grantExpiresInDays: 1.5 }],
+    ...chatSendCases.map((c): [MethodName, string, unknown] => ['chat.send', 'ChatSendParams', { ...sendBase, ...c }]),
   ]
   it.each(cases)('%s %s %j: accepted exactly when the package accepts it', (method, def, params) => {
     expect(validateParams(method, params) === undefined).toBe(packageAccepts(def, params))
@@ -79,6 +129,71 @@ async function failure(p: Promise<unknown>): Promise<{ code?: string; message: s
   }
   throw new Error('expected the request to fail')
 }
+
+describe('chat.send v4 fields over the gateway', () => {
+  it('system provenance needs operator.admin (OpenClaw’s refusal); preconditions refuse with their details; nothing runs', async () => {
+    const admin = await connect()
+    const writer = await connect({ scopes: ['operator.read', 'operator.write'] })
+    const v3 = await connect({ maxProtocol: 3, scopes: ['operator.read', 'operator.write'] })
+    const key = 'agent:main:v4-send'
+    const n = server.requests.length
+    const receipt = { sessionKey: key, message: 'from a bridge', idempotencyKey: 'vs-1', systemProvenanceReceipt: '[Source Receipt]\nbridge=test\n[/Source Receipt]' }
+    conforms('ChatSendParams', receipt)
+    for (const [c, params] of [
+      [writer, receipt],
+      [v3, receipt],
+      [writer, { sessionKey: key, message: 'x', idempotencyKey: 'vs-2', systemInputProvenance: { kind: 'external_user' } }],
+    ] as const) {
+      // INVALID_REQUEST with this message on both protocols: what OpenClaw's ACP bridge recognizes to retry without
+      expect(await failure(c.request('chat.send', params))).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: 'system provenance fields require admin scope',
+        details: { code: 'MISSING_SCOPE', missingScope: 'operator.admin' },
+      })
+    }
+    expect(rt.runtime.core.store('main').get(key)).toBeUndefined()
+    // an empty receipt vouches for nothing: a writer may send it
+    const plain = { sessionKey: key, message: 'hello', idempotencyKey: 'vs-3', systemProvenanceReceipt: '', expectedLeafEntryId: null, fastMode: 'auto' as const }
+    conforms('ChatSendParams', plain)
+    await expect(writer.request('chat.send', plain)).resolves.toMatchObject({ runId: 'vs-3', status: 'started' })
+    await writer.request('agent.wait', { runId: 'vs-3', timeoutMs: 10_000 })
+    await expect(admin.request('chat.send', receipt)).resolves.toMatchObject({ runId: 'vs-1', status: 'started' })
+    await admin.request('agent.wait', { runId: 'vs-1', timeoutMs: 10_000 })
+    expect(server.requests.length).toBe(n + 2)
+    expect(JSON.stringify(server.requests.at(-1)!.body)).toContain('bridge=test')
+
+    // the transcript CAS over the wire: the leaf from chat.history goes; the one before it is stale
+    const history = (await writer.request('chat.history', { sessionKey: key })) as any
+    const leaf = history.messages.at(-1).__openclaw.id
+    const older = history.messages.at(-2).__openclaw.id
+    const sessionId = history.sessionId
+    const stale = { sessionKey: key, message: 'late', idempotencyKey: 'vs-4', sessionId, expectedLeafEntryId: older }
+    conforms('ChatSendParams', stale)
+    for (const c of [writer, v3]) {
+      expect(await failure(c.request('chat.send', stale))).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: 'active branch changed; review and retry',
+        details: { reason: 'active-leaf-changed', expectedLeafEntryId: older, activeLeafEntryId: leaf },
+      })
+    }
+    expect(await failure(writer.request('chat.send', { ...stale, expectedLeafEntryId: leaf, sessionId: 'gone' }))).toMatchObject({
+      details: { reason: 'active-leaf-changed' },
+    })
+    expect(await failure(writer.request('chat.send', { sessionKey: key, message: 'x', idempotencyKey: 'vs-5', expectedPermissionMode: 'guarded' }))).toMatchObject({
+      details: { reason: 'session-settings-changed' },
+    })
+    expect(server.requests.length).toBe(n + 2)
+    // the routing contract as an OpenClaw client computes it from hello-ok (the server advertises that it checks it)
+    const d = v3.hello.snapshot.sessionDefaults
+    expect(v3.hello.features.capabilities).toContain('chat-send-routing-contract')
+    const contract = `${d.scope}|${d.mainKey}|${d.defaultAgentId}`
+    const fresh = { ...stale, expectedLeafEntryId: leaf, expectedPermissionMode: null, expectedToolOverrides: {}, expectedSessionRoutingContract: contract }
+    conforms('ChatSendParams', fresh)
+    await expect(v3.request('chat.send', fresh)).resolves.toMatchObject({ runId: 'vs-4', status: 'started' })
+    await expect(v3.request('agent.wait', { runId: 'vs-4', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    await Promise.all([admin.close(), writer.close(), v3.close()])
+  })
+})
 
 describe('chat.abort preserveSideRuns', () => {
   it('v4: aborts the session’s runs exactly as without it (there are no side runs to spare); v3 the same', async () => {

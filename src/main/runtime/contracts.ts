@@ -183,7 +183,7 @@ export interface SessionEntry extends SessionOrganisation {
   queueDebounceMs?: number
   queueCap?: number
   queueDrop?: 'old' | 'new' | 'summarize'
-  /** OpenClaw fast mode (sessions.patch); stored and reported, no provider option maps to it yet */
+  /** OpenClaw fast mode (sessions.patch / sessions.create); a chat.send fastMode overrides it per message (runner/fast-mode.ts) */
   fastMode?: FastMode
   inputTokens?: number
   outputTokens?: number

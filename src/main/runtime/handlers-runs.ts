@@ -1,7 +1,7 @@
 // Run-related handlers: agent, agent.wait, chat.send, chat.abort (chat.history: handlers-history.ts).
 import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
-import type { ResultOf } from '../../shared/methods'
+import type { ParamsOf, ResultOf } from '../../shared/methods'
 import {
   canonicalKey,
   checkExpectedSession,
@@ -17,6 +17,8 @@ import { normalizeThinking } from './thinking'
 import { newLifecycleRevision, rejectArchivedWork } from './session-lifecycle'
 import type { SessionEntry } from './contracts'
 import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAttachments, type SavedAttachment } from './attachments'
+import { checkRoutingContract, checkSendFence, sendFenceOf } from './chat-send-fence'
+import type { RunInput } from './runner/embedded-runner'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort'>
 
@@ -143,8 +145,17 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
+      const input = runInputOf(p)
+      const speed = {
+        ...(p.fastMode !== undefined ? { fastMode: p.fastMode } : {}),
+        ...(p.fastAutoOnSeconds !== undefined ? { fastAutoOnSeconds: p.fastAutoOnSeconds } : {}),
+      }
+      // preconditions (chat-send-fence.ts): refused before anything is written
+      checkRoutingContract(core, p.expectedSessionRoutingContract)
+      const fence = sendFenceOf(p)
       const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
+        checkSendFence(core, key, agentId, fence, { command: true })
         // abort the active run and clear everything queued behind it
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
         const queuedRunIds = core.queueModes?.clear(key, 'stopped') ?? []
@@ -172,6 +183,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const command = cmd ? { command: cmd.command, rest: cmd.rest } : undefined
       return acceptOrder.run(key, async () => {
         unavailableWhenShuttingDown(core)
+        // first as the session is now (a command below replaces it; nothing is written before this)
+        checkSendFence(core, key, agentId, fence, { command: command !== undefined })
         let message = p.message
         if (command) {
           await persistSessionMeta(core, key, agentId, {})
@@ -187,6 +200,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         if (!message.trim() && decoded.length === 0) throw invalid('message or attachment required')
         const { created } = await persistSessionMeta(core, key, agentId, {})
         if (created) core.sessionChanged(key, 'create')
+        // again in the synchronous step that accepts the message (journal, queue, run): no append can slip in
+        // between (the session row write above may have yielded to a run of the session)
+        if (!command) checkSendFence(core, key, agentId, fence)
         // attachments and message on disk before the ack (the message may wait in a queue): a crash must not lose them
         const saved = saveAttachments(core.stateDir, decoded)
         message = messageWithAttachments(message, saved)
@@ -213,6 +229,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
               thinking,
               timeoutMs,
               queueMode: p.queueMode,
+              ...speed,
+              ...(input ? { input } : {}),
               ...attachments,
             })
           } catch (err) {
@@ -237,6 +255,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             acceptedAt,
             thinking,
             timeoutMs,
+            ...speed,
+            ...(input ? { input } : {}),
             ...attachments,
             onStart: () => {
               if (itemId) core.followups.settle(key, itemId, 'started')
@@ -272,6 +292,23 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       return { ok: true, aborted: runIds.length > 0, runIds }
     },
   }
+}
+
+/**
+ * What chat.send says about its message besides the text (OpenClaw v4): the provenance (admin only, checked by
+ * the gateway) and goal-start intent recorded on the user message, the source receipt told to the model.
+ * toolBindings has nothing to bind to (Loopdesk has no browser-copilot tools) and is not carried.
+ */
+function runInputOf(p: ParamsOf<'chat.send'>): RunInput | undefined {
+  // OpenClaw: a receipt with NUL is refused; other control characters (but tab/newline) go, then it is trimmed
+  if (p.systemProvenanceReceipt?.includes('\u0000')) throw invalid('systemProvenanceReceipt must not contain null bytes')
+  const receipt = p.systemProvenanceReceipt?.replace(/[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, '').trim()
+  const input: RunInput = {
+    ...(p.systemInputProvenance ? { provenance: p.systemInputProvenance } : {}),
+    ...(p.intent ? { intent: p.intent } : {}),
+    ...(receipt ? { receipt } : {}),
+  }
+  return Object.keys(input).length > 0 ? input : undefined
 }
 
 /**

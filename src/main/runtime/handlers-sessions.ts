@@ -273,8 +273,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         ['queueDebounceMs', p.queueDebounceMs],
         ['queueCap', p.queueCap],
         ['queueDrop', p.queueDrop],
-        // Stored and reported only: pi-ai's one speed knob (serviceTier) exists for the OpenAI Responses
-        // APIs alone, so nothing in the run changes with it yet.
+        // the session's speed; runs map it onto the provider's service tier where one exists (runner/fast-mode.ts)
         ['fastMode', p.fastMode],
       ]
       const organisation = organisationPatchOf(p)

@@ -10,6 +10,9 @@ export const SESSION_CHANGED_REASON = 'session-changed'
 
 export const newLifecycleRevision = (): string => crypto.randomUUID()
 
+/** what the fence guarded: "Session <key> changed before <action>. Retry." */
+export type SessionAction = 'patch' | 'deletion' | 'send'
+
 export interface SessionExpectations {
   sessionId?: string
   lifecycleRevision?: string
@@ -17,10 +20,10 @@ export interface SessionExpectations {
 }
 
 /**
- * Throws OpenClaw's "Session <key> changed before <patch|deletion>. Retry." (INVALID_REQUEST, details.reason
+ * Throws OpenClaw's "Session <key> changed before <patch|deletion|send>. Retry." (INVALID_REQUEST, details.reason
  * `session-changed`) unless the entry is the expected incarnation. A missing entry matches no expectation.
  */
-export function checkSessionUnchanged(key: string, entry: SessionEntry | undefined, expected: SessionExpectations, action: 'patch' | 'deletion'): void {
+export function checkSessionUnchanged(key: string, entry: SessionEntry | undefined, expected: SessionExpectations, action: SessionAction): void {
   const stale =
     (expected.sessionId !== undefined && entry?.sessionId !== expected.sessionId) ||
     (expected.lifecycleRevision !== undefined && entry?.lifecycleRevision !== expected.lifecycleRevision) ||
@@ -35,7 +38,7 @@ export function checkSessionUnchanged(key: string, entry: SessionEntry | undefin
   })
 }
 
-export function sessionChangedError(key: string, action: 'patch' | 'deletion', details: Record<string, unknown> = {}): ApiError {
+export function sessionChangedError(key: string, action: SessionAction, details: Record<string, unknown> = {}): ApiError {
   return invalid(`Session ${key} changed before ${action}. Retry.`, { reason: SESSION_CHANGED_REASON, ...details })
 }
 

@@ -3,10 +3,10 @@
 // handles (steer) and the runtime's run starter.
 import type { SavedAttachment } from '../attachments'
 import type { QueueItem, QueueMode } from '../../../shared/events'
-import type { ThinkingLevel } from '../../../shared/methods'
+import type { FastMode, ThinkingLevel } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import type { SessionEntry } from '../contracts'
-import type { RunRequest } from '../runner/embedded-runner'
+import type { RunInput, RunRequest } from '../runner/embedded-runner'
 import { SessionQueues, type SubmitResult } from './session-queues'
 import { resolveQueueSettings, type QueueSettings } from './settings'
 
@@ -16,7 +16,9 @@ export interface ChatQueueHost {
   tracked: Map<string, { runId: string; sessionKey: string; controller: AbortController; done: Promise<unknown> }>
   /** live (started) runs of a session */
   activeRunsOf(sessionKey: string): Array<{ runId: string; isStreaming(): boolean; steer(text: string): void }>
-  startRun(req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs' | 'attachments'>): { runId: string }
+  startRun(
+    req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs' | 'attachments' | 'fastMode' | 'fastAutoOnSeconds' | 'input'>,
+  ): { runId: string }
   /** config queue defaults (messages.queue) */
   queueDefaults(): Partial<QueueSettings>
   /** the session entry (per-session queueMode / debounce / cap / drop) */
@@ -48,6 +50,11 @@ export interface ChatSubmit {
   queueMode?: QueueMode
   /** saved attachments; `message` already references each by path (all a steered message can carry) */
   attachments?: SavedAttachment[]
+  /** chat.send fastMode / fastAutoOnSeconds: the speed of the run that carries this message */
+  fastMode?: FastMode
+  fastAutoOnSeconds?: number
+  /** provenance / intent / receipt of this message (the run that carries it; a steered message joins a running turn without them) */
+  input?: RunInput
 }
 
 export type ChatSubmitResult =
@@ -60,6 +67,9 @@ interface Meta {
   thinking?: ThinkingLevel
   timeoutMs?: number
   attachments?: SavedAttachment[]
+  fastMode?: FastMode
+  fastAutoOnSeconds?: number
+  input?: RunInput
 }
 
 export class QueueFullError extends Error {
@@ -104,6 +114,10 @@ export class ChatQueueModes {
             acceptedAt: Date.now(),
             thinking: m.thinking,
             timeoutMs: m.timeoutMs,
+            // like thinking and timeout, a collected batch runs with its first message's speed and input facts
+            ...(m.fastMode !== undefined ? { fastMode: m.fastMode } : {}),
+            ...(m.fastAutoOnSeconds !== undefined ? { fastAutoOnSeconds: m.fastAutoOnSeconds } : {}),
+            ...(m.input ? { input: m.input } : {}),
             ...(attachments.length ? { attachments } : {}),
           })
         } catch (err) {
@@ -139,7 +153,16 @@ export class ChatQueueModes {
    * when the cap rejected the message (drop policy `new`), Error when the run could not start.
    */
   async submit(p: ChatSubmit): Promise<ChatSubmitResult> {
-    const meta: Meta = { runId: p.runId, agentId: p.agentId, thinking: p.thinking, timeoutMs: p.timeoutMs, attachments: p.attachments }
+    const meta: Meta = {
+      runId: p.runId,
+      agentId: p.agentId,
+      thinking: p.thinking,
+      timeoutMs: p.timeoutMs,
+      attachments: p.attachments,
+      fastMode: p.fastMode,
+      fastAutoOnSeconds: p.fastAutoOnSeconds,
+      input: p.input,
+    }
     const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta, runId: p.runId })
     switch (r.status) {
       case 'started':

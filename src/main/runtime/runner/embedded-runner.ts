@@ -13,7 +13,7 @@ import {
   type ToolResultMessage,
 } from '@earendil-works/pi-ai'
 import type { AgentStream, ErrorKind } from '../../../shared/events'
-import type { ReplyPayload, RunMeta, RunTiming, ThinkingLevel } from '../../../shared/methods'
+import type { FastMode, InputProvenance, ReplyPayload, RunMeta, RunTiming, ThinkingLevel } from '../../../shared/methods'
 import type {
   ApprovalBrokerLike,
   BuildPayloads,
@@ -37,6 +37,7 @@ import { createToolLoadout } from './tool-loadout'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
+import { fastForCall, serviceTierFor } from './fast-mode'
 import { loadImages, type SavedAttachment } from '../attachments'
 
 export interface RunRequest {
@@ -59,6 +60,28 @@ export interface RunRequest {
   onStart?: () => void
   /** saved attachments: images go to the model inline with the prompt (the text already references them) */
   attachments?: SavedAttachment[]
+  /** this run's speed (chat.send fastMode) over the session's fastMode; see fast-mode.ts */
+  fastMode?: FastMode
+  /** with fastMode "auto": fast for model calls started within this many seconds of the run's start (default 60) */
+  fastAutoOnSeconds?: number
+  /** where the run's message came from (chat.send, admin): see RunInput */
+  input?: RunInput
+}
+
+/**
+ * What a gateway client said about a run's message besides its text. `provenance` and `intent` are recorded on
+ * the run's first user message in the transcript; `receipt` is told to the model in this run's system prompt
+ * (OpenClaw gives it to the agent with the message, not as message text).
+ */
+export interface RunInput {
+  provenance?: InputProvenance
+  intent?: { kind: 'session-goal-start'; version: 1; issuedAtMs: number }
+  receipt?: string
+}
+
+/** How a source receipt reaches the model: its own section of the run's system prompt. */
+export function receiptPrompt(receipt: string): string {
+  return `## Source receipt\nThe gateway attached this receipt to the user's message in this turn (who or what sent it; not written by the user):\n${receipt}`
 }
 
 export type EndReason = 'completed' | 'error' | 'aborted' | 'timeout'
@@ -336,6 +359,12 @@ export class EmbeddedRunner {
 
       // ---- tools
       const runModel = resolved
+      let inputStamp: Record<string, unknown> | undefined =
+        req.input?.provenance || req.input?.intent
+          ? { ...(req.input.provenance ? { provenance: req.input.provenance } : {}), ...(req.input.intent ? { intent: req.input.intent } : {}) }
+          : undefined
+      // the message's speed over the session's (see fast-mode.ts)
+      const fastMode = req.fastMode ?? entry!.fastMode
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
@@ -350,7 +379,13 @@ export class EmbeddedRunner {
         persist: (message) => {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)
-          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: transcriptForm(message as AgentMessage) as any })
+          let stored = transcriptForm(message as AgentMessage) as unknown as Record<string, unknown>
+          if (inputStamp && stored.role === 'user') {
+            // the run's own message is its first user message; steered ones come later
+            stored = { ...stored, ...inputStamp }
+            inputStamp = undefined
+          }
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any })
         },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
@@ -406,7 +441,9 @@ export class EmbeddedRunner {
         toolNames: tools.map((t) => t.name),
         bootstrapMaxChars: config.defaults.bootstrapMaxChars,
         previousSkills: entry!.skillsSnapshot,
-        extraSystemPrompt: req.extraSystemPrompt,
+        extraSystemPrompt: req.input?.receipt
+          ? [req.extraSystemPrompt, receiptPrompt(req.input.receipt)].filter(Boolean).join('\n\n')
+          : req.extraSystemPrompt,
         compactionSummary: history.compactionSummary,
         bootstrapHook: deps.hooks.bootstrap,
       })
@@ -473,7 +510,19 @@ export class EmbeddedRunner {
           await this.turns.turn() // building and sending the request: the next heavy step
           b.modelCallStarted()
           // delta SSE events of one network read reach the provider SDK (OpenAI or Anthropic) as one (see sse-merge-fetch.ts)
-          return piStream(model, context, !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options)
+          let opts = !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options
+          const tier = serviceTierFor(model, fastForCall(fastMode, Date.now() - startedAt, req.fastAutoOnSeconds))
+          if (tier) {
+            const inner = opts?.onPayload
+            opts = {
+              ...opts,
+              onPayload: async (payload, m) => {
+                const p = ((await inner?.(payload, m)) ?? payload) as Record<string, unknown>
+                return { ...p, service_tier: tier }
+              },
+            }
+          }
+          return piStream(model, context, opts)
         },
         getApiKey: (provider) => registry.getApiKey(provider),
         sessionId,
