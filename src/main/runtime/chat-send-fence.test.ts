@@ -209,7 +209,7 @@ describe('expectedPermissionMode / expectedToolOverrides / expectedSessionRoutin
     await expectNothingWritten(before, 'c2')
     // another default agent: a bare "main" now means agent:fast:main, the contract follows
     await t.call('config.patch', {
-      patch: { agents: { list: [{ id: 'main' }, { id: 'fast', model: 'anthropic/c1', default: true }, { id: 'other', model: 'mockant/c1' }] } },
+      patch: { agents: { list: [{ id: 'main', default: false }, { id: 'fast', model: 'anthropic/c1', default: true }, { id: 'other', model: 'mockant/c1' }] } },
     })
     expect(await refusal(send({ idempotencyKey: 'c4', sessionKey: 'main', expectedSessionRoutingContract: 'per-sender|main|main' }))).toMatchObject({
       details: { reason: 'session-routing-changed', sessionRoutingContract: 'per-sender|main|fast' },
