@@ -5,12 +5,13 @@
 //            | {cmd:'stop'}
 //   child  → {type:'ready', url} first, then one {type:'reply', cmd, ...} per command.
 // Stats are this process's: the runtime's `agent` handler time, event-loop delay and CPU time.
-// BENCH_HOST_PROFILE=<dir> writes a CPU profile of the measured runs pass (start-stats → stats) there.
+// BENCH_HOST_PROFILE=<dir> writes a CPU profile of the measured runs pass (start-stats → stats) there;
+// with BENCH_HOST_ALLOC=1 also a sampling allocation profile (.heapprofile, young-GC'd objects included).
 import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import type { Handlers } from '../src/main/api/dispatch'
 import type { RuntimeHost } from '../src/main/api/host'
 import { FakeHost } from '../src/main/gateway/fake-host'
@@ -120,6 +121,16 @@ function watchStalls() {
     lastCpu = cpu
   }, 1)
 }
+// GC pauses on the main thread: a young-generation scavenge every ~100 ms of 5–8 ms was the largest single
+// cause of slow acks measured here (a frame arriving during one waits for it)
+let gcPauses: { minor: number[]; major: number[] } = { minor: [], major: [] }
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind
+    ;(kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gcPauses.minor : gcPauses.major).push(e.duration)
+  }
+})
+gcObserver.observe({ entryTypes: ['gc'] })
 let cpuAt = process.cpuUsage()
 let waitAt = 0
 let wallAt = performance.now()
@@ -157,9 +168,15 @@ process.on('message', (raw) => {
           await profiler.post('Profiler.enable')
           await profiler.post('Profiler.setSamplingInterval', { interval: 200 })
           await profiler.post('Profiler.start')
+          if (process.env.BENCH_HOST_ALLOC) {
+            // allocations, including objects young-generation GCs already freed: what feeds the scavenges
+            await profiler.post('HeapProfiler.enable')
+            await profiler.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true })
+          }
         }
         stalls = []
         gaps = []
+        gcPauses = { minor: [], major: [] }
         if (stallTimer) clearInterval(stallTimer)
         watchStalls()
         cpuAt = process.cpuUsage()
@@ -179,6 +196,10 @@ process.on('message', (raw) => {
           const base = path.join(profileDir!, `gateway-host-runs-${Date.now()}`)
           fs.writeFileSync(`${base}.cpuprofile`, JSON.stringify(profile))
           fs.writeFileSync(`${base}.stalls.json`, JSON.stringify(stalls))
+          if (process.env.BENCH_HOST_ALLOC) {
+            const { profile: heap } = await profiler.post('HeapProfiler.stopSampling')
+            fs.writeFileSync(`${base}.heapprofile`, JSON.stringify(heap))
+          }
           profiler.disconnect()
           profiler = undefined
         }
@@ -191,6 +212,12 @@ process.on('message', (raw) => {
           cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
           wallMs: wall,
           runQueueMs: mainThreadWaitMs() - waitAt,
+          gc: Object.fromEntries(
+            Object.entries(gcPauses).map(([k, xs]) => {
+              const sorted = [...xs].sort((a, b) => a - b)
+              return [k, { n: xs.length, p50: xs.length ? pct(sorted, 50) : 0, max: sorted.at(-1) ?? 0, sumMs: xs.reduce((a, b) => a + b, 0) }]
+            }),
+          ),
           // gaps over 5 ms: busy = this process used ≥ 70 % of the gap on the CPU (a long task)
           stalls: {
             gapP50: pct([...gaps].sort((a, b) => a - b), 50),

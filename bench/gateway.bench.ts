@@ -199,6 +199,7 @@ async function main() {
     cpuPct: number
     wallMs: number
     runQueueMs: number
+    gc: Record<'minor' | 'major', { n: number; p50: number; max: number; sumMs: number }>
     stalls: { gapP50: number; gapP99: number; ticks: number; n: number; busy: number; maxBusyMs: number; maxMs: number; descheduledMs: number }
   }
   const os = await import('node:os')
@@ -253,6 +254,11 @@ async function main() {
     console.log(
       `      1 ms timer: ${st.ticks} ticks, gap p50 ${fmt(st.gapP50)} ms p99 ${fmt(st.gapP99)} ms; stalls > 5 ms: ${st.n} (longest ${fmt(st.maxMs)} ms); ${st.busy} of them the server main thread busy (longest ${fmt(st.maxBusyMs)} ms), the rest descheduled by the OS (${fmt(st.descheduledMs)} ms off CPU)`,
     )
+    const gcLine = (k: 'minor' | 'major') => {
+      const g = stats.gc[k]
+      return `${g.n} ${k} (p50 ${fmt(g.p50)} ms, max ${fmt(g.max)} ms, ${fmt((100 * g.sumMs) / stats.wallMs)}% of the time)`
+    }
+    console.log(`      GC pauses on the server main thread: ${gcLine('minor')}, ${gcLine('major')}`)
     if (Number.isFinite(stats.runQueueMs)) {
       console.log(`      main thread waited ${fmt(stats.runQueueMs)} ms of ${fmt(stats.wallMs)} ms for a CPU (other processes running: machine load)`)
     }
