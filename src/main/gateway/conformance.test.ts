@@ -145,6 +145,23 @@ describe('sessions.list', () => {
     await c.close()
   })
 
+  it('derivedTitle: a message of only an attachment is named after the file; a reset session after its new first message', async () => {
+    const c = await connect()
+    const key = 'agent:main:title-files'
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex').toString('base64')
+    await c.request('chat.send', { sessionKey: key, message: '', idempotencyKey: 'title-img', attachments: [{ type: 'image', mimeType: 'image/png', fileName: 'plan.png', content: png }] })
+    await c.request('agent.wait', { runId: 'title-img', timeoutMs: 10_000 })
+    const titleOf = async () => ((await c.request('sessions.list', { search: 'title-files', includeDerivedTitles: true })) as any).sessions[0].derivedTitle
+    expect(await titleOf()).toBe('plan.png')
+    // asked again (the window lists on every change): the same title, and still right after a reset
+    expect(await titleOf()).toBe('plan.png')
+    await c.request('sessions.reset', { key })
+    expect(await titleOf()).toBeUndefined()
+    await runTurn(c, key, 'A fresh topic', 'title-fresh')
+    expect(await titleOf()).toBe('A fresh topic')
+    await c.close()
+  })
+
   it('an unknown param is still refused (closed schema)', async () => {
     const c = await connect()
     expect(await failure(c.request('sessions.list', { nope: 1 }))).toMatchObject({ code: 'INVALID_REQUEST' })

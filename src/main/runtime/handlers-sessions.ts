@@ -19,6 +19,7 @@ import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { newSessionId, toSessionRow } from './sessions'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
+import { deriveSessionTitle } from '../../shared/session-title'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 
@@ -428,24 +429,36 @@ function lastInteraction(r: SessionRow): number | undefined {
   return r.endedAt ?? r.startedAt
 }
 
-const DERIVED_TITLE_CHARS = 60
-
 /** How much of a transcript's head is read for a derived title (the first user turn is near the top). */
 const DERIVED_TITLE_SCAN_BYTES = 256 * 1024
+/** derived titles found, per transcript file (a first user message never changes); bounded */
+const DERIVED_TITLE_CACHE_MAX = 10_000
+const derivedTitleCache = new WeakMap<RuntimeCore, Map<string, string>>()
 
 /**
  * derivedTitle = the first user message's text, one line, cut to 60 chars (only rows without a label).
- * Reads just the transcript's head, so listing many sessions never loads whole transcripts.
+ * Reads just the transcript's head, once per transcript: the window asks for titles on every list, and
+ * listing many sessions never loads whole transcripts.
  */
 async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void> {
   if (row.label) return
+  const file = core.store(row.agentId).transcriptPath(row.sessionId)
+  let cache = derivedTitleCache.get(core)
+  if (!cache) derivedTitleCache.set(core, (cache = new Map()))
+  const known = cache.get(file)
+  if (known !== undefined) {
+    row.derivedTitle = known
+    return
+  }
   let head: string
+  let full: boolean
   try {
-    const fh = await fs.promises.open(core.store(row.agentId).transcriptPath(row.sessionId), 'r')
+    const fh = await fs.promises.open(file, 'r')
     try {
       const buf = Buffer.alloc(DERIVED_TITLE_SCAN_BYTES)
       const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
       head = buf.subarray(0, bytesRead).toString('utf8')
+      full = bytesRead >= DERIVED_TITLE_SCAN_BYTES
     } finally {
       await fh.close()
     }
@@ -453,7 +466,7 @@ async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void
     return // no transcript (never ran) or unreadable: no derived title
   }
   const lines = head.split('\n')
-  if (head.length >= DERIVED_TITLE_SCAN_BYTES) lines.pop() // possibly cut mid-line
+  if (full) lines.pop() // possibly cut mid-line
   for (const line of lines) {
     let e: { type?: unknown; message?: { role?: unknown; content?: unknown } }
     try {
@@ -462,9 +475,11 @@ async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void
       continue
     }
     if (e?.type !== 'message' || e.message?.role !== 'user') continue
-    const text = messageText(e.message.content).replace(/\s+/g, ' ').trim()
-    if (!text) continue
-    row.derivedTitle = text.length > DERIVED_TITLE_CHARS ? `${text.slice(0, DERIVED_TITLE_CHARS - 1)}…` : text
+    const title = deriveSessionTitle(messageText(e.message.content))
+    if (!title) continue
+    row.derivedTitle = title
+    if (cache.size >= DERIVED_TITLE_CACHE_MAX) cache.delete(cache.keys().next().value!)
+    cache.set(file, title)
     return
   }
 }

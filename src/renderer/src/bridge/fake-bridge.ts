@@ -29,6 +29,8 @@ import type {
 } from '../../../shared/methods'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
+import { deriveSessionTitle } from '../../../shared/session-title'
+import { textOf } from '../../../shared/history-row'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -86,6 +88,17 @@ interface FakeSession {
   messages: HistoryMessage[]
   events: AgentEvent[]
   queue: QueueItem[]
+}
+
+/** like the runtime: an unlabelled session is named after its first user message */
+function derivedTitleOf(s: FakeSession): { derivedTitle?: string } {
+  if (s.row.label) return {}
+  for (const m of s.messages) {
+    if (m.role !== 'user') continue
+    const title = deriveSessionTitle(textOf(m.content))
+    if (title) return { derivedTitle: title }
+  }
+  return {}
 }
 
 interface ActiveRun {
@@ -780,7 +793,7 @@ export class FakeBridge implements Bridge {
           (s.row.label ?? s.row.key).toLowerCase().includes(q) ||
           s.messages.some((m) => JSON.stringify(m.content).toLowerCase().includes(q)),
       )
-    const sorted = rows.map((s) => ({ ...s.row })).sort((a, b) => b.updatedAt - a.updatedAt)
+    const sorted = rows.map((s) => ({ ...s.row, ...(params.includeDerivedTitles ? derivedTitleOf(s) : {}) })).sort((a, b) => b.updatedAt - a.updatedAt)
     const offset = params.offset ?? 0
     const sessions = sorted.slice(offset, offset + (params.limit ?? 500))
     const end = offset + sessions.length

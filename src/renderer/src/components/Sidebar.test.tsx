@@ -2,7 +2,7 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
-import { LONG, renderApp } from '../test-utils'
+import { LONG, renderApp, settle } from '../test-utils'
 
 beforeEach(() => localStorage.clear())
 
@@ -192,5 +192,31 @@ describe('pin and archive', () => {
     await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:main'))
     const sent = await bridge.send({ sessionKey: 'agent:main:taxes', message: 'still there?', idempotencyKey: 'x1' })
     expect(sent).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: 'Session "agent:main:taxes" is archived. Restore it before starting new work.' } })
+  })
+})
+
+describe('session titles', () => {
+  it('an unlabelled session is named after its first message at once, and still after a reload (derived title)', async () => {
+    const user = userEvent.setup({ delay: null })
+    const seedNoLabel = [{ key: 'agent:main:chat-1' }, { key: 'agent:main:old', messages: 2 }]
+    const { bridge, unmount } = await renderApp({ seed: seedNoLabel })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    // a session with messages is listed under its first one; the empty one under its key
+    expect(within(nav).getByText('Question 1: how does part 0 work?')).toBeInTheDocument()
+    expect(within(nav).getByText('chat-1')).toBeInTheDocument()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Plan   the garden\nfor spring{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Plan the garden for spring')).toBeInTheDocument())
+    expect(screen.getByRole('heading', { level: 1 })).toHaveTextContent('Plan the garden for spring')
+    expect(within(nav).queryByText('chat-1')).toBeNull()
+    // a second message does not rename it
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'and the orchard{Enter}')
+    await settle(50)
+    expect(within(nav).getByText('Plan the garden for spring')).toBeInTheDocument()
+    unmount()
+    // a new window over the same sessions: the title comes from sessions.list
+    await renderApp({}, bridge)
+    const nav2 = screen.getByRole('navigation', { name: 'Sessions' })
+    await waitFor(() => expect(within(nav2).getByText('Plan the garden for spring')).toBeInTheDocument())
+    expect(bridge.calls.filter((c) => c.name === 'sessionsList').at(-1)?.params).toMatchObject({ includeDerivedTitles: true })
   })
 })

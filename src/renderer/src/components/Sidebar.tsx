@@ -10,8 +10,8 @@ import { relativeTime } from '../lib/format'
 import { ConfirmDialog } from './Dialog'
 import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
-export function sessionTitle(row: Pick<SessionRow, 'label' | 'displayName' | 'key'>): string {
-  return row.label || row.displayName || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
+export function sessionTitle(row: Pick<SessionRow, 'label' | 'displayName' | 'derivedTitle' | 'key'>): string {
+  return row.label || row.displayName || row.derivedTitle || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
 }
 
 export type SessionState = 'idle' | 'running' | 'error'

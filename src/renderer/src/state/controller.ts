@@ -14,6 +14,7 @@ import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
+import { deriveSessionTitle } from '../../../shared/session-title'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
@@ -129,6 +130,7 @@ export class Controller {
     this.unsubscribe?.()
     for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
+    clearTimeout(this.titleTimer)
     this.cancelSaveRetries()
     for (const list of Object.values(this.stores.composer.getState().attachments)) releasePreviews(list)
   }
@@ -316,11 +318,37 @@ export class Controller {
     if ((p.reason === 'end' || p.reason === 'error') && this.stores.runs.getState().transcripts[p.sessionKey]) this.scheduleRefetch(p.sessionKey, 400)
   }
 
-  private upsertRow(row: SessionRow) {
+  private upsertRow(incoming: SessionRow) {
     this.stores.sessions.setState((s) => {
-      const i = s.rows.findIndex((r) => r.key === row.key)
+      const i = s.rows.findIndex((r) => r.key === incoming.key)
+      // event rows carry no derived title: keep the one we have (a reset starts a new one)
+      const known = i < 0 || incoming.sessionId !== s.rows[i].sessionId ? undefined : s.rows[i].derivedTitle
+      const row = incoming.derivedTitle === undefined && known !== undefined ? { ...incoming, derivedTitle: known } : incoming
+      if (!row.label && row.derivedTitle === undefined && row.lastMessagePreview) this.scheduleTitleRefresh()
       const rows = i < 0 ? [row, ...s.rows] : s.rows.map((r, j) => (j === i ? row : r))
       return { rows: rows.slice().sort((a, b) => b.updatedAt - a.updatedAt) }
+    })
+  }
+
+  private titleTimer: ReturnType<typeof setTimeout> | undefined
+  /** A session that has messages but no title yet (another client wrote it): one list refresh names it. */
+  private scheduleTitleRefresh() {
+    if (this.titleTimer || this.disposed) return
+    this.titleTimer = setTimeout(() => {
+      this.titleTimer = undefined
+      if (!this.disposed) void this.loadSessions()
+    }, 1000)
+  }
+
+  /** The first message sent in an unnamed session names it at once (the runtime derives the same title). */
+  private nameFromFirstMessage(sessionKey: string, message: string, shown: string) {
+    if (message.startsWith('/')) return // a command, not a topic
+    const title = deriveSessionTitle(shown)
+    if (!title) return
+    this.stores.sessions.setState((s) => {
+      const row = s.rows.find((r) => r.key === sessionKey)
+      if (!row || row.label || row.derivedTitle !== undefined || row.lastMessagePreview) return s
+      return { rows: s.rows.map((r) => (r === row ? { ...r, derivedTitle: title } : r)) }
     })
   }
 
@@ -351,7 +379,8 @@ export class Controller {
   async loadSessions(): Promise<void> {
     try {
       // archived ones too: the sidebar hides them behind "Show archived" without asking again
-      const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all' })
+      // derived titles: a session without a label is named after its first message
+      const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all', includeDerivedTitles: true })
       if (!r.ok) throw new Error(errorText(r.error))
       this.stores.sessions.setState({ rows: r.data.sessions, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
@@ -674,6 +703,7 @@ export class Controller {
       attachErrors: { ...s.attachErrors, [sessionKey]: undefined },
     }))
     const params = { sessionKey, message, idempotencyKey: id, ...(wire ? { attachments: wire } : {}) }
+    this.nameFromFirstMessage(sessionKey, message, shown)
     let sent = false
     try {
       if (running || mode) {

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest'
+import { attachmentLine, withAttachmentLines } from './attachments'
+import { deriveSessionTitle } from './session-title'
+
+describe('deriveSessionTitle', () => {
+  it('one line, whitespace collapsed, cut to 60 characters with an ellipsis', () => {
+    expect(deriveSessionTitle('  Plan   the\n\nrelease  ')).toBe('Plan the release')
+    const long = 'word '.repeat(30)
+    const t = deriveSessionTitle(long)!
+    expect(t).toHaveLength(60)
+    expect(t.endsWith('…')).toBe(true)
+    expect(deriveSessionTitle(' \n\t')).toBeUndefined()
+  })
+
+  it('attachment reference lines are not the title; a message of only attachments is named after the first file', () => {
+    const img = { image: true, fileName: 'shot (1).png', mimeType: 'image/png', sizeBytes: 10, path: '/s/media/inbound/x.png' }
+    const doc = { image: false, fileName: 'notes.txt', mimeType: 'text/plain', sizeBytes: 3 }
+    expect(deriveSessionTitle(withAttachmentLines('What is in this picture?', [attachmentLine(img)]))).toBe('What is in this picture?')
+    expect(deriveSessionTitle(withAttachmentLines('', [attachmentLine(img), attachmentLine(doc)]))).toBe('shot (1).png')
+    // the composer's echo (no saved path) gives the same title as the runtime's copy
+    expect(deriveSessionTitle(withAttachmentLines('', [attachmentLine({ ...img, path: undefined })]))).toBe('shot (1).png')
+  })
+})

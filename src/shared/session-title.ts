@@ -1,0 +1,25 @@
+// A session without a label is named after its first user message (OpenClaw's derivedTitle): one line,
+// whitespace collapsed, at most 60 characters. Shared so the runtime's sessions.list, the renderer (which
+// names a session at once when its first message is sent) and the FakeBridge agree.
+
+export const DERIVED_TITLE_CHARS = 60
+
+/** an attachment's reference line in a user message (shared/attachments.ts attachmentLine) */
+const ATTACHMENT_LINE = /^\[(?:Image|File) attached: (.+?) \([^()]*\)(?: saved at .*)?\]$/
+
+/**
+ * The title a first user message gives its session: its text without the attachment reference lines, or,
+ * when it is only attachments, the first file's name. Undefined when there is nothing to show.
+ */
+export function deriveSessionTitle(text: string): string | undefined {
+  const files: string[] = []
+  const kept: string[] = []
+  for (const line of text.split('\n')) {
+    const m = ATTACHMENT_LINE.exec(line.trim())
+    if (m) files.push(m[1])
+    else kept.push(line)
+  }
+  const line = (kept.join(' ').replace(/\s+/g, ' ').trim() || files[0] || '').trim()
+  if (!line) return undefined
+  return line.length > DERIVED_TITLE_CHARS ? `${line.slice(0, DERIVED_TITLE_CHARS - 1)}…` : line
+}
