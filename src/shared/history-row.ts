@@ -47,6 +47,7 @@ export function historyRow(message: { role?: unknown; [k: string]: unknown }, at
     __openclaw: { id: at.id, ...(at.seq !== undefined ? { seq: at.seq } : {}), ...run },
   }
   if (at.runId) row.runId = at.runId
+  if (role !== 'user' && at.timestamp > row.timestamp) row.completedAt = at.timestamp
   if (role === 'toolResult') {
     if (typeof message.toolCallId === 'string') row.toolCallId = message.toolCallId
     if (typeof message.toolName === 'string') row.toolName = message.toolName

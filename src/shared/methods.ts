@@ -534,6 +534,11 @@ export interface HistoryMessage {
   aborted?: boolean
   summary?: string
   /**
+   * Loopdesk: when the transcript entry was written, where that is later than `timestamp` (an assistant
+   * message's own timestamp is when its stream started): a reloaded run's duration ends here
+   */
+  completedAt?: number
+  /**
    * OpenClaw's row identity, which its clients match live `session.message` rows against: the transcript
    * entry id, the message's 1-based position among the transcript's messages (= session.message
    * messageSeq; none on compaction markers) and the run that wrote it

@@ -2,6 +2,7 @@
 // sessions.reset and compaction, messageId windows (also in a transcript a reset archived), waiting inputs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { SessionMessagePayload } from '../../shared/methods'
+import { historyRowOfPayload } from '../../shared/history-row'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { until } from '../../../test/fixtures/until'
@@ -184,5 +185,26 @@ describe('chat.history pendingInputs and inputReceipts', () => {
     expect(after.pendingInputs).toEqual({ items: [], total: 0 })
     // without inputRunIds there are no receipts
     expect(await t.call('chat.history', { sessionKey: key })).not.toHaveProperty('inputReceipts')
+  })
+})
+
+describe('chat.history rows', () => {
+  it('an assistant row says when it was written (completedAt) when its stream took a while; a delta row says the same', async () => {
+    const key = 'agent:main:completed-at'
+    await turn(key, 'warm up', 'cat-0')
+    const { deltaCursor } = await t.call('chat.history', { sessionKey: key })
+    server.push({ text: 'slow reply here', chunks: 4, delayMs: 60 })
+    await turn(key, 'take your time', 'cat-1')
+    const page = await t.call('chat.history', { sessionKey: key })
+    const [user, reply] = page.messages.slice(-2)
+    expect(user).toMatchObject({ role: 'user' })
+    expect(user).not.toHaveProperty('completedAt')
+    expect(reply).toMatchObject({ role: 'assistant', completedAt: expect.any(Number) })
+    // the reply's own timestamp is when its stream started; it was written once the 4 slow chunks arrived
+    expect(reply.completedAt! - reply.timestamp).toBeGreaterThanOrEqual(150)
+    const delta = await t.call('chat.history', { sessionKey: key, cursor: deltaCursor })
+    // a delta carries session.message payloads; the window turns them into the same rows
+    const last = delta.kind === 'delta' ? (delta.messages.at(-1) as SessionMessagePayload) : undefined
+    expect(historyRowOfPayload(last!)).toEqual(reply)
   })
 })

@@ -423,6 +423,16 @@ const hist = (messages: HistoryMessage[], extra: Partial<ChatHistoryPage> = {}):
   ...extra,
 })
 
+describe('a reloaded run’s duration', () => {
+  it('ends when its last message was written, not when that message’s stream started', () => {
+    const msgs = historyFor('r1')
+    // the final reply began streaming 1 ms after the tool result and was written 2 s later
+    msgs[3] = { ...msgs[3], timestamp: 1021, completedAt: 3021 }
+    const run = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(msgs) }).items.find((i) => i.kind === 'run') as RunItem
+    expect(run).toMatchObject({ startedAt: 1000, endedAt: 3021 })
+  })
+})
+
 describe('history + live merge', () => {
   it('a reloaded transcript has the same items, keys and order as the live one', () => {
     let live = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'list files', ts: 1 })

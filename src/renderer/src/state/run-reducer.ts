@@ -827,7 +827,9 @@ function historyItems(
       closeRun()
       if (runId) cur = { runId, firstTs: m.timestamp, lastTs: m.timestamp, status: 'done', hasAssistant: false }
     }
-    if (cur) cur.lastTs = Math.max(cur.lastTs, m.timestamp ?? 0)
+    // a message's own timestamp is when it started (an assistant reply: its stream's start): the run
+    // lasted until the last one was written
+    if (cur) cur.lastTs = Math.max(cur.lastTs, m.completedAt ?? 0, m.timestamp ?? 0)
     if (runId && runId === skipRun && m.role !== 'user') continue
     switch (m.role) {
       case 'user': {
