@@ -361,6 +361,17 @@ describe('send results, queue and steer', () => {
     expect(user.text).not.toContain(data)
   })
 
+  it('a message the runtime accepted is no longer "Sending…", also when the run starts with a tool awaiting approval', () => {
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'x', text: 'run ls', ts: 1 })
+    expect(t.items[0]).toMatchObject({ kind: 'user', pending: true })
+    t = reduce(t, { type: 'local.sendResult', id: 'x', text: 'run ls', result: { runId: 'x', status: 'started' }, ts: 2 })
+    expect(t.items[0]).toMatchObject({ kind: 'user', pending: false })
+    // the runtime chose another runId: re-keyed, and not pending either
+    let u = reduce(emptyTranscript(SK), { type: 'local.send', id: 'y', text: 'hi', ts: 1 })
+    u = reduce(u, { type: 'local.sendResult', id: 'y', text: 'hi', result: { runId: 'srv-1', status: 'started' }, ts: 2 })
+    expect(u.items[0]).toMatchObject({ kind: 'user', runId: 'srv-1', pending: false })
+  })
+
   it('marks a failed send on the message', () => {
     let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'x', text: 'hi', ts: 1 })
     t = reduce(t, { type: 'local.sendFailed', id: 'x', error: 'UNAVAILABLE: gateway down' })

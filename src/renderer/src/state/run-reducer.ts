@@ -662,6 +662,9 @@ function applySendResult(d: Draft, a: Extract<Action, { type: 'local.sendResult'
   if (!local) return
   if (runId === a.id) {
     if (r.status === 'error') markTerminal(d, d.track(runId)!, a.ts, { status: 'error', error: 'The run failed' })
+    // the runtime has the message: no longer "Sending…", even while the run's first step is a tool
+    // waiting for approval rather than text
+    else if (local.pending) d.patch<UserItem>(localKey, { pending: false })
     return
   }
   // The runtime chose its own runId: re-key the optimistic items to it.
@@ -679,7 +682,7 @@ function applySendResult(d: Draft, a: Extract<Action, { type: 'local.sendResult'
   t.users = Math.max(t.users, 1)
   const realUser = userKey(runId, 0)
   if (d.find(realUser) >= 0) d.remove(localKey)
-  else d.patch<UserItem>(localKey, { key: realUser, runId, pending: !t.sawAssistant && !t.terminal })
+  else d.patch<UserItem>(localKey, { key: realUser, runId, pending: false })
 }
 
 function applySteered(d: Draft, a: Extract<Action, { type: 'local.steered' }>) {
