@@ -159,6 +159,11 @@ describe('sessions.list', () => {
     expect(await titleOf()).toBeUndefined()
     await runTurn(c, key, 'A fresh topic', 'title-fresh')
     expect(await titleOf()).toBe('A fresh topic')
+    // a first message longer than the first read of the transcript's head (16 KiB)
+    const huge = `Huge paste ${'lorem ipsum '.repeat(2000)}`
+    await runTurn(c, 'agent:main:title-huge', huge, 'title-huge')
+    const res = (await c.request('sessions.list', { search: 'title-huge', includeDerivedTitles: true })) as any
+    expect(res.sessions[0].derivedTitle).toBe(`${huge.slice(0, 59)}…`)
     await c.close()
   })
 

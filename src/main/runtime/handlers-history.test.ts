@@ -202,9 +202,9 @@ describe('chat.history rows', () => {
     expect(reply).toMatchObject({ role: 'assistant', completedAt: expect.any(Number) })
     // the reply's own timestamp is when its stream started; it was written once the 4 slow chunks arrived
     expect(reply.completedAt! - reply.timestamp).toBeGreaterThanOrEqual(150)
-    const delta = await t.call('chat.history', { sessionKey: key, cursor: deltaCursor })
+    const delta = await t.call('chat.history', { sessionKey: key, cursor: deltaCursor! })
     // a delta carries session.message payloads; the window turns them into the same rows
-    const last = delta.kind === 'delta' ? (delta.messages.at(-1) as SessionMessagePayload) : undefined
+    const last = delta.kind === 'delta' ? delta.messages.at(-1) : undefined
     expect(historyRowOfPayload(last!)).toEqual(reply)
   })
 })

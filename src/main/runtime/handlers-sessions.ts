@@ -180,7 +180,13 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const total = rows.length
       const offset = p.offset ?? 0
       const sessions = rows.slice(offset, p.limit === undefined ? undefined : offset + p.limit)
-      if (p.includeDerivedTitles) await Promise.all(sessions.map((r) => addDerivedTitle(core, r)))
+      if (p.includeDerivedTitles) {
+        let next = 0
+        const worker = async () => {
+          while (next < sessions.length) await addDerivedTitle(core, sessions[next++])
+        }
+        await Promise.all(Array.from({ length: Math.min(DERIVED_TITLE_CONCURRENCY, sessions.length) }, worker))
+      }
       const end = offset + sessions.length
       const cfg = core.config.current
       return {
@@ -431,6 +437,9 @@ function lastInteraction(r: SessionRow): number | undefined {
 
 /** How much of a transcript's head is read for a derived title (the first user turn is near the top). */
 const DERIVED_TITLE_SCAN_BYTES = 256 * 1024
+const DERIVED_TITLE_FIRST_READ = 16 * 1024
+/** transcripts read at once for titles (a first list of 1,000 sessions must not hold 1,000 buffers) */
+const DERIVED_TITLE_CONCURRENCY = 16
 /** derived titles found, per transcript file (a first user message never changes); bounded */
 const DERIVED_TITLE_CACHE_MAX = 10_000
 const derivedTitleCache = new WeakMap<RuntimeCore, Map<string, string>>()
@@ -450,23 +459,39 @@ async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void
     row.derivedTitle = known
     return
   }
-  let head: string
-  let full: boolean
+  let fh: fs.promises.FileHandle
   try {
-    const fh = await fs.promises.open(file, 'r')
-    try {
-      const buf = Buffer.alloc(DERIVED_TITLE_SCAN_BYTES)
-      const { bytesRead } = await fh.read(buf, 0, buf.length, 0)
-      head = buf.subarray(0, bytesRead).toString('utf8')
-      full = bytesRead >= DERIVED_TITLE_SCAN_BYTES
-    } finally {
-      await fh.close()
-    }
+    fh = await fs.promises.open(file, 'r')
   } catch {
     return // no transcript (never ran) or unreadable: no derived title
   }
+  try {
+    // the first user message is usually within a few KiB; a larger read only when it is not (an inline image)
+    for (const size of [DERIVED_TITLE_FIRST_READ, DERIVED_TITLE_SCAN_BYTES]) {
+      const buf = Buffer.alloc(size)
+      const { bytesRead } = await fh.read(buf, 0, size, 0)
+      const found = firstUserTitle(buf.subarray(0, bytesRead).toString('utf8'), bytesRead >= size)
+      if (found !== undefined) {
+        if (found) {
+          row.derivedTitle = found
+          if (cache.size >= DERIVED_TITLE_CACHE_MAX) cache.delete(cache.keys().next().value!)
+          cache.set(file, found)
+        }
+        return
+      }
+      if (bytesRead < size) return // the whole file was read
+    }
+  } catch {
+    // unreadable: no derived title
+  } finally {
+    await fh.close().catch(() => {})
+  }
+}
+
+/** The title of the first user message with text in a transcript's head; "" = the head ends before one. */
+function firstUserTitle(head: string, cut: boolean): string | undefined {
   const lines = head.split('\n')
-  if (full) lines.pop() // possibly cut mid-line
+  if (cut) lines.pop() // possibly cut mid-line
   for (const line of lines) {
     let e: { type?: unknown; message?: { role?: unknown; content?: unknown } }
     try {
@@ -476,12 +501,9 @@ async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void
     }
     if (e?.type !== 'message' || e.message?.role !== 'user') continue
     const title = deriveSessionTitle(messageText(e.message.content))
-    if (!title) continue
-    row.derivedTitle = title
-    if (cache.size >= DERIVED_TITLE_CACHE_MAX) cache.delete(cache.keys().next().value!)
-    cache.set(file, title)
-    return
+    if (title) return title
   }
+  return cut ? undefined : ''
 }
 
 function messageText(content: unknown): string {
