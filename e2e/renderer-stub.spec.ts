@@ -207,3 +207,27 @@ test('sticks to the bottom while streaming until the user scrolls up; Jump to la
   await expect(jump).toHaveCount(0)
   await page.getByRole('button', { name: 'Stop' }).click()
 })
+
+test('settings fit the dialog: the long CLI line scrolls inside its box, every control stays visible', async ({ page }) => {
+  await page.setViewportSize({ width: 1000, height: 760 })
+  await openApp(page)
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
+    await dialog.getByRole('button', { name: tab, exact: true }).click()
+    const box = (await dialog.boundingBox())!
+    // nothing in the section is wider than the dialog (a grid item or fieldset grown by its content)
+    const overflow = await dialog.locator('.settings-section').evaluate((el) => {
+      const e = el as unknown as { scrollWidth: number; clientWidth: number; getBoundingClientRect(): { right: number } }
+      return { scroll: e.scrollWidth - e.clientWidth, right: e.getBoundingClientRect().right }
+    })
+    expect(overflow.scroll, tab).toBeLessThanOrEqual(1)
+    expect(overflow.right, tab).toBeLessThanOrEqual(box.x + box.width)
+  }
+  await dialog.getByRole('button', { name: 'Gateway', exact: true }).click()
+  const save = dialog.getByRole('button', { name: 'Save port' })
+  const b = (await save.boundingBox())!
+  const d = (await dialog.boundingBox())!
+  expect(b.x + b.width).toBeLessThanOrEqual(d.x + d.width)
+  await shot(page, 'stub-settings-gateway-narrow')
+})

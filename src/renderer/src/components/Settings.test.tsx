@@ -89,8 +89,11 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     expect(within(dialog).getByText(/npx loopdesk gateway call health --url ws:\/\/127.0.0.1:18789 --token/)).toBeInTheDocument()
     expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('Listening on ws://127.0.0.1:18789')
+    // no token in the config: the gateway's own (generated, in the state dir) is in use — not "not set"
+    expect(within(dialog).getByText('Generated token')).toBeInTheDocument()
     await user.click(within(dialog).getByRole('button', { name: 'Generate new token' }))
     await waitFor(() => expect(within(dialog).getByText(/--token [0-9a-f]{48}/)).toBeInTheDocument())
+    expect(within(dialog).getByText('Token set')).toBeInTheDocument()
 
     await user.click(within(dialog).getByRole('button', { name: 'Appearance' }))
     await user.click(within(dialog).getByRole('radio', { name: 'Dark' }))
@@ -166,6 +169,7 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('No gateway is listening now; it will use port 20000.')
     expect(within(dialog).getByText(/--url ws:\/\/127\.0\.0\.1:20000 /)).toBeInTheDocument()
+    expect(within(dialog).getByText('Generated at start')).toBeInTheDocument()
   })
 
   it('gateway address: status first, then the gateway this page talks to, then the config', () => {

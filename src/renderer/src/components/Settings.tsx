@@ -322,7 +322,15 @@ function GatewaySection() {
           <div className="field">
             <span>Token</span>
             <div className="token-row">
-              <span className={`badge ${tokenState === 'set' || revealed ? 'badge-done' : 'badge-muted'}`}>{tokenState === 'set' || revealed ? 'Token set' : 'Token not set'}</span>
+              {tokenState === 'set' || revealed ? (
+                <span className="badge badge-done">Token set</span>
+              ) : (
+                // no token in the config: the gateway generated one at its first start and keeps it in the
+                // state dir (gateway/token, mode 0600) — the browser and the CLI use that one
+                <span className="badge badge-muted" title="Generated at the gateway's first start and kept in the state folder (gateway/token)">
+                  {endpoint.listening ? 'Generated token' : 'Generated at start'}
+                </span>
+              )}
               <button
                 type="button"
                 className="btn btn-sm"
