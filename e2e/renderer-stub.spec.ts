@@ -231,3 +231,17 @@ test('settings fit the dialog: the long CLI line scrolls inside its box, every c
   expect(b.x + b.width).toBeLessThanOrEqual(d.x + d.width)
   await shot(page, 'stub-settings-gateway-narrow')
 })
+
+test('a narrow window: the sidebar keeps "New session" inside it; the Inspector is a drawer that closes', async ({ page }) => {
+  await page.setViewportSize({ width: 760, height: 600 })
+  await openApp(page)
+  const nav = (await page.getByRole('navigation', { name: 'Sessions' }).boundingBox())!
+  const btn = (await page.getByRole('button', { name: 'New session' }).boundingBox())!
+  expect(btn.x + btn.width).toBeLessThanOrEqual(nav.x + nav.width)
+  await page.getByRole('button', { name: 'Inspector' }).click()
+  const drawer = page.getByRole('complementary', { name: 'Inspector' })
+  await expect(drawer).toBeVisible()
+  await drawer.getByRole('button', { name: /Close/ }).click()
+  await expect(drawer).toBeHidden()
+  await shot(page, 'stub-narrow')
+})

@@ -58,7 +58,7 @@ export function Sidebar() {
       <div className="sidebar-head">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />
-          Loopdesk
+          <span className="brand-name">Loopdesk</span>
         </div>
         <button type="button" className="btn btn-primary btn-sm" onClick={() => void controller.createSession()}>
           <IconPlus /> New session
