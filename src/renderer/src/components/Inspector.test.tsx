@@ -39,6 +39,24 @@ describe('inspector', () => {
   })
 })
 
+describe('inspector after a reload', () => {
+  it('shows the agent events the runtime still holds for the session, with the run timeline', async () => {
+    const user = userEvent.setup({ delay: null })
+    const first = await renderApp()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'list files with a tool{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    first.unmount()
+    // a new window over the same runtime: nothing seen live, the runtime's recent events fill the log
+    const { controller } = await renderApp({}, first.bridge)
+    await waitFor(() => expect(controller.log.list('agent:main:main').length).toBeGreaterThan(5))
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const events = within(panel).getByRole('list', { name: 'Events' })
+    await waitFor(() => expect(within(events).getAllByText('lifecycle').length).toBeGreaterThanOrEqual(2))
+    expect(within(panel).getByRole('list', { name: /Timeline of run/ })).toHaveTextContent(/Tool exec/)
+  })
+})
+
 describe('event log', () => {
   it('is a bounded ring per session', () => {
     const log = new EventLog(3)

@@ -455,6 +455,12 @@ export class Controller {
         this.bridge.recentEvents({ sessionKey, limit: 5000 }),
       ])
       for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
+      // A window opened (or reloaded) after the session's runs: the Inspector shows the agent events the
+      // runtime still holds for it instead of nothing (live ones are recorded as they come)
+      if (recent.ok && this.log.size(sessionKey) === 0) {
+        for (const ev of recent.data.events) this.log.record(sessionKey, { event: 'agent', payload: ev }, ev.ts)
+        if (recent.data.events.length && this.stores.inspector.getState().open) this.scheduleFlush()
+      }
       // Apply pending live actions first so the hydrate sees optimistic items, then re-apply what
       // arrived during the fetch on top of the snapshot (duplicates are dropped by seq).
       const pending = this.pending.get(sessionKey) ?? []
