@@ -51,7 +51,14 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
           <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide('allow-once')}>
             Approve
           </button>
-          <button type="button" className="btn" disabled={busy} onClick={() => void decide('allow-always')}>
+          <button
+            type="button"
+            className="btn"
+            disabled={busy}
+            // the runtime allows exactly this command line, in this session only (not the program in general)
+            title="Run this exact command again without asking, in this session"
+            onClick={() => void decide('allow-always')}
+          >
             Always allow
           </button>
           <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => void decide('deny')}>
