@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { attachmentLine, withAttachmentLines } from './attachments'
-import { deriveSessionTitle } from './session-title'
+import { BARE_RESET_PROMPT, deriveSessionTitle } from './session-title'
 
 describe('deriveSessionTitle', () => {
   it('one line, whitespace collapsed, cut to 60 characters with an ellipsis', () => {
@@ -10,6 +10,8 @@ describe('deriveSessionTitle', () => {
     expect(t).toHaveLength(60)
     expect(t.endsWith('…')).toBe(true)
     expect(deriveSessionTitle(' \n\t')).toBeUndefined()
+    // what a bare /new sends names nothing
+    expect(deriveSessionTitle(BARE_RESET_PROMPT)).toBeUndefined()
   })
 
   it('attachment reference lines are not the title; a message of only attachments is named after the first file', () => {

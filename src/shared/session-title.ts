@@ -4,14 +4,19 @@
 
 export const DERIVED_TITLE_CHARS = 60
 
+/** The user turn a bare `/new` or `/reset` starts the fresh session with: it names nothing. */
+export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
+
 /** an attachment's reference line in a user message (shared/attachments.ts attachmentLine) */
 const ATTACHMENT_LINE = /^\[(?:Image|File) attached: (.+?) \([^()]*\)(?: saved at .*)?\]$/
 
 /**
  * The title a first user message gives its session: its text without the attachment reference lines, or,
- * when it is only attachments, the first file's name. Undefined when there is nothing to show.
+ * when it is only attachments, the first file's name. Undefined when there is nothing to show (also for the
+ * prompt a bare /new sends: the next user message names the session).
  */
 export function deriveSessionTitle(text: string): string | undefined {
+  if (text.trim() === BARE_RESET_PROMPT) return undefined
   const files: string[] = []
   const kept: string[] = []
   for (const line of text.split('\n')) {

@@ -157,6 +157,10 @@ describe('sessions.list', () => {
     expect(await titleOf()).toBe('plan.png')
     await c.request('sessions.reset', { key })
     expect(await titleOf()).toBeUndefined()
+    // a bare /new through `agent` starts the fresh session with a greeting prompt, which names nothing
+    await c.request('agent', { sessionKey: key, message: '/new', idempotencyKey: 'title-new' })
+    await expect(c.request('agent.wait', { runId: 'title-new', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })
+    expect(await titleOf()).toBeUndefined()
     await runTurn(c, key, 'A fresh topic', 'title-fresh')
     expect(await titleOf()).toBe('A fresh topic')
     // a first message longer than the first read of the transcript's head (16 KiB)

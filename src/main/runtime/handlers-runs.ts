@@ -11,6 +11,7 @@ import {
   type RuntimeCore,
 } from './handlers-context'
 import { abortSessionRuns, resetSession } from './handlers-sessions'
+import { BARE_RESET_PROMPT } from '../../shared/session-title'
 import { newSessionId, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
 import { normalizeThinking } from './thinking'
@@ -22,14 +23,11 @@ import type { RunInput } from './runner/embedded-runner'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort'>
 
-/** Prompt used for a bare `/new` or `/reset` through `agent` (the run still needs a message). */
 /** Longest agent.wait (24 h); larger timeoutMs values are clamped to it. */
 export const MAX_WAIT_MS = 86_400_000
 
 /** Longest run budget a request may ask for (a year); larger values are clamped. */
 const MAX_RUN_TIMEOUT_MS = 31_536_000_000
-
-export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
 
 /** The journal field naming a message's saved attachments (absent without any). */
 const mediaOf = (saved: SavedAttachment[]) => (saved.length ? { media: saved.map((s) => s.path) } : {})
