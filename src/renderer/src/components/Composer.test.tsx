@@ -129,4 +129,29 @@ describe('composer', () => {
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     expect(screen.getAllByRole('status').filter((s) => /^Done/.test(s.textContent ?? ''))).toHaveLength(2)
   })
+
+  it('cleared outcomes stay cleared: through the next queued message and after a reload', async () => {
+    const scripts = [{ steps: [{ kind: 'text' as const, text: 'first answer '.repeat(30) }] }, { steps: [{ kind: 'text' as const, text: 'second answer '.repeat(30) }] }]
+    const first = await renderApp({ tickMs: 40, scripts })
+    const user = userEvent.setup()
+    const box = () => screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box(), 'go{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Queue' })).toBeInTheDocument())
+    await user.type(box(), 'and then this{Enter}')
+    const queue = () => screen.getByRole('region', { name: 'Queued messages' })
+    await waitFor(() => expect(within(queue()).getByText('Started as the next run')).toBeInTheDocument(), { timeout: 5000 })
+    await user.click(within(queue()).getByRole('button', { name: 'Clear finished' }))
+    expect(screen.queryByText('Started as the next run')).toBeNull()
+    // the runtime sends its whole list (finished items included) with the next queue change
+    await user.type(box(), 'one more{Enter}')
+    await waitFor(() => expect(within(queue()).getByText('one more')).toBeInTheDocument(), LONG)
+    expect(within(queue()).queryByText('and then this')).toBeNull()
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    first.unmount()
+    // a reload: the runtime still lists it, the window does not
+    await renderApp({}, first.bridge)
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument())
+    await waitFor(() => expect(within(queue()).getByText('one more')).toBeInTheDocument())
+    expect(within(queue()).queryByText('and then this')).toBeNull()
+  }, 20_000)
 })

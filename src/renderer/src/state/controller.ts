@@ -15,6 +15,7 @@ import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, ref
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { deriveSessionTitle } from '../../../shared/session-title'
+import { DismissedOutcomes } from './queue-dismissed'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
@@ -352,7 +353,11 @@ export class Controller {
     })
   }
 
-  private onQueue(sessionKey: string, items: QueueItem[]) {
+  private readonly dismissedOutcomes = new DismissedOutcomes()
+
+  private onQueue(sessionKey: string, incoming: QueueItem[]) {
+    // outcomes the user cleared stay cleared (the runtime keeps sending its recent finished items)
+    const items = incoming.filter((q) => q.status === 'queued' || !this.dismissedOutcomes.has(sessionKey, q.id))
     this.stores.composer.setState((s) => {
       const prev = s.queues[sessionKey] ?? []
       const now = Date.now()
@@ -369,6 +374,11 @@ export class Controller {
   }
 
   dismissQueueOutcomes(sessionKey: string) {
+    const finished = (this.stores.composer.getState().queues[sessionKey] ?? []).filter((q) => q.status !== 'queued')
+    this.dismissedOutcomes.add(
+      sessionKey,
+      finished.map((q) => q.id),
+    )
     this.stores.composer.setState((s) => ({
       queues: { ...s.queues, [sessionKey]: (s.queues[sessionKey] ?? []).filter((q) => q.status === 'queued') },
     }))
