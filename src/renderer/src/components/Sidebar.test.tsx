@@ -66,6 +66,33 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(footers().some((t) => t.startsWith('Stopped'))).toBe(true), LONG)
   })
 
+  it('a session list built before a run ended (or a session was created) does not undo what events said since', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge, controller } = await renderApp({ tickMs: 20, seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const main = () => within(nav).getByText('Main').closest('li')
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write something long{Enter}')
+    await waitFor(() => expect(main()).toHaveTextContent('Running'), LONG)
+    // a list taken now reaches the window only after the run stopped and another session was created
+    const list = bridge.sessionsList.bind(bridge)
+    let deliver: (() => void) | undefined
+    bridge.sessionsList = async (p) => {
+      const r = await list(p)
+      await new Promise<void>((resolve) => (deliver = resolve))
+      return r
+    }
+    const loading = controller.loadSessions()
+    await waitFor(() => expect(deliver).toBeDefined())
+    await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+    await waitFor(() => expect(main()).toHaveTextContent('Idle'), LONG)
+    await act(async () => void (await bridge.sessionsCreate({ label: 'Made meanwhile' })))
+    await waitFor(() => expect(within(nav).getByText('Made meanwhile')).toBeInTheDocument())
+    deliver!()
+    await act(() => loading)
+    expect(main()).toHaveTextContent('Idle')
+    expect(within(nav).getByText('Made meanwhile')).toBeInTheDocument()
+  })
+
   it('seeded sessions are listed in seed order however slowly the clock ticks while seeding', async () => {
     let now = 1_000_000
     const clock = vi.spyOn(Date, 'now').mockImplementation(() => (now += 7)) // a loaded machine

@@ -392,7 +392,19 @@ export class Controller {
       // derived titles: a session without a label is named after its first message
       const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all', includeDerivedTitles: true })
       if (!r.ok) throw new Error(errorText(r.error))
-      this.stores.sessions.setState({ rows: r.data.sessions, loaded: true, error: undefined })
+      // a row an event updated while the list was on its way is newer than the listed one: keep it (with the
+      // listed title), so a refresh never shows a finished run as running again
+      const current = new Map(this.stores.sessions.getState().rows.map((row) => [row.key, row]))
+      const rows = r.data.sessions.map((listed) => {
+        const mine = current.get(listed.key)
+        if (!mine || mine.sessionId !== listed.sessionId || mine.updatedAt <= listed.updatedAt) return listed
+        return listed.derivedTitle !== undefined ? { ...mine, derivedTitle: listed.derivedTitle } : mine
+      })
+      // and one created after the list was built (its event came first) is not dropped
+      const listedKeys = new Set(rows.map((row) => row.key))
+      for (const mine of current.values()) if (!listedKeys.has(mine.key) && mine.updatedAt > r.data.ts) rows.push(mine)
+      rows.sort((a, b) => b.updatedAt - a.updatedAt)
+      this.stores.sessions.setState({ rows, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
     } catch (err) {
       this.stores.sessions.setState({ loaded: true, error: errorText(err) })
