@@ -66,7 +66,7 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(footers().some((t) => t.startsWith('Stopped'))).toBe(true), LONG)
   })
 
-  it('a session list built before a run ended (or a session was created) does not undo what events said since', async () => {
+  it('a session list built before a run ended (or a session was created or deleted) does not undo what events said since', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge, controller } = await renderApp({ tickMs: 20, seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
@@ -87,10 +87,13 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(main()).toHaveTextContent('Idle'), LONG)
     await act(async () => void (await bridge.sessionsCreate({ label: 'Made meanwhile' })))
     await waitFor(() => expect(within(nav).getByText('Made meanwhile')).toBeInTheDocument())
+    await act(async () => void (await bridge.sessionsDelete({ key: 'agent:main:taxes' })))
+    await waitFor(() => expect(within(nav).queryByText('Tax questions')).toBeNull())
     deliver!()
     await act(() => loading)
     expect(main()).toHaveTextContent('Idle')
     expect(within(nav).getByText('Made meanwhile')).toBeInTheDocument()
+    expect(within(nav).queryByText('Tax questions')).toBeNull()
   })
 
   it('seeded sessions are listed in seed order however slowly the clock ticks while seeding', async () => {

@@ -303,6 +303,7 @@ export class Controller {
   private onSessionChanged(p: import('../../../shared/events').SessionsChangedEvent) {
     const s = this.stores.sessions.getState()
     if (p.reason === 'delete') {
+      this.deletedAt.set(p.sessionKey, p.ts)
       this.stores.sessions.setState({ rows: s.rows.filter((r) => r.key !== p.sessionKey) })
       this.dropTranscript(p.sessionKey)
       this.dropAttachments(p.sessionKey, this.stores.composer.getState().attachments[p.sessionKey] ?? [])
@@ -331,6 +332,8 @@ export class Controller {
     })
   }
 
+  /** when sessions were deleted (their event's ts): a list built before that must not bring them back */
+  private readonly deletedAt = new Map<string, number>()
   private titleTimer: ReturnType<typeof setTimeout> | undefined
   /** A session that has messages but no title yet (another client wrote it): one list refresh names it. */
   private scheduleTitleRefresh() {
@@ -395,7 +398,9 @@ export class Controller {
       // a row an event updated while the list was on its way is newer than the listed one: keep it (with the
       // listed title), so a refresh never shows a finished run as running again
       const current = new Map(this.stores.sessions.getState().rows.map((row) => [row.key, row]))
-      const rows = r.data.sessions.map((listed) => {
+      // nor bring back a session deleted after it was built
+      for (const [key, at] of this.deletedAt) if (at < r.data.ts - 60_000) this.deletedAt.delete(key)
+      const rows = r.data.sessions.filter((listed) => !((this.deletedAt.get(listed.key) ?? -Infinity) >= r.data.ts)).map((listed) => {
         const mine = current.get(listed.key)
         if (!mine || mine.sessionId !== listed.sessionId || mine.updatedAt <= listed.updatedAt) return listed
         return listed.derivedTitle !== undefined ? { ...mine, derivedTitle: listed.derivedTitle } : mine
