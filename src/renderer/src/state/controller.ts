@@ -16,6 +16,7 @@ import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { deriveSessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
+import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
@@ -378,10 +379,7 @@ export class Controller {
 
   dismissQueueOutcomes(sessionKey: string) {
     const finished = (this.stores.composer.getState().queues[sessionKey] ?? []).filter((q) => q.status !== 'queued')
-    this.dismissedOutcomes.add(
-      sessionKey,
-      finished.map((q) => q.id),
-    )
+    this.dismissedOutcomes.add(sessionKey, finished.map((q) => q.id))
     this.stores.composer.setState((s) => ({
       queues: { ...s.queues, [sessionKey]: (s.queues[sessionKey] ?? []).filter((q) => q.status === 'queued') },
     }))
@@ -395,20 +393,9 @@ export class Controller {
       // derived titles: a session without a label is named after its first message
       const r = await this.bridge.sessionsList({ limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all', includeDerivedTitles: true })
       if (!r.ok) throw new Error(errorText(r.error))
-      // a row an event updated while the list was on its way is newer than the listed one: keep it (with the
-      // listed title), so a refresh never shows a finished run as running again
-      const current = new Map(this.stores.sessions.getState().rows.map((row) => [row.key, row]))
-      // nor bring back a session deleted after it was built
+      // events that arrived while the list was on its way are newer than it (session-rows.ts)
       for (const [key, at] of this.deletedAt) if (at < r.data.ts - 60_000) this.deletedAt.delete(key)
-      const rows = r.data.sessions.filter((listed) => !((this.deletedAt.get(listed.key) ?? -Infinity) >= r.data.ts)).map((listed) => {
-        const mine = current.get(listed.key)
-        if (!mine || mine.sessionId !== listed.sessionId || mine.updatedAt <= listed.updatedAt) return listed
-        return listed.derivedTitle !== undefined ? { ...mine, derivedTitle: listed.derivedTitle } : mine
-      })
-      // and one created after the list was built (its event came first) is not dropped
-      const listedKeys = new Set(rows.map((row) => row.key))
-      for (const mine of current.values()) if (!listedKeys.has(mine.key) && mine.updatedAt > r.data.ts) rows.push(mine)
-      rows.sort((a, b) => b.updatedAt - a.updatedAt)
+      const rows = mergeListedRows(r.data.sessions, r.data.ts, this.stores.sessions.getState().rows, this.deletedAt)
       this.stores.sessions.setState({ rows, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
     } catch (err) {
