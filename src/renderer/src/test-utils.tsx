@@ -62,3 +62,19 @@ export const LONG = { timeout: 8000 }
 export async function settle(ms = 20) {
   await act(() => new Promise((r) => setTimeout(r, ms)))
 }
+
+export type ConnectionStatus = { state: string; error?: { message: string; details?: unknown } }
+
+/** The FakeBridge with a connection of its own, like the WebSocket bridge: tests drop and restore it with set(). */
+export class ConnectedFake extends FakeBridge {
+  connection: ConnectionStatus = { state: 'open' }
+  private statusListeners = new Set<(s: ConnectionStatus) => void>()
+  onConnectionChange(l: (s: ConnectionStatus) => void) {
+    this.statusListeners.add(l)
+    return () => this.statusListeners.delete(l)
+  }
+  set(s: ConnectionStatus) {
+    this.connection = s
+    for (const l of this.statusListeners) l(s)
+  }
+}

@@ -1,25 +1,8 @@
 import { act, screen } from '@testing-library/react'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { FakeBridge } from '../bridge/fake-bridge'
-import { renderApp } from '../test-utils'
+import { ConnectedFake, renderApp } from '../test-utils'
 
 beforeEach(() => localStorage.clear())
-
-type Status = { state: string; error?: { message: string; details?: unknown } }
-
-/** The FakeBridge with a connection of its own, like the WebSocket bridge. */
-class ConnectedFake extends FakeBridge {
-  connection: Status = { state: 'open' }
-  private statusListeners = new Set<(s: Status) => void>()
-  onConnectionChange(l: (s: Status) => void) {
-    this.statusListeners.add(l)
-    return () => this.statusListeners.delete(l)
-  }
-  set(s: Status) {
-    this.connection = s
-    for (const l of this.statusListeners) l(s)
-  }
-}
 
 describe('gateway token changed (browser mode)', () => {
   it('says to open the new link instead of reconnecting forever; a reconnect in progress is not that', async () => {

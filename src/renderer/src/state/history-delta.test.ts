@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import type { HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
 import type { ChatHistoryCursorResult, ChatHistoryPage, HistoryMessage, Result, SessionMessagePayload } from '../../../shared/methods'
 import { FakeBridge, type FakeBridgeOptions } from '../bridge/fake-bridge'
+import { ConnectedFake } from '../test-utils'
 import { Controller } from './controller'
 import { planDelta, planRefetch, type HistoryResult } from './history-paging'
 import { reduce } from './run-reducer'
@@ -15,14 +16,11 @@ import { emptyTranscript, type AssistantItem, type Transcript, type UserItem } f
 const SK = 'agent:main:delta'
 const OTHER = 'agent:main:other'
 
-type Status = { state: string; error?: { message: string } }
 type HistoryParams = HistoryCursorParams | HistoryPageParams
 type HistoryReply = Result<ChatHistoryPage | ChatHistoryCursorResult>
 
-/** The FakeBridge with a connection of its own (like the WebSocket bridge), so the controller sees reconnects. */
-class ConnectedFake extends FakeBridge {
-  connection: Status = { state: 'open' }
-  private statusListeners = new Set<(s: Status) => void>()
+/** The connected FakeBridge, recording chat.history calls, so the controller sees reconnects and resyncs. */
+class HistoryFake extends ConnectedFake {
   /** every chat.history call with its reply */
   readonly historyLog: Array<{ params: HistoryParams; reply?: HistoryReply; threw?: boolean }> = []
   /** replaces the reply to calls with a cursor (a failing transport, an old gateway) */
@@ -51,16 +49,6 @@ class ConnectedFake extends FakeBridge {
     })
   }
 
-  onConnectionChange(l: (s: Status) => void) {
-    this.statusListeners.add(l)
-    return () => this.statusListeners.delete(l)
-  }
-
-  set(s: Status) {
-    this.connection = s
-    for (const l of this.statusListeners) l(s)
-  }
-
   /** The connection drops and comes back: the controller resyncs the open session. */
   reconnect() {
     this.set({ state: 'reconnecting', error: { message: 'closed' } })
@@ -77,7 +65,7 @@ async function until(cond: () => boolean, what: string, ms = 8000) {
 }
 
 async function open(seed: Array<{ key: string; messages: number }>, options: FakeBridgeOptions = {}) {
-  const bridge = new ConnectedFake({ tickMs: 1, chunkChars: 50, seed: seed.map((s) => ({ ...s, label: s.key })), ...options })
+  const bridge = new HistoryFake({ tickMs: 1, chunkChars: 50, seed: seed.map((s) => ({ ...s, label: s.key })), ...options })
   const stores = createAppStores()
   const controller = new Controller(bridge, stores, (cb) => setTimeout(cb, 0))
   await controller.start()
