@@ -169,9 +169,11 @@ process.on('message', (raw) => {
           await profiler.post('Profiler.setSamplingInterval', { interval: 200 })
           await profiler.post('Profiler.start')
           if (process.env.BENCH_HOST_ALLOC) {
-            // allocations, including objects young-generation GCs already freed: what feeds the scavenges
+            // allocations, including objects young-generation GCs already freed: what feeds the scavenges;
+            // BENCH_HOST_ALLOC=promoted leaves out what a scavenge freed: what survived them (their cost)
+            const promotedOnly = process.env.BENCH_HOST_ALLOC === 'promoted'
             await profiler.post('HeapProfiler.enable')
-            await profiler.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMinorGC: true, includeObjectsCollectedByMajorGC: true })
+            await profiler.post('HeapProfiler.startSampling', { samplingInterval: 16_384, includeObjectsCollectedByMinorGC: !promotedOnly, includeObjectsCollectedByMajorGC: true })
           }
         }
         stalls = []

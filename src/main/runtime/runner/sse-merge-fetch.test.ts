@@ -104,11 +104,11 @@ function bodyOf(pieces: Uint8Array[]): ReadableStream<Uint8Array> {
     },
   })
 }
-async function readAll(body: ReadableStream<Uint8Array>): Promise<{ text: string; reads: number }> {
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<{ text: string; reads: number }> {
   const dec = new TextDecoder()
   let text = ''
   let reads = 0
-  for await (const c of body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const c of body) {
     reads++
     text += dec.decode(c, { stream: true })
   }

@@ -25,6 +25,8 @@
 //    signature_delta, citations_delta and any event with extra fields pass through as they are.
 // The dialect comes from the request URL's path; any other endpoint is passed through unmerged.
 
+import { httpFetch, StreamBody, StreamResponse } from './http-fetch'
+
 /** Which event syntax a stream speaks; `none` = pass every event through (only the pacing applies). */
 export type SseDialect = 'openai' | 'anthropic' | 'none'
 
@@ -48,7 +50,7 @@ export function dialectOf(input: Parameters<typeof fetch>[0]): SseDialect {
 }
 
 export interface SseMergeFetchOptions {
-  /** default: the global fetch at call time */
+  /** default: httpFetch (node:http; see http-fetch.ts) */
   base?: typeof fetch
   /**
    * awaited after each network read, before the SDK gets its events: lets a scheduler decide when this
@@ -59,66 +61,65 @@ export interface SseMergeFetchOptions {
 
 export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
   return async (input, init) => {
-    const res = await (opts.base ?? globalThis.fetch)(input, init)
+    const res = await (opts.base ?? httpFetch)(input, init)
     if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res
     const headers = new Headers(res.headers)
     headers.delete('content-length') // the merged body is shorter
-    const body = mergeDeltaEvents(res.body, opts.beforeProcessing, dialectOf(input))
-    const out = new Response(body, { status: res.status, statusText: res.statusText, headers })
-    Object.defineProperty(out, 'url', { value: res.url }) // the SDK logs it
-    return out
+    const body = mergeDeltaEvents(res.body as AsyncIterable<Uint8Array>, opts.beforeProcessing, dialectOf(input))
+    return new StreamResponse({ status: res.status, statusText: res.statusText, headers, url: res.url }, body) as unknown as Response
   }
 }
 
 /** The SSE body with same-read text-delta events merged (see the file comment). */
 export function mergeDeltaEvents(
-  body: ReadableStream<Uint8Array>,
+  body: AsyncIterable<Uint8Array>,
   beforeProcessing?: () => Promise<void> | undefined,
   dialect: SseDialect = 'openai',
-): ReadableStream<Uint8Array> {
-  const reader = body.getReader()
+): StreamBody {
+  const reads = body[Symbol.asyncIterator]()
   const decoder = new TextDecoder()
   const encoder = new TextEncoder()
   let carry = '' // text after the last complete event
+  let ended = false
   // a stream with \r line endings is never merged (passed as is); `none` never even decodes
   let merge = dialect !== 'none'
   const decode = merge
-  return new ReadableStream<Uint8Array>({
-    async pull(ctl) {
-      for (;;) {
-        const r = await reader.read()
-        const wait = beforeProcessing?.()
-        if (wait) await wait
-        if (r.done) {
-          const tail = carry + (decode ? decoder.decode() : '')
-          carry = ''
-          if (tail) ctl.enqueue(encoder.encode(tail))
-          ctl.close()
-          return
-        }
-        if (!decode) {
-          ctl.enqueue(r.value)
-          return
-        }
-        const text = carry + decoder.decode(r.value, { stream: true })
+  const next = async (): Promise<IteratorResult<Uint8Array>> => {
+    for (;;) {
+      if (ended) return { done: true, value: undefined }
+      const r = await reads.next()
+      const wait = beforeProcessing?.()
+      if (wait) await wait
+      if (r.done) {
+        ended = true
+        const tail = carry + (decode ? decoder.decode() : '')
         carry = ''
-        if (merge && text.includes('\r')) merge = false
-        if (!merge) {
-          if (text) ctl.enqueue(encoder.encode(text))
-          return
-        }
-        const end = text.lastIndexOf('\n\n')
-        if (end < 0) {
-          carry = text // no complete event yet
-          continue
-        }
-        carry = text.slice(end + 2)
-        ctl.enqueue(encoder.encode(mergeEvents(text.slice(0, end + 2), dialect)))
-        return
+        if (tail) return { done: false, value: encoder.encode(tail) }
+        return { done: true, value: undefined }
       }
-    },
-    cancel(reason) {
-      return reader.cancel(reason)
+      if (!decode) return { done: false, value: r.value }
+      const text = carry + decoder.decode(r.value, { stream: true })
+      carry = ''
+      if (merge && text.includes('\r')) merge = false
+      if (!merge) {
+        if (text) return { done: false, value: encoder.encode(text) }
+        continue
+      }
+      const end = text.lastIndexOf('\n\n')
+      if (end < 0) {
+        carry = text // no complete event yet
+        continue
+      }
+      carry = text.slice(end + 2)
+      return { done: false, value: encoder.encode(mergeEvents(text.slice(0, end + 2), dialect)) }
+    }
+  }
+  return new StreamBody({
+    next,
+    return: async () => {
+      ended = true
+      await reads.return?.()
+      return { done: true, value: undefined }
     },
   })
 }
