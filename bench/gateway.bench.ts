@@ -11,7 +11,9 @@
 // Targets: ack p99 < 5 ms; the stream within 1.5× of the direct read.   Usage: npm run bench:gateway
 // BENCH_HOST_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" profiles the server process.
 import { spawn, type ChildProcess } from 'node:child_process'
+import fs from 'node:fs'
 import path from 'node:path'
+import { build } from 'esbuild'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
@@ -20,7 +22,10 @@ import { generateNodeDeviceIdentity } from '../src/cli/identity'
 const RUNS = Number(process.env.BENCH_RUNS ?? 200)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20)
 const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT ?? 20)
-const WARMUP = Number(process.env.BENCH_WARMUP ?? 40)
+// Runs before the measured passes, as a gateway that has been up a while: after 40, TurboFan was still
+// compiling ~100 functions per pass on V8's worker threads (perf: ~0.4 of the 2 cores, taken from the
+// main thread's share); after 1,000 it is settled. The sessions' transcripts grow by 50 turns each.
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1000)
 const DELTAS = Number(process.env.BENCH_DELTAS ?? 20_000)
 const STREAM_REPEATS = Number(process.env.BENCH_STREAM_REPEATS ?? 3)
 /** the runs pass is repeated (the machine is shared: one pass can land on someone else's test run) */
@@ -39,6 +44,21 @@ interface HostReply {
   [k: string]: unknown
 }
 
+/**
+ * The host as the app ships its main process: one bundle (esbuild; electron-vite bundles the app the same
+ * way). Through tsx's loader every function is wrapped in keepNames' `__name` (a defineProperty per
+ * closure made): ~10% of what survived the scavenges, and their pauses. BENCH_HOST_TSX=1 runs the sources
+ * through tsx instead. The bundle sits under node_modules/.cache so its package imports resolve.
+ */
+async function hostEntry(): Promise<string[]> {
+  const entry = path.join(ROOT, 'bench/gateway-bench-host.ts')
+  if (process.env.BENCH_HOST_TSX) return ['--import', 'tsx', entry]
+  const outfile = path.join(ROOT, 'node_modules/.cache/loopdesk-bench/gateway-bench-host.mjs')
+  fs.mkdirSync(path.dirname(outfile), { recursive: true })
+  await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' })
+  return [outfile]
+}
+
 /** The runtime + gateway process, driven over IPC (one command at a time). */
 class HostProcess {
   private constructor(
@@ -48,7 +68,7 @@ class HostProcess {
 
   static async start(openaiBaseUrl: string): Promise<HostProcess> {
     const extra = (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' ').filter(Boolean)
-    const child = spawn(process.execPath, [...extra, '--import', 'tsx', path.join(ROOT, 'bench/gateway-bench-host.ts')], {
+    const child = spawn(process.execPath, [...extra, ...(await hostEntry())], {
       cwd: ROOT,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env: { ...process.env, BENCH_OPENAI_BASE_URL: openaiBaseUrl, BENCH_TOKEN: TOKEN, BENCH_IN_FLIGHT: String(IN_FLIGHT) },
@@ -207,7 +227,7 @@ async function main() {
   console.log(
     `gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), ${PASSES} passes, real runtime + scripted model; load avg ${load()}`,
   )
-  console.log(`  processes: client (this) · runtime + gateway · model server`)
+  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}) · model server`)
   await pool(WARMUP, false)
   const passes: Array<{ runsPerSec: number; ack50: number; ack99: number; first50: number; first99: number; total50: number; total99: number }> = []
   for (let pass = 1; pass <= PASSES; pass++) {
