@@ -13,11 +13,13 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
+import { availableParallelism } from 'node:os'
 import { build } from 'esbuild'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
+import { relaunchPoolSize } from '../src/cli/v8-pool'
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 200)
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 20)
@@ -50,13 +52,18 @@ interface HostReply {
  * closure made): ~10% of what survived the scavenges, and their pauses. BENCH_HOST_TSX=1 runs the sources
  * through tsx instead. The bundle sits under node_modules/.cache so its package imports resolve.
  */
+const HOST_POOL_SIZE = relaunchPoolSize(['gateway', 'run'], (process.env.BENCH_HOST_NODE_ARGS ?? '').split(' '), process.env, availableParallelism())
+
 async function hostEntry(): Promise<string[]> {
   const entry = path.join(ROOT, 'bench/gateway-bench-host.ts')
-  if (process.env.BENCH_HOST_TSX) return ['--import', 'tsx', entry]
+  // V8's worker pool as `loopdesk gateway run` sizes it on this machine (src/cli/v8-pool.ts)
+  const size = HOST_POOL_SIZE
+  const pool = size === undefined ? [] : [`--v8-pool-size=${size}`]
+  if (process.env.BENCH_HOST_TSX) return [...pool, '--import', 'tsx', entry]
   const outfile = path.join(ROOT, 'node_modules/.cache/loopdesk-bench/gateway-bench-host.mjs')
   fs.mkdirSync(path.dirname(outfile), { recursive: true })
   await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' })
-  return [outfile]
+  return [...pool, outfile]
 }
 
 /** The runtime + gateway process, driven over IPC (one command at a time). */
@@ -227,7 +234,7 @@ async function main() {
   console.log(
     `gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), ${PASSES} passes, real runtime + scripted model; load avg ${load()}`,
   )
-  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}) · model server`)
+  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}, V8 worker pool ${HOST_POOL_SIZE ?? 'default'} as gateway run sizes it) · model server`)
   await pool(WARMUP, false)
   const passes: Array<{ runsPerSec: number; ack50: number; ack99: number; first50: number; first99: number; total50: number; total99: number }> = []
   for (let pass = 1; pass <= PASSES; pass++) {

@@ -26,7 +26,8 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 function startGatewayProcess(): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0'], { env: { ...process.env, LOOPDESK_STATE_DIR: stateDir } })
+  // LOOPDESK_V8_POOL=0: this process serves itself (the relaunch is v8-pool.test.ts's)
+  const child = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0'], { env: { ...process.env, LOOPDESK_STATE_DIR: stateDir, LOOPDESK_V8_POOL: '0' } })
   let out = ''
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
   return new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@
 // mapping gateway failures to one clear line.
 import { GatewayClientError } from './gateway-client'
 import { UsageError } from './args'
+import { relaunchedChildHooks } from './v8-pool'
 
 export const EXIT = {
   ok: 0,
@@ -63,12 +64,18 @@ export function processIO(): CliIO {
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
     onSignal(handler) {
-      const h = (sig: NodeJS.Signals) => handler(sig)
+      // a gateway started again by its launcher (v8-pool.ts): report what we got, and stop when it is gone
+      const launcher = relaunchedChildHooks(() => handler('SIGTERM'))
+      const h = (sig: NodeJS.Signals) => {
+        launcher.reportSignal(sig)
+        handler(sig)
+      }
       process.on('SIGINT', h)
       process.on('SIGTERM', h)
       return () => {
         process.off('SIGINT', h)
         process.off('SIGTERM', h)
+        launcher.dispose()
       }
     },
   }
