@@ -1,15 +1,11 @@
 #!/usr/bin/env node
-// `loopdesk` / `npx loopdesk`: runs the TypeScript CLI through tsx's loader (no build step needed).
-// `gateway run` may start itself once more with V8's worker pool sized to the machine (src/cli/v8-pool.ts).
+// `loopdesk` / `npx loopdesk`: the CLI (src/cli/main.ts), from a cached bundle or through tsx
+// (cli-bundle.mjs). `gateway run` may start itself once more with V8's worker pool sized to the machine
+// (src/cli/v8-pool.ts).
 import { fileURLToPath } from 'node:url'
-import { register } from 'tsx/esm/api'
+import { loadCli } from './cli-bundle.mjs'
 
-register()
-const { relaunchIfWanted } = await import(new URL('../src/cli/v8-pool.ts', import.meta.url).href)
-const relaunched = relaunchIfWanted(fileURLToPath(import.meta.url), process.argv.slice(2))
-if (relaunched) {
-  process.exitCode = await relaunched
-} else {
-  const { cliMain } = await import(new URL('../src/cli/main.ts', import.meta.url).href)
-  cliMain()
-}
+const cli = await loadCli()
+const relaunched = cli.relaunchIfWanted(fileURLToPath(import.meta.url), process.argv.slice(2))
+if (relaunched) process.exitCode = await relaunched
+else cli.cliMain()

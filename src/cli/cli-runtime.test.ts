@@ -61,6 +61,12 @@ describe('loopdesk CLI over the real runtime', () => {
     const gw = await startGatewayProcess()
     try {
       expect(readGatewayInfo(stateDir)).toMatchObject({ url: gw.url, pid: gw.child.pid })
+      // the CLI runs from a bundle elsewhere (bin/cli-bundle.mjs): it still serves this package's built UI
+      if (existsSync(join(fileURLToPath(new URL('../../out/renderer', import.meta.url)), 'index.html'))) {
+        const page = await fetch(gw.url.replace('ws://', 'http://') + '/')
+        expect(page.status).toBe(200)
+        expect(await page.text()).toMatch(/<html/i)
+      }
 
       const health = await run(['gateway', 'call', 'health', '--json'])
       expect(health.stderr).toBe('')

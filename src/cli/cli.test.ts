@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, statSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -13,6 +13,7 @@ import { runCli } from './main'
 import { dashboardUrl, resolveGatewayTarget } from './resolve'
 
 const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 function captureIO(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = []
@@ -234,6 +235,36 @@ describe('bin/loopdesk.mjs', () => {
     expect(r.code).toBe(3)
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
+
+  it('runs from a bundle cached under node_modules (built once per source state), else through tsx', async () => {
+    const cache = join(ROOT, 'node_modules', '.cache', `loopdesk-test-${process.pid}`)
+    try {
+      const down = ['gateway', 'call', 'health', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)]
+      const first = await run(down, { LOOPDESK_CLI_CACHE: cache })
+      expect([first.code, first.stderr]).toEqual([3, expect.stringMatching(/^loopdesk: gateway not running/)])
+      const built = readdirSync(cache).filter((d) => /^cli-[0-9a-f]+$/.test(d))
+      expect(built).toHaveLength(1)
+      const entry = join(cache, built[0], 'main.mjs')
+      const mtime = statSync(entry).mtimeMs
+      // a stale bundle from other sources is dropped when the current one is built; the current one is reused
+      mkdirSync(join(cache, 'cli-0123456789abcdef'))
+      rmSync(join(cache, built[0]), { recursive: true })
+      expect((await run(down, { LOOPDESK_CLI_CACHE: cache })).code).toBe(3)
+      expect(readdirSync(cache)).toEqual(built)
+      const again = statSync(entry).mtimeMs
+      expect((await run(['--version'], { LOOPDESK_CLI_CACHE: cache })).code).toBe(0)
+      expect(statSync(entry).mtimeMs).toBe(again)
+      expect(again).toBeGreaterThanOrEqual(mtime)
+      // no bundle possible (the cache path is under a file): the sources through tsx, same result
+      const blocked = join(cache, built[0], 'main.mjs', 'x')
+      const viaTsx = await run(down, { LOOPDESK_CLI_CACHE: blocked })
+      expect([viaTsx.code, viaTsx.stderr]).toEqual([first.code, first.stderr])
+      const forced = await run(down, { LOOPDESK_CLI_TSX: '1' })
+      expect([forced.code, forced.stderr]).toEqual([first.code, first.stderr])
+    } finally {
+      rmSync(cache, { recursive: true, force: true })
+    }
+  }, 120_000)
 })
 
 describe('gateway config file', () => {

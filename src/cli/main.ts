@@ -1,7 +1,10 @@
-// The `loopdesk` CLI entry (bin/loopdesk.mjs runs this through tsx).
+// The `loopdesk` CLI entry (bin/loopdesk.mjs loads it from a cached bundle or through tsx).
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './args'
 import { describeFailure, EXIT, processIO, type CliIO } from './io'
+
+// bin/loopdesk.mjs asks first whether `gateway run` should start again with a sized V8 pool
+export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {

@@ -1,8 +1,9 @@
 // The local gateway: an HTTP server (browser UI + /healthz) with a WebSocket endpoint speaking the
 // OpenClaw gateway protocol over a RuntimeHost. Electron-free; used by the desktop shell and the CLI.
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
+import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
@@ -91,7 +92,21 @@ export interface GatewayHandle {
 }
 
 export const DEFAULT_GATEWAY_PORT = 18789
-export const DEFAULT_STATIC_DIR = fileURLToPath(new URL('../../../out/renderer', import.meta.url))
+/** The built renderer of this package (`out/renderer` beside its package.json), wherever this module runs from. */
+export const DEFAULT_STATIC_DIR = path.join(packageRoot(path.dirname(fileURLToPath(import.meta.url))), 'out', 'renderer')
+
+// The sources (src/main/gateway), the CLI's bundle (node_modules/.cache/loopdesk/…) and the app's build
+// (out/main) sit at different depths: the package root is the nearest directory whose package.json is ours.
+function packageRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    try {
+      if ((JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name === 'loopdesk') return dir
+    } catch {
+      // no (readable) package.json here
+    }
+    if (path.dirname(dir) === dir) return path.resolve(from, '../../..') // not found: where the sources sit
+  }
+}
 
 export const GATEWAY_EVENTS = [
   'connect.challenge',

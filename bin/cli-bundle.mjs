@@ -1,0 +1,95 @@
+// Where `loopdesk` runs the CLI from. The sources are TypeScript; run through tsx's loader, every start
+// transforms each of ~200 files (~6 s on a loaded 2-core machine), and every function is wrapped in
+// keepNames' `__name` for the life of the process (a defineProperty per closure made, ~10% of what the
+// headless gateway's young-generation GCs had to copy). So the CLI is bundled once by esbuild — as
+// electron-vite bundles the app — into node_modules/.cache/loopdesk/, keyed by the sources' sizes and
+// modification times, and loaded from there (~0.6 s). Packages stay external (resolved from node_modules
+// above the cache, which is why it lives there). When no bundle can be made (no esbuild, read-only
+// install) or LOOPDESK_CLI_TSX=1, the sources run through tsx as before.
+import crypto from 'node:crypto'
+import fs from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const ENTRY = path.join(ROOT, 'src', 'cli', 'main.ts')
+/** LOOPDESK_CLI_CACHE moves it (it must be inside a directory whose node_modules holds our packages) */
+export const CACHE_DIR = process.env.LOOPDESK_CLI_CACHE || path.join(ROOT, 'node_modules', '.cache', 'loopdesk')
+
+/** The CLI module (src/cli/main.ts): from the cached bundle, else through tsx. */
+export async function loadCli() {
+  if (process.env.LOOPDESK_CLI_TSX !== '1') {
+    let file
+    try {
+      file = await cachedBundle()
+    } catch (err) {
+      if (process.env.LOOPDESK_DEBUG) process.stderr.write(`loopdesk: no CLI bundle (${err?.message ?? err}); using tsx\n`)
+    }
+    if (file) {
+      process.setSourceMapsEnabled(true) // stack traces name the .ts sources
+      return import(pathToFileURL(file).href)
+    }
+  }
+  const { register } = await import('tsx/esm/api')
+  register()
+  return import(pathToFileURL(ENTRY).href)
+}
+
+/** Entry file of the bundle for the current sources, built when missing. */
+export async function cachedBundle() {
+  const dir = path.join(CACHE_DIR, `cli-${sourceStamp()}`)
+  const entry = path.join(dir, 'main.mjs')
+  if (fs.existsSync(entry)) return entry
+  const { build } = await import('esbuild')
+  fs.mkdirSync(CACHE_DIR, { recursive: true })
+  // built beside and renamed: two CLIs starting at once each build their own, never a torn one
+  const tmp = `${dir}.${process.pid}.tmp`
+  try {
+    await build({
+      entryPoints: [ENTRY],
+      outdir: tmp,
+      // commands stay separate chunks, loaded on use (`gateway call` does not load the runtime)
+      splitting: true,
+      outExtension: { '.js': '.mjs' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      sourcemap: true,
+      logLevel: 'silent',
+    })
+    try {
+      fs.renameSync(tmp, dir)
+    } catch (err) {
+      if (!fs.existsSync(entry)) throw err // another CLI's identical build won the rename
+    }
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true })
+  }
+  for (const old of fs.readdirSync(CACHE_DIR)) {
+    if (/^cli-[0-9a-f]+$/.test(old) && old !== path.basename(dir)) fs.rmSync(path.join(CACHE_DIR, old), { recursive: true, force: true })
+  }
+  return entry
+}
+
+/** Changes when a source the CLI bundles (src/cli, src/main, src/shared; not tests), the manifest or the lock changes. */
+export function sourceStamp() {
+  const hash = crypto.createHash('sha256')
+  const add = (p) => {
+    const st = fs.statSync(p, { throwIfNoEntry: false })
+    if (st) hash.update(`${path.relative(ROOT, p)}\0${st.size}\0${st.mtimeMs}\n`)
+  }
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(dir, e.name)
+      if (e.isDirectory()) walk(p)
+      else if (!/\.test\.tsx?$/.test(e.name)) add(p)
+    }
+  }
+  for (const dir of ['cli', 'main', 'shared']) walk(path.join(ROOT, 'src', dir))
+  add(path.join(ROOT, 'package.json'))
+  add(path.join(ROOT, 'package-lock.json'))
+  add(fileURLToPath(import.meta.url)) // how it is built
+  return hash.digest('hex').slice(0, 16)
+}
