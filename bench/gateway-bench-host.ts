@@ -11,6 +11,7 @@ import fs from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import os from 'node:os'
 import path from 'node:path'
+import v8 from 'node:v8'
 import { constants as perfConstants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import type { Handlers } from '../src/main/api/dispatch'
 import type { RuntimeHost } from '../src/main/api/host'
@@ -241,6 +242,8 @@ process.on('message', (raw) => {
         return send({ type: 'reply', cmd: msg.cmd, url: fakeGw.url })
       }
       case 'stop':
+        // BENCH_HOST_HEAPSNAPSHOT=<dir>: the heap after every pass (what a major GC has to mark)
+        if (process.env.BENCH_HOST_HEAPSNAPSHOT) v8.writeHeapSnapshot(path.join(process.env.BENCH_HOST_HEAPSNAPSHOT, `gateway-host-${Date.now()}.heapsnapshot`))
         await fakeGw?.close()
         await gw.close()
         await runtime.shutdown({ drainMs: 0 })
