@@ -76,8 +76,9 @@ describe('chat.history cursor', () => {
     expect(await t.call('chat.history', { sessionKey: key, cursor: deltaCursor! })).toEqual({ kind: 'reset' })
 
     const ckey = 'agent:main:compacted'
-    await turn(ckey, 'alpha', 'cmp-1')
-    await turn(ckey, 'beta', 'cmp-2')
+    // long enough that the summary ('ok') is smaller than what it replaces
+    await turn(ckey, 'alpha '.repeat(80), 'cmp-1')
+    await turn(ckey, 'beta '.repeat(80), 'cmp-2')
     await turn(ckey, 'gamma', 'cmp-3')
     const before = await t.call('chat.history', { sessionKey: ckey })
     expect(await t.call('sessions.compact', { key: ckey })).toMatchObject({ compacted: true })

@@ -330,7 +330,7 @@ describe('CompactionController', () => {
   it('manual compactNow works below the threshold and passes instructions', async () => {
     const complete = vi.fn(async (prompt: string) => (prompt.includes('keep the API names') ? 'MANUAL' : 'wrong'))
     const { c, entries } = setup({ complete })
-    const res = await c.compactNow([sys('P'), user('u1'), asst('a1'), user('u2')], { instructions: 'keep the API names' })
+    const res = await c.compactNow([sys('P'), user(big('u1')), asst('a1'), user('u2')], { instructions: 'keep the API names' })
     expect(res).toMatchObject({ compacted: true, summary: 'MANUAL' })
     expect(entries).toHaveLength(1)
     expect(await c.compactNow([sys('P'), user('only')])).toMatchObject({ compacted: false, reason: 'nothing to compact' })
@@ -339,12 +339,34 @@ describe('CompactionController', () => {
   it('merges a previous summary into the first compaction only', async () => {
     const complete = vi.fn(async () => 'S')
     const { c } = setup({ complete, previousSummary: 'OLD SUMMARY' })
-    const msgs = [sys('P'), user('u1'), asst('a1'), user('u2')]
+    const msgs = [sys('P'), user(big('u1')), asst('a1'), user('u2')]
     await c.compactNow(msgs)
-    await c.compactNow([...msgs, asst('a2'), user('u3')])
+    await c.compactNow([...msgs, asst(big('a2')), user('u3')])
     expect((complete.mock.calls[0] as unknown[])[0]).toContain('OLD SUMMARY')
     expect((complete.mock.calls[1] as unknown[])[0]).not.toContain('OLD SUMMARY')
     expect((complete.mock.calls[1] as unknown[])[0]).toContain('[Earlier summary]:\nS')
+  })
+
+  it('a summary no smaller than what it replaces is not applied: manual says why, a threshold run stops trying', async () => {
+    const long = 'a long-winded summary '.repeat(40)
+    const complete = vi.fn(async () => long)
+    const { c, events, entries } = setup({ complete })
+    const small = [sys('P'), user('u1'), asst('a1'), user('u2')]
+    const manual = await c.compactNow(small)
+    expect(manual).toMatchObject({ compacted: false, reason: expect.stringMatching(/would not make the conversation smaller \(\d+ → \d+ tokens\)/) })
+    expect(manual.messages).toEqual(small)
+    expect(entries).toEqual([])
+    expect(events).toEqual([{ phase: 'start' }, { phase: 'end', willRetry: false, completed: false }])
+    // over the threshold because of the kept turn, not the summarized part: one try per run, not one per request
+    const tail = [sys('P'), user('u1'), asst('a1'), user(big('u2') + 'y'.repeat(3000))]
+    complete.mockClear()
+    expect(await c.transform(tail)).toEqual(tail)
+    expect(await c.transform(tail)).toEqual(tail)
+    expect(complete).toHaveBeenCalledTimes(1)
+    expect(entries).toEqual([])
+    // a later manual compaction still runs (and applies when it does shrink)
+    complete.mockImplementation(async () => 'S')
+    expect(await c.compactNow([sys('P'), user(big('u1')), asst(big('a1')), user('u2')])).toMatchObject({ compacted: true })
   })
 
   it('caps threshold compactions per run', async () => {

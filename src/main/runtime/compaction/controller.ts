@@ -69,6 +69,8 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
   count = 0
   private autoCompactions = 0
   private overflowRetryUsed = false
+  /** a threshold compaction of this run could not shrink it: not tried again (each try is a model call) */
+  private thresholdGaveUp = false
   private readonly summarized = new WeakSet<object>()
   private summaryMessage?: M
   private previousSummary?: string
@@ -104,7 +106,7 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
   /** Before each model request: apply the view, compact when over contextWindow − reserveTokens. */
   async transform(messages: readonly M[]): Promise<M[]> {
     const v = this.view(messages)
-    if (this.busy || this.autoCompactions >= (this.o.maxAutoCompactions ?? 3)) return v
+    if (this.busy || this.thresholdGaveUp || this.autoCompactions >= (this.o.maxAutoCompactions ?? 3)) return v
     const tokens = estimateContextTokens(v)
     if (tokens <= compactionThreshold(this.o.contextWindow, this.o.reserveTokens)) return v
     const r = await this.compact(v, 'threshold', false)
@@ -202,6 +204,15 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
       }
       const next = buildCompactedMessages(v, plan, summary)
       const tokensAfter = estimateContextTokens(next)
+      // a summary as long as what it replaces (a short session): compacting would only lose detail. After a
+      // provider overflow the conversation is large by the provider's count, which beats this estimate.
+      if (tokensAfter >= tokensBefore && reason !== 'overflow') {
+        const why = `the summary would not make the conversation smaller (${tokensBefore} → ${tokensAfter} tokens)`
+        this.o.logger?.warn(`[compaction] ${why}`)
+        if (reason === 'threshold') this.thresholdGaveUp = true
+        this.emit({ phase: 'end', willRetry: false, completed: false })
+        return { compacted: false, reason: why, tokensBefore, messages: v }
+      }
       for (const m of plan.toSummarize) this.summarized.add(m)
       this.summaryMessage = next.find((m) => isSummaryMessage(m) && !v.includes(m))
       this.previousSummary = undefined // merged into this summary
