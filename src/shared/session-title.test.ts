@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { attachmentLine, withAttachmentLines } from './attachments'
-import { BARE_RESET_PROMPT, deriveSessionTitle } from './session-title'
+import { BARE_RESET_PROMPT, deriveSessionTitle, deriveSessionTitleOf } from './session-title'
 
 describe('deriveSessionTitle', () => {
   it('one line, whitespace collapsed, cut to 60 characters with an ellipsis', () => {
@@ -21,5 +21,16 @@ describe('deriveSessionTitle', () => {
     expect(deriveSessionTitle(withAttachmentLines('', [attachmentLine(img), attachmentLine(doc)]))).toBe('shot (1).png')
     // the composer's echo (no saved path) gives the same title as the runtime's copy
     expect(deriveSessionTitle(withAttachmentLines('', [attachmentLine({ ...img, path: undefined })]))).toBe('shot (1).png')
+  })
+
+  it('from stored content: text blocks are separate lines (words never run together, an attachment block is still one)', () => {
+    const img = { image: true, fileName: 'a.png', mimeType: 'image/png', sizeBytes: 10, path: '/s/a.png' }
+    const text = (t: string) => ({ type: 'text', text: t })
+    expect(deriveSessionTitleOf([text('Hello'), text('world')])).toBe('Hello world')
+    expect(deriveSessionTitleOf([text('Look at this'), { type: 'image', data: 'x', mimeType: 'image/png' }, text(attachmentLine(img))])).toBe('Look at this')
+    expect(deriveSessionTitleOf([text(attachmentLine(img))])).toBe('a.png')
+    expect(deriveSessionTitleOf('plain string')).toBe('plain string')
+    expect(deriveSessionTitleOf(undefined)).toBeUndefined()
+    expect(deriveSessionTitleOf([{ type: 'image', data: 'x', mimeType: 'image/png' }])).toBeUndefined()
   })
 })

@@ -28,3 +28,16 @@ export function deriveSessionTitle(text: string): string | undefined {
   if (!line) return undefined
   return line.length > DERIVED_TITLE_CHARS ? `${line.slice(0, DERIVED_TITLE_CHARS - 1)}…` : line
 }
+
+/**
+ * The title of a first user message as stored (a string or content blocks). Text blocks are taken as
+ * separate lines: an attachment reference in a block of its own is still recognized, and the words of two
+ * blocks never run together.
+ */
+export function deriveSessionTitleOf(content: unknown): string | undefined {
+  if (typeof content === 'string') return deriveSessionTitle(content)
+  if (!Array.isArray(content)) return undefined
+  const texts: string[] = []
+  for (const c of content) if (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text') texts.push(String((c as { text?: unknown }).text ?? ''))
+  return deriveSessionTitle(texts.join('\n'))
+}

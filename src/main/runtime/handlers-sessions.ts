@@ -19,7 +19,7 @@ import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { newSessionId, toSessionRow } from './sessions'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
-import { deriveSessionTitle } from '../../shared/session-title'
+import { deriveSessionTitleOf } from '../../shared/session-title'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 
@@ -500,18 +500,10 @@ function firstUserTitle(head: string, cut: boolean): string | undefined {
       continue
     }
     if (e?.type !== 'message' || e.message?.role !== 'user') continue
-    const title = deriveSessionTitle(messageText(e.message.content))
+    const title = deriveSessionTitleOf(e.message.content)
     if (title) return title
   }
   return cut ? undefined : ''
-}
-
-function messageText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content
-    .map((c) => (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : ''))
-    .join(' ')
 }
 
 async function transcriptLines(file: string): Promise<number> {

@@ -29,8 +29,7 @@ import type {
 } from '../../../shared/methods'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
-import { deriveSessionTitle } from '../../../shared/session-title'
-import { textOf } from '../../../shared/history-row'
+import { deriveSessionTitleOf } from '../../../shared/session-title'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -95,7 +94,7 @@ function derivedTitleOf(s: FakeSession): { derivedTitle?: string } {
   if (s.row.label) return {}
   for (const m of s.messages) {
     if (m.role !== 'user') continue
-    const title = deriveSessionTitle(textOf(m.content))
+    const title = deriveSessionTitleOf(m.content)
     if (title) return { derivedTitle: title }
   }
   return {}
