@@ -2,7 +2,7 @@ import http from 'node:http'
 import net from 'node:net'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { httpFetch, StreamBody } from './http-fetch'
 
 interface Seen {
@@ -13,9 +13,22 @@ interface Seen {
 }
 
 let servers: Array<{ close(): void }> = []
+// these tests are about the node:http path: a proxy in the machine's environment would send everything to fetch
+const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NODE_USE_ENV_PROXY']
+const savedProxy: Record<string, string | undefined> = {}
+beforeEach(() => {
+  for (const k of PROXY_VARS) {
+    savedProxy[k] = process.env[k]
+    delete process.env[k]
+  }
+})
 afterEach(() => {
   for (const s of servers) s.close()
   servers = []
+  for (const k of PROXY_VARS) {
+    if (savedProxy[k] === undefined) delete process.env[k]
+    else process.env[k] = savedProxy[k]
+  }
 })
 
 /** an http server on loopback; `handle` answers, `seen` records each request, `connections` counts sockets */
@@ -198,6 +211,14 @@ describe('httpFetch', () => {
     ])
     const zipped = await httpFetch(`${srv.base}/zip`, { method: 'POST', body: '{}' })
     expect(await zipped.text()).toBe('data: zipped 🙂\n\n')
+  })
+
+  it('with a proxy in the environment every request goes through the global fetch (which is what honours it)', async () => {
+    const srv = await serve((_req, res) => sse(res) && res.end('data: 1\n\n'))
+    process.env.HTTPS_PROXY = 'http://127.0.0.1:9' // unused: fetch only takes it with NODE_USE_ENV_PROXY
+    const res = await httpFetch(`${srv.base}/p`, { method: 'POST', body: '{}' })
+    expect(res).toBeInstanceOf(Response) // fetch's own, even for an event stream
+    expect(await res.text()).toBe('data: 1\n\n')
   })
 
   it('hands what it does not serve to the global fetch', async () => {
