@@ -2,7 +2,7 @@
 // the user as the parser's raw dump (`…; data={"type":; raw=event: …`), and JSON/connection errors came
 // without saying they were about the model's reply.
 import { describe, expect, it } from 'vitest'
-import { describeModelError } from './errors'
+import { classifyError, describeModelError } from './errors'
 
 describe('describeModelError', () => {
   it('turns a malformed stream frame into a readable sentence without the raw frame', () => {
@@ -17,6 +17,8 @@ describe('describeModelError', () => {
 
   it('says a connection error was the model connection', () => {
     expect(describeModelError('Connection error.', 'mock')).toBe('Connection error: the connection to the model (mock) failed before the reply was complete.')
+    expect(describeModelError('terminated', 'mock')).toBe('Connection lost: the model server (mock) closed the connection before the reply was complete.')
+    expect(classifyError(undefined, describeModelError('terminated', 'mock')).metaKind).toBe('network')
   })
 
   it('keeps HTTP errors with the provider message', () => {

@@ -16,6 +16,8 @@ export function describeModelError(raw: string | undefined, provider?: string): 
     return `The model's reply could not be read: the stream${from} sent malformed data${detail ? ` (${detail})` : ''}.`
   }
   if (/^Connection error\.?$/i.test(text)) return `Connection error: the connection to the model${from ? ` (${provider})` : ''} failed before the reply was complete.`
+  // fetch's (and http-fetch's) word for a response body cut off mid-stream
+  if (/^terminated\.?$/i.test(text)) return `Connection lost: the model server${from ? ` (${provider})` : ''} closed the connection before the reply was complete.`
   const m = /^(\d{3})(?:\s+status code)?[:\s]\s*(.*)$/s.exec(text)
   if (!m) {
     const inner = jsonMessage(text)
