@@ -109,7 +109,7 @@ test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page })
   env.model.push({ text: long, chunks: 120, delayMs: 60 })
   await send(page, 'write a long text')
   await expect(log(page).getByText(/word5 /)).toBeVisible()
-  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.getByRole('button', { name: 'Stop', exact: true }).click()
   await expect(lastStatus(page)).toHaveText(/^Stopped/)
   await expect(log(page).getByText('Stopped', { exact: true })).toBeVisible()
   const shown = (await log(page).locator('[data-kind="assistant"]').first().textContent()) ?? ''

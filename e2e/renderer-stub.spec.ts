@@ -54,7 +54,7 @@ test('Stop mid-stream keeps the partial reply, marked stopped', async ({ page })
   await box.press('Enter')
   const log = page.getByRole('log', { name: 'Conversation' })
   await expect(log.getByText(/This is a long answer/).first()).toBeVisible()
-  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.getByRole('button', { name: 'Stop', exact: true }).click()
   await expect(lastStatus(page)).toHaveText(/^Stopped/)
   await expect(log.getByText('Stopped', { exact: true })).toBeVisible()
   await expect(log.getByText(/This is a long answer/).first()).toBeVisible()
@@ -78,12 +78,12 @@ test('Queue and Steer while running', async ({ page }) => {
   await expect(log.getByText('keep it short')).toBeVisible()
   await expect(log.getByText(/Understood — keep it short/)).toBeVisible()
   await shot(page, 'stub-queue-steer')
-  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.getByRole('button', { name: 'Stop', exact: true }).click()
   // the queued follow-up starts as the next run
   await expect(queue.getByText('Started as the next run')).toBeVisible()
   // its user row comes first; the stub's streamed reply may echo the words too (<em>then summarize it</em>)
   await expect(log.getByText('then summarize it', { exact: true }).first()).toBeVisible()
-  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.getByRole('button', { name: 'Stop', exact: true }).click()
   await expect(lastStatus(page)).toHaveText(/^Stopped/)
 })
 
@@ -205,7 +205,7 @@ test('sticks to the bottom while streaming until the user scrolls up; Jump to la
   await jump.click()
   await expect.poll(distance).toBeLessThan(60)
   await expect(jump).toHaveCount(0)
-  await page.getByRole('button', { name: 'Stop' }).click()
+  await page.getByRole('button', { name: 'Stop', exact: true }).click()
 })
 
 test('settings fit the dialog: the long CLI line scrolls inside its box, every control stays visible', async ({ page }) => {

@@ -30,6 +30,7 @@ import type {
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
+import { textOf } from '../../../shared/history-row'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -630,7 +631,10 @@ export class FakeBridge implements Bridge {
   private finish(s: FakeSession, run: ActiveRun, status: SessionRow['status'], error?: string) {
     this.runs.delete(run.runId)
     const endedAt = Date.now()
-    s.row = { ...s.row, status, activeRunId: undefined, endedAt, runtimeMs: endedAt - run.startedAt, lastError: error, lastMessagePreview: run.text.slice(0, 80) || s.row.lastMessagePreview }
+    // the reply's text (flushMessage already moved it from run.text into the transcript)
+    let reply = run.text
+    for (let i = s.messages.length - 1; !reply && i >= 0 && s.messages[i].runId === run.runId; i--) if (s.messages[i].role === 'assistant') reply = textOf(s.messages[i].content)
+    s.row = { ...s.row, status, activeRunId: undefined, endedAt, runtimeMs: endedAt - run.startedAt, lastError: error, lastMessagePreview: reply.slice(0, 80) || s.row.lastMessagePreview }
     this.changed(s, status === 'failed' ? 'error' : 'end', run.runId)
     // Drain one queued follow-up.
     const next = s.queue.find((q) => q.status === 'queued')

@@ -48,6 +48,14 @@ describe('sessions sidebar', () => {
     expect(after.match(/Question 1:/g)).toHaveLength(1)
   })
 
+  it('the last-message preview reads as text, without markdown syntax', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ tickMs: 5, chunkChars: 40, scripts: [{ steps: [{ kind: 'text', text: 'Here is a **short** answer:\n\n- one\n- `two`' }] }] })
+    await user.type(screen.getByRole('textbox', { name: /message/i }), 'hello{Enter}')
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await waitFor(() => expect(within(nav).getByText('Here is a short answer: one two')).toBeInTheDocument(), LONG)
+  })
+
   it('shows Running while a run is active, live via sessions.changed', async () => {
     const user = userEvent.setup({ delay: null })
     // the run streams a little, then waits for Stop: it cannot end on its own before it is seen running

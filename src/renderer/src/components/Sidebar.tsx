@@ -7,6 +7,7 @@ import { parseSessionKey } from '../../../shared/session-key'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
 import { relativeTime } from '../lib/format'
+import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
 import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
@@ -191,7 +192,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
             {row.lastError && state === 'error' ? (
               <span className="session-preview error-text">{row.lastError}</span>
             ) : (
-              row.lastMessagePreview && <span className="session-preview">{row.lastMessagePreview}</span>
+              row.lastMessagePreview && <span className="session-preview">{plainPreview(row.lastMessagePreview)}</span>
             )}
           </span>
         </button>
