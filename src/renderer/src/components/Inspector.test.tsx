@@ -39,6 +39,30 @@ describe('inspector', () => {
   })
 })
 
+describe('run timeline', () => {
+  it('lists the steps in the order they happened: a tool called before any text comes before the first delta', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({
+      tickMs: 5,
+      scripts: [
+        {
+          steps: [
+            { kind: 'tool', name: 'exec', args: { command: 'ls' }, result: { content: [{ type: 'text', text: 'a.txt' }] }, durationMs: 50 },
+            { kind: 'text', text: 'There is one file.' },
+          ],
+        },
+      ],
+    })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'go{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const steps = within(screen.getByRole('list', { name: /Timeline of run/ }))
+      .getAllByRole('listitem')
+      .map((li) => li.textContent!.replace(/\s*\(.*|\+.*$/, ''))
+    expect(steps).toEqual(['Accepted', 'Started', 'Tool exec', 'First delta', 'Ended'].filter((s) => s !== 'Accepted' || steps[0] === 'Accepted'))
+  })
+})
+
 describe('inspector after a reload', () => {
   it('shows the agent events the runtime still holds for the session, with the run timeline', async () => {
     const user = userEvent.setup({ delay: null })

@@ -74,33 +74,29 @@ const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boo
 function Timeline({ t }: { t: RunTimeline }) {
   const base = t.acceptedAt ?? t.startedAt
   const rel = (ts?: number) => (ts !== undefined && base !== undefined ? `+${formatDuration(ts - base) || '0 ms'}` : '—')
+  // in the order things happened (a run that calls a tool first has its first text delta after it);
+  // what has not happened yet (no delta so far) comes last, before the end
+  const steps: Array<{ key: string; label: string; at?: number; className?: string; dot?: string }> = [
+    ...(t.acceptedAt !== undefined ? [{ key: 'accepted', label: 'Accepted', at: t.acceptedAt }] : []),
+    { key: 'started', label: 'Started', at: t.startedAt },
+    { key: 'first-delta', label: 'First delta', at: t.firstDeltaAt },
+    ...t.tools.map((tool) => ({
+      key: `tool-${tool.toolCallId}`,
+      label: `Tool ${tool.name}${tool.endedAt !== undefined ? ` (${formatDuration(tool.endedAt - tool.startedAt)})` : ' (running)'}`,
+      at: tool.startedAt,
+      className: tool.isError ? 'tl-error' : '',
+      dot: 'tl-tool',
+    })),
+  ]
+  const order = (at?: number) => (at === undefined ? Number.POSITIVE_INFINITY : at)
+  steps.sort((a, b) => order(a.at) - order(b.at)) // stable: ties keep the order above
   return (
     <ol className="timeline" aria-label={`Timeline of run ${t.runId}`}>
-      {t.acceptedAt !== undefined && (
-        <li>
-          <span className="tl-dot" />
-          <span>Accepted</span>
-          <span className="tl-time">{rel(t.acceptedAt)}</span>
-        </li>
-      )}
-      <li>
-        <span className="tl-dot" />
-        <span>Started</span>
-        <span className="tl-time">{rel(t.startedAt)}</span>
-      </li>
-      <li>
-        <span className="tl-dot" />
-        <span>First delta</span>
-        <span className="tl-time">{rel(t.firstDeltaAt)}</span>
-      </li>
-      {t.tools.map((tool) => (
-        <li key={tool.toolCallId} className={tool.isError ? 'tl-error' : ''}>
-          <span className="tl-dot tl-tool" />
-          <span>
-            Tool {tool.name}
-            {tool.endedAt !== undefined ? ` (${formatDuration(tool.endedAt - tool.startedAt)})` : ' (running)'}
-          </span>
-          <span className="tl-time">{rel(tool.startedAt)}</span>
+      {steps.map((s) => (
+        <li key={s.key} className={s.className}>
+          <span className={`tl-dot${s.dot ? ` ${s.dot}` : ''}`} />
+          <span>{s.label}</span>
+          <span className="tl-time">{rel(s.at)}</span>
         </li>
       ))}
       <li className={t.outcome === 'error' ? 'tl-error' : ''}>
