@@ -686,6 +686,8 @@ export interface Results {
      * free one when the configured port is taken). Over the gateway itself it also says how it was bound.
      */
     gateway?: { port: number; url: string; bind?: 'loopback' | 'lan' | 'all'; fellBack?: boolean }
+    /** where provider API keys are kept (Loopdesk): the OS keychain, or a file readable only by the user */
+    credentials?: { store: 'system' } | { store: 'file'; path: string }
   }
   agent: { runId: string; status: 'accepted'; acceptedAt: number }
   'agent.wait': WaitResult

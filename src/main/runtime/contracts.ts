@@ -150,7 +150,12 @@ export interface CredentialStore {
   delete(provider: string): void
   /** providers with a stored key */
   list(): string[]
+  /** where keys go, as the settings screen tells the user (default: a file, location unknown) */
+  readonly location?: CredentialLocation
 }
+
+/** `system`: the OS keychain (Electron safeStorage); `file`: a file only the user's account can read */
+export type CredentialLocation = { store: 'system' } | { store: 'file'; path: string }
 
 // ------------------------------------------------------------------ sessions
 

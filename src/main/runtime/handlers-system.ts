@@ -137,6 +137,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         sessions,
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
+        ...(core.credentials.location ? { credentials: core.credentials.location } : {}),
         ...ownGateway(core.stateDir),
       }
     },

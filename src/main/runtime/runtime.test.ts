@@ -7,6 +7,7 @@ import type { AgentEvent, ChatEvent, ExecApprovalRequest } from '../../shared/ev
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { ApiError } from '../api/errors'
+import { FileCredentialStore } from './config/credential-store'
 import { until as pollUntil } from '../../../test/fixtures/until'
 
 let server: ModelServer
@@ -352,6 +353,15 @@ describe('config, models, tools, approvals, status, prefs', () => {
     expect(await t.call('health', {})).toMatchObject({ ok: true })
     const st = await t.call('status', {})
     expect(st).toMatchObject({ ok: true, stateDir: t.stateDir, activeRuns: 0, configIssues: [] })
+    // the store's location passes through for the settings screen (the test store in memory names none;
+    // the headless default is the state dir's credentials.json)
+    expect(st.credentials).toBeUndefined()
+    const withFile = await startTestRuntime(server, { runtime: { credentials: new FileCredentialStore({ stateDir: t.stateDir }) } })
+    try {
+      expect((await withFile.call('status', {})).credentials).toEqual({ store: 'file', path: path.join(t.stateDir, 'credentials.json') })
+    } finally {
+      await withFile.close()
+    }
     expect(await t.call('agents.list', {})).toMatchObject({ defaultId: 'main', agents: [{ id: 'main', workspace: t.workspace }] })
     const tools = (await t.call('tools.catalog', {})).tools
     expect(tools.find((x) => x.name === 'exec')).toMatchObject({ needsApproval: true })

@@ -28,6 +28,7 @@ afterEach(() => {
 describe('SafeStorageCredentialStore', () => {
   it('stores keys encrypted (base64 of safeStorage output) and reads them back', () => {
     const s = new SafeStorageCredentialStore({ cwd: dir, platform: 'linux' })
+    expect(s.location).toEqual({ store: 'system' })
     s.set('anthropic', KEY)
     expect(fake.safeStorage.encryptString).toHaveBeenCalledWith(KEY)
     const file = readFileSync(join(dir, 'credentials.json'), 'utf8')

@@ -39,6 +39,7 @@ export function secureStorageProblem(platform: NodeJS.Platform = process.platfor
 }
 
 export class SafeStorageCredentialStore implements CredentialStore {
+  readonly location = { store: 'system' } as const
   private readonly store: Store<CredentialData>
   private readonly platform: NodeJS.Platform
 

@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { invalid } from '../../api/errors'
-import type { CredentialStore } from '../contracts'
+import type { CredentialLocation, CredentialStore } from '../contracts'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
 import { isPlainObject } from './validate'
 
@@ -11,6 +11,9 @@ const PROVIDER_RE = /^[a-z0-9][a-z0-9._-]{0,63}$/i
 
 export class FileCredentialStore implements CredentialStore {
   readonly path: string
+  get location(): CredentialLocation {
+    return { store: 'file', path: this.path }
+  }
   private keys = new Map<string, string>()
   private loadedMtime = -1
   /** the file on disk could not be parsed: keep a copy before the first write replaces it */

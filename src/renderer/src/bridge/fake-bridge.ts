@@ -778,6 +778,7 @@ export class FakeBridge implements Bridge {
       sessions: this.sessions.size,
       lanes: {},
       configIssues: [],
+      credentials: { store: 'system' },
       ...(this.opts.listeningPort
         ? { gateway: { port: this.opts.listeningPort, url: `ws://127.0.0.1:${this.opts.listeningPort}`, bind: 'loopback' as const, fellBack: this.opts.listeningPort !== this.opts.gatewayPort } }
         : {}),

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
-import { gatewayEndpoint } from './Settings'
+import { gatewayEndpoint, keyStorageNote } from './Settings'
 
 beforeEach(() => localStorage.clear())
 
@@ -203,5 +203,16 @@ describe('settings', () => {
     })
     await user.click(within(row).getByRole('button', { name: 'Remove Endpoint key' }))
     await waitFor(() => expect(within(dialog).getByLabelText('Endpoint API key not set')).toBeInTheDocument())
+  })
+})
+
+describe('where keys are stored', () => {
+  it('says what the runtime reports: the OS keychain, or the file the headless gateway keeps them in', () => {
+    expect(keyStorageNote({ store: 'system' })).toMatch(/system's secure store/)
+    expect(keyStorageNote({ store: 'file', path: '/home/u/.loopdesk/credentials.json' })).toBe(
+      'Keys are saved in /home/u/.loopdesk/credentials.json, readable only by your user account, and never shown again.',
+    )
+    // an older runtime that does not say: no claim about a secure store
+    expect(keyStorageNote(undefined)).not.toMatch(/secure/)
   })
 })

@@ -162,18 +162,26 @@ function CustomEndpoint() {
   )
 }
 
+/** Where pasted keys go, as the runtime says (the desktop app: the OS keychain; the headless gateway: a file). */
+export function keyStorageNote(where: Results['status']['credentials'] | undefined): string {
+  if (where?.store === 'system') return "Keys are stored in the system's secure store and never shown again."
+  if (where?.store === 'file') return `Keys are saved in ${where.path}, readable only by your user account, and never shown again.`
+  return 'Keys are kept by the runtime and never shown again.'
+}
+
 function ModelsSection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
   const models = useAppStore('settings', (s) => s.models)
   const defaultModel = useAppStore('settings', (s) => s.defaultModel)
+  const status = useAppStore('settings', (s) => s.status)
   const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
   const thinking = (get(config?.config, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
   return (
     <div className="settings-section">
       <fieldset className="card">
         <legend>Providers</legend>
-        <p className="muted small">Keys are stored in the system's secure store and never shown again.</p>
+        <p className="muted small">{keyStorageNote(status?.credentials)}</p>
         {PROVIDERS.map((p) => (
           <ApiKeyRow key={p.id} providerId={p.id} name={p.name} hint={`Paste key (or set ${p.env})`} />
         ))}
