@@ -1,5 +1,10 @@
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import http from 'node:http'
+import https from 'node:https'
 import net from 'node:net'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -11,6 +16,10 @@ interface Seen {
   headers: http.IncomingHttpHeaders
   body: string
 }
+
+const HERE = fileURLToPath(new URL('.', import.meta.url))
+/** a self-signed certificate for 127.0.0.1 / localhost, for tests only (valid until 2126) */
+const TLS = fileURLToPath(new URL('../../../../test/fixtures/tls', import.meta.url))
 
 let servers: Array<{ close(): void }> = []
 // these tests are about the node:http path: a proxy in the machine's environment would send everything to fetch
@@ -220,6 +229,39 @@ describe('httpFetch', () => {
     expect(res).toBeInstanceOf(Response) // fetch's own, even for an event stream
     expect(await res.text()).toBe('data: 1\n\n')
   })
+
+  it('https: streams through TLS with a trusted certificate; an untrusted one fails as fetch fails', async () => {
+    const cert = readFileSync(join(TLS, 'localhost-cert.pem'))
+    const server = https.createServer({ cert, key: readFileSync(join(TLS, 'localhost-key.pem')) }, (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write('data: 1\n\n')
+      setTimeout(() => res.end('data: 2\n\n'), 20)
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    servers.push({ close: () => server.close() && server.closeAllConnections() })
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`
+    // not trusted here (a self-signed test certificate): the same failure fetch reports
+    const ours = await httpFetch(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)
+    const theirs = await fetch(url, { method: 'POST', body: '{}' }).catch((e: unknown) => e)
+    expect(ours).toMatchObject({ message: 'fetch failed', cause: { code: (theirs as { cause: { code: string } }).cause.code } })
+    // trusted the way a user adds a CA (NODE_EXTRA_CA_CERTS, read at process start): a child process
+    const script = `const { httpFetch } = await import(${JSON.stringify(join(HERE, 'http-fetch.ts'))})
+const res = await httpFetch(${JSON.stringify(url)}, { method: 'POST', body: '{}' })
+const parts = []
+for await (const c of res.body) parts.push(new TextDecoder().decode(c))
+process.stdout.write(JSON.stringify({ status: res.status, streamed: !(res instanceof Response), text: parts.join('') }))`
+    const out = await new Promise<string>((resolve, reject) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(TLS, 'localhost-cert.pem') },
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (d) => (stdout += d))
+      child.stderr.on('data', (d) => (stderr += d))
+      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))))
+    })
+    expect(JSON.parse(out)).toEqual({ status: 200, streamed: true, text: 'data: 1\n\ndata: 2\n\n' })
+  }, 60_000)
 
   it('hands what it does not serve to the global fetch', async () => {
     const srv = await serve((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'))
