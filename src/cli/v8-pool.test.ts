@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { infoPath, readGatewayInfo } from '../main/gateway/state-files'
-import { poolSizeFor, relaunchPoolSize } from './v8-pool'
+import { poolSizeFor, relaunchIfWanted, relaunchPoolSize } from './v8-pool'
 
 describe('the pool size', () => {
   it('is one less than the cores, at least 1, at most Node\'s 4', () => {
@@ -30,6 +30,18 @@ describe('the pool size', () => {
     expect(relaunchPoolSize(run, [], { LOOPDESK_V8_POOL: '0' }, 2)).toBeUndefined()
     expect(relaunchPoolSize(run, [], { LOOPDESK_V8_POOL: '2' }, 16)).toBe(2)
     expect(relaunchPoolSize(run, [], { LOOPDESK_V8_POOL: 'lots' }, 2)).toBeUndefined()
+  })
+})
+
+describe('the relaunched gateway', () => {
+  it('knows it was relaunched and does not pass the marker on to the processes it starts (exec tools)', () => {
+    process.env.LOOPDESK_RELAUNCHED = '1'
+    try {
+      expect(relaunchIfWanted('/nowhere', ['gateway', 'run'])).toBeUndefined()
+      expect(process.env.LOOPDESK_RELAUNCHED).toBeUndefined()
+    } finally {
+      delete process.env.LOOPDESK_RELAUNCHED
+    }
   })
 })
 

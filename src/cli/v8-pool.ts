@@ -40,11 +40,20 @@ export function relaunchPoolSize(argv: string[], execArgv: string[], env: NodeJS
 
 type Sig = 'SIGINT' | 'SIGTERM'
 
+/** this process is a gateway its launcher started (set by relaunchIfWanted) */
+let relaunched = false
+
 /**
  * When `argv` should run with a sized pool: starts `script argv` again with it and resolves with the
  * child's exit code once it is gone. Undefined (at once) when this process should run the CLI itself.
  */
 export function relaunchIfWanted(script: string, argv: string[]): Promise<number> | undefined {
+  if (process.env[RELAUNCHED_ENV]) {
+    // we are the relaunched gateway: remembered here, and not passed on to the tools' processes
+    relaunched = true
+    delete process.env[RELAUNCHED_ENV]
+    return undefined
+  }
   const size = relaunchPoolSize(argv, process.execArgv, process.env, os.availableParallelism())
   if (size === undefined) return undefined
   const child = spawn(process.execPath, [...process.execArgv, `--v8-pool-size=${size}`, script, ...argv], {
@@ -91,7 +100,7 @@ export function relaunchIfWanted(script: string, argv: string[]): Promise<number
  * again), and calls `onParentGone` when the launcher is gone (no terminal or supervisor reaches us then).
  */
 export function relaunchedChildHooks(onParentGone: () => void): { reportSignal(sig: NodeJS.Signals): void; dispose(): void } {
-  if (!process.env[RELAUNCHED_ENV] || !process.send) return { reportSignal: () => {}, dispose: () => {} }
+  if (!relaunched || !process.send) return { reportSignal: () => {}, dispose: () => {} }
   process.channel?.unref() // the channel alone must not keep a finished gateway alive
   const gone = () => onParentGone()
   process.on('disconnect', gone)
