@@ -78,6 +78,7 @@ function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: strin
           spellCheck={false}
           aria-label={`${name} API key`}
           placeholder={state === 'set' ? 'Replace key…' : hint}
+          title={state === 'set' ? undefined : hint /* the placeholder is cut off in a narrow dialog */}
           value={value}
           onChange={(e) => setValue(e.target.value)}
         />
