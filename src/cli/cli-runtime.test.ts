@@ -1,7 +1,6 @@
 // The CLI as real processes over the real runtime and the scripted model server:
 // `gateway run` (headless), `gateway call`, `agent` through it, SIGTERM drain, and `agent --local`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,42 +8,14 @@ import { fileURLToPath } from 'node:url'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { infoPath, readGatewayInfo } from '../main/gateway/state-files'
+import { runBin, startGatewayProcess as startGateway } from './test-support'
 
-const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
 let server: ModelServer
 let stateDir: string
 
-function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, LOOPDESK_STATE_DIR: stateDir, ...env } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
-
-function startGatewayProcess(): Promise<{ child: ChildProcess; url: string; output: () => string; exited: Promise<number | null> }> {
-  // LOOPDESK_V8_POOL=0: this process serves itself (the relaunch is v8-pool.test.ts's)
-  const child = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0'], { env: { ...process.env, LOOPDESK_STATE_DIR: stateDir, LOOPDESK_V8_POOL: '0' } })
-  let out = ''
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start: ${out}`)), 30_000)
-    const onData = (d: Buffer) => {
-      out += d
-      const m = /listening on (ws:\/\/127\.0\.0\.1:\d+)/.exec(out)
-      if (m) {
-        clearTimeout(timer)
-        resolve({ child, url: m[1], output: () => out, exited })
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.stderr!.on('data', (d) => (out += d))
-    child.on('close', (code) => reject(new Error(`gateway exited early (${code}): ${out}`)))
-  })
-}
+const run = (args: string[], env: NodeJS.ProcessEnv = {}) => runBin(args, { LOOPDESK_STATE_DIR: stateDir, ...env })
+// LOOPDESK_V8_POOL=0: this process serves itself (the relaunch is v8-pool.test.ts's)
+const startGatewayProcess = () => startGateway({ LOOPDESK_STATE_DIR: stateDir, LOOPDESK_V8_POOL: '0' })
 
 beforeAll(async () => {
   server = await startModelServer({ fallback: { text: 'ok' } })

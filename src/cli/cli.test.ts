@@ -1,5 +1,4 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,8 +10,8 @@ import { identityPath, loadOrCreateDeviceIdentity } from './identity'
 import type { CliIO } from './io'
 import { runCli } from './main'
 import { dashboardUrl, resolveGatewayTarget } from './resolve'
+import { runBin } from './test-support'
 
-const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 function captureIO(env: NodeJS.ProcessEnv = {}) {
@@ -209,16 +208,7 @@ describe('loopdesk dashboard', () => {
 })
 
 describe('bin/loopdesk.mjs', () => {
-  function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-    return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += d))
-      child.stderr.on('data', (d) => (stderr += d))
-      child.on('close', (code) => resolve({ code, stdout, stderr }))
-    })
-  }
+  const run = runBin
 
   it('runs `gateway call health` as a real process (env-provided URL and token)', async () => {
     const r = await run(['gateway', 'call', 'health', '--json', '--state-dir', mkdtempSync(join(tmpdir(), 'loopdesk-bin-'))], {

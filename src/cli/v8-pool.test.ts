@@ -1,15 +1,14 @@
 // `gateway run` relaunched with a sized V8 worker pool: the rules, and the real launcher + gateway
 // processes — the pool flag reaches the serving process, signals are neither lost nor doubled (a second
 // SIGINT would skip the drain), and a launcher that dies takes the gateway down cleanly.
-import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { infoPath, readGatewayInfo } from '../main/gateway/state-files'
+import { killGroup, runBin, startGatewayProcess } from './test-support'
 import { poolSizeFor, relaunchIfWanted, relaunchPoolSize } from './v8-pool'
 
 describe('the pool size', () => {
@@ -45,7 +44,6 @@ describe('the relaunched gateway', () => {
   })
 })
 
-const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
 const dirs: string[] = []
 let server: ModelServer
 beforeAll(async () => {
@@ -57,16 +55,7 @@ afterAll(async () => {
 })
 
 /** `loopdesk agent` as a process against the gateway of `stateDir` */
-function agent(stateDir: string, message: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'agent', '-m', message, '--session-key', 'agent:main:pool'], { env: { ...process.env, LOOPDESK_STATE_DIR: stateDir } })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => (stdout += d))
-    child.stderr.on('data', (d) => (stderr += d))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
-  })
-}
+const agent = (stateDir: string, message: string) => runBin(['agent', '-m', message, '--session-key', 'agent:main:pool'], { LOOPDESK_STATE_DIR: stateDir })
 
 /** pids whose parent is `pid` (Linux /proc) */
 function childrenOf(pid: number): number[] {
@@ -84,40 +73,20 @@ function childrenOf(pid: number): number[] {
 }
 
 /** the launcher in its own process group (so a test can signal the group, as a terminal's Ctrl-C does) */
-function startLauncher() {
+async function startLauncher() {
   const stateDir = mkdtempSync(join(tmpdir(), 'loopdesk-pool-'))
   dirs.push(stateDir)
   writeFileSync(join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server), null, 2))
-  const child: ChildProcess = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0'], {
-    env: { ...process.env, LOOPDESK_STATE_DIR: stateDir, LOOPDESK_V8_POOL: '1', LOOPDESK_RELAUNCHED: '' },
-    detached: true,
-  })
-  let out = ''
-  child.stdout!.on('data', (d) => (out += d))
-  child.stderr!.on('data', (d) => (out += d))
-  const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
-  const listening = new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (/listening on ws:/.test(out)) {
-        clearInterval(timer)
-        resolve()
-      }
-    }, 50)
-    void exited.then(() => {
-      clearInterval(timer)
-      reject(new Error(`gateway exited early: ${out}`))
-    })
-  })
-  return { child, stateDir, output: () => out, exited, listening }
+  const gw = await startGatewayProcess({ LOOPDESK_STATE_DIR: stateDir, LOOPDESK_V8_POOL: '1', LOOPDESK_RELAUNCHED: '' }, { detached: true })
+  return { ...gw, stateDir }
 }
 
 const onLinux = process.platform === 'linux'
 
 describe.skipIf(!onLinux)('bin/loopdesk.mjs gateway run, relaunched', () => {
   it('serves from a child with the pool flag; Ctrl-C to the whole group drains a run in flight once and exits 0', async () => {
-    const l = startLauncher()
+    const l = await startLauncher()
     try {
-      await l.listening
       const info = readGatewayInfo(l.stateDir)!
       expect(childrenOf(l.child.pid!)).toContain(info.pid) // the recorded pid is the serving child
       expect(readFileSync(`/proc/${info.pid}/cmdline`, 'utf8').split('\0')).toContain('--v8-pool-size=1')
@@ -133,27 +102,25 @@ describe.skipIf(!onLinux)('bin/loopdesk.mjs gateway run, relaunched', () => {
       expect(l.output()).toMatch(/gateway stopped/)
       expect(existsSync(infoPath(l.stateDir))).toBe(false)
     } finally {
-      if (l.child.exitCode === null) process.kill(-l.child.pid!, 'SIGKILL')
+      killGroup(l.child.pid)
     }
   }, 60_000)
 
   it('a SIGTERM sent to the launcher alone is passed on once', async () => {
-    const l = startLauncher()
+    const l = await startLauncher()
     try {
-      await l.listening
       l.child.kill('SIGTERM')
       expect(await l.exited).toBe(0)
       expect(l.output().match(/SIGTERM: draining/g)).toHaveLength(1)
       expect(l.output()).not.toMatch(/second SIGTERM/)
     } finally {
-      if (l.child.exitCode === null) process.kill(-l.child.pid!, 'SIGKILL')
+      killGroup(l.child.pid)
     }
   }, 60_000)
 
   it('when the launcher is killed, the gateway drains and exits (no orphan holding the port)', async () => {
-    const l = startLauncher()
+    const l = await startLauncher()
     try {
-      await l.listening
       const served = readGatewayInfo(l.stateDir)!.pid
       l.child.kill('SIGKILL')
       await l.exited
@@ -162,11 +129,7 @@ describe.skipIf(!onLinux)('bin/loopdesk.mjs gateway run, relaunched', () => {
       expect(existsSync(`/proc/${served}`)).toBe(false)
       expect(existsSync(infoPath(l.stateDir))).toBe(false)
     } finally {
-      try {
-        process.kill(-l.child.pid!, 'SIGKILL')
-      } catch {
-        // the group is gone
-      }
+      killGroup(l.child.pid)
     }
   }, 60_000)
 })
