@@ -22,7 +22,8 @@
 // exactly what fetch gives.
 import http from 'node:http'
 import https from 'node:https'
-import zlib from 'node:zlib'
+import type { Readable } from 'node:stream'
+import { decodedBody } from '../tools/decoded-body'
 
 // `timeout` only makes Node apply the server's `Keep-Alive: timeout=N` hint (an idle socket is closed 1 s
 // before the server would close it); a socket in use is never timed out by the agent
@@ -121,7 +122,7 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
       const head = new Headers()
       const raw = res.rawHeaders
       for (let i = 0; i + 1 < raw.length; i += 2) head.append(raw[i], raw[i + 1])
-      const source = decoded(res)
+      const source = decodedBody(res)
       res.once('close', detach)
       const meta = { status, statusText: res.statusMessage ?? '', headers: head, url: url.href }
       const streamed = status >= 200 && status < 300 && (head.get('content-type') ?? '').includes('text/event-stream')
@@ -174,26 +175,9 @@ function abortReason(signal: AbortSignal): Error {
   return (signal.reason as Error | undefined) ?? new DOMException('This operation was aborted', 'AbortError')
 }
 
-function decoded(res: http.IncomingMessage): NodeJS.ReadableStream & http.IncomingMessage {
-  const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase()
-  const decoder =
-    encoding === 'gzip' || encoding === 'x-gzip'
-      ? zlib.createGunzip()
-      : encoding === 'deflate'
-        ? zlib.createInflate()
-        : encoding === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined
-  if (!decoder) return res
-  res.on('error', (err) => decoder.destroy(err))
-  // destroying the decoded stream (an abort) must also stop the socket's
-  decoder.on('close', () => res.destroy())
-  return res.pipe(decoder) as unknown as NodeJS.ReadableStream & http.IncomingMessage
-}
-
 /** The body's chunks; a failure that is not the abort reason reads as fetch's TypeError('terminated'). */
-function readChunks(source: NodeJS.ReadableStream): AsyncIterator<Uint8Array> {
-  const it = (source as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]()
+function readChunks(source: Readable): AsyncIterator<Uint8Array> {
+  const it: AsyncIterator<Uint8Array> = source[Symbol.asyncIterator]()
   return {
     next: () =>
       it.next().catch((err: unknown) => {

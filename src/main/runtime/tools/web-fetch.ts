@@ -5,8 +5,8 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { Readable } from 'node:stream'
-import zlib from 'node:zlib'
 import Type from 'typebox'
+import { decodedBody } from './decoded-body'
 import { extractTitle, htmlToText } from './html-text'
 import { BlockedAddressError, pinnedLookup, resolvePinned, type NetPolicy } from './net-guard'
 import { formatBytes, looksBinary, raceAbort, textResult, ToolAbortedError, throwIfAborted } from './result'
@@ -50,22 +50,6 @@ interface FetchResponse {
 const header = (h: http.IncomingHttpHeaders, name: string): string => {
   const v = h[name]
   return Array.isArray(v) ? v.join(', ') : (v ?? '')
-}
-
-function decodedBody(res: http.IncomingMessage): Readable {
-  const enc = header(res.headers, 'content-encoding').trim().toLowerCase()
-  // the byte cap applies to the decompressed bytes, so a small compressed bomb cannot flood memory
-  const decoder =
-    enc === 'gzip' || enc === 'x-gzip'
-      ? zlib.createGunzip()
-      : enc === 'deflate'
-        ? zlib.createInflate()
-        : enc === 'br'
-          ? zlib.createBrotliDecompress()
-          : undefined
-  if (!decoder) return res
-  res.on('error', (err) => decoder.destroy(err))
-  return res.pipe(decoder)
 }
 
 /** One GET to the address `resolvePinned` checked (no redirects followed here). */
