@@ -35,10 +35,15 @@ export async function loadCli() {
   return import(pathToFileURL(ENTRY).href)
 }
 
+/** Entry file of the bundle for the current sources (it may not be built yet). */
+export function bundleEntry() {
+  return path.join(CACHE_DIR, `cli-${sourceStamp()}`, 'main.mjs')
+}
+
 /** Entry file of the bundle for the current sources, built when missing. */
 export async function cachedBundle() {
-  const dir = path.join(CACHE_DIR, `cli-${sourceStamp()}`)
-  const entry = path.join(dir, 'main.mjs')
+  const entry = bundleEntry()
+  const dir = path.dirname(entry)
   if (fs.existsSync(entry)) return entry
   const { build } = await import('esbuild')
   fs.mkdirSync(CACHE_DIR, { recursive: true })

@@ -1,0 +1,10 @@
+// Types of cli-bundle.mjs (plain JavaScript: it runs before any TypeScript loader), for the test suites.
+export declare const ROOT: string
+export declare const CACHE_DIR: string
+/** the CLI module (src/cli/main.ts), from the cached bundle or through tsx */
+export declare function loadCli(): Promise<typeof import('../src/cli/main')>
+/** entry file of the bundle for the current sources (it may not be built yet) */
+export declare function bundleEntry(): string
+/** entry file of the bundle for the current sources, built when missing */
+export declare function cachedBundle(): Promise<string>
+export declare function sourceStamp(): string
