@@ -94,13 +94,17 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
     }
     const detach = () => signal?.removeEventListener('abort', onAbort)
     signal?.addEventListener('abort', onAbort, { once: true })
-
-    req.on('error', (err) => {
-      pending = undefined
+    // a failure before the response was handed out (connecting, sending, or reading a body read whole)
+    const failed = (err: unknown) => {
       if (settled) return
       settled = true
       detach()
       reject(new TypeError('fetch failed', { cause: err }))
+    }
+
+    req.on('error', (err) => {
+      pending = undefined
+      failed(err)
     })
 
     req.on('response', (res) => {
@@ -141,12 +145,7 @@ function send(url: URL, init: RequestInit, body: string | Uint8Array | null | un
         const bytes = Buffer.concat(chunks)
         resolve(withUrl(new Response(NULL_BODY.has(status) ? null : bytes, { status, statusText: meta.statusText, headers: head }), meta.url))
       })
-      source.once('error', (err) => {
-        if (settled) return
-        settled = true
-        detach()
-        reject(new TypeError('fetch failed', { cause: err }))
-      })
+      source.once('error', failed)
     })
 
     const out = pending!.body // (set above; nothing ran in between)
