@@ -1,6 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeGatewayToken } from '../main/gateway/state-files'
@@ -11,6 +10,7 @@ import type { CliIO } from './io'
 import { runCli } from './main'
 import { dashboardUrl, resolveGatewayTarget } from './resolve'
 import { runBin } from './test-support'
+import { tempDir } from '../../test/fixtures/temp-dir'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -72,7 +72,7 @@ describe('gateway target resolution', () => {
       token: 'flagtok',
     })
     expect(resolveGatewayTarget({ url: 'ws://gateway.example:18789' }, {}, cliState).token).toBeUndefined()
-    const empty = mkdtempSync(join(tmpdir(), 'loopdesk-cli-'))
+    const empty = tempDir('loopdesk-cli-')
     expect(resolveGatewayTarget({}, {}, empty)).toMatchObject({ url: 'ws://127.0.0.1:18789', source: 'default', token: undefined })
   })
 
@@ -83,7 +83,7 @@ describe('gateway target resolution', () => {
 
 describe('device identity file', () => {
   it('is created once with mode 0600 and reused', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-id-'))
+    const dir = tempDir('loopdesk-id-')
     const a = loadOrCreateDeviceIdentity(dir)
     expect(statSync(identityPath(dir)).mode & 0o777).toBe(0o600)
     const file = JSON.parse(readFileSync(identityPath(dir), 'utf8'))
@@ -211,7 +211,7 @@ describe('bin/loopdesk.mjs', () => {
   const run = runBin
 
   it('runs `gateway call health` as a real process (env-provided URL and token)', async () => {
-    const r = await run(['gateway', 'call', 'health', '--json', '--state-dir', mkdtempSync(join(tmpdir(), 'loopdesk-bin-'))], {
+    const r = await run(['gateway', 'call', 'health', '--json', '--state-dir', tempDir('loopdesk-bin-')], {
       LOOPDESK_GATEWAY_URL: t.gw.url,
       LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN,
     })
@@ -261,7 +261,7 @@ describe('gateway config file', () => {
   it('reads port, bind, origins and auth.token by the runtime\'s rules (JSON5, validated); an invalid file gives nothing but why', async () => {
     const { readGatewayConfig } = await import('./resolve')
     const { writeFileSync } = await import('node:fs')
-    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-cfg-'))
+    const dir = tempDir('loopdesk-cfg-')
     writeFileSync(join(dir, 'loopdesk.json'), `{ // json5
       gateway: { port: 19999, bind: 'lan', allowedOrigins: ['http://a:1'], auth: { token: ' cfg-token-1234567890 ' } }, }`)
     expect(readGatewayConfig(dir)).toEqual({ port: 19999, bind: 'lan', allowedOrigins: ['http://a:1'], token: 'cfg-token-1234567890' })

@@ -1,8 +1,7 @@
 // The CLI keeps the device token from hello-ok.auth (per gateway URL, 0600, next to its identity) and
 // connects with it when the shared token is missing or rejected; a token the gateway refuses is dropped.
 // Against a real gateway server (over the fake host).
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
@@ -10,6 +9,7 @@ import { deviceTokensPath, dropDeviceToken, gatewayKey, loadDeviceToken, saveDev
 import { loadOrCreateDeviceIdentity } from './identity'
 import type { CliIO } from './io'
 import { runCli } from './main'
+import { tempDir } from '../../test/fixtures/temp-dir'
 
 const NEW_TOKEN = 'rotated-shared-token-0123456789'
 
@@ -26,7 +26,7 @@ let cliDir: string
 
 beforeEach(async () => {
   t = await startTestGateway()
-  cliDir = mkdtempSync(join(tmpdir(), 'loopdesk-cli-dt-'))
+  cliDir = tempDir('loopdesk-cli-dt-')
 })
 afterEach(async () => {
   await t.stop()
@@ -75,7 +75,7 @@ describe('device token kept by the CLI', () => {
     expect((await health()).code).toBe(0)
     expect(await health({ token: undefined })).toMatchObject({ code: 0, err: '' })
     // without a stored token either: the gateway's own "token missing" answer
-    const other = mkdtempSync(join(tmpdir(), 'loopdesk-cli-none-'))
+    const other = tempDir('loopdesk-cli-none-')
     const c = captureIO()
     expect(await runCli(['gateway', 'call', 'health', '--url', t.gw.url, '--state-dir', other], c.io)).toBe(4)
     expect(c.err()).toMatch(/^loopdesk: gateway auth failed: .*AUTH_TOKEN_MISSING/)
@@ -141,7 +141,7 @@ describe('two CLIs of one state dir', () => {
 
 describe('device token store', () => {
   it('normalizes URLs, ignores tokens of another identity and survives a corrupt file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-dts-'))
+    const dir = tempDir('loopdesk-dts-')
     expect(gatewayKey('ws://LOCALHOST:18789/')).toBe('ws://localhost:18789')
     expect(gatewayKey('ws://127.0.0.1:1/gw?x=1#y')).toBe('ws://127.0.0.1:1/gw')
     const entry = { token: 'tok-1', deviceId: 'dev-a', role: 'operator', scopes: ['operator.read'], issuedAtMs: 1 }

@@ -1,7 +1,6 @@
 // `loopdesk gateway rotate-token`: through a running gateway over the real runtime (config.patch → 4001 for
 // old-token connections), with a gateway that pins its token, and with no gateway (state dir files).
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import JSON5 from 'json5'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,6 +13,7 @@ import { connectGateway, type GatewayConnectionClient } from './gateway-client'
 import { generateNodeDeviceIdentity } from './identity'
 import type { CliIO } from './io'
 import { runCli } from './main'
+import { tempDir } from '../../test/fixtures/temp-dir'
 
 function captureIO(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = []
@@ -97,7 +97,7 @@ describe('rotate-token with no gateway running', () => {
   const DOWN = 'ws://127.0.0.1:1'
 
   it('rewrites the token file (0600) and prints the URL the gateway will serve', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-rot-'))
+    const dir = tempDir('loopdesk-rot-')
     const before = ensureGatewayToken(dir)
     const c = captureIO()
     expect(await runCli(['gateway', 'rotate-token', '--url', DOWN, '--state-dir', dir, '--json'], c.io)).toBe(0)
@@ -111,7 +111,7 @@ describe('rotate-token with no gateway running', () => {
   })
 
   it('a token configured in loopdesk.json is replaced there too (it wins at start); an invalid config is left alone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'loopdesk-rot-cfg-'))
+    const dir = tempDir('loopdesk-rot-cfg-')
     const cfgFile = join(dir, 'loopdesk.json')
     writeFileSync(cfgFile, JSON.stringify({ gateway: { port: 19999, auth: { token: 'configured-token-0123456789' } } }))
     const c = captureIO({ LOOPDESK_GATEWAY_TOKEN: 'stale-env-token-0123456789' })

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PairedDevices } from './paired-devices'
+import { tempDir } from '../../../test/fixtures/temp-dir'
 
 const stateDir = () => {
-  const d = mkdtempSync(join(tmpdir(), 'loopdesk-pair-'))
+  const d = tempDir('loopdesk-pair-')
   mkdirSync(join(d, 'gateway'))
   return d
 }

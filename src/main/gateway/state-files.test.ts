@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { mkdtempSync, statSync, writeFileSync, chmodSync } from 'node:fs'
+import { statSync, writeFileSync, chmodSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { listenWithFallback, PortInUseError } from './listen'
 import { ensureGatewayToken, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, tokenPath, writeGatewayInfo } from './state-files'
 import { startTestGateway } from './test-support'
+import { tempDir } from '../../../test/fixtures/temp-dir'
 
-const tmp = () => mkdtempSync(join(tmpdir(), 'loopdesk-state-'))
+const tmp = () => tempDir('loopdesk-state-')
 
 describe('gateway token', () => {
   it('is generated once with mode 0600 and reused', () => {

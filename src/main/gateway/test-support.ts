@@ -1,13 +1,12 @@
 // Helpers for gateway tests: a gateway over a FakeHost in a temp state dir, and a raw frame-level client.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import WebSocket from 'ws'
 import { connectGateway, type ConnectOptions } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity, type NodeDeviceIdentity } from '../../cli/identity'
 import { FakeHost, type FakeHostOptions } from './fake-host'
 import type { GatewayLimits } from './protocol'
 import { startGateway, type GatewayHandle, type StartGatewayOptions } from './server'
+import { tempDir } from '../../../test/fixtures/temp-dir'
 
 export const TEST_TOKEN = 'test-token-0123456789abcdef'
 
@@ -24,7 +23,7 @@ export async function startTestGateway(
   hostOpts: FakeHostOptions = {},
   gwOpts: Partial<StartGatewayOptions> & { limits?: Partial<GatewayLimits> } = {},
 ): Promise<TestGateway> {
-  const stateDir = mkdtempSync(join(tmpdir(), 'loopdesk-gw-'))
+  const stateDir = tempDir('loopdesk-gw-')
   const host = new FakeHost(hostOpts)
   // the gateway follows the host's config (token rotations, verboseDefault): a real ConfigManager over
   // this test's state dir, polled as often as the gateway polls the token file

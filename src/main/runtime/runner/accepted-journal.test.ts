@@ -3,7 +3,6 @@
 // deferred "running" status reached sessions.json were not marked interrupted; agent.wait on a run the
 // crash cut off waited out its whole timeout after the restart.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
@@ -11,8 +10,9 @@ import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
 import { SessionStore, Transcript } from '../sessions'
 import { AcceptedJournal, readDeadJournals } from './accepted-journal'
 import { recoverInterruptedRuns } from './recovery'
+import { tempDir } from '../../../../test/fixtures/temp-dir'
 
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'ld-journal-'))
+const tmp = () => tempDir('ld-journal-')
 const DEAD_PID = 2 ** 22 + 12345 // above the default pid_max: never alive
 
 function deadJournal(dir: string, lines: object[]): string {

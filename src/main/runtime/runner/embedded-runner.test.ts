@@ -41,6 +41,7 @@ interface H {
 
 let seq = 0
 const dirs: string[] = []
+const stores: SessionStore[] = []
 async function harness(o: { timeoutSeconds?: number; allowlist?: string[] } = {}): Promise<H> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-runner-'))
   dirs.push(stateDir)
@@ -52,6 +53,7 @@ async function harness(o: { timeoutSeconds?: number; allowlist?: string[] } = {}
   runs.attach(bus)
   const queue = new CommandQueue()
   const store = new SessionStore({ stateDir, agentId: 'main', fsync: false })
+  stores.push(store)
   const registry = await createModelRegistry(config, memoryCredentials(), {}, { maxRetries: 0 })
   const approvals = new ApprovalBroker({ emit: () => undefined, timeoutMs: 2000 })
   const events: AgentEvent[] = []
@@ -99,7 +101,9 @@ async function harness(o: { timeoutSeconds?: number; allowlist?: string[] } = {}
 }
 
 afterEach(() => server.script([]))
-afterAll(() => {
+afterAll(async () => {
+  // a deferred sessions.json write landing after the removal would create the dir again
+  for (const s of stores) await s.flush()
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
 })
 

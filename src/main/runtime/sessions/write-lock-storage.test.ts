@@ -2,10 +2,10 @@
 // after a lock file was created, the lock could not be removed nor reclaimed, and every later run waited
 // the full 10 s lock timeout to fail with "held by pid <our own pid>" instead of a storage error.
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { acquireWriteLock } from './write-lock'
+import { tempDir } from '../../../../test/fixtures/temp-dir'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -13,7 +13,7 @@ afterEach(() => {
 
 describe('write lock on an unwritable dir', () => {
   it('a stale lock that cannot be reclaimed fails at once with STORAGE_ERROR', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-lock-ro-'))
+    const dir = tempDir('ld-lock-ro-')
     const file = path.join(dir, 'sessions.json')
     // left behind by this very process (its release could not unlink it on the read-only disk)
     fs.writeFileSync(`${file}.lock`, JSON.stringify({ pid: process.pid, createdAt: Date.now(), tid: 0 }))
