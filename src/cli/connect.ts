@@ -17,13 +17,15 @@ export interface CliConnectOptions {
   stateDir: string
   io: CliIO
   connectTimeoutMs?: number
+  /** client caps for the hello (e.g. tool-events) */
+  caps?: string[]
 }
 
 export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
   const { target, stateDir, io } = opts
   const identity = loadOrCreateDeviceIdentity(stateDir)
   const stored = loadDeviceToken(stateDir, target.url, identity.deviceId)
-  const base = { url: target.url, identity, connectTimeoutMs: opts.connectTimeoutMs }
+  const base = { url: target.url, identity, connectTimeoutMs: opts.connectTimeoutMs, caps: opts.caps }
   const withDeviceToken = async () => {
     try {
       return remember(await connectGateway({ ...base, deviceToken: stored!.token }), opts, identity)

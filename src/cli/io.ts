@@ -3,6 +3,7 @@
 import { GatewayClientError } from './gateway-client'
 import { UsageError } from './args'
 import { relaunchedChildHooks } from './v8-pool'
+import readline from 'node:readline/promises'
 
 export const EXIT = {
   ok: 0,
@@ -23,6 +24,11 @@ export interface CliIO {
   stderr(text: string): void
   /** resolves on the first SIGINT/SIGTERM (the command decides what to do) */
   onSignal(handler: (signal: string) => void): () => void
+  /**
+   * Asks the person at the terminal and resolves with their line (undefined when `signal` aborts first).
+   * Absent when there is nobody to ask (stdin or stderr is not a terminal).
+   */
+  ask?(question: string, signal: AbortSignal): Promise<string | undefined>
 }
 
 export class CliError extends Error {
@@ -59,7 +65,9 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
 }
 
 export function processIO(): CliIO {
+  const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
   return {
+    ask: interactive ? askOnTerminal : undefined,
     env: process.env,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),
@@ -78,5 +86,23 @@ export function processIO(): CliIO {
         launcher.dispose()
       }
     },
+  }
+}
+
+async function askOnTerminal(question: string, signal: AbortSignal): Promise<string | undefined> {
+  if (signal.aborted) return undefined
+  const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+  // Ctrl-C at the question is the same Ctrl-C as anywhere else (readline would only pause the input)
+  rl.on('SIGINT', () => process.emit('SIGINT', 'SIGINT'))
+  try {
+    return await rl.question(question, { signal })
+  } catch (err) {
+    if (signal.aborted) {
+      process.stderr.write('\n')
+      return undefined
+    }
+    throw err
+  } finally {
+    rl.close()
   }
 }

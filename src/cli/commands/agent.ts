@@ -4,18 +4,21 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
-import type { AnyEvent, ChatEvent } from '../../shared/events'
+import { TOOL_EVENTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { RunActivity } from './run-activity'
 
 export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --session-id ID | --agent ID] [--thinking LEVEL]
                [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
   Runs the agent once and streams the reply. Default session: agent:main:main. --timeout is the run
   timeout in seconds (default 600). --local runs embedded in this process instead of through the gateway.
+  The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
+  terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
 
 const FLAGS = {
@@ -45,8 +48,41 @@ class ReplyPrinter {
     if (add) this.out(add)
     this.printed = text
   }
+  get midLine(): boolean {
+    return this.printed !== '' && !this.printed.endsWith('\n')
+  }
   end() {
-    if (this.printed && !this.printed.endsWith('\n')) this.out('\n')
+    if (this.midLine) this.out('\n')
+  }
+}
+
+/**
+ * The events of this CLI's run: those that arrive before the ack named the run are held until it does
+ * (then the other runs' are dropped); later ones go straight through if they belong to the run.
+ */
+class RunEvents {
+  runId: string | undefined
+  private early: AnyEvent[] = []
+  constructor(private readonly deliver: (ev: AnyEvent) => void) {}
+  push(ev: AnyEvent) {
+    if (this.runId === undefined) this.early.push(ev)
+    else if (runIdOf(ev) === this.runId) this.deliver(ev)
+  }
+  start(runId: string) {
+    this.runId = runId
+    for (const ev of this.early.splice(0)) if (runIdOf(ev) === runId) this.deliver(ev)
+  }
+}
+
+function runIdOf(ev: AnyEvent): string | undefined {
+  switch (ev.event) {
+    case 'chat':
+    case 'agent':
+    case 'exec.approval.requested':
+    case 'exec.approval.resolved':
+      return ev.payload.runId
+    default:
+      return undefined
   }
 }
 
@@ -119,42 +155,42 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
-  const conn = await connectCli({ target, stateDir, io })
+  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP] })
   const printer = new ReplyPrinter(io.stdout)
-  let runId: string | undefined
   let sessionKey: string | undefined
-  const early: ChatEvent[] = []
+  const activity = new RunActivity({
+    io,
+    resolve: async (id, decision) => void (await conn.request('exec.approval.resolve', { id, decision })),
+    othersCanAnswer: true,
+    replyMidLine: () => printer.midLine,
+  })
   const onChat = (ev: ChatEvent) => {
     sessionKey ??= ev.sessionKey
     if (req.json) return
     if (ev.state === 'delta' || ev.state === 'final' || ev.state === 'aborted') printer.update(chatText(ev))
   }
-  const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => {
-    if (ev.event !== 'chat') return
-    if (runId === undefined) early.push(ev.payload)
-    else if (ev.payload.runId === runId) onChat(ev.payload)
-  })
+  const events = new RunEvents((ev) => (ev.event === 'chat' ? onChat(ev.payload) : activity.onEvent(ev)))
+  const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => events.push(ev))
   let interrupted = false
   const offSignal = io.onSignal(() => {
-    if (interrupted || !runId) return
+    if (interrupted || !events.runId) return
     interrupted = true
     io.stderr('\nstopping the run…\n')
     const key = sessionKey ?? (req.params.sessionKey as string | undefined)
-    if (key) conn.request('chat.abort', { sessionKey: key, runId }).catch(() => {})
+    if (key) conn.request('chat.abort', { sessionKey: key, runId: events.runId }).catch(() => {})
   })
   try {
     const waitMs = Math.max(10, req.timeoutS + 30) * 1000
     const final = (await conn.request('agent', req.params, {
       expectFinal: true,
       timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
-      onAccepted: (ack) => {
-        runId = (ack as { runId: string }).runId
-        for (const ev of early.splice(0)) if (ev.runId === runId) onChat(ev)
-      },
+      onAccepted: (ack) => events.start((ack as { runId: string }).runId),
     })) as AgentFinal
+    activity.close()
     const code = report(final, printer, io, req.json)
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
+    activity.close()
     if (err instanceof GatewayClientError && err.kind === 'request' && err.payload && typeof err.payload === 'object') {
       const p = err.payload as Partial<AgentFinal>
       if (p.status === 'error' && typeof p.runId === 'string') {
@@ -180,34 +216,39 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   const { createRuntime } = await import('../../main/runtime/runtime')
   const host: RuntimeHost = await createRuntime({ stateDir, env: io.env })
   const printer = new ReplyPrinter(io.stdout)
-  let runId: string | undefined
   let sessionKey: string | undefined
-  const early: ChatEvent[] = []
+  const activity = new RunActivity({
+    io,
+    resolve: async (id, decision) => {
+      const r = await dispatch(host.handlers, 'exec.approval.resolve', { id, decision }, { transport: 'local' })
+      if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`)
+    },
+    othersCanAnswer: false,
+    replyMidLine: () => printer.midLine,
+  })
   const onChat = (ev: ChatEvent) => {
     sessionKey = ev.sessionKey
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
-  const off = host.subscribe((ev) => {
-    if (ev.event !== 'chat') return
-    if (runId === undefined) early.push(ev.payload)
-    else if (ev.payload.runId === runId) onChat(ev.payload)
-  })
+  const events = new RunEvents((ev) => (ev.event === 'chat' ? onChat(ev.payload) : activity.onEvent(ev)))
+  const off = host.subscribe((ev) => events.push(ev))
   let interrupted = false
   const offSignal = io.onSignal(() => {
-    if (interrupted || !runId || !sessionKey) return
+    if (interrupted || !events.runId || !sessionKey) return
     interrupted = true
     io.stderr('\nstopping the run…\n')
-    void dispatch(host.handlers, 'chat.abort', { sessionKey, runId }, { transport: 'local' })
+    void dispatch(host.handlers, 'chat.abort', { sessionKey, runId: events.runId }, { transport: 'local' })
   })
   try {
     const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
     if (!ack.ok) throw new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
-    runId = ack.data.runId
-    for (const ev of early.splice(0)) if (ev.runId === runId) onChat(ev)
-    const final = await host.agentFinal(runId)
+    events.start(ack.data.runId)
+    const final = await host.agentFinal(ack.data.runId)
+    activity.close()
     const code = report(final, printer, io, req.json)
     return interrupted ? EXIT.interrupted : code
   } finally {
+    activity.close()
     off()
     offSignal()
     await host.shutdown({ drainMs: 1000, reason: 'cli exit' })

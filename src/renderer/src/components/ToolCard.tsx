@@ -3,7 +3,7 @@
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { formatDuration, formatInt } from '../lib/format'
-import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../lib/tool-display'
+import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../../../shared/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconTool } from './icons'

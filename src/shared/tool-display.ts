@@ -1,14 +1,15 @@
-// How tool arguments and results are shown: a one-line summary, readable text for results, and
-// pretty JSON capped in size (the full text is available on demand).
+// How tool arguments and results read to a person: a one-line summary of the arguments and the text of a
+// result. Shared by the window's tool cards and the CLI's tool lines.
 
-/** Characters of JSON/result shown before "Show all". */
+/** Characters of JSON/result a tool card shows before "Show all". */
 export const PREVIEW_CHARS = 2_000
 /** Hard cap even after "Show all" (keeps one card from freezing the window). */
 export const MAX_SHOWN_CHARS = 200_000
 
 const PREFERRED_KEYS = ['command', 'cmd', 'path', 'file', 'file_path', 'url', 'pattern', 'query', 'glob', 'text']
 
-function oneLine(s: string, max = 120): string {
+/** Whitespace runs folded to one space, cut to `max` characters with an ellipsis. */
+export function oneLine(s: string, max = 120): string {
   const line = s.replace(/\s+/g, ' ').trim()
   return line.length > max ? `${line.slice(0, max - 1)}…` : line
 }

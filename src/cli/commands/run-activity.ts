@@ -1,0 +1,124 @@
+// What `loopdesk agent` shows on stderr besides the reply: each tool the run calls (and a failed tool's
+// reason), and exec approvals — asked at the terminal when there is one, else how to answer them. Without
+// this a run waiting on an approval looked hung until the approval expired.
+import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
+import { argsSummary, oneLine, resultText } from '../../shared/tool-display'
+import type { CliIO } from '../io'
+
+export interface RunActivityDeps {
+  io: CliIO
+  /** sends a decision: through the gateway, or to the embedded runtime */
+  resolve(id: string, decision: ApprovalDecision): Promise<void>
+  /** whether another client (the window) can answer an approval; with none, one nobody here can answer is denied at once */
+  othersCanAnswer: boolean
+  /** the reply on stdout stopped mid-line: a stderr line starts on a fresh line */
+  replyMidLine(): boolean
+}
+
+const ANSWERS: Record<string, ApprovalDecision> = {
+  y: 'allow-once',
+  yes: 'allow-once',
+  a: 'allow-always',
+  always: 'allow-always',
+  n: 'deny',
+  no: 'deny',
+  '': 'deny',
+}
+
+/** The decision a typed answer means, or undefined to ask again. */
+export function parseApprovalAnswer(answer: string): ApprovalDecision | undefined {
+  return ANSWERS[answer.trim().toLowerCase()]
+}
+
+export class RunActivity {
+  /** approvals are asked one at a time, in the order they came */
+  private asking: Promise<void> = Promise.resolve()
+  /** pending approval id → aborts its question when it is answered elsewhere or the run ends */
+  private readonly pending = new Map<string, AbortController>()
+  /** approvals this CLI answered (their resolved event is not news) */
+  private readonly answeredHere = new Set<string>()
+  private readonly commands = new Map<string, string>()
+  private readonly closed = new AbortController()
+
+  constructor(private readonly d: RunActivityDeps) {}
+
+  /** An event of this CLI's run (the caller filters by runId). */
+  onEvent(ev: AnyEvent): void {
+    if (ev.event === 'agent' && ev.payload.stream === 'tool') this.onTool(ev.payload as AgentEvent<ToolData>)
+    else if (ev.event === 'exec.approval.requested') this.onRequested(ev.payload)
+    else if (ev.event === 'exec.approval.resolved') this.onResolved(ev.payload)
+  }
+
+  /** The run is over: open questions are withdrawn. */
+  close(): void {
+    this.closed.abort()
+    for (const c of this.pending.values()) c.abort()
+    this.pending.clear()
+  }
+
+  private line(text: string) {
+    this.d.io.stderr(`${this.d.replyMidLine() ? '\n' : ''}${text}\n`)
+  }
+
+  private onTool(ev: AgentEvent<ToolData>) {
+    const t = ev.data
+    if (t.phase === 'start') {
+      const args = argsSummary(t.args)
+      this.line(`→ ${t.name}${args ? `: ${args}` : ''}`)
+    } else if (t.phase === 'result' && t.isError) {
+      const why = oneLine(resultText(t.result), 160)
+      this.line(`✗ ${t.name} failed${why ? `: ${why}` : ''}`)
+    }
+  }
+
+  private onRequested(req: ExecApprovalRequest) {
+    if (this.closed.signal.aborted || this.pending.has(req.id)) return
+    const ctl = new AbortController()
+    this.pending.set(req.id, ctl)
+    this.commands.set(req.id, oneLine(req.command, 200))
+    const seconds = Math.max(0, Math.round((req.expiresAt - Date.now()) / 1000))
+    this.line(`? the agent wants to run: ${oneLine(req.command, 200)}\n  in ${req.cwd} (expires in ${seconds} s)`)
+    const ask = this.d.io.ask
+    if (!ask) {
+      if (this.d.othersCanAnswer) {
+        const params = JSON.stringify({ id: req.id, decision: 'allow-once' })
+        this.line(`  approve or deny it in the Loopdesk window, or: loopdesk gateway call exec.approval.resolve --params '${params}'`)
+      } else {
+        // an embedded run with no terminal: nobody else exists to answer it
+        this.line('  no terminal to ask and no other client: denied')
+        void this.answer(req.id, 'deny')
+      }
+      return
+    }
+    this.asking = this.asking.then(async () => {
+      while (!ctl.signal.aborted) {
+        const typed = await ask(`  run it? [y] once, [a] always, [N] no: `, ctl.signal)
+        if (typed === undefined) return
+        const decision = parseApprovalAnswer(typed)
+        if (decision) return this.answer(req.id, decision)
+      }
+    })
+  }
+
+  private async answer(id: string, decision: ApprovalDecision) {
+    this.answeredHere.add(id)
+    try {
+      await this.d.resolve(id, decision)
+    } catch (err) {
+      this.answeredHere.delete(id)
+      this.line(`  could not answer the approval: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+
+  private onResolved(ev: ExecApprovalResolved) {
+    const ctl = this.pending.get(ev.id)
+    if (!ctl) return
+    this.pending.delete(ev.id)
+    ctl.abort()
+    const command = this.commands.get(ev.id) ?? 'the command'
+    this.commands.delete(ev.id)
+    if (this.answeredHere.delete(ev.id) || ev.resolvedBy === 'abort') return
+    if (ev.resolvedBy === 'timeout') this.line(`✗ the approval for ${command} expired: denied`)
+    else this.line(`  answered elsewhere: ${ev.decision}`)
+  }
+}
