@@ -6,45 +6,12 @@ import { memo, useMemo, useRef } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
 import { EVENTS_PER_SESSION, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
+import { eventSummary as summary } from '../state/event-summary'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
 
 const STREAMS = ['lifecycle', 'assistant', 'thinking', 'tool', 'compaction', 'chat', 'approval', 'queue', 'session', 'error', 'block'] as const
 const PREVIEW_JSON_CHARS = 20_000
-
-function summary(e: LoggedEvent): string {
-  const ev = e.event
-  switch (ev.event) {
-    case 'agent': {
-      const d = ev.payload.data as Record<string, unknown>
-      switch (ev.payload.stream) {
-        case 'lifecycle':
-          return `${d.phase}${d.aborted ? ' (aborted)' : ''}${d.error ? `: ${d.error}` : ''}`
-        case 'assistant':
-        case 'thinking':
-          return `+${JSON.stringify(String(d.delta ?? '').slice(0, 60))}`
-        case 'tool':
-          return `${d.phase} ${d.name ?? ''}${d.isError ? ' (error)' : ''}`
-        case 'compaction':
-          return `${d.phase}${d.willRetry ? ' (will retry)' : ''}`
-        default:
-          return JSON.stringify(d).slice(0, 80)
-      }
-    }
-    case 'chat':
-      return `${ev.payload.state}${ev.payload.errorMessage ? `: ${ev.payload.errorMessage}` : ''}${ev.payload.usage ? ` · ${ev.payload.usage.totalTokens} tokens` : ''}`
-    case 'exec.approval.requested':
-      return `requested: ${ev.payload.command}`
-    case 'exec.approval.resolved':
-      return `resolved: ${ev.payload.decision} by ${ev.payload.resolvedBy}`
-    case 'queue.changed':
-      return ev.payload.items.map((q) => `${q.mode}:${q.status}`).join(', ') || 'empty'
-    case 'sessions.changed':
-      return ev.payload.reason
-    default:
-      return ev.event
-  }
-}
 
 const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boolean; onToggle: () => void }) {
   const json = open ? JSON.stringify(e.event, null, 2) : ''
