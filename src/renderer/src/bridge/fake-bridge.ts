@@ -915,7 +915,9 @@ export class FakeBridge implements Bridge {
 
   async agentsList(): Promise<Result<Results['agents.list']>> {
     this.record('agentsList', {})
-    return ok({ defaultId: 'main', mainKey: 'agent:main:main', scope: 'global', agents: [{ id: 'main', workspace: '~/loopdesk' }] })
+    // as the runtime resolves it: the configured folder, else the state dir's `workspace`
+    const configured = (this.config.agents as { defaults?: { workspace?: string } } | undefined)?.defaults?.workspace
+    return ok({ defaultId: 'main', mainKey: 'agent:main:main', scope: 'global', agents: [{ id: 'main', workspace: configured ?? '~/.loopdesk/workspace' }] })
   }
 
   async toolsCatalog(params: Parameters<Bridge['toolsCatalog']>[0]): Promise<Result<Results['tools.catalog']>> {

@@ -85,6 +85,14 @@ describe('settings', () => {
     await user.type(timeout, '900')
     await user.click(within(dialog).getByRole('button', { name: 'Save' }))
     await waitFor(() => expect((bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params as any).patch.agents.defaults.timeoutSeconds).toBe(900))
+    // an emptied workspace goes back to the default folder, which the field then names
+    const workspace = within(dialog).getByLabelText('Workspace folder')
+    expect(workspace).toHaveValue('~/loopdesk')
+    await user.clear(workspace)
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect((bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params as any).patch.agents.defaults.workspace).toBeNull())
+    await waitFor(() => expect(workspace).toHaveAttribute('placeholder', '~/.loopdesk/workspace'))
+    expect(((await bridge.settingsGet()) as any).data.config.agents.defaults.workspace).toBeUndefined()
 
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     expect(within(dialog).getByText(/npx loopdesk gateway call health --url ws:\/\/127.0.0.1:18789 --token/)).toBeInTheDocument()

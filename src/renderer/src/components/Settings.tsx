@@ -230,13 +230,28 @@ function AgentSection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
   const [timeout, setTimeoutValue] = useState(String(get(config?.config, ['agents', 'defaults', 'timeoutSeconds']) ?? 600))
-  const [workspace, setWorkspace] = useState(String(get(config?.config, ['agents', 'defaults', 'workspace']) ?? ''))
+  const configuredWorkspace = get(config?.config, ['agents', 'defaults', 'workspace']) as string | undefined
+  const [workspace, setWorkspace] = useState(configuredWorkspace ?? '')
+  // the folder runs use when none is configured (the runtime resolves it: <state dir>/workspace)
+  const [defaultWorkspace, setDefaultWorkspace] = useState<string>()
+  useEffect(() => {
+    if (configuredWorkspace) return
+    let live = true
+    void controller.bridge.agentsList({}).then((r) => {
+      if (live && r.ok) setDefaultWorkspace(r.data.agents.find((a) => a.id === r.data.defaultId)?.workspace)
+    })
+    return () => {
+      live = false
+    }
+  }, [controller, configuredWorkspace])
   const [error, setError] = useState<string>()
   const save = async () => {
     const t = Number(timeout)
     if (!Number.isInteger(t) || t < 1 || t > 31_536_000) return setError('Run timeout must be a whole number of seconds (1 or more).')
     setError(undefined)
-    await controller.patchConfig({ agents: { defaults: { timeoutSeconds: t, ...(workspace.trim() ? { workspace: workspace.trim() } : {}) } } })
+    // an emptied field goes back to the default folder (merge patch: null removes the setting)
+    const ws = workspace.trim() ? { workspace: workspace.trim() } : configuredWorkspace ? { workspace: null } : {}
+    await controller.patchConfig({ agents: { defaults: { timeoutSeconds: t, ...ws } } })
   }
   return (
     <div className="settings-section">
@@ -249,7 +264,13 @@ function AgentSection() {
           </label>
           <label className="field">
             <span>Workspace folder</span>
-            <input aria-label="Workspace folder" value={workspace} onChange={(e) => setWorkspace(e.target.value)} placeholder="~/loopdesk" spellCheck={false} />
+            <input
+              aria-label="Workspace folder"
+              value={workspace}
+              onChange={(e) => setWorkspace(e.target.value)}
+              placeholder={configuredWorkspace ? 'Empty: the default folder' : (defaultWorkspace ?? 'the default folder')}
+              spellCheck={false}
+            />
           </label>
         </div>
         {error && (
