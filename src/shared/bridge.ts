@@ -26,6 +26,7 @@ export const BRIDGE_METHODS = {
   settingsSet: 'config.patch',
   approvalResolve: 'exec.approval.resolve',
   recentEvents: 'loopdesk.events.recent',
+  sessionsSearch: 'loopdesk.sessions.search',
   queueList: 'loopdesk.queue.list',
   queueRemove: 'loopdesk.queue.remove',
   prefsGet: 'loopdesk.prefs.get',

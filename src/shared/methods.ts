@@ -406,6 +406,11 @@ export const Schemas = {
     sessionKey: NonEmpty(),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
   }),
+  /** sessions whose messages contain `query` (case-insensitive): the newest matching message of each, newest sessions first */
+  'loopdesk.sessions.search': Closed({
+    query: NonEmpty(200),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+  }),
   'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
   'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
   'loopdesk.prefs.get': Closed({}),
@@ -670,6 +675,13 @@ export type ResultFor<M extends MethodName, P> = M extends 'chat.history' ? Chat
 /** chat.send's acceptance, plus where the user message landed in the transcript when known. */
 export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq?: number }
 
+/** A session whose transcript matched a content search: the newest matching message, as a snippet. */
+export interface SessionSearchMatch {
+  key: string
+  role: 'user' | 'assistant'
+  snippet: string
+}
+
 export interface Results {
   health: { ok: true; ts: number; uptimeMs: number }
   status: {
@@ -767,6 +779,8 @@ export interface Results {
   'config.patch': { ok: true; hash: string; config: Record<string, unknown>; secrets: Record<string, 'set' | 'not set'> }
   'exec.approval.resolve': { ok: true; id: string; decision: ApprovalDecision }
   'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
+  /** partial: the time budget ran out before every transcript was read (the newest sessions are read first) */
+  'loopdesk.sessions.search': { matches: SessionSearchMatch[]; partial: boolean }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
   'loopdesk.prefs.get': Prefs

@@ -39,6 +39,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'config.patch': A,
   'exec.approval.resolve': AP,
   'loopdesk.events.recent': R,
+  'loopdesk.sessions.search': R,
   'loopdesk.queue.list': R,
   'loopdesk.queue.remove': W,
   'loopdesk.prefs.get': R,

@@ -29,6 +29,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   settingsSet: { patch: { agents: {} } },
   approvalResolve: { id: 'a1', decision: 'deny' },
   recentEvents: { sessionKey: 'agent:main:main' },
+  sessionsSearch: { query: 'hello' },
   queueList: { sessionKey: 'agent:main:main' },
   queueRemove: { sessionKey: 'agent:main:main', id: 'q1' },
   prefsGet: {},

@@ -25,8 +25,10 @@ import type {
   Results,
   SessionMessagePayload,
   SessionRow,
+  SessionSearchMatch,
   ThinkingLevel,
 } from '../../../shared/methods'
+import { matchSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
@@ -790,12 +792,11 @@ export class FakeBridge implements Bridge {
     // like the runtime: archived sessions only when asked for (true: only them, "all": every session)
     const archived = params.archived ?? false
     let rows = [...this.sessions.values()].filter((s) => archived === 'all' || !!s.row.archived === archived)
+    // like the runtime: the session's key, label, name and last-message preview; messages are searched by sessionsSearch
     const q = params.search?.trim().toLowerCase()
     if (q)
-      rows = rows.filter(
-        (s) =>
-          (s.row.label ?? s.row.key).toLowerCase().includes(q) ||
-          s.messages.some((m) => JSON.stringify(m.content).toLowerCase().includes(q)),
+      rows = rows.filter((s) =>
+        [s.row.key, s.row.label, s.row.displayName, s.row.lastMessagePreview].some((v) => typeof v === 'string' && v.toLowerCase().includes(q)),
       )
     const sorted = rows.map((s) => ({ ...s.row, ...(params.includeDerivedTitles ? derivedTitleOf(s) : {}) })).sort((a, b) => b.updatedAt - a.updatedAt)
     const offset = params.offset ?? 0
@@ -911,6 +912,23 @@ export class FakeBridge implements Bridge {
     const models = [...MODELS.map((m) => ({ ...m, configured: this.providerConfigured(m.provider) })), ...custom]
     const primary = ((this.config.agents as { defaults?: { model?: { primary?: string } } })?.defaults?.model?.primary)
     return ok({ models, defaultModel: primary })
+  }
+
+  async sessionsSearch(params: Parameters<Bridge['sessionsSearch']>[0]): Promise<Result<Results['loopdesk.sessions.search']>> {
+    this.record('sessionsSearch', params)
+    const matches: SessionSearchMatch[] = []
+    const newestFirst = [...this.sessions.values()].sort((a, b) => b.row.updatedAt - a.row.updatedAt)
+    for (const s of newestFirst) {
+      if (matches.length >= (params.limit ?? 50)) break
+      for (const m of [...s.messages].reverse()) {
+        if (m.role !== 'user' && m.role !== 'assistant') continue
+        const snippet = matchSnippet(m.content, params.query)
+        if (snippet === undefined) continue
+        matches.push({ key: s.row.key, role: m.role, snippet })
+        break
+      }
+    }
+    return ok({ matches, partial: false })
   }
 
   async agentsList(): Promise<Result<Results['agents.list']>> {

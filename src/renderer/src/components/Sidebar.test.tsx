@@ -163,6 +163,13 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(within(nav).getByText('Main')).toBeInTheDocument())
     expect(within(nav).queryByText('Tax questions')).not.toBeInTheDocument()
     expect(bridge.calls.filter((c) => c.name === 'sessionsList').at(-1)!.params).toMatchObject({ search: 'part 2 work' })
+    // found by its messages (loopdesk.sessions.search): the row shows the matching message, not its preview
+    expect(bridge.calls.filter((c) => c.name === 'sessionsSearch').at(-1)!.params).toMatchObject({ query: 'part 2 work' })
+    const main = within(nav).getByText('Main').closest('li')!
+    expect(within(main).getByText(/part 2 work/i)).toHaveClass('session-snippet')
+    await user.clear(search)
+    await waitFor(() => expect(within(nav).getByText('Tax questions')).toBeInTheDocument())
+    expect(within(nav).queryByText(/part 2 work/i)).not.toBeInTheDocument()
   })
 })
 

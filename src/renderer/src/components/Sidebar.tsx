@@ -35,6 +35,7 @@ export function Sidebar() {
   const selectedKey = useAppStore('sessions', (s) => s.selectedKey)
   const search = useAppStore('sessions', (s) => s.search)
   const contentMatches = useAppStore('sessions', (s) => s.contentMatches)
+  const contentSnippets = useAppStore('sessions', (s) => s.contentSnippets)
   const error = useAppStore('sessions', (s) => s.error)
   const showArchived = useAppStore('sessions', (s) => s.showArchived)
   const [confirm, setConfirm] = useState<{ kind: 'delete' | 'reset'; row: SessionRow } | null>(null)
@@ -83,6 +84,7 @@ export function Sidebar() {
             row={row}
             selected={row.key === selectedKey}
             now={now}
+            snippet={search.trim() ? contentSnippets?.[row.key] : undefined}
             onConfirm={(kind) => setConfirm({ kind, row })}
           />
         ))}
@@ -124,10 +126,12 @@ interface EntryProps {
   row: SessionRow
   selected: boolean
   now: number
+  /** while searching: the matching message of a session found by its messages */
+  snippet?: string
   onConfirm: (kind: 'delete' | 'reset') => void
 }
 
-const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm }: EntryProps) {
+const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, onConfirm }: EntryProps) {
   const controller = useController()
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
@@ -189,7 +193,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, onConfirm 
               <span aria-hidden="true"> · </span>
               <span>{relativeTime(row.updatedAt, now)}</span>
             </span>
-            {row.lastError && state === 'error' ? (
+            {snippet ? (
+              <span className="session-preview session-snippet" title={snippet}>
+                {snippet}
+              </span>
+            ) : row.lastError && state === 'error' ? (
               <span className="session-preview error-text">{row.lastError}</span>
             ) : (
               row.lastMessagePreview && <span className="session-preview">{plainPreview(row.lastMessagePreview)}</span>

@@ -624,20 +624,32 @@ export class Controller {
     return true
   }
 
-  /** Filters the list by label at once and by content through the runtime (debounced). */
+  /**
+   * Filters the list by title at once, then (debounced) through the runtime: by key, label and preview
+   * (sessions.list) and by the messages themselves (loopdesk.sessions.search, with a snippet of the match).
+   */
   setSearch(search: string) {
     this.stores.sessions.setState({ search })
     clearTimeout(this.searchTimer)
     const q = search.trim()
     if (!q) {
-      this.stores.sessions.setState({ contentMatches: undefined })
+      this.stores.sessions.setState({ contentMatches: undefined, contentSnippets: undefined })
       return
     }
     const seq = ++this.searchSeq
     this.searchTimer = setTimeout(async () => {
-      const r = await this.bridge.sessionsList({ search: q, limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all' }).catch(() => undefined)
+      const [listed, found] = await Promise.all([
+        this.bridge.sessionsList({ search: q, limit: 1000, includeGlobal: true, includeUnknown: true, archived: 'all' }).catch(() => undefined),
+        this.bridge.sessionsSearch({ query: q.slice(0, 200), limit: 200 }).catch(() => undefined),
+      ])
       if (seq !== this.searchSeq) return // a newer query won
-      if (r?.ok) this.stores.sessions.setState({ contentMatches: r.data.sessions.map((s) => s.key) })
+      const keys = new Set(listed?.ok ? listed.data.sessions.map((s) => s.key) : [])
+      const snippets: Record<string, string> = {}
+      for (const m of found?.ok ? found.data.matches : []) {
+        keys.add(m.key)
+        snippets[m.key] = m.snippet
+      }
+      if (listed?.ok || found?.ok) this.stores.sessions.setState({ contentMatches: [...keys], contentSnippets: snippets })
     }, 200)
   }
 

@@ -13,6 +13,8 @@ export interface SessionsState {
   search: string
   /** keys matching the content search (undefined = no content search active) */
   contentMatches?: string[]
+  /** key → the matching message's snippet, for sessions found by their messages */
+  contentSnippets?: Record<string, string>
   /** archived sessions are listed too (they are loaded either way) */
   showArchived: boolean
   error?: string

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { afterAll, beforeAll } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { searchHandlers } from '../handlers-search'
+import { searchTranscriptText } from './transcript-search'
+
+const line = (o: object) => JSON.stringify(o)
+const msg = (role: string, content: unknown, id = Math.random().toString(36).slice(2)) =>
+  line({ type: 'message', id, parentId: null, timestamp: '2026-01-01T00:00:00Z', message: { role, content, timestamp: 0 } })
+
+describe('searchTranscriptText', () => {
+  const jsonl = [
+    line({ type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00Z', cwd: '/work' }),
+    msg('user', 'Where is the "tax" folder?'),
+    msg('assistant', [
+      { type: 'text', text: 'It is under ~/Documents/Taxes 2026, next to the receipts.' },
+      { type: 'toolCall', id: 't1', name: 'exec', arguments: { command: 'ls ~/secret-folder' } },
+    ]),
+    msg('toolResult', [{ type: 'text', text: 'receipts-from-tool.pdf' }]),
+    msg('assistant', [{ type: 'text', text: 'The RECEIPTS are sorted by month.' }]),
+    '{"type":"message","message":{"role":"user","content":"torn receipts li',
+  ].join('\n')
+
+  it('finds the newest user or assistant message, case-insensitively, with a snippet', () => {
+    expect(searchTranscriptText(jsonl, 'receipts')).toEqual({ role: 'assistant', snippet: 'The RECEIPTS are sorted by month.' })
+    expect(searchTranscriptText(jsonl, 'DOCUMENTS/taxes')).toEqual({ role: 'assistant', snippet: 'It is under ~/Documents/Taxes 2026, next to the receipts.' })
+  })
+  it('matches text that JSON escapes (quotes), and not tool calls, tool output or metadata', () => {
+    expect(searchTranscriptText(jsonl, '"tax" folder')).toMatchObject({ role: 'user' })
+    expect(searchTranscriptText(jsonl, 'secret-folder')).toBeUndefined()
+    expect(searchTranscriptText(jsonl, 'from-tool')).toBeUndefined()
+    expect(searchTranscriptText(jsonl, 'parentId')).toBeUndefined()
+    expect(searchTranscriptText(jsonl, '/work')).toBeUndefined()
+  })
+  it('cuts a long message around the match', () => {
+    const long = `${'a'.repeat(500)} needle ${'b'.repeat(500)}`
+    const hit = searchTranscriptText(msg('user', long), 'needle')!
+    expect(hit.snippet).toMatch(/^…needle b+…$/)
+    expect(hit.snippet.length).toBeLessThan(140)
+    // the cut starts at a word boundary, shortly before the match
+    expect(searchTranscriptText(msg('user', 'one two three four five six seven eight nine ten'), 'nine')!.snippet).toBe('…six seven eight nine ten')
+  })
+})
+
+describe('loopdesk.sessions.search (real runtime)', () => {
+  let server: ModelServer
+  let rt: TestRuntime
+  beforeAll(async () => {
+    server = await startModelServer({ fallback: { text: 'ok' } })
+    rt = await startTestRuntime(server)
+    server.push({ text: 'The capital of Mongolia is Ulaanbaatar.', chunks: 2 }, { text: 'Paris it is.', chunks: 1 })
+    await rt.call('agent', { message: 'capital of mongolia?', sessionKey: 'agent:main:geo', idempotencyKey: 's1' })
+    await rt.call('agent.wait', { runId: 's1', timeoutMs: 10_000 })
+    await rt.call('agent', { message: 'and of france?', sessionKey: 'agent:main:geo2', idempotencyKey: 's2' })
+    await rt.call('agent.wait', { runId: 's2', timeoutMs: 10_000 })
+  })
+  afterAll(async () => {
+    await rt?.close()
+    await server?.close()
+  })
+
+  it('returns the sessions whose messages match, newest first, with the matching message', async () => {
+    expect(await rt.call('loopdesk.sessions.search', { query: 'ulaanbaatar' })).toEqual({
+      matches: [{ key: 'agent:main:geo', role: 'assistant', snippet: '…of Mongolia is Ulaanbaatar.' }],
+      partial: false,
+    })
+    const both = await rt.call('loopdesk.sessions.search', { query: 'of ' })
+    expect(both.matches.map((m) => m.key)).toEqual(['agent:main:geo2', 'agent:main:geo'])
+    expect((await rt.call('loopdesk.sessions.search', { query: 'of ', limit: 1 })).matches).toHaveLength(1)
+    expect((await rt.call('loopdesk.sessions.search', { query: 'nowhere to be found' })).matches).toEqual([])
+  })
+  it('stops at its time budget and says the answer is partial', async () => {
+    const h = searchHandlers(rt.runtime.core, { budgetMs: -1 })
+    expect(await h['loopdesk.sessions.search']({ query: 'of ' }, { transport: 'local' } as never)).toEqual({ matches: [], partial: true })
+  })
+  it('rejects an empty or oversized query', async () => {
+    expect((await rt.raw('loopdesk.sessions.search', { query: '' })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.sessions.search', { query: 'x'.repeat(201) })).ok).toBe(false)
+  })
+})
