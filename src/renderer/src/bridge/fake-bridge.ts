@@ -885,7 +885,18 @@ export class FakeBridge implements Bridge {
 
   async sessionsCompact(params: Parameters<Bridge['sessionsCompact']>[0]): Promise<Result<Results['sessions.compact']>> {
     this.record('sessionsCompact', params)
-    return ok({ ok: true, key: params.key, compacted: false, reason: 'nothing to compact' })
+    const s = this.sessions.get(params.key)
+    if (!s) return fail('INVALID_REQUEST', `unknown session: ${params.key}`)
+    // like the runtime: the last turn stays, everything before it becomes one summary (when that is smaller)
+    const keep = 2
+    if (s.messages.length <= keep + 1) return ok({ ok: true, key: params.key, compacted: false, reason: 'the conversation is too short to compact' })
+    const tokens = (ms: HistoryMessage[]) => Math.ceil(ms.reduce((n, m) => n + JSON.stringify(m.content).length, 0) / 4)
+    const tokensBefore = tokens(s.messages)
+    const older = s.messages.slice(0, -keep)
+    const summary = `Summary of ${older.length} earlier messages.`
+    s.messages = [{ role: 'compaction', content: summary, summary, timestamp: Date.now(), id: this.id('c') }, ...s.messages.slice(-keep)]
+    this.persist()
+    return ok({ ok: true, key: params.key, compacted: true, tokensBefore, tokensAfter: tokens(s.messages) })
   }
 
   private providerConfigured(provider: string): boolean {

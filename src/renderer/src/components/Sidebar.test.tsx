@@ -173,6 +173,30 @@ describe('sessions sidebar', () => {
   })
 })
 
+describe('compact', () => {
+  it('summarizes the older messages through sessions.compact, says how much it saved, and shows the summary', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const log = screen.getByRole('log')
+    // seeded Main: 4 messages (2 turns); the first turn's question is on screen
+    await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Compact' }))
+    expect(await screen.findByText(/Compacted “Main” \(\d+ → \d+ tokens\)/)).toBeInTheDocument()
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCompact').at(-1)!.params).toEqual({ key: 'agent:main:main' })
+    expect(screen.queryByText(/Compacting “Main”/)).toBeNull() // the outcome replaced the note
+    // the transcript was loaded again: the summary in place of the first turn
+    await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(1))
+    expect(within(log).getByText(/Summary of 2 earlier messages/)).toBeInTheDocument()
+
+    // a session too short to compact says so and keeps its messages
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Compact' }))
+    expect(await screen.findByText(/Nothing to compact in “Tax questions”: the conversation is too short/)).toBeInTheDocument()
+  })
+})
+
 describe('pin and archive', () => {
   it('pins to the top, archives out of sight behind "Show archived", and back, through sessions.patch', async () => {
     const user = userEvent.setup({ delay: null })

@@ -10,10 +10,8 @@ import { relativeTime } from '../lib/format'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
 import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
+import { sessionTitle } from '../lib/session-title'
 
-export function sessionTitle(row: Pick<SessionRow, 'label' | 'displayName' | 'derivedTitle' | 'key'>): string {
-  return row.label || row.displayName || row.derivedTitle || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
-}
 
 export type SessionState = 'idle' | 'running' | 'error'
 
@@ -242,6 +240,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             {archivable(row.key) && (
               <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.archiveSession(row.key, !row.archived))}>
                 {row.archived ? 'Unarchive' : 'Archive'}
+              </button>
+            )}
+            {!row.archived && (
+              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.compactSession(row.key))}>
+                Compact
               </button>
             )}
             <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>

@@ -18,6 +18,8 @@ import { deriveSessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
+import { formatInt } from '../lib/format'
+import { sessionTitle } from '../lib/session-title'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
@@ -137,10 +139,12 @@ export class Controller {
     for (const list of Object.values(this.stores.composer.getState().attachments)) releasePreviews(list)
   }
 
-  private toast(text: string, kind: 'error' | 'info' = 'error') {
+  /** Shows a toast for 6 s (or until dismissed); returns its id. */
+  private toast(text: string, kind: 'error' | 'info' = 'error'): number {
     const id = Date.now() + Math.random()
     this.stores.ui.setState((s) => ({ toasts: [...s.toasts.slice(-3), { id, kind, text }] }))
     setTimeout(() => this.stores.ui.setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })), 6000)
+    return id
   }
 
   dismissToast(id: number) {
@@ -614,6 +618,28 @@ export class Controller {
       this.stores.runs.setState((s) => ({ transcripts: { ...s.transcripts, [key]: emptyTranscript(key) } }))
       await this.loadTranscript(key)
     }
+    return true
+  }
+
+  /**
+   * Summarizes the session's older messages now (sessions.compact; the runtime waits for a running turn).
+   * Says what it did either way: a summary that would not be smaller, or a short session, is not applied.
+   */
+  async compactSession(key: string): Promise<boolean> {
+    const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
+    const name = row ? `“${sessionTitle(row)}”` : 'the session'
+    // a summary is a model call: seconds, so say it started (the outcome replaces this note)
+    const busy = this.toast(`Compacting ${name}…`, 'info')
+    const r = await this.call(this.bridge.sessionsCompact({ key }), 'Could not compact')
+    this.dismissToast(busy)
+    if (!r) return false
+    if (!r.compacted) {
+      this.toast(`Nothing to compact in ${name}${r.reason ? `: ${r.reason}` : ''}`, 'info')
+      return false
+    }
+    const counts = r.tokensBefore !== undefined && r.tokensAfter !== undefined ? ` (${formatInt(r.tokensBefore)} → ${formatInt(r.tokensAfter)} tokens)` : ''
+    this.toast(`Compacted ${name}${counts}`, 'info')
+    if (this.stores.runs.getState().transcripts[key]) await this.loadTranscript(key)
     return true
   }
 
