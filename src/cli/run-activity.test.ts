@@ -132,6 +132,20 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(lastToolResult()).toContain('approved-elsewhere')
   })
 
+  it('a terminal that fails while asking is reported; the run goes on and the approval is answered elsewhere', async () => {
+    server.push(execTurn('echo after-broken-terminal'), { text: 'still fine', chunks: 1 })
+    const c = cli([
+      async () => {
+        const pending = rt.events.filter((e) => e.event === 'exec.approval.requested').map((e) => e.payload as ExecApprovalRequest)
+        setTimeout(() => void rt.call('exec.approval.resolve', { id: pending[pending.length - 1].id, decision: 'allow-once' }), 50)
+        throw new Error('stdin closed')
+      },
+    ])
+    expect(await c.agent('run it', 'agent:main:act5')).toBe(0)
+    expect(c.err()).toContain('could not ask: stdin closed')
+    expect(c.out()).toBe('still fine\n')
+  })
+
   it('--local with no terminal: nobody else can answer, so it is denied at once (not after the approval timeout)', async () => {
     const dir = tempDir('loopdesk-cli-act-local-')
     writeFileSync(join(dir, 'loopdesk.json'), JSON.stringify(testConfig(server)))

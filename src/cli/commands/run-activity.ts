@@ -91,11 +91,16 @@ export class RunActivity {
       return
     }
     this.asking = this.asking.then(async () => {
-      while (!ctl.signal.aborted) {
-        const typed = await ask(`  run it? [y] once, [a] always, [N] no: `, ctl.signal)
-        if (typed === undefined) return
-        const decision = parseApprovalAnswer(typed)
-        if (decision) return this.answer(req.id, decision)
+      try {
+        while (!ctl.signal.aborted) {
+          const typed = await ask(`  run it? [y] once, [a] always, [N] no: `, ctl.signal)
+          if (typed === undefined) return
+          const decision = parseApprovalAnswer(typed)
+          if (decision) return await this.answer(req.id, decision)
+        }
+      } catch (err) {
+        // the terminal went away (stdin closed): the approval is left to another client or its timeout
+        this.line(`  could not ask: ${err instanceof Error ? err.message : String(err)}`)
       }
     })
   }
