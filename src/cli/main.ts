@@ -8,11 +8,12 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
     import('./commands/agent'),
+    import('./commands/sessions'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -25,6 +26,8 @@ ${call.GATEWAY_CALL_HELP}
 ${rotate.GATEWAY_ROTATE_TOKEN_HELP}
 
 ${agent.AGENT_HELP}
+
+${sessions.SESSIONS_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -53,6 +56,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     const args = sub === undefined ? [] : [sub, ...rest]
     if (cmd === 'agent') return await (await import('./commands/agent')).agentCommand(args, io)
+    if (cmd === 'sessions') return await (await import('./commands/sessions')).sessionsCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {

@@ -41,3 +41,8 @@ export function deriveSessionTitleOf(content: unknown): string | undefined {
   for (const c of content) if (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text') texts.push(String((c as { text?: unknown }).text ?? ''))
   return deriveSessionTitle(texts.join('\n'))
 }
+
+/** The name a session is shown under (window and CLI): its label, its name, the derived title, else its key's last part. */
+export function sessionTitle(row: { label?: string; displayName?: string; derivedTitle?: string; key: string }): string {
+  return row.label || row.displayName || row.derivedTitle || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
+}

@@ -10,7 +10,7 @@ import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { sessionState, Sidebar } from './components/Sidebar'
-import { sessionTitle } from './lib/session-title'
+import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
 

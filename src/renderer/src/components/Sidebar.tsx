@@ -10,7 +10,7 @@ import { relativeTime } from '../lib/format'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
 import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
-import { sessionTitle } from '../lib/session-title'
+import { sessionTitle } from '../../../shared/session-title'
 
 
 export type SessionState = 'idle' | 'running' | 'error'

@@ -14,12 +14,11 @@ import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
-import { deriveSessionTitle } from '../../../shared/session-title'
+import { deriveSessionTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
-import { sessionTitle } from '../lib/session-title'
 
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500

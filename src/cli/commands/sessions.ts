@@ -1,0 +1,110 @@
+// `loopdesk sessions`: the sessions a terminal user can continue with `agent --session-key`, newest first,
+// named as the window names them; --search finds them by their messages too, as the sidebar does.
+import type { ResultOf, SessionSearchMatch } from '../../shared/methods'
+import { sessionTitle } from '../../shared/session-title'
+import { intFlag, parseArgs, str, UsageError } from '../args'
+import { connectCli } from '../connect'
+import { EXIT, type CliIO } from '../io'
+import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+
+export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
+  Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
+  --search matches titles, keys and the messages themselves (with the matching line); --all includes
+  archived sessions. Continue one with: loopdesk agent --session-key <key> -m …`
+
+const FLAGS = {
+  search: { type: 'string', alias: 's' },
+  limit: { type: 'string', alias: 'n' },
+  all: { type: 'boolean' },
+  json: { type: 'boolean' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', alias: 'h' },
+} as const
+
+interface Listed {
+  key: string
+  title: string
+  status: string
+  updatedAt: number
+  totalTokens: number
+  archived: boolean
+  /** --search: the matching message */
+  match?: string
+}
+
+
+export function relativeAge(ms: number, now = Date.now()): string {
+  const s = Math.max(0, Math.round((now - ms) / 1000))
+  if (s < 60) return 'just now'
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`
+  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`
+  return `${Math.floor(s / 86_400)} d ago`
+}
+
+const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
+
+function table(rows: Listed[], now: number): string {
+  const cols = rows.map((r) => [r.key, cut(r.title, 40), r.archived ? `${r.status}, archived` : r.status, relativeAge(r.updatedAt, now), String(r.totalTokens)])
+  const head = ['KEY', 'TITLE', 'STATUS', 'UPDATED', 'TOKENS']
+  const widths = head.map((h, i) => Math.max(h.length, ...cols.map((c) => c[i].length)))
+  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]))).join('  ')
+  const out = [line(head)]
+  rows.forEach((r, i) => {
+    out.push(line(cols[i]))
+    if (r.match) out.push(`    ${cut(r.match, 100)}`)
+  })
+  return out.join('\n') + '\n'
+}
+
+export async function sessionsCommand(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(SESSIONS_HELP + '\n')
+    return EXIT.ok
+  }
+  if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --search?)`)
+  const limit = intFlag(flags.limit, 'limit', 1, 1000) ?? 20
+  const search = str(flags.search)?.trim()
+  if (flags.search !== undefined && !search) throw new UsageError('--search needs some text')
+  if (search && search.length > 200) throw new UsageError('--search is limited to 200 characters')
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+  const conn = await connectCli({ target, stateDir, io })
+  try {
+    const archived = flags.all ? 'all' : false
+    const list = (await conn.request('sessions.list', {
+      includeDerivedTitles: true,
+      includeGlobal: true,
+      includeUnknown: true,
+      archived,
+      ...(search ? {} : { limit }),
+    })) as ResultOf<'sessions.list'>
+    let rows = list.sessions
+    const matches = new Map<string, SessionSearchMatch>()
+    if (search) {
+      // as the sidebar: the title or key at once, then the messages themselves
+      const found = (await conn.request('loopdesk.sessions.search', { query: search, limit: 200 })) as ResultOf<'loopdesk.sessions.search'>
+      for (const m of found.matches) matches.set(m.key, m)
+      const q = search.toLowerCase()
+      rows = rows.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.toLowerCase().includes(q) || matches.has(r.key)).slice(0, limit)
+      if (found.partial) io.stderr('loopdesk: the message search ran out of time; older sessions were not searched\n')
+    }
+    const listed: Listed[] = rows.map((r) => ({
+      key: r.key,
+      title: sessionTitle(r),
+      status: r.status === 'running' ? 'running' : r.status === 'failed' || r.status === 'timeout' || r.status === 'killed' ? r.status : 'idle',
+      updatedAt: r.updatedAt,
+      totalTokens: r.totalTokens ?? 0,
+      archived: !!r.archived,
+      ...(matches.get(r.key) ? { match: `${matches.get(r.key)!.role}: ${matches.get(r.key)!.snippet}` } : {}),
+    }))
+    if (flags.json) io.stdout(JSON.stringify(listed) + '\n')
+    else if (!listed.length) io.stdout(search ? `no sessions match "${search}"\n` : 'no sessions yet — start one with: loopdesk agent -m "hello"\n')
+    else io.stdout(table(listed, Date.now()))
+    return EXIT.ok
+  } finally {
+    await conn.close()
+  }
+}

@@ -1,0 +1,77 @@
+// `loopdesk sessions`: the gateway's sessions as a table (or JSON), newest first; --search by title, key and
+// messages. In-process CLI against the real runtime + gateway + scripted model server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { startTestRuntime, type TestRuntime } from '../../test/fixtures/test-runtime'
+import { startGateway, type GatewayHandle } from '../main/gateway/server'
+import { relativeAge } from './commands/sessions'
+import type { CliIO } from './io'
+import { runCli } from './main'
+
+const TOKEN = 'sessions-token-0123456789abcdef'
+let server: ModelServer
+let rt: TestRuntime
+let gw: GatewayHandle
+
+async function run(message: string, key: string, reply: string) {
+  server.push({ text: reply, chunks: 1 })
+  await rt.call('agent', { message, sessionKey: key, idempotencyKey: `${key}-${message}` })
+  await rt.call('agent.wait', { runId: `${key}-${message}`, timeoutMs: 10_000 })
+}
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  rt = await startTestRuntime(server)
+  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+  await run('plan the garden beds', 'agent:main:garden', 'Tomatoes go in the sunniest bed.')
+  await run('what about taxes?', 'agent:main:taxes', 'File before April.')
+  await rt.call('sessions.patch', { key: 'agent:main:taxes', label: 'Tax questions' })
+})
+afterAll(async () => {
+  await gw?.close()
+  await rt?.close()
+  await server?.close()
+})
+
+async function cli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
+  const code = await runCli(['sessions', ...args, '--url', gw.url, '--state-dir', tempDir('loopdesk-cli-ses-')], io)
+  return { code, out: out.join(''), err: err.join('') }
+}
+
+describe('loopdesk sessions', () => {
+  it('lists newest first with the titles the window shows', async () => {
+    const r = await cli([])
+    expect(r.code).toBe(0)
+    const lines = r.out.trim().split('\n')
+    expect(lines[0]).toMatch(/^KEY\s+TITLE\s+STATUS\s+UPDATED\s+TOKENS$/)
+    expect(lines[1]).toMatch(/^agent:main:taxes\s+Tax questions\s+idle\s+just now\s+\d+$/)
+    expect(lines[2]).toMatch(/^agent:main:garden\s+plan the garden beds\s+idle\s+just now\s+\d+$/)
+    const limited = await cli(['--limit', '1'])
+    expect(limited.out.trim().split('\n')).toHaveLength(2)
+  })
+
+  it('--search finds a session by its messages and shows the matching line; --json for scripts', async () => {
+    const r = await cli(['--search', 'sunniest'])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/agent:main:garden .*\n {4}assistant: Tomatoes go in the sunniest bed\.\n$/)
+    expect(r.out).not.toContain('taxes')
+    const byTitle = JSON.parse((await cli(['--search', 'tax', '--json'])).out) as Array<{ key: string; title: string; match?: string }>
+    expect(byTitle.map((s) => s.key)).toEqual(['agent:main:taxes'])
+    expect((await cli(['--search', 'nothing like this'])).out).toBe('no sessions match "nothing like this"\n')
+  })
+
+  it('usage errors exit 2', async () => {
+    expect((await cli(['--limit', '0'])).code).toBe(2)
+    expect((await cli(['--search', ' '])).code).toBe(2)
+    expect((await cli(['stray'])).code).toBe(2)
+  })
+
+  it('relativeAge', () => {
+    const now = 10_000_000
+    expect([0, 59_000, 60_000, 3_600_000, 86_400_000 * 3].map((d) => relativeAge(now - d, now))).toEqual(['just now', 'just now', '1 min ago', '1 h ago', '3 d ago'])
+  })
+})
