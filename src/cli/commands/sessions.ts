@@ -94,7 +94,8 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     const listed: Listed[] = rows.map((r) => ({
       key: r.key,
       title: sessionTitle(r),
-      status: r.status === 'running' ? 'running' : r.status === 'failed' || r.status === 'timeout' || r.status === 'killed' ? r.status : 'idle',
+      // OpenClaw's `killed` is a run the user stopped
+      status: r.status === 'running' ? 'running' : r.status === 'killed' ? 'stopped' : r.status === 'failed' || r.status === 'timeout' ? r.status : 'idle',
       updatedAt: r.updatedAt,
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,
