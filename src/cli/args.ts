@@ -8,6 +8,14 @@ export class UsageError extends Error {
 
 export type FlagSpec = Record<string, { type: 'string' | 'boolean'; alias?: string }>
 
+/** The flags of every command that talks to a running gateway: where it is, its token, the state dir, help. */
+export const TARGET_FLAGS = {
+  url: { type: 'string' },
+  token: { type: 'string' },
+  'state-dir': { type: 'string' },
+  help: { type: 'boolean', alias: 'h' },
+} as const satisfies FlagSpec
+
 export interface ParsedArgs {
   positionals: string[]
   flags: Record<string, string | boolean | undefined>

@@ -3,9 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntime, type TestRuntime } from '../../test/fixtures/test-runtime'
-import { startGateway, type GatewayHandle } from '../main/gateway/server'
-import { relativeAge } from './commands/sessions'
+import { startTestRuntimeGateway, type TestRuntime, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import type { GatewayHandle } from '../main/gateway/server'
 import type { CliIO } from './io'
 import { runCli } from './main'
 
@@ -13,6 +12,7 @@ const TOKEN = 'sessions-token-0123456789abcdef'
 let server: ModelServer
 let rt: TestRuntime
 let gw: GatewayHandle
+let stack: TestRuntimeGateway | undefined
 
 async function run(message: string, key: string, reply: string) {
   server.push({ text: reply, chunks: 1 })
@@ -22,15 +22,15 @@ async function run(message: string, key: string, reply: string) {
 
 beforeAll(async () => {
   server = await startModelServer({ fallback: { text: 'ok' } })
-  rt = await startTestRuntime(server)
-  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+  rt = stack.rt
+  gw = stack.gw
   await run('plan the garden beds', 'agent:main:garden', 'Tomatoes go in the sunniest bed.')
   await run('what about taxes?', 'agent:main:taxes', 'File before April.')
   await rt.call('sessions.patch', { key: 'agent:main:taxes', label: 'Tax questions' })
 })
 afterAll(async () => {
-  await gw?.close()
-  await rt?.close()
+  await stack?.close()
   await server?.close()
 })
 
@@ -77,10 +77,5 @@ describe('loopdesk sessions', () => {
     expect((await cli(['--limit', '0'])).code).toBe(2)
     expect((await cli(['--search', ' '])).code).toBe(2)
     expect((await cli(['stray'])).code).toBe(2)
-  })
-
-  it('relativeAge', () => {
-    const now = 10_000_000
-    expect([0, 59_000, 60_000, 3_600_000, 86_400_000 * 3].map((d) => relativeAge(now - d, now))).toEqual(['just now', 'just now', '1 min ago', '1 h ago', '3 d ago'])
   })
 })

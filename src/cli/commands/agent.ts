@@ -6,7 +6,7 @@ import type { RuntimeHost } from '../../main/api/host'
 import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import { TOOL_EVENTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
-import { intFlag, parseArgs, str, UsageError } from '../args'
+import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
@@ -30,10 +30,7 @@ const FLAGS = {
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   local: { type: 'boolean' },
-  url: { type: 'string' },
-  token: { type: 'string' },
-  'state-dir': { type: 'string' },
-  help: { type: 'boolean', alias: 'h' },
+  ...TARGET_FLAGS,
 } as const
 
 const DEFAULT_TIMEOUT_S = 600

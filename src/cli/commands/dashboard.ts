@@ -1,7 +1,7 @@
 // `loopdesk dashboard`: the browser-mode URL of the running gateway, with the token in the fragment
 // (fragments never reach the server or its logs; the page removes it from the address bar).
 import { spawn } from 'node:child_process'
-import { parseArgs, str, UsageError } from '../args'
+import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { dashboardUrl, resolveGatewayTarget, resolveStateDir } from '../resolve'
 
@@ -10,10 +10,7 @@ export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--t
 
 const FLAGS = {
   open: { type: 'boolean' },
-  url: { type: 'string' },
-  token: { type: 'string' },
-  'state-dir': { type: 'string' },
-  help: { type: 'boolean', alias: 'h' },
+  ...TARGET_FLAGS,
 } as const
 
 function openerFor(platform: NodeJS.Platform): [string, string[]] {

@@ -1,5 +1,5 @@
 // `loopdesk gateway call <method>`: one RPC against a running gateway, printed as JSON.
-import { intFlag, parseArgs, str, UsageError } from '../args'
+import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
@@ -12,12 +12,9 @@ export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON]
 const FLAGS = {
   params: { type: 'string' },
   'expect-final': { type: 'boolean' },
-  url: { type: 'string' },
-  token: { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
-  'state-dir': { type: 'string' },
-  help: { type: 'boolean', alias: 'h' },
+  ...TARGET_FLAGS,
 } as const
 
 export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {

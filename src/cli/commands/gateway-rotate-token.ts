@@ -3,7 +3,7 @@
 // runtime validates and writes loopdesk.json, the gateway stores the token file for the CLI and closes
 // every connection that used the old token with 4001). With none running, the state dir is updated
 // directly: loopdesk.json when it holds gateway.auth.token (it wins at start), and the token file (0600).
-import { parseArgs, str, UsageError } from '../args'
+import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { connectGateway, GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
@@ -16,11 +16,8 @@ export const GATEWAY_ROTATE_TOKEN_HELP = `loopdesk gateway rotate-token [--url w
   stay); otherwise the state dir is updated and the gateway uses the new token when it starts.`
 
 const FLAGS = {
-  url: { type: 'string' },
-  token: { type: 'string' },
-  'state-dir': { type: 'string' },
   json: { type: 'boolean' },
-  help: { type: 'boolean', alias: 'h' },
+  ...TARGET_FLAGS,
 } as const
 
 export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<number> {

@@ -33,12 +33,11 @@ export function parseApprovalAnswer(answer: string): ApprovalDecision | undefine
 export class RunActivity {
   /** approvals are asked one at a time, in the order they came */
   private asking: Promise<void> = Promise.resolve()
-  /** pending approval id → aborts its question when it is answered elsewhere or the run ends */
-  private readonly pending = new Map<string, AbortController>()
+  /** pending approval id → its command (one line) and what withdraws its question (answered elsewhere, run over) */
+  private readonly pending = new Map<string, { command: string; asking: AbortController }>()
   /** approvals this CLI answered (their resolved event is not news) */
   private readonly answeredHere = new Set<string>()
-  private readonly commands = new Map<string, string>()
-  private readonly closed = new AbortController()
+  private closed = false
 
   constructor(private readonly d: RunActivityDeps) {}
 
@@ -51,8 +50,8 @@ export class RunActivity {
 
   /** The run is over: open questions are withdrawn. */
   close(): void {
-    this.closed.abort()
-    for (const c of this.pending.values()) c.abort()
+    this.closed = true
+    for (const p of this.pending.values()) p.asking.abort()
     this.pending.clear()
   }
 
@@ -72,12 +71,12 @@ export class RunActivity {
   }
 
   private onRequested(req: ExecApprovalRequest) {
-    if (this.closed.signal.aborted || this.pending.has(req.id)) return
+    if (this.closed || this.pending.has(req.id)) return
     const ctl = new AbortController()
-    this.pending.set(req.id, ctl)
-    this.commands.set(req.id, oneLine(req.command, 200))
+    const command = oneLine(req.command, 200)
+    this.pending.set(req.id, { command, asking: ctl })
     const seconds = Math.max(0, Math.round((req.expiresAt - Date.now()) / 1000))
-    this.line(`? the agent wants to run: ${oneLine(req.command, 200)}\n  in ${req.cwd} (expires in ${seconds} s)`)
+    this.line(`? the agent wants to run: ${command}\n  in ${req.cwd} (expires in ${seconds} s)`)
     const ask = this.d.io.ask
     if (!ask) {
       if (this.d.othersCanAnswer) {
@@ -116,14 +115,12 @@ export class RunActivity {
   }
 
   private onResolved(ev: ExecApprovalResolved) {
-    const ctl = this.pending.get(ev.id)
-    if (!ctl) return
+    const p = this.pending.get(ev.id)
+    if (!p) return
     this.pending.delete(ev.id)
-    ctl.abort()
-    const command = this.commands.get(ev.id) ?? 'the command'
-    this.commands.delete(ev.id)
+    p.asking.abort()
     if (this.answeredHere.delete(ev.id) || ev.resolvedBy === 'abort') return
-    if (ev.resolvedBy === 'timeout') this.line(`✗ the approval for ${command} expired: denied`)
+    if (ev.resolvedBy === 'timeout') this.line(`✗ the approval for ${p.command} expired: denied`)
     else this.line(`  answered elsewhere: ${ev.decision}`)
   }
 }

@@ -1,8 +1,9 @@
 // `loopdesk sessions`: the sessions a terminal user can continue with `agent --session-key`, newest first,
 // named as the window names them; --search finds them by their messages too, as the sidebar does.
 import type { ResultOf, SessionSearchMatch } from '../../shared/methods'
+import { relativeTime } from '../../shared/relative-time'
 import { sessionTitle } from '../../shared/session-title'
-import { intFlag, parseArgs, str, UsageError } from '../args'
+import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
@@ -17,10 +18,7 @@ const FLAGS = {
   limit: { type: 'string', alias: 'n' },
   all: { type: 'boolean' },
   json: { type: 'boolean' },
-  url: { type: 'string' },
-  token: { type: 'string' },
-  'state-dir': { type: 'string' },
-  help: { type: 'boolean', alias: 'h' },
+  ...TARGET_FLAGS,
 } as const
 
 interface Listed {
@@ -35,18 +33,10 @@ interface Listed {
 }
 
 
-export function relativeAge(ms: number, now = Date.now()): string {
-  const s = Math.max(0, Math.round((now - ms) / 1000))
-  if (s < 60) return 'just now'
-  if (s < 3600) return `${Math.floor(s / 60)} min ago`
-  if (s < 86_400) return `${Math.floor(s / 3600)} h ago`
-  return `${Math.floor(s / 86_400)} d ago`
-}
-
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
 
 function table(rows: Listed[], now: number): string {
-  const cols = rows.map((r) => [r.key, cut(r.title, 40), r.archived ? `${r.status}, archived` : r.status, relativeAge(r.updatedAt, now), String(r.totalTokens)])
+  const cols = rows.map((r) => [r.key, cut(r.title, 40), r.archived ? `${r.status}, archived` : r.status, relativeTime(r.updatedAt, now), String(r.totalTokens)])
   const head = ['KEY', 'TITLE', 'STATUS', 'UPDATED', 'TOKENS']
   const widths = head.map((h, i) => Math.max(h.length, ...cols.map((c) => c[i].length)))
   const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]))).join('  ')
@@ -91,7 +81,9 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       rows = rows.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.toLowerCase().includes(q) || matches.has(r.key)).slice(0, limit)
       if (found.partial) io.stderr('loopdesk: the message search ran out of time; older sessions were not searched\n')
     }
-    const listed: Listed[] = rows.map((r) => ({
+    const listed: Listed[] = rows.map((r) => {
+      const m = matches.get(r.key)
+      return {
       key: r.key,
       title: sessionTitle(r),
       // OpenClaw's `killed` is a run the user stopped
@@ -99,8 +91,9 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       updatedAt: r.updatedAt,
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,
-      ...(matches.get(r.key) ? { match: `${matches.get(r.key)!.role}: ${matches.get(r.key)!.snippet}` } : {}),
-    }))
+      ...(m ? { match: `${m.role}: ${m.snippet}` } : {}),
+      }
+    })
     if (flags.json) io.stdout(JSON.stringify(listed) + '\n')
     else if (!listed.length) io.stdout(search ? `no sessions match "${search}"\n` : 'no sessions yet — start one with: loopdesk agent -m "hello"\n')
     else io.stdout(table(listed, Date.now()))

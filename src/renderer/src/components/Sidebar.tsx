@@ -6,12 +6,11 @@ import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
-import { relativeTime } from '../lib/format'
+import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
-import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 import { sessionTitle } from '../../../shared/session-title'
-
+import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
 export type SessionState = 'idle' | 'running' | 'error'
 

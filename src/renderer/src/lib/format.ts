@@ -1,4 +1,4 @@
-// Small display formatters (durations, token counts, cost, relative times).
+// Small display formatters (durations, token counts, cost). Relative times: src/shared/relative-time.ts.
 
 let intFormat: Intl.NumberFormat | undefined
 
@@ -29,16 +29,6 @@ export function formatCost(usd: number | undefined): string {
   if (!usd) return ''
   if (usd < 0.01) return `$${usd.toFixed(4)}`
   return `$${usd.toFixed(2)}`
-}
-
-export function relativeTime(ts: number | undefined, now = Date.now()): string {
-  if (!ts) return ''
-  const d = Math.max(0, now - ts)
-  if (d < 45_000) return 'just now'
-  if (d < 3_600_000) return `${Math.round(d / 60_000)} min ago`
-  if (d < 86_400_000) return `${Math.round(d / 3_600_000)} h ago`
-  if (d < 7 * 86_400_000) return `${Math.round(d / 86_400_000)} d ago`
-  return new Date(ts).toLocaleDateString()
 }
 
 export function clockTime(ts: number): string {

@@ -2,6 +2,11 @@
 // one click away): what happened, not the payload's first 80 characters.
 import type { LoggedEvent } from './event-log'
 
+/** An approval event, whether the gateway-wide one or the run's own copy (same fields). */
+function approvalSummary(phase: 'requested' | 'resolved', p: { command?: unknown; decision?: unknown; resolvedBy?: unknown }): string {
+  return phase === 'requested' ? `requested: ${String(p.command)}` : `resolved: ${String(p.decision)} by ${String(p.resolvedBy)}`
+}
+
 export function eventSummary(e: LoggedEvent): string {
   const ev = e.event
   switch (ev.event) {
@@ -19,7 +24,7 @@ export function eventSummary(e: LoggedEvent): string {
           return `${d.phase}${d.willRetry ? ' (will retry)' : ''}`
         // the run's own copy of its approval events (same fields plus phase)
         case 'approval':
-          return d.phase === 'requested' ? `requested: ${String(d.command)}` : `resolved: ${String(d.decision)} by ${String(d.resolvedBy)}`
+          return approvalSummary(d.phase === 'requested' ? 'requested' : 'resolved', d)
         case 'block':
           return `${d.isReasoning ? 'reasoning ' : ''}${JSON.stringify(String(d.text ?? '').slice(0, 60))}`
         case 'error':
@@ -31,9 +36,9 @@ export function eventSummary(e: LoggedEvent): string {
     case 'chat':
       return `${ev.payload.state}${ev.payload.errorMessage ? `: ${ev.payload.errorMessage}` : ''}${ev.payload.usage ? ` · ${ev.payload.usage.totalTokens} tokens` : ''}`
     case 'exec.approval.requested':
-      return `requested: ${ev.payload.command}`
+      return approvalSummary('requested', ev.payload)
     case 'exec.approval.resolved':
-      return `resolved: ${ev.payload.decision} by ${ev.payload.resolvedBy}`
+      return approvalSummary('resolved', ev.payload)
     case 'queue.changed':
       return ev.payload.items.map((q) => `${q.mode}:${q.status}`).join(', ') || 'empty'
     case 'sessions.changed':
