@@ -6,9 +6,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntime, testConfig, type TestRuntime } from '../../test/fixtures/test-runtime'
+import { startTestRuntimeGateway, testConfig, type TestRuntime, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
 import { until } from '../../test/fixtures/until'
-import { startGateway, type GatewayHandle } from '../main/gateway/server'
+import type { GatewayHandle } from '../main/gateway/server'
 import type { ExecApprovalRequest } from '../shared/events'
 import { parseApprovalAnswer } from './commands/run-activity'
 import type { CliIO } from './io'
@@ -18,15 +18,16 @@ const TOKEN = 'activity-token-0123456789abcdef'
 let server: ModelServer
 let rt: TestRuntime
 let gw: GatewayHandle
+let stack: TestRuntimeGateway | undefined
 
 beforeAll(async () => {
   server = await startModelServer({ fallback: { text: 'ok' } })
-  rt = await startTestRuntime(server)
-  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+  rt = stack.rt
+  gw = stack.gw
 })
 afterAll(async () => {
-  await gw?.close()
-  await rt?.close()
+  await stack?.close()
   await server?.close()
 })
 

@@ -1,27 +1,26 @@
 // The gateway over the REAL runtime, driven by the scripted model server (no fake host).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
 import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from '../../cli/gateway-client'
 import { GatewayClient } from '@openclaw/gateway-client'
 import { generateNodeDeviceIdentity, publicKeyRawBase64Url, signDevicePayload } from '../../cli/identity'
-import { startGateway, type GatewayHandle } from './server'
+import type { GatewayHandle } from './server'
 import { until as pollUntil } from '../../../test/fixtures/until'
 
 const TOKEN = 'integration-token-0123456789'
 let server: ModelServer
-let rt: TestRuntime
 let gw: GatewayHandle
+let stack: TestRuntimeGateway | undefined
 const identity = generateNodeDeviceIdentity()
 
 beforeAll(async () => {
   server = await startModelServer({ fallback: { text: 'ok' } })
-  rt = await startTestRuntime(server)
-  gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+  gw = stack.gw
 })
 afterAll(async () => {
-  await gw?.close()
-  await rt?.close()
+  await stack?.close()
   await server?.close()
 })
 
