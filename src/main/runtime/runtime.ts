@@ -31,6 +31,7 @@ import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
 import { AcceptedJournal, readDeadJournals, removeJournals } from './runner/accepted-journal'
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
+import { applyProxyEnv, describeProxySettings } from './net/proxy'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
 
 export const LOOPDESK_VERSION = '0.1.0'
@@ -405,6 +406,9 @@ class RuntimeImpl implements Runtime {
 /** Creates a runtime over a state dir (config, sessions, credentials), recovering interrupted runs. */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const env = opts.env ?? process.env
+  const proxy = await applyProxyEnv(env)
+  for (const p of proxy.problems) console.warn(`[network] ${p.message}`)
+  if (proxy.settings) console.warn(`[network] ${describeProxySettings(proxy.settings)}`)
   const credentials = opts.credentials ?? new FileCredentialStore({ stateDir: opts.stateDir })
   const config = new ConfigManager({ stateDir: opts.stateDir, env, credentials })
   config.load() // an invalid file is reported in config.issues; defaults (or the last good config) apply

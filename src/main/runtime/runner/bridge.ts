@@ -9,6 +9,7 @@ import type { AgentStream, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
+import type { NetworkFailure } from './network-failure'
 
 export interface BridgeOptions {
   emit(stream: AgentStream, data: Record<string, unknown>): void
@@ -62,6 +63,8 @@ export class RunBridge {
   lastAssistant?: AssistantMessage
   /** the first transcript write that failed: the run ends with a storage error, not a reply off the record */
   persistError?: unknown
+  /** why the current model call's request failed on the network, if it did (the SDKs say only "Connection error") */
+  networkFailure?: NetworkFailure
   /** visible text of the assistant message being streamed */
   currentText = ''
   private currentThinking = ''

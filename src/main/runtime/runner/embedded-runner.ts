@@ -34,6 +34,7 @@ import { classifyError, describeModelError, describeStorageError, isStorageError
 import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { createToolLoadout } from './tool-loadout'
+import { recordingFetch } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
@@ -510,7 +511,11 @@ export class EmbeddedRunner {
           await this.turns.turn() // building and sending the request: the next heavy step
           b.modelCallStarted()
           // delta SSE events of one network read reach the provider SDK (OpenAI or Anthropic) as one (see sse-merge-fetch.ts)
-          let opts = !options?.fetch && wantsSseMerge(model.api) ? { ...options, fetch: this.mergingFetch } : options
+          b.networkFailure = undefined
+          let opts =
+            !options?.fetch && wantsSseMerge(model.api)
+              ? { ...options, fetch: recordingFetch(this.mergingFetch, (f) => (b.networkFailure = f)) }
+              : options
           const tier = serviceTierFor(model, fastForCall(fastMode, Date.now() - startedAt, req.fastAutoOnSeconds))
           if (tier) {
             const inner = opts?.onPayload
@@ -639,7 +644,7 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider)
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure)
           : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text

@@ -1,9 +1,10 @@
 // Turns pi / provider failures into a short user-facing message and an error kind.
 import { isContextOverflow, type AssistantMessage } from '@earendil-works/pi-ai'
 import type { ErrorKind } from '../../../shared/events'
+import { describeNetworkFailure, type NetworkFailure } from './network-failure'
 
 /** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
-export function describeModelError(raw: string | undefined, provider?: string): string {
+export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure): string {
   const text = (raw ?? '').trim()
   if (!text) return 'The model request failed.'
   const from = provider ? ` from ${provider}` : ''
@@ -14,6 +15,10 @@ export function describeModelError(raw: string | undefined, provider?: string): 
   if (sse || json) {
     const detail = (sse ? sse[1] : text).trim().slice(0, 200)
     return `The model's reply could not be read: the stream${from} sent malformed data${detail ? ` (${detail})` : ''}.`
+  }
+  if (/^Connection error\.?$/i.test(text) && network) {
+    const why = describeNetworkFailure(network, provider)
+    return `Connection error: ${why}${/[.?!]$/.test(why) ? '' : '.'}`
   }
   if (/^Connection error\.?$/i.test(text)) return `Connection error: the connection to the model${from ? ` (${provider})` : ''} failed before the reply was complete.`
   // fetch's (and http-fetch's) word for a response body cut off mid-stream

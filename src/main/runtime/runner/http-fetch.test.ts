@@ -7,8 +7,9 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { httpFetch, StreamBody } from './http-fetch'
+import { afterEach, describe, expect, it } from 'vitest'
+import { applyProxyEnv } from '../net/proxy'
+import { httpFetch, StreamBody, StreamResponse } from './http-fetch'
 
 interface Seen {
   method?: string
@@ -22,22 +23,10 @@ const HERE = fileURLToPath(new URL('.', import.meta.url))
 const TLS = fileURLToPath(new URL('../../../../test/fixtures/tls', import.meta.url))
 
 let servers: Array<{ close(): void }> = []
-// these tests are about the node:http path: a proxy in the machine's environment would send everything to fetch
-const PROXY_VARS = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NODE_USE_ENV_PROXY']
-const savedProxy: Record<string, string | undefined> = {}
-beforeEach(() => {
-  for (const k of PROXY_VARS) {
-    savedProxy[k] = process.env[k]
-    delete process.env[k]
-  }
-})
-afterEach(() => {
+afterEach(async () => {
   for (const s of servers) s.close()
   servers = []
-  for (const k of PROXY_VARS) {
-    if (savedProxy[k] === undefined) delete process.env[k]
-    else process.env[k] = savedProxy[k]
-  }
+  await applyProxyEnv({})
 })
 
 /** an http server on loopback; `handle` answers, `seen` records each request, `connections` counts sockets */
@@ -222,12 +211,19 @@ describe('httpFetch', () => {
     expect(await zipped.text()).toBe('data: zipped 🙂\n\n')
   })
 
-  it('with a proxy in the environment every request goes through the global fetch (which is what honours it)', async () => {
+  it('a request the proxy settings send through a proxy goes to fetch (whose dispatcher has the proxy); loopback stays here', async () => {
     const srv = await serve((_req, res) => sse(res) && res.end('data: 1\n\n'))
-    process.env.HTTPS_PROXY = 'http://127.0.0.1:9' // unused: fetch only takes it with NODE_USE_ENV_PROXY
-    const res = await httpFetch(`${srv.base}/p`, { method: 'POST', body: '{}' })
-    expect(res).toBeInstanceOf(Response) // fetch's own, even for an event stream
-    expect(await res.text()).toBe('data: 1\n\n')
+    const closed = net.createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+    closed.close()
+    await applyProxyEnv({ HTTPS_PROXY: dead, HTTP_PROXY: dead })
+    const local = await httpFetch(`${srv.base}/p`, { method: 'POST', body: '{}' })
+    expect(local).toBeInstanceOf(StreamResponse) // served here: loopback is never proxied
+    expect(await local.text()).toBe('data: 1\n\n')
+    // a remote host: handed to fetch, which tries the (closed) proxy, never the host itself
+    const remote = await httpFetch('http://model.test:8080/p', { method: 'POST', body: '{}' }).catch((e: unknown) => e)
+    expect(remote).toMatchObject({ message: 'fetch failed', cause: { code: 'ECONNREFUSED', port: Number(new URL(dead).port) } })
   })
 
   it('https: streams through TLS with a trusted certificate; an untrusted one fails as fetch fails', async () => {

@@ -10,7 +10,8 @@
 // response is read as the socket's own chunks.
 //
 // Served here: an http:/https: URL given as a string or URL, no body or a string / byte body, no
-// `redirect: 'manual' | 'error'`, no proxy configured in the environment. The result follows fetch:
+// `redirect: 'manual' | 'error'`, not to go through a proxy (net/proxy.ts: those go to fetch, whose
+// dispatcher knows the proxy). The result follows fetch:
 //  - network errors reject with TypeError('fetch failed', { cause }); an abort rejects with the
 //    signal's reason (an AbortError), before and after the headers (then the body read throws it);
 //  - a body cut off mid-stream throws TypeError('terminated', { cause }) on read;
@@ -23,6 +24,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import type { Readable } from 'node:stream'
+import { activeProxy, proxyFor } from '../net/proxy'
 import { decodedBody } from '../tools/decoded-body'
 
 // `timeout` only makes Node apply the server's `Keep-Alive: timeout=N` hint (an idle socket is closed 1 s
@@ -40,18 +42,12 @@ export function httpFetch(input: Parameters<typeof fetch>[0], init?: RequestInit
   const body = init?.body
   const servable =
     url !== undefined &&
-    !proxied() &&
+    proxyFor(url, activeProxy()) === undefined &&
     (url.protocol === 'http:' || url.protocol === 'https:') &&
     (body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array) &&
     (init?.redirect === undefined || init.redirect === 'follow')
   if (!servable) return globalThis.fetch(input, init)
   return send(url, init ?? {}, body as string | Uint8Array | null | undefined)
-}
-
-// A proxy in the environment (fetch uses it with NODE_USE_ENV_PROXY; node:http with our agents would not):
-// every request then goes through fetch, exactly as before this file existed.
-function proxied(env: NodeJS.ProcessEnv = process.env): boolean {
-  return Boolean(env.HTTPS_PROXY || env.https_proxy || env.HTTP_PROXY || env.http_proxy || env.NODE_USE_ENV_PROXY)
 }
 
 function safeUrl(s: string): URL | undefined {

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { describeNetworkFailure, recordingFetch, type NetworkFailure } from './network-failure'
+
+const failure = (code: string | undefined, extra: Partial<NetworkFailure> = {}, message = 'boom'): NetworkFailure => ({
+  url: new URL('https://api.example.com/v1/chat/completions'),
+  error: new TypeError('fetch failed', { cause: Object.assign(new Error(message), code ? { code } : {}) }),
+  ...extra,
+})
+
+describe('describeNetworkFailure', () => {
+  it('names the usual socket failures', () => {
+    expect(describeNetworkFailure(failure('ECONNREFUSED'), 'openai')).toBe('could not reach api.example.com (provider openai): connection refused — is the server running?')
+    expect(describeNetworkFailure(failure('ENOTFOUND'))).toBe('could not reach api.example.com: the name api.example.com could not be resolved')
+    expect(describeNetworkFailure(failure('EAI_AGAIN'))).toMatch(/could not be resolved \(DNS did not answer\)$/)
+    expect(describeNetworkFailure(failure('UND_ERR_CONNECT_TIMEOUT'))).toMatch(/: timed out while connecting$/)
+    expect(describeNetworkFailure(failure('ECONNRESET'))).toMatch(/: the connection was reset$/)
+    expect(describeNetworkFailure(failure('EHOSTUNREACH'))).toMatch(/: the network cannot reach it$/)
+    expect(describeNetworkFailure(failure('CERT_HAS_EXPIRED'))).toMatch(/: its TLS certificate was not accepted \(CERT_HAS_EXPIRED\)$/)
+    expect(describeNetworkFailure(failure('DEPTH_ZERO_SELF_SIGNED_CERT'))).toMatch(/not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/)
+    expect(describeNetworkFailure(failure('EWHATEVER'))).toMatch(/: EWHATEVER$/)
+    expect(describeNetworkFailure(failure(undefined, {}, 'socket hang up'))).toMatch(/: socket hang up$/)
+  })
+
+  it('several addresses tried: the last one tells', () => {
+    const agg = Object.assign(new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' }), Object.assign(new Error('b'), { code: 'ECONNREFUSED' })]), {})
+    const f: NetworkFailure = { url: new URL('http://localhost:11434/v1'), error: new TypeError('fetch failed', { cause: agg }) }
+    expect(describeNetworkFailure(f, 'ollama')).toBe('could not reach localhost:11434 (provider ollama): connection refused — is the server running?')
+  })
+
+  it('through a proxy: the proxy is named, never its credentials', () => {
+    const proxy = new URL('http://bob:pw@proxy.corp:3128')
+    expect(describeNetworkFailure(failure('ECONNREFUSED', { proxy }))).toBe('could not reach api.example.com through the proxy http://proxy.corp:3128: connection refused — is the proxy running?')
+    expect(describeNetworkFailure(failure('ENOTFOUND', { proxy }))).toMatch(/the name proxy\.corp could not be resolved$/)
+    const refused = failure(undefined, { proxy }, 'Proxy response (403) !== 200 when HTTP Tunneling')
+    expect(describeNetworkFailure(refused)).toBe('the proxy http://proxy.corp:3128 refused the connection to api.example.com: HTTP 403')
+  })
+})
+
+describe('recordingFetch', () => {
+  it('reports a failed request with its URL, not an abort, and passes both on', async () => {
+    const seen: NetworkFailure[] = []
+    const failing = recordingFetch(async () => Promise.reject(new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } })), (f) => seen.push(f))
+    await expect(failing('http://127.0.0.1:9/v1/chat/completions')).rejects.toThrow('fetch failed')
+    expect(seen.map((f) => f.url.host)).toEqual(['127.0.0.1:9'])
+    const aborting = recordingFetch(async () => Promise.reject(new DOMException('aborted', 'AbortError')), (f) => seen.push(f))
+    await expect(aborting('http://127.0.0.1:9/')).rejects.toThrow('aborted')
+    expect(seen).toHaveLength(1)
+  })
+})
