@@ -32,13 +32,25 @@ describe('model registry', () => {
     expect(reg.resolve('anthropic/claude-sonnet-4-5').provider).toBe('anthropic')
   })
 
-  it('keyless loopback servers get a dummy key and are configured; remote ones need a key', async () => {
+  it('keyless servers on this machine or the local network get a dummy key and are configured; remote ones need a key', async () => {
+    const m = [{ id: 'r', contextWindow: 1000, maxTokens: 10 }]
+    const lan = {
+      lan4: 'http://192.168.1.20:11434/v1',
+      tailnet: 'http://100.101.102.103:11434/v1',
+      ula: 'http://[fd12:3456::7]:1234/v1',
+      mdns: 'http://gpu-box.local:11434/v1',
+      single: 'http://gpu-box:11434/v1',
+      homearpa: 'http://llm.home.arpa/v1',
+      v6loop: 'http://[::1]:8080/v1',
+    }
     const reg = await createModelRegistry(
       cfg({
         models: {
           providers: {
             local: localProvider(),
-            remote: { baseUrl: 'https://example.invalid/v1', models: [{ id: 'r', contextWindow: 1000, maxTokens: 10 }] },
+            remote: { baseUrl: 'https://example.invalid/v1', models: m },
+            publicIp: { baseUrl: 'http://8.8.8.8/v1', models: m },
+            ...Object.fromEntries(Object.entries(lan).map(([id, baseUrl]) => [id, { baseUrl, models: m }])),
           },
         },
       }),
@@ -47,6 +59,11 @@ describe('model registry', () => {
     )
     expect(reg.getApiKey('local')).toBe(LOCAL_DUMMY_KEY)
     expect(reg.isConfigured('local')).toBe(true)
+    for (const id of Object.keys(lan)) {
+      expect(reg.isConfigured(id), id).toBe(true)
+      expect(reg.getApiKey(id), id).toBe(LOCAL_DUMMY_KEY)
+    }
+    expect(reg.isConfigured('publicIp')).toBe(false)
     expect(reg.isConfigured('remote')).toBe(false)
     expect(reg.authProblem('remote')).toMatch(/no API key/)
     expect(reg.isConfigured('anthropic')).toBe(false)

@@ -1,7 +1,7 @@
 // The model registry: one pi-ai `Models` collection holding every built-in provider plus the providers
 // configured under `models.providers`. Keys come from (in order) the Loopdesk credential store, the
 // provider's `apiKeyEnv`, a literal/env-ref `apiKey`, the built-in env var (e.g. OPENAI_API_KEY), and a
-// dummy key for keyless servers on loopback (pi's openai client refuses an empty key).
+// dummy key for keyless servers on this machine or the local network (pi's openai client refuses an empty key).
 import {
   createModels,
   createProvider,
@@ -28,6 +28,7 @@ import type {
   ResolvedConfig,
   ResolvedModel,
 } from '../contracts'
+import { classifyAddress, isLocalhostName } from '../tools/net-guard'
 
 /**
  * Loads an API implementation once. pi's own `*.lazy` wrappers call `import()` on every request, which is
@@ -82,19 +83,29 @@ export interface ModelRegistry extends ModelRegistryLike {
   refreshAuth(): Promise<void>
 }
 
-const loopbackByUrl = new Map<string, boolean>()
-/** asked on every model request (getApiKey): the URL is parsed once per base URL */
-const isLoopback = (url?: string) => {
+const localByUrl = new Map<string, boolean>()
+const LOCAL_CLASSES = new Set(['loopback', 'private', 'unique-local', 'link-local'])
+/**
+ * A server on this machine or the local network (Ollama on a GPU box at 192.168.1.20, `gpu-box.local`, a
+ * tailnet address): such servers usually take no key, so one is not required before trying. A server that
+ * does want one answers 401, which the run reports. Asked on every model request (getApiKey): the URL is
+ * parsed once per base URL.
+ */
+const isLocalNetwork = (url?: string) => {
   if (!url) return false
-  let v = loopbackByUrl.get(url)
+  let v = localByUrl.get(url)
   if (v === undefined) {
     try {
-      const h = new URL(url).hostname
-      v = h === 'localhost' || h === '127.0.0.1' || h === '::1' || h === '[::1]' || h.endsWith('.localhost')
+      const h = new URL(url).hostname.toLowerCase().replace(/\.$/, '')
+      const cls = classifyAddress(h)
+      v =
+        cls !== undefined
+          ? LOCAL_CLASSES.has(cls)
+          : isLocalhostName(h) || !h.includes('.') || /\.(local|lan|home\.arpa|internal)$/.test(h)
     } catch {
       v = false
     }
-    if (loopbackByUrl.size < 256) loopbackByUrl.set(url, v)
+    if (localByUrl.size < 256) localByUrl.set(url, v)
   }
   return v
 }
@@ -203,7 +214,7 @@ export async function createModelRegistry(
       problems.set(id, `provider "${id}" has no models configured`)
       continue
     }
-    const keyless = isLoopback(cfg.baseUrl)
+    const keyless = isLocalNetwork(cfg.baseUrl)
     const auth: ApiKeyAuth = {
       name: `${id} API key`,
       resolve: async ({ credential, signal }) => {
@@ -278,7 +289,7 @@ export async function createModelRegistry(
     if (cfg) {
       const k = configuredKey(cfg, env)
       if (k) return k
-      if (isLoopback(cfg.baseUrl)) return LOCAL_DUMMY_KEY
+      if (isLocalNetwork(cfg.baseUrl)) return LOCAL_DUMMY_KEY
     }
     // built-ins: pi's provider auth resolves its env var itself
     return undefined
