@@ -1,6 +1,6 @@
-import http from 'node:http'
 import net from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startForwardProxy, type ForwardProxy } from '../../../../test/fixtures/forward-proxy'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig } from '../../../../test/fixtures/test-runtime'
 import { applyProxyEnv, describeProxySettings, noProxyMatches, proxyFor, proxyFromEnv } from './proxy'
@@ -71,63 +71,12 @@ describe('proxy settings from the environment', () => {
 
 // ------------------------------------------------------------------ through a real proxy on loopback
 
-interface TestProxy {
-  url: string
-  /** request lines it received: `GET http://host/path`, `CONNECT host:443`, with the auth header */
-  seen: Array<{ line: string; auth?: string }>
-  /** answer CONNECT with this status instead of tunnelling */
-  refuseConnect?: number
-  close(): Promise<void>
-}
-
-/** A forward proxy: absolute-form requests relayed, CONNECT tunnelled; every target host is this machine. */
-async function startTestProxy(): Promise<TestProxy> {
-  const sockets = new Set<net.Socket>()
-  const p: TestProxy = {
-    url: '',
-    seen: [],
-    close: async () => {
-      for (const s of sockets) s.destroy()
-      await new Promise<void>((r) => server.close(() => r()))
-    },
-  }
-  const server = http.createServer((req, res) => {
-    p.seen.push({ line: `${req.method} ${req.url}`, auth: req.headers['proxy-authorization'] })
-    const target = new URL(req.url!)
-    const up = http.request({ host: '127.0.0.1', port: target.port, path: target.pathname + target.search, method: req.method, headers: req.headers }, (r) => {
-      res.writeHead(r.statusCode!, r.headers)
-      r.pipe(res)
-    })
-    up.on('error', () => res.destroy())
-    req.pipe(up)
-  })
-  server.on('connection', (s) => sockets.add(s))
-  server.on('connect', (req, socket, head) => {
-    p.seen.push({ line: `CONNECT ${req.url}`, auth: req.headers['proxy-authorization'] })
-    if (p.refuseConnect) {
-      socket.end(`HTTP/1.1 ${p.refuseConnect} Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n`)
-      return
-    }
-    const port = Number(req.url!.split(':').at(-1))
-    const up = net.connect(port, '127.0.0.1', () => {
-      socket.write('HTTP/1.1 200 Connection established\r\n\r\n')
-      up.write(head)
-      up.pipe(socket)
-      socket.pipe(up)
-    })
-    up.on('error', () => socket.destroy())
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  p.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
-  return p
-}
-
 describe('model requests through a proxy', () => {
   let model: ModelServer
-  let proxy: TestProxy
+  let proxy: ForwardProxy
   beforeAll(async () => {
     model = await startModelServer()
-    proxy = await startTestProxy()
+    proxy = await startForwardProxy()
   })
   afterAll(async () => {
     await applyProxyEnv({})

@@ -206,3 +206,11 @@ export function describeProxySettings(s: ProxySettings): string {
     .join(',')
   return `model requests: https via ${via(s.https, s.source.https)}, http via ${via(s.http, s.source.http)}; direct for loopback${given ? ` and NO_PROXY (${given})` : ''}`
 }
+
+/** The Proxy-Authorization header a proxy URL's credentials make (none without a user). */
+export function proxyAuthorization(proxy: URL): Record<string, string> {
+  if (!proxy.username) return {}
+  const user = decodeURIComponent(proxy.username)
+  const pass = decodeURIComponent(proxy.password)
+  return { 'proxy-authorization': `Basic ${Buffer.from(`${user}:${pass}`).toString('base64')}` }
+}

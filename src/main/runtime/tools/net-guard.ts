@@ -132,6 +132,9 @@ export function isLocalhostName(host: string): boolean {
   return h === 'localhost' || h.endsWith('.localhost') || h === 'localhost.localdomain'
 }
 
+/** The host name did not resolve here (behind a proxy, the proxy may still resolve it). */
+export class UnresolvedHostError extends Error {}
+
 /**
  * Resolves the URL's host and checks every address it resolves to. Returns the one address the request
  * must connect to. Throws BlockedAddressError naming the URL and the offending address.
@@ -154,9 +157,9 @@ export async function resolvePinned(url: URL, policy: NetPolicy): Promise<Pinned
     answers = await dns.promises.lookup(host, { all: true, verbatim: true })
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new Error(`web_fetch could not resolve ${host}${code ? ` (${code})` : ''}`, { cause: err })
+    throw new UnresolvedHostError(`web_fetch could not resolve ${host}${code ? ` (${code})` : ''}`, { cause: err })
   }
-  if (answers.length === 0) throw new Error(`web_fetch could not resolve ${host}: no addresses`)
+  if (answers.length === 0) throw new UnresolvedHostError(`web_fetch could not resolve ${host}: no addresses`)
   // every answer must be allowed: a name that also points inside the network is not trusted at all
   for (const a of answers) {
     const why = blockReason(a.address, policy)

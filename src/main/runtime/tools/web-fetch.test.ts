@@ -3,6 +3,8 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import zlib from 'node:zlib'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { startForwardProxy, type ForwardProxy } from '../../../../test/fixtures/forward-proxy'
+import { applyProxyEnv } from '../net/proxy'
 import { decodeEntities, htmlToText } from './html-text'
 import { blockReason, classifyAddress } from './net-guard'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
@@ -303,6 +305,60 @@ describe('web_fetch network policy', () => {
     expect(blockReason('10.0.0.1', { allowLoopback: true })).toBe('a private network address')
     expect(blockReason('10.0.0.1', { allowPrivateNetwork: true })).toBeUndefined()
     expect(blockReason('169.254.169.254', { allowLoopback: true, allowPrivateNetwork: true })).toMatch(/link-local/)
+  })
+})
+
+describe('web_fetch through the environment\'s proxy', () => {
+  let proxy: ForwardProxy
+  const strict = () => makeCtx(sb.ws, { webFetch: { maxBytes: 100_000, timeoutMs: 3000 } })
+  beforeAll(async () => {
+    proxy = await startForwardProxy()
+  })
+  beforeEach(async () => {
+    proxy.seen.length = 0
+    proxy.refuseConnect = undefined
+    await applyProxyEnv({ HTTP_PROXY: proxy.url.replace('http://', 'http://carol:pw@'), HTTPS_PROXY: proxy.url })
+  })
+  afterAll(async () => {
+    await applyProxyEnv({})
+    await proxy.close()
+  })
+
+  it('fetches a page only the proxy can reach (a name this machine does not resolve), with the credentials', async () => {
+    const text = await fetchText(`http://site.test:${port}/text`, {}, strict())
+    expect(text).toMatch(/plain {2}text\n {2}kept as is$/)
+    expect(proxy.seen).toEqual([{ line: `GET http://site.test:${port}/text`, auth: `Basic ${Buffer.from('carol:pw').toString('base64')}` }])
+  })
+
+  it('the address policy still holds: blocked targets are refused before the proxy sees them', async () => {
+    const c = strict()
+    await expect(run(c, 'web_fetch', { url: `${base}/text` })).rejects.toThrow(/127\.0\.0\.1 is a loopback/)
+    await expect(run(c, 'web_fetch', { url: 'http://10.0.0.1/' })).rejects.toThrow(/private network/)
+    await expect(run(c, 'web_fetch', { url: 'http://169.254.169.254/latest/meta-data/' })).rejects.toThrow(/link-local/)
+    // a name this machine resolves to a private address
+    vi.spyOn(dns.promises, 'lookup').mockResolvedValue([{ address: '192.168.7.7', family: 4 }] as never)
+    await expect(run(c, 'web_fetch', { url: 'http://intranet.example/' })).rejects.toThrow(/resolves to 192\.168\.7\.7/)
+    expect(proxy.seen).toEqual([])
+  })
+
+  it('https goes through a CONNECT tunnel; a proxy that refuses it is named in the error', async () => {
+    proxy.refuseConnect = 407
+    const err = (await run(strict(), 'web_fetch', { url: `https://site.test:${port}/text` }).catch((e) => e)) as Error
+    expect(proxy.seen[0].line).toBe(`CONNECT site.test:${port}`)
+    expect(err.message).toBe(
+      `web_fetch could not fetch https://site.test:${port}/text: the proxy ${proxy.url} refused the connection to site.test:${port} (HTTP 407: proxy authentication required — put the credentials in the proxy URL)`,
+    )
+  })
+
+  it('a proxy that is not running is named', async () => {
+    const closed = http.createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const dead = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`
+    await new Promise((r) => closed.close(r))
+    await applyProxyEnv({ HTTP_PROXY: dead })
+    await expect(run(strict(), 'web_fetch', { url: `http://site.test:${port}/text` })).rejects.toThrow(
+      `web_fetch could not reach http://site.test:${port}/text through the proxy ${dead}: connect ECONNREFUSED`,
+    )
   })
 })
 

@@ -8,7 +8,9 @@ import type { Readable } from 'node:stream'
 import Type from 'typebox'
 import { decodedBody } from './decoded-body'
 import { extractTitle, htmlToText } from './html-text'
-import { BlockedAddressError, pinnedLookup, resolvePinned, type NetPolicy } from './net-guard'
+import { activeProxy, describeProxy, proxyFor } from '../net/proxy'
+import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
+import { BlockedAddressError, pinnedLookup, resolvePinned, UnresolvedHostError, type NetPolicy, type PinnedAddress } from './net-guard'
 import { formatBytes, looksBinary, raceAbort, textResult, ToolAbortedError, throwIfAborted } from './result'
 import { defineTool } from './spec'
 
@@ -52,46 +54,70 @@ const header = (h: http.IncomingHttpHeaders, name: string): string => {
   return Array.isArray(v) ? v.join(', ') : (v ?? '')
 }
 
-/** One GET to the address `resolvePinned` checked (no redirects followed here). */
+/**
+ * One GET to the address `resolvePinned` checked (no redirects followed here). Through the environment's
+ * proxy (net/proxy.ts) when it applies: the address check still runs here first (a name this machine
+ * resolves to a blocked address is refused), but the proxy connects by name, and a name only the proxy
+ * can resolve goes through unchecked — behind a proxy the machine itself often resolves no public names.
+ */
 async function request(url: URL, policy: NetPolicy, signal: AbortSignal): Promise<FetchResponse> {
-  const pin = await raceAbort(resolvePinned(url, policy), signal, 'web_fetch')
-  const mod = url.protocol === 'https:' ? https : http
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  const proxy = proxyFor(url, activeProxy())
+  const through = proxy && canRequestThrough(proxy) ? proxy : undefined
+  let pin: PinnedAddress | undefined
+  try {
+    pin = await raceAbort(resolvePinned(url, policy), signal, 'web_fetch')
+  } catch (err) {
+    if (!through || !(err instanceof UnresolvedHostError)) throw err
+  }
+  const headers = {
+    'user-agent': 'Loopdesk/0.1 (web_fetch)',
+    accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
+    'accept-encoding': 'gzip, deflate, br',
+  }
   return new Promise<FetchResponse>((resolve, reject) => {
-    const req = mod.request(
-      {
-        protocol: url.protocol,
-        hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        // connect only to the checked address (DNS rebinding); no pooled socket from another request
-        lookup: pinnedLookup(pin),
-        family: pin.family,
-        agent: false,
-        signal,
-        headers: {
-          'user-agent': 'Loopdesk/0.1 (web_fetch)',
-          accept: 'text/html,application/xhtml+xml,application/json;q=0.9,text/plain;q=0.8,*/*;q=0.5',
-          'accept-encoding': 'gzip, deflate, br',
+    const onResponse = (res: http.IncomingMessage) => {
+      const body = decodedBody(res)
+      resolve({
+        status: res.statusCode ?? 0,
+        statusText: res.statusMessage ?? '',
+        headers: res.headers,
+        body,
+        close: () => {
+          body.destroy()
+          res.destroy()
+          req.destroy()
         },
-      },
-      (res) => {
-        const body = decodedBody(res)
-        resolve({
-          status: res.statusCode ?? 0,
-          statusText: res.statusMessage ?? '',
-          headers: res.headers,
-          body,
-          close: () => {
-            body.destroy()
-            res.destroy()
-            req.destroy()
-          },
-        })
-      },
-    )
-    req.on('error', reject)
+      })
+    }
+    let req: http.ClientRequest
+    if (through) {
+      req = requestThroughProxy(url, through, { method: 'GET', headers, signal }, onResponse)
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (err instanceof ProxyRefusedError) reject(new Error(`web_fetch could not fetch ${url.href}: ${err.message}`, { cause: err }))
+        else if (err.code) reject(new Error(`web_fetch could not reach ${url.href} through the proxy ${describeProxy(through)}: ${err.message}`, { cause: err }))
+        else reject(err)
+      })
+    } else {
+      const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+      const mod = url.protocol === 'https:' ? https : http
+      req = mod.request(
+        {
+          protocol: url.protocol,
+          hostname,
+          port: url.port || undefined,
+          path: `${url.pathname}${url.search}`,
+          method: 'GET',
+          // connect only to the checked address (DNS rebinding); no pooled socket from another request
+          lookup: pinnedLookup(pin!),
+          family: pin!.family,
+          agent: false,
+          signal,
+          headers,
+        },
+        onResponse,
+      )
+      req.on('error', reject)
+    }
     req.end()
   })
 }
