@@ -154,6 +154,7 @@ export const session = {
     setPermissionRequestHandler: (h) => (standIn.permissionRequestHandler = h),
     setPermissionCheckHandler: (h) => (standIn.permissionCheckHandler = h),
     setDevicePermissionHandler: () => {},
+    resolveProxy: async () => 'DIRECT',
   },
 }
 

@@ -58,6 +58,12 @@ describe('startShell', () => {
     expect(FakeBrowserWindow.instances).toEqual([])
   })
 
+  it('the runtime gets the OS proxy settings when the environment names no proxy', async () => {
+    fake.session.defaultSession.resolveProxy.mockResolvedValue('PROXY corp.example:3128; DIRECT')
+    await startShell(deps(), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' }).ready
+    expect(runtimeOpts!.env).toMatchObject({ HTTPS_PROXY: 'http://corp.example:3128', HTTP_PROXY: 'http://corp.example:3128' })
+  })
+
   it('sets up security, runtime, IPC, window and gateway in order', async () => {
     const shell = startShell(deps(), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' })
     await shell.ready

@@ -12,6 +12,7 @@ import { registerAppScheme, serveAppProtocol } from './protocol'
 import { SafeStorageCredentialStore } from './secure-credentials'
 import { guardAllWebContents, secureSession } from './security'
 import { openShellSettings, type PrefsProvider, type ShellSettings } from './settings'
+import { withSystemProxy } from './system-proxy'
 import { createMainWindow, focusWindow } from './window'
 
 export interface RuntimeOptions {
@@ -143,12 +144,11 @@ export function startShell<R extends RuntimeHost>(
     settings.onPrefsChange((p) => applyTheme(p.theme))
 
     const stateDir = resolveStateDir(env)
-    const starting = deps.createRuntime({
-      stateDir,
-      env,
-      credentials: new SafeStorageCredentialStore({ cwd: userData }),
-      prefs: settings.prefs,
-    })
+    const prefs = settings.prefs
+    // started from the Dock / Start menu there is no HTTPS_PROXY: the OS proxy settings stand in
+    const starting = withSystemProxy(env, (url) => session.defaultSession.resolveProxy(url)).then((runtimeEnv) =>
+      deps.createRuntime({ stateDir, env: runtimeEnv, credentials: new SafeStorageCredentialStore({ cwd: userData }), prefs }),
+    )
     // The window opens while the runtime loads (it is the heavier part of start-up); IPC calls made
     // meanwhile wait for it.
     ipc = registerBridgeIpc({ host: starting, getWebContents: () => win?.webContents, policy })

@@ -165,6 +165,8 @@ function makeSession() {
     setPermissionRequestHandler: vi.fn(),
     setPermissionCheckHandler: vi.fn(),
     setDevicePermissionHandler: vi.fn(),
+    /** the OS proxy settings as Chromium answers them (PAC form) */
+    resolveProxy: vi.fn(async (_url: string) => 'DIRECT'),
   }
 }
 
