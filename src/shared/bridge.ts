@@ -27,6 +27,7 @@ export const BRIDGE_METHODS = {
   approvalResolve: 'exec.approval.resolve',
   recentEvents: 'loopdesk.events.recent',
   sessionsSearch: 'loopdesk.sessions.search',
+  modelsProbe: 'loopdesk.models.probe',
   queueList: 'loopdesk.queue.list',
   queueRemove: 'loopdesk.queue.remove',
   prefsGet: 'loopdesk.prefs.get',

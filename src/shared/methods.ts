@@ -411,6 +411,15 @@ export const Schemas = {
     query: NonEmpty(200),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
   }),
+  /**
+   * one GET of a model server's model list: does the base URL (and the saved key) work, and which models
+   * it serves. `provider`: a configured provider (its baseUrl, api and key — the key only to its own URL)
+   */
+  'loopdesk.models.probe': Closed({
+    provider: Type.Optional(NonEmpty(128)),
+    baseUrl: Type.Optional(NonEmpty(2048)),
+    api: Type.Optional(Type.Union([Type.Literal('openai-completions'), Type.Literal('openai-responses'), Type.Literal('anthropic-messages')])),
+  }),
   'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
   'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
   'loopdesk.prefs.get': Closed({}),
@@ -781,6 +790,10 @@ export interface Results {
   'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
   /** partial: the time budget ran out before every transcript was read (the newest sessions are read first) */
   'loopdesk.sessions.search': { matches: SessionSearchMatch[]; partial: boolean }
+  /** ok: the server listed its models (sorted by id); else why not. suggestedBaseUrl: the list was one level down (`/v1`) */
+  'loopdesk.models.probe':
+    | { ok: true; url: string; models: Array<{ id: string; contextWindow?: number }>; ms: number; suggestedBaseUrl?: string }
+    | { ok: false; url: string; error: string; status?: number; ms: number }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
   'loopdesk.prefs.get': Prefs

@@ -40,6 +40,8 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'exec.approval.resolve': AP,
   'loopdesk.events.recent': R,
   'loopdesk.sessions.search': R,
+  // it makes the runtime send requests (with a saved key, to that provider's own URL): as config.patch
+  'loopdesk.models.probe': A,
   'loopdesk.queue.list': R,
   'loopdesk.queue.remove': W,
   'loopdesk.prefs.get': R,

@@ -16,6 +16,7 @@ import { rowOf, sessionHandlers } from './handlers-sessions'
 import { sessionSendHandlers } from './handlers-session-send'
 import { configHandlers } from './handlers-config'
 import { filePrefs, systemHandlers } from './handlers-system'
+import { probeHandlers } from './handlers-probe'
 import { searchHandlers } from './handlers-search'
 import { applyLaneConcurrency, CommandQueue } from './lanes'
 import { createModelRegistry, type ModelRegistry } from './models'
@@ -237,6 +238,7 @@ class RuntimeImpl implements Runtime {
       ...sessionHandlers(this.core, runHs['chat.send']),
       ...systemHandlers(this.core),
       ...searchHandlers(this.core),
+      ...probeHandlers(this.core),
       ...configHandlers(this.core),
       ...sessionSendHandlers(this.core, runHs['chat.send']),
     }

@@ -30,6 +30,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   approvalResolve: { id: 'a1', decision: 'deny' },
   recentEvents: { sessionKey: 'agent:main:main' },
   sessionsSearch: { query: 'hello' },
+  modelsProbe: { baseUrl: 'http://127.0.0.1:11434/v1' },
   queueList: { sessionKey: 'agent:main:main' },
   queueRemove: { sessionKey: 'agent:main:main', id: 'q1' },
   prefsGet: {},

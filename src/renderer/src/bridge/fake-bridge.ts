@@ -83,6 +83,9 @@ export interface FakeBridgeOptions {
   /** rate limit for config.patch like the gateway's (3 per 60 s per device): refused writes answer
    * UNAVAILABLE + retryable + retryAfterMs (default: no limit) */
   configWriteLimit?: { max: number; windowMs: number }
+  /** model servers the "Check" of a base URL reaches (modelsProbe), by base URL without a trailing slash:
+   * their model list, or an HTTP error; any other URL is refused as a closed port is */
+  modelServers?: Record<string, { models: Array<{ id: string; contextWindow?: number }> } | { status: number; error: string }>
 }
 
 interface FakeSession {
@@ -286,6 +289,7 @@ export class FakeBridge implements Bridge {
       listeningPort: options.listeningPort === undefined ? (options.gatewayPort ?? 18789) : options.listeningPort,
       persistKey: options.persistKey,
       configWriteLimit: options.configWriteLimit,
+      modelServers: options.modelServers ?? {},
     }
     this.scripts = [...(options.scripts ?? [])]
     this.config = { agents: { defaults: { timeoutSeconds: 600, thinkingDefault: 'low', workspace: '~/loopdesk' } }, gateway: { port: this.opts.gatewayPort } }
@@ -940,6 +944,32 @@ export class FakeBridge implements Bridge {
       }
     }
     return ok({ matches, partial: false })
+  }
+
+  async modelsProbe(params: Parameters<Bridge['modelsProbe']>[0]): Promise<Result<Results['loopdesk.models.probe']>> {
+    this.record('modelsProbe', params)
+    const saved = params.provider ? (this.config.models as { providers?: Record<string, { baseUrl?: string }> } | undefined)?.providers?.[params.provider] : undefined
+    const base = (params.baseUrl ?? saved?.baseUrl ?? '').replace(/\/+$/, '')
+    if (!base) return fail('INVALID_REQUEST', 'give a baseUrl or a configured provider')
+    const servers = this.opts.modelServers ?? {}
+    const answer = (b: string): Results['loopdesk.models.probe'] => {
+      const url = `${b}/models`
+      const server = servers[b]
+      if (!server) {
+        let host: string
+        try {
+          host = new URL(b).host
+        } catch {
+          return { ok: false, url, error: 'the base URL is not a valid URL', ms: 1 }
+        }
+        return { ok: false, url, error: `could not connect: could not reach ${host}: connection refused — is the server running?`, ms: 1 }
+      }
+      if ('error' in server) return { ok: false, url, error: server.error, status: server.status, ms: 3 }
+      return { ok: true, url, models: [...server.models].sort((a, b2) => a.id.localeCompare(b2.id)), ms: 3 }
+    }
+    const first = answer(base)
+    if (!first.ok && !/\/v1$/.test(base) && servers[`${base}/v1`]) return ok({ ...answer(`${base}/v1`), suggestedBaseUrl: `${base}/v1` })
+    return ok(first)
   }
 
   async agentsList(): Promise<Result<Results['agents.list']>> {

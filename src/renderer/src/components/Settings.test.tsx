@@ -70,6 +70,44 @@ describe('settings', () => {
     expect(bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)!.params).toEqual({ patch: { agents: { defaults: { model: { primary: 'local/llama3.1:8b' } } } }, baseHash: expect.any(String) })
   })
 
+  it('Check asks the endpoint for its models: offers them, fixes a base URL without /v1, says why a check failed', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      modelServers: {
+        'http://192.168.1.20:11434/v1': { models: [{ id: 'qwen3:8b' }, { id: 'llama3.1:8b', contextWindow: 131072 }] },
+        'http://127.0.0.1:1234/v1': { models: [{ id: 'only-one', contextWindow: 8192 }] },
+      },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    // nothing listening there
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    await waitFor(() => expect(within(dialog).getByRole('alert')).toHaveTextContent('Check failed: could not connect: could not reach 127.0.0.1:11434: connection refused — is the server running?'))
+    // the server is found one level down: offered as the base URL
+    await user.clear(url)
+    await user.type(url, 'http://192.168.1.20:11434')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    await waitFor(() => expect(within(dialog).getByRole('status')).toHaveTextContent('Connected: 2 models'))
+    expect(within(dialog).getByRole('status')).toHaveTextContent('They are at http://192.168.1.20:11434/v1.')
+    await user.click(within(dialog).getByRole('button', { name: 'Use this URL' }))
+    expect(url).toHaveValue('http://192.168.1.20:11434/v1')
+    // the served ids are offered for the model field; picking one with a known context size fills it in
+    const model = within(dialog).getByLabelText('Model id')
+    expect([...document.querySelectorAll('#endpoint-models option')].map((o) => (o as HTMLOptionElement).value)).toEqual(['llama3.1:8b', 'qwen3:8b'])
+    await user.type(model, 'llama3.1:8b')
+    expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('131072')
+    expect(bridge.calls.filter((c) => c.name === 'modelsProbe').map((c) => c.params)).toEqual([{ baseUrl: 'http://127.0.0.1:11434/v1' }, { baseUrl: 'http://192.168.1.20:11434' }])
+    // a server with a single model: it is filled in
+    await user.clear(model)
+    await user.clear(url)
+    await user.type(url, 'http://127.0.0.1:1234/v1')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    await waitFor(() => expect(model).toHaveValue('only-one'))
+    expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
+  })
+
   it('agent, gateway and appearance sections save through config.patch / prefs', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp()

@@ -105,15 +105,37 @@ function CustomEndpoint() {
   const [modelId, setModelId] = useState(existing?.models?.[0]?.id ?? '')
   const [ctx, setCtx] = useState(String(existing?.models?.[0]?.contextWindow ?? 32768))
   const [error, setError] = useState<string>()
-  const save = async () => {
-    let url: URL
+  const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
+  const served = check.result?.ok ? check.result.models : []
+  const parsedUrl = (): URL | undefined => {
     try {
-      url = new URL(baseUrl)
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('bad protocol')
+      const url = new URL(baseUrl)
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url
     } catch {
-      setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
-      return
+      // reported below
     }
+    setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
+    return undefined
+  }
+  // one GET of the server's model list: is it there, does the key work, which models can be picked
+  const runCheck = async () => {
+    const url = parsedUrl()
+    if (!url) return
+    setError(undefined)
+    setCheck({ busy: true })
+    // the saved endpoint's key goes along only to the saved URL (the runtime checks that too)
+    const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), ...(existing?.baseUrl ? { provider: 'local' } : {}) })
+    setCheck({ busy: false, result })
+    if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
+  }
+  const pickModel = (id: string, list = served) => {
+    setModelId(id)
+    const known = list.find((m) => m.id === id)?.contextWindow
+    if (known) setCtx(String(known))
+  }
+  const save = async () => {
+    const url = parsedUrl()
+    if (!url) return
     const contextWindow = Number(ctx)
     if (!modelId.trim()) return setError('Enter the model id served by the endpoint.')
     if (!Number.isInteger(contextWindow) || contextWindow < 1024) return setError('Context window must be a whole number ≥ 1024.')
@@ -137,7 +159,20 @@ function CustomEndpoint() {
         </label>
         <label className="field">
           <span>Model id</span>
-          <input value={modelId} onChange={(e) => setModelId(e.target.value)} placeholder="llama3.1:8b" spellCheck={false} />
+          <input
+            value={modelId}
+            onChange={(e) => pickModel(e.target.value)}
+            placeholder={served.length ? `${served.length} served — type or pick` : 'llama3.1:8b'}
+            list={served.length ? 'endpoint-models' : undefined}
+            spellCheck={false}
+          />
+          {served.length > 0 && (
+            <datalist id="endpoint-models">
+              {served.map((m) => (
+                <option key={m.id} value={m.id} />
+              ))}
+            </datalist>
+          )}
         </label>
         <label className="field">
           <span>Context window (tokens)</span>
@@ -149,7 +184,11 @@ function CustomEndpoint() {
           {error}
         </p>
       )}
+      <CheckOutcome busy={check.busy} result={check.result} onUseUrl={(u) => setBaseUrl(u)} />
       <div className="row-actions">
+        <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
+          {check.busy ? 'Checking…' : 'Check'}
+        </button>
         <button type="button" className="btn btn-sm" onClick={() => void save()}>
           Save endpoint
         </button>
@@ -160,6 +199,33 @@ function CustomEndpoint() {
         <p className="muted small">A key for the endpoint (optional) can be added once it is saved.</p>
       )}
     </fieldset>
+  )
+}
+
+/** What the endpoint check found: the server's models, a better base URL, or why it failed. */
+function CheckOutcome({ busy, result, onUseUrl }: { busy: boolean; result?: Results['loopdesk.models.probe']; onUseUrl(url: string): void }) {
+  if (busy || !result) return null
+  if (!result.ok) {
+    return (
+      <p className="error-text" role="alert">
+        Check failed: {result.error}
+      </p>
+    )
+  }
+  const n = result.models.length
+  return (
+    <p className="ok-text" role="status">
+      {n === 0 ? 'The server answered, but serves no models yet.' : `Connected: ${n} model${n === 1 ? '' : 's'} (${result.ms} ms).`}
+      {result.suggestedBaseUrl && (
+        <>
+          {' '}
+          They are at {result.suggestedBaseUrl}.{' '}
+          <button type="button" className="btn btn-sm" onClick={() => onUseUrl(result.suggestedBaseUrl!)}>
+            Use this URL
+          </button>
+        </>
+      )}
+    </p>
   )
 }
 

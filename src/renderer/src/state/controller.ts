@@ -5,7 +5,7 @@ import type { Bridge } from '../../../shared/bridge'
 import { isConnectionAware, isTokenChanged } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
-import type { ErrorShape, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
@@ -624,6 +624,17 @@ export class Controller {
    * Summarizes the session's older messages now (sessions.compact; the runtime waits for a running turn).
    * Says what it did either way: a summary that would not be smaller, or a short session, is not applied.
    */
+  /** The settings' "Check" of a model server: its model list or why not (a call failure reads as a failed check). */
+  async probeModels(params: ParamsOf<'loopdesk.models.probe'>): Promise<Results['loopdesk.models.probe']> {
+    try {
+      const r = await this.bridge.modelsProbe(params)
+      if (r.ok) return r.data
+      return { ok: false, url: params.baseUrl ?? '', error: errorText(r.error), ms: 0 }
+    } catch (err) {
+      return { ok: false, url: params.baseUrl ?? '', error: errorText(err), ms: 0 }
+    }
+  }
+
   async compactSession(key: string): Promise<boolean> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const name = row ? `“${sessionTitle(row)}”` : 'the session'

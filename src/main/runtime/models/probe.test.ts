@@ -1,0 +1,162 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import zlib from 'node:zlib'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startForwardProxy } from '../../../../test/fixtures/forward-proxy'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { applyProxyEnv } from '../net/proxy'
+import { modelListUrl, modelsOf, probeModels } from './probe'
+
+let server: http.Server
+let base: string
+const seen: Array<{ url: string; headers: http.IncomingHttpHeaders }> = []
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    seen.push({ url: req.url!, headers: req.headers })
+    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
+    switch (req.url) {
+      case '/ollama/v1/models':
+        return json(200, { object: 'list', data: [{ id: 'qwen3:8b' }, { id: 'llama3.1:8b' }, { id: 'llama3.1:8b' }] })
+      case '/ollama/models':
+      case '/plain/v1/models':
+        return res.writeHead(200, { 'content-type': 'text/plain' }).end('Ollama is running')
+      case '/vllm/v1/models':
+        return json(200, { data: [{ id: 'big', max_model_len: 131072 }, { id: 'tiny', context_length: 12 }] })
+      case '/tags/models':
+        return json(200, { models: [{ name: 'gemma3:4b' }] })
+      case '/keyed/v1/models':
+        return req.headers.authorization === 'Bearer right' ? json(200, { data: [{ id: 'k' }] }) : json(401, { error: { message: 'Invalid API key' } })
+      case '/anthropic/v1/models':
+        return req.headers['x-api-key'] === 'ak' && req.headers['anthropic-version'] ? json(200, { data: [{ id: 'claude-x', type: 'model' }] }) : json(401, { error: { message: 'bad key' } })
+      case '/moved/v1/models':
+        return res.writeHead(301, { location: 'https://elsewhere.example/v1/models' }).end()
+      case '/huge/v1/models':
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.write('{"data":[')
+        for (let i = 0; i < 5000; i++) res.write(`{"id":"${'x'.repeat(1000)}${i}"},`)
+        return res.end('{"id":"last"}]}')
+      case '/gzip/v1/models':
+        return res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(zlib.gzipSync(JSON.stringify({ data: [{ id: 'zipped' }] })))
+      case '/slow/v1/models':
+        return // never answers
+      default:
+        return json(404, { error: { message: `no route ${req.url}` } })
+    }
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  server.closeAllConnections()
+  await new Promise((r) => server.close(r))
+})
+
+const probe = (path: string, extra: Partial<Parameters<typeof probeModels>[0]> = {}) =>
+  probeModels({ baseUrl: `${base}${path}`, api: 'openai-completions', ...extra })
+
+describe('probeModels', () => {
+  it('lists a server’s models, sorted and once each, with the context sizes it states', async () => {
+    expect(await probe('/ollama/v1')).toMatchObject({ ok: true, url: `${base}/ollama/v1/models`, models: [{ id: 'llama3.1:8b' }, { id: 'qwen3:8b' }] })
+    expect(await probe('/vllm/v1/')).toMatchObject({ ok: true, models: [{ id: 'big', contextWindow: 131072 }, { id: 'tiny' }] })
+    expect(await probe('/tags')).toMatchObject({ ok: true, models: [{ id: 'gemma3:4b' }] })
+    expect(await probe('/gzip/v1')).toMatchObject({ ok: true, models: [{ id: 'zipped' }] })
+  })
+
+  it('a base URL without /v1 is found one level down and offered as the fix', async () => {
+    const r = await probe('/ollama')
+    expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
+  })
+
+  it('keys: Bearer for OpenAI-style servers, x-api-key + version for Anthropic; a refusal says which case it is', async () => {
+    expect(await probe('/keyed/v1', { apiKey: 'right' })).toMatchObject({ ok: true, models: [{ id: 'k' }] })
+    expect(await probe('/keyed/v1', { apiKey: 'wrong' })).toMatchObject({ ok: false, status: 401, error: 'the server refused the key (HTTP 401): Invalid API key' })
+    expect(await probe('/keyed/v1')).toMatchObject({ ok: false, status: 401, error: 'the server wants an API key (HTTP 401): Invalid API key' })
+    expect(modelListUrl(`${base}/anthropic`, 'anthropic-messages')).toBe(`${base}/anthropic/v1/models`)
+    expect(modelListUrl(`${base}/anthropic/v1/`, 'anthropic-messages')).toBe(`${base}/anthropic/v1/models`)
+    expect(await probe('/anthropic', { api: 'anthropic-messages', apiKey: 'ak' })).toMatchObject({ ok: true, models: [{ id: 'claude-x' }] })
+  })
+
+  it('says what is wrong: not a list, no route, a redirect (not followed: it would carry the key), too big, too slow', async () => {
+    expect(await probe('/ollama/v2')).toMatchObject({ ok: false, status: 404, error: `no model list at /ollama/v2/models (HTTP 404): no route /ollama/v2/models` })
+    expect(await probe('/plain/v1')).toMatchObject({ ok: false, error: 'the server answered, but not with a model list (“Ollama is running”)' })
+    const n = seen.length
+    expect(await probe('/moved/v1', { apiKey: 'secret' })).toMatchObject({ ok: false, status: 301, error: 'the server redirects to https://elsewhere.example/v1/models: use that address as the base URL' })
+    expect(seen.length).toBe(n + 1)
+    expect(await probe('/huge/v1')).toMatchObject({ ok: false, error: 'the answer is larger than 4 MB: not a model list' })
+    expect(await probe('/slow/v1', { timeoutMs: 200 })).toMatchObject({ ok: false, error: /^no answer from 127\.0\.0\.1:\d+ within 0 s$/ })
+  })
+
+  it('a server that is not there, and a URL that is not one', async () => {
+    const closed = http.createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((r) => closed.close(r))
+    expect(await probeModels({ baseUrl: `http://127.0.0.1:${port}/v1`, api: 'openai-completions', provider: 'local' })).toMatchObject({
+      ok: false,
+      error: `could not connect: could not reach 127.0.0.1:${port} (provider local): connection refused — is the server running?`,
+    })
+    expect(await probeModels({ baseUrl: 'not a url', api: 'openai-completions' })).toMatchObject({ ok: false, error: 'the base URL is not a valid URL' })
+    expect(await probeModels({ baseUrl: 'ftp://x/v1', api: 'openai-completions' })).toMatchObject({ ok: false, error: 'the base URL must start with http:// or https://' })
+    // a port fetch would refuse outright ("bad port") is tried like any other, as model requests do
+    expect(await probeModels({ baseUrl: 'http://127.0.0.1:9/v1', api: 'openai-completions' })).toMatchObject({ ok: false, error: /connection refused/ })
+  })
+
+  it('goes through the environment\'s proxy as model requests do', async () => {
+    const proxy = await startForwardProxy()
+    try {
+      await applyProxyEnv({ HTTP_PROXY: proxy.url })
+      const port = new URL(base).port
+      expect(await probe('', { baseUrl: `http://models.test:${port}/ollama/v1` })).toMatchObject({ ok: true, models: [{ id: 'llama3.1:8b' }, { id: 'qwen3:8b' }] })
+      expect(proxy.seen.map((x) => x.line)).toEqual([`GET http://models.test:${port}/ollama/v1/models`])
+    } finally {
+      await applyProxyEnv({})
+      await proxy.close()
+    }
+  })
+
+  it('modelsOf: only lists are lists', () => {
+    expect(modelsOf('{"data":"no"}')).toBeUndefined()
+    expect(modelsOf('[1,2]')).toBeUndefined()
+    expect(modelsOf('{"data":[{"nope":1},{"id":"a"}]}')).toEqual([{ id: 'a' }])
+  })
+})
+
+describe('loopdesk.models.probe (the runtime method)', () => {
+  let model: ModelServer
+  let rt: TestRuntime
+  beforeAll(async () => {
+    model = await startModelServer({ models: [{ id: 'm1', context_length: 32000 }, { id: 'm2' }] })
+    const cfg = testConfig(model)
+    cfg.models!.providers!.mock.apiKey = 'saved-secret'
+    rt = await startTestRuntime(model, { config: cfg })
+  })
+  afterAll(async () => {
+    await rt.close()
+    await model.close()
+  })
+
+  it('checks a saved provider with its own key', async () => {
+    expect(await rt.call('loopdesk.models.probe', { provider: 'mock' })).toMatchObject({ ok: true, models: [{ id: 'm1', contextWindow: 32000 }, { id: 'm2' }] })
+    expect(model.listRequests.at(-1)!.headers.authorization).toBe('Bearer saved-secret')
+    // the same URL spelled with a trailing slash is still its own
+    await rt.call('loopdesk.models.probe', { provider: 'mock', baseUrl: `${model.openaiBaseUrl}/` })
+    expect(model.listRequests.at(-1)!.headers.authorization).toBe('Bearer saved-secret')
+  })
+
+  it('never sends a saved key to another URL', async () => {
+    // the same server under another name: for all the runtime knows, another server
+    const other = model.openaiBaseUrl.replace('127.0.0.1', 'localhost')
+    const n = model.listRequests.length
+    expect(await rt.call('loopdesk.models.probe', { provider: 'mock', baseUrl: other })).toMatchObject({ ok: true })
+    expect(model.listRequests.length).toBe(n + 1)
+    expect(model.listRequests.at(-1)!.headers.authorization).toBeUndefined()
+  })
+
+  it('an unsaved endpoint from the settings form, and the params it refuses', async () => {
+    expect(await rt.call('loopdesk.models.probe', { baseUrl: model.openaiBaseUrl })).toMatchObject({ ok: true })
+    await expect(rt.call('loopdesk.models.probe', {})).rejects.toThrow('INVALID_REQUEST: give a baseUrl or a configured provider')
+    await expect(rt.call('loopdesk.models.probe', { provider: 'nope' })).rejects.toThrow('provider "nope" is not configured: give its baseUrl')
+    await expect(rt.call('loopdesk.models.probe', { baseUrl: model.openaiBaseUrl, extra: 1 } as never)).rejects.toThrow(/INVALID_REQUEST/)
+  })
+})
