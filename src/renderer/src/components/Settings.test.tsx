@@ -96,7 +96,10 @@ describe('settings', () => {
     // the served ids are offered for the model field; picking one with a known context size fills it in
     const model = within(dialog).getByLabelText('Model id')
     expect([...document.querySelectorAll('#endpoint-models option')].map((o) => (o as HTMLOptionElement).value)).toEqual(['llama3.1:8b', 'qwen3:8b'])
-    await user.type(model, 'llama3.1:8b')
+    await user.type(model, 'llama3.1:8')
+    expect(within(dialog).getByRole('status')).toHaveTextContent('“llama3.1:8” is not among them.')
+    await user.type(model, 'b')
+    expect(within(dialog).getByRole('status')).not.toHaveTextContent('not among them')
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('131072')
     expect(bridge.calls.filter((c) => c.name === 'modelsProbe').map((c) => c.params)).toEqual([{ baseUrl: 'http://127.0.0.1:11434/v1' }, { baseUrl: 'http://192.168.1.20:11434' }])
     // a server with a single model: it is filled in

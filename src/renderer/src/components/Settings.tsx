@@ -184,7 +184,7 @@ function CustomEndpoint() {
           {error}
         </p>
       )}
-      <CheckOutcome busy={check.busy} result={check.result} onUseUrl={(u) => setBaseUrl(u)} />
+      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => setBaseUrl(u)} />
       <div className="row-actions">
         <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
           {check.busy ? 'Checking…' : 'Check'}
@@ -203,7 +203,17 @@ function CustomEndpoint() {
 }
 
 /** What the endpoint check found: the server's models, a better base URL, or why it failed. */
-function CheckOutcome({ busy, result, onUseUrl }: { busy: boolean; result?: Results['loopdesk.models.probe']; onUseUrl(url: string): void }) {
+function CheckOutcome({
+  busy,
+  result,
+  modelId,
+  onUseUrl,
+}: {
+  busy: boolean
+  result?: Results['loopdesk.models.probe']
+  modelId: string
+  onUseUrl(url: string): void
+}) {
   if (busy || !result) return null
   if (!result.ok) {
     return (
@@ -225,6 +235,8 @@ function CheckOutcome({ busy, result, onUseUrl }: { busy: boolean; result?: Resu
           </button>
         </>
       )}
+      {/* a typo, or a model not pulled yet: every run would fail with it */}
+      {modelId && n > 0 && !result.models.some((m) => m.id === modelId) && <span className="error-text"> “{modelId}” is not among them.</span>}
     </p>
   )
 }

@@ -1,0 +1,76 @@
+// `loopdesk models`: what the gateway can run, and --check of each configured endpoint. In-process CLI
+// against the real runtime + gateway + scripted model server.
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import type { CliIO } from './io'
+import { runCli } from './main'
+
+const TOKEN = 'models-token-0123456789abcdef'
+let server: ModelServer
+let stack: TestRuntimeGateway
+
+beforeAll(async () => {
+  server = await startModelServer({ models: [{ id: 'm1' }, { id: 'c1' }] })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+async function cli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
+  const code = await runCli(['models', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], io)
+  return { code, out: out.join(''), err: err.join('') }
+}
+
+describe('loopdesk models', () => {
+  it('lists the models that can run, the default marked; --all adds those without a key', async () => {
+    const r = await cli([])
+    expect(r.code).toBe(0)
+    const lines = r.out.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ {2}MODEL\s+NAME\s+CONTEXT\s+STATUS$/)
+    expect(lines).toContainEqual(expect.stringMatching(/^\* mock\/m1\s+Mock\s+32k\s+ready$/))
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}mockant\/c1\s+c1\s+32k\s+ready$/))
+    expect(r.out).not.toContain('no key')
+    const all = await cli(['--all'])
+    expect(all.out).toMatch(/anthropic\/\S+\s+.*no key/)
+  })
+
+  it('--check asks each endpoint for its models and exits 1 when one does not answer', async () => {
+    const ok = await cli(['--check'])
+    expect(ok.code).toBe(0)
+    expect(ok.out).toContain(`✓ mock: ${server.openaiBaseUrl}/models answers — 2 models`)
+    expect(ok.out).toContain('✓ mockant:')
+    // an endpoint whose server is gone
+    const closed = http.createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((r) => closed.close(r))
+    await stack.rt.call('config.patch', { patch: { models: { providers: { gone: { baseUrl: `http://127.0.0.1:${port}/v1`, models: [{ id: 'g', contextWindow: 4096, maxTokens: 100 }] } } } } })
+    const bad = await cli(['--check'])
+    expect(bad.code).toBe(1)
+    expect(bad.out).toContain(`✗ gone: could not connect: could not reach 127.0.0.1:${port} (provider gone): connection refused — is the server running?`)
+    // a configured model the endpoint does not serve (a typo, a model not pulled)
+    await stack.rt.call('config.patch', { patch: { models: { providers: { gone: null, mock: { models: [{ id: 'm1-typo', contextWindow: 4096, maxTokens: 100 }] } } } } })
+    const typo = await cli(['--check'])
+    expect(typo.code).toBe(1)
+    expect(typo.out).toContain(`! mock: ${server.openaiBaseUrl}/models answers — 2 models`)
+    expect(typo.out).toContain('  configured but not served: m1-typo (runs with mock/m1-typo will fail)\n')
+    const json = JSON.parse((await cli(['--check', '--json'])).out)
+    expect(json.checks.find((c: { provider: string }) => c.provider === 'mock')).toMatchObject({ result: { ok: true }, missing: ['m1-typo'] })
+    expect(json.defaultModel).toBe('mock/m1')
+  })
+
+  it('refuses stray arguments', async () => {
+    const r = await cli(['extra'])
+    expect(r.code).toBe(2)
+    expect(r.err).toBe('loopdesk: unexpected argument: extra (see: loopdesk --help)\n')
+  })
+})
