@@ -94,7 +94,7 @@ describe('loopdesk agent: tools and approvals', () => {
     const code = await c.agent('run it', 'agent:main:act2')
     expect(code).toBe(0)
     expect(c.asked).toHaveLength(2)
-    expect(c.err()).toContain('✗ exec failed')
+    expect(c.err()).toMatch(/✗ exec failed: .*denied/)
     expect(lastToolResult()).toContain('exec denied by user')
   })
 
@@ -157,7 +157,7 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(code).toBe(0)
     expect(Date.now() - started).toBeLessThan(20_000)
     expect(c.err()).toContain('no terminal to ask and no other client: denied')
-    expect(c.err()).toContain('✗ exec failed')
+    expect(c.err()).toMatch(/✗ exec failed: .*denied/)
     expect(c.out()).toBe('local reply\n')
   })
 })

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
-import { TOOL_EVENTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
+import { TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
@@ -152,7 +152,8 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
-  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP] })
+  // tool results too: a failed tool's line says why (they reach clients only at verbose full otherwise)
+  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP] })
   const printer = new ReplyPrinter(io.stdout)
   let sessionKey: string | undefined
   const activity = new RunActivity({
