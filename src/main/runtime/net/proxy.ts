@@ -1,5 +1,6 @@
-// Model requests through the proxy named in the environment (HTTPS_PROXY / HTTP_PROXY / ALL_PROXY, minus
-// NO_PROXY; http, https or socks5 proxies), as curl and most CLI tools do: behind a corporate proxy the direct connection is refused or never answers.
+// Model requests (and web_fetch, endpoint checks) through the proxy named in the environment (HTTPS_PROXY /
+// HTTP_PROXY / ALL_PROXY, minus NO_PROXY; http, https or socks5 proxies), as curl and most CLI tools do:
+// behind a corporate proxy the direct connection is refused or never answers.
 //
 // How: the process-wide fetch gets a dispatcher that routes each request by `proxyFor` (undici's Agent
 // direct, its ProxyAgent — a CONNECT tunnel — through the proxy), and http-fetch.ts hands a request that
@@ -17,20 +18,19 @@ export interface ProxySettings {
   http?: URL
   /** for https: targets */
   https?: URL
-  /** the NO_PROXY value as given (plus the loopback names, always) */
+  /** the NO_PROXY value as given (loopback is direct without it) */
   noProxy: string
   /** which variable each came from, for messages */
   source: { http?: string; https?: string }
 }
 
-/** A proxy variable that is set but unusable: reported (config issues, logs) instead of silently ignored. */
+/** A proxy variable that is set but unusable: logged instead of silently ignored. */
 export interface ProxyProblem {
   variable: string
   message: string
 }
 
 const PROXY_PROTOCOLS = new Set(['http:', 'https:', 'socks5:', 'socks:'])
-const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1']
 
 function firstSet(env: NodeJS.ProcessEnv, names: string[]): [string, string] | undefined {
   for (const n of names) {
@@ -63,15 +63,13 @@ export function proxyFromEnv(env: NodeJS.ProcessEnv): { settings?: ProxySettings
   const all = parse(firstSet(env, ['all_proxy', 'ALL_PROXY']))
   const http = parse(firstSet(env, ['http_proxy', 'HTTP_PROXY'])) ?? all
   // without an https proxy of its own, https goes through the http one (as undici and many tools do)
-  const ownHttps = parse(firstSet(env, ['https_proxy', 'HTTPS_PROXY']))
-  const https = ownHttps ?? http
+  const https = parse(firstSet(env, ['https_proxy', 'HTTPS_PROXY'])) ?? http
   if (!http && !https) return { problems }
-  const given = firstSet(env, ['no_proxy', 'NO_PROXY'])?.[1] ?? ''
   return {
     settings: {
       http: http?.[0],
       https: https?.[0],
-      noProxy: [given, ...LOOPBACK_NAMES].filter(Boolean).join(','),
+      noProxy: firstSet(env, ['no_proxy', 'NO_PROXY'])?.[1] ?? '',
       source: { http: http?.[1], https: https?.[1] },
     },
     problems,
@@ -200,11 +198,7 @@ async function proxyRouter(): Promise<Dispatcher> {
 /** One line for the log: where model requests go (no credentials). */
 export function describeProxySettings(s: ProxySettings): string {
   const via = (u: URL | undefined, v: string | undefined) => (u ? `${describeProxy(u)} (${v})` : 'direct')
-  const given = s.noProxy
-    .split(',')
-    .filter((e) => e && !LOOPBACK_NAMES.includes(e))
-    .join(',')
-  return `model requests: https via ${via(s.https, s.source.https)}, http via ${via(s.http, s.source.http)}; direct for loopback${given ? ` and NO_PROXY (${given})` : ''}`
+  return `model requests: https via ${via(s.https, s.source.https)}, http via ${via(s.http, s.source.http)}; direct for loopback${s.noProxy ? ` and NO_PROXY (${s.noProxy})` : ''}`
 }
 
 /** The Proxy-Authorization header a proxy URL's credentials make (none without a user). */
