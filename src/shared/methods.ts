@@ -709,6 +709,8 @@ export interface Results {
     gateway?: { port: number; url: string; bind?: 'loopback' | 'lan' | 'all'; fellBack?: boolean }
     /** where provider API keys are kept (Loopdesk): the OS keychain, or a file readable only by the user */
     credentials?: { store: 'system' } | { store: 'file'; path: string }
+    /** the proxy model requests go through (Loopdesk; absent = direct): addresses without credentials */
+    proxy?: { https?: string; http?: string; source: { https?: string; http?: string }; noProxy?: string }
   }
   agent: { runId: string; status: 'accepted'; acceptedAt: number }
   'agent.wait': WaitResult

@@ -3,9 +3,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
-import type { Prefs } from '../../shared/methods'
+import type { Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
 import { agentIds, assertAgent, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
+import { activeProxy, describeProxy } from './net/proxy'
 import { writeFileAtomicSync } from './sessions'
 import { toolCatalog } from './tools'
 
@@ -23,6 +24,20 @@ type SystemHandlers = Pick<
   | 'loopdesk.prefs.get'
   | 'loopdesk.prefs.set'
 >
+
+/** The proxy in use (net/proxy.ts), as status reports it: no credentials. */
+function proxyStatus(): { proxy?: Results['status']['proxy'] } {
+  const p = activeProxy()
+  if (!p) return {}
+  return {
+    proxy: {
+      ...(p.https ? { https: describeProxy(p.https) } : {}),
+      ...(p.http ? { http: describeProxy(p.http) } : {}),
+      source: p.source,
+      ...(p.noProxy ? { noProxy: p.noProxy } : {}),
+    },
+  }
+}
 
 export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 360, sidebarWidth: 260 }
 
@@ -138,6 +153,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
         ...(core.credentials.location ? { credentials: core.credentials.location } : {}),
+        ...proxyStatus(),
         ...ownGateway(core.stateDir),
       }
     },

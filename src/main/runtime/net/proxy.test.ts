@@ -123,6 +123,23 @@ describe('model requests through a proxy', () => {
     expect(proxy.seen[0].auth).toBe(`Basic ${Buffer.from('alice:s@cret').toString('base64')}`)
   })
 
+  it('status says which proxy is in use, without its credentials', async () => {
+    const rt = await startTestRuntime(model, { runtime: { env: { HTTPS_PROXY: proxy.url.replace('http://', 'http://eve:hunter2@'), NO_PROXY: '.corp' } } })
+    try {
+      const status = await rt.call('status', {})
+      expect(status.proxy).toEqual({ https: proxy.url, source: { https: 'HTTPS_PROXY' }, noProxy: '.corp' })
+      expect(JSON.stringify(status)).not.toContain('hunter2')
+    } finally {
+      await rt.close()
+    }
+    const direct = await startTestRuntime(model)
+    try {
+      expect((await direct.call('status', {})).proxy).toBeUndefined()
+    } finally {
+      await direct.close()
+    }
+  })
+
   it('a local model server stays direct while a proxy is set', async () => {
     proxy.seen.length = 0
     model.script([{ text: 'local answer' }])

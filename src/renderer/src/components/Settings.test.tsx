@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
-import { gatewayEndpoint, keyStorageNote } from './Settings'
+import { gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
 
 beforeEach(() => localStorage.clear())
 
@@ -263,5 +263,16 @@ describe('where keys are stored', () => {
     )
     // an older runtime that does not say: no claim about a secure store
     expect(keyStorageNote(undefined)).not.toMatch(/secure/)
+  })
+})
+
+describe('the proxy note', () => {
+  it('says which proxy model requests use, and what stays direct', () => {
+    expect(proxyNote({ https: 'http://corp:3128', http: 'http://corp:3128', source: { https: 'HTTPS_PROXY', http: 'HTTP_PROXY' } })).toBe(
+      'Model requests go through http://corp:3128 (HTTPS_PROXY); local addresses stay direct.',
+    )
+    expect(proxyNote({ https: 'http://corp:3128', source: { https: 'HTTPS_PROXY' }, noProxy: '.corp.net' })).toBe(
+      'Model requests go: https through http://corp:3128 (HTTPS_PROXY), http direct; local addresses and .corp.net stay direct.',
+    )
   })
 })

@@ -241,6 +241,16 @@ function CheckOutcome({
   )
 }
 
+/** Which proxy model requests use (from the environment, or the OS settings in the desktop app). */
+export function proxyNote(p: NonNullable<Results['status']['proxy']>): string {
+  const named = (url?: string, from?: string) => (url ? `through ${url}${from ? ` (${from})` : ''}` : 'direct')
+  const how =
+    p.https === p.http
+      ? `go ${named(p.https, p.source.https)}`
+      : `go: https ${named(p.https, p.source.https)}, http ${named(p.http, p.source.http)}`
+  return `Model requests ${how}; local addresses${p.noProxy ? ` and ${p.noProxy}` : ''} stay direct.`
+}
+
 /** Where pasted keys go, as the runtime says (the desktop app: the OS keychain; the headless gateway: a file). */
 export function keyStorageNote(where: Results['status']['credentials'] | undefined): string {
   if (where?.store === 'system') return "Keys are stored in the system's secure store and never shown again."
@@ -261,6 +271,7 @@ function ModelsSection() {
       <fieldset className="card">
         <legend>Providers</legend>
         <p className="muted small">{keyStorageNote(status?.credentials)}</p>
+        {status?.proxy && <p className="muted small">{proxyNote(status.proxy)}</p>}
         {PROVIDERS.map((p) => (
           <ApiKeyRow key={p.id} providerId={p.id} name={p.name} hint={`Paste key (or set ${p.env})`} />
         ))}
