@@ -6,6 +6,7 @@ import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
 import type { MergePatchOptions } from './config/merge-patch'
 import type { EventBus, RunRegistry } from './events'
+import type { EventLog } from './events/event-log'
 import type { ChatSubmit } from './queue/chat-queue'
 import type { CommandQueue } from './lanes'
 import type { ModelRegistry } from './models'
@@ -68,6 +69,8 @@ export interface RuntimeCore {
   readonly config: ConfigSource
   readonly credentials: CredentialStore
   readonly bus: EventBus
+  /** the sessions' agent events on disk, for the Inspector after a restart */
+  readonly eventLog: EventLog
   readonly runs: RunRegistry
   readonly queue: CommandQueue
   readonly runner: EmbeddedRunner

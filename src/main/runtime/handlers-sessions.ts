@@ -16,6 +16,7 @@ import {
 import { normalizeAttachments } from './attachments'
 import { sessionLane } from './lanes'
 import { callHook, defaultHookErrorReporter } from './runner/hooks'
+import { eventLogFile } from './events/event-log'
 import { newSessionId, toSessionRow } from './sessions'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
@@ -93,7 +94,10 @@ export async function resetSession(
     }
     return next
   })
-  if (previous) await store.archiveTranscript(previous.sessionId, reason)
+  if (previous) {
+    await store.archiveTranscript(previous.sessionId, reason)
+    await core.eventLog.remove(eventLogFile(core.stateDir, agentId, previous.sessionId))
+  }
   core.approvals.clearSession(key)
   core.bus.clearSession(key)
   if (core.hooks.command) {
@@ -370,6 +374,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         const to = await store.archiveTranscript(entry.sessionId, 'deleted')
         if (to) archived.push(to)
       }
+      await core.eventLog.remove(eventLogFile(core.stateDir, agentId, entry.sessionId))
       core.bus.clearSession(key)
       core.approvals.clearSession(key)
       core.sessionChanged(key, 'delete')

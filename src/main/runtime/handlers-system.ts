@@ -7,6 +7,7 @@ import type { Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
 import { agentIds, assertAgent, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { activeProxy, describeProxy } from './net/proxy'
+import { DEFAULT_RING_SIZE } from './events/event-bus'
 import { writeFileAtomicSync } from './sessions'
 import { toolCatalog } from './tools'
 
@@ -160,7 +161,12 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 
     async 'loopdesk.events.recent'(p) {
       const { key } = canonicalKey(core, p.sessionKey)
-      return { events: core.bus.recent(key, p.limit), approvals: core.approvals.pending(key) }
+      const limit = p.limit ?? DEFAULT_RING_SIZE
+      const live = core.bus.recent(key, limit)
+      // runs the in-memory ring does not have (before a restart): from the session's event log
+      const liveRuns = new Set(live.map((e) => e.runId))
+      const older = live.length >= limit ? [] : (await core.eventLog.read(key, limit)).filter((e) => !liveRuns.has(e.runId))
+      return { events: [...older, ...live].slice(-limit), approvals: core.approvals.pending(key) }
     },
 
     async 'loopdesk.queue.list'(p) {

@@ -33,6 +33,8 @@ import { AcceptedJournal, readDeadJournals, removeJournals } from './runner/acce
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
 import { applyProxyEnv, describeProxySettings } from './net/proxy'
+import { EventLog, eventLogFile } from './events/event-log'
+import { parseSessionKey } from '../../shared/session-key'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
 
 export const LOOPDESK_VERSION = '0.1.0'
@@ -110,6 +112,19 @@ class RuntimeImpl implements Runtime {
     this.hooks = { ...opts.hooks }
     const startedAt = Date.now()
     const bus = new EventBus()
+    let eventLogWarned = false
+    const eventLog = new EventLog({
+      fileFor: (sessionKey) => {
+        const agentId = parseSessionKey(sessionKey)?.agentId
+        const sessionId = agentId && this.stores.get(agentId)?.get(sessionKey)?.sessionId
+        return sessionId ? eventLogFile(opts.stateDir, agentId, sessionId) : undefined
+      },
+      onError: (err) => {
+        if (eventLogWarned) return
+        eventLogWarned = true // once: a full disk would say it for every run
+        console.warn(`[runtime] the Inspector's event log could not be written (runs are not affected): ${(err as Error).message}`)
+      },
+    })
     const runs = new RunRegistry()
     const queue = new CommandQueue()
     applyLaneConcurrency(queue, config.current)
@@ -184,6 +199,7 @@ class RuntimeImpl implements Runtime {
         if (toolStart) projection.handle(ev)
         this.emit({ event: 'agent', payload: ev })
         if (!toolStart) projection.handle(ev)
+        eventLog.add(ev)
         // a run that ended (or will never run: cancelled in its lane, removed from a queue) settles its message
         const phase = ev.stream === 'lifecycle' ? (ev.data as { phase?: string }).phase : undefined
         if ((phase === 'end' || phase === 'error') && ev.sessionKey) journals.get(ev.sessionKey.split(':')[1] ?? '')?.end(ev.runId)
@@ -201,6 +217,7 @@ class RuntimeImpl implements Runtime {
       config: config satisfies ConfigSource,
       credentials,
       bus,
+      eventLog,
       runs,
       queue,
       runner,
@@ -393,6 +410,7 @@ class RuntimeImpl implements Runtime {
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
     // deferred (group-committed) session updates go to disk before we report being down
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
+    await this.core.eventLog.close()
     await this.core.media?.stop()
     // messages accepted but never run (still queued) stay in the journal: the next start restores them
     for (const j of this.journals.values()) j.close()

@@ -164,12 +164,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
       )}
       <div ref={scrollRef} className="inspector-log" role="list" aria-label="Events">
         {all.length > 0 && rows.length === 0 && <p className="muted small pad">No events match the filters.</p>}
-        {all.length === 0 && (
-          <p className="muted small pad">
-            No events of this session since Loopdesk started: events are kept in memory while it runs (earlier runs are in the conversation). Send a
-            message to see a run&apos;s events.
-          </p>
-        )}
+        {all.length === 0 && <p className="muted small pad">No events yet. Send a message to see the run&apos;s events.</p>}
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((v) => {
             const e = rows[v.index]

@@ -1,0 +1,126 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { AgentEvent } from '../../../shared/events'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { tempDir } from '../../../../test/fixtures/temp-dir'
+import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
+import { EventLog } from './event-log'
+
+const ev = (runId: string, seq: number, stream: AgentEvent['stream'], data: Record<string, unknown>): AgentEvent => ({ runId, seq, stream, ts: seq, data, sessionKey: 'agent:main:a' })
+
+describe('EventLog', () => {
+  it('keeps a session’s events on disk, without repeating cumulative text, and gives them back whole', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 'events', 's1.jsonl')
+    const log = new EventLog({ fileFor: (k) => (k === 'agent:main:a' ? file : undefined), flushMs: 10_000 })
+    log.add(ev('r1', 1, 'lifecycle', { phase: 'start', startedAt: 1 }))
+    log.add(ev('r1', 2, 'assistant', { text: 'Hel', delta: 'Hel' }))
+    log.add(ev('r1', 3, 'assistant', { text: 'Hello', delta: 'lo' }))
+    log.add(ev('r1', 4, 'thinking', { text: 'hm', delta: 'hm' }))
+    log.add({ ...ev('r9', 1, 'lifecycle', { phase: 'start' }), sessionKey: 'agent:main:unknown' }) // no file: not kept
+    expect(fs.existsSync(file)).toBe(false) // waits for the run's end (or the timer)
+    log.add(ev('r1', 5, 'lifecycle', { phase: 'end', endedAt: 5 }))
+    await log.flush()
+    const raw = fs.readFileSync(file, 'utf8')
+    expect(raw).not.toContain('"text":"Hello"')
+    expect(raw.trim().split('\n')).toHaveLength(5)
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600')
+    const back = await log.read('agent:main:a', 100)
+    expect(back.map((e) => [e.seq, e.stream, e.data.text])).toEqual([
+      [1, 'lifecycle', undefined],
+      [2, 'assistant', 'Hel'],
+      [3, 'assistant', 'Hello'],
+      [4, 'thinking', 'hm'],
+      [5, 'lifecycle', undefined],
+    ])
+    expect((await log.read('agent:main:a', 2)).map((e) => e.seq)).toEqual([4, 5])
+    // a torn last line (a crash mid-append) is skipped
+    fs.appendFileSync(file, '{"runId":"r2","seq":1,"str')
+    expect(await log.read('agent:main:a', 100)).toHaveLength(5)
+    await log.remove(file)
+    expect(fs.existsSync(file)).toBe(false)
+    expect(await log.read('agent:main:a', 100)).toEqual([])
+  })
+
+  it('a file past its bound keeps its newest half', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 's.jsonl')
+    const log = new EventLog({ fileFor: () => file, maxFileBytes: 20_000 })
+    for (let run = 0; run < 60; run++) {
+      log.add(ev(`r${run}`, 1, 'lifecycle', { phase: 'start', note: 'x'.repeat(200) }))
+      log.add(ev(`r${run}`, 2, 'lifecycle', { phase: 'end', note: 'y'.repeat(200) }))
+      await log.flush()
+    }
+    expect(fs.statSync(file).size).toBeLessThanOrEqual(20_000)
+    const back = await log.read('agent:main:a', 10_000)
+    expect(back.at(-1)).toMatchObject({ runId: 'r59', seq: 2 })
+    expect(back.length).toBeGreaterThan(20)
+    expect(back.length).toBeLessThan(120)
+  })
+
+  it('a file that cannot be written is reported, and nothing throws', async () => {
+    const dir = tempDir('ld-evlog-')
+    fs.writeFileSync(path.join(dir, 'events'), 'a file where the directory should be')
+    const errors: unknown[] = []
+    const log = new EventLog({ fileFor: () => path.join(dir, 'events', 's.jsonl'), onError: (e) => errors.push(e) })
+    log.add(ev('r1', 1, 'lifecycle', { phase: 'end' }))
+    await log.flush()
+    expect(errors).toHaveLength(1)
+  })
+})
+
+describe('the Inspector’s events after a restart (loopdesk.events.recent)', () => {
+  let server: ModelServer
+  beforeAll(async () => {
+    server = await startModelServer()
+  })
+  afterAll(async () => {
+    await server.close()
+  })
+
+  it('a run before the restart is still there, text rebuilt; reset and delete drop the log', async () => {
+    const stateDir = tempDir('ld-evlog-rt-')
+    const key = 'agent:main:persist'
+    let rt = await startTestRuntime(server, { stateDir })
+    server.push({ text: 'Hello from before the restart', chunks: 4 })
+    const { runId } = await rt.call('agent', { message: 'hi', idempotencyKey: 'before-1', sessionKey: key })
+    await rt.call('agent.wait', { runId, timeoutMs: 10_000 })
+    const before = (await rt.call('loopdesk.events.recent', { sessionKey: key })).events
+    await rt.close()
+
+    rt = await startTestRuntime(server, { stateDir })
+    try {
+      const after = (await rt.call('loopdesk.events.recent', { sessionKey: key })).events
+      expect(after.map((e) => [e.runId, e.seq, e.stream])).toEqual(before.map((e) => [e.runId, e.seq, e.stream]))
+      const lastText = after.filter((e) => e.stream === 'assistant').at(-1)!.data.text
+      expect(lastText).toBe('Hello from before the restart')
+      // a new run: the old one from the log, the new one from memory
+      server.push({ text: 'and after', chunks: 2 })
+      const second = await rt.call('agent', { message: 'again', idempotencyKey: 'after-1', sessionKey: key })
+      await rt.call('agent.wait', { runId: second.runId, timeoutMs: 10_000 })
+      const both = (await rt.call('loopdesk.events.recent', { sessionKey: key })).events
+      expect([...new Set(both.map((e) => e.runId))]).toEqual([runId, second.runId])
+      expect(both.filter((e) => e.runId === runId)).toHaveLength(before.length)
+      // a reset starts a new conversation: its Inspector starts empty, and the old log is gone
+      const sessionId = (await rt.call('sessions.list', {})).sessions.find((s) => s.key === key)!.sessionId!
+      const logFile = path.join(stateDir, 'agents', 'main', 'events', `${sessionId}.jsonl`)
+      await rt.runtime.core.eventLog.flush()
+      expect(fs.existsSync(logFile)).toBe(true)
+      await rt.call('sessions.reset', { key })
+      expect(fs.existsSync(logFile)).toBe(false)
+      expect((await rt.call('loopdesk.events.recent', { sessionKey: key })).events).toEqual([])
+      // and deleting the session drops its new log too
+      const third = await rt.call('agent', { message: 'once more', idempotencyKey: 'after-2', sessionKey: key })
+      await rt.call('agent.wait', { runId: third.runId, timeoutMs: 10_000 })
+      await rt.runtime.core.eventLog.flush()
+      const newId = (await rt.call('sessions.list', {})).sessions.find((s) => s.key === key)!.sessionId!
+      const newLog = path.join(stateDir, 'agents', 'main', 'events', `${newId}.jsonl`)
+      expect(fs.existsSync(newLog)).toBe(true)
+      await rt.call('sessions.delete', { key })
+      expect(fs.existsSync(newLog)).toBe(false)
+    } finally {
+      await rt.close()
+    }
+  })
+})

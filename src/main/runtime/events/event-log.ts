@@ -1,0 +1,139 @@
+// The Inspector's memory across restarts: each session's agent events, appended to
+// `<stateDir>/agents/<agentId>/events/<sessionId>.jsonl` (outside the sessions dir: not a transcript, and
+// nothing that scans transcripts reads it). The bus's in-memory ring serves live sessions; this log fills
+// in the runs a restart took from the ring.
+//
+// Cheap on the hot path: an event is serialized when it is emitted (small, spread out), assistant and
+// thinking events without their cumulative text (rebuilt from the deltas on read: a long reply is not stored
+// over and over); lines are appended when a run ends, or at most every second, off the event loop.
+// Bounded: a file past `maxFileBytes` keeps its newest half. A session's file goes with its transcript
+// (reset, delete); a file that cannot be written loses only Inspector history, never a run.
+import fs from 'node:fs'
+import path from 'node:path'
+import type { AgentEvent } from '../../../shared/events'
+import { writeFileAtomic } from '../sessions'
+
+export interface EventLogOptions {
+  /** the file a session's events go to, or undefined (unknown session: not kept) */
+  fileFor(sessionKey: string): string | undefined
+  /** default 1 MiB */
+  maxFileBytes?: number
+  /** longest a written event waits for its append (default 1000 ms) */
+  flushMs?: number
+  onError?(err: unknown): void
+}
+
+const CUMULATIVE = new Set(['assistant', 'thinking'])
+
+export class EventLog {
+  private readonly pending = new Map<string, string[]>()
+  private timer: NodeJS.Timeout | undefined
+  private writing: Promise<void> = Promise.resolve()
+  private readonly maxFileBytes: number
+  private readonly flushMs: number
+
+  constructor(private readonly o: EventLogOptions) {
+    this.maxFileBytes = o.maxFileBytes ?? 1024 * 1024
+    this.flushMs = o.flushMs ?? 1000
+  }
+
+  add(ev: AgentEvent): void {
+    if (!ev.sessionKey) return
+    let file: string | undefined
+    try {
+      file = this.o.fileFor(ev.sessionKey)
+    } catch {
+      return
+    }
+    if (!file) return
+    let lines = this.pending.get(file)
+    if (!lines) this.pending.set(file, (lines = []))
+    lines.push(serialize(ev))
+    const phase = ev.stream === 'lifecycle' ? (ev.data as { phase?: string }).phase : undefined
+    if (phase === 'end' || phase === 'error') void this.flush()
+    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref()
+  }
+
+  /** Appends what is pending (one write per file); resolves when every earlier write is done. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
+    if (this.pending.size === 0) return this.writing
+    const batch = [...this.pending]
+    this.pending.clear()
+    this.writing = this.writing.then(async () => {
+      for (const [file, lines] of batch) {
+        try {
+          await fs.promises.mkdir(path.dirname(file), { recursive: true })
+          await fs.promises.appendFile(file, lines.join('\n') + '\n', { mode: 0o600 })
+          const { size } = await fs.promises.stat(file)
+          if (size > this.maxFileBytes) await this.keepNewestHalf(file)
+        } catch (err) {
+          this.o.onError?.(err)
+        }
+      }
+    })
+    return this.writing
+  }
+
+  /** The newest `limit` events of a session's file (written ones: call flush() first for the rest). */
+  async read(sessionKey: string, limit: number): Promise<AgentEvent[]> {
+    const file = this.o.fileFor(sessionKey)
+    if (!file) return []
+    let text: string
+    try {
+      text = await fs.promises.readFile(file, 'utf8')
+    } catch {
+      return []
+    }
+    const events: AgentEvent[] = []
+    const cumulative = new Map<string, string>()
+    for (const line of text.split('\n')) {
+      if (!line) continue
+      let ev: AgentEvent
+      try {
+        ev = JSON.parse(line) as AgentEvent
+      } catch {
+        continue // a torn last line (crash mid-append)
+      }
+      if (CUMULATIVE.has(ev.stream)) {
+        const k = `${ev.runId}\u0000${ev.stream}`
+        const d = ev.data as { delta?: unknown; text?: unknown }
+        const text = (cumulative.get(k) ?? '') + (typeof d.delta === 'string' ? d.delta : '')
+        cumulative.set(k, text)
+        ev.data = { ...ev.data, text }
+      }
+      events.push(ev)
+    }
+    return events.slice(-limit)
+  }
+
+  /** Drops a session's file (its transcript was reset or deleted); pending lines for it go too. */
+  async remove(file: string): Promise<void> {
+    this.pending.delete(file)
+    await this.writing
+    await fs.promises.rm(file, { force: true }).catch((err: unknown) => this.o.onError?.(err))
+  }
+
+  async close(): Promise<void> {
+    await this.flush()
+  }
+
+  // whole runs are not tracked here: the cut may start mid-run, and read() rebuilds that run's text from
+  // the deltas it still has (a partial reply, marked by the missing start)
+  private async keepNewestHalf(file: string): Promise<void> {
+    const text = await fs.promises.readFile(file, 'utf8')
+    const from = text.indexOf('\n', Math.floor(text.length / 2))
+    await writeFileAtomic(file, from < 0 ? '' : text.slice(from + 1), { mode: 0o600, fsync: false })
+  }
+}
+
+/** One line: assistant/thinking events without their cumulative text (read() rebuilds it). */
+function serialize(ev: AgentEvent): string {
+  if (!CUMULATIVE.has(ev.stream)) return JSON.stringify(ev)
+  const { text: _text, ...rest } = ev.data as { text?: unknown }
+  return JSON.stringify({ ...ev, data: rest })
+}
+
+export const eventLogFile = (stateDir: string, agentId: string, sessionId: string): string =>
+  path.join(stateDir, 'agents', agentId, 'events', `${sessionId}.jsonl`)
