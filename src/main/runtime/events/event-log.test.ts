@@ -19,7 +19,7 @@ describe('EventLog', () => {
     log.add(ev('r1', 3, 'assistant', { text: 'Hello', delta: 'lo' }))
     log.add(ev('r1', 4, 'thinking', { text: 'hm', delta: 'hm' }))
     log.add({ ...ev('r9', 1, 'lifecycle', { phase: 'start' }), sessionKey: 'agent:main:unknown' }) // no file: not kept
-    expect(fs.existsSync(file)).toBe(false) // waits for the run's end (or the timer)
+    expect(fs.existsSync(file)).toBe(false) // written by the timer (or flush)
     log.add(ev('r1', 5, 'lifecycle', { phase: 'end', endedAt: 5 }))
     await log.flush()
     const raw = fs.readFileSync(file, 'utf8')

@@ -5,7 +5,8 @@
 //
 // Cheap on the hot path: an event is serialized when it is emitted (small, spread out), assistant and
 // thinking events without their cumulative text (rebuilt from the deltas on read: a long reply is not stored
-// over and over); lines are appended when a run ends, or at most every second, off the event loop.
+// over and over); lines are appended once a second, one write per session, off the event loop (a crash
+// loses at most that second of Inspector history; shutdown writes everything).
 // Bounded: a file past `maxFileBytes` keeps its newest half. A session's file goes with its transcript
 // (reset, delete); a file that cannot be written loses only Inspector history, never a run.
 import fs from 'node:fs'
@@ -27,6 +28,9 @@ const CUMULATIVE = new Set(['assistant', 'thinking'])
 
 export class EventLog {
   private readonly pending = new Map<string, string[]>()
+  /** files' sizes as written here (one stat per file, not one per append) */
+  private readonly sizes = new Map<string, number>()
+  private readonly dirs = new Set<string>()
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
   private readonly maxFileBytes: number
@@ -49,9 +53,7 @@ export class EventLog {
     let lines = this.pending.get(file)
     if (!lines) this.pending.set(file, (lines = []))
     lines.push(serialize(ev))
-    const phase = ev.stream === 'lifecycle' ? (ev.data as { phase?: string }).phase : undefined
-    if (phase === 'end' || phase === 'error') void this.flush()
-    else this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref()
+    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref()
   }
 
   /** Appends what is pending (one write per file); resolves when every earlier write is done. */
@@ -64,11 +66,19 @@ export class EventLog {
     this.writing = this.writing.then(async () => {
       for (const [file, lines] of batch) {
         try {
-          await fs.promises.mkdir(path.dirname(file), { recursive: true })
-          await fs.promises.appendFile(file, lines.join('\n') + '\n', { mode: 0o600 })
-          const { size } = await fs.promises.stat(file)
-          if (size > this.maxFileBytes) await this.keepNewestHalf(file)
+          const dir = path.dirname(file)
+          if (!this.dirs.has(dir)) {
+            await fs.promises.mkdir(dir, { recursive: true })
+            this.dirs.add(dir)
+          }
+          const text = lines.join('\n') + '\n'
+          let size = this.sizes.get(file) ?? (await fs.promises.stat(file).then((st) => st.size, () => 0))
+          await fs.promises.appendFile(file, text, { mode: 0o600 })
+          size += Buffer.byteLength(text)
+          if (size > this.maxFileBytes) size = await this.keepNewestHalf(file)
+          this.sizes.set(file, size)
         } catch (err) {
+          this.sizes.delete(file)
           this.o.onError?.(err)
         }
       }
@@ -111,6 +121,7 @@ export class EventLog {
   /** Drops a session's file (its transcript was reset or deleted); pending lines for it go too. */
   async remove(file: string): Promise<void> {
     this.pending.delete(file)
+    this.sizes.delete(file)
     await this.writing
     await fs.promises.rm(file, { force: true }).catch((err: unknown) => this.o.onError?.(err))
   }
@@ -121,10 +132,12 @@ export class EventLog {
 
   // whole runs are not tracked here: the cut may start mid-run, and read() rebuilds that run's text from
   // the deltas it still has (a partial reply, marked by the missing start)
-  private async keepNewestHalf(file: string): Promise<void> {
+  private async keepNewestHalf(file: string): Promise<number> {
     const text = await fs.promises.readFile(file, 'utf8')
     const from = text.indexOf('\n', Math.floor(text.length / 2))
-    await writeFileAtomic(file, from < 0 ? '' : text.slice(from + 1), { mode: 0o600, fsync: false })
+    const kept = from < 0 ? '' : text.slice(from + 1)
+    await writeFileAtomic(file, kept, { mode: 0o600, fsync: false })
+    return Buffer.byteLength(kept)
   }
 }
 
