@@ -34,12 +34,15 @@ import { classifyError, describeModelError, describeStorageError, isStorageError
 import { interruptedToolResult, rebuildHistory } from './history'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { createToolLoadout } from './tool-loadout'
-import { recordingFetch } from './network-failure'
+import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
 import { loadImages, type SavedAttachment } from '../attachments'
+
+/** APIs (besides the SSE-merged ones) whose pi implementation passes `options.fetch` to its client */
+const RECORDABLE_APIS = new Set(['openai-responses', 'openai-codex-responses', 'mistral-conversations'])
 
 export interface RunRequest {
   runId: string
@@ -512,10 +515,15 @@ export class EmbeddedRunner {
           b.modelCallStarted()
           // delta SSE events of one network read reach the provider SDK (OpenAI or Anthropic) as one (see sse-merge-fetch.ts)
           b.networkFailure = undefined
-          let opts =
-            !options?.fetch && wantsSseMerge(model.api)
-              ? { ...options, fetch: recordingFetch(this.mergingFetch, (f) => (b.networkFailure = f)) }
-              : options
+          const record = (f: NetworkFailure) => (b.networkFailure = f)
+          // the APIs that take a fetch get one that remembers why a request failed (Google's refuses one)
+          let opts = options?.fetch
+            ? options
+            : wantsSseMerge(model.api)
+              ? { ...options, fetch: recordingFetch(this.mergingFetch, record) }
+              : RECORDABLE_APIS.has(model.api)
+                ? { ...options, fetch: recordingFetch((input, init) => globalThis.fetch(input, init), record) }
+                : options
           const tier = serviceTierFor(model, fastForCall(fastMode, Date.now() - startedAt, req.fastAutoOnSeconds))
           if (tier) {
             const inner = opts?.onPayload

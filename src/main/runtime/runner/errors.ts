@@ -16,7 +16,8 @@ export function describeModelError(raw: string | undefined, provider?: string, n
     const detail = (sse ? sse[1] : text).trim().slice(0, 200)
     return `The model's reply could not be read: the stream${from} sent malformed data${detail ? ` (${detail})` : ''}.`
   }
-  if (/^Connection error\.?$/i.test(text) && network) {
+  // the SDKs' word for it ("Connection error."), or fetch's own (Mistral's client passes it through)
+  if (/^(Connection error|fetch failed)\.?$/i.test(text) && network) {
     const why = describeNetworkFailure(network, provider)
     return `Connection error: ${why}${/[.?!]$/.test(why) ? '' : '.'}`
   }

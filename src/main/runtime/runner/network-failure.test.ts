@@ -1,4 +1,8 @@
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { describe, expect, it } from 'vitest'
+import { startModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig } from '../../../../test/fixtures/test-runtime'
 import { describeNetworkFailure, recordingFetch, type NetworkFailure } from './network-failure'
 
 const failure = (code: string | undefined, extra: Partial<NetworkFailure> = {}, message = 'boom'): NetworkFailure => ({
@@ -45,5 +49,30 @@ describe('recordingFetch', () => {
     const aborting = recordingFetch(async () => Promise.reject(new DOMException('aborted', 'AbortError')), (f) => seen.push(f))
     await expect(aborting('http://127.0.0.1:9/')).rejects.toThrow('aborted')
     expect(seen).toHaveLength(1)
+  })
+})
+
+describe('a run whose model server is not there says so, whatever the API', () => {
+  it('openai-completions, anthropic-messages, openai-responses and mistral-conversations', async () => {
+    const closed = http.createServer()
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
+    const port = (closed.address() as AddressInfo).port
+    await new Promise((r) => closed.close(r))
+    const server = await startModelServer()
+    const apis = ['openai-completions', 'anthropic-messages', 'openai-responses', 'mistral-conversations'] as const
+    const providers = Object.fromEntries(
+      apis.map((api, i) => [`down${i}`, { baseUrl: `http://127.0.0.1:${port}/v1`, api, models: [{ id: 'x', contextWindow: 4096, maxTokens: 100 }] }]),
+    )
+    const rt = await startTestRuntime(server, { config: testConfig(server, { models: { providers } }) })
+    try {
+      for (const [i, api] of apis.entries()) {
+        const { runId } = await rt.call('agent', { message: 'hi', idempotencyKey: `down-${api}`, sessionKey: `agent:main:down-${i}`, model: `down${i}/x` })
+        const r = await rt.call('agent.wait', { runId, timeoutMs: 15_000 })
+        expect((r as { error?: string }).error, api).toBe(`Connection error: could not reach 127.0.0.1:${port} (provider down${i}): connection refused — is the server running?`)
+      }
+    } finally {
+      await rt.close()
+      await server.close()
+    }
   })
 })

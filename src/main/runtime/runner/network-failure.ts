@@ -84,6 +84,8 @@ export function describeNetworkFailure(f: NetworkFailure, provider?: string): st
               ? 'the connection was reset'
               : code && TLS_CODES.test(code)
                 ? `its TLS certificate was not accepted (${code})`
-                : (code ?? (message && message !== 'fetch failed' ? message.slice(0, 200) : undefined))
+                : message === 'bad port'
+                  ? `port ${f.url.port} is one fetch refuses to use (a port browsers block): run the server on another port`
+                  : (code ?? (message && message !== 'fetch failed' ? message.slice(0, 200) : undefined))
   return `could not reach ${where}${proxy ? ` through the proxy ${proxy}` : ''}${reason ? `: ${reason}` : ''}`
 }
