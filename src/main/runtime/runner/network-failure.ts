@@ -71,21 +71,31 @@ export function describeNetworkFailure(f: NetworkFailure, provider?: string): st
     const why = proxyStatus === '407' ? 'proxy authentication required — put the credentials in the proxy URL' : `HTTP ${proxyStatus}`
     return `the proxy${proxy ? ` ${proxy}` : ''} refused the connection to ${where}: ${why}`
   }
-  const reason =
-    code === 'ECONNREFUSED'
-      ? `connection refused — is the ${proxy ? 'proxy' : 'server'} running?`
-      : code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NONAME'
-        ? `the name ${f.proxy ? f.proxy.hostname : f.url.hostname} could not be resolved${code === 'EAI_AGAIN' ? ' (DNS did not answer)' : ''}`
-        : code === 'ETIMEDOUT' || code === 'UND_ERR_CONNECT_TIMEOUT'
-          ? 'timed out while connecting'
-          : code === 'EHOSTUNREACH' || code === 'ENETUNREACH'
-            ? 'the network cannot reach it'
-            : code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE'
-              ? 'the connection was reset'
-              : code && TLS_CODES.test(code)
-                ? `its TLS certificate was not accepted (${code})`
-                : message === 'bad port'
-                  ? `port ${f.url.port} is one fetch refuses to use (a port browsers block): run the server on another port`
-                  : (code ?? (message && message !== 'fetch failed' ? message.slice(0, 200) : undefined))
+  const reason = reasonOf(code, message, f)
   return `could not reach ${where}${proxy ? ` through the proxy ${proxy}` : ''}${reason ? `: ${reason}` : ''}`
+}
+
+/** The cause in words, from the socket error's code (or fetch's message when there is none). */
+function reasonOf(code: string | undefined, message: string | undefined, f: NetworkFailure): string | undefined {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused — is the ${f.proxy ? 'proxy' : 'server'} running?`
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+    case 'EAI_AGAIN':
+      return `the name ${(f.proxy ?? f.url).hostname} could not be resolved${code === 'EAI_AGAIN' ? ' (DNS did not answer)' : ''}`
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timed out while connecting'
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the network cannot reach it'
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+    case 'EPIPE':
+      return 'the connection was reset'
+  }
+  if (code && TLS_CODES.test(code)) return `its TLS certificate was not accepted (${code})`
+  if (message === 'bad port') return `port ${f.url.port} is one fetch refuses to use (a port browsers block): run the server on another port`
+  return code ?? (message && message !== 'fetch failed' ? message.slice(0, 200) : undefined)
 }
