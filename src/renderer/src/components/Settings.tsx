@@ -117,6 +117,11 @@ function CustomEndpoint() {
     setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
     return undefined
   }
+  const pickModel = (id: string, list = served) => {
+    setModelId(id)
+    const known = list.find((m) => m.id === id)?.contextWindow
+    if (known) setCtx(String(known))
+  }
   // one GET of the server's model list: is it there, does the key work, which models can be picked
   const runCheck = async () => {
     const url = parsedUrl()
@@ -127,11 +132,6 @@ function CustomEndpoint() {
     const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), ...(existing?.baseUrl ? { provider: 'local' } : {}) })
     setCheck({ busy: false, result })
     if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
-  }
-  const pickModel = (id: string, list = served) => {
-    setModelId(id)
-    const known = list.find((m) => m.id === id)?.contextWindow
-    if (known) setCtx(String(known))
   }
   const save = async () => {
     const url = parsedUrl()
