@@ -8,13 +8,14 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, sessions, models, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, models, status, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
     import('./commands/agent'),
     import('./commands/sessions'),
     import('./commands/models'),
+    import('./commands/status'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -31,6 +32,8 @@ ${agent.AGENT_HELP}
 ${sessions.SESSIONS_HELP}
 
 ${models.MODELS_HELP}
+
+${status.STATUS_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -60,6 +63,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const args = sub === undefined ? [] : [sub, ...rest]
     if (cmd === 'agent') return await (await import('./commands/agent')).agentCommand(args, io)
     if (cmd === 'sessions') return await (await import('./commands/sessions')).sessionsCommand(args, io)
+    if (cmd === 'status') return await (await import('./commands/status')).statusCommand(args, io)
     if (cmd === 'models') return await (await import('./commands/models')).modelsCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)

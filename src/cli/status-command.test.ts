@@ -1,0 +1,62 @@
+// `loopdesk status`: the gateway's state in a few lines. In-process CLI against the real runtime + gateway.
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import type { CliIO } from './io'
+import { runCli } from './main'
+
+const TOKEN = 'status-token-0123456789abcdef'
+let server: ModelServer
+let stack: TestRuntimeGateway
+
+beforeAll(async () => {
+  server = await startModelServer()
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+/** the runtime re-reads loopdesk.json (these tests run it without the file watcher) */
+const reloadConfig = () => (stack.rt.runtime.core.config as unknown as { load(): void }).load()
+
+async function cli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
+  const code = await runCli(['status', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-status-')], io)
+  return { code, out: out.join(''), err: err.join('') }
+}
+
+describe('loopdesk status', () => {
+  it('says what the gateway is doing, in a few lines; --json for scripts', async () => {
+    const r = await cli([])
+    expect(r.code).toBe(0)
+    expect(r.out).toMatch(/^loopdesk \S+ — up \d+ s\n/)
+    expect(r.out).toContain(`state dir  ${stack.rt.stateDir}\n`)
+    expect(r.out).toMatch(/\nruns {7}0 running; \d+ sessions?\n/)
+    expect(r.out).toContain('\nnetwork    direct (no proxy set)\n')
+    expect(r.out).toMatch(/\nconfig {5}valid\n$/)
+    const json = JSON.parse((await cli(['--json'])).out)
+    expect(json).toMatchObject({ ok: true, activeRuns: 0, configIssues: [] })
+  })
+
+  it('a broken config is named, with exit 1 (the last good config still runs)', async () => {
+    const file = path.join(stack.rt.stateDir, 'loopdesk.json')
+    const good = fs.readFileSync(file, 'utf8')
+    try {
+      fs.writeFileSync(file, '{ agents: { defaults: { timeoutSeconds: "soon" } } }')
+      reloadConfig()
+      const r = await cli([])
+      expect(r.code).toBe(1)
+      expect(r.out).toMatch(/\nconfig {5}1 problem \(the last good config is in use\):\n {2}agents\.defaults\.timeoutSeconds: .+\n$/)
+    } finally {
+      fs.writeFileSync(file, good)
+      reloadConfig()
+    }
+  })
+})
