@@ -101,7 +101,10 @@ describe('settings', () => {
     await user.type(model, 'b')
     expect(within(dialog).getByRole('status')).not.toHaveTextContent('not among them')
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('131072')
-    expect(bridge.calls.filter((c) => c.name === 'modelsProbe').map((c) => c.params)).toEqual([{ baseUrl: 'http://127.0.0.1:11434/v1' }, { baseUrl: 'http://192.168.1.20:11434' }])
+    expect(bridge.calls.filter((c) => c.name === 'modelsProbe').map((c) => c.params)).toEqual([
+      { baseUrl: 'http://127.0.0.1:11434/v1', api: 'openai-completions' },
+      { baseUrl: 'http://192.168.1.20:11434', api: 'openai-completions' },
+    ])
     // a server with a single model: it is filled in
     await user.clear(model)
     await user.clear(url)
@@ -109,6 +112,25 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Check' }))
     await waitFor(() => expect(model).toHaveValue('only-one'))
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
+  })
+
+  it('an Anthropic-compatible endpoint is saved with its API, its base without the /v1 the SDK adds', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.selectOptions(within(dialog).getByLabelText('API'), 'anthropic-messages')
+    const url = within(dialog).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'https://gateway.example/anthropic/v1/')
+    await user.type(within(dialog).getByLabelText('Model id'), 'claude-compatible')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    await waitFor(() => expect(bridge.calls.some((c) => c.name === 'modelsProbe')).toBe(true))
+    expect(bridge.calls.find((c) => c.name === 'modelsProbe')!.params).toMatchObject({ api: 'anthropic-messages' })
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() => expect(bridge.calls.some((c) => c.name === 'settingsSet' && (c.params as any).patch.models)).toBe(true))
+    const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any }
+    expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'https://gateway.example/anthropic', api: 'anthropic-messages' })
   })
 
   it('agent, gateway and appearance sections save through config.patch / prefs', async () => {

@@ -1,5 +1,5 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
-// secure store; the UI only ever shows "set" / "not set"), an OpenAI-compatible endpoint, default
+// secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
 import { useEffect, useMemo, useState } from 'react'
 import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
@@ -95,13 +95,18 @@ function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: strin
   )
 }
 
+type EndpointApi = 'openai-completions' | 'anthropic-messages'
+
 function CustomEndpoint() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
   const existing = get(config?.config, ['models', 'providers', 'local']) as
-    | { baseUrl?: string; models?: Array<{ id: string; contextWindow?: number }> }
+    | { baseUrl?: string; api?: string; models?: Array<{ id: string; contextWindow?: number }> }
     | undefined
   const [baseUrl, setBaseUrl] = useState(existing?.baseUrl ?? 'http://127.0.0.1:11434/v1')
+  // most local servers speak OpenAI's chat completions; some gateways (LiteLLM, vendors' Claude-compatible
+  // endpoints) speak Anthropic's messages API
+  const [api, setApi] = useState<EndpointApi>(existing?.api === 'anthropic-messages' ? 'anthropic-messages' : 'openai-completions')
   const [modelId, setModelId] = useState(existing?.models?.[0]?.id ?? '')
   const [ctx, setCtx] = useState(String(existing?.models?.[0]?.contextWindow ?? 32768))
   const [error, setError] = useState<string>()
@@ -129,7 +134,7 @@ function CustomEndpoint() {
     setError(undefined)
     setCheck({ busy: true })
     // the saved endpoint's key goes along only to the saved URL (the runtime checks that too)
-    const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), ...(existing?.baseUrl ? { provider: 'local' } : {}) })
+    const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), api, ...(existing?.baseUrl ? { provider: 'local' } : {}) })
     setCheck({ busy: false, result })
     if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
   }
@@ -141,8 +146,9 @@ function CustomEndpoint() {
     if (!Number.isInteger(contextWindow) || contextWindow < 1024) return setError('Context window must be a whole number ≥ 1024.')
     setError(undefined)
     const provider: Record<string, unknown> = {
-      baseUrl: url.href.replace(/\/$/, ''),
-      api: 'openai-completions',
+      // Anthropic's SDK appends /v1/messages itself: a base ending in /v1 would ask for /v1/v1/messages
+      baseUrl: api === 'anthropic-messages' ? url.href.replace(/\/+$/, '').replace(/\/v1$/, '') : url.href.replace(/\/$/, ''),
+      api,
       models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
     }
     // the form edits the endpoint's one model: the list is replaced, not merged by id with the old one
@@ -151,11 +157,18 @@ function CustomEndpoint() {
   }
   return (
     <fieldset className="card">
-      <legend>OpenAI-compatible endpoint (Ollama, LM Studio, vLLM…)</legend>
+      <legend>Your own endpoint (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
       <div className="grid2">
         <label className="field">
           <span>Base URL</span>
           <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} spellCheck={false} />
+        </label>
+        <label className="field">
+          <span>API</span>
+          <select value={api} onChange={(e) => setApi(e.target.value as EndpointApi)}>
+            <option value="openai-completions">OpenAI-compatible (chat completions)</option>
+            <option value="anthropic-messages">Anthropic-compatible (messages)</option>
+          </select>
         </label>
         <label className="field">
           <span>Model id</span>
