@@ -68,6 +68,24 @@ describe('loopdesk models', () => {
     expect(json.defaultModel).toBe('mock/m1')
   })
 
+  it('agent --model runs one run on the model named (listed here), and refuses what is not PROVIDER/MODEL', async () => {
+    const out: string[] = []
+    const err: string[] = []
+    const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
+    const base = ['--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-'), '--session-key', 'agent:main:model-pick']
+    server.push({ text: 'from the other model', chunks: 1 })
+    expect(await runCli(['agent', '-m', 'hi', '--model', 'mockant/c1', ...base], io)).toBe(0)
+    expect(server.requests.at(-1)!.api).toBe('anthropic')
+    expect(out.join('')).toBe('from the other model\n')
+    expect(await runCli(['agent', '-m', 'hi', '--model', 'c1', ...base], io)).toBe(2)
+    expect(err.join('')).toContain('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
+    // a model the gateway does not know: the call is refused, no run starts
+    const before = server.requests.length
+    expect(await runCli(['agent', '-m', 'hi', '--model', 'mock/nope', ...base], io)).toBe(1)
+    expect(err.join('')).toMatch(/unknown model "nope" for provider "mock"/)
+    expect(server.requests.length).toBe(before)
+  })
+
   it('refuses stray arguments', async () => {
     const r = await cli(['extra'])
     expect(r.code).toBe(2)

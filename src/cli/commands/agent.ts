@@ -13,9 +13,10 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 
-export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --session-id ID | --agent ID] [--thinking LEVEL]
-               [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
-  Runs the agent once and streams the reply. Default session: agent:main:main. --timeout is the run
+export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --session-id ID | --agent ID] [--model PROVIDER/MODEL]
+               [--thinking LEVEL] [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
+  Runs the agent once and streams the reply. Default session: agent:main:main. --model picks the model for
+  this run (see \`loopdesk models\`; default: the session's, else the configured one). --timeout is the run
   timeout in seconds (default 600). --local runs embedded in this process instead of through the gateway.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
@@ -27,6 +28,7 @@ const FLAGS = {
   'session-id': { type: 'string' },
   agent: { type: 'string' },
   thinking: { type: 'string' },
+  model: { type: 'string' },
   timeout: { type: 'string' },
   json: { type: 'boolean' },
   local: { type: 'boolean' },
@@ -107,6 +109,9 @@ function buildRequest(flags: ReturnType<typeof parseArgs>['flags']): AgentReques
   else if (flags.agent !== undefined) params.agentId = str(flags.agent)
   else params.sessionKey = 'agent:main:main'
   if (thinking) params.thinking = thinking
+  const model = str(flags.model)?.trim()
+  if (flags.model !== undefined && !/^[^/\s]+\/\S+$/.test(model ?? '')) throw new UsageError('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
+  if (model) params.model = model
   return { params, timeoutS, json: !!flags.json }
 }
 
