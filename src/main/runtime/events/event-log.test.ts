@@ -59,6 +59,19 @@ describe('EventLog', () => {
     expect(back.length).toBeLessThan(120)
   })
 
+  it('a file far past its bound (its trim failed) is read from its tail only', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 's.jsonl')
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify(ev(`r${i}`, 1, 'lifecycle', { phase: 'end', pad: 'z'.repeat(100) })))
+    fs.writeFileSync(file, lines.join('\n') + '\n')
+    const log = new EventLog({ fileFor: () => file, maxFileBytes: 50_000 })
+    const back = await log.read('agent:main:a', 100_000)
+    expect(back.at(-1)!.runId).toBe('r2999')
+    expect(back.length).toBeGreaterThan(400) // ~100 KB of ~210-byte lines
+    expect(back.length).toBeLessThan(550)
+    expect(back.every((e) => e.stream === 'lifecycle')).toBe(true) // no torn first line
+  })
+
   it('a file that cannot be written is reported, and nothing throws', async () => {
     const dir = tempDir('ld-evlog-')
     fs.writeFileSync(path.join(dir, 'events'), 'a file where the directory should be')

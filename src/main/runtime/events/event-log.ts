@@ -92,7 +92,7 @@ export class EventLog {
     if (!file) return []
     let text: string
     try {
-      text = await fs.promises.readFile(file, 'utf8')
+      text = await readTail(file, 2 * this.maxFileBytes)
     } catch {
       return []
     }
@@ -138,6 +138,24 @@ export class EventLog {
     const kept = from < 0 ? '' : text.slice(from + 1)
     await writeFileAtomic(file, kept, { mode: 0o600, fsync: false })
     return Buffer.byteLength(kept)
+  }
+}
+
+/**
+ * The file, or only its last `max` bytes from a line start when it is larger (a file the bound missed —
+ * its trim failed, or another writer — never makes a read load all of it).
+ */
+async function readTail(file: string, max: number): Promise<string> {
+  const fh = await fs.promises.open(file, 'r')
+  try {
+    const { size } = await fh.stat()
+    if (size <= max) return (await fh.readFile()).toString('utf8')
+    const buf = Buffer.alloc(max)
+    const { bytesRead } = await fh.read(buf, 0, max, size - max)
+    const text = buf.subarray(0, bytesRead).toString('utf8')
+    return text.slice(text.indexOf('\n') + 1)
+  } finally {
+    await fh.close()
   }
 }
 
