@@ -80,3 +80,13 @@ function remember(conn: GatewayConnectionClient, opts: CliConnectOptions, identi
   }
   return conn
 }
+
+/** Connects as connectCli does, runs `use` on the connection, and closes it however `use` ends. */
+export async function withGateway<T>(opts: CliConnectOptions, use: (conn: GatewayConnectionClient) => Promise<T>): Promise<T> {
+  const conn = await connectCli(opts)
+  try {
+    return await use(conn)
+  } finally {
+    await conn.close()
+  }
+}

@@ -7,7 +7,7 @@ import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } fro
 import type { LoopdeskConfig } from '../main/runtime/contracts'
 import { validateConfig } from '../main/runtime/config/validate'
 import { readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
-import { UsageError } from './args'
+import { str, UsageError, type ParsedArgs } from './args'
 
 export const DEFAULT_PORT = 18789
 
@@ -107,4 +107,10 @@ export function dashboardUrl(wsUrl: string, token: string | undefined): string {
   u.search = ''
   u.hash = token ? `token=${encodeURIComponent(token)}` : ''
   return u.toString()
+}
+
+/** The state dir and the gateway a command talks to, from its TARGET_FLAGS and the environment. */
+export function commandTarget(flags: ParsedArgs['flags'], env: NodeJS.ProcessEnv): { stateDir: string; target: GatewayTarget } {
+  const stateDir = resolveStateDir(str(flags['state-dir']), env)
+  return { stateDir, target: resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, env, stateDir) }
 }

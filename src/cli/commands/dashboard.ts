@@ -1,9 +1,9 @@
 // `loopdesk dashboard`: the browser-mode URL of the running gateway, with the token in the fragment
 // (fragments never reach the server or its logs; the page removes it from the address bar).
 import { spawn } from 'node:child_process'
-import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
+import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
-import { dashboardUrl, resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { commandTarget, dashboardUrl } from '../resolve'
 
 export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--token T] [--state-dir D]
   Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser.`
@@ -26,8 +26,7 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+  const { target } = commandTarget(flags, io.env)
   if (!target.token) throw new CliError('no gateway token found (pass --token or set LOOPDESK_GATEWAY_TOKEN)', EXIT.auth)
   const link = dashboardUrl(target.url, target.token)
 

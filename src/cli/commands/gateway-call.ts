@@ -1,9 +1,9 @@
 // `loopdesk gateway call <method>`: one RPC against a running gateway, printed as JSON.
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
-import { connectCli } from '../connect'
+import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
-import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { commandTarget } from '../resolve'
 
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
@@ -37,21 +37,19 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
     if (!params || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object')
   }
   const timeoutMs = intFlag(flags.timeout, 'timeout', 1, 86_400_000) ?? 10_000
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+  const { stateDir, target } = commandTarget(flags, io.env)
 
-  const conn = await connectCli({ target, stateDir, io, connectTimeoutMs: Math.min(timeoutMs, 10_000) })
-  try {
-    const result = await conn.request(method, params ?? {}, { expectFinal: !!flags['expect-final'], timeoutMs })
-    io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
-    return EXIT.ok
-  } catch (err) {
-    // the agent's failed final carries a payload ({runId, status:"error", summary}): print it for --json users
-    if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
-      io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
+  return withGateway({ target, stateDir, io, connectTimeoutMs: Math.min(timeoutMs, 10_000) }, async (conn) => {
+    try {
+      const result = await conn.request(method, params ?? {}, { expectFinal: !!flags['expect-final'], timeoutMs })
+      io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
+      return EXIT.ok
+    } catch (err) {
+      // the agent's failed final carries a payload ({runId, status:"error", summary}): print it for --json users
+      if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
+        io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
+      }
+      throw err
     }
-    throw err
-  } finally {
-    await conn.close()
-  }
+  })
 }

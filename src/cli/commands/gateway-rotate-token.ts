@@ -3,11 +3,11 @@
 // runtime validates and writes loopdesk.json, the gateway stores the token file for the CLI and closes
 // every connection that used the old token with 4001). With none running, the state dir is updated
 // directly: loopdesk.json when it holds gateway.auth.token (it wins at start), and the token file (0600).
-import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
-import { connectCli } from '../connect'
+import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
+import { withGateway } from '../connect'
 import { connectGateway, GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
-import { dashboardUrl, isLoopbackUrl, readGatewayConfig, resolveGatewayTarget, resolveStateDir, type GatewayTarget } from '../resolve'
+import { commandTarget, dashboardUrl, isLoopbackUrl, readGatewayConfig, type GatewayTarget } from '../resolve'
 import { newGatewayToken, storeGatewayToken, tokenPath } from '../../main/gateway/state-files'
 
 export const GATEWAY_ROTATE_TOKEN_HELP = `loopdesk gateway rotate-token [--url ws://…] [--token T] [--state-dir D] [--json]
@@ -27,8 +27,7 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
+  const { stateDir, target } = commandTarget(flags, io.env)
   const token = newGatewayToken()
 
   let via: 'gateway' | 'state-dir'
@@ -60,13 +59,10 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
 }
 
 async function rotateThroughGateway(target: GatewayTarget, stateDir: string, token: string, io: CliIO) {
-  const conn = await connectCli({ target, stateDir, io, connectTimeoutMs: 5000 })
-  try {
-    await conn.request('config.patch', { patch: { gateway: { auth: { token } } } }, { timeoutMs: 15_000 })
-  } finally {
-    // a shared-token connection is closed by the gateway (4001) right after the answer anyway
-    await conn.close()
-  }
+  // (a shared-token connection is closed by the gateway (4001) right after the answer anyway)
+  await withGateway({ target, stateDir, io, connectTimeoutMs: 5000 }, (conn) =>
+    conn.request('config.patch', { patch: { gateway: { auth: { token } } } }, { timeoutMs: 15_000 }),
+  )
   // A gateway started with --token / LOOPDESK_GATEWAY_TOKEN keeps that token whatever the config says.
   // Checked without a device identity, so the device token this CLI keeps stays valid.
   let probe: Awaited<ReturnType<typeof connectGateway>>

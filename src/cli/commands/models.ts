@@ -2,10 +2,12 @@
 // asks each configured endpoint for its model list (loopdesk.models.probe), as the settings' Check does,
 // and exits non-zero when one fails — a quick "why does nothing answer" from the terminal.
 import type { ResultOf } from '../../shared/methods'
-import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
-import { connectCli } from '../connect'
+import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
+import { withGateway } from '../connect'
+import type { GatewayConnectionClient } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
-import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { commandTarget } from '../resolve'
+import { tableLines } from '../table'
 
 export const MODELS_HELP = `loopdesk models [--check] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
   Lists the models the gateway can run (* = the default); --all also lists built-in ones without a key.
@@ -20,14 +22,42 @@ const FLAGS = {
 } as const
 
 type Probe = ResultOf<'loopdesk.models.probe'>
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]))).join('  ')
-  return [line(head), ...rows.map(line)].join('\n') + '\n'
+interface EndpointCheck {
+  provider: string
+  result: Probe
+  /** configured model ids the endpoint does not serve (a typo, or a model not pulled yet): runs would fail */
+  missing: string[]
 }
 
 const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n))
+
+/** Probes each configured endpoint (models.providers with a baseUrl). */
+async function checkEndpoints(conn: GatewayConnectionClient): Promise<EndpointCheck[]> {
+  const cfg = (await conn.request('config.get', {})) as ResultOf<'config.get'>
+  const providers = (cfg.config as { models?: { providers?: Record<string, { baseUrl?: unknown; models?: Array<{ id?: unknown }> }> } }).models?.providers ?? {}
+  const ids = Object.entries(providers)
+    .filter(([, p]) => typeof p?.baseUrl === 'string')
+    .map(([id]) => id)
+  return Promise.all(
+    ids.map(async (provider) => {
+      const result = (await conn.request('loopdesk.models.probe', { provider })) as Probe
+      const configured = (providers[provider].models ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string')
+      const missing = result.ok && result.models.length ? configured.filter((id) => !result.models.some((m) => m.id === id)) : []
+      return { provider, result, missing }
+    }),
+  )
+}
+
+function checkText({ provider, result: r, missing }: EndpointCheck): string {
+  if (!r.ok) return `\n✗ ${provider}: ${r.error}\n  (${r.url})\n`
+  const n = r.models.length
+  const ids = n ? `: ${r.models.slice(0, 8).map((m) => m.id).join(', ')}${n > 8 ? ', …' : ''}` : ''
+  return (
+    `\n${missing.length || r.suggestedBaseUrl ? '!' : '✓'} ${provider}: ${r.url} answers — ${n} model${n === 1 ? '' : 's'} (${r.ms} ms)${ids}\n` +
+    (r.suggestedBaseUrl ? `  its base URL should be ${r.suggestedBaseUrl}\n` : '') +
+    missing.map((id) => `  configured but not served: ${id} (runs with ${provider}/${id} will fail)\n`).join('')
+  )
+}
 
 export async function modelsCommand(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)
@@ -36,57 +66,27 @@ export async function modelsCommand(argv: string[], io: CliIO): Promise<number> 
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
-  const conn = await connectCli({ target, stateDir, io })
-  try {
-    const { models, defaultModel } = (await conn.request('models.list', {})) as ResultOf<'models.list'>
-    const shown = flags.all ? models : models.filter((m) => m.configured)
-    let checks: Array<{ provider: string; result: Probe; missing: string[] }> = []
-    if (flags.check) {
-      const cfg = (await conn.request('config.get', {})) as ResultOf<'config.get'>
-      const providers = (cfg.config as { models?: { providers?: Record<string, { baseUrl?: unknown; models?: Array<{ id?: unknown }> }> } }).models?.providers ?? {}
-      const ids = Object.entries(providers)
-        .filter(([, p]) => typeof p?.baseUrl === 'string')
-        .map(([id]) => id)
-      checks = await Promise.all(
-        ids.map(async (provider) => {
-          const result = (await conn.request('loopdesk.models.probe', { provider })) as Probe
-          // configured ids the server does not serve (a typo, or a model not pulled yet): runs would fail
-          const configured = (providers[provider].models ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string')
-          const missing = result.ok && result.models.length ? configured.filter((id) => !result.models.some((m) => m.id === id)) : []
-          return { provider, result, missing }
-        }),
+  const { stateDir, target } = commandTarget(flags, io.env)
+  const { models, defaultModel, checks } = await withGateway({ target, stateDir, io }, async (conn) => ({
+    ...((await conn.request('models.list', {})) as ResultOf<'models.list'>),
+    checks: flags.check ? await checkEndpoints(conn) : [],
+  }))
+  const shown = flags.all ? models : models.filter((m) => m.configured)
+  if (flags.json) {
+    io.stdout(JSON.stringify({ defaultModel, models: shown, ...(flags.check ? { checks } : {}) }) + '\n')
+  } else {
+    if (!shown.length) {
+      io.stdout(
+        flags.all ? 'no models\n' : 'no model has a key yet — add one in Settings, set e.g. OPENAI_API_KEY, or configure a local endpoint (see --all)\n',
       )
-    }
-    if (flags.json) {
-      io.stdout(JSON.stringify({ defaultModel, models: shown, ...(flags.check ? { checks } : {}) }) + '\n')
     } else {
-      if (!shown.length) {
-        io.stdout(
-          flags.all
-            ? 'no models\n'
-            : 'no model has a key yet — add one in Settings, set e.g. OPENAI_API_KEY, or configure a local endpoint (see --all)\n',
-        )
-      } else {
-        const rows = shown.map((m) => [m.ref === defaultModel ? `* ${m.ref}` : `  ${m.ref}`, m.name, kTokens(m.contextWindow), m.configured ? 'ready' : 'no key'])
-        io.stdout(table(['  MODEL', 'NAME', 'CONTEXT', 'STATUS'], rows))
-      }
-      if (flags.check) {
-        if (!checks.length) io.stdout('\nno endpoints configured (models.providers with a baseUrl) to check\n')
-        for (const { provider, result: r, missing } of checks) {
-          io.stdout(
-            r.ok
-              ? `\n${missing.length || r.suggestedBaseUrl ? '!' : '✓'} ${provider}: ${r.url} answers — ${r.models.length} model${r.models.length === 1 ? '' : 's'} (${r.ms} ms)${r.models.length ? `: ${r.models.slice(0, 8).map((m) => m.id).join(', ')}${r.models.length > 8 ? ', …' : ''}` : ''}\n` +
-                  (r.suggestedBaseUrl ? `  its base URL should be ${r.suggestedBaseUrl}\n` : '') +
-                  missing.map((id) => `  configured but not served: ${id} (runs with ${provider}/${id} will fail)\n`).join('')
-              : `\n✗ ${provider}: ${r.error}\n  (${r.url})\n`,
-          )
-        }
-      }
+      const rows = shown.map((m) => [m.ref === defaultModel ? `* ${m.ref}` : `  ${m.ref}`, m.name, kTokens(m.contextWindow), m.configured ? 'ready' : 'no key'])
+      io.stdout(tableLines(['  MODEL', 'NAME', 'CONTEXT', 'STATUS'], rows).join('\n') + '\n')
     }
-    return checks.some((c) => !c.result.ok || c.result.suggestedBaseUrl || c.missing.length) ? EXIT.failed : EXIT.ok
-  } finally {
-    await conn.close()
+    if (flags.check) {
+      if (!checks.length) io.stdout('\nno endpoints configured (models.providers with a baseUrl) to check\n')
+      for (const c of checks) io.stdout(checkText(c))
+    }
   }
+  return checks.some((c) => !c.result.ok || c.result.suggestedBaseUrl || c.missing.length) ? EXIT.failed : EXIT.ok
 }

@@ -4,9 +4,10 @@ import type { ResultOf, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
 import { sessionTitle } from '../../shared/session-title'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
-import { connectCli } from '../connect'
+import { withGateway } from '../connect'
 import { EXIT, type CliIO } from '../io'
-import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { tableLines } from '../table'
+import { commandTarget } from '../resolve'
 
 export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
   Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
@@ -37,12 +38,10 @@ const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` 
 
 function table(rows: Listed[], now: number): string {
   const cols = rows.map((r) => [r.key, cut(r.title, 40), r.archived ? `${r.status}, archived` : r.status, relativeTime(r.updatedAt, now), String(r.totalTokens)])
-  const head = ['KEY', 'TITLE', 'STATUS', 'UPDATED', 'TOKENS']
-  const widths = head.map((h, i) => Math.max(h.length, ...cols.map((c) => c[i].length)))
-  const line = (c: string[]) => c.map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]))).join('  ')
-  const out = [line(head)]
+  const [head, ...lines] = tableLines(['KEY', 'TITLE', 'STATUS', 'UPDATED', 'TOKENS'], cols)
+  const out = [head]
   rows.forEach((r, i) => {
-    out.push(line(cols[i]))
+    out.push(lines[i])
     if (r.match) out.push(`    ${cut(r.match, 100)}`)
   })
   return out.join('\n') + '\n'
@@ -59,31 +58,27 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
   const search = str(flags.search)?.trim()
   if (flags.search !== undefined && !search) throw new UsageError('--search needs some text')
   if (search && search.length > 200) throw new UsageError('--search is limited to 200 characters')
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
-  const conn = await connectCli({ target, stateDir, io })
-  try {
-    const archived = flags.all ? 'all' : false
+  const { stateDir, target } = commandTarget(flags, io.env)
+  const matches = new Map<string, SessionSearchMatch>()
+  const rows = await withGateway({ target, stateDir, io }, async (conn) => {
     const list = (await conn.request('sessions.list', {
       includeDerivedTitles: true,
       includeGlobal: true,
       includeUnknown: true,
-      archived,
+      archived: flags.all ? 'all' : false,
       ...(search ? {} : { limit }),
     })) as ResultOf<'sessions.list'>
-    let rows = list.sessions
-    const matches = new Map<string, SessionSearchMatch>()
-    if (search) {
-      // as the sidebar: the title or key at once, then the messages themselves
-      const found = (await conn.request('loopdesk.sessions.search', { query: search, limit: 200 })) as ResultOf<'loopdesk.sessions.search'>
-      for (const m of found.matches) matches.set(m.key, m)
-      const q = search.toLowerCase()
-      rows = rows.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.toLowerCase().includes(q) || matches.has(r.key)).slice(0, limit)
-      if (found.partial) io.stderr('loopdesk: the message search ran out of time; older sessions were not searched\n')
-    }
-    const listed: Listed[] = rows.map((r) => {
-      const m = matches.get(r.key)
-      return {
+    if (!search) return list.sessions
+    // as the sidebar: the title or key at once, then the messages themselves
+    const found = (await conn.request('loopdesk.sessions.search', { query: search, limit: 200 })) as ResultOf<'loopdesk.sessions.search'>
+    for (const m of found.matches) matches.set(m.key, m)
+    if (found.partial) io.stderr('loopdesk: the message search ran out of time; older sessions were not searched\n')
+    const q = search.toLowerCase()
+    return list.sessions.filter((r) => sessionTitle(r).toLowerCase().includes(q) || r.key.toLowerCase().includes(q) || matches.has(r.key)).slice(0, limit)
+  })
+  const listed: Listed[] = rows.map((r) => {
+    const m = matches.get(r.key)
+    return {
       key: r.key,
       title: sessionTitle(r),
       // OpenClaw's `killed` is a run the user stopped
@@ -92,13 +87,10 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,
       ...(m ? { match: `${m.role}: ${m.snippet}` } : {}),
-      }
-    })
-    if (flags.json) io.stdout(JSON.stringify(listed) + '\n')
-    else if (!listed.length) io.stdout(search ? `no sessions match "${search}"\n` : 'no sessions yet — start one with: loopdesk agent -m "hello"\n')
-    else io.stdout(table(listed, Date.now()))
-    return EXIT.ok
-  } finally {
-    await conn.close()
-  }
+    }
+  })
+  if (flags.json) io.stdout(JSON.stringify(listed) + '\n')
+  else if (!listed.length) io.stdout(search ? `no sessions match "${search}"\n` : 'no sessions yet — start one with: loopdesk agent -m "hello"\n')
+  else io.stdout(table(listed, Date.now()))
+  return EXIT.ok
 }

@@ -2,10 +2,10 @@
 // (version, uptime, port, runs, sessions, where keys are kept, the proxy, config problems). Exit 0 when it
 // answers and its config is valid, 1 when the config has problems; no gateway is exit 3 as for every command.
 import type { ResultOf } from '../../shared/methods'
-import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
-import { connectCli } from '../connect'
+import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
+import { withGateway } from '../connect'
 import { EXIT, type CliIO } from '../io'
-import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { commandTarget } from '../resolve'
 
 export const STATUS_HELP = `loopdesk status [--json] [--url ws://…] [--token T] [--state-dir D]
   Whether the gateway answers, and what it is doing: version, uptime, address, runs, sessions, where keys
@@ -29,35 +29,29 @@ export async function statusCommand(argv: string[], io: CliIO): Promise<number> 
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
-  const target = resolveGatewayTarget({ url: str(flags.url), token: str(flags.token) }, io.env, stateDir)
-  const conn = await connectCli({ target, stateDir, io })
-  try {
-    const s = (await conn.request('status', {})) as ResultOf<'status'>
-    if (flags.json) {
-      io.stdout(JSON.stringify(s) + '\n')
+  const { stateDir, target } = commandTarget(flags, io.env)
+  const s = await withGateway({ target, stateDir, io }, async (conn) => (await conn.request('status', {})) as ResultOf<'status'>)
+  if (flags.json) {
+    io.stdout(JSON.stringify(s) + '\n')
+  } else {
+    const queued = Object.values(s.lanes).reduce((n, l) => n + l.queued, 0)
+    const lines = [
+      `loopdesk ${s.version} — up ${uptime(s.uptimeMs)}`,
+      `gateway    ${s.gateway?.url ?? target.url}${s.gateway?.fellBack ? ' (the configured port was taken)' : ''}${s.gateway?.bind && s.gateway.bind !== 'loopback' ? ` (bound: ${s.gateway.bind})` : ''}`,
+      `state dir  ${s.stateDir}`,
+      `runs       ${s.activeRuns} running${queued ? `, ${queued} queued` : ''}; ${s.sessions} session${s.sessions === 1 ? '' : 's'}`,
+      `keys       ${s.credentials ? (s.credentials.store === 'system' ? "the system's secure store" : s.credentials.path) : 'kept by the runtime'}`,
+      `network    ${s.proxy ? proxyLine(s.proxy) : 'direct (no proxy set)'}`,
+    ]
+    if (s.configIssues.length) {
+      lines.push(`config     ${s.configIssues.length} problem${s.configIssues.length === 1 ? '' : 's'} (the last good config is in use):`)
+      for (const i of s.configIssues) lines.push(`  ${i.path || '(file)'}: ${i.message}`)
     } else {
-      const queued = Object.values(s.lanes).reduce((n, l) => n + l.queued, 0)
-      const lines = [
-        `loopdesk ${s.version} — up ${uptime(s.uptimeMs)}`,
-        `gateway    ${s.gateway?.url ?? target.url}${s.gateway?.fellBack ? ' (the configured port was taken)' : ''}${s.gateway?.bind && s.gateway.bind !== 'loopback' ? ` (bound: ${s.gateway.bind})` : ''}`,
-        `state dir  ${s.stateDir}`,
-        `runs       ${s.activeRuns} running${queued ? `, ${queued} queued` : ''}; ${s.sessions} session${s.sessions === 1 ? '' : 's'}`,
-        `keys       ${s.credentials ? (s.credentials.store === 'system' ? "the system's secure store" : s.credentials.path) : 'kept by the runtime'}`,
-        `network    ${s.proxy ? proxyLine(s.proxy) : 'direct (no proxy set)'}`,
-      ]
-      if (s.configIssues.length) {
-        lines.push(`config     ${s.configIssues.length} problem${s.configIssues.length === 1 ? '' : 's'} (the last good config is in use):`)
-        for (const i of s.configIssues) lines.push(`  ${i.path || '(file)'}: ${i.message}`)
-      } else {
-        lines.push('config     valid')
-      }
-      io.stdout(lines.join('\n') + '\n')
+      lines.push('config     valid')
     }
-    return s.configIssues.length ? EXIT.failed : EXIT.ok
-  } finally {
-    await conn.close()
+    io.stdout(lines.join('\n') + '\n')
   }
+  return s.configIssues.length ? EXIT.failed : EXIT.ok
 }
 
 function proxyLine(p: NonNullable<ResultOf<'status'>['proxy']>): string {

@@ -1,0 +1,9 @@
+// Plain-text tables for the CLI's listings: columns padded to their widest cell, two spaces apart, the
+// last column not padded (no trailing blanks).
+
+/** The header line, then one line per row. */
+export function tableLines(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  const line = (cells: string[]) => cells.map((v, i) => (i === cells.length - 1 ? v : v.padEnd(widths[i]))).join('  ')
+  return [line(head), ...rows.map(line)]
+}
