@@ -7,18 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
 import { deviceTokensPath, dropDeviceToken, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
 import { loadOrCreateDeviceIdentity } from './identity'
-import type { CliIO } from './io'
 import { runCli } from './main'
+import { captureIO } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 
 const NEW_TOKEN = 'rotated-shared-token-0123456789'
 
-function captureIO(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIO = { env, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
-  return { io, out: () => out.join(''), err: () => err.join('') }
-}
 
 let t: TestGateway
 /** the CLI's own state dir (identity + device tokens); the gateway is found through --url */

@@ -4,10 +4,9 @@ import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
-import type { CliIO } from './io'
-import { runCli } from './main'
 
 const TOKEN = 'models-token-0123456789abcdef'
 let server: ModelServer
@@ -22,13 +21,8 @@ afterAll(async () => {
   await server?.close()
 })
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
-  const code = await runCli(['models', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const cli = (args: string[]) =>
+  runCliCaptured(['models', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk models', () => {
   it('lists the models that can run, the default marked; --all adds those without a key', async () => {
@@ -69,20 +63,21 @@ describe('loopdesk models', () => {
   })
 
   it('agent --model runs one run on the model named (listed here), and refuses what is not PROVIDER/MODEL', async () => {
-    const out: string[] = []
-    const err: string[] = []
-    const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
     const base = ['--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-'), '--session-key', 'agent:main:model-pick']
+    const agent = (model: string) => runCliCaptured(['agent', '-m', 'hi', '--model', model, ...base], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
     server.push({ text: 'from the other model', chunks: 1 })
-    expect(await runCli(['agent', '-m', 'hi', '--model', 'mockant/c1', ...base], io)).toBe(0)
+    const picked = await agent('mockant/c1')
+    expect(picked.code).toBe(0)
     expect(server.requests.at(-1)!.api).toBe('anthropic')
-    expect(out.join('')).toBe('from the other model\n')
-    expect(await runCli(['agent', '-m', 'hi', '--model', 'c1', ...base], io)).toBe(2)
-    expect(err.join('')).toContain('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
+    expect(picked.out).toBe('from the other model\n')
+    const malformed = await agent('c1')
+    expect(malformed.code).toBe(2)
+    expect(malformed.err).toContain('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
     // a model the gateway does not know: the call is refused, no run starts
     const before = server.requests.length
-    expect(await runCli(['agent', '-m', 'hi', '--model', 'mock/nope', ...base], io)).toBe(1)
-    expect(err.join('')).toMatch(/unknown model "nope" for provider "mock"/)
+    const unknown = await agent('mock/nope')
+    expect(unknown.code).toBe(1)
+    expect(unknown.err).toMatch(/unknown model "nope" for provider "mock"/)
     expect(server.requests.length).toBe(before)
   })
 

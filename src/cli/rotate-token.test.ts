@@ -11,16 +11,10 @@ import { ensureGatewayToken, readGatewayToken, storeGatewayToken, tokenPath } fr
 import { startTestGateway, TEST_TOKEN } from '../main/gateway/test-support'
 import { connectGateway, type GatewayConnectionClient } from './gateway-client'
 import { generateNodeDeviceIdentity } from './identity'
-import type { CliIO } from './io'
 import { runCli } from './main'
+import { captureIO } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 
-function captureIO(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIO = { env, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
-  return { io, out: () => out.join(''), err: () => err.join('') }
-}
 const closeOf = (c: GatewayConnectionClient) => new Promise<{ code: number; reason: string }>((r) => c.onClose((code, reason) => r({ code, reason })))
 const tokenOf = (url: string) => decodeURIComponent(new URL(url.trim()).hash.replace(/^#token=/, ''))
 

@@ -2,11 +2,10 @@
 // messages. In-process CLI against the real runtime + gateway + scripted model server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { startTestRuntimeGateway, type TestRuntime, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
 import type { GatewayHandle } from '../main/gateway/server'
-import type { CliIO } from './io'
-import { runCli } from './main'
 
 const TOKEN = 'sessions-token-0123456789abcdef'
 let server: ModelServer
@@ -34,13 +33,8 @@ afterAll(async () => {
   await server?.close()
 })
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
-  const code = await runCli(['sessions', ...args, '--url', gw.url, '--state-dir', tempDir('loopdesk-cli-ses-')], io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const cli = (args: string[]) =>
+  runCliCaptured(['sessions', ...args, '--url', gw.url, '--state-dir', tempDir('loopdesk-cli-ses-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk sessions', () => {
   it('lists newest first with the titles the window shows', async () => {

@@ -3,10 +3,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
-import type { CliIO } from './io'
-import { runCli } from './main'
 
 const TOKEN = 'status-token-0123456789abcdef'
 let server: ModelServer
@@ -24,13 +23,8 @@ afterAll(async () => {
 /** the runtime re-reads loopdesk.json (these tests run it without the file watcher) */
 const reloadConfig = () => (stack.rt.runtime.core.config as unknown as { load(): void }).load()
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const io: CliIO = { env: { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdout: (t) => out.push(t), stderr: (t) => err.push(t), onSignal: () => () => {} }
-  const code = await runCli(['status', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-status-')], io)
-  return { code, out: out.join(''), err: err.join('') }
-}
+const cli = (args: string[]) =>
+  runCliCaptured(['status', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-status-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk status', () => {
   it('says what the gateway is doing, in a few lines; --json for scripts', async () => {

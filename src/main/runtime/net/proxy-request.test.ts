@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
@@ -6,6 +5,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startForwardProxy, type ForwardProxy } from '../../../../test/fixtures/forward-proxy'
+import { runTrustingTestCert } from '../../../../test/fixtures/trusted-child'
 import { requestThroughProxy } from './proxy-request'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
@@ -51,16 +51,7 @@ const req = requestThroughProxy(new URL(${JSON.stringify(target)}), new URL(${JS
 })
 req.on('error', (e) => { console.error(e); process.exit(1) })
 req.end()`
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(TLS, 'localhost-cert.pem') },
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += d))
-      child.stderr.on('data', (d) => (stderr += d))
-      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))))
-    })
+    const out = await runTrustingTestCert(script)
     const host = new URL(target).host
     expect(JSON.parse(out)).toEqual({ status: 200, body: `tunnelled GET /hello?x=1 host=${host}` })
     expect(proxy.seen).toEqual([{ line: `CONNECT ${host}`, auth: `Basic ${Buffer.from('dave:pa:ss').toString('base64')}` }])

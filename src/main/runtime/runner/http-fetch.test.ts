@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
@@ -8,6 +7,7 @@ import { fileURLToPath } from 'node:url'
 import zlib from 'node:zlib'
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
+import { runTrustingTestCert } from '../../../../test/fixtures/trusted-child'
 import { applyProxyEnv } from '../net/proxy'
 import { httpFetch, StreamBody, StreamResponse } from './http-fetch'
 
@@ -246,16 +246,7 @@ const res = await httpFetch(${JSON.stringify(url)}, { method: 'POST', body: '{}'
 const parts = []
 for await (const c of res.body) parts.push(new TextDecoder().decode(c))
 process.stdout.write(JSON.stringify({ status: res.status, streamed: !(res instanceof Response), text: parts.join('') }))`
-    const out = await new Promise<string>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-        env: { ...process.env, NODE_EXTRA_CA_CERTS: join(TLS, 'localhost-cert.pem') },
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (d) => (stdout += d))
-      child.stderr.on('data', (d) => (stderr += d))
-      child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`child exited ${code}: ${stderr}`))))
-    })
+    const out = await runTrustingTestCert(script)
     expect(JSON.parse(out)).toEqual({ status: 200, streamed: true, text: 'data: 1\n\ndata: 2\n\n' })
   }, 60_000)
 
