@@ -7,7 +7,7 @@ import https from 'node:https'
 import { describeNetworkFailure } from '../runner/network-failure'
 import { activeProxy, proxyFor } from '../net/proxy'
 import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
-import { decodedBody } from '../tools/decoded-body'
+import { decodedBody, readCapped } from '../tools/decoded-body'
 
 export interface ProbedModel {
   id: string
@@ -84,7 +84,9 @@ async function probeOnce(o: ProbeOptions, url: string, started: number): Promise
   }
   let text: string
   try {
-    text = await readCapped(res.body, MAX_BODY_BYTES)
+    const read = await readCapped(res.body as AsyncIterable<Buffer>, MAX_BODY_BYTES, () => res.body.destroy())
+    if (read.truncated) return fail(`the answer is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB: not a model list`)
+    text = read.bytes.toString('utf8')
   } catch (err) {
     return fail(signal.aborted ? late() : (err as Error).message)
   }
@@ -134,20 +136,6 @@ function get(url: URL, headers: Record<string, string>, signal: AbortSignal, pro
     req.on('error', reject)
     req.end()
   })
-}
-
-async function readCapped(body: Answer['body'], max: number): Promise<string> {
-  const parts: Buffer[] = []
-  let total = 0
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    total += chunk.length
-    if (total > max) {
-      body.destroy()
-      throw new Error(`the answer is larger than ${max / 1024 / 1024} MB: not a model list`)
-    }
-    parts.push(chunk)
-  }
-  return Buffer.concat(parts).toString('utf8')
 }
 
 /** The message of an error body (`{error: {message}}`, `{error: "…"}`, `{message}`), else a short text. */

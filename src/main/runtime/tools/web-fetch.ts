@@ -6,7 +6,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type { Readable } from 'node:stream'
 import Type from 'typebox'
-import { decodedBody } from './decoded-body'
+import { decodedBody, readCapped } from './decoded-body'
 import { extractTitle, htmlToText } from './html-text'
 import { activeProxy, describeProxy, proxyFor } from '../net/proxy'
 import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
@@ -122,27 +122,6 @@ async function request(url: URL, policy: NetPolicy, signal: AbortSignal): Promis
   })
 }
 
-async function readCapped(res: FetchResponse, maxBytes: number): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const chunks: Buffer[] = []
-  let total = 0
-  let truncated = false
-  try {
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      if (total + chunk.length > maxBytes) {
-        chunks.push(chunk.subarray(0, maxBytes - total))
-        total = maxBytes
-        truncated = true
-        break
-      }
-      chunks.push(chunk)
-      total += chunk.length
-    }
-  } finally {
-    if (truncated) res.close()
-  }
-  return { bytes: Buffer.concat(chunks, total), truncated }
-}
-
 function charsetOf(contentType: string, head: Uint8Array): string {
   const m = /charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)
   if (m) return m[1]
@@ -231,7 +210,7 @@ export const webFetchTool = defineTool(
       const r = res!
       let body: { bytes: Uint8Array; truncated: boolean }
       try {
-        body = await readCapped(r, maxBytes)
+        body = await readCapped(r.body as AsyncIterable<Buffer>, maxBytes, () => r.close())
       } catch (err) {
         return fail(err)
       }
