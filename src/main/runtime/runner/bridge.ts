@@ -65,6 +65,8 @@ export class RunBridge {
   persistError?: unknown
   /** why the current model call's request failed on the network, if it did (the SDKs say only "Connection error") */
   networkFailure?: NetworkFailure
+  /** base URL of the latest model request (where a bare connection error is retraced: network-diagnosis.ts) */
+  modelBaseUrl?: string
   /** visible text of the assistant message being streamed */
   currentText = ''
   private currentThinking = ''

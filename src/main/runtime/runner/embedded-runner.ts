@@ -32,6 +32,7 @@ import { toolDeclaration } from '../tools'
 import { RunBridge } from './bridge'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
+import { diagnoseConnection, isBareConnectionError } from './network-diagnosis'
 import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks } from './hooks'
 import { createToolLoadout } from './tool-loadout'
 import { recordingFetch, type NetworkFailure } from './network-failure'
@@ -515,6 +516,7 @@ export class EmbeddedRunner {
           b.modelCallStarted()
           // delta SSE events of one network read reach the provider SDK (OpenAI or Anthropic) as one (see sse-merge-fetch.ts)
           b.networkFailure = undefined
+          b.modelBaseUrl = model.baseUrl
           const record = (f: NetworkFailure) => (b.networkFailure = f)
           // the APIs that take a fetch get one that remembers why a request failed (Google's refuses one)
           let opts = options?.fetch
@@ -649,6 +651,10 @@ export class EmbeddedRunner {
           : last?.stopReason === 'error'
             ? 'error'
             : 'completed'
+      // a connection error without its cause (Google's client): retrace the connection to find it
+      if (reason === 'error' && !storage && !b.networkFailure && isBareConnectionError(last?.errorMessage)) {
+        b.networkFailure = await diagnoseConnection(b.modelBaseUrl)
+      }
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
