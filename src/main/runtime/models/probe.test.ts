@@ -7,6 +7,7 @@ import { startModelServer, type ModelServer } from '../../../../test/fixtures/mo
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { applyProxyEnv } from '../net/proxy'
 import { modelListUrl, modelsOf, probeModels } from './probe'
+import { createProvider } from '@earendil-works/pi-ai'
 
 let server: http.Server
 let base: string
@@ -29,6 +30,16 @@ beforeAll(async () => {
         return req.headers.authorization === 'Bearer right' ? json(200, { data: [{ id: 'k' }] }) : json(401, { error: { message: 'Invalid API key' } })
       case '/anthropic/v1/models':
         return req.headers['x-api-key'] === 'ak' && req.headers['anthropic-version'] ? json(200, { data: [{ id: 'claude-x', type: 'model' }] }) : json(401, { error: { message: 'bad key' } })
+      case '/google/v1beta/models?pageSize=1000':
+        return req.headers['x-goog-api-key'] === 'gk'
+          ? json(200, { models: [{ name: 'models/gemini-x', inputTokenLimit: 1048576 }, { name: 'models/embedding-1' }] })
+          : json(400, { error: { code: 400, message: 'API key not valid. Please pass a valid API key.', status: 'INVALID_ARGUMENT' } })
+      case '/mistral/v1/models':
+        return req.headers.authorization === 'Bearer mk' ? json(200, { object: 'list', data: [{ id: 'mistral-small', max_context_length: 32768 }] }) : json(401, { message: 'Unauthorized' })
+      case '/or/api/v1/key':
+        return req.headers.authorization === 'Bearer right' ? json(200, { data: { label: 'k' } }) : json(401, { error: { message: 'User not found.' } })
+      case '/or/api/v1/models':
+        return json(200, { data: [{ id: 'openai/gpt-x', context_length: 400000 }] }) // public: says nothing about the key
       case '/moved/v1/models':
         return res.writeHead(301, { location: 'https://elsewhere.example/v1/models' }).end()
       case '/huge/v1/models':
@@ -115,6 +126,29 @@ describe('probeModels', () => {
     }
   })
 
+  it("Google's list (x-goog-api-key, `models/` names, inputTokenLimit) and Mistral's (the SDK's /v1)", async () => {
+    expect(modelListUrl('https://generativelanguage.googleapis.com/v1beta', 'google-generative-ai')).toBe('https://generativelanguage.googleapis.com/v1beta/models?pageSize=1000')
+    expect(modelListUrl('https://api.mistral.ai', 'mistral-conversations')).toBe('https://api.mistral.ai/v1/models')
+    expect(await probe('/google/v1beta', { api: 'google-generative-ai', apiKey: 'gk' })).toMatchObject({
+      ok: true,
+      models: [{ id: 'embedding-1' }, { id: 'gemini-x', contextWindow: 1048576 }],
+    })
+    expect(seen.at(-1)!.headers.authorization).toBeUndefined()
+    // Google answers a wrong key with 400, not 401; the check says what Google said
+    expect(await probe('/google/v1beta', { api: 'google-generative-ai', apiKey: 'wrong' })).toMatchObject({ ok: false, status: 400, error: expect.stringContaining('API key not valid') })
+    expect(await probe('/mistral', { api: 'mistral-conversations', apiKey: 'mk' })).toMatchObject({ ok: true, models: [{ id: 'mistral-small', contextWindow: 32768 }] })
+  })
+
+  it('a key check path asked first, for a list that answers without a key (OpenRouter)', async () => {
+    expect(await probe('/or/api/v1', { apiKey: 'wrong', keyCheckPath: '/key' })).toMatchObject({
+      ok: false,
+      status: 401,
+      error: 'the server refused the key (HTTP 401): User not found.',
+      url: `${base}/or/api/v1/key`,
+    })
+    expect(await probe('/or/api/v1', { apiKey: 'right', keyCheckPath: '/key' })).toMatchObject({ ok: true, models: [{ id: 'openai/gpt-x' }] })
+  })
+
   it('modelsOf: only lists are lists', () => {
     expect(modelsOf('{"data":"no"}')).toBeUndefined()
     expect(modelsOf('[1,2]')).toBeUndefined()
@@ -158,5 +192,27 @@ describe('loopdesk.models.probe (the runtime method)', () => {
     await expect(rt.call('loopdesk.models.probe', {})).rejects.toThrow('INVALID_REQUEST: give a baseUrl or a configured provider')
     await expect(rt.call('loopdesk.models.probe', { provider: 'nope' })).rejects.toThrow('provider "nope" is not configured: give its baseUrl')
     await expect(rt.call('loopdesk.models.probe', { baseUrl: model.openaiBaseUrl, extra: 1 } as never)).rejects.toThrow(/INVALID_REQUEST/)
+  })
+})
+
+describe('loopdesk.models.probe for a built-in provider (no base URL saved)', () => {
+  it('checks its own API with the key its runs would use (here its environment variable)', async () => {
+    const model = await startModelServer()
+    const rt = await startTestRuntime(model, { runtime: { env: { GEMINI_API_KEY: 'gk' } } })
+    try {
+      // the built-in Google provider, its API moved to the test server (the check must use the provider's own URL)
+      const registry = rt.runtime.core.models()
+      const google = registry.models.getProvider('google')!
+      registry.models.setProvider(
+        createProvider({ id: 'google', name: google.name, auth: google.auth, models: google.getModels().map((m) => ({ ...m, baseUrl: `${base}/google/v1beta` })), api: {} }),
+      )
+      const r = await rt.call('loopdesk.models.probe', { provider: 'google' })
+      expect(r).toMatchObject({ ok: true, url: `${base}/google/v1beta/models?pageSize=1000`, models: [{ id: 'embedding-1' }, { id: 'gemini-x' }] })
+      expect(seen.at(-1)!.headers['x-goog-api-key']).toBe('gk')
+      await expect(rt.call('loopdesk.models.probe', { provider: 'no-such-provider' })).rejects.toThrow('is not configured')
+    } finally {
+      await rt.close()
+      await model.close()
+    }
   })
 })

@@ -27,6 +27,11 @@ export interface ProbeOptions {
   headers?: Record<string, string>
   provider?: string
   timeoutMs?: number
+  /**
+   * a path under the base URL that answers only with a valid key, asked first when the model list itself
+   * needs none (OpenRouter's `/key`): without it a Check would pass a wrong key
+   */
+  keyCheckPath?: string
 }
 
 export const PROBE_TIMEOUT_MS = 8_000
@@ -36,17 +41,29 @@ const MAX_MODELS = 2_000
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '')
 
-/** Where the model list is: OpenAI-style APIs at `<base>/models`, Anthropic's SDK base + `/v1/models`. */
+/** APIs whose SDK appends `/v1` to the base URL itself */
+const SDK_ADDS_V1 = new Set(['anthropic-messages', 'mistral-conversations'])
+
+/**
+ * Where the model list is: OpenAI-style APIs at `<base>/models`, Anthropic's and Mistral's SDK base +
+ * `/v1/models`, Google's at `<base>/models` (one page of up to 1,000).
+ */
 export function modelListUrl(baseUrl: string, api: string): string {
   const base = trimSlash(baseUrl)
-  return api === 'anthropic-messages' ? `${base.replace(/\/v1$/, '')}/v1/models` : `${base}/models`
+  if (SDK_ADDS_V1.has(api)) return `${base.replace(/\/v1$/, '')}/v1/models`
+  if (api === 'google-generative-ai') return `${base}/models?pageSize=1000`
+  return `${base}/models`
 }
 
 export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
   const started = Date.now()
+  if (o.keyCheckPath && o.apiKey) {
+    const keyCheck = await probeOnce(o, `${trimSlash(o.baseUrl)}${o.keyCheckPath}`, started, false)
+    if (!keyCheck.ok) return keyCheck
+  }
   const first = await probeOnce(o, modelListUrl(o.baseUrl, o.api), started)
   // a list one level down: the base URL lacks its `/v1`
-  if (!first.ok && o.api !== 'anthropic-messages' && !/\/v1$/.test(trimSlash(o.baseUrl)) && first.status !== 401 && first.status !== 403) {
+  if (!first.ok && !SDK_ADDS_V1.has(o.api) && o.api !== 'google-generative-ai' && !/\/v1$/.test(trimSlash(o.baseUrl)) && first.status !== 401 && first.status !== 403) {
     const suggested = `${trimSlash(o.baseUrl)}/v1`
     const second = await probeOnce(o, modelListUrl(suggested, o.api), started)
     if (second.ok) return { ...second, suggestedBaseUrl: suggested }
@@ -54,7 +71,8 @@ export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
   return first
 }
 
-async function probeOnce(o: ProbeOptions, url: string, started: number): Promise<ProbeResult> {
+/** One GET: a model list (or, with `list` false, any 2xx answer: a key check). */
+async function probeOnce(o: ProbeOptions, url: string, started: number, list = true): Promise<ProbeResult> {
   const fail = (error: string, status?: number): ProbeResult => ({ ok: false, url, error, ...(status ? { status } : {}), ms: Date.now() - started })
   let target: URL
   try {
@@ -67,6 +85,8 @@ async function probeOnce(o: ProbeOptions, url: string, started: number): Promise
   if (o.api === 'anthropic-messages') {
     headers['anthropic-version'] = '2023-06-01'
     if (o.apiKey) headers['x-api-key'] = o.apiKey
+  } else if (o.api === 'google-generative-ai') {
+    if (o.apiKey) headers['x-goog-api-key'] = o.apiKey
   } else if (o.apiKey) {
     headers.authorization = `Bearer ${o.apiKey}`
   }
@@ -111,6 +131,7 @@ async function probeOnce(o: ProbeOptions, url: string, started: number): Promise
           : `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`
     return fail(`${what}${detail ? `: ${detail}` : ''}`, res.status)
   }
+  if (!list) return { ok: true, url, models: [], ms: Date.now() - started }
   const models = modelsOf(text)
   if (!models) return fail(`the server answered, but not with a model list${text.trim() ? ` (“${text.trim().slice(0, 80)}”)` : ''}`, res.status)
   return { ok: true, url, models, ms: Date.now() - started }
@@ -151,9 +172,9 @@ function serverMessage(text: string): string | undefined {
   return t && t.length <= 200 && !t.startsWith('<') ? t : undefined
 }
 
-const CONTEXT_FIELDS = ['context_length', 'max_model_len', 'context_window', 'max_context_length'] as const
+const CONTEXT_FIELDS = ['context_length', 'max_model_len', 'context_window', 'max_context_length', 'inputTokenLimit'] as const
 
-/** ids (and context sizes) of an OpenAI/Anthropic `{data: […]}` list or Ollama's `{models: […]}`; undefined if neither. */
+/** ids (and context sizes) of an OpenAI/Anthropic `{data: […]}` list or Ollama's / Google's `{models: […]}`; undefined if neither. */
 export function modelsOf(text: string): ProbedModel[] | undefined {
   let j: unknown
   try {
@@ -168,7 +189,9 @@ export function modelsOf(text: string): ProbedModel[] | undefined {
   const seen = new Set<string>()
   for (const item of list.slice(0, MAX_MODELS)) {
     const m = item as Record<string, unknown>
-    const id = typeof m?.id === 'string' ? m.id : typeof m?.name === 'string' ? m.name : typeof m?.model === 'string' ? m.model : undefined
+    // Google names a model `models/gemini-…`; requests name it without the prefix
+    const name = typeof m?.name === 'string' ? m.name.replace(/^models\//, '') : undefined
+    const id = typeof m?.id === 'string' ? m.id : (name ?? (typeof m?.model === 'string' ? m.model : undefined))
     if (!id || seen.has(id)) continue
     seen.add(id)
     const ctx = CONTEXT_FIELDS.map((f) => m[f]).find((v): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 1024)
