@@ -270,6 +270,16 @@ export const Schemas = {
     attachments: Attachments,
     /** a sidebar bucket for a NEW session (as sessions.patch category; ignored when the key exists) */
     category: Type.Optional(NonEmpty(512)),
+    /** fire the `command:new` hook for the new session, as /new does (OpenClaw's Control UI sends it) */
+    emitCommandHooks: Type.Optional(Type.Boolean()),
+    /** start the new session with a copy of the parent's conversation (needs parentSessionKey) */
+    fork: Type.Optional(Type.Boolean()),
+    /** fork only through the parent's last completed reply (needs fork) */
+    forkFrom: Type.Optional(Type.Literal('last-completed')),
+    /** spawn lineage depth of a child session (needs parentSessionKey); recorded on the row */
+    spawnDepth: Type.Optional(Type.Integer({ minimum: 1, maximum: 64 })),
+    /** OpenClaw: whether the child ends its parent; Loopdesk never ends a parent, so only false is taken */
+    succeedsParent: Type.Optional(Type.Boolean()),
   }),
   'sessions.patch': Closed({
     key: NonEmpty(),
@@ -456,6 +466,7 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   displayName?: string
   /** the session this one was created from (sessions.create parentSessionKey) */
   spawnedBy?: string
+  spawnDepth?: number
   /** opaque; changes when the session is created or reset (expectedLifecycleRevision preconditions) */
   lifecycleRevision?: string
   /** first user message, when asked for with includeDerivedTitles */

@@ -579,6 +579,25 @@ describe('sessions.create with OpenClaw params', () => {
     await c.close()
   })
 
+  it("the Control UI's new-session call and a fork conform, both ways", async () => {
+    const c = await connect()
+    await c.request('sessions.create', { key: 'agent:main:ui-parent' })
+    const ui = { agentId: 'main', label: 'From the Control UI', model: 'mock/m1', parentSessionKey: 'agent:main:ui-parent', emitCommandHooks: true }
+    conforms('SessionsCreateParams', ui)
+    const made = (await c.request('sessions.create', ui)) as any
+    conforms('SessionsCreateResult', made)
+    expect(made.entry).toMatchObject({ label: 'From the Control UI', spawnedBy: 'agent:main:ui-parent' })
+    const fork = { parentSessionKey: 'agent:main:ui-parent', fork: true, forkFrom: 'last-completed', spawnDepth: 1 }
+    conforms('SessionsCreateParams', fork)
+    // the parent has no completed reply yet: nothing to fork from through one
+    expect(await failure(c.request('sessions.create', fork))).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('no completed reply') })
+    const whole = (await c.request('sessions.create', { ...fork, forkFrom: undefined })) as any
+    conforms('SessionsCreateResult', whole)
+    expect(whole.entry).toMatchObject({ spawnedBy: 'agent:main:ui-parent', spawnDepth: 1 })
+    conforms('SessionRow', whole.entry)
+    await c.close()
+  })
+
   it('refuses a missing parent and a bad level; a first message that cannot be accepted is a runError, the session stays', async () => {
     const c = await connect()
     expect(await failure(c.request('sessions.create', { key: 'agent:main:orphan', parentSessionKey: 'agent:main:nobody' }))).toMatchObject({

@@ -176,6 +176,8 @@ export interface SessionEntry extends SessionOrganisation {
   displayName?: string
   /** the session this one was created from (sessions.create parentSessionKey) */
   spawnedBy?: string
+  /** spawn lineage depth (sessions.create spawnDepth); absent = a root session */
+  spawnDepth?: number
   /** model id the last run used (display) */
   model?: string
   modelProvider?: string

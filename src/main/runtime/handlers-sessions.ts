@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import { ApiError, invalid, toErrorShape } from '../api/errors'
 import type { Handler, Handlers } from '../api/dispatch'
 import { canonicalSessionKey, MAIN_KEY } from '../../shared/session-key'
-import type { SessionEntry } from './contracts'
+import type { SessionEntry, TranscriptEntry } from './contracts'
 import {
   agentIds,
   assertAgent,
@@ -17,7 +17,8 @@ import { normalizeAttachments } from './attachments'
 import { sessionLane } from './lanes'
 import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { eventLogFile } from './events/event-log'
-import { newSessionId, toSessionRow } from './sessions'
+import { newSessionId, toSessionRow, Transcript } from './sessions'
+import { forkEntries, lastReplyPreview, writeForkTranscript } from './sessions/fork'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../shared/session-title'
@@ -222,7 +223,13 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const model = p.model ? validateModelRef(core, p.model) : undefined
       const thinking = p.thinkingLevel === undefined ? undefined : normalizeThinking(p.thinkingLevel)
       const parent = p.parentSessionKey === undefined ? undefined : canonicalKey(core, p.parentSessionKey)
-      if (parent) requireEntry(core, parent.key, parent.agentId)
+      const parentEntry = parent ? requireEntry(core, parent.key, parent.agentId) : undefined
+      if (!parent && (p.fork || p.spawnDepth !== undefined || p.succeedsParent !== undefined)) {
+        throw invalid(`sessions.create ${p.fork ? 'fork' : p.spawnDepth !== undefined ? 'spawnDepth' : 'succeedsParent'} requires parentSessionKey`)
+      }
+      if (p.forkFrom && !p.fork) throw invalid('sessions.create forkFrom requires fork=true')
+      if (p.succeedsParent) throw invalid('sessions.create succeedsParent=true is not supported: Loopdesk never ends the parent session')
+      if (p.fork && p.key && core.store(owner).get(key)) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
       const first = p.message ?? p.task
       const attachments = p.attachments?.length ? p.attachments : undefined
       if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
@@ -237,25 +244,52 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         ['thinkingLevel', thinking],
         ['fastMode', p.fastMode],
         ['spawnedBy', parent?.key],
+        ['spawnDepth', p.spawnDepth],
       ]
       const store = core.store(owner)
+      const sessionId = newSessionId()
+      // a fork's transcript is written before its row exists: no run can reach the session in between
+      let forkPreview: string | undefined
+      let forkFile: string | undefined
+      if (p.fork && parent && parentEntry) {
+        const fork = await forkOf(core, parent.agentId, parentEntry.sessionId, p.forkFrom)
+        forkFile = store.transcriptPath(sessionId)
+        await writeForkTranscript(forkFile, { sessionId, sessionKey: key, cwd: fork.cwd ?? core.config.current.defaults.workspace }, fork.entries)
+        forkPreview = lastReplyPreview(fork.entries)
+      }
       let created = false
       const now = Date.now()
-      const entry = await store.update(key, (cur) => {
-        if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
-        const next: SessionEntry = cur
-          ? { ...cur, updatedAt: now }
-          : { sessionId: newSessionId(), lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
-        created = !cur
-        const out = next as unknown as Record<string, unknown>
-        for (const [f, v] of settings) if (v !== undefined) out[f] = v
-        // a title for a new session only: an existing one keeps its own
-        if (created && p.displayName !== undefined) next.displayName = p.displayName
-        if (created && category?.ok) next.category = category.value
-        if (model !== undefined) setModel(next, model)
-        return next
-      })
+      let entry: SessionEntry | undefined
+      try {
+        entry = await store.update(key, (cur) => {
+          if (cur && forkFile) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
+          if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
+          const next: SessionEntry = cur
+            ? { ...cur, updatedAt: now }
+            : { sessionId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
+          created = !cur
+          const out = next as unknown as Record<string, unknown>
+          for (const [f, v] of settings) if (v !== undefined) out[f] = v
+          // a title for a new session only: an existing one keeps its own
+          if (created && p.displayName !== undefined) next.displayName = p.displayName
+          if (created && category?.ok) next.category = category.value
+          if (created && forkPreview !== undefined) next.lastMessagePreview = forkPreview
+          if (model !== undefined) setModel(next, model)
+          return next
+        })
+      } catch (err) {
+        if (forkFile) fs.rmSync(forkFile, { force: true })
+        throw err
+      }
       const e = entry ?? store.get(key)!
+      if (created && p.emitCommandHooks && core.hooks.command) {
+        // as /new: plugins learn of the new conversation (and which one it moves on from, when it has a parent)
+        try {
+          await core.hooks.command({ command: 'new', sessionKey: key, agentId: owner, sessionId: parentEntry?.sessionId, nextSessionId: e.sessionId })
+        } catch (err) {
+          console.warn('[runtime] command:new hook failed:', err)
+        }
+      }
       core.sessionChanged(key, created ? 'create' : 'patch')
       const result: ResultOf<'sessions.create'> = { ok: true, key, sessionId: e.sessionId, entry: toSessionRow(key, e, owner) }
       if (first === undefined) return result
@@ -535,3 +569,13 @@ function modelDefaults(core: RuntimeCore): { modelProvider: string | null; model
 }
 
 export { rowOf }
+
+/** The parent's conversation as a fork starts it, and the working directory its transcript names. */
+async function forkOf(core: RuntimeCore, agentId: string, sessionId: string, from?: 'last-completed'): Promise<{ entries: TranscriptEntry[]; cwd?: string }> {
+  const parent = Transcript.forSession(core.stateDir, agentId, sessionId)
+  const read = parent.exists() ? await parent.readAll() : { entries: [] as TranscriptEntry[] }
+  const entries = forkEntries(read.entries, from)
+  if (!entries) throw invalid('sessions.create forkFrom=last-completed: the parent has no completed reply to fork from')
+  const header = read.entries.find((x) => x.type === 'session')
+  return { entries, cwd: header?.type === 'session' ? header.cwd : undefined }
+}

@@ -7,6 +7,7 @@ const OPTIONAL_FIELDS = [
   'label',
   'displayName',
   'spawnedBy',
+  'spawnDepth',
   'activeRunId',
   'startedAt',
   'endedAt',
