@@ -13,6 +13,18 @@ import type {
 import { ATTENTION_ICONS, STATUS_NOTE_MAX_CHARS, STATUS_NOTE_MAX_TTL_MINUTES, type OrganisationRowFields } from './session-organisation'
 import type { SessionApprovalReplay } from './session-approval'
 
+/** A command a chat message can be (commands.list; OpenClaw's command entry). */
+export interface ChatCommandInfo {
+  name: string
+  textAliases?: string[]
+  description: string
+  category?: 'session' | 'options' | 'status' | 'management' | 'media' | 'tools'
+  source: 'native'
+  scope: 'text'
+  acceptsArgs: boolean
+  args?: Array<{ name: string; description: string; type: 'string'; required?: boolean }>
+}
+
 /** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
 export const MAX_MESSAGE_CHARS = 1_000_000
 /** config.patch `raw`: a JSON5 merge patch (the whole config file is far smaller) */
@@ -371,6 +383,15 @@ export const Schemas = {
     preparedOnly: Type.Optional(Type.Boolean()),
   }),
   'agents.list': Closed({}),
+  /** the commands a chat message may be (OpenClaw's slash menu): Loopdesk's /new, /reset, /stop */
+  'commands.list': Closed({
+    sessionKey: Type.Optional(NonEmpty()),
+    agentId: Type.Optional(NonEmpty(64)),
+    provider: Type.Optional(NonEmpty(128)),
+    /** text: typed in a chat; native: a platform's own command menu (Loopdesk has none); both */
+    scope: Type.Optional(Type.Union([Type.Literal('text'), Type.Literal('native'), Type.Literal('both')])),
+    includeArgs: Type.Optional(Type.Boolean()),
+  }),
   'tools.catalog': Closed({
     agentId: Type.Optional(NonEmpty(64)),
     /** OpenClaw: list plugin tools too. Loopdesk plugins register hooks, never tools: the catalog is the same */
@@ -763,6 +784,7 @@ export interface Results {
   'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
   'sessions.compact': { ok: true; key: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
   'models.list': { models: ModelChoice[]; defaultModel?: string }
+  'commands.list': { commands: ChatCommandInfo[] }
   'agents.list': {
     defaultId: string
     mainKey: string

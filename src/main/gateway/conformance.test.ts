@@ -189,6 +189,24 @@ describe('agents.list', () => {
   })
 })
 
+describe('commands.list', () => {
+  it("fits CommandsListResult: the chat's /new, /reset and /stop, their args only when asked; none for the native scope", async () => {
+    const c = await connect()
+    const params = { agentId: 'main', includeArgs: true, scope: 'text' }
+    conforms('CommandsListParams', params)
+    const withArgs = (await c.request('commands.list', params)) as any
+    conforms('CommandsListResult', withArgs)
+    expect(withArgs.commands.map((x: any) => x.name)).toEqual(['new', 'reset', 'stop'])
+    expect(withArgs.commands[0]).toMatchObject({ acceptsArgs: true, args: [{ name: 'message', type: 'string' }] })
+    const plain = (await c.request('commands.list', {})) as any
+    conforms('CommandsListResult', plain)
+    expect(plain.commands.every((x: any) => x.args === undefined)).toBe(true)
+    expect(await c.request('commands.list', { scope: 'native' })).toEqual({ commands: [] })
+    expect(await failure(c.request('commands.list', { agentId: 'ghost' }))).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('ghost') })
+    await c.close()
+  })
+})
+
 describe('fastMode and chat.history levels', () => {
   it('sessions.patch stores fastMode; rows and chat.history report it; history always carries the levels', async () => {
     const c = await connect()

@@ -34,6 +34,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'agent.identity.get': R,
   'models.list': R,
   'agents.list': R,
+  'commands.list': R,
   'tools.catalog': R,
   'config.get': R,
   'config.patch': A,

@@ -5,7 +5,7 @@ import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
 import type { Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
-import { agentIds, assertAgent, canonicalKey, type PrefsProvider, type RuntimeCore } from './handlers-context'
+import { agentIds, assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { activeProxy, describeProxy } from './net/proxy'
 import { DEFAULT_RING_SIZE } from './events/event-bus'
 import { writeFileAtomicSync } from './sessions'
@@ -15,6 +15,7 @@ type SystemHandlers = Pick<
   Handlers,
   | 'models.list'
   | 'agents.list'
+  | 'commands.list'
   | 'tools.catalog'
   | 'exec.approval.resolve'
   | 'health'
@@ -111,6 +112,14 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         scope: 'global' as const,
         agents: cfg.agents.map((a) => ({ id: a.id, workspace: a.workspace, ...(a.model ? { model: { primary: a.model } } : {}) })),
       }
+    },
+
+    async 'commands.list'(p) {
+      if (p.agentId !== undefined) assertAgent(core, p.agentId)
+      if (p.sessionKey !== undefined) canonicalKey(core, p.sessionKey, p.agentId)
+      // Loopdesk's commands are typed in a chat; there is no platform command menu (native)
+      if (p.scope === 'native') return { commands: [] }
+      return { commands: CHAT_COMMANDS.map(({ args, ...c }) => (p.includeArgs && args ? { ...c, args: args.map((a) => ({ ...a })) } : { ...c })) }
     },
 
     async 'tools.catalog'(p) {
