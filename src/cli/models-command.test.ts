@@ -2,6 +2,7 @@
 // against the real runtime + gateway + scripted model server.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { createProvider } from '@earendil-works/pi-ai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
@@ -60,6 +61,39 @@ describe('loopdesk models', () => {
     const json = JSON.parse((await cli(['--check', '--json'])).out)
     expect(json.checks.find((c: { provider: string }) => c.provider === 'mock')).toMatchObject({ result: { ok: true }, missing: ['m1-typo'] })
     expect(json.defaultModel).toBe('mock/m1')
+  })
+
+  it("--check also checks a built-in provider's key at its own API", async () => {
+    const api = http.createServer((req, res) => {
+      const good = req.url === '/v1beta/models?pageSize=1000' && req.headers['x-goog-api-key'] === 'g-key'
+      res.writeHead(good ? 200 : 400, { 'content-type': 'application/json' }).end(JSON.stringify(good ? { models: [{ name: 'models/gemini-x' }] } : { error: { message: 'API key not valid.' } }))
+    })
+    await new Promise<void>((r) => api.listen(0, '127.0.0.1', r))
+    const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1beta`
+    try {
+      // (the earlier test left a typo in mock's models: the list is replaced, not merged)
+      await stack.rt.call('config.patch', {
+        patch: { models: { providers: { mock: { models: [{ id: 'm1', contextWindow: 4096, maxTokens: 100 }] }, google: { apiKey: 'g-key' } } } },
+        replacePaths: ['models.providers.mock.models'],
+      })
+      // Google's API, moved to this machine (the check must use the provider's own URL, not a configured one)
+      const registry = stack.rt.runtime.core.models()
+      const google = registry.models.getProvider('google')!
+      registry.models.setProvider(createProvider({ id: 'google', name: google.name, auth: google.auth, models: google.getModels().map((m) => ({ ...m, baseUrl: base })), api: {} }))
+      const ok = await cli(['--check'])
+      expect(ok.out).toContain(`✓ google: the key works — 1 model at ${base}/models?pageSize=1000`)
+      expect(ok.code, ok.out).toBe(0)
+      await stack.rt.call('config.patch', { patch: { models: { providers: { google: { apiKey: 'wrong' } } } } })
+      const registry2 = stack.rt.runtime.core.models()
+      const google2 = registry2.models.getProvider('google')!
+      registry2.models.setProvider(createProvider({ id: 'google', name: google2.name, auth: google2.auth, models: google2.getModels().map((m) => ({ ...m, baseUrl: base })), api: {} }))
+      const bad = await cli(['--check'])
+      expect(bad.out).toContain('✗ google key: HTTP 400 Bad Request: API key not valid.')
+      expect(bad.code).toBe(1)
+    } finally {
+      await stack.rt.call('config.patch', { patch: { models: { providers: { google: null } } } })
+      api.close()
+    }
   })
 
   it('agent --model runs one run on the model named (listed here), and refuses what is not PROVIDER/MODEL', async () => {

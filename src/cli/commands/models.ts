@@ -12,7 +12,8 @@ import { tableLines } from '../table'
 export const MODELS_HELP = `loopdesk models [--check] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
   Lists the models the gateway can run (* = the default); --all also lists built-in ones without a key.
   --check asks each configured endpoint (models.providers with a baseUrl) for its model list and says
-  whether it answers and serves the configured models; exits 1 when one does not.`
+  whether it answers and serves the configured models, and checks each built-in provider's key (OpenAI,
+  Anthropic, …) at its own API; exits 1 when one fails.`
 
 const FLAGS = {
   check: { type: 'boolean' },
@@ -24,6 +25,8 @@ const FLAGS = {
 type Probe = ResultOf<'loopdesk.models.probe'>
 interface EndpointCheck {
   provider: string
+  /** a built-in provider's key, checked at its own API (not an endpoint of the config) */
+  builtin?: boolean
   result: Probe
   /** configured model ids the endpoint does not serve (a typo, or a model not pulled yet): runs would fail */
   missing: string[]
@@ -31,26 +34,32 @@ interface EndpointCheck {
 
 const kTokens = (n: number) => (n >= 1000 ? `${Math.round(n / 1000)}k` : String(n))
 
-/** Probes each configured endpoint (models.providers with a baseUrl). */
-async function checkEndpoints(conn: GatewayConnectionClient): Promise<EndpointCheck[]> {
+/** Probes each configured endpoint (models.providers with a baseUrl), then each built-in provider with a key. */
+async function checkEndpoints(conn: GatewayConnectionClient, models: ResultOf<'models.list'>['models']): Promise<EndpointCheck[]> {
   const cfg = (await conn.request('config.get', {})) as ResultOf<'config.get'>
   const providers = (cfg.config as { models?: { providers?: Record<string, { baseUrl?: unknown; models?: Array<{ id?: unknown }> }> } }).models?.providers ?? {}
   const ids = Object.entries(providers)
     .filter(([, p]) => typeof p?.baseUrl === 'string')
     .map(([id]) => id)
-  return Promise.all(
-    ids.map(async (provider) => {
+  const builtins = [...new Set(models.filter((m) => m.configured && !ids.includes(m.provider)).map((m) => m.provider))]
+  return Promise.all([
+    ...ids.map(async (provider) => {
       const result = (await conn.request('loopdesk.models.probe', { provider })) as Probe
       const configured = (providers[provider].models ?? []).map((m) => m.id).filter((id): id is string => typeof id === 'string')
       const missing = result.ok && result.models.length ? configured.filter((id) => !result.models.some((m) => m.id === id)) : []
       return { provider, result, missing }
     }),
-  )
+    ...builtins.map(async (provider) => {
+      const result = (await conn.request('loopdesk.models.probe', { provider })) as Probe
+      return { provider, builtin: true, result, missing: [] }
+    }),
+  ])
 }
 
-function checkText({ provider, result: r, missing }: EndpointCheck): string {
-  if (!r.ok) return `\n✗ ${provider}: ${r.error}\n  (${r.url})\n`
+function checkText({ provider, builtin, result: r, missing }: EndpointCheck): string {
+  if (!r.ok) return `\n✗ ${provider}${builtin ? ' key' : ''}: ${r.error}\n  (${r.url})\n`
   const n = r.models.length
+  if (builtin) return `\n✓ ${provider}: the key works — ${n} model${n === 1 ? '' : 's'} at ${r.url} (${r.ms} ms)\n`
   const ids = n ? `: ${r.models.slice(0, 8).map((m) => m.id).join(', ')}${n > 8 ? ', …' : ''}` : ''
   return (
     `\n${missing.length || r.suggestedBaseUrl ? '!' : '✓'} ${provider}: ${r.url} answers — ${n} model${n === 1 ? '' : 's'} (${r.ms} ms)${ids}\n` +
@@ -67,10 +76,10 @@ export async function modelsCommand(argv: string[], io: CliIO): Promise<number> 
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
-  const { models, defaultModel, checks } = await withGateway({ target, stateDir, io }, async (conn) => ({
-    ...((await conn.request('models.list', {})) as ResultOf<'models.list'>),
-    checks: flags.check ? await checkEndpoints(conn) : [],
-  }))
+  const { models, defaultModel, checks } = await withGateway({ target, stateDir, io }, async (conn) => {
+    const list = (await conn.request('models.list', {})) as ResultOf<'models.list'>
+    return { ...list, checks: flags.check ? await checkEndpoints(conn, list.models) : [] }
+  })
   const shown = flags.all ? models : models.filter((m) => m.configured)
   if (flags.json) {
     io.stdout(JSON.stringify({ defaultModel, models: shown, ...(flags.check ? { checks } : {}) }) + '\n')
@@ -84,7 +93,7 @@ export async function modelsCommand(argv: string[], io: CliIO): Promise<number> 
       io.stdout(tableLines(['  MODEL', 'NAME', 'CONTEXT', 'STATUS'], rows).join('\n') + '\n')
     }
     if (flags.check) {
-      if (!checks.length) io.stdout('\nno endpoints configured (models.providers with a baseUrl) to check\n')
+      if (!checks.length) io.stdout('\nnothing to check: no endpoints configured (models.providers with a baseUrl) and no provider keys\n')
       for (const c of checks) io.stdout(checkText(c))
     }
   }

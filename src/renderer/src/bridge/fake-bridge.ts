@@ -86,6 +86,17 @@ export interface FakeBridgeOptions {
   /** model servers the "Check" of a base URL reaches (modelsProbe), by base URL without a trailing slash:
    * their model list, or an HTTP error; any other URL is refused as a closed port is */
   modelServers?: Record<string, { models: Array<{ id: string; contextWindow?: number }> } | { status: number; error: string }>
+  /** what checking a built-in provider's key finds (modelsProbe with only `provider`), by provider id;
+   * absent = its API does not answer */
+  providerChecks?: Record<string, { models: Array<{ id: string }> } | { status: number; error: string }>
+}
+
+/** where the built-in providers' model lists are (as pi's catalog has them), for key checks */
+const BUILTIN_API_URLS: Record<string, string> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com/v1',
+  google: 'https://generativelanguage.googleapis.com/v1beta',
+  openrouter: 'https://openrouter.ai/api/v1',
 }
 
 interface FakeSession {
@@ -290,6 +301,7 @@ export class FakeBridge implements Bridge {
       persistKey: options.persistKey,
       configWriteLimit: options.configWriteLimit,
       modelServers: options.modelServers ?? {},
+      providerChecks: options.providerChecks ?? {},
     }
     this.scripts = [...(options.scripts ?? [])]
     this.config = { agents: { defaults: { timeoutSeconds: 600, thinkingDefault: 'low', workspace: '~/loopdesk' } }, gateway: { port: this.opts.gatewayPort } }
@@ -949,6 +961,15 @@ export class FakeBridge implements Bridge {
   async modelsProbe(params: Parameters<Bridge['modelsProbe']>[0]): Promise<Result<Results['loopdesk.models.probe']>> {
     this.record('modelsProbe', params)
     const saved = params.provider ? (this.config.models as { providers?: Record<string, { baseUrl?: string }> } | undefined)?.providers?.[params.provider] : undefined
+    // a built-in provider's key, checked at its own API (the runtime knows where that is)
+    const builtin = params.provider && !params.baseUrl && !saved?.baseUrl ? BUILTIN_API_URLS[params.provider] : undefined
+    if (builtin) {
+      const found = this.opts.providerChecks?.[params.provider!]
+      const url = `${builtin}/models`
+      if (!found) return ok({ ok: false, url, error: `could not connect: could not reach ${new URL(builtin).host}: timed out while connecting`, ms: 8000 })
+      if ('error' in found) return ok({ ok: false, url, error: found.error, status: found.status, ms: 40 })
+      return ok({ ok: true, url, models: [...found.models].sort((a, b) => a.id.localeCompare(b.id)), ms: 40 })
+    }
     const base = (params.baseUrl ?? saved?.baseUrl ?? '').replace(/\/+$/, '')
     if (!base) return fail('INVALID_REQUEST', 'give a baseUrl or a configured provider')
     const servers = this.opts.modelServers ?? {}

@@ -31,6 +31,36 @@ describe('settings', () => {
     expect(JSON.stringify((await bridge.settingsGet()).ok && (await bridge.settingsGet()))).not.toContain(SECRET)
   })
 
+  it("Check of a saved provider key says whether it works, or why not; none offered without a key", async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      providerChecks: {
+        anthropic: { models: [{ id: 'claude-sonnet-4-5' }, { id: 'claude-haiku-4-5' }] },
+        openai: { status: 401, error: 'the server refused the key (HTTP 401): Incorrect API key provided' },
+      },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).queryByRole('button', { name: 'Check the Anthropic key' })).not.toBeInTheDocument()
+    await user.type(within(dialog).getByLabelText('Anthropic API key'), SECRET)
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[0])
+    await user.click(await within(dialog).findByRole('button', { name: 'Check the Anthropic key' }))
+    await waitFor(() => expect(within(dialog).getByRole('status')).toHaveTextContent('The Anthropic key works: 2 models available'))
+    expect(bridge.calls.filter((c) => c.name === 'modelsProbe').at(-1)!.params).toEqual({ provider: 'anthropic' })
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-wrong')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await user.click(await within(dialog).findByRole('button', { name: 'Check the OpenAI key' }))
+    await waitFor(() =>
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('OpenAI key check failed: the server refused the key (HTTP 401): Incorrect API key provided'),
+    )
+    // a new key clears the outcome about the old one
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-right')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await waitFor(() => expect(within(dialog).queryByRole('alert')).not.toBeInTheDocument())
+    expect(document.body.innerHTML).not.toContain(SECRET)
+  })
+
   it('onboarding appears without a usable model and disappears once a key is set', async () => {
     const user = userEvent.setup()
     await renderApp({ configured: false })

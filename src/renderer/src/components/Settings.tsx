@@ -47,15 +47,24 @@ function randomToken(): string {
 function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: string; hint: string }) {
   const controller = useController()
   const state = useAppStore('settings', (s) => secretState(s.config?.secrets, providerId))
+  // a key from the environment (e.g. OPENAI_API_KEY) counts too: the provider's models are ready
+  const hasKey = useAppStore('settings', (s) => state === 'set' || s.models.some((m) => m.provider === providerId && m.configured))
   const [value, setValue] = useState('')
   const [busy, setBusy] = useState(false)
+  const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const save = async (key: string | null) => {
     setBusy(true)
     const ok = await controller.patchConfig({ models: { providers: { [providerId]: { apiKey: key } } } }, `Could not save the ${name} key`)
     setBusy(false)
     if (!ok) return
     setValue('') // never keep a key around in the UI
+    setCheck({ busy: false }) // an outcome was about the previous key
     if (key) await controller.ensureDefaultModel(providerId)
+  }
+  // asks the provider's own API for its model list with the key runs would use: free, unlike a chat request
+  const runCheck = async () => {
+    setCheck({ busy: true })
+    setCheck({ busy: false, result: await controller.probeModels({ provider: providerId }) })
   }
   return (
     <div className="key-row">
@@ -85,13 +94,37 @@ function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: strin
         <button type="submit" className="btn btn-sm" disabled={!value.trim() || busy}>
           Save key
         </button>
+        {hasKey && (
+          <button type="button" className="btn btn-sm" disabled={busy || check.busy} onClick={() => void runCheck()} aria-label={`Check the ${name} key`}>
+            {check.busy ? 'Checking…' : 'Check'}
+          </button>
+        )}
         {state === 'set' && (
           <button type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
             Remove
           </button>
         )}
       </form>
+      <KeyCheckOutcome name={name} busy={check.busy} result={check.result} />
     </div>
+  )
+}
+
+/** What checking a provider key found: it works (and how many models it reaches), or why not. */
+function KeyCheckOutcome({ name, busy, result }: { name: string; busy: boolean; result?: Results['loopdesk.models.probe'] }) {
+  if (busy || !result) return null
+  if (!result.ok) {
+    return (
+      <p className="error-text small key-check" role="alert">
+        {name} key check failed: {result.error}
+      </p>
+    )
+  }
+  const n = result.models.length
+  return (
+    <p className="ok-text small key-check" role="status">
+      The {name} key works{n ? `: ${n} model${n === 1 ? '' : 's'} available` : ''} ({result.ms} ms).
+    </p>
   )
 }
 
