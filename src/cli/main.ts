@@ -8,7 +8,7 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, sessions, models, status, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, models, status, devices, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
@@ -16,6 +16,7 @@ async function help(): Promise<string> {
     import('./commands/sessions'),
     import('./commands/models'),
     import('./commands/status'),
+    import('./commands/devices'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -34,6 +35,8 @@ ${sessions.SESSIONS_HELP}
 ${models.MODELS_HELP}
 
 ${status.STATUS_HELP}
+
+${devices.DEVICES_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -65,6 +68,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (cmd === 'sessions') return await (await import('./commands/sessions')).sessionsCommand(args, io)
     if (cmd === 'status') return await (await import('./commands/status')).statusCommand(args, io)
     if (cmd === 'models') return await (await import('./commands/models')).modelsCommand(args, io)
+    if (cmd === 'devices') return await (await import('./commands/devices')).devicesCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {

@@ -154,6 +154,41 @@ describe('device tokens', () => {
     await Promise.all([shared.close(), reader.close(), pairer.close()])
   })
 
+  it('device.pair.list shows the paired devices and their tokens (never a token), device.pair.remove forgets one and closes its connections', async () => {
+    t = await startTestGateway()
+    const laptop = generateNodeDeviceIdentity()
+    const first = await t.connect({ identity: laptop, scopes: ['operator.read', 'operator.write'] })
+    const deviceToken = first.hello.auth.deviceToken
+    await first.close()
+    const riding = await t.connect({ identity: laptop, token: undefined, deviceToken, scopes: ['operator.read'] })
+    const closed = new Promise<{ code: number; reason: string }>((r) => riding.onClose((code, reason) => r({ code, reason })))
+    const admin = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.admin'] })
+
+    const reader = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.read'] })
+    await expect(reader.request('device.pair.list', {})).rejects.toMatchObject({ code: 'FORBIDDEN', details: { missingScope: 'operator.pairing' } })
+
+    const list = (await admin.request('device.pair.list', {})) as any
+    expect(list.pending).toEqual([])
+    const entry = list.paired.find((d: any) => d.deviceId === laptop.deviceId)
+    expect(entry).toMatchObject({ clientId: expect.any(String), connected: true, roles: ['operator'], tokens: [{ role: 'operator', scopes: ['operator.read', 'operator.write'] }] })
+    expect(JSON.stringify(list)).not.toContain(deviceToken)
+    expect(JSON.stringify(list)).not.toMatch(/"hash"/)
+    expect(list.paired).toHaveLength(3) // the laptop, the admin, the reader
+
+    await expect(admin.request('device.pair.remove', { deviceId: laptop.deviceId })).resolves.toEqual({ ok: true, deviceId: laptop.deviceId, removed: true })
+    expect(await closed).toEqual({ code: 4001, reason: 'device removed' })
+    const gone = await t.connect({ identity: laptop, token: undefined, deviceToken }).catch((e) => e)
+    expect(gone.details?.code).toBe('AUTH_DEVICE_TOKEN_MISMATCH')
+    expect(((await admin.request('device.pair.list', {})) as any).paired.some((d: any) => d.deviceId === laptop.deviceId)).toBe(false)
+    await expect(admin.request('device.pair.remove', { deviceId: laptop.deviceId })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'DEVICE_NOT_PAIRED' } })
+    // nothing is ever pending here: approve / reject say so
+    await expect(admin.request('device.pair.approve', { requestId: 'r-1' })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('keeps no pending requests'),
+    })
+    await Promise.all([admin.close(), reader.close()])
+  })
+
   it('device.token.rotate: in-band for the device itself, withheld for another; may narrow, never widen', async () => {
     t = await startTestGateway()
     const self = await t.connect({ scopes: ['operator.read', 'operator.write', 'operator.pairing'] })

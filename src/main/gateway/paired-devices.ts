@@ -134,6 +134,23 @@ export class PairedDevices {
     return true
   }
 
+  /** Every paired device, newest first, as device.pair.list shows it: token metadata, never a token's hash. */
+  list(): Array<Omit<PairedDevice, 'tokens'> & { tokens: Array<{ role: string; scopes: string[]; issuedAtMs: number }> }> {
+    return [...this.devices.values()]
+      .sort((a, b) => b.lastSeenAt - a.lastSeenAt)
+      .map(({ tokens, ...d }) => ({
+        ...d,
+        tokens: Object.entries(tokens ?? {}).map(([role, t]) => ({ role, scopes: [...t.scopes], issuedAtMs: t.issuedAtMs })),
+      }))
+  }
+
+  /** Forgets a device and its tokens; false when it was not paired. */
+  remove(deviceId: string): boolean {
+    if (!this.devices.delete(deviceId)) return false
+    this.save()
+    return true
+  }
+
   private save() {
     try {
       writeFileAtomic(this.path, JSON.stringify({ version: 1, devices: [...this.devices.values()] }, null, 2) + '\n', 0o600)

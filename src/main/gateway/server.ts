@@ -13,6 +13,7 @@ import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
+import { devicePairMethods } from './device-pair-methods'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
@@ -177,7 +178,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const allowedHosts = () =>
     bind === 'loopback' ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : undefined
 
-  const localMethods = deviceTokenMethods({ paired, connections: () => conns.values() })
+  const localMethods = { ...deviceTokenMethods({ paired, connections: () => conns.values() }), ...devicePairMethods({ paired, connections: () => conns.values() }) }
   const reqCtx: RequestContext = {
     host,
     dedupe,

@@ -1,0 +1,57 @@
+// `loopdesk devices`: the devices that connected with an identity, and removing one. In-process CLI against
+// the real runtime + gateway; each CLI state dir is its own device.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+
+const TOKEN = 'devices-token-0123456789abcdef'
+let server: ModelServer
+let stack: TestRuntimeGateway
+
+beforeAll(async () => {
+  server = await startModelServer()
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+const cli = (args: string[], stateDir: string) => runCliCaptured([...args, '--url', stack.gw.url, '--state-dir', stateDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+
+describe('loopdesk devices', () => {
+  it('lists the devices (this one connected now), removes one by a prefix of its id', async () => {
+    const me = tempDir('loopdesk-cli-devices-me-')
+    const other = tempDir('loopdesk-cli-devices-other-')
+    expect((await cli(['status'], other)).code).toBe(0) // another device connects once
+    const before = JSON.parse((await cli(['devices', '--json'], me)).out).paired as Array<{ deviceId: string; connected: boolean; tokens: unknown[] }>
+    expect(before.length).toBeGreaterThanOrEqual(2)
+    const self = before.find((d) => d.connected)!
+    const otherId = before.find((d) => !d.connected)!.deviceId
+
+    const table = await cli(['devices'], me)
+    expect(table.code).toBe(0)
+    const lines = table.out.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^ {2}DEVICE\s+CLIENT\s+PAIRED\s+LAST SEEN\s+TOKENS$/)
+    expect(lines).toContainEqual(expect.stringMatching(new RegExp(`^\\* ${self.deviceId.slice(0, 16)}\\s+cli\\s+.*\\s+now\\s+operator \\(`)))
+
+    const removed = await cli(['devices', 'remove', otherId.slice(0, 12)], me)
+    expect(removed.out).toBe(`removed ${otherId}: its device tokens no longer work\n`)
+    expect(removed.code).toBe(0)
+    const after = JSON.parse((await cli(['devices', '--json'], me)).out).paired as Array<{ deviceId: string }>
+    expect(after.map((d) => d.deviceId)).not.toContain(otherId)
+
+    const again = await cli(['devices', 'remove', otherId], me)
+    expect(again.code).toBe(1)
+    expect(again.err).toContain('is not paired')
+  })
+
+  it('refuses what is not a devices command', async () => {
+    const dir = tempDir('loopdesk-cli-devices-usage-')
+    expect((await cli(['devices', 'frob'], dir)).code).toBe(2)
+    expect((await cli(['devices', 'remove'], dir)).code).toBe(2)
+    expect((await cli(['devices', 'list', 'x'], dir)).code).toBe(2)
+  })
+})
