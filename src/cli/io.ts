@@ -29,6 +29,8 @@ export interface CliIO {
    * Absent when there is nobody to ask (stdin or stderr is not a terminal).
    */
   ask?(question: string, signal: AbortSignal): Promise<string | undefined>
+  /** standard input, for commands that read a value from it (`config set … --stdin`) */
+  stdin?: AsyncIterable<string | Uint8Array>
 }
 
 export class CliError extends Error {
@@ -68,6 +70,7 @@ export function processIO(): CliIO {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
   return {
     ask: interactive ? askOnTerminal : undefined,
+    stdin: process.stdin,
     env: process.env,
     stdout: (t) => process.stdout.write(t),
     stderr: (t) => process.stderr.write(t),

@@ -8,7 +8,7 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, sessions, models, status, devices, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, models, status, devices, config, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
@@ -17,6 +17,7 @@ async function help(): Promise<string> {
     import('./commands/models'),
     import('./commands/status'),
     import('./commands/devices'),
+    import('./commands/config'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -37,6 +38,8 @@ ${models.MODELS_HELP}
 ${status.STATUS_HELP}
 
 ${devices.DEVICES_HELP}
+
+${config.CONFIG_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -69,6 +72,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (cmd === 'status') return await (await import('./commands/status')).statusCommand(args, io)
     if (cmd === 'models') return await (await import('./commands/models')).modelsCommand(args, io)
     if (cmd === 'devices') return await (await import('./commands/devices')).devicesCommand(args, io)
+    if (cmd === 'config') return await (await import('./commands/config')).configCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {

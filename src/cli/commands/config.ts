@@ -1,0 +1,116 @@
+// `loopdesk config`: read and change loopdesk.json through the running gateway, as the settings do —
+// validated by the runtime (a bad value is refused with its path, nothing written), applied live, and
+// guarded by the hash of what was read (a change made meanwhile elsewhere is not overwritten). Secrets
+// are write-only: get shows them as __REDACTED__, and `set … --stdin` takes one without it landing in the
+// shell's history.
+import type { ResultOf } from '../../shared/methods'
+import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
+import { withGateway } from '../connect'
+import type { GatewayConnectionClient } from '../gateway-client'
+import { EXIT, type CliIO } from '../io'
+import { commandTarget } from '../resolve'
+
+export const CONFIG_HELP = `loopdesk config get [PATH] [--json]      (PATH like agents.defaults.model.primary)
+loopdesk config set PATH VALUE | --stdin
+loopdesk config unset PATH
+loopdesk config path
+  Reads or changes loopdesk.json through the running gateway, validated and applied at once. VALUE is
+  JSON when it parses as JSON (5, true, ["a"], {"k":1}), else a string. Secrets (API keys, the gateway
+  token) read as __REDACTED__; give one with --stdin to keep it out of your shell history.`
+
+const FLAGS = { json: { type: 'boolean' }, stdin: { type: 'boolean' }, ...TARGET_FLAGS } as const
+
+/** Dot path → keys; `[` is refused (lists are set whole: they are merged by id). */
+export function pathKeys(path: string): string[] {
+  if (!path || /[[\]]/.test(path)) throw new UsageError(`not a config path: ${path || '(empty)'} (use dots, e.g. agents.defaults.timeoutSeconds; set lists whole)`)
+  const keys = path.split('.')
+  if (keys.some((k) => !k)) throw new UsageError(`not a config path: ${path}`)
+  return keys
+}
+
+/** `{a: {b: value}}` for a.b */
+export function patchAt(keys: string[], value: unknown): Record<string, unknown> {
+  return keys.reduceRight<unknown>((inner, k) => ({ [k]: inner }), value) as Record<string, unknown>
+}
+
+/** JSON when it is JSON, else the text itself */
+export function parseValue(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+const SECRET_KEY = /(apikey|token|secret|password)$/i
+
+async function readStdin(io: CliIO): Promise<string> {
+  if (!io.stdin) throw new UsageError('--stdin: no standard input to read')
+  let text = ''
+  for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  return text.replace(/\r?\n$/, '')
+}
+
+export async function configCommand(argv: string[], io: CliIO): Promise<number> {
+  const { flags, positionals } = parseArgs(argv, FLAGS)
+  if (flags.help) {
+    io.stdout(CONFIG_HELP + '\n')
+    return EXIT.ok
+  }
+  const [sub, path, value, ...extra] = positionals
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
+  if (sub !== 'get' && sub !== 'set' && sub !== 'unset' && sub !== 'path') {
+    throw new UsageError(sub ? `unknown config command: ${sub} (get | set | unset | path)` : 'config needs a command: get | set | unset | path')
+  }
+  if ((sub === 'path' && path) || ((sub === 'get' || sub === 'unset') && value !== undefined)) throw new UsageError(`unexpected argument: ${sub === 'path' ? path : value}`)
+  const keys = sub === 'get' && path === undefined ? [] : sub === 'path' ? [] : pathKeys(path ?? '')
+  let newValue: unknown
+  if (sub === 'set') {
+    if (flags.stdin && value !== undefined) throw new UsageError('give the value or --stdin, not both')
+    if (!flags.stdin && value === undefined) throw new UsageError('config set needs a value (or --stdin)')
+    const text = flags.stdin ? await readStdin(io) : value!
+    newValue = SECRET_KEY.test(keys.at(-1)!) ? text : parseValue(text) // a key is a string, even when it looks like a number
+    if (!flags.stdin && SECRET_KEY.test(keys.at(-1)!)) io.stderr('loopdesk: note: that secret is in your shell history now; --stdin keeps it out\n')
+  }
+  const { stateDir, target } = commandTarget(flags, io.env)
+  return withGateway({ target, stateDir, io }, async (conn) => {
+    const current = (await conn.request('config.get', {})) as ResultOf<'config.get'>
+    if (sub === 'path') {
+      io.stdout(current.path + '\n')
+      return EXIT.ok
+    }
+    if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
+    return write(conn, io, current, keys, path!, sub === 'unset' ? null : newValue)
+  })
+}
+
+function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
+  let v: unknown = cfg.config
+  for (const k of keys) v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined
+  // a provider key kept in the credential store is not in the file, but it is set
+  if (v === undefined && secretState(cfg, keys) === 'set') v = '__REDACTED__'
+  if (v === undefined) {
+    io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
+    return EXIT.failed
+  }
+  io.stdout((typeof v === 'string' && !json ? v : JSON.stringify(v, null, json ? undefined : 2)) + '\n')
+  if (!keys.length && !json && cfg.issues.length) {
+    io.stderr(`loopdesk: the file has ${cfg.issues.length} problem(s); the last good config is in use:\n`)
+    for (const i of cfg.issues) io.stderr(`  ${i.path || '(file)'}: ${i.message}\n`)
+  }
+  return EXIT.ok
+}
+
+/** config.get's secrets view of a path: `gateway.auth.token` as it is, `models.providers.<id>.apiKey` by provider */
+function secretState(cfg: ResultOf<'config.get'>, keys: string[]): 'set' | 'not set' | undefined {
+  const provider = keys.length === 4 && keys[0] === 'models' && keys[1] === 'providers' && keys[3] === 'apiKey' ? keys[2] : undefined
+  return cfg.secrets[keys.join('.')] ?? (provider ? cfg.secrets[provider] : undefined)
+}
+
+async function write(conn: GatewayConnectionClient, io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string, value: unknown): Promise<number> {
+  // baseHash: what was just read; a change made in between (the window, another CLI) is refused, not overwritten
+  const params = { patch: patchAt(keys, value), baseHash: cfg.hash, ...(value !== null && typeof value === 'object' ? { replacePaths: [path] } : {}) }
+  await conn.request('config.patch', params)
+  io.stdout(value === null ? `unset ${path}\n` : `set ${path}\n`)
+  return EXIT.ok
+}

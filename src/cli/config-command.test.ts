@@ -1,0 +1,77 @@
+// `loopdesk config`: get / set / unset / path through the running gateway. In-process CLI against the real
+// runtime + gateway.
+import fs from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import { parseValue, patchAt, pathKeys } from './commands/config'
+
+const TOKEN = 'config-token-0123456789abcdef'
+let server: ModelServer
+let stack: TestRuntimeGateway
+const cliDir = tempDir('loopdesk-cli-config-')
+
+beforeAll(async () => {
+  server = await startModelServer()
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+const cli = (args: string[], stdin?: string) =>
+  runCliCaptured(['config', ...args, '--url', stack.gw.url, '--state-dir', cliDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdin)
+const onDisk = () => JSON.parse(fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8'))
+
+describe('loopdesk config', () => {
+  it('get prints a value (strings bare, the rest as JSON), or says it is not set', async () => {
+    expect(await cli(['get', 'agents.defaults.model.primary'])).toMatchObject({ code: 0, out: 'mock/m1\n' })
+    const whole = await cli(['get', '--json'])
+    expect(JSON.parse(whole.out)).toMatchObject({ agents: { defaults: { model: { primary: 'mock/m1' } } } })
+    expect(await cli(['get', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 1, err: 'loopdesk: agents.defaults.timeoutSeconds is not set (defaults apply)\n' })
+    expect((await cli(['path'])).out).toBe(`${stack.rt.stateDir}/loopdesk.json\n`)
+  })
+
+  it('set writes a validated value (JSON when it parses), applied at once; a bad one is refused with its path and nothing is written', async () => {
+    expect(await cli(['set', 'agents.defaults.timeoutSeconds', '120'])).toMatchObject({ code: 0, out: 'set agents.defaults.timeoutSeconds\n' })
+    expect(onDisk().agents.defaults.timeoutSeconds).toBe(120)
+    expect(stack.rt.runtime.core.config.current.raw.agents?.defaults?.timeoutSeconds).toBe(120)
+    const before = fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8')
+    const bad = await cli(['set', 'agents.defaults.timeoutSeconds', 'soon'])
+    expect(bad.code).toBe(1)
+    expect(bad.err).toContain('agents.defaults.timeoutSeconds: must be integer >= 0')
+    expect(fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
+    expect(await cli(['unset', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 0, out: 'unset agents.defaults.timeoutSeconds\n' })
+    expect(onDisk().agents.defaults.timeoutSeconds).toBeUndefined()
+  })
+
+  it('a secret from stdin is stored write-only: never echoed, never in the file as given', async () => {
+    const secret = 'sk-cli-SECRET-0123456789'
+    const r = await cli(['set', 'models.providers.openai.apiKey', '--stdin'], `${secret}\n`)
+    expect(r).toMatchObject({ code: 0, out: 'set models.providers.openai.apiKey\n', err: '' })
+    expect((await stack.rt.call('config.get', {})).secrets.openai).toBe('set')
+    expect((await cli(['get', 'models.providers.openai.apiKey'])).out).toBe('__REDACTED__\n')
+    expect(JSON.stringify((await cli(['get', '--json'])).out)).not.toContain(secret)
+    // on the command line it works too, with a note about the shell history
+    const argv = await cli(['set', 'models.providers.openai.apiKey', secret])
+    expect(argv.err).toContain('--stdin keeps it out')
+    await cli(['unset', 'models.providers.openai.apiKey'])
+  })
+
+  it('refuses what is not a config command, before connecting', async () => {
+    for (const args of [[], ['frob'], ['set', 'a.b'], ['set', 'a[0].b', '1'], ['get', 'a..b'], ['set', 'x', '1', '--stdin'], ['path', 'x']]) {
+      expect((await cli(args)).code, args.join(' ')).toBe(2)
+    }
+  })
+
+  it('paths, patches and values', () => {
+    expect(pathKeys('a.b.c')).toEqual(['a', 'b', 'c'])
+    expect(patchAt(['a', 'b'], 1)).toEqual({ a: { b: 1 } })
+    expect(parseValue('true')).toBe(true)
+    expect(parseValue('["x"]')).toEqual(['x'])
+    expect(parseValue('openai/gpt-5')).toBe('openai/gpt-5')
+  })
+})
