@@ -73,3 +73,34 @@ describe('loopdesk sessions', () => {
     expect((await cli(['stray'])).code).toBe(2)
   })
 })
+
+describe('loopdesk sessions export', () => {
+  it('prints the conversation as Markdown: turns, a tool call and its result; --thinking adds the reasoning; --json the messages', async () => {
+    server.push({ reasoning: 'Check the file first.', toolCalls: [{ name: 'read', args: { path: 'notes/missing.txt' } }] })
+    server.push({ text: 'That file does not exist, so: **start fresh**.', chunks: 1 })
+    await rt.call('agent', { message: 'summarize my notes', sessionKey: 'agent:main:notes', idempotencyKey: 'notes-1' })
+    await rt.call('agent.wait', { runId: 'notes-1', timeoutMs: 10_000 })
+
+    const md = await cli(['export', 'agent:main:notes'])
+    expect(md.code).toBe(0)
+    expect(md.out).toMatch(/^# summarize my notes\n\nSession `agent:main:notes` · 4 messages · exported \d{4}-\d\d-\d\d \d\d:\d\d UTC\n/)
+    expect(md.out).toMatch(/## You — .*\n\nsummarize my notes\n/)
+    expect(md.out).toContain('**Tool** `read` — notes/missing.txt')
+    expect(md.out).toMatch(/\*failed of `read`:\*\n\n```text\n.*missing\.txt/)
+    expect(md.out).toContain('That file does not exist, so: **start fresh**.')
+    expect(md.out).not.toContain('Check the file first.')
+    expect((await cli(['export', 'agent:main:notes', '--thinking'])).out).toContain('> Check the file first.')
+
+    const json = JSON.parse((await cli(['export', 'agent:main:notes', '--json'])).out)
+    expect(json.sessionKey).toBe('agent:main:notes')
+    expect(json.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
+  })
+
+  it('a session that does not exist, and usage errors', async () => {
+    const none = await cli(['export', 'agent:main:nothing-here'])
+    expect(none).toMatchObject({ code: 1, err: 'loopdesk: no session agent:main:nothing-here (see: loopdesk sessions)\n' })
+    expect((await cli(['export'])).code).toBe(2)
+    expect((await cli(['export', 'a', 'b'])).code).toBe(2)
+    expect((await cli(['export', 'agent:main:notes', '--search', 'x'])).code).toBe(2)
+  })
+})

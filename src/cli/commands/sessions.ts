@@ -1,20 +1,25 @@
 // `loopdesk sessions`: the sessions a terminal user can continue with `agent --session-key`, newest first,
 // named as the window names them; --search finds them by their messages too, as the sidebar does.
-import type { ResultOf, SessionSearchMatch } from '../../shared/methods'
+import { conversationMarkdown, type MarkdownMessage } from '../../shared/conversation-markdown'
+import type { ChatHistoryPage, ResultOf, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
 import { sessionTitle } from '../../shared/session-title'
-import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
+import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError, type ParsedArgs } from '../args'
 import { withGateway } from '../connect'
-import { EXIT, type CliIO } from '../io'
+import { CliError, EXIT, type CliIO } from '../io'
 import { tableLines } from '../table'
 import { commandTarget } from '../resolve'
 
 export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
+loopdesk sessions export KEY [--thinking] [--json]
   Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
   --search matches titles, keys and the messages themselves (with the matching line); --all includes
-  archived sessions. Continue one with: loopdesk agent --session-key <key> -m …`
+  archived sessions. Continue one with: loopdesk agent --session-key <key> -m …
+  export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
+  model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md`
 
 const FLAGS = {
+  thinking: { type: 'boolean' },
   search: { type: 'string', alias: 's' },
   limit: { type: 'string', alias: 'n' },
   all: { type: 'boolean' },
@@ -53,6 +58,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     io.stdout(SESSIONS_HELP + '\n')
     return EXIT.ok
   }
+  if (positionals[0] === 'export') return exportSession(positionals.slice(1), flags, io)
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --search?)`)
   const limit = intFlag(flags.limit, 'limit', 1, 1000) ?? 20
   const search = str(flags.search)?.trim()
@@ -92,5 +98,37 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
   if (flags.json) io.stdout(JSON.stringify(listed) + '\n')
   else if (!listed.length) io.stdout(search ? `no sessions match "${search}"\n` : 'no sessions yet — start one with: loopdesk agent -m "hello"\n')
   else io.stdout(table(listed, Date.now()))
+  return EXIT.ok
+}
+
+/** a page of chat.history: the most the gateway gives at once, each message whole */
+const EXPORT_PAGE = 1000
+const EXPORT_MAX_CHARS = 500_000
+
+/** `sessions export KEY`: the whole conversation, oldest first, paged backwards through chat.history. */
+async function exportSession(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
+  const [key, ...extra] = args
+  if (!key) throw new UsageError('sessions export needs a session key (see: loopdesk sessions)')
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
+  if (flags.search !== undefined || flags.limit !== undefined || flags.all) throw new UsageError('sessions export takes no --search, --limit or --all')
+  const { stateDir, target } = commandTarget(flags, io.env)
+  const { messages, row, sessionKey } = await withGateway({ target, stateDir, io }, async (conn) => {
+    const pages: ChatHistoryPage[] = []
+    for (let offset = 0; ; ) {
+      const page = (await conn.request('chat.history', { sessionKey: key, limit: EXPORT_PAGE, offset, maxChars: EXPORT_MAX_CHARS })) as ChatHistoryPage
+      pages.unshift(page)
+      if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
+      offset = page.nextOffset
+    }
+    const canonical = pages[0]?.sessionKey ?? key
+    const list = (await conn.request('sessions.list', { search: canonical, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
+    return { messages: pages.flatMap((p) => p.messages), row: list.sessions.find((r) => r.key === canonical), sessionKey: canonical }
+  })
+  if (!row && !messages.length) throw new CliError(`no session ${sessionKey} (see: loopdesk sessions)`, EXIT.failed)
+  if (flags.json) {
+    io.stdout(JSON.stringify({ sessionKey, messages }) + '\n')
+    return EXIT.ok
+  }
+  io.stdout(conversationMarkdown(messages as MarkdownMessage[], { title: row ? sessionTitle(row) : sessionKey, sessionKey, now: Date.now(), includeThinking: !!flags.thinking }))
   return EXIT.ok
 }
