@@ -1,6 +1,7 @@
 // Browser mode end to end: the built renderer served by a REAL headless gateway over the real runtime,
 // whose model is the scripted OpenAI-compatible server (test/fixtures/model-server.ts). The page opens
 // http://127.0.0.1:<port>/#token=… like `loopdesk dashboard` prints it and talks over the WebSocket bridge.
+import { readFileSync } from 'node:fs'
 import { expect, test, type Page } from '@playwright/test'
 import { shot } from './shots'
 import { useBrowserGateway } from './browser-gateway'
@@ -258,4 +259,46 @@ test('pin and archive through the real runtime: pinned first, archived behind "S
   await menu('Unarchive')
   await expect(archived).not.toHaveAttribute('data-archived', 'true')
   expect((await env.rt.call('sessions.list', {})).sessions.find((s) => s.key === key)).toMatchObject({ archived: false, pinned: false })
+})
+
+test('Export as Markdown downloads the conversation from the real runtime, with its tool call', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  env.model.push({ toolCalls: [{ name: 'read', args: { path: 'export-me.txt' } }] })
+  env.model.push({ text: 'Nothing to read, so here is a fresh start.', chunks: 2 })
+  await send(page, 'read export-me.txt for me')
+  await expect(log(page).getByText('Nothing to read, so here is a fresh start.')).toBeVisible()
+  const nav = page.getByRole('navigation', { name: 'Sessions' })
+  const title = ((await nav.locator('li.selected .session-title').textContent()) ?? '').trim()
+  await nav.getByRole('button', { name: `Actions for ${title}` }).click()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('menuitem', { name: 'Export as Markdown' }).click()])
+  expect(download.suggestedFilename()).toBe(`${title}.md`)
+  const text = readFileSync((await download.path())!, 'utf8')
+  expect(text).toContain(`# ${title}`)
+  expect(text).toContain('read export-me.txt for me')
+  expect(text).toContain('**Tool** `read` — export-me.txt')
+  expect(text).toContain('Nothing to read, so here is a fresh start.')
+  await expect(page.getByText(/^Exported “.*” \(4 messages\)$/)).toBeVisible()
+})
+
+test('Fork through the real runtime: a new session with the conversation so far; a reply there leaves the original alone', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  env.model.push({ text: 'The original answer.', chunks: 2 })
+  await send(page, 'first question')
+  await expect(log(page).getByText('The original answer.')).toBeVisible()
+  const nav = page.getByRole('navigation', { name: 'Sessions' })
+  const title = ((await nav.locator('li.selected .session-title').textContent()) ?? '').trim()
+  await nav.getByRole('button', { name: `Actions for ${title}` }).click()
+  await page.getByRole('menuitem', { name: 'Fork' }).click()
+  await expect(nav.locator('li.selected .session-title')).toHaveText(`${title} (fork)`)
+  await expect(log(page).getByText('The original answer.')).toBeVisible()
+  env.model.push({ text: 'A different direction.', chunks: 2 })
+  await send(page, 'try another way')
+  await expect(log(page).getByText('A different direction.')).toBeVisible()
+  // the model saw the copied turn
+  expect(JSON.stringify(env.model.requests.at(-1)!.body.messages)).toContain('The original answer.')
+  await nav.getByText(title, { exact: true }).click()
+  await expect(log(page).getByText('The original answer.')).toBeVisible()
+  await expect(log(page).getByText('A different direction.')).toHaveCount(0)
 })

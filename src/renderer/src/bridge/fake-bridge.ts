@@ -840,8 +840,14 @@ export class FakeBridge implements Bridge {
       if (!c.ok) return fail('INVALID_REQUEST', c.reason)
       category = c.value
     }
-    // first messages (message/task, attachments) are not sent by this fake
-    const s: FakeSession = { row: { ...this.newRow(key, params.label), ...(category ? { category } : {}) }, messages: [], events: [], queue: [] }
+    const parent = params.parentSessionKey !== undefined ? this.session(params.parentSessionKey) : undefined
+    if (params.parentSessionKey !== undefined && !parent) return fail('NOT_FOUND', `session not found: ${params.parentSessionKey}`)
+    if (params.fork && !parent) return fail('INVALID_REQUEST', 'sessions.create fork requires parentSessionKey')
+    // first messages (message/task, attachments) are not sent by this fake; a fork copies the parent's messages
+    const messages = params.fork && parent ? parent.messages.map((m) => ({ ...m })) : []
+    const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
+    if (params.displayName !== undefined) row.displayName = params.displayName
+    const s: FakeSession = { row, messages, events: [], queue: [] }
     this.sessions.set(key, s)
     this.changed(s, 'create')
     return ok({ ok: true, key, sessionId: s.row.sessionId, entry: { ...s.row } })

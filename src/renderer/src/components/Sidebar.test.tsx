@@ -197,6 +197,46 @@ describe('compact', () => {
   })
 })
 
+describe('export', () => {
+  it('Export as Markdown downloads the whole conversation, named after the session', async () => {
+    const saved: Array<{ filename: string; text: string }> = []
+    const download = await import('../lib/download')
+    const spy = vi.spyOn(download, 'downloadText').mockImplementation((filename, text) => void saved.push({ filename, text }))
+    try {
+      const user = userEvent.setup({ delay: null })
+      const { bridge } = await renderApp({ seed })
+      const nav = screen.getByRole('navigation', { name: 'Sessions' })
+      await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
+      await user.click(screen.getByRole('menuitem', { name: 'Export as Markdown' }))
+      await waitFor(() => expect(saved).toHaveLength(1))
+      expect(saved[0].filename).toBe('Tax questions.md')
+      expect(saved[0].text).toMatch(/^# Tax questions\n\nSession `agent:main:taxes` · 2 messages · /)
+      expect(saved[0].text).toContain('## You')
+      expect(bridge.calls.filter((c) => c.name === 'history').at(-1)!.params).toMatchObject({ sessionKey: 'agent:main:taxes', limit: 1000, offset: 0 })
+      expect(await screen.findByText('Exported “Tax questions” (2 messages)')).toBeInTheDocument()
+    } finally {
+      spy.mockRestore()
+    }
+  })
+})
+
+describe('fork', () => {
+  it('Fork opens a new session holding a copy of the conversation; the original stays as it was', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const log = screen.getByRole('log')
+    await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Fork' }))
+    await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toEqual({ parentSessionKey: 'agent:main:main', fork: true, displayName: 'Main (fork)' })
+    expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected')
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
+    expect(within(nav).getByText('Main')).toBeInTheDocument()
+  })
+})
+
 describe('pin and archive', () => {
   it('pins to the top, archives out of sight behind "Show archived", and back, through sessions.patch', async () => {
     const user = userEvent.setup({ delay: null })

@@ -6,6 +6,7 @@ import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
+import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
@@ -246,6 +247,18 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
                 Compact
               </button>
             )}
+            {!row.archived && (
+              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.forkSession(row.key))}>
+                Fork
+              </button>
+            )}
+            <button
+              type="button"
+              role="menuitem"
+              onClick={() => (setMenu(false), void controller.exportMarkdown(row.key).then((r) => r && downloadText(r.filename, r.markdown)))}
+            >
+              Export as Markdown
+            </button>
             <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>
               Reset
             </button>

@@ -5,7 +5,8 @@ import type { Bridge } from '../../../shared/bridge'
 import { isConnectionAware, isTokenChanged } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
-import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import type { ChatHistoryPage, ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import { conversationMarkdown, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
@@ -580,6 +581,17 @@ export class Controller {
     return r.key
   }
 
+  /** A new session that starts with a copy of this one's conversation (sessions.create fork); it opens. */
+  async forkSession(key: string): Promise<string | undefined> {
+    const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
+    const title = row ? sessionTitle(row) : key
+    const r = await this.call(this.bridge.sessionsCreate({ parentSessionKey: key, fork: true, displayName: `${title} (fork)` }), 'Could not fork')
+    if (!r) return undefined
+    this.upsertRow(r.entry)
+    await this.selectSession(r.key)
+    return r.key
+  }
+
   async renameSession(key: string, label: string): Promise<boolean> {
     const r = await this.call(this.bridge.sessionsPatch({ key, label: label.trim() ? label.trim() : null }), 'Could not rename')
     if (r) this.upsertRow(r.entry)
@@ -651,6 +663,27 @@ export class Controller {
     this.toast(`Compacted ${name}${counts}`, 'info')
     if (this.stores.runs.getState().transcripts[key]) await this.loadTranscript(key)
     return true
+  }
+
+  /**
+   * The whole conversation as Markdown (shared/conversation-markdown.ts, as `loopdesk sessions export`),
+   * paged backwards through history a thousand whole messages at a time; undefined (and a toast) on failure.
+   */
+  async exportMarkdown(key: string): Promise<{ filename: string; markdown: string } | undefined> {
+    const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
+    const title = row ? sessionTitle(row) : key
+    const pages: ChatHistoryPage[] = []
+    for (let offset = 0; ; ) {
+      const page = await this.call(this.bridge.history({ sessionKey: key, limit: 1000, offset, maxChars: 500_000 }), 'Could not export')
+      if (!page) return undefined
+      pages.unshift(page)
+      if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
+      offset = page.nextOffset
+    }
+    const messages = pages.flatMap((p) => p.messages) as MarkdownMessage[]
+    const markdown = conversationMarkdown(messages, { title, sessionKey: key, now: Date.now() })
+    this.toast(`Exported “${title}” (${formatInt(messages.length)} messages)`, 'info')
+    return { filename: `${title.replace(/[\\/:*?"<>|\x00-\x1f]+/g, ' ').trim().slice(0, 80) || 'conversation'}.md`, markdown }
   }
 
   async deleteSession(key: string): Promise<boolean> {
