@@ -8,7 +8,7 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, sessions, models, status, devices, config, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, models, status, devices, config, backup, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
@@ -18,6 +18,7 @@ async function help(): Promise<string> {
     import('./commands/status'),
     import('./commands/devices'),
     import('./commands/config'),
+    import('./commands/backup'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -40,6 +41,8 @@ ${status.STATUS_HELP}
 ${devices.DEVICES_HELP}
 
 ${config.CONFIG_HELP}
+
+${backup.BACKUP_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -73,6 +76,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (cmd === 'models') return await (await import('./commands/models')).modelsCommand(args, io)
     if (cmd === 'devices') return await (await import('./commands/devices')).devicesCommand(args, io)
     if (cmd === 'config') return await (await import('./commands/config')).configCommand(args, io)
+    if (cmd === 'backup') return await (await import('./commands/backup')).backupCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {
