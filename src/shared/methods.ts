@@ -202,7 +202,8 @@ export const Schemas = {
   'chat.history': Closed({
     sessionKey: NonEmpty(),
     agentId: AgentOfKey,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    /** OpenClaw's schema says ≤ 1000, newer Control UIs ask for 10,000: taken, the page is capped by bytes anyway */
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
     maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 500_000 })),
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),

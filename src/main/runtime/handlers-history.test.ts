@@ -90,6 +90,14 @@ describe('chat.history cursor', () => {
     expect(d.kind === 'delta' && d.messages.map((m) => m.message.role)).toEqual(['user', 'assistant'])
   })
 
+  it("a newer Control UI's limit of 10,000 is taken (the page is still capped by bytes); more is refused", async () => {
+    await turn('agent:main:big-limit', 'one', 'bl-1')
+    const page = await t.call('chat.history', { sessionKey: 'agent:main:big-limit', limit: 10_000 })
+    expect(page.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    expect(page.hasMore).toBe(false)
+    expect(await t.raw('chat.history', { sessionKey: 'agent:main:big-limit', limit: 10_001 })).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } })
+  })
+
   it('a session that does not exist yet: a cursor that has nothing new, then reset once it exists', async () => {
     const key = 'agent:main:later'
     const empty = await t.call('chat.history', { sessionKey: key })
