@@ -1,30 +1,19 @@
 // `loopdesk config`: get / set / unset / path through the running gateway. In-process CLI against the real
 // runtime + gateway.
 import fs from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import { useCliGateway } from '../../test/fixtures/cli-gateway'
 import { parseValue, patchAt, pathKeys } from './commands/config'
 
 const TOKEN = 'config-token-0123456789abcdef'
-let server: ModelServer
-let stack: TestRuntimeGateway
 const cliDir = tempDir('loopdesk-cli-config-')
-
-beforeAll(async () => {
-  server = await startModelServer()
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
+const env = useCliGateway(TOKEN)
 
 const cli = (args: string[], stdin?: string) =>
-  runCliCaptured(['config', ...args, '--url', stack.gw.url, '--state-dir', cliDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdin)
-const onDisk = () => JSON.parse(fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8'))
+  runCliCaptured(['config', ...args, '--url', env.stack.gw.url, '--state-dir', cliDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdin)
+const onDisk = () => JSON.parse(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8'))
 
 describe('loopdesk config', () => {
   it('get prints a value (strings bare, the rest as JSON), or says it is not set', async () => {
@@ -32,18 +21,18 @@ describe('loopdesk config', () => {
     const whole = await cli(['get', '--json'])
     expect(JSON.parse(whole.out)).toMatchObject({ agents: { defaults: { model: { primary: 'mock/m1' } } } })
     expect(await cli(['get', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 1, err: 'loopdesk: agents.defaults.timeoutSeconds is not set (defaults apply)\n' })
-    expect((await cli(['path'])).out).toBe(`${stack.rt.stateDir}/loopdesk.json\n`)
+    expect((await cli(['path'])).out).toBe(`${env.stack.rt.stateDir}/loopdesk.json\n`)
   })
 
   it('set writes a validated value (JSON when it parses), applied at once; a bad one is refused with its path and nothing is written', async () => {
     expect(await cli(['set', 'agents.defaults.timeoutSeconds', '120'])).toMatchObject({ code: 0, out: 'set agents.defaults.timeoutSeconds\n' })
     expect(onDisk().agents.defaults.timeoutSeconds).toBe(120)
-    expect(stack.rt.runtime.core.config.current.raw.agents?.defaults?.timeoutSeconds).toBe(120)
-    const before = fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8')
+    expect(env.stack.rt.runtime.core.config.current.raw.agents?.defaults?.timeoutSeconds).toBe(120)
+    const before = fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')
     const bad = await cli(['set', 'agents.defaults.timeoutSeconds', 'soon'])
     expect(bad.code).toBe(1)
     expect(bad.err).toContain('agents.defaults.timeoutSeconds: must be integer >= 0')
-    expect(fs.readFileSync(`${stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
+    expect(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
     expect(await cli(['unset', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 0, out: 'unset agents.defaults.timeoutSeconds\n' })
     expect(onDisk().agents.defaults.timeoutSeconds).toBeUndefined()
   })
@@ -52,7 +41,7 @@ describe('loopdesk config', () => {
     const secret = 'sk-cli-SECRET-0123456789'
     const r = await cli(['set', 'models.providers.openai.apiKey', '--stdin'], `${secret}\n`)
     expect(r).toMatchObject({ code: 0, out: 'set models.providers.openai.apiKey\n', err: '' })
-    expect((await stack.rt.call('config.get', {})).secrets.openai).toBe('set')
+    expect((await env.stack.rt.call('config.get', {})).secrets.openai).toBe('set')
     expect((await cli(['get', 'models.providers.openai.apiKey'])).out).toBe('__REDACTED__\n')
     expect(JSON.stringify((await cli(['get', '--json'])).out)).not.toContain(secret)
     // on the command line it works too, with a note about the shell history

@@ -1,25 +1,14 @@
 // `loopdesk devices`: the devices that connected with an identity, and removing one. In-process CLI against
 // the real runtime + gateway; each CLI state dir is its own device.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import { useCliGateway } from '../../test/fixtures/cli-gateway'
 
 const TOKEN = 'devices-token-0123456789abcdef'
-let server: ModelServer
-let stack: TestRuntimeGateway
+const env = useCliGateway(TOKEN)
 
-beforeAll(async () => {
-  server = await startModelServer()
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
-
-const cli = (args: string[], stateDir: string) => runCliCaptured([...args, '--url', stack.gw.url, '--state-dir', stateDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+const cli = (args: string[], stateDir: string) => runCliCaptured([...args, '--url', env.stack.gw.url, '--state-dir', stateDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk devices', () => {
   it('lists the devices (this one connected now), removes one by a prefix of its id', async () => {

@@ -1,29 +1,18 @@
 // `loopdesk models`: what the gateway can run, and --check of each configured endpoint. In-process CLI
-// against the real runtime + gateway + scripted model server.
+// against the real runtime + gateway + scripted model env.server.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createProvider } from '@earendil-works/pi-ai'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import { useCliGateway } from '../../test/fixtures/cli-gateway'
 
 const TOKEN = 'models-token-0123456789abcdef'
-let server: ModelServer
-let stack: TestRuntimeGateway
-
-beforeAll(async () => {
-  server = await startModelServer({ models: [{ id: 'm1' }, { id: 'c1' }] })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
+const env = useCliGateway(TOKEN, { models: [{ id: 'm1' }, { id: 'c1' }] })
 
 const cli = (args: string[]) =>
-  runCliCaptured(['models', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+  runCliCaptured(['models', ...args, '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk models', () => {
   it('lists the models that can run, the default marked; --all adds those without a key', async () => {
@@ -41,22 +30,22 @@ describe('loopdesk models', () => {
   it('--check asks each endpoint for its models and exits 1 when one does not answer', async () => {
     const ok = await cli(['--check'])
     expect(ok.code).toBe(0)
-    expect(ok.out).toContain(`✓ mock: ${server.openaiBaseUrl}/models answers — 2 models`)
+    expect(ok.out).toContain(`✓ mock: ${env.server.openaiBaseUrl}/models answers — 2 models`)
     expect(ok.out).toContain('✓ mockant:')
     // an endpoint whose server is gone
     const closed = http.createServer()
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r))
     const port = (closed.address() as AddressInfo).port
     await new Promise((r) => closed.close(r))
-    await stack.rt.call('config.patch', { patch: { models: { providers: { gone: { baseUrl: `http://127.0.0.1:${port}/v1`, models: [{ id: 'g', contextWindow: 4096, maxTokens: 100 }] } } } } })
+    await env.stack.rt.call('config.patch', { patch: { models: { providers: { gone: { baseUrl: `http://127.0.0.1:${port}/v1`, models: [{ id: 'g', contextWindow: 4096, maxTokens: 100 }] } } } } })
     const bad = await cli(['--check'])
     expect(bad.code).toBe(1)
     expect(bad.out).toContain(`✗ gone: could not connect: could not reach 127.0.0.1:${port} (provider gone): connection refused — is the server running?`)
     // a configured model the endpoint does not serve (a typo, a model not pulled)
-    await stack.rt.call('config.patch', { patch: { models: { providers: { gone: null, mock: { models: [{ id: 'm1-typo', contextWindow: 4096, maxTokens: 100 }] } } } } })
+    await env.stack.rt.call('config.patch', { patch: { models: { providers: { gone: null, mock: { models: [{ id: 'm1-typo', contextWindow: 4096, maxTokens: 100 }] } } } } })
     const typo = await cli(['--check'])
     expect(typo.code).toBe(1)
-    expect(typo.out).toContain(`! mock: ${server.openaiBaseUrl}/models answers — 2 models`)
+    expect(typo.out).toContain(`! mock: ${env.server.openaiBaseUrl}/models answers — 2 models`)
     expect(typo.out).toContain('  configured but not served: m1-typo (runs with mock/m1-typo will fail)\n')
     const json = JSON.parse((await cli(['--check', '--json'])).out)
     expect(json.checks.find((c: { provider: string }) => c.provider === 'mock')).toMatchObject({ result: { ok: true }, missing: ['m1-typo'] })
@@ -72,47 +61,47 @@ describe('loopdesk models', () => {
     const base = `http://127.0.0.1:${(api.address() as AddressInfo).port}/v1beta`
     try {
       // (the earlier test left a typo in mock's models: the list is replaced, not merged)
-      await stack.rt.call('config.patch', {
+      await env.stack.rt.call('config.patch', {
         patch: { models: { providers: { mock: { models: [{ id: 'm1', contextWindow: 4096, maxTokens: 100 }] }, google: { apiKey: 'g-key' } } } },
         replacePaths: ['models.providers.mock.models'],
       })
       // Google's API, moved to this machine (the check must use the provider's own URL, not a configured one)
-      const registry = stack.rt.runtime.core.models()
+      const registry = env.stack.rt.runtime.core.models()
       const google = registry.models.getProvider('google')!
       registry.models.setProvider(createProvider({ id: 'google', name: google.name, auth: google.auth, models: google.getModels().map((m) => ({ ...m, baseUrl: base })), api: {} }))
       const ok = await cli(['--check'])
       expect(ok.out).toContain(`✓ google: the key works — 1 model at ${base}/models?pageSize=1000`)
       expect(ok.code, ok.out).toBe(0)
-      await stack.rt.call('config.patch', { patch: { models: { providers: { google: { apiKey: 'wrong' } } } } })
-      const registry2 = stack.rt.runtime.core.models()
+      await env.stack.rt.call('config.patch', { patch: { models: { providers: { google: { apiKey: 'wrong' } } } } })
+      const registry2 = env.stack.rt.runtime.core.models()
       const google2 = registry2.models.getProvider('google')!
       registry2.models.setProvider(createProvider({ id: 'google', name: google2.name, auth: google2.auth, models: google2.getModels().map((m) => ({ ...m, baseUrl: base })), api: {} }))
       const bad = await cli(['--check'])
       expect(bad.out).toContain('✗ google key: HTTP 400 Bad Request: API key not valid.')
       expect(bad.code).toBe(1)
     } finally {
-      await stack.rt.call('config.patch', { patch: { models: { providers: { google: null } } } })
+      await env.stack.rt.call('config.patch', { patch: { models: { providers: { google: null } } } })
       api.close()
     }
   })
 
   it('agent --model runs one run on the model named (listed here), and refuses what is not PROVIDER/MODEL', async () => {
-    const base = ['--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-'), '--session-key', 'agent:main:model-pick']
+    const base = ['--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-'), '--session-key', 'agent:main:model-pick']
     const agent = (model: string) => runCliCaptured(['agent', '-m', 'hi', '--model', model, ...base], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
-    server.push({ text: 'from the other model', chunks: 1 })
+    env.server.push({ text: 'from the other model', chunks: 1 })
     const picked = await agent('mockant/c1')
     expect(picked.code).toBe(0)
-    expect(server.requests.at(-1)!.api).toBe('anthropic')
+    expect(env.server.requests.at(-1)!.api).toBe('anthropic')
     expect(picked.out).toBe('from the other model\n')
     const malformed = await agent('c1')
     expect(malformed.code).toBe(2)
     expect(malformed.err).toContain('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
     // a model the gateway does not know: the call is refused, no run starts
-    const before = server.requests.length
+    const before = env.server.requests.length
     const unknown = await agent('mock/nope')
     expect(unknown.code).toBe(1)
     expect(unknown.err).toMatch(/unknown model "nope" for provider "mock"/)
-    expect(server.requests.length).toBe(before)
+    expect(env.server.requests.length).toBe(before)
   })
 
   it('refuses stray arguments', async () => {

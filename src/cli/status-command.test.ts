@@ -1,37 +1,26 @@
 // `loopdesk status`: the gateway's state in a few lines. In-process CLI against the real runtime + gateway.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
+import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../test/fixtures/test-runtime'
+import { useCliGateway } from '../../test/fixtures/cli-gateway'
 
 const TOKEN = 'status-token-0123456789abcdef'
-let server: ModelServer
-let stack: TestRuntimeGateway
-
-beforeAll(async () => {
-  server = await startModelServer()
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
+const env = useCliGateway(TOKEN)
 
 /** the runtime re-reads loopdesk.json (these tests run it without the file watcher) */
-const reloadConfig = () => (stack.rt.runtime.core.config as unknown as { load(): void }).load()
+const reloadConfig = () => (env.stack.rt.runtime.core.config as unknown as { load(): void }).load()
 
 const cli = (args: string[]) =>
-  runCliCaptured(['status', ...args, '--url', stack.gw.url, '--state-dir', tempDir('loopdesk-cli-status-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+  runCliCaptured(['status', ...args, '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-status-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk status', () => {
   it('says what the gateway is doing, in a few lines; --json for scripts', async () => {
     const r = await cli([])
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^loopdesk \S+ — up \d+ s\n/)
-    expect(r.out).toContain(`state dir  ${stack.rt.stateDir}\n`)
+    expect(r.out).toContain(`state dir  ${env.stack.rt.stateDir}\n`)
     expect(r.out).toMatch(/\nruns {7}0 running; \d+ sessions?\n/)
     expect(r.out).toContain('\nnetwork    direct (no proxy set)\n')
     expect(r.out).toMatch(/\nconfig {5}valid\n$/)
@@ -40,7 +29,7 @@ describe('loopdesk status', () => {
   })
 
   it('a broken config is named, with exit 1 (the last good config still runs)', async () => {
-    const file = path.join(stack.rt.stateDir, 'loopdesk.json')
+    const file = path.join(env.stack.rt.stateDir, 'loopdesk.json')
     const good = fs.readFileSync(file, 'utf8')
     try {
       fs.writeFileSync(file, '{ agents: { defaults: { timeoutSeconds: "soon" } } }')

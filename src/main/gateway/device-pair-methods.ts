@@ -8,6 +8,7 @@ import Type from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
+import { invalid } from './device-token-methods'
 import type { PairedDevices } from './paired-devices'
 import { CLOSE, SCOPES } from './protocol'
 import type { LocalMethod } from './requests'
@@ -15,11 +16,6 @@ import type { LocalMethod } from './requests'
 const ListParams = Compile(Type.Object({}, { additionalProperties: false }))
 const RemoveParams = Compile(Type.Object({ deviceId: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }))
 const RequestParams = Compile(Type.Object({ requestId: Type.String({ minLength: 1, maxLength: 256 }) }, { additionalProperties: false }))
-
-const invalid = (message: string, code?: string): CachedResponse => ({
-  ok: false,
-  error: code ? { code: 'INVALID_REQUEST', message, details: { code } } : { code: 'INVALID_REQUEST', message },
-})
 
 export interface DevicePairDeps {
   paired: PairedDevices

@@ -15,7 +15,8 @@ const RotateParams = Compile(
 )
 const RevokeParams = Compile(Type.Object({ deviceId: NonEmpty, role: NonEmpty }, { additionalProperties: false }))
 
-const invalid = (message: string, code?: string): CachedResponse => ({
+/** A refused device method: INVALID_REQUEST, with OpenClaw's detail code when there is one. */
+export const invalid = (message: string, code?: string): CachedResponse => ({
   ok: false,
   error: code ? { code: 'INVALID_REQUEST', message, details: { code } } : { code: 'INVALID_REQUEST', message },
 })
