@@ -1,6 +1,7 @@
 // What the method handlers share: the runtime's parts plus session-resolution helpers.
 import type { AnyEvent, QueueItem, SessionsChangedEvent } from '../../shared/events'
-import type { AgentFinal, ChatCommandInfo, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
+import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
+export { CHAT_COMMANDS } from '../../shared/chat-commands'
 import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
@@ -178,36 +179,6 @@ export function requireEntry(core: RuntimeCore, key: string, agentId: string): S
   if (!e) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
   return e
 }
-
-/** What `parseCommand` recognizes, as commands.list describes it (handlers-context.test keeps the two in step). */
-export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
-  {
-    name: 'new',
-    description: 'Start a new conversation in this session (the old one is archived); text after it is the first message.',
-    category: 'session',
-    source: 'native',
-    scope: 'text',
-    acceptsArgs: true,
-    args: [{ name: 'message', description: 'the first message of the new conversation', type: 'string', required: false }],
-  },
-  {
-    name: 'reset',
-    description: 'Reset this session: the same as /new.',
-    category: 'session',
-    source: 'native',
-    scope: 'text',
-    acceptsArgs: true,
-    args: [{ name: 'message', description: 'the first message after the reset', type: 'string', required: false }],
-  },
-  {
-    name: 'stop',
-    description: "Stop this session's run and drop the messages queued behind it.",
-    category: 'session',
-    source: 'native',
-    scope: 'text',
-    acceptsArgs: false,
-  },
-]
 
 /** `/new`, `/reset` (+ optional text) and `/stop` as typed in a chat. */
 export function parseCommand(message: string): { command: 'new' | 'reset' | 'stop'; rest: string } | undefined {

@@ -156,3 +156,49 @@ describe('composer', () => {
     expect(within(queue()).queryByText('and then this')).toBeNull()
   }, 20_000)
 })
+
+describe('slash commands', () => {
+  it('a "/" offers the chat commands: ↓ and Tab complete one, Enter sends a command typed out, Esc closes', async () => {
+    const { bridge } = await renderApp()
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, '/')
+    const menu = screen.getByRole('listbox', { name: 'Commands' })
+    expect(within(menu).getAllByRole('option').map((o) => o.textContent)).toEqual([
+      expect.stringMatching(/^\/new/),
+      expect.stringMatching(/^\/reset/),
+      expect.stringMatching(/^\/stop/),
+    ])
+    expect(box).toHaveAttribute('aria-expanded', 'true')
+    expect(box).toHaveAttribute('aria-activedescendant', 'slash-new')
+    await user.keyboard('{ArrowDown}')
+    expect(box).toHaveAttribute('aria-activedescendant', 'slash-reset')
+    expect(within(menu).getByRole('option', { selected: true })).toHaveTextContent(/^\/reset/)
+    await user.keyboard('{Tab}')
+    expect(box).toHaveValue('/reset ')
+    expect(screen.queryByRole('listbox')).toBeNull()
+    expect(box).toHaveFocus()
+
+    // narrowing as one types; Enter completes a partial name, then sends the whole one
+    await user.clear(box)
+    await user.type(box, '/st')
+    expect(within(screen.getByRole('listbox')).getAllByRole('option')).toHaveLength(1)
+    await user.keyboard('{Enter}')
+    expect(box).toHaveValue('/stop')
+    expect(bridge.calls.filter((c) => c.name === 'send')).toHaveLength(0)
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(bridge.calls.filter((c) => c.name === 'send').at(-1)?.params).toMatchObject({ message: '/stop' }))
+
+    // Esc closes it; a click picks one; a slash inside a sentence is just text
+    await user.type(box, '/n')
+    await user.keyboard('{Escape}')
+    expect(screen.queryByRole('listbox')).toBeNull()
+    await user.clear(box)
+    await user.type(box, '/')
+    await user.click(within(screen.getByRole('listbox')).getByText('/new'))
+    expect(box).toHaveValue('/new ')
+    await user.clear(box)
+    await user.type(box, 'and/or')
+    expect(screen.queryByRole('listbox')).toBeNull()
+  })
+})

@@ -1,6 +1,7 @@
 // The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
 // While a run is active: Stop (then "Stopping…" until the run ends), Steer into the running reply, or
-// Queue a follow-up; the queue shows what happened to each message. Drafts persist per session.
+// Queue a follow-up; the queue shows what happened to each message. Drafts persist per session. A "/"
+// offers the chat commands (SlashMenu).
 // Files are attached with the paperclip, by pasting or by dropping them (see FileDrop); they go with the
 // next message — also a steered or queued one — and a message may be just attachments.
 import { useEffect, useRef, useState } from 'react'
@@ -10,6 +11,7 @@ import { activeRun } from '../state/run-reducer'
 import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import { AttachmentChips } from './AttachmentChips'
+import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
 import { IconPaperclip, IconSend, IconStop, IconX } from './icons'
 
 const OUTCOME: Record<QueueItem['status'], string> = {
@@ -106,6 +108,8 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
     void controller.send(draft, mode ?? (running ? 'followup' : undefined), attachments)
   }
 
+  const slash = useSlashMenu(draft, (text) => controller.setDraft(sessionKey, text), () => submit())
+
   // Files in the clipboard (a screenshot, a copied image or file) are attached instead of pasted as text.
   const onPaste = (e: React.ClipboardEvent<HTMLTextAreaElement>) => {
     const files = Array.from(e.clipboardData?.files ?? [])
@@ -116,6 +120,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
 
   const onKeyDown = (e: React.KeyboardEvent<HTMLTextAreaElement>) => {
     const el = e.currentTarget
+    if (slash.onKeyDown(e)) return
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
       e.preventDefault()
       submit()
@@ -152,9 +157,20 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
     >
       <QueueList sessionKey={sessionKey} items={queue} connected={connected} />
       <div className={`composer-box ${running ? 'is-running' : ''}`}>
+        <SlashMenu
+          menu={slash}
+          onPick={(c) => {
+            slash.complete(c)
+            ref.current?.focus()
+          }}
+        />
         <textarea
           ref={ref}
           aria-label="Message"
+          aria-autocomplete="list"
+          aria-expanded={slash.open}
+          aria-controls={slash.open ? SLASH_MENU_ID : undefined}
+          aria-activedescendant={slash.active ? slashOptionId(slash.active.name) : undefined}
           rows={1}
           placeholder={running ? 'Steer the running reply or queue a follow-up…' : 'Message Loopdesk…'}
           value={draft}
