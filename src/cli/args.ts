@@ -6,7 +6,8 @@ export class UsageError extends Error {
   }
 }
 
-export type FlagSpec = Record<string, { type: 'string' | 'boolean'; alias?: string }>
+/** `multiple`: a string flag that may be given more than once (every value in `lists`) */
+export type FlagSpec = Record<string, { type: 'string' | 'boolean'; alias?: string; multiple?: boolean }>
 
 /** The flags of every command that talks to a running gateway: where it is, its token, the state dir, help. */
 export const TARGET_FLAGS = {
@@ -19,12 +20,15 @@ export const TARGET_FLAGS = {
 export interface ParsedArgs {
   positionals: string[]
   flags: Record<string, string | boolean | undefined>
+  /** every value of each `multiple` flag, in order */
+  lists: Record<string, string[]>
 }
 
 export function parseArgs(argv: string[], spec: FlagSpec): ParsedArgs {
   const byAlias = new Map<string, string>()
   for (const [name, s] of Object.entries(spec)) if (s.alias) byAlias.set(s.alias, name)
   const flags: ParsedArgs['flags'] = {}
+  const lists: ParsedArgs['lists'] = {}
   const positionals: string[] = []
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
@@ -55,8 +59,9 @@ export function parseArgs(argv: string[], spec: FlagSpec): ParsedArgs {
     const value = inline ?? argv[++i]
     if (value === undefined) throw new UsageError(`--${name} needs a value`)
     flags[name] = value
+    if (s.multiple) (lists[name] ??= []).push(value)
   }
-  return { positionals, flags }
+  return { positionals, flags, lists }
 }
 
 export function intFlag(value: string | boolean | undefined, name: string, min: number, max: number): number | undefined {

@@ -52,7 +52,9 @@ afterEach(async () => {
 describe('argument parsing', () => {
   it('parses flags, aliases, = values and rejects unknown flags', () => {
     const spec = { message: { type: 'string', alias: 'm' }, json: { type: 'boolean' } } as const
-    expect(parseArgs(['-m', 'hi', '--json', 'x'], spec)).toEqual({ positionals: ['x'], flags: { message: 'hi', json: true } })
+    expect(parseArgs(['-m', 'hi', '--json', 'x'], spec)).toEqual({ positionals: ['x'], flags: { message: 'hi', json: true }, lists: {} })
+    // a flag that may repeat keeps every value
+    expect(parseArgs(['--file', 'a', '-f', 'b', '--file=c'], { file: { type: 'string', alias: 'f', multiple: true } }).lists).toEqual({ file: ['a', 'b', 'c'] })
     expect(parseArgs(['--message=a=b'], spec).flags.message).toBe('a=b')
     expect(() => parseArgs(['--nope'], spec)).toThrow('unknown option --nope')
     expect(() => parseArgs(['--message'], spec)).toThrow('needs a value')

@@ -12,11 +12,13 @@ import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
+import { readAttachments } from '../attach-files'
 
-export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --session-id ID | --agent ID] [--model PROVIDER/MODEL]
+export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--session-key K | --session-id ID | --agent ID] [--model PROVIDER/MODEL]
                [--thinking LEVEL] [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
   Runs the agent once and streams the reply. Default session: agent:main:main. --model picks the model for
-  this run (see \`loopdesk models\`; default: the session's, else the configured one). --timeout is the run
+  this run (see \`loopdesk models\`; default: the session's, else the configured one). --file attaches a file
+  (repeat it for more; images go to the model as images; a message may then be empty). --timeout is the run
   timeout in seconds (default 600). --local runs embedded in this process instead of through the gateway.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
@@ -24,6 +26,7 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--session-key K | --se
 
 const FLAGS = {
   message: { type: 'string', alias: 'm' },
+  file: { type: 'string', alias: 'f', multiple: true },
   'session-key': { type: 'string' },
   'session-id': { type: 'string' },
   agent: { type: 'string' },
@@ -93,9 +96,10 @@ interface AgentRequest {
   json: boolean
 }
 
-function buildRequest(flags: ReturnType<typeof parseArgs>['flags']): AgentRequest {
-  const message = str(flags.message)
-  if (!message || !message.trim()) throw new UsageError('agent needs --message TEXT')
+function buildRequest({ flags, lists }: ReturnType<typeof parseArgs>): AgentRequest {
+  const message = str(flags.message) ?? ''
+  const files = lists.file ?? []
+  if (!message.trim() && !files.length) throw new UsageError('agent needs --message TEXT (or --file PATH)')
   const picks = (['session-key', 'session-id', 'agent'] as const).filter((f) => flags[f] !== undefined)
   if (picks.length > 1) throw new UsageError(`use only one of --session-key, --session-id, --agent (got ${picks.map((p) => '--' + p).join(', ')})`)
   const thinking = str(flags.thinking)
@@ -112,6 +116,7 @@ function buildRequest(flags: ReturnType<typeof parseArgs>['flags']): AgentReques
   const model = str(flags.model)?.trim()
   if (flags.model !== undefined && !/^[^/\s]+\/\S+$/.test(model ?? '')) throw new UsageError('--model is PROVIDER/MODEL, e.g. local/llama3.1:8b (see: loopdesk models)')
   if (model) params.model = model
+  if (files.length) params.attachments = readAttachments(files)
   return { params, timeoutS, json: !!flags.json }
 }
 
@@ -140,13 +145,14 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
 }
 
 export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
-  const { flags, positionals } = parseArgs(argv, FLAGS)
+  const parsed = parseArgs(argv, FLAGS)
+  const { flags, positionals } = parsed
   if (flags.help) {
     io.stdout(AGENT_HELP + '\n')
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --message?)`)
-  const req = buildRequest(flags)
+  const req = buildRequest(parsed)
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   if (flags.local) {
     if (flags.url || flags.token) throw new UsageError('--local runs without a gateway: drop --url/--token')
