@@ -104,3 +104,20 @@ describe('loopdesk sessions export', () => {
     expect((await cli(['export', 'agent:main:notes', '--search', 'x'])).code).toBe(2)
   })
 })
+
+describe('loopdesk sessions fork', () => {
+  it('prints the new session, which holds a copy of the conversation; --from-last-reply stops at the last completed reply', async () => {
+    const r = await cli(['fork', 'agent:main:garden'])
+    expect(r.code).toBe(0)
+    const key = r.out.trim()
+    expect(key).toMatch(/^agent:main:chat-/)
+    const hist = await rt.call('chat.history', { sessionKey: key })
+    expect(hist.messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+    const row = (await rt.call('sessions.list', {})).sessions.find((s) => s.key === key)!
+    expect(row).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
+    const json = JSON.parse((await cli(['fork', 'agent:main:garden', '--from-last-reply', '--json'])).out)
+    expect(json).toMatchObject({ ok: true, entry: { spawnedBy: 'agent:main:garden' } })
+    expect((await cli(['fork', 'agent:main:nobody'])).code).toBe(1)
+    expect((await cli(['fork'])).code).toBe(2)
+  })
+})

@@ -12,14 +12,18 @@ import { commandTarget } from '../resolve'
 
 export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
 loopdesk sessions export KEY [--thinking] [--json]
+loopdesk sessions fork KEY [--from-last-reply] [--json]
   Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
   --search matches titles, keys and the messages themselves (with the matching line); --all includes
   archived sessions. Continue one with: loopdesk agent --session-key <key> -m …
   export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
-  model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md`
+  model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md
+  fork starts a new session with a copy of KEY's conversation (--from-last-reply: only through its last
+  completed reply) and prints the new key, to go on with: loopdesk agent --session-key <new key> -m …`
 
 const FLAGS = {
   thinking: { type: 'boolean' },
+  'from-last-reply': { type: 'boolean' },
   search: { type: 'string', alias: 's' },
   limit: { type: 'string', alias: 'n' },
   all: { type: 'boolean' },
@@ -59,6 +63,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     return EXIT.ok
   }
   if (positionals[0] === 'export') return exportSession(positionals.slice(1), flags, io)
+  if (positionals[0] === 'fork') return forkSession(positionals.slice(1), flags, io)
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --search?)`)
   const limit = intFlag(flags.limit, 'limit', 1, 1000) ?? 20
   const search = str(flags.search)?.trim()
@@ -130,5 +135,26 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
     return EXIT.ok
   }
   io.stdout(conversationMarkdown(messages as MarkdownMessage[], { title: row ? sessionTitle(row) : sessionKey, sessionKey, now: Date.now(), includeThinking: !!flags.thinking }))
+  return EXIT.ok
+}
+
+/** `sessions fork KEY`: sessions.create with fork; prints the new session's key. */
+async function forkSession(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
+  const [key, ...extra] = args
+  if (!key) throw new UsageError('sessions fork needs a session key (see: loopdesk sessions)')
+  if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
+  const { stateDir, target } = commandTarget(flags, io.env)
+  const r = await withGateway({ target, stateDir, io }, async (conn) => {
+    const list = (await conn.request('sessions.list', { search: key, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
+    const row = list.sessions.find((s) => s.key === key)
+    const title = row ? sessionTitle(row) : key
+    return (await conn.request('sessions.create', {
+      parentSessionKey: key,
+      fork: true,
+      ...(flags['from-last-reply'] ? { forkFrom: 'last-completed' } : {}),
+      displayName: `${title} (fork)`.slice(0, 500),
+    })) as ResultOf<'sessions.create'>
+  })
+  io.stdout(flags.json ? JSON.stringify(r) + '\n' : `${r.key}\n`)
   return EXIT.ok
 }
