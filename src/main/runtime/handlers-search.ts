@@ -25,8 +25,13 @@ export function searchHandlers(core: RuntimeCore, opts: { budgetMs?: number } = 
           partial = true
           break
         }
-        const hit = await searchTranscriptFile(core.store(agentId).transcriptPath(e.sessionId), p.query)
+        // a large transcript is scanned a slice at a time (the gateway answers meanwhile), within the budget
+        const { hit, partial: cut } = await searchTranscriptFile(core.store(agentId).transcriptPath(e.sessionId), p.query, deadline)
         if (hit) matches.push({ key, ...hit })
+        if (cut) {
+          partial = true
+          break
+        }
       }
       return { matches, partial }
     },

@@ -1,9 +1,12 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { afterAll, beforeAll } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { searchHandlers } from '../handlers-search'
-import { searchTranscriptText } from './transcript-search'
+import { searchTranscriptFile, searchTranscriptText } from './transcript-search'
 
 const line = (o: object) => JSON.stringify(o)
 const msg = (role: string, content: unknown, id = Math.random().toString(36).slice(2)) =>
@@ -40,6 +43,25 @@ describe('searchTranscriptText', () => {
     expect(hit.snippet.length).toBeLessThan(140)
     // the cut starts at a word boundary, shortly before the match
     expect(searchTranscriptText(msg('user', 'one two three four five six seven eight nine ten'), 'nine')!.snippet).toBe('…six seven eight nine ten')
+  })
+})
+
+describe('searchTranscriptFile', () => {
+  it('scans a large transcript a slice at a time (the event loop turns in between): the same hit; a deadline stops it between slices', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-search-'))
+    const file = path.join(dir, 's.jsonl')
+    const filler = Array.from({ length: 12_000 }, (_, i) => msg('assistant', [{ type: 'text', text: `${'filler '.repeat(40)}${i}` }]))
+    fs.writeFileSync(file, [msg('user', 'the needle is at the very start'), ...filler].join('\n'))
+    try {
+      expect(fs.statSync(file).size).toBeGreaterThan(3_000_000)
+      expect(await searchTranscriptFile(file, 'NEEDLE')).toEqual({ hit: { role: 'user', snippet: 'the needle is at the very start' } })
+      expect(await searchTranscriptFile(file, 'nowhere')).toEqual({})
+      // past the deadline it stops after the first slice: the match at the start was never reached
+      expect(await searchTranscriptFile(file, 'needle', Date.now() - 1)).toEqual({ partial: true })
+      expect(await searchTranscriptFile(path.join(dir, 'missing.jsonl'), 'needle')).toEqual({})
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

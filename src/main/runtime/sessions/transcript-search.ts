@@ -13,37 +13,83 @@ export interface TranscriptHit {
 
 /** The newest matching message of one transcript's text (JSONL), or undefined. `query` is matched case-insensitively. */
 export function searchTranscriptText(jsonl: string, query: string): TranscriptHit | undefined {
-  const needle = query.toLowerCase()
-  if (!needle) return undefined
-  // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
-  const encoded = JSON.stringify(needle).slice(1, -1)
-  let end = jsonl.length
-  while (end > 0) {
-    const start = jsonl.lastIndexOf('\n', end - 1) + 1
-    const line = jsonl.slice(start, end)
-    end = start - 1
-    if (!line.toLowerCase().includes(encoded)) continue
-    let entry: { type?: unknown; message?: { role?: unknown; content?: unknown } }
-    try {
-      entry = JSON.parse(line) as typeof entry
-    } catch {
-      continue // a torn last line
-    }
-    const role = entry.message?.role
-    if (entry.type !== 'message' || (role !== 'user' && role !== 'assistant')) continue
-    const snippet = matchSnippet(entry.message?.content, needle)
-    if (snippet !== undefined) return { role, snippet }
-  }
-  return undefined
+  const scan = new TranscriptScan(jsonl, query)
+  return scan.next(Infinity)
 }
 
-/** As searchTranscriptText, reading the file; a missing or unreadable file has no match. */
-export async function searchTranscriptFile(file: string, query: string): Promise<TranscriptHit | undefined> {
+/** characters scanned between two turns of the event loop (~3 ms each): a large transcript does not hold it */
+const SLICE_CHARS = 1_000_000
+
+/**
+ * A backwards scan over one transcript's lines that can stop after a number of characters and go on later.
+ * The query is matched case-insensitively against the raw line first (as JSON would encode it), so only a
+ * line that may match is parsed.
+ */
+class TranscriptScan {
+  private end: number
+  private readonly needle: string
+  private readonly encoded: string
+
+  constructor(
+    private readonly jsonl: string,
+    query: string,
+  ) {
+    this.needle = query.toLowerCase()
+    // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
+    this.encoded = JSON.stringify(this.needle).slice(1, -1)
+    this.end = this.needle ? jsonl.length : 0
+  }
+
+  get done(): boolean {
+    return this.end <= 0
+  }
+
+  /** Scans at most about `chars` characters; the hit, or undefined (check `done` to tell "none" from "not yet"). */
+  next(chars: number): TranscriptHit | undefined {
+    const { jsonl, needle, encoded } = this
+    const stop = this.end - chars
+    let end = this.end
+    while (end > 0 && end > stop) {
+      const start = jsonl.lastIndexOf('\n', end - 1) + 1
+      const line = jsonl.slice(start, end)
+      end = start - 1
+      if (!line.toLowerCase().includes(encoded)) continue
+      let entry: { type?: unknown; message?: { role?: unknown; content?: unknown } }
+      try {
+        entry = JSON.parse(line) as typeof entry
+      } catch {
+        continue // a torn last line
+      }
+      const role = entry.message?.role
+      if (entry.type !== 'message' || (role !== 'user' && role !== 'assistant')) continue
+      const snippet = matchSnippet(entry.message?.content, needle)
+      if (snippet !== undefined) {
+        this.end = 0
+        return { role, snippet }
+      }
+    }
+    this.end = end
+    return undefined
+  }
+}
+
+/**
+ * As searchTranscriptText, reading the file, a slice at a time with the event loop turning in between;
+ * a missing or unreadable file has no match. Past `deadline` (ms, Date.now) it gives up: `partial`.
+ */
+export async function searchTranscriptFile(file: string, query: string, deadline = Infinity): Promise<{ hit?: TranscriptHit; partial?: true }> {
   let text: string
   try {
     text = await fs.promises.readFile(file, 'utf8')
   } catch {
-    return undefined
+    return {}
   }
-  return searchTranscriptText(text, query)
+  const scan = new TranscriptScan(text, query)
+  for (;;) {
+    const hit = scan.next(SLICE_CHARS)
+    if (hit) return { hit }
+    if (scan.done) return {}
+    if (Date.now() > deadline) return { partial: true }
+    await new Promise((r) => setImmediate(r))
+  }
 }
