@@ -13,6 +13,7 @@ import path from 'node:path'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
+import { sizeText } from '../table'
 
 export const BACKUP_HELP = `loopdesk backup [DIR] [--include-keys] [--with-workspace] [--state-dir D]
   Copies config, sessions and transcripts (archived ones too), attachments, plugins and hooks into DIR
@@ -93,8 +94,7 @@ export async function backupCommand(argv: string[], io: CliIO): Promise<number> 
   const stateDir = resolveStateDir(typeof flags['state-dir'] === 'string' ? flags['state-dir'] : undefined, io.env)
   const dir = positionals[0] ?? `loopdesk-backup-${stamp(new Date())}`
   const s = backupStateDir(stateDir, dir, { includeKeys: !!flags['include-keys'], withWorkspace: !!flags['with-workspace'] })
-  const mb = s.bytes / 1024 / 1024
-  io.stdout(`backed up ${s.files} file${s.files === 1 ? '' : 's'} (${mb < 0.1 ? `${Math.ceil(s.bytes / 1024)} KB` : `${mb.toFixed(1)} MB`}) to ${s.dir}\nleft out: ${s.left.join(', ')}\n`)
+  io.stdout(`backed up ${s.files} file${s.files === 1 ? '' : 's'} (${sizeText(s.bytes)}) to ${s.dir}\nleft out: ${s.left.join(', ')}\n`)
   if (flags['include-keys']) io.stderr('loopdesk: the backup holds your API keys: keep it as private as they are\n')
   return EXIT.ok
 }

@@ -8,22 +8,28 @@ import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError, type ParsedArgs } fr
 import { withGateway } from '../connect'
 import { CliError, EXIT, type CliIO } from '../io'
 import { tableLines } from '../table'
+import { pruneArchives } from './prune'
 import { commandTarget } from '../resolve'
 
 export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
 loopdesk sessions export KEY [--thinking] [--json]
 loopdesk sessions fork KEY [--from-last-reply] [--json]
+loopdesk sessions prune [--older-than DAYS] [--yes]
   Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
   --search matches titles, keys and the messages themselves (with the matching line); --all includes
   archived sessions. Continue one with: loopdesk agent --session-key <key> -m …
   export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
   model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md
   fork starts a new session with a copy of KEY's conversation (--from-last-reply: only through its last
-  completed reply) and prints the new key, to go on with: loopdesk agent --session-key <new key> -m …`
+  completed reply) and prints the new key, to go on with: loopdesk agent --session-key <new key> -m …
+  prune lists the transcripts /new, /reset and deletions archived more than DAYS ago (default 30) and, with
+  --yes, deletes them (never a live transcript; reads the state dir, no gateway needed).`
 
 const FLAGS = {
   thinking: { type: 'boolean' },
   'from-last-reply': { type: 'boolean' },
+  'older-than': { type: 'string' },
+  yes: { type: 'boolean' },
   search: { type: 'string', alias: 's' },
   limit: { type: 'string', alias: 'n' },
   all: { type: 'boolean' },
@@ -64,6 +70,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
   }
   if (positionals[0] === 'export') return exportSession(positionals.slice(1), flags, io)
   if (positionals[0] === 'fork') return forkSession(positionals.slice(1), flags, io)
+  if (positionals[0] === 'prune') return pruneArchives(positionals.slice(1), flags, io)
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --search?)`)
   const limit = intFlag(flags.limit, 'limit', 1, 1000) ?? 20
   const search = str(flags.search)?.trim()

@@ -31,6 +31,14 @@ export const sessionStorePath = (stateDir: string, agentId: string): string =>
 export const transcriptFile = (dir: string, sessionId: string): string => path.join(dir, `${assertSessionId(sessionId)}.jsonl`)
 
 /** `<id>.jsonl.<reason>.<timestamp>` — sortable, filesystem-safe timestamp. */
+/** When an archived transcript's name (`<sessionId>.jsonl.<reason>.<ISO time>`) says it was archived, or undefined. */
+export function archivedAt(name: string): number | undefined {
+  const m = /\.jsonl\.[a-z][a-z0-9_-]{0,31}\.(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3})Z$/.exec(name)
+  if (!m) return undefined
+  const t = Date.parse(`${m[1]}:${m[2]}:${m[3]}.${m[4]}Z`)
+  return Number.isFinite(t) ? t : undefined
+}
+
 export function archivedTranscriptFile(file: string, reason: string, now = new Date()): string {
   if (!ARCHIVE_REASON_RE.test(reason)) throw invalid(`invalid archive reason ${JSON.stringify(reason)}`)
   return `${file}.${reason}.${now.toISOString().replace(/[:.]/g, '-')}`

@@ -1,0 +1,78 @@
+// `loopdesk sessions prune`: the archived transcripts /new, /reset and deleting a session leave behind
+// (`<sessionId>.jsonl.<reason>.<time>`) take disk space forever. This lists those older than N days and,
+// with --yes, deletes them — never a live transcript, a session store or anything else. It works on the
+// state dir directly (no gateway); attachments only they named go with the next media cleanup.
+import fs from 'node:fs'
+import path from 'node:path'
+import { archivedAt } from '../../main/runtime/sessions/paths'
+import { intFlag, type ParsedArgs, UsageError } from '../args'
+import { CliError, EXIT, type CliIO } from '../io'
+import { resolveStateDir } from '../resolve'
+import { sizeText } from '../table'
+
+const DAY_MS = 86_400_000
+const DEFAULT_DAYS = 30
+
+export interface ArchivedTranscript {
+  file: string
+  archivedAt: number
+  bytes: number
+}
+
+/** Archived transcripts under `<stateDir>/agents/<id>/sessions/` archived before `before` (ms). */
+export function archivedTranscripts(stateDir: string, before: number): ArchivedTranscript[] {
+  const agents = path.join(stateDir, 'agents')
+  const out: ArchivedTranscript[] = []
+  let ids: string[] = []
+  try {
+    ids = fs.readdirSync(agents)
+  } catch {
+    return out
+  }
+  for (const id of ids) {
+    const dir = path.join(agents, id, 'sessions')
+    let names: string[] = []
+    try {
+      names = fs.readdirSync(dir)
+    } catch {
+      continue
+    }
+    for (const name of names) {
+      const at = archivedAt(name)
+      if (at === undefined || at >= before) continue
+      const file = path.join(dir, name)
+      const st = fs.lstatSync(file, { throwIfNoEntry: false })
+      if (st?.isFile()) out.push({ file, archivedAt: at, bytes: st.size })
+    }
+  }
+  return out.sort((a, b) => a.archivedAt - b.archivedAt)
+}
+
+export async function pruneArchives(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
+  if (args.length) throw new UsageError(`unexpected argument: ${args[0]}`)
+  const days = intFlag(flags['older-than'], 'older-than', 0, 36_500) ?? DEFAULT_DAYS
+  const stateDir = resolveStateDir(typeof flags['state-dir'] === 'string' ? flags['state-dir'] : undefined, io.env)
+  if (!fs.existsSync(stateDir)) throw new CliError(`no state dir at ${stateDir}`, EXIT.failed)
+  const found = archivedTranscripts(stateDir, Date.now() - days * DAY_MS)
+  const bytes = found.reduce((n, f) => n + f.bytes, 0)
+  const what = `${found.length} archived transcript${found.length === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'} (${sizeText(bytes)})`
+  if (!found.length) {
+    io.stdout(`no archived transcripts older than ${days} day${days === 1 ? '' : 's'}\n`)
+    return EXIT.ok
+  }
+  if (!flags.yes) {
+    io.stdout(`${what}; nothing deleted — run again with --yes to delete them\n`)
+    return EXIT.ok
+  }
+  let deleted = 0
+  for (const f of found) {
+    try {
+      fs.unlinkSync(f.file)
+      deleted++
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') io.stderr(`loopdesk: could not delete ${f.file}: ${(err as Error).message}\n`)
+    }
+  }
+  io.stdout(`deleted ${deleted} of ${what}\n`)
+  return deleted === found.length ? EXIT.ok : EXIT.failed
+}
