@@ -23,7 +23,7 @@ export interface ArchivedTranscript {
 export function archivedTranscripts(stateDir: string, before: number): ArchivedTranscript[] {
   const agents = path.join(stateDir, 'agents')
   const out: ArchivedTranscript[] = []
-  let ids: string[] = []
+  let ids: string[]
   try {
     ids = fs.readdirSync(agents)
   } catch {
@@ -31,7 +31,7 @@ export function archivedTranscripts(stateDir: string, before: number): ArchivedT
   }
   for (const id of ids) {
     const dir = path.join(agents, id, 'sessions')
-    let names: string[] = []
+    let names: string[]
     try {
       names = fs.readdirSync(dir)
     } catch {
