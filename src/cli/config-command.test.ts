@@ -5,14 +5,15 @@ import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { startGateway } from '../main/gateway/server'
 import { parseValue, patchAt, pathKeys } from './commands/config'
 
 const TOKEN = 'config-token-0123456789abcdef'
-const cliDir = tempDir('loopdesk-cli-config-')
 const env = useCliGateway(TOKEN)
 
+// each call is its own device: the gateway allows a device 3 config writes a minute (OpenClaw's limit)
 const cli = (args: string[], stdin?: string) =>
-  runCliCaptured(['config', ...args, '--url', env.stack.gw.url, '--state-dir', cliDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdin)
+  runCliCaptured(['config', ...args, '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-config-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN }, stdin)
 const onDisk = () => JSON.parse(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8'))
 
 describe('loopdesk config', () => {
@@ -35,6 +36,16 @@ describe('loopdesk config', () => {
     expect(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
     expect(await cli(['unset', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 0, out: 'unset agents.defaults.timeoutSeconds\n' })
     expect(onDisk().agents.defaults.timeoutSeconds).toBeUndefined()
+  })
+
+  it('an object is merged into the section (its other keys stay); a list replaces the list', async () => {
+    await cli(['set', 'agents.defaults', '{"timeoutSeconds": 300}'])
+    expect(onDisk().agents.defaults).toMatchObject({ timeoutSeconds: 300, model: { primary: 'mock/m1' } })
+    await cli(['set', 'gateway.allowedOrigins', '["http://a.example"]'])
+    await cli(['set', 'gateway.allowedOrigins', '["http://b.example"]'])
+    expect(onDisk().gateway.allowedOrigins).toEqual(['http://b.example'])
+    await cli(['unset', 'agents.defaults.timeoutSeconds'])
+    await cli(['unset', 'gateway'])
   })
 
   it('a secret from stdin is stored write-only: never echoed, never in the file as given', async () => {
@@ -62,5 +73,23 @@ describe('loopdesk config', () => {
     expect(parseValue('true')).toBe(true)
     expect(parseValue('["x"]')).toEqual(['x'])
     expect(parseValue('openai/gpt-5')).toBe('openai/gpt-5')
+  })
+})
+
+describe('loopdesk config set under the gateway\'s write limit', () => {
+  it('waits once for the next write slot and then writes', async () => {
+    // a gateway of its own with a short window: one config write per 1.5 s per device
+    const gw = await startGateway({ host: env.stack.rt.runtime, port: 0, token: TOKEN, stateDir: env.stack.rt.stateDir, staticDir: null, writeInfo: false, limits: { controlPlaneWrites: 1, controlPlaneWindowMs: 1500 } })
+    try {
+      const device = tempDir('loopdesk-cli-config-limit-')
+      const set = (v: string) => runCliCaptured(['config', 'set', 'agents.defaults.timeoutSeconds', v, '--url', gw.url, '--state-dir', device], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+      expect(await set('61')).toMatchObject({ code: 0 })
+      const second = await set('62')
+      expect(second).toMatchObject({ code: 0, out: 'set agents.defaults.timeoutSeconds\n', err: expect.stringMatching(/waiting 2 s/) })
+      expect(onDisk().agents.defaults.timeoutSeconds).toBe(62)
+    } finally {
+      await gw.close()
+      await cli(['unset', 'agents.defaults.timeoutSeconds'])
+    }
   })
 })

@@ -42,6 +42,8 @@ export class GatewayClientError extends Error {
     readonly code?: string,
     readonly details?: unknown,
     readonly payload?: unknown,
+    /** when the gateway says the call may be retried, after this long (a rate limit) */
+    readonly retryAfterMs?: number,
   ) {
     super(message)
     this.name = 'GatewayClientError'
@@ -142,7 +144,8 @@ export class GatewayConnectionClient {
     if (frame.ok) p.resolve(frame.payload)
     else {
       const e = frame.error ?? {}
-      p.reject(new GatewayClientError('request', e.message ?? 'request failed', e.code, e.details, frame.payload))
+      const retryAfterMs = e.retryable === true && typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined
+      p.reject(new GatewayClientError('request', e.message ?? 'request failed', e.code, e.details, frame.payload, retryAfterMs))
     }
   }
 

@@ -6,7 +6,7 @@
 import type { ResultOf } from '../../shared/methods'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
-import type { GatewayConnectionClient } from '../gateway-client'
+import { GatewayClientError, type GatewayConnectionClient } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
 import { commandTarget } from '../resolve'
 
@@ -15,8 +15,9 @@ loopdesk config set PATH VALUE | --stdin
 loopdesk config unset PATH
 loopdesk config path
   Reads or changes loopdesk.json through the running gateway, validated and applied at once. VALUE is
-  JSON when it parses as JSON (5, true, ["a"], {"k":1}), else a string. Secrets (API keys, the gateway
-  token) read as __REDACTED__; give one with --stdin to keep it out of your shell history.`
+  JSON when it parses as JSON (5, true, ["a"], {"k":1}), else a string; a list replaces the list there, an
+  object is merged into what is there. Secrets (API keys, the gateway token) read as __REDACTED__; give one
+  with --stdin to keep it out of your shell history.`
 
 const FLAGS = { json: { type: 'boolean' }, stdin: { type: 'boolean' }, ...TARGET_FLAGS } as const
 
@@ -80,9 +81,22 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       return EXIT.ok
     }
     if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
-    return write(conn, io, current, keys, path!, sub === 'unset' ? null : newValue)
+    try {
+      return await write(conn, io, current, keys, path!, sub === 'unset' ? null : newValue)
+    } catch (err) {
+      // the gateway allows a device a few config writes a minute: wait once for the next slot
+      const wait = err instanceof GatewayClientError && err.detailCode === 'RATE_LIMITED' ? err.retryAfterMs : undefined
+      if (wait === undefined || wait > RATE_LIMIT_WAIT_MAX_MS) throw err
+      io.stderr(`loopdesk: the gateway takes a few config writes a minute; waiting ${Math.ceil(wait / 1000)} s…\n`)
+      await new Promise((r) => setTimeout(r, wait))
+      const fresh = (await conn.request('config.get', {})) as ResultOf<'config.get'>
+      return write(conn, io, fresh, keys, path!, sub === 'unset' ? null : newValue)
+    }
   })
 }
+
+/** the longest wait for the gateway's config write limit before giving up */
+const RATE_LIMIT_WAIT_MAX_MS = 65_000
 
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
   let v: unknown = cfg.config
@@ -108,8 +122,10 @@ function secretState(cfg: ResultOf<'config.get'>, keys: string[]): 'set' | 'not 
 }
 
 async function write(conn: GatewayConnectionClient, io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string, value: unknown): Promise<number> {
-  // baseHash: what was just read; a change made in between (the window, another CLI) is refused, not overwritten
-  const params = { patch: patchAt(keys, value), baseHash: cfg.hash, ...(value !== null && typeof value === 'object' ? { replacePaths: [path] } : {}) }
+  // baseHash: what was just read; a change made in between (the window, another CLI) is refused, not overwritten.
+  // A list is set whole (config.patch would merge it by id); an object is merged into what is there, so
+  // setting one key of a section never drops its other keys.
+  const params = { patch: patchAt(keys, value), baseHash: cfg.hash, ...(Array.isArray(value) ? { replacePaths: [path] } : {}) }
   await conn.request('config.patch', params)
   io.stdout(value === null ? `unset ${path}\n` : `set ${path}\n`)
   return EXIT.ok
