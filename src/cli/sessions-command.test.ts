@@ -96,6 +96,18 @@ describe('loopdesk sessions export', () => {
     expect(json.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'toolResult', 'assistant'])
   })
 
+  it('a message over 128 KiB is exported whole (chat.history would show a placeholder for it)', async () => {
+    const long = `${'All work and no play. '.repeat(9000)}THE END`
+    server.push({ text: long, chunks: 8 })
+    await rt.call('agent', { message: 'write a lot', sessionKey: 'agent:main:long', idempotencyKey: 'long-1' })
+    await rt.call('agent.wait', { runId: 'long-1', timeoutMs: 20_000 })
+    expect(JSON.stringify((await rt.call('chat.history', { sessionKey: 'agent:main:long' })).messages)).toContain('message too large')
+    const md = await cli(['export', 'agent:main:long'])
+    expect(md.code).toBe(0)
+    expect(md.out).toContain(long)
+    expect(md.out).not.toContain('message too large')
+  })
+
   it('a session that does not exist, and usage errors', async () => {
     const none = await cli(['export', 'agent:main:nothing-here'])
     expect(none).toMatchObject({ code: 1, err: 'loopdesk: no session agent:main:nothing-here (see: loopdesk sessions)\n' })

@@ -205,6 +205,11 @@ export const Schemas = {
     /** OpenClaw's schema says ≤ 1000, newer Control UIs ask for 10,000: taken, the page is capped by bytes anyway */
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
     maxChars: Type.Optional(Type.Integer({ minimum: 1, maximum: 500_000 })),
+    /**
+     * Loopdesk (exports): every message whole, none replaced by the "message too large" placeholder OpenClaw
+     * puts in for one over 128 KiB; a page still stops at 6 MB (after at least one message).
+     */
+    wholeMessages: Type.Optional(Type.Boolean()),
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
     /**

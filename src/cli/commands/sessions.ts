@@ -113,9 +113,8 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
   return EXIT.ok
 }
 
-/** a page of chat.history: the most the gateway gives at once, each message whole */
+/** a page of chat.history: the most the gateway gives at once (each message whole: `wholeMessages`) */
 const EXPORT_PAGE = 1000
-const EXPORT_MAX_CHARS = 500_000
 
 /** `sessions export KEY`: the whole conversation, oldest first, paged backwards through chat.history. */
 async function exportSession(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
@@ -127,7 +126,7 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
   const { messages, row, sessionKey } = await withGateway({ target, stateDir, io }, async (conn) => {
     const pages: ChatHistoryPage[] = []
     for (let offset = 0; ; ) {
-      const page = (await conn.request('chat.history', { sessionKey: key, limit: EXPORT_PAGE, offset, maxChars: EXPORT_MAX_CHARS })) as ChatHistoryPage
+      const page = (await conn.request('chat.history', { sessionKey: key, limit: EXPORT_PAGE, offset, wholeMessages: true })) as ChatHistoryPage
       pages.unshift(page)
       if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
       offset = page.nextOffset

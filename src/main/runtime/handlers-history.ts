@@ -49,7 +49,7 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
         return window
       }
 
-      const page = pageHistory(historyRows(current), { limit: p.limit, offset: p.offset, maxChars: p.maxChars })
+      const page = pageHistory(historyRows(current), { limit: p.limit, offset: p.offset, maxChars: p.maxChars, wholeMessages: p.wholeMessages })
       const result: ChatHistoryPage = { sessionKey: key, sessionId, messages: page.messages, hasMore: page.hasMore, ...levels }
       if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
       // the newest page ends where the transcript ends: a client holding it can ask for what comes after

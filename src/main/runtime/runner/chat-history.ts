@@ -63,11 +63,14 @@ function capText(row: HistoryMessage, maxChars: number): HistoryMessage {
   return changed ? { ...row, content: next } : row
 }
 
-/** A row as served: text cut to maxChars, a row over 128 KiB replaced by a placeholder; with its JSON size. */
-function shapeRow(row: HistoryMessage, maxChars: number | undefined): { row: HistoryMessage; size: number } {
+/**
+ * A row as served: text cut to maxChars, a row over 128 KiB replaced by a placeholder (unless `whole`: an
+ * export wants every message as it is); with its JSON size.
+ */
+function shapeRow(row: HistoryMessage, maxChars: number | undefined, whole = false): { row: HistoryMessage; size: number } {
   if (maxChars) row = capText(row, maxChars)
   let size = Buffer.byteLength(JSON.stringify(row), 'utf8')
-  if (size > HISTORY_MESSAGE_MAX_BYTES) {
+  if (size > HISTORY_MESSAGE_MAX_BYTES && !whole) {
     row = { ...row, content: [{ type: 'text', text: HISTORY_OMITTED_TEXT }] }
     if (row.usage !== undefined) delete row.usage
     size = Buffer.byteLength(JSON.stringify(row), 'utf8')
@@ -77,7 +80,7 @@ function shapeRow(row: HistoryMessage, maxChars: number | undefined): { row: His
 
 export function pageHistory(
   rows: HistoryMessage[],
-  opts: { limit?: number; offset?: number; maxChars?: number } = {},
+  opts: { limit?: number; offset?: number; maxChars?: number; wholeMessages?: boolean } = {},
 ): HistoryPage {
   const limit = opts.limit ?? HISTORY_DEFAULT_LIMIT
   const offset = Math.min(opts.offset ?? 0, rows.length)
@@ -88,7 +91,7 @@ export function pageHistory(
   let first = end // index of the oldest row included
   // newest first, so the total cap keeps the most recent messages
   for (let i = end - 1; i >= start; i--) {
-    const { row, size } = shapeRow(rows[i], opts.maxChars)
+    const { row, size } = shapeRow(rows[i], opts.maxChars, opts.wholeMessages)
     if (total + size > HISTORY_TOTAL_MAX_BYTES && out.length > 0) break
     total += size
     out.push(row)

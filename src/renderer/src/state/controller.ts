@@ -667,14 +667,15 @@ export class Controller {
 
   /**
    * The whole conversation as Markdown (shared/conversation-markdown.ts, as `loopdesk sessions export`),
-   * paged backwards through history a thousand whole messages at a time; undefined (and a toast) on failure.
+   * paged backwards through history a thousand messages at a time, each whole (`wholeMessages`: none
+   * replaced by the too-large placeholder); undefined (and a toast) on failure.
    */
   async exportMarkdown(key: string): Promise<{ filename: string; markdown: string } | undefined> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const title = row ? sessionTitle(row) : key
     const pages: ChatHistoryPage[] = []
     for (let offset = 0; ; ) {
-      const page = await this.call(this.bridge.history({ sessionKey: key, limit: 1000, offset, maxChars: 500_000 }), 'Could not export')
+      const page = await this.call(this.bridge.history({ sessionKey: key, limit: 1000, offset, wholeMessages: true }), 'Could not export')
       if (!page) return undefined
       pages.unshift(page)
       if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
