@@ -844,7 +844,14 @@ export class FakeBridge implements Bridge {
     if (params.parentSessionKey !== undefined && !parent) return fail('NOT_FOUND', `session not found: ${params.parentSessionKey}`)
     if (params.fork && !parent) return fail('INVALID_REQUEST', 'sessions.create fork requires parentSessionKey')
     // first messages (message/task, attachments) are not sent by this fake; a fork copies the parent's messages
-    const messages = params.fork && parent ? parent.messages.map((m) => ({ ...m })) : []
+    let copied = params.fork && parent ? parent.messages : []
+    if (params.forkFrom === 'last-completed') {
+      // through the last reply that ended normally, as the runtime cuts it
+      const end = copied.findLastIndex((m) => m.role === 'assistant' && !['error', 'aborted', 'toolUse'].includes(String((m as { stopReason?: unknown }).stopReason)))
+      if (end < 0) return fail('INVALID_REQUEST', 'sessions.create forkFrom=last-completed: the parent has no completed reply to fork from')
+      copied = copied.slice(0, end + 1)
+    }
+    const messages = copied.map((m) => ({ ...m }))
     const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
     if (params.displayName !== undefined) row.displayName = params.displayName
     const s: FakeSession = { row, messages, events: [], queue: [] }

@@ -235,6 +235,22 @@ describe('fork', () => {
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
     expect(within(nav).getByText('Main')).toBeInTheDocument()
   })
+
+  it('forking a session while it runs copies it through its last completed reply', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ seed, tickMs: 200 })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'a long one{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Main').closest('[data-state]')).toHaveAttribute('data-state', 'running'))
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    await user.click(screen.getByRole('menuitem', { name: 'Fork' }))
+    await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toMatchObject({ parentSessionKey: 'agent:main:main', fork: true, forkFrom: 'last-completed' })
+    // the question still being answered stayed behind
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
+    expect(within(screen.getByRole('log')).queryByText('a long one')).toBeNull()
+  })
 })
 
 describe('pin and archive', () => {

@@ -581,11 +581,16 @@ export class Controller {
     return r.key
   }
 
-  /** A new session that starts with a copy of this one's conversation (sessions.create fork); it opens. */
+  /**
+   * A new session that starts with a copy of this one's conversation (sessions.create fork); it opens. While
+   * the session is running, the copy ends at its last completed reply (not at a question still being answered).
+   */
   async forkSession(key: string): Promise<string | undefined> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const title = row ? sessionTitle(row) : key
-    const r = await this.call(this.bridge.sessionsCreate({ parentSessionKey: key, fork: true, displayName: `${title} (fork)` }), 'Could not fork')
+    const running = row?.status === 'running' || !!row?.activeRunId
+    const params = { parentSessionKey: key, fork: true, displayName: `${title} (fork)`, ...(running ? { forkFrom: 'last-completed' as const } : {}) }
+    const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
     if (!r) return undefined
     this.upsertRow(r.entry)
     await this.selectSession(r.key)
