@@ -1,7 +1,26 @@
-// A conversation as Markdown, for keeping or sharing it outside Loopdesk (`loopdesk sessions export`): what
-// was said, with each tool call as one line and its result quoted briefly. Thinking is left out unless
-// asked for; images and attachments are named, not embedded.
+// A conversation as Markdown, for keeping or sharing it outside Loopdesk (`loopdesk sessions export`, the
+// window's Export): what was said, with each tool call as one line and its result quoted briefly. Thinking
+// is left out unless asked for; images and attachments are named, not embedded.
+import type { ChatHistoryPage, ParamsOf } from './methods'
 import { argsSummary, oneLine, resultText } from './tool-display'
+
+/** The chat.history params of each page an export reads: the most messages a page holds, each whole. */
+export type ExportPageParams = Pick<ParamsOf<'chat.history'>, 'limit' | 'offset' | 'wholeMessages'>
+
+/**
+ * Every message of a session, oldest first: chat.history paged backwards from the newest, 1,000 messages a
+ * page with `wholeMessages` (no message replaced by the over-128-KiB placeholder). `page` undefined = give up.
+ */
+export async function wholeConversation(page: (params: ExportPageParams) => Promise<ChatHistoryPage | undefined>): Promise<ChatHistoryPage[] | undefined> {
+  const pages: ChatHistoryPage[] = []
+  for (let offset = 0; ; ) {
+    const p = await page({ limit: 1000, offset, wholeMessages: true })
+    if (!p) return undefined
+    pages.unshift(p)
+    if (!p.hasMore || p.nextOffset === undefined || p.nextOffset <= offset) return pages
+    offset = p.nextOffset
+  }
+}
 
 export interface MarkdownMessage {
   role: string

@@ -11,6 +11,15 @@ export function textOf(content: unknown): string {
   return content.map((c) => (c && (c as { type?: string }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '')).join('')
 }
 
+/**
+ * A final reply: an assistant message that ended normally — not an error, an abort or a turn that called
+ * tools. Where a fork with `forkFrom: "last-completed"` ends (the runtime's sessions/fork.ts; the FakeBridge).
+ */
+export function isCompletedReply(message: { role?: unknown; stopReason?: unknown }): boolean {
+  const stop = message.stopReason
+  return message.role === 'assistant' && stop !== 'error' && stop !== 'aborted' && stop !== 'toolUse'
+}
+
 function hasToolCalls(content: unknown): boolean {
   return Array.isArray(content) && content.some((c) => c && (c as { type?: string }).type === 'toolCall')
 }

@@ -81,8 +81,9 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       return EXIT.ok
     }
     if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
+    const value = sub === 'unset' ? null : newValue
     try {
-      return await write(conn, io, current, keys, path!, sub === 'unset' ? null : newValue)
+      return await write(conn, io, current, keys, path!, value)
     } catch (err) {
       // the gateway allows a device a few config writes a minute: wait once for the next slot
       const wait = err instanceof GatewayClientError && err.detailCode === 'RATE_LIMITED' ? err.retryAfterMs : undefined
@@ -90,7 +91,7 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       io.stderr(`loopdesk: the gateway takes a few config writes a minute; waiting ${Math.ceil(wait / 1000)} s…\n`)
       await new Promise((r) => setTimeout(r, wait))
       const fresh = (await conn.request('config.get', {})) as ResultOf<'config.get'>
-      return write(conn, io, fresh, keys, path!, sub === 'unset' ? null : newValue)
+      return write(conn, io, fresh, keys, path!, value)
     }
   })
 }

@@ -4,8 +4,9 @@
 // state dir directly (no gateway); attachments only they named go with the next media cleanup.
 import fs from 'node:fs'
 import path from 'node:path'
+import { sessionDirs } from '../../main/runtime/media/reference-scan'
 import { archivedAt } from '../../main/runtime/sessions/paths'
-import { intFlag, type ParsedArgs, UsageError } from '../args'
+import { intFlag, type ParsedArgs, str, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
@@ -20,24 +21,10 @@ export interface ArchivedTranscript {
 }
 
 /** Archived transcripts under `<stateDir>/agents/<id>/sessions/` archived before `before` (ms). */
-export function archivedTranscripts(stateDir: string, before: number): ArchivedTranscript[] {
-  const agents = path.join(stateDir, 'agents')
+export async function archivedTranscripts(stateDir: string, before: number): Promise<ArchivedTranscript[]> {
   const out: ArchivedTranscript[] = []
-  let ids: string[]
-  try {
-    ids = fs.readdirSync(agents)
-  } catch {
-    return out
-  }
-  for (const id of ids) {
-    const dir = path.join(agents, id, 'sessions')
-    let names: string[]
-    try {
-      names = fs.readdirSync(dir)
-    } catch {
-      continue
-    }
-    for (const name of names) {
+  for (const dir of await sessionDirs(stateDir)) {
+    for (const name of fs.readdirSync(dir)) {
       const at = archivedAt(name)
       if (at === undefined || at >= before) continue
       const file = path.join(dir, name)
@@ -51,9 +38,9 @@ export function archivedTranscripts(stateDir: string, before: number): ArchivedT
 export async function pruneArchives(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
   if (args.length) throw new UsageError(`unexpected argument: ${args[0]}`)
   const days = intFlag(flags['older-than'], 'older-than', 0, 36_500) ?? DEFAULT_DAYS
-  const stateDir = resolveStateDir(typeof flags['state-dir'] === 'string' ? flags['state-dir'] : undefined, io.env)
+  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   if (!fs.existsSync(stateDir)) throw new CliError(`no state dir at ${stateDir}`, EXIT.failed)
-  const found = archivedTranscripts(stateDir, Date.now() - days * DAY_MS)
+  const found = await archivedTranscripts(stateDir, Date.now() - days * DAY_MS)
   const bytes = found.reduce((n, f) => n + f.bytes, 0)
   const what = `${found.length} archived transcript${found.length === 1 ? '' : 's'} older than ${days} day${days === 1 ? '' : 's'} (${sizeText(bytes)})`
   if (!found.length) {

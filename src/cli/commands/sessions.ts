@@ -1,11 +1,12 @@
 // `loopdesk sessions`: the sessions a terminal user can continue with `agent --session-key`, newest first,
 // named as the window names them; --search finds them by their messages too, as the sidebar does.
-import { conversationMarkdown, type MarkdownMessage } from '../../shared/conversation-markdown'
-import type { ChatHistoryPage, ResultOf, SessionSearchMatch } from '../../shared/methods'
+import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../shared/conversation-markdown'
+import type { ChatHistoryPage, ResultOf, SessionRow, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
-import { sessionTitle } from '../../shared/session-title'
+import { forkTitle, sessionTitle } from '../../shared/session-title'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError, type ParsedArgs } from '../args'
 import { withGateway } from '../connect'
+import type { GatewayConnectionClient } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { tableLines } from '../table'
 import { pruneArchives } from './prune'
@@ -113,10 +114,13 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
   return EXIT.ok
 }
 
-/** a page of chat.history: the most the gateway gives at once (each message whole: `wholeMessages`) */
-const EXPORT_PAGE = 1000
+/** The listed row of one session (its title), or undefined when sessions.list does not have it. */
+async function sessionRow(conn: GatewayConnectionClient, key: string): Promise<SessionRow | undefined> {
+  const list = (await conn.request('sessions.list', { search: key, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
+  return list.sessions.find((r) => r.key === key)
+}
 
-/** `sessions export KEY`: the whole conversation, oldest first, paged backwards through chat.history. */
+/** `sessions export KEY`: the whole conversation, oldest first (shared/conversation-markdown.ts). */
 async function exportSession(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
   const [key, ...extra] = args
   if (!key) throw new UsageError('sessions export needs a session key (see: loopdesk sessions)')
@@ -124,16 +128,10 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
   if (flags.search !== undefined || flags.limit !== undefined || flags.all) throw new UsageError('sessions export takes no --search, --limit or --all')
   const { stateDir, target } = commandTarget(flags, io.env)
   const { messages, row, sessionKey } = await withGateway({ target, stateDir, io }, async (conn) => {
-    const pages: ChatHistoryPage[] = []
-    for (let offset = 0; ; ) {
-      const page = (await conn.request('chat.history', { sessionKey: key, limit: EXPORT_PAGE, offset, wholeMessages: true })) as ChatHistoryPage
-      pages.unshift(page)
-      if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
-      offset = page.nextOffset
-    }
+    // a failed page throws here (it is a request): wholeConversation never gives up on its own
+    const pages = (await wholeConversation(async (p) => (await conn.request('chat.history', { sessionKey: key, ...p })) as ChatHistoryPage)) ?? []
     const canonical = pages[0]?.sessionKey ?? key
-    const list = (await conn.request('sessions.list', { search: canonical, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
-    return { messages: pages.flatMap((p) => p.messages), row: list.sessions.find((r) => r.key === canonical), sessionKey: canonical }
+    return { messages: pages.flatMap((p) => p.messages), row: await sessionRow(conn, canonical), sessionKey: canonical }
   })
   if (!row && !messages.length) throw new CliError(`no session ${sessionKey} (see: loopdesk sessions)`, EXIT.failed)
   if (flags.json) {
@@ -151,14 +149,12 @@ async function forkSession(args: string[], flags: ParsedArgs['flags'], io: CliIO
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
   const r = await withGateway({ target, stateDir, io }, async (conn) => {
-    const list = (await conn.request('sessions.list', { search: key, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
-    const row = list.sessions.find((s) => s.key === key)
-    const title = row ? sessionTitle(row) : key
+    const row = await sessionRow(conn, key)
     return (await conn.request('sessions.create', {
       parentSessionKey: key,
       fork: true,
       ...(flags['from-last-reply'] ? { forkFrom: 'last-completed' } : {}),
-      displayName: `${title} (fork)`.slice(0, 500),
+      displayName: forkTitle(row ? sessionTitle(row) : key),
     })) as ResultOf<'sessions.create'>
   })
   io.stdout(flags.json ? JSON.stringify(r) + '\n' : `${r.key}\n`)

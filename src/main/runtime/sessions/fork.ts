@@ -2,17 +2,9 @@
 // another way" without losing the original). The parent's transcript is only read; the child gets its own
 // file with the parent's messages and compaction summaries — not the parent's run markers, which describe
 // runs of the parent (a copied unfinished one would look like an interrupted run of the child).
+import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { TranscriptEntry } from '../contracts'
 import { Transcript } from './transcript'
-
-type MessageEntry = Extract<TranscriptEntry, { type: 'message' }>
-
-/** A final reply: an assistant message that ended normally (not an error, an abort or a tool call). */
-function isCompletedReply(e: TranscriptEntry): e is MessageEntry {
-  if (e.type !== 'message' || e.message.role !== 'assistant') return false
-  const stop = e.message.stopReason
-  return stop !== 'error' && stop !== 'aborted' && stop !== 'toolUse'
-}
 
 /**
  * The entries a fork starts with: the parent's messages and compactions, all of them or (`last-completed`)
@@ -21,7 +13,7 @@ function isCompletedReply(e: TranscriptEntry): e is MessageEntry {
 export function forkEntries(entries: readonly TranscriptEntry[], from?: 'last-completed'): TranscriptEntry[] | undefined {
   let end = entries.length
   if (from === 'last-completed') {
-    end = entries.findLastIndex(isCompletedReply) + 1
+    end = entries.findLastIndex((e) => e.type === 'message' && isCompletedReply(e.message)) + 1
     if (end === 0) return undefined
   }
   return entries.slice(0, end).filter((e) => e.type === 'message' || e.type === 'compaction')
@@ -32,15 +24,7 @@ export function lastReplyPreview(entries: readonly TranscriptEntry[]): string | 
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i]
     if (e.type !== 'message' || e.message.role !== 'assistant') continue
-    const content = e.message.content
-    const text = Array.isArray(content)
-      ? content
-          .filter((b): b is { type: 'text'; text: string } => (b as { type?: unknown })?.type === 'text' && typeof (b as { text?: unknown }).text === 'string')
-          .map((b) => b.text)
-          .join('')
-      : typeof content === 'string'
-        ? content
-        : ''
+    const text = textOf(e.message.content)
     if (text.trim()) return text.slice(0, 200)
   }
   return undefined

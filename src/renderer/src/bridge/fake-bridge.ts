@@ -32,7 +32,7 @@ import { matchSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
-import { textOf } from '../../../shared/history-row'
+import { isCompletedReply, textOf } from '../../../shared/history-row'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -847,7 +847,7 @@ export class FakeBridge implements Bridge {
     let copied = params.fork && parent ? parent.messages : []
     if (params.forkFrom === 'last-completed') {
       // through the last reply that ended normally, as the runtime cuts it
-      const end = copied.findLastIndex((m) => m.role === 'assistant' && !['error', 'aborted', 'toolUse'].includes(String((m as { stopReason?: unknown }).stopReason)))
+      const end = copied.findLastIndex((m) => isCompletedReply(m))
       if (end < 0) return fail('INVALID_REQUEST', 'sessions.create forkFrom=last-completed: the parent has no completed reply to fork from')
       copied = copied.slice(0, end + 1)
     }

@@ -5,8 +5,8 @@ import type { Bridge } from '../../../shared/bridge'
 import { isConnectionAware, isTokenChanged } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
-import type { ChatHistoryPage, ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
-import { conversationMarkdown, type MarkdownMessage } from '../../../shared/conversation-markdown'
+import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
@@ -15,7 +15,7 @@ import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
-import { deriveSessionTitle, sessionTitle } from '../../../shared/session-title'
+import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
@@ -589,7 +589,7 @@ export class Controller {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const title = row ? sessionTitle(row) : key
     const running = row?.status === 'running' || !!row?.activeRunId
-    const params = { parentSessionKey: key, fork: true, displayName: `${title} (fork)`, ...(running ? { forkFrom: 'last-completed' as const } : {}) }
+    const params = { parentSessionKey: key, fork: true, displayName: forkTitle(title), ...(running ? { forkFrom: 'last-completed' as const } : {}) }
     const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
     if (!r) return undefined
     this.upsertRow(r.entry)
@@ -671,21 +671,14 @@ export class Controller {
   }
 
   /**
-   * The whole conversation as Markdown (shared/conversation-markdown.ts, as `loopdesk sessions export`),
-   * paged backwards through history a thousand messages at a time, each whole (`wholeMessages`: none
-   * replaced by the too-large placeholder); undefined (and a toast) on failure.
+   * The whole conversation as Markdown (shared/conversation-markdown.ts, as `loopdesk sessions export`);
+   * undefined (and a toast) on failure.
    */
   async exportMarkdown(key: string): Promise<{ filename: string; markdown: string } | undefined> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const title = row ? sessionTitle(row) : key
-    const pages: ChatHistoryPage[] = []
-    for (let offset = 0; ; ) {
-      const page = await this.call(this.bridge.history({ sessionKey: key, limit: 1000, offset, wholeMessages: true }), 'Could not export')
-      if (!page) return undefined
-      pages.unshift(page)
-      if (!page.hasMore || page.nextOffset === undefined || page.nextOffset <= offset) break
-      offset = page.nextOffset
-    }
+    const pages = await wholeConversation((p) => this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export'))
+    if (!pages) return undefined
     const messages = pages.flatMap((p) => p.messages) as MarkdownMessage[]
     const markdown = conversationMarkdown(messages, { title, sessionKey: key, now: Date.now() })
     this.toast(`Exported “${title}” (${formatInt(messages.length)} messages)`, 'info')
