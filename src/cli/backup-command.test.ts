@@ -25,6 +25,7 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(t.stateDir, 'credentials.json'), '{"openai":"sk-secret"}', { mode: 0o600 })
   fs.mkdirSync(path.join(t.stateDir, 'workspace'), { recursive: true })
   fs.writeFileSync(path.join(t.stateDir, 'workspace', 'notes.txt'), 'agent output')
+  fs.writeFileSync(path.join(t.stateDir, 'workspace', 'Cargo.lock'), '# a project file, not a lock of ours')
   fs.writeFileSync(path.join(t.stateDir, 'agents', 'main', 'sessions', 'sessions.json.lock'), '')
   fs.writeFileSync(path.join(t.stateDir, 'agents', 'main', 'sessions', 'sessions.json.123.4.tmp'), '{')
 })
@@ -62,7 +63,8 @@ describe('loopdesk backup', () => {
     const r = await runCliCaptured(['backup', out, '--include-keys', '--with-workspace', '--state-dir', t.stateDir])
     expect(r.code).toBe(0)
     expect(r.err).toContain('holds your API keys')
-    expect(files(out)).toEqual(expect.arrayContaining(['credentials.json', 'workspace/notes.txt']))
+    // in the workspace every file is the user's, a Cargo.lock too
+    expect(files(out)).toEqual(expect.arrayContaining(['credentials.json', 'workspace/notes.txt', 'workspace/Cargo.lock']))
     expect(fs.statSync(path.join(out, 'credentials.json')).mode & 0o777).toBe(0o600)
     expect(files(out).some((f) => f.startsWith('gateway/') || f.startsWith('identity/'))).toBe(false)
   })

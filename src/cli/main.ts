@@ -8,7 +8,7 @@ export { relaunchIfWanted } from './v8-pool'
 
 // Commands are imported on use: `gateway call` should not pay for loading the runtime.
 async function help(): Promise<string> {
-  const [run, call, rotate, agent, sessions, models, status, devices, config, backup, dash] = await Promise.all([
+  const [run, call, rotate, agent, sessions, models, status, devices, config, backup, restore, dash] = await Promise.all([
     import('./commands/gateway-run'),
     import('./commands/gateway-call'),
     import('./commands/gateway-rotate-token'),
@@ -19,6 +19,7 @@ async function help(): Promise<string> {
     import('./commands/devices'),
     import('./commands/config'),
     import('./commands/backup'),
+    import('./commands/restore'),
     import('./commands/dashboard'),
   ])
   return `loopdesk — desktop agent runtime and local gateway
@@ -43,6 +44,8 @@ ${devices.DEVICES_HELP}
 ${config.CONFIG_HELP}
 
 ${backup.BACKUP_HELP}
+
+${restore.RESTORE_HELP}
 
 ${dash.DASHBOARD_HELP}
 
@@ -77,6 +80,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (cmd === 'devices') return await (await import('./commands/devices')).devicesCommand(args, io)
     if (cmd === 'config') return await (await import('./commands/config')).configCommand(args, io)
     if (cmd === 'backup') return await (await import('./commands/backup')).backupCommand(args, io)
+    if (cmd === 'restore') return await (await import('./commands/restore')).restoreCommand(args, io)
     if (cmd === 'dashboard') return await (await import('./commands/dashboard')).dashboard(args, io)
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {

@@ -14,18 +14,31 @@ import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
+import { copyTree } from '../state-copy'
 
 export const BACKUP_HELP = `loopdesk backup [DIR] [--include-keys] [--with-workspace] [--state-dir D]
   Copies config, sessions and transcripts (archived ones too), attachments, plugins and hooks into DIR
   (default ./loopdesk-backup-<date>-<time>; it must be new or empty), while Loopdesk keeps running.
   API keys are left out unless --include-keys (the copy is then as secret as they are); the agent's
   workspace unless --with-workspace; the gateway token, paired devices and device keys always.
-  To restore: stop Loopdesk and copy the folder's contents into the state dir.`
+  To put it back: loopdesk restore DIR.`
 
 const FLAGS = { 'include-keys': { type: 'boolean' }, 'with-workspace': { type: 'boolean' }, 'state-dir': TARGET_FLAGS['state-dir'], help: TARGET_FLAGS.help } as const
 
-/** top-level entries never copied: this installation's secrets and machine state */
-const ALWAYS_OUT = new Set(['gateway', 'identity'])
+/** top-level entries never copied (nor restored): this installation's secrets and machine state */
+export const ALWAYS_OUT = new Set(['gateway', 'identity'])
+
+/** the manifest a backup folder holds */
+export const MANIFEST = 'loopdesk-backup.json'
+
+export interface BackupManifest {
+  version: 1
+  createdAt: string
+  stateDir: string
+  files: number
+  bytes: number
+  leftOut: string[]
+}
 
 export interface BackupSummary {
   dir: string
@@ -48,41 +61,14 @@ export function backupStateDir(stateDir: string, dir: string, opts: { includeKey
   fs.mkdirSync(dst, { recursive: true, mode: 0o700 })
   const skipTop = (name: string) =>
     ALWAYS_OUT.has(name) || (name === 'credentials.json' && !opts.includeKeys) || (name === 'workspace' && !opts.withWorkspace)
-  const walk = (from: string, to: string, top: boolean) => {
-    for (const e of fs.readdirSync(from, { withFileTypes: true })) {
-      if (top && skipTop(e.name)) continue
-      // locks and half-written temp files (atomic writes rename theirs into place) are not data
-      if (e.name.endsWith('.lock') || e.name.endsWith('.tmp')) continue
-      const a = path.join(from, e.name)
-      const b = path.join(to, e.name)
-      if (e.isDirectory()) {
-        fs.mkdirSync(b, { mode: 0o700 })
-        walk(a, b, false)
-      } else if (e.isFile()) {
-        try {
-          fs.copyFileSync(a, b, fs.constants.COPYFILE_EXCL)
-        } catch (err) {
-          if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue // removed meanwhile (a pruned attachment)
-          throw err
-        }
-        // as private as the original (transcripts, keys and attachments are 0600)
-        fs.chmodSync(b, fs.statSync(a).mode & 0o777)
-        summary.files++
-        summary.bytes += fs.statSync(b).size
-      }
-      // symlinks are not followed: a link could point anywhere on the machine
-    }
-  }
-  walk(src, dst, true)
-  fs.writeFileSync(
-    path.join(dst, 'loopdesk-backup.json'),
-    JSON.stringify({ version: 1, createdAt: new Date().toISOString(), stateDir: src, files: summary.files, bytes: summary.bytes, leftOut: left }, null, 2) + '\n',
-    { mode: 0o600 },
-  )
+  Object.assign(summary, copyTree(src, dst, skipTop))
+  const manifest: BackupManifest = { version: 1, createdAt: new Date().toISOString(), stateDir: src, files: summary.files, bytes: summary.bytes, leftOut: left }
+  fs.writeFileSync(path.join(dst, MANIFEST), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 })
   return summary
 }
 
-const stamp = (d: Date) => d.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')
+/** a local-sortable UTC stamp for folder names: 20261123-211500 */
+export const stamp = (d: Date) => d.toISOString().slice(0, 19).replace(/[-:]/g, '').replace('T', '-')
 
 export async function backupCommand(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)

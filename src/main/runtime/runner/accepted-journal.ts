@@ -30,6 +30,11 @@ type Line =
   | { op: 'idle'; sessionKey: string; at: number }
 
 const FILE_RE = /^accepted\.(\d+)-[0-9a-f]+\.jsonl$/
+/** The pid of the runtime that writes a journal file of this name, or undefined when it is not one. */
+export const journalOwnerPid = (name: string): number | undefined => {
+  const m = FILE_RE.exec(name)
+  return m ? Number(m[1]) : undefined
+}
 // journals of runtimes alive in this process (shared across duplicated module copies, like write locks)
 const LIVE_KEY = Symbol.for('loopdesk.runtime.acceptedJournals')
 const live: Set<string> = ((globalThis as unknown as Record<symbol, Set<string> | undefined>)[LIVE_KEY] ??= new Set())
