@@ -57,9 +57,16 @@ const VerboseS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Liter
 const ReasoningS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('stream')])
 /** OpenClaw's session fast mode: on, off, or "auto" (the provider decides). */
 const FastModeS = Type.Union([Type.Boolean(), Type.Literal('auto')])
-export type FastMode = boolean | 'auto'
-/** OpenClaw's session permission modes (Loopdesk sessions have none; used by chat.send's precondition) */
+/**
+ * OpenClaw v4 session permission modes. Loopdesk serves two: `read-only` (the model gets only the tools
+ * that read: no write, edit, exec or plugin tools) and `guarded` (the default: files inside the workspace,
+ * commands after the allowlist or the user's approval). `workspace` (an LLM reviewer) and `full` (no
+ * confinement, no approvals) are refused with a reason.
+ */
 const PermissionModeS = Type.Union([Type.Literal('read-only'), Type.Literal('guarded'), Type.Literal('workspace'), Type.Literal('full')])
+/** the permission modes Loopdesk runs */
+export type PermissionMode = 'read-only' | 'guarded'
+export type FastMode = boolean | 'auto'
 /** OpenClaw's sparse per-session tool overlay (Loopdesk sessions have none; used by chat.send's precondition) */
 const ToolOverridesS = Closed({
   mcpServers: Type.Optional(Type.Record(Type.String(), Type.Boolean())),
@@ -180,7 +187,7 @@ export const Schemas = {
     expectedLeafEntryId: Type.Optional(Type.Union([NonEmpty(256), Type.Null()])),
     /** precondition: `<scope>|<mainKey>|<defaultAgentId>`, how "main" resolves (Loopdesk: `per-sender|main|<default agent>`) */
     expectedSessionRoutingContract: Type.Optional(NonEmpty(512)),
-    /** precondition: Loopdesk sessions have no permission mode, so only null matches */
+    /** precondition: the session's recorded permission mode (null: none recorded) */
     expectedPermissionMode: Type.Optional(Type.Union([PermissionModeS, Type.Null()])),
     /** precondition: Loopdesk sessions have no tool overrides, so only null or an overlay that overrides nothing matches */
     expectedToolOverrides: Type.Optional(Type.Union([ToolOverridesS, Type.Null()])),
@@ -277,6 +284,8 @@ export const Schemas = {
     model: Type.Optional(NonEmpty(256)),
     thinkingLevel: Type.Optional(ThinkingText),
     fastMode: Type.Optional(FastModeS),
+    /** what the session's runs may do (read-only or guarded; see PermissionModeS) */
+    permissionMode: Type.Optional(PermissionModeS),
     /** recorded as the row's spawnedBy (sessions.list filters on it); must be an existing session */
     parentSessionKey: Type.Optional(NonEmpty()),
     /** a first message, sent as chat.send would once the session exists (`task` is the same, OpenClaw's older name) */
@@ -316,6 +325,8 @@ export const Schemas = {
       Type.Union([Type.Literal('old'), Type.Literal('new'), Type.Literal('summarize'), Type.Null()]),
     ),
     fastMode: Type.Optional(Type.Union([FastModeS, Type.Null()])),
+    /** what the session's next runs may do (read-only or guarded; null: the default, guarded) */
+    permissionMode: Type.Optional(Type.Union([PermissionModeS, Type.Null()])),
     // Organisation (OpenClaw v4; rules in shared/session-organisation.ts). Archived sessions take no new work.
     expectedLifecycleRevision: ExpectedLifecycleRevision,
     /** apply `unread: false` only while the explicit unread mark is still this one (null: no mark) */
@@ -504,6 +515,8 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   /** Loopdesk: the last run was cut off by an app exit/crash (status is then `failed`) */
   interrupted?: true
   fastMode?: FastMode
+  /** set with sessions.patch / sessions.create; absent = guarded */
+  permissionMode?: PermissionMode
   activeRunId?: string
   startedAt?: number
   endedAt?: number

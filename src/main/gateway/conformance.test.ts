@@ -904,10 +904,15 @@ describe('session organisation (v4 sessions.patch fields, lifecycle precondition
   it('fields that need subsystems Loopdesk lacks are still refused, not ignored', async () => {
     const c = await connect()
     await c.request('sessions.create', { key: 'agent:main:refuses' })
-    for (const extra of [{ execHost: 'gateway' }, { sendPolicy: 'deny' }, { permissionMode: 'read-only' }, { boardFace: 'chat' }, { contextWindow: '1m' }]) {
+    // (of permissionMode, the modes Loopdesk does not run: permission-mode.test.ts)
+    for (const extra of [{ execHost: 'gateway' }, { sendPolicy: 'deny' }, { permissionMode: 'full' }, { boardFace: 'chat' }, { contextWindow: '1m' }]) {
       conforms('SessionsPatchParams', { key: 'agent:main:refuses', ...extra })
       expect(await failure(c.request('sessions.patch', { key: 'agent:main:refuses', ...extra })), JSON.stringify(extra)).toMatchObject({ code: 'INVALID_REQUEST' })
     }
+    // a permission mode it runs: the row conforms and carries it
+    const ro = (await c.request('sessions.patch', { key: 'agent:main:refuses', permissionMode: 'read-only' })) as { entry: unknown }
+    conforms('SessionRow', ro.entry)
+    expect(ro.entry).toMatchObject({ permissionMode: 'read-only' })
     // emitLifecycleHooks is served (plugins' session_end: hooks/extensions.e2e.test.ts)
     conforms('SessionsDeleteParams', { key: 'agent:main:refuses', emitLifecycleHooks: false })
     expect(await c.request('sessions.delete', { key: 'agent:main:refuses', emitLifecycleHooks: false })).toMatchObject({ deleted: true })

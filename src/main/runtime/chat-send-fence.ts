@@ -10,10 +10,10 @@
 //   queue). Checked in the same synchronous step that accepts the message, so no append can slip in between.
 //   → "active branch changed; review and retry" (details.reason `active-leaf-changed`, OpenClaw's words). An
 //   explicit `queueMode: "steer"` ignores it (OpenClaw: a steer joins the running turn by design).
-// - `expectedPermissionMode` / `expectedToolOverrides`: Loopdesk sessions have neither (no permission modes,
-//   no per-session tool overlay), so only what means "none" matches: null, and for tool overrides an overlay
-//   that overrides nothing (empty maps, empty deny lists, webSearch not false) → "Session settings changed
-//   before send. Retry." (details.reason `session-settings-changed`).
+// - `expectedPermissionMode`: the mode recorded on the session (sessions.patch / sessions.create), null when
+//   none is. `expectedToolOverrides`: Loopdesk sessions have no per-session tool overlay, so only an overlay
+//   that overrides nothing matches (empty maps, empty deny lists, webSearch not false). Either → "Session
+//   settings changed before send. Retry." (details.reason `session-settings-changed`).
 // - `expectedSessionRoutingContract`: how a bare "main" resolves, OpenClaw's `<scope>|<mainKey>|<defaultAgent>`;
 //   Loopdesk's is `per-sender|main|<config default agent>` (changes when the default agent does) → "session
 //   routing changed; review and retry" (details.reason `session-routing-changed`).
@@ -111,8 +111,9 @@ export function sessionHasPendingWork(core: RuntimeCore, key: string): boolean {
 export function checkSendFence(core: RuntimeCore, key: string, agentId: string, f: SendFence | undefined, opts: { command?: boolean } = {}): void {
   if (!f) return
   const entry = core.store(agentId).get(key)
-  if (f.expectedPermissionMode !== undefined && f.expectedPermissionMode !== null) {
-    throw settingsChanged({ expectedPermissionMode: f.expectedPermissionMode, permissionMode: null })
+  const permissionMode = entry?.permissionMode ?? null
+  if (f.expectedPermissionMode !== undefined && f.expectedPermissionMode !== permissionMode) {
+    throw settingsChanged({ expectedPermissionMode: f.expectedPermissionMode, permissionMode })
   }
   if (f.expectedToolOverrides !== undefined && !overridesNothing(f.expectedToolOverrides)) {
     throw settingsChanged({ expectedToolOverrides: f.expectedToolOverrides, toolOverrides: null })

@@ -9,7 +9,7 @@ import type {
   ExecApprovalRequest,
   ExecApprovalResolved,
 } from '../../shared/events'
-import type { FastMode, ModelChoice, ReplyPayload, SessionStatus, ThinkingLevel, ToolInfo } from '../../shared/methods'
+import type { FastMode, ModelChoice, PermissionMode, ReplyPayload, SessionStatus, ThinkingLevel, ToolInfo } from '../../shared/methods'
 import type { SessionOrganisation } from '../../shared/session-organisation'
 
 // ------------------------------------------------------------------ config (<stateDir>/loopdesk.json)
@@ -192,6 +192,8 @@ export interface SessionEntry extends SessionOrganisation {
   queueDrop?: 'old' | 'new' | 'summarize'
   /** OpenClaw fast mode (sessions.patch / sessions.create); a chat.send fastMode overrides it per message (runner/fast-mode.ts) */
   fastMode?: FastMode
+  /** what the session's runs may do (sessions.patch / sessions.create); absent = guarded (tools/permission-mode.ts) */
+  permissionMode?: PermissionMode
   inputTokens?: number
   outputTokens?: number
   cacheRead?: number

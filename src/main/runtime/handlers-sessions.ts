@@ -24,6 +24,7 @@ import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type 
 import { deriveSessionTitleOf } from '../../shared/session-title'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
+import { supportedPermissionMode } from './tools'
 
 type SessionHandlers = Pick<
   Handlers,
@@ -114,7 +115,7 @@ export async function resetSession(
 }
 
 const KEPT_ON_RESET = [
-  'label', 'displayName', 'spawnedBy', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode',
+  'label', 'displayName', 'spawnedBy', 'modelOverride', 'thinkingLevel', 'verboseLevel', 'reasoningLevel', 'fastMode', 'permissionMode',
   'queueMode', 'queueDebounceMs', 'queueCap', 'queueDrop', 'archivedAt', 'pinnedAt', 'icon', 'color', 'category',
 ] as const satisfies ReadonlyArray<keyof SessionEntry>
 
@@ -239,10 +240,14 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       if (attachments) normalizeAttachments(attachments)
       const category = p.category === undefined ? undefined : normalizeSessionCategory(p.category)
       if (category && !category.ok) throw invalid(category.reason)
+      // a fork keeps its parent's mode unless the call sets one (a read-only conversation stays read-only)
+      const permissionMode =
+        p.permissionMode !== undefined ? supportedPermissionMode(p.permissionMode, 'sessions.create') : p.fork ? parentEntry?.permissionMode : undefined
       const settings: Array<[keyof SessionEntry, unknown]> = [
         ['label', p.label],
         ['thinkingLevel', thinking],
         ['fastMode', p.fastMode],
+        ['permissionMode', permissionMode],
         ['spawnedBy', parent?.key],
         ['spawnDepth', p.spawnDepth],
       ]
@@ -320,6 +325,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         ['queueDrop', p.queueDrop],
         // the session's speed; runs map it onto the provider's service tier where one exists (runner/fast-mode.ts)
         ['fastMode', p.fastMode],
+        // what its next runs may do (tools/permission-mode.ts)
+        ['permissionMode', typeof p.permissionMode === 'string' ? supportedPermissionMode(p.permissionMode, 'sessions.patch') : p.permissionMode],
       ]
       const organisation = organisationPatchOf(p)
       // a fenced read acknowledgement (two windows racing to mark a session read) must be nothing else

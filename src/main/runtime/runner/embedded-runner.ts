@@ -28,7 +28,7 @@ import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
 import type { ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
-import { toolDeclaration } from '../tools'
+import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode } from '../tools'
 import { RunBridge } from './bridge'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
@@ -434,8 +434,11 @@ export class EmbeddedRunner {
             },
           })
         : []
-      const extra = (await callHook('extraTools', deps.hooks.extraTools && (() => deps.hooks.extraTools!(ctx)), this.hookError)) ?? []
-      tools.push(...extra)
+      // a read-only session offers only the built-in tools that read; plugin tools are left out (nothing vouches
+      // that they only read), so their hook is not even asked
+      const readOnly = entry!.permissionMode === 'read-only'
+      if (readOnly) tools.splice(0, tools.length, ...toolsForMode('read-only', tools))
+      else tools.push(...((await callHook('extraTools', deps.hooks.extraTools && (() => deps.hooks.extraTools!(ctx)), this.hookError)) ?? []))
 
       // ---- system prompt
       const built = await buildRunPrompt({
@@ -446,9 +449,9 @@ export class EmbeddedRunner {
         toolNames: tools.map((t) => t.name),
         bootstrapMaxChars: config.defaults.bootstrapMaxChars,
         previousSkills: entry!.skillsSnapshot,
-        extraSystemPrompt: req.input?.receipt
-          ? [req.extraSystemPrompt, receiptPrompt(req.input.receipt)].filter(Boolean).join('\n\n')
-          : req.extraSystemPrompt,
+        extraSystemPrompt:
+          [req.extraSystemPrompt, req.input?.receipt ? receiptPrompt(req.input.receipt) : undefined, readOnly ? READ_ONLY_PROMPT : undefined].filter(Boolean).join('\n\n') ||
+          undefined,
         compactionSummary: history.compactionSummary,
         bootstrapHook: deps.hooks.bootstrap,
       })

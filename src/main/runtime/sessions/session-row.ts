@@ -21,6 +21,7 @@ const OPTIONAL_FIELDS = [
   'lastMessagePreview',
   'lastError',
   'fastMode',
+  'permissionMode',
   'lifecycleRevision',
 ] as const satisfies ReadonlyArray<keyof SessionEntry & keyof SessionRow>
 

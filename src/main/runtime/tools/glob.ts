@@ -20,6 +20,7 @@ const toPosix = (p: string) => p.split(path.sep).join('/')
 export const globTool = defineTool(
   {
     name: 'glob',
+    readOnly: true,
     label: 'Find files',
     description:
       'Find files and directories by glob pattern, relative to path (default: workspace root). Supports ** (any depth), *, ?, [abc] and {a,b}. ' +

@@ -79,6 +79,7 @@ async function searchFile(
 export const grepTool = defineTool(
   {
     name: 'grep',
+    readOnly: true,
     label: 'Search files',
     description:
       'Search file contents with a regular expression. Returns "path:line: text" for each matching line ' +

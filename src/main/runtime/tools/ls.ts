@@ -15,6 +15,7 @@ const params = Type.Object({
 export const lsTool = defineTool(
   {
     name: 'ls',
+    readOnly: true,
     label: 'List directory',
     description: `List the entries of a workspace directory (up to ${LS_MAX_ENTRIES}). Directories end with "/", symlinks with "@".`,
     parameters: params,

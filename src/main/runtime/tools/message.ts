@@ -13,6 +13,7 @@ const params = Type.Object({
 export const messageTool = defineTool(
   {
     name: 'message',
+    readOnly: true,
     label: 'Send message',
     description:
       'Send a message to the user immediately, before the run finishes (progress notes, or the answer itself). ' +

@@ -33,6 +33,7 @@ function imageMime(buf: Uint8Array): string | undefined {
 export const readTool = defineTool(
   {
     name: 'read',
+    readOnly: true,
     label: 'Read file',
     description:
       `Read a file from the workspace. Returns its text (up to ${READ_DEFAULT_LINES} lines / ${READ_MAX_CHARS} characters per call; ` +

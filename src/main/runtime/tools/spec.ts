@@ -10,6 +10,8 @@ export interface ToolSpec<P extends TSchema = TSchema> {
   description: string
   parameters: P
   needsApproval?: boolean
+  /** changes nothing on this machine (files, processes): offered in read-only sessions (permission-mode.ts) */
+  readOnly?: boolean
   /** tools with side effects run one at a time */
   executionMode?: 'sequential' | 'parallel'
 }

@@ -161,6 +161,7 @@ function kindOf(contentType: string, bytes: Uint8Array): Kind {
 export const webFetchTool = defineTool(
   {
     name: 'web_fetch',
+    readOnly: true,
     label: 'Fetch URL',
     description:
       'Fetch an http(s) URL (GET) and return its readable text: HTML is converted to plain text, JSON and text are returned as is. ' +
