@@ -1,7 +1,8 @@
 // Browser mode end to end: the built renderer served by a REAL headless gateway over the real runtime,
 // whose model is the scripted OpenAI-compatible server (test/fixtures/model-server.ts). The page opens
 // http://127.0.0.1:<port>/#token=… like `loopdesk dashboard` prints it and talks over the WebSocket bridge.
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { expect, test, type Page } from '@playwright/test'
 import { shot } from './shots'
 import { useBrowserGateway } from './browser-gateway'
@@ -301,4 +302,29 @@ test('Fork through the real runtime: a new session with the conversation so far;
   await nav.getByText(title, { exact: true }).click()
   await expect(log(page).getByText('The original answer.')).toBeVisible()
   await expect(log(page).getByText('A different direction.')).toHaveCount(0)
+})
+
+test('Read-only through the real runtime: the next run offers the model no write tools; a write it calls anyway changes nothing', async ({ page }) => {
+  await open(page)
+  await newSession(page)
+  const lock = page.getByRole('button', { name: 'Read-only' })
+  await lock.click()
+  await expect(lock).toHaveAttribute('aria-pressed', 'true')
+  await expect(page.getByText('Read-only: no file changes or commands')).toBeVisible()
+  env.model.push({ toolCalls: [{ name: 'write', args: { path: 'e2e-made.txt', content: 'x' } }] }, { text: 'I cannot change files here.', chunks: 2 })
+  await send(page, 'create a file')
+  await expect(log(page).getByText('I cannot change files here.')).toBeVisible()
+  const asked = env.model.requests.at(-2)!.body as { tools?: Array<{ function: { name: string } }> }
+  expect((asked.tools ?? []).map((t) => t.function.name).sort()).toEqual(['glob', 'grep', 'ls', 'message', 'read', 'web_fetch'])
+  expect(existsSync(join(env.rt.workspace, 'e2e-made.txt'))).toBe(false)
+  await page.mouse.move(0, 0) // the lock as it stays, not hovered
+  await shot(page, 'app-read-only')
+  // allowed again: the next run gets every tool
+  await lock.click()
+  await expect(lock).toHaveAttribute('aria-pressed', 'false')
+  env.model.push({ text: 'Tools are back.', chunks: 2 })
+  await send(page, 'and now?')
+  await expect(log(page).getByText('Tools are back.')).toBeVisible()
+  const again = env.model.requests.at(-1)!.body as { tools?: Array<{ function: { name: string } }> }
+  expect((again.tools ?? []).map((t) => t.function.name)).toEqual(expect.arrayContaining(['write', 'edit', 'exec']))
 })

@@ -854,6 +854,10 @@ export class FakeBridge implements Bridge {
     const messages = copied.map((m) => ({ ...m }))
     const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
     if (params.displayName !== undefined) row.displayName = params.displayName
+    // as the runtime: a fork keeps its parent's permission mode unless one is given
+    const mode = params.permissionMode ?? (params.fork ? parent?.row.permissionMode : undefined)
+    if (mode === 'workspace' || mode === 'full') return fail('INVALID_REQUEST', `sessions.create permissionMode "${mode}" is not offered`)
+    if (mode) row.permissionMode = mode
     const s: FakeSession = { row, messages, events: [], queue: [] }
     this.sessions.set(key, s)
     this.changed(s, 'create')
@@ -868,11 +872,13 @@ export class FakeBridge implements Bridge {
     const organised = patchOrganisation(s.row, params, busy)
     if (typeof organised === 'string') return fail('INVALID_REQUEST', organised)
     if (organised === s.row) return ok({ ok: true, key: s.row.key, entry: { ...s.row } }) // a stale read acknowledgement
+    if (params.permissionMode === 'workspace' || params.permissionMode === 'full') return fail('INVALID_REQUEST', `sessions.patch permissionMode "${params.permissionMode}" is not offered`)
     s.row = organised
     if (params.label !== undefined) s.row = { ...s.row, label: params.label ?? undefined }
     if (params.thinkingLevel !== undefined) s.row = { ...s.row, thinkingLevel: (params.thinkingLevel ?? undefined) as ThinkingLevel | undefined }
     if (params.model !== undefined) s.row = { ...s.row, model: params.model ?? undefined }
     if (params.fastMode !== undefined) s.row = { ...s.row, fastMode: params.fastMode ?? undefined }
+    if (params.permissionMode !== undefined) s.row = { ...s.row, permissionMode: params.permissionMode ?? undefined }
     this.changed(s, 'patch')
     return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
   }
@@ -885,7 +891,8 @@ export class FakeBridge implements Bridge {
     s.messages = []
     s.events = []
     s.queue = []
-    s.row = withOrganisation(this.newRow(s.row.key, s.row.label), keptOnReset(s.row))
+    const mode = s.row.permissionMode
+    s.row = withOrganisation({ ...this.newRow(s.row.key, s.row.label), ...(mode ? { permissionMode: mode } : {}) }, keptOnReset(s.row))
     this.changed(s, 'reset')
     return ok({ ok: true, key: s.row.key, entry: { ...s.row } })
   }

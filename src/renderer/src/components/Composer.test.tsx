@@ -202,3 +202,27 @@ describe('slash commands', () => {
     expect(screen.queryByRole('listbox')).toBeNull()
   })
 })
+
+describe('read-only', () => {
+  it('the lock makes the session read-only (sessions.patch), says so under the box, and allows changes again', async () => {
+    const { bridge } = await renderApp()
+    const user = userEvent.setup()
+    const lock = screen.getByRole('button', { name: 'Read-only' })
+    expect(lock).toHaveAttribute('aria-pressed', 'false')
+    expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
+    await user.click(lock)
+    await waitFor(() => expect(lock).toHaveAttribute('aria-pressed', 'true'))
+    const patch = bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params as { key: string; permissionMode: unknown }
+    expect(patch.permissionMode).toBe('read-only')
+    expect(screen.getByText(/Read-only: no file changes or commands/)).toBeInTheDocument()
+    expect(lock).toHaveAttribute('title', expect.stringMatching(/^Read-only: the agent can read and search files but not change them/))
+    // the row the runtime lists carries the mode
+    const listed = await bridge.sessionsList({})
+    expect(listed.ok && listed.data.sessions.find((r) => r.key === patch.key)?.permissionMode).toBe('read-only')
+
+    await user.click(lock)
+    await waitFor(() => expect(lock).toHaveAttribute('aria-pressed', 'false'))
+    expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toMatchObject({ key: patch.key, permissionMode: null })
+    expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
+  })
+})

@@ -1,7 +1,8 @@
 // The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
 // While a run is active: Stop (then "Stopping…" until the run ends), Steer into the running reply, or
 // Queue a follow-up; the queue shows what happened to each message. Drafts persist per session. A "/"
-// offers the chat commands (SlashMenu).
+// offers the chat commands (SlashMenu). The lock makes the session read-only (the agent reads and searches
+// but cannot change files or run commands) from its next run on.
 // Files are attached with the paperclip, by pasting or by dropping them (see FileDrop); they go with the
 // next message — also a steered or queued one — and a message may be just attachments.
 import { useEffect, useRef, useState } from 'react'
@@ -12,7 +13,7 @@ import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
-import { IconPaperclip, IconSend, IconStop, IconX } from './icons'
+import { IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
 
 const OUTCOME: Record<QueueItem['status'], string> = {
   queued: 'Queued',
@@ -77,6 +78,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   const connected = useAppStore('settings', (s) => s.connection === 'ready')
   const attachments = useAppStore('composer', (s) => s.attachments[sessionKey] ?? NO_ATTACHMENTS)
   const encoding = useAppStore('composer', (s) => !!s.encoding[sessionKey])
+  const readOnly = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.permissionMode === 'read-only')
   const ref = useRef<HTMLTextAreaElement>(null)
   const picker = useRef<HTMLInputElement>(null)
   // Position in the input history while browsing with ↑/↓ (-1 = editing the draft).
@@ -198,6 +200,20 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           <button type="button" className="btn btn-ghost btn-icon composer-attach" aria-label="Attach files" title="Attach files (or paste, or drop them here)" onClick={() => picker.current?.click()}>
             <IconPaperclip />
           </button>
+          <button
+            type="button"
+            className={`btn btn-ghost btn-sm composer-readonly ${readOnly ? 'is-on' : ''}`}
+            aria-pressed={readOnly}
+            disabled={!connected}
+            title={
+              readOnly
+                ? 'Read-only: the agent can read and search files but not change them or run commands. Click to allow changes (from the next reply on).'
+                : 'Make this session read-only: the agent can read and search files but not change them or run commands (from the next reply on).'
+            }
+            onClick={() => void controller.setReadOnly(sessionKey, !readOnly)}
+          >
+            <IconLock /> Read-only
+          </button>
           {running ? (
             <>
               <button type="button" className="btn btn-sm" disabled={!canSend} onClick={() => submit('steer')} title={steerTitle}>
@@ -224,6 +240,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
         </div>
       </div>
       <div className="composer-hint">
+        {readOnly && <span className="composer-mode">Read-only: no file changes or commands · </span>}
         {running ? 'Enter queues a follow-up · Steer injects into the running reply' : 'Enter to send · Shift+Enter for a new line · ↑ for earlier messages'}
       </div>
     </form>

@@ -609,6 +609,19 @@ export class Controller {
     return !!r
   }
 
+  /**
+   * Read-only (the agent may read and search, not change files or run commands) or back to the default
+   * (guarded). A run already going keeps its tools; the next one gets the new set.
+   */
+  async setReadOnly(key: string, readOnly: boolean): Promise<boolean> {
+    const r = await this.call(
+      this.bridge.sessionsPatch({ key, permissionMode: readOnly ? 'read-only' : null }),
+      readOnly ? 'Could not make the session read-only' : 'Could not allow changes',
+    )
+    if (r) this.upsertRow(r.entry)
+    return !!r
+  }
+
   /** Archiving the open session while archived ones are hidden opens the next listed one. */
   async archiveSession(key: string, archived: boolean): Promise<boolean> {
     const r = await this.call(this.bridge.sessionsPatch({ key, archived }), archived ? 'Could not archive' : 'Could not unarchive')
