@@ -26,7 +26,7 @@ beforeAll(async () => {
   gw = stack.gw
   await run('plan the garden beds', 'agent:main:garden', 'Tomatoes go in the sunniest bed.')
   await run('what about taxes?', 'agent:main:taxes', 'File before April.')
-  await rt.call('sessions.patch', { key: 'agent:main:taxes', label: 'Tax questions' })
+  await rt.call('sessions.patch', { key: 'agent:main:taxes', label: 'Tax questions', permissionMode: 'read-only' })
 })
 afterAll(async () => {
   await stack?.close()
@@ -37,12 +37,12 @@ const cli = (args: string[]) =>
   runCliCaptured(['sessions', ...args, '--url', gw.url, '--state-dir', tempDir('loopdesk-cli-ses-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 
 describe('loopdesk sessions', () => {
-  it('lists newest first with the titles the window shows', async () => {
+  it('lists newest first with the titles the window shows (and which sessions are read-only)', async () => {
     const r = await cli([])
     expect(r.code).toBe(0)
     const lines = r.out.trim().split('\n')
     expect(lines[0]).toMatch(/^KEY\s+TITLE\s+STATUS\s+UPDATED\s+TOKENS$/)
-    expect(lines[1]).toMatch(/^agent:main:taxes\s+Tax questions\s+idle\s+just now\s+\d+$/)
+    expect(lines[1]).toMatch(/^agent:main:taxes\s+Tax questions\s+idle, read-only\s+just now\s+\d+$/)
     expect(lines[2]).toMatch(/^agent:main:garden\s+plan the garden beds\s+idle\s+just now\s+\d+$/)
     const limited = await cli(['--limit', '1'])
     expect(limited.out.trim().split('\n')).toHaveLength(2)
@@ -53,8 +53,9 @@ describe('loopdesk sessions', () => {
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/agent:main:garden .*\n {4}assistant: Tomatoes go in the sunniest bed\.\n$/)
     expect(r.out).not.toContain('taxes')
-    const byTitle = JSON.parse((await cli(['--search', 'tax', '--json'])).out) as Array<{ key: string; title: string; match?: string }>
+    const byTitle = JSON.parse((await cli(['--search', 'tax', '--json'])).out) as Array<{ key: string; title: string; match?: string; readOnly?: boolean }>
     expect(byTitle.map((s) => s.key)).toEqual(['agent:main:taxes'])
+    expect(byTitle[0].readOnly).toBe(true)
     expect((await cli(['--search', 'nothing like this'])).out).toBe('no sessions match "nothing like this"\n')
   })
 

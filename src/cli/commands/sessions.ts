@@ -16,7 +16,7 @@ export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--a
 loopdesk sessions export KEY [--thinking] [--json]
 loopdesk sessions fork KEY [--from-last-reply] [--json]
 loopdesk sessions prune [--older-than DAYS] [--yes]
-  Lists the gateway's sessions, newest first (default 20): key, title, status, last activity, tokens.
+  Lists the gateway's sessions, newest first (default 20): key, title, status (archived, read-only), last activity, tokens.
   --search matches titles, keys and the messages themselves (with the matching line); --all includes
   archived sessions. Continue one with: loopdesk agent --session-key <key> -m …
   export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
@@ -45,6 +45,8 @@ interface Listed {
   updatedAt: number
   totalTokens: number
   archived: boolean
+  /** the session offers the model only the tools that read */
+  readOnly?: true
   /** --search: the matching message */
   match?: string
 }
@@ -53,7 +55,8 @@ interface Listed {
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s)
 
 function table(rows: Listed[], now: number): string {
-  const cols = rows.map((r) => [r.key, cut(r.title, 40), r.archived ? `${r.status}, archived` : r.status, relativeTime(r.updatedAt, now), String(r.totalTokens)])
+  const status = (r: Listed) => [r.status, ...(r.archived ? ['archived'] : []), ...(r.readOnly ? ['read-only'] : [])].join(', ')
+  const cols = rows.map((r) => [r.key, cut(r.title, 40), status(r), relativeTime(r.updatedAt, now), String(r.totalTokens)])
   const [head, ...lines] = tableLines(['KEY', 'TITLE', 'STATUS', 'UPDATED', 'TOKENS'], cols)
   const out = [head]
   rows.forEach((r, i) => {
@@ -105,6 +108,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       updatedAt: r.updatedAt,
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,
+      ...(r.permissionMode === 'read-only' ? { readOnly: true as const } : {}),
       ...(m ? { match: `${m.role}: ${m.snippet}` } : {}),
     }
   })
