@@ -2,7 +2,7 @@
 import type { ChatCommandInfo } from './methods'
 
 /**
- * What the runtime's `parseCommand` (runtime/handlers-context.ts) recognizes in a chat message, as
+ * What `parseCommand` recognizes in a chat message, as
  * commands.list describes it and the composer offers it (handlers-context.test keeps the two in step).
  */
 export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
@@ -33,3 +33,13 @@ export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
     acceptsArgs: false,
   },
 ]
+
+/** The chat command a message is, if it is one (the runtime acts on it; the gateway's scopes gate it). */
+export function parseCommand(message: string): { command: 'new' | 'reset' | 'stop'; rest: string } | undefined {
+  const m = /^\s*\/(new|reset|stop)(?:\s+([\s\S]*))?$/i.exec(message)
+  if (!m) return undefined
+  const command = m[1].toLowerCase() as 'new' | 'reset' | 'stop'
+  const rest = (m[2] ?? '').trim()
+  if (command === 'stop' && rest) return undefined // "/stop the music" is a message, not the command
+  return { command, rest }
+}

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import type { GatewayConnectionClient } from '../../cli/gateway-client'
+import { METHOD_NAMES } from '../../shared/methods'
 import { RawClient, startTestGateway, type TestGateway } from './test-support'
 
 let t: TestGateway | undefined
@@ -64,6 +65,23 @@ describe('malformed frames', () => {
     const fresh = await t.connect()
     await expect(fresh.request('health')).resolves.toMatchObject({ ok: true })
     await Promise.all([attacker.close(), bystander.close(), fresh.close()])
+  })
+
+  it('params that are not an object are refused as invalid by every method (none reaches a handler)', async () => {
+    t = await startTestGateway()
+    const c = await t.connect()
+    const raw = new RawClient(socketOf(c))
+    let n = 0
+    for (const method of METHOD_NAMES) {
+      for (const params of [null, 'text', 7, [1], true]) {
+        const id = `np${n++}`
+        socketOf(c).send(JSON.stringify({ type: 'req', id, method, params }))
+        const res = await raw.res(id, 5_000)
+        expect(res.ok, `${method} ${JSON.stringify(params)}`).toBe(false)
+        expect(res.error, `${method} ${JSON.stringify(params)}`).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/params|must be object/) })
+      }
+    }
+    await c.close()
   })
 
   it('unknown methods and prototype names are rejected as unknown', async () => {

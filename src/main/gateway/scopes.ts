@@ -3,6 +3,7 @@
 // client (whose scopes are cleared) can still probe liveness.
 import type { EventName } from '../../shared/events'
 import type { MethodName } from '../../shared/methods'
+import { parseCommand } from '../../shared/chat-commands'
 import { SCOPES, type Scope } from './protocol'
 
 const R = SCOPES.read
@@ -55,10 +56,20 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
  * - sessions.messages.subscribe `includeApprovals`: the feed carries commands → operator.approvals
  * - chat.send `systemInputProvenance` / a non-empty `systemProvenanceReceipt`: they vouch for who sent the
  *   message → operator.admin ("system provenance fields require admin scope")
+ * - chat.send `originating*` (where a reply is delivered) → operator.admin
+ * - agent `provider` / `model`, and a `/new` or `/reset` message → operator.admin (OpenClaw §2.2: what
+ *   sessions.patch and sessions.reset, both admin methods, would do; chat.send's /new stays a writer's)
  */
 export function paramScope(method: MethodName, params: unknown): { scope: Scope; message?: string } | undefined {
   const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {}
+  const given = (k: string) => p[k] !== undefined && p[k] !== null
   if (method === 'sessions.messages.subscribe' && p.includeApprovals === true) return { scope: AP }
+  if (method === 'agent') {
+    if (given('provider') || given('model')) return { scope: A, message: 'provider/model overrides are not authorized for this caller.' }
+    const cmd = typeof p.message === 'string' ? parseCommand(p.message) : undefined
+    if (cmd && cmd.command !== 'stop') return { scope: A, message: `/${cmd.command} through agent requires admin scope (chat.send takes it from a writer)` }
+  }
+  if (method === 'chat.send' && ['originatingChannel', 'originatingTo', 'originatingAccountId', 'originatingThreadId'].some(given)) return { scope: A, message: 'originating route fields require admin scope' }
   if (method === 'chat.send' && ((p.systemInputProvenance !== undefined && p.systemInputProvenance !== null) || (typeof p.systemProvenanceReceipt === 'string' && p.systemProvenanceReceipt !== ''))) {
     return { scope: A, message: 'system provenance fields require admin scope' }
   }

@@ -193,7 +193,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (method === 'config.patch') tokenWatch?.hold()
         // the caller starts a run in a session: it gets that run's tool events, and later runs' there
         if (method === 'agent' || method === 'chat.send') {
-          const p = params as { idempotencyKey?: unknown; sessionKey?: unknown; agentId?: unknown }
+          // before validation: params may be anything (null included)
+          const p = (params && typeof params === 'object' ? params : {}) as { idempotencyKey?: unknown; sessionKey?: unknown; agentId?: unknown }
           if (typeof p.idempotencyKey === 'string') conn.tools.runs.add(p.idempotencyKey)
           const key = paramSessionKey(p)
           if (key) conn.tools.sessions.add(key)

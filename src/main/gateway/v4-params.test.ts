@@ -195,6 +195,45 @@ describe('chat.send v4 fields over the gateway', () => {
   })
 })
 
+describe('admin-only params inside agent and chat.send (OpenClaw §2.2, §5.3)', () => {
+  it('a writer cannot pick the model or reset the session through agent, nor set a delivery route; admin can; nothing runs when refused', async () => {
+    const admin = await connect()
+    const writer = await connect({ scopes: ['operator.read', 'operator.write'] })
+    const key = 'agent:main:gates'
+    await admin.request('agent', { message: 'first', sessionKey: key, idempotencyKey: 'g-0' }, { expectFinal: true })
+    const before = rt.runtime.core.store('main').get(key)!.sessionId
+    const n = server.requests.length
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['agent', { message: 'x', sessionKey: key, idempotencyKey: 'g-1', model: 'm1' }, 'provider/model overrides are not authorized for this caller.'],
+      ['agent', { message: 'x', sessionKey: key, idempotencyKey: 'g-2', provider: 'local' }, 'provider/model overrides are not authorized for this caller.'],
+      ['agent', { message: '/reset', sessionKey: key, idempotencyKey: 'g-3' }, '/reset through agent requires admin scope (chat.send takes it from a writer)'],
+      ['agent', { message: '  /NEW start over', sessionKey: key, idempotencyKey: 'g-4' }, '/new through agent requires admin scope (chat.send takes it from a writer)'],
+      ['chat.send', { message: 'x', sessionKey: key, idempotencyKey: 'g-5', originatingChannel: 'telegram' }, 'originating route fields require admin scope'],
+    ]
+    for (const [method, params, message] of refusals) {
+      expect(await failure(writer.request(method, params)), JSON.stringify(params)).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message,
+        details: { code: 'MISSING_SCOPE', missingScope: 'operator.admin' },
+      })
+    }
+    expect(server.requests.length).toBe(n)
+    expect(rt.runtime.core.store('main').get(key)!.sessionId).toBe(before)
+    // what stays a writer's: /stop through agent, /new through chat.send, a plain message with null overrides
+    await expect(writer.request('agent', { message: '/stop', sessionKey: key, idempotencyKey: 'g-6' }, { expectFinal: true })).resolves.toBeDefined()
+    await expect(writer.request('agent', { message: 'plain', sessionKey: key, idempotencyKey: 'g-7' }, { expectFinal: true })).resolves.toMatchObject({ status: 'ok' })
+    await expect(writer.request('chat.send', { message: '/new', sessionKey: key, idempotencyKey: 'g-8' })).resolves.toMatchObject({ status: 'command' })
+    const afterNew = rt.runtime.core.store('main').get(key)!.sessionId
+    expect(afterNew).not.toBe(before)
+    // admin may do all of it
+    await expect(admin.request('agent', { message: '/reset hello', sessionKey: key, idempotencyKey: 'g-9', model: 'mock/m1' }, { expectFinal: true })).resolves.toMatchObject({
+      status: 'ok',
+    })
+    expect(rt.runtime.core.store('main').get(key)!.sessionId).not.toBe(afterNew)
+    await Promise.all([admin.close(), writer.close()])
+  })
+})
+
 describe('chat.abort preserveSideRuns', () => {
   it('v4: aborts the session’s runs exactly as without it (there are no side runs to spare); v3 the same', async () => {
     const c = await connect()

@@ -1,7 +1,7 @@
 // What the method handlers share: the runtime's parts plus session-resolution helpers.
 import type { AnyEvent, QueueItem, SessionsChangedEvent } from '../../shared/events'
 import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
-export { CHAT_COMMANDS } from '../../shared/chat-commands'
+export { CHAT_COMMANDS, parseCommand } from '../../shared/chat-commands'
 import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
@@ -181,15 +181,6 @@ export function requireEntry(core: RuntimeCore, key: string, agentId: string): S
 }
 
 /** `/new`, `/reset` (+ optional text) and `/stop` as typed in a chat. */
-export function parseCommand(message: string): { command: 'new' | 'reset' | 'stop'; rest: string } | undefined {
-  const m = /^\s*\/(new|reset|stop)(?:\s+([\s\S]*))?$/i.exec(message)
-  if (!m) return undefined
-  const command = m[1].toLowerCase() as 'new' | 'reset' | 'stop'
-  const rest = (m[2] ?? '').trim()
-  if (command === 'stop' && rest) return undefined // "/stop the music" is a message, not the command
-  return { command, rest }
-}
-
 export function rejectControlChars(message: string): void {
   if (message.includes('\u0000')) throw invalid('message must not contain NUL characters')
 }
