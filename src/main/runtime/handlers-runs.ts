@@ -10,7 +10,7 @@ import {
   resolveTarget,
   type RuntimeCore,
 } from './handlers-context'
-import { abortSessionRuns, resetSession } from './handlers-sessions'
+import { abortSessionRuns, removeQueuedRun, resetSession } from './handlers-sessions'
 import { BARE_RESET_PROMPT } from '../../shared/session-title'
 import { newSessionId, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
@@ -283,10 +283,17 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const { key } = canonicalKey(core, p.sessionKey, p.agentId)
       if (p.runId) {
         const t = core.tracked.get(p.runId)
-        if (!t) return { ok: true, aborted: false, runIds: [] }
+        if (!t) {
+          // a message queued behind the running reply: it leaves the queue and never runs
+          const removed = removeQueuedRun(core, key, p.runId)
+          return { ok: true, aborted: removed, runIds: removed ? [p.runId] : [] }
+        }
         if (t.sessionKey !== key) throw invalid('runId does not match sessionKey')
+        const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: true })
+        return { ok: true, aborted: runIds.length > 0, runIds }
       }
-      const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined })
+      // the session's running reply; messages queued behind it then run (/stop or sessions.abort clearQueued drop them)
+      const runIds = abortSessionRuns(core, key)
       return { ok: true, aborted: runIds.length > 0, runIds }
     },
   }

@@ -58,6 +58,15 @@ export function abortSessionRuns(
   return aborted
 }
 
+/**
+ * A message chat.send queued behind a running reply has no run yet (queue modes hold it): aborting its runId
+ * takes it out of the queue, which ends it as aborted (agent.wait and chat settle). False when it is not waiting.
+ */
+export function removeQueuedRun(core: RuntimeCore, sessionKey: string, runId: string): boolean {
+  const item = core.queueModes?.itemFor?.(sessionKey, runId)
+  return item?.status === 'queued' && core.queueModes!.remove(sessionKey, item.id)
+}
+
 /** Waits until no tracked run of the session is left (they hold the transcript lock until they end). */
 export async function settleSessionRuns(core: RuntimeCore, sessionKey: string): Promise<void> {
   const pending = [...core.tracked.values()].filter((t) => t.sessionKey === sessionKey).map((t) => t.done.catch(() => undefined))
@@ -435,6 +444,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         if (!t) return { ok: true, status: 'no-active-run' }
         key = t.sessionKey
       }
+      if (p.runId && !core.tracked.has(p.runId) && removeQueuedRun(core, key, p.runId)) return { ok: true, abortedRunId: p.runId, status: 'aborted' }
       const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued })
       let clearedQueued: number | undefined
       if (p.clearQueued) {

@@ -204,6 +204,31 @@ describe('queue modes (chat.send)', () => {
     expect(server.requests).toHaveLength(1) // the removed message never ran
   })
 
+  it('chat.abort / sessions.abort with the runId of a queued message take it out of the queue: it never runs', async () => {
+    await start({ mode: 'followup', debounceMs: 0 })
+    server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
+    await t.call('chat.send', { sessionKey: K, message: 'busy', idempotencyKey: 'qa1' })
+    await until(() => server.requests.length === 1)
+    expect(await t.call('chat.send', { sessionKey: K, message: 'never mind this', idempotencyKey: 'qa2' })).toMatchObject({ status: 'queued' })
+    expect(await t.call('chat.send', { sessionKey: K, message: 'nor this', idempotencyKey: 'qa3' })).toMatchObject({ status: 'queued' })
+    expect(await t.call('chat.send', { sessionKey: K, message: 'but this', idempotencyKey: 'qa4' })).toMatchObject({ status: 'queued' })
+    expect(await t.call('chat.abort', { sessionKey: K, runId: 'qa2' })).toEqual({ ok: true, aborted: true, runIds: ['qa2'] })
+    expect(await t.call('sessions.abort', { key: K, runId: 'qa3' })).toEqual({ ok: true, abortedRunId: 'qa3', status: 'aborted' })
+    // a second abort finds nothing waiting
+    expect(await t.call('chat.abort', { sessionKey: K, runId: 'qa2' })).toEqual({ ok: true, aborted: false, runIds: [] })
+    for (const runId of ['qa2', 'qa3']) expect((await t.call('agent.wait', { runId, timeoutMs: 5_000 })).status).toBe('timeout')
+    const items = (await t.call('loopdesk.queue.list', { sessionKey: K })).items
+    expect(items.map((i) => [i.text, i.status])).toEqual([
+      ['never mind this', 'removed'],
+      ['nor this', 'removed'],
+      ['but this', 'queued'],
+    ])
+    // the running reply stops; only the message still queued runs after it
+    await t.call('chat.abort', { sessionKey: K, runId: 'qa1' })
+    await until(() => ended('qa4'))
+    expect(server.requests.map(lastUser)).toEqual(['busy', 'but this'])
+  })
+
   it('summarize: overflowed messages reach the next prompt as a summary; /stop clears the queue', async () => {
     await start({ mode: 'followup', debounceMs: 0, cap: 1, drop: 'summarize' })
     server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
