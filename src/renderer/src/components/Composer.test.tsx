@@ -204,7 +204,7 @@ describe('slash commands', () => {
 })
 
 describe('read-only', () => {
-  it('the lock makes the session read-only (sessions.patch), says so under the box, and allows changes again', async () => {
+  it('the lock makes the session read-only (sessions.patch), says so under the box and in the sidebar, and allows changes again', async () => {
     const { bridge } = await renderApp()
     const user = userEvent.setup()
     const lock = screen.getByRole('button', { name: 'Read-only' })
@@ -215,6 +215,8 @@ describe('read-only', () => {
     const patch = bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params as { key: string; permissionMode: unknown }
     expect(patch.permissionMode).toBe('read-only')
     expect(screen.getByText(/Read-only: no file changes or commands/)).toBeInTheDocument()
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    expect(within(nav).getByRole('img', { name: 'Read-only' })).toBeInTheDocument()
     expect(lock).toHaveAttribute('title', expect.stringMatching(/^Read-only: the agent can read and search files but not change them/))
     // the row the runtime lists carries the mode
     const listed = await bridge.sessionsList({})
@@ -224,5 +226,6 @@ describe('read-only', () => {
     await waitFor(() => expect(lock).toHaveAttribute('aria-pressed', 'false'))
     expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toMatchObject({ key: patch.key, permissionMode: null })
     expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
+    expect(within(nav).queryByRole('img', { name: 'Read-only' })).toBeNull()
   })
 })

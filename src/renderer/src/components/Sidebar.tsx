@@ -11,7 +11,7 @@ import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
 import { sessionTitle } from '../../../shared/session-title'
-import { IconArchive, IconMore, IconPin, IconPlus, IconSearch } from './icons'
+import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
 export type SessionState = 'idle' | 'running' | 'error'
 
@@ -176,6 +176,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
               {row.pinned && (
                 <span className="session-flag" role="img" aria-label="Pinned" title="Pinned">
                   <IconPin width={12} height={12} />
+                </span>
+              )}
+              {row.permissionMode === 'read-only' && (
+                <span className="session-flag" role="img" aria-label="Read-only" title="Read-only: the agent cannot change files or run commands here">
+                  <IconLock width={12} height={12} />
                 </span>
               )}
               {title}
