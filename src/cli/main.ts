@@ -92,6 +92,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 
 /** Process entry: runs the CLI with the real process I/O and exits with its code. */
 export function cliMain(argv = process.argv.slice(2)): void {
+  // the reader went away (`loopdesk … | head -1`) or stdout was closed: stop quietly, not with a stack trace
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+    process.stderr.write(`loopdesk: cannot write the output: ${err.code ?? err.message}\n`)
+    process.exit(EXIT.failed)
+  })
   runCli(argv, processIO()).then(
     (code) => {
       process.exitCode = code

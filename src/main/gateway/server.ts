@@ -31,7 +31,7 @@ import { eventScope, hasScope } from './scopes'
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
-import { gatewayDir, removeGatewayInfo, storeGatewayToken, writeGatewayInfo } from './state-files'
+import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -568,7 +568,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   fellBack = bound.fellBack
   const url = `ws://127.0.0.1:${port}`
   const httpUrl = `http://127.0.0.1:${port}`
+  // another live gateway's record this one replaces; put back when this one stops
+  let replaced: GatewayInfo | undefined
   if (opts.writeInfo !== false) {
+    const before = readGatewayInfo(opts.stateDir)
+    if (before && before.pid !== process.pid && pidAlive(before.pid)) replaced = before
     writeGatewayInfo(opts.stateDir, { port, pid: process.pid, url, startedAt: Date.now() })
   }
   log.info(`gateway: listening on ${url}${bound.fellBack ? ` (port ${opts.port} was taken)` : ''}`)
@@ -607,7 +611,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         httpServer.close(() => resolve())
         httpServer.closeAllConnections()
       })
-      if (opts.writeInfo !== false) removeGatewayInfo(opts.stateDir, process.pid, port)
+      if (opts.writeInfo !== false) removeGatewayInfo(opts.stateDir, process.pid, port, replaced)
       host.gatewayLifecycle?.({ phase: 'stop', reason })
       log.info(`gateway: stopped (${reason})`)
     })()

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
 import { statSync, writeFileSync, chmodSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { listenWithFallback, PortInUseError } from './listen'
 import { ensureGatewayToken, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, tokenPath, writeGatewayInfo } from './state-files'
-import { startTestGateway } from './test-support'
+import { FakeHost } from './fake-host'
+import { startGateway } from './server'
+import { startTestGateway, TEST_TOKEN } from './test-support'
 import { tempDir } from '../../../test/fixtures/temp-dir'
 
 const tmp = () => tempDir('loopdesk-state-')
@@ -48,6 +51,28 @@ describe('gateway.json', () => {
     expect(readGatewayInfo(dir)).toBeDefined()
     removeGatewayInfo(dir, process.pid)
     expect(readGatewayInfo(dir)).toBeUndefined()
+  })
+
+  it('a gateway that replaced a live one’s record puts it back when it stops (two gateways on one state dir)', async () => {
+    const dir = tmp()
+    // another process's gateway already recorded here, still running
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+    try {
+      const first = { port: 1, pid: other.pid!, url: 'ws://127.0.0.1:1', startedAt: 5 }
+      writeGatewayInfo(dir, first)
+      const gw = await startGateway({ host: new FakeHost(), port: 0, token: TEST_TOKEN, stateDir: dir, staticDir: null })
+      expect(readGatewayInfo(dir)).toMatchObject({ pid: process.pid, port: gw.port })
+      await gw.close()
+      expect(readGatewayInfo(dir)).toEqual(first)
+      // a dead one's record is not brought back
+      const again = await startGateway({ host: new FakeHost(), port: 0, token: TEST_TOKEN, stateDir: dir, staticDir: null })
+      other.kill('SIGKILL')
+      await new Promise((r) => other.once('exit', r))
+      await again.close()
+      expect(readGatewayInfo(dir)).toBeUndefined()
+    } finally {
+      other.kill('SIGKILL')
+    }
   })
 
   it('is written by startGateway with the real port and removed on close', async () => {

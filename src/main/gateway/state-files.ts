@@ -84,11 +84,16 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
   }
 }
 
-/** Removes gateway.json only if it still describes this process (another gateway may have replaced it). */
-export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number) {
+/**
+ * Removes gateway.json only if it still describes this process (another gateway may have replaced it). When
+ * this gateway had replaced one that still runs (`previous`: two gateways on one state dir), that one's
+ * record is put back: the CLI, `status` and `restore`'s in-use check must still find it.
+ */
+export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number, previous?: GatewayInfo) {
   const cur = readGatewayInfo(stateDir)
   if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
-  rmSync(infoPath(stateDir), { force: true })
+  if (previous && previous.pid !== pid && isPidAlive(previous.pid)) writeGatewayInfo(stateDir, previous)
+  else rmSync(infoPath(stateDir), { force: true })
 }
 
 /** True when a process with this pid exists (the lock holders' probe; a gateway records no start time). */
