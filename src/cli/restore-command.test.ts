@@ -190,6 +190,53 @@ describe('loopdesk restore', () => {
     }
   })
 
+  it('secrets in loopdesk.json: a backup holds placeholders; a restore keeps this installation’s gateway token and keys', async () => {
+    type Cfg = { models: { providers: Record<string, Record<string, unknown>> }; gateway?: { auth?: { token?: string } } }
+    const cfgOf = (dir: string) => JSON.parse(fs.readFileSync(path.join(dir, 'loopdesk.json'), 'utf8')) as Cfg
+    const base = cfgOf(source)
+    const withSecrets = (apiKey: string | undefined, token: string | undefined): Cfg => ({
+      ...base,
+      models: { providers: { ...base.models.providers, mock: { ...base.models.providers.mock, ...(apiKey ? { apiKey } : {}) } } },
+      ...(token ? { gateway: { auth: { token } } } : {}),
+    })
+    const stateWith = (apiKey?: string, token?: string) => {
+      const dir = path.join(tempDir('loopdesk-restore-sec-'), 'state')
+      fs.cpSync(source, dir, { recursive: true })
+      fs.writeFileSync(path.join(dir, 'loopdesk.json'), JSON.stringify(withSecrets(apiKey, token)), { mode: 0o600 })
+      return dir
+    }
+    const old = stateWith('sk-old-key', 'old-gateway-token-0123456789')
+    const b = path.join(tempDir('loopdesk-restore-secb-'), 'b')
+    expect((await runCliCaptured(['backup', b, '--state-dir', old])).code).toBe(0)
+    const text = fs.readFileSync(path.join(b, 'loopdesk.json'), 'utf8')
+    expect(text).not.toContain('sk-old-key')
+    expect(text).not.toContain('old-gateway-token')
+    expect(cfgOf(b)).toMatchObject({ models: { providers: { mock: { apiKey: '__REDACTED__' } } }, gateway: { auth: { token: '__REDACTED__' } } })
+    expect(JSON.parse(fs.readFileSync(path.join(b, 'loopdesk-backup.json'), 'utf8')).redacted).toEqual(['models.providers.mock.apiKey', 'gateway.auth.token'])
+    // --include-keys keeps the API key, never the gateway token
+    const bk = path.join(tempDir('loopdesk-restore-secb-'), 'b')
+    expect((await runCliCaptured(['backup', bk, '--include-keys', '--state-dir', old])).code).toBe(0)
+    expect(cfgOf(bk)).toMatchObject({ models: { providers: { mock: { apiKey: 'sk-old-key' } } }, gateway: { auth: { token: '__REDACTED__' } } })
+
+    // an installation whose token was rotated since and whose key changed keeps both
+    const now = stateWith('sk-new-key', 'new-gateway-token-0123456789')
+    const r = await runCliCaptured(['restore', bk, '--yes', '--state-dir', now])
+    expect(r.code, r.err).toBe(0)
+    expect(cfgOf(now)).toMatchObject({ models: { providers: { mock: { apiKey: 'sk-old-key' } } }, gateway: { auth: { token: 'new-gateway-token-0123456789' } } })
+    const now2 = stateWith('sk-new-key', 'new-gateway-token-0123456789')
+    expect((await runCliCaptured(['restore', b, '--yes', '--state-dir', now2])).code).toBe(0)
+    expect(cfgOf(now2)).toMatchObject({ models: { providers: { mock: { apiKey: 'sk-new-key' } } }, gateway: { auth: { token: 'new-gateway-token-0123456789' } } })
+    // one with neither: the placeholder key is dropped with a note, no token is set
+    const bare = stateWith(undefined, undefined)
+    const r3 = await runCliCaptured(['restore', b, '--yes', '--state-dir', bare])
+    expect(r3.code).toBe(0)
+    expect(r3.err).toContain('the backup left out models.providers.mock.apiKey and this installation has none to keep: set it again')
+    const restored = cfgOf(bare)
+    expect(restored.models.providers.mock.apiKey).toBeUndefined()
+    expect(restored.gateway?.auth?.token).toBeUndefined()
+    expect(fs.readFileSync(path.join(bare, 'loopdesk.json'), 'utf8')).not.toContain('__REDACTED__')
+  })
+
   it('a failure half-way moves everything back: the state dir is as it was, and no folders are left behind', async () => {
     const state = await laterState()
     const before = snapshot(state)

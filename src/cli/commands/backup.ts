@@ -14,6 +14,7 @@ import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
+import { stripConfigSecrets } from '../config-secrets'
 import { copyTree } from '../state-copy'
 
 export const BACKUP_HELP = `loopdesk backup [DIR] [--include-keys] [--with-workspace] [--state-dir D]
@@ -38,6 +39,8 @@ export interface BackupManifest {
   files: number
   bytes: number
   leftOut: string[]
+  /** secrets in loopdesk.json replaced by the placeholder (config-secrets.ts) */
+  redacted?: string[]
 }
 
 export interface BackupSummary {
@@ -45,6 +48,7 @@ export interface BackupSummary {
   files: number
   bytes: number
   left: string[]
+  warnings: string[]
 }
 
 /** Copies the state dir into `dir` (see the file comment for what goes in). */
@@ -57,12 +61,27 @@ export function backupStateDir(stateDir: string, dir: string, opts: { includeKey
   const left = ['gateway token and paired devices', 'device keys']
   if (!opts.includeKeys) left.push('API keys (--include-keys)')
   if (!opts.withWorkspace) left.push('workspace (--with-workspace)')
-  const summary: BackupSummary = { dir: dst, files: 0, bytes: 0, left }
+  const summary: BackupSummary = { dir: dst, files: 0, bytes: 0, left, warnings: [] }
   fs.mkdirSync(dst, { recursive: true, mode: 0o700 })
   const skipTop = (name: string) =>
     ALWAYS_OUT.has(name) || (name === 'credentials.json' && !opts.includeKeys) || (name === 'workspace' && !opts.withWorkspace)
   Object.assign(summary, copyTree(src, dst, skipTop))
-  const manifest: BackupManifest = { version: 1, createdAt: new Date().toISOString(), stateDir: src, files: summary.files, bytes: summary.bytes, leftOut: left }
+  // secrets written into loopdesk.json itself: the gateway token always out, API keys unless asked for
+  const cfg = path.join(dst, 'loopdesk.json')
+  const size = () => fs.statSync(cfg, { throwIfNoEntry: false })?.size ?? 0
+  const before = size()
+  const redacted = stripConfigSecrets(cfg, { keepApiKeys: !!opts.includeKeys })
+  summary.bytes += size() - before
+  if (redacted === undefined) summary.warnings.push('loopdesk.json is not a readable config, so it was copied as it is: it may hold API keys or the gateway token')
+  const manifest: BackupManifest = {
+    version: 1,
+    createdAt: new Date().toISOString(),
+    stateDir: src,
+    files: summary.files,
+    bytes: summary.bytes,
+    leftOut: left,
+    ...(redacted?.length ? { redacted } : {}),
+  }
   fs.writeFileSync(path.join(dst, MANIFEST), JSON.stringify(manifest, null, 2) + '\n', { mode: 0o600 })
   return summary
 }
@@ -81,6 +100,7 @@ export async function backupCommand(argv: string[], io: CliIO): Promise<number> 
   const dir = positionals[0] ?? `loopdesk-backup-${stamp(new Date())}`
   const s = backupStateDir(stateDir, dir, { includeKeys: !!flags['include-keys'], withWorkspace: !!flags['with-workspace'] })
   io.stdout(`backed up ${s.files} file${s.files === 1 ? '' : 's'} (${sizeText(s.bytes)}) to ${s.dir}\nleft out: ${s.left.join(', ')}\n`)
+  for (const w of s.warnings) io.stderr(`loopdesk: ${w}\n`)
   if (flags['include-keys']) io.stderr('loopdesk: the backup holds your API keys: keep it as private as they are\n')
   return EXIT.ok
 }

@@ -16,6 +16,8 @@ import { isPidAlive } from '../../main/runtime/sessions/process-info'
 import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
+import { parseConfigText } from '../../main/runtime/config/parse'
+import { restoreConfigSecrets } from '../config-secrets'
 import { copyTree, isTransient, listTree } from '../state-copy'
 import { sizeText } from '../table'
 import { ALWAYS_OUT, MANIFEST, stamp, type BackupManifest } from './backup'
@@ -71,11 +73,20 @@ function checkBackup(dir: string): { manifest: BackupManifest; top: string[] } {
     )
   }
   for (const rel of held.paths.filter((p) => JSON_FILE.test(p) && !p.startsWith('workspace/'))) {
-    try {
-      JSON.parse(fs.readFileSync(path.join(dir, rel), 'utf8'))
-    } catch (err) {
-      throw new CliError(`the backup's ${rel} is damaged (${(err as Error).message}): not restored`, EXIT.failed)
+    const text = fs.readFileSync(path.join(dir, rel), 'utf8')
+    // loopdesk.json is JSON5 (comments, trailing commas); the others are written as JSON
+    let problem: string | undefined
+    if (rel === 'loopdesk.json') {
+      const parsed = parseConfigText(text)
+      if (!parsed.ok) problem = parsed.issue.message
+    } else {
+      try {
+        JSON.parse(text)
+      } catch (err) {
+        problem = (err as Error).message
+      }
     }
+    if (problem) throw new CliError(`the backup's ${rel} is damaged (${problem}): not restored`, EXIT.failed)
   }
   const top = fs.readdirSync(dir).filter((n) => !skip(n) && !isTransient(n))
   return { manifest, top }
@@ -140,11 +151,15 @@ export interface RestoreFs {
  * Carries out a plan (see the file comment for the order). Throws a CliError when it fails; the state dir is
  * then as it was (or, if even moving back failed, the error says where the previous data is).
  */
-export function applyRestore(plan: RestorePlan, fsOps: RestoreFs = { rename: fs.renameSync }): void {
+export function applyRestore(plan: RestorePlan, fsOps: RestoreFs = { rename: fs.renameSync }): { droppedSecrets: string[] } {
   const { backup, stateDir, aside, staging } = plan
+  let droppedSecrets: string[] = []
   try {
     fs.mkdirSync(staging, { mode: 0o700 })
     copyTree(backup, staging, (name) => name === MANIFEST || ALWAYS_OUT.has(name))
+    // this installation's gateway token, and its API keys where the backup has placeholders
+    const cfg = path.join(staging, 'loopdesk.json')
+    if (fs.existsSync(cfg)) droppedSecrets = restoreConfigSecrets(cfg, path.join(stateDir, 'loopdesk.json'))
   } catch (err) {
     fs.rmSync(staging, { recursive: true, force: true })
     throw new CliError(`could not copy the backup (${(err as Error).message}); nothing was changed`, EXIT.failed)
@@ -186,6 +201,7 @@ export function applyRestore(plan: RestorePlan, fsOps: RestoreFs = { rename: fs.
     throw new CliError(`restore failed (${why}); the state dir is as it was`, EXIT.failed)
   }
   fs.rmSync(staging, { recursive: true, force: true })
+  return { droppedSecrets }
 }
 
 export async function restoreCommand(argv: string[], io: CliIO): Promise<number> {
@@ -208,11 +224,14 @@ export async function restoreCommand(argv: string[], io: CliIO): Promise<number>
     )
     return EXIT.ok
   }
-  applyRestore(plan)
+  const { droppedSecrets } = applyRestore(plan)
   io.stdout(
     `restored ${what} into ${plan.stateDir}\n` +
       (aside ? `the data it replaced, ${aside}, is in ${plan.aside} (delete it once the restore looks right)\n` : '') +
       `kept as they were: ${plan.kept.join(', ')}\n`,
   )
+  if (droppedSecrets.length) {
+    io.stderr(`loopdesk: the backup left out ${droppedSecrets.join(', ')} and this installation has none to keep: set ${droppedSecrets.length === 1 ? 'it' : 'them'} again (loopdesk config set … --stdin)\n`)
+  }
   return EXIT.ok
 }

@@ -39,3 +39,28 @@ export function restoreRedacted(next: Record<string, unknown>, prev: Record<stri
   }
   return unresolved
 }
+
+/** The gateway token's place in loopdesk.json (an installation secret: never in a backup, never restored) */
+export const GATEWAY_TOKEN_PATH = 'gateway.auth.token'
+
+/** Replaces the string secrets `pick` selects with REDACTED, in place; returns their paths. */
+export function redactIn(cfg: Record<string, unknown>, pick: (path: string) => boolean = () => true): string[] {
+  const done: string[] = []
+  for (const s of secretSlots(cfg)) {
+    if (typeof s.parent[s.key] !== 'string' || s.parent[s.key] === REDACTED || !pick(s.path)) continue
+    s.parent[s.key] = REDACTED
+    done.push(s.path)
+  }
+  return done
+}
+
+/** Removes the secrets still REDACTED (nothing to put back), in place; returns their paths. */
+export function dropRedacted(cfg: Record<string, unknown>): string[] {
+  const dropped: string[] = []
+  for (const s of secretSlots(cfg)) {
+    if (s.parent[s.key] !== REDACTED) continue
+    delete s.parent[s.key]
+    dropped.push(s.path)
+  }
+  return dropped
+}

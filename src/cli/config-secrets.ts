@@ -1,0 +1,69 @@
+// Secrets written into loopdesk.json itself (a provider's `apiKey`, `gateway.auth.token` — the latter is
+// where `gateway rotate-token` keeps a token a running gateway follows) in backups and restores:
+// - a backup's copy has them replaced by the config editor's placeholder: the gateway token always (it
+//   belongs to this installation), API keys unless --include-keys;
+// - a restore puts this installation's current values back in their place (the gateway token whatever the
+//   backup holds, so a token rotated because it leaked does not come back) and drops a placeholder it has no
+//   value for, so the restored config stays valid.
+// A file that changes is written as plain JSON (its JSON5 comments are not kept); one without secrets to
+// touch is left byte for byte.
+import fs from 'node:fs'
+import { parseConfigText } from '../main/runtime/config/parse'
+import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted } from '../main/runtime/config/redact'
+
+type Json = Record<string, unknown>
+
+function read(file: string): Json | undefined {
+  let text: string
+  try {
+    text = fs.readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+  const parsed = parseConfigText(text)
+  return parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? (parsed.value as Json) : undefined
+}
+
+function write(file: string, cfg: Json): void {
+  const mode = fs.statSync(file).mode & 0o777
+  fs.writeFileSync(file, JSON.stringify(cfg, null, 2) + '\n', { mode })
+}
+
+/**
+ * Replaces the secrets in a backup's copy of loopdesk.json. Returns the paths replaced, or undefined when the
+ * file is not there or cannot be read as a config (it is then left as it is).
+ */
+export function stripConfigSecrets(file: string, opts: { keepApiKeys: boolean }): string[] | undefined {
+  const cfg = read(file)
+  if (!cfg) return fs.existsSync(file) ? undefined : []
+  const done = redactIn(cfg, (p) => p === GATEWAY_TOKEN_PATH || !opts.keepApiKeys)
+  if (done.length) write(file, cfg)
+  return done
+}
+
+/**
+ * In a restored copy of loopdesk.json, puts this installation's secrets (from `current`, the config being
+ * replaced) where the backup has placeholders, the current gateway token whatever the backup holds (none when
+ * there is none now), and drops placeholders with no value. Returns the API keys that were dropped.
+ */
+export function restoreConfigSecrets(file: string, current: string): string[] {
+  const cfg = read(file)
+  if (!cfg) return []
+  const before = JSON.stringify(cfg)
+  const now = read(current) ?? {}
+  restoreRedacted(cfg, now)
+  // the gateway token is this installation's whatever the backup holds: the current one, or none
+  const token = tokenOf(now)
+  const gateway = isObject(cfg.gateway) ? cfg.gateway : undefined
+  if (typeof token === 'string') {
+    const g = gateway ?? (cfg.gateway = {} as Json)
+    const auth = isObject(g.auth) ? g.auth : (g.auth = {} as Json)
+    auth.token = token
+  } else if (gateway && isObject(gateway.auth)) delete gateway.auth.token
+  const dropped = dropRedacted(cfg).filter((p) => p !== GATEWAY_TOKEN_PATH)
+  if (JSON.stringify(cfg) !== before) write(file, cfg)
+  return dropped
+}
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+const tokenOf = (cfg: Json): unknown => (isObject(cfg.gateway) && isObject(cfg.gateway.auth) ? cfg.gateway.auth.token : undefined)
