@@ -77,6 +77,13 @@ describe('loopdesk backup', () => {
       code: 2,
       err: expect.stringContaining('cannot go inside the state dir'),
     })
+    // through a link that leads into the state dir (its real place counts), and onto a file
+    const link = path.join(tempDir('loopdesk-backup-link-'), 'to-state')
+    fs.symlinkSync(path.join(t.stateDir, 'agents'), link)
+    expect(await runCliCaptured(['backup', link, '--state-dir', t.stateDir])).toMatchObject({ code: 2, err: expect.stringContaining('cannot go inside the state dir') })
+    expect(await runCliCaptured(['backup', path.join(link, 'new'), '--state-dir', t.stateDir])).toMatchObject({ code: 2, err: expect.stringContaining('cannot go inside the state dir') })
+    expect(fs.existsSync(path.join(t.stateDir, 'agents', 'new'))).toBe(false)
+    expect(await runCliCaptured(['backup', path.join(full, 'x'), '--state-dir', t.stateDir])).toMatchObject({ code: 2, err: expect.stringContaining('is a file') })
     expect(await runCliCaptured(['backup', path.join(tempDir('loopdesk-backup-'), 'b'), '--state-dir', '/nonexistent/loopdesk-state'])).toMatchObject({
       code: 1,
       err: expect.stringContaining('no state dir'),

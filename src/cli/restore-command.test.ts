@@ -117,6 +117,7 @@ describe('loopdesk restore', () => {
     }
     const cases: Array<[string, RegExp]> = [
       [tempDir('loopdesk-restore-empty-'), /is not a Loopdesk backup \(it has no loopdesk-backup\.json\)/],
+      [path.join(tempDir('loopdesk-restore-gone-'), 'nothing'), /nothing does not exist/],
       [broken('lost', (d) => fs.rmSync(path.join(d, 'agents', 'main', 'sessions', 'sessions.json'))), /the backup is incomplete or was changed: it holds \d+ files .*, its manifest lists \d+/],
       [broken('grown', (d) => fs.appendFileSync(path.join(d, 'loopdesk.json'), ' ')), /incomplete or was changed/],
       [

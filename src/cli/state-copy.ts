@@ -69,3 +69,22 @@ export function listTree(root: string, skipTop: (name: string) => boolean = () =
   })
   return out
 }
+
+/** Where a path really is, symlinks followed: for one that does not exist yet, its nearest existing parent's real place + the rest. */
+export function realPlace(p: string): string {
+  const rest: string[] = []
+  let cur = path.resolve(p)
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(cur), ...rest)
+    } catch {
+      const parent = path.dirname(cur)
+      if (parent === cur) return path.resolve(p)
+      rest.unshift(path.basename(cur))
+      cur = parent
+    }
+  }
+}
+
+/** True when `a` is `b` or lies inside it (real places: a link into the state dir counts as inside). */
+export const isWithin = (a: string, b: string): boolean => a === b || a.startsWith(b.endsWith(path.sep) ? b : b + path.sep)

@@ -18,7 +18,7 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { parseConfigText } from '../../main/runtime/config/parse'
 import { restoreConfigSecrets } from '../config-secrets'
-import { copyTree, isTransient, listTree } from '../state-copy'
+import { copyTree, isTransient, isWithin, listTree, realPlace } from '../state-copy'
 import { sizeText } from '../table'
 import { ALWAYS_OUT, MANIFEST, stamp, type BackupManifest } from './backup'
 
@@ -58,6 +58,7 @@ function checkBackup(dir: string): { manifest: BackupManifest; top: string[] } {
     manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as BackupManifest
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
+    if (!fs.existsSync(dir)) throw new CliError(`${dir} does not exist`, EXIT.failed)
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new CliError(`${dir} is not a Loopdesk backup (it has no ${MANIFEST})`, EXIT.failed)
     throw new CliError(`${file} cannot be read: ${(err as Error).message}`, EXIT.failed)
   }
@@ -119,8 +120,8 @@ export async function stateDirUsers(stateDir: string): Promise<string[]> {
 export async function planRestore(backupDir: string, stateDir: string, now = new Date()): Promise<RestorePlan> {
   const backup = path.resolve(backupDir)
   const state = path.resolve(stateDir)
-  const inside = (a: string, b: string) => a === b || a.startsWith(b + path.sep)
-  if (inside(backup, state) || inside(state, backup)) throw new CliError(`the backup ${backup} and the state dir ${state} overlap: keep backups elsewhere`, EXIT.usage)
+  const [realBackup, realState] = [realPlace(backup), realPlace(state)]
+  if (isWithin(realBackup, realState) || isWithin(realState, realBackup)) throw new CliError(`the backup ${backup} and the state dir ${state} overlap: keep backups elsewhere`, EXIT.usage)
   const { manifest, top } = checkBackup(backup)
   const users = fs.existsSync(state) ? await stateDirUsers(state) : []
   if (users.length) throw new CliError(`Loopdesk is using ${state}: ${users.join('; ')} — quit the app and stop the gateway, then restore again`, EXIT.failed)
