@@ -125,21 +125,26 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
   if (json) {
     io.stdout(JSON.stringify(final) + '\n')
   } else {
-    const text = (final.result?.payloads ?? [])
-      .filter((p) => !p.isReasoning && p.text)
+    // stdout is the reply; error and warning payloads (a failed model call, a timeout note) go to stderr
+    const payloads = (final.result?.payloads ?? []).filter((p) => !p.isReasoning && p.text)
+    const text = payloads
+      .filter((p) => !p.isError)
       .map((p) => p.text)
       .join('\n\n')
     // normally the chat final already printed everything; this covers a final that arrived first
     if (text) printer.update(text)
     printer.end()
+    const notes = payloads.filter((p) => p.isError && p.text !== final.summary).map((p) => p.text)
+    if (notes.length && final.status === 'ok') io.stderr(notes.join('\n') + '\n')
   }
   if (final.status !== 'ok') {
     io.stderr(`error: ${final.summary || 'the run failed'}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {
-    io.stderr(`run stopped${final.result.meta.stopReason ? ` (${final.result.meta.stopReason})` : ''}\n`)
-    return EXIT.failed
+    const why = final.result.meta.stopReason
+    io.stderr(`run stopped${why ? ` (${why})` : ''}\n`)
+    return why === 'timeout' ? EXIT.timeout : EXIT.failed
   }
   return EXIT.ok
 }
