@@ -32,6 +32,13 @@ describe('loopdesk agent: how a run ends', () => {
     }
   })
 
+  it('a reply carrying terminal escape sequences prints without their control bytes', async () => {
+    env.server.push({ text: 'ok\u001b]52;c;ZXZpbA==\u0007 then\u001b[2J clear', chunks: 3 })
+    const r = await viaGateway(['-m', 'hi', '--session-key', 'agent:main:esc'])
+    expect(r.code).toBe(0)
+    expect(r.out).toBe('ok]52;c;ZXZpbA== then[2J clear\n')
+  })
+
   it('a failed model call exits 1 with the error on stderr only, through the gateway and --local', async () => {
     for (const run of [viaGateway, local]) {
       env.server.push({ status: 400, message: 'upstream exploded' }) // not retried

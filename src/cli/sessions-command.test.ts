@@ -130,6 +130,9 @@ describe('loopdesk sessions fork', () => {
     expect(row).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
     const json = JSON.parse((await cli(['fork', 'agent:main:garden', '--from-last-reply', '--json'])).out)
     expect(json).toMatchObject({ ok: true, entry: { spawnedBy: 'agent:main:garden' } })
+    // a short key is the default agent's: the fork is named after the same title
+    const short = JSON.parse((await cli(['fork', 'Garden', '--json'])).out)
+    expect(short.entry).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
     expect((await cli(['fork', 'agent:main:nobody'])).code).toBe(1)
     expect((await cli(['fork'])).code).toBe(2)
   })

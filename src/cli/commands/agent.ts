@@ -13,6 +13,7 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { readAttachments } from '../attach-files'
+import { terminalText } from '../table'
 
 export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--session-key K | --session-id ID | --agent ID] [--model PROVIDER/MODEL]
                [--thinking LEVEL] [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
@@ -40,14 +41,17 @@ const FLAGS = {
 
 const DEFAULT_TIMEOUT_S = 600
 
-/** Prints the cumulative reply text incrementally (chat deltas carry the whole text so far). */
+/**
+ * Prints the cumulative reply text incrementally (chat deltas carry the whole text so far), with no terminal
+ * controls in it.
+ */
 class ReplyPrinter {
   printed = ''
   constructor(private readonly out: (t: string) => void) {}
   update(text: string) {
     if (!text.startsWith(this.printed)) return // a rewrite (rare): the final text is printed below
     const add = text.slice(this.printed.length)
-    if (add) this.out(add)
+    if (add) this.out(terminalText(add))
     this.printed = text
   }
   get midLine(): boolean {

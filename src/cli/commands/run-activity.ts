@@ -4,6 +4,7 @@
 import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
 import { argsSummary, oneLine, resultText } from '../../shared/tool-display'
 import type { CliIO } from '../io'
+import { terminalText } from '../table'
 
 export interface RunActivityDeps {
   io: CliIO
@@ -56,7 +57,7 @@ export class RunActivity {
   }
 
   private line(text: string) {
-    this.d.io.stderr(`${this.d.replyMidLine() ? '\n' : ''}${text}\n`)
+    this.d.io.stderr(`${this.d.replyMidLine() ? '\n' : ''}${terminalText(text)}\n`)
   }
 
   private onTool(ev: AgentEvent<ToolData>) {

@@ -3,12 +3,13 @@
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../shared/conversation-markdown'
 import type { ChatHistoryPage, ResultOf, SessionRow, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
+import { canonicalSessionKey } from '../../shared/session-key'
 import { forkTitle, sessionTitle } from '../../shared/session-title'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError, type ParsedArgs } from '../args'
 import { withGateway } from '../connect'
 import type { GatewayConnectionClient } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
-import { tableLines } from '../table'
+import { plainLine, tableLines } from '../table'
 import { pruneArchives } from './prune'
 import { commandTarget } from '../resolve'
 
@@ -61,7 +62,7 @@ function table(rows: Listed[], now: number): string {
   const out = [head]
   rows.forEach((r, i) => {
     out.push(lines[i])
-    if (r.match) out.push(`    ${cut(r.match, 100)}`)
+    if (r.match) out.push(`    ${plainLine(cut(r.match, 100))}`)
   })
   return out.join('\n') + '\n'
 }
@@ -121,7 +122,9 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
 /** The listed row of one session (its title), or undefined when sessions.list does not have it. */
 async function sessionRow(conn: GatewayConnectionClient, key: string): Promise<SessionRow | undefined> {
   const list = (await conn.request('sessions.list', { search: key, includeDerivedTitles: true, archived: 'all' })) as ResultOf<'sessions.list'>
-  return list.sessions.find((r) => r.key === key)
+  // a short key ("s1") is the default agent's, as the runtime reads it
+  const canonical = canonicalSessionKey(key, list.defaults?.agentId) ?? key
+  return list.sessions.find((r) => r.key === canonical)
 }
 
 /** `sessions export KEY`: the whole conversation, oldest first (shared/conversation-markdown.ts). */
