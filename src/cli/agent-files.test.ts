@@ -40,7 +40,9 @@ describe('loopdesk agent --file', () => {
     fs.writeFileSync(big, '')
     fs.truncateSync(big, 19 * 1024 * 1024) // sparse: nothing is read
     const n = env.server.requests.length
-    expect(await agent(['-m', 'x', '--file', path.join(files, 'nope.txt')])).toMatchObject({ code: 2, err: expect.stringContaining('cannot attach') })
+    expect(await agent(['-m', 'x', '--file', path.join(files, 'nope.txt')])).toMatchObject({ code: 2, err: expect.stringMatching(/cannot attach .*nope\.txt: no such file \(see: loopdesk --help\)\n$/) })
+    // a message that names where to look gets no second hint
+    expect(await agent(['-m', 'x', '--model', 'no-slash'])).toMatchObject({ code: 2, err: expect.not.stringMatching(/\(see: .*\(see: /) })
     expect(await agent(['-m', 'x', '--file', files])).toMatchObject({ code: 2, err: expect.stringContaining('not a file') })
     expect(await agent(['-m', 'x', '--file', big])).toMatchObject({ code: 2, err: expect.stringMatching(/big\.bin is 19 MB: a file may be at most 18 MB/) })
     expect(await agent([])).toMatchObject({ code: 2, err: expect.stringContaining('--message TEXT (or --file PATH)') })

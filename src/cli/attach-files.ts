@@ -40,7 +40,9 @@ export function readAttachments(paths: string[]): WireAttachment[] {
       bytes = fs.readFileSync(p)
     } catch (err) {
       if (err instanceof UsageError) throw err
-      throw new UsageError(`cannot attach ${p}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+      const code = (err as NodeJS.ErrnoException).code
+      const why = code === 'ENOENT' ? 'no such file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (err as Error).message
+      throw new UsageError(`cannot attach ${p}: ${why}`)
     }
     total += bytes.length
     if (total > MESSAGE_ATTACHMENTS_MAX_BYTES) throw new UsageError(`the files add up to more than ${formatMb(MESSAGE_ATTACHMENTS_MAX_BYTES)} for one message`)

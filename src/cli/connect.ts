@@ -90,3 +90,22 @@ export async function withGateway<T>(opts: CliConnectOptions, use: (conn: Gatewa
     await conn.close()
   }
 }
+
+/** the longest wait for the gateway's config write limit before giving up */
+const RATE_LIMIT_WAIT_MAX_MS = 65_000
+
+/**
+ * A config write (`config.patch`): the gateway allows a device a few a minute, so one it refuses for that
+ * waits once for the next slot (saying so) and then runs `again` — which re-reads what it builds on.
+ */
+export async function writeWithRateLimitWait<T>(io: CliIO, first: () => Promise<T>, again: () => Promise<T> = first): Promise<T> {
+  try {
+    return await first()
+  } catch (err) {
+    const wait = err instanceof GatewayClientError && err.detailCode === 'RATE_LIMITED' ? err.retryAfterMs : undefined
+    if (wait === undefined || wait > RATE_LIMIT_WAIT_MAX_MS) throw err
+    io.stderr(`loopdesk: the gateway takes a few config writes a minute; waiting ${Math.ceil(wait / 1000)} s…\n`)
+    await new Promise((r) => setTimeout(r, wait))
+    return again()
+  }
+}

@@ -43,7 +43,8 @@ export class CliError extends Error {
 /** One line for the user, plus the exit code that goes with it. */
 export function describeFailure(err: unknown, target?: string): { line: string; code: number } {
   if (err instanceof CliError) return { line: err.message, code: err.exitCode }
-  if (err instanceof UsageError) return { line: `${err.message} (see: loopdesk --help)`, code: EXIT.usage }
+  // a message that already names where to look gets no second hint
+  if (err instanceof UsageError) return { line: err.message.includes('(see: ') ? err.message : `${err.message} (see: loopdesk --help)`, code: EXIT.usage }
   if (err instanceof GatewayClientError) {
     switch (err.kind) {
       case 'unreachable':

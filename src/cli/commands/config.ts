@@ -5,8 +5,8 @@
 // shell's history.
 import type { ResultOf } from '../../shared/methods'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
-import { withGateway } from '../connect'
-import { GatewayClientError, type GatewayConnectionClient } from '../gateway-client'
+import { withGateway, writeWithRateLimitWait } from '../connect'
+import type { GatewayConnectionClient } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
 import { commandTarget } from '../resolve'
 
@@ -82,22 +82,13 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     }
     if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
     const value = sub === 'unset' ? null : newValue
-    try {
-      return await write(conn, io, current, keys, path!, value)
-    } catch (err) {
-      // the gateway allows a device a few config writes a minute: wait once for the next slot
-      const wait = err instanceof GatewayClientError && err.detailCode === 'RATE_LIMITED' ? err.retryAfterMs : undefined
-      if (wait === undefined || wait > RATE_LIMIT_WAIT_MAX_MS) throw err
-      io.stderr(`loopdesk: the gateway takes a few config writes a minute; waiting ${Math.ceil(wait / 1000)} s…\n`)
-      await new Promise((r) => setTimeout(r, wait))
-      const fresh = (await conn.request('config.get', {})) as ResultOf<'config.get'>
-      return write(conn, io, fresh, keys, path!, value)
-    }
+    return writeWithRateLimitWait(
+      io,
+      () => write(conn, io, current, keys, path!, value),
+      async () => write(conn, io, (await conn.request('config.get', {})) as ResultOf<'config.get'>, keys, path!, value),
+    )
   })
 }
-
-/** the longest wait for the gateway's config write limit before giving up */
-const RATE_LIMIT_WAIT_MAX_MS = 65_000
 
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
   let v: unknown = cfg.config

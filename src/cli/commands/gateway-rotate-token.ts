@@ -4,7 +4,7 @@
 // every connection that used the old token with 4001). With none running, the state dir is updated
 // directly: loopdesk.json when it holds gateway.auth.token (it wins at start), and the token file (0600).
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
-import { withGateway } from '../connect'
+import { withGateway, writeWithRateLimitWait } from '../connect'
 import { connectGateway, GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { commandTarget, dashboardUrl, isLoopbackUrl, readGatewayConfig, type GatewayTarget } from '../resolve'
@@ -61,7 +61,7 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
 async function rotateThroughGateway(target: GatewayTarget, stateDir: string, token: string, io: CliIO) {
   // (a shared-token connection is closed by the gateway (4001) right after the answer anyway)
   await withGateway({ target, stateDir, io, connectTimeoutMs: 5000 }, (conn) =>
-    conn.request('config.patch', { patch: { gateway: { auth: { token } } } }, { timeoutMs: 15_000 }),
+    writeWithRateLimitWait(io, () => conn.request('config.patch', { patch: { gateway: { auth: { token } } } }, { timeoutMs: 15_000 })),
   )
   // A gateway started with --token / LOOPDESK_GATEWAY_TOKEN keeps that token whatever the config says.
   // Checked without a device identity, so the device token this CLI keeps stays valid.
