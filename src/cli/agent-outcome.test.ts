@@ -3,7 +3,10 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { captureIO, runCliCaptured } from '../../test/fixtures/cli-io'
+import { runCli } from './main'
+import type { RuntimeHost } from '../main/api/host'
+import { startGateway } from '../main/gateway/server'
 import { useCliGateway } from '../../test/fixtures/cli-gateway'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { testConfig } from '../../test/fixtures/test-runtime'
@@ -46,6 +49,52 @@ describe('loopdesk agent: how a run ends', () => {
       expect(r.code).toBe(1)
       expect(r.out).toBe('')
       expect(r.err).toMatch(/^error: .*upstream exploded/m)
+    }
+  })
+
+  it('Ctrl-C before the gateway acknowledged the message stops the run once it does (exit 130); twice stops waiting', async () => {
+    // a gateway whose `agent` answers only when the test lets it (as with a large file still on its way)
+    const rt = env.stack.rt.runtime
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const host: RuntimeHost = {
+      handlers: { ...rt.handlers, agent: async (p, ctx) => (await gate, rt.handlers.agent(p, ctx)) },
+      subscribe: (l) => rt.subscribe(l),
+      agentFinal: (id) => rt.agentFinal(id),
+      info: rt.info,
+      shutdown: async () => {},
+    }
+    const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir: env.stack.rt.stateDir, staticDir: null, writeInfo: false })
+    try {
+      env.server.push({ textChunks: ['slow ', 'reply ', 'never ', 'finished'], delayMs: 400 })
+      const run = (key: string) => {
+        const c = captureIO({ LOOPDESK_GATEWAY_TOKEN: TOKEN })
+        return { c, done: runCli(['agent', '-m', 'slow please', '--session-key', key, '--url', gw.url, '--state-dir', tempDir('loopdesk-cli-outcome-')], c.io) }
+      }
+      const interrupt = async (c: ReturnType<typeof captureIO>) => {
+        for (let i = 0; i < 500 && !c.listening(); i++) await new Promise((r) => setTimeout(r, 10))
+        c.signal('SIGINT')
+      }
+      const a = run('agent:main:early-stop')
+      await interrupt(a.c)
+      expect(a.c.err()).toContain('stopping the run as soon as the gateway has the message')
+      release()
+      expect(await a.done).toBe(130)
+      expect(a.c.err()).not.toContain('stopped waiting')
+      // the run was stopped, not left to finish: its end is an abort, and the reply never completed
+      const history = await env.stack.rt.call('chat.history', { sessionKey: 'agent:main:early-stop' })
+      expect(JSON.stringify(history.messages)).not.toContain('finished')
+      expect(env.stack.rt.runtime.core.tracked.size).toBe(0)
+
+      // twice: it stops waiting at once
+      const b = run('agent:main:early-stop-2')
+      await interrupt(b.c)
+      b.c.signal('SIGINT')
+      expect(await b.done).toBe(130)
+      expect(b.c.err()).toContain('stopped waiting')
+    } finally {
+      release()
+      await gw.close()
     }
   })
 })

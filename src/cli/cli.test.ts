@@ -6,35 +6,13 @@ import { storeGatewayToken } from '../main/gateway/state-files'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
 import { parseArgs } from './args'
 import { identityPath, loadOrCreateDeviceIdentity } from './identity'
-import type { CliIO } from './io'
+import { captureIO } from '../../test/fixtures/cli-io'
 import { runCli } from './main'
 import { dashboardUrl, resolveGatewayTarget } from './resolve'
 import { runBin } from './test-support'
 import { tempDir } from '../../test/fixtures/temp-dir'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-function captureIO(env: NodeJS.ProcessEnv = {}) {
-  const out: string[] = []
-  const err: string[] = []
-  const signalHandlers = new Set<(s: string) => void>()
-  const io: CliIO = {
-    env,
-    stdout: (t) => out.push(t),
-    stderr: (t) => err.push(t),
-    onSignal: (h) => {
-      signalHandlers.add(h)
-      return () => signalHandlers.delete(h)
-    },
-  }
-  return {
-    io,
-    out: () => out.join(''),
-    err: () => err.join(''),
-    signal: (s = 'SIGINT') => [...signalHandlers].forEach((h) => h(s)),
-    chunks: out,
-  }
-}
 
 let t: TestGateway
 let cliState: string

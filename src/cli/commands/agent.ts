@@ -190,25 +190,48 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
   const events = new RunEvents((ev) => (ev.event === 'chat' ? onChat(ev.payload) : activity.onEvent(ev)))
   const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => events.push(ev))
   let interrupted = false
-  const offSignal = io.onSignal(() => {
-    if (interrupted || !events.runId) return
-    interrupted = true
-    io.stderr('\nstopping the run…\n')
+  let gaveUp = false
+  const abort = (runId: string) => {
     const key = sessionKey ?? (req.params.sessionKey as string | undefined)
-    if (key) conn.request('chat.abort', { sessionKey: key, runId: events.runId }).catch(() => {})
+    const stop = key ? conn.request('chat.abort', { sessionKey: key, runId }) : conn.request('sessions.abort', { runId })
+    stop.catch(() => {})
+  }
+  const offSignal = io.onSignal(() => {
+    if (interrupted) {
+      // a second Ctrl-C while the message is still on its way (a large file): stop waiting
+      if (!events.runId && !gaveUp) {
+        gaveUp = true
+        void conn.close()
+      }
+      return
+    }
+    interrupted = true
+    if (events.runId) {
+      io.stderr('\nstopping the run…\n')
+      abort(events.runId)
+    } else io.stderr('\nstopping the run as soon as the gateway has the message (Ctrl-C again to stop waiting)…\n')
   })
   try {
     const waitMs = Math.max(10, req.timeoutS + 30) * 1000
     const final = (await conn.request('agent', req.params, {
       expectFinal: true,
       timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
-      onAccepted: (ack) => events.start((ack as { runId: string }).runId),
+      onAccepted: (ack) => {
+        const runId = (ack as { runId: string }).runId
+        events.start(runId)
+        // Ctrl-C came before the gateway had acknowledged the message
+        if (interrupted) abort(runId)
+      },
     })) as AgentFinal
     activity.close()
     const code = report(final, printer, io, req.json)
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
     activity.close()
+    if (gaveUp) {
+      io.stderr('stopped waiting; if the gateway received the message, its run goes on (see: loopdesk sessions)\n')
+      return EXIT.interrupted
+    }
     if (err instanceof GatewayClientError && err.kind === 'request' && err.payload && typeof err.payload === 'object') {
       const p = err.payload as Partial<AgentFinal>
       if (p.status === 'error' && typeof p.runId === 'string') {
