@@ -38,6 +38,14 @@ describe('loopdesk config', () => {
     expect(onDisk().agents.defaults.timeoutSeconds).toBeUndefined()
   })
 
+  it('a default model the runtime cannot run is written (valid config) with a note saying why', async () => {
+    const r = await cli(['set', 'agents.defaults.model.primary', 'nope/zz'])
+    expect(r).toMatchObject({ code: 0, out: 'set agents.defaults.model.primary\n' })
+    expect(r.err).toBe('loopdesk: note: agents.defaults.model.primary: unknown model provider "nope" in "nope/zz"\n')
+    const back = await cli(['set', 'agents.defaults.model.primary', 'mock/m1'])
+    expect(back).toMatchObject({ code: 0, err: '' })
+  })
+
   it('an object is merged into the section (its other keys stay); a list replaces the list', async () => {
     await cli(['set', 'agents.defaults', '{"timeoutSeconds": 300}'])
     expect(onDisk().agents.defaults).toMatchObject({ timeoutSeconds: 300, model: { primary: 'mock/m1' } })

@@ -42,4 +42,24 @@ describe('loopdesk status', () => {
       reloadConfig()
     }
   })
+
+  it('a default model runs cannot use (unknown provider or id) is named, with exit 1, though the config is valid', async () => {
+    const file = path.join(env.stack.rt.stateDir, 'loopdesk.json')
+    const good = fs.readFileSync(file, 'utf8')
+    try {
+      const cfg = JSON.parse(good)
+      cfg.agents = { ...cfg.agents, defaults: { ...cfg.agents?.defaults, model: { primary: 'nope/zz' } }, list: [{ id: 'ops', model: 'mock/not-served' }] }
+      fs.writeFileSync(file, JSON.stringify(cfg))
+      reloadConfig()
+      const r = await cli([])
+      expect(r.code).toBe(1)
+      expect(r.out).toContain('\nconfig     valid\n')
+      expect(r.out).toMatch(/\nmodels {5}2 configured models cannot be used \(runs that need them fail\):\n {2}agents\.defaults\.model\.primary: unknown model provider "nope"[^\n]*\n {2}agents\.list\[0\]\.model \(ops\): unknown model "not-served" for provider "mock"/)
+      expect(JSON.parse((await cli(['--json'])).out).modelProblems).toHaveLength(2)
+    } finally {
+      fs.writeFileSync(file, good)
+      reloadConfig()
+    }
+    expect((await cli([])).code).toBe(0)
+  })
 })

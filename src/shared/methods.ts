@@ -754,6 +754,11 @@ export interface Results {
     lanes: Record<string, { active: number; queued: number }>
     configIssues: ConfigIssue[]
     /**
+     * Loopdesk: configured models runs cannot use (an unknown provider or model id), path → why; the config
+     * itself is valid and in use, so every run that needs one of them fails until it is fixed.
+     */
+    modelProblems?: ConfigIssue[]
+    /**
      * The local gateway hosted by this process, when one listens: its REAL port (the desktop app picks a
      * free one when the configured port is taken). Over the gateway itself it also says how it was bound.
      */

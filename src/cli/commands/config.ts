@@ -120,5 +120,10 @@ async function write(conn: GatewayConnectionClient, io: CliIO, cfg: ResultOf<'co
   const params = { patch: patchAt(keys, value), baseHash: cfg.hash, ...(Array.isArray(value) ? { replacePaths: [path] } : {}) }
   await conn.request('config.patch', params)
   io.stdout(value === null ? `unset ${path}\n` : `set ${path}\n`)
+  // a model the runtime cannot run is valid config: say so now rather than at the next run
+  if (keys.includes('model') || keys.includes('models') || keys.includes('agents')) {
+    const status = (await conn.request('status', {}).catch(() => undefined)) as ResultOf<'status'> | undefined
+    for (const p of status?.modelProblems ?? []) io.stderr(`loopdesk: note: ${p.path}: ${p.message}\n`)
+  }
   return EXIT.ok
 }

@@ -49,9 +49,14 @@ export async function statusCommand(argv: string[], io: CliIO): Promise<number> 
     } else {
       lines.push('config     valid')
     }
+    const models = s.modelProblems ?? []
+    if (models.length) {
+      lines.push(`models     ${models.length} configured model${models.length === 1 ? '' : 's'} cannot be used (runs that need ${models.length === 1 ? 'it' : 'them'} fail):`)
+      for (const i of models) lines.push(`  ${i.path}: ${i.message}`)
+    }
     io.stdout(lines.join('\n') + '\n')
   }
-  return s.configIssues.length ? EXIT.failed : EXIT.ok
+  return s.configIssues.length || s.modelProblems?.length ? EXIT.failed : EXIT.ok
 }
 
 function proxyLine(p: NonNullable<ResultOf<'status'>['proxy']>): string {

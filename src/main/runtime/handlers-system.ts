@@ -3,7 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
-import type { Prefs, Results } from '../../shared/methods'
+import type { ConfigIssue, Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY } from '../../shared/session-key'
 import { agentIds, assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { activeProxy, describeProxy } from './net/proxy'
@@ -26,6 +26,26 @@ type SystemHandlers = Pick<
   | 'loopdesk.prefs.get'
   | 'loopdesk.prefs.set'
 >
+
+/** The configured models a run could not use (the default, each agent's), as status reports them. */
+function modelProblems(core: RuntimeCore): { modelProblems?: ConfigIssue[] } {
+  const cfg = core.config.current
+  const refs: Array<[string, string | undefined]> = [
+    ['agents.defaults.model.primary', cfg.defaults.model],
+    // an agent without a model of its own runs the default (already checked)
+    ...cfg.agents.map((a, i): [string, string | undefined] => [`agents.list[${i}].model (${a.id})`, a.model === cfg.defaults.model ? undefined : a.model]),
+  ]
+  const out: ConfigIssue[] = []
+  for (const [path, ref] of refs) {
+    if (!ref) continue
+    try {
+      core.models().resolve(ref)
+    } catch (err) {
+      out.push({ path, message: (err as Error).message })
+    }
+  }
+  return out.length ? { modelProblems: out } : {}
+}
 
 /** The proxy in use (net/proxy.ts), as status reports it: no credentials. */
 function proxyStatus(): { proxy?: Results['status']['proxy'] } {
@@ -162,6 +182,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         sessions,
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
+        ...modelProblems(core),
         ...(core.credentials.location ? { credentials: core.credentials.location } : {}),
         ...proxyStatus(),
         ...ownGateway(core.stateDir),
