@@ -100,6 +100,12 @@ describe('loopdesk gateway call', () => {
     expect(c.err()).toBe('loopdesk: INVALID_REQUEST: unknown method: nope.method\n')
   })
 
+  it('a gateway URL that is not one is a usage error (exit 2), before connecting', async () => {
+    const c = captureIO()
+    expect(await runCli(['gateway', 'call', 'health', '--url', 'ws://bad host', '--state-dir', cliState], c.io)).toBe(2)
+    expect(c.err()).toBe('loopdesk: gateway URL "ws://bad host" is not a valid URL (see: loopdesk --help)\n')
+  })
+
   it('usage errors exit 2', async () => {
     for (const args of [['gateway', 'call'], ['gateway', 'call', 'health', '--params', '[1]'], ['gateway', 'call', 'health', '--params', '{bad'], ['gateway', 'frob']]) {
       const c = captureIO()

@@ -85,7 +85,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     throw new UsageError(`unknown command: ${cmd}`)
   } catch (err) {
     const { line, code } = describeFailure(err)
-    io.stderr(`loopdesk: ${line}\n`)
+    // one line, whatever the error carried (a TLS library's message spans several)
+    io.stderr(`loopdesk: ${line.split('\n').find((l) => l.trim())?.trim() ?? line}\n`)
     return code
   }
 }

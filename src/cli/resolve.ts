@@ -91,6 +91,11 @@ export function resolveGatewayTarget(
     }
   }
   if (!/^wss?:\/\//.test(url)) throw new UsageError(`gateway URL must start with ws:// or wss:// (got ${url})`)
+  try {
+    new URL(url)
+  } catch {
+    throw new UsageError(`gateway URL ${JSON.stringify(url)} is not a valid URL`)
+  }
   // The state-dir token belongs to the local gateway: never send it to a URL elsewhere.
   const token =
     flags.token ??
