@@ -56,7 +56,9 @@ describe('loopdesk agent: how a run ends', () => {
     // a gateway whose `agent` answers only when the test lets it (as with a large file still on its way)
     const rt = env.stack.rt.runtime
     let release!: () => void
-    const gate = new Promise<void>((r) => (release = r))
+    let gate!: Promise<void>
+    const closeGate = () => (gate = new Promise<void>((r) => (release = r)))
+    closeGate()
     const host: RuntimeHost = {
       handlers: { ...rt.handlers, agent: async (p, ctx) => (await gate, rt.handlers.agent(p, ctx)) },
       subscribe: (l) => rt.subscribe(l),
@@ -87,6 +89,7 @@ describe('loopdesk agent: how a run ends', () => {
       expect(env.stack.rt.runtime.core.tracked.size).toBe(0)
 
       // twice: it stops waiting at once
+      closeGate()
       const b = run('agent:main:early-stop-2')
       await interrupt(b.c)
       b.c.signal('SIGINT')
