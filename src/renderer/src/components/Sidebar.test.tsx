@@ -4,6 +4,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp, settle } from '../test-utils'
 
+/** Opens a sidebar row's actions menu and picks one of its items. */
+async function pickAction(user: ReturnType<typeof userEvent.setup>, title: string, item: string) {
+  await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByRole('button', { name: `Actions for ${title}` }))
+  await user.click(screen.getByRole('menuitem', { name: item }))
+}
+
 beforeEach(() => localStorage.clear())
 
 const seed = [
@@ -123,29 +129,25 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(within(nav).getAllByRole('listitem')).toHaveLength(3))
     expect(screen.getByText('Start a conversation')).toBeInTheDocument()
 
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Rename' }))
+    await pickAction(user, 'Tax questions', 'Rename')
     const input = within(nav).getByRole('textbox', { name: 'Session name' })
     await user.clear(input)
     await user.type(input, 'Taxes 2026{Enter}')
     await waitFor(() => expect(within(nav).getByText('Taxes 2026')).toBeInTheDocument())
 
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Taxes 2026' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Delete' }))
+    await pickAction(user, 'Taxes 2026', 'Delete')
     const dialog = screen.getByRole('alertdialog', { name: 'Delete session?' })
     await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
     expect(within(nav).getByText('Taxes 2026')).toBeInTheDocument()
     expect(bridge.calls.some((c) => c.name === 'sessionsDelete')).toBe(false)
 
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Taxes 2026' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Delete' }))
+    await pickAction(user, 'Taxes 2026', 'Delete')
     await user.click(within(screen.getByRole('alertdialog')).getByRole('button', { name: 'Delete' }))
     await waitFor(() => expect(within(nav).queryByText('Taxes 2026')).not.toBeInTheDocument())
 
     await user.click(within(nav).getByText('Main'))
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBeGreaterThan(0))
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Reset' }))
+    await pickAction(user, 'Main', 'Reset')
     await user.click(within(screen.getByRole('alertdialog', { name: 'Reset session?' })).getByRole('button', { name: 'Reset' }))
     await waitFor(() => expect(screen.getByText('Start a conversation')).toBeInTheDocument())
   })
@@ -177,12 +179,10 @@ describe('compact', () => {
   it('summarizes the older messages through sessions.compact, says how much it saved, and shows the summary', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp({ seed })
-    const nav = screen.getByRole('navigation', { name: 'Sessions' })
     const log = screen.getByRole('log')
     // seeded Main: 4 messages (2 turns); the first turn's question is on screen
     await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Compact' }))
+    await pickAction(user, 'Main', 'Compact')
     expect(await screen.findByText(/Compacted “Main” \(\d+ → \d+ tokens\)/)).toBeInTheDocument()
     expect(bridge.calls.filter((c) => c.name === 'sessionsCompact').at(-1)!.params).toEqual({ key: 'agent:main:main' })
     expect(screen.queryByText(/Compacting “Main”/)).toBeNull() // the outcome replaced the note
@@ -191,8 +191,7 @@ describe('compact', () => {
     expect(within(log).getByText(/Summary of 2 earlier messages/)).toBeInTheDocument()
 
     // a session too short to compact says so and keeps its messages
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Compact' }))
+    await pickAction(user, 'Tax questions', 'Compact')
     expect(await screen.findByText(/Nothing to compact in “Tax questions”: the conversation is too short/)).toBeInTheDocument()
   })
 })
@@ -205,9 +204,7 @@ describe('export', () => {
     try {
       const user = userEvent.setup({ delay: null })
       const { bridge } = await renderApp({ seed })
-      const nav = screen.getByRole('navigation', { name: 'Sessions' })
-      await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
-      await user.click(screen.getByRole('menuitem', { name: 'Export as Markdown' }))
+      await pickAction(user, 'Tax questions', 'Export as Markdown')
       await waitFor(() => expect(saved).toHaveLength(1))
       expect(saved[0].filename).toBe('Tax questions.md')
       expect(saved[0].text).toMatch(/^# Tax questions\n\nSession `agent:main:taxes` · 2 messages · /)
@@ -227,8 +224,7 @@ describe('fork', () => {
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     const log = screen.getByRole('log')
     await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Fork' }))
+    await pickAction(user, 'Main', 'Fork')
     await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
     expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toEqual({ parentSessionKey: 'agent:main:main', fork: true, displayName: 'Main (fork)' })
     expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected')
@@ -243,8 +239,7 @@ describe('fork', () => {
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'a long one{Enter}')
     await waitFor(() => expect(within(nav).getByText('Main').closest('[data-state]')).toHaveAttribute('data-state', 'running'))
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Fork' }))
+    await pickAction(user, 'Main', 'Fork')
     await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
     expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toMatchObject({ parentSessionKey: 'agent:main:main', fork: true, forkFrom: 'last-completed' })
     // the question still being answered stayed behind
@@ -265,13 +260,9 @@ describe('pin and archive', () => {
     })
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     const titles = () => within(nav).queryAllByRole('listitem').map((li) => li.querySelector('.session-title')?.textContent ?? '')
-    const menu = async (title: string, item: string) => {
-      await user.click(within(nav).getByRole('button', { name: `Actions for ${title}` }))
-      await user.click(screen.getByRole('menuitem', { name: item }))
-    }
     expect(titles()).toEqual(['Main', 'Tax questions', 'Trip plans'])
 
-    await menu('Trip plans', 'Pin')
+    await pickAction(user, 'Trip plans', 'Pin')
     await waitFor(() => expect(titles()).toEqual(['Trip plans', 'Main', 'Tax questions']))
     expect(within(nav).getByRole('img', { name: 'Pinned' })).toBeInTheDocument()
     expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toEqual({ key: 'agent:main:trip', pinned: true })
@@ -281,7 +272,7 @@ describe('pin and archive', () => {
     expect(screen.queryByRole('menuitem', { name: 'Archive' })).not.toBeInTheDocument()
     await user.keyboard('{Escape}')
 
-    await menu('Trip plans', 'Archive')
+    await pickAction(user, 'Trip plans', 'Archive')
     await waitFor(() => expect(titles()).toEqual(['Main', 'Tax questions']))
     expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toEqual({ key: 'agent:main:trip', archived: true })
     // archiving unpinned it (one write, like the runtime)
@@ -312,8 +303,7 @@ describe('pin and archive', () => {
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     await user.click(within(nav).getByText('Tax questions'))
     await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:taxes'))
-    await user.click(within(nav).getByRole('button', { name: 'Actions for Tax questions' }))
-    await user.click(screen.getByRole('menuitem', { name: 'Archive' }))
+    await pickAction(user, 'Tax questions', 'Archive')
     await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:main'))
     const sent = await bridge.send({ sessionKey: 'agent:main:taxes', message: 'still there?', idempotencyKey: 'x1' })
     expect(sent).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: 'Session "agent:main:taxes" is archived. Restore it before starting new work.' } })
