@@ -85,6 +85,3 @@ export function realPlace(p: string): string {
     }
   }
 }
-
-/** True when `a` is `b` or lies inside it (real places: a link into the state dir counts as inside). */
-export const isWithin = (a: string, b: string): boolean => a === b || a.startsWith(b.endsWith(path.sep) ? b : b + path.sep)

@@ -15,7 +15,8 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
 import { stripConfigSecrets } from '../config-secrets'
-import { copyTree, isWithin, realPlace } from '../state-copy'
+import { isInside } from '../../main/runtime/tools/paths'
+import { copyTree, realPlace } from '../state-copy'
 
 export const BACKUP_HELP = `loopdesk backup [DIR] [--include-keys] [--with-workspace] [--state-dir D]
   Copies config, sessions and transcripts (archived ones too), attachments, plugins and hooks into DIR
@@ -57,7 +58,7 @@ export function backupStateDir(stateDir: string, dir: string, opts: { includeKey
   const dst = path.resolve(dir)
   if (!fs.existsSync(src)) throw new CliError(`no state dir at ${src}`, EXIT.failed)
   // real places: a link pointing into the state dir would otherwise copy the state dir into itself
-  if (isWithin(realPlace(dst), realPlace(src))) throw new CliError(`the backup cannot go inside the state dir (${src}): choose a folder elsewhere`, EXIT.usage)
+  if (isInside(realPlace(src), realPlace(dst))) throw new CliError(`the backup cannot go inside the state dir (${src}): choose a folder elsewhere`, EXIT.usage)
   if (fs.existsSync(dst) && !fs.statSync(dst).isDirectory()) throw new CliError(`${dst} is a file: choose a new folder`, EXIT.usage)
   if (fs.existsSync(dst) && fs.readdirSync(dst).length > 0) throw new CliError(`${dst} is not empty: choose a new folder`, EXIT.usage)
   const left = ['gateway token and paired devices', 'device keys']

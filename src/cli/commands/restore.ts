@@ -18,7 +18,8 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { parseConfigText } from '../../main/runtime/config/parse'
 import { restoreConfigSecrets } from '../config-secrets'
-import { copyTree, isTransient, isWithin, listTree, realPlace } from '../state-copy'
+import { isInside } from '../../main/runtime/tools/paths'
+import { copyTree, isTransient, listTree, realPlace } from '../state-copy'
 import { sizeText } from '../table'
 import { ALWAYS_OUT, MANIFEST, stamp, type BackupManifest } from './backup'
 
@@ -121,7 +122,7 @@ export async function planRestore(backupDir: string, stateDir: string, now = new
   const backup = path.resolve(backupDir)
   const state = path.resolve(stateDir)
   const [realBackup, realState] = [realPlace(backup), realPlace(state)]
-  if (isWithin(realBackup, realState) || isWithin(realState, realBackup)) throw new CliError(`the backup ${backup} and the state dir ${state} overlap: keep backups elsewhere`, EXIT.usage)
+  if (isInside(realState, realBackup) || isInside(realBackup, realState)) throw new CliError(`the backup ${backup} and the state dir ${state} overlap: keep backups elsewhere`, EXIT.usage)
   const { manifest, top } = checkBackup(backup)
   const users = fs.existsSync(state) ? await stateDirUsers(state) : []
   if (users.length) throw new CliError(`Loopdesk is using ${state}: ${users.join('; ')} — quit the app and stop the gateway, then restore again`, EXIT.failed)

@@ -70,7 +70,7 @@ export function paramScope(method: MethodName, params: unknown): { scope: Scope;
     if (cmd && cmd.command !== 'stop') return { scope: A, message: `/${cmd.command} through agent requires admin scope (chat.send takes it from a writer)` }
   }
   if (method === 'chat.send' && ['originatingChannel', 'originatingTo', 'originatingAccountId', 'originatingThreadId'].some(given)) return { scope: A, message: 'originating route fields require admin scope' }
-  if (method === 'chat.send' && ((p.systemInputProvenance !== undefined && p.systemInputProvenance !== null) || (typeof p.systemProvenanceReceipt === 'string' && p.systemProvenanceReceipt !== ''))) {
+  if (method === 'chat.send' && (given('systemInputProvenance') || (typeof p.systemProvenanceReceipt === 'string' && p.systemProvenanceReceipt !== ''))) {
     return { scope: A, message: 'system provenance fields require admin scope' }
   }
   return undefined

@@ -180,7 +180,6 @@ export function requireEntry(core: RuntimeCore, key: string, agentId: string): S
   return e
 }
 
-/** `/new`, `/reset` (+ optional text) and `/stop` as typed in a chat. */
 export function rejectControlChars(message: string): void {
   if (message.includes('\u0000')) throw invalid('message must not contain NUL characters')
 }

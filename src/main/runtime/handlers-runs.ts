@@ -289,11 +289,10 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           return { ok: true, aborted: removed, runIds: removed ? [p.runId] : [] }
         }
         if (t.sessionKey !== key) throw invalid('runId does not match sessionKey')
-        const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: true })
-        return { ok: true, aborted: runIds.length > 0, runIds }
       }
-      // the session's running reply; messages queued behind it then run (/stop or sessions.abort clearQueued drop them)
-      const runIds = abortSessionRuns(core, key)
+      // without a runId: the session's running reply; messages queued behind it then run (/stop or
+      // sessions.abort clearQueued drop them)
+      const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined })
       return { ok: true, aborted: runIds.length > 0, runIds }
     },
   }
