@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted } from '../main/runtime/config/redact'
+import { isPlainObject } from '../main/runtime/config/validate'
 
 type Json = Record<string, unknown>
 
@@ -21,7 +22,7 @@ function read(file: string): Json | undefined {
     return undefined
   }
   const parsed = parseConfigText(text)
-  return parsed.ok && parsed.value && typeof parsed.value === 'object' && !Array.isArray(parsed.value) ? (parsed.value as Json) : undefined
+  return parsed.ok && isPlainObject(parsed.value) ? parsed.value : undefined
 }
 
 function write(file: string, cfg: Json): void {
@@ -54,16 +55,15 @@ export function restoreConfigSecrets(file: string, current: string): string[] {
   restoreRedacted(cfg, now)
   // the gateway token is this installation's whatever the backup holds: the current one, or none
   const token = tokenOf(now)
-  const gateway = isObject(cfg.gateway) ? cfg.gateway : undefined
+  const gateway = isPlainObject(cfg.gateway) ? cfg.gateway : undefined
   if (typeof token === 'string') {
     const g = gateway ?? (cfg.gateway = {} as Json)
-    const auth = isObject(g.auth) ? g.auth : (g.auth = {} as Json)
+    const auth = isPlainObject(g.auth) ? g.auth : (g.auth = {} as Json)
     auth.token = token
-  } else if (gateway && isObject(gateway.auth)) delete gateway.auth.token
+  } else if (gateway && isPlainObject(gateway.auth)) delete gateway.auth.token
   const dropped = dropRedacted(cfg).filter((p) => p !== GATEWAY_TOKEN_PATH)
   if (JSON.stringify(cfg) !== before) write(file, cfg)
   return dropped
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
-const tokenOf = (cfg: Json): unknown => (isObject(cfg.gateway) && isObject(cfg.gateway.auth) ? cfg.gateway.auth.token : undefined)
+const tokenOf = (cfg: Json): unknown => (isPlainObject(cfg.gateway) && isPlainObject(cfg.gateway.auth) ? cfg.gateway.auth.token : undefined)
