@@ -234,14 +234,15 @@ describe('connect handshake', () => {
     expect((await c.closed).code).toBe(1008)
   })
 
-  it('rejects garbage and binary first frames with a structured error and 1008', async () => {
-    for (const bad of ['not json', Buffer.from([1, 2, 3]), '[]', '{"type":"event","event":"x"}']) {
+  it('closes on garbage, binary and non-request first frames with 1008 and no response (as OpenClaw)', async () => {
+    for (const bad of ['not json', Buffer.from([1, 2, 3]), '[]', '{"type":"event","event":"x"}', '{"type":"req","id":"r1"}']) {
       const c = RawClient.open(t.gw.url)
       await c.challenge()
+      const frames: unknown[] = []
+      c.ws.on('message', (d) => frames.push(JSON.parse(d.toString())))
       c.ws.send(bad)
-      const res = await c.res('invalid')
-      expect(res.error?.code).toBe('INVALID_REQUEST')
-      expect((await c.closed).code).toBe(1008)
+      expect(await c.closed).toEqual({ code: 1008, reason: 'invalid handshake: first request must be connect' })
+      expect(frames).toEqual([])
     }
   })
 
@@ -262,7 +263,7 @@ describe('connect handshake', () => {
     const c = RawClient.open(t.gw.url)
     await c.challenge()
     c.send({ type: 'req', id: 'big', method: 'connect', params: { pad: 'x'.repeat(70 * 1024) } })
-    expect((await c.closed).code).toBe(1009)
+    expect(await c.closed).toEqual({ code: 1009, reason: 'preauth payload too large' })
   })
 
   it('accepts frames above 64 KiB after hello (25 MiB limit)', async () => {

@@ -26,7 +26,7 @@ import { SlidingWindowLimiter } from './rate-limit'
 import { historyResultFor } from './history-wire'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
-import { frameId, handleRequest, parseRequest, type RequestContext } from './requests'
+import { handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
@@ -440,14 +440,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   function onHandshakeFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
     const notConnect = 'invalid handshake: first request must be connect'
-    if (isBinary) return failHandshake(conn, 'invalid', notConnect)
+    // As OpenClaw: a first frame that is not even a request frame gets no response, only the close.
+    const closeSilently = () => conn.close(CLOSE.policy, notConnect)
+    if (isBinary) return closeSilently()
     let value: unknown
     try {
       value = JSON.parse(rawToString(data))
     } catch {
-      return failHandshake(conn, 'invalid', notConnect)
+      return closeSilently()
     }
-    if (checkRequestFrame(value) !== undefined) return failHandshake(conn, frameId(value), notConnect)
+    if (checkRequestFrame(value) !== undefined) return closeSilently()
     const req = value as { id: string; method: string; params?: unknown }
     if (req.method !== 'connect') return failHandshake(conn, req.id, notConnect)
     const problem = checkConnectParams(req.params)
@@ -519,6 +521,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     preauthByIp.set(remote, (preauthByIp.get(remote) ?? 0) + 1)
     conn.preauthCounted = true
     conn.handshakeTimer = setTimeout(() => conn.close(CLOSE.policy, 'handshake timeout'), limits.handshakeTimeoutMs)
+    nameOversizedPreauthClose(ws, () => conn.state === 'handshake')
 
     ws.on('message', (data, isBinary) => {
       try {
@@ -651,6 +654,16 @@ function rawToString(data: RawData): string {
 }
 
 // ws has no public API to raise the limit after the handshake; the receiver reads `_maxPayload` per frame.
+/**
+ * ws closes a frame over `maxPayload` with 1009 and no reason, from inside its receiver; OpenClaw's clients
+ * are told "preauth payload too large". ws calls the socket's own `close`, so this instance's close names it.
+ */
+function nameOversizedPreauthClose(ws: WebSocket, inHandshake: () => boolean) {
+  const close = ws.close.bind(ws)
+  ws.close = (code?: number, reason?: string | Buffer) =>
+    close(code, code === CLOSE.tooBig && !reason && inHandshake() ? 'preauth payload too large' : reason)
+}
+
 function setMaxPayload(ws: WebSocket, bytes: number) {
   const receiver = (ws as unknown as { _receiver?: { _maxPayload: number } })._receiver
   if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes
