@@ -4,7 +4,8 @@
 // gateway no longer accepts (revoked, rotated) is dropped with one line on stderr.
 import { connectGateway, GatewayClientError, type GatewayConnectionClient } from './gateway-client'
 import { dropDeviceToken, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
-import { loadOrCreateDeviceIdentity, type NodeDeviceIdentity } from './identity'
+import { existsSync } from 'node:fs'
+import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity, type NodeDeviceIdentity } from './identity'
 import { CliError, EXIT, type CliIO } from './io'
 import type { GatewayTarget } from './resolve'
 
@@ -22,6 +23,9 @@ export interface CliConnectOptions {
 }
 
 export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+  // A state dir that does not exist (a typo in --state-dir) is not created for an identity: this
+  // connection uses a throwaway one and keeps nothing.
+  if (!existsSync(opts.stateDir)) return connectWithoutStateDir(opts)
   const { target, stateDir, io } = opts
   const identity = loadOrCreateDeviceIdentity(stateDir)
   const stored = loadDeviceToken(stateDir, target.url, identity.deviceId)
@@ -61,6 +65,20 @@ export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnec
   }
   // no credentials at all: the gateway says so (AUTH_TOKEN_MISSING)
   return remember(await connectGateway(base), opts, identity)
+}
+
+async function connectWithoutStateDir(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+  const { target, stateDir } = opts
+  const base = { url: target.url, identity: generateNodeDeviceIdentity(), connectTimeoutMs: opts.connectTimeoutMs, caps: opts.caps }
+  try {
+    return await connectGateway(target.token === undefined ? base : { ...base, token: target.token })
+  } catch (err) {
+    // with no URL given, the state dir was the only place to learn one: name it
+    if (err instanceof GatewayClientError && err.kind === 'unreachable' && target.source === 'default') {
+      throw new CliError(`${err.message}; there is no state dir at ${stateDir} — check --state-dir / LOOPDESK_STATE_DIR`, EXIT.unreachable)
+    }
+    throw err
+  }
 }
 
 /** Keeps the device token of a hello-ok for the next connect. Never fails the command. */

@@ -1,12 +1,14 @@
 // The CLI keeps the device token from hello-ok.auth (per gateway URL, 0600, next to its identity) and
 // connects with it when the shared token is missing or rejected; a token the gateway refuses is dropped.
 // Against a real gateway server (over the fake host).
-import { readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
 import { deviceTokensPath, dropDeviceToken, gatewayKey, loadDeviceToken, saveDeviceToken } from './device-token-store'
 import { loadOrCreateDeviceIdentity } from './identity'
+import { connectCli } from './connect'
+import { CliError } from './io'
 import { runCli } from './main'
 import { captureIO } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
@@ -111,6 +113,26 @@ describe('device token kept by the CLI', () => {
       `loopdesk: no gateway token for ${t.gw.url} — pass --token or set LOOPDESK_GATEWAY_TOKEN`,
     ])
     expect(stored()).toBeUndefined()
+  })
+})
+
+describe('a state dir that does not exist', () => {
+  it('is not created: the CLI connects with a throwaway identity and keeps nothing', async () => {
+    cliDir = join(tempDir('loopdesk-cli-typo-'), 'no-such-dir')
+    expect(await health()).toMatchObject({ code: 0, err: '' })
+    expect(existsSync(cliDir)).toBe(false)
+  })
+
+  it('with no URL given, a gateway not running names the missing state dir', async () => {
+    const dir = join(tempDir('loopdesk-cli-typo-'), 'no-such-dir')
+    const closed = await startTestGateway()
+    const url = closed.gw.url
+    await closed.stop()
+    const c = captureIO()
+    const err = await connectCli({ target: { url, token: TEST_TOKEN, source: 'default' }, stateDir: dir, io: c.io }).catch((e) => e)
+    expect(err).toBeInstanceOf(CliError)
+    expect(err.message).toBe(`gateway not running at ${url} (connection refused); there is no state dir at ${dir} — check --state-dir / LOOPDESK_STATE_DIR`)
+    expect(existsSync(dir)).toBe(false)
   })
 })
 
