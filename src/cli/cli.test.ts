@@ -186,6 +186,13 @@ describe('loopdesk dashboard', () => {
     expect(c.out()).toBe(`http://127.0.0.1:${t.gw.port}/#token=${TEST_TOKEN}\n`)
   })
 
+  it('a token the gateway refuses is an auth error (exit 4), not a link that cannot log in', async () => {
+    const c = captureIO()
+    expect(await runCli(['dashboard', '--url', t.gw.url, '--token', 'wrong-token-0123456789', '--state-dir', cliState], c.io)).toBe(4)
+    expect(c.out()).toBe('')
+    expect(c.err()).toMatch(/^loopdesk: gateway auth failed: .*\[AUTH_TOKEN_MISMATCH\]/)
+  })
+
   it('says when the gateway is not running', async () => {
     const c = captureIO()
     expect(await runCli(['dashboard', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)], c.io)).toBe(3)

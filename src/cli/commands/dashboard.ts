@@ -1,7 +1,10 @@
 // `loopdesk dashboard`: the browser-mode URL of the running gateway, with the token in the fragment
 // (fragments never reach the server or its logs; the page removes it from the address bar).
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
+import { connectGateway } from '../gateway-client'
+import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity } from '../identity'
 import { CliError, EXIT, type CliIO } from '../io'
 import { commandTarget, dashboardUrl } from '../resolve'
 
@@ -26,20 +29,15 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const { target } = commandTarget(flags, io.env)
+  const { target, stateDir } = commandTarget(flags, io.env)
   if (!target.token) throw new CliError('no gateway token found (pass --token or set LOOPDESK_GATEWAY_TOKEN)', EXIT.auth)
   const link = dashboardUrl(target.url, target.token)
 
-  // Liveness only (no auth): a dead link is worse than a clear message.
-  const health = new URL(link)
-  health.pathname = '/healthz'
-  health.hash = ''
-  try {
-    const res = await fetch(health, { signal: AbortSignal.timeout(3000) })
-    if (!res.ok) throw new Error(`HTTP ${res.status}`)
-  } catch {
-    throw new CliError(`gateway not running at ${target.url} — start it with \`loopdesk gateway run\` or open the desktop app`, EXIT.unreachable)
-  }
+  // The link must log in: connect once with the token it carries (not the device token this CLI may
+  // also hold), so a stale or mistyped token is an auth error here rather than a page that cannot log in.
+  const identity = existsSync(stateDir) ? loadOrCreateDeviceIdentity(stateDir) : generateNodeDeviceIdentity()
+  const conn = await connectGateway({ url: target.url, token: target.token, identity, connectTimeoutMs: 3000 })
+  await conn.close()
   io.stdout(link + '\n')
   if (flags.open) {
     const [cmd, pre] = openerFor(process.platform)
