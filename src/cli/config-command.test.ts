@@ -25,6 +25,18 @@ describe('loopdesk config', () => {
     expect((await cli(['path'])).out).toBe(`${env.stack.rt.stateDir}/loopdesk.json\n`)
   })
 
+  it('path without a gateway: the file a gateway of that state dir reads (LOOPDESK_CONFIG_PATH included); not for a --url elsewhere', async () => {
+    const dir = tempDir('loopdesk-cli-config-nogw-')
+    // a port nothing listens on, from the state dir's own config
+    fs.writeFileSync(`${dir}/loopdesk.json`, JSON.stringify({ gateway: { port: 1 } }))
+    const r = await runCliCaptured(['config', 'path', '--state-dir', dir], {})
+    expect(r).toMatchObject({ code: 0, out: `${dir}/loopdesk.json\n`, err: 'loopdesk: note: no gateway running; that is the file one started with this state dir reads\n' })
+    const moved = await runCliCaptured(['config', 'path', '--state-dir', dir], { LOOPDESK_CONFIG_PATH: `${dir}/elsewhere.json5` })
+    expect(moved.out).toBe(`${dir}/elsewhere.json5\n`)
+    const remote = await runCliCaptured(['config', 'path', '--state-dir', dir, '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)], {})
+    expect(remote).toMatchObject({ code: 3, out: '' })
+  })
+
   it('set writes a validated value (JSON when it parses), applied at once; a bad one is refused with its path and nothing is written', async () => {
     expect(await cli(['set', 'agents.defaults.timeoutSeconds', '120'])).toMatchObject({ code: 0, out: 'set agents.defaults.timeoutSeconds\n' })
     expect(onDisk().agents.defaults.timeoutSeconds).toBe(120)

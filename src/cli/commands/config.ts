@@ -6,14 +6,15 @@
 import type { ResultOf } from '../../shared/methods'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway, writeWithRateLimitWait } from '../connect'
-import type { GatewayConnectionClient } from '../gateway-client'
+import { resolveConfigPath } from '../../main/runtime/config/state-dir'
+import { GatewayClientError, type GatewayConnectionClient } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
-import { commandTarget } from '../resolve'
+import { commandTarget, type GatewayTarget } from '../resolve'
 
 export const CONFIG_HELP = `loopdesk config get [PATH] [--json]      (PATH like agents.defaults.model.primary)
 loopdesk config set PATH VALUE | --stdin
 loopdesk config unset PATH
-loopdesk config path
+loopdesk config path                     (no gateway needed)
   Reads or changes loopdesk.json through the running gateway, validated and applied at once. VALUE is
   JSON when it parses as JSON (5, true, ["a"], {"k":1}), else a string; a list replaces the list there, an
   object is merged into what is there. Secrets (API keys, the gateway token) read as __REDACTED__; give one
@@ -74,12 +75,9 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     if (!flags.stdin && SECRET_KEY.test(keys.at(-1)!)) io.stderr('loopdesk: note: that secret is in your shell history now; --stdin keeps it out\n')
   }
   const { stateDir, target } = commandTarget(flags, io.env)
+  if (sub === 'path') return printPath(io, stateDir, target)
   return withGateway({ target, stateDir, io }, async (conn) => {
     const current = (await conn.request('config.get', {})) as ResultOf<'config.get'>
-    if (sub === 'path') {
-      io.stdout(current.path + '\n')
-      return EXIT.ok
-    }
     if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
     const value = sub === 'unset' ? null : newValue
     return writeWithRateLimitWait(
@@ -88,6 +86,24 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       async () => write(conn, io, (await conn.request('config.get', {})) as ResultOf<'config.get'>, keys, path!, value),
     )
   })
+}
+
+/**
+ * The file the running gateway reads; with none running, the one a gateway of this state dir would read
+ * (the runtime's own rule) — unless the gateway was named by --url / LOOPDESK_GATEWAY_URL, which may be
+ * another machine's.
+ */
+async function printPath(io: CliIO, stateDir: string, target: GatewayTarget): Promise<number> {
+  try {
+    const current = await withGateway({ target, stateDir, io }, (conn) => conn.request('config.get', {}) as Promise<ResultOf<'config.get'>>)
+    io.stdout(current.path + '\n')
+  } catch (err) {
+    const local = target.source === 'state' || target.source === 'default'
+    if (!(err instanceof GatewayClientError && err.kind === 'unreachable' && local)) throw err
+    io.stdout(resolveConfigPath(stateDir, io.env) + '\n')
+    io.stderr('loopdesk: note: no gateway running; that is the file one started with this state dir reads\n')
+  }
+  return EXIT.ok
 }
 
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
