@@ -44,6 +44,9 @@ describe('loopdesk sessions prune', () => {
     const s = stateWithArchives()
     expect((await prune(s.state, ['--older-than', 'soon'])).code).toBe(2)
     expect((await prune(s.state, ['extra'])).code).toBe(2)
+    // flags that do nothing here are refused, not ignored (--json would still print prose)
+    expect(await prune(s.state, ['--json'])).toMatchObject({ code: 2, err: 'loopdesk: sessions prune takes no --json (see: loopdesk --help)\n' })
+    expect((await prune(s.state, ['--url', 'ws://127.0.0.1:1'])).code).toBe(2)
     expect(await prune('/nonexistent/loopdesk-prune')).toMatchObject({ code: 1, err: expect.stringContaining('no state dir') })
   })
 

@@ -135,5 +135,7 @@ describe('loopdesk sessions fork', () => {
     expect(short.entry).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
     expect((await cli(['fork', 'agent:main:nobody'])).code).toBe(1)
     expect((await cli(['fork'])).code).toBe(2)
+    expect(await cli(['fork', 'agent:main:garden', '--thinking'])).toMatchObject({ code: 2, err: 'loopdesk: sessions fork takes no --thinking (see: loopdesk --help)\n' })
+    expect((await cli(['--older-than', '3'])).code).toBe(2)
   })
 })

@@ -39,6 +39,15 @@ const FLAGS = {
   ...TARGET_FLAGS,
 } as const
 
+const GATEWAY = ['url', 'token', 'state-dir']
+/** the flags each form of `sessions` uses */
+const SUB_FLAGS: Record<'list' | 'export' | 'fork' | 'prune', string[]> = {
+  list: ['search', 'limit', 'all', 'json', ...GATEWAY],
+  export: ['json', 'thinking', ...GATEWAY],
+  fork: ['from-last-reply', 'json', ...GATEWAY],
+  prune: ['older-than', 'yes', 'state-dir'], // the state dir only: no gateway
+}
+
 interface Listed {
   key: string
   title: string
@@ -73,9 +82,14 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     io.stdout(SESSIONS_HELP + '\n')
     return EXIT.ok
   }
-  if (positionals[0] === 'export') return exportSession(positionals.slice(1), flags, io)
-  if (positionals[0] === 'fork') return forkSession(positionals.slice(1), flags, io)
-  if (positionals[0] === 'prune') return pruneArchives(positionals.slice(1), flags, io)
+  const sub = positionals[0] === 'export' || positionals[0] === 'fork' || positionals[0] === 'prune' ? positionals[0] : 'list'
+  // a flag that does nothing for this command is refused, not ignored: `prune --json` printing prose
+  // to a script, or `fork --thinking` not doing what it seemed to, is worse than a usage line
+  const extraFlag = Object.keys(flags).find((f) => f !== 'help' && !SUB_FLAGS[sub].includes(f))
+  if (extraFlag) throw new UsageError(`${sub === 'list' ? 'sessions' : `sessions ${sub}`} takes no --${extraFlag}`)
+  if (sub === 'export') return exportSession(positionals.slice(1), flags, io)
+  if (sub === 'fork') return forkSession(positionals.slice(1), flags, io)
+  if (sub === 'prune') return pruneArchives(positionals.slice(1), flags, io)
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --search?)`)
   const limit = intFlag(flags.limit, 'limit', 1, 1000) ?? 20
   const search = str(flags.search)?.trim()
@@ -132,7 +146,6 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
   const [key, ...extra] = args
   if (!key) throw new UsageError('sessions export needs a session key (see: loopdesk sessions)')
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
-  if (flags.search !== undefined || flags.limit !== undefined || flags.all) throw new UsageError('sessions export takes no --search, --limit or --all')
   const { stateDir, target } = commandTarget(flags, io.env)
   const { messages, row, sessionKey } = await withGateway({ target, stateDir, io }, async (conn) => {
     // a failed page throws here (it is a request): wholeConversation never gives up on its own
