@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { connectGateway } from './gateway-client'
+import { generateNodeDeviceIdentity } from './identity'
 
 const TOKEN = 'devices-token-0123456789abcdef'
 const env = useCliGateway(TOKEN)
@@ -37,10 +39,32 @@ describe('loopdesk devices', () => {
     expect(again.err).toContain('is not paired')
   })
 
+  it('lists a remote device waiting to be paired; approve lets it connect, reject refuses it', async () => {
+    const me = tempDir('loopdesk-cli-devices-pairer-')
+    const proxied = { 'X-Forwarded-For': '198.51.100.4' }
+    const phone = generateNodeDeviceIdentity()
+    const ask = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity: phone, headers: proxied })
+    const refused = await ask().catch((e) => e)
+    const requestId = refused.details.requestId as string
+
+    const table = await cli(['devices'], me)
+    expect(table.out).toMatch(new RegExp(`^Waiting for approval \\(loopdesk devices approve <requestId>\\):\nREQUEST\\s+DEVICE\\s+CLIENT\\s+FROM\\s+ASKED\n${requestId}\\s+${phone.deviceId.slice(0, 16)}\\s+cli \\(`))
+    expect(JSON.parse((await cli(['devices', '--json'], me)).out).pending).toEqual([expect.objectContaining({ requestId, deviceId: phone.deviceId })])
+
+    expect(await cli(['devices', 'reject', requestId], me)).toMatchObject({ code: 0, out: `rejected ${phone.deviceId}\n` })
+    expect(await cli(['devices', 'approve', requestId], me)).toMatchObject({ code: 1, err: expect.stringContaining('unknown pairing request') })
+    const second = (await ask().catch((e) => e)).details.requestId as string
+    expect(await cli(['devices', 'approve', second], me)).toMatchObject({ code: 0, out: `approved ${phone.deviceId}: it can connect now\n` })
+    const conn = await ask()
+    expect(conn.hello?.type).toBe('hello-ok')
+    await conn.close()
+  })
+
   it('refuses what is not a devices command', async () => {
     const dir = tempDir('loopdesk-cli-devices-usage-')
     expect((await cli(['devices', 'frob'], dir)).code).toBe(2)
     expect((await cli(['devices', 'remove'], dir)).code).toBe(2)
+    expect((await cli(['devices', 'approve'], dir)).code).toBe(2)
     expect((await cli(['devices', 'list', 'x'], dir)).code).toBe(2)
   })
 })

@@ -159,6 +159,28 @@ export interface EventMap {
   shutdown: { reason: string; restartExpectedMs?: number }
 }
 
+/** A remote device asks to be paired with the gateway (OpenClaw's pairing request). Gateway-only: the
+ *  desktop window's IPC bridge has no pairing events. */
+export interface DevicePairRequested {
+  requestId: string
+  deviceId: string
+  publicKey: string
+  clientId: string
+  clientMode: string
+  platform?: string
+  role: string
+  scopes: string[]
+  remoteIp: string
+  ts: number
+}
+
+export interface DevicePairResolved {
+  requestId: string
+  deviceId: string
+  decision: 'approved' | 'rejected'
+  ts: number
+}
+
 export type EventName = keyof EventMap
 
 export type AnyEvent = { [K in EventName]: { event: K; payload: EventMap[K] } }[EventName]

@@ -1,18 +1,22 @@
 // `loopdesk devices`: which devices (windows, CLIs, OpenClaw clients) have connected to the gateway with
-// an identity and hold a device token — and `devices remove <id>` to forget one (its tokens stop working,
-// its connections close). The human form of device.pair.list / device.pair.remove.
+// an identity and hold a device token, and which remote ones wait for approval — `devices approve|reject
+// <requestId>` answers one, `devices remove <id>` forgets a device (its tokens stop working, its
+// connections close). The human form of device.pair.list / approve / reject / remove.
 import { relativeTime } from '../../shared/relative-time'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { EXIT, type CliIO } from '../io'
 import { commandTarget } from '../resolve'
-import { tableLines } from '../table'
+import { plainLine, tableLines } from '../table'
 
 export const DEVICES_HELP = `loopdesk devices [--json] [--url ws://…] [--token T] [--state-dir D]
+loopdesk devices approve|reject <requestId>
 loopdesk devices remove <deviceId>
   Lists the devices that connected to the gateway with an identity (client, paired, last seen, token
-  roles; * = connected now). remove forgets one: its device tokens stop working and its connections close
-  (a device on this machine is paired again when it next connects with the gateway token).`
+  roles; * = connected now), and the devices on other machines waiting to be paired. approve pairs one (it
+  connects on its next try), reject refuses it; a request nobody answers expires after 5 minutes. remove
+  forgets a device: its device tokens stop working and its connections close (a device on this machine
+  is paired again when it next connects with the gateway token).`
 
 const FLAGS = { json: { type: 'boolean' }, ...TARGET_FLAGS } as const
 
@@ -25,6 +29,18 @@ interface ListedDevice {
   tokens: Array<{ role: string; scopes: string[] }>
 }
 
+interface PendingRequest {
+  requestId: string
+  deviceId: string
+  clientId: string
+  platform?: string
+  remoteIp: string
+  scopes: string[]
+  ts: number
+}
+
+const SUBS = ['list', 'remove', 'approve', 'reject']
+
 export async function devicesCommand(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)
   if (flags.help) {
@@ -32,8 +48,8 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
     return EXIT.ok
   }
   const [sub, id, ...extra] = positionals
-  if (sub !== undefined && sub !== 'remove' && sub !== 'list') throw new UsageError(`unknown devices command: ${sub} (list | remove <deviceId>)`)
-  if (sub === 'remove' && !id) throw new UsageError('devices remove needs a deviceId (see: loopdesk devices)')
+  if (sub !== undefined && !SUBS.includes(sub)) throw new UsageError(`unknown devices command: ${sub} (list | approve <requestId> | reject <requestId> | remove <deviceId>)`)
+  if (sub !== undefined && sub !== 'list' && !id) throw new UsageError(`devices ${sub} needs a ${sub === 'remove' ? 'deviceId' : 'requestId'} (see: loopdesk devices)`)
   if ((sub === 'list' && id) || extra.length) throw new UsageError(`unexpected argument: ${sub === 'list' ? id : extra[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
   if (sub === 'remove') {
@@ -47,23 +63,35 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
     io.stdout(flags.json ? JSON.stringify(r) + '\n' : `removed ${r.deviceId}: its device tokens no longer work\n`)
     return EXIT.ok
   }
-  const { paired } = (await withGateway({ target, stateDir, io }, (conn) => conn.request('device.pair.list', {}))) as { paired: ListedDevice[] }
-  if (flags.json) {
-    io.stdout(JSON.stringify({ paired }) + '\n')
+  if (sub === 'approve' || sub === 'reject') {
+    const r = await withGateway({ target, stateDir, io }, (conn) => conn.request(`device.pair.${sub}`, { requestId: id }) as Promise<{ requestId: string; deviceId?: string; device?: { deviceId: string } }>)
+    const deviceId = r.device?.deviceId ?? r.deviceId ?? ''
+    io.stdout(flags.json ? JSON.stringify(r) + '\n' : sub === 'approve' ? `approved ${deviceId}: it can connect now\n` : `rejected ${deviceId}\n`)
     return EXIT.ok
   }
-  if (!paired.length) {
-    io.stdout('no devices have connected with an identity yet\n')
+  const { paired, pending } = (await withGateway({ target, stateDir, io }, (conn) => conn.request('device.pair.list', {}))) as { paired: ListedDevice[]; pending: PendingRequest[] }
+  if (flags.json) {
+    io.stdout(JSON.stringify({ pending, paired }) + '\n')
     return EXIT.ok
   }
   const now = Date.now()
-  const rows = paired.map((d) => [
-    `${d.connected ? '*' : ' '} ${d.deviceId.slice(0, 16)}`,
-    d.clientId,
-    relativeTime(d.createdAtMs, now),
-    d.connected ? 'now' : relativeTime(d.lastSeenAtMs, now),
-    d.tokens.map((t) => `${t.role} (${t.scopes.map((s) => s.replace(/^operator\./, '')).join(', ') || 'no scopes'})`).join('; ') || '—',
-  ])
-  io.stdout(tableLines(['  DEVICE', 'CLIENT', 'PAIRED', 'LAST SEEN', 'TOKENS'], rows).join('\n') + '\n')
+  const out: string[] = []
+  if (pending.length) {
+    const rows = pending.map((r) => [r.requestId, r.deviceId.slice(0, 16), plainLine(`${r.clientId}${r.platform ? ` (${r.platform})` : ''}`), r.remoteIp, relativeTime(r.ts, now)])
+    out.push('Waiting for approval (loopdesk devices approve <requestId>):', ...tableLines(['REQUEST', 'DEVICE', 'CLIENT', 'FROM', 'ASKED'], rows), '')
+  }
+  if (!paired.length) {
+    out.push('no devices have connected with an identity yet')
+  } else {
+    const rows = paired.map((d) => [
+      `${d.connected ? '*' : ' '} ${d.deviceId.slice(0, 16)}`,
+      d.clientId,
+      relativeTime(d.createdAtMs, now),
+      d.connected ? 'now' : relativeTime(d.lastSeenAtMs, now),
+      d.tokens.map((t) => `${t.role} (${t.scopes.map((s) => s.replace(/^operator\./, '')).join(', ') || 'no scopes'})`).join('; ') || '—',
+    ])
+    out.push(...tableLines(['  DEVICE', 'CLIENT', 'PAIRED', 'LAST SEEN', 'TOKENS'], rows))
+  }
+  io.stdout(out.join('\n') + '\n')
   return EXIT.ok
 }

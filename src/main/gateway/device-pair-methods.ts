@@ -1,15 +1,17 @@
-// device.pair.list / device.pair.remove (OpenClaw schema names, scope operator.pairing — admin satisfies it):
-// which devices have connected with an identity and hold tokens, and forgetting one. Removing a device
-// drops its tokens and closes its other connections; a loopback device is paired again when it next
-// connects (loopback devices are approved by the gateway itself), a remote one needs its token — gone —
-// or the shared secret. There are no pending requests: nothing waits for a person's approval here, so
-// device.pair.approve / reject name that instead of "unknown method".
+// device.pair.list / approve / reject / remove (OpenClaw schema names, scope operator.pairing — admin
+// satisfies it): which devices have connected with an identity and hold tokens, the remote devices
+// waiting for approval (pending-pairings.ts), and forgetting one. Approving pairs the device (it connects
+// on its next try); rejecting drops the request. Removing a device drops its tokens and closes its other
+// connections; a loopback device is paired again when it next connects (loopback devices are approved by
+// the gateway itself), a remote one has to ask again.
 import Type from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import { invalid } from './device-token-methods'
+import type { DevicePairResolved } from '../../shared/events'
 import type { PairedDevices } from './paired-devices'
+import type { PendingPairings } from './pending-pairings'
 import { CLOSE, SCOPES } from './protocol'
 import type { LocalMethod } from './requests'
 
@@ -19,18 +21,24 @@ const RequestParams = Compile(Type.Object({ requestId: Type.String({ minLength: 
 
 export interface DevicePairDeps {
   paired: PairedDevices
+  pending: PendingPairings
   connections: () => Iterable<GatewayConnection>
+  /** tells the approvers (device.pair.resolved) */
+  resolved: (ev: DevicePairResolved) => void
 }
 
 export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMethod> {
-  const noPending = (method: string) => ({
+  const decide = (method: string, decision: DevicePairResolved['decision']): LocalMethod => ({
     scope: SCOPES.pairing,
     handle(_conn: GatewayConnection, params: unknown): CachedResponse {
       if (!RequestParams.Check(params)) return invalid(`invalid ${method} params: expected {requestId}`)
-      return invalid(
-        `unknown pairing request: ${params.requestId.slice(0, 64)} (this gateway approves loopback devices itself and keeps no pending requests)`,
-        'PAIRING_REQUEST_NOT_FOUND',
-      )
+      const now = Date.now()
+      const r = deps.pending.take(params.requestId, now)
+      if (!r) return invalid(`unknown pairing request: ${params.requestId.slice(0, 64)} (answered or expired; the device asks again when it reconnects)`, 'PAIRING_REQUEST_NOT_FOUND')
+      if (decision === 'approved') deps.paired.pair(r.deviceId, r.publicKey, r.clientId, now)
+      deps.resolved({ requestId: r.requestId, deviceId: r.deviceId, decision, ts: now })
+      const device = { deviceId: r.deviceId, publicKey: r.publicKey, clientId: r.clientId, platform: r.platform, roles: [r.role], scopes: r.scopes, createdAtMs: now, approvedAtMs: now }
+      return { ok: true, payload: decision === 'approved' ? { requestId: r.requestId, device } : { requestId: r.requestId, deviceId: r.deviceId } }
     },
   })
   return {
@@ -52,7 +60,7 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
           roles: d.tokens.map((t) => t.role),
           tokens: d.tokens.map((t) => ({ role: t.role, scopes: t.scopes, createdAtMs: t.issuedAtMs })),
         }))
-        return { ok: true, payload: { pending: [], paired } }
+        return { ok: true, payload: { pending: deps.pending.list(Date.now()), paired } }
       },
     },
     'device.pair.remove': {
@@ -60,6 +68,7 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
       handle(conn, params) {
         if (!RemoveParams.Check(params)) return invalid('invalid device.pair.remove params: expected {deviceId}')
         const deviceId = params.deviceId.toLowerCase()
+        deps.pending.forgetDevice(deviceId)
         if (!deps.paired.remove(deviceId)) return invalid(`device ${deviceId.slice(0, 64)} is not paired`, 'DEVICE_NOT_PAIRED')
         // its other connections go (after this response); the caller keeps its own
         const victims = [...deps.connections()].filter((c) => c !== conn && c.deviceId === deviceId)
@@ -67,7 +76,7 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
         return { ok: true, payload: { ok: true, deviceId, removed: true } }
       },
     },
-    'device.pair.approve': noPending('device.pair.approve'),
-    'device.pair.reject': noPending('device.pair.reject'),
+    'device.pair.approve': decide('device.pair.approve', 'approved'),
+    'device.pair.reject': decide('device.pair.reject', 'rejected'),
   }
 }

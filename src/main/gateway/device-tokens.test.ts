@@ -181,12 +181,52 @@ describe('device tokens', () => {
     expect(gone.details?.code).toBe('AUTH_DEVICE_TOKEN_MISMATCH')
     expect(((await admin.request('device.pair.list', {})) as any).paired.some((d: any) => d.deviceId === laptop.deviceId)).toBe(false)
     await expect(admin.request('device.pair.remove', { deviceId: laptop.deviceId })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'DEVICE_NOT_PAIRED' } })
-    // nothing is ever pending here: approve / reject say so
     await expect(admin.request('device.pair.approve', { requestId: 'r-1' })).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
-      message: expect.stringContaining('keeps no pending requests'),
+      message: expect.stringContaining('unknown pairing request: r-1'),
+      details: { code: 'PAIRING_REQUEST_NOT_FOUND' },
     })
     await Promise.all([admin.close(), reader.close()])
+  })
+
+  it('a remote device that is not paired asks: the request waits for device.pair.approve / reject, approvers are told', async () => {
+    t = await startTestGateway()
+    const proxied = { 'X-Forwarded-For': '203.0.113.7' }
+    const phone = generateNodeDeviceIdentity()
+    const pairer = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.pairing'] })
+    const reader = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.read'] })
+    const seen: Array<{ to: string; event: string; payload: any }> = []
+    pairer.onEvent((e) => e.event.startsWith('device.pair.') && seen.push({ to: 'pairer', event: e.event, payload: e.payload }))
+    reader.onEvent((e) => e.event.startsWith('device.pair.') && seen.push({ to: 'reader', event: e.event, payload: e.payload }))
+
+    const refused = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(refused).toMatchObject({ code: 'NOT_PAIRED', details: { code: 'PAIRING_REQUIRED', deviceId: phone.deviceId, requestId: expect.any(String) } })
+    const requestId = refused.details.requestId
+    expect(refused.message).toContain(`approve request ${requestId}`)
+    await until(() => seen.length === 1)
+    expect(seen[0]).toMatchObject({ to: 'pairer', event: 'device.pair.requested', payload: { requestId, deviceId: phone.deviceId, clientId: expect.any(String), role: 'operator', remoteIp: '127.0.0.1' } })
+    // asking again keeps the request (an approval on its way still applies) and tells nobody twice
+    const again = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(again.details.requestId).toBe(requestId)
+    const pending = ((await pairer.request('device.pair.list', {})) as any).pending
+    expect(pending).toEqual([expect.objectContaining({ requestId, deviceId: phone.deviceId, publicKey: expect.any(String) })])
+
+    // rejected: gone, and the device's next try is a new request
+    await expect(pairer.request('device.pair.reject', { requestId })).resolves.toEqual({ requestId, deviceId: phone.deviceId })
+    await until(() => seen.length === 2)
+    expect(seen[1]).toMatchObject({ to: 'pairer', event: 'device.pair.resolved', payload: { requestId, deviceId: phone.deviceId, decision: 'rejected' } })
+    await expect(pairer.request('device.pair.approve', { requestId })).rejects.toMatchObject({ details: { code: 'PAIRING_REQUEST_NOT_FOUND' } })
+    const next = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(next.details.requestId).not.toBe(requestId)
+
+    // approved: the device is paired and connects, with the scopes it asks for
+    const approved = (await pairer.request('device.pair.approve', { requestId: next.details.requestId })) as any
+    expect(approved).toMatchObject({ requestId: next.details.requestId, device: { deviceId: phone.deviceId, roles: ['operator'] } })
+    const ok = await t.connect({ identity: phone, headers: proxied })
+    expect(ok.hello.auth.scopes.length).toBeGreaterThan(0)
+    expect(((await pairer.request('device.pair.list', {})) as any).pending).toEqual([])
+    expect(seen.filter((s) => s.to === 'reader')).toEqual([]) // pairing events need operator.pairing
+    await Promise.all([ok.close(), pairer.close(), reader.close()])
   })
 
   it('device.token.rotate: in-band for the device itself, withheld for another; may narrow, never widen', async () => {

@@ -347,7 +347,7 @@ describe('connect handshake', () => {
     }
   })
 
-  it('remote (proxied) devices must have been paired over loopback first', async () => {
+  it('remote (proxied) devices must have been paired (over loopback, or approved) first', async () => {
     const { statSync } = await import('node:fs')
     const { join } = await import('node:path')
     const fresh = generateNodeDeviceIdentity()

@@ -5,6 +5,7 @@ import { verifyDeviceProof } from './device-auth'
 import { CLOSE, ConnectErrorCodes, MAX_PROTOCOL, MIN_PROTOCOL, type ConnectParams } from './protocol'
 import { KNOWN_SCOPES } from './scopes'
 import type { PairedDevices } from './paired-devices'
+import type { PairingRequest, PendingPairings } from './pending-pairings'
 
 export interface HandshakeInput {
   params: ConnectParams
@@ -14,6 +15,9 @@ export interface HandshakeInput {
   isLocal: boolean
   originAllowed: (origin: string) => boolean
   paired: PairedDevices
+  /** where a remote device's pairing request waits for approval */
+  pending?: PendingPairings
+  remoteAddress?: string
   usedNonces: NonceLog
   now: number
   skewMs: number
@@ -26,6 +30,8 @@ export interface HandshakeRejection {
   code: 'INVALID_REQUEST' | 'NOT_PAIRED'
   message: string
   details: Record<string, unknown>
+  /** a pairing request this connect opened: approvers are told (device.pair.requested) */
+  pairingRequested?: PairingRequest
 }
 
 export interface HandshakeAccepted {
@@ -175,12 +181,31 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
       if (input.isLocal) {
         input.paired.pair(check.deviceId, check.publicKeyRaw, p.client.id, input.now)
       } else if (!input.paired.isPaired(check.deviceId, check.publicKeyRaw)) {
-        return reject(
-          'pairing required: connect this device once over loopback (127.0.0.1) to pair it',
-          { code: ConnectErrorCodes.PAIRING_REQUIRED, deviceId: check.deviceId, recommendedNextStep: 'wait_then_retry' },
-          CLOSE.policy,
-          'NOT_PAIRED',
+        const asked = input.pending?.request(
+          {
+            deviceId: check.deviceId,
+            publicKey: check.publicKeyRaw,
+            clientId: p.client.id,
+            clientMode: p.client.mode,
+            platform: p.client.platform,
+            role,
+            scopes: [...new Set(requested.filter(known))],
+            remoteIp: input.remoteAddress ?? 'unknown',
+          },
+          input.now,
         )
+        const how = asked
+          ? `approve request ${asked.request.requestId} on the gateway's machine (loopdesk devices approve), then connect again`
+          : 'connect this device once over loopback (127.0.0.1) to pair it'
+        return {
+          ...reject(
+            `pairing required: ${how}`,
+            { code: ConnectErrorCodes.PAIRING_REQUIRED, deviceId: check.deviceId, ...(asked ? { requestId: asked.request.requestId } : {}), recommendedNextStep: 'wait_then_retry' },
+            CLOSE.policy,
+            'NOT_PAIRED',
+          ),
+          ...(asked?.created ? { pairingRequested: asked.request } : {}),
+        }
       }
       scopes = [...new Set(requested.filter(known))]
       const issued = input.paired.issueToken(check.deviceId, check.publicKeyRaw, role, scopes, input.now)

@@ -1,7 +1,6 @@
 // Devices that may connect from a non-loopback address, and the device tokens issued to them.
 // A device is paired the first time it connects over loopback (auto-approved, as in OpenClaw); a remote
-// connect from an unknown device is refused with NOT_PAIRED. There is no remote approval flow: pair a
-// device by connecting it locally once.
+// connect from an unknown device is refused with NOT_PAIRED and waits for approval (pending-pairings.ts).
 //
 // Device tokens (OpenClaw hello-ok.auth.deviceToken): a device that authenticated with the shared token
 // and a verified identity gets a token bound to its id + role; it may reconnect with that token instead

@@ -2,6 +2,9 @@
 // write satisfies read; approvals is separate. `health` needs no scope, so a device-less shared-token
 // client (whose scopes are cleared) can still probe liveness.
 import type { EventName } from '../../shared/events'
+
+/** events only the gateway sends (no IPC counterpart) */
+export type PairingEventName = 'device.pair.requested' | 'device.pair.resolved'
 import type { MethodName } from '../../shared/methods'
 import { parseCommand } from '../../shared/chat-commands'
 import { SCOPES, type Scope } from './protocol'
@@ -89,14 +92,18 @@ export function hasScope(granted: ReadonlySet<string>, required: Scope | null): 
 
 /**
  * Scope a connection needs to receive an event. Approval events carry commands and need approvals;
+ * pairing events need pairing (as OpenClaw's event guards);
  * session/run events need read (OpenClaw does not guard agent/chat; we do, so a scope-less
  * device-less client sees nothing but `tick`/`shutdown`).
  */
-export function eventScope(event: EventName): Scope | null {
+export function eventScope(event: EventName | PairingEventName): Scope | null {
   switch (event) {
     case 'exec.approval.requested':
     case 'exec.approval.resolved':
       return AP
+    case 'device.pair.requested':
+    case 'device.pair.resolved':
+      return PAIR
     case 'tick':
     case 'shutdown':
       return null

@@ -20,6 +20,7 @@ import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
+import { PendingPairings } from './pending-pairings'
 import { ATTACHMENT_LIMITS } from '../../shared/attachments'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
@@ -27,7 +28,7 @@ import { historyResultFor } from './history-wire'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { handleRequest, parseRequest, type RequestContext } from './requests'
-import { eventScope, hasScope } from './scopes'
+import { eventScope, hasScope, type PairingEventName } from './scopes'
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
@@ -118,6 +119,8 @@ export const GATEWAY_EVENTS = [
   'session.message',
   'exec.approval.requested',
   'exec.approval.resolved',
+  'device.pair.requested',
+  'device.pair.resolved',
   'session.approval',
   'queue.changed',
   'tick',
@@ -178,7 +181,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const allowedHosts = () =>
     bind === 'loopback' ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : undefined
 
-  const localMethods = { ...deviceTokenMethods({ paired, connections: () => conns.values() }), ...devicePairMethods({ paired, connections: () => conns.values() }) }
+  const pendingPairings = new PendingPairings()
+  const localMethods = {
+    ...deviceTokenMethods({ paired, connections: () => conns.values() }),
+    ...devicePairMethods({
+      paired,
+      pending: pendingPairings,
+      connections: () => conns.values(),
+      resolved: (ev) => deliver('device.pair.resolved', ev, { dropIfSlow: true }),
+    }),
+  }
   const reqCtx: RequestContext = {
     host,
     dedupe,
@@ -265,7 +277,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
    * Sends to every open connection in scope that passes `targeted`; `seq` only on true broadcasts.
    * Serializes once, and only when someone receives it.
    */
-  function deliver(event: EventName, payload: unknown, opts: { targeted?: (c: GatewayConnection) => boolean } & SendOptions = {}) {
+  function deliver(event: EventName | PairingEventName, payload: unknown, opts: { targeted?: (c: GatewayConnection) => boolean } & SendOptions = {}) {
     const scope = eventScope(event)
     const frameSeq = opts.targeted ? undefined : ++seq
     let text: string | undefined
@@ -463,12 +475,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       isLocal: conn.isLocal,
       originAllowed,
       paired,
+      pending: pendingPairings,
+      remoteAddress: conn.remoteAddress,
       usedNonces,
       now: Date.now(),
       skewMs: limits.signatureSkewMs,
     })
     if (!result.ok) {
       log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
+      if (result.pairingRequested) {
+        log.info(`gateway: device ${result.pairingRequested.deviceId.slice(0, 16)} (${result.pairingRequested.clientId}) at ${conn.remoteAddress} asks to pair: request ${result.pairingRequested.requestId}`)
+        deliver('device.pair.requested', result.pairingRequested, { dropIfSlow: true })
+      }
       return failHandshake(conn, req.id, result.message, result.details, result.code, result.closeCode)
     }
     const params = req.params as ConnectParams
