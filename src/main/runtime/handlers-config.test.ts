@@ -145,13 +145,13 @@ describe('config.patch raw (JSON5)', () => {
     expect(got).toMatchObject({ exists: false, hash: '' })
     await t.call('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 11 } } }, baseHash: '' })
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).agents.defaults.timeoutSeconds).toBe(11)
-    expect(await refused({ patch: { agents: { defaults: { timeoutSeconds: 12 } } }, baseHash: '' })).toMatchObject({ code: 'CONFLICT' })
+    expect(await refused({ patch: { agents: { defaults: { timeoutSeconds: 12 } } }, baseHash: '' })).toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'CONFLICT' } })
   })
 
-  it('a stale baseHash is a CONFLICT and writes nothing', async () => {
+  it('a stale baseHash is refused (details.code CONFLICT) and writes nothing', async () => {
     const { hash } = await t.call('config.get', {})
     await t.call('config.patch', { raw: '{ agents: { defaults: { timeoutSeconds: 9 } } }' })
-    expect(await refused({ raw: '{ agents: { defaults: { timeoutSeconds: 10 } } }', baseHash: hash })).toMatchObject({ code: 'CONFLICT' })
+    expect(await refused({ raw: '{ agents: { defaults: { timeoutSeconds: 10 } } }', baseHash: hash })).toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'CONFLICT' } })
   })
 })
 

@@ -1,8 +1,9 @@
 // config.get / config.patch: the config file (JSON5, loopdesk.json) and the write-only secrets beside it.
 import fs from 'node:fs'
-import { ApiError, invalid } from '../api/errors'
+import { invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
+import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
 import { isPlainObject } from './config/validate'
 import type { RuntimeCore } from './handlers-context'
@@ -88,7 +89,7 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
       if (Object.keys(rest).length > 0 || set.length === 0) {
         core.config.patch(rest, p.baseHash, { beforeWrite: storeSecrets, merge })
       } else if (p.baseHash && p.baseHash !== core.config.hash) {
-        throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry')
+        throw staleBaseHash(core.config.hash)
       } else {
         storeSecrets()
       }

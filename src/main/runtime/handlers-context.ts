@@ -30,7 +30,7 @@ export interface ConfigSource {
   redacted(): Record<string, unknown>
   /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
-  /** RFC 7396 merge patch; throws on a stale baseHash (CONFLICT) or an invalid result (INVALID_REQUEST) */
+  /** RFC 7396 merge patch; throws on a stale baseHash (INVALID_REQUEST, details.code CONFLICT) or an invalid result (INVALID_REQUEST) */
   patch(patch: Record<string, unknown>, baseHash?: string, opts?: { beforeWrite?: () => void; merge?: MergePatchOptions }): { hash: string }
 }
 

@@ -305,7 +305,7 @@ describe('config, models, tools, approvals, status, prefs', () => {
     expect(models.models.find((m) => m.ref === 'mock/m1')).toMatchObject({ configured: true })
     expect(models.models.some((m) => m.provider === 'anthropic' && m.configured)).toBe(true)
     const stale = await t.raw('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 5 } } }, baseHash: got.hash })
-    expect(stale).toMatchObject({ ok: false, error: { code: 'CONFLICT' } })
+    expect(stale).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'CONFLICT' } } })
     const invalid = await t.raw('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 'soon' } } } })
     expect(invalid).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', message: expect.stringContaining('timeoutSeconds') } })
   })

@@ -117,7 +117,7 @@ describe('ConfigManager', () => {
     expect(fs.statSync(file).mode & 0o777).toBe(0o640)
   })
 
-  it('patch with a stale baseHash is a CONFLICT and writes nothing', () => {
+  it('patch with a stale baseHash is refused (details.code CONFLICT) and writes nothing', () => {
     fs.writeFileSync(file, '{}')
     const cm = mk()
     cm.load()
@@ -131,7 +131,7 @@ describe('ConfigManager', () => {
       }
     })() as ApiError
     expect(err).toBeInstanceOf(ApiError)
-    expect(err.code).toBe('CONFLICT')
+    expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: 'config changed since last load; re-run config.get and retry', details: { code: 'CONFLICT' } })
     expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: { port: 1 } }')
   })
 

@@ -97,7 +97,7 @@ export class ConfigManager {
 
   /**
    * Applies an RFC 7396 merge patch to the file and writes it atomically. The RESULT is validated first;
-   * with baseHash, the file must still have that hash (else CONFLICT). Returns the new hash.
+   * with baseHash, the file must still have that hash (else staleBaseHash). Returns the new hash.
    */
   patch(
     mergePatch: Record<string, unknown>,
@@ -116,7 +116,7 @@ export class ConfigManager {
       const text = readText(this.path)
       const currentHash = text === undefined ? '' : sha256(text)
       if (baseHash !== undefined && baseHash !== currentHash) {
-        throw new ApiError('CONFLICT', 'config changed since it was read (baseHash mismatch); reload and retry', { hash: currentHash })
+        throw staleBaseHash(currentHash)
       }
       let base: Record<string, unknown> = {}
       if (text !== undefined) {
@@ -235,4 +235,12 @@ function readText(file: string): string | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw err
   }
+}
+
+/**
+ * A write based on a config that changed since it was read. OpenClaw's wording and code (its clients match
+ * the message to re-read and retry); `details.code` says which INVALID_REQUEST this is.
+ */
+export function staleBaseHash(currentHash: string): ApiError {
+  return new ApiError('INVALID_REQUEST', 'config changed since last load; re-run config.get and retry', { code: 'CONFLICT', hash: currentHash })
 }

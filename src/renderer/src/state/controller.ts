@@ -970,6 +970,13 @@ export class Controller {
         r = res.data
         break
       }
+      if ((res.error.details as { code?: string } | undefined)?.code === 'CONFLICT') {
+        // the file changed since the form was filled (another window, the CLI, an editor): saving over
+        // it could undo that change, so show what is there now and let the user save again
+        await this.loadSettings()
+        this.toast(`${what}: the settings were changed elsewhere meanwhile (another window, the CLI or an editor). They are reloaded — check them and save again.`)
+        return false
+      }
       const wait = attempt < MAX_SAVE_RETRIES ? retryDelay(res.error) : undefined
       if (wait === undefined) {
         this.toast(`${what}: ${errorText(res.error)}`)

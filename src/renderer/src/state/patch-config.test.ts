@@ -37,4 +37,25 @@ describe('Controller.patchConfig failures', () => {
     expect(calls).toBe(1)
     expect(toasts()).toEqual(['Could not save settings: agents.defaults.timeoutSeconds: must be ≥ 1'])
   })
+
+  it('a config changed elsewhere since it was read: the settings are reloaded and the user told; nothing saved over it', async () => {
+    const { bridge, controller, toasts } = setup()
+    let calls = 0
+    let gets = 0
+    const get = bridge.settingsGet.bind(bridge)
+    bridge.settingsGet = async () => {
+      gets++
+      return get()
+    }
+    bridge.settingsSet = async () => {
+      calls++
+      return { ok: false, error: { code: 'INVALID_REQUEST', message: 'config changed since last load; re-run config.get and retry', details: { code: 'CONFLICT' } } }
+    }
+    expect(await controller.patchConfig({ agents: { defaults: { timeoutSeconds: 5 } } }, 'Could not save the timeout')).toBe(false)
+    expect(calls).toBe(1)
+    expect(gets).toBe(1)
+    expect(toasts()).toEqual([
+      'Could not save the timeout: the settings were changed elsewhere meanwhile (another window, the CLI or an editor). They are reloaded — check them and save again.',
+    ])
+  })
 })
