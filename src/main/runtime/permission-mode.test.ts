@@ -68,8 +68,24 @@ describe('permissionMode', () => {
     const r = await run('write a file', 'pm-w', key)
     expect(r.status).toBe('ok')
     expect(fs.existsSync(path.join(t.workspace, 'made.txt'))).toBe(false)
-    const result = JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))
-    expect(result).toMatch(/not found|unknown|not available/i)
+    // the model, the transcript and the tool card all read that the session is read-only, not "Tool write not found"
+    const sent = JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))
+    expect(sent).toContain('\\"write\\" is not available: this session is read-only')
+    expect(sent).not.toContain('not found')
+    const history = await t.call('chat.history', { sessionKey: key })
+    const stored = history.messages.find((m) => (m as { role?: string }).role === 'toolResult')
+    expect(JSON.stringify(stored)).toContain('is not available: this session is read-only')
+    const card = t.events.find((e) => e.event === 'agent' && e.payload.runId === 'pm-w' && e.payload.stream === 'tool' && e.payload.data.phase === 'result')
+    expect(card?.event === 'agent' && card.payload.data).toMatchObject({ name: 'write', isError: true, result: { content: [{ text: expect.stringContaining('read-only') }] } })
+  })
+
+  it('guarded: a tool that does not exist is answered with the tools there are', async () => {
+    const key = 'agent:main:perm-unknown'
+    server.script([{ toolCalls: [{ name: 'teleport', args: {} }] }, { text: 'ok then' }])
+    expect((await run('go', 'pm-u', key)).status).toBe('ok')
+    const sent = JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))
+    expect(sent).toContain('There is no tool named \\"teleport\\" in this session. Tools available: ')
+    expect(sent).toMatch(/Tools available: [^"]*\bexec\b[^"]*\bdeploy\b/)
   })
 
   it('refuses workspace and full with a reason, and changes nothing', async () => {

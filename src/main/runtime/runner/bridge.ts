@@ -32,6 +32,11 @@ export interface BridgeOptions {
   timing: RunTiming & { modelMs?: number }
   /** a message could not be written to the transcript (disk full, read-only): the run must not go on */
   onPersistError?(err: unknown): void
+  /**
+   * what the model (and the tool card) is told when it calls a tool this run does not offer, instead of pi's
+   * bare "Tool X not found" — e.g. that the session is read-only
+   */
+  unavailableTool?(name: string): string
   /** removes credentials from provider error texts (some providers echo the key they were sent) */
   redact?(text: string): string
   now?: () => number
@@ -50,6 +55,17 @@ function resultText(result: unknown): string {
   const content = (result as { content?: unknown })?.content
   if (!Array.isArray(content)) return typeof result === 'string' ? result : ''
   return content.map((c: { type?: string; text?: string }) => (c?.type === 'text' ? (c.text ?? '') : '')).join('\n')
+}
+
+/**
+ * pi answers a call to a tool the run does not offer with "Tool X not found". Its tool result message is built
+ * from this same `content` array after the event, so replacing the text in place reaches the model, the
+ * transcript and the tool card alike.
+ */
+function explainUnavailable(event: { toolName: string; result: unknown }, explain: (name: string) => string): void {
+  const content = (event.result as { content?: unknown })?.content
+  if (!Array.isArray(content) || resultText(event.result) !== `Tool ${event.toolName} not found`) return
+  content.splice(0, content.length, { type: 'text', text: explain(event.toolName) })
 }
 
 export class RunBridge {
@@ -133,6 +149,7 @@ export class RunBridge {
         })
         return
       case 'tool_execution_end': {
+        if (event.isError && this.o.unavailableTool) explainUnavailable(event, this.o.unavailableTool)
         const args = this.toolArgs.get(event.toolCallId)
         this.toolArgs.delete(event.toolCallId)
         const meta = this.o.toolMeta(event.toolName, args)

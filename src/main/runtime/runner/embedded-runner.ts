@@ -28,7 +28,7 @@ import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
 import type { ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
-import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode } from '../tools'
+import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
@@ -381,6 +381,7 @@ export class EmbeddedRunner {
           controller.abort('storage')
         },
         redact: (text) => redactSecret(text, models.getApiKey(runModel.provider)),
+        unavailableTool: (name) => unavailableToolText(name, entry!.permissionMode, tools.map((t) => t.name)),
         persist: (message) => {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)

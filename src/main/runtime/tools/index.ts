@@ -7,4 +7,4 @@ export { sanitizeToolResultForEvent, capToolResultForPersist, EVENT_TEXT_MAX_CHA
 export { toolMeta, isMessagingTool } from './meta'
 export { matchesAllowlist } from './allowlist'
 export { WorkspaceEscapeError } from './paths'
-export { READ_ONLY_PROMPT, supportedPermissionMode, toolsForMode } from './permission-mode'
+export { READ_ONLY_PROMPT, supportedPermissionMode, toolsForMode, unavailableToolText } from './permission-mode'

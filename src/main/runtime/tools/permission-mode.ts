@@ -33,3 +33,19 @@ export function supportedPermissionMode(mode: string, method: string): Permissio
 export function toolsForMode<T extends Pick<AgentTool<any, any>, 'name'>>(mode: PermissionMode | undefined, tools: T[]): T[] {
   return mode === 'read-only' ? tools.filter((t) => READ_ONLY_TOOLS.has(t.name)) : tools
 }
+
+/**
+ * The answer to a call of a tool the run did not offer. In a read-only session that is most likely a tool that
+ * changes something, so say the session is read-only (pi's own "Tool exec not found" reads like a bug);
+ * otherwise name the tools there are, so the model can pick one.
+ */
+export function unavailableToolText(name: string, mode: PermissionMode | undefined, offered: readonly string[]): string {
+  const tool = JSON.stringify(name)
+  if (mode === 'read-only') {
+    return (
+      `${tool} is not available: this session is read-only, so no files can be written or edited and no commands can run. ` +
+      'Describe the change (or show the command) instead; the user can allow changes for this session.'
+    )
+  }
+  return `There is no tool named ${tool} in this session. ` + (offered.length ? `Tools available: ${offered.join(', ')}.` : 'No tools are available.')
+}
