@@ -1,6 +1,7 @@
 // Browser mode after the gateway's shared token was rotated: the page keeps working through the device
 // token the gateway issued to its (stored) device key — also after a reload, when the `#token=` it kept
-// is stale — and a page with nothing valid left says to open the new link instead of spinning.
+// is stale — and a page with nothing valid left (a stale link, or no token at all) says to open the
+// current link instead of spinning.
 import { expect, test } from '@playwright/test'
 import { shot } from './shots'
 import { useBrowserGateway } from './browser-gateway'
@@ -37,10 +38,15 @@ test('after the token is rotated a reload reconnects with the device token; a st
   // a new tab with the old link has no device token: a clear screen, not an endless spinner
   const fresh = await browser.newPage()
   await fresh.goto(`${env.origin}/#token=${TOKEN}`)
-  const screen = fresh.getByRole('alert', { name: 'The gateway token changed' })
+  const screen = fresh.getByRole('alert', { name: 'This link’s gateway token is not valid' })
   await expect(screen).toBeVisible({ timeout: 15_000 })
   await expect(screen).toContainText('loopdesk dashboard')
   await shot(fresh, 'token-changed')
+  // a tab opened without any token says that, not that a token changed
+  const bare = await browser.newPage()
+  await bare.goto(`${env.origin}/`)
+  await expect(bare.getByRole('alert', { name: 'This page needs the gateway token' })).toBeVisible({ timeout: 15_000 })
+  await bare.close()
   // the new link works
   await fresh.goto('about:blank')
   await fresh.goto(`${env.origin}/#token=${NEW_TOKEN}`)

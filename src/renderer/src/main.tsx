@@ -16,7 +16,7 @@ async function boot() {
   try {
     bridge = await createBridge()
   } catch (err) {
-    if (err instanceof TokenChangedError) return root.render(<TokenChangedScreen detail={err.message} />)
+    if (err instanceof TokenChangedError) return root.render(<TokenChangedScreen detail={err.message} reason={err.reason} />)
     root.render(
       <div className="fatal" role="alert">
         <h1>Loopdesk cannot reach its runtime</h1>

@@ -47,7 +47,7 @@ export async function createBridge(): Promise<Bridge> {
   const token = fromUrl ?? sessionStorage.getItem(TOKEN_KEY) ?? undefined
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}`
   pageGatewayUrl = url
-  return connectWs(url, token)
+  return connectWs(url, token, !token ? 'missing' : fromUrl ? 'invalid' : 'changed')
 }
 
 let pageGatewayUrl: string | undefined
@@ -66,19 +66,31 @@ export function gatewayToken(): string | undefined {
   }
 }
 
+/**
+ * Why the gateway refused this page: no token at all (opened without the link's `#token=`), the link's own
+ * token is wrong, or the token this tab had worked before and was rotated since.
+ */
+export type TokenRefusal = 'missing' | 'invalid' | 'changed'
+
 /** Thrown by createBridge when the gateway refused this page's token and device token. */
 export class TokenChangedError extends Error {
   readonly code = 'TOKEN_CHANGED'
+  constructor(
+    message: string,
+    readonly reason: TokenRefusal = 'changed',
+  ) {
+    super(message)
+  }
 }
 
-async function connectWs(url: string, token: string | undefined): Promise<Bridge> {
+async function connectWs(url: string, token: string | undefined, refusal: TokenRefusal): Promise<Bridge> {
   // Loaded lazily: the desktop window (IPC) never needs it.
   const [{ connectWsBridge }, { browserCredentialStore }] = await Promise.all([import('./ws-bridge'), import('./device-credentials')])
   try {
     // the stored device identity + token get a reloaded page in after the shared token was rotated
     return await connectWsBridge({ url, token, clientVersion: '0.1.0', credentials: browserCredentialStore() })
   } catch (err) {
-    if (isTokenChanged(err as { details?: unknown })) throw new TokenChangedError((err as Error).message)
+    if (isTokenChanged(err as { details?: unknown })) throw new TokenChangedError((err as Error).message, refusal)
     throw err
   }
 }
