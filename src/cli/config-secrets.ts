@@ -5,9 +5,10 @@
 // - a restore puts this installation's current values back in their place (the gateway token whatever the
 //   backup holds, so a token rotated because it leaked does not come back) and drops a placeholder it has no
 //   value for, so the restored config stays valid.
-// A file that changes is written as plain JSON (its JSON5 comments are not kept); one without secrets to
-// touch is left byte for byte.
+// A file that changes keeps its comments when it is JSON with comments (config-text.ts), else it is written
+// as plain JSON; one without secrets to touch is left byte for byte.
 import fs from 'node:fs'
+import { configTextFor } from '../main/runtime/config/config-text'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted } from '../main/runtime/config/redact'
 import { isPlainObject } from '../main/runtime/config/validate'
@@ -27,7 +28,8 @@ function read(file: string): Json | undefined {
 
 function write(file: string, cfg: Json): void {
   const mode = fs.statSync(file).mode & 0o777
-  fs.writeFileSync(file, JSON.stringify(cfg, null, 2) + '\n', { mode })
+  // comments stay where the file is JSON with comments; no .bak of the old text, which holds the secrets
+  fs.writeFileSync(file, configTextFor(fs.readFileSync(file, 'utf8'), cfg).text, { mode })
 }
 
 /**

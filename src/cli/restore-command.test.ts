@@ -238,6 +238,31 @@ describe('loopdesk restore', () => {
     expect(fs.readFileSync(path.join(bare, 'loopdesk.json'), 'utf8')).not.toContain('__REDACTED__')
   })
 
+  it('a hand-annotated loopdesk.json keeps its comments through a backup and a restore that swap its secrets', async () => {
+    const base = JSON.parse(fs.readFileSync(path.join(source, 'loopdesk.json'), 'utf8')) as { models: { providers: { mock: Record<string, unknown> } } }
+    const annotated = (apiKey: string) =>
+      `// my Loopdesk setup\n${JSON.stringify({ ...base, models: { ...base.models, providers: { ...base.models.providers, mock: { ...base.models.providers.mock, apiKey } } } }, null, 2).replace('"models": {', '/* the scripted model */\n  "models": {')}\n`
+    const old = path.join(tempDir('loopdesk-restore-cmt-'), 'state')
+    fs.cpSync(source, old, { recursive: true })
+    fs.writeFileSync(path.join(old, 'loopdesk.json'), annotated('sk-old-key'), { mode: 0o600 })
+    const b = path.join(tempDir('loopdesk-restore-cmtb-'), 'b')
+    expect((await runCliCaptured(['backup', b, '--state-dir', old])).code).toBe(0)
+    const copy = fs.readFileSync(path.join(b, 'loopdesk.json'), 'utf8')
+    expect(copy).not.toContain('sk-old-key')
+    expect(copy).toContain('"apiKey": "__REDACTED__"')
+    expect(copy).toContain('// my Loopdesk setup\n')
+    expect(copy).toContain('/* the scripted model */\n')
+
+    const now = path.join(tempDir('loopdesk-restore-cmt-'), 'state')
+    fs.cpSync(source, now, { recursive: true })
+    fs.writeFileSync(path.join(now, 'loopdesk.json'), annotated('sk-new-key'), { mode: 0o600 })
+    expect((await runCliCaptured(['restore', b, '--yes', '--state-dir', now])).code).toBe(0)
+    const restored = fs.readFileSync(path.join(now, 'loopdesk.json'), 'utf8')
+    expect(restored).toContain('"apiKey": "sk-new-key"')
+    expect(restored).toContain('// my Loopdesk setup\n')
+    expect(restored).toContain('/* the scripted model */\n')
+  })
+
   it('a failure half-way moves everything back: the state dir is as it was, and no folders are left behind', async () => {
     const state = await laterState()
     const before = snapshot(state)

@@ -169,6 +169,26 @@ describe('ConfigManager', () => {
     expect(cm.current.gateway.port).toBe(4000)
   })
 
+  it('patch keeps the comments of a hand-annotated file; where it cannot, the old file is kept as .bak', () => {
+    const annotated = '// mine\n{\n  "gateway": { "port": 19000 }, // firewall rule\n}\n'
+    fs.writeFileSync(file, annotated)
+    const cm = mk()
+    cm.load()
+    cm.patch({ gateway: { port: 19001 } }, cm.hash)
+    const kept = fs.readFileSync(file, 'utf8')
+    expect(kept).toBe('// mine\n{\n  "gateway": { "port": 19001 }, // firewall rule\n}\n')
+    expect(cm.hash).toBe(sha(kept))
+    expect(fs.existsSync(`${file}.bak`)).toBe(false)
+
+    const json5 = '{ gateway: { port: 1 } } // unquoted keys: not editable in place\n'
+    fs.writeFileSync(file, json5)
+    cm.reload()
+    cm.patch({ gateway: { port: 2 } }, cm.hash)
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ gateway: { port: 2 } })
+    expect(fs.readFileSync(`${file}.bak`, 'utf8')).toBe(json5)
+    expect(fs.statSync(`${file}.bak`).mode & 0o777).toBe(0o600)
+  })
+
   it('redacts secrets and restores them when the placeholder is patched back', () => {
     fs.writeFileSync(file, JSON.stringify({ models: { providers: { openai: { apiKey: 'sk-real' }, local: { baseUrl: 'http://x' } } }, gateway: { auth: { token: 'tok' } } }))
     const cm = mk()

@@ -7,6 +7,7 @@ import { ApiError, invalid } from '../../api/errors'
 import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { tryAcquireWriteLockSync } from '../sessions/write-lock'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
+import { configTextFor } from './config-text'
 import { resolveConfig } from './defaults'
 import { applyMergePatch, type MergePatchOptions } from './merge-patch'
 import { parseConfigText } from './parse'
@@ -135,7 +136,9 @@ export class ConfigManager {
         throw invalid(`invalid config: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues })
       }
       opts.beforeWrite?.()
-      const out = JSON.stringify(next, null, 2) + '\n'
+      // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
+      const { text: out, commentsLost } = configTextFor(text, next)
+      if (commentsLost && text !== undefined) writeFileAtomicSync(`${this.path}.bak`, text, { mode: 0o600 })
       writeFileAtomicSync(this.path, out, { mode: 0o600 })
       const hash = sha256(out)
       this.diskHash = hash
