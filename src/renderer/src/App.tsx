@@ -1,11 +1,12 @@
 // Layout: sessions sidebar | conversation + composer | inspector (toggleable). Settings and the
-// onboarding screen sit on top when needed.
-import { useEffect } from 'react'
+// onboarding screen sit on top when needed. Narrow windows (styles.css) show the sidebar and the
+// inspector as overlays over the conversation instead.
+import { useEffect, useRef, useState } from 'react'
 import { useAppStore, useController } from './app-context'
 import { Composer } from './components/Composer'
 import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
-import { IconPanel, IconSettings } from './components/icons'
+import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
@@ -31,13 +32,35 @@ function Toasts() {
   )
 }
 
-function Header({ sessionKey }: { sessionKey?: string }) {
+/** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
+const INSPECTOR_OVERLAY = '(max-width: 900px)'
+
+interface HeaderProps {
+  sessionKey?: string
+  sidebarOpen: boolean
+  onToggleSidebar: () => void
+  toggleRef: React.Ref<HTMLButtonElement>
+}
+
+function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderProps) {
   const controller = useController()
   const row = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey))
   const inspectorOpen = useAppStore('inspector', (s) => s.open)
   const state = row ? sessionState(row) : 'idle'
   return (
     <header className="chat-header">
+      {/* only shown where the sidebar is collapsed (styles.css) */}
+      <button
+        ref={toggleRef}
+        type="button"
+        className="btn btn-ghost btn-icon sidebar-toggle"
+        aria-label="Show sessions"
+        aria-expanded={sidebarOpen}
+        title="Sessions"
+        onClick={onToggleSidebar}
+      >
+        <IconMenu />
+      </button>
       <div className="chat-title">
         <h1>{row ? sessionTitle(row) : 'Loopdesk'}</h1>
         {row && (
@@ -49,11 +72,11 @@ function Header({ sessionKey }: { sessionKey?: string }) {
         )}
       </div>
       <div className="header-actions">
-        <button type="button" className="btn btn-ghost btn-sm" aria-pressed={inspectorOpen} onClick={() => controller.setInspectorOpen(!inspectorOpen)}>
-          <IconPanel /> Inspector
+        <button type="button" className="btn btn-ghost btn-sm" title="Inspector" aria-pressed={inspectorOpen} onClick={() => controller.setInspectorOpen(!inspectorOpen)}>
+          <IconPanel /> <span className="btn-label">Inspector</span>
         </button>
-        <button type="button" className="btn btn-ghost btn-sm" onClick={() => controller.openSettings()}>
-          <IconSettings /> Settings
+        <button type="button" className="btn btn-ghost btn-sm" title="Settings" onClick={() => controller.openSettings()}>
+          <IconSettings /> <span className="btn-label">Settings</span>
         </button>
       </div>
     </header>
@@ -70,6 +93,37 @@ export function App() {
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
   useTheme()
+  // the sidebar as an overlay (narrow windows only; wider ones always show it and ignore this)
+  // Remembers the session it was opened over: picking or creating another one (what it was opened
+  // for) closes it.
+  const [sidebarOver, setSidebarOver] = useState<{ key?: string } | null>(null)
+  const sidebarOpen = sidebarOver !== null && sidebarOver.key === selectedKey
+  const setSidebarOpen = (open: boolean) => setSidebarOver(open ? { key: selectedKey } : null)
+  const toggleRef = useRef<HTMLButtonElement>(null)
+  const closeSidebar = () => {
+    setSidebarOpen(false)
+    toggleRef.current?.focus()
+  }
+  useEffect(() => {
+    if (sidebarOpen) document.querySelector<HTMLElement>('.sidebar .btn')?.focus()
+  }, [sidebarOpen])
+
+  // Escape closes an overlay (the sidebar, or the inspector where it covers the conversation) unless
+  // something inside (a menu, a dialog, the slash menu) already handled it.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || controller.stores.settings.getState().settingsOpen) return
+      if (sidebarOpen) {
+        setSidebarOver(null)
+        toggleRef.current?.focus()
+      } else if (controller.stores.inspector.getState().open && window.matchMedia?.(INSPECTOR_OVERLAY).matches) {
+        controller.setInspectorOpen(false)
+      } else return
+      e.preventDefault()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [controller, sidebarOpen])
 
   // Keyboard: Ctrl/Cmd+, settings; Ctrl/Cmd+I inspector; Ctrl/Cmd+N new session.
   useEffect(() => {
@@ -86,10 +140,12 @@ export function App() {
 
   if (tokenChanged) return <TokenChangedScreen detail={connectionError} />
   return (
-    <div className={`app ${inspectorOpen ? 'with-inspector' : ''}`}>
+    <div className={`app ${inspectorOpen ? 'with-inspector' : ''} ${sidebarOpen ? 'sidebar-open' : ''}`}>
       <Sidebar />
+      {/* click-outside for the overlays; styles.css shows them only where they are overlays */}
+      {sidebarOpen && <div className="overlay-backdrop sidebar-backdrop" aria-hidden="true" onClick={closeSidebar} />}
       <main className="chat">
-        <Header sessionKey={selectedKey} />
+        <Header sessionKey={selectedKey} sidebarOpen={sidebarOpen} onToggleSidebar={() => (sidebarOpen ? closeSidebar() : setSidebarOpen(true))} toggleRef={toggleRef} />
         {connection === 'connecting' && connectionError && (
           <div className="callout callout-warn" role="status">
             {connectionError}
@@ -114,7 +170,12 @@ export function App() {
           <div className="empty-state">{connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}</div>
         )}
       </main>
-      {inspectorOpen && selectedKey && <Inspector sessionKey={selectedKey} />}
+      {inspectorOpen && selectedKey && (
+        <>
+          <div className="overlay-backdrop inspector-backdrop" aria-hidden="true" onClick={() => controller.setInspectorOpen(false)} />
+          <Inspector sessionKey={selectedKey} />
+        </>
+      )}
       {settingsOpen && <SettingsDialog />}
       <Toasts />
     </div>

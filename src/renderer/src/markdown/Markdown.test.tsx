@@ -56,6 +56,18 @@ describe('markdown rendering', () => {
     expect(container.querySelector('input[type=checkbox]')).toBeChecked()
   })
 
+  it('wraps table cells in a sized box inside a scrolling wrapper, keeping alignment on the cell', () => {
+    const { container } = render(<Markdown text={'| a | b |\n|---|--:|\n| **x** | 2 |'} />)
+    const wrap = container.querySelector('.md-table-wrap')
+    expect(wrap?.querySelector('table')).not.toBeNull()
+    const cells = [...container.querySelectorAll('th, td')]
+    expect(cells).toHaveLength(4)
+    for (const c of cells) expect(c.firstElementChild).toHaveClass('md-cell')
+    expect(cells[0].querySelector('.md-cell')?.textContent).toBe('a')
+    expect(cells[2].querySelector('.md-cell strong')?.textContent).toBe('x')
+    expect((cells[3] as HTMLElement).style.textAlign).toBe('right')
+  })
+
   it('links open externally and only for safe schemes', () => {
     const { container } = render(<Markdown text={'[ok](https://example.com/a) [bad](javascript:alert(1)) [file](file:///etc/passwd)'} />)
     const links = container.querySelectorAll('a')

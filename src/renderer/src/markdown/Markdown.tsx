@@ -142,7 +142,7 @@ function blockToken(t: Token, key: string): ReactNode {
               <tr>
                 {tb.header.map((c, i) => (
                   <th key={i} style={align(c.align)}>
-                    {inline(c.tokens, `${key}.h${i}.`)}
+                    <div className="md-cell">{inline(c.tokens, `${key}.h${i}.`)}</div>
                   </th>
                 ))}
               </tr>
@@ -152,7 +152,7 @@ function blockToken(t: Token, key: string): ReactNode {
                 <tr key={r}>
                   {row.map((c, i) => (
                     <td key={i} style={align(c.align)}>
-                      {inline(c.tokens, `${key}.${r}.${i}.`)}
+                      <div className="md-cell">{inline(c.tokens, `${key}.${r}.${i}.`)}</div>
                     </td>
                   ))}
                 </tr>
