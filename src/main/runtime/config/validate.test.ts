@@ -47,6 +47,10 @@ describe('validateConfig', () => {
     expect(validateConfig(full)).toEqual([])
   })
 
+  it('a model entry needs only its id (contextWindow and maxTokens have defaults)', () => {
+    expect(validateConfig({ models: { providers: { local: { baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'llama3.1' }, { id: 'q', contextWindow: 8192 }] } } } })).toEqual([])
+  })
+
   it('names each bad path with a readable message', () => {
     const issues = validateConfig({
       agents: {
