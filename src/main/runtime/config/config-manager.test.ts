@@ -210,6 +210,15 @@ describe('ConfigManager', () => {
     expect(seen).toEqual([{ source: 'patch', hash: fixed.hash }])
   })
 
+  it('a problem hidden behind a schema error (a duplicate agent id) is the file\'s own, not one the fixing patch adds', () => {
+    fs.writeFileSync(file, JSON.stringify({ gateway: { port: -1 }, agents: { list: [{ id: 'a' }, { id: 'a' }] } }))
+    const cm = mk()
+    expect(cm.load().issues.map((i) => i.path)).toEqual(['gateway.port'])
+    const r = cm.patch({ gateway: { port: 4000 } }, cm.hash)
+    expect(r.issues).toEqual([{ path: 'agents.list[1].id', message: 'duplicate agent id "a"' }])
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.port).toBe(4000)
+  })
+
   it('a model entry without contextWindow / maxTokens is valid, and a patch can change the rest of the file', () => {
     fs.writeFileSync(file, '{ models: { providers: { local: { baseUrl: "http://127.0.0.1:11434/v1", models: [{ id: "llama3.1" }] } } } }')
     const cm = mk()

@@ -14,7 +14,7 @@ import { redactConfig, restoreRedacted } from './redact'
 import { secretsStatus } from './secrets'
 import { resolveConfigPath } from './state-dir'
 import type { ConfigIssue } from './types'
-import { isPlainObject, validateConfig } from './validate'
+import { isPlainObject, knownIssues, validateConfig } from './validate'
 
 export interface ConfigManagerOptions {
   stateDir: string
@@ -134,7 +134,7 @@ export class ConfigManager {
         ...validateConfig(next),
       ]
       // Only problems the patch adds refuse it: a file already invalid must stay fixable one save at a time.
-      const before = new Set(validateConfig(base).map(issueKey))
+      const before = new Set(knownIssues(base).map(issueKey))
       const added = issues.filter((i) => !before.has(issueKey(i)))
       if (added.length) {
         throw invalid(`invalid config: ${added.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues: added })
