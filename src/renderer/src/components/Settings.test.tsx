@@ -327,12 +327,15 @@ describe('a config file with problems', () => {
     expect(card).toHaveTextContent('Fix it in Settings')
     await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
     const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    expect(within(dialog).getByText(/^Config problems:/)).toHaveTextContent('gateway.bind: must be one of')
+    expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
+      /^Config problems: .*gateway\.bind: must be one of .*\. Changes you save here take effect once these are fixed\.$/,
+    )
     // saving the endpoint rewrites the broken model entry: the save goes through, the list shrinks
     await user.type(within(dialog).getByLabelText('Model id'), 'llama3.1')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
-    await waitFor(() => expect(within(dialog).getByText(/^Config problems:/)).not.toHaveTextContent('contextWindow'))
-    expect(within(dialog).getByText(/^Config problems:/)).toHaveTextContent('agents.defaults.timeoutSecs: unknown key; gateway.bind')
+    const problems = () => within(dialog).getByRole('alert', { name: 'Config file problems' })
+    await waitFor(() => expect(problems()).not.toHaveTextContent('contextWindow'))
+    expect(problems()).toHaveTextContent('agents.defaults.timeoutSecs: unknown key; gateway.bind')
     expect(bridge.calls.filter((c) => c.name === 'settingsSet').length).toBeGreaterThan(0)
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
     // a model is usable now: the welcome card (and its problem list) is gone

@@ -619,8 +619,10 @@ export function SettingsDialog() {
         <div className="settings-content">
           <SaveRetryNotice />
           {config && config.issues.length > 0 && (
-            <div className="callout callout-warn" role="alert">
-              Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}
+            // saves still go through (unless they add a problem), but the runtime keeps the last good config
+            <div className="callout callout-warn" role="alert" aria-label="Config file problems">
+              Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
+              these are fixed.
             </div>
           )}
           <View />
