@@ -179,6 +179,51 @@ test('first start without a usable model shows onboarding that leads to settings
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
 })
 
+test('a config with problems: the welcome card names them; a refused save\'s toast leaves the Settings buttons uncovered', async ({ page }) => {
+  await page.setViewportSize({ width: 1000, height: 620 })
+  await openApp(page, {
+    configured: false,
+    configIssues: [
+      { path: 'models.providers.local.models[0].contextWindow', message: 'must be integer >= 1' },
+      { path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' },
+    ],
+  })
+  const card = page.getByRole('alert', { name: 'Config problems' })
+  await expect(card).toContainText('has 2 problems')
+  await expect(card).toContainText('gateway.bind: must be one of')
+  await shot(page, 'stub-onboarding-config-problems')
+  await page.getByRole('button', { name: 'Fix in Settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await page.evaluate(() => {
+    const fake = (globalThis as { __LOOPDESK_FAKE_BRIDGE__?: { settingsSet: unknown } }).__LOOPDESK_FAKE_BRIDGE__!
+    fake.settingsSet = async () => ({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: 'invalid config: models.providers.local.models[0].maxTokens: must be integer >= 1 — a long refusal that wraps over more than one line of the toast' },
+    })
+  })
+  type Box = { x: number; y: number; width: number; height: number }
+  const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+  await dialog.getByLabel('Model id').fill('llama3.1')
+  await dialog.getByRole('button', { name: 'Save endpoint' }).click()
+  const toast = page.locator('.toast', { hasText: /^Could not save the endpoint: invalid config/ })
+  await expect(toast).toBeVisible()
+  const toastBox = (await toast.boundingBox())!
+  for (const name of ['Check', 'Save endpoint']) {
+    const button = dialog.getByRole('button', { name, exact: true })
+    await button.scrollIntoViewIfNeeded()
+    expect(overlaps(toastBox, (await button.boundingBox())!), name).toBe(false)
+  }
+  await dialog.getByRole('button', { name: 'Agent' }).click()
+  const save = dialog.getByRole('button', { name: 'Save', exact: true })
+  await save.click()
+  await expect(page.locator('.toast', { hasText: /^Could not save settings: invalid config/ })).toBeVisible()
+  const toasts = (await page.locator('.toasts').boundingBox())!
+  expect(overlaps(toasts, (await save.boundingBox())!)).toBe(false)
+  // the buttons under the toasts' old place still take the click
+  await save.click({ trial: true })
+  await shot(page, 'stub-settings-refused-save')
+})
+
 test('sticks to the bottom while streaming until the user scrolls up; Jump to latest returns', async ({ page }) => {
   await openApp(page, { tickMs: 30, seed: [{ key: 'agent:main:main', label: 'Main', messages: 40 }] })
   await page.getByRole('textbox', { name: 'Message' }).fill('write a long answer')

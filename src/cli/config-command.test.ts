@@ -58,6 +58,28 @@ describe('loopdesk config', () => {
     expect(back).toMatchObject({ code: 0, err: '' })
   })
 
+  it('set on a file with problems: written when it adds none, and says which remain (not applied until fixed)', async () => {
+    const file = `${env.stack.rt.stateDir}/loopdesk.json`
+    const good = fs.readFileSync(file, 'utf8')
+    const cfg = env.stack.rt.runtime.core.config as unknown as { reload(): void }
+    try {
+      const broken = JSON.parse(good)
+      broken.gateway = { ...broken.gateway, bind: 'moon' }
+      broken.agents.defaults.timeoutSecs = 5
+      fs.writeFileSync(file, JSON.stringify(broken))
+      cfg.reload()
+      const r = await cli(['set', 'gateway.bind', 'loopback'])
+      expect(r).toMatchObject({ code: 0, out: 'set gateway.bind\n' })
+      expect(r.err).toBe('loopdesk: the file still has 1 problem(s); the last good config stays in use until they are fixed:\n  agents.defaults.timeoutSecs: unknown key\n')
+      expect(onDisk().gateway.bind).toBe('loopback')
+      expect(await cli(['unset', 'agents.defaults.timeoutSecs'])).toMatchObject({ code: 0, err: '' })
+      expect(env.stack.rt.runtime.core.config.issues).toEqual([])
+    } finally {
+      fs.writeFileSync(file, good)
+      cfg.reload()
+    }
+  })
+
   it('an object is merged into the section (its other keys stay); a list replaces the list', async () => {
     await cli(['set', 'agents.defaults', '{"timeoutSeconds": 300}'])
     expect(onDisk().agents.defaults).toMatchObject({ timeoutSeconds: 300, model: { primary: 'mock/m1' } })

@@ -844,7 +844,14 @@ export interface Results {
     issues: ConfigIssue[]
     secrets: Record<string, 'set' | 'not set'>
   }
-  'config.patch': { ok: true; hash: string; config: Record<string, unknown>; secrets: Record<string, 'set' | 'not set'> }
+  'config.patch': {
+    ok: true
+    hash: string
+    config: Record<string, unknown>
+    secrets: Record<string, 'set' | 'not set'>
+    /** Loopdesk: problems the file still has (a save may fix some and keep others); the last good config stays in use while any remain */
+    issues?: ConfigIssue[]
+  }
   'exec.approval.resolve': { ok: true; id: string; decision: ApprovalDecision }
   'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
   /** partial: the time budget ran out before every transcript was read (the newest sessions are read first) */

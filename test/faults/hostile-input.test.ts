@@ -6,7 +6,7 @@
 // - tool calls scripted through the model that try to leave the workspace (`../`, absolute paths,
 //   symlinks, exec) are refused and leak nothing;
 // - config with wrong types: config.patch names the bad path and never writes; a hand-broken
-//   loopdesk.json keeps the last good config and its bytes are never rewritten.
+//   loopdesk.json keeps the last good config and is rewritten only by a patch adding no problem to it.
 import fs from 'node:fs'
 import path from 'node:path'
 import WebSocket from 'ws'
@@ -348,7 +348,7 @@ describe('hostile input', () => {
       expect(fs.readFileSync(configFile).equals(before)).toBe(true)
     })
 
-    it('a hand-broken loopdesk.json keeps the last good config; runs and patches never rewrite it', async () => {
+    it('a hand-broken loopdesk.json keeps the last good config; runs never rewrite it, a patch only when it adds no problem', async () => {
       const broken = fs.readFileSync(configFile, 'utf8').replace('"timeoutSeconds": 120', '"timeoutSeconds": "two minutes"')
       expect(broken).toContain('two minutes')
       fs.writeFileSync(configFile, broken)
@@ -360,14 +360,21 @@ describe('hostile input', () => {
       expect(JSON.stringify(got.issues)).toContain('agents.defaults.timeoutSeconds')
       const r = await c.agent({ message: 'works with the last good config?', idempotencyKey: 'broken-cfg-run', sessionKey: 'agent:main:cfg' }).final
       expect(r.ok).toBe(true)
-      // a patch that does not fix the bad value is refused; the file is left as the user wrote it
-      const err = await c.request('config.patch', { patch: { agents: { defaults: { thinkingDefault: 'low' } } } }).then(
+      // a patch adding a problem is refused; the file is left as the user wrote it
+      const err = await c.request('config.patch', { patch: { gateway: { port: 70000 } } }).then(
         () => undefined,
         (e: { code?: string; message: string }) => e,
       )
       expect(err?.code).toBe('INVALID_REQUEST')
-      expect(err?.message).toContain('agents.defaults.timeoutSeconds')
+      expect(err?.message).toContain('gateway.port')
+      expect(err?.message).not.toContain('agents.defaults.timeoutSeconds')
       expect(fs.readFileSync(configFile, 'utf8')).toBe(broken)
+      // one that adds none is written (the file stays repairable from the window) but not applied: the bad
+      // value is kept as the user wrote it and still reported
+      const kept = await c.request('config.patch', { patch: { agents: { defaults: { thinkingDefault: 'low' } } } })
+      expect(JSON.stringify(kept.issues)).toContain('agents.defaults.timeoutSeconds')
+      expect(JSON.parse(fs.readFileSync(configFile, 'utf8')).agents.defaults).toMatchObject({ timeoutSeconds: 'two minutes', thinkingDefault: 'low' })
+      expect((await c.request('config.get', {})).valid).toBe(false)
 
       // a file that is not even JSON5
       fs.writeFileSync(configFile, '{ this is: not json')

@@ -134,8 +134,13 @@ async function write(conn: GatewayConnectionClient, io: CliIO, cfg: ResultOf<'co
   // A list is set whole (config.patch would merge it by id); an object is merged into what is there, so
   // setting one key of a section never drops its other keys.
   const params = { patch: patchAt(keys, value), baseHash: cfg.hash, ...(Array.isArray(value) ? { replacePaths: [path] } : {}) }
-  await conn.request('config.patch', params)
+  const res = (await conn.request('config.patch', params)) as ResultOf<'config.patch'>
   io.stdout(value === null ? `unset ${path}\n` : `set ${path}\n`)
+  // written, but problems the file had before remain: nothing of it applies until they are fixed
+  if (res?.issues?.length) {
+    io.stderr(`loopdesk: the file still has ${res.issues.length} problem(s); the last good config stays in use until they are fixed:\n`)
+    for (const i of res.issues) io.stderr(`  ${i.path || '(file)'}: ${i.message}\n`)
+  }
   // a model the runtime cannot run is valid config: say so now rather than at the next run
   if (keys.includes('model') || keys.includes('models') || keys.includes('agents')) {
     const status = (await conn.request('status', {}).catch(() => undefined)) as ResultOf<'status'> | undefined

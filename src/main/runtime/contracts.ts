@@ -24,8 +24,10 @@ export type ProviderApi =
 export interface ModelConfig {
   id: string
   name?: string
-  contextWindow: number
-  maxTokens: number
+  /** default DEFAULT_CONTEXT_WINDOW (models/registry.ts) */
+  contextWindow?: number
+  /** default min(DEFAULT_MAX_TOKENS, contextWindow) */
+  maxTokens?: number
   reasoning?: boolean
   input?: Array<'text' | 'image'>
   cost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }

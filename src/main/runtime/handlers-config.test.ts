@@ -155,6 +155,32 @@ describe('config.patch raw (JSON5)', () => {
   })
 })
 
+describe('config.patch over a file with problems', () => {
+  it('a save that adds no problem goes through and its reply lists what remains; the fixing save clears it', async () => {
+    const broken = JSON.parse(fs.readFileSync(file, 'utf8'))
+    broken.gateway.bind = 'moon'
+    broken.agents.defaults = { ...broken.agents.defaults, timeoutSeconds: -5 }
+    fs.writeFileSync(file, JSON.stringify(broken, null, 2))
+    ;(t.runtime.core.config as unknown as { reload(): void }).reload()
+    let got = await t.call('config.get', {})
+    expect(got).toMatchObject({ valid: false })
+    expect(got.issues.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind'])
+
+    // what the window's Settings sends: an unrelated field, then the fix of one problem
+    const r1 = await t.call('config.patch', { patch: { agents: { defaults: { thinkingDefault: 'high' } } }, baseHash: got.hash })
+    expect(r1.issues?.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind'])
+    const r2 = await t.call('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 60 } } }, baseHash: r1.hash })
+    expect(r2.issues?.map((i) => i.path)).toEqual(['gateway.bind'])
+    // a save adding a problem is still refused
+    expect(await refused({ patch: { gateway: { port: -1 } }, baseHash: r2.hash })).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('gateway.port') })
+    const r3 = await t.call('config.patch', { patch: { gateway: { bind: 'loopback' } }, baseHash: r2.hash })
+    expect(r3.issues).toEqual([])
+    got = await t.call('config.get', {})
+    expect(got).toMatchObject({ valid: true, issues: [] })
+    expect(t.runtime.core.config.current.defaults.timeoutSeconds).toBe(60)
+  })
+})
+
 describe('config.patch lists and replacePaths', () => {
   it('agents.list entries merge by id; a new id is appended', async () => {
     await t.call('config.patch', { patch: { agents: { list: [{ id: 'work', model: 'mock/m1' }, { id: 'ops' }] } } })

@@ -94,7 +94,7 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         storeSecrets()
       }
       await core.refreshModels()
-      return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets() }
+      return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets(), issues: core.config.issues }
     },
   }
 }

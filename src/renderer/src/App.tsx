@@ -10,27 +10,11 @@ import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
+import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar } from './components/Sidebar'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
-
-function Toasts() {
-  const controller = useController()
-  const toasts = useAppStore('ui', (s) => s.toasts)
-  return (
-    <div className="toasts" aria-live="polite">
-      {toasts.map((t) => (
-        <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
-          <span>{t.text}</span>
-          <button type="button" className="btn btn-ghost btn-icon" aria-label="Dismiss" onClick={() => controller.dismissToast(t.id)}>
-            ×
-          </button>
-        </div>
-      ))}
-    </div>
-  )
-}
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
 const INSPECTOR_OVERLAY = '(max-width: 900px)'
@@ -177,7 +161,8 @@ export function App() {
         </>
       )}
       {settingsOpen && <SettingsDialog />}
-      <Toasts />
+      {/* the open Settings dialog shows them in its footer (over it they covered its buttons) */}
+      {!settingsOpen && <Toasts />}
     </div>
   )
 }

@@ -189,6 +189,64 @@ describe('ConfigManager', () => {
     expect(fs.statSync(`${file}.bak`).mode & 0o777).toBe(0o600)
   })
 
+  it('a file with problems stays fixable: a patch that adds none is written, one that adds any is refused', () => {
+    // two problems: a typo'd key and a bad port
+    const text = JSON.stringify({ agents: { defaults: { timeoutSecs: 5 } }, gateway: { port: 70000 } })
+    fs.writeFileSync(file, text)
+    const cm = mk()
+    expect(cm.load().ok).toBe(false)
+    expect(cm.issues).toHaveLength(2)
+
+    // a new problem (alone or beside a fix) is refused, naming only what it adds; nothing written
+    const err = (() => {
+      try {
+        cm.patch({ gateway: { port: 1, bind: 'moon' } }, cm.hash)
+      } catch (e) {
+        return e as ApiError
+      }
+    })()
+    expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: 'invalid config: gateway.bind: must be one of "loopback", "lan", "all"' })
+    expect((err?.details as { issues: unknown[] }).issues).toEqual([{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }])
+    expect(fs.readFileSync(file, 'utf8')).toBe(text)
+
+    // fixing one problem (and changing something else) goes through; the other one remains and the
+    // last good config (here: defaults) stays in effect, no listener told
+    const seen: unknown[] = []
+    cm.onChange((_, c) => seen.push(c))
+    const r = cm.patch({ gateway: { port: 4000 }, agents: { defaults: { thinkingDefault: 'high' } } }, cm.hash)
+    expect(r.issues).toEqual([{ path: 'agents.defaults.timeoutSecs', message: 'unknown key' }])
+    expect(cm.issues).toEqual(r.issues)
+    expect(cm.hash).toBe(r.hash)
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ agents: { defaults: { timeoutSecs: 5, thinkingDefault: 'high' } }, gateway: { port: 4000 } })
+    expect(cm.current.gateway.port).not.toBe(4000)
+    expect(seen).toEqual([])
+
+    // the save that fixes the last one applies everything
+    const fixed = cm.patch({ agents: { defaults: { timeoutSecs: null, timeoutSeconds: 5 } } }, cm.hash)
+    expect(fixed.issues).toEqual([])
+    expect(cm.issues).toEqual([])
+    expect(cm.current.gateway.port).toBe(4000)
+    expect(cm.current.defaults.timeoutSeconds).toBe(5)
+    expect(seen).toEqual([{ source: 'patch', hash: fixed.hash }])
+  })
+
+  it('a problem hidden behind a schema error (a duplicate agent id) is the file\'s own, not one the fixing patch adds', () => {
+    fs.writeFileSync(file, JSON.stringify({ gateway: { port: -1 }, agents: { list: [{ id: 'a' }, { id: 'a' }] } }))
+    const cm = mk()
+    expect(cm.load().issues.map((i) => i.path)).toEqual(['gateway.port'])
+    const r = cm.patch({ gateway: { port: 4000 } }, cm.hash)
+    expect(r.issues).toEqual([{ path: 'agents.list[1].id', message: 'duplicate agent id "a"' }])
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.port).toBe(4000)
+  })
+
+  it('a model entry without contextWindow / maxTokens is valid, and a patch can change the rest of the file', () => {
+    fs.writeFileSync(file, '{ models: { providers: { local: { baseUrl: "http://127.0.0.1:11434/v1", models: [{ id: "llama3.1" }] } } } }')
+    const cm = mk()
+    expect(cm.load()).toMatchObject({ ok: true, issues: [] })
+    expect(cm.patch({ agents: { defaults: { timeoutSeconds: 30 } } }, cm.hash).issues).toEqual([])
+    expect(cm.current.defaults.timeoutSeconds).toBe(30)
+  })
+
   it('redacts secrets and restores them when the placeholder is patched back', () => {
     fs.writeFileSync(file, JSON.stringify({ models: { providers: { openai: { apiKey: 'sk-real' }, local: { baseUrl: 'http://x' } } }, gateway: { auth: { token: 'tok' } } }))
     const cm = mk()

@@ -15,7 +15,7 @@ import { redactConfig, restoreRedacted } from './redact'
 import { secretsStatus } from './secrets'
 import { resolveConfigPath } from './state-dir'
 import type { ConfigIssue } from './types'
-import { isPlainObject, validateConfig } from './validate'
+import { isPlainObject, knownIssues, validateConfig } from './validate'
 
 export interface ConfigManagerOptions {
   stateDir: string
@@ -97,8 +97,10 @@ export class ConfigManager {
   }
 
   /**
-   * Applies an RFC 7396 merge patch to the file and writes it atomically. The RESULT is validated first;
-   * with baseHash, the file must still have that hash (else staleBaseHash). Returns the new hash.
+   * Applies an RFC 7396 merge patch to the file and writes it atomically. The RESULT is validated first:
+   * it is refused when it has a problem the file did not have; a result that keeps some of the file's
+   * problems is written but not applied (`issues` lists them). With baseHash, the file must still have
+   * that hash (else staleBaseHash). Returns the new hash.
    */
   patch(
     mergePatch: Record<string, unknown>,
@@ -109,7 +111,7 @@ export class ConfigManager {
       /** how arrays merge (config.patch: by id, removals only where replacePaths allows); default RFC 7396 */
       merge?: MergePatchOptions
     } = {},
-  ): { hash: string } {
+  ): { hash: string; issues: ConfigIssue[] } {
     if (!isPlainObject(mergePatch)) throw invalid('config patch must be an object')
     const release = tryAcquireWriteLockSync(this.path, { timeoutMs: 2000, staleMs: 30_000 })
     if (!release) throw new ApiError('UNAVAILABLE', `config file ${this.path} is locked by another process`, undefined, true)
@@ -132,8 +134,11 @@ export class ConfigManager {
         ...placeholders.map((p) => ({ path: p, message: 'is the redaction placeholder but no value is stored' })),
         ...validateConfig(next),
       ]
-      if (issues.length) {
-        throw invalid(`invalid config: ${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues })
+      // Only problems the patch adds refuse it: a file already invalid must stay fixable one save at a time.
+      const before = new Set(knownIssues(base).map(issueKey))
+      const added = issues.filter((i) => !before.has(issueKey(i)))
+      if (added.length) {
+        throw invalid(`invalid config: ${added.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues: added })
       }
       opts.beforeWrite?.()
       // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
@@ -142,9 +147,10 @@ export class ConfigManager {
       writeFileAtomicSync(this.path, out, { mode: 0o600 })
       const hash = sha256(out)
       this.diskHash = hash
-      this._issues = []
-      this.adopt(next as LoopdeskConfig, hash, 'patch')
-      return { hash }
+      this._issues = issues
+      // still invalid: written, but the last good config stays in effect (as on a reload)
+      if (issues.length === 0) this.adopt(next as LoopdeskConfig, hash, 'patch')
+      return { hash, issues: this.issues }
     } finally {
       release()
     }
@@ -230,6 +236,8 @@ export class ConfigManager {
     }
   }
 }
+
+const issueKey = (i: ConfigIssue) => `${i.path}\u0000${i.message}`
 
 function readText(file: string): string | undefined {
   try {

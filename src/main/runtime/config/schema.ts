@@ -17,8 +17,9 @@ const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
 export const ModelConfigSchema = Closed({
   id: NonEmpty(),
   name: Opt(Type.String()),
-  contextWindow: Int(1),
-  maxTokens: Int(1),
+  // optional: registry.ts fills in DEFAULT_CONTEXT_WINDOW / DEFAULT_MAX_TOKENS
+  contextWindow: Opt(Int(1)),
+  maxTokens: Opt(Int(1)),
   reasoning: Opt(Type.Boolean()),
   input: Opt(Type.Array(Literals(['text', 'image'] as const))),
   cost: Opt(

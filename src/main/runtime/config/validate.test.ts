@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { validateConfig } from './validate'
+import { knownIssues, validateConfig } from './validate'
 
 const full = {
   $schema: './schema.json',
@@ -45,6 +45,18 @@ describe('validateConfig', () => {
   it('accepts an empty and a complete config', () => {
     expect(validateConfig({})).toEqual([])
     expect(validateConfig(full)).toEqual([])
+  })
+
+  it('knownIssues adds the consistency problems the schema errors hide, and survives shapes it cannot walk', () => {
+    const dup = { gateway: { port: -1 }, agents: { list: [{ id: 'a' }, { id: 'a' }] } }
+    expect(validateConfig(dup).map((i) => i.path)).toEqual(['gateway.port'])
+    expect(knownIssues(dup).map((i) => i.path)).toEqual(['gateway.port', 'agents.list[1].id'])
+    expect(knownIssues({ agents: { list: 5 } })).toEqual([{ path: 'agents.list', message: 'must be an array' }])
+    expect(knownIssues({})).toEqual([])
+  })
+
+  it('a model entry needs only its id (contextWindow and maxTokens have defaults)', () => {
+    expect(validateConfig({ models: { providers: { local: { baseUrl: 'http://127.0.0.1:11434/v1', models: [{ id: 'llama3.1' }, { id: 'q', contextWindow: 8192 }] } } } })).toEqual([])
   })
 
   it('names each bad path with a readable message', () => {

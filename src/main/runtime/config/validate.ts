@@ -42,6 +42,20 @@ export function validateConfig(value: unknown): ConfigIssue[] {
   return issues
 }
 
+/**
+ * validateConfig plus the consistency problems it skips while the schema fails (as far as the shape lets
+ * them be checked): what a file already has, so a patch fixing its schema problems is not blamed for these.
+ */
+export function knownIssues(value: unknown): ConfigIssue[] {
+  const issues = validateConfig(value)
+  if (issues.length === 0 || !isPlainObject(value)) return issues
+  try {
+    return [...issues, ...consistency(value as LoopdeskConfig)]
+  } catch {
+    return issues // a shape consistency() cannot walk
+  }
+}
+
 function walk(schema: Schema, v: unknown, at: string, out: ConfigIssue[]): void {
   if (schema.anyOf) {
     if (schema.anyOf.some((s) => matches(s, v))) return

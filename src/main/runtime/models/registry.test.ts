@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors'
 import { memoryCredentials } from '../../../../test/fixtures/memory-credentials'
 import { resolvedConfig } from '../../../../test/fixtures/resolved-config'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
-import { createModelRegistry, envRefName, LOCAL_DUMMY_KEY } from './registry'
+import { createModelRegistry, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, envRefName, LOCAL_DUMMY_KEY } from './registry'
 
 const cfg = (raw: LoopdeskConfig, model?: string): ResolvedConfig => resolvedConfig(raw, { model, workspace: '/tmp/ws' })
 
@@ -30,6 +30,15 @@ describe('model registry', () => {
     expect(() => reg.resolve('noslash')).toThrow(ApiError)
     // built-in catalog works by ref too
     expect(reg.resolve('anthropic/claude-sonnet-4-5').provider).toBe('anthropic')
+  })
+
+  it('a configured model without contextWindow / maxTokens gets the defaults (maxTokens never above the window)', async () => {
+    const models = [{ id: 'bare' }, { id: 'small', contextWindow: 4096 }, { id: 'capped', maxTokens: 100 }]
+    const reg = await createModelRegistry(cfg({ models: { providers: { local: { ...localProvider(), models } } } }), memoryCredentials(), {})
+    expect(reg.resolve('local/bare').model).toMatchObject({ contextWindow: DEFAULT_CONTEXT_WINDOW, maxTokens: DEFAULT_MAX_TOKENS })
+    expect(reg.resolve('local/small').model).toMatchObject({ contextWindow: 4096, maxTokens: 4096 })
+    expect(reg.resolve('local/capped').model).toMatchObject({ contextWindow: DEFAULT_CONTEXT_WINDOW, maxTokens: 100 })
+    expect(reg.list().find((m) => m.ref === 'local/bare')).toMatchObject({ contextWindow: DEFAULT_CONTEXT_WINDOW, maxTokens: DEFAULT_MAX_TOKENS, configured: true })
   })
 
   it('keyless servers on this machine or the local network get a dummy key and are configured; remote ones need a key', async () => {

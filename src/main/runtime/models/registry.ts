@@ -150,6 +150,14 @@ function piCredentials(creds: CredentialStore): PiCredentialStore {
   }
 }
 
+/**
+ * For a configured model without `contextWindow` / `maxTokens`. Small on purpose: a custom endpoint is
+ * often a local model, and overestimating its window means compaction starts only after it overflowed.
+ * The same values the Settings endpoint form proposes.
+ */
+export const DEFAULT_CONTEXT_WINDOW = 32_768
+export const DEFAULT_MAX_TOKENS = 8_192
+
 function toPiModel(provider: string, cfg: ProviderConfig, m: ModelConfig, api: string): Model<Api> {
   const model: Model<Api> = {
     id: m.id,
@@ -165,8 +173,8 @@ function toPiModel(provider: string, cfg: ProviderConfig, m: ModelConfig, api: s
       cacheRead: m.cost?.cacheRead ?? 0,
       cacheWrite: m.cost?.cacheWrite ?? 0,
     },
-    contextWindow: m.contextWindow,
-    maxTokens: m.maxTokens,
+    contextWindow: m.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    maxTokens: m.maxTokens ?? Math.min(DEFAULT_MAX_TOKENS, m.contextWindow ?? DEFAULT_CONTEXT_WINDOW),
   } as Model<Api>
   if (cfg.headers) (model as { headers?: Record<string, string> }).headers = cfg.headers
   // Generic OpenAI-compatible servers: no `store`, no `developer` role (pi auto-detects only known hosts).

@@ -16,6 +16,7 @@ import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
 import type {
+  ConfigIssue,
   ChatHistoryCursorResult,
   ChatHistoryPage,
   HistoryMessage,
@@ -89,6 +90,8 @@ export interface FakeBridgeOptions {
   /** what checking a built-in provider's key finds (modelsProbe with only `provider`), by provider id;
    * absent = its API does not answer */
   providerChecks?: Record<string, { models: Array<{ id: string }> } | { status: number; error: string }>
+  /** problems of the config file (config.get, status); a save that sets a value at an issue's path fixes it */
+  configIssues?: ConfigIssue[]
 }
 
 /** where the built-in providers' model lists are (as pi's catalog has them), for key checks */
@@ -278,11 +281,12 @@ export class FakeBridge implements Bridge {
   private approvals = new Map<string, { req: ExecApprovalRequest; resolve: (d: ApprovalDecision) => void }>()
   private config: Record<string, unknown>
   private secrets: Record<string, 'set' | 'not set'> = {}
+  private configIssues: ConfigIssue[]
   private prefs: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 420, sidebarWidth: 280 }
   private scripts: FakeScript[]
   private nextId = 1
   private startedAt = Date.now()
-  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey' | 'listeningPort' | 'configWriteLimit'>> &
+  readonly opts: Required<Omit<FakeBridgeOptions, 'scripts' | 'seed' | 'persistKey' | 'listeningPort' | 'configWriteLimit' | 'configIssues'>> &
     Pick<FakeBridgeOptions, 'persistKey' | 'listeningPort' | 'configWriteLimit'>
   /** when accepted config writes happened (for configWriteLimit) */
   private configWrites: number[] = []
@@ -304,6 +308,7 @@ export class FakeBridge implements Bridge {
       providerChecks: options.providerChecks ?? {},
     }
     this.scripts = [...(options.scripts ?? [])]
+    this.configIssues = [...(options.configIssues ?? [])]
     this.config = { agents: { defaults: { timeoutSeconds: 600, thinkingDefault: 'low', workspace: '~/loopdesk' } }, gateway: { port: this.opts.gatewayPort } }
     if (this.opts.configured) {
       this.secrets['anthropic'] = 'set'
@@ -795,7 +800,7 @@ export class FakeBridge implements Bridge {
       activeRuns: this.runs.size,
       sessions: this.sessions.size,
       lanes: {},
-      configIssues: [],
+      configIssues: [...this.configIssues],
       credentials: { store: 'system' },
       ...(this.opts.listeningPort
         ? { gateway: { port: this.opts.listeningPort, url: `ws://127.0.0.1:${this.opts.listeningPort}`, bind: 'loopback' as const, fellBack: this.opts.listeningPort !== this.opts.gatewayPort } }
@@ -1027,7 +1032,15 @@ export class FakeBridge implements Bridge {
 
   async settingsGet(): Promise<Result<Results['config.get']>> {
     this.record('settingsGet', {})
-    return ok({ path: '~/.loopdesk/loopdesk.json', exists: true, valid: true, hash: String(this.nextId), config: structuredClone(this.config), issues: [], secrets: { ...this.secrets } })
+    return ok({
+      path: '~/.loopdesk/loopdesk.json',
+      exists: true,
+      valid: this.configIssues.length === 0,
+      hash: String(this.nextId),
+      config: structuredClone(this.config),
+      issues: [...this.configIssues],
+      secrets: { ...this.secrets },
+    })
   }
 
   async settingsSet(params: Parameters<Bridge['settingsSet']>[0]): Promise<Result<Results['config.patch']>> {
@@ -1065,10 +1078,12 @@ export class FakeBridge implements Bridge {
       this.secrets['gateway.auth.token'] = auth.token ? 'set' : 'not set'
       delete auth.token
     }
+    const touched = patchedPaths(params.patch ?? {})
+    this.configIssues = this.configIssues.filter((i) => !touched.some((p) => i.path === p || i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`)))
     this.config = mergePatch(this.config, patch) as Record<string, unknown>
     this.nextId++
     this.persist()
-    return ok({ ok: true, hash: String(this.nextId), config: structuredClone(this.config), secrets: { ...this.secrets } })
+    return ok({ ok: true, hash: String(this.nextId), config: structuredClone(this.config), secrets: { ...this.secrets }, issues: [...this.configIssues] })
   }
 
   async approvalResolve(params: Parameters<Bridge['approvalResolve']>[0]): Promise<Result<Results['exec.approval.resolve']>> {
@@ -1136,6 +1151,14 @@ function flatten(s: string): string {
 }
 
 /** RFC 7396 JSON merge patch. */
+/** the dot paths a merge patch sets (its leaves; a list is one leaf) */
+function patchedPaths(patch: Record<string, unknown>, at = ''): string[] {
+  return Object.entries(patch).flatMap(([k, v]) => {
+    const p = at ? `${at}.${k}` : k
+    return v && typeof v === 'object' && !Array.isArray(v) ? patchedPaths(v as Record<string, unknown>, p) : [p]
+  })
+}
+
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return patch
   const out: Record<string, unknown> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {}

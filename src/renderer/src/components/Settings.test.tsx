@@ -307,6 +307,72 @@ describe('settings', () => {
   })
 })
 
+describe('a config file with problems', () => {
+  const issues = [
+    { path: 'models.providers.local.models[0].contextWindow', message: 'must be integer >= 1' },
+    { path: 'agents.defaults.timeoutSecs', message: 'unknown key' },
+    { path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' },
+  ]
+
+  it('the welcome card says so, names the first problems and leads to Settings, where a repairing save goes through', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false, configIssues: issues })
+    const card = screen.getByRole('alert', { name: 'Config problems' })
+    expect(card).toHaveTextContent('Your config file (~/.loopdesk/loopdesk.json) has 3 problems, so the settings in it are not used')
+    expect(within(card).getAllByRole('listitem').map((li) => li.textContent)).toEqual([
+      'models.providers.local.models[0].contextWindow: must be integer >= 1',
+      'agents.defaults.timeoutSecs: unknown key',
+      '…and 1 more',
+    ])
+    expect(card).toHaveTextContent('Fix it in Settings')
+    await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
+      /^Config problems: .*gateway\.bind: must be one of .*\. Changes you save here take effect once these are fixed\.$/,
+    )
+    // saving the endpoint rewrites the broken model entry: the save goes through, the list shrinks
+    await user.type(within(dialog).getByLabelText('Model id'), 'llama3.1')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    const problems = () => within(dialog).getByRole('alert', { name: 'Config file problems' })
+    await waitFor(() => expect(problems()).not.toHaveTextContent('contextWindow'))
+    expect(problems()).toHaveTextContent('agents.defaults.timeoutSecs: unknown key; gateway.bind')
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet').length).toBeGreaterThan(0)
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+    // a model is usable now: the welcome card (and its problem list) is gone
+    await waitFor(() => expect(screen.queryByRole('heading', { name: 'Welcome to Loopdesk' })).not.toBeInTheDocument())
+  })
+
+  it('the welcome card without config problems has no problem list', async () => {
+    await renderApp({ configured: false })
+    expect(screen.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeInTheDocument()
+    expect(screen.queryByRole('alert', { name: 'Config problems' })).not.toBeInTheDocument()
+    expect(screen.getByRole('button', { name: 'Set up a model' })).toBeInTheDocument()
+  })
+
+  it('a refused save: its toast sits in the dialog footer below the form, not floating over the Save / Check buttons', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp()
+    bridge.settingsSet = async () => ({ ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid config: agents.defaults.timeoutSeconds: must be integer >= 0' } })
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    const toast = await within(dialog).findByText(/^Could not save settings: invalid config/)
+    const footer = toast.closest('footer')!
+    expect(footer).toHaveClass('modal-foot')
+    // the footer follows the scrolling body in the dialog's column: nothing of the form is under it
+    expect(dialog.querySelector('.modal-body')!.nextElementSibling).toBe(footer)
+    expect(within(footer).queryByRole('button', { name: 'Save' })).toBeNull()
+    expect(document.querySelectorAll('.toasts:not(.toasts-inline)')).toHaveLength(0)
+    // dismissable from the keyboard inside the dialog; with no toast left the footer goes
+    await user.click(within(footer).getByRole('button', { name: 'Dismiss' }))
+    expect(dialog.querySelector('footer')).toBeNull()
+    // closed dialog: toasts float again
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+    expect(document.querySelector('.toasts:not(.toasts-inline)')).not.toBeNull()
+  })
+})
+
 describe('where keys are stored', () => {
   it('says what the runtime reports: the OS keychain, or the file the headless gateway keeps them in', () => {
     expect(keyStorageNote({ store: 'system' })).toMatch(/system's secure store/)

@@ -7,6 +7,7 @@ import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
 import { Dialog } from './Dialog'
+import { Toasts } from './Toasts'
 
 export const PROVIDERS = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
@@ -604,8 +605,9 @@ export function SettingsDialog() {
   const [section, setSection] = useState<string>(initial ?? 'models')
   const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
   const View = current.View
+  const hasToasts = useAppStore('ui', (s) => s.toasts.length > 0)
   return (
-    <Dialog title="Settings" onClose={() => controller.closeSettings()} className="modal-lg">
+    <Dialog title="Settings" onClose={() => controller.closeSettings()} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
       <div className="settings">
         <nav className="settings-nav" aria-label="Settings sections">
           {SECTIONS.map((s) => (
@@ -617,8 +619,10 @@ export function SettingsDialog() {
         <div className="settings-content">
           <SaveRetryNotice />
           {config && config.issues.length > 0 && (
-            <div className="callout callout-warn" role="alert">
-              Config problems: {config.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}
+            // saves still go through (unless they add a problem), but the runtime keeps the last good config
+            <div className="callout callout-warn" role="alert" aria-label="Config file problems">
+              Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
+              these are fixed.
             </div>
           )}
           <View />
@@ -628,13 +632,42 @@ export function SettingsDialog() {
   )
 }
 
+/** The first config problems, each cut short: the onboarding card names them, Settings lists them all. */
+export function briefIssues(issues: ReadonlyArray<{ path: string; message: string }>, max = 2): { lines: string[]; more: number } {
+  const cut = (t: string) => (t.length > 140 ? `${t.slice(0, 139)}…` : t)
+  return { lines: issues.slice(0, max).map((i) => cut(`${i.path || '(file)'}: ${i.message}`)), more: Math.max(0, issues.length - max) }
+}
+
+// one instance: a selector returning a new [] each time would re-render forever
+const NO_ISSUES: ReadonlyArray<{ path: string; message: string }> = []
+
 export function Onboarding() {
   const controller = useController()
+  // config.get's view; status reports the same problems (an older runtime may send only that)
+  const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
+  const path = useAppStore('settings', (s) => s.config?.path)
+  const brief = briefIssues(issues)
   return (
     <div className="onboarding">
       <div className="onboarding-card">
         <span className="brand-mark big" aria-hidden="true" />
         <h1>Welcome to Loopdesk</h1>
+        {issues.length > 0 && (
+          // a model set up in a broken file is not in effect: the last good config (or the defaults) is
+          <div className="callout callout-error onboarding-issues" role="alert" aria-label="Config problems">
+            <p>
+              Your config file{path ? <> (<code>{path}</code>)</> : ''} has {issues.length === 1 ? 'a problem' : `${issues.length} problems`}, so
+              the settings in it are not used:
+            </p>
+            <ul>
+              {brief.lines.map((l) => (
+                <li key={l}>{l}</li>
+              ))}
+              {brief.more > 0 && <li>…and {brief.more} more</li>}
+            </ul>
+            <p>Fix it in Settings (a save that repairs it applies at once) or in the file.</p>
+          </div>
+        )}
         <p>Loopdesk runs an agent on your machine. Connect a model to start: paste an API key for a provider, or point it at a local OpenAI-compatible server such as Ollama or LM Studio.</p>
         <ol className="onboarding-steps">
           <li>Add a provider key or a local endpoint</li>
@@ -642,7 +675,7 @@ export function Onboarding() {
           <li>Start chatting — tool calls and approvals appear inline</li>
         </ol>
         <button type="button" className="btn btn-primary" onClick={() => controller.openSettings('models')}>
-          Set up a model
+          {issues.length > 0 ? 'Fix in Settings' : 'Set up a model'}
         </button>
       </div>
     </div>

@@ -985,8 +985,12 @@ export class Controller {
       const rateLimited = (res.error.details as { code?: string } | undefined)?.code === 'RATE_LIMITED'
       if (!(await this.waitToRetrySave(wait, rateLimited, what))) return false
     }
+    // issues: the save may have fixed the file's problems (or only some); older runtimes do not say
+    const issues = r.issues
     this.stores.settings.setState((s) => ({
-      config: s.config ? { ...s.config, hash: r.hash, config: r.config, secrets: r.secrets } : s.config,
+      config: s.config
+        ? { ...s.config, hash: r.hash, config: r.config, secrets: r.secrets, ...(issues ? { issues, valid: issues.length === 0 } : {}) }
+        : s.config,
     }))
     // Keys and endpoints change which models are usable.
     const models = await this.bridge.modelsList({}).catch(() => undefined)

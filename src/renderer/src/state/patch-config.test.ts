@@ -1,17 +1,48 @@
-// Controller.patchConfig's failure paths: a refused save and a transport that throws both end in one toast
-// with the caller's context, and neither is sent again (only retryable refusals with retryAfterMs are).
+// Controller.patchConfig: a refused save and a transport that throws both end in one toast with the
+// caller's context, and neither is sent again (only retryable refusals with retryAfterMs are); a save over a
+// config file with problems takes the problems its reply still lists.
 import { describe, expect, it } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { Controller } from './controller'
 import { createAppStores } from './stores'
 
-function setup() {
-  const bridge = new FakeBridge({ tickMs: 1 })
+function setup(opts: ConstructorParameters<typeof FakeBridge>[0] = {}) {
+  const bridge = new FakeBridge({ tickMs: 1, ...opts })
   const stores = createAppStores()
   const controller = new Controller(bridge, stores, (cb) => setTimeout(cb, 0))
   const toasts = () => stores.ui.getState().toasts.map((t) => t.text)
-  return { bridge, controller, toasts }
+  return { bridge, controller, toasts, stores }
 }
+
+describe('Controller.patchConfig over a config file with problems', () => {
+  it('takes the problems the reply still lists: fewer after a partial fix, none (valid) after the last', async () => {
+    const { controller, stores } = setup({
+      configIssues: [
+        { path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' },
+        { path: 'agents.defaults.timeoutSeconds', message: 'must be integer >= 0' },
+      ],
+    })
+    await controller.loadSettings()
+    expect(stores.settings.getState().config).toMatchObject({ valid: false })
+    expect(await controller.patchConfig({ agents: { defaults: { timeoutSeconds: 60 } } })).toBe(true)
+    expect(stores.settings.getState().config).toMatchObject({ valid: false, issues: [{ path: 'gateway.bind' }] })
+    expect(await controller.patchConfig({ gateway: { bind: 'loopback' } })).toBe(true)
+    expect(stores.settings.getState().config).toMatchObject({ valid: true, issues: [] })
+  })
+
+  it('a reply without issues (an older runtime) leaves what config.get said', async () => {
+    const { bridge, controller, stores } = setup({ configIssues: [{ path: 'gateway.bind', message: 'bad' }] })
+    await controller.loadSettings()
+    const set = bridge.settingsSet.bind(bridge)
+    bridge.settingsSet = async (p) => {
+      const r = await set(p)
+      if (r.ok) delete r.data.issues
+      return r
+    }
+    expect(await controller.patchConfig({ agents: { defaults: { timeoutSeconds: 60 } } })).toBe(true)
+    expect(stores.settings.getState().config).toMatchObject({ valid: false, issues: [{ path: 'gateway.bind' }] })
+  })
+})
 
 describe('Controller.patchConfig failures', () => {
   it('a transport that throws: one toast with the context, no retry, false', async () => {
