@@ -397,7 +397,7 @@ export class FakeBridge implements Bridge {
   private seedSession(key: string, label: string | undefined, count: number, updatedAt: number) {
     const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt }, messages: [], events: [], queue: [] }
     s.messages.push(...fillerMessages(key, 0, count, Date.now() - count * 60_000))
-    if (count) s.row.lastMessagePreview = 'Answer…'
+    if (count) s.row = { ...s.row, lastMessagePreview: 'Answer…', startedAt: updatedAt, endedAt: updatedAt } // its messages came from runs
     this.sessions.set(key, s)
   }
 

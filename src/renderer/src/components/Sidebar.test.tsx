@@ -152,6 +152,26 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(screen.getByText('Start a conversation')).toBeInTheDocument())
   })
 
+  it('rename starts from the current name, selected, and does not move the session', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed: [...seed, { key: 'agent:main:trip', messages: 2 }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const titles = () => within(nav).getAllByRole('listitem').map((li) => li.querySelector('.session-title')?.textContent)
+    await waitFor(() => expect(titles()).toHaveLength(3))
+    const before = titles()
+    const unnamed = before[2]!
+    expect(unnamed).not.toBe('trip') // named after its first message, not by a label
+    await pickAction(user, unnamed, 'Rename')
+    const input = within(nav).getByRole<HTMLInputElement>('textbox', { name: 'Session name' })
+    expect(input.value).toBe(unnamed)
+    expect(input).toHaveFocus()
+    expect([input.selectionStart, input.selectionEnd]).toEqual([0, unnamed.length])
+    await user.keyboard('Road trip{Enter}')
+    await waitFor(() => expect(titles()).toEqual([before[0], before[1], 'Road trip']))
+    await settle()
+    expect(titles()).toEqual([before[0], before[1], 'Road trip'])
+  })
+
   it('searches by label and by message content', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp({ seed })

@@ -156,10 +156,10 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
     >
       {editing ? (
         <RenameField
-          initial={row.label ?? ''}
+          initial={title}
           onDone={async (label) => {
             setEditing(false)
-            if (label !== null && label !== (row.label ?? '')) await controller.renameSession(row.key, label)
+            if (label !== null && label !== title) await controller.renameSession(row.key, label)
           }}
         />
       ) : (
@@ -280,6 +280,12 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
 function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null) => void }) {
   const [value, setValue] = useState(initial)
   const done = useRef(false)
+  const input = useRef<HTMLInputElement>(null)
+  // the current name, selected: typing replaces it, an arrow key edits it
+  useEffect(() => {
+    input.current?.focus()
+    input.current?.select()
+  }, [])
   const finish = (v: string | null) => {
     if (done.current) return
     done.current = true
@@ -287,9 +293,9 @@ function RenameField({ initial, onDone }: { initial: string; onDone: (label: str
   }
   return (
     <input
+      ref={input}
       className="rename-input"
       aria-label="Session name"
-      autoFocus
       value={value}
       maxLength={200}
       onChange={(e) => setValue(e.target.value)}
