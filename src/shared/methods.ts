@@ -470,6 +470,10 @@ export const Schemas = {
   }),
   'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
   'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
+  /** the messages waiting now stay queued after the run ends (the window's Stop) instead of starting */
+  'loopdesk.queue.hold': Closed({ sessionKey: NonEmpty() }),
+  /** held messages (these ids, else all) run again as their turn comes */
+  'loopdesk.queue.release': Closed({ sessionKey: NonEmpty(), ids: Type.Optional(Type.Array(NonEmpty(128), { maxItems: 1000 })) }),
   'loopdesk.prefs.get': Closed({}),
   'loopdesk.prefs.set': Closed({
     theme: Type.Optional(Type.Union([Type.Literal('light'), Type.Literal('dark'), Type.Literal('system')])),
@@ -855,6 +859,8 @@ export interface Results {
     | { ok: false; url: string; error: string; status?: number; ms: number }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
+  'loopdesk.queue.hold': { ok: true; ids: string[] }
+  'loopdesk.queue.release': { ok: true; ids: string[] }
   'loopdesk.prefs.get': Prefs
   'loopdesk.prefs.set': Prefs
 }

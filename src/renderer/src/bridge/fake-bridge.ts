@@ -654,8 +654,12 @@ export class FakeBridge implements Bridge {
     for (let i = s.messages.length - 1; !reply && i >= 0 && s.messages[i].runId === run.runId; i--) if (s.messages[i].role === 'assistant') reply = textOf(s.messages[i].content)
     s.row = { ...s.row, status, activeRunId: undefined, endedAt, runtimeMs: endedAt - run.startedAt, lastError: error, lastMessagePreview: reply.slice(0, 80) || s.row.lastMessagePreview }
     this.changed(s, status === 'failed' ? 'error' : 'end', run.runId)
-    // Drain one queued follow-up.
-    const next = s.queue.find((q) => q.status === 'queued')
+    this.drainNext(s)
+  }
+
+  /** Starts the first queued follow-up that is not held. */
+  private drainNext(s: FakeSession) {
+    const next = s.queue.find((q) => q.status === 'queued' && !q.held)
     if (next) {
       const runId = this.id('run-')
       next.status = 'started'
@@ -1100,6 +1104,27 @@ export class FakeBridge implements Bridge {
     item.status = 'removed'
     this.queueChanged(s)
     return ok({ ok: true, removed: true })
+  }
+
+  async queueHold(params: Parameters<Bridge['queueHold']>[0]): Promise<Result<Results['loopdesk.queue.hold']>> {
+    this.record('queueHold', params)
+    const s = this.session(params.sessionKey)
+    const held = s?.queue.filter((q) => q.status === 'queued' && !q.held) ?? []
+    for (const q of held) q.held = true
+    if (s && held.length) this.queueChanged(s)
+    return ok({ ok: true, ids: held.map((q) => q.id) })
+  }
+
+  async queueRelease(params: Parameters<Bridge['queueRelease']>[0]): Promise<Result<Results['loopdesk.queue.release']>> {
+    this.record('queueRelease', params)
+    const s = this.session(params.sessionKey)
+    const released = s?.queue.filter((q) => q.status === 'queued' && q.held && (!params.ids || params.ids.includes(q.id))) ?? []
+    for (const q of released) delete q.held
+    if (s && released.length) {
+      this.queueChanged(s)
+      if (!s.row.activeRunId) this.drainNext(s)
+    }
+    return ok({ ok: true, ids: released.map((q) => q.id) })
   }
 
   async prefsGet(): Promise<Result<Results['loopdesk.prefs.get']>> {
