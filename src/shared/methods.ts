@@ -742,7 +742,8 @@ export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq
 /** A session whose transcript matched a content search: the newest matching message, as a snippet. */
 export interface SessionSearchMatch {
   key: string
-  role: 'user' | 'assistant'
+  /** toolResult: the match is in a tool's output (assistant: its text or a tool call it made) */
+  role: 'user' | 'assistant' | 'toolResult'
   snippet: string
 }
 

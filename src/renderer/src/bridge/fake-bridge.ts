@@ -28,7 +28,7 @@ import type {
   SessionSearchMatch,
   ThinkingLevel,
 } from '../../../shared/methods'
-import { matchSnippet } from '../../../shared/message-search'
+import { matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
@@ -972,8 +972,8 @@ export class FakeBridge implements Bridge {
     for (const s of newestFirst) {
       if (matches.length >= (params.limit ?? 50)) break
       for (const m of [...s.messages].reverse()) {
-        if (m.role !== 'user' && m.role !== 'assistant') continue
-        const snippet = matchSnippet(m.content, params.query)
+        if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
+        const snippet = matchMessageSnippet(m, params.query)
         if (snippet === undefined) continue
         matches.push({ key: s.row.key, role: m.role, snippet })
         break

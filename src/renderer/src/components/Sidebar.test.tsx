@@ -195,6 +195,37 @@ describe('sessions sidebar', () => {
   })
 })
 
+describe('content search in tool calls and tool output', () => {
+  it('finds a session by a tool call argument or by what the tool returned', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({
+      seed,
+      tickMs: 5,
+      scripts: [
+        {
+          steps: [
+            { kind: 'tool', name: 'exec', args: { command: 'grep -r zanzibar-key ./config' }, result: { content: [{ type: 'text', text: 'config/app.yml: quokka-endpoint' }] }, durationMs: 5 },
+            { kind: 'text', text: 'Done.' },
+          ],
+        },
+      ],
+    })
+    await user.type(screen.getByRole('textbox', { name: /message/i }), 'look it up{Enter}')
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('Done.')).toBeInTheDocument(), LONG)
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const search = within(nav).getByRole('searchbox', { name: 'Search sessions' })
+    for (const [q, shown] of [
+      ['zanzibar-key', 'exec: grep -r zanzibar-key ./config'],
+      ['quokka', 'config/app.yml: quokka-endpoint'],
+    ]) {
+      await user.clear(search)
+      await user.type(search, q)
+      await waitFor(() => expect(within(nav).getByText(shown)).toHaveClass('session-snippet'))
+      expect(within(nav).queryByText('Tax questions')).not.toBeInTheDocument()
+    }
+  })
+})
+
 describe('compact', () => {
   it('summarizes the older messages through sessions.compact, says how much it saved, and shows the summary', async () => {
     const user = userEvent.setup({ delay: null })
