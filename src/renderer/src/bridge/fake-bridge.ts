@@ -550,12 +550,6 @@ export class FakeBridge implements Bridge {
           await this.runTool(s, run, step)
         }
       }
-      if (run.aborted) {
-        this.flushMessage(s, run, { stopReason: 'aborted', aborted: true })
-        this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt, aborted: true, stopReason: 'aborted' })
-        this.chat(run, 'aborted', { stopReason: 'aborted' })
-        return this.finish(s, run, 'killed')
-      }
       const usage: UsageTotals = {
         input: 400,
         output: Math.ceil(outChars / 4),
@@ -565,12 +559,15 @@ export class FakeBridge implements Bridge {
         costUsd: 0.0012 + outChars * 0.000004,
         ...script.usage,
       }
+      // a stopped run used tokens too: the runtime reports them and counts them in the session's totals
+      const stopped = run.aborted
       this.flushMessage(s, run, {
-        stopReason: 'stop',
+        stopReason: stopped ? 'aborted' : 'stop',
+        ...(stopped ? { aborted: true } : {}),
         usage: { ...usage, cost: { total: usage.costUsd } },
       })
-      this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt })
-      this.chat(run, 'final', { usage, stopReason: 'stop' })
+      this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt, ...(stopped ? { aborted: true, stopReason: 'aborted' } : {}) })
+      this.chat(run, stopped ? 'aborted' : 'final', { usage, stopReason: stopped ? 'aborted' : 'stop' })
       s.row = {
         ...s.row,
         inputTokens: s.row.inputTokens + usage.input,
@@ -578,7 +575,7 @@ export class FakeBridge implements Bridge {
         totalTokens: s.row.totalTokens + usage.totalTokens,
         estimatedCostUsd: s.row.estimatedCostUsd + usage.costUsd,
       }
-      return this.finish(s, run, 'done')
+      return this.finish(s, run, stopped ? 'killed' : 'done')
     } catch (err) {
       this.agentEvent(run, 'lifecycle', { phase: 'error', error: String(err), endedAt: Date.now() })
       return this.finish(s, run, 'failed', String(err))

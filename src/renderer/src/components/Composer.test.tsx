@@ -72,7 +72,12 @@ describe('composer', () => {
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopped/), LONG)
     // (the sidebar's preview shows the partial reply too)
     expect(within(screen.getByRole('log', { name: 'Conversation' })).getByText(/word word/)).toBeInTheDocument()
-    expect(screen.getByText('Stopped', { selector: '.tag' })).toBeInTheDocument()
+    // said once, by the run's status (with what the stopped run used), not again on the message
+    expect(screen.queryByText('Stopped', { selector: '.tag' })).toBeNull()
+    expect(within(screen.getByRole('log')).getAllByText(/Stopped/)).toHaveLength(1)
+    expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopped · [\d.]+ s · 404 tokens/)
+    // and the header's total counts them
+    expect(screen.getByRole('banner')).toHaveTextContent('404 tokens')
     expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument()
     expect(bridge.calls.find((c) => c.name === 'abort')?.params).toMatchObject({ sessionKey: 'agent:main:main' })
   })
