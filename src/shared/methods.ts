@@ -514,6 +514,8 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   /** first user message, when asked for with includeDerivedTitles */
   derivedTitle?: string
   updatedAt: number
+  /** Loopdesk: when the session (this incarnation: a reset starts a new one) was created */
+  createdAt?: number
   /** absent while idle (never ran, or reset) */
   status?: SessionRowStatus
   /** Loopdesk: the last run was cut off by an app exit/crash (status is then `failed`) */

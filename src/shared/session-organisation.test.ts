@@ -119,7 +119,8 @@ describe('row fields and order', () => {
       { key: 'recent', updatedAt: 20, startedAt: 19, endedAt: 20 },
       { key: 'running', updatedAt: 30, startedAt: 30 },
       { key: 'never-ran', updatedAt: 10 },
+      { key: 'empty-renamed', updatedAt: 200, createdAt: 8 },
     ]
-    expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['running', 'recent', 'never-ran', 'renamed'])
+    expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['running', 'recent', 'never-ran', 'empty-renamed', 'renamed'])
   })
 })

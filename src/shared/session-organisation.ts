@@ -238,15 +238,15 @@ export function organisationOf(e: SessionOrganisation): SessionOrganisation {
   return org
 }
 
-type SidebarOrderFields = { pinned?: boolean; archived?: boolean; updatedAt: number; startedAt?: number; endedAt?: number }
+type SidebarOrderFields = { pinned?: boolean; archived?: boolean; updatedAt: number; startedAt?: number; endedAt?: number; createdAt?: number }
 
 /**
- * When a session last had a run (started or ended), else its updatedAt. Not updatedAt alone: every
- * sessions.patch (a rename, a setting) bumps that, and such a change must not move the session.
+ * When a session last had a run (started or ended), else when it was created, else its updatedAt. Not
+ * updatedAt alone: every sessions.patch (a rename, a setting) bumps that, and such a change must not move it.
  */
-export function sessionActivityAt(r: { updatedAt: number; startedAt?: number; endedAt?: number }): number {
+export function sessionActivityAt(r: { updatedAt: number; startedAt?: number; endedAt?: number; createdAt?: number }): number {
   const ran = Math.max(r.startedAt ?? -Infinity, r.endedAt ?? -Infinity)
-  return ran === -Infinity ? r.updatedAt : ran
+  return ran !== -Infinity ? ran : (r.createdAt ?? r.updatedAt)
 }
 
 /** Sidebar order: pinned sessions first and archived ones (when shown) last, each group most recent activity first. */

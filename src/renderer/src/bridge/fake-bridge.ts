@@ -385,6 +385,7 @@ export class FakeBridge implements Bridge {
       agentId: 'main',
       label,
       updatedAt: Date.now(),
+      createdAt: Date.now(),
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
@@ -395,7 +396,7 @@ export class FakeBridge implements Bridge {
   }
 
   private seedSession(key: string, label: string | undefined, count: number, updatedAt: number) {
-    const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt }, messages: [], events: [], queue: [] }
+    const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt, createdAt: updatedAt }, messages: [], events: [], queue: [] }
     s.messages.push(...fillerMessages(key, 0, count, Date.now() - count * 60_000))
     if (count) s.row = { ...s.row, lastMessagePreview: 'Answer…', startedAt: updatedAt, endedAt: updatedAt } // its messages came from runs
     this.sessions.set(key, s)
