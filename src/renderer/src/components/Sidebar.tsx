@@ -4,7 +4,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
-import { compareForSidebar } from '../../../shared/session-organisation'
+import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
 import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
@@ -194,7 +194,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
               )}
               <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
               <span aria-hidden="true"> · </span>
-              <span>{relativeTime(row.updatedAt, now)}</span>
+              {/* the time the list is ordered by: a rename is no activity */}
+              <span>{relativeTime(sessionActivityAt(row), now)}</span>
             </span>
             {snippet ? (
               <span className="session-preview session-snippet" title={snippet}>
