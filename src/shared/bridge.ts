@@ -30,6 +30,8 @@ export const BRIDGE_METHODS = {
   modelsProbe: 'loopdesk.models.probe',
   queueList: 'loopdesk.queue.list',
   queueRemove: 'loopdesk.queue.remove',
+  queueHold: 'loopdesk.queue.hold',
+  queueRelease: 'loopdesk.queue.release',
   prefsGet: 'loopdesk.prefs.get',
   prefsSet: 'loopdesk.prefs.set',
 } as const satisfies Record<string, MethodName>

@@ -135,6 +135,8 @@ export interface QueueItem {
   status: 'queued' | 'steered' | 'started' | 'collected' | 'dropped' | 'removed' | 'failed'
   runId?: string
   detail?: string
+  /** waiting but not started on its own: the user stopped the run it waited behind (loopdesk.queue.release) */
+  held?: true
 }
 
 export type QueueMode = 'steer' | 'followup' | 'collect' | 'interrupt'

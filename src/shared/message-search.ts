@@ -1,29 +1,65 @@
-// How a content search matches one message: its visible text (a string, or its text parts; tool calls and
-// images are not text) contains the query case-insensitively. The runtime's transcript search and the
-// renderer's fake bridge share it, so the window's tests search as the app does.
+// How a content search matches one message: its text, a tool call's name and arguments, or a tool's
+// output contains the query case-insensitively. The runtime's transcript search and the renderer's fake
+// bridge share it, so the window's tests search as the app does.
 
 // little before the match: the sidebar shows about 30 characters of it
 const SNIPPET_BEFORE = 20
 const SNIPPET_AFTER = 80
+/** what is searched of one message at most: a huge tool output or argument is searched by its start only */
+export const SEARCH_CHARS_PER_MESSAGE = 50_000
 
-/** Visible text of a message's content: string content, or its text parts joined by newlines. */
-export function messageText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  const parts: string[] = []
-  for (const c of content) {
-    if (c && typeof c === 'object' && (c as { type?: unknown }).type === 'text' && typeof (c as { text?: unknown }).text === 'string') {
-      parts.push((c as { text: string }).text)
-    }
+export type SearchRole = 'user' | 'assistant' | 'toolResult'
+
+/** The values of a tool call's arguments (strings, numbers, booleans; nested), space-separated, up to `max` chars. */
+function argumentText(value: unknown, max: number): string {
+  const out: string[] = []
+  let size = 0
+  const walk = (v: unknown, depth: number) => {
+    if (size >= max || depth > 20) return
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
+      const s = String(v).slice(0, max - size)
+      out.push(s)
+      size += s.length + 1
+    } else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1)
+    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1)
   }
-  return parts.join('\n')
+  walk(value, 0)
+  return out.join(' ')
 }
 
-/** One line of the text around the first match of `query` (… where cut), or undefined without a match. */
-export function matchSnippet(content: unknown, query: string): string | undefined {
-  const needle = query.toLowerCase()
+/**
+ * What a content search reads of a message, part by part: user and assistant text, each tool call of the
+ * assistant as "name: argument values", a tool result's text; at most SEARCH_CHARS_PER_MESSAGE characters.
+ */
+export function searchableParts(message: { role?: unknown; content?: unknown }): string[] {
+  const max = SEARCH_CHARS_PER_MESSAGE
+  const { role, content } = message
+  if (role !== 'user' && role !== 'assistant' && role !== 'toolResult') return []
+  if (typeof content === 'string') return [content.slice(0, max)]
+  if (!Array.isArray(content)) return []
+  const parts: string[] = []
+  let size = 0
+  for (const c of content) {
+    if (size >= max) break
+    if (!c || typeof c !== 'object') continue
+    const part = c as { type?: unknown; text?: unknown; name?: unknown; arguments?: unknown }
+    let s: string | undefined
+    if (part.type === 'text' && typeof part.text === 'string') s = part.text
+    else if (part.type === 'toolCall' && role === 'assistant') {
+      const name = typeof part.name === 'string' ? part.name : 'tool'
+      s = `${name}: ${argumentText(part.arguments, max - size)}`
+    }
+    if (!s) continue
+    s = s.slice(0, max - size)
+    parts.push(s)
+    size += s.length
+  }
+  return parts
+}
+
+/** One line of `text` around the first match of `needle` (lowercase; … where cut), or undefined without a match. */
+function snippetAt(text: string, needle: string): string | undefined {
   if (!needle) return undefined
-  const text = messageText(content)
   const at = text.toLowerCase().indexOf(needle)
   if (at < 0) return undefined
   let start = Math.max(0, at - SNIPPET_BEFORE)
@@ -35,4 +71,14 @@ export function matchSnippet(content: unknown, query: string): string | undefine
   const end = Math.min(text.length, at + needle.length + SNIPPET_AFTER)
   const body = text.slice(start, end).replace(/\s+/g, ' ').trim()
   return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`
+}
+
+/** One line around the first match of `query` in what a search reads of the message (… where cut), or undefined. */
+export function matchMessageSnippet(message: { role?: unknown; content?: unknown }, query: string): string | undefined {
+  const needle = query.toLowerCase()
+  for (const part of searchableParts(message)) {
+    const snippet = snippetAt(part, needle)
+    if (snippet !== undefined) return snippet
+  }
+  return undefined
 }

@@ -470,6 +470,10 @@ export const Schemas = {
   }),
   'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
   'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
+  /** the messages waiting now stay queued after the run ends (the window's Stop) instead of starting */
+  'loopdesk.queue.hold': Closed({ sessionKey: NonEmpty() }),
+  /** held messages (these ids, else all) run again as their turn comes */
+  'loopdesk.queue.release': Closed({ sessionKey: NonEmpty(), ids: Type.Optional(Type.Array(NonEmpty(128), { maxItems: 1000 })) }),
   'loopdesk.prefs.get': Closed({}),
   'loopdesk.prefs.set': Closed({
     theme: Type.Optional(Type.Union([Type.Literal('light'), Type.Literal('dark'), Type.Literal('system')])),
@@ -510,6 +514,8 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   /** first user message, when asked for with includeDerivedTitles */
   derivedTitle?: string
   updatedAt: number
+  /** Loopdesk: when the session (this incarnation: a reset starts a new one) was created */
+  createdAt?: number
   /** absent while idle (never ran, or reset) */
   status?: SessionRowStatus
   /** Loopdesk: the last run was cut off by an app exit/crash (status is then `failed`) */
@@ -738,7 +744,8 @@ export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq
 /** A session whose transcript matched a content search: the newest matching message, as a snippet. */
 export interface SessionSearchMatch {
   key: string
-  role: 'user' | 'assistant'
+  /** toolResult: the match is in a tool's output (assistant: its text or a tool call it made) */
+  role: 'user' | 'assistant' | 'toolResult'
   snippet: string
 }
 
@@ -862,6 +869,8 @@ export interface Results {
     | { ok: false; url: string; error: string; status?: number; ms: number }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
+  'loopdesk.queue.hold': { ok: true; ids: string[] }
+  'loopdesk.queue.release': { ok: true; ids: string[] }
   'loopdesk.prefs.get': Prefs
   'loopdesk.prefs.set': Prefs
 }

@@ -113,4 +113,14 @@ describe('row fields and order', () => {
     ]
     expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['c', 'b', 'd', 'a', 'e'])
   })
+  it('orders by the last run, so a rename (which bumps updatedAt) does not move a session', () => {
+    const rows = [
+      { key: 'renamed', updatedAt: 100, startedAt: 5, endedAt: 6 },
+      { key: 'recent', updatedAt: 20, startedAt: 19, endedAt: 20 },
+      { key: 'running', updatedAt: 30, startedAt: 30 },
+      { key: 'never-ran', updatedAt: 10 },
+      { key: 'empty-renamed', updatedAt: 200, createdAt: 8 },
+    ]
+    expect(rows.sort(compareForSidebar).map((r) => r.key)).toEqual(['running', 'recent', 'never-ran', 'empty-renamed', 'renamed'])
+  })
 })

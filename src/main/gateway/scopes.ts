@@ -49,6 +49,8 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'loopdesk.models.probe': A,
   'loopdesk.queue.list': R,
   'loopdesk.queue.remove': W,
+  'loopdesk.queue.hold': W,
+  'loopdesk.queue.release': W,
   'loopdesk.prefs.get': R,
   'loopdesk.prefs.set': W,
 }

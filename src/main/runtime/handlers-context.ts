@@ -44,6 +44,10 @@ export interface QueueModesHandle {
   remove(sessionKey: string, id: string): boolean
   /** removes every waiting message; returns the run ids they would have had */
   clear(sessionKey: string, reason?: string): string[]
+  /** holds every waiting message (they stay queued, not started on their own); returns their ids */
+  hold(sessionKey: string): string[]
+  /** releases held messages (these ids, else all); returns the ids released */
+  release(sessionKey: string, ids?: string[]): string[]
 }
 
 export interface PrefsProvider {

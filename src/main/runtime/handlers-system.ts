@@ -23,6 +23,8 @@ type SystemHandlers = Pick<
   | 'loopdesk.events.recent'
   | 'loopdesk.queue.list'
   | 'loopdesk.queue.remove'
+  | 'loopdesk.queue.hold'
+  | 'loopdesk.queue.release'
   | 'loopdesk.prefs.get'
   | 'loopdesk.prefs.set'
 >
@@ -207,6 +209,17 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     async 'loopdesk.queue.remove'(p) {
       const { key } = canonicalKey(core, p.sessionKey)
       return { ok: true, removed: core.followups.remove(key, p.id) || (core.queueModes?.remove(key, p.id) ?? false) }
+    },
+
+    // queue modes only: a follow-up waiting as a run in the session lane (no queue modes) cannot be held
+    async 'loopdesk.queue.hold'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { ok: true, ids: core.queueModes?.hold(key) ?? [] }
+    },
+
+    async 'loopdesk.queue.release'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { ok: true, ids: core.queueModes?.release(key, p.ids) ?? [] }
     },
 
     async 'loopdesk.prefs.get'() {

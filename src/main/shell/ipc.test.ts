@@ -33,6 +33,8 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   modelsProbe: { baseUrl: 'http://127.0.0.1:11434/v1' },
   queueList: { sessionKey: 'agent:main:main' },
   queueRemove: { sessionKey: 'agent:main:main', id: 'q1' },
+  queueHold: { sessionKey: 'agent:main:main' },
+  queueRelease: { sessionKey: 'agent:main:main', ids: ['q1'] },
   prefsGet: {},
   prefsSet: { theme: 'dark' },
 }

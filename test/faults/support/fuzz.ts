@@ -45,6 +45,8 @@ const SIDE_EFFECTS = new Set([
   'config.patch',
   'exec.approval.resolve',
   'loopdesk.queue.remove',
+  'loopdesk.queue.hold',
+  'loopdesk.queue.release',
   'loopdesk.prefs.set',
   'sessions.subscribe',
 ])

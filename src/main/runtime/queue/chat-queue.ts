@@ -208,6 +208,16 @@ export class ChatQueueModes {
     return this.queues.remove(sessionKey, id)
   }
 
+  /** Holds every waiting message (returns their item ids): they stay queued, but do not start on their own. */
+  hold(sessionKey: string): string[] {
+    return this.queues.hold(sessionKey)
+  }
+
+  /** Releases held messages (these ids, else all); returns the ids released. */
+  release(sessionKey: string, ids?: string[]): string[] {
+    return this.queues.release(sessionKey, ids)
+  }
+
   /** Removes every waiting message; returns the run ids they would have had. */
   clear(sessionKey: string, reason = 'cleared'): string[] {
     return this.queues.clear(sessionKey, reason).flatMap((i) => (i.runId ? [i.runId] : []))

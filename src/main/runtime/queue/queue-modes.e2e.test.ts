@@ -229,6 +229,26 @@ describe('queue modes (chat.send)', () => {
     expect(server.requests.map(lastUser)).toEqual(['busy', 'but this'])
   })
 
+  it('loopdesk.queue.hold before chat.abort (the window\'s Stop): the queued message waits until released', async () => {
+    await start({ mode: 'followup', debounceMs: 0 })
+    server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
+    await t.call('chat.send', { sessionKey: K, message: 'busy', idempotencyKey: 'h1' })
+    await until(() => server.requests.length === 1)
+    const q = await t.call('chat.send', { sessionKey: K, message: 'after the stop', idempotencyKey: 'h2' })
+    expect(q).toMatchObject({ status: 'queued' })
+    const id = (q as { queueItemId: string }).queueItemId
+    expect(await t.call('loopdesk.queue.hold', { sessionKey: K })).toEqual({ ok: true, ids: [id] })
+    await t.call('chat.abort', { sessionKey: K, runId: 'h1' })
+    await until(() => ended('h1'))
+    await new Promise((r) => setTimeout(r, 150))
+    expect(server.requests).toHaveLength(1)
+    expect((await t.call('loopdesk.queue.list', { sessionKey: K })).items).toEqual([expect.objectContaining({ id, status: 'queued', held: true })])
+    expect(await t.call('loopdesk.queue.release', { sessionKey: K, ids: [id] })).toEqual({ ok: true, ids: [id] })
+    await until(() => ended('h2'))
+    expect(server.requests.map(lastUser)).toEqual(['busy', 'after the stop'])
+    expect(finalText('h2')).toBe('reply to: after the stop')
+  })
+
   it('summarize: overflowed messages reach the next prompt as a summary; /stop clears the queue', async () => {
     await start({ mode: 'followup', debounceMs: 0, cap: 1, drop: 'summarize' })
     server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])

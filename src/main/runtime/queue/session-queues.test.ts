@@ -155,6 +155,51 @@ describe('followup', () => {
   })
 })
 
+describe('hold and release (the window stopped the run)', () => {
+  it('held messages stay queued after the run ends; a new message starts at once; released ones then run in order', async () => {
+    rt.begin()
+    const a = (await q.submit(K, 'first')) as { itemId: string }
+    const b = (await q.submit(K, 'second')) as { itemId: string }
+    expect(q.hold(K)).toEqual([a.itemId, b.itemId])
+    expect(q.list(K).map((i) => [i.text, i.status, i.held])).toEqual([
+      ['first', 'queued', true],
+      ['second', 'queued', true],
+    ])
+    rt.end()
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(rt.runs.map((r) => r.text)).toEqual(['(initial)'])
+    expect(q.pendingCount(K)).toBe(2)
+    // the user sends something else meanwhile: it does not wait behind the held ones
+    expect(await q.submit(K, 'other')).toMatchObject({ status: 'started' })
+    rt.end()
+    await tick()
+    expect(rt.runs.map((r) => r.text)).toEqual(['(initial)', 'other'])
+    expect(q.release(K, [b.itemId])).toEqual([b.itemId])
+    await tick()
+    expect(rt.runs.map((r) => r.text)).toEqual(['(initial)', 'other', 'second'])
+    expect(q.list(K).find((i) => i.id === b.itemId)).toMatchObject({ status: 'started' })
+    rt.end()
+    await tick()
+    expect(q.list(K).find((i) => i.id === a.itemId)).toMatchObject({ status: 'queued', held: true })
+    expect(q.release(K)).toEqual([a.itemId])
+    await tick()
+    expect(rt.runs.at(-1)!.text).toBe('first')
+  })
+
+  it('a held message can still be removed; a steer the stopped run missed is held too', async () => {
+    rt.begin()
+    const a = (await q.submit(K, 'queued')) as { itemId: string }
+    const st = (await q.submit(K, 'steer me', { mode: 'steer' })) as { itemId: string }
+    q.hold(K)
+    expect(q.remove(K, a.itemId)).toBe(true)
+    expect(q.requeueSteered(K, st.itemId)).toBe(true)
+    rt.end()
+    await tick()
+    expect(rt.runs).toHaveLength(1)
+    expect(q.list(K).find((i) => i.id === st.itemId)).toMatchObject({ status: 'queued', held: true })
+  })
+})
+
 describe('collect', () => {
   beforeEach(() => {
     rt.settings = { ...rt.settings, mode: 'collect', debounceMs: 1000 }

@@ -69,6 +69,8 @@ interface SessionState {
   overflowDropped: number
   overflowSummaries: string[]
   draining: boolean
+  /** set by hold() until the next run starts: a steered message the stopped run never took is held too */
+  holding?: boolean
   sleepTimer?: unknown
   wakeSleep?: () => void
 }
@@ -100,9 +102,11 @@ export class SessionQueues {
     const s = this.state(sessionKey)
     const active = this.safeIsActive(sessionKey)
 
-    if (!active && this.pending(s).length === 0 && !s.draining) {
+    // held messages wait for the user, not for this one: an idle session starts it
+    if (!active && this.runnable(s).length === 0 && !s.draining) {
       try {
         const overflow = this.takeOverflow(s)
+        s.holding = false
         const { runId } = await this.deps.startRun(sessionKey, withOverflow(text, overflow), [], [opts.meta])
         return { status: 'started', runId }
       } catch (err) {
@@ -164,6 +168,33 @@ export class SessionQueues {
     return s ? this.pending(s).length : 0
   }
 
+  /**
+   * Holds every waiting message: it stays queued (listed, removable) but does not start when the active run
+   * ends — the user stopped that run and decides (release or remove). Returns the ids held.
+   */
+  hold(sessionKey: string): string[] {
+    const s = this.sessions.get(sessionKey)
+    if (!s) return []
+    const held = this.runnable(s)
+    for (const e of held) e.item.held = true
+    s.holding = true
+    if (held.length > 0) this.changed(sessionKey)
+    return held.map((e) => e.item.id)
+  }
+
+  /** Releases held messages (these ids, else all): they run as their turn comes. Returns the ids released. */
+  release(sessionKey: string, ids?: string[]): string[] {
+    const s = this.sessions.get(sessionKey)
+    if (!s) return []
+    s.holding = false
+    const released = this.pending(s).filter((e) => e.item.held && (!ids || ids.includes(e.item.id)))
+    for (const e of released) delete e.item.held
+    if (released.length === 0) return []
+    this.changed(sessionKey)
+    void this.drain(sessionKey)
+    return released.map((e) => e.item.id)
+  }
+
   /** Removes a waiting message. False when unknown or already started/steered. */
   remove(sessionKey: string, id: string): boolean {
     const s = this.sessions.get(sessionKey)
@@ -189,6 +220,7 @@ export class SessionQueues {
     e.item.status = 'queued'
     e.item.mode = 'followup'
     e.item.detail = 'the run ended before taking the steered message; queued as follow-up'
+    if (s.holding) e.item.held = true
     // keep enqueue order: move it behind items already waiting
     s.entries.splice(s.entries.indexOf(e), 1)
     s.entries.push(e)
@@ -250,6 +282,11 @@ export class SessionQueues {
 
   private pending(s: SessionState): Entry[] {
     return s.entries.filter((e) => e.item.status === 'queued' && !e.inFlight)
+  }
+
+  /** waiting and not held: what the drain may start */
+  private runnable(s: SessionState): Entry[] {
+    return this.pending(s).filter((e) => !e.item.held)
   }
 
   private newEntry(sessionKey: string, text: string, mode: QueueMode, meta: unknown, status: QueueItem['status'], runId?: string): Entry {
@@ -336,7 +373,7 @@ export class SessionQueues {
     s.draining = true
     try {
       while (!this.disposed) {
-        const waiting = this.pending(s)
+        const waiting = this.runnable(s)
         if (waiting.length === 0) break
         if (this.safeIsActive(sessionKey)) {
           await this.deps.waitIdle(sessionKey).catch(() => {})

@@ -23,6 +23,7 @@ const OPTIONAL_FIELDS = [
   'fastMode',
   'permissionMode',
   'lifecycleRevision',
+  'createdAt',
 ] as const satisfies ReadonlyArray<keyof SessionEntry & keyof SessionRow>
 
 /**

@@ -29,12 +29,23 @@ describe('searchTranscriptText', () => {
     expect(searchTranscriptText(jsonl, 'receipts')).toEqual({ role: 'assistant', snippet: 'The RECEIPTS are sorted by month.' })
     expect(searchTranscriptText(jsonl, 'DOCUMENTS/taxes')).toEqual({ role: 'assistant', snippet: 'It is under ~/Documents/Taxes 2026, next to the receipts.' })
   })
-  it('matches text that JSON escapes (quotes), and not tool calls, tool output or metadata', () => {
+  it('matches text that JSON escapes (quotes), tool calls (name and arguments) and tool output, not metadata', () => {
     expect(searchTranscriptText(jsonl, '"tax" folder')).toMatchObject({ role: 'user' })
-    expect(searchTranscriptText(jsonl, 'secret-folder')).toBeUndefined()
-    expect(searchTranscriptText(jsonl, 'from-tool')).toBeUndefined()
+    expect(searchTranscriptText(jsonl, 'secret-folder')).toEqual({ role: 'assistant', snippet: 'exec: ls ~/secret-folder' })
+    expect(searchTranscriptText(jsonl, 'from-tool')).toEqual({ role: 'toolResult', snippet: 'receipts-from-tool.pdf' })
     expect(searchTranscriptText(jsonl, 'parentId')).toBeUndefined()
     expect(searchTranscriptText(jsonl, '/work')).toBeUndefined()
+    expect(searchTranscriptText(jsonl, 'command')).toBeUndefined() // an argument's name is not its value
+  })
+  it('searches a huge tool output by its start only', () => {
+    const huge = `${'x '.repeat(30_000)}late-marker`
+    const j = msg('toolResult', [{ type: 'text', text: `early-marker ${huge}` }])
+    expect(searchTranscriptText(j, 'early-marker')).toMatchObject({ role: 'toolResult' })
+    expect(searchTranscriptText(j, 'late-marker')).toBeUndefined()
+    // and a tool call's arguments are bounded the same way
+    const call = msg('assistant', [{ type: 'toolCall', id: 't', name: 'write', arguments: { path: 'a.txt', content: huge } }])
+    expect(searchTranscriptText(call, 'a.txt')).toMatchObject({ role: 'assistant' })
+    expect(searchTranscriptText(call, 'late-marker')).toBeUndefined()
   })
   it('cuts a long message around the match', () => {
     const long = `${'a'.repeat(500)} needle ${'b'.repeat(500)}`

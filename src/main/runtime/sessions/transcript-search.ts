@@ -1,12 +1,13 @@
-// Content search over transcripts (the sidebar's "search sessions and messages"): the newest user or
-// assistant message whose visible text contains the query, with a snippet around the match. A line is only
-// parsed when its raw JSON already contains the query as JSON would encode it, so a search over many
-// sessions reads the files but parses almost nothing. Tool calls, tool output and metadata are not searched.
+// Content search over transcripts (the sidebar's "search sessions and messages"): the newest message whose
+// text, tool call (name and arguments) or tool output contains the query, with a snippet around the match
+// (message-search.ts: bounded per message). A line is only parsed when its raw JSON already contains the
+// query as JSON would encode it, so a search over many sessions reads the files but parses almost nothing.
+// Metadata is not searched.
 import fs from 'node:fs'
-import { matchSnippet } from '../../../shared/message-search'
+import { matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
 
 export interface TranscriptHit {
-  role: 'user' | 'assistant'
+  role: SearchRole
   /** one line of the message around the match, with … where it was cut */
   snippet: string
 }
@@ -61,8 +62,8 @@ class TranscriptScan {
         continue // a torn last line
       }
       const role = entry.message?.role
-      if (entry.type !== 'message' || (role !== 'user' && role !== 'assistant')) continue
-      const snippet = matchSnippet(entry.message?.content, needle)
+      if (entry.type !== 'message' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
+      const snippet = matchMessageSnippet(entry.message!, needle)
       if (snippet !== undefined) {
         this.end = 0
         return { role, snippet }

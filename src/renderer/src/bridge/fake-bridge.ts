@@ -29,7 +29,7 @@ import type {
   SessionSearchMatch,
   ThinkingLevel,
 } from '../../../shared/methods'
-import { matchSnippet } from '../../../shared/message-search'
+import { matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
@@ -390,6 +390,7 @@ export class FakeBridge implements Bridge {
       agentId: 'main',
       label,
       updatedAt: Date.now(),
+      createdAt: Date.now(),
       inputTokens: 0,
       outputTokens: 0,
       totalTokens: 0,
@@ -400,9 +401,9 @@ export class FakeBridge implements Bridge {
   }
 
   private seedSession(key: string, label: string | undefined, count: number, updatedAt: number) {
-    const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt }, messages: [], events: [], queue: [] }
+    const s: FakeSession = { row: { ...this.newRow(key, label), updatedAt, createdAt: updatedAt }, messages: [], events: [], queue: [] }
     s.messages.push(...fillerMessages(key, 0, count, Date.now() - count * 60_000))
-    if (count) s.row.lastMessagePreview = 'Answer…'
+    if (count) s.row = { ...s.row, lastMessagePreview: 'Answer…', startedAt: updatedAt, endedAt: updatedAt } // its messages came from runs
     this.sessions.set(key, s)
   }
 
@@ -555,12 +556,6 @@ export class FakeBridge implements Bridge {
           await this.runTool(s, run, step)
         }
       }
-      if (run.aborted) {
-        this.flushMessage(s, run, { stopReason: 'aborted', aborted: true })
-        this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt, aborted: true, stopReason: 'aborted' })
-        this.chat(run, 'aborted', { stopReason: 'aborted' })
-        return this.finish(s, run, 'killed')
-      }
       const usage: UsageTotals = {
         input: 400,
         output: Math.ceil(outChars / 4),
@@ -570,12 +565,15 @@ export class FakeBridge implements Bridge {
         costUsd: 0.0012 + outChars * 0.000004,
         ...script.usage,
       }
+      // a stopped run used tokens too: the runtime reports them and counts them in the session's totals
+      const stopped = run.aborted
       this.flushMessage(s, run, {
-        stopReason: 'stop',
+        stopReason: stopped ? 'aborted' : 'stop',
+        ...(stopped ? { aborted: true } : {}),
         usage: { ...usage, cost: { total: usage.costUsd } },
       })
-      this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt })
-      this.chat(run, 'final', { usage, stopReason: 'stop' })
+      this.agentEvent(run, 'lifecycle', { phase: 'end', endedAt: Date.now(), startedAt: run.startedAt, ...(stopped ? { aborted: true, stopReason: 'aborted' } : {}) })
+      this.chat(run, stopped ? 'aborted' : 'final', { usage, stopReason: stopped ? 'aborted' : 'stop' })
       s.row = {
         ...s.row,
         inputTokens: s.row.inputTokens + usage.input,
@@ -583,7 +581,7 @@ export class FakeBridge implements Bridge {
         totalTokens: s.row.totalTokens + usage.totalTokens,
         estimatedCostUsd: s.row.estimatedCostUsd + usage.costUsd,
       }
-      return this.finish(s, run, 'done')
+      return this.finish(s, run, stopped ? 'killed' : 'done')
     } catch (err) {
       this.agentEvent(run, 'lifecycle', { phase: 'error', error: String(err), endedAt: Date.now() })
       return this.finish(s, run, 'failed', String(err))
@@ -659,8 +657,12 @@ export class FakeBridge implements Bridge {
     for (let i = s.messages.length - 1; !reply && i >= 0 && s.messages[i].runId === run.runId; i--) if (s.messages[i].role === 'assistant') reply = textOf(s.messages[i].content)
     s.row = { ...s.row, status, activeRunId: undefined, endedAt, runtimeMs: endedAt - run.startedAt, lastError: error, lastMessagePreview: reply.slice(0, 80) || s.row.lastMessagePreview }
     this.changed(s, status === 'failed' ? 'error' : 'end', run.runId)
-    // Drain one queued follow-up.
-    const next = s.queue.find((q) => q.status === 'queued')
+    this.drainNext(s)
+  }
+
+  /** Starts the first queued follow-up that is not held. */
+  private drainNext(s: FakeSession) {
+    const next = s.queue.find((q) => q.status === 'queued' && !q.held)
     if (next) {
       const runId = this.id('run-')
       next.status = 'started'
@@ -973,8 +975,8 @@ export class FakeBridge implements Bridge {
     for (const s of newestFirst) {
       if (matches.length >= (params.limit ?? 50)) break
       for (const m of [...s.messages].reverse()) {
-        if (m.role !== 'user' && m.role !== 'assistant') continue
-        const snippet = matchSnippet(m.content, params.query)
+        if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
+        const snippet = matchMessageSnippet(m, params.query)
         if (snippet === undefined) continue
         matches.push({ key: s.row.key, role: m.role, snippet })
         break
@@ -1115,6 +1117,27 @@ export class FakeBridge implements Bridge {
     item.status = 'removed'
     this.queueChanged(s)
     return ok({ ok: true, removed: true })
+  }
+
+  async queueHold(params: Parameters<Bridge['queueHold']>[0]): Promise<Result<Results['loopdesk.queue.hold']>> {
+    this.record('queueHold', params)
+    const s = this.session(params.sessionKey)
+    const held = s?.queue.filter((q) => q.status === 'queued' && !q.held) ?? []
+    for (const q of held) q.held = true
+    if (s && held.length) this.queueChanged(s)
+    return ok({ ok: true, ids: held.map((q) => q.id) })
+  }
+
+  async queueRelease(params: Parameters<Bridge['queueRelease']>[0]): Promise<Result<Results['loopdesk.queue.release']>> {
+    this.record('queueRelease', params)
+    const s = this.session(params.sessionKey)
+    const released = s?.queue.filter((q) => q.status === 'queued' && q.held && (!params.ids || params.ids.includes(q.id))) ?? []
+    for (const q of released) delete q.held
+    if (s && released.length) {
+      this.queueChanged(s)
+      if (!s.row.activeRunId) this.drainNext(s)
+    }
+    return ok({ ok: true, ids: released.map((q) => q.id) })
   }
 
   async prefsGet(): Promise<Result<Results['loopdesk.prefs.get']>> {

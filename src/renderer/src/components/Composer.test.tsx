@@ -72,7 +72,12 @@ describe('composer', () => {
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopped/), LONG)
     // (the sidebar's preview shows the partial reply too)
     expect(within(screen.getByRole('log', { name: 'Conversation' })).getByText(/word word/)).toBeInTheDocument()
-    expect(screen.getByText('Stopped', { selector: '.tag' })).toBeInTheDocument()
+    // said once, by the run's status (with what the stopped run used), not again on the message
+    expect(screen.queryByText('Stopped', { selector: '.tag' })).toBeNull()
+    expect(within(screen.getByRole('log')).getAllByText(/Stopped/)).toHaveLength(1)
+    expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Stopped · [\d.]+ s · 404 tokens/)
+    // and the header's total counts them
+    expect(screen.getByRole('banner')).toHaveTextContent('404 tokens')
     expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument()
     expect(bridge.calls.find((c) => c.name === 'abort')?.params).toMatchObject({ sessionKey: 'agent:main:main' })
   })
@@ -115,6 +120,54 @@ describe('composer', () => {
     await waitFor(() => expect(within(screen.getByRole('log')).getByText('use bullet points')).toBeInTheDocument())
     await waitFor(() => expect(within(screen.getByRole('log')).getByText(/Understood — use bullet points/)).toBeInTheDocument(), LONG)
     await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+  })
+
+  it('Stop holds the queued follow-up: it stays listed, paused, until the user sends (or removes) it', async () => {
+    const { bridge } = await renderApp({
+      scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 600 }, slow] }, { steps: [{ kind: 'text', text: 'the follow-up answer' }] }],
+    })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'go{Enter}')
+    await waitFor(() => expect(screen.getByText(/word word/)).toBeInTheDocument())
+    await user.type(box, 'and then this{Enter}')
+    const queue = await screen.findByRole('region', { name: 'Queued messages' })
+    await waitFor(() => expect(within(queue).getByText('Queued')).toBeInTheDocument())
+    await user.click(screen.getByRole('button', { name: /^Stop$/ }))
+    await waitFor(() => expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Stopped/), LONG)
+    await settle(300)
+    // not started: still listed, paused, and no second run
+    expect(within(queue).getByText('Paused')).toBeInTheDocument()
+    expect(within(queue).getByText('and then this')).toBeInTheDocument()
+    expect(within(screen.getByRole('log')).queryByText('and then this')).toBeNull()
+    expect(bridge.calls.map((c) => c.name)).toContain('queueHold')
+    await user.click(within(queue).getByRole('button', { name: 'Send queued message: and then this' }))
+    await waitFor(() => expect(within(queue).getByText('Started as the next run')).toBeInTheDocument(), LONG)
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('the follow-up answer')).toBeInTheDocument(), LONG)
+  })
+
+  it('Escape stops the streaming reply, from the box or from elsewhere, but not while a menu is open', async () => {
+    const { bridge } = await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 2500 }, slow] }, { steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 2500 }, slow] }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    const aborts = () => bridge.calls.filter((c) => c.name === 'abort').length
+    await user.type(box, 'go{Enter}')
+    await waitFor(() => expect(screen.getByText(/word word/)).toBeInTheDocument())
+    // a menu open elsewhere takes Escape for itself
+    await user.click(screen.getByRole('button', { name: 'Actions for Main' }))
+    await user.keyboard('{Escape}')
+    expect(screen.queryByRole('menu')).toBeNull()
+    expect(aborts()).toBe(0)
+    await user.click(box)
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(aborts()).toBe(1))
+    await waitFor(() => expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Stopped/), LONG)
+    // from outside any field (focus on the page)
+    await user.type(box, 'again{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Stop$/ })).toBeInTheDocument())
+    ;(document.activeElement as HTMLElement | null)?.blur()
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(aborts()).toBe(2))
   })
 
   it('Enter while running queues; the queued message runs next and shows what happened', async () => {

@@ -1,6 +1,7 @@
 // The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
-// While a run is active: Stop (then "Stopping…" until the run ends), Steer into the running reply, or
-// Queue a follow-up; the queue shows what happened to each message. Drafts persist per session. A "/"
+// While a run is active: Stop (or Escape; then "Stopping…" until the run ends), Steer into the running
+// reply, or Queue a follow-up; the queue shows what happened to each message. Follow-ups waiting when
+// the run was stopped are held: they stay listed, to send or remove. Drafts persist per session. A "/"
 // offers the chat commands (SlashMenu). The lock makes the session read-only (the agent reads and searches
 // but cannot change files or run commands) from its next run on.
 // Files are attached with the paperclip, by pasting or by dropping them (see FileDrop); they go with the
@@ -34,11 +35,24 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
       <ul>
         {items.map((q) => (
           <li key={q.id} className={`queue-item q-${q.status}`}>
-            <span className={`badge badge-q-${q.status}`}>{q.status === 'queued' ? (q.mode === 'steer' ? 'Steer' : 'Queued') : OUTCOME[q.status]}</span>
+            <span className={`badge badge-q-${q.status}${held(q) ? ' badge-q-held' : ''}`}>
+              {held(q) ? 'Paused' : q.status === 'queued' ? (q.mode === 'steer' ? 'Steer' : 'Queued') : OUTCOME[q.status]}
+            </span>
             <span className="queue-text" title={q.text}>
               {q.text}
             </span>
-            {q.detail && <span className="queue-detail">{q.detail}</span>}
+            {held(q) ? <span className="queue-detail">Not sent: the reply was stopped</span> : q.detail && <span className="queue-detail">{q.detail}</span>}
+            {held(q) && (
+              <button
+                type="button"
+                className="btn btn-sm"
+                aria-label={`Send queued message: ${q.text.slice(0, 40)}`}
+                disabled={!connected}
+                onClick={() => void controller.releaseQueued(sessionKey, q.id)}
+              >
+                Send
+              </button>
+            )}
             {q.status === 'queued' && (
               <button
                 type="button"
@@ -62,6 +76,8 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
     </section>
   )
 }
+
+const held = (q: QueueEntry) => q.status === 'queued' && !!q.held
 
 const EMPTY_QUEUE: QueueEntry[] = []
 const NO_ATTACHMENTS: PendingAttachment[] = []
@@ -111,6 +127,24 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   }
 
   const slash = useSlashMenu(draft, (text) => controller.setDraft(sessionKey, text), () => submit())
+
+  // Escape stops the streaming reply, like Stop — from the box or from anywhere else that gives Escape no
+  // meaning of its own (a dialog, a menu, another field).
+  useEffect(() => {
+    if (!running || stopping) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented || e.isComposing) return
+      const target = e.target as HTMLElement | null
+      const field = target?.closest?.('input, textarea, select, [contenteditable="true"]')
+      if (field && field !== ref.current) return
+      if (document.querySelector('[role="dialog"], [role="alertdialog"], [aria-modal="true"], [role="menu"]')) return
+      if (slash.open) return // Escape closes the command menu first
+      e.preventDefault()
+      void controller.stop()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [running, stopping, slash.open, controller])
 
   // Files in the clipboard (a screenshot, a copied image or file) are attached instead of pasted as text.
   const onPaste = (e: React.ClipboardEvent<HTMLTextAreaElement>) => {

@@ -67,11 +67,6 @@ export const AssistantMessage = memo(function AssistantMessage({ item, sessionKe
       )}
       {item.text && <Markdown text={item.text} cacheKey={item.key} offset={item.offset} final={!item.streaming} />}
       {item.streaming && <span className="caret" aria-hidden="true" />}
-      {item.stopped && (
-        <div className="msg-tools">
-          <span className="tag tag-warn">Stopped</span>
-        </div>
-      )}
       {!item.streaming && item.text && (
         <div className="msg-copy">
           <CopyButton text={copyText} label="Copy message" />

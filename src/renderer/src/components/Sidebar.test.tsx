@@ -152,6 +152,26 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(screen.getByText('Start a conversation')).toBeInTheDocument())
   })
 
+  it('rename starts from the current name, selected, and does not move the session', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed: [...seed, { key: 'agent:main:trip', messages: 2 }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const titles = () => within(nav).getAllByRole('listitem').map((li) => li.querySelector('.session-title')?.textContent)
+    await waitFor(() => expect(titles()).toHaveLength(3))
+    const before = titles()
+    const unnamed = before[2]!
+    expect(unnamed).not.toBe('trip') // named after its first message, not by a label
+    await pickAction(user, unnamed, 'Rename')
+    const input = within(nav).getByRole<HTMLInputElement>('textbox', { name: 'Session name' })
+    expect(input.value).toBe(unnamed)
+    expect(input).toHaveFocus()
+    expect([input.selectionStart, input.selectionEnd]).toEqual([0, unnamed.length])
+    await user.keyboard('Road trip{Enter}')
+    await waitFor(() => expect(titles()).toEqual([before[0], before[1], 'Road trip']))
+    await settle()
+    expect(titles()).toEqual([before[0], before[1], 'Road trip'])
+  })
+
   it('searches by label and by message content', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp({ seed })
@@ -172,6 +192,37 @@ describe('sessions sidebar', () => {
     await user.clear(search)
     await waitFor(() => expect(within(nav).getByText('Tax questions')).toBeInTheDocument())
     expect(within(nav).queryByText(/part 2 work/i)).not.toBeInTheDocument()
+  })
+})
+
+describe('content search in tool calls and tool output', () => {
+  it('finds a session by a tool call argument or by what the tool returned', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({
+      seed,
+      tickMs: 5,
+      scripts: [
+        {
+          steps: [
+            { kind: 'tool', name: 'exec', args: { command: 'grep -r zanzibar-key ./config' }, result: { content: [{ type: 'text', text: 'config/app.yml: quokka-endpoint' }] }, durationMs: 5 },
+            { kind: 'text', text: 'Done.' },
+          ],
+        },
+      ],
+    })
+    await user.type(screen.getByRole('textbox', { name: /message/i }), 'look it up{Enter}')
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('Done.')).toBeInTheDocument(), LONG)
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const search = within(nav).getByRole('searchbox', { name: 'Search sessions' })
+    for (const [q, shown] of [
+      ['zanzibar-key', 'exec: grep -r zanzibar-key ./config'],
+      ['quokka', 'config/app.yml: quokka-endpoint'],
+    ]) {
+      await user.clear(search)
+      await user.type(search, q)
+      await waitFor(() => expect(within(nav).getByText(shown)).toHaveClass('session-snippet'))
+      expect(within(nav).queryByText('Tax questions')).not.toBeInTheDocument()
+    }
   })
 })
 
@@ -292,7 +343,7 @@ describe('pin and archive', () => {
     await user.click(screen.getByRole('menuitem', { name: 'Unarchive' }))
     await waitFor(() => expect(within(nav).getByText('Trip plans').closest('li')).not.toHaveAttribute('data-archived'))
     expect(within(nav).getByRole('button', { name: 'Hide archived' })).toHaveAttribute('aria-pressed', 'true')
-    expect(titles()).toEqual(['Trip plans', 'Main', 'Tax questions']) // restored, and just updated
+    expect(titles()).toEqual(['Main', 'Tax questions', 'Trip plans']) // restored to its place: a patch is no activity
     await user.click(within(nav).getByRole('button', { name: 'Hide archived' }))
     expect(within(nav).queryByRole('button', { name: /archived/ })).not.toBeInTheDocument()
   })

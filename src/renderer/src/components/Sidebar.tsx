@@ -4,7 +4,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
-import { compareForSidebar } from '../../../shared/session-organisation'
+import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
 import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
@@ -156,10 +156,10 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
     >
       {editing ? (
         <RenameField
-          initial={row.label ?? ''}
+          initial={title}
           onDone={async (label) => {
             setEditing(false)
-            if (label !== null && label !== (row.label ?? '')) await controller.renameSession(row.key, label)
+            if (label !== null && label !== title) await controller.renameSession(row.key, label)
           }}
         />
       ) : (
@@ -194,7 +194,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
               )}
               <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
               <span aria-hidden="true"> · </span>
-              <span>{relativeTime(row.updatedAt, now)}</span>
+              {/* the time the list is ordered by: a rename is no activity */}
+              <span>{relativeTime(sessionActivityAt(row), now)}</span>
             </span>
             {snippet ? (
               <span className="session-preview session-snippet" title={snippet}>
@@ -280,6 +281,12 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
 function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null) => void }) {
   const [value, setValue] = useState(initial)
   const done = useRef(false)
+  const input = useRef<HTMLInputElement>(null)
+  // the current name, selected: typing replaces it, an arrow key edits it
+  useEffect(() => {
+    input.current?.focus()
+    input.current?.select()
+  }, [])
   const finish = (v: string | null) => {
     if (done.current) return
     done.current = true
@@ -287,9 +294,9 @@ function RenameField({ initial, onDone }: { initial: string; onDone: (label: str
   }
   return (
     <input
+      ref={input}
       className="rename-input"
       aria-label="Session name"
-      autoFocus
       value={value}
       maxLength={200}
       onChange={(e) => setValue(e.target.value)}

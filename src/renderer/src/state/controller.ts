@@ -886,18 +886,26 @@ export class Controller {
     if (!this.stores.composer.getState().drafts[sessionKey]) this.setDraft(sessionKey, text)
   }
 
-  /** Stops the active run of the selected session ("Stopping…" until its terminal event). */
+  /**
+   * Stops the active run of the selected session ("Stopping…" until its terminal event). Messages queued
+   * behind it are held first, so they do not start when it ends: they stay listed to send or remove.
+   */
   async stop(): Promise<void> {
     const sessionKey = this.stores.sessions.getState().selectedKey
     const t = this.transcript()
     const run = t && activeRun(t)
-    if (!sessionKey || !run) return
+    if (!sessionKey || !run || run.stopping) return
     const runId = run.runId
     this.dispatch(sessionKey, [{ type: 'local.stopping', runId }])
+    const queued = (this.stores.composer.getState().queues[sessionKey] ?? []).some((q) => q.status === 'queued')
+    // a runtime without queue holds still stops the run (its queue then runs as before)
+    const held = queued ? await this.bridge.queueHold({ sessionKey }).catch(() => undefined) : undefined
     const r = await this.call(this.bridge.abort({ sessionKey, runId }), 'Could not stop the run')
     if (!r) {
       // Not "Stopping…" forever: the request never reached the runtime, Stop can be pressed again.
       this.dispatch(sessionKey, [{ type: 'local.stopFailed', runId }])
+      // the run goes on: what waits behind it runs after it, as before
+      if (held?.ok && held.data.ids.length) void this.bridge.queueRelease({ sessionKey, ids: held.data.ids }).catch(() => undefined)
       return
     }
     // If the terminal event never arrives (lost, or the run was already gone), reconcile.
@@ -913,6 +921,12 @@ export class Controller {
         if (after && activeRun(after)?.runId === runId) this.dispatch(sessionKey, [{ type: 'local.stopSettle', runId, ts: Date.now() }])
       }, r.aborted ? STOP_SETTLE_MS : 1000),
     )
+  }
+
+  /** Sends a held message (queued behind a run that was stopped): it runs now, or after the active run. */
+  async releaseQueued(sessionKey: string, id: string): Promise<void> {
+    const r = await this.call(this.bridge.queueRelease({ sessionKey, ids: [id] }), 'Could not send the queued message')
+    if (r && !r.ids.includes(id)) await this.loadQueue(sessionKey)
   }
 
   async removeQueued(sessionKey: string, id: string): Promise<void> {
