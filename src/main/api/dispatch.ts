@@ -7,6 +7,11 @@ export interface CallContext {
   transport: 'ipc' | 'ws' | 'local'
   /** gateway connection id (ws only) */
   connId?: string
+  /**
+   * set when the caller may stop only some runs (a gateway connection without operator.admin: the runs it
+   * started); absent, every run may be stopped
+   */
+  mayAbort?: (runId: string) => boolean
 }
 
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>

@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { SlidingWindowLimiter } from './rate-limit'
+import { RunOwners } from './run-owners'
 import { startTestGateway, type TestGateway } from './test-support'
 
 let t: TestGateway | undefined
@@ -105,7 +106,7 @@ describe('request checks while the gateway shuts down', () => {
     const sent: any[] = []
     const conn = { id: 'c', protocol: 4, scopes: new Set(['operator.admin']), unauthorizedStreak: 0, respond: (id: string, r: unknown) => sent.push({ id, ...(r as object) }) }
     const limiter = new SlidingWindowLimiter(1, 60_000)
-    const ctx = { host: new FakeHost(), dedupe: new AgentDedupe(1000, 10), maxUnauthorizedStreak: 10, log: () => {}, unavailable: () => 'gateway is shutting down', writeLimiter: limiter }
+    const ctx = { host: new FakeHost(), dedupe: new AgentDedupe(1000, 10), maxUnauthorizedStreak: 10, log: () => {}, unavailable: () => 'gateway is shutting down', writeLimiter: limiter, runOwners: new RunOwners() }
     await handleRequest(ctx, conn as never, { type: 'req', id: '1', method: 'config.patch', params: { patch: {} } })
     expect(sent[0]).toMatchObject({ id: '1', ok: false, error: { code: 'UNAVAILABLE', message: 'gateway is shutting down', retryable: true, retryAfterMs: 500 } })
     expect(limiter.take('conn:c', Date.now()).ok).toBe(true) // limit 1: nothing was taken for the refused call

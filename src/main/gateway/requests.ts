@@ -7,6 +7,7 @@ import { AgentDedupe, type CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
+import { RUN_STARTING_METHODS, RunOwners } from './run-owners'
 import { METHOD_SCOPES, hasScope, paramScope } from './scopes'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
@@ -34,6 +35,8 @@ export interface RequestContext {
   unavailable?: () => string | undefined
   /** control-plane write limiter (config.patch …), keyed by device or connection */
   writeLimiter?: SlidingWindowLimiter
+  /** who started which run: connections without operator.admin stop only their own */
+  runOwners: RunOwners
 }
 
 /** sessions.messages.subscribe keys one connection may hold */
@@ -139,9 +142,10 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
 
   ctx.hooks?.before?.(conn, name, req.params)
-  let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, { transport: 'ws', connId: conn.id })
+  let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, ctx.runOwners.callContext(conn))
   // a refused write changed nothing: it does not count against the limit
   if (!res.ok) slot?.release()
+  if (res.ok && RUN_STARTING_METHODS.has(name)) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
   if (res.ok && name === 'sessions.messages.subscribe') {
     // bounded: each key costs a set entry per connection
@@ -210,7 +214,7 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     claim = ctx.dedupe.claim(key, Date.now())
   }
   const pending = claim
-  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { transport: 'ws', connId: conn.id })
+  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, ctx.runOwners.callContext(conn))
   if (!res.ok) {
     pending.failed()
     conn.respond(id, { ok: false, error: res.error })
@@ -221,6 +225,7 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   conn.respond(id, ack)
 
   const runId = (res.data as { runId: string }).runId
+  ctx.runOwners.record(runId, conn)
   let final: CachedResponse
   try {
     final = finalResponse(await ctx.host.agentFinal(runId))

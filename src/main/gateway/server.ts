@@ -21,6 +21,7 @@ import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { PendingPairings } from './pending-pairings'
+import { RunOwners } from './run-owners'
 import { ATTACHMENT_LIMITS } from '../../shared/attachments'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
@@ -199,6 +200,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     local: localMethods,
     unavailable: () => (closing ? 'gateway is shutting down' : undefined),
     writeLimiter: new SlidingWindowLimiter(limits.controlPlaneWrites, limits.controlPlaneWindowMs),
+    runOwners: new RunOwners(),
     hooks: {
       before(conn, method, params) {
         // a token this patch sets must not close the caller's connection before it got its answer

@@ -10,7 +10,7 @@ import {
   resolveTarget,
   type RuntimeCore,
 } from './handlers-context'
-import { abortSessionRuns, removeQueuedRun, resetSession } from './handlers-sessions'
+import { abortSessionRuns, checkMayAbort, removeQueuedRun, resetSession } from './handlers-sessions'
 import { BARE_RESET_PROMPT } from '../../shared/session-title'
 import { newSessionId, assertSessionId } from './sessions'
 import { KeyedSerializer } from './runner/keyed-serializer'
@@ -133,7 +133,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       return core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
     },
 
-    async 'chat.send'(p) {
+    async 'chat.send'(p, ctx) {
       const cacheKey = `chat:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
       if (cached) return replayChatSend(core, p.idempotencyKey, cached)
@@ -154,11 +154,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
         checkSendFence(core, key, agentId, fence, { command: true })
-        // abort the active run and clear everything queued behind it
-        const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop' })
-        const queuedRunIds = core.queueModes?.clear(key, 'stopped') ?? []
+        // abort the active run and clear everything queued behind it (a caller who may stop only its own runs:
+        // those, and the queue stays)
+        const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop', mayAbort: ctx.mayAbort })
+        const queuedRunIds = ctx.mayAbort ? [] : (core.queueModes?.clear(key, 'stopped') ?? [])
         runIds.push(...queuedRunIds.filter((id) => !runIds.includes(id)))
-        const cleared = core.followups.clear(key) + queuedRunIds.length
+        const cleared = ctx.mayAbort ? 0 : core.followups.clear(key) + queuedRunIds.length
         let hookMessages: string[] = []
         if (core.hooks.command) {
           try {
@@ -279,20 +280,21 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       })
     },
 
-    async 'chat.abort'(p) {
+    async 'chat.abort'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey, p.agentId)
       if (p.runId) {
         const t = core.tracked.get(p.runId)
+        if (t && t.sessionKey !== key) throw invalid('runId does not match sessionKey')
+        checkMayAbort(core, key, p.runId, ctx.mayAbort)
         if (!t) {
           // a message queued behind the running reply: it leaves the queue and never runs
           const removed = removeQueuedRun(core, key, p.runId)
           return { ok: true, aborted: removed, runIds: removed ? [p.runId] : [] }
         }
-        if (t.sessionKey !== key) throw invalid('runId does not match sessionKey')
       }
       // without a runId: the session's running reply; messages queued behind it then run (/stop or
       // sessions.abort clearQueued drop them)
-      const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined })
+      const runIds = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.runId !== undefined, mayAbort: ctx.mayAbort })
       return { ok: true, aborted: runIds.length > 0, runIds }
     },
   }

@@ -24,6 +24,13 @@ function sessionFor(core: RuntimeCore, key: string, agentId?: string): { key: st
   return r
 }
 
+/** sessions.send/steer address a session that exists (OpenClaw): a mistyped key must not start a stray one. */
+function existingSession(core: RuntimeCore, key: string, agentId?: string): { key: string; agentId: string } {
+  const r = sessionFor(core, key, agentId)
+  if (!core.store(r.agentId).get(r.key)) throw invalid(`session not found: ${r.key}`)
+  return r
+}
+
 export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.send'>): SessionSendHandlers {
   async function send(p: ParamsOf<'sessions.send'>, ctx: Parameters<Handler<'chat.send'>>[1], key: string) {
     const res = await chatSend(
@@ -45,14 +52,14 @@ export function sessionSendHandlers(core: RuntimeCore, chatSend: Handler<'chat.s
 
   return {
     async 'sessions.send'(p, ctx) {
-      const { key } = sessionFor(core, p.key, p.agentId)
+      const { key } = existingSession(core, p.key, p.agentId)
       return send(p, ctx, key)
     },
 
     async 'sessions.steer'(p, ctx) {
-      const { key } = sessionFor(core, p.key, p.agentId)
+      const { key } = existingSession(core, p.key, p.agentId)
       // interrupt only the running turn; what is queued behind it stays queued (it runs after this one)
-      const interrupted = abortSessionRuns(core, key, { reason: 'steer' })
+      const interrupted = abortSessionRuns(core, key, { reason: 'steer', mayAbort: ctx.mayAbort })
       // the aborted run must be gone before chat.send, or the message would be queued behind it
       await Promise.all(interrupted.map((id) => core.tracked.get(id)?.done.catch(() => undefined)))
       const res = await send(p, ctx, key)

@@ -22,7 +22,7 @@ import { forkEntries, lastReplyPreview, writeForkTranscript } from './sessions/f
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../shared/session-title'
-import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive } from './session-lifecycle'
+import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 import { supportedPermissionMode } from './tools'
 
@@ -42,12 +42,13 @@ type SessionHandlers = Pick<
 export function abortSessionRuns(
   core: RuntimeCore,
   sessionKey: string,
-  opts: { runId?: string; includeQueued?: boolean; reason?: string } = {},
+  opts: { runId?: string; includeQueued?: boolean; reason?: string; mayAbort?: (runId: string) => boolean } = {},
 ): string[] {
   const aborted: string[] = []
   for (const t of core.tracked.values()) {
     if (t.sessionKey !== sessionKey) continue
     if (opts.runId && t.runId !== opts.runId) continue
+    if (opts.mayAbort && !opts.mayAbort(t.runId)) continue
     const running = core.runner.activeRun(t.runId) !== undefined
     if (!running && !opts.includeQueued) continue
     if (!t.controller.signal.aborted) {
@@ -65,6 +66,15 @@ export function abortSessionRuns(
 export function removeQueuedRun(core: RuntimeCore, sessionKey: string, runId: string): boolean {
   const item = core.queueModes?.itemFor?.(sessionKey, runId)
   return item?.status === 'queued' && core.queueModes!.remove(sessionKey, item.id)
+}
+
+/**
+ * A caller that may stop only its own runs (CallContext.mayAbort) naming a run it did not start: OpenClaw's
+ * "unauthorized". A runId that is neither running nor queued is no one's, and aborts nothing.
+ */
+export function checkMayAbort(core: RuntimeCore, sessionKey: string, runId: string | undefined, mayAbort: ((runId: string) => boolean) | undefined): void {
+  if (!runId || !mayAbort || mayAbort(runId)) return
+  if (core.tracked.has(runId) || core.queueModes?.itemFor?.(sessionKey, runId)) throw invalid('unauthorized')
 }
 
 /** Waits until no tracked run of the session is left (they hold the transcript lock until they end). */
@@ -385,6 +395,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
 
     async 'sessions.delete'(p) {
       const { key, agentId } = canonicalKey(core, p.key, p.agentId)
+      rejectProtectedDelete(key)
       const store = core.store(agentId)
       const entry = store.get(key)
       const notArchived = () => invalid(`Session ${key} is not archived. Archive it first, then delete it.`)
@@ -431,7 +442,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       return { ok: true, key, deleted: true, archived }
     },
 
-    async 'sessions.abort'(p) {
+    async 'sessions.abort'(p, ctx) {
       if (!p.key && !p.runId) throw invalid('sessions.abort needs key or runId')
       let key: string
       if (p.key) {
@@ -444,10 +455,12 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         if (!t) return { ok: true, status: 'no-active-run' }
         key = t.sessionKey
       }
+      checkMayAbort(core, key, p.runId, ctx.mayAbort)
       if (p.runId && !core.tracked.has(p.runId) && removeQueuedRun(core, key, p.runId)) return { ok: true, abortedRunId: p.runId, status: 'aborted' }
-      const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued })
+      const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued, mayAbort: ctx.mayAbort })
       let clearedQueued: number | undefined
-      if (p.clearQueued) {
+      // the queue holds other callers' turns too: only a caller who may stop every run clears it
+      if (p.clearQueued && !ctx.mayAbort) {
         // what waits behind the run: queued turns (queue modes) and collected follow-ups
         const queuedRunIds = core.queueModes?.clear(key, 'aborted') ?? []
         for (const id of queuedRunIds) if (!aborted.includes(id)) aborted.push(id)

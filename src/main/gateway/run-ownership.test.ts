@@ -1,0 +1,79 @@
+// A connection without operator.admin stops only the runs it started (OpenClaw chat.abort: same connection or
+// device, or admin; else "unauthorized"): over the real runtime, two devices, one of them write-only.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { connectGateway } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { RunOwners } from './run-owners'
+
+const TOKEN = 'ownership-token-0123456789'
+let server: ModelServer
+let stack: TestRuntimeGateway
+const alice = generateNodeDeviceIdentity()
+const bob = generateNodeDeviceIdentity()
+const WRITE = ['operator.read', 'operator.write']
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+const connect = (identity = alice, scopes?: string[]) => connectGateway({ url: stack.gw.url, token: TOKEN, identity, ...(scopes ? { scopes } : {}) })
+const slow = () => server.push({ text: 'a long reply '.repeat(40), chunks: 40, delayMs: 50 })
+
+describe('run ownership', () => {
+  it('a write-only device cannot stop another device’s run — by runId, by session, with /stop or a steer — but can stop its own', async () => {
+    const a = await connect(alice)
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:owned'
+    slow()
+    await a.request('chat.send', { sessionKey: key, message: 'go', idempotencyKey: 'own-a1' })
+    await expect(b.request('chat.abort', { sessionKey: key, runId: 'own-a1' })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'unauthorized' })
+    await expect(b.request('sessions.abort', { key, runId: 'own-a1' })).rejects.toMatchObject({ message: 'unauthorized' })
+    expect(await b.request('chat.abort', { sessionKey: key })).toEqual({ ok: true, aborted: false, runIds: [] })
+    expect(await b.request('sessions.abort', { key })).toMatchObject({ ok: true, status: 'no-active-run' })
+    const stop = (await b.request('chat.send', { sessionKey: key, message: '/stop', idempotencyKey: 'own-b-stop' })) as { aborted?: boolean; runIds?: string[] }
+    expect(stop.runIds ?? []).toEqual([])
+    // a runId no one runs is nobody's: nothing to abort, no error
+    expect(await b.request('chat.abort', { sessionKey: key, runId: 'no-such-run' })).toEqual({ ok: true, aborted: false, runIds: [] })
+    // a steer does not interrupt it: the message waits its turn
+    const steer = (await b.request('sessions.steer', { key, message: 'me too' })) as { runId: string; interruptedActiveRun: boolean }
+    expect(steer.interruptedActiveRun).toBe(false)
+    expect(await a.request('agent.wait', { runId: 'own-a1', timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+    expect(await b.request('agent.wait', { runId: steer.runId, timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+
+    // its own run (another connection of the same device counts as its own)
+    slow()
+    await b.request('chat.send', { sessionKey: key, message: 'mine', idempotencyKey: 'own-b1' })
+    const b2 = await connect(bob, WRITE)
+    expect(await b2.request('chat.abort', { sessionKey: key, runId: 'own-b1' })).toEqual({ ok: true, aborted: true, runIds: ['own-b1'] })
+
+    // an admin connection stops anyone's
+    slow()
+    await b.request('chat.send', { sessionKey: key, message: 'again', idempotencyKey: 'own-b2' })
+    expect(await a.request('chat.abort', { sessionKey: key })).toEqual({ ok: true, aborted: true, runIds: ['own-b2'] })
+    await Promise.all([a.close(), b.close(), b2.close()])
+  })
+})
+
+describe('RunOwners', () => {
+  it('owns: same connection or same device; the oldest entries go past the bound', () => {
+    const o = new RunOwners(2)
+    o.record('r1', { id: 'c1', deviceId: 'd1' })
+    expect(o.owns('r1', { id: 'c1', deviceId: undefined })).toBe(true)
+    expect(o.owns('r1', { id: 'c2', deviceId: 'd1' })).toBe(true)
+    expect(o.owns('r1', { id: 'c2', deviceId: 'd2' })).toBe(false)
+    o.record('r2', { id: 'c2', deviceId: undefined })
+    expect(o.owns('r2', { id: 'c3', deviceId: undefined })).toBe(false)
+    o.record('r3', { id: 'c3', deviceId: undefined })
+    expect(o.owns('r1', { id: 'c1', deviceId: 'd1' })).toBe(false)
+    expect(o.owns('r3', { id: 'c3', deviceId: undefined })).toBe(true)
+    expect(o.callContext({ id: 'c9', deviceId: undefined, scopes: new Set(['operator.admin']) }).mayAbort).toBeUndefined()
+    expect(o.callContext({ id: 'c3', deviceId: undefined, scopes: new Set(['operator.write']) }).mayAbort?.('r3')).toBe(true)
+  })
+})
