@@ -347,6 +347,12 @@ describe('new methods', () => {
     server.push({ text: 'sent reply' })
     const params = { key: 'agent:main:send', message: 'via sessions.send', idempotencyKey: 'send-1' }
     conforms('SessionsSendParams', params)
+    // a session that does not exist is not created by a send (or a steer): a mistyped key starts nothing
+    const requests = server.requests.length
+    expect(await failure(c.request('sessions.send', params))).toMatchObject({ code: 'INVALID_REQUEST', message: 'session not found: agent:main:send' })
+    expect(await failure(c.request('sessions.steer', { ...params, idempotencyKey: 'steer-0' }))).toMatchObject({ message: 'session not found: agent:main:send' })
+    expect(server.requests.length).toBe(requests)
+    await c.request('sessions.create', { key: 'agent:main:send' })
     const res = (await c.request('sessions.send', params)) as any
     expect(res).toMatchObject({ runId: 'send-1', status: 'started', key: 'agent:main:send' })
     await expect(c.request('agent.wait', { runId: 'send-1', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'ok' })

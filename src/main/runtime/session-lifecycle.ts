@@ -49,6 +49,15 @@ export function rejectArchivedWork(key: string, entry: SessionEntry | undefined)
 
 /** An agent's main session and the global one are where work lands by default: they cannot be archived. */
 export function rejectProtectedArchive(key: string): void {
+  if (isProtectedSession(key)) throw invalid("Cannot archive an agent's main session.")
+}
+
+/** …nor deleted (OpenClaw: "Cannot delete the main session (KEY)."); a reset clears one instead. */
+export function rejectProtectedDelete(key: string): void {
+  if (isProtectedSession(key)) throw invalid(`Cannot delete the main session (${key}). Reset it to start over.`)
+}
+
+function isProtectedSession(key: string): boolean {
   const rest = parseSessionKey(key)?.rest
-  if (rest === MAIN_KEY || rest === 'global') throw invalid("Cannot archive an agent's main session.")
+  return rest === MAIN_KEY || rest === 'global'
 }

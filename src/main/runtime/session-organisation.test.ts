@@ -236,6 +236,13 @@ describe('archived sessions', () => {
     for (const main of ['agent:main:main', 'main', 'agent:main:global']) {
       if (main !== 'main') await t.call('sessions.create', { key: main })
       expect(await errorOf('sessions.patch', { key: main, archived: true })).toMatchObject({ message: "Cannot archive an agent's main session." })
+      // nor deleted (OpenClaw), and the session is still there
+      const before = (await t.call('sessions.list', {})).sessions.map((s) => s.key)
+      expect(await errorOf('sessions.delete', { key: main })).toMatchObject({
+        code: 'INVALID_REQUEST',
+        message: expect.stringMatching(/^Cannot delete the main session \(agent:main:(main|global)\)\. Reset it to start over\.$/),
+      })
+      expect((await t.call('sessions.list', {})).sessions.map((s) => s.key)).toEqual(before)
     }
   })
 

@@ -48,6 +48,8 @@ export const archivedWorkRefusal = (key: string) => `Session "${key}" is archive
 
 /** sessions.delete preconditions on a fake row (undefined: none failed). */
 export function deleteRefusal(key: string, row: SessionRow | undefined, p: ParamsOf<'sessions.delete'>): string | undefined {
+  const rest = parseSessionKey(key)?.rest
+  if (rest === 'main' || rest === 'global') return `Cannot delete the main session (${key}). Reset it to start over.`
   if (p.archivedOnly && !row?.archived) return `Session ${key} is not archived. Archive it first, then delete it.`
   if (
     (p.expectedSessionId !== undefined && row?.sessionId !== p.expectedSessionId) ||

@@ -147,6 +147,10 @@ describe('sessions sidebar', () => {
 
     await user.click(within(nav).getByText('Main'))
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBeGreaterThan(0))
+    // the main session is cleared by Reset; it offers no Delete (the runtime refuses it)
+    await user.click(within(nav).getByRole('button', { name: 'Actions for Main' }))
+    expect(screen.queryByRole('menuitem', { name: 'Delete' })).toBeNull()
+    await user.keyboard('{Escape}')
     await pickAction(user, 'Main', 'Reset')
     await user.click(within(screen.getByRole('alertdialog', { name: 'Reset session?' })).getByRole('button', { name: 'Reset' }))
     await waitFor(() => expect(screen.getByText('Start a conversation')).toBeInTheDocument())

@@ -24,7 +24,7 @@ export function sessionState(row: SessionRow): SessionState {
 
 const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', error: 'Error' }
 
-/** Where work lands by default: the runtime refuses to archive an agent's main (or the global) session. */
+/** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
 const archivable = (key: string) => !['main', 'global'].includes(parseSessionKey(key)?.rest ?? '')
 
 export function Sidebar() {
@@ -268,9 +268,12 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>
               Reset
             </button>
-            <button type="button" role="menuitem" className="danger" onClick={() => (setMenu(false), onConfirm('delete'))}>
-              Delete
-            </button>
+            {/* an agent's main session cannot be deleted (Reset clears it) */}
+            {archivable(row.key) && (
+              <button type="button" role="menuitem" className="danger" onClick={() => (setMenu(false), onConfirm('delete'))}>
+                Delete
+              </button>
+            )}
           </div>
         )}
       </div>
