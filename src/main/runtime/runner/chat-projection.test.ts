@@ -46,6 +46,21 @@ describe('chat projection', () => {
     expect(out.every((e) => e.state === 'delta')).toBe(true)
   })
 
+  it('a timer that fires before the clock says the window closed waits out the rest: never two deltas < 150 ms apart', () => {
+    // from the second delta on, the clock lags the timers by a millisecond, as Date.now() can behind a Node timer
+    let lag = 0
+    const early = new ChatProjection((e) => out.push(e), { now: () => Date.now() - lag })
+    early.handle(ev('lifecycle', { phase: 'start' }))
+    early.handle(ev('assistant', { text: 'a', delta: 'a' }))
+    early.handle(ev('assistant', { text: 'ab', delta: 'b' }))
+    lag = 1
+    vi.advanceTimersByTime(150)
+    expect(out.map(text)).toEqual(['a']) // 149 ms by its clock: not yet
+    vi.advanceTimersByTime(1)
+    expect(out.map(text)).toEqual(['a', 'ab'])
+    expect(out[1].message!.timestamp - out[0].message!.timestamp).toBeGreaterThanOrEqual(150)
+  })
+
   it('deltas carry deltaText: what was added since the last delta, a new assistant message included', () => {
     proj.handle(ev('lifecycle', { phase: 'start' }))
     proj.handle(ev('assistant', { text: 'Hel', delta: 'Hel' }))

@@ -146,7 +146,8 @@ export class ChatProjection {
     if (!s.timer) {
       s.timer = setTimeout(() => {
         s.timer = undefined
-        if (this.runs.get(runId) === s) this.flush(runId, s)
+        // checked again: a timer may fire a millisecond before the clock says the window closed
+        if (this.runs.get(runId) === s) this.maybeSend(runId, s)
       }, wait)
     }
   }

@@ -21,6 +21,12 @@ describe('describeModelError', () => {
     expect(classifyError(undefined, describeModelError('terminated', 'mock')).metaKind).toBe('network')
   })
 
+  it('a refused connection is the network, not the model refusing', () => {
+    const text = 'could not reach 127.0.0.1:9 (provider dead): connection refused — is the server running?'
+    expect(classifyError(undefined, text)).toEqual({ kind: 'unknown', metaKind: 'network' })
+    expect(classifyError(undefined, 'I must refuse: the request was blocked by the content filter')).toEqual({ kind: 'refusal', metaKind: 'refusal' })
+  })
+
   it('keeps HTTP errors with the provider message', () => {
     expect(describeModelError('500 {"error":{"message":"upstream exploded","type":"server_error"}}', 'mock')).toBe(
       'Model request failed (HTTP 500 from mock): upstream exploded',

@@ -71,9 +71,10 @@ export function classifyError(message: AssistantMessage | undefined, text: strin
   if (/context (length|window)|too many tokens|maximum context|prompt is too long/.test(t)) {
     return { kind: 'context_length', metaKind: 'context_overflow' }
   }
+  // before the refusal test: "connection refused" is the network, not the model declining
+  if (/connection|econnrefused|socket|network|fetch failed/.test(t)) return { kind: 'unknown', metaKind: 'network' }
   if (/refus|content.?filter|safety/.test(t)) return { kind: 'refusal', metaKind: 'refusal' }
   if (/no api key|not configured|\b401\b|\b403\b|unauthori[sz]ed|invalid api key/.test(t)) return { kind: 'unknown', metaKind: 'auth' }
-  if (/connection|econnrefused|socket|network|fetch failed/.test(t)) return { kind: 'unknown', metaKind: 'network' }
   return { kind: 'unknown', metaKind: 'provider_error' }
 }
 
