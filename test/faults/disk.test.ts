@@ -82,7 +82,8 @@ async function run(sessionKey: string, id: string, message = `hello ${id}`) {
 /** A run on a full / read-only disk is either refused at accept time or ends in a lifecycle error — both name storage. */
 function expectStorageFailure(r: Awaited<ReturnType<typeof run>>): void {
   if (r.refused) {
-    expect(r.refused.code).toBe('STORAGE_ERROR')
+    // over the gateway: OpenClaw's UNAVAILABLE, the runtime's STORAGE_ERROR in details
+    expect(r.refused).toMatchObject({ code: 'UNAVAILABLE', details: { code: 'STORAGE_ERROR' } })
     expect(r.refused.message).toMatch(STORAGE)
   } else {
     expect((r.end!.data as { phase: string }).phase).toBe('error')

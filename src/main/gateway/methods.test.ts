@@ -34,7 +34,7 @@ describe('methods', () => {
     await expect(conn.request('no.such.method')).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'unknown method: no.such.method' })
     await expect(conn.request('connect', {})).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
     // a handler error becomes a structured error, not a crash
-    await expect(conn.request('models.list')).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(conn.request('models.list')).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'NOT_FOUND' } })
     expect(t.host.calls.find((c) => c.method === 'status')?.connId).toBeTruthy()
     await conn.close()
   })
@@ -55,9 +55,9 @@ describe('methods', () => {
     })
     const approvals = await t.connect({ scopes: ['operator.approvals'] })
     // passes the scope check and reaches the (fake) handler
-    await expect(approvals.request('exec.approval.resolve', { id: 'a', decision: 'deny' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(approvals.request('exec.approval.resolve', { id: 'a', decision: 'deny' })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'NOT_FOUND' } })
     const admin = await t.connect({ scopes: ['operator.admin'] })
-    await expect(admin.request('sessions.delete', { key: 'agent:main:x' })).rejects.toMatchObject({ code: 'NOT_FOUND' })
+    await expect(admin.request('sessions.delete', { key: 'agent:main:x' })).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'NOT_FOUND' } })
     await Promise.all([read.close(), write.close(), approvals.close(), admin.close()])
   })
 

@@ -8,6 +8,7 @@ import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
 import { RUN_STARTING_METHODS, RunOwners } from './run-owners'
+import { wireError } from './wire-error'
 import { METHOD_SCOPES, hasScope, paramScope } from './scopes'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
@@ -165,7 +166,7 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     conn.approvalSubs.delete(key)
   }
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
-  conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: res.error })
+  conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: wireError(res.error) })
 }
 
 const missingScopeDetails = (required: Scope) => ({ code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] })
@@ -217,7 +218,7 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, ctx.runOwners.callContext(conn))
   if (!res.ok) {
     pending.failed()
-    conn.respond(id, { ok: false, error: res.error })
+    conn.respond(id, { ok: false, error: wireError(res.error) })
     return
   }
   const ack: CachedResponse = { ok: true, payload: res.data }

@@ -74,7 +74,7 @@ describe('ws-bridge against the gateway', () => {
     await expect(bridge.wait({ runId: 'wb-1', timeoutMs: 1000 })).resolves.toMatchObject({ ok: true, data: { status: 'ok' } })
     await expect(bridge.health({})).resolves.toMatchObject({ ok: true, data: { ok: true } })
     // handler errors come back as Result errors
-    await expect(bridge.modelsList({})).resolves.toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } })
+    await expect(bridge.modelsList({})).resolves.toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'NOT_FOUND' } } })
   })
 
   it('rejects on a wrong token and does not retry', async () => {
