@@ -304,6 +304,26 @@ describe('narrower params', () => {
     await c.close()
   })
 
+  it('agent: a message channel Loopdesk does not have is unknown; deliver needs bestEffortDeliver', async () => {
+    const c = await connect()
+    const before = server.requests.length
+    const base = { message: 'hi', sessionKey: 'agent:main:routing' }
+    for (const extra of [{ channel: 'bogus-channel' }, { replyChannel: 'telegram' }]) {
+      const params = { ...base, idempotencyKey: `route-${Object.values(extra)[0]}`, ...extra }
+      conforms('AgentParams', params)
+      expect(await failure(c.request('agent', params))).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringMatching(/^unknown channel: (bogus-channel|telegram) /) })
+    }
+    expect(await failure(c.request('agent', { ...base, idempotencyKey: 'route-deliver', deliver: true }))).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: expect.stringContaining('delivery channel is required'),
+    })
+    expect(server.requests.length).toBe(before) // nothing ran
+    server.push({ text: 'session only' })
+    const ok = { ...base, idempotencyKey: 'route-ok', channel: 'webchat', deliver: true, bestEffortDeliver: true }
+    expect(await c.request('agent', ok, { expectFinal: true })).toMatchObject({ status: 'ok', result: { payloads: [{ text: 'session only' }] } })
+    await c.close()
+  })
+
   it('agent.wait accepts any timeoutMs ≥ 0', async () => {
     const c = await connect()
     await runTurn(c, 'agent:main:wait-long', 'hi', 'wait-long-run')
@@ -624,8 +644,10 @@ describe('sessions.create with OpenClaw params', () => {
 
   it('refuses a missing parent and a bad level; a first message that cannot be accepted is a runError, the session stays', async () => {
     const c = await connect()
+    // OpenClaw's code on the wire; the runtime's finer one in details
     expect(await failure(c.request('sessions.create', { key: 'agent:main:orphan', parentSessionKey: 'agent:main:nobody' }))).toMatchObject({
-      code: 'NOT_FOUND',
+      code: 'INVALID_REQUEST',
+      details: { code: 'NOT_FOUND' },
     })
     expect(await failure(c.request('sessions.create', { key: 'agent:main:orphan', thinkingLevel: 'sideways' }))).toMatchObject({
       code: 'INVALID_REQUEST',

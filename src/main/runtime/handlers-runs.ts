@@ -10,6 +10,7 @@ import {
   resolveTarget,
   type RuntimeCore,
 } from './handlers-context'
+import { checkDelivery } from './delivery'
 import { abortSessionRuns, checkMayAbort, removeQueuedRun, resetSession } from './handlers-sessions'
 import { BARE_RESET_PROMPT } from '../../shared/session-title'
 import { newSessionId, assertSessionId } from './sessions'
@@ -70,6 +71,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       if (cached) return cached
       unavailableWhenShuttingDown(core)
       rejectControlChars(p.message)
+      checkDelivery(p)
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
       if (!p.message.trim() && decoded.length === 0) throw invalid('message must not be empty')
