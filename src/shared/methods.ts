@@ -544,10 +544,15 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
 
 export interface WaitResult {
   runId: string
-  status: 'ok' | 'error' | 'timeout'
+  /** pending (v4): the wait ended while the run still waited in its session's queue */
+  status: 'ok' | 'error' | 'timeout' | 'pending'
   startedAt?: number
   endedAt?: number
   error?: string
+  /** with pending: where the run is (OpenClaw v4 names more phases; Loopdesk reports the queue) */
+  timeoutPhase?: 'queue'
+  /** with pending: no model request was made yet */
+  providerStarted?: false
 }
 
 export interface ReplyPayload {

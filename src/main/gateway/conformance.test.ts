@@ -324,6 +324,24 @@ describe('narrower params', () => {
     await c.close()
   })
 
+  it('a message queued behind a run: v4 sees queued and agent.wait pending (queue phase); v3 sees started and timeout', async () => {
+    const v4 = await connect()
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3 })
+    const key = 'agent:main:queued-wait'
+    server.push({ hang: true })
+    await v4.request('chat.send', { sessionKey: key, message: 'slow', idempotencyKey: 'qw-run' })
+    await until(() => rt.runtime.core.runner.activeRun('qw-run') !== undefined)
+    const queued = (await v4.request('chat.send', { sessionKey: key, message: 'next', idempotencyKey: 'qw-next' })) as any
+    expect(queued).toMatchObject({ runId: 'qw-next', status: 'queued', queueItemId: expect.any(String) })
+    expect(await v4.request('agent.wait', { runId: 'qw-next', timeoutMs: 20 })).toEqual({ runId: 'qw-next', status: 'pending', timeoutPhase: 'queue', providerStarted: false })
+    expect(await v3.request('agent.wait', { runId: 'qw-next', timeoutMs: 20 })).toEqual({ runId: 'qw-next', status: 'timeout' })
+    expect(await v3.request('chat.send', { sessionKey: key, message: 'third', idempotencyKey: 'qw-third' })).toEqual({ runId: 'qw-third', status: 'started' })
+    // the running one is not pending: its wait is a plain timeout
+    expect(await v4.request('agent.wait', { runId: 'qw-run', timeoutMs: 20 })).toEqual({ runId: 'qw-run', status: 'timeout' })
+    await v4.request('chat.send', { sessionKey: key, message: '/stop', idempotencyKey: 'qw-stop' })
+    await Promise.all([v4.close(), v3.close()])
+  })
+
   it('agent.wait accepts any timeoutMs ≥ 0', async () => {
     const c = await connect()
     await runTurn(c, 'agent:main:wait-long', 'hi', 'wait-long-run')

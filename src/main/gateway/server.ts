@@ -22,6 +22,7 @@ import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { PendingPairings } from './pending-pairings'
 import { RunOwners } from './run-owners'
+import { resultForProtocol } from './v3-results'
 import { ATTACHMENT_LIMITS } from '../../shared/attachments'
 import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
@@ -228,6 +229,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         }
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
+        if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
       },
     },

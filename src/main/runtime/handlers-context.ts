@@ -41,6 +41,8 @@ export interface QueueModesHandle {
   list(sessionKey: string): QueueItem[]
   /** the item of the message accepted as `runId`; its runId is the run carrying it once it left the queue */
   itemFor?(sessionKey: string, runId: string): QueueItem | undefined
+  /** the message accepted as `runId` is still waiting (its run has not started) */
+  isQueued?(runId: string): boolean
   remove(sessionKey: string, id: string): boolean
   /** removes every waiting message; returns the run ids they would have had */
   clear(sessionKey: string, reason?: string): string[]

@@ -132,7 +132,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     async 'agent.wait'(p) {
       // any timeoutMs ≥ 0 is accepted (OpenClaw); longer than a day is clamped (timer range, and no
       // client waits that long on one request)
-      return core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
+      const res = await core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
+      // the wait ran out while the message still waits its turn (OpenClaw v4; the gateway says timeout to v3)
+      if (res.status === 'timeout' && res.endedAt === undefined && runIsQueued(core, p.runId)) {
+        return { runId: p.runId, status: 'pending', timeoutPhase: 'queue', providerStarted: false }
+      }
+      return res
     },
 
     async 'chat.send'(p, ctx) {
@@ -300,6 +305,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       return { ok: true, aborted: runIds.length > 0, runIds }
     },
   }
+}
+
+/** A run accepted but not started: queued behind its session's active run (queue modes or the lane). */
+function runIsQueued(core: RuntimeCore, runId: string): boolean {
+  if (core.queueModes?.isQueued?.(runId)) return true
+  return core.tracked.has(runId) && core.runner.activeRun(runId) === undefined && !core.runs.isActive(runId)
 }
 
 /**

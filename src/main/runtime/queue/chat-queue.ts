@@ -204,6 +204,11 @@ export class ChatQueueModes {
     return this.queues.findByMeta(sessionKey, (m) => (m as Meta | undefined)?.runId === runId)
   }
 
+  /** The message chat.send accepted as `runId` still waits in a queue (held included): its run has not started. */
+  isQueued(runId: string): boolean {
+    return this.queues.sessionKeys().some((key) => this.itemFor(key, runId)?.status === 'queued')
+  }
+
   remove(sessionKey: string, id: string): boolean {
     return this.queues.remove(sessionKey, id)
   }

@@ -162,6 +162,11 @@ export class SessionQueues {
     return undefined
   }
 
+  /** The sessions that have a queue (waiting or recently finished items). */
+  sessionKeys(): string[] {
+    return [...this.sessions.keys()]
+  }
+
   /** Number of messages still waiting (not yet started). */
   pendingCount(sessionKey: string): number {
     const s = this.sessions.get(sessionKey)
