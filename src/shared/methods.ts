@@ -824,7 +824,7 @@ export interface Results {
   'agents.list': {
     defaultId: string
     mainKey: string
-    /** OpenClaw session scope; Loopdesk sessions are keyed by agent + name, never by sender */
+    /** OpenClaw session scope; Loopdesk's is always SESSION_SCOPE (shared/session-key.ts), as in hello-ok */
     scope: 'per-sender' | 'global'
     agents: Array<{ id: string; workspace: string; model?: { primary?: string; fallbacks?: string[] } }>
   }

@@ -2,6 +2,14 @@
 
 export const DEFAULT_AGENT_ID = 'main'
 export const MAIN_KEY = 'main'
+/**
+ * OpenClaw's session scope (`session.scope`) as Loopdesk keys sessions, reported by hello-ok
+ * `snapshot.sessionDefaults.scope`, `agents.list` `scope` and chat.send's routing contract. OpenClaw's
+ * "global" collapses the main session of every agent into the one key `global`; "per-sender" (its default)
+ * keeps a main session per agent, `agent:<agentId>:<mainKey>`, which is what Loopdesk does ("main" resolves
+ * to `agent:<default agent>:main`, never to `global`).
+ */
+export const SESSION_SCOPE = 'per-sender' as const
 const AGENT_ID_RE = /^[a-z0-9][a-z0-9_-]{0,63}$/
 const REST_RE = /^[a-z0-9_.:+@-]{1,400}$/
 

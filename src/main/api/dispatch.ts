@@ -17,7 +17,7 @@ export interface CallContext {
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>
 export type Handlers = { [M in MethodName]: Handler<M> }
 
-type Validator = ReturnType<typeof Compile>
+export type Validator = ReturnType<typeof Compile>
 const validators = new Map<MethodName, Validator>()
 
 function validatorFor(method: MethodName): Validator {
@@ -32,9 +32,12 @@ function validatorFor(method: MethodName): Validator {
 export const isMethodName = (m: unknown): m is MethodName =>
   typeof m === 'string' && Object.prototype.hasOwnProperty.call(Schemas, m)
 
-/** Returns a readable list of schema violations, or undefined when params are valid. */
-export function validateParams(method: MethodName, params: unknown): string | undefined {
-  const v = validatorFor(method)
+/**
+ * A readable list of a compiled schema's violations ("/deviceId: must be string", "/: unexpected property
+ * 'foo'"), or undefined when the value passes. Every params check — the method table's and the gateway's
+ * own methods' — words its refusal this way.
+ */
+export function schemaProblem(v: Validator, params: unknown): string | undefined {
   if (v.Check(params)) return undefined
   const errs = [...v.Errors(params)]
     .filter((e) => e.keyword !== 'boolean')
@@ -45,6 +48,11 @@ export function validateParams(method: MethodName, params: unknown): string | un
       return extra ? `${where}: unexpected property ${extra.map((x) => `'${x}'`).join(', ')}` : `${where}: ${e.message}`
     })
   return errs.join('; ') || 'invalid params'
+}
+
+/** Returns a readable list of schema violations, or undefined when params are valid. */
+export function validateParams(method: MethodName, params: unknown): string | undefined {
+  return schemaProblem(validatorFor(method), params)
 }
 
 export async function dispatch<M extends MethodName>(

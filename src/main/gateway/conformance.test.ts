@@ -183,7 +183,9 @@ describe('agents.list', () => {
     const c = await connect()
     const res = (await c.request('agents.list', {})) as any
     conforms('AgentsListResult', res)
-    expect(res.scope).toBe('global')
+    // the scope hello-ok reports: a main session per agent (agent:<id>:main), not OpenClaw's one `global` key
+    expect(res.scope).toBe('per-sender')
+    expect(c.hello.snapshot.sessionDefaults).toMatchObject({ scope: res.scope, mainKey: res.mainKey, defaultAgentId: res.defaultId })
     expect(res.agents.find((a: any) => a.id === 'ops')).toMatchObject({ model: { primary: 'mockant/c1' } })
     await c.close()
   })

@@ -8,7 +8,7 @@ import Type from 'typebox'
 import { Compile } from 'typebox/compile'
 import type { CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
-import { invalid } from './device-token-methods'
+import { badParams, invalid, paramsOrEmpty } from './device-token-methods'
 import type { DevicePairResolved } from '../../shared/events'
 import type { PairedDevices } from './paired-devices'
 import type { PendingPairings } from './pending-pairings'
@@ -30,8 +30,9 @@ export interface DevicePairDeps {
 export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMethod> {
   const decide = (method: string, decision: DevicePairResolved['decision']): LocalMethod => ({
     scope: SCOPES.pairing,
-    handle(_conn: GatewayConnection, params: unknown): CachedResponse {
-      if (!RequestParams.Check(params)) return invalid(`invalid ${method} params: expected {requestId}`)
+    handle(_conn: GatewayConnection, raw: unknown): CachedResponse {
+      const params = paramsOrEmpty(raw)
+      if (!RequestParams.Check(params)) return badParams(method, RequestParams, params)
       const now = Date.now()
       const r = deps.pending.take(params.requestId, now)
       if (!r) return invalid(`unknown pairing request: ${params.requestId.slice(0, 64)} (answered or expired; the device asks again when it reconnects)`, 'PAIRING_REQUEST_NOT_FOUND')
@@ -44,8 +45,9 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
   return {
     'device.pair.list': {
       scope: SCOPES.pairing,
-      handle(_conn, params) {
-        if (!ListParams.Check(params ?? {})) return invalid('invalid device.pair.list params: expected {}')
+      handle(_conn, raw) {
+        const params = paramsOrEmpty(raw)
+        if (!ListParams.Check(params)) return badParams('device.pair.list', ListParams, params)
         const online = new Set<string>()
         for (const c of deps.connections()) if (c.deviceId) online.add(c.deviceId)
         const paired = deps.paired.list().map((d) => ({
@@ -65,8 +67,9 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
     },
     'device.pair.remove': {
       scope: SCOPES.pairing,
-      handle(conn, params) {
-        if (!RemoveParams.Check(params)) return invalid('invalid device.pair.remove params: expected {deviceId}')
+      handle(conn, raw) {
+        const params = paramsOrEmpty(raw)
+        if (!RemoveParams.Check(params)) return badParams('device.pair.remove', RemoveParams, params)
         const deviceId = params.deviceId.toLowerCase()
         deps.pending.forgetDevice(deviceId)
         if (!deps.paired.remove(deviceId)) return invalid(`device ${deviceId.slice(0, 64)} is not paired`, 'DEVICE_NOT_PAIRED')

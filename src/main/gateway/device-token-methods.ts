@@ -3,6 +3,7 @@
 // token that stops working are closed with 4001, as for a rotated shared secret.
 import Type from 'typebox'
 import { Compile } from 'typebox/compile'
+import { schemaProblem, type Validator } from '../api/dispatch'
 import type { CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import type { PairedDevices } from './paired-devices'
@@ -21,6 +22,16 @@ export const invalid = (message: string, code?: string): CachedResponse => ({
   error: code ? { code: 'INVALID_REQUEST', message, details: { code } } : { code: 'INVALID_REQUEST', message },
 })
 
+/**
+ * Refuses params that fail the method's schema, worded like every other method ("invalid X params:
+ * /deviceId: must be string", "/: unexpected property 'foo'").
+ */
+export const badParams = (method: string, v: Validator, params: unknown): CachedResponse =>
+  invalid(`invalid ${method} params: ${schemaProblem(v, params) ?? 'invalid params'}`)
+
+/** Absent params are {} (as in dispatch); null and other non-objects are refused by the schema. */
+export const paramsOrEmpty = (params: unknown): unknown => (params === undefined ? {} : params)
+
 export interface DeviceTokenDeps {
   paired: PairedDevices
   connections: () => Iterable<GatewayConnection>
@@ -38,8 +49,9 @@ export function deviceTokenMethods(deps: DeviceTokenDeps): Record<string, LocalM
   return {
     'device.token.rotate': {
       scope: SCOPES.pairing,
-      handle(conn, params) {
-        if (!RotateParams.Check(params)) return invalid('invalid device.token.rotate params: expected {deviceId, role, scopes?}')
+      handle(conn, raw) {
+        const params = paramsOrEmpty(raw)
+        if (!RotateParams.Check(params)) return badParams('device.token.rotate', RotateParams, params)
         const deviceId = params.deviceId.toLowerCase()
         const { role } = params
         const current = deps.paired.tokenInfo(deviceId, role)
@@ -70,8 +82,9 @@ export function deviceTokenMethods(deps: DeviceTokenDeps): Record<string, LocalM
     },
     'device.token.revoke': {
       scope: SCOPES.pairing,
-      handle(_conn, params) {
-        if (!RevokeParams.Check(params)) return invalid('invalid device.token.revoke params: expected {deviceId, role}')
+      handle(_conn, raw) {
+        const params = paramsOrEmpty(raw)
+        if (!RevokeParams.Check(params)) return badParams('device.token.revoke', RevokeParams, params)
         const deviceId = params.deviceId.toLowerCase()
         const revoked = deps.paired.revokeToken(deviceId, params.role)
         if (revoked) closeTokenConnections(deps, deviceId, params.role, 'device token revoked')

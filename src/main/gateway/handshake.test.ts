@@ -254,9 +254,29 @@ describe('connect handshake', () => {
     expect(bad.res.error?.message).toMatch(/invalid connect params/)
   })
 
-  it('rejects a non-operator role', async () => {
-    const { res } = await handshake((n, ts) => connectParams(n, ts, { role: 'node' }))
-    expect(res.error?.message).toBe('unauthorized role: node')
+  it('rejects a node without a device identity as OpenClaw does (NOT_PAIRED "device identity required", 1008)', async () => {
+    for (const auth of [{ token: TEST_TOKEN }, undefined, { deviceToken: 'x'.repeat(43) }]) {
+      const { c, res } = await handshake((n, ts) => connectParams(n, ts, { role: 'node', device: undefined, scopes: [], auth }))
+      expect(res.error, JSON.stringify(auth)).toEqual({ code: 'NOT_PAIRED', message: 'device identity required', details: { code: 'DEVICE_IDENTITY_REQUIRED' } })
+      expect(await c.closed).toEqual({ code: 1008, reason: 'device identity required' })
+    }
+    // a wrong shared token stays the token error
+    const wrong = await handshake((n, ts) => connectParams(n, ts, { role: 'node', device: undefined, auth: { token: 'wrong' } }))
+    expect(wrong.res.error).toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'AUTH_TOKEN_MISMATCH' } })
+  })
+
+  it('refuses the node role itself once a node presents a device and its token passes; other roles at once', async () => {
+    const node = (token: string) => (n: string, ts: number) => {
+      const device = createNodeDeviceProof(t.identity, { clientId: client.id, clientMode: client.mode, role: 'node', scopes: [], signedAtMs: ts, token, nonce: n, platform: client.platform })
+      return connectParams(n, ts, { role: 'node', scopes: [], device, auth: { token } })
+    }
+    const { c, res } = await handshake(node(TEST_TOKEN))
+    expect(res.error).toEqual({ code: 'INVALID_REQUEST', message: 'unauthorized role: node', details: { code: 'UNAUTHORIZED_ROLE', role: 'node' } })
+    expect((await c.closed).code).toBe(1008)
+    // not before the token: a wrong one is the token error
+    expect((await handshake(node('wrong'))).res.error?.details).toMatchObject({ code: 'AUTH_TOKEN_MISMATCH' })
+    const worker = await handshake((n, ts) => connectParams(n, ts, { role: 'worker', device: undefined, auth: undefined }))
+    expect(worker.res.error).toMatchObject({ code: 'INVALID_REQUEST', message: 'unauthorized role: worker', details: { code: 'UNAUTHORIZED_ROLE' } })
   })
 
   it('closes an oversized pre-auth frame with 1009', async () => {

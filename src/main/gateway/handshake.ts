@@ -1,5 +1,6 @@
-// The connect handshake (OpenClaw §1.4): protocol range → role → browser origin → shared token →
-// device proof → scopes. Pure decision logic; the server turns a rejection into a `res` + close.
+// The connect handshake (OpenClaw §1.4): protocol range → role (operator; node only after the next steps)
+// → browser origin → shared token → a node's missing device identity, then its role → device proof →
+// scopes. Pure decision logic; the server turns a rejection into a `res` + close.
 import { timingSafeEqual, createHash } from 'node:crypto'
 import { verifyDeviceProof } from './device-auth'
 import { CLOSE, ConnectErrorCodes, MAX_PROTOCOL, MIN_PROTOCOL, type ConnectParams } from './protocol'
@@ -76,6 +77,8 @@ const reject = (
   code: HandshakeRejection['code'] = 'INVALID_REQUEST',
 ): HandshakeRejection => ({ ok: false, closeCode, closeReason: message, code, message, details })
 
+const unauthorizedRole = (role: string) => reject(`unauthorized role: ${role}`, { code: 'UNAUTHORIZED_ROLE', role })
+
 export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | HandshakeRejection {
   const p = input.params
   if (p.maxProtocol < MIN_PROTOCOL || p.minProtocol > MAX_PROTOCOL || p.minProtocol > p.maxProtocol) {
@@ -88,7 +91,9 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
   const protocol = Math.min(p.maxProtocol, MAX_PROTOCOL)
 
   const role = p.role ?? 'operator'
-  if (role !== 'operator') return reject(`unauthorized role: ${role}`, { code: 'UNAUTHORIZED_ROLE', role })
+  // OpenClaw knows operator and node; any other role is refused here. Loopdesk serves no node role either,
+  // but a node is refused only after OpenClaw's missing-identity check (below, after the token).
+  if (role !== 'operator' && role !== 'node') return unauthorizedRole(role)
 
   if (input.origin !== undefined && !input.originAllowed(input.origin)) {
     return reject('origin not allowed', {
@@ -101,6 +106,13 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
   const given = p.auth?.token
   const deviceTokenGiven = p.auth?.deviceToken || undefined
   const sharedOk = given !== undefined && given !== '' && tokensEqual(given, input.token)
+
+  // OpenClaw (connect-policy.ts evaluateMissingDeviceIdentity): a node must present a device identity —
+  // NOT_PAIRED "device identity required", unless a shared token was given and is wrong (that stays the
+  // token error below). A node with an identity is refused its role once its token passed.
+  if (role === 'node' && !p.device && (sharedOk || !given)) {
+    return reject('device identity required', { code: ConnectErrorCodes.DEVICE_IDENTITY_REQUIRED }, CLOSE.policy, 'NOT_PAIRED')
+  }
   // The device signed whichever token it presented (OpenClaw clients sign auth.token, which holds the
   // device token when they reconnect without the shared secret).
   const signedToken = given || deviceTokenGiven || ''
@@ -149,6 +161,8 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
       canRetryWithDeviceToken: false,
     })
   }
+
+  if (role !== 'operator') return unauthorizedRole(role)
 
   const requested = p.scopes ?? []
   const known = (s: string) => (KNOWN_SCOPES as readonly string[]).includes(s)

@@ -10,7 +10,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import type { AgentEvent, AnyEvent, ChatEvent, EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
-import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey } from '../../shared/session-key'
+import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
 import { devicePairMethods } from './device-pair-methods'
@@ -432,7 +432,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         uptimeMs: Math.max(0, now - host.info.startedAt),
         configPath: host.info.configPath,
         stateDir: host.info.stateDir,
-        sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: 'per-sender' },
+        sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },
       // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with auth.deviceToken)

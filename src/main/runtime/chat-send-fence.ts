@@ -19,7 +19,7 @@
 //   routing changed; review and retry" (details.reason `session-routing-changed`).
 import { invalid, type ApiError } from '../api/errors'
 import type { ParamsOf, SessionToolOverrides } from '../../shared/methods'
-import { MAIN_KEY } from '../../shared/session-key'
+import { MAIN_KEY, SESSION_SCOPE } from '../../shared/session-key'
 import type { RuntimeCore } from './handlers-context'
 import { sessionChangedError } from './session-lifecycle'
 import { readTranscript } from './sessions/transcript-cache'
@@ -50,7 +50,7 @@ export function sendFenceOf(p: ParamsOf<'chat.send'>): SendFence | undefined {
 
 /** Loopdesk's session routing contract: every session is per agent, "main" = `agent:<default agent>:main`. */
 export function sessionRoutingContract(core: RuntimeCore): string {
-  return ['per-sender', MAIN_KEY, core.config.current.defaultAgentId].join('|')
+  return [SESSION_SCOPE, MAIN_KEY, core.config.current.defaultAgentId].join('|')
 }
 
 /** Refuses a send whose client resolved session keys under another routing (config-level, not per session). */

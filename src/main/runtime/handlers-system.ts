@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
 import type { ConfigIssue, Prefs, Results } from '../../shared/methods'
-import { MAIN_KEY } from '../../shared/session-key'
+import { MAIN_KEY, SESSION_SCOPE } from '../../shared/session-key'
 import { agentIds, assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { activeProxy, describeProxy } from './net/proxy'
 import { DEFAULT_RING_SIZE } from './events/event-bus'
@@ -130,8 +130,8 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       return {
         defaultId: cfg.defaultAgentId,
         mainKey: MAIN_KEY,
-        // sessions are keyed by agent + session name, never by who sends: one shared (global) scope
-        scope: 'global' as const,
+        // a main session per agent (agent:<id>:main), not OpenClaw's single `global` key: as hello-ok says
+        scope: SESSION_SCOPE,
         agents: cfg.agents.map((a) => ({ id: a.id, workspace: a.workspace, ...(a.model ? { model: { primary: a.model } } : {}) })),
       }
     },

@@ -14,6 +14,7 @@ import type {
 } from '../../../shared/events'
 import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
+import { MAIN_KEY, SESSION_SCOPE } from '../../../shared/session-key'
 import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
 import type {
   ConfigIssue,
@@ -1024,7 +1025,7 @@ export class FakeBridge implements Bridge {
     this.record('agentsList', {})
     // as the runtime resolves it: the configured folder, else the state dir's `workspace`
     const configured = (this.config.agents as { defaults?: { workspace?: string } } | undefined)?.defaults?.workspace
-    return ok({ defaultId: 'main', mainKey: 'agent:main:main', scope: 'global', agents: [{ id: 'main', workspace: configured ?? '~/.loopdesk/workspace' }] })
+    return ok({ defaultId: 'main', mainKey: MAIN_KEY, scope: SESSION_SCOPE, agents: [{ id: 'main', workspace: configured ?? '~/.loopdesk/workspace' }] })
   }
 
   async toolsCatalog(params: Parameters<Bridge['toolsCatalog']>[0]): Promise<Result<Results['tools.catalog']>> {
