@@ -330,3 +330,11 @@ describe('helpers', () => {
     expect(b.truncated).toBe(true)
   })
 })
+
+describe('exec: terminal output', () => {
+  it('binary and terminal control bytes do not reach the model: NULs become a note, colours and progress redraws vanish', async () => {
+    const ctx = makeCtx(sb.ws, allowAll)
+    const r = await run(ctx, 'exec', { command: `head -c 3000 /dev/zero; printf '\\033[32mgreen\\033[0m\\n 10%%\\r100%%\\n'` })
+    expect(textOf(r)).toBe('green\n100%\n[3000 control characters removed (binary output?)]')
+  })
+})

@@ -7,6 +7,7 @@ import { matchesAllowlist } from './allowlist'
 import type { ApprovalOutcome, DetailedApprovals } from './approvals'
 import { commandEnv } from './exec-env'
 import { HeadTailBuffer } from './output-buffer'
+import { terminalText } from './terminal-text'
 import { workspaceRoot } from './paths'
 import { killTree, spawnShell } from './process-tree'
 import { textResult, ToolAbortedError, throwIfAborted } from './result'
@@ -181,7 +182,7 @@ export const execTool = defineTool(
     const output = new HeadTailBuffer(ctx.execMaxOutputChars)
     const update = throttle(() => {
       try {
-        onUpdate?.({ content: [{ type: 'text', text: output.toString() }], details: { running: true, chars: output.totalChars } })
+        onUpdate?.({ content: [{ type: 'text', text: terminalText(output.toString()) }], details: { running: true, chars: output.totalChars } })
       } catch {
         // a failing listener must not break the command
       }
@@ -193,7 +194,7 @@ export const execTool = defineTool(
       update.cancel()
     }
 
-    const text = r.output.toString()
+    const text = terminalText(r.output.toString())
     const shown = text.length ? text : '(no output)'
     const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, truncated: r.output.truncated, cwd }
     if (r.aborted) throw new Error(`exec aborted: the command and its child processes were killed\n\nOutput so far:\n${shown}`)

@@ -22,9 +22,7 @@ describe('sanitizeToolResultForEvent', () => {
       details: { exitCode: 0 },
     })
     const out = sanitizeToolResultForEvent(input) as { content: any[]; details: unknown }
-    expect(out.content[0].text.startsWith('x'.repeat(EVENT_TEXT_MAX_CHARS))).toBe(true)
-    expect(out.content[0].text).toMatch(/…\(truncated 2000 chars\)…$/)
-    expect(out.content[0].text.length).toBeLessThan(EVENT_TEXT_MAX_CHARS + 40)
+    expect(out.content[0].text).toMatch(/^x{2400}\n…\(truncated 2000 chars\)…\nx{5600}$/)
     expect(out.content[1]).toEqual({ type: 'image', mimeType: 'image/png', bytes: 1234, omitted: true })
     expect(out.content[2]).toBe(input.content[2])
     expect(out.details).toEqual({ exitCode: 0 })
@@ -51,19 +49,32 @@ describe('capToolResultForPersist', () => {
     expect(capToolResultForPersist(m)).toBe(m)
   })
 
-  it('caps total text at 40,000 keeping the head and a notice; images kept', () => {
+  it('caps total text at 40,000 keeping its start and (most of) its end, the middle cut with a notice; images kept', () => {
     const img = { type: 'image', data: 'B'.repeat(100_000), mimeType: 'image/png' }
-    const m = msg([{ type: 'text', text: 'h'.repeat(30_000) }, img, { type: 'text', text: 't'.repeat(30_000) }, { type: 'text', text: 'dropped' }])
+    const m = msg([{ type: 'text', text: 'h'.repeat(30_000) }, img, { type: 'text', text: 'm'.repeat(30_000) }, { type: 'text', text: 'the end' }])
     const out = capToolResultForPersist(m) as any
     expect(out).not.toBe(m)
     expect(textLen(out)).toBeLessThanOrEqual(PERSIST_TEXT_MAX_CHARS)
     expect(textLen(out)).toBeGreaterThan(PERSIST_TEXT_MAX_CHARS - 200)
-    expect(out.content[0].text).toBe('h'.repeat(30_000))
+    expect(out.content[0].text).toMatch(/^h{11000,12000}\n\n\[… truncated: \d+ of 60007 characters omitted \(tool output exceeded 40000 characters\)\]$/)
     expect(out.content[1]).toBe(img)
-    expect(out.content[2].text).toMatch(/^t+\n\n\[… truncated: \d+ of 60007 characters omitted/)
-    expect(out.content).toHaveLength(3)
+    expect(out.content[2].text).toMatch(/^m{27000,28000}$/)
+    expect(out.content[3]).toEqual({ type: 'text', text: 'the end' })
     expect(out.toolCallId).toBe('c')
-    expect(m.content[2]).toEqual({ type: 'text', text: 't'.repeat(30_000) })
+    expect(m.content[2]).toEqual({ type: 'text', text: 'm'.repeat(30_000) })
+  })
+
+  it('a long command output keeps its last lines (the error and exit), and drops blocks wholly in the middle', () => {
+    const lines = Array.from({ length: 20_000 }, (_, i) => `line ${i + 1}`).join('\n')
+    const out = capToolResultForPersist(msg([{ type: 'text', text: `Command exited with code 3\n\n${lines}\nERR line` }])) as any
+    const text = out.content[0].text as string
+    expect(text.startsWith('Command exited with code 3\n\nline 1\n')).toBe(true)
+    expect(text.endsWith('line 20000\nERR line')).toBe(true)
+    expect(text).toContain('characters omitted')
+    expect(text.length).toBeLessThanOrEqual(PERSIST_TEXT_MAX_CHARS)
+    const three = capToolResultForPersist(msg([{ type: 'text', text: 'a'.repeat(20_000) }, { type: 'text', text: 'b'.repeat(30_000) }, { type: 'text', text: 'c'.repeat(30_000) }])) as any
+    expect(three.content.map((b: any) => b.text[0])).toEqual(['a', 'c'])
+    expect(three.content[0].text).toContain('characters omitted')
   })
 
   it('ignores non-messages', () => {

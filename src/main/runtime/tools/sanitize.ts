@@ -1,5 +1,6 @@
 // Size limits for tool results: a light copy for events/logs (8,000 chars per text block, image bytes
-// dropped) and a heavier cap for what is persisted in the transcript (40,000 chars of text in total).
+// dropped) and a heavier cap for what is persisted in the transcript (40,000 chars of text in total). Both
+// keep the start and the end of a text and cut its middle.
 export const EVENT_TEXT_MAX_CHARS = 8000
 export const PERSIST_TEXT_MAX_CHARS = 40_000
 /** At least this much of the head survives the persistence cap. */
@@ -7,9 +8,14 @@ export const PERSIST_MIN_KEEP_CHARS = 2000
 
 type Block = Record<string, unknown> & { type?: unknown }
 
+/** Share of a cut text kept from its start; the rest comes from its end, where a command's errors and exit are. */
+const HEAD_SHARE = 0.3
+
 function cutText(text: string): string {
   if (text.length <= EVENT_TEXT_MAX_CHARS) return text
-  return `${text.slice(0, EVENT_TEXT_MAX_CHARS)}\n…(truncated ${text.length - EVENT_TEXT_MAX_CHARS} chars)…`
+  const head = Math.floor(EVENT_TEXT_MAX_CHARS * HEAD_SHARE)
+  const tail = EVENT_TEXT_MAX_CHARS - head
+  return `${text.slice(0, head)}\n…(truncated ${text.length - EVENT_TEXT_MAX_CHARS} chars)…\n${text.slice(text.length - tail)}`
 }
 
 function sanitizeBlock(b: unknown): unknown {
@@ -40,44 +46,45 @@ function notice(omitted: number, total: number): string {
 }
 
 /**
- * Caps the total text of a toolResult message at PERSIST_TEXT_MAX_CHARS (head kept + a notice).
- * Images are kept as they are. Returns the input itself when nothing needs cutting; never mutates it.
+ * Caps the total text of a toolResult message at PERSIST_TEXT_MAX_CHARS: its start and its end are kept (the end
+ * holds most: a command's errors and exit status come last), with a notice where the middle was cut. Text blocks
+ * wholly inside the cut are dropped; images are kept as they are. Returns the input itself when nothing needs
+ * cutting; never mutates it.
  */
 export function capToolResultForPersist<T>(msg: T): T {
   const m = msg as unknown as { content?: unknown }
   if (!m || typeof m !== 'object' || !Array.isArray(m.content)) return msg
   const blocks = m.content as unknown[]
+  const isText = (b: unknown): b is Block & { text: string } => !!b && (b as Block).type === 'text' && typeof (b as Block).text === 'string'
   let total = 0
-  for (const b of blocks) {
-    const blk = b as Block
-    if (blk && blk.type === 'text' && typeof blk.text === 'string') total += blk.text.length
-  }
+  for (const b of blocks) if (isText(b)) total += b.text.length
   if (total <= PERSIST_TEXT_MAX_CHARS) return msg
 
-  // notice(total, total) is the longest notice possible, so kept text + the real notice stays within the cap.
-  let budget = Math.max(PERSIST_MIN_KEEP_CHARS, PERSIST_TEXT_MAX_CHARS - notice(total, total).length)
-  let kept = 0
+  // notice(total, total) is the longest notice possible (+2 for the break after it), so kept text + the real
+  // notice stays within the cap.
+  const budget = Math.max(PERSIST_MIN_KEEP_CHARS, PERSIST_TEXT_MAX_CHARS - notice(total, total).length - 2)
+  const headEnd = Math.floor(budget * HEAD_SHARE)
+  const tailStart = total - (budget - headEnd)
+  const note = notice(tailStart - headEnd, total)
   const out: unknown[] = []
-  let lastText = -1
+  let at = 0 // offset of the current block in the concatenated text
+  let noted = false
   for (const b of blocks) {
-    const blk = b as Block
-    if (blk && blk.type === 'text' && typeof blk.text === 'string') {
-      if (budget <= 0) continue // text blocks past the budget are dropped
-      const text = blk.text.length > budget ? blk.text.slice(0, budget) : blk.text
-      budget -= text.length
-      kept += text.length
-      lastText = out.length
-      out.push({ ...blk, text })
-    } else {
+    if (!isText(b)) {
       out.push(b)
+      continue
     }
-  }
-  const note = notice(total - kept, total)
-  if (lastText >= 0) {
-    const blk = out[lastText] as Block
-    out[lastText] = { ...blk, text: (blk.text as string) + note }
-  } else {
-    out.push({ type: 'text', text: note.trim() })
+    const start = at
+    const end = at + b.text.length
+    at = end
+    const head = start < headEnd ? b.text.slice(0, Math.min(end, headEnd) - start) : ''
+    const tail = end > tailStart ? b.text.slice(Math.max(start, tailStart) - start) : ''
+    // the cut falls in or right after this block: the notice goes there, once
+    const cutHere = !noted && end > headEnd
+    if (!head && !tail && !cutHere) continue
+    if (cutHere) noted = true
+    const text = cutHere ? (head ? head + note : note.trimStart()) + (tail ? '\n\n' + tail : '') : head + tail
+    out.push({ ...b, text })
   }
   return { ...(msg as object), content: out } as T
 }
