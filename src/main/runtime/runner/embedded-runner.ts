@@ -834,6 +834,9 @@ export class EmbeddedRunner {
     } else {
       const data: Record<string, unknown> = { phase: 'end', endedAt, startedAt, stopReason: r.stopReason }
       if (r.reason === 'aborted' || r.reason === 'timeout') data.aborted = true
+      // the model ended without writing anything (no text, no NO_REPLY, nothing sent by the message tool): the
+      // window says so instead of a bare "Done"
+      else if (r.bridge && r.bridge.assistantTexts.length === 0 && r.bridge.messagingSent.length === 0) data.emptyReply = true
       // the streamed assistant text is what the model wrote; a message_sending hook changed what was delivered:
       // chat finals / transports show this instead ("" = everything withheld)
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')

@@ -94,7 +94,11 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
   if (item.stopping && live) parts.push('Stopping…')
   else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
   else if (item.status === 'compacting') parts.push('Compacting…')
-  else if (item.status === 'done') parts.push('Done')
+  else if (item.status === 'done') {
+    parts.push('Done')
+    if (item.notice === 'length') parts.push('Cut off at the model’s output limit')
+    else if (item.notice === 'empty') parts.push('The model sent an empty reply')
+  }
   else if (item.status === 'stopped') parts.push('Stopped')
   else if (item.status === 'error') parts.push(`Error: ${item.error ?? 'the run failed'}`)
   if (duration) parts.push(duration)

@@ -719,3 +719,34 @@ describe('queue collect mode: messages folded into one run', () => {
     expect(collectedTexts('[Queued messages while agent was busy]\n\nno sections')).toBeUndefined()
   })
 })
+
+describe('a finished reply that is not what it seems', () => {
+  const footerOf = (t: Transcript) => t.items.find((i): i is RunItem => i.kind === 'run')!
+  it('cut off at the output limit or empty: the run footer says so, live and after a reload', async () => {
+    const { runStatusText } = await import('../components/Messages')
+    const cut = runEvents('r1')
+    cut.start()
+    cut.say('The list goes on and')
+    cut.end({ stopReason: 'length' })
+    const sent = (id: string) => reduce(emptyTranscript(SK), { type: 'local.send', id, text: 'go', ts: 1 })
+    const live = applyAll(sent('r1'), cut.evs)
+    expect(footerOf(live).notice).toBe('length')
+    expect(runStatusText(footerOf(live))).toMatch(/^Done · Cut off at the model’s output limit · /)
+
+    const empty = runEvents('r2')
+    empty.start()
+    empty.end({ stopReason: 'stop', emptyReply: true })
+    expect(runStatusText(footerOf(applyAll(sent('r2'), empty.evs)))).toMatch(/^Done · The model sent an empty reply/)
+
+    const plain = runEvents('r3')
+    plain.start()
+    plain.say('Fine.')
+    plain.end({ stopReason: 'stop' })
+    expect(footerOf(applyAll(sent('r3'), plain.evs)).notice).toBeUndefined()
+
+    const msgs = historyFor('r4')
+    ;(msgs[msgs.length - 1] as { stopReason?: string }).stopReason = 'length'
+    const reloaded = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(msgs) })
+    expect(footerOf(reloaded).notice).toBe('length')
+  })
+})

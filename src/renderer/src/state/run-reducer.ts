@@ -406,6 +406,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
           {
             status: timedOut ? 'error' : aborted ? 'stopped' : 'done',
             ...(timedOut ? { error: TIMED_OUT } : {}),
+            ...(aborted ? {} : data.stopReason === 'length' ? { notice: 'length' as const } : data.emptyReply ? { notice: 'empty' as const } : {}),
             endedAt: (data.endedAt as number) ?? ev.ts,
             startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
             timed: true,
@@ -757,6 +758,8 @@ interface HistRun {
   status: RunItem['status']
   error?: string
   hasAssistant: boolean
+  /** the last assistant message stopped at the output limit */
+  notice?: 'length'
 }
 
 /**
@@ -818,6 +821,7 @@ function historyItems(
         endedAt: cur.lastTs,
         error: cur.error,
         usage: cur.usage,
+        ...(cur.notice ? { notice: cur.notice } : {}),
       })
     }
     cur = undefined
@@ -901,7 +905,10 @@ function historyItems(
           else if (m.stopReason === 'error' || m.errorMessage) {
             cur.status = 'error'
             cur.error = readableError(m.errorMessage) || 'The model returned an error'
-          } else cur.status = 'done'
+          } else {
+            cur.status = 'done'
+            cur.notice = m.stopReason === 'length' ? 'length' : undefined
+          }
         }
         break
       }

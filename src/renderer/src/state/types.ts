@@ -85,6 +85,8 @@ export interface RunItem extends ItemBase {
   usage?: UsageTotals
   /** startedAt/endedAt come from lifecycle events (not estimated from transcript timestamps) */
   timed?: boolean
+  /** a finished run's reply is not what the user may assume: cut off at the output limit, or empty */
+  notice?: 'length' | 'empty'
 }
 
 export interface CompactionItem extends ItemBase {
