@@ -37,6 +37,28 @@ describe('inspector', () => {
     await user.click(within(panel).getByRole('button', { name: 'Close inspector' }))
     expect(screen.queryByRole('complementary', { name: 'Inspector' })).not.toBeInTheDocument()
   })
+
+  it('"Errors only" shows the failures of every stream — a failed run is a lifecycle event, not an "error" one', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Error/), LONG)
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const events = within(panel).getByRole('list', { name: 'Events' })
+    await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeGreaterThan(2))
+    const all = within(events).getAllByRole('listitem').length
+    const toggle = within(panel).getByRole('button', { name: 'Errors only' })
+    await user.click(toggle)
+    expect(toggle).toHaveAttribute('aria-pressed', 'true')
+    await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeLessThan(all))
+    const rows = within(events).getAllByRole('listitem')
+    expect(rows.map((r) => r.textContent)).toEqual(expect.arrayContaining([expect.stringMatching(/lifecycle/), expect.stringMatching(/chat/)]))
+    for (const r of rows) expect(r.querySelector('.ev-row')).toHaveClass('ev-error')
+    expect(within(panel).getByRole('button', { name: 'lifecycle' })).toBeDisabled()
+    await user.click(toggle)
+    await waitFor(() => expect(within(events).getAllByRole('listitem')).toHaveLength(all))
+  })
 })
 
 describe('run timeline', () => {

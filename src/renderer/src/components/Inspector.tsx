@@ -5,7 +5,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useMemo, useRef } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
-import { EVENTS_PER_SESSION, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
+import { EVENTS_PER_SESSION, isErrorEvent, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
 import { eventSummary as summary } from '../state/event-summary'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
@@ -17,7 +17,7 @@ const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boo
   const json = open ? JSON.stringify(e.event, null, 2) : ''
   const seq = e.event.event === 'agent' ? e.event.payload.seq : e.event.event === 'chat' ? e.event.payload.seq : undefined
   return (
-    <div className={`ev-row ${open ? 'open' : ''}`}>
+    <div className={`ev-row ${open ? 'open' : ''}${isErrorEvent(e) ? ' ev-error' : ''}`}>
       <button type="button" className="ev-head" aria-expanded={open} onClick={onToggle}>
         <IconChevron className="chev" />
         <span className="ev-time">{clockTime(e.receivedAt)}</span>
@@ -80,6 +80,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
   const version = useAppStore('inspector', (s) => s.version)
   const hidden = useAppStore('inspector', (s) => s.hiddenStreams)
   const runFilter = useAppStore('inspector', (s) => s.runFilter)
+  const errorsOnly = useAppStore('inspector', (s) => !!s.errorsOnly)
   const expanded = useAppStore('ui', (s) => s.expanded)
   const { stores } = controller
 
@@ -88,8 +89,11 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
   const all = useMemo(() => controller.log.list(sessionKey), [controller, sessionKey, version])
   const runIds = useMemo(() => [...new Set(all.map((e) => e.runId).filter(Boolean) as string[])].reverse(), [all])
   const rows = useMemo(
-    () => all.filter((e) => !hidden.includes(e.stream) && (!runFilter || e.runId === runFilter)).reverse(),
-    [all, hidden, runFilter],
+    () =>
+      all
+        .filter((e) => (errorsOnly ? isErrorEvent(e) : !hidden.includes(e.stream)) && (!runFilter || e.runId === runFilter))
+        .reverse(),
+    [all, hidden, runFilter, errorsOnly],
   )
   const timeline = useMemo(() => {
     const list = timelines(all, controller.acceptedTimes())
@@ -125,6 +129,15 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
         </button>
       </header>
       <div className="inspector-filters">
+        <button
+          type="button"
+          className="chip chip-errors"
+          aria-pressed={errorsOnly}
+          title="Only the events that report a failure, in any stream"
+          onClick={() => stores.inspector.setState({ errorsOnly: !errorsOnly })}
+        >
+          Errors only
+        </button>
         <div className="chips" role="group" aria-label="Filter by stream">
           {STREAMS.map((s) => (
             <button
@@ -132,6 +145,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
               type="button"
               className={`chip s-${s}`}
               aria-pressed={!hidden.includes(s)}
+              disabled={errorsOnly}
               onClick={() => toggleStream(s)}
             >
               {s}

@@ -44,6 +44,21 @@ export function streamOf(ev: AnyEvent): string {
   return ev.event
 }
 
+/**
+ * An event that reports something going wrong, whatever its stream: a run's lifecycle error, an agent `error`
+ * event (e.g. a seq gap), a tool result that failed, a chat error.
+ */
+export function isErrorEvent(e: LoggedEvent): boolean {
+  const ev = e.event
+  if (ev.event === 'chat') return ev.payload.state === 'error'
+  if (ev.event !== 'agent') return false
+  const d = ev.payload.data as { phase?: unknown; isError?: unknown }
+  if (ev.payload.stream === 'error') return true
+  if (ev.payload.stream === 'lifecycle') return d.phase === 'error'
+  if (ev.payload.stream === 'tool') return d.phase === 'result' && d.isError === true
+  return false
+}
+
 /** Cumulative text longer than this is elided in the log: keeping every snapshot of a long reply
  * would make the ring hold gigabytes (one copy per delta). */
 export const MAX_LOGGED_TEXT = 2_000

@@ -52,6 +52,8 @@ export interface InspectorState {
   open: boolean
   /** streams hidden by the filter */
   hiddenStreams: string[]
+  /** show only the events that report a failure (isErrorEvent), whatever their stream */
+  errorsOnly?: boolean
   runFilter?: string
   /** bumped when the event ring changed (only while open) */
   version: number
