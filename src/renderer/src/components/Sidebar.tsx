@@ -6,6 +6,7 @@ import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
+import { approvalsOf } from '../state/stores'
 import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
@@ -13,16 +14,18 @@ import { ConfirmDialog } from './Dialog'
 import { sessionTitle } from '../../../shared/session-title'
 import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
-export type SessionState = 'idle' | 'running' | 'error'
+export type SessionState = 'idle' | 'running' | 'approval' | 'error'
 
-export function sessionState(row: SessionRow): SessionState {
+/** `approvals`: how many exec approvals of the session wait for an answer (the run waits on them). */
+export function sessionState(row: SessionRow, approvals = 0): SessionState {
+  if (approvals > 0) return 'approval'
   if (row.status === 'running') return 'running'
   // an interrupted run (the app stopped mid-run) is reported as failed (+ interrupted), like a failure
   if (row.status === 'failed' || row.status === 'timeout') return 'error'
   return 'idle'
 }
 
-const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', error: 'Error' }
+export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', approval: 'Needs approval', error: 'Error' }
 
 /** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
 const archivable = (key: string) => !['main', 'global'].includes(parseSessionKey(key)?.rest ?? '')
@@ -135,7 +138,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const [editing, setEditing] = useState(false)
   const menuRef = useRef<HTMLDivElement>(null)
   const title = sessionTitle(row)
-  const state = sessionState(row)
+  const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
+  const state = sessionState(row, approvals)
 
   useEffect(() => {
     if (!menu) return

@@ -50,6 +50,8 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const controller = useController()
   const open = useAppStore('ui', (s) => !!s.expanded[item.key])
   const running = item.status === 'running'
+  // the call is blocked on the user, not running: no spinner, and the clock shows how long it has waited
+  const waiting = running && !!item.approval && !item.approval.decision
   const now = useNow(running)
   const end = item.endedAt ?? (running ? now : undefined)
   const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
@@ -63,9 +65,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         <span className="tool-name">{item.name}</span>
         {summary && <span className="tool-summary">{summary}</span>}
         <span className="tool-right">
-          <span className={`badge badge-${item.status}`}>
-            {running && <span className="spinner" aria-hidden="true" />}
-            {STATUS_LABEL[item.status]}
+          <span className={`badge badge-${waiting ? 'approval' : item.status}`}>
+            {running && !waiting && <span className="spinner" aria-hidden="true" />}
+            {waiting ? 'Waiting for approval' : STATUS_LABEL[item.status]}
           </span>
           {duration && <span className="tool-duration">{duration}</span>}
         </span>
