@@ -1,8 +1,14 @@
 // Exec approvals seen from outside their conversation: the sidebar row, the window title, the tool card.
-import { act, screen, waitFor, within } from '@testing-library/react'
+import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
+import { AppContext } from '../app-context'
+import { FakeBridge } from '../bridge/fake-bridge'
+import { Controller } from '../state/controller'
+import { createAppStores } from '../state/stores'
+import type { ToolItem } from '../state/types'
 import { LONG, renderApp } from '../test-utils'
+import { ToolCard } from './ToolCard'
 
 beforeEach(() => {
   localStorage.clear()
@@ -54,5 +60,104 @@ describe('a pending exec approval', () => {
     act(() => bridge.inject({ event: 'exec.approval.resolved', payload: { id: 'ap-x', runId: 'run-x', sessionKey: 'agent:main:taxes', decision: 'deny', resolvedBy: 'timeout', ts: Date.now() } }))
     await waitFor(() => expect(row('Tax questions')).not.toHaveTextContent('Needs approval'))
     expect(document.title).toBe('Loopdesk')
+  })
+})
+
+const text = (t: string) => ({ content: [{ type: 'text', text: t }] })
+const call = (over: Partial<ToolItem>): ToolItem => ({
+  kind: 'tool',
+  key: 'tool:c1',
+  runId: 'r1',
+  ts: 1,
+  toolCallId: 'c1',
+  name: 'exec',
+  args: { command: 'rm -rf build' },
+  status: 'failed',
+  startedAt: 1000,
+  endedAt: 1200,
+  ...over,
+})
+
+function card(item: ToolItem) {
+  const stores = createAppStores()
+  const controller = new Controller(new FakeBridge(), stores)
+  const { unmount } = render(
+    <AppContext.Provider value={{ controller, stores }}>
+      <ToolCard item={item} />
+    </AppContext.Provider>,
+  )
+  const el = screen.getByRole('group', { name: 'Tool exec' })
+  return { badge: el.querySelector('.badge')!.textContent, text: el.textContent ?? '', unmount }
+}
+
+describe('the tool card tells a command that did not run from one that failed', () => {
+  it('from the runtime\'s result text (what a reloaded transcript has)', () => {
+    const cases: Array<[string, string]> = [
+      ['exec denied by user: the command was not run', 'Denied'],
+      ['exec approval timed out: nobody approved the command, so it was not run', 'Approval timed out'],
+      ['exec aborted', 'Stopped'],
+      ['exec aborted: the command and its child processes were killed\n\nOutput so far:\nx', 'Stopped'],
+      ['Operation aborted', 'Stopped'],
+      ['Command exited with code 1\n\nerror: no such file', 'Failed'],
+      ['exec timed out after 30s: the command and its child processes were killed', 'Failed'],
+    ]
+    for (const [result, label] of cases) {
+      const c = card(call({ result: text(result) }))
+      expect(c.badge, result).toBe(label)
+      c.unmount()
+    }
+    const denied = card(call({ result: text('exec denied by user: the command was not run') }))
+    expect(denied.text).toContain('Denied — the command was not run')
+    denied.unmount()
+    const late = card(call({ result: text('exec approval timed out: nobody approved the command, so it was not run') }))
+    expect(late.text).toContain('Nobody answered the approval in time — the command was not run')
+    late.unmount()
+  })
+
+  it('from the approval\'s answer, and keeps who decided once the approval card is gone', () => {
+    const cases: Array<[Partial<ToolItem>, string, string | undefined]> = [
+      [{ status: 'done', result: text('removed'), approval: { decision: 'allow-once', resolvedBy: 'user' } }, 'Done', 'Approved once'],
+      [{ status: 'done', result: text('removed'), approval: { decision: 'allow-always', resolvedBy: 'user' } }, 'Done', 'Always allowed'],
+      [{ status: 'failed', result: text('Command exited with code 2'), approval: { decision: 'allow-once', resolvedBy: 'user' } }, 'Failed', 'Approved once'],
+      [{ result: text('some other wording'), approval: { decision: 'deny', resolvedBy: 'user' } }, 'Denied', 'Denied'],
+      [{ result: text('some other wording'), approval: { decision: 'deny', resolvedBy: 'timeout' } }, 'Approval timed out', 'Nobody answered'],
+      [{ result: text('exec aborted'), approval: { decision: 'deny', resolvedBy: 'abort' } }, 'Stopped', 'stopped while the approval waited'],
+      [{ status: 'done', result: text('ok') }, 'Done', undefined],
+    ]
+    for (const [over, label, record] of cases) {
+      const c = card(call(over))
+      expect(c.badge).toBe(label)
+      if (record) expect(c.text).toContain(record)
+      else expect(c.text).not.toMatch(/Approved|allowed|Denied|answered/)
+      c.unmount()
+    }
+  })
+
+  it('end to end: Deny shows "Denied" (not "Failed"), Approve "Approved once" — still after the transcript is reloaded', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { controller } = await renderApp({ seed })
+    const tool = () => screen.getByRole('group', { name: 'Tool exec' })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
+    let approval = await screen.findByRole('group', { name: 'Approval required' }, LONG)
+    await user.click(within(approval).getByRole('button', { name: 'Deny' }))
+    await waitFor(() => expect(tool().querySelector('.badge')).toHaveTextContent(/^Denied$/), LONG)
+    expect(tool()).toHaveTextContent('Denied — the command was not run')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await act(() => controller.loadTranscript('agent:main:main'))
+    expect(screen.queryByRole('group', { name: 'Approval required' })).toBeNull()
+    expect(tool().querySelector('.badge')).toHaveTextContent(/^Denied$/)
+
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve it again{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('group', { name: 'Approval required' })).toHaveLength(1), LONG)
+    approval = screen.getByRole('group', { name: 'Approval required' })
+    await user.click(within(approval).getByRole('button', { name: 'Approve' }))
+    const last = () => screen.getAllByRole('group', { name: 'Tool exec' }).at(-1)!
+    await waitFor(() => expect(last()).toHaveTextContent('Done'), LONG)
+    expect(last()).toHaveTextContent('Approved once')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await act(() => controller.loadTranscript('agent:main:main'))
+    expect(screen.queryByRole('group', { name: 'Approval required' })).toBeNull()
+    expect(last()).toHaveTextContent('Approved once')
+    expect(screen.getAllByRole('group', { name: 'Tool exec' })[0].querySelector('.badge')).toHaveTextContent(/^Denied$/)
   })
 })
