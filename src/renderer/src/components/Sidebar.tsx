@@ -137,6 +137,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
   const menuRef = useRef<HTMLDivElement>(null)
+  const moreRef = useRef<HTMLButtonElement>(null)
   const title = sessionTitle(row)
   const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
   const state = sessionState(row, approvals)
@@ -176,7 +177,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
         >
           <span className={`status-dot ${state}`} aria-hidden="true" />
           <span className="session-text">
-            <span className="session-title">
+            {/* the full name where the row cuts it off */}
+            <span className="session-title" title={title}>
               {row.pinned && (
                 <span className="session-flag" role="img" aria-label="Pinned" title="Pinned">
                   <IconPin width={12} height={12} />
@@ -215,6 +217,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
       )}
       <div className="session-actions" ref={menuRef}>
         <button
+          ref={moreRef}
           type="button"
           className="btn btn-ghost btn-icon"
           aria-label={`Actions for ${title}`}
@@ -232,7 +235,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             onKeyDown={(e) => {
               const items = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
               const i = items.indexOf(document.activeElement as HTMLElement)
-              if (e.key === 'Escape') setMenu(false)
+              if (e.key === 'Escape') {
+                // the focused item is about to unmount: focus would fall to <body>
+                setMenu(false)
+                moreRef.current?.focus()
+              }
               else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
               else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
               else return
