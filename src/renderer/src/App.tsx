@@ -11,7 +11,8 @@ import { Inspector } from './components/Inspector'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
-import { sessionState, Sidebar } from './components/Sidebar'
+import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
+import { approvalsOf, approvalsTotal } from './state/stores'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
@@ -30,7 +31,8 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
   const controller = useController()
   const row = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey))
   const inspectorOpen = useAppStore('inspector', (s) => s.open)
-  const state = row ? sessionState(row) : 'idle'
+  const approvals = useAppStore('sessions', (s) => (sessionKey ? approvalsOf(s, sessionKey) : 0))
+  const state = row ? sessionState(row, approvals) : 'idle'
   return (
     <header className="chat-header">
       {/* only shown where the sidebar is collapsed (styles.css) */}
@@ -51,7 +53,7 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
           <span className="muted small">
             {row.model ? `${row.model} · ` : ''}
             {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
-            <span className={`session-state ${state}`}>{state === 'running' ? 'Running' : state === 'error' ? 'Error' : 'Idle'}</span>
+            <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
           </span>
         )}
       </div>
@@ -67,6 +69,17 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
   )
 }
 
+export const APP_TITLE = 'Loopdesk'
+
+/** The window (tab) title says when approvals wait, whichever session is open: the run waits, then is denied. */
+function useApprovalTitle() {
+  const pending = useAppStore('sessions', approvalsTotal)
+  useEffect(() => {
+    document.title = pending > 0 ? `(${pending}) Approval needed — ${APP_TITLE}` : APP_TITLE
+  }, [pending])
+  useEffect(() => () => void (document.title = APP_TITLE), [])
+}
+
 export function App() {
   const controller = useController()
   const selectedKey = useAppStore('sessions', (s) => s.selectedKey)
@@ -77,6 +90,7 @@ export function App() {
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
   useTheme()
+  useApprovalTitle()
   // the sidebar as an overlay (narrow windows only; wider ones always show it and ignore this)
   // Remembers the session it was opened over: picking or creating another one (what it was opened
   // for) closes it.

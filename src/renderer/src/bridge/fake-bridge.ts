@@ -600,7 +600,8 @@ export class FakeBridge implements Bridge {
     if (step.approval) {
       const decision = await this.requestApproval(run, toolCallId, String((step.args as { command?: string })?.command ?? step.name))
       if (decision === 'deny') {
-        result = { content: [{ type: 'text', text: 'Command denied by the user.' }] }
+        // the runtime's texts (tools/exec.ts), which the tool card reads
+        result = { content: [{ type: 'text', text: 'exec denied by user: the command was not run' }] }
         isError = true
       }
     }
@@ -610,7 +611,7 @@ export class FakeBridge implements Bridge {
       await this.sleep(dur)
     }
     if (run.aborted) {
-      result = { content: [{ type: 'text', text: 'Aborted.' }] }
+      result = { content: [{ type: 'text', text: `${step.name} aborted` }] }
       isError = true
     }
     this.agentEvent(run, 'tool', { phase: 'result', name: step.name, toolCallId, result, isError })

@@ -101,7 +101,7 @@ describe('approval card', () => {
     await renderApp()
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
     const card = await screen.findByRole('group', { name: 'Approval required' }, LONG)
-    expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Running…')
+    expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Waiting for approval')
     await user.click(within(card).getByRole('button', { name: 'Approve' }))
     await waitFor(() => expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Done'), LONG)
     expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Approved')

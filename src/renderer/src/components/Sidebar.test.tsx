@@ -365,6 +365,34 @@ describe('pin and archive', () => {
   })
 })
 
+describe('keyboard and long names', () => {
+  it('Escape in a session\'s actions menu closes it and puts focus back on its "…" button', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const more = within(nav).getByRole('button', { name: 'Actions for Tax questions' })
+    await user.click(more)
+    const menu = screen.getByRole('menu', { name: 'Actions for Tax questions' })
+    expect(within(menu).getByRole('menuitem', { name: 'Rename' })).toHaveFocus()
+    await user.keyboard('{ArrowDown}{Escape}')
+    expect(screen.queryByRole('menu')).toBeNull()
+    expect(more).toHaveFocus()
+    expect(more).toHaveAttribute('aria-expanded', 'false')
+    // and from the keyboard again: Enter opens it, Escape comes back
+    await user.keyboard('{Enter}')
+    expect(screen.getByRole('menu', { name: 'Actions for Tax questions' })).toBeInTheDocument()
+    await user.keyboard('{Escape}')
+    expect(more).toHaveFocus()
+  })
+
+  it('a session name the row cuts off has its full text as a tooltip', async () => {
+    const long = 'A very long session name about quarterly tax planning for the household and the small business'
+    await renderApp({ seed: [{ key: 'agent:main:main', label: long, messages: 1 }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    expect(within(nav).getByText(long)).toHaveAttribute('title', long)
+  })
+})
+
 describe('session titles', () => {
   it('an unlabelled session is named after its first message at once, and still after a reload (derived title)', async () => {
     const user = userEvent.setup({ delay: null })

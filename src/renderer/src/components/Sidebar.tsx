@@ -6,6 +6,7 @@ import type { SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
+import { approvalsOf } from '../state/stores'
 import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
@@ -13,16 +14,18 @@ import { ConfirmDialog } from './Dialog'
 import { sessionTitle } from '../../../shared/session-title'
 import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 
-export type SessionState = 'idle' | 'running' | 'error'
+export type SessionState = 'idle' | 'running' | 'approval' | 'error'
 
-export function sessionState(row: SessionRow): SessionState {
+/** `approvals`: how many exec approvals of the session wait for an answer (the run waits on them). */
+export function sessionState(row: SessionRow, approvals = 0): SessionState {
+  if (approvals > 0) return 'approval'
   if (row.status === 'running') return 'running'
   // an interrupted run (the app stopped mid-run) is reported as failed (+ interrupted), like a failure
   if (row.status === 'failed' || row.status === 'timeout') return 'error'
   return 'idle'
 }
 
-const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', error: 'Error' }
+export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', approval: 'Needs approval', error: 'Error' }
 
 /** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
 const archivable = (key: string) => !['main', 'global'].includes(parseSessionKey(key)?.rest ?? '')
@@ -134,8 +137,10 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
   const menuRef = useRef<HTMLDivElement>(null)
+  const moreRef = useRef<HTMLButtonElement>(null)
   const title = sessionTitle(row)
-  const state = sessionState(row)
+  const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
+  const state = sessionState(row, approvals)
 
   useEffect(() => {
     if (!menu) return
@@ -172,7 +177,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
         >
           <span className={`status-dot ${state}`} aria-hidden="true" />
           <span className="session-text">
-            <span className="session-title">
+            {/* the full name where the row cuts it off */}
+            <span className="session-title" title={title}>
               {row.pinned && (
                 <span className="session-flag" role="img" aria-label="Pinned" title="Pinned">
                   <IconPin width={12} height={12} />
@@ -211,6 +217,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
       )}
       <div className="session-actions" ref={menuRef}>
         <button
+          ref={moreRef}
           type="button"
           className="btn btn-ghost btn-icon"
           aria-label={`Actions for ${title}`}
@@ -228,7 +235,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             onKeyDown={(e) => {
               const items = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
               const i = items.indexOf(document.activeElement as HTMLElement)
-              if (e.key === 'Escape') setMenu(false)
+              if (e.key === 'Escape') {
+                // the focused item is about to unmount: focus would fall to <body>
+                setMenu(false)
+                moreRef.current?.focus()
+              }
               else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
               else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
               else return

@@ -6,7 +6,7 @@ import { formatDuration, formatInt } from '../lib/format'
 import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../../../shared/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
-import { IconChevron, IconTool } from './icons'
+import { IconChevron, IconShield, IconTool } from './icons'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
   running: 'Running…',
@@ -15,6 +15,33 @@ const STATUS_LABEL: Record<ToolItem['status'], string> = {
   interrupted: 'Interrupted',
   // history is paged: the result is in messages not loaded yet
   unknown: 'Result not loaded',
+}
+
+/** Why a call failed without running, from the approval's answer or else the runtime's result text (tools/exec.ts). */
+type NotRun = 'denied' | 'approval-timeout' | 'stopped'
+const NOT_RUN_LABEL: Record<NotRun, string> = { denied: 'Denied', 'approval-timeout': 'Approval timed out', stopped: 'Stopped' }
+
+export function notRunReason(item: ToolItem): NotRun | undefined {
+  if (item.status !== 'failed') return undefined
+  const a = item.approval
+  if (a?.decision === 'deny') return a.resolvedBy === 'timeout' ? 'approval-timeout' : a.resolvedBy === 'abort' ? 'stopped' : 'denied'
+  const text = item.result !== undefined ? resultText(item.result).trimStart() : ''
+  if (/^exec denied by user\b/.test(text)) return 'denied'
+  if (/^exec approval timed out\b/.test(text)) return 'approval-timeout'
+  // ToolAbortedError ("<tool> aborted") and pi's own "Operation aborted": the run was stopped
+  if (/^(Operation aborted|[\w.-]+ aborted)\b/.test(text)) return 'stopped'
+  return undefined
+}
+
+/** The line a call that asked for approval keeps once answered: who decided what. */
+function approvalRecord(item: ToolItem, reason: NotRun | undefined): string | undefined {
+  const a = item.approval
+  if (a?.decision === 'allow-once') return 'Approved once'
+  if (a?.decision === 'allow-always') return 'Always allowed (this command, in this session)'
+  if (reason === 'denied') return 'Denied — the command was not run'
+  if (reason === 'approval-timeout') return 'Nobody answered the approval in time — the command was not run'
+  if (a?.decision === 'deny' && reason === 'stopped') return 'The run was stopped while the approval waited'
+  return undefined
 }
 
 function useNow(active: boolean, everyMs = 500) {
@@ -50,31 +77,42 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
   const controller = useController()
   const open = useAppStore('ui', (s) => !!s.expanded[item.key])
   const running = item.status === 'running'
+  // the call is blocked on the user, not running: no spinner, and the clock shows how long it has waited
+  const waiting = running && !!item.approval && !item.approval.decision
+  const reason = notRunReason(item)
+  const record = approvalRecord(item, reason)
+  const tone = waiting ? 'approval' : reason === 'denied' ? 'denied' : reason ? 'not-run' : item.status
   const now = useNow(running)
   const end = item.endedAt ?? (running ? now : undefined)
   const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
   const summary = argsSummary(item.args)
   const result = item.result !== undefined ? resultText(item.result) : item.partial !== undefined ? resultText(item.partial) : ''
   return (
-    <div role="group" aria-label={`Tool ${item.name}`} className={`tool-card tool-${item.status}`}>
+    <div role="group" aria-label={`Tool ${item.name}`} className={`tool-card tool-${tone}`}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => controller.toggleExpanded(item.key)}>
         <IconChevron className="chev" />
         <IconTool className="tool-icon" />
         <span className="tool-name">{item.name}</span>
         {summary && <span className="tool-summary">{summary}</span>}
         <span className="tool-right">
-          <span className={`badge badge-${item.status}`}>
-            {running && <span className="spinner" aria-hidden="true" />}
-            {STATUS_LABEL[item.status]}
+          <span className={`badge badge-${tone}`}>
+            {running && !waiting && <span className="spinner" aria-hidden="true" />}
+            {waiting ? 'Waiting for approval' : reason ? NOT_RUN_LABEL[reason] : STATUS_LABEL[item.status]}
           </span>
           {duration && <span className="tool-duration">{duration}</span>}
         </span>
       </button>
+      {record && (
+        <p className={`tool-approval ${reason === 'denied' ? 'denied' : ''}`}>
+          <IconShield width={12} height={12} aria-hidden="true" />
+          {record}
+        </p>
+      )}
       {open && (
         <div className="tool-body">
           <Section title="Arguments" text={prettyJson(item.args)} />
           {(item.result !== undefined || item.partial !== undefined) && (
-            <Section title={item.result !== undefined ? (item.status === 'failed' ? 'Error' : 'Result') : 'Output so far'} text={result} />
+            <Section title={item.result !== undefined ? (item.status === 'failed' && !reason ? 'Error' : 'Result') : 'Output so far'} text={result} />
           )}
           {item.meta && <p className="tool-meta">{item.meta}</p>}
         </div>

@@ -68,6 +68,9 @@ export class Controller {
   private refetchTimers = new Map<string, ReturnType<typeof setTimeout>>()
   private gapTimers = new Map<string, ReturnType<typeof setTimeout>>()
   private stopTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  private approvalTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  /** approvals already answered: a history load that read them as pending must not bring them back */
+  private answeredApprovals = new Set<string>()
   private searchTimer?: ReturnType<typeof setTimeout>
   private searchSeq = 0
   private disposed = false
@@ -132,7 +135,7 @@ export class Controller {
   dispose() {
     this.disposed = true
     this.unsubscribe?.()
-    for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values()]) clearTimeout(t)
+    for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values(), ...this.approvalTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
     clearTimeout(this.titleTimer)
     this.cancelSaveRetries()
@@ -219,9 +222,11 @@ export class Controller {
         if (sessionKey) this.enqueue(sessionKey, { type: 'chat', event: ev.payload })
         break
       case 'exec.approval.requested':
+        if (sessionKey) this.setApprovalPending(sessionKey, ev.payload.id, ev.payload.expiresAt)
         if (sessionKey) this.enqueue(sessionKey, { type: 'approval.requested', request: ev.payload })
         break
       case 'exec.approval.resolved':
+        if (sessionKey) this.setApprovalPending(sessionKey, ev.payload.id, undefined)
         if (sessionKey) this.enqueue(sessionKey, { type: 'approval.resolved', resolved: ev.payload })
         break
       case 'queue.changed':
@@ -235,6 +240,42 @@ export class Controller {
         return
     }
     if (this.stores.inspector.getState().open) this.scheduleFlush()
+  }
+
+  /**
+   * The approvals waiting for an answer in every session, open or not (the sidebar's "Needs approval", the
+   * window title): `expiresAt` adds one, undefined removes it.
+   */
+  private setApprovalPending(sessionKey: string, id: string, expiresAt: number | undefined) {
+    clearTimeout(this.approvalTimers.get(id))
+    this.approvalTimers.delete(id)
+    const all = this.stores.sessions.getState().pendingApprovals
+    const mine = { ...all[sessionKey] }
+    if (expiresAt === undefined) {
+      this.answeredApprovals.add(id)
+      if (!(id in mine)) return
+      delete mine[id]
+    } else {
+      if (this.answeredApprovals.has(id) || this.disposed) return
+      mine[id] = expiresAt
+      // The runtime denies it at expiresAt; should its resolved event be missed (a reconnect), drop it then.
+      // At least a few seconds: the runtime's clock may run ahead of ours.
+      const left = Math.max(expiresAt - Date.now(), 5000) + 1000
+      this.approvalTimers.set(
+        id,
+        setTimeout(() => this.setApprovalPending(sessionKey, id, undefined), left),
+      )
+    }
+    const next = { ...all }
+    if (Object.keys(mine).length) next[sessionKey] = mine
+    else delete next[sessionKey]
+    this.stores.sessions.setState({ pendingApprovals: next })
+  }
+
+  /** A history load read the session's pending approvals (asked before this window connected, or while it was away). */
+  private syncApprovals(sessionKey: string, pending: readonly { id: string; expiresAt: number }[]) {
+    // only adds: one requested after the read was taken is not in it (missed answers expire)
+    for (const r of pending) if (!this.stores.sessions.getState().pendingApprovals[sessionKey]?.[r.id]) this.setApprovalPending(sessionKey, r.id, r.expiresAt)
   }
 
   private enqueue(sessionKey: string, action: Action) {
@@ -310,6 +351,7 @@ export class Controller {
     if (p.reason === 'delete') {
       this.deletedAt.set(p.sessionKey, p.ts)
       this.stores.sessions.setState({ rows: s.rows.filter((r) => r.key !== p.sessionKey) })
+      for (const id of Object.keys(s.pendingApprovals[p.sessionKey] ?? {})) this.setApprovalPending(p.sessionKey, id, undefined)
       this.dropTranscript(p.sessionKey)
       this.dropAttachments(p.sessionKey, this.stores.composer.getState().attachments[p.sessionKey] ?? [])
       if (s.selectedKey === p.sessionKey) {
@@ -473,6 +515,7 @@ export class Controller {
         this.bridge.recentEvents({ sessionKey, limit: 5000 }),
       ])
       for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
+      if (recent.ok) this.syncApprovals(sessionKey, recent.data.approvals ?? [])
       // A window opened (or reloaded) after the session's runs: the Inspector shows the agent events the
       // runtime still holds for it instead of nothing (live ones are recorded as they come)
       if (recent.ok && this.log.size(sessionKey) === 0) {
@@ -943,7 +986,10 @@ export class Controller {
 
   async resolveApproval(sessionKey: string, id: string, decision: ApprovalDecision): Promise<void> {
     const r = await this.call(this.bridge.approvalResolve({ id, decision }), 'Could not answer the approval')
-    if (r) this.dispatch(sessionKey, [{ type: 'local.approvalDecided', id, decision }])
+    if (r) {
+      this.setApprovalPending(sessionKey, id, undefined)
+      this.dispatch(sessionKey, [{ type: 'local.approvalDecided', id, decision }])
+    }
   }
 
   // ------------------------------------------------------------------------------ inspector & settings

@@ -392,6 +392,25 @@ describe('approvals', () => {
     t = reduce(t, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'user', ts: 3 } })
     expect(view(t)[1]).toBe('approval:rm -rf build:deny')
   })
+
+  it('the tool card knows its approval: waiting, then the answer — also when the request came before the call', () => {
+    const r = runEvents('r1')
+    const request = { id: 'ap1', runId: 'r1', sessionKey: SK, toolCallId: 'c1', command: 'rm -rf build', cwd: '/w', createdAt: 1, expiresAt: 2 }
+    const tool = (t: Transcript) => t.items.find((i): i is ToolItem => i.kind === 'tool')!
+    let t = applyAll(emptyTranscript(SK), [r.start(), r.tool('c1', 'exec', { command: 'rm -rf build' })])
+    t = reduce(t, { type: 'approval.requested', request })
+    expect(tool(t).approval).toEqual({})
+    t = reduce(t, { type: 'local.approvalDecided', id: 'ap1', decision: 'allow-always' })
+    expect(tool(t).approval).toEqual({ decision: 'allow-always', resolvedBy: 'user' })
+
+    const r2 = runEvents('r1')
+    let early = applyAll(emptyTranscript(SK), [r2.start()])
+    early = reduce(early, { type: 'approval.requested', request })
+    early = applyAll(early, [r2.tool('c1', 'exec', { command: 'rm -rf build' })])
+    expect(tool(early).approval).toEqual({ decision: undefined, resolvedBy: undefined })
+    early = reduce(early, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'timeout', ts: 3 } })
+    expect(tool(early).approval).toEqual({ decision: 'deny', resolvedBy: 'timeout' })
+  })
 })
 
 // ----------------------------------------------------------------------------------- history + live

@@ -27,10 +27,12 @@ import {
   segKey,
   toolKey,
   userKey,
+  type ApprovalItem,
   type AssistantItem,
   type Item,
   type RunItem,
   type RunTrack,
+  type ToolApproval,
   type ToolItem,
   type ToolOutcome,
   type Transcript,
@@ -375,6 +377,9 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
       startedAt: ev.ts,
       timed: phase === 'start',
     }
+    // the approval request can arrive before the call's own events (a different event stream)
+    const asked = d.items.find((it): it is ApprovalItem => it.kind === 'approval' && it.request.toolCallId === toolCallId)
+    if (asked) item.approval = { decision: asked.decision, resolvedBy: asked.resolvedBy }
     d.insertInRun(t.runId, item)
   }
   if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name, startedAt: ev.ts, timed: true })
@@ -589,11 +594,29 @@ function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
   if (d.find(key) >= 0) return
   const item: Item = { kind: 'approval', key, runId: req.runId, ts: req.createdAt, request: req }
   const toolAt = req.toolCallId ? d.find(toolKey(req.toolCallId)) : -1
+  if (toolAt >= 0 && !(d.items[toolAt] as ToolItem).approval?.decision) d.patch<ToolItem>(toolKey(req.toolCallId), { approval: {} })
   if (toolAt >= 0) d.insertAt(toolAt + 1, item)
   else if (d.runs[req.runId]) d.insertInRun(req.runId, item)
   else {
     ensureRun(d, req.runId, req.createdAt)
     d.insertInRun(req.runId, item)
+  }
+}
+
+/** The answer goes on the approval card and on its tool card, which keeps it after a reload drops the approval card. */
+function applyApprovalDecided(d: Draft, id: string, outcome: Required<ToolApproval>) {
+  const key = approvalKey(id)
+  d.patch(key, outcome)
+  const toolCallId = d.get<ApprovalItem>(key)?.request.toolCallId
+  if (toolCallId && d.find(toolKey(toolCallId)) >= 0) d.patch<ToolItem>(toolKey(toolCallId), { approval: outcome })
+}
+
+/** A rebuild from history has no approvals in it: tool cards keep the answers already seen. */
+function keepApprovalOutcomes(d: Draft, base: Transcript) {
+  for (const it of base.items) {
+    if (it.kind !== 'tool' || !it.approval?.decision) continue
+    const now = d.get<ToolItem>(it.key)
+    if (now && !now.approval?.decision) d.patch<ToolItem>(it.key, { approval: it.approval })
   }
 }
 
@@ -1059,6 +1082,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     for (const ev of list) applyAgent(d, ev)
   }
   for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)
+  keepApprovalOutcomes(d, recentBase)
   d.loaded = true
   keepLocalUsers(d, recentBase)
   applyEventTimings(d, recent, recentBase)
@@ -1267,14 +1291,10 @@ function applyOne(d: Draft, a: Action) {
       return applyChat(d, a.event)
     case 'approval.requested':
       return applyApprovalRequested(d, a.request)
-    case 'approval.resolved': {
-      const key = approvalKey(a.resolved.id)
-      d.patch(key, { decision: a.resolved.decision, resolvedBy: a.resolved.resolvedBy })
-      return
-    }
+    case 'approval.resolved':
+      return applyApprovalDecided(d, a.resolved.id, { decision: a.resolved.decision, resolvedBy: a.resolved.resolvedBy })
     case 'local.approvalDecided':
-      d.patch(approvalKey(a.id), { decision: a.decision, resolvedBy: 'user' })
-      return
+      return applyApprovalDecided(d, a.id, { decision: a.decision, resolvedBy: 'user' })
     case 'queue':
       return applyQueue(d, a.items)
     case 'local.send':

@@ -18,6 +18,8 @@ export interface SessionsState {
   /** archived sessions are listed too (they are loaded either way) */
   showArchived: boolean
   error?: string
+  /** exec approvals waiting for an answer, any session (open or not): sessionKey → approval id → expiresAt */
+  pendingApprovals: Record<string, Record<string, number>>
 }
 
 export interface RunsState {
@@ -149,7 +151,7 @@ export function createAppStores(): AppStores {
     }
   })
   return {
-    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '', showArchived: false })),
+    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '', showArchived: false, pendingApprovals: {} })),
     runs: createStore<RunsState>(() => ({ transcripts: {}, loading: {}, loadErrors: {} })),
     composer,
     inspector: createStore<InspectorState>(() => ({ open: false, hiddenStreams: [], version: 0 })),
@@ -163,6 +165,10 @@ export function createAppStores(): AppStores {
     ui: createStore<UiState>(() => ({ toasts: [], expanded: {} })),
   }
 }
+
+/** Pending approvals of one session, and of all sessions. */
+export const approvalsOf = (s: SessionsState, key: string) => Object.keys(s.pendingApprovals[key] ?? {}).length
+export const approvalsTotal = (s: SessionsState) => Object.values(s.pendingApprovals).reduce((n, m) => n + Object.keys(m).length, 0)
 
 /** Flushes drafts synchronously (tests and page unload). */
 export function saveDraftsNow(stores: AppStores) {

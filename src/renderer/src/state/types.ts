@@ -62,6 +62,13 @@ export interface ToolItem extends ItemBase {
   endedAt?: number
   /** startedAt/endedAt come from the tool's own events (not estimated from transcript timestamps) */
   timed?: boolean
+  /** the exec approval this call asked for: waiting (no decision yet), or how it was answered */
+  approval?: ToolApproval
+}
+
+export interface ToolApproval {
+  decision?: ApprovalDecision
+  resolvedBy?: 'user' | 'timeout' | 'abort'
 }
 
 export interface ApprovalItem extends ItemBase {
