@@ -10,7 +10,7 @@ import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '.
 import { EventLog } from './event-log'
 import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
-import { emptyTranscript, type Transcript } from './types'
+import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
@@ -21,6 +21,8 @@ import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
 
+/** refetches (100 ms, 200 ms, …) for the user message of a run started elsewhere */
+const FOREIGN_USER_TRIES = 5
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
 /** How long "Stopping…" may wait for the terminal event before we reconcile with the runtime. */
@@ -68,6 +70,11 @@ export class Controller {
   private refetchTimers = new Map<string, ReturnType<typeof setTimeout>>()
   private gapTimers = new Map<string, ReturnType<typeof setTimeout>>()
   private stopTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  /**
+   * Runs started by another client (window, tab, CLI) whose user message is not shown yet → refetches tried.
+   * Their events carry only the reply: the message comes from history, which has it once the run wrote it.
+   */
+  private foreignStarts = new Map<string, number>()
   private searchTimer?: ReturnType<typeof setTimeout>
   private searchSeq = 0
   private disposed = false
@@ -213,7 +220,14 @@ export class Controller {
         if (sessionKey) this.log.record(sessionKey, ev)
         return this.onSessionChanged(ev.payload)
       case 'agent':
-        if (sessionKey) this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
+        if (sessionKey) {
+          const p = ev.payload
+          // a run this window did not send: its user message is fetched from history (afterChange)
+          const open = !!this.stores.runs.getState().transcripts[sessionKey]
+          if (open && p.stream === 'lifecycle' && p.data?.phase === 'start' && !(p.runId in this.acceptedAt) && !this.foreignStarts.has(p.runId))
+            this.foreignStarts.set(p.runId, 0)
+          this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
+        }
         break
       case 'chat':
         if (sessionKey) this.enqueue(sessionKey, { type: 'chat', event: ev.payload })
@@ -276,6 +290,7 @@ export class Controller {
     const t = this.stores.runs.getState().transcripts[sessionKey]
     if (!t) return
     if (t.needsRefetch) this.scheduleRefetch(sessionKey)
+    this.fetchForeignUsers(sessionKey, t)
     const gaps = runsWithGaps(t)
     if (gaps.length && !this.gapTimers.has(sessionKey)) {
       this.gapTimers.set(
@@ -292,6 +307,29 @@ export class Controller {
       if (this.runSessions.get(runId) === sessionKey && active?.runId !== runId) {
         clearTimeout(timer)
         this.stopTimers.delete(runId)
+      }
+    }
+  }
+
+  /**
+   * A run started elsewhere shows its user message from the start, not only after the end-of-run refetch:
+   * refetch history (a delta) until it has the message. The runtime writes it just after the run's
+   * lifecycle start, so the first refetch may be early; a few tries with growing delays, then the end-of-run
+   * refetch covers it. A refetch that brings it also names an unnamed session after it, as a send here does.
+   */
+  private fetchForeignUsers(sessionKey: string, t: Transcript) {
+    for (const [runId, tries] of this.foreignStarts) {
+      if (this.runSessions.get(runId) !== sessionKey) continue
+      const track = t.runs[runId]
+      const user = t.items.find((it): it is UserItem => it.kind === 'user' && it.runId === runId)
+      if (user) {
+        this.foreignStarts.delete(runId)
+        if (user.text) this.nameFromFirstMessage(sessionKey, user.text, user.text)
+      } else if (!track || track.terminal || tries >= FOREIGN_USER_TRIES || runId in this.acceptedAt) {
+        this.foreignStarts.delete(runId)
+      } else if (!this.refetchTimers.has(sessionKey) && !this.duringFetch.has(sessionKey)) {
+        this.foreignStarts.set(runId, tries + 1)
+        this.scheduleRefetch(sessionKey, 100 * 2 ** tries)
       }
     }
   }
