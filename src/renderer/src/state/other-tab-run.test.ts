@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { Controller } from './controller'
 import { createAppStores } from './stores'
+import { retryableRun } from './run-reducer'
 import { sessionTitle } from '../../../shared/session-title'
 import type { Transcript } from './types'
 
@@ -52,6 +53,19 @@ describe('a run started in another window', () => {
     await until(() => !two.stores.runs.getState().loading[SK] && two.t().items.some((it) => it.kind === 'assistant'), 'tab two settled')
     await new Promise((r) => setTimeout(r, 600)) // the end-of-run refetches
     for (const t of [one.t(), two.t()]) expect(t.items.filter((it) => it.kind === 'user').map((it) => it.kind === 'user' && it.text)).toEqual(['Hello from tab one'])
+  })
+
+  it('a failed turn sent from the other window retries with the text history has', async () => {
+    const bridge = new FakeBridge({ tickMs: 5, chunkChars: 2, scripts: [{ steps: [{ kind: 'error', message: 'HTTP 500' }] }] })
+    const one = await tab(bridge)
+    const two = await tab(bridge)
+    await one.controller.send('Try this')
+    await until(() => two.t().items.some((it) => it.kind === 'run' && it.status === 'error'), 'the error in tab two')
+    await until(() => retryableRun(two.t()) !== undefined, 'a retryable turn')
+    expect(await two.controller.retry(SK, retryableRun(two.t())!)).toBe(true)
+    const sent = bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as { message: string; idempotencyKey: string })
+    expect(sent.map((p) => p.message)).toEqual(['Try this', 'Try this'])
+    expect(sent[1].idempotencyKey).not.toBe(sent[0].idempotencyKey)
   })
 
   it('names a new session in the other window when the run starts', async () => {
