@@ -482,6 +482,7 @@ export class Controller {
       return { transcripts }
     })
     this.pending.delete(key)
+    for (const runId of this.foreignStarts.keys()) if (this.runSessions.get(runId) === key) this.foreignStarts.delete(runId)
   }
 
   private scheduleRefetch(sessionKey: string, delay = 150) {
