@@ -460,11 +460,10 @@ export class FakeBridge implements Bridge {
     this.runs.set(runId, run)
     // like the runtime's transcript: an image is a path reference, never its bytes
     const content = imageParts.length ? [{ type: 'text', text: message }, ...imageParts.map((text) => ({ type: 'text', text }))] : message
-    s.messages.push({ id: this.id('m'), runId, role: 'user', content, timestamp: Date.now() })
+    // like the runtime: no label of its own (an unlabelled session gets a derived title from sessions.list)
     s.row = { ...s.row, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
-    if (!s.row.label) s.row.label = message.slice(0, 40)
     this.changed(s, 'start', runId)
-    void this.execute(s, run, this.nextScript(message))
+    void this.execute(s, run, this.nextScript(message), { id: this.id('m'), runId, role: 'user', content, timestamp: Date.now() })
   }
 
   /** Ends the assistant message being produced and stores it in the transcript. */
@@ -533,9 +532,13 @@ export class FakeBridge implements Bridge {
     })
   }
 
-  private async execute(s: FakeSession, run: ActiveRun, script: FakeScript) {
+  private async execute(s: FakeSession, run: ActiveRun, script: FakeScript, user: HistoryMessage) {
     await this.sleep(0)
     this.agentEvent(run, 'lifecycle', { phase: 'start', startedAt: run.startedAt })
+    // like the runtime: the run writes its user message to the transcript after its lifecycle start (when the
+    // agent takes the prompt), so a history read right at the start may not have it yet
+    await this.sleep(0)
+    s.messages.push(user)
     let outChars = 0
     try {
       for (const step of script.steps) {

@@ -1,7 +1,8 @@
 // Views of transcript items. Each is memoized on its item object: the reducer replaces an item only
 // when it changes, so during streaming only the growing message (and its tail block) re-renders.
 import { memo, useEffect, useState } from 'react'
-import { useApp, useController } from '../app-context'
+import { useApp, useAppStore, useController } from '../app-context'
+import { retryableRun } from '../state/run-reducer'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
@@ -116,16 +117,30 @@ export function isModelSetupError(error: string | undefined): boolean {
   return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found/i.test(error)
 }
 
-export const RunStatus = memo(function RunStatus({ item }: { item: RunItem }) {
+export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey: string }) {
   const controller = useController()
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
   const now = useTicker(live)
+  // only the session's failed last turn, while nothing runs or is being sent
+  const canRetry = useAppStore('runs', (s) => item.status === 'error' && retryableRun(s.transcripts[sessionKey]) === item.runId)
+  const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className="run-status-row">
       <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
         {live && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now)}</span>
       </div>
+      {canRetry && (
+        <button
+          type="button"
+          className="btn btn-link btn-xs"
+          disabled={sending}
+          title="Send the same message again"
+          onClick={() => void controller.retry(sessionKey, item.runId)}
+        >
+          Retry
+        </button>
+      )}
       {item.status === 'error' && isModelSetupError(item.error) && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models')}>
           Check model setup
@@ -159,7 +174,7 @@ export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Ite
     case 'approval':
       return <ApprovalCard item={item} sessionKey={sessionKey} />
     case 'run':
-      return <RunStatus item={item} />
+      return <RunStatus item={item} sessionKey={sessionKey} />
     case 'compaction':
       return <CompactionNote item={item} />
   }

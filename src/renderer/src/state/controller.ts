@@ -8,9 +8,9 @@ import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
-import { activeRun, reduce, runsWithGaps, type Action } from './run-reducer'
+import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
 import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
-import { emptyTranscript, type Transcript } from './types'
+import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
@@ -21,6 +21,10 @@ import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
 
+/** sessions whose last sent message (attachment bytes included) is kept for Retry */
+const MAX_RETRY_KEPT = 8
+/** refetches (100 ms, 200 ms, …) for the user message of a run started elsewhere */
+const FOREIGN_USER_TRIES = 5
 /** How long a gap may stay open before we apply what we have and refetch. */
 export const GAP_TIMEOUT_MS = 1500
 /** How long "Stopping…" may wait for the terminal event before we reconcile with the runtime. */
@@ -71,6 +75,13 @@ export class Controller {
   private approvalTimers = new Map<string, ReturnType<typeof setTimeout>>()
   /** approvals already answered: a history load that read them as pending must not bring them back */
   private answeredApprovals = new Set<string>()
+  /**
+   * Runs started by another client (window, tab, CLI) whose user message is not shown yet → refetches tried.
+   * Their events carry only the reply: the message comes from history, which has it once the run wrote it.
+   */
+  private foreignStarts = new Map<string, number>()
+  /** per session, its last message sent from here as sent (attachment bytes too): what Retry sends again */
+  private lastSent = new Map<string, { runIds: string[]; message: string; shown: string; wire?: WireAttachment[] }>()
   private searchTimer?: ReturnType<typeof setTimeout>
   private searchSeq = 0
   private disposed = false
@@ -216,7 +227,14 @@ export class Controller {
         if (sessionKey) this.log.record(sessionKey, ev)
         return this.onSessionChanged(ev.payload)
       case 'agent':
-        if (sessionKey) this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
+        if (sessionKey) {
+          const p = ev.payload
+          // a run this window did not send: its user message is fetched from history (afterChange)
+          const open = !!this.stores.runs.getState().transcripts[sessionKey]
+          if (open && p.stream === 'lifecycle' && p.data?.phase === 'start' && !(p.runId in this.acceptedAt) && !this.foreignStarts.has(p.runId))
+            this.foreignStarts.set(p.runId, 0)
+          this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
+        }
         break
       case 'chat':
         if (sessionKey) this.enqueue(sessionKey, { type: 'chat', event: ev.payload })
@@ -317,6 +335,7 @@ export class Controller {
     const t = this.stores.runs.getState().transcripts[sessionKey]
     if (!t) return
     if (t.needsRefetch) this.scheduleRefetch(sessionKey)
+    this.fetchForeignUsers(sessionKey, t)
     const gaps = runsWithGaps(t)
     if (gaps.length && !this.gapTimers.has(sessionKey)) {
       this.gapTimers.set(
@@ -337,6 +356,29 @@ export class Controller {
     }
   }
 
+  /**
+   * A run started elsewhere shows its user message from the start, not only after the end-of-run refetch:
+   * refetch history (a delta) until it has the message. The runtime writes it just after the run's
+   * lifecycle start, so the first refetch may be early; a few tries with growing delays, then the end-of-run
+   * refetch covers it. A refetch that brings it also names an unnamed session after it, as a send here does.
+   */
+  private fetchForeignUsers(sessionKey: string, t: Transcript) {
+    for (const [runId, tries] of this.foreignStarts) {
+      if (this.runSessions.get(runId) !== sessionKey) continue
+      const track = t.runs[runId]
+      const user = t.items.find((it): it is UserItem => it.kind === 'user' && it.runId === runId)
+      if (user) {
+        this.foreignStarts.delete(runId)
+        if (user.text) this.nameFromFirstMessage(sessionKey, user.text, user.text)
+      } else if (!track || track.terminal || tries >= FOREIGN_USER_TRIES || runId in this.acceptedAt) {
+        this.foreignStarts.delete(runId)
+      } else if (!this.refetchTimers.has(sessionKey) && !this.duringFetch.has(sessionKey)) {
+        this.foreignStarts.set(runId, tries + 1)
+        this.scheduleRefetch(sessionKey, 100 * 2 ** tries)
+      }
+    }
+  }
+
   /** Applies actions to a session's transcript right away (local actions). */
   private dispatch(sessionKey: string, actions: Action[]) {
     const t = this.stores.runs.getState().transcripts[sessionKey]
@@ -350,6 +392,7 @@ export class Controller {
     const s = this.stores.sessions.getState()
     if (p.reason === 'delete') {
       this.deletedAt.set(p.sessionKey, p.ts)
+      this.lastSent.delete(p.sessionKey)
       this.stores.sessions.setState({ rows: s.rows.filter((r) => r.key !== p.sessionKey) })
       for (const id of Object.keys(s.pendingApprovals[p.sessionKey] ?? {})) this.setApprovalPending(p.sessionKey, id, undefined)
       this.dropTranscript(p.sessionKey)
@@ -481,6 +524,7 @@ export class Controller {
       return { transcripts }
     })
     this.pending.delete(key)
+    for (const runId of this.foreignStarts.keys()) if (this.runSessions.get(runId) === key) this.foreignStarts.delete(runId)
   }
 
   private scheduleRefetch(sessionKey: string, delay = 150) {
@@ -848,16 +892,49 @@ export class Controller {
     }
     // what the conversation and the queue show until the runtime's copy (with the saved paths) replaces it
     const shown = withAttachmentLines(message, echoLines(attachments))
-    const files = attachments.length > 0
+    return this.sendEncoded(sessionKey, text, message, shown, mode, attachments, wire)
+  }
+
+  /**
+   * Sends the failed last turn's message again as a new message (new idempotency key): the same text, and the
+   * same attachments when this window sent it (their bytes are kept for the session's last message only);
+   * otherwise the text the runtime stored (attachments named by their saved paths). Like "Regenerate".
+   */
+  async retry(sessionKey: string, runId: string): Promise<boolean> {
+    const t = this.stores.runs.getState().transcripts[sessionKey]
+    if (!t || retryableRun(t) !== runId || this.stores.composer.getState().sending) return false
+    if (this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    const kept = this.lastSent.get(sessionKey)
+    const same = kept && kept.runIds.includes(runId) ? kept : undefined
+    const user = t.items.find((it): it is UserItem => it.kind === 'user' && it.runId === runId)
+    const message = same?.message ?? user?.text.trim() ?? ''
+    if (!message && !same?.wire?.length) return false
+    return this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, true)
+  }
+
+  private async sendEncoded(
+    sessionKey: string,
+    text: string,
+    message: string,
+    shown: string,
+    mode: 'steer' | 'followup' | undefined,
+    attachments: PendingAttachment[],
+    wire: WireAttachment[] | undefined,
+    retry = false,
+  ): Promise<boolean> {
+    const files = !!wire?.length
     const t = this.stores.runs.getState().transcripts[sessionKey]
     const running = !!(t && activeRun(t))
     const id = newId()
-    this.stores.composer.setState((s) => ({
-      sending: true,
-      history: message ? [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY) : s.history,
-      drafts: { ...s.drafts, [sessionKey]: '' },
-      attachErrors: { ...s.attachErrors, [sessionKey]: undefined },
-    }))
+    // a retry leaves the composer (its draft, its input history) alone
+    if (retry) this.stores.composer.setState({ sending: true })
+    else
+      this.stores.composer.setState((s) => ({
+        sending: true,
+        history: message ? [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY) : s.history,
+        drafts: { ...s.drafts, [sessionKey]: '' },
+        attachErrors: { ...s.attachErrors, [sessionKey]: undefined },
+      }))
     const params = { sessionKey, message, idempotencyKey: id, ...(wire ? { attachments: wire } : {}) }
     this.nameFromFirstMessage(sessionKey, message, shown)
     let sent = false
@@ -893,8 +970,8 @@ export class Controller {
       this.dispatch(sessionKey, [{ type: 'local.send', id, text: shown, ts: Date.now(), files }])
       const r = await this.bridge.send(params)
       if (!r.ok) {
-        this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(r.error) }])
-        if (files) this.restoreDraft(sessionKey, text)
+        this.sendFailed(sessionKey, id, errorText(r.error), retry)
+        if (files && !retry) this.restoreDraft(sessionKey, text)
         return false
       }
       sent = true
@@ -903,21 +980,33 @@ export class Controller {
         this.acceptedAt[r.data.runId] = this.acceptedAt[id]
       }
       this.dispatch(sessionKey, [{ type: 'local.sendResult', id, text: shown, result: r.data, ts: Date.now() }])
+      // what a Retry of this turn sends again (attachment bytes included): the session's last message only
+      this.lastSent.delete(sessionKey)
+      this.lastSent.set(sessionKey, { runIds: [id, ...(r.data.runId ? [r.data.runId] : [])], message, shown, wire })
+      // bounded: only the most recently used sessions keep theirs
+      if (this.lastSent.size > MAX_RETRY_KEPT) this.lastSent.delete(this.lastSent.keys().next().value!)
       return true
     } catch (err) {
       if (running || mode) {
         this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(err)}`)
         this.setDraft(sessionKey, text)
       } else {
-        this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: errorText(err) }])
-        if (files) this.restoreDraft(sessionKey, text)
+        this.sendFailed(sessionKey, id, errorText(err), retry)
+        if (files && !retry) this.restoreDraft(sessionKey, text)
       }
       return false
     } finally {
       if (sent) this.dropAttachments(sessionKey, attachments)
-      if (files) this.setEncoding(sessionKey, false)
+      if (attachments.length) this.setEncoding(sessionKey, false)
       this.stores.composer.setState({ sending: false })
     }
+  }
+
+  /** A send the runtime did not take: "Not sent" on the message, or for a Retry a toast (the turn keeps its Retry). */
+  private sendFailed(sessionKey: string, id: string, error: string, retry: boolean) {
+    if (!retry) return this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error }])
+    this.dispatch(sessionKey, [{ type: 'local.sendWithdrawn', id }])
+    this.toast(`Could not retry: ${error}`)
   }
 
   private setEncoding(sessionKey: string, on: boolean) {

@@ -59,6 +59,8 @@ export type Action =
   | { type: 'local.send'; id: string; text: string; ts: number; files?: boolean }
   | { type: 'local.sendResult'; id: string; text: string; result: SendResult; ts: number }
   | { type: 'local.sendFailed'; id: string; error: string }
+  /** a Retry that could not be sent: its optimistic items go (the failed turn keeps its Retry) */
+  | { type: 'local.sendWithdrawn'; id: string }
   /** a message was steered into a running reply */
   | { type: 'local.steered'; runId: string; text: string; ts: number }
   | { type: 'local.stopping'; runId: string }
@@ -1306,6 +1308,10 @@ function applyOne(d: Draft, a: Action) {
       dropLocalRun(d, a.id)
       return
     }
+    case 'local.sendWithdrawn':
+      d.remove(userKey(a.id, 0))
+      dropLocalRun(d, a.id)
+      return
     case 'local.steered':
       return applySteered(d, a)
     case 'local.stopping': {
@@ -1361,6 +1367,22 @@ export function activeRun(t: Transcript): RunItem | undefined {
   for (let i = t.items.length - 1; i >= 0; i--) {
     const it = t.items[i]
     if (it.kind === 'run' && it.status !== 'done' && it.status !== 'error' && it.status !== 'stopped') return it
+  }
+  return undefined
+}
+
+/**
+ * The failed run a Retry may send again: the session's last turn ended in an error (a model error, a lost
+ * connection, …) and nothing runs. Only the last turn: retrying an older one would answer out of order.
+ */
+export function retryableRun(t: Transcript | undefined): string | undefined {
+  if (!t || activeRun(t)) return undefined
+  for (let i = t.items.length - 1; i >= 0; i--) {
+    const it = t.items[i]
+    if (it.kind === 'user' && it.runId === undefined) return undefined // a later message that was not sent
+    if (it.kind !== 'run') continue
+    if (it.status !== 'error') return undefined
+    return t.items.some((u) => u.kind === 'user' && u.runId === it.runId) ? it.runId : undefined
   }
   return undefined
 }
