@@ -144,6 +144,52 @@ describe('settings', () => {
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
   })
 
+  it('a Check outcome goes as soon as the URL or API changes, or a new check starts: never two verdicts at once', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      modelServers: { 'http://127.0.0.1:1234/v1': { models: [{ id: 'a' }, { id: 'b' }] } },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    const connected = () => within(dialog).queryByText(/Connected: 2 models/)
+    const checkOk = async () => {
+      await user.clear(url)
+      await user.type(url, 'http://127.0.0.1:1234/v1')
+      await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+      await waitFor(() => expect(connected()).toBeInTheDocument())
+    }
+    // the tester's case: a bad URL checked after a good one shows only the URL error
+    await checkOk()
+    await user.clear(url)
+    expect(connected()).toBeNull() // editing the URL already drops it
+    await user.type(url, 'notaurl')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Enter a valid http(s) base URL')
+    expect(connected()).toBeNull()
+    expect(within(dialog).queryByRole('status')).toBeNull()
+    // fixing the URL drops the URL error too
+    await checkOk()
+    expect(within(dialog).queryByRole('alert')).toBeNull()
+    // another API: the server's answer was for the other one
+    await user.selectOptions(within(dialog).getByLabelText('API'), 'anthropic-messages')
+    expect(connected()).toBeNull()
+    expect(document.querySelector('#endpoint-models')).toBeNull()
+    // a slow answer for a URL edited meanwhile is dropped
+    await user.selectOptions(within(dialog).getByLabelText('API'), 'openai-completions')
+    let answer!: () => void
+    const probe = bridge.modelsProbe.bind(bridge)
+    bridge.modelsProbe = (p) => new Promise((resolve) => (answer = () => resolve(probe(p))))
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    expect(within(dialog).getByRole('button', { name: 'Checking…' })).toBeDisabled()
+    await user.type(url, 'x')
+    answer()
+    await new Promise((r) => setTimeout(r, 20))
+    expect(connected()).toBeNull()
+    expect(within(dialog).getByRole('button', { name: 'Check' })).toBeEnabled()
+  })
+
   it('an Anthropic-compatible endpoint is saved with its API, its base without the /v1 the SDK adds', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })

@@ -1,7 +1,7 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useEffect, useMemo, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
@@ -146,6 +146,23 @@ function CustomEndpoint() {
   const [error, setError] = useState<string>()
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const served = check.result?.ok ? check.result.models : []
+  // a check (or an input error) describes the URL and API it was made with: editing either makes it stale,
+  // and showing it beside a new outcome contradicted it. "Use this URL" keeps it: the models are there.
+  // bumped by every edit and check: an answer for inputs that changed meanwhile is dropped
+  const checkSeq = useRef(0)
+  const editUrl = (next: string) => {
+    setBaseUrl(next)
+    setError(undefined)
+    if (check.result?.ok && next === check.result.suggestedBaseUrl) return
+    checkSeq.current++
+    setCheck({ busy: false })
+  }
+  const editApi = (next: EndpointApi) => {
+    setApi(next)
+    setError(undefined)
+    checkSeq.current++
+    setCheck({ busy: false })
+  }
   const parsedUrl = (): URL | undefined => {
     try {
       const url = new URL(baseUrl)
@@ -163,12 +180,16 @@ function CustomEndpoint() {
   }
   // one GET of the server's model list: is it there, does the key work, which models can be picked
   const runCheck = async () => {
+    // the previous outcome goes first, whatever this check finds (even an invalid URL)
+    const seq = ++checkSeq.current
+    setCheck({ busy: false })
+    setError(undefined)
     const url = parsedUrl()
     if (!url) return
-    setError(undefined)
     setCheck({ busy: true })
     // the saved endpoint's key goes along only to the saved URL (the runtime checks that too)
     const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), api, ...(existing?.baseUrl ? { provider: 'local' } : {}) })
+    if (seq !== checkSeq.current) return
     setCheck({ busy: false, result })
     if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
   }
@@ -195,11 +216,11 @@ function CustomEndpoint() {
       <div className="grid2">
         <label className="field">
           <span>Base URL</span>
-          <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} spellCheck={false} />
+          <input value={baseUrl} onChange={(e) => editUrl(e.target.value)} spellCheck={false} />
         </label>
         <label className="field">
           <span>API</span>
-          <select value={api} onChange={(e) => setApi(e.target.value as EndpointApi)}>
+          <select value={api} onChange={(e) => editApi(e.target.value as EndpointApi)}>
             <option value="openai-completions">OpenAI-compatible (chat completions)</option>
             <option value="anthropic-messages">Anthropic-compatible (messages)</option>
           </select>
@@ -231,7 +252,7 @@ function CustomEndpoint() {
           {error}
         </p>
       )}
-      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => setBaseUrl(u)} />
+      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => editUrl(u)} />
       <div className="row-actions">
         <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
           {check.busy ? 'Checking…' : 'Check'}
