@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
-import { gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
+import type { ModelChoice } from '../../../shared/methods'
+import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
 
 beforeEach(() => localStorage.clear())
 
@@ -89,7 +90,7 @@ describe('settings', () => {
     await user.clear(url)
     await user.type(url, 'http://127.0.0.1:1234/v1')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
-    await waitFor(() => expect(within(dialog).getByRole('option', { name: /llama3.1:8b \(local\)/ })).toBeInTheDocument())
+    await waitFor(() => expect(within(dialog).getByRole('group', { name: 'local' })).toContainElement(within(dialog).getByRole('option', { name: 'llama3.1:8b' })))
     const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any; replacePaths?: string[] }
     expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', api: 'openai-completions', models: [{ id: 'llama3.1:8b', contextWindow: 32768 }] })
     // the endpoint's model list is replaced, not merged by id with the previous one (config.patch keeps
@@ -416,6 +417,55 @@ describe('a config file with problems', () => {
     // closed dialog: toasts float again
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
     expect(document.querySelector('.toasts:not(.toasts-inline)')).not.toBeNull()
+  })
+})
+
+describe('the default model list', () => {
+  const model = (provider: string, id: string, configured: boolean): ModelChoice => ({
+    ref: `${provider}/${id}`, provider, id, name: id.toUpperCase(), contextWindow: 8192, maxTokens: 4096, reasoning: false, input: ['text'], configured,
+  })
+
+  it('groups usable models by provider and sums up each provider without a key in one line', async () => {
+    const user = userEvent.setup()
+    await renderApp() // Anthropic has a key; OpenAI and Google do not
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const select = within(dialog).getByLabelText('Default model')
+    expect(select).toHaveValue('anthropic/claude-sonnet-4-5')
+    const groups = within(select).getAllByRole('group')
+    expect(groups.map((g) => g.getAttribute('label'))).toEqual(['Anthropic', 'Not set up'])
+    expect(within(groups[0]).getAllByRole('option').map((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual([['Claude Sonnet 4.5', false]])
+    expect(within(groups[1]).getAllByRole('option').map((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual([
+      ['OpenAI — add a key to use its 1 model', true],
+      ['Google — add a key to use its 1 model', true],
+    ])
+    // a key for OpenAI: its model becomes a choice in its own group, its hint goes
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-test')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await waitFor(() => expect(within(select).getByRole('group', { name: 'OpenAI' })).toBeInTheDocument())
+    expect(within(select).queryByRole('option', { name: /OpenAI — add a key/ })).toBeNull()
+    await user.selectOptions(select, 'openai/gpt-5')
+    await waitFor(() => expect(select).toHaveValue('openai/gpt-5'))
+  })
+
+  it('hundreds of models without a key are a line per provider; the configured default shows even when unusable', () => {
+    const models = [
+      model('anthropic', 'a1', true),
+      model('anthropic', 'a2', true),
+      ...Array.from({ length: 40 }, (_, i) => model('openai', `o${i}`, false)),
+      ...Array.from({ length: 420 }, (_, i) => model('openrouter', `r${i}`, false)),
+      model('mock', 'm1', true),
+    ]
+    const c = defaultModelChoices(models, 'anthropic/a2')
+    expect(c.groups.map((g) => [g.label, g.models.map((m) => m.id)])).toEqual([
+      ['Anthropic', ['a1', 'a2']],
+      ['mock', ['m1']],
+    ])
+    expect(c.needKey.map((h) => h.text)).toEqual(['OpenAI — add a key to use its 40 models', 'OpenRouter — add a key to use its 420 models'])
+    expect(c.current).toBeUndefined()
+    // a default whose key is gone, or whose provider was removed: named, not replaced by the first option
+    expect(defaultModelChoices(models, 'openai/o3').current).toEqual({ ref: 'openai/o3', text: 'O3 (OpenAI) — no key' })
+    expect(defaultModelChoices(models, 'gone/x').current).toEqual({ ref: 'gone/x', text: 'gone/x — not available' })
   })
 })
 

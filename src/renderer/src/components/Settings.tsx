@@ -2,7 +2,7 @@
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
 import { useEffect, useMemo, useRef, useState } from 'react'
-import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
+import { THINKING_LEVELS, type ModelChoice, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
@@ -326,6 +326,43 @@ export function keyStorageNote(where: Results['status']['credentials'] | undefin
   return 'Keys are kept by the runtime and never shown again.'
 }
 
+/** The name a provider goes by in Settings: the built-ins' own, a custom provider's config key. */
+export function providerLabel(id: string): string {
+  return PROVIDERS.find((p) => p.id === id)?.name ?? id
+}
+
+/** value of a "add a key" hint line (disabled: never a choice, but options need distinct values) */
+const NEEDS_KEY_PREFIX = '\u0000needs-key:'
+
+export interface DefaultModelChoices {
+  /** providers with usable models, in the runtime's order (it ranks usable ones first) */
+  groups: Array<{ provider: string; label: string; models: ModelChoice[] }>
+  /** the configured default when it is not among the usable models (no key any more, provider removed) */
+  current?: { ref: string; text: string }
+  /** one line per provider without a key, instead of one disabled option per model (hundreds of them) */
+  needKey: Array<{ provider: string; text: string }>
+}
+
+export function defaultModelChoices(models: readonly ModelChoice[], primary: string): DefaultModelChoices {
+  const groups = new Map<string, DefaultModelChoices['groups'][number]>()
+  const missing = new Map<string, number>()
+  for (const m of models) {
+    if (m.configured) {
+      const g = groups.get(m.provider) ?? { provider: m.provider, label: providerLabel(m.provider), models: [] }
+      g.models.push(m)
+      groups.set(m.provider, g)
+    } else missing.set(m.provider, (missing.get(m.provider) ?? 0) + 1)
+  }
+  const needKey = [...missing]
+    .filter(([p]) => !groups.has(p))
+    .map(([provider, n]) => ({ provider, text: `${providerLabel(provider)} — add a key to use its ${n} model${n === 1 ? '' : 's'}` }))
+  const usable = [...groups.values()].some((g) => g.models.some((m) => m.ref === primary))
+  const known = models.find((m) => m.ref === primary)
+  const current =
+    primary && !usable ? { ref: primary, text: known ? `${known.name} (${providerLabel(known.provider)}) — no key` : `${primary} — not available` } : undefined
+  return { groups: [...groups.values()], current, needKey }
+}
+
 function ModelsSection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
@@ -334,6 +371,7 @@ function ModelsSection() {
   const status = useAppStore('settings', (s) => s.status)
   const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
   const thinking = (get(config?.config, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
+  const choices = useMemo(() => defaultModelChoices(models, primary), [models, primary])
   return (
     <div className="settings-section">
       <fieldset className="card">
@@ -356,11 +394,30 @@ function ModelsSection() {
               onChange={(e) => void controller.patchConfig({ agents: { defaults: { model: { primary: e.target.value } } } })}
             >
               {!primary && <option value="">Choose a model…</option>}
-              {models.map((m) => (
-                <option key={m.ref} value={m.ref} disabled={!m.configured}>
-                  {m.name} ({m.provider}){m.configured ? '' : ' — no key'}
-                </option>
+              {choices.groups.map((g) => (
+                <optgroup key={g.provider} label={g.label}>
+                  {g.models.map((m) => (
+                    <option key={m.ref} value={m.ref}>
+                      {m.name}
+                    </option>
+                  ))}
+                </optgroup>
               ))}
+              {choices.current && (
+                // the default in the config is not usable now: shown as it is, never silently another one
+                <option value={choices.current.ref} disabled>
+                  {choices.current.text}
+                </option>
+              )}
+              {choices.needKey.length > 0 && (
+                <optgroup label="Not set up">
+                  {choices.needKey.map((h) => (
+                    <option key={h.provider} value={`${NEEDS_KEY_PREFIX}${h.provider}`} disabled>
+                      {h.text}
+                    </option>
+                  ))}
+                </optgroup>
+              )}
             </select>
           </label>
           <label className="field">
