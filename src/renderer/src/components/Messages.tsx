@@ -1,7 +1,7 @@
 // Views of transcript items. Each is memoized on its item object: the reducer replaces an item only
 // when it changes, so during streaming only the growing message (and its tail block) re-renders.
 import { memo, useEffect, useState } from 'react'
-import { useApp, useController } from '../app-context'
+import { useApp, useAppStore, useController } from '../app-context'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
@@ -112,8 +112,12 @@ export function isModelSetupError(error: string | undefined): boolean {
   return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found/i.test(error)
 }
 
-export const RunStatus = memo(function RunStatus({ item }: { item: RunItem }) {
+export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey?: string }) {
   const controller = useController()
+  // the provider the session's runs use (the runtime records it on the row), else the default model's:
+  // Settings opens at it, where its key or endpoint is fixed
+  const provider = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.modelProvider)
+  const fallback = useAppStore('settings', (s) => s.defaultModel?.split('/')[0])
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
   const now = useTicker(live)
   return (
@@ -123,7 +127,7 @@ export const RunStatus = memo(function RunStatus({ item }: { item: RunItem }) {
         <span>{runStatusText(item, now)}</span>
       </div>
       {item.status === 'error' && isModelSetupError(item.error) && (
-        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models')}>
+        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
           Check model setup
         </button>
       )}
@@ -155,7 +159,7 @@ export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Ite
     case 'approval':
       return <ApprovalCard item={item} sessionKey={sessionKey} />
     case 'run':
-      return <RunStatus item={item} />
+      return <RunStatus item={item} sessionKey={sessionKey} />
     case 'compaction':
       return <CompactionNote item={item} />
   }
