@@ -593,6 +593,8 @@ function ModelsSection() {
   useEffect(() => {
     if (!focusAt) return
     controller.clearSettingsProvider()
+    // an endpoint of one's own is brought into view by its form
+    if (!BUILTIN_IDS.has(focusAt)) return
     const rows = sectionRef.current?.querySelectorAll<HTMLElement>('[data-key-provider]') ?? []
     ;[...rows].find((r) => r.dataset.keyProvider === focusAt)?.scrollIntoView?.({ block: 'center' })
   }, [controller, focusAt])
