@@ -122,6 +122,20 @@ describe('config.patch raw (JSON5)', () => {
     expect(r.secrets.openai).toBe('set')
   })
 
+  it('removing a custom provider (null) removes its stored key too; a built-in keeps its key when its entry goes', async () => {
+    await t.call('config.patch', { patch: { models: { providers: { mock: { apiKey: 'sk-mock-secret' }, openai: { apiKey: 'sk-openai', baseUrl: 'http://proxy.test/v1' } } } } })
+    expect(t.runtime.core.credentials.get('mock')).toBe('sk-mock-secret')
+    const r = await t.call('config.patch', { patch: { models: { providers: { mock: null, openai: null } } } })
+    const providers = JSON.parse(fs.readFileSync(file, 'utf8')).models?.providers ?? {}
+    expect(providers.mock).toBeUndefined()
+    expect(providers.openai).toBeUndefined()
+    // a new endpoint named "mock" later must not inherit the old one's key
+    expect(t.runtime.core.credentials.get('mock')).toBeUndefined()
+    expect(r.secrets.mock).toBeUndefined()
+    expect(t.runtime.core.credentials.get('openai')).toBe('sk-openai')
+    expect(r.secrets.openai).toBe('set')
+  })
+
   it('the redaction placeholder sent back (a config.get round trip) keeps the key in the file, never stores the placeholder', async () => {
     await t.call('config.patch', { raw: "{ models: { providers: { openai: { apiKey: '${OPENAI_KEY}' } } } }" })
     const lit = JSON.parse(fs.readFileSync(file, 'utf8'))

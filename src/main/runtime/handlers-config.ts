@@ -1,5 +1,6 @@
 // config.get / config.patch: the config file (JSON5, loopdesk.json) and the write-only secrets beside it.
 import fs from 'node:fs'
+import { builtinProviders } from '@earendil-works/pi-ai/providers/all'
 import { invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
@@ -11,10 +12,17 @@ import { envRefName } from './models'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch'>
 
+let builtinIds: Set<string> | undefined
+/** pi's catalog providers (anthropic, openai, …): they exist without a config entry */
+function isBuiltinProvider(id: string): boolean {
+  builtinIds ??= new Set(builtinProviders().map((p) => p.id))
+  return builtinIds.has(id)
+}
+
 /**
  * Secrets are write-only: an `apiKey` for a provider in a config patch goes to the credential store,
  * never into loopdesk.json — unless it is an env reference (`${VAR}` / `env:VAR`), which is not a secret.
- * `apiKey: null` removes the stored key too.
+ * `apiKey: null` removes the stored key too, and so does removing a custom provider (`providers.<id>: null`).
  */
 export function splitSecrets(patch: Record<string, unknown>): {
   rest: Record<string, unknown>
@@ -27,6 +35,9 @@ export function splitSecrets(patch: Record<string, unknown>): {
   const providers = (rest.models as { providers?: Record<string, unknown> } | undefined)?.providers
   if (providers && typeof providers === 'object') {
     for (const [id, cfg] of Object.entries(providers)) {
+      // a provider of the user's own removed (`null`): its stored key goes with it — else a later endpoint of
+      // the same name would silently send it. A built-in provider's key outlives its config overrides.
+      if (cfg === null && !isBuiltinProvider(id)) remove.push(id)
       if (!cfg || typeof cfg !== 'object') continue
       const c = cfg as Record<string, unknown>
       if (!('apiKey' in c)) continue

@@ -460,8 +460,12 @@ export class FakeBridge implements Bridge {
     this.runs.set(runId, run)
     // like the runtime's transcript: an image is a path reference, never its bytes
     const content = imageParts.length ? [{ type: 'text', text: message }, ...imageParts.map((text) => ({ type: 'text', text }))] : message
-    // like the runtime: no label of its own (an unlabelled session gets a derived title from sessions.list)
-    s.row = { ...s.row, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
+    // like the runtime: no label of its own (an unlabelled session gets a derived title from sessions.list);
+    // the row says which model the run uses (Settings opens at its provider after a key error)
+    const primary = (this.config.agents as { defaults?: { model?: { primary?: string } } } | undefined)?.defaults?.model?.primary
+    const slash = primary?.indexOf('/') ?? -1
+    const model = primary && slash > 0 ? { modelProvider: primary.slice(0, slash), model: primary.slice(slash + 1) } : {}
+    s.row = { ...s.row, ...model, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
     this.changed(s, 'start', runId)
     void this.execute(s, run, this.nextScript(message), { id: this.id('m'), runId, role: 'user', content, timestamp: Date.now() })
   }
@@ -1075,6 +1079,8 @@ export class FakeBridge implements Bridge {
     // Secrets are write-only: move them to the secret store and out of the config.
     const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers
     for (const [id, p] of Object.entries(providers ?? {})) {
+      // like the runtime: removing a provider of one's own removes its stored key too
+      if (p === null && !BUILTIN_API_URLS[id]) delete this.secrets[id]
       if (p && typeof p === 'object' && 'apiKey' in p) {
         this.secrets[id] = p.apiKey ? 'set' : 'not set'
         delete p.apiKey

@@ -119,6 +119,10 @@ export function isModelSetupError(error: string | undefined): boolean {
 
 export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey: string }) {
   const controller = useController()
+  // the provider the session's runs use (the runtime records it on the row), else the default model's:
+  // Settings opens at it, where its key or endpoint is fixed
+  const provider = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.modelProvider)
+  const fallback = useAppStore('settings', (s) => s.defaultModel?.split('/')[0])
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
   const now = useTicker(live)
   // only the session's failed last turn, while nothing runs or is being sent
@@ -142,7 +146,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         </button>
       )}
       {item.status === 'error' && isModelSetupError(item.error) && (
-        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models')}>
+        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
           Check model setup
         </button>
       )}

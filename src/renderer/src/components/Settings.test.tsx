@@ -1,8 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
-import { renderApp } from '../test-utils'
-import { gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
+import { FakeBridge } from '../bridge/fake-bridge'
+import { LONG, renderApp } from '../test-utils'
+import type { ModelChoice } from '../../../shared/methods'
+import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
 
 beforeEach(() => localStorage.clear())
 
@@ -89,7 +91,7 @@ describe('settings', () => {
     await user.clear(url)
     await user.type(url, 'http://127.0.0.1:1234/v1')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
-    await waitFor(() => expect(within(dialog).getByRole('option', { name: /llama3.1:8b \(local\)/ })).toBeInTheDocument())
+    await waitFor(() => expect(within(dialog).getByRole('group', { name: 'local' })).toContainElement(within(dialog).getByRole('option', { name: 'llama3.1:8b' })))
     const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any; replacePaths?: string[] }
     expect(sent.patch.models.providers.local).toMatchObject({ baseUrl: 'http://127.0.0.1:1234/v1', api: 'openai-completions', models: [{ id: 'llama3.1:8b', contextWindow: 32768 }] })
     // the endpoint's model list is replaced, not merged by id with the previous one (config.patch keeps
@@ -142,6 +144,52 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Check' }))
     await waitFor(() => expect(model).toHaveValue('only-one'))
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
+  })
+
+  it('a Check outcome goes as soon as the URL or API changes, or a new check starts: never two verdicts at once', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      modelServers: { 'http://127.0.0.1:1234/v1': { models: [{ id: 'a' }, { id: 'b' }] } },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    const connected = () => within(dialog).queryByText(/Connected: 2 models/)
+    const checkOk = async () => {
+      await user.clear(url)
+      await user.type(url, 'http://127.0.0.1:1234/v1')
+      await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+      await waitFor(() => expect(connected()).toBeInTheDocument())
+    }
+    // the tester's case: a bad URL checked after a good one shows only the URL error
+    await checkOk()
+    await user.clear(url)
+    expect(connected()).toBeNull() // editing the URL already drops it
+    await user.type(url, 'notaurl')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Enter a valid http(s) base URL')
+    expect(connected()).toBeNull()
+    expect(within(dialog).queryByRole('status')).toBeNull()
+    // fixing the URL drops the URL error too
+    await checkOk()
+    expect(within(dialog).queryByRole('alert')).toBeNull()
+    // another API: the server's answer was for the other one
+    await user.selectOptions(within(dialog).getByLabelText('API'), 'anthropic-messages')
+    expect(connected()).toBeNull()
+    expect(document.querySelector('#endpoint-models')).toBeNull()
+    // a slow answer for a URL edited meanwhile is dropped
+    await user.selectOptions(within(dialog).getByLabelText('API'), 'openai-completions')
+    let answer!: () => void
+    const probe = bridge.modelsProbe.bind(bridge)
+    bridge.modelsProbe = (p) => new Promise((resolve) => (answer = () => resolve(probe(p))))
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    expect(within(dialog).getByRole('button', { name: 'Checking…' })).toBeDisabled()
+    await user.type(url, 'x')
+    answer()
+    await new Promise((r) => setTimeout(r, 20))
+    expect(connected()).toBeNull()
+    expect(within(dialog).getByRole('button', { name: 'Check' })).toBeEnabled()
   })
 
   it('an Anthropic-compatible endpoint is saved with its API, its base without the /v1 the SDK adds', async () => {
@@ -370,6 +418,226 @@ describe('a config file with problems', () => {
     // closed dialog: toasts float again
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
     expect(document.querySelector('.toasts:not(.toasts-inline)')).not.toBeNull()
+  })
+})
+
+describe('endpoints of your own', () => {
+  /** a FakeBridge whose loopdesk.json already has a provider `mock` (written by hand or by the CLI) */
+  async function withMock(primary = 'mock/m1') {
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    await bridge.settingsSet({
+      patch: {
+        models: {
+          providers: {
+            mock: {
+              baseUrl: 'http://127.0.0.1:9999/v1',
+              api: 'openai-completions',
+              apiKey: 'sk-mock',
+              models: [{ id: 'm1', contextWindow: 16384, maxTokens: 2048, reasoning: true }, { id: 'm2' }],
+            },
+          },
+        },
+        agents: { defaults: { model: { primary } } },
+      },
+    })
+    bridge.calls.length = 0
+    return renderApp({}, bridge)
+  }
+  const lastPatch = (bridge: FakeBridge) => bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)?.params as { patch: any; replacePaths?: string[] } | undefined
+
+  it('lists a provider from the config file; Edit loads it and Save writes back to it, not to a new "local"', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const row = within(within(dialog).getByRole('list', { name: 'Configured endpoints' })).getByRole('listitem', { name: 'Endpoint mock' })
+    for (const text of ['mock', 'OpenAI-compatible', 'Key set', 'http://127.0.0.1:9999/v1', 'm1, m2']) expect(row).toHaveTextContent(text)
+    // the form adds a new endpoint, under a name of its own — not Ollama's defaults shown as if they were mock's
+    const fresh = within(dialog).getByRole('group', { name: 'New endpoint' })
+    expect(within(fresh).getByLabelText('Name')).toHaveValue('local')
+
+    await user.click(within(row).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    expect(within(form).getByLabelText('Name')).toHaveValue('mock')
+    expect(within(form).getByLabelText('Name')).toBeDisabled()
+    expect(within(form).getByLabelText('Base URL')).toHaveValue('http://127.0.0.1:9999/v1')
+    expect(within(form).getByLabelText('Base URL')).toHaveFocus()
+    expect(within(form).getByLabelText('Model id')).toHaveValue('m1')
+    expect(within(form).getByLabelText('Context window (tokens)')).toHaveValue('16384')
+    expect(form).toHaveTextContent('Its other models stay as they are: m2.')
+    // its key is edited there too
+    expect(within(form).getByLabelText('Endpoint API key set')).toBeInTheDocument()
+    const url = within(form).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'http://127.0.0.1:9998/v1')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    const sent = lastPatch(bridge)!
+    // what the file said about m1 (maxTokens, reasoning) and its other model stay
+    expect(sent.patch).toEqual({
+      models: {
+        providers: {
+          mock: {
+            baseUrl: 'http://127.0.0.1:9998/v1',
+            api: 'openai-completions',
+            models: [{ id: 'm1', name: 'm1', contextWindow: 16384, maxTokens: 2048, reasoning: true }, { id: 'm2' }],
+          },
+        },
+      },
+    })
+    expect(sent.replacePaths).toEqual(['models.providers.mock.models'])
+    const saved = ((await bridge.settingsGet()) as any).data.config.models.providers
+    expect(Object.keys(saved)).toEqual(['mock'])
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toHaveTextContent('http://127.0.0.1:9998/v1')
+  })
+
+  it('Remove asks first, warns when the default model is one of its models, and removes the provider and its key', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const saves = () => bridge.calls.filter((c) => c.name === 'settingsSet').length
+    await user.click(within(dialog).getByRole('button', { name: 'Remove mock' }))
+    let confirm = screen.getByRole('alertdialog', { name: 'Remove endpoint?' })
+    expect(confirm).toHaveTextContent('Remove “mock” (http://127.0.0.1:9999/v1) and its 2 models from the config? A key stored for it is deleted too.')
+    expect(confirm).toHaveTextContent('The default model “mock/m1” is one of them')
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
+    expect(screen.queryByRole('alertdialog')).toBeNull()
+    expect(saves()).toBe(0)
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toBeInTheDocument()
+
+    await user.click(within(dialog).getByRole('button', { name: 'Remove mock' }))
+    confirm = screen.getByRole('alertdialog', { name: 'Remove endpoint?' })
+    await user.click(within(confirm).getByRole('button', { name: 'Remove endpoint' }))
+    await within(dialog).findByText('Removed the endpoint “mock”.')
+    // merge patch: null deletes the provider's entry
+    expect(lastPatch(bridge)).toEqual({ patch: { models: { providers: { mock: null } } }, baseHash: expect.any(String) })
+    expect(within(dialog).queryByRole('list', { name: 'Configured endpoints' })).toBeNull()
+    const after = ((await bridge.settingsGet()) as any).data
+    expect(after.config.models.providers.mock).toBeUndefined()
+    expect(after.secrets.mock).toBeUndefined()
+    expect(within(dialog).queryByRole('option', { name: 'm1' })).toBeNull()
+  })
+
+  it('no warning when the default model is elsewhere', async () => {
+    const user = userEvent.setup()
+    await withMock('anthropic/claude-sonnet-4-5')
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    await user.click(within(screen.getByRole('dialog', { name: 'Settings' })).getByRole('button', { name: 'Remove mock' }))
+    expect(screen.getByRole('alertdialog', { name: 'Remove endpoint?' })).not.toHaveTextContent('default model')
+  })
+
+  it('a new endpoint gets a name of its own; a taken name is refused; after a save the form edits it', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.type(within(dialog).getByLabelText('Model id'), 'qwen')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Added the endpoint “local”: its models are local/…')
+    const edit = within(dialog).getByRole('group', { name: 'Edit endpoint local' })
+    // saving again writes to the same provider
+    await user.click(within(edit).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() => expect(bridge.calls.filter((c) => c.name === 'settingsSet' && (c.params as any).patch.models)).toHaveLength(2))
+    expect(Object.keys(((await bridge.settingsGet()) as any).data.config.models.providers)).toEqual(['local'])
+
+    await user.click(within(within(dialog).getByRole('group', { name: 'Edit endpoint local' })).getByRole('button', { name: 'Add another endpoint' }))
+    const fresh = within(dialog).getByRole('group', { name: 'New endpoint' })
+    const name = within(fresh).getByLabelText('Name')
+    expect(name).toHaveValue('local-2')
+    await user.clear(name)
+    await user.type(name, 'local')
+    await user.type(within(fresh).getByLabelText('Model id'), 'other')
+    await user.click(within(fresh).getByRole('button', { name: 'Save endpoint' }))
+    expect(within(fresh).getByRole('alert')).toHaveTextContent('A provider named “local” exists already')
+    await user.clear(name)
+    await user.type(name, 'a b')
+    await user.click(within(fresh).getByRole('button', { name: 'Save endpoint' }))
+    expect(within(fresh).getByRole('alert')).toHaveTextContent('letters, digits, - and _ only')
+    await user.clear(name)
+    await user.type(name, 'lab')
+    await user.click(within(fresh).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByRole('listitem', { name: 'Endpoint lab' })
+    expect(Object.keys(((await bridge.settingsGet()) as any).data.config.models.providers)).toEqual(['local', 'lab'])
+    expect(lastPatch(bridge)!.replacePaths).toEqual(['models.providers.lab.models'])
+  })
+
+  it('"Check model setup" after a key error opens Settings at the provider the run used', async () => {
+    const user = userEvent.setup()
+    const { controller, stores } = await withMock()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
+    const log = screen.getByRole('log', { name: 'Conversation' })
+    const button = await within(log).findByRole('button', { name: 'Check model setup' }, LONG)
+    // the session's row names the provider its run used: that one, even once the default is another
+    await waitFor(() => expect(stores.sessions.getState().rows.find((r) => r.key === 'agent:main:main')?.modelProvider).toBe('mock'))
+    await controller.patchConfig({ agents: { defaults: { model: { primary: 'anthropic/claude-sonnet-4-5' } } } })
+    await user.click(button)
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    expect(within(form).getByLabelText('Base URL')).toHaveFocus()
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toHaveClass('editing')
+    // a later opening starts plain
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    expect(within(screen.getByRole('dialog', { name: 'Settings' })).getByRole('group', { name: 'New endpoint' })).toBeInTheDocument()
+  })
+
+  it('"Check model setup" for a built-in provider focuses its key field', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
+    const log = screen.getByRole('log', { name: 'Conversation' })
+    await user.click(await within(log).findByRole('button', { name: 'Check model setup' }, LONG))
+    expect(within(screen.getByRole('dialog', { name: 'Settings' })).getByLabelText('Anthropic API key')).toHaveFocus()
+  })
+})
+
+describe('the default model list', () => {
+  const model = (provider: string, id: string, configured: boolean): ModelChoice => ({
+    ref: `${provider}/${id}`, provider, id, name: id.toUpperCase(), contextWindow: 8192, maxTokens: 4096, reasoning: false, input: ['text'], configured,
+  })
+
+  it('groups usable models by provider and sums up each provider without a key in one line', async () => {
+    const user = userEvent.setup()
+    await renderApp() // Anthropic has a key; OpenAI and Google do not
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const select = within(dialog).getByLabelText('Default model')
+    expect(select).toHaveValue('anthropic/claude-sonnet-4-5')
+    const groups = within(select).getAllByRole('group')
+    expect(groups.map((g) => g.getAttribute('label'))).toEqual(['Anthropic', 'Not set up'])
+    expect(within(groups[0]).getAllByRole('option').map((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual([['Claude Sonnet 4.5', false]])
+    expect(within(groups[1]).getAllByRole('option').map((o) => [o.textContent, (o as HTMLOptionElement).disabled])).toEqual([
+      ['OpenAI — add a key to use its 1 model', true],
+      ['Google — add a key to use its 1 model', true],
+    ])
+    // a key for OpenAI: its model becomes a choice in its own group, its hint goes
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-test')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await waitFor(() => expect(within(select).getByRole('group', { name: 'OpenAI' })).toBeInTheDocument())
+    expect(within(select).queryByRole('option', { name: /OpenAI — add a key/ })).toBeNull()
+    await user.selectOptions(select, 'openai/gpt-5')
+    await waitFor(() => expect(select).toHaveValue('openai/gpt-5'))
+  })
+
+  it('hundreds of models without a key are a line per provider; the configured default shows even when unusable', () => {
+    const models = [
+      model('anthropic', 'a1', true),
+      model('anthropic', 'a2', true),
+      ...Array.from({ length: 40 }, (_, i) => model('openai', `o${i}`, false)),
+      ...Array.from({ length: 420 }, (_, i) => model('openrouter', `r${i}`, false)),
+      model('mock', 'm1', true),
+    ]
+    const c = defaultModelChoices(models, 'anthropic/a2')
+    expect(c.groups.map((g) => [g.label, g.models.map((m) => m.id)])).toEqual([
+      ['Anthropic', ['a1', 'a2']],
+      ['mock', ['m1']],
+    ])
+    expect(c.needKey.map((h) => h.text)).toEqual(['OpenAI — add a key to use its 40 models', 'OpenRouter — add a key to use its 420 models'])
+    expect(c.current).toBeUndefined()
+    // a default whose key is gone, or whose provider was removed: named, not replaced by the first option
+    expect(defaultModelChoices(models, 'openai/o3').current).toEqual({ ref: 'openai/o3', text: 'O3 (OpenAI) — no key' })
+    expect(defaultModelChoices(models, 'gone/x').current).toEqual({ ref: 'gone/x', text: 'gone/x — not available' })
   })
 })
 

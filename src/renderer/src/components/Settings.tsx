@@ -1,12 +1,12 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useEffect, useMemo, useState } from 'react'
-import { THINKING_LEVELS, type Results, type ThinkingLevel } from '../../../shared/methods'
+import { useEffect, useMemo, useRef, useState } from 'react'
+import { THINKING_LEVELS, type ModelChoice, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
-import { Dialog } from './Dialog'
+import { ConfirmDialog, Dialog } from './Dialog'
 import { Toasts } from './Toasts'
 
 export const PROVIDERS = [
@@ -45,7 +45,7 @@ function randomToken(): string {
  * secure store) and the field is cleared; afterwards only "set" / "not set" is shown. Used for every
  * provider and for the OpenAI-compatible endpoint.
  */
-function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: string; hint: string }) {
+function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name: string; hint: string; focus?: boolean }) {
   const controller = useController()
   const state = useAppStore('settings', (s) => secretState(s.config?.secrets, providerId))
   // a key from the environment (e.g. OPENAI_API_KEY) counts too: the provider's models are ready
@@ -68,7 +68,7 @@ function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: strin
     setCheck({ busy: false, result: await controller.probeModels({ provider: providerId }) })
   }
   return (
-    <div className="key-row">
+    <div className={`key-row${focus ? ' focused' : ''}`} data-key-provider={providerId}>
       <div className="key-name">
         <strong>{name}</strong>
         <span className={`badge ${state === 'set' ? 'badge-done' : 'badge-muted'}`} aria-label={`${name} API key ${state}`}>
@@ -87,6 +87,8 @@ function ApiKeyRow({ providerId, name, hint }: { providerId: string; name: strin
           autoComplete="off"
           spellCheck={false}
           aria-label={`${name} API key`}
+          // Settings opened at this provider (a run failed with its key): the dialog focuses this field
+          data-autofocus={focus || undefined}
           placeholder={state === 'set' ? 'Replace key…' : hint}
           title={state === 'set' ? undefined : hint /* the placeholder is cut off in a narrow dialog */}
           value={value}
@@ -131,21 +133,206 @@ function KeyCheckOutcome({ name, busy, result }: { name: string; busy: boolean; 
 
 type EndpointApi = 'openai-completions' | 'anthropic-messages'
 
-function CustomEndpoint() {
+const API_LABELS: Record<string, string> = { 'openai-completions': 'OpenAI-compatible', 'anthropic-messages': 'Anthropic-compatible' }
+
+type ProviderModel = Record<string, unknown> & { id: string; name?: string; contextWindow?: number; maxTokens?: number }
+
+/** A provider of the user's own in the config (loopdesk.json's models.providers), as the endpoint list shows it. */
+export interface CustomProvider {
+  id: string
+  baseUrl?: string
+  api?: string
+  models: ProviderModel[]
+}
+
+const BUILTIN_IDS: ReadonlySet<string> = new Set(PROVIDERS.map((p) => p.id))
+
+/**
+ * Every endpoint configured, whoever wrote it (this form, the CLI, an editor): the config's providers
+ * other than the built-ins above, and without entries that only hold a key for one of pi's built-ins.
+ */
+export function customProviders(config: unknown): CustomProvider[] {
+  const all = get(config, ['models', 'providers'])
+  if (!all || typeof all !== 'object') return []
+  return Object.entries(all as Record<string, unknown>).flatMap(([id, raw]) => {
+    if (BUILTIN_IDS.has(id) || !raw || typeof raw !== 'object') return []
+    const p = raw as { baseUrl?: unknown; api?: unknown; models?: unknown }
+    const models = Array.isArray(p.models) ? (p.models as unknown[]).filter((m): m is ProviderModel => !!m && typeof (m as ProviderModel).id === 'string') : []
+    if (typeof p.baseUrl !== 'string' && models.length === 0) return []
+    return [{ id, baseUrl: typeof p.baseUrl === 'string' ? p.baseUrl : undefined, api: typeof p.api === 'string' ? p.api : undefined, models }]
+  })
+}
+
+/** A provider name not in use yet: `local`, then `local-2`, `local-3`… */
+export function uniqueProviderName(taken: Iterable<string>): string {
+  const used = new Set(taken)
+  if (!used.has('local')) return 'local'
+  let n = 2
+  while (used.has(`local-${n}`)) n++
+  return `local-${n}`
+}
+
+// the name is the first half of every model ref ("<provider>/<model>") and a config path segment
+const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+
+/**
+ * The endpoints configured, each with Edit and Remove, and the form that adds one or edits the one picked
+ * (a save writes back to that same provider name, never a second one).
+ */
+function CustomEndpoints({ focusAt }: { focusAt?: string }) {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
-  const existing = get(config?.config, ['models', 'providers', 'local']) as
-    | { baseUrl?: string; api?: string; models?: Array<{ id: string; contextWindow?: number }> }
-    | undefined
-  const [baseUrl, setBaseUrl] = useState(existing?.baseUrl ?? 'http://127.0.0.1:11434/v1')
+  const defaultModel = useAppStore('settings', (s) => s.defaultModel)
+  const providers = useMemo(() => customProviders(config?.config), [config])
+  const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
+  // Settings opened at one of these endpoints (a run failed with it): it is in the form, in view, focused
+  const opensAt = focusAt && providers.some((p) => p.id === focusAt) ? focusAt : undefined
+  // undefined: the form adds a new endpoint; else the name of the provider it edits
+  const [editing, setEditing] = useState<string | undefined>(opensAt)
+  // a new form (after a save, a removal, "Add another") starts afresh: the form is keyed by this
+  const [formRun, setFormRun] = useState(0)
+  const [focusForm, setFocusForm] = useState(!!opensAt)
+  const [removing, setRemoving] = useState<CustomProvider>()
+  const edited = providers.find((p) => p.id === editing)
+  const allIds = Object.keys((get(config?.config, ['models', 'providers']) as Record<string, unknown> | undefined) ?? {})
+
+  const edit = (id: string | undefined, focus = true) => {
+    setEditing(id)
+    setFormRun((n) => n + 1)
+    setFocusForm(focus)
+  }
+  const remove = async (p: CustomProvider) => {
+    setRemoving(undefined)
+    // merge patch: null deletes the provider's entry; the runtime deletes its stored key with it
+    if (!(await controller.patchConfig({ models: { providers: { [p.id]: null } } }, `Could not remove “${p.id}”`))) return
+    controller.notify(`Removed the endpoint “${p.id}”.`)
+    if (editing === p.id) edit(undefined, false)
+  }
+  const removesDefault = removing && primary.startsWith(`${removing.id}/`)
+  return (
+    <fieldset className="card">
+      <legend>Your own endpoints (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
+      {providers.length > 0 && (
+        <div className="endpoint-list" role="list" aria-label="Configured endpoints">
+          {providers.map((p) => (
+            <EndpointRow
+              key={p.id}
+              provider={p}
+              editing={p.id === editing}
+              onEdit={() => edit(p.id)}
+              onRemove={() => setRemoving(p)}
+            />
+          ))}
+        </div>
+      )}
+      <EndpointForm
+        key={`${editing ?? ''}:${formRun}`}
+        provider={edited}
+        taken={allIds}
+        focus={focusForm}
+        onSaved={(id) => edit(id, false)}
+        onNew={() => edit(undefined)}
+      />
+      {removing && (
+        <ConfirmDialog
+          title="Remove endpoint?"
+          confirmLabel="Remove endpoint"
+          danger
+          message={
+            <>
+              Remove “{removing.id}”{removing.baseUrl ? ` (${removing.baseUrl})` : ''} and its {removing.models.length} model
+              {removing.models.length === 1 ? '' : 's'} from the config? A key stored for it is deleted too.
+              {removesDefault && (
+                <strong className="error-text">
+                  {' '}
+                  The default model “{primary}” is one of them: runs have no usable default until you pick another one.
+                </strong>
+              )}
+            </>
+          }
+          onConfirm={() => void remove(removing)}
+          onCancel={() => setRemoving(undefined)}
+        />
+      )}
+    </fieldset>
+  )
+}
+
+/** One configured endpoint: name, base URL, API kind, its models, whether a key is set. */
+function EndpointRow({ provider: p, editing, onEdit, onRemove }: { provider: CustomProvider; editing: boolean; onEdit(): void; onRemove(): void }) {
+  const keyState = useAppStore('settings', (s) => secretState(s.config?.secrets, p.id))
+  return (
+    <div role="listitem" className={`endpoint-row${editing ? ' editing' : ''}`} data-provider={p.id} aria-label={`Endpoint ${p.id}`}>
+      <div className="endpoint-head">
+        <strong>{p.id}</strong>
+        <span className="badge badge-muted">{API_LABELS[p.api ?? 'openai-completions'] ?? p.api}</span>
+        <span className={`badge ${keyState === 'set' ? 'badge-done' : 'badge-muted'}`}>{keyState === 'set' ? 'Key set' : 'No key'}</span>
+        <span className="endpoint-actions">
+          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${p.id}`} aria-pressed={editing}>
+            Edit
+          </button>
+          <button type="button" className="btn btn-sm btn-ghost" onClick={onRemove} aria-label={`Remove ${p.id}`}>
+            Remove
+          </button>
+        </span>
+      </div>
+      <div className="muted small endpoint-detail">
+        <code>{p.baseUrl ?? '(no base URL)'}</code> · {p.models.length ? p.models.map((m) => m.id).join(', ') : 'no models'}
+      </div>
+    </div>
+  )
+}
+
+function EndpointForm({
+  provider,
+  taken,
+  focus,
+  onSaved,
+  onNew,
+}: {
+  provider?: CustomProvider
+  taken: string[]
+  focus: boolean
+  onSaved(id: string): void
+  onNew(): void
+}) {
+  const controller = useController()
+  const first = provider?.models[0]
+  const [name, setName] = useState(() => provider?.id ?? uniqueProviderName([...taken, ...BUILTIN_IDS]))
+  const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? 'http://127.0.0.1:11434/v1')
   // most local servers speak OpenAI's chat completions; some gateways (LiteLLM, vendors' Claude-compatible
   // endpoints) speak Anthropic's messages API
-  const [api, setApi] = useState<EndpointApi>(existing?.api === 'anthropic-messages' ? 'anthropic-messages' : 'openai-completions')
-  const [modelId, setModelId] = useState(existing?.models?.[0]?.id ?? '')
-  const [ctx, setCtx] = useState(String(existing?.models?.[0]?.contextWindow ?? 32768))
+  const [api, setApi] = useState<EndpointApi>(provider?.api === 'anthropic-messages' ? 'anthropic-messages' : 'openai-completions')
+  const [modelId, setModelId] = useState(first?.id ?? '')
+  const [ctx, setCtx] = useState(String(first?.contextWindow ?? 32768))
   const [error, setError] = useState<string>()
+  const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const served = check.result?.ok ? check.result.models : []
+  const formRef = useRef<HTMLFieldSetElement>(null)
+  useEffect(() => {
+    if (!focus) return
+    // Edit (or a run that failed with this provider): the form is where it is fixed
+    formRef.current?.scrollIntoView?.({ block: 'nearest' })
+    formRef.current?.querySelector<HTMLInputElement>('input[data-first]')?.focus()
+  }, [focus])
+  // bumped by every edit and check: an answer for inputs that changed meanwhile is dropped
+  const checkSeq = useRef(0)
+  // a check (or an input error) describes the URL and API it was made with: editing either makes it stale,
+  // and showing it beside a new outcome contradicted it. "Use this URL" keeps it: the models are there.
+  const editUrl = (next: string) => {
+    setBaseUrl(next)
+    setError(undefined)
+    if (check.result?.ok && next === check.result.suggestedBaseUrl) return
+    checkSeq.current++
+    setCheck({ busy: false })
+  }
+  const editApi = (next: EndpointApi) => {
+    setApi(next)
+    setError(undefined)
+    checkSeq.current++
+    setCheck({ busy: false })
+  }
   const parsedUrl = (): URL | undefined => {
     try {
       const url = new URL(baseUrl)
@@ -163,43 +350,83 @@ function CustomEndpoint() {
   }
   // one GET of the server's model list: is it there, does the key work, which models can be picked
   const runCheck = async () => {
+    // the previous outcome goes first, whatever this check finds (even an invalid URL)
+    const seq = ++checkSeq.current
+    setCheck({ busy: false })
+    setError(undefined)
     const url = parsedUrl()
     if (!url) return
-    setError(undefined)
     setCheck({ busy: true })
     // the saved endpoint's key goes along only to the saved URL (the runtime checks that too)
-    const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), api, ...(existing?.baseUrl ? { provider: 'local' } : {}) })
+    const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), api, ...(provider?.baseUrl ? { provider: provider.id } : {}) })
+    if (seq !== checkSeq.current) return
     setCheck({ busy: false, result })
     if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
   }
   const save = async () => {
+    const id = provider?.id ?? name.trim()
+    if (!provider) {
+      if (!PROVIDER_NAME.test(id)) return setError('Name: letters, digits, - and _ only (it starts every model ref, e.g. local/llama3.1).')
+      if (BUILTIN_IDS.has(id) || taken.includes(id)) return setError(`A provider named “${id}” exists already: use Edit on it, or pick another name.`)
+    }
     const url = parsedUrl()
     if (!url) return
     const contextWindow = Number(ctx)
     if (!modelId.trim()) return setError('Enter the model id served by the endpoint.')
     if (!Number.isInteger(contextWindow) || contextWindow < 1024) return setError('Context window must be a whole number ≥ 1024.')
     setError(undefined)
-    const provider: Record<string, unknown> = {
+    const mid = modelId.trim()
+    // the form edits the provider's first model; what else the file says about it (and its other models) stays
+    const keptMaxTokens = first?.maxTokens !== undefined && first.maxTokens <= contextWindow ? first.maxTokens : undefined
+    const model: ProviderModel = {
+      ...(first ?? {}),
+      id: mid,
+      name: first?.name && first.name !== first.id ? first.name : mid,
+      contextWindow,
+      maxTokens: keptMaxTokens ?? Math.min(8192, contextWindow),
+    }
+    const others = (provider?.models.slice(1) ?? []).filter((m) => m.id !== mid)
+    const entry: Record<string, unknown> = {
       // Anthropic's SDK appends /v1/messages itself: a base ending in /v1 would ask for /v1/v1/messages
       baseUrl: api === 'anthropic-messages' ? url.href.replace(/\/+$/, '').replace(/\/v1$/, '') : url.href.replace(/\/$/, ''),
       api,
-      models: [{ id: modelId.trim(), name: modelId.trim(), contextWindow, maxTokens: Math.min(8192, contextWindow) }],
+      models: [model, ...others],
     }
-    // the form edits the endpoint's one model: the list is replaced, not merged by id with the old one
-    const saved = await controller.patchConfig({ models: { providers: { local: provider } } }, 'Could not save the endpoint', ['models.providers.local.models'])
-    if (saved) await controller.ensureDefaultModel('local')
+    setBusy(true)
+    // the list is replaced, not merged by id: a renamed model must not stay beside its new name
+    const saved = await controller.patchConfig({ models: { providers: { [id]: entry } } }, 'Could not save the endpoint', [`models.providers.${id}.models`])
+    setBusy(false)
+    if (!saved) return
+    controller.notify(provider ? `Saved the endpoint “${id}”.` : `Added the endpoint “${id}”: its models are ${id}/…`)
+    await controller.ensureDefaultModel(id)
+    onSaved(id)
   }
   return (
-    <fieldset className="card">
-      <legend>Your own endpoint (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
+    <fieldset className="endpoint-form" ref={formRef} aria-label={provider ? `Edit endpoint ${provider.id}` : 'New endpoint'}>
+      <legend className="small">{provider ? `Edit “${provider.id}”` : 'Add an endpoint'}</legend>
       <div className="grid2">
         <label className="field">
+          <span>Name</span>
+          <input
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value)
+              setError(undefined)
+            }}
+            // an endpoint's name is the start of its model refs (sessions and the default model use them)
+            disabled={!!provider}
+            title={provider ? 'The name is part of its model refs; remove it and add a new one to rename' : undefined}
+            spellCheck={false}
+          />
+        </label>
+        <label className="field">
           <span>Base URL</span>
-          <input value={baseUrl} onChange={(e) => setBaseUrl(e.target.value)} spellCheck={false} />
+          {/* data-autofocus: the Settings dialog, opening, focuses it instead of its first button */}
+          <input value={baseUrl} onChange={(e) => editUrl(e.target.value)} spellCheck={false} data-first data-autofocus={focus || undefined} />
         </label>
         <label className="field">
           <span>API</span>
-          <select value={api} onChange={(e) => setApi(e.target.value as EndpointApi)}>
+          <select value={api} onChange={(e) => editApi(e.target.value as EndpointApi)}>
             <option value="openai-completions">OpenAI-compatible (chat completions)</option>
             <option value="anthropic-messages">Anthropic-compatible (messages)</option>
           </select>
@@ -226,22 +453,30 @@ function CustomEndpoint() {
           <input inputMode="numeric" value={ctx} onChange={(e) => setCtx(e.target.value)} />
         </label>
       </div>
+      {provider && provider.models.length > 1 && (
+        <p className="muted small">Its other models stay as they are: {provider.models.slice(1).map((m) => m.id).join(', ')}.</p>
+      )}
       {error && (
         <p className="error-text" role="alert">
           {error}
         </p>
       )}
-      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => setBaseUrl(u)} />
+      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => editUrl(u)} />
       <div className="row-actions">
+        {provider && (
+          <button type="button" className="btn btn-sm btn-ghost" onClick={onNew}>
+            Add another endpoint
+          </button>
+        )}
         <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
           {check.busy ? 'Checking…' : 'Check'}
         </button>
-        <button type="button" className="btn btn-sm" onClick={() => void save()}>
+        <button type="button" className="btn btn-sm" onClick={() => void save()} disabled={busy}>
           Save endpoint
         </button>
       </div>
-      {existing?.baseUrl ? (
-        <ApiKeyRow providerId="local" name="Endpoint" hint="Only if the server asks for one" />
+      {provider?.baseUrl ? (
+        <ApiKeyRow providerId={provider.id} name="Endpoint" hint="Only if the server asks for one" />
       ) : (
         <p className="muted small">A key for the endpoint (optional) can be added once it is saved.</p>
       )}
@@ -305,6 +540,43 @@ export function keyStorageNote(where: Results['status']['credentials'] | undefin
   return 'Keys are kept by the runtime and never shown again.'
 }
 
+/** The name a provider goes by in Settings: the built-ins' own, a custom provider's config key. */
+export function providerLabel(id: string): string {
+  return PROVIDERS.find((p) => p.id === id)?.name ?? id
+}
+
+/** value of a "add a key" hint line (disabled: never a choice, but options need distinct values) */
+const NEEDS_KEY_PREFIX = '\u0000needs-key:'
+
+export interface DefaultModelChoices {
+  /** providers with usable models, in the runtime's order (it ranks usable ones first) */
+  groups: Array<{ provider: string; label: string; models: ModelChoice[] }>
+  /** the configured default when it is not among the usable models (no key any more, provider removed) */
+  current?: { ref: string; text: string }
+  /** one line per provider without a key, instead of one disabled option per model (hundreds of them) */
+  needKey: Array<{ provider: string; text: string }>
+}
+
+export function defaultModelChoices(models: readonly ModelChoice[], primary: string): DefaultModelChoices {
+  const groups = new Map<string, DefaultModelChoices['groups'][number]>()
+  const missing = new Map<string, number>()
+  for (const m of models) {
+    if (m.configured) {
+      const g = groups.get(m.provider) ?? { provider: m.provider, label: providerLabel(m.provider), models: [] }
+      g.models.push(m)
+      groups.set(m.provider, g)
+    } else missing.set(m.provider, (missing.get(m.provider) ?? 0) + 1)
+  }
+  const needKey = [...missing]
+    .filter(([p]) => !groups.has(p))
+    .map(([provider, n]) => ({ provider, text: `${providerLabel(provider)} — add a key to use its ${n} model${n === 1 ? '' : 's'}` }))
+  const usable = [...groups.values()].some((g) => g.models.some((m) => m.ref === primary))
+  const known = models.find((m) => m.ref === primary)
+  const current =
+    primary && !usable ? { ref: primary, text: known ? `${known.name} (${providerLabel(known.provider)}) — no key` : `${primary} — not available` } : undefined
+  return { groups: [...groups.values()], current, needKey }
+}
+
 function ModelsSection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
@@ -313,17 +585,30 @@ function ModelsSection() {
   const status = useAppStore('settings', (s) => s.status)
   const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
   const thinking = (get(config?.config, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
+  const choices = useMemo(() => defaultModelChoices(models, primary), [models, primary])
+  // the provider Settings was opened at (a run failed with it), taken once: a later opening starts plain
+  const requested = useAppStore('settings', (s) => s.settingsProvider)
+  const [focusAt] = useState(requested)
+  const sectionRef = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    if (!focusAt) return
+    controller.clearSettingsProvider()
+    // an endpoint of one's own is brought into view by its form
+    if (!BUILTIN_IDS.has(focusAt)) return
+    const rows = sectionRef.current?.querySelectorAll<HTMLElement>('[data-key-provider]') ?? []
+    ;[...rows].find((r) => r.dataset.keyProvider === focusAt)?.scrollIntoView?.({ block: 'center' })
+  }, [controller, focusAt])
   return (
-    <div className="settings-section">
+    <div className="settings-section" ref={sectionRef}>
       <fieldset className="card">
         <legend>Providers</legend>
         <p className="muted small">{keyStorageNote(status?.credentials)}</p>
         {status?.proxy && <p className="muted small">{proxyNote(status.proxy)}</p>}
         {PROVIDERS.map((p) => (
-          <ApiKeyRow key={p.id} providerId={p.id} name={p.name} hint={`Paste key (or set ${p.env})`} />
+          <ApiKeyRow key={p.id} providerId={p.id} name={p.name} hint={`Paste key (or set ${p.env})`} focus={p.id === focusAt} />
         ))}
       </fieldset>
-      <CustomEndpoint />
+      <CustomEndpoints focusAt={focusAt} />
       <fieldset className="card">
         <legend>Defaults</legend>
         <div className="grid2">
@@ -335,11 +620,30 @@ function ModelsSection() {
               onChange={(e) => void controller.patchConfig({ agents: { defaults: { model: { primary: e.target.value } } } })}
             >
               {!primary && <option value="">Choose a model…</option>}
-              {models.map((m) => (
-                <option key={m.ref} value={m.ref} disabled={!m.configured}>
-                  {m.name} ({m.provider}){m.configured ? '' : ' — no key'}
-                </option>
+              {choices.groups.map((g) => (
+                <optgroup key={g.provider} label={g.label}>
+                  {g.models.map((m) => (
+                    <option key={m.ref} value={m.ref}>
+                      {m.name}
+                    </option>
+                  ))}
+                </optgroup>
               ))}
+              {choices.current && (
+                // the default in the config is not usable now: shown as it is, never silently another one
+                <option value={choices.current.ref} disabled>
+                  {choices.current.text}
+                </option>
+              )}
+              {choices.needKey.length > 0 && (
+                <optgroup label="Not set up">
+                  {choices.needKey.map((h) => (
+                    <option key={h.provider} value={`${NEEDS_KEY_PREFIX}${h.provider}`} disabled>
+                      {h.text}
+                    </option>
+                  ))}
+                </optgroup>
+              )}
             </select>
           </label>
           <label className="field">

@@ -1092,8 +1092,19 @@ export class Controller {
     return this.acceptedAt
   }
 
-  openSettings(section?: string) {
-    this.stores.settings.setState({ settingsOpen: true, settingsSection: section })
+  /** `provider`: Settings scrolls to that provider and focuses it (e.g. the one a run failed with). */
+  openSettings(section?: string, provider?: string) {
+    this.stores.settings.setState({ settingsOpen: true, settingsSection: section, settingsProvider: provider })
+  }
+
+  /** Settings took the provider it was opened at into view: a later opening starts plain again. */
+  clearSettingsProvider() {
+    this.stores.settings.setState({ settingsProvider: undefined })
+  }
+
+  /** A short confirmation (a saved endpoint, a removed one). */
+  notify(text: string) {
+    this.toast(text, 'info')
   }
 
   closeSettings() {

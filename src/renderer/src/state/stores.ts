@@ -74,6 +74,8 @@ export interface SettingsState {
   status?: Results['status']
   settingsOpen: boolean
   settingsSection?: string
+  /** a provider Settings opens at (scrolled to, focused): the one a failed run used */
+  settingsProvider?: string
   /** a gateway token generated in this window (shown in the CLI snippet) */
   revealedToken?: string
   /** config saves the gateway refused for now (rate limit): they are sent again at `retryAt` */
