@@ -283,6 +283,8 @@ export interface ModelRegistryLike {
   /** key for a provider: credential store → apiKeyEnv → apiKey → built-in env var → dummy for keyless local */
   getApiKey(provider: string): string | undefined
   list(): ModelChoice[]
+  /** how pi retries a failed model request (what the run tells the user while it waits) */
+  readonly retryPolicy?: { maxRetries: number; maxRetryDelayMs: number }
 }
 
 // ------------------------------------------------------------------ tools

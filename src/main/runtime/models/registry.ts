@@ -341,6 +341,7 @@ export async function createModelRegistry(
     models,
     resolve,
     streamFn,
+    retryPolicy: { maxRetries, maxRetryDelayMs },
     getApiKey,
     list,
     refreshAuth,

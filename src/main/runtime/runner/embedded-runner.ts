@@ -37,6 +37,7 @@ import { callHook, type ActiveRunHandle, type RunHookContext, type RuntimeHooks 
 import { createToolLoadout } from './tool-loadout'
 import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
+import { RetryWatch } from './retry-notice'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
@@ -522,13 +523,21 @@ export class EmbeddedRunner {
           b.networkFailure = undefined
           b.modelBaseUrl = model.baseUrl
           const record = (f: NetworkFailure) => (b.networkFailure = f)
+          // a response pi will retry is told to the user (retry-notice.ts)
+          const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
+          const onResponse = retries
+            ? (res: Response) => {
+                const notice = retries.onResponse(res)
+                if (notice) this.emit(req, 'error', { ...notice })
+              }
+            : undefined
           // the APIs that take a fetch get one that remembers why a request failed (Google's refuses one)
           let opts = options?.fetch
             ? options
             : wantsSseMerge(model.api)
-              ? { ...options, fetch: recordingFetch(this.mergingFetch, record) }
+              ? { ...options, fetch: recordingFetch(this.mergingFetch, record, onResponse) }
               : RECORDABLE_APIS.has(model.api)
-                ? { ...options, fetch: recordingFetch((input, init) => globalThis.fetch(input, init), record) }
+                ? { ...options, fetch: recordingFetch((input, init) => globalThis.fetch(input, init), record, onResponse) }
                 : options
           const tier = serviceTierFor(model, fastForCall(fastMode, Date.now() - startedAt, req.fastAutoOnSeconds))
           if (tier) {

@@ -12,10 +12,12 @@ export interface NetworkFailure {
 }
 
 /** Wraps a fetch so each failed request (not an abort) is reported with its URL and the proxy it used. */
-export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void): typeof fetch {
+export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void, onResponse?: (res: Response) => void): typeof fetch {
   return async (input, init) => {
     try {
-      return await base(input, init)
+      const res = await base(input, init)
+      onResponse?.(res)
+      return res
     } catch (err) {
       const url = urlOf(input)
       if (url && !isAbort(err)) onFailure({ url, error: err, proxy: proxyFor(url, activeProxy()) })

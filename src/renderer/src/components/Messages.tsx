@@ -93,7 +93,11 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
     item.startedAt !== undefined ? formatDuration((item.endedAt ?? (live ? now : item.startedAt)) - item.startedAt) : ''
   const parts: string[] = []
   if (item.stopping && live) parts.push('Stopping…')
-  else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
+  else if ((item.status === 'pending' || item.status === 'running') && item.retry) {
+    const secs = item.retry.until !== undefined ? Math.max(0, Math.ceil((item.retry.until - now) / 1000)) : undefined
+    const busy = item.retry.status === 429 ? 'Rate limited by the model server' : `The model server failed${item.retry.status ? ` (HTTP ${item.retry.status})` : ''}`
+    parts.push(`${busy} — retrying${secs ? ` in ${secs} s` : '…'}`)
+  } else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
   else if (item.status === 'compacting') parts.push('Compacting…')
   else if (item.status === 'done') {
     parts.push('Done')

@@ -769,3 +769,21 @@ describe('a finished reply that is not what it seems', () => {
     expect(footerOf(reloaded).notice).toBe('length')
   })
 })
+
+describe('a model request being retried', () => {
+  const footerOf = (t: Transcript) => t.items.find((i): i is RunItem => i.kind === 'run')!
+  it('the footer says the server refused it and when it is retried; the reply clears that', async () => {
+    const { runStatusText } = await import('../components/Messages')
+    const r = runEvents('r1')
+    r.start()
+    const e = r.evs.length
+    r.evs.push({ runId: 'r1', seq: e + 1, stream: 'error', ts: 5_000, data: { reason: 'model_retry', status: 429, attempt: 1, retryAfterMs: 2000 }, sessionKey: SK })
+    let t = applyAll(reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'go', ts: 1 }), r.evs)
+    expect(footerOf(t).retry).toEqual({ status: 429, until: 7_000 })
+    expect(runStatusText(footerOf(t), 5_200)).toMatch(/^Rate limited by the model server — retrying in 2 s/)
+    expect(t.needsRefetch).toBeFalsy() // not a seq gap
+    t = applyAll(t, [{ runId: 'r1', seq: e + 2, stream: 'assistant', ts: 7_100, data: { text: 'Hi', delta: 'Hi' }, sessionKey: SK }])
+    expect(footerOf(t).retry).toBeUndefined()
+    expect(runStatusText(footerOf(t), 7_200)).toMatch(/^Running…/)
+  })
+})

@@ -397,6 +397,12 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
 
 function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
   const data = ev.data as Record<string, unknown>
+  // the retried request answered (any output, or the run ended): no longer waiting for a retry
+  if (t.retrying && ev.stream !== 'error') {
+    t.retrying = false
+    const f = footer(d, t.runId)
+    if (f?.retry) d.patch<RunItem>(f.key, { retry: undefined })
+  }
   switch (ev.stream) {
     case 'lifecycle': {
       const f = footer(d, t.runId)
@@ -453,10 +459,20 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
       }
       return
     }
-    case 'error':
+    case 'error': {
+      // the model server refused a request that will be sent again (runtime retry-notice.ts): say so
+      if (data.reason === 'model_retry') {
+        const f = footer(d, t.runId)
+        if (!f || t.terminal) return
+        const wait = typeof data.retryAfterMs === 'number' ? data.retryAfterMs : undefined
+        d.patch<RunItem>(f.key, { retry: { status: Number(data.status) || 0, ...(wait !== undefined ? { until: ev.ts + wait } : {}) } })
+        t.retrying = true
+        return
+      }
       // The gateway reports seq gaps it saw upstream: our copy may be incomplete.
       d.needsRefetch = true
       return
+    }
     default:
       return // block / approval streams duplicate information shown elsewhere
   }

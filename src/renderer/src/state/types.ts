@@ -94,6 +94,8 @@ export interface RunItem extends ItemBase {
   timed?: boolean
   /** a finished run's reply is not what the user may assume: cut off at the output limit, or empty */
   notice?: 'length' | 'empty'
+  /** the model server refused the request and it will be sent again (HTTP status; `until`: the wait it asked for) */
+  retry?: { status: number; until?: number }
 }
 
 export interface CompactionItem extends ItemBase {
@@ -123,6 +125,8 @@ export interface RunTrack {
   sealK?: number
   sawAssistant: boolean
   terminal: boolean
+  /** its footer shows a model retry: the next output clears it */
+  retrying?: boolean
   /** queue "collect" mode: this run's message was answered by that run (no footer of its own) */
   foldedInto?: string
 }
