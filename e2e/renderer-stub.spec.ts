@@ -80,7 +80,9 @@ test('Queue and Steer while running', async ({ page }) => {
   await expect(log.getByText(/Understood — keep it short/)).toBeVisible()
   await shot(page, 'stub-queue-steer')
   await page.getByRole('button', { name: 'Stop', exact: true }).click()
-  // the queued follow-up starts as the next run
+  // Stop holds the queued follow-up: paused until the user sends (or removes) it
+  await expect(queue.getByText('Paused')).toBeVisible()
+  await queue.getByRole('button', { name: /^Send queued message: then summarize it/ }).click()
   await expect(queue.getByText('Started as the next run')).toBeVisible()
   // its user row comes first; the stub's streamed reply may echo the words too (<em>then summarize it</em>)
   await expect(log.getByText('then summarize it', { exact: true }).first()).toBeVisible()
