@@ -88,13 +88,13 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(lastToolResult()).toContain('approved-at-terminal')
   })
 
-  it('an answer it does not understand is asked again; "n" denies and the failed tool is reported', async () => {
+  it('an answer it does not understand is asked again; "n" denies and the tool is reported as denied, not failed', async () => {
     server.push(execTurn('echo never-runs'), { text: 'denied then', chunks: 1 })
     const c = cli(['maybe', 'n'])
     const code = await c.agent('run it', 'agent:main:act2')
     expect(code).toBe(0)
     expect(c.asked).toHaveLength(2)
-    expect(c.err()).toMatch(/✗ exec failed: .*denied/)
+    expect(c.err()).toContain('✗ exec denied: not run')
     expect(lastToolResult()).toContain('exec denied by user')
   })
 
@@ -157,7 +157,7 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(code).toBe(0)
     expect(Date.now() - started).toBeLessThan(20_000)
     expect(c.err()).toContain('no terminal to ask and no other client: denied')
-    expect(c.err()).toMatch(/✗ exec failed: .*denied/)
+    expect(c.err()).toContain('✗ exec denied: not run')
     expect(c.out()).toBe('local reply\n')
   })
 })

@@ -65,3 +65,15 @@ export function resultText(v: unknown): string {
 export function truncate(s: string, max: number): { text: string; truncated: boolean } {
   return s.length > max ? { text: s.slice(0, max), truncated: true } : { text: s, truncated: false }
 }
+
+/** Why a failed call never ran, read from the runtime's result text (tools/exec.ts, pi's abort). */
+export type NotRun = 'denied' | 'approval-timeout' | 'stopped'
+
+export function notRunFromText(text: string): NotRun | undefined {
+  const t = text.trimStart()
+  if (/^exec denied by user\b/.test(t)) return 'denied'
+  if (/^exec approval timed out\b/.test(t)) return 'approval-timeout'
+  // ToolAbortedError ("<tool> aborted") and pi's own "Operation aborted": the run was stopped
+  if (/^(Operation aborted|[\w.-]+ aborted)\b/.test(t)) return 'stopped'
+  return undefined
+}

@@ -2,7 +2,7 @@
 // reason), and exec approvals — asked at the terminal when there is one, else how to answer them. Without
 // this a run waiting on an approval looked hung until the approval expired.
 import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
-import { argsSummary, oneLine, resultText } from '../../shared/tool-display'
+import { argsSummary, notRunFromText, oneLine, resultText } from '../../shared/tool-display'
 import type { CliIO } from '../io'
 import { terminalText } from '../table'
 
@@ -66,7 +66,13 @@ export class RunActivity {
       const args = argsSummary(t.args)
       this.line(`→ ${t.name}${args ? `: ${args}` : ''}`)
     } else if (t.phase === 'result' && t.isError) {
-      const why = oneLine(resultText(t.result), 160)
+      const text = resultText(t.result)
+      // a call that never ran did not "fail" (as the window's tool cards say)
+      const notRun = notRunFromText(text)
+      if (notRun === 'denied') return this.line(`✗ ${t.name} denied: not run`)
+      if (notRun === 'approval-timeout') return this.line(`✗ ${t.name} not run: nobody answered the approval in time`)
+      if (notRun === 'stopped') return this.line(`■ ${t.name} stopped`)
+      const why = oneLine(text, 160)
       this.line(`✗ ${t.name} failed${why ? `: ${why}` : ''}`)
     }
   }

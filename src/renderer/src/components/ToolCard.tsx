@@ -3,7 +3,7 @@
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { formatDuration, formatInt } from '../lib/format'
-import { argsSummary, MAX_SHOWN_CHARS, prettyJson, PREVIEW_CHARS, resultText, truncate } from '../../../shared/tool-display'
+import { argsSummary, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconShield, IconTool } from './icons'
@@ -18,19 +18,13 @@ const STATUS_LABEL: Record<ToolItem['status'], string> = {
 }
 
 /** Why a call failed without running, from the approval's answer or else the runtime's result text (tools/exec.ts). */
-type NotRun = 'denied' | 'approval-timeout' | 'stopped'
 const NOT_RUN_LABEL: Record<NotRun, string> = { denied: 'Denied', 'approval-timeout': 'Approval timed out', stopped: 'Stopped' }
 
 export function notRunReason(item: ToolItem): NotRun | undefined {
   if (item.status !== 'failed') return undefined
   const a = item.approval
   if (a?.decision === 'deny') return a.resolvedBy === 'timeout' ? 'approval-timeout' : a.resolvedBy === 'abort' ? 'stopped' : 'denied'
-  const text = item.result !== undefined ? resultText(item.result).trimStart() : ''
-  if (/^exec denied by user\b/.test(text)) return 'denied'
-  if (/^exec approval timed out\b/.test(text)) return 'approval-timeout'
-  // ToolAbortedError ("<tool> aborted") and pi's own "Operation aborted": the run was stopped
-  if (/^(Operation aborted|[\w.-]+ aborted)\b/.test(text)) return 'stopped'
-  return undefined
+  return item.result !== undefined ? notRunFromText(resultText(item.result)) : undefined
 }
 
 /** The line a call that asked for approval keeps once answered: who decided what. */
