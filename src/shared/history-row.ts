@@ -61,6 +61,10 @@ export function historyRow(message: { role?: unknown; [k: string]: unknown }, at
     if (typeof message.toolCallId === 'string') row.toolCallId = message.toolCallId
     if (typeof message.toolName === 'string') row.toolName = message.toolName
     row.isError = message.isError === true
+    // how an exec came to run (tools/exec.ts): a reloaded tool card still says who approved it; nothing else of
+    // a tool's details, which can be large
+    const approval = (message.details as { approval?: unknown } | undefined)?.approval
+    if (typeof approval === 'string') row.details = { approval }
   }
   if (role === 'assistant') {
     if (typeof message.stopReason === 'string') row.stopReason = message.stopReason

@@ -604,6 +604,8 @@ export interface HistoryMessage {
   toolCallId?: string
   toolName?: string
   isError?: boolean
+  /** a tool result's details (exec: exitCode, approval, …) */
+  details?: unknown
   stopReason?: string
   errorMessage?: string
   usage?: unknown

@@ -344,6 +344,10 @@ describe('config, models, tools, approvals, status, prefs', () => {
     const result = agentEvents('ap1').find((e) => e.stream === 'tool' && (e.data as any).phase === 'result')!.data as any
     expect(result).toMatchObject({ name: 'exec', isError: false, meta: 'echo approved-output' })
     expect(JSON.stringify(result.result)).toContain('approved-output')
+    // how it came to run is kept with the result: a reloaded transcript can still say "Approved once"
+    expect(result.result.details).toMatchObject({ exitCode: 0, approval: 'allow-once' })
+    const stored = (await t.call('chat.history', { sessionKey: 'main' })).messages.find((m) => m.role === 'toolResult' && m.runId === 'ap1')
+    expect(stored?.details).toMatchObject({ approval: 'allow-once' })
     expect(t.events.some((e) => e.event === 'exec.approval.resolved')).toBe(true)
     const unknown = await t.raw('exec.approval.resolve', { id: 'nope', decision: 'deny' })
     expect(unknown.ok).toBe(false)

@@ -35,8 +35,14 @@ export class ExecDeniedError extends Error {
   }
 }
 
-async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCallId: string, signal?: AbortSignal): Promise<void> {
-  if (matchesAllowlist(command, ctx.execAllowlist)) return
+/**
+ * How a command came to run, kept in its result's details so a reloaded transcript can still say who decided:
+ * the configured allowlist, the user once, the user always (this run's answer), or an earlier "always".
+ */
+export type ExecApproval = 'allowlist' | 'allow-once' | 'allow-always' | 'allowed-before'
+
+async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCallId: string, signal?: AbortSignal): Promise<ExecApproval> {
+  if (matchesAllowlist(command, ctx.execAllowlist)) return 'allowlist'
   const req = { runId: ctx.runId, sessionKey: ctx.sessionKey, toolCallId, command, cwd }
   const detailed = (ctx.approvals as Partial<DetailedApprovals>).requestDetailed
   let outcome: ApprovalOutcome
@@ -46,7 +52,7 @@ async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCa
     const decision = await ctx.approvals.request(req, signal)
     outcome = { decision, resolvedBy: signal?.aborted ? 'abort' : 'user' }
   }
-  if (outcome.decision !== 'deny') return
+  if (outcome.decision !== 'deny') return outcome.resolvedBy === 'allowlist' ? 'allowed-before' : outcome.decision
   if (outcome.resolvedBy === 'abort' || signal?.aborted) throw new ToolAbortedError('exec')
   if (outcome.resolvedBy === 'timeout') {
     throw new ExecDeniedError('exec approval timed out: nobody approved the command, so it was not run', 'timeout')
@@ -175,7 +181,7 @@ export const execTool = defineTool(
     if (!command) throw new Error('command must not be empty')
     const cwd = await workspaceRoot(ctx.workspaceDir)
 
-    await approve(ctx, command, cwd, toolCallId, signal)
+    const approval = await approve(ctx, command, cwd, toolCallId, signal)
     throwIfAborted(signal, 'exec')
 
     const timeoutSec = Math.min(p.timeoutSeconds ?? ctx.execTimeoutSeconds, EXEC_MAX_TIMEOUT_SECONDS)
@@ -196,7 +202,7 @@ export const execTool = defineTool(
 
     const text = terminalText(r.output.toString())
     const shown = text.length ? text : '(no output)'
-    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, truncated: r.output.truncated, cwd }
+    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, truncated: r.output.truncated, cwd, approval }
     if (r.aborted) throw new Error(`exec aborted: the command and its child processes were killed\n\nOutput so far:\n${shown}`)
     if (r.timedOut) {
       throw new Error(`exec timed out after ${timeoutSec}s: the command and its child processes were killed\n\nOutput so far:\n${shown}`)

@@ -123,6 +123,11 @@ describe('the tool card tells a command that did not run from one that failed', 
       [{ result: text('some other wording'), approval: { decision: 'deny', resolvedBy: 'timeout' } }, 'Approval timed out', 'Nobody answered'],
       [{ result: text('exec aborted'), approval: { decision: 'deny', resolvedBy: 'abort' } }, 'Stopped', 'stopped while the approval waited'],
       [{ status: 'done', result: text('ok') }, 'Done', undefined],
+      // a reloaded transcript: no approval event, the result's details say (tools/exec.ts details.approval)
+      [{ status: 'done', result: { ...text('removed'), details: { exitCode: 0, approval: 'allow-once' } } }, 'Done', 'Approved once'],
+      [{ status: 'done', result: { ...text('removed'), details: { approval: 'allow-always' } } }, 'Done', 'Always allowed'],
+      [{ status: 'done', result: { ...text('removed'), details: { approval: 'allowed-before' } } }, 'Done', 'Allowed earlier in this session'],
+      [{ status: 'done', result: { ...text('ok'), details: { approval: 'allowlist' } } }, 'Done', undefined],
     ]
     for (const [over, label, record] of cases) {
       const c = card(call(over))

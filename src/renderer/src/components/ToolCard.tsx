@@ -30,8 +30,11 @@ export function notRunReason(item: ToolItem): NotRun | undefined {
 /** The line a call that asked for approval keeps once answered: who decided what. */
 function approvalRecord(item: ToolItem, reason: NotRun | undefined): string | undefined {
   const a = item.approval
-  if (a?.decision === 'allow-once') return 'Approved once'
-  if (a?.decision === 'allow-always') return 'Always allowed (this command, in this session)'
+  // seen live, else what the command's result kept (tools/exec.ts `details.approval`: also after a reload)
+  const ran = a?.decision ?? (item.result as { details?: { approval?: unknown } } | undefined)?.details?.approval
+  if (ran === 'allow-once') return 'Approved once'
+  if (ran === 'allow-always') return 'Always allowed (this command, in this session)'
+  if (ran === 'allowed-before') return 'Allowed earlier in this session (always)'
   if (reason === 'denied') return 'Denied — the command was not run'
   if (reason === 'approval-timeout') return 'Nobody answered the approval in time — the command was not run'
   if (a?.decision === 'deny' && reason === 'stopped') return 'The run was stopped while the approval waited'

@@ -787,3 +787,13 @@ describe('a model request being retried', () => {
     expect(runStatusText(footerOf(t), 7_200)).toMatch(/^Running…/)
   })
 })
+
+describe('a reloaded tool result', () => {
+  it('keeps the details history kept (exec: how it was approved), so the card can still say who decided', () => {
+    const msgs = historyFor('r1')
+    ;(msgs[2] as { details?: unknown }).details = { approval: 'allow-once' }
+    const t = reduce(emptyTranscript(SK), { type: 'hydrate', history: hist(msgs) })
+    const tool = t.items.find((i): i is ToolItem => i.kind === 'tool')!
+    expect(tool.result).toEqual({ content: [{ type: 'text', text: 'a\nb' }], details: { approval: 'allow-once' } })
+  })
+})

@@ -478,6 +478,11 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
   }
 }
 
+/** A tool result row as the tool card reads it: its content, and its details when history kept any (exec's approval). */
+function historyResult(m: HistoryMessage): { content: unknown; details?: unknown } {
+  return m.details === undefined ? { content: m.content } : { content: m.content, details: m.details }
+}
+
 /** The batch run a lifecycle event says this run was folded into (queue "collect" mode), if any. */
 function foldTarget(ev: AgentEvent): string | undefined {
   if (ev.stream !== 'lifecycle') return undefined
@@ -958,14 +963,14 @@ function historyItems(
         if (at === undefined) {
           // its call is on an older page: keep the result for when that page is loaded
           if (m.toolCallId && edge.orphans)
-            edge.orphans[m.toolCallId] = { runId, isError: !!m.isError, result: { content: m.content }, endedAt: m.timestamp }
+            edge.orphans[m.toolCallId] = { runId, isError: !!m.isError, result: historyResult(m), endedAt: m.timestamp }
           break
         }
         const tool = out[at] as ToolItem
         out[at] = {
           ...tool,
           status: m.isError ? 'failed' : 'done',
-          result: { content: m.content },
+          result: historyResult(m),
           endedAt: m.timestamp,
         }
         break
