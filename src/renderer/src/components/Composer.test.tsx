@@ -48,6 +48,22 @@ describe('composer', () => {
     expect(box).toHaveValue('')
   })
 
+  it('↑ without any message sent from this window recalls the session’s own earlier messages', async () => {
+    await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main', messages: 4 }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await waitFor(() => expect(within(screen.getByRole('log', { name: 'Conversation' })).getAllByText(/Question 2/).length).toBeGreaterThan(0))
+    box.focus()
+    await user.keyboard('{ArrowUp}')
+    expect(box).toHaveValue('Question 2: how does part 2 work?')
+    ;(box as HTMLTextAreaElement).setSelectionRange(0, 0)
+    await user.keyboard('{ArrowUp}')
+    expect(box).toHaveValue('Question 1: how does part 0 work?')
+    ;(box as HTMLTextAreaElement).setSelectionRange(box.value.length, box.value.length)
+    await user.keyboard('{ArrowDown}{ArrowDown}')
+    expect(box).toHaveValue('')
+  })
+
   it('keeps a draft per session across a reload (localStorage)', async () => {
     const first = await renderApp({ seed: [{ key: 'agent:main:a', label: 'A' }, { key: 'agent:main:b', label: 'B' }] })
     const user = userEvent.setup()

@@ -12,6 +12,7 @@ import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
+import type { Item } from '../state/types'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
 import { IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
@@ -82,6 +83,16 @@ const held = (q: QueueEntry) => q.status === 'queued' && !!q.held
 const EMPTY_QUEUE: QueueEntry[] = []
 const NO_ATTACHMENTS: PendingAttachment[] = []
 
+/** The session's own user messages, oldest first, repeats next to each other folded (what ↑ offers without local history). */
+function sessionUserTexts(items: readonly Item[] | undefined): string[] {
+  const out: string[] = []
+  for (const it of items ?? []) {
+    if (it.kind !== 'user' || !it.text.trim() || it.via === 'collect') continue
+    if (out[out.length - 1] !== it.text) out.push(it.text)
+  }
+  return out.slice(-100)
+}
+
 export function Composer({ sessionKey }: { sessionKey: string }) {
   const controller = useController()
   const draft = useAppStore('composer', (s) => s.drafts[sessionKey] ?? '')
@@ -100,6 +111,9 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   // Position in the input history while browsing with ↑/↓ (-1 = editing the draft).
   const [histPos, setHistPos] = useState(-1)
   const savedDraft = useRef('')
+  // what ↑/↓ browse: this window's sent messages, else (a new browser, another machine) the session's own
+  // user messages — read when browsing starts, not subscribed (that would re-render on every delta)
+  const recall = useRef<string[]>([])
   const running = !!run
   const stopping = !!run?.stopping
   const canSend = connected && !encoding && (!!draft.trim() || attachments.length > 0)
@@ -162,23 +176,27 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
       submit()
       return
     }
-    if (e.key === 'ArrowUp' && history.length && el.selectionStart === 0 && el.selectionEnd === 0) {
+    if (e.key === 'ArrowUp' && el.selectionStart === 0 && el.selectionEnd === 0) {
+      if (histPos < 0) recall.current = history.length ? history : sessionUserTexts(controller.stores.runs.getState().transcripts[sessionKey]?.items)
+      const list = recall.current
+      if (!list.length) return
       e.preventDefault()
-      const next = histPos < 0 ? history.length - 1 : Math.max(0, histPos - 1)
+      const next = histPos < 0 ? list.length - 1 : Math.max(0, histPos - 1)
       if (histPos < 0) savedDraft.current = draft
       setHistPos(next)
-      controller.setDraft(sessionKey, history[next])
+      controller.setDraft(sessionKey, list[next])
       return
     }
     if (e.key === 'ArrowDown' && histPos >= 0 && el.selectionStart === el.value.length) {
       e.preventDefault()
+      const list = recall.current
       const next = histPos + 1
-      if (next >= history.length) {
+      if (next >= list.length) {
         setHistPos(-1)
         controller.setDraft(sessionKey, savedDraft.current)
       } else {
         setHistPos(next)
-        controller.setDraft(sessionKey, history[next])
+        controller.setDraft(sessionKey, list[next])
       }
     }
   }
