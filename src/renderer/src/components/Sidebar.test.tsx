@@ -383,6 +383,11 @@ describe('keyboard and long names', () => {
     expect(screen.getByRole('menu', { name: 'Actions for Tax questions' })).toBeInTheDocument()
     await user.keyboard('{Escape}')
     expect(more).toHaveFocus()
+    // an action that keeps the row in place (Pin) also leaves focus on its "…" button
+    await user.keyboard('{Enter}')
+    await user.click(screen.getByRole('menuitem', { name: 'Pin' }))
+    expect(screen.queryByRole('menu')).toBeNull()
+    await waitFor(() => expect(within(nav).getByRole('button', { name: 'Actions for Tax questions' })).toHaveFocus())
   })
 
   it('a session name the row cuts off has its full text as a tooltip', async () => {

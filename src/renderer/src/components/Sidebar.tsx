@@ -138,6 +138,11 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const [editing, setEditing] = useState(false)
   const menuRef = useRef<HTMLDivElement>(null)
   const moreRef = useRef<HTMLButtonElement>(null)
+  // an action that leaves the row where it is: focus goes back to "…" (its menu item unmounts; focus would fall to <body>)
+  const closeMenuToButton = () => {
+    setMenu(false)
+    moreRef.current?.focus()
+  }
   const title = sessionTitle(row)
   const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
   const state = sessionState(row, approvals)
@@ -235,11 +240,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             onKeyDown={(e) => {
               const items = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
               const i = items.indexOf(document.activeElement as HTMLElement)
-              if (e.key === 'Escape') {
-                // the focused item is about to unmount: focus would fall to <body>
-                setMenu(false)
-                moreRef.current?.focus()
-              }
+              if (e.key === 'Escape') closeMenuToButton()
               else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
               else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
               else return
@@ -250,17 +251,17 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
               Rename
             </button>
             {!row.archived && (
-              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.pinSession(row.key, !row.pinned))}>
+              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.pinSession(row.key, !row.pinned))}>
                 {row.pinned ? 'Unpin' : 'Pin'}
               </button>
             )}
             {archivable(row.key) && (
-              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.archiveSession(row.key, !row.archived))}>
+              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.archiveSession(row.key, !row.archived))}>
                 {row.archived ? 'Unarchive' : 'Archive'}
               </button>
             )}
             {!row.archived && (
-              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.compactSession(row.key))}>
+              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.compactSession(row.key))}>
                 Compact
               </button>
             )}
@@ -272,7 +273,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             <button
               type="button"
               role="menuitem"
-              onClick={() => (setMenu(false), void controller.exportMarkdown(row.key).then((r) => r && downloadText(r.filename, r.markdown)))}
+              onClick={() => (closeMenuToButton(), void controller.exportMarkdown(row.key).then((r) => r && downloadText(r.filename, r.markdown)))}
             >
               Export as Markdown
             </button>
