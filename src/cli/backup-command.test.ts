@@ -89,4 +89,16 @@ describe('loopdesk backup', () => {
       err: expect.stringContaining('no state dir'),
     })
   })
+
+  it('a folder that cannot be made is a clear error at once: under a file, or on a pseudo filesystem (mkdir -p spins there on Node 20)', async () => {
+    const file = path.join(tempDir('loopdesk-backup-file-'), 'notes.txt')
+    fs.writeFileSync(file, 'x')
+    expect(await runCliCaptured(['backup', path.join(file, 'sub'), '--state-dir', t.stateDir])).toEqual(
+      expect.objectContaining({ code: 1, err: `loopdesk: cannot create the backup folder ${path.join(file, 'sub')}: a part of that path is a file\n` }),
+    )
+    if (fs.existsSync('/proc/self')) {
+      const r = await runCliCaptured(['backup', '/proc/loopdesk-backup', '--state-dir', t.stateDir])
+      expect(r).toMatchObject({ code: 1, err: expect.stringContaining('cannot create the backup folder /proc/loopdesk-backup') })
+    }
+  })
 })

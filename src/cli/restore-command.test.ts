@@ -144,6 +144,10 @@ describe('loopdesk restore', () => {
     }
     expect(await runCliCaptured(['restore', path.join(state, 'agents'), '--state-dir', state])).toMatchObject({ code: 2, err: expect.stringContaining('overlap') })
     expect(await runCliCaptured(['restore', '--state-dir', state])).toMatchObject({ code: 2, err: expect.stringContaining('needs the backup folder') })
+    const aFile = path.join(tempDir('loopdesk-restore-file-'), 'notes.txt')
+    fs.writeFileSync(aFile, 'mine')
+    expect(await runCliCaptured(['restore', backup, '--yes', '--state-dir', aFile])).toMatchObject({ code: 2, err: expect.stringContaining(`the state dir ${aFile} is a file`) })
+    expect(fs.readFileSync(aFile, 'utf8')).toBe('mine')
     expect(snapshot(state)).toEqual(before)
     expect(fs.readdirSync(path.dirname(state))).toEqual(['state'])
   })

@@ -52,6 +52,37 @@ export interface BackupSummary {
   warnings: string[]
 }
 
+/**
+ * Creates `dir` and its missing parents one level at a time. Not `mkdirSync(…, {recursive})`: on Node 20 that
+ * spins forever under a pseudo filesystem (`/proc/x`); one level at a time fails at once there. Errors are
+ * said as what the user can fix.
+ */
+function makeBackupDir(dir: string): void {
+  const missing: string[] = []
+  for (let p = dir; !fs.existsSync(p); p = path.dirname(p)) {
+    missing.unshift(p)
+    if (path.dirname(p) === p) break
+  }
+  for (const p of missing) {
+    try {
+      fs.mkdirSync(p, { mode: 0o700 })
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      const why =
+        code === 'ENOTDIR'
+          ? 'a part of that path is a file'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'permission denied'
+            : code === 'EROFS'
+              ? 'the filesystem is read-only'
+              : code === 'ENOENT'
+                ? 'folders cannot be created there'
+                : ((err as Error).message ?? String(err))
+      throw new CliError(`cannot create the backup folder ${dir}: ${why}`, EXIT.failed)
+    }
+  }
+}
+
 /** Copies the state dir into `dir` (see the file comment for what goes in). */
 export function backupStateDir(stateDir: string, dir: string, opts: { includeKeys?: boolean; withWorkspace?: boolean } = {}): BackupSummary {
   const src = path.resolve(stateDir)
@@ -65,7 +96,7 @@ export function backupStateDir(stateDir: string, dir: string, opts: { includeKey
   if (!opts.includeKeys) left.push('API keys (--include-keys)')
   if (!opts.withWorkspace) left.push('workspace (--with-workspace)')
   const summary: BackupSummary = { dir: dst, files: 0, bytes: 0, left, warnings: [] }
-  fs.mkdirSync(dst, { recursive: true, mode: 0o700 })
+  makeBackupDir(dst)
   const skipTop = (name: string) =>
     ALWAYS_OUT.has(name) || (name === 'credentials.json' && !opts.includeKeys) || (name === 'workspace' && !opts.withWorkspace)
   Object.assign(summary, copyTree(src, dst, skipTop))

@@ -124,6 +124,7 @@ export async function planRestore(backupDir: string, stateDir: string, now = new
   const [realBackup, realState] = [realPlace(backup), realPlace(state)]
   if (isInside(realState, realBackup) || isInside(realBackup, realState)) throw new CliError(`the backup ${backup} and the state dir ${state} overlap: keep backups elsewhere`, EXIT.usage)
   const { manifest, top } = checkBackup(backup)
+  if (fs.existsSync(state) && !fs.statSync(state).isDirectory()) throw new CliError(`the state dir ${state} is a file, not a folder: check --state-dir / LOOPDESK_STATE_DIR`, EXIT.usage)
   const users = fs.existsSync(state) ? await stateDirUsers(state) : []
   if (users.length) throw new CliError(`Loopdesk is using ${state}: ${users.join('; ')} — quit the app and stop the gateway, then restore again`, EXIT.failed)
   const kept = ['gateway token and paired devices', 'device keys']
