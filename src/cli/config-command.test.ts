@@ -22,7 +22,17 @@ describe('loopdesk config', () => {
     const whole = await cli(['get', '--json'])
     expect(JSON.parse(whole.out)).toMatchObject({ agents: { defaults: { model: { primary: 'mock/m1' } } } })
     expect(await cli(['get', 'agents.defaults.timeoutSeconds'])).toMatchObject({ code: 1, err: 'loopdesk: agents.defaults.timeoutSeconds is not set (defaults apply)\n' })
+    // a number steps into a list
+    expect(await cli(['get', 'models.providers.mock.models.0.id'])).toMatchObject({ code: 0, out: 'm1\n' })
     expect((await cli(['path'])).out).toBe(`${env.stack.rt.stateDir}/loopdesk.json\n`)
+  })
+
+  it('unset of a path that is not set says so at once and writes nothing', async () => {
+    const before = fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')
+    const started = Date.now()
+    expect(await cli(['unset', 'no.such'])).toMatchObject({ code: 1, err: 'loopdesk: no.such is not set; nothing to unset\n' })
+    expect(Date.now() - started).toBeLessThan(10_000) // no wait for a write slot
+    expect(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
   })
 
   it('path without a gateway: the file a gateway of that state dir reads (LOOPDESK_CONFIG_PATH included); not for a --url elsewhere', async () => {

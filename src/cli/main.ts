@@ -70,6 +70,15 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (sub === 'run') return await (await import('./commands/gateway-run')).gatewayRun(rest, io)
       if (sub === 'call') return await (await import('./commands/gateway-call')).gatewayCall(rest, io)
       if (sub === 'rotate-token') return await (await import('./commands/gateway-rotate-token')).gatewayRotateToken(rest, io)
+      if (sub === '--help' || sub === '-h' || sub === 'help') {
+        const [run, call, rotate] = await Promise.all([
+          import('./commands/gateway-run'),
+          import('./commands/gateway-call'),
+          import('./commands/gateway-rotate-token'),
+        ])
+        io.stdout([run.GATEWAY_RUN_HELP, call.GATEWAY_CALL_HELP, rotate.GATEWAY_ROTATE_TOKEN_HELP].join('\n\n') + '\n')
+        return EXIT.ok
+      }
       throw new UsageError(sub ? `unknown gateway command: ${sub}` : 'gateway needs a command: run | call | rotate-token')
     }
     const args = sub === undefined ? [] : [sub, ...rest]

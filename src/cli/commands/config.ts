@@ -79,6 +79,12 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
   return withGateway({ target, stateDir, io }, async (conn) => {
     const current = (await conn.request('config.get', {})) as ResultOf<'config.get'>
     if (sub === 'get') return printValue(io, current, keys, path, !!flags.json)
+    // nothing to unset: say so at once, without spending one of the gateway's few config writes a minute
+    // (while the file has problems, config.get shows the last good config: the key may be one of them)
+    if (sub === 'unset' && !current.issues.length && valueAt(current, keys) === undefined) {
+      io.stderr(`loopdesk: ${path} is not set; nothing to unset\n`)
+      return EXIT.failed
+    }
     const value = sub === 'unset' ? null : newValue
     return writeWithRateLimitWait(
       io,
@@ -106,11 +112,20 @@ async function printPath(io: CliIO, stateDir: string, target: GatewayTarget): Pr
   return EXIT.ok
 }
 
-function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
+/** The value at a dot path (a number steps into a list: `models.providers.local.models.0.id`); a stored key reads as set. */
+function valueAt(cfg: ResultOf<'config.get'>, keys: string[]): unknown {
   let v: unknown = cfg.config
-  for (const k of keys) v = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>)[k] : undefined
+  for (const k of keys) {
+    if (Array.isArray(v)) v = /^\d+$/.test(k) ? v[Number(k)] : undefined
+    else v = v && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined
+  }
   // a provider key kept in the credential store is not in the file, but it is set
   if (v === undefined && secretState(cfg, keys) === 'set') v = '__REDACTED__'
+  return v
+}
+
+function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
+  const v = valueAt(cfg, keys)
   if (v === undefined) {
     io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
     return EXIT.failed
