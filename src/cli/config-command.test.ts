@@ -113,6 +113,19 @@ describe('loopdesk config', () => {
     await cli(['unset', 'models.providers.openai.apiKey'])
   })
 
+  it('a stored key shows in the object views of its provider too, as the placeholder', async () => {
+    const secret = 'sk-mock-SECRET-0123456789'
+    expect((await cli(['set', 'models.providers.mock.apiKey', '--stdin'], `${secret}\n`)).code).toBe(0)
+    for (const path of ['models.providers.mock', 'models.providers', 'models']) {
+      const out = (await cli(['get', path, '--json'])).out
+      expect(out, path).toContain('"apiKey":"__REDACTED__"')
+      expect(out).not.toContain(secret)
+    }
+    expect(JSON.parse((await cli(['get', '--json'])).out).models.providers.mock.apiKey).toBe('__REDACTED__')
+    await cli(['unset', 'models.providers.mock.apiKey'])
+    expect((await cli(['get', 'models.providers.mock', '--json'])).out).not.toContain('apiKey')
+  })
+
   it('refuses what is not a config command, before connecting', async () => {
     for (const args of [[], ['frob'], ['set', 'a.b'], ['set', 'a[0].b', '1'], ['get', 'a..b'], ['set', 'x', '1', '--stdin'], ['path', 'x']]) {
       expect((await cli(args)).code, args.join(' ')).toBe(2)

@@ -124,8 +124,30 @@ function valueAt(cfg: ResultOf<'config.get'>, keys: string[]): unknown {
   return v
 }
 
+/**
+ * A printed section that holds providers shows a key kept in the credential store as `apiKey: "__REDACTED__"`,
+ * as `config get …apiKey` does — else the object view reads as "no key set".
+ */
+function withStoredKeys(cfg: ResultOf<'config.get'>, keys: string[], v: unknown): unknown {
+  const at = keys.join('.')
+  const providersPath = ['', 'models', 'models.providers']
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return v
+  const mark = (provider: string, entry: unknown) =>
+    entry && typeof entry === 'object' && !Array.isArray(entry) && !('apiKey' in entry) && cfg.secrets[provider] === 'set'
+      ? { ...(entry as object), apiKey: '__REDACTED__' }
+      : entry
+  if (keys.length === 3 && keys[0] === 'models' && keys[1] === 'providers') return mark(keys[2], v)
+  if (!providersPath.includes(at)) return v
+  const clone = structuredClone(v) as Record<string, unknown>
+  const providers = (at === 'models.providers' ? clone : at === 'models' ? clone.providers : (clone.models as Record<string, unknown> | undefined)?.providers) as
+    | Record<string, unknown>
+    | undefined
+  if (providers && typeof providers === 'object') for (const id of Object.keys(providers)) providers[id] = mark(id, providers[id])
+  return clone
+}
+
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
-  const v = valueAt(cfg, keys)
+  const v = withStoredKeys(cfg, keys, valueAt(cfg, keys))
   if (v === undefined) {
     io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
     return EXIT.failed
