@@ -87,7 +87,7 @@ describe('loopdesk sessions export', () => {
     expect(md.out).toMatch(/^# summarize my notes\n\nSession `agent:main:notes` · 4 messages · exported \d{4}-\d\d-\d\d \d\d:\d\d UTC\n/)
     expect(md.out).toMatch(/## You — .*\n\nsummarize my notes\n/)
     expect(md.out).toContain('**Tool** `read` — notes/missing.txt')
-    expect(md.out).toMatch(/\*failed of `read`:\*\n\n```text\n.*missing\.txt/)
+    expect(md.out).toMatch(/\*`read` failed:\*\n\n```text\n.*missing\.txt/)
     expect(md.out).toContain('That file does not exist, so: **start fresh**.')
     expect(md.out).not.toContain('Check the file first.')
     expect((await cli(['export', 'agent:main:notes', '--thinking'])).out).toContain('> Check the file first.')

@@ -43,6 +43,9 @@ describe('conversationMarkdown', () => {
     expect(md).toContain('*result of `exec`:*\n\n````text\na ``` b\n')
     expect(md).toContain('x'.repeat(290))
     expect(md).not.toContain('x'.repeat(400))
-    expect(conversationMarkdown([{ role: 'toolResult', toolName: 'write', isError: true, content: [] }], opts)).toContain('*failed of `write`: (no output)*')
+    expect(conversationMarkdown([{ role: 'toolResult', toolName: 'write', isError: true, content: [] }], opts)).toContain('*`write` failed: (no output)*')
+    // a call that never ran is not "failed"
+    const denied = [{ type: 'text', text: 'exec denied by user: the command was not run' }]
+    expect(conversationMarkdown([{ role: 'toolResult', toolName: 'exec', isError: true, content: denied }], opts)).toContain('*`exec` denied (not run):*')
   })
 })

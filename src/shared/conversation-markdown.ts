@@ -2,7 +2,7 @@
 // window's Export): what was said, with each tool call as one line and its result quoted briefly. Thinking
 // is left out unless asked for; images and attachments are named, not embedded.
 import type { ChatHistoryPage, ParamsOf } from './methods'
-import { argsSummary, oneLine, resultText } from './tool-display'
+import { argsSummary, notRunFromText, oneLine, resultText } from './tool-display'
 
 /** The chat.history params of each page an export reads: the most messages a page holds, each whole. */
 export type ExportPageParams = Pick<ParamsOf<'chat.history'>, 'limit' | 'offset' | 'wholeMessages'>
@@ -78,7 +78,17 @@ export function conversationMarkdown(messages: readonly MarkdownMessage[], o: Ma
       const parts = blocks(m.content)
       const text = (parts.length ? resultText({ content: parts }) : '').trim()
       const shown = text.length > RESULT_CHARS ? `${text.slice(0, RESULT_CHARS)}…` : text
-      const label = `${m.isError ? 'failed' : 'result'} of \`${m.toolName ?? 'tool'}\``
+      const tool = `\`${m.toolName ?? 'tool'}\``
+      const notRun = m.isError ? notRunFromText(text) : undefined
+      const label = !m.isError
+        ? `result of ${tool}`
+        : notRun === 'denied'
+          ? `${tool} denied (not run)`
+          : notRun === 'approval-timeout'
+            ? `${tool} not run (approval timed out)`
+            : notRun === 'stopped'
+              ? `${tool} stopped`
+              : `${tool} failed`
       if (!shown) {
         out.push(`*${label}: (no output)*`, '')
         continue
