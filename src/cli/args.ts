@@ -58,6 +58,8 @@ export function parseArgs(argv: string[], spec: FlagSpec): ParsedArgs {
     }
     const value = inline ?? argv[++i]
     if (value === undefined) throw new UsageError(`--${name} needs a value`)
+    // `--session-key ""` (an unset shell variable): a usage error here, not a schema message from the gateway
+    if (value.trim() === '') throw new UsageError(`--${name} needs a value (it was empty)`)
     flags[name] = value
     if (s.multiple) (lists[name] ??= []).push(value)
   }

@@ -1,5 +1,5 @@
 // `loopdesk gateway --help` prints the three gateway commands' help (exit 0) like every other command's
-// --help; an unknown gateway command is still a usage error.
+// --help; an unknown gateway command is still a usage error. An empty option value is a usage error too.
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 
@@ -13,5 +13,15 @@ describe('loopdesk gateway --help', () => {
       expect(r.out).toContain('\nloopdesk gateway rotate-token')
     }
     expect(await runCliCaptured(['gateway', 'launch'])).toMatchObject({ code: 2, err: expect.stringContaining('unknown gateway command: launch') })
+  })
+})
+
+describe('an empty option value', () => {
+  it('is a usage error (exit 2) before anything connects, not a schema message from the gateway', async () => {
+    expect(await runCliCaptured(['agent', '-m', 'hi', '--session-key', ''])).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--session-key needs a value (it was empty)'),
+    })
+    expect(await runCliCaptured(['agent', '-m', 'hi', '--session-key=  '])).toMatchObject({ code: 2 })
   })
 })
