@@ -197,6 +197,11 @@ describe('loopdesk dashboard', () => {
     const c = captureIO()
     expect(await runCli(['dashboard', '--url', 'ws://127.0.0.1:1', '--token', 'x'.repeat(20)], c.io)).toBe(3)
     expect(c.err()).toMatch(/gateway not running/)
+    // a state dir no gateway ever ran with: that, not a missing token (exit 3 like any unreachable gateway)
+    const empty = tempDir('loopdesk-cli-dash-empty-')
+    const e = captureIO()
+    expect(await runCli(['dashboard', '--state-dir', empty], e.io)).toBe(3)
+    expect(e.err()).toBe(`loopdesk: no gateway has run with the state dir ${empty} (start one with: loopdesk gateway run), or pass --url and --token\n`)
   })
 })
 

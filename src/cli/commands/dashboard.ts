@@ -30,7 +30,13 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
   const { target, stateDir } = commandTarget(flags, io.env)
-  if (!target.token) throw new CliError('no gateway token found (pass --token or set LOOPDESK_GATEWAY_TOKEN)', EXIT.auth)
+  if (!target.token) {
+    // nothing recorded in the state dir: most likely no gateway has run with it, which is what to say
+    if (target.source === 'default') {
+      throw new CliError(`no gateway has run with the state dir ${stateDir} (start one with: loopdesk gateway run), or pass --url and --token`, EXIT.unreachable)
+    }
+    throw new CliError('no gateway token found (pass --token or set LOOPDESK_GATEWAY_TOKEN)', EXIT.auth)
+  }
   const link = dashboardUrl(target.url, target.token)
 
   // The link must log in: connect once with the token it carries (not the device token this CLI may
