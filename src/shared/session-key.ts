@@ -42,4 +42,10 @@ export function canonicalSessionKey(key: string, defaultAgentId = DEFAULT_AGENT_
 }
 
 export const mainSessionKey = (agentId = DEFAULT_AGENT_ID) => `agent:${agentId}:${MAIN_KEY}`
+
+/** An agent's main session or the global one: where work lands by default, so never archived nor deleted. */
+export function isProtectedSessionKey(key: string): boolean {
+  const rest = parseSessionKey(key)?.rest
+  return rest === MAIN_KEY || rest === 'global'
+}
 export const isValidAgentId = (id: string) => AGENT_ID_RE.test(id)

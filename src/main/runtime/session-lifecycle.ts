@@ -2,7 +2,7 @@
 // refuse a patch or delete aimed at an incarnation that is gone, and archived sessions that take no work.
 import crypto from 'node:crypto'
 import { invalid, type ApiError } from '../api/errors'
-import { parseSessionKey, MAIN_KEY } from '../../shared/session-key'
+import { isProtectedSessionKey } from '../../shared/session-key'
 import type { SessionEntry } from './contracts'
 
 /** OpenClaw's stable error detail for a stale lifecycle precondition. */
@@ -49,15 +49,10 @@ export function rejectArchivedWork(key: string, entry: SessionEntry | undefined)
 
 /** An agent's main session and the global one are where work lands by default: they cannot be archived. */
 export function rejectProtectedArchive(key: string): void {
-  if (isProtectedSession(key)) throw invalid("Cannot archive an agent's main session.")
+  if (isProtectedSessionKey(key)) throw invalid("Cannot archive an agent's main session.")
 }
 
 /** …nor deleted (OpenClaw: "Cannot delete the main session (KEY)."); a reset clears one instead. */
 export function rejectProtectedDelete(key: string): void {
-  if (isProtectedSession(key)) throw invalid(`Cannot delete the main session (${key}). Reset it to start over.`)
-}
-
-function isProtectedSession(key: string): boolean {
-  const rest = parseSessionKey(key)?.rest
-  return rest === MAIN_KEY || rest === 'global'
+  if (isProtectedSessionKey(key)) throw invalid(`Cannot delete the main session (${key}). Reset it to start over.`)
 }

@@ -4,6 +4,7 @@
 // syntax (unquoted keys, single quotes) is written out in full, and the caller keeps the old text beside it.
 import { isDeepStrictEqual } from 'node:util'
 import JSON5 from 'json5'
+import { isPlainObject } from './validate'
 import { applyEdits, createScanner, modify, parse, type JSONPath, type ParseError } from 'jsonc-parser'
 
 // jsonc-parser's SyntaxKind is a const enum, which isolated modules cannot read: its values
@@ -68,8 +69,4 @@ function diff(path: JSONPath, a: unknown, b: unknown, out: Array<[JSONPath, unkn
     if (b[key] === undefined) continue
     diff([...path, key], a[key], b[key], out)
   }
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
 }

@@ -1,7 +1,7 @@
 // The FakeBridge's sessions.patch organisation fields, archive rules and lifecycle preconditions: the
 // runtime's rules (shared/session-organisation.ts) and its error messages, on the fake's rows.
 import type { ParamsOf, SessionRow } from '../../../shared/methods'
-import { parseSessionKey } from '../../../shared/session-key'
+import { isProtectedSessionKey } from '../../../shared/session-key'
 import { applyOrganisationPatch, organisationOf, organisationRowFields, type SessionOrganisation } from '../../../shared/session-organisation'
 
 const ROW_KEYS = ['archived', 'archivedAt', 'pinned', 'pinnedAt', 'unread', 'lastReadAt', 'markedUnreadAt', 'icon', 'color', 'category', 'agentStatus'] as const
@@ -29,8 +29,7 @@ export function patchOrganisation(row: SessionRow, p: ParamsOf<'sessions.patch'>
     if ((row.markedUnreadAt ?? null) !== p.expectedMarkedUnreadAt) return row // stale: the newer mark stands
   }
   if (p.archived === true) {
-    const rest = parseSessionKey(row.key)?.rest
-    if (rest === 'main' || rest === 'global') return "Cannot archive an agent's main session."
+    if (isProtectedSessionKey(row.key)) return "Cannot archive an agent's main session."
     if (busy) return 'Cannot archive a session with an active run.'
   }
   const org = organisationOf(row)
@@ -48,8 +47,7 @@ export const archivedWorkRefusal = (key: string) => `Session "${key}" is archive
 
 /** sessions.delete preconditions on a fake row (undefined: none failed). */
 export function deleteRefusal(key: string, row: SessionRow | undefined, p: ParamsOf<'sessions.delete'>): string | undefined {
-  const rest = parseSessionKey(key)?.rest
-  if (rest === 'main' || rest === 'global') return `Cannot delete the main session (${key}). Reset it to start over.`
+  if (isProtectedSessionKey(key)) return `Cannot delete the main session (${key}). Reset it to start over.`
   if (p.archivedOnly && !row?.archived) return `Session ${key} is not archived. Archive it first, then delete it.`
   if (
     (p.expectedSessionId !== undefined && row?.sessionId !== p.expectedSessionId) ||

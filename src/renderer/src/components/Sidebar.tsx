@@ -3,7 +3,7 @@
 // ones are hidden behind "Show archived".
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
-import { parseSessionKey } from '../../../shared/session-key'
+import { isProtectedSessionKey } from '../../../shared/session-key'
 import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
 import { approvalsOf } from '../state/stores'
@@ -28,7 +28,7 @@ export function sessionState(row: SessionRow, approvals = 0): SessionState {
 export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', approval: 'Needs approval', error: 'Error' }
 
 /** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
-const archivable = (key: string) => !['main', 'global'].includes(parseSessionKey(key)?.rest ?? '')
+const archivable = (key: string) => !isProtectedSessionKey(key)
 
 export function Sidebar() {
   const controller = useController()
