@@ -4,6 +4,7 @@
 // are write-only: get shows them as __REDACTED__, and `set … --stdin` takes one without it landing in the
 // shell's history.
 import type { ResultOf } from '../../shared/methods'
+import { isPlainObject } from '../../main/runtime/config/validate'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway, writeWithRateLimitWait } from '../connect'
 import { resolveConfigPath } from '../../main/runtime/config/state-dir'
@@ -125,29 +126,22 @@ function valueAt(cfg: ResultOf<'config.get'>, keys: string[]): unknown {
 }
 
 /**
- * A printed section that holds providers shows a key kept in the credential store as `apiKey: "__REDACTED__"`,
- * as `config get …apiKey` does — else the object view reads as "no key set".
+ * The config as printed: a provider whose key is kept in the credential store shows `apiKey: "__REDACTED__"`,
+ * as `config get …apiKey` does — else an object view (the provider, `models`, the whole config) reads as
+ * "no key set".
  */
-function withStoredKeys(cfg: ResultOf<'config.get'>, keys: string[], v: unknown): unknown {
-  const at = keys.join('.')
-  const providersPath = ['', 'models', 'models.providers']
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return v
-  const mark = (provider: string, entry: unknown) =>
-    entry && typeof entry === 'object' && !Array.isArray(entry) && !('apiKey' in entry) && cfg.secrets[provider] === 'set'
-      ? { ...(entry as object), apiKey: '__REDACTED__' }
-      : entry
-  if (keys.length === 3 && keys[0] === 'models' && keys[1] === 'providers') return mark(keys[2], v)
-  if (!providersPath.includes(at)) return v
-  const clone = structuredClone(v) as Record<string, unknown>
-  const providers = (at === 'models.providers' ? clone : at === 'models' ? clone.providers : (clone.models as Record<string, unknown> | undefined)?.providers) as
-    | Record<string, unknown>
-    | undefined
-  if (providers && typeof providers === 'object') for (const id of Object.keys(providers)) providers[id] = mark(id, providers[id])
-  return clone
+function withStoredKeys(cfg: ResultOf<'config.get'>): ResultOf<'config.get'> {
+  const providers = (cfg.config.models as { providers?: unknown } | undefined)?.providers
+  if (!isPlainObject(providers)) return cfg
+  const marked = Object.keys(providers).filter((id) => cfg.secrets[id] === 'set' && isPlainObject(providers[id]) && !('apiKey' in providers[id]))
+  if (!marked.length) return cfg
+  const config = structuredClone(cfg.config) as { models: { providers: Record<string, Record<string, unknown>> } }
+  for (const id of marked) config.models.providers[id].apiKey = '__REDACTED__'
+  return { ...cfg, config }
 }
 
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
-  const v = withStoredKeys(cfg, keys, valueAt(cfg, keys))
+  const v = valueAt(withStoredKeys(cfg), keys)
   if (v === undefined) {
     io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
     return EXIT.failed
