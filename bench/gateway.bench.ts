@@ -15,7 +15,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { availableParallelism } from 'node:os'
 import { build } from 'esbuild'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
@@ -153,6 +153,11 @@ async function main() {
       firstEventAt.set(id, performance.now())
     }
   })
+  // the client's own GC pauses on the shared wall clock: [start, end]
+  let clientGc: Array<[number, number]> = []
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) clientGc.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration])
+  }).observe({ entryTypes: ['gc'] })
   let ack: number[] = []
   // wall-clock send / ack-receipt times per run, to split slow acks with the host's handler spans
   let ackWall: Record<string, [number, number]> = {}
@@ -202,8 +207,10 @@ async function main() {
     const slow = all.slice(0, Math.max(1, Math.ceil(all.length / 100)))
     if (!slow.length) return
     const avg = (f: (x: (typeof slow)[number]) => number) => fmt(slow.reduce((a, x) => a + f(x), 0) / slow.length)
+    // of the time after the handler, how much the client itself spent in GC pauses
+    const clientGcIn = (from: number, to: number) => clientGc.reduce((a, [s, e]) => a + Math.max(0, Math.min(e, to) - Math.max(s, from)), 0)
     console.log(
-      `      slowest 1% (${slow.length}): ${avg((x) => x.ms)} ms = until handler ${avg((x) => x.span[0] - x.sent)} + handler ${avg((x) => x.span[1] - x.span[0])} + after ${avg((x) => x.got - x.span[1])} ms (mean)`,
+      `      slowest 1% (${slow.length}): ${avg((x) => x.ms)} ms = until handler ${avg((x) => x.span[0] - x.sent)} + handler ${avg((x) => x.span[1] - x.span[0])} + after ${avg((x) => x.got - x.span[1])} ms (mean; of the after, client GC ${avg((x) => clientGcIn(x.span[1], x.got))} ms)`,
     )
   }
 
@@ -240,6 +247,7 @@ async function main() {
   for (let pass = 1; pass <= PASSES; pass++) {
     ack = []
     ackWall = {}
+    clientGc = []
     first = []
     total = []
     await hostProc.call({ cmd: 'start-stats' })
@@ -290,7 +298,7 @@ async function main() {
       console.log(`      main thread waited ${fmt(stats.runQueueMs)} ms of ${fmt(stats.wallMs)} ms for a CPU (other processes running: machine load)`)
     }
     console.log(
-      `    client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%)`,
+      `    client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%; ${clientGc.length} GC pauses, longest ${fmt(Math.max(0, ...clientGc.map(([a, b]) => b - a)))} ms)`,
     )
   }
   const med = (k: keyof (typeof passes)[number]) => median(passes.map((x) => x[k]))
@@ -311,6 +319,7 @@ async function main() {
     const rate = capacity * share
     ack = []
     ackWall = {}
+    clientGc = []
     first = []
     total = []
     await hostProc.call({ cmd: 'start-stats' })
