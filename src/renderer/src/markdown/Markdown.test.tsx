@@ -1,5 +1,5 @@
-import { render } from '@testing-library/react'
-import { describe, expect, it } from 'vitest'
+import { fireEvent, render } from '@testing-library/react'
+import { afterEach, describe, expect, it } from 'vitest'
 import { blocksWithTail, splitBlocks } from './blocks'
 import { htmlToNodes } from './highlight'
 import { Markdown, PLAIN_TEXT_AFTER_CHARS, safeHref } from './Markdown'
@@ -45,6 +45,12 @@ describe('block splitting', () => {
 })
 
 describe('markdown rendering', () => {
+  // jsdom has no scrollIntoView: footnote tests stand one in, then put things back
+  const realScroll = Element.prototype.scrollIntoView
+  afterEach(() => {
+    Element.prototype.scrollIntoView = realScroll
+  })
+
   it('renders markdown as elements and never interprets HTML from the model', () => {
     const { container } = render(<Markdown text={'# Title\n\nHello **bold** <img src=x onerror=alert(1)> <script>alert(1)</script>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done'} />)
     expect(container.querySelector('h1')?.textContent).toBe('Title')
@@ -114,5 +120,44 @@ describe('markdown rendering', () => {
     expect(container.querySelectorAll('.md-plain').length).toBeGreaterThan(0)
     expect(container.querySelector('.md-plain')!.textContent).toContain('**bold**')
     expect(container.querySelectorAll('strong').length).toBe(Math.ceil(PLAIN_TEXT_AFTER_CHARS / para.length))
+  })
+
+  it('renders footnotes: a reference is a superscript button that jumps to its definition and back', () => {
+    const text = 'Paris is the capital[^1] and big[^pop].\n\nCode `a[^1]` stays code.\n\n[^1]: See https://example.com/paris\n  for **more**.\n[^pop]: About 2 million.'
+    const { container } = render(<Markdown text={text} final />)
+    const refs = [...container.querySelectorAll<HTMLButtonElement>('sup.md-fnref button')]
+    expect(refs.map((b) => b.textContent)).toEqual(['1', 'pop'])
+    expect(container.querySelector('code')?.textContent).toBe('a[^1]')
+    const defs = [...container.querySelectorAll('.md-footnote')]
+    expect(defs.map((d) => d.textContent)).toEqual(['1 See https://example.com/paris\nfor more.', 'pop About 2 million.'])
+    expect(defs[0].querySelector('a')?.getAttribute('href')).toBe('https://example.com/paris')
+    expect(defs[0].querySelector('strong')?.textContent).toBe('more')
+    expect(container.textContent!.replace('a[^1]', '')).not.toContain('[^') // only the code span keeps it
+
+    const scrolled: string[] = []
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this.getAttribute('data-footnote') ?? `ref:${this.getAttribute('data-footnote-ref')}`)
+    }
+    fireEvent.click(refs[1])
+    expect(scrolled).toEqual(['pop'])
+    expect(document.activeElement?.getAttribute('data-footnote')).toBe('pop')
+    fireEvent.click(defs[0].querySelector('button')!)
+    expect(scrolled).toEqual(['pop', 'ref:1'])
+    expect(document.activeElement).toBe(refs[0])
+  })
+
+  it('a footnote jump stays within its own message', () => {
+    const { container } = render(
+      <>
+        <Markdown text={'First[^1]'} final />
+        <Markdown text={'Second\n\n[^1]: only here'} final />
+      </>,
+    )
+    const scrolled: Element[] = []
+    Element.prototype.scrollIntoView = function (this: Element) {
+      scrolled.push(this)
+    }
+    fireEvent.click(container.querySelector('sup.md-fnref button')!)
+    expect(scrolled).toEqual([])
   })
 })

@@ -2,11 +2,12 @@
 // is a memoized component keyed by its index and compared by content, so while a reply streams only
 // the growing tail block is lexed and re-rendered. Tokens from `marked`'s lexer are turned into React
 // elements here — no HTML from the model is ever injected.
-import { Lexer, type Token, type Tokens } from 'marked'
-import { memo, useMemo, type ReactNode } from 'react'
+import { Marked, type Token, type Tokens } from 'marked'
+import { memo, useMemo, type MouseEvent, type ReactNode } from 'react'
 import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
 import { CodeBlock } from './CodeBlock'
 import { decodeEntities } from './entities'
+import { footnoteDef, footnoteRef, jumpToFootnote, type FootnoteDefToken, type FootnoteRefToken } from './footnotes'
 import { LruCache } from '../lib/lru'
 
 /** Text beyond this offset in one message is rendered as plain text (keeps huge replies cheap). */
@@ -14,12 +15,14 @@ export const PLAIN_TEXT_AFTER_CHARS = 200_000
 
 const tokenCache = new LruCache<string, Token[]>(1500)
 
+const marked = new Marked({ gfm: true, breaks: false, extensions: [footnoteRef, footnoteDef] })
+
 function lex(src: string): Token[] {
   const hit = tokenCache.get(src)
   if (hit) return hit
   let tokens: Token[]
   try {
-    tokens = Lexer.lex(src, { gfm: true, breaks: false })
+    tokens = marked.lexer(src)
   } catch {
     tokens = [{ type: 'paragraph', raw: src, text: src, tokens: [{ type: 'text', raw: src, text: src }] } as Token]
   }
@@ -39,6 +42,10 @@ export function safeHref(href: string | undefined | null): string | undefined {
   } catch {
     return undefined
   }
+}
+
+function jump(e: MouseEvent<HTMLButtonElement>, label: string, to: 'def' | 'ref') {
+  jumpToFootnote(e.currentTarget, label, to)
 }
 
 function inline(tokens: Token[] | undefined, keyPrefix = ''): ReactNode[] {
@@ -92,6 +99,16 @@ function inlineToken(t: Token, key: string): ReactNode {
       return (t as Tokens.HTML).text // shown literally, never interpreted
     case 'checkbox':
       return <input key={key} type="checkbox" checked={(t as Tokens.Checkbox).checked} readOnly disabled />
+    case 'footnoteRef': {
+      const { label } = t as unknown as FootnoteRefToken
+      return (
+        <sup key={key} className="md-fnref">
+          <button type="button" data-footnote-ref={label} aria-label={`Footnote ${label}`} onClick={(e) => jump(e, label, 'def')}>
+            {label}
+          </button>
+        </sup>
+      )
+    }
     default:
       return 'text' in t && typeof t.text === 'string' ? decodeEntities(t.text) : t.raw
   }
@@ -171,6 +188,17 @@ function blockToken(t: Token, key: string): ReactNode {
     case 'text': {
       const tt = t as Tokens.Text
       return <p key={key}>{tt.tokens ? inline(tt.tokens, key + '.') : decodeEntities(tt.text)}</p>
+    }
+    case 'footnoteDef': {
+      const d = t as unknown as FootnoteDefToken
+      return (
+        <p key={key} className="md-footnote">
+          <button type="button" data-footnote={d.label} aria-label={`Footnote ${d.label}, back to the text`} onClick={(e) => jump(e, d.label, 'ref')}>
+            {d.label}
+          </button>{' '}
+          {inline(d.tokens as Token[], key + '.')}
+        </p>
+      )
     }
     default:
       return <p key={key}>{t.raw}</p>
