@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../test/fixtures/test-runtime'
 import { startGateway, type GatewayHandle } from '../main/gateway/server'
-import { ensureGatewayToken, readGatewayToken, storeGatewayToken, tokenPath } from '../main/gateway/state-files'
+import { ensureGatewayToken, readGatewayToken, storeGatewayToken, tokenPath, writeGatewayInfo } from '../main/gateway/state-files'
 import { startTestGateway, TEST_TOKEN } from '../main/gateway/test-support'
 import { connectGateway, type GatewayConnectionClient } from './gateway-client'
 import { generateNodeDeviceIdentity } from './identity'
@@ -133,6 +133,31 @@ describe('rotate-token with no gateway running', () => {
     expect(await runCli(['gateway', 'rotate-token', '--url', DOWN, '--state-dir', dir], d.io)).toBe(1)
     expect(d.err()).toMatch(/loopdesk\.json is invalid \(\(file\): syntax error/)
     expect(readGatewayToken(dir)).toBe(tokenBefore)
+  })
+
+  it('nothing recorded (no --url, no gateway.json): no guessed link, the token applies at the next start', async () => {
+    const dir = tempDir('loopdesk-rot-none-')
+    writeFileSync(join(dir, 'loopdesk.json'), JSON.stringify({ gateway: { port: 1 } })) // unreachable, and not a record
+    const before = ensureGatewayToken(dir)
+    const c = captureIO()
+    expect(await runCli(['gateway', 'rotate-token', '--state-dir', dir], c.io)).toBe(0)
+    expect(c.out()).toBe('')
+    expect(c.err()).toBe(
+      `no gateway is running for ${dir}; the new token is stored there and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`,
+    )
+    expect(readGatewayToken(dir)).not.toBe(before)
+    const j = captureIO()
+    expect(await runCli(['gateway', 'rotate-token', '--state-dir', dir, '--json'], j.io)).toBe(0)
+    expect(JSON.parse(j.out())).toEqual({ ok: true, via: 'state-dir', url: null, dashboardUrl: null })
+  })
+
+  it('a gateway.json left by a gateway that is gone: the link at the port it recorded', async () => {
+    const dir = tempDir('loopdesk-rot-rec-')
+    writeGatewayInfo(dir, { port: 1, pid: 2 ** 22 + 1, url: DOWN, startedAt: 0 })
+    const c = captureIO()
+    expect(await runCli(['gateway', 'rotate-token', '--state-dir', dir], c.io)).toBe(0)
+    expect(c.out()).toBe(`http://127.0.0.1:1/#token=${readGatewayToken(dir)}\n`)
+    expect(c.err()).toBe(`no gateway running at ${DOWN}; the new token is stored in ${dir} and applies when the gateway starts\n`)
   })
 
   it('usage errors exit 2', async () => {

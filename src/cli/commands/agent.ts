@@ -18,9 +18,11 @@ import { terminalText } from '../table'
 export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--session-key K | --session-id ID | --agent ID] [--model PROVIDER/MODEL]
                [--thinking LEVEL] [--timeout SECONDS] [--json] [--local] [--url ws://…] [--token T] [--state-dir D]
   Runs the agent once and streams the reply. Default session: agent:main:main. --model picks the model for
-  this run (see \`loopdesk models\`; default: the session's, else the configured one). --file attaches a file
-  (repeat it for more; images go to the model as images; a message may then be empty). --timeout is the run
-  timeout in seconds (default 600). --local runs embedded in this process instead of through the gateway.
+  this run (see \`loopdesk models\`; default: the session's, else the configured one). --session-id picks an
+  existing session by its id (\`loopdesk sessions --json\`); an unknown id fails, no session is made.
+  --file attaches a file (repeat it for more; images go to the model as images; a message may then be
+  empty). --timeout is the run timeout in seconds (default 600). --local runs embedded in this process
+  instead of through the gateway.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
@@ -113,7 +115,12 @@ function buildRequest({ flags, lists }: ReturnType<typeof parseArgs>): AgentRequ
   const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000) ?? DEFAULT_TIMEOUT_S
   const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), timeout: timeoutS }
   if (flags['session-key'] !== undefined) params.sessionKey = str(flags['session-key'])
-  else if (flags['session-id'] !== undefined) params.sessionId = str(flags['session-id'])
+  else if (flags['session-id'] !== undefined) {
+    // --session-id names an existing session: without the precondition the runtime would start a new
+    // session under that id (OpenClaw's protocol allows it), so a typo would silently open an empty chat
+    params.sessionId = str(flags['session-id'])
+    params.expectedExistingSessionId = params.sessionId
+  }
   else if (flags.agent !== undefined) params.agentId = str(flags.agent)
   else params.sessionKey = 'agent:main:main'
   if (thinking) params.thinking = thinking
@@ -122,6 +129,17 @@ function buildRequest({ flags, lists }: ReturnType<typeof parseArgs>): AgentRequ
   if (model) params.model = model
   if (files.length) params.attachments = readAttachments(files)
   return { params, timeoutS, json: !!flags.json }
+}
+
+/**
+ * The runtime refused --session-id's precondition (no session has that id, or it was reset meanwhile):
+ * one line naming the id, not the runtime's key-based wording. Anything else: undefined.
+ */
+function sessionNotFound(req: AgentRequest, details: unknown): CliError | undefined {
+  const id = req.params.expectedExistingSessionId
+  if (id === undefined || !details || typeof details !== 'object') return undefined
+  if ((details as { expectedSessionId?: unknown }).expectedSessionId !== id) return undefined
+  return new CliError(`session not found: ${String(id)} (see: loopdesk sessions --json)`, EXIT.failed)
 }
 
 /** Exit code + output for a finished run. */
@@ -238,6 +256,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
         return report({ runId: p.runId, status: 'error', summary: p.summary ?? err.message }, printer, io, req.json)
       }
     }
+    if (err instanceof GatewayClientError && err.kind === 'request') throw sessionNotFound(req, err.details) ?? err
     throw err
   } finally {
     offEvents()
@@ -282,7 +301,7 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   })
   try {
     const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
-    if (!ack.ok) throw new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
+    if (!ack.ok) throw sessionNotFound(req, ack.error.details) ?? new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
     events.start(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()

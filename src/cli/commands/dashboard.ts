@@ -1,26 +1,21 @@
 // `loopdesk dashboard`: the browser-mode URL of the running gateway, with the token in the fragment
 // (fragments never reach the server or its logs; the page removes it from the address bar).
-import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { connectGateway } from '../gateway-client'
 import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity } from '../identity'
 import { CliError, EXIT, type CliIO } from '../io'
+import { openInBrowser } from '../open-browser'
 import { commandTarget, dashboardUrl } from '../resolve'
 
 export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--token T] [--state-dir D]
-  Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser.`
+  Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser
+  (stderr says why when it cannot; the exit code stays 0).`
 
 const FLAGS = {
   open: { type: 'boolean' },
   ...TARGET_FLAGS,
 } as const
-
-function openerFor(platform: NodeJS.Platform): [string, string[]] {
-  if (platform === 'darwin') return ['open', []]
-  if (platform === 'win32') return ['cmd', ['/c', 'start', '""']]
-  return ['xdg-open', []]
-}
 
 export async function dashboard(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)
@@ -46,14 +41,9 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
   await conn.close()
   io.stdout(link + '\n')
   if (flags.open) {
-    const [cmd, pre] = openerFor(process.platform)
-    try {
-      const child = spawn(cmd, [...pre, link], { stdio: 'ignore', detached: true })
-      child.on('error', () => io.stderr(`could not start ${cmd}; open the link above yourself\n`))
-      child.unref()
-    } catch {
-      io.stderr(`could not start ${cmd}; open the link above yourself\n`)
-    }
+    // the link is printed either way, so a browser that would not open is a note, not a failure
+    const why = await openInBrowser(link, io.env)
+    if (why) io.stderr(`loopdesk: could not open a browser (${why}); open the link above yourself\n`)
   }
   return EXIT.ok
 }

@@ -13,7 +13,8 @@ import { newGatewayToken, storeGatewayToken, tokenPath } from '../../main/gatewa
 export const GATEWAY_ROTATE_TOKEN_HELP = `loopdesk gateway rotate-token [--url ws://…] [--token T] [--state-dir D] [--json]
   Replaces the shared gateway token with a new random one and prints the new dashboard URL. A running
   gateway applies it at once (clients that used the old token are disconnected; device-token clients
-  stay); otherwise the state dir is updated and the gateway uses the new token when it starts.`
+  stay); otherwise the state dir is updated and the gateway uses the new token when it starts (the URL is
+  printed then only when the address is known: --url, LOOPDESK_GATEWAY_URL or the state dir's record).`
 
 const FLAGS = {
   json: { type: 'boolean' },
@@ -41,15 +42,21 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
     via = 'state-dir'
   }
 
-  const link = dashboardUrl(target.url, token)
+  // The link needs the gateway's address: the running one's, one the user named (--url, env), or the last
+  // one gateway.json recorded. Without any of these, where the next gateway listens is unknown (--port 0,
+  // LOOPDESK_GATEWAY_PORT, the app picking a free port), so no guessed link.
+  const url = via === 'gateway' || target.source !== 'default' ? target.url : undefined
+  const link = url === undefined ? undefined : dashboardUrl(url, token)
   if (flags.json) {
-    io.stdout(JSON.stringify({ ok: true, via, url: target.url, dashboardUrl: link }) + '\n')
+    io.stdout(JSON.stringify({ ok: true, via, url: url ?? null, dashboardUrl: link ?? null }) + '\n')
   } else {
-    io.stdout(link + '\n')
+    if (link) io.stdout(link + '\n')
     io.stderr(
       via === 'gateway'
         ? `gateway token rotated at ${target.url}; clients that used the old token were disconnected\n`
-        : `no gateway running at ${target.url}; the new token is stored in ${stateDir} and applies when the gateway starts\n`,
+        : url
+          ? `no gateway running at ${url}; the new token is stored in ${stateDir} and applies when the gateway starts\n`
+          : `no gateway is running for ${stateDir}; the new token is stored there and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`,
     )
   }
   if (io.env.LOOPDESK_GATEWAY_TOKEN?.trim()) {

@@ -11,7 +11,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { readGatewayInfo } from '../../main/gateway/state-files'
 import { sessionDirs } from '../../main/runtime/media/reference-scan'
-import { journalOwnerPid } from '../../main/runtime/runner/accepted-journal'
+import { journalOwnerAlive, journalOwnerPid } from '../../main/runtime/runner/accepted-journal'
 import { isPidAlive } from '../../main/runtime/sessions/process-info'
 import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
@@ -104,7 +104,10 @@ export async function stateDirUsers(stateDir: string): Promise<string[]> {
   for (const dir of [stateDir, ...(await sessionDirs(stateDir))]) {
     for (const name of fs.readdirSync(dir)) {
       const journalPid = journalOwnerPid(name)
-      if (journalPid !== undefined && alive(journalPid)) users.push(`a Loopdesk runtime (pid ${journalPid}) has sessions open in ${dir}`)
+      // pid and recorded start time: a journal whose pid now belongs to another process is no user
+      if (journalPid !== undefined && journalPid !== process.pid && journalOwnerAlive(path.join(dir, name))) {
+        users.push(`a Loopdesk runtime (pid ${journalPid}) has sessions open in ${dir}`)
+      }
       if (!name.endsWith('.lock')) continue
       try {
         const holder = (JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { pid?: unknown }).pid

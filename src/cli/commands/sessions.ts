@@ -50,6 +50,8 @@ const SUB_FLAGS: Record<'list' | 'export' | 'fork' | 'prune', string[]> = {
 
 interface Listed {
   key: string
+  /** what `agent --session-id` takes (changes on /new and /reset; the key stays) */
+  sessionId: string
   title: string
   status: string
   updatedAt: number
@@ -117,6 +119,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
     const m = matches.get(r.key)
     return {
       key: r.key,
+      sessionId: r.sessionId,
       title: sessionTitle(r),
       // OpenClaw's `killed` is a run the user stopped
       status: r.status === 'running' ? 'running' : r.status === 'killed' ? 'stopped' : r.status === 'failed' || r.status === 'timeout' ? r.status : 'idle',

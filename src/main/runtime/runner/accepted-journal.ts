@@ -196,6 +196,31 @@ export function removeJournals(files: string[]): void {
   for (const f of files) fs.rmSync(f, { force: true })
 }
 
+/**
+ * Whether the runtime writing this journal file still runs: its pid, and the start time its first line
+ * recorded (a recycled pid is not it). For the readers outside a runtime: a backup leaves a live journal out,
+ * a restore counts it as the state dir being in use. A file that is gone or not a journal: false.
+ */
+export function journalOwnerAlive(file: string): boolean {
+  const pid = journalOwnerPid(path.basename(file))
+  if (pid === undefined) return false
+  let first: string
+  try {
+    // the owner line is short; the records after it may be long
+    const fd = fs.openSync(file, 'r')
+    try {
+      const buf = Buffer.alloc(512)
+      first = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8').split('\n', 1)[0]
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch {
+    return false
+  }
+  const owner = parseLine(first)
+  return ownerAlive(file, pid, owner?.op === 'owner' ? owner.starttime : undefined)
+}
+
 function ownerAlive(file: string, pid: number, starttime: string | undefined): boolean {
   if (pid === process.pid) return live.has(path.resolve(file)) // else a dead predecessor that had our pid
   if (!isPidAlive(pid)) return false
