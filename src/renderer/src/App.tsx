@@ -8,6 +8,7 @@ import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
+import { PairingPrompt } from './components/PairingPrompt'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
@@ -144,6 +145,7 @@ export function App() {
       {sidebarOpen && <div className="overlay-backdrop sidebar-backdrop" aria-hidden="true" onClick={closeSidebar} />}
       <main className="chat">
         <Header sessionKey={selectedKey} sidebarOpen={sidebarOpen} onToggleSidebar={() => (sidebarOpen ? closeSidebar() : setSidebarOpen(true))} toggleRef={toggleRef} />
+        <PairingPrompt />
         {connection === 'connecting' && connectionError && (
           <div className="callout callout-warn" role="status">
             {connectionError}

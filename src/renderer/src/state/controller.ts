@@ -17,6 +17,7 @@ import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
+import { PairingRequests } from './pairing'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
@@ -86,11 +87,16 @@ export class Controller {
   private searchSeq = 0
   private disposed = false
 
+  /** remote devices asking to be paired (the pairing prompt) */
+  readonly pairing: PairingRequests
+
   constructor(
     readonly bridge: Bridge,
     readonly stores: AppStores,
     private readonly schedule: Schedule = flushScheduler,
-  ) {}
+  ) {
+    this.pairing = new PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))
+  }
 
   // ------------------------------------------------------------------------------ startup
 
@@ -104,7 +110,7 @@ export class Controller {
         this.unsubscribe = () => (off(), prev())
       }
     }
-    const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus()])
+    const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus(), this.pairing.start()])
     if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen })
     const rows = this.stores.sessions.getState().rows
     if (this.disposed) return
@@ -127,6 +133,8 @@ export class Controller {
       if (this.wasDown) {
         this.wasDown = false
         void this.loadSessions()
+        // pairing events may have been missed too
+        void this.pairing.refresh()
         const key = this.stores.sessions.getState().selectedKey
         if (key) {
           void this.loadTranscript(key)
@@ -146,6 +154,7 @@ export class Controller {
   dispose() {
     this.disposed = true
     this.unsubscribe?.()
+    this.pairing.dispose()
     for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values(), ...this.approvalTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
     clearTimeout(this.titleTimer)

@@ -1,7 +1,7 @@
 // Zustand stores, one per concern. They are created per app instance (tests build fresh ones) and
 // only hold state; all bridge I/O and event routing lives in the controller.
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { QueueItem } from '../../../shared/events'
+import type { DevicePairRequested, QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
 import type { PendingAttachment } from './attachments'
 import type { Transcript } from './types'
@@ -94,6 +94,16 @@ export interface UiState {
   expanded: Record<string, boolean>
 }
 
+/** Remote devices asking to be paired with the gateway (state/pairing.ts keeps it). */
+export interface PairingState {
+  /** pending requests, newest first */
+  requests: DevicePairRequested[]
+  /** an answer on its way, per request id */
+  busy: Record<string, 'approve' | 'reject' | undefined>
+  /** why the last answer to a request failed (it is still pending) */
+  errors: Record<string, string | undefined>
+}
+
 export interface AppStores {
   sessions: StoreApi<SessionsState>
   runs: StoreApi<RunsState>
@@ -101,6 +111,7 @@ export interface AppStores {
   inspector: StoreApi<InspectorState>
   settings: StoreApi<SettingsState>
   ui: StoreApi<UiState>
+  pairing: StoreApi<PairingState>
 }
 
 const DRAFTS_KEY = 'loopdesk.drafts'
@@ -165,6 +176,7 @@ export function createAppStores(): AppStores {
       settingsOpen: false,
     })),
     ui: createStore<UiState>(() => ({ toasts: [], expanded: {} })),
+    pairing: createStore<PairingState>(() => ({ requests: [], busy: {}, errors: {} })),
   }
 }
 
