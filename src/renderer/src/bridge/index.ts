@@ -3,7 +3,7 @@
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
 import { expandAssistantPayload } from '../../../shared/assistant-delta'
-import { isTokenChanged } from './connection'
+import { isTokenChanged, pairingRequiredOf } from './connection'
 import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
 declare global {
@@ -103,12 +103,9 @@ export class PairingRequiredError extends Error {
 
 /** What a refused first connect means for the page: a token refused, a pairing to wait for, or else as is. */
 export function connectFailure(err: unknown, refusal: TokenRefusal): unknown {
-  const details = (err as { details?: unknown } | undefined)?.details as { code?: unknown; requestId?: unknown; deviceId?: unknown } | undefined
   if (isTokenChanged(err as { details?: unknown })) return new TokenChangedError((err as Error).message, refusal)
-  if (details?.code === 'PAIRING_REQUIRED') {
-    const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
-    return new PairingRequiredError((err as Error).message, str(details.requestId), str(details.deviceId))
-  }
+  const pairing = err instanceof Error ? pairingRequiredOf(err as Error & { details?: unknown }) : undefined
+  if (pairing) return new PairingRequiredError(pairing.message, pairing.requestId, pairing.deviceId)
   return err
 }
 

@@ -32,6 +32,7 @@ describe('pairing prompt', () => {
     expect(phone).toHaveTextContent('a1b2c3d4e5f6…')
     expect(within(phone).getByTitle(PHONE)).toBeInTheDocument()
     expect(phone).toHaveTextContent('192.168.1.23')
+    expect(phone).not.toHaveTextContent('through a proxy')
     expect(phone).toHaveTextContent('iOS 19')
     expect(phone).toHaveTextContent('operator.read, operator.write')
     expect(phone).toHaveTextContent(/5 min left/)
@@ -41,6 +42,12 @@ describe('pairing prompt', () => {
     // each card's buttons say which device they answer
     expect(within(phone).getByRole('button', { name: 'Approve openclaw-ios a1b2c3d4e5f6…' })).toBeEnabled()
     expect(within(phone).getByRole('button', { name: 'Reject openclaw-ios a1b2c3d4e5f6…' })).toBeEnabled()
+  })
+
+  it('a loopback address means the device came through a proxy on this machine: says so', async () => {
+    const { bridge } = await renderApp()
+    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '::ffff:127.0.0.1' }))
+    await waitFor(() => expect(card('openclaw-ios')).toHaveTextContent('::ffff:127.0.0.1 (through a proxy: the device’s own address is not known)'))
   })
 
   it('shows requests that were pending before the window opened (pairingList)', async () => {

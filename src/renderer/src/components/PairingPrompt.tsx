@@ -8,6 +8,9 @@ import { useAppStore, useController } from '../app-context'
 import { pairingExpiresAt } from '../state/pairing'
 import { IconLock } from './icons'
 
+/** A loopback address on a request means a proxy on the gateway's machine (a direct loopback device pairs itself). */
+const viaLocalProxy = (ip: string) => ip === '::1' || /^(::ffff:)?127\./.test(ip)
+
 function timeLeft(ms: number): string {
   if (ms <= 0) return 'expiring'
   const s = Math.ceil(ms / 1000)
@@ -41,7 +44,10 @@ const PairingCard = memo(function PairingCard({ request }: { request: DevicePair
           {short}
         </dd>
         <dt>From</dt>
-        <dd className="mono">{request.remoteIp}</dd>
+        <dd>
+          <span className="mono">{request.remoteIp}</span>
+          {viaLocalProxy(request.remoteIp) && ' (through a proxy: the device’s own address is not known)'}
+        </dd>
         {request.platform && (
           <>
             <dt>Platform</dt>

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest'
 import type { Bridge } from '../../../shared/bridge'
 import { connectFailure, PairingRequiredError, TokenChangedError } from '../bridge'
 import { FakeBridge } from '../bridge/fake-bridge'
+import { ConnectedFake, renderApp } from '../test-utils'
 import { PairingWaitScreen } from './PairingWait'
 
 const DEVICE = '0123456789abcdef'.repeat(4)
@@ -109,5 +110,26 @@ describe('connectFailure', () => {
     expect(connectFailure(token, 'invalid')).toBeInstanceOf(TokenChangedError)
     const other = new Error('could not connect')
     expect(connectFailure(other, 'invalid')).toBe(other)
+  })
+})
+
+describe('a page whose pairing went away while it ran (browser mode)', () => {
+  it('the refused reconnect shows the wait screen with the new request instead of the Retry notice', async () => {
+    const bridge = new ConnectedFake({ tickMs: 1 })
+    await renderApp({}, bridge)
+    act(() =>
+      bridge.set({
+        state: 'failed',
+        error: { message: "pairing required: approve request req-77 on the gateway's machine (loopdesk devices approve), then connect again", details: { code: 'PAIRING_REQUIRED', requestId: 'req-77', deviceId: DEVICE } },
+      }),
+    )
+    const main = screen.getByRole('main', { name: 'This browser is waiting for approval' })
+    expect(main).toHaveTextContent('loopdesk devices approve req-77')
+    expect(screen.queryByRole('textbox', { name: 'Message' })).toBeNull()
+    expect(screen.queryByText(/Not connected to the Loopdesk runtime/)).toBeNull()
+    // back (approved and reconnected some other way): the app again
+    act(() => bridge.set({ state: 'open' }))
+    expect(screen.queryByRole('main', { name: 'This browser is waiting for approval' })).toBeNull()
+    expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument()
   })
 })

@@ -2,14 +2,14 @@
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
 // animation frame (see flush-scheduler.ts), so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
-import { isConnectionAware, isTokenChanged } from '../bridge/connection'
+import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
-import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
+import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
@@ -105,7 +105,7 @@ export class Controller {
     if (!this.unsubscribe) {
       this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
       if (isConnectionAware(this.bridge)) {
-        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message, isTokenChanged(s.error)))
+        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message, isTokenChanged(s.error), pairingRequiredOf(s.error)))
         const prev = this.unsubscribe
         this.unsubscribe = () => (off(), prev())
       }
@@ -127,9 +127,9 @@ export class Controller {
 
   /** WebSocket transport state: events may have been missed while it was down, so resync after. */
   private wasDown = false
-  private onConnection(state: string, error?: string, tokenChanged = false) {
+  private onConnection(state: string, error?: string, tokenChanged = false, pairingRequired?: SettingsState['pairingRequired']) {
     if (state === 'open') {
-      this.stores.settings.setState({ connection: 'ready', connectionError: undefined, tokenChanged: false })
+      this.stores.settings.setState({ connection: 'ready', connectionError: undefined, tokenChanged: false, pairingRequired: undefined })
       if (this.wasDown) {
         this.wasDown = false
         void this.loadSessions()
@@ -147,7 +147,7 @@ export class Controller {
       this.stores.settings.setState({ connection: 'connecting', connectionError: 'Reconnecting to the gateway…' })
     } else if (state === 'failed' || state === 'closed') {
       this.wasDown = true
-      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed', tokenChanged })
+      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed', tokenChanged, pairingRequired })
     }
   }
 

@@ -66,6 +66,8 @@ export interface SettingsState {
   connectionError?: string
   /** the gateway no longer accepts this page's token or device token: the user needs a new link */
   tokenChanged?: boolean
+  /** the gateway took the token but no longer knows this browser (its pairing was removed): it waits for approval */
+  pairingRequired?: { requestId?: string; deviceId?: string; message: string }
   config?: Results['config.get']
   models: ModelChoice[]
   modelsLoaded: boolean
