@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('../main/shell/testing/fake-electron')).electronModule)
 import { BRIDGE_CALL_NAMES, ipcChannel } from '../shared/bridge'
+import { PAIRING_CALL_NAMES } from '../shared/pairing'
 import type { fake as Fake } from '../main/shell/testing/fake-electron'
 import { createIpcBridge } from './ipc-bridge'
 
@@ -20,14 +21,14 @@ async function loadPreload() {
 }
 
 describe('preload', () => {
-  it('exposes exactly the bridge calls, subscribe and the transport name', async () => {
+  it('exposes exactly the bridge calls, the pairing calls, subscribe, subscribePairing and the transport name', async () => {
     const api = await loadPreload()
-    expect(Object.keys(api).sort()).toEqual([...BRIDGE_CALL_NAMES, 'subscribe', 'transport'].sort())
+    expect(Object.keys(api).sort()).toEqual([...BRIDGE_CALL_NAMES, ...PAIRING_CALL_NAMES, 'subscribe', 'subscribePairing', 'transport'].sort())
     expect(api.transport).toBe('ipc')
     for (const generic of ['invoke', 'sendSync', 'sendTo', 'on', 'once', 'off', 'removeListener', 'ipcRenderer', 'require', 'process']) {
       expect(api[generic], generic).toBeUndefined()
     }
-    for (const name of BRIDGE_CALL_NAMES) expect(typeof api[name], name).toBe('function')
+    for (const name of [...BRIDGE_CALL_NAMES, ...PAIRING_CALL_NAMES, 'subscribePairing']) expect(typeof api[name], name).toBe('function')
     // nothing reachable from the exposed object is the ipcRenderer itself
     expect(Object.values(api)).not.toContain(fake.ipcRenderer)
   })
@@ -42,10 +43,11 @@ describe('preload', () => {
   it('each call invokes its own fixed channel with the params', async () => {
     const api = await loadPreload()
     fake.ipcRenderer.invoke.mockResolvedValue({ ok: true, data: 'x' })
-    for (const name of BRIDGE_CALL_NAMES) {
+    for (const name of [...BRIDGE_CALL_NAMES, ...PAIRING_CALL_NAMES]) {
       expect(await api[name]({ a: name })).toEqual({ ok: true, data: 'x' })
       expect(fake.ipcRenderer.invoke).toHaveBeenLastCalledWith(ipcChannel(name), { a: name })
     }
+    expect(ipcChannel('pairingApprove')).toBe('loopdesk:pairingApprove')
     await api.health()
     expect(fake.ipcRenderer.invoke).toHaveBeenLastCalledWith(ipcChannel('health'), {})
   })
@@ -141,5 +143,26 @@ describe('subscribe', () => {
   it('rejects a non-function listener', () => {
     const { bridge } = setup()
     expect(() => bridge.subscribe({}, 'x' as any)).toThrow(TypeError)
+    expect(() => bridge.subscribePairing('x' as any)).toThrow(TypeError)
+  })
+
+  it('subscribePairing asks main on its own channel and shares the event channel and subIds with subscribe', () => {
+    const { ipc, bridge, deliver } = setup()
+    const runtime: unknown[] = []
+    const pairing: unknown[] = []
+    bridge.subscribe({}, (e) => runtime.push(e))
+    const off = bridge.subscribePairing((e) => pairing.push(e))
+    expect(ipc.on).toHaveBeenCalledTimes(1)
+    const [[c1, p1], [c2, p2]] = ipc.invoke.mock.calls as Array<[string, { subId: string }]>
+    expect([c1, c2]).toEqual([ipcChannel('subscribe'), ipcChannel('subscribePairing')])
+    expect(p2).toEqual({ subId: p1.subId.replace(/-1$/, '-2') })
+    const requested = { event: 'device.pair.requested', payload: { requestId: 'r1', deviceId: 'd1' } }
+    deliver({ subId: p2.subId, event: requested })
+    expect(pairing).toEqual([requested])
+    expect(runtime).toEqual([])
+    off()
+    deliver({ subId: p2.subId, event: requested })
+    expect(pairing).toHaveLength(1)
+    expect(ipc.invoke.mock.calls.at(-1)).toEqual([ipcChannel('unsubscribe'), { subId: p2.subId }])
   })
 })

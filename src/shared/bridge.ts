@@ -2,8 +2,13 @@
 // IPC through the preload (desktop window) and WebSocket to the gateway (browser mode).
 import type { AnyEvent, EventFilter } from './events'
 import type { ChatHistoryCursorResult, ChatHistoryPage, MethodName, ParamsOf, Result, ResultOf } from './methods'
+import type { PairingBridge, PairingCallName } from './pairing'
 
-/** Bridge call name → method table entry. The preload exposes exactly these names (plus `subscribe`). */
+/**
+ * Bridge call name → method table entry. The preload exposes exactly these names, the pairing calls
+ * (`PAIRING_CALLS` in ./pairing.ts: the gateway's own state, not the runtime's), `subscribe` and
+ * `subscribePairing`.
+ */
 export const BRIDGE_METHODS = {
   run: 'agent',
   send: 'chat.send',
@@ -40,7 +45,8 @@ export type BridgeCallName = keyof typeof BRIDGE_METHODS
 export const BRIDGE_CALL_NAMES = Object.keys(BRIDGE_METHODS) as BridgeCallName[]
 
 /** IPC channel used for one bridge call (fixed allow-list; there is no generic channel). */
-export const ipcChannel = (name: BridgeCallName | 'subscribe' | 'unsubscribe' | 'event') => `loopdesk:${name}`
+export const ipcChannel = (name: BridgeCallName | PairingCallName | 'subscribe' | 'subscribePairing' | 'unsubscribe' | 'event') =>
+  `loopdesk:${name}`
 
 type Calls = {
   [K in Exclude<BridgeCallName, 'history'>]: (
@@ -58,7 +64,7 @@ export type HistoryPageParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messa
 /** chat.history params for a delta through the Bridge (offset cannot go with a cursor) */
 export type HistoryCursorParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId' | 'offset'> & { cursor: string }
 
-export interface Bridge extends Calls {
+export interface Bridge extends Calls, PairingBridge {
   /** Receive events matching the filter; returns the unsubscribe function. */
   subscribe(filter: EventFilter, listener: (event: AnyEvent) => void): () => void
   /** Which transport this is ('ipc' in the desktop window, 'ws' in a browser). */

@@ -161,8 +161,9 @@ export interface EventMap {
   shutdown: { reason: string; restartExpectedMs?: number }
 }
 
-/** A remote device asks to be paired with the gateway (OpenClaw's pairing request). Gateway-only: the
- *  desktop window's IPC bridge has no pairing events. */
+/** A remote device asks to be paired with the gateway (OpenClaw's pairing request). The gateway's own
+ *  event, not the runtime's (so not in EventMap): the Bridge delivers it through `subscribePairing`
+ *  (src/shared/pairing.ts). */
 export interface DevicePairRequested {
   requestId: string
   deviceId: string

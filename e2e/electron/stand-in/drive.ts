@@ -13,6 +13,9 @@ import { pathToFileURL } from 'node:url'
 import vm from 'node:vm'
 import WebSocket from 'ws'
 import { startModelServer } from '../../../test/fixtures/model-server'
+import { connectGateway } from '../../../src/cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../../src/cli/identity'
+import { readGatewayToken } from '../../../src/main/gateway/state-files'
 
 type Check = { name: string; ok: boolean; detail?: string }
 const checks: Check[] = []
@@ -157,6 +160,33 @@ async function main() {
     const frame = first ? JSON.parse(String(first[0])) : undefined
     check('gateway sends connect.challenge', frame?.type === 'event' && frame?.event === 'connect.challenge', frame)
     ws.close()
+
+    // ---- device pairing from the window: a device behind a proxy asks, the IPC bridge hears it, approves it
+    const heard: any[] = []
+    const offPairing = bridge.subscribePairing((ev: any) => heard.push(ev))
+    const phone = generateNodeDeviceIdentity()
+    const target = { url: `ws://127.0.0.1:${info.port}`, token: readGatewayToken(stateDir), identity: phone, headers: { 'X-Forwarded-For': '198.51.100.4' } }
+    const refused = await connectGateway(target).then(
+      (c) => (c.close(), undefined),
+      (e: any) => e,
+    )
+    const requestId = refused?.details?.requestId
+    check('unpaired remote device refused PAIRING_REQUIRED', refused?.details?.code === 'PAIRING_REQUIRED' && typeof requestId === 'string', refused?.details)
+    const until = Date.now() + 5000
+    while (!heard.length && Date.now() < until) await new Promise((r) => setTimeout(r, 20))
+    check('window hears device.pair.requested over IPC', heard[0]?.event === 'device.pair.requested' && heard[0]?.payload?.requestId === requestId, heard)
+    const listed = await bridge.pairingList({})
+    check('pairingList over IPC shows the request', listed.ok && listed.data.pending.some((r: any) => r.requestId === requestId), listed)
+    const approved = await bridge.pairingApprove({ requestId })
+    check('pairingApprove over IPC pairs the device', approved.ok && approved.data.device.deviceId === phone.deviceId, approved)
+    const joined = await connectGateway(target).then(
+      (c) => (c.close(), true),
+      (e: any) => e,
+    )
+    check('approved device connects', joined === true, joined?.message ?? joined)
+    const again = await bridge.pairingReject({ requestId })
+    check('answered request → PAIRING_REQUEST_NOT_FOUND', !again.ok && again.error.details?.code === 'PAIRING_REQUEST_NOT_FOUND', again)
+    offPairing()
   }
 
   // ---- quit: gateway closed and runtime drained before the app really quits

@@ -6,11 +6,13 @@
 // device asks again by reconnecting.
 import { randomUUID } from 'node:crypto'
 import type { DevicePairRequested } from '../../shared/events'
+import { PAIRING_REQUEST_TTL_MS } from '../../shared/pairing'
 
 /** the device.pair.requested payload */
 export type PairingRequest = DevicePairRequested
 
-export const PAIRING_REQUEST_TTL_MS = 5 * 60_000
+// the window's prompt re-lists when a request's time is up (a device that asks again refreshes it)
+export { PAIRING_REQUEST_TTL_MS }
 const MAX_PENDING = 100
 
 export class PendingPairings {

@@ -2,9 +2,7 @@
 // write satisfies read; approvals is separate. `health` needs no scope, so a device-less shared-token
 // client (whose scopes are cleared) can still probe liveness.
 import type { EventName } from '../../shared/events'
-
-/** events only the gateway sends (no IPC counterpart) */
-export type PairingEventName = 'device.pair.requested' | 'device.pair.resolved'
+import type { PairingEventName } from '../../shared/pairing'
 import type { MethodName } from '../../shared/methods'
 import { parseCommand } from '../../shared/chat-commands'
 import { SCOPES, type Scope } from './protocol'

@@ -14,6 +14,7 @@ import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../..
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
 import { devicePairMethods } from './device-pair-methods'
+import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
@@ -30,7 +31,8 @@ import { historyResultFor } from './history-wire'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { handleRequest, parseRequest, type RequestContext } from './requests'
-import { eventScope, hasScope, type PairingEventName } from './scopes'
+import { eventScope, hasScope } from './scopes'
+import type { PairingEventName } from '../../shared/pairing'
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
@@ -91,6 +93,11 @@ export interface GatewayHandle {
    * authenticated with the old one (4001 "gateway auth changed"); device-token connections stay.
    */
   setToken(token: string): void
+  /**
+   * Device pairing (remote devices' requests, approve/reject, their events): what device.pair.* serve to
+   * gateway clients, for the desktop window's IPC. Params are checked as the methods check them.
+   */
+  readonly pairing: PairingApi
   /** Broadcasts `shutdown`, closes every socket and the server. Idempotent. */
   close(reason?: string, opts?: { restartExpectedMs?: number }): Promise<void>
 }
@@ -183,15 +190,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const allowedHosts = () =>
     bind === 'loopback' ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : undefined
 
-  const pendingPairings = new PendingPairings()
+  const pairing = new DevicePairing({
+    paired,
+    pending: new PendingPairings(),
+    connectedDevices: function* () {
+      for (const c of conns.values()) if (c.deviceId) yield c.deviceId
+    },
+  })
+  // to operator.pairing connections; the window hears them through GatewayHandle.pairing
+  pairing.subscribe((ev) => deliver(ev.event, ev.payload, { dropIfSlow: true }))
   const localMethods = {
     ...deviceTokenMethods({ paired, connections: () => conns.values() }),
-    ...devicePairMethods({
-      paired,
-      pending: pendingPairings,
-      connections: () => conns.values(),
-      resolved: (ev) => deliver('device.pair.resolved', ev, { dropIfSlow: true }),
-    }),
+    ...devicePairMethods({ pairing, connections: () => conns.values() }),
   }
   const reqCtx: RequestContext = {
     host,
@@ -479,7 +489,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       isLocal: conn.isLocal,
       originAllowed,
       paired,
-      pending: pendingPairings,
+      pending: pairing.pending,
       remoteAddress: conn.remoteAddress,
       usedNonces,
       now: Date.now(),
@@ -489,7 +499,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
       if (result.pairingRequested) {
         log.info(`gateway: device ${result.pairingRequested.deviceId.slice(0, 16)} (${result.pairingRequested.clientId}) at ${conn.remoteAddress} asks to pair: request ${result.pairingRequested.requestId}`)
-        deliver('device.pair.requested', result.pairingRequested, { dropIfSlow: true })
+        pairing.requested(result.pairingRequested)
       }
       return failHandshake(conn, req.id, result.message, result.details, result.code, result.closeCode)
     }
@@ -652,6 +662,12 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     setToken: (token: string) => {
       if (!/^[\x21-\x7e]{16,512}$/.test(token)) throw new Error('the gateway token must be 16–512 printable ASCII characters without spaces')
       setSharedToken(token, true)
+    },
+    pairing: {
+      list: (p) => pairing.list(p),
+      approve: (p) => pairing.approve(p),
+      reject: (p) => pairing.reject(p),
+      subscribe: (l) => pairing.subscribe(l),
     },
     close,
   }

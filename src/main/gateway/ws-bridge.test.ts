@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import type { Bridge } from '../../shared/bridge'
 import type { AnyEvent } from '../../shared/events'
+import type { PairingEvent } from '../../shared/pairing'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
@@ -133,5 +135,44 @@ describe('ws-bridge against the gateway', () => {
     expect(bridge.connection.scopes).toEqual(['operator.admin', 'operator.read', 'operator.write', 'operator.approvals'])
     const r = await bridge.health({})
     expect(r, JSON.stringify(r)).toMatchObject({ ok: true })
+  })
+
+  it('device pairing from a browser page: it hears device.pair.requested, approves, and the remote device connects', async () => {
+    t = await startTestGateway()
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    const heard: PairingEvent[] = []
+    const runtimeEvents: AnyEvent[] = []
+    bridge.subscribePairing((e) => heard.push(e))
+    bridge.subscribe({}, (e) => runtimeEvents.push(e))
+    // what the desktop window's IPC uses: the same object behind the handle
+    const viaHandle: PairingEvent[] = []
+    t.gw.pairing.subscribe((e) => viaHandle.push(e))
+    await expect(bridge.pairingList({})).resolves.toMatchObject({ ok: true, data: { pending: [] } })
+
+    // a phone behind a proxy (not loopback) with the gateway token but no pairing
+    const phone = generateNodeDeviceIdentity()
+    const proxied = { 'X-Forwarded-For': '203.0.113.9' }
+    const refused = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(refused).toMatchObject({ code: 'NOT_PAIRED', details: { code: 'PAIRING_REQUIRED', requestId: expect.any(String) } })
+    const requestId: string = refused.details.requestId
+    await until(() => heard.length === 1)
+    expect(heard[0]).toEqual({ event: 'device.pair.requested', payload: expect.objectContaining({ requestId, deviceId: phone.deviceId, role: 'operator' }) })
+    await expect(bridge.pairingList({})).resolves.toMatchObject({ ok: true, data: { pending: [expect.objectContaining({ requestId, deviceId: phone.deviceId })] } })
+    expect(t.gw.pairing.list({})).toEqual(await bridge.pairingList({}))
+    expect(viaHandle).toEqual(heard)
+
+    const approved = await bridge.pairingApprove({ requestId })
+    expect(approved).toMatchObject({ ok: true, data: { requestId, device: { deviceId: phone.deviceId } } })
+    await until(() => heard.length === 2)
+    expect(heard[1]).toEqual({ event: 'device.pair.resolved', payload: { requestId, deviceId: phone.deviceId, decision: 'approved', ts: expect.any(Number) } })
+    expect(viaHandle).toEqual(heard)
+    // pairing events go to the pairing listeners only, not to the runtime's event subscribers
+    expect(runtimeEvents.some((e) => (e.event as string).startsWith('device.pair.'))).toBe(false)
+
+    const ok = await t.connect({ identity: phone, headers: proxied })
+    expect(ok.hello.auth.scopes.length).toBeGreaterThan(0)
+    await ok.close()
+    // answered: a second answer is refused with a structured error
+    await expect(bridge.pairingReject({ requestId })).resolves.toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'PAIRING_REQUEST_NOT_FOUND' } } })
   })
 })

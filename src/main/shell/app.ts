@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron'
 import type { RuntimeHost } from '../api/host'
 import type { CredentialStore } from '../runtime/contracts'
+import type { PairingApi } from '../gateway/device-pairing'
 import { registerBridgeIpc, type BridgeIpc } from './ipc'
 import { APP_ENTRY_URL, devServerOrigin, type OriginPolicy } from './origin'
 import { resolveStateDir } from '../runtime/config/state-dir'
@@ -25,6 +26,8 @@ export interface RuntimeOptions {
 export interface GatewayHandle {
   /** the port actually listened on (may differ from the configured one after fallback) */
   readonly port: number
+  /** remote devices' pairing requests and their answers (the window's pairing prompt, over IPC) */
+  readonly pairing?: PairingApi
   close(): Promise<void>
 }
 
@@ -130,6 +133,10 @@ export function startShell<R extends RuntimeHost>(
     })
   }
 
+  // The window's pairing calls wait for the gateway's start (undefined when it has none or it failed).
+  let gatewayStarted!: (g: GatewayHandle | undefined) => void
+  const pairing = new Promise<GatewayHandle | undefined>((r) => (gatewayStarted = r)).then((g) => g?.pairing)
+
   const ready = (async () => {
     await app.whenReady()
     secureSession(session.defaultSession, policy)
@@ -151,7 +158,7 @@ export function startShell<R extends RuntimeHost>(
     )
     // The window opens while the runtime loads (it is the heavier part of start-up); IPC calls made
     // meanwhile wait for it.
-    ipc = registerBridgeIpc({ host: starting, getWebContents: () => win?.webContents, policy })
+    ipc = registerBridgeIpc({ host: starting, getWebContents: () => win?.webContents, policy, pairing })
     openWindow()
     runtime = await starting
     const host = runtime
@@ -168,7 +175,9 @@ export function startShell<R extends RuntimeHost>(
         console.error(`[loopdesk] gateway did not start: ${(err as Error)?.message ?? err}`)
       }
     }
+    gatewayStarted(gateway)
   })()
+  ready.catch(() => gatewayStarted(undefined))
 
   ready.catch((err: Error) => {
     console.error('[loopdesk] start-up failed:', err)

@@ -39,6 +39,8 @@ const SubscribeSchema = Type.Object(
 const UnsubscribeSchema = Type.Object({ subId: SubscribeSchema.properties.subId }, { additionalProperties: false })
 export const checkSubscribe = Compile(SubscribeSchema)
 export const checkUnsubscribe = Compile(UnsubscribeSchema)
+/** subscribePairing: no filter (device.pair.requested / resolved are all there is) */
+export const checkSubscribePairing = Compile(Type.Object({ subId: SubscribeSchema.properties.subId }, { additionalProperties: false }))
 
 export function problems(v: ReturnType<typeof Compile>, x: unknown): string {
   return (

@@ -2,7 +2,12 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
 import type { ParamsOf } from '../../shared/methods'
-import { registerBridgeIpc, MAX_SUBSCRIPTIONS, type BridgeIpc } from './ipc'
+import { PAIRING_CALL_NAMES, type PairingCallName, type PairingDecisionParams, type PairingEvent } from '../../shared/pairing'
+import { DevicePairing } from '../gateway/device-pairing'
+import { PairedDevices } from '../gateway/paired-devices'
+import { PendingPairings } from '../gateway/pending-pairings'
+import { tempDir } from '../../../test/fixtures/temp-dir'
+import { registerBridgeIpc, MAX_SUBSCRIPTIONS, NO_GATEWAY, type BridgeIpc } from './ipc'
 import { fake, FakeFrame, FakeWebContents, resetFake } from './testing/fake-electron'
 import { createFakeHost, type FakeHost } from './testing/fake-host'
 
@@ -39,6 +44,13 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   prefsSet: { theme: 'dark' },
 }
 
+// One valid params object per pairing call (same typing rule).
+const PAIRING_GOOD: { [K in PairingCallName]: K extends 'pairingList' ? Record<string, never> : PairingDecisionParams } = {
+  pairingList: {},
+  pairingApprove: { requestId: 'r-unknown' },
+  pairingReject: { requestId: 'r-unknown' },
+}
+
 const PAGE = 'page0001'
 const SUBSCRIBE_GOOD = { subId: `${PAGE}-1`, filter: { sessionKey: 'agent:main:main' } }
 const UNSUBSCRIBE_GOOD = { subId: `${PAGE}-1` }
@@ -46,6 +58,9 @@ const UNSUBSCRIBE_GOOD = { subId: `${PAGE}-1` }
 function goodParamsFor(channel: string): unknown {
   if (channel === ipcChannel('subscribe')) return SUBSCRIBE_GOOD
   if (channel === ipcChannel('unsubscribe')) return UNSUBSCRIBE_GOOD
+  if (channel === ipcChannel('subscribePairing')) return UNSUBSCRIBE_GOOD
+  const pairingName = channel.replace(/^loopdesk:/, '') as PairingCallName
+  if (pairingName in PAIRING_GOOD) return PAIRING_GOOD[pairingName]
   const name = channel.replace(/^loopdesk:/, '') as BridgeCallName
   if (!(name in GOOD)) throw new Error(`no sample params for ${channel}`)
   return GOOD[name]
@@ -54,12 +69,30 @@ function goodParamsFor(channel: string): unknown {
 let host: FakeHost
 let ours: FakeWebContents
 let ipc: BridgeIpc
+/** the gateway's real pairing object (GatewayHandle.pairing), over a temp state dir */
+let pairing: DevicePairing
+let paired: PairedDevices
+let pending: PendingPairings
+const PHONE = 'ab'.repeat(32)
+const ask = (deviceId = PHONE) => ({
+  deviceId,
+  publicKey: `key-${deviceId}`,
+  clientId: 'openclaw-ios',
+  clientMode: 'ui',
+  platform: 'iOS',
+  role: 'operator',
+  scopes: ['operator.read'],
+  remoteIp: '192.0.2.7',
+})
 
 beforeEach(() => {
   resetFake()
   host = createFakeHost()
   ours = new FakeWebContents('app://loopdesk/index.html')
-  ipc = registerBridgeIpc({ host, getWebContents: () => ours as any })
+  paired = new PairedDevices(tempDir('loopdesk-ipc-pair-'))
+  pending = new PendingPairings()
+  pairing = new DevicePairing({ paired, pending, connectedDevices: () => [] })
+  ipc = registerBridgeIpc({ host, getWebContents: () => ours as any, pairing })
 })
 
 const invoke = (channel: string, params: unknown, sender: FakeWebContents = ours, frame: FakeFrame | null = sender.mainFrame) =>
@@ -67,7 +100,13 @@ const invoke = (channel: string, params: unknown, sender: FakeWebContents = ours
 
 describe('IPC registration', () => {
   it('registers exactly the bridge calls plus subscribe/unsubscribe, nothing generic', () => {
-    const expected = [...BRIDGE_CALL_NAMES.map((n) => ipcChannel(n)), ipcChannel('subscribe'), ipcChannel('unsubscribe')]
+    const expected = [
+      ...BRIDGE_CALL_NAMES.map((n) => ipcChannel(n)),
+      ...PAIRING_CALL_NAMES.map((n) => ipcChannel(n)),
+      ipcChannel('subscribe'),
+      ipcChannel('subscribePairing'),
+      ipcChannel('unsubscribe'),
+    ]
     expect([...fake.ipcMain.handlers.keys()].sort()).toEqual(expected.sort())
     expect(ipc.channels.sort()).toEqual(expected.sort())
     // no fire-and-forget listeners (ipcMain.on) that would bypass the guarded handle path
@@ -87,7 +126,7 @@ describe('IPC registration', () => {
 describe('every registered handler validates the sender and the params', () => {
   const channels = () => [...fake.ipcMain.handlers.keys()]
 
-  it('covers all channels', () => expect(channels().length).toBe(BRIDGE_CALL_NAMES.length + 2))
+  it('covers all channels', () => expect(channels().length).toBe(BRIDGE_CALL_NAMES.length + PAIRING_CALL_NAMES.length + 3))
 
   const foreignCases: Array<[string, () => { sender: FakeWebContents; frame: FakeFrame | null }]> = [
     ['another web contents (same app URL)', () => {
@@ -102,14 +141,26 @@ describe('every registered handler validates the sender and the params', () => {
   ]
 
   for (const [label, make] of foreignCases) {
-    it(`rejects ${label} with FORBIDDEN and never reaches the runtime`, async () => {
+    it(`rejects ${label} with FORBIDDEN and never reaches the runtime or the gateway's pairing`, async () => {
+      const { request } = pending.request(ask(), Date.now())
+      const heard: PairingEvent[] = []
+      pairing.subscribe((e) => heard.push(e))
       for (const channel of channels()) {
         const { sender, frame } = make()
-        const res = await fake.ipcMain.invoke(channel, sender, frame, goodParamsFor(channel))
+        const params = channel.startsWith('loopdesk:pairing') && channel !== ipcChannel('pairingList') ? { requestId: request.requestId } : goodParamsFor(channel)
+        const res = await fake.ipcMain.invoke(channel, sender, frame, params)
         expect(res, channel).toEqual({ ok: false, error: expect.objectContaining({ code: 'FORBIDDEN' }) })
       }
       expect(host.calls).toEqual([])
       expect(host.listenerCount()).toBe(0)
+      // the request is still waiting, nobody was told anything, the device is not paired
+      expect(pending.list(Date.now()).map((r) => r.requestId)).toEqual([request.requestId])
+      expect(heard).toEqual([])
+      expect(paired.isPaired(PHONE, `key-${PHONE}`)).toBe(false)
+      // and no forwarder was left behind for anyone
+      pairing.requested(request)
+      expect(ours.sent).toEqual([])
+      expect(ipc.subscriptionCount()).toBe(0)
     })
   }
 
@@ -272,4 +323,110 @@ describe('subscriptions', () => {
     expect(host.listenerCount()).toBe(0)
   })
 
+})
+
+describe("device pairing over IPC (the gateway's DevicePairing, as device.pair.* serves it)", () => {
+  const events = () => ours.sent.filter((m) => m.channel === ipcChannel('event')).map((m) => m.args[0] as { subId: string; event: PairingEvent })
+
+  it('lists the pending requests and the paired devices', async () => {
+    const { request } = pending.request(ask(), Date.now())
+    const res = await invoke(ipcChannel('pairingList'), {})
+    expect(res).toEqual({ ok: true, data: { pending: [request], paired: [] } })
+    expect(res).toEqual(pairing.list({}))
+    // absent params are {} as in dispatch
+    expect((await invoke(ipcChannel('pairingList'), undefined)).ok).toBe(true)
+  })
+
+  it('approve pairs the device and tells subscribers; reject drops the request', async () => {
+    expect(await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-1` })).toEqual({ ok: true, data: { subscribed: true, subId: `${PAGE}-1` } })
+    const phone = pending.request(ask(), Date.now()).request
+    pairing.requested(phone)
+    expect(events()).toEqual([{ subId: `${PAGE}-1`, event: { event: 'device.pair.requested', payload: phone } }])
+
+    const approved = await invoke(ipcChannel('pairingApprove'), { requestId: phone.requestId })
+    expect(approved).toMatchObject({ ok: true, data: { requestId: phone.requestId, device: { deviceId: PHONE, clientId: 'openclaw-ios', platform: 'iOS', roles: ['operator'], scopes: ['operator.read'] } } })
+    expect(paired.isPaired(PHONE, `key-${PHONE}`)).toBe(true)
+    expect(events()[1]).toEqual({ subId: `${PAGE}-1`, event: { event: 'device.pair.resolved', payload: { requestId: phone.requestId, deviceId: PHONE, decision: 'approved', ts: expect.any(Number) } } })
+
+    const tablet = pending.request(ask('cd'.repeat(32)), Date.now()).request
+    expect(await invoke(ipcChannel('pairingReject'), { requestId: tablet.requestId })).toEqual({ ok: true, data: { requestId: tablet.requestId, deviceId: 'cd'.repeat(32) } })
+    expect(paired.isPaired('cd'.repeat(32), `key-${'cd'.repeat(32)}`)).toBe(false)
+    expect(events()[2].event).toMatchObject({ event: 'device.pair.resolved', payload: { requestId: tablet.requestId, decision: 'rejected' } })
+    expect(pending.list(Date.now())).toEqual([])
+  })
+
+  it('an answered or unknown request is INVALID_REQUEST with details.code PAIRING_REQUEST_NOT_FOUND', async () => {
+    const { request } = pending.request(ask(), Date.now())
+    expect((await invoke(ipcChannel('pairingReject'), { requestId: request.requestId })).ok).toBe(true)
+    for (const channel of [ipcChannel('pairingApprove'), ipcChannel('pairingReject')]) {
+      expect(await invoke(channel, { requestId: request.requestId })).toEqual({
+        ok: false,
+        error: { code: 'INVALID_REQUEST', message: expect.stringContaining(`unknown pairing request: ${request.requestId}`), details: { code: 'PAIRING_REQUEST_NOT_FOUND' } },
+      })
+    }
+    expect(paired.isPaired(PHONE, `key-${PHONE}`)).toBe(false)
+  })
+
+  it("refuses params as the gateway's device.pair.* methods do (same schema, same words)", async () => {
+    const { request } = pending.request(ask(), Date.now())
+    const cases: Array<[string, unknown, string]> = [
+      [ipcChannel('pairingApprove'), {}, 'invalid device.pair.approve params: /: must have required properties requestId'],
+      [ipcChannel('pairingApprove'), { requestId: 7 }, 'invalid device.pair.approve params: /requestId: must be string'],
+      [ipcChannel('pairingReject'), { requestId: '' }, 'invalid device.pair.reject params: /requestId: must not have fewer than 1 characters'],
+      [ipcChannel('pairingReject'), { requestId: request.requestId, force: true }, "invalid device.pair.reject params: /: unexpected property 'force'"],
+      [ipcChannel('pairingList'), { all: true }, "invalid device.pair.list params: /: unexpected property 'all'"],
+      [ipcChannel('pairingList'), null, 'invalid device.pair.list params: /: must be object'],
+    ]
+    for (const [channel, params, message] of cases) {
+      expect(await invoke(channel, params), `${channel} ${JSON.stringify(params)}`).toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message } })
+    }
+    // nothing was answered
+    expect(pending.list(Date.now()).map((r) => r.requestId)).toEqual([request.requestId])
+    for (const bad of [{}, { subId: 'bad id' }, { subId: `${PAGE}-1`, filter: {} }, null]) {
+      expect((await invoke(ipcChannel('subscribePairing'), bad)).error.code, JSON.stringify(bad)).toBe('INVALID_REQUEST')
+    }
+    expect(ipc.subscriptionCount()).toBe(0)
+  })
+
+  it("unsubscribe stops delivery; a reloaded page's and a destroyed window's forwarders go", async () => {
+    const one = pending.request(ask(), Date.now()).request
+    await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-1` })
+    expect(await invoke(ipcChannel('unsubscribe'), { subId: `${PAGE}-1` })).toEqual({ ok: true, data: { unsubscribed: true } })
+    pairing.requested(one)
+    expect(events()).toEqual([])
+
+    await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-2` })
+    await invoke(ipcChannel('subscribePairing'), { subId: 'page0002-1' }) // the page reloaded
+    pairing.requested(one)
+    expect(events().map((e) => e.subId)).toEqual(['page0002-1'])
+    expect((await invoke(ipcChannel('subscribePairing'), { subId: 'page0002-1' })).error.code).toBe('INVALID_REQUEST') // duplicate
+    ours.destroy()
+    expect(ipc.subscriptionCount()).toBe(0)
+  })
+
+  it('calls made before the gateway listens wait for it; without a gateway they are UNAVAILABLE', async () => {
+    ipc.dispose()
+    let started!: (p: DevicePairing | undefined) => void
+    ipc = registerBridgeIpc({ host, getWebContents: () => ours as any, pairing: new Promise((r) => (started = r)) })
+    const { request } = pending.request(ask(), Date.now())
+    let settled = false
+    const list = invoke(ipcChannel('pairingList'), {}).then((r) => ((settled = true), r))
+    const sub = invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-1` })
+    await new Promise((r) => setTimeout(r, 10))
+    expect(settled).toBe(false)
+    started(pairing)
+    expect(await list).toMatchObject({ ok: true, data: { pending: [request] } })
+    expect((await sub).ok).toBe(true)
+
+    ipc.dispose()
+    ipc = registerBridgeIpc({ host, getWebContents: () => ours as any, pairing: Promise.resolve(undefined) })
+    for (const channel of [...PAIRING_CALL_NAMES.map((n) => ipcChannel(n))]) {
+      expect(await invoke(channel, goodParamsFor(channel)), channel).toEqual({ ok: false, error: NO_GATEWAY })
+    }
+    expect(await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-3` })).toEqual({ ok: false, error: NO_GATEWAY })
+    // no pairing option at all (a shell without a gateway): the same
+    ipc.dispose()
+    ipc = registerBridgeIpc({ host, getWebContents: () => ours as any })
+    expect(await invoke(ipcChannel('pairingList'), {})).toEqual({ ok: false, error: NO_GATEWAY })
+  })
 })

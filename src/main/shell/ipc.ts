@@ -1,11 +1,15 @@
 // IPC wiring for the preload bridge. One `ipcMain.handle` per Bridge call (fixed allow-list, no generic
 // channel). Every handler first checks the sender (top-level frame of our window, app origin), then
-// dispatches through the method table, which validates params with the method's closed schema.
+// dispatches through the method table, which validates params with the method's closed schema. The
+// pairing calls go to the gateway's DevicePairing (GatewayHandle.pairing), which checks params against
+// the schemas its device.pair.* methods use.
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron'
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
 import { eventMatches, type AnyEvent, type EventFilter } from '../../shared/events'
 import type { ErrorShape, Result } from '../../shared/methods'
+import { PAIRING_CALL_NAMES, type PairingCallName } from '../../shared/pairing'
 import type { RuntimeHost } from '../api/host'
+import type { PairingApi } from '../gateway/device-pairing'
 import { AssistantTextTracker, compactAssistantPayload } from '../gateway/assistant-delta'
 import { isAppUrl, type OriginPolicy } from './origin'
 
@@ -28,6 +32,18 @@ export function isTrustedSender(
 
 const invalid = (message: string): Result<never> => ({ ok: false, error: { code: 'INVALID_REQUEST', message } })
 
+/** Pairing calls while no gateway runs (it failed to start, or the shell runs without one). */
+export const NO_GATEWAY: ErrorShape = {
+  code: 'UNAVAILABLE',
+  message: 'device pairing goes through the gateway, which is not running (the log says why it did not start)',
+}
+
+const PAIRING_HANDLERS: Record<PairingCallName, (api: PairingApi, params: unknown) => Result<unknown>> = {
+  pairingList: (api, p) => api.list(p),
+  pairingApprove: (api, p) => api.approve(p),
+  pairingReject: (api, p) => api.reject(p),
+}
+
 /** Per web contents cap, so a buggy page cannot pile up forwarders. */
 export const MAX_SUBSCRIPTIONS = 64
 
@@ -37,6 +53,11 @@ export interface BridgeIpcOptions {
   /** our window's web contents (undefined while no window exists) */
   getWebContents(): WebContents | undefined
   policy?: OriginPolicy
+  /**
+   * the gateway's pairing (GatewayHandle.pairing), or its pending start: the window opens before the
+   * gateway listens and early pairing calls wait for it; undefined = no gateway (calls are UNAVAILABLE)
+   */
+  pairing?: PairingApi | Promise<PairingApi | undefined>
 }
 
 export interface BridgeIpc {
@@ -56,6 +77,7 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
   const hostReady = Promise.resolve(opts.host)
   // A failed start is reported by the shell; calls then fail with UNAVAILABLE (see register) instead of hanging.
   hostReady.catch(() => {})
+  const pairingReady = Promise.resolve(opts.pairing).catch(() => undefined)
   const trusted = (e: IpcMainInvokeEvent) => isTrustedSender(e, opts.getWebContents(), opts.policy)
   const channels: string[] = []
 
@@ -136,6 +158,41 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
       }
       try {
         contents.send(channel, { subId, event: out })
+      } catch (err) {
+        console.warn(`[loopdesk] dropping ${ev.event} event for subscription ${subId}:`, (err as Error)?.message)
+      }
+    })
+    entry.subs.set(subId, off)
+    return { ok: true, data: { subscribed: true, subId } }
+  })
+
+  // ---- device pairing: the gateway's own state, not the runtime's (src/shared/pairing.ts)
+  for (const name of PAIRING_CALL_NAMES) {
+    register(ipcChannel(name), async (_event, params) => {
+      const api = await pairingReady
+      if (!api) return { ok: false, error: NO_GATEWAY }
+      // absent params are {} (as in dispatch); null and other non-objects are refused by the schema
+      return PAIRING_HANDLERS[name](api, params)
+    })
+  }
+
+  // device.pair.requested / resolved, on the event channel like the runtime's, under the page's own subId
+  register(ipcChannel('subscribePairing'), async (event, params) => {
+    const { checkSubscribePairing, problems } = await validation
+    if (!checkSubscribePairing.Check(params)) return invalid(`invalid subscribePairing params: ${problems(checkSubscribePairing, params)}`)
+    const { subId } = params as { subId: string }
+    const api = await pairingReady
+    if (!api) return { ok: false, error: NO_GATEWAY }
+    const contents = event.sender
+    if (contents.isDestroyed()) return { ok: false, error: FORBIDDEN }
+    const entry = entryFor(contents, subId.slice(0, subId.lastIndexOf('-')))
+    if (entry.subs.has(subId)) return invalid(`subscription '${subId}' already exists`)
+    if (entry.subs.size >= MAX_SUBSCRIPTIONS) return invalid(`too many subscriptions (max ${MAX_SUBSCRIPTIONS})`)
+    const channel = ipcChannel('event')
+    const off = api.subscribe((ev) => {
+      if (contents.isDestroyed()) return
+      try {
+        contents.send(channel, { subId, event: ev })
       } catch (err) {
         console.warn(`[loopdesk] dropping ${ev.event} event for subscription ${subId}:`, (err as Error)?.message)
       }

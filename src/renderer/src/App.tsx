@@ -8,6 +8,9 @@ import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { Inspector } from './components/Inspector'
+import { createBridge, PairingRequiredError } from './bridge'
+import { PairingPrompt } from './components/PairingPrompt'
+import { PairingWaitScreen } from './components/PairingWait'
 import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
@@ -89,6 +92,7 @@ export function App() {
   const connectionError = useAppStore('settings', (s) => s.connectionError)
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
+  const pairingRequired = useAppStore('settings', (s) => (s.connection === 'error' ? s.pairingRequired : undefined))
   useTheme()
   useApprovalTitle()
   // the sidebar as an overlay (narrow windows only; wider ones always show it and ignore this)
@@ -137,6 +141,20 @@ export function App() {
   }, [controller])
 
   if (tokenChanged) return <TokenChangedScreen detail={connectionError} />
+  // browser mode: the gateway no longer knows this browser (its pairing was removed) — wait for approval,
+  // then start over with a fresh page (a reload connects as at first)
+  if (pairingRequired)
+    return (
+      <PairingWaitScreen
+        initial={new PairingRequiredError(pairingRequired.message, pairingRequired.requestId, pairingRequired.deviceId)}
+        connect={createBridge}
+        onConnected={(bridge) => {
+          ;(bridge as { close?: () => void }).close?.()
+          location.reload()
+        }}
+        onRefused={(err) => controller.stores.settings.setState({ pairingRequired: undefined, tokenChanged: true, connectionError: err.message })}
+      />
+    )
   return (
     <div className={`app ${inspectorOpen ? 'with-inspector' : ''} ${sidebarOpen ? 'sidebar-open' : ''}`}>
       <Sidebar />
@@ -144,6 +162,7 @@ export function App() {
       {sidebarOpen && <div className="overlay-backdrop sidebar-backdrop" aria-hidden="true" onClick={closeSidebar} />}
       <main className="chat">
         <Header sessionKey={selectedKey} sidebarOpen={sidebarOpen} onToggleSidebar={() => (sidebarOpen ? closeSidebar() : setSidebarOpen(true))} toggleRef={toggleRef} />
+        <PairingPrompt />
         {connection === 'connecting' && connectionError && (
           <div className="callout callout-warn" role="status">
             {connectionError}

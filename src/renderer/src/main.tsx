@@ -1,9 +1,11 @@
 // Renderer entry: pick the bridge transport, create the stores and the controller, render.
 import { StrictMode } from 'react'
-import { createRoot } from 'react-dom/client'
+import { createRoot, type Root } from 'react-dom/client'
 import { App } from './App'
 import { AppContext } from './app-context'
-import { createBridge, TokenChangedError } from './bridge'
+import type { Bridge } from '../../shared/bridge'
+import { createBridge, PairingRequiredError, TokenChangedError } from './bridge'
+import { PairingWaitScreen } from './components/PairingWait'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Controller } from './state/controller'
 import { createAppStores, saveDraftsNow } from './state/stores'
@@ -17,6 +19,17 @@ async function boot() {
     bridge = await createBridge()
   } catch (err) {
     if (err instanceof TokenChangedError) return root.render(<TokenChangedScreen detail={err.message} reason={err.reason} />)
+    if (err instanceof PairingRequiredError) {
+      // this browser is not paired yet: wait for an approval, asking again now and then
+      return root.render(
+        <PairingWaitScreen
+          initial={err}
+          connect={createBridge}
+          onConnected={(b) => void startApp(root, b)}
+          onRefused={(e) => root.render(<TokenChangedScreen detail={e.message} reason={e.reason} />)}
+        />,
+      )
+    }
     root.render(
       <div className="fatal" role="alert">
         <h1>Loopdesk cannot reach its runtime</h1>
@@ -26,6 +39,10 @@ async function boot() {
     )
     return
   }
+  await startApp(root, bridge)
+}
+
+async function startApp(root: Root, bridge: Bridge) {
   const stores = createAppStores()
   const controller = new Controller(bridge, stores)
   window.addEventListener('beforeunload', () => saveDraftsNow(stores))

@@ -19,3 +19,11 @@ export function isTokenChanged(error: { details?: unknown } | undefined): boolea
 export function isConnectionAware(b: Bridge): b is Bridge & ConnectionAware {
   return typeof (b as Partial<ConnectionAware>).onConnectionChange === 'function'
 }
+
+/** A refusal because the gateway does not know this browser (PAIRING_REQUIRED): the request to approve. */
+export function pairingRequiredOf(error: { message: string; details?: unknown } | undefined): { requestId?: string; deviceId?: string; message: string } | undefined {
+  const d = error?.details as { code?: unknown; requestId?: unknown; deviceId?: unknown } | undefined
+  if (d?.code !== 'PAIRING_REQUIRED') return undefined
+  const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
+  return { requestId: str(d.requestId), deviceId: str(d.deviceId), message: error!.message }
+}

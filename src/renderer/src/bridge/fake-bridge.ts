@@ -35,6 +35,15 @@ import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, wit
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
 import { isCompletedReply, textOf } from '../../../shared/history-row'
+import type { DevicePairRequested } from '../../../shared/events'
+import {
+  PAIRING_REQUEST_NOT_FOUND,
+  PAIRING_REQUEST_TTL_MS,
+  type PairedDeviceInfo,
+  type PairingBridge,
+  type PairingCallName,
+  type PairingEvent,
+} from '../../../shared/pairing'
 
 export type FakeStep =
   | { kind: 'thinking'; text: string }
@@ -292,7 +301,11 @@ export class FakeBridge implements Bridge {
   /** when accepted config writes happened (for configWriteLimit) */
   private configWrites: number[] = []
   /** every call made, for assertions */
-  readonly calls: Array<{ name: BridgeCallName; params: unknown }> = []
+  readonly calls: Array<{ name: BridgeCallName | PairingCallName; params: unknown }> = []
+  /** remote devices waiting for approval, as the gateway keeps them (pending-pairings.ts) */
+  private pairingRequests = new Map<string, DevicePairRequested>()
+  private pairedDevices: PairedDeviceInfo[] = []
+  private pairingListeners = new Set<(e: PairingEvent) => void>()
 
   constructor(options: FakeBridgeOptions = {}) {
     this.opts = {
@@ -1161,6 +1174,93 @@ export class FakeBridge implements Bridge {
     this.prefs = { ...this.prefs, ...params }
     this.persist()
     return ok({ ...this.prefs })
+  }
+
+  // ------------------------------------------------------------------------------ device pairing (the gateway's)
+
+  subscribePairing(listener: (event: PairingEvent) => void): () => void {
+    this.pairingListeners.add(listener)
+    return () => void this.pairingListeners.delete(listener)
+  }
+
+  private emitPairing(ev: PairingEvent) {
+    for (const l of [...this.pairingListeners]) l(ev)
+  }
+
+  private livePairingRequests(): DevicePairRequested[] {
+    const now = Date.now()
+    for (const r of this.pairingRequests.values()) if (now - r.ts > PAIRING_REQUEST_TTL_MS) this.pairingRequests.delete(r.requestId)
+    return [...this.pairingRequests.values()].sort((a, b) => b.ts - a.ts)
+  }
+
+  async pairingList(params: Parameters<PairingBridge['pairingList']>[0]): ReturnType<PairingBridge['pairingList']> {
+    this.calls.push({ name: 'pairingList', params })
+    return { ok: true, data: { pending: this.livePairingRequests(), paired: this.pairedDevices.map((d) => ({ ...d })) } }
+  }
+
+  private takePairing(requestId: string): DevicePairRequested | undefined {
+    this.livePairingRequests()
+    const r = this.pairingRequests.get(requestId)
+    this.pairingRequests.delete(requestId)
+    return r
+  }
+
+  private static pairingGone(requestId: string) {
+    const message = `unknown pairing request: ${requestId} (answered or expired; the device asks again when it reconnects)`
+    return { ok: false as const, error: { code: 'INVALID_REQUEST' as const, message, details: { code: PAIRING_REQUEST_NOT_FOUND } } }
+  }
+
+  async pairingApprove(params: Parameters<PairingBridge['pairingApprove']>[0]): ReturnType<PairingBridge['pairingApprove']> {
+    this.calls.push({ name: 'pairingApprove', params })
+    const r = this.takePairing(params.requestId)
+    if (!r) return FakeBridge.pairingGone(params.requestId)
+    const now = Date.now()
+    this.pairedDevices.push({ deviceId: r.deviceId, publicKey: r.publicKey, clientId: r.clientId, createdAtMs: now, approvedAtMs: now, lastSeenAtMs: now, connected: false, roles: [], tokens: [] })
+    this.emitPairing({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId: r.deviceId, decision: 'approved', ts: now } })
+    const device = { deviceId: r.deviceId, publicKey: r.publicKey, clientId: r.clientId, platform: r.platform, roles: [r.role], scopes: r.scopes, createdAtMs: now, approvedAtMs: now }
+    return { ok: true, data: { requestId: r.requestId, device } }
+  }
+
+  async pairingReject(params: Parameters<PairingBridge['pairingReject']>[0]): ReturnType<PairingBridge['pairingReject']> {
+    this.calls.push({ name: 'pairingReject', params })
+    const r = this.takePairing(params.requestId)
+    if (!r) return FakeBridge.pairingGone(params.requestId)
+    this.emitPairing({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId: r.deviceId, decision: 'rejected', ts: Date.now() } })
+    return { ok: true, data: { requestId: r.requestId, deviceId: r.deviceId } }
+  }
+
+  /**
+   * Tests: a remote device asks to be paired (the gateway refused its connect), as the gateway does it:
+   * one request per device (asking again refreshes it quietly), approvers told once.
+   */
+  requestPairing(device: Partial<DevicePairRequested> & { deviceId: string }, opts: { unannounced?: boolean } = {}): DevicePairRequested {
+    const open = [...this.pairingRequests.values()].find((r) => r.deviceId === device.deviceId)
+    const request: DevicePairRequested = {
+      requestId: open?.requestId ?? `req-${this.nextId++}`,
+      publicKey: `key-${device.deviceId}`,
+      clientId: 'openclaw-control-ui',
+      clientMode: 'ui',
+      role: 'operator',
+      scopes: ['operator.read'],
+      remoteIp: '192.0.2.10',
+      ts: Date.now(),
+      ...device,
+    }
+    this.pairingRequests.set(request.requestId, request)
+    // unannounced: the event was lost (the page was disconnected when it went out)
+    if (!open && !opts.unannounced) this.emitPairing({ event: 'device.pair.requested', payload: request })
+    return request
+  }
+
+  /** Tests: a request answered elsewhere (the CLI) — gone, approvers told. */
+  resolvePairingElsewhere(requestId: string, decision: 'approved' | 'rejected') {
+    const r = this.takePairing(requestId)
+    if (r) this.emitPairing({ event: 'device.pair.resolved', payload: { requestId, deviceId: r.deviceId, decision, ts: Date.now() } })
+  }
+
+  /** Tests: a request that lapsed (no event, as on the gateway). */
+  expirePairing(requestId: string) {
+    this.pairingRequests.delete(requestId)
   }
 
   // ------------------------------------------------------------------------------ test helpers

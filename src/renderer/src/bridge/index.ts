@@ -3,7 +3,7 @@
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
 import { expandAssistantPayload } from '../../../shared/assistant-delta'
-import { isTokenChanged } from './connection'
+import { isTokenChanged, pairingRequiredOf } from './connection'
 import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
 declare global {
@@ -83,6 +83,32 @@ export class TokenChangedError extends Error {
   }
 }
 
+/**
+ * Thrown by createBridge when the gateway took this page's token but has not paired this browser (a page
+ * opened from another machine, or through a proxy): a request waits for approval — in the desktop window,
+ * or `loopdesk devices approve <requestId>` on the gateway's machine. The page's device identity is kept
+ * (IndexedDB), so the same request stands while the page asks again.
+ */
+export class PairingRequiredError extends Error {
+  readonly code = 'PAIRING_REQUIRED'
+  constructor(
+    message: string,
+    /** undefined when the gateway keeps no requests (then only a loopback connect pairs the browser) */
+    readonly requestId: string | undefined,
+    readonly deviceId: string | undefined,
+  ) {
+    super(message)
+  }
+}
+
+/** What a refused first connect means for the page: a token refused, a pairing to wait for, or else as is. */
+export function connectFailure(err: unknown, refusal: TokenRefusal): unknown {
+  if (isTokenChanged(err as { details?: unknown })) return new TokenChangedError((err as Error).message, refusal)
+  const pairing = err instanceof Error ? pairingRequiredOf(err as Error & { details?: unknown }) : undefined
+  if (pairing) return new PairingRequiredError(pairing.message, pairing.requestId, pairing.deviceId)
+  return err
+}
+
 async function connectWs(url: string, token: string | undefined, refusal: TokenRefusal): Promise<Bridge> {
   // Loaded lazily: the desktop window (IPC) never needs it.
   const [{ connectWsBridge }, { browserCredentialStore }] = await Promise.all([import('./ws-bridge'), import('./device-credentials')])
@@ -90,8 +116,7 @@ async function connectWs(url: string, token: string | undefined, refusal: TokenR
     // the stored device identity + token get a reloaded page in after the shared token was rotated
     return await connectWsBridge({ url, token, clientVersion: '0.1.0', credentials: browserCredentialStore() })
   } catch (err) {
-    if (isTokenChanged(err as { details?: unknown })) throw new TokenChangedError((err as Error).message, refusal)
-    throw err
+    throw connectFailure(err, refusal)
   }
 }
 

@@ -7,6 +7,7 @@ import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../share
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
 import { eventMatches, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
 import type { ErrorShape, Result } from '../../../shared/methods'
+import { isPairingEventName, PAIRING_CALLS, type PairingCallName, type PairingEvent } from '../../../shared/pairing'
 
 /** The subset of the WebSocket API this bridge uses (browser WebSocket and `ws` both fit). */
 export interface SocketLike {
@@ -123,6 +124,8 @@ class WsBridgeImpl {
   private pending = new Map<string, Pending>()
   private queue: Queued[] = []
   private subscribers = new Set<{ filter: EventFilter; listener: (ev: AnyEvent) => void }>()
+  /** device.pair.requested / resolved (the gateway sends them to operator.pairing connections; admin has it) */
+  private pairingListeners = new Set<(ev: PairingEvent) => void>()
   private statusListeners = new Set<(s: WsBridgeStatus) => void>()
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined
   private watchdog: ReturnType<typeof setInterval> | undefined
@@ -414,6 +417,18 @@ class WsBridgeImpl {
 
   private onEvent(frame: { event?: unknown; payload?: unknown }) {
     if (typeof frame.event !== 'string' || frame.event === 'connect.challenge') return
+    if (isPairingEventName(frame.event)) {
+      if (!frame.payload || typeof frame.payload !== 'object') return
+      const pe = { event: frame.event, payload: frame.payload } as PairingEvent
+      for (const l of this.pairingListeners) {
+        try {
+          l(pe)
+        } catch {
+          // isolate subscribers from each other
+        }
+      }
+      return
+    }
     if (frame.event === 'agent' && frame.payload && typeof frame.payload === 'object') {
       expandAssistantPayload(this.texts, frame.payload as AgentEvent)
     }
@@ -435,15 +450,26 @@ class WsBridgeImpl {
       this.subscribers.delete(entry)
     }
   }
+
+  subscribePairing(listener: (event: PairingEvent) => void): () => void {
+    const entry = (ev: PairingEvent) => listener(ev)
+    this.pairingListeners.add(entry)
+    return () => {
+      this.pairingListeners.delete(entry)
+    }
+  }
 }
 
 function toBridge(impl: WsBridgeImpl): WsBridge {
-  const calls = Object.fromEntries(
-    (Object.keys(BRIDGE_METHODS) as BridgeCallName[]).map((name) => [name, (params: unknown) => impl.call(BRIDGE_METHODS[name], params ?? {})]),
-  )
+  const calls = Object.fromEntries([
+    ...(Object.keys(BRIDGE_METHODS) as BridgeCallName[]).map((name) => [name, (params: unknown) => impl.call(BRIDGE_METHODS[name], params ?? {})]),
+    // the gateway's own device.pair.* methods (src/shared/pairing.ts)
+    ...(Object.keys(PAIRING_CALLS) as PairingCallName[]).map((name) => [name, (params: unknown) => impl.call(PAIRING_CALLS[name], params ?? {})]),
+  ])
   const bridge = Object.assign(calls, {
     transport: 'ws' as const,
     subscribe: impl.subscribe.bind(impl),
+    subscribePairing: impl.subscribePairing.bind(impl),
     onConnectionChange: impl.onStatus.bind(impl),
     close: impl.close.bind(impl),
   })

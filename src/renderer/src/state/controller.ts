@@ -2,14 +2,14 @@
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
 // animation frame (see flush-scheduler.ts), so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
-import { isConnectionAware, isTokenChanged } from '../bridge/connection'
+import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
-import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry } from './stores'
+import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
@@ -17,6 +17,7 @@ import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
 import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
+import { PairingRequests } from './pairing'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
@@ -86,11 +87,16 @@ export class Controller {
   private searchSeq = 0
   private disposed = false
 
+  /** remote devices asking to be paired (the pairing prompt) */
+  readonly pairing: PairingRequests
+
   constructor(
     readonly bridge: Bridge,
     readonly stores: AppStores,
     private readonly schedule: Schedule = flushScheduler,
-  ) {}
+  ) {
+    this.pairing = new PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))
+  }
 
   // ------------------------------------------------------------------------------ startup
 
@@ -99,12 +105,12 @@ export class Controller {
     if (!this.unsubscribe) {
       this.unsubscribe = this.bridge.subscribe({}, (ev) => this.onEvent(ev))
       if (isConnectionAware(this.bridge)) {
-        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message, isTokenChanged(s.error)))
+        const off = this.bridge.onConnectionChange((s) => this.onConnection(s.state, s.error?.message, isTokenChanged(s.error), pairingRequiredOf(s.error)))
         const prev = this.unsubscribe
         this.unsubscribe = () => (off(), prev())
       }
     }
-    const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus()])
+    const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus(), this.pairing.start()])
     if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen })
     const rows = this.stores.sessions.getState().rows
     if (this.disposed) return
@@ -121,12 +127,14 @@ export class Controller {
 
   /** WebSocket transport state: events may have been missed while it was down, so resync after. */
   private wasDown = false
-  private onConnection(state: string, error?: string, tokenChanged = false) {
+  private onConnection(state: string, error?: string, tokenChanged = false, pairingRequired?: SettingsState['pairingRequired']) {
     if (state === 'open') {
-      this.stores.settings.setState({ connection: 'ready', connectionError: undefined, tokenChanged: false })
+      this.stores.settings.setState({ connection: 'ready', connectionError: undefined, tokenChanged: false, pairingRequired: undefined })
       if (this.wasDown) {
         this.wasDown = false
         void this.loadSessions()
+        // pairing events may have been missed too
+        void this.pairing.refresh()
         const key = this.stores.sessions.getState().selectedKey
         if (key) {
           void this.loadTranscript(key)
@@ -139,13 +147,14 @@ export class Controller {
       this.stores.settings.setState({ connection: 'connecting', connectionError: 'Reconnecting to the gateway…' })
     } else if (state === 'failed' || state === 'closed') {
       this.wasDown = true
-      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed', tokenChanged })
+      this.stores.settings.setState({ connection: 'error', connectionError: error ?? 'The gateway connection closed', tokenChanged, pairingRequired })
     }
   }
 
   dispose() {
     this.disposed = true
     this.unsubscribe?.()
+    this.pairing.dispose()
     for (const t of [...this.refetchTimers.values(), ...this.gapTimers.values(), ...this.stopTimers.values(), ...this.approvalTimers.values()]) clearTimeout(t)
     clearTimeout(this.searchTimer)
     clearTimeout(this.titleTimer)

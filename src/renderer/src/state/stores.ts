@@ -1,7 +1,7 @@
 // Zustand stores, one per concern. They are created per app instance (tests build fresh ones) and
 // only hold state; all bridge I/O and event routing lives in the controller.
 import { createStore, type StoreApi } from 'zustand/vanilla'
-import type { QueueItem } from '../../../shared/events'
+import type { DevicePairRequested, QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
 import type { PendingAttachment } from './attachments'
 import type { Transcript } from './types'
@@ -66,6 +66,8 @@ export interface SettingsState {
   connectionError?: string
   /** the gateway no longer accepts this page's token or device token: the user needs a new link */
   tokenChanged?: boolean
+  /** the gateway took the token but no longer knows this browser (its pairing was removed): it waits for approval */
+  pairingRequired?: { requestId?: string; deviceId?: string; message: string }
   config?: Results['config.get']
   models: ModelChoice[]
   modelsLoaded: boolean
@@ -94,6 +96,16 @@ export interface UiState {
   expanded: Record<string, boolean>
 }
 
+/** Remote devices asking to be paired with the gateway (state/pairing.ts keeps it). */
+export interface PairingState {
+  /** pending requests, newest first */
+  requests: DevicePairRequested[]
+  /** an answer on its way, per request id */
+  busy: Record<string, 'approve' | 'reject' | undefined>
+  /** why the last answer to a request failed (it is still pending) */
+  errors: Record<string, string | undefined>
+}
+
 export interface AppStores {
   sessions: StoreApi<SessionsState>
   runs: StoreApi<RunsState>
@@ -101,6 +113,7 @@ export interface AppStores {
   inspector: StoreApi<InspectorState>
   settings: StoreApi<SettingsState>
   ui: StoreApi<UiState>
+  pairing: StoreApi<PairingState>
 }
 
 const DRAFTS_KEY = 'loopdesk.drafts'
@@ -165,6 +178,7 @@ export function createAppStores(): AppStores {
       settingsOpen: false,
     })),
     ui: createStore<UiState>(() => ({ toasts: [], expanded: {} })),
+    pairing: createStore<PairingState>(() => ({ requests: [], busy: {}, errors: {} })),
   }
 }
 

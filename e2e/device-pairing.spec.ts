@@ -1,0 +1,132 @@
+// Device pairing in browser mode, against the real gateway: a browser the gateway sees as remote (it comes
+// through a reverse proxy that sets X-Forwarded-For) waits for approval and names its request; a paired page
+// on this machine shows the request as a prompt and approves it; the waiting browser then comes in by
+// itself. Another request is rejected from the prompt.
+import { createServer, request, type Server } from 'node:http'
+import { connect } from 'node:net'
+import { expect, test } from '@playwright/test'
+import { shot } from './shots'
+import { useBrowserGateway } from './browser-gateway'
+
+const TOKEN = 'e2e-pairing-token-0123456789abcdef'
+
+const env = useBrowserGateway(TOKEN, { text: 'Hello from the model.', chunks: 2 })
+
+/**
+ * A reverse proxy in front of the gateway as one would put it there (nginx and the like): requests and
+ * WebSocket upgrades go through with the gateway's Host and Origin and the client's address in
+ * X-Forwarded-For — which makes the gateway treat the browser as remote. (Chromium does not add a page's
+ * extra headers to its WebSocket handshakes, so a header alone cannot stand in for this.)
+ */
+async function startProxy(gatewayOrigin: string, forwardedFor: string): Promise<{ origin: string; server: Server }> {
+  const target = new URL(gatewayOrigin)
+  const headersFor = (raw: string[]) => {
+    const out: Array<[string, string]> = []
+    for (let i = 0; i < raw.length; i += 2) if (!['host', 'origin', 'x-forwarded-for'].includes(raw[i].toLowerCase())) out.push([raw[i], raw[i + 1]])
+    out.push(['Host', target.host], ['X-Forwarded-For', forwardedFor])
+    return out
+  }
+  const server = createServer((req, res) => {
+    const headers = Object.fromEntries(headersFor(req.rawHeaders))
+    const up = request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers)
+      r.pipe(res)
+    })
+    up.on('error', () => res.destroy())
+    req.pipe(up)
+  })
+  server.on('upgrade', (req, socket, head) => {
+    const up = connect(Number(target.port), target.hostname, () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...headersFor(req.rawHeaders).map(([k, v]) => `${k}: ${v}`), `Origin: ${target.origin}`]
+      up.write(lines.join('\r\n') + '\r\n\r\n')
+      if (head.length) up.write(head)
+      up.pipe(socket)
+      socket.pipe(up)
+    })
+    up.on('error', () => socket.destroy())
+    socket.on('error', () => up.destroy())
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  if (!address || typeof address === 'string') throw new Error('proxy did not listen')
+  return { origin: `http://127.0.0.1:${address.port}`, server }
+}
+
+const proxies: Server[] = []
+test.afterAll(async () => {
+  for (const p of proxies) {
+    p.closeAllConnections()
+    await new Promise((r) => p.close(r))
+  }
+})
+
+test('a remote browser waits for approval; the prompt in a paired page approves it and it connects', async ({ page, browser }) => {
+  test.setTimeout(60_000)
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await page.goto(`${env.origin}/#token=${TOKEN}`)
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible({ timeout: 15_000 })
+  await expect(page.getByRole('region', { name: 'Device pairing requests' })).toHaveCount(0)
+
+  // another browser (its own storage, so its own device key) whose connections come through a proxy
+  const proxy = await startProxy(env.origin, '203.0.113.50')
+  proxies.push(proxy.server)
+  const remoteContext = await browser.newContext()
+  const remote = await remoteContext.newPage()
+  remote.on('pageerror', (e) => errors.push(e.message))
+  await remote.goto(`${proxy.origin}/#token=${TOKEN}`)
+  const waiting = remote.getByRole('main', { name: 'This browser is waiting for approval' })
+  await expect(waiting).toBeVisible({ timeout: 15_000 })
+  const command = await remote.locator('.pairing-command').textContent()
+  expect(command).toMatch(/^loopdesk devices approve [0-9a-f-]{36}$/)
+  const requestId = command!.split(' ').pop()!
+  await expect(waiting).toContainText(`Approve request ${requestId} in the Loopdesk desktop window`)
+  await expect(remote.getByRole('status')).toContainText(/Not approved yet|Checking/)
+  const deviceShort = /This browser is device ([0-9a-f]{12})…/.exec((await waiting.textContent()) ?? '')?.[1]
+  expect(deviceShort).toBeTruthy()
+
+  // the paired page on this machine is told at once
+  const prompt = page.getByRole('region', { name: 'Device pairing requests' })
+  await expect(prompt).toBeVisible({ timeout: 10_000 })
+  const card = prompt.getByRole('group', { name: 'A device asks to connect: openclaw-control-ui' })
+  // the device as the waiting page names itself (the address is the proxy's: the gateway records the socket's)
+  await expect(card).toContainText(`${deviceShort}…`)
+  await expect(card).toContainText(requestId)
+  await expect(card).toContainText('operator.admin')
+  await shot(page, 'pairing-prompt')
+  await shot(remote, 'pairing-wait')
+
+  // keyboard: Tab to Approve, Enter
+  const approve = card.getByRole('button', { name: /^Approve openclaw-control-ui/ })
+  await approve.focus()
+  await page.keyboard.press('Enter')
+  await expect(prompt).toHaveCount(0, { timeout: 10_000 })
+  await expect(page.getByText(/^Paired openclaw-control-ui \([0-9a-f]{12}…\): it connects on its next try\.$/)).toBeVisible()
+
+  // the waiting browser asks again on its own and gets in
+  await expect(remote.getByRole('textbox', { name: 'Message' })).toBeVisible({ timeout: 20_000 })
+  await expect(waiting).toHaveCount(0)
+
+  // a third browser is rejected from the prompt: its card goes, and it keeps waiting (not let in)
+  const otherProxy = await startProxy(env.origin, '203.0.113.51')
+  proxies.push(otherProxy.server)
+  const otherContext = await browser.newContext()
+  const other = await otherContext.newPage()
+  await other.goto(`${otherProxy.origin}/#token=${TOKEN}`)
+  const otherWaiting = other.getByRole('main', { name: 'This browser is waiting for approval' })
+  await expect(otherWaiting).toBeVisible({ timeout: 15_000 })
+  const otherShort = /This browser is device ([0-9a-f]{12})…/.exec((await otherWaiting.textContent()) ?? '')?.[1]
+  expect(otherShort).toBeTruthy()
+  const otherCard = prompt.getByRole('group').filter({ hasText: `${otherShort}…` })
+  await expect(otherCard).toBeVisible({ timeout: 10_000 })
+  // the approved remote page (an admin page too) sees the same request
+  await expect(remote.getByRole('region', { name: 'Device pairing requests' }).getByText(`${otherShort}…`)).toBeVisible({ timeout: 10_000 })
+  await otherCard.getByRole('button', { name: /^Reject / }).click()
+  await expect(page.getByText(`Rejected openclaw-control-ui (${otherShort}…).`)).toBeVisible()
+  await expect(remote.getByRole('region', { name: 'Device pairing requests' }).getByText(`${otherShort}…`)).toHaveCount(0)
+  await expect(other.getByRole('textbox', { name: 'Message' })).toHaveCount(0)
+
+  expect(errors).toEqual([])
+  await remoteContext.close()
+  await otherContext.close()
+})

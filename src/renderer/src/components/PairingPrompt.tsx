@@ -1,0 +1,110 @@
+// Remote devices asking to connect to this Loopdesk's gateway (they presented the gateway token but are
+// not paired): one card each, with Approve and Reject. Not modal — the window stays usable; a card goes
+// when it is answered here, from the CLI (`loopdesk devices approve|reject`), or when the request lapses.
+import { memo, useEffect, useId, useState } from 'react'
+import type { DevicePairRequested } from '../../../shared/events'
+import { shortDeviceId } from '../../../shared/pairing'
+import { useAppStore, useController } from '../app-context'
+import { pairingExpiresAt } from '../state/pairing'
+import { IconLock } from './icons'
+
+/** A loopback address on a request means a proxy on the gateway's machine (a direct loopback device pairs itself). */
+const viaLocalProxy = (ip: string) => ip === '::1' || /^(::ffff:)?127\./.test(ip)
+
+function timeLeft(ms: number): string {
+  if (ms <= 0) return 'expiring'
+  const s = Math.ceil(ms / 1000)
+  return s >= 60 ? `${Math.ceil(s / 60)} min left` : `${s} s left`
+}
+
+const PairingCard = memo(function PairingCard({ request }: { request: DevicePairRequested }) {
+  const controller = useController()
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(t)
+  }, [])
+  const busy = useAppStore('pairing', (s) => s.busy[request.requestId])
+  const error = useAppStore('pairing', (s) => s.errors[request.requestId])
+  const titleId = useId()
+  const short = shortDeviceId(request.deviceId)
+  const scopes = request.scopes.length ? request.scopes.join(', ') : 'none'
+  return (
+    <section className="pairing-card" role="group" aria-labelledby={titleId} data-request-id={request.requestId}>
+      <div className="pairing-head">
+        <IconLock />
+        <h2 id={titleId}>
+          A device asks to connect: <span className="mono">{request.clientId}</span>
+        </h2>
+        <span className="pairing-timer">{timeLeft(pairingExpiresAt(request) - now)}</span>
+      </div>
+      <dl className="pairing-facts">
+        <dt>Device</dt>
+        <dd className="mono" title={request.deviceId}>
+          {short}
+        </dd>
+        <dt>From</dt>
+        <dd>
+          <span className="mono">{request.remoteIp}</span>
+          {viaLocalProxy(request.remoteIp) && ' (through a proxy: the device’s own address is not known)'}
+        </dd>
+        {request.platform && (
+          <>
+            <dt>Platform</dt>
+            <dd>{request.platform}</dd>
+          </>
+        )}
+        <dt>Client</dt>
+        <dd>
+          {request.clientId} ({request.clientMode}), role {request.role}
+        </dd>
+        <dt>Access asked for</dt>
+        <dd className="mono">{scopes}</dd>
+      </dl>
+      <p className="pairing-hint">Approve only a device you are connecting yourself. Request {request.requestId}</p>
+      {error && (
+        <p className="pairing-error" role="alert">
+          Could not answer: {error}
+        </p>
+      )}
+      <div className="approval-actions">
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={!!busy}
+          aria-label={`Approve ${request.clientId} ${short}`}
+          onClick={() => void controller.pairing.approve(request.requestId)}
+        >
+          {busy === 'approve' ? 'Approving…' : 'Approve'}
+        </button>
+        <button
+          type="button"
+          className="btn btn-danger-outline"
+          disabled={!!busy}
+          aria-label={`Reject ${request.clientId} ${short}`}
+          onClick={() => void controller.pairing.reject(request.requestId)}
+        >
+          {busy === 'reject' ? 'Rejecting…' : 'Reject'}
+        </button>
+      </div>
+    </section>
+  )
+})
+
+export function PairingPrompt() {
+  const requests = useAppStore('pairing', (s) => s.requests)
+  const any = requests.length > 0
+  // the live wrapper stays mounted so a screen reader announces a request when it arrives
+  return (
+    <div className="pairing-live" aria-live="polite">
+      {any && (
+        <div className="pairing-prompt" role="region" aria-label="Device pairing requests">
+          {requests.length > 1 && <p className="pairing-count">{requests.length} devices ask to connect</p>}
+          {requests.map((r) => (
+            <PairingCard key={r.requestId} request={r} />
+          ))}
+        </div>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,88 @@
+// Device pairing from the window: the Bridge's small pairing surface. Pairing requests are the gateway's
+// own state (src/main/gateway/device-pairing.ts), not the runtime's, so they are not in the method table
+// (which the runtime implements as Handlers): the WebSocket bridge calls the gateway's device.pair.*
+// methods, the IPC bridge reaches the same gateway object in the main process. Both return these types.
+import type { DevicePairRequested, DevicePairResolved } from './events'
+import type { Result } from './methods'
+
+/** A request nobody answered (or re-asked for) is gone after this long. */
+export const PAIRING_REQUEST_TTL_MS = 5 * 60_000
+
+/** device.pair.approve / device.pair.reject params */
+export interface PairingDecisionParams {
+  requestId: string
+}
+
+/** A paired device as device.pair.list shows it (never a token or its hash). */
+export interface PairedDeviceInfo {
+  deviceId: string
+  publicKey: string
+  clientId: string
+  createdAtMs: number
+  approvedAtMs: number
+  /** refreshed at most hourly */
+  lastSeenAtMs: number
+  connected: boolean
+  roles: string[]
+  tokens: Array<{ role: string; scopes: string[]; createdAtMs: number }>
+}
+
+export interface PairingListResult {
+  /** newest first */
+  pending: DevicePairRequested[]
+  paired: PairedDeviceInfo[]
+}
+
+export interface PairingApproveResult {
+  requestId: string
+  device: {
+    deviceId: string
+    publicKey: string
+    clientId: string
+    platform?: string
+    roles: string[]
+    scopes: string[]
+    createdAtMs: number
+    approvedAtMs: number
+  }
+}
+
+export interface PairingRejectResult {
+  requestId: string
+  deviceId: string
+}
+
+/** Bridge call name → gateway method. The IPC channels are `loopdesk:<call name>`, as for the method table's. */
+export const PAIRING_CALLS = {
+  pairingList: 'device.pair.list',
+  pairingApprove: 'device.pair.approve',
+  pairingReject: 'device.pair.reject',
+} as const
+export type PairingCallName = keyof typeof PAIRING_CALLS
+export const PAIRING_CALL_NAMES = Object.keys(PAIRING_CALLS) as PairingCallName[]
+
+export type PairingEvent =
+  | { event: 'device.pair.requested'; payload: DevicePairRequested }
+  | { event: 'device.pair.resolved'; payload: DevicePairResolved }
+export type PairingEventName = PairingEvent['event']
+export const PAIRING_EVENT_NAMES: readonly PairingEventName[] = ['device.pair.requested', 'device.pair.resolved']
+
+export const isPairingEventName = (name: unknown): name is PairingEventName =>
+  name === 'device.pair.requested' || name === 'device.pair.resolved'
+
+/** `details.code` of an approve/reject whose request is no longer pending (answered elsewhere, or expired). */
+export const PAIRING_REQUEST_NOT_FOUND = 'PAIRING_REQUEST_NOT_FOUND'
+
+export interface PairingBridge {
+  pairingList(params: Record<string, never>): Promise<Result<PairingListResult>>
+  pairingApprove(params: PairingDecisionParams): Promise<Result<PairingApproveResult>>
+  pairingReject(params: PairingDecisionParams): Promise<Result<PairingRejectResult>>
+  /** device.pair.requested / resolved as they happen; returns the unsubscribe function */
+  subscribePairing(listener: (event: PairingEvent) => void): () => void
+}
+
+/** The command that approves a request on the gateway's machine. */
+export const approveCommand = (requestId: string) => `loopdesk devices approve ${requestId}`
+
+/** A device id's short form for people (ids are 64 hex chars). */
+export const shortDeviceId = (deviceId: string) => (deviceId.length > 12 ? `${deviceId.slice(0, 12)}…` : deviceId)
