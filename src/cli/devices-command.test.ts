@@ -39,7 +39,7 @@ describe('loopdesk devices', () => {
     expect(again.err).toContain('is not paired')
   })
 
-  it('lists a remote device waiting to be paired; approve lets it connect, reject refuses it', async () => {
+  it('lists a remote device waiting to be paired; approve lets it connect, reject refuses it for a while', async () => {
     const me = tempDir('loopdesk-cli-devices-pairer-')
     const proxied = { 'X-Forwarded-For': '198.51.100.4' }
     const phone = generateNodeDeviceIdentity()
@@ -51,11 +51,20 @@ describe('loopdesk devices', () => {
     expect(table.out).toMatch(new RegExp(`^Waiting for approval \\(loopdesk devices approve <requestId>\\):\nREQUEST\\s+DEVICE\\s+CLIENT\\s+FROM\\s+ASKED\n${requestId}\\s+${phone.deviceId.slice(0, 16)}\\s+cli \\(`))
     expect(JSON.parse((await cli(['devices', '--json'], me)).out).pending).toEqual([expect.objectContaining({ requestId, deviceId: phone.deviceId })])
 
-    expect(await cli(['devices', 'reject', requestId], me)).toMatchObject({ code: 0, out: `rejected ${phone.deviceId}\n` })
+    expect(await cli(['devices', 'reject', requestId], me)).toMatchObject({ code: 0, out: `rejected ${phone.deviceId}: it is refused for 10 min, then it may ask again\n` })
     expect(await cli(['devices', 'approve', requestId], me)).toMatchObject({ code: 1, err: expect.stringContaining('unknown pairing request') })
-    const second = (await ask().catch((e) => e)).details.requestId as string
-    expect(await cli(['devices', 'approve', second], me)).toMatchObject({ code: 0, out: `approved ${phone.deviceId}: it can connect now\n` })
-    const conn = await ask()
+    // asking again meanwhile is refused without a request: nothing waits in the list
+    const again = await ask().catch((e) => e)
+    expect(again.details).toMatchObject({ code: 'PAIRING_REQUIRED', reason: 'rejected' })
+    expect(again.details.requestId).toBeUndefined()
+    expect((await cli(['devices'], me)).out).not.toContain('Waiting for approval')
+    expect(JSON.parse((await cli(['devices', '--json'], me)).out).pending).toEqual([])
+
+    const tablet = generateNodeDeviceIdentity()
+    const askTablet = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity: tablet, headers: proxied })
+    const second = (await askTablet().catch((e) => e)).details.requestId as string
+    expect(await cli(['devices', 'approve', second], me)).toMatchObject({ code: 0, out: `approved ${tablet.deviceId}: it can connect now\n` })
+    const conn = await askTablet()
     expect(conn.hello?.type).toBe('hello-ok')
     await conn.close()
   })

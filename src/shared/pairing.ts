@@ -8,6 +8,16 @@ import type { Result } from './methods'
 /** A request nobody answered (or re-asked for) is gone after this long. */
 export const PAIRING_REQUEST_TTL_MS = 5 * 60_000
 
+/**
+ * A device whose request was rejected is refused this long (NOT_PAIRED / PAIRING_REQUIRED with
+ * `details.reason: 'rejected'` and `details.retryAfterMs`) without a new request, so a client that keeps
+ * retrying does not ask again at once; afterwards its next connect opens a new request.
+ */
+export const PAIRING_REJECTION_MS = 10 * 60_000
+
+/** `details.reason` of a connect refused because this device's pairing request was rejected lately. */
+export const PAIRING_REJECTED_REASON = 'rejected'
+
 /** device.pair.approve / device.pair.reject params */
 export interface PairingDecisionParams {
   requestId: string

@@ -2,6 +2,7 @@
 // an identity and hold a device token, and which remote ones wait for approval — `devices approve|reject
 // <requestId>` answers one, `devices remove <id>` forgets a device (its tokens stop working, its
 // connections close). The human form of device.pair.list / approve / reject / remove.
+import { PAIRING_REJECTION_MS } from '../../shared/pairing'
 import { relativeTime } from '../../shared/relative-time'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
@@ -14,7 +15,8 @@ loopdesk devices approve|reject <requestId>
 loopdesk devices remove <deviceId>
   Lists the devices that connected to the gateway with an identity (client, paired, last seen, token
   roles; * = connected now), and the devices on other machines waiting to be paired. approve pairs one (it
-  connects on its next try), reject refuses it; a request nobody answers expires after 5 minutes. remove
+  connects on its next try), reject refuses it: for 10 minutes its connects are refused without a new
+  request, then it may ask again; a request nobody answers expires after 5 minutes. remove
   forgets a device: its device tokens stop working and its connections close (a device on this machine
   is paired again when it next connects with the gateway token).`
 
@@ -66,7 +68,7 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
   if (sub === 'approve' || sub === 'reject') {
     const r = await withGateway({ target, stateDir, io }, (conn) => conn.request(`device.pair.${sub}`, { requestId: id }) as Promise<{ requestId: string; deviceId?: string; device?: { deviceId: string } }>)
     const deviceId = r.device?.deviceId ?? r.deviceId ?? ''
-    io.stdout(flags.json ? JSON.stringify(r) + '\n' : sub === 'approve' ? `approved ${deviceId}: it can connect now\n` : `rejected ${deviceId}\n`)
+    io.stdout(flags.json ? JSON.stringify(r) + '\n' : sub === 'approve' ? `approved ${deviceId}: it can connect now\n` : `rejected ${deviceId}: it is refused for ${PAIRING_REJECTION_MS / 60_000} min, then it may ask again\n`)
     return EXIT.ok
   }
   const { paired, pending } = (await withGateway({ target, stateDir, io }, (conn) => conn.request('device.pair.list', {}))) as { paired: ListedDevice[]; pending: PendingRequest[] }

@@ -113,8 +113,9 @@ export class DevicePairing implements PairingApi {
     return { ok: true, data: { requestId: r.requestId, device } }
   }
 
+  /** Drops the request; its device is refused for a while without a new request (pending-pairings.ts). */
   reject(raw: unknown): Result<PairingRejectResult> {
-    const taken = this.take('device.pair.reject', raw)
+    const taken = this.take('device.pair.reject', raw, 'reject')
     if (!taken.ok) return taken
     this.resolved(taken.data, 'rejected', this.now())
     return { ok: true, data: { requestId: taken.data.requestId, deviceId: taken.data.deviceId } }
@@ -130,10 +131,10 @@ export class DevicePairing implements PairingApi {
     return { ok: true, data: { ok: true, deviceId, removed: true } }
   }
 
-  private take(method: string, raw: unknown): Result<PairingRequest> {
+  private take(method: string, raw: unknown, how: 'take' | 'reject' = 'take'): Result<PairingRequest> {
     const params = orEmpty(raw)
     if (!DecisionParams.Check(params)) return badParams(method, DecisionParams, params)
-    const r = this.deps.pending.take(params.requestId, this.now())
+    const r = how === 'reject' ? this.deps.pending.reject(params.requestId, this.now()) : this.deps.pending.take(params.requestId, this.now())
     if (!r) {
       return pairingError(
         `unknown pairing request: ${params.requestId.slice(0, 64)} (answered or expired; the device asks again when it reconnects)`,

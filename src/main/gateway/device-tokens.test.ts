@@ -10,6 +10,7 @@ import { startGateway } from './server'
 import { FakeHost } from './fake-host'
 import { startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
 import { until } from '../../../test/fixtures/until'
+import { PAIRING_REJECTION_MS } from '../../shared/pairing'
 
 let t: TestGateway | undefined
 afterEach(async () => {
@@ -211,22 +212,43 @@ describe('device tokens', () => {
     const pending = ((await pairer.request('device.pair.list', {})) as any).pending
     expect(pending).toEqual([expect.objectContaining({ requestId, deviceId: phone.deviceId, publicKey: expect.any(String) })])
 
-    // rejected: gone, and the device's next try is a new request
+    // rejected: gone, and for a while the device's tries are refused without a new request (nobody is asked again)
     await expect(pairer.request('device.pair.reject', { requestId })).resolves.toEqual({ requestId, deviceId: phone.deviceId })
     await until(() => seen.length === 2)
     expect(seen[1]).toMatchObject({ to: 'pairer', event: 'device.pair.resolved', payload: { requestId, deviceId: phone.deviceId, decision: 'rejected' } })
     await expect(pairer.request('device.pair.approve', { requestId })).rejects.toMatchObject({ details: { code: 'PAIRING_REQUEST_NOT_FOUND' } })
     const next = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
-    expect(next.details.requestId).not.toBe(requestId)
+    expect(next).toMatchObject({
+      code: 'NOT_PAIRED',
+      message: expect.stringContaining('pairing rejected'),
+      details: { code: 'PAIRING_REQUIRED', reason: 'rejected', deviceId: phone.deviceId, recommendedNextStep: 'wait_then_retry' },
+    })
+    expect(next.details.requestId).toBeUndefined()
+    expect(next.details.retryAfterMs).toBeGreaterThan(PAIRING_REJECTION_MS - 60_000)
+    expect(next.details.retryAfterMs).toBeLessThanOrEqual(PAIRING_REJECTION_MS)
+    expect(((await pairer.request('device.pair.list', {})) as any).pending).toEqual([])
+
+    // another device is not affected: it asks, and is approved
+    const tablet = generateNodeDeviceIdentity()
+    const asks = await t.connect({ identity: tablet, headers: proxied }).catch((e) => e)
+    expect(asks.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
+    expect(asks.details.reason).toBeUndefined()
+    await until(() => seen.length === 3)
+    expect(seen.filter((s) => s.payload.deviceId === phone.deviceId)).toHaveLength(2) // nothing more about the phone
 
     // approved: the device is paired and connects, with the scopes it asks for
-    const approved = (await pairer.request('device.pair.approve', { requestId: next.details.requestId })) as any
-    expect(approved).toMatchObject({ requestId: next.details.requestId, device: { deviceId: phone.deviceId, roles: ['operator'] } })
-    const ok = await t.connect({ identity: phone, headers: proxied })
+    const approved = (await pairer.request('device.pair.approve', { requestId: asks.details.requestId })) as any
+    expect(approved).toMatchObject({ requestId: asks.details.requestId, device: { deviceId: tablet.deviceId, roles: ['operator'] } })
+    const ok = await t.connect({ identity: tablet, headers: proxied })
     expect(ok.hello.auth.scopes.length).toBeGreaterThan(0)
     expect(((await pairer.request('device.pair.list', {})) as any).pending).toEqual([])
     expect(seen.filter((s) => s.to === 'reader')).toEqual([]) // pairing events need operator.pairing
-    await Promise.all([ok.close(), pairer.close(), reader.close()])
+
+    // a rejection does not stand against a paired device: the phone, paired over loopback, connects from afar too
+    const local = await t.connect({ identity: phone })
+    const remote = await t.connect({ identity: phone, headers: proxied })
+    expect(remote.hello.auth.scopes.length).toBeGreaterThan(0)
+    await Promise.all([ok.close(), local.close(), remote.close(), pairer.close(), reader.close()])
   })
 
   it('device.token.rotate: in-band for the device itself, withheld for another; may narrow, never widen', async () => {

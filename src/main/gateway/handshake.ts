@@ -5,6 +5,7 @@ import { timingSafeEqual, createHash } from 'node:crypto'
 import { verifyDeviceProof } from './device-auth'
 import { CLOSE, ConnectErrorCodes, MAX_PROTOCOL, MIN_PROTOCOL, type ConnectParams } from './protocol'
 import { KNOWN_SCOPES } from './scopes'
+import { PAIRING_REJECTED_REASON } from '../../shared/pairing'
 import type { PairedDevices } from './paired-devices'
 import type { PairingRequest, PendingPairings } from './pending-pairings'
 
@@ -195,6 +196,23 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
       if (input.isLocal) {
         input.paired.pair(check.deviceId, check.publicKeyRaw, p.client.id, input.now)
       } else if (!input.paired.isPaired(check.deviceId, check.publicKeyRaw)) {
+        // its request was rejected lately: refused as unpaired, but no new request (approvers are not asked again)
+        const refusedFor = input.pending?.rejectedFor(check.deviceId, input.now) ?? 0
+        if (refusedFor > 0) {
+          const minutes = Math.ceil(refusedFor / 60_000)
+          return reject(
+            `pairing rejected: this device's pairing request was rejected on the gateway's machine; it may ask again in ${minutes} min`,
+            {
+              code: ConnectErrorCodes.PAIRING_REQUIRED,
+              reason: PAIRING_REJECTED_REASON,
+              deviceId: check.deviceId,
+              retryAfterMs: refusedFor,
+              recommendedNextStep: 'wait_then_retry',
+            },
+            CLOSE.policy,
+            'NOT_PAIRED',
+          )
+        }
         const asked = input.pending?.request(
           {
             deviceId: check.deviceId,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { PAIRING_REQUEST_TTL_MS, PendingPairings } from './pending-pairings'
+import { MAX_REJECTED, PAIRING_REJECTION_MS, PAIRING_REQUEST_TTL_MS, PendingPairings } from './pending-pairings'
 
 const ask = (deviceId: string, publicKey = `key-${deviceId}`) => ({
   deviceId,
@@ -41,5 +41,35 @@ describe('PendingPairings', () => {
     expect(kept.at(-1)!.deviceId).toBe('d50')
     p.forgetDevice('d149')
     expect(p.list(200)[0].deviceId).toBe('d148')
+  })
+
+  it('a rejected request is gone and its device is refused for PAIRING_REJECTION_MS, then may ask again', () => {
+    const p = new PendingPairings()
+    const a = p.request(ask('d1'), 1000)
+    const other = p.request(ask('d2'), 1000)
+    expect(p.reject('no-such-request', 2000)).toBeUndefined()
+    expect(p.rejectedFor('d1', 2000)).toBe(0)
+    expect(p.reject(a.request.requestId, 2000)).toMatchObject({ deviceId: 'd1' })
+    expect(p.list(2000).map((r) => r.deviceId)).toEqual(['d2'])
+    expect(p.reject(a.request.requestId, 2000)).toBeUndefined()
+    expect(p.rejectedFor('d1', 2000)).toBe(PAIRING_REJECTION_MS)
+    expect(p.rejectedFor('d1', 2000 + PAIRING_REJECTION_MS - 1)).toBe(1)
+    expect(p.rejectedFor('d2', 2000)).toBe(0)
+    expect(p.rejectedFor('d1', 2000 + PAIRING_REJECTION_MS)).toBe(0)
+    // an approval or lapse is no rejection
+    expect(p.take(other.request.requestId, 3000)).toMatchObject({ deviceId: 'd2' })
+    expect(p.rejectedFor('d2', 3000)).toBe(0)
+  })
+
+  it('forgetDevice lifts a rejection; at most MAX_REJECTED rejections are kept, the newest', () => {
+    const p = new PendingPairings(PAIRING_REQUEST_TTL_MS * 100, PAIRING_REJECTION_MS * 100)
+    const rejectAt = (id: string, now: number) => p.reject(p.request(ask(id), now).request.requestId, now)
+    rejectAt('d0', 0)
+    p.forgetDevice('d0')
+    expect(p.rejectedFor('d0', 1)).toBe(0)
+    for (let i = 0; i < MAX_REJECTED + 10; i++) rejectAt(`d${i}`, i)
+    expect(p.rejectedFor('d9', MAX_REJECTED + 10)).toBe(0)
+    expect(p.rejectedFor('d10', MAX_REJECTED + 10)).toBeGreaterThan(0)
+    expect(p.rejectedFor(`d${MAX_REJECTED + 9}`, MAX_REJECTED + 10)).toBeGreaterThan(0)
   })
 })

@@ -3,22 +3,31 @@
 // and a request waits here until someone with operator.pairing approves or rejects it
 // (device.pair.approve / reject, `loopdesk devices approve`). Approval pairs the device; it connects on its
 // next try. Requests live in memory for a few minutes: one that nobody answered is simply gone, and the
-// device asks again by reconnecting.
+// device asks again by reconnecting. A rejection is remembered (in memory too, per device id, for
+// PAIRING_REJECTION_MS): meanwhile the device is refused without a new request, so a client that keeps
+// retrying does not reappear in the approvers' prompt seconds after it was rejected.
 import { randomUUID } from 'node:crypto'
 import type { DevicePairRequested } from '../../shared/events'
-import { PAIRING_REQUEST_TTL_MS } from '../../shared/pairing'
+import { PAIRING_REJECTION_MS, PAIRING_REQUEST_TTL_MS } from '../../shared/pairing'
 
 /** the device.pair.requested payload */
 export type PairingRequest = DevicePairRequested
 
 // the window's prompt re-lists when a request's time is up (a device that asks again refreshes it)
-export { PAIRING_REQUEST_TTL_MS }
+export { PAIRING_REQUEST_TTL_MS, PAIRING_REJECTION_MS }
 const MAX_PENDING = 100
+/** rejected device ids remembered at once; beyond it the oldest rejections are forgotten first */
+export const MAX_REJECTED = 1000
 
 export class PendingPairings {
   private byId = new Map<string, PairingRequest>()
+  /** device id → when its request was rejected, oldest first */
+  private rejectedAt = new Map<string, number>()
 
-  constructor(private readonly ttlMs = PAIRING_REQUEST_TTL_MS) {}
+  constructor(
+    private readonly ttlMs = PAIRING_REQUEST_TTL_MS,
+    private readonly rejectionMs = PAIRING_REJECTION_MS,
+  ) {}
 
   /**
    * The device's open request, refreshed, or a new one (`created`: tell the approvers). A device that asks
@@ -49,9 +58,31 @@ export class PendingPairings {
     return r
   }
 
-  /** Drops a device's request (the device was paired or removed another way). */
+  /** Removes and returns a live request, and refuses its device for a while (rejectedFor). */
+  reject(requestId: string, now: number): PairingRequest | undefined {
+    const r = this.take(requestId, now)
+    if (!r) return undefined
+    this.expireRejections(now)
+    this.rejectedAt.delete(r.deviceId)
+    this.rejectedAt.set(r.deviceId, now)
+    while (this.rejectedAt.size > MAX_REJECTED) this.rejectedAt.delete(this.rejectedAt.keys().next().value!)
+    return r
+  }
+
+  /** How much longer a device whose request was rejected is refused (ms); 0 when it may ask again. */
+  rejectedFor(deviceId: string, now: number): number {
+    const at = this.rejectedAt.get(deviceId)
+    if (at === undefined) return 0
+    const left = at + this.rejectionMs - now
+    if (left > 0) return left
+    this.rejectedAt.delete(deviceId)
+    return 0
+  }
+
+  /** Drops a device's request and any rejection (the device was paired or removed another way). */
   forgetDevice(deviceId: string) {
     for (const r of this.byId.values()) if (r.deviceId === deviceId) this.byId.delete(r.requestId)
+    this.rejectedAt.delete(deviceId)
   }
 
   list(now: number): PairingRequest[] {
@@ -61,5 +92,13 @@ export class PendingPairings {
 
   private expire(now: number) {
     for (const r of this.byId.values()) if (now - r.ts > this.ttlMs) this.byId.delete(r.requestId)
+  }
+
+  /** rejectedAt is in time order: lapsed rejections are at its front */
+  private expireRejections(now: number) {
+    for (const [deviceId, at] of this.rejectedAt) {
+      if (now - at < this.rejectionMs) break
+      this.rejectedAt.delete(deviceId)
+    }
   }
 }
