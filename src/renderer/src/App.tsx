@@ -146,7 +146,7 @@ export function App() {
   if (pairingRequired)
     return (
       <PairingWaitScreen
-        initial={new PairingRequiredError(pairingRequired.message, pairingRequired.requestId, pairingRequired.deviceId)}
+        initial={new PairingRequiredError(pairingRequired.message, pairingRequired.requestId, pairingRequired.deviceId, pairingRequired.rejectedForMs)}
         connect={createBridge}
         onConnected={(bridge) => {
           ;(bridge as { close?: () => void }).close?.()

@@ -1,5 +1,6 @@
 // Bridges with a connection of their own (the WebSocket bridge) report its state; IPC has none.
 import type { Bridge } from '../../../shared/bridge'
+import { PAIRING_REJECTED_REASON, PAIRING_REJECTION_MS } from '../../../shared/pairing'
 
 /** Connection status of bridges that have one (the WebSocket bridge reconnects on its own). */
 export interface ConnectionAware {
@@ -20,10 +21,25 @@ export function isConnectionAware(b: Bridge): b is Bridge & ConnectionAware {
   return typeof (b as Partial<ConnectionAware>).onConnectionChange === 'function'
 }
 
-/** A refusal because the gateway does not know this browser (PAIRING_REQUIRED): the request to approve. */
-export function pairingRequiredOf(error: { message: string; details?: unknown } | undefined): { requestId?: string; deviceId?: string; message: string } | undefined {
-  const d = error?.details as { code?: unknown; requestId?: unknown; deviceId?: unknown } | undefined
+/**
+ * A refusal because the gateway does not know this browser (PAIRING_REQUIRED): the request to approve — or,
+ * with `details.reason: 'rejected'`, that its request was rejected lately (no request then; `rejectedForMs`
+ * is how long the gateway refuses it before it may ask again).
+ */
+export interface PairingRefusal {
+  requestId?: string
+  deviceId?: string
+  message: string
+  rejectedForMs?: number
+}
+
+export function pairingRequiredOf(error: { message: string; details?: unknown } | undefined): PairingRefusal | undefined {
+  const d = error?.details as { code?: unknown; requestId?: unknown; deviceId?: unknown; reason?: unknown; retryAfterMs?: unknown } | undefined
   if (d?.code !== 'PAIRING_REQUIRED') return undefined
   const str = (v: unknown) => (typeof v === 'string' && v ? v : undefined)
-  return { requestId: str(d.requestId), deviceId: str(d.deviceId), message: error!.message }
+  const refusal: PairingRefusal = { requestId: str(d.requestId), deviceId: str(d.deviceId), message: error!.message }
+  if (d.reason === PAIRING_REJECTED_REASON) {
+    refusal.rejectedForMs = typeof d.retryAfterMs === 'number' && Number.isFinite(d.retryAfterMs) && d.retryAfterMs >= 0 ? Math.min(d.retryAfterMs, PAIRING_REJECTION_MS) : PAIRING_REJECTION_MS
+  }
+  return refusal
 }

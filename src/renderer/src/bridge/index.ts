@@ -96,6 +96,8 @@ export class PairingRequiredError extends Error {
     /** undefined when the gateway keeps no requests (then only a loopback connect pairs the browser) */
     readonly requestId: string | undefined,
     readonly deviceId: string | undefined,
+    /** its request was rejected lately: refused (no request) for this long, then it may ask again */
+    readonly rejectedForMs?: number,
   ) {
     super(message)
   }
@@ -105,7 +107,7 @@ export class PairingRequiredError extends Error {
 export function connectFailure(err: unknown, refusal: TokenRefusal): unknown {
   if (isTokenChanged(err as { details?: unknown })) return new TokenChangedError((err as Error).message, refusal)
   const pairing = err instanceof Error ? pairingRequiredOf(err as Error & { details?: unknown }) : undefined
-  if (pairing) return new PairingRequiredError(pairing.message, pairing.requestId, pairing.deviceId)
+  if (pairing) return new PairingRequiredError(pairing.message, pairing.requestId, pairing.deviceId, pairing.rejectedForMs)
   return err
 }
 

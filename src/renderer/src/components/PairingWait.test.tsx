@@ -16,11 +16,14 @@ const refusal = (requestId: string | null = 'req-1') =>
     DEVICE,
   )
 
-function setup(connect: () => Promise<Bridge>, opts: { retryMs?: number; waitMs?: number } = {}) {
+const REJECTED_MESSAGE = "pairing rejected: this device's pairing request was rejected on the gateway's machine; it may ask again in 10 min"
+const rejection = (ms: number) => new PairingRequiredError(REJECTED_MESSAGE, undefined, DEVICE, ms)
+
+function setup(connect: () => Promise<Bridge>, opts: { retryMs?: number; waitMs?: number; initial?: PairingRequiredError } = {}) {
   const onConnected = vi.fn()
   const onRefused = vi.fn()
   const connectFn = vi.fn(connect)
-  render(<PairingWaitScreen initial={refusal()} connect={connectFn} onConnected={onConnected} onRefused={onRefused} retryMs={opts.retryMs ?? 20} waitMs={opts.waitMs} />)
+  render(<PairingWaitScreen initial={opts.initial ?? refusal()} connect={connectFn} onConnected={onConnected} onRefused={onRefused} retryMs={opts.retryMs ?? 20} waitMs={opts.waitMs} />)
   return { onConnected, onRefused, connect: connectFn }
 }
 
@@ -92,6 +95,41 @@ describe('waiting for pairing approval (browser mode)', () => {
     expect(connect).toHaveBeenCalledTimes(1)
   })
 
+  it('rejected while it waits: says so and stops asking (no request to name, nothing to click) until the gateway lets it ask again', async () => {
+    let rejected = true
+    const { connect } = setup(async () => {
+      throw rejected ? rejection(10 * 60_000) : refusal('req-2')
+    }, { retryMs: 10 })
+    const main = await screen.findByRole('main', { name: 'Pairing was rejected' })
+    expect(main).toHaveTextContent('its request to pair this browser was rejected')
+    expect(main).toHaveTextContent('This browser is device 0123456789ab…')
+    expect(main).not.toHaveTextContent('loopdesk devices approve')
+    expect(screen.getByRole('status')).toHaveTextContent('You can ask again in 10 min.')
+    expect(screen.queryByRole('button')).toBeNull()
+    const calls = connect.mock.calls.length
+    await act(() => new Promise((r) => setTimeout(r, 150)))
+    expect(connect).toHaveBeenCalledTimes(calls) // no more tries
+    rejected = false
+    await act(() => new Promise((r) => setTimeout(r, 50)))
+    expect(connect).toHaveBeenCalledTimes(calls)
+  })
+
+  it('refused as rejected from the start: counts down, then "Ask again" opens a new request and waits for it', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { connect } = setup(async () => Promise.reject(refusal('req-5')), { initial: rejection(1200), retryMs: 60_000 })
+    expect(screen.getByRole('main', { name: 'Pairing was rejected' })).toBeInTheDocument()
+    expect(screen.getByRole('status')).toHaveTextContent('You can ask again in 2 s.')
+    expect(screen.queryByRole('button', { name: 'Ask again' })).toBeNull()
+    await waitFor(() => expect(screen.getByRole('status')).toHaveTextContent('You can ask again in 1 s.'), { timeout: 1500 })
+    const ask = await screen.findByRole('button', { name: 'Ask again' }, { timeout: 2000 })
+    expect(screen.getByRole('status')).toHaveTextContent('You can ask again now')
+    expect(connect).not.toHaveBeenCalled()
+    await user.click(ask)
+    const main = await screen.findByRole('main', { name: 'This browser is waiting for approval' })
+    expect(main).toHaveTextContent('loopdesk devices approve req-5')
+    expect(connect).toHaveBeenCalledTimes(1)
+  })
+
   it('a gateway that keeps no requests: its own words instead of a command', () => {
     render(<PairingWaitScreen initial={refusal(null)} connect={() => new Promise(() => {})} onConnected={() => {}} onRefused={() => {}} retryMs={60_000} />)
     expect(screen.getByRole('main')).toHaveTextContent('connect this device once over loopback (127.0.0.1) to pair it')
@@ -110,6 +148,16 @@ describe('connectFailure', () => {
     expect(connectFailure(token, 'invalid')).toBeInstanceOf(TokenChangedError)
     const other = new Error('could not connect')
     expect(connectFailure(other, 'invalid')).toBe(other)
+  })
+
+  it('a rejected device: PairingRequiredError without a request, with how long it is refused (bounded, defaulted)', () => {
+    const rejected = (details: Record<string, unknown>) =>
+      connectFailure(Object.assign(new Error(REJECTED_MESSAGE), { code: 'NOT_PAIRED', details: { code: 'PAIRING_REQUIRED', deviceId: DEVICE, ...details } }), 'invalid')
+    expect(rejected({ reason: 'rejected', retryAfterMs: 42_000 })).toMatchObject({ requestId: undefined, deviceId: DEVICE, rejectedForMs: 42_000, message: REJECTED_MESSAGE })
+    expect(rejected({ reason: 'rejected' })).toMatchObject({ rejectedForMs: 10 * 60_000 })
+    expect(rejected({ reason: 'rejected', retryAfterMs: 1e12 })).toMatchObject({ rejectedForMs: 10 * 60_000 })
+    expect(rejected({ reason: 'rejected', retryAfterMs: -5 })).toMatchObject({ rejectedForMs: 10 * 60_000 })
+    expect(rejected({ requestId: 'r-1' })).toMatchObject({ requestId: 'r-1', rejectedForMs: undefined })
   })
 })
 
@@ -131,5 +179,14 @@ describe('a page whose pairing went away while it ran (browser mode)', () => {
     act(() => bridge.set({ state: 'open' }))
     expect(screen.queryByRole('main', { name: 'This browser is waiting for approval' })).toBeNull()
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument()
+  })
+
+  it('a reconnect refused as rejected shows that it was rejected, not a request to approve', async () => {
+    const bridge = new ConnectedFake({ tickMs: 1 })
+    await renderApp({}, bridge)
+    act(() => bridge.set({ state: 'failed', error: { message: REJECTED_MESSAGE, details: { code: 'PAIRING_REQUIRED', reason: 'rejected', retryAfterMs: 540_000, deviceId: DEVICE } } }))
+    expect(screen.getByRole('main', { name: 'Pairing was rejected' })).toBeInTheDocument()
+    expect(screen.getByRole('status')).toHaveTextContent('You can ask again in 9 min.')
+    expect(screen.queryByRole('textbox', { name: 'Message' })).toBeNull()
   })
 })

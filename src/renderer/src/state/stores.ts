@@ -3,6 +3,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { DevicePairRequested, QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
+import type { PairingRefusal } from '../bridge/connection'
 import type { PendingAttachment } from './attachments'
 import type { Transcript } from './types'
 
@@ -67,7 +68,7 @@ export interface SettingsState {
   /** the gateway no longer accepts this page's token or device token: the user needs a new link */
   tokenChanged?: boolean
   /** the gateway took the token but no longer knows this browser (its pairing was removed): it waits for approval */
-  pairingRequired?: { requestId?: string; deviceId?: string; message: string }
+  pairingRequired?: PairingRefusal
   config?: Results['config.get']
   models: ModelChoice[]
   modelsLoaded: boolean
