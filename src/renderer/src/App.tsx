@@ -15,7 +15,8 @@ import { Onboarding, SettingsDialog } from './components/Settings'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
-import { approvalsOf, approvalsTotal } from './state/stores'
+import { approvalsOf } from './state/stores'
+import { useAttentionTitle } from './window-title'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
@@ -72,17 +73,6 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
   )
 }
 
-export const APP_TITLE = 'Loopdesk'
-
-/** The window (tab) title says when approvals wait, whichever session is open: the run waits, then is denied. */
-function useApprovalTitle() {
-  const pending = useAppStore('sessions', approvalsTotal)
-  useEffect(() => {
-    document.title = pending > 0 ? `(${pending}) Approval needed — ${APP_TITLE}` : APP_TITLE
-  }, [pending])
-  useEffect(() => () => void (document.title = APP_TITLE), [])
-}
-
 export function App() {
   const controller = useController()
   const selectedKey = useAppStore('sessions', (s) => s.selectedKey)
@@ -94,7 +84,7 @@ export function App() {
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
   const pairingRequired = useAppStore('settings', (s) => (s.connection === 'error' ? s.pairingRequired : undefined))
   useTheme()
-  useApprovalTitle()
+  useAttentionTitle()
   // the sidebar as an overlay (narrow windows only; wider ones always show it and ignore this)
   // Remembers the session it was opened over: picking or creating another one (what it was opened
   // for) closes it.
