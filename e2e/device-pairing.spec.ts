@@ -1,7 +1,8 @@
 // Device pairing in browser mode, against the real gateway: a browser the gateway sees as remote (it comes
 // through a reverse proxy that sets X-Forwarded-For) waits for approval and names its request; a paired page
 // on this machine shows the request as a prompt and approves it; the waiting browser then comes in by
-// itself. Another request is rejected from the prompt.
+// itself. Another request is rejected from the prompt: that browser says so and stops asking, and its request
+// does not come back.
 import { createServer, request, type Server } from 'node:http'
 import { connect } from 'node:net'
 import { expect, test } from '@playwright/test'
@@ -61,7 +62,7 @@ test.afterAll(async () => {
 })
 
 test('a remote browser waits for approval; the prompt in a paired page approves it and it connects', async ({ page, browser }) => {
-  test.setTimeout(60_000)
+  test.setTimeout(90_000)
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   await page.goto(`${env.origin}/#token=${TOKEN}`)
@@ -93,6 +94,8 @@ test('a remote browser waits for approval; the prompt in a paired page approves 
   await expect(card).toContainText(`${deviceShort}…`)
   await expect(card).toContainText(requestId)
   await expect(card).toContainText('operator.admin')
+  // someone in another app sees it in the window (tab) title
+  await expect(page).toHaveTitle('(1) Pairing request — Loopdesk')
   await shot(page, 'pairing-prompt')
   await shot(remote, 'pairing-wait')
 
@@ -125,6 +128,16 @@ test('a remote browser waits for approval; the prompt in a paired page approves 
   await expect(page.getByText(`Rejected openclaw-control-ui (${otherShort}…).`)).toBeVisible()
   await expect(remote.getByRole('region', { name: 'Device pairing requests' }).getByText(`${otherShort}…`)).toHaveCount(0)
   await expect(other.getByRole('textbox', { name: 'Message' })).toHaveCount(0)
+  // its next try is refused as rejected: it says so and stops asking, and no new request comes back
+  const rejected = other.getByRole('main', { name: 'Pairing was rejected' })
+  await expect(rejected).toBeVisible({ timeout: 15_000 })
+  await expect(rejected.getByRole('status')).toHaveText('You can ask again in 10 min.')
+  await expect(rejected.getByRole('button')).toHaveCount(0)
+  await shot(other, 'pairing-rejected')
+  await other.waitForTimeout(6000) // longer than the page's 4 s between tries
+  await expect(prompt).toHaveCount(0)
+  await expect(page).toHaveTitle('Loopdesk')
+  await expect(rejected).toBeVisible()
 
   expect(errors).toEqual([])
   await remoteContext.close()
