@@ -117,7 +117,7 @@ export function PairingWaitScreen({ initial, connect, onConnected, onRefused, re
           The Loopdesk gateway accepted this page’s access token, but its request to pair this browser was rejected on the gateway’s
           machine. For a while the gateway refuses this browser without showing anyone a new request.
         </p>
-        {request.deviceId && <p className="muted small">This browser is device {shortDeviceId(request.deviceId)}.</p>}
+        {request.deviceId && <p className="muted small">This browser is device {shortDeviceId(request.deviceId)}</p>}
         <p role="status">{left > 0 ? `You can ask again in ${timeLeft(left)}.` : 'You can ask again now: the gateway will show a new request.'}</p>
         {left <= 0 && (
           <p>
@@ -148,7 +148,7 @@ export function PairingWaitScreen({ initial, connect, onConnected, onRefused, re
       ) : (
         <p>{request.message}</p>
       )}
-      {request.deviceId && <p className="muted small">This browser is device {shortDeviceId(request.deviceId)}.</p>}
+      {request.deviceId && <p className="muted small">This browser is device {shortDeviceId(request.deviceId)}</p>}
       <p role="status">
         {phase === 'checking'
           ? 'Checking…'
