@@ -895,8 +895,8 @@ export interface Results {
   'loopdesk.models.probe':
     | { ok: true; url: string; models: Array<{ id: string; contextWindow?: number }>; ms: number; suggestedBaseUrl?: string }
     | { ok: false; url: string; error: string; status?: number; ms: number }
-  /** config.patch's result, and the dot paths of the model refs that now name the new provider */
-  'loopdesk.config.renameProvider': Results['config.patch'] & { movedRefs: string[] }
+  /** config.patch's result, the dot paths of the model refs that now name the new provider, and how many sessions' models moved too */
+  'loopdesk.config.renameProvider': Results['config.patch'] & { movedRefs: string[]; movedSessions: number }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
   'loopdesk.queue.hold': { ok: true; ids: string[] }

@@ -7,7 +7,7 @@ import { parseConfigText, REDACTED } from './config'
 import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
 import { isPlainObject } from './config/validate'
-import type { RuntimeCore } from './handlers-context'
+import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
@@ -70,6 +70,39 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
   if (!parsed.ok) throw invalid(`config.patch raw: ${parsed.issue.message}`, { issues: [parsed.issue] })
   if (!isPlainObject(parsed.value)) throw invalid('config.patch raw must be an object')
   return parsed.value
+}
+
+/**
+ * After a rename: sessions whose chosen model (`/model`, sessions.patch) or last-run model named the old
+ * provider name the new one, so they keep running on the same endpoint. Best effort after the config write
+ * (a session that cannot be updated keeps the old ref and says so when it runs); returns how many moved.
+ */
+async function moveSessionModels(core: RuntimeCore, from: string, to: string): Promise<number> {
+  const moved = (ref: string | undefined) => (ref?.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined)
+  let count = 0
+  for (const agentId of agentIds(core)) {
+    const store = core.store(agentId)
+    for (const [key, entry] of store.list()) {
+      if (!moved(entry.modelOverride) && entry.modelProvider !== from) continue
+      try {
+        const next = await store.update(key, (cur) => {
+          if (!cur) return undefined
+          const override = moved(cur.modelOverride)
+          if (!override && cur.modelProvider !== from) return undefined
+          if (override) cur.modelOverride = override
+          if (cur.modelProvider === from) cur.modelProvider = to
+          return cur
+        })
+        if (next) {
+          count++
+          core.sessionChanged(key, 'patch')
+        }
+      } catch (err) {
+        console.error(`[config] session ${key} still names the provider ${from}: ${(err as Error).message}`)
+      }
+    }
+  }
+  return count
 }
 
 type Shape = { [key: string]: Shape | true }
@@ -166,7 +199,8 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         throw err
       }
       await core.refreshModels()
-      return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues, movedRefs }
+      const movedSessions = await moveSessionModels(core, from, to)
+      return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues, movedRefs, movedSessions }
     },
   }
 }

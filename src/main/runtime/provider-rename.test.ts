@@ -129,6 +129,17 @@ describe('loopdesk.config.renameProvider', () => {
     expect((await t.call('models.list', {})).defaultModel).toBe('lab/m1-large')
   })
 
+  it("sessions whose model names the old provider follow it; others are left alone", async () => {
+    await t.call('sessions.create', { key: 'agent:main:a', model: 'local/m2' })
+    await t.call('sessions.create', { key: 'agent:main:b', model: 'other/x' })
+    const r = await t.call('loopdesk.config.renameProvider', { from: 'local', to: 'lab' })
+    expect(r.movedSessions).toBe(1)
+    const rows = (await t.call('sessions.list', {})).sessions
+    expect(rows.find((s) => s.key === 'agent:main:a')).toMatchObject({ modelProvider: 'lab', model: 'm2' })
+    expect(rows.find((s) => s.key === 'agent:main:b')).toMatchObject({ modelProvider: 'other', model: 'x' })
+    expect(t.runtime.core.store('main').get('agent:main:a')?.modelOverride).toBe('lab/m2')
+  })
+
   it('a provider without a stored key does not inherit an orphan key stored under the new name', async () => {
     t.runtime.core.credentials.delete('local')
     t.runtime.core.credentials.set('lab', 'sk-orphan')

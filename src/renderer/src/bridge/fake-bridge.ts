@@ -1139,7 +1139,15 @@ export class FakeBridge implements Bridge {
     if (this.secrets[from]) this.secrets[to] = this.secrets[from]
     else delete this.secrets[to]
     delete this.secrets[from]
-    return ok({ ...this.applyConfigPatch({ patch: params.patch }), movedRefs })
+    const result = this.applyConfigPatch({ patch: params.patch })
+    // sessions that ran (or chose) a model of it name the new provider
+    let movedSessions = 0
+    for (const session of this.sessions.values()) {
+      if (session.row.modelProvider !== from) continue
+      session.row = { ...session.row, modelProvider: to }
+      movedSessions++
+    }
+    return ok({ ...result, movedRefs, movedSessions })
   }
 
   async settingsSet(params: Parameters<Bridge['settingsSet']>[0]): Promise<Result<Results['config.patch']>> {
