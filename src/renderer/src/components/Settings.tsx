@@ -1,7 +1,7 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { createContext, useContext, useEffect, useId, useMemo, useRef, useState } from 'react'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ModelChoice, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
@@ -43,6 +43,19 @@ export function formConfig(config: Results['config.get'] | undefined): Record<st
   return config?.fileConfig ?? config?.config
 }
 
+/** Where the forms say what they hold that is not saved yet: closing Settings asks before dropping it. */
+const UnsavedContext = createContext<{ report(id: string, what: string | undefined): void } | undefined>(undefined)
+
+/** `what` (e.g. "the Anthropic key") while the form holds unsaved input, else undefined. */
+function useUnsaved(what: string | undefined): void {
+  const ctx = useContext(UnsavedContext)
+  const id = useId()
+  useEffect(() => {
+    ctx?.report(id, what)
+    return () => ctx?.report(id, undefined)
+  }, [ctx, id, what])
+}
+
 function randomToken(): string {
   const bytes = new Uint8Array(24)
   crypto.getRandomValues(bytes)
@@ -60,6 +73,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
   // a key from the environment (e.g. OPENAI_API_KEY) counts too: the provider's models are ready
   const hasKey = useAppStore('settings', (s) => state === 'set' || s.models.some((m) => m.provider === providerId && m.configured))
   const [value, setValue] = useState('')
+  useUnsaved(value.trim() ? `the ${name === 'Endpoint' ? `“${providerId}” endpoint` : name} key` : undefined)
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const save = async (key: string | null) => {
@@ -388,6 +402,10 @@ function EndpointForm({
   const [rows, setRows] = useState<ModelRow[]>(() => (provider?.models.length ? provider.models.map((m) => modelRow(m)) : [modelRow(undefined, '32768')]))
   // a row whose removal waits for the user's confirmation (it is the default model)
   const [removingRow, setRemovingRow] = useState<ModelRow>()
+  // what the form held when it opened: anything else is unsaved
+  const snapshot = JSON.stringify([name, baseUrl, api, rows.map((r) => [r.id, r.ctx, r.maxTokens])])
+  const [opened] = useState(snapshot)
+  useUnsaved(snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined)
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
@@ -820,6 +838,8 @@ function AgentSection() {
   const [timeout, setTimeoutValue] = useState(String(get(form, ['agents', 'defaults', 'timeoutSeconds']) ?? 600))
   const configuredWorkspace = get(form, ['agents', 'defaults', 'workspace']) as string | undefined
   const [workspace, setWorkspace] = useState(configuredWorkspace ?? '')
+  const savedTimeout = String(get(form, ['agents', 'defaults', 'timeoutSeconds']) ?? 600)
+  useUnsaved(timeout !== savedTimeout || workspace !== (configuredWorkspace ?? '') ? 'the run settings' : undefined)
   // the folder runs use when none is configured (the runtime resolves it: <state dir>/workspace)
   const [defaultWorkspace, setDefaultWorkspace] = useState<string>()
   useEffect(() => {
@@ -907,6 +927,8 @@ function GatewaySection() {
   const configuredPort = get(formConfig(config), ['gateway', 'port']) as number | undefined
   const endpoint = gatewayEndpoint(status, configuredPort, connectedGatewayUrl())
   const [portValue, setPortValue] = useState(String(configuredPort ?? endpoint.port))
+  const [openedPort] = useState(portValue)
+  useUnsaved(portValue !== openedPort && portValue !== String(configuredPort) ? 'the gateway port' : undefined)
   const [error, setError] = useState<string>()
   // The port may have changed since the app started (a restart, a fallback): ask again.
   useEffect(() => void controller.loadStatus(), [controller])
@@ -1057,34 +1079,64 @@ export function SettingsDialog() {
   const [section, setSection] = useState<string>(initial ?? 'models')
   const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
   const hasToasts = useAppStore('ui', (s) => s.toasts.length > 0)
+  // what the forms hold unsaved, by form: closing asks first instead of dropping it
+  const [unsaved, setUnsaved] = useState<ReadonlyMap<string, string>>(new Map())
+  const unsavedCtx = useMemo(
+    () => ({
+      report: (id: string, what: string | undefined) =>
+        setUnsaved((m) => {
+          if (m.get(id) === what) return m
+          const next = new Map(m)
+          if (what === undefined) next.delete(id)
+          else next.set(id, what)
+          return next
+        }),
+    }),
+    [],
+  )
+  const [confirmClose, setConfirmClose] = useState(false)
+  const requestClose = () => (unsaved.size ? setConfirmClose(true) : controller.closeSettings())
+  const pending = [...new Set(unsaved.values())]
   return (
-    <Dialog title="Settings" onClose={() => controller.closeSettings()} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
-      <div className="settings">
-        <nav className="settings-nav" aria-label="Settings sections">
-          {SECTIONS.map((s) => (
-            <button key={s.id} type="button" aria-current={s.id === section ? 'page' : undefined} onClick={() => setSection(s.id)}>
-              {s.label}
-            </button>
-          ))}
-        </nav>
-        <div className="settings-content">
-          <SaveRetryNotice />
-          {config && config.issues.length > 0 && (
-            // saves still go through (unless they add a problem), but the runtime keeps the last good config
-            <div className="callout callout-warn" role="alert" aria-label="Config file problems">
-              Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
-              these are fixed{config.fileConfig ? ' — until then the last good settings stay in use; the forms show what the file says, saved changes included' : ''}.
-            </div>
-          )}
-          {/* every section stays mounted (the others hidden): what was typed in one and not saved yet is still
-              there after a look at another */}
-          {SECTIONS.map(({ id, View }) => (
-            <div key={id} hidden={id !== current.id}>
-              <View />
-            </div>
-          ))}
+    <Dialog title="Settings" onClose={requestClose} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
+      <UnsavedContext.Provider value={unsavedCtx}>
+        <div className="settings">
+          <nav className="settings-nav" aria-label="Settings sections">
+            {SECTIONS.map((s) => (
+              <button key={s.id} type="button" aria-current={s.id === section ? 'page' : undefined} onClick={() => setSection(s.id)}>
+                {s.label}
+              </button>
+            ))}
+          </nav>
+          <div className="settings-content">
+            <SaveRetryNotice />
+            {config && config.issues.length > 0 && (
+              // saves still go through (unless they add a problem), but the runtime keeps the last good config
+              <div className="callout callout-warn" role="alert" aria-label="Config file problems">
+                Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
+                these are fixed{config.fileConfig ? ' — until then the last good settings stay in use; the forms show what the file says, saved changes included' : ''}.
+              </div>
+            )}
+            {/* every section stays mounted (the others hidden): what was typed in one and not saved yet is still
+                there after a look at another */}
+            {SECTIONS.map(({ id, View }) => (
+              <div key={id} hidden={id !== current.id}>
+                <View />
+              </div>
+            ))}
+          </div>
         </div>
-      </div>
+      </UnsavedContext.Provider>
+      {confirmClose && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard and close"
+          danger
+          message={<>Not saved yet: {pending.join(', ')}. Close Settings and discard {pending.length === 1 ? 'it' : 'them'}?</>}
+          onConfirm={() => controller.closeSettings()}
+          onCancel={() => setConfirmClose(false)}
+        />
+      )}
     </Dialog>
   )
 }
