@@ -11,7 +11,7 @@ import { configTextFor, renameKeyInText } from './config-text'
 import { resolveConfig } from './defaults'
 import { applyMergePatch, type MergePatchOptions } from './merge-patch'
 import { parseConfigText } from './parse'
-import { redactConfig, restoreRedacted } from './redact'
+import { redactAnyConfig, redactConfig, restoreRedacted } from './redact'
 import { renameProviderIn, type ProviderRename } from './rename-provider'
 import { secretsStatus } from './secrets'
 import { resolveConfigPath } from './state-dir'
@@ -185,7 +185,7 @@ export class ConfigManager {
    * stale value back over one the user saved. Undefined when the file is valid or unreadable.
    */
   fileRedacted(): Record<string, unknown> | undefined {
-    return this.fileRaw && this._issues.length ? redactConfig(this.fileRaw as LoopdeskConfig) : undefined
+    return this.fileRaw && this._issues.length ? redactAnyConfig(this.fileRaw) : undefined
   }
 
   /** 'set' / 'not set' per provider key (configured and well-known built-ins) and for gateway.auth.token. */
