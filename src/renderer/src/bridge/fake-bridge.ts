@@ -1063,7 +1063,12 @@ export class FakeBridge implements Bridge {
 
   /** config.get's `fileConfig`: what the file says while it has problems (saves not in effect yet included) */
   private fileView(): { fileConfig?: Record<string, unknown> } {
-    return this.configIssues.length ? { fileConfig: structuredClone(this.file) } : {}
+    return this.configIssues.length && !this.fileUnreadable() ? { fileConfig: structuredClone(this.file) } : {}
+  }
+
+  /** a file-level problem (path ''): a syntax error, no access — the runtime cannot patch such a file */
+  private fileUnreadable(): ConfigIssue | undefined {
+    return this.configIssues.find((i) => i.path === '')
   }
 
   /** applies a merge patch as config.patch does: to the file; in effect once the file has no problem left */
@@ -1104,6 +1109,8 @@ export class FakeBridge implements Bridge {
     const builtin = (id: string) => !!BUILTIN_API_URLS[id] || MODELS.some((m) => m.provider === id)
     if (builtin(from)) return fail('INVALID_REQUEST', `“${from}” is a built-in provider: only providers of your own can be renamed`)
     if (builtin(to)) return fail('INVALID_REQUEST', `“${to}” is the name of a built-in provider: pick another name`)
+    const unreadable = this.fileUnreadable()
+    if (unreadable) return fail('INVALID_REQUEST', `cannot patch ~/.loopdesk/loopdesk.json: ${unreadable.message}; fix the file first`)
     if (!Object.hasOwn(providers, from)) return fail('NOT_FOUND', `no provider named “${from}” in the config`)
     if (Object.hasOwn(providers, to)) return fail('INVALID_REQUEST', `a provider named “${to}” exists already: pick another name`)
     const p = params.patch ?? {}
@@ -1171,6 +1178,8 @@ export class FakeBridge implements Bridge {
       }
       this.configWrites.push(now)
     }
+    const unreadable = this.fileUnreadable()
+    if (unreadable) return fail('INVALID_REQUEST', `cannot patch ~/.loopdesk/loopdesk.json: ${unreadable.message}; fix the file first`)
     return ok(this.applyConfigPatch(params))
   }
 

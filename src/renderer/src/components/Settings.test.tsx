@@ -487,6 +487,23 @@ describe('a config file with problems', () => {
     expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
   })
 
+  it('a file that cannot be read: the card and the banner say to fix it in an editor; a save is refused and what was typed stays', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false, configIssues: [{ path: '', message: "syntax error: invalid character '}' (line 3, column 5)" }] })
+    expect(screen.getByRole('alert', { name: 'Config problems' })).toHaveTextContent('Fix it in the file: it cannot be read, so Settings cannot save to it.')
+    await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
+      "Config problems: (file): syntax error: invalid character '}' (line 3, column 5). Settings cannot save to the file until it can be read again: fix it in an editor (~/.loopdesk/loopdesk.json).",
+    )
+    await user.type(within(dialog).getByLabelText('Model id'), 'qwen3')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText(/^Could not save the endpoint: cannot patch ~\/\.loopdesk\/loopdesk\.json: syntax error/)
+    expect(within(dialog).getByLabelText('Model id')).toHaveValue('qwen3')
+    expect(within(dialog).getByRole('group', { name: 'New endpoint' })).toBeInTheDocument()
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(1)
+  })
+
   it('the welcome card without config problems has no problem list', async () => {
     await renderApp({ configured: false })
     expect(screen.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeInTheDocument()

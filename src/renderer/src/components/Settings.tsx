@@ -56,6 +56,11 @@ function useUnsaved(what: string | undefined): void {
   }, [ctx, id, what])
 }
 
+/** The file has problems and cannot be read as a config object (a syntax error, no access): no save can fix it. */
+export function fileUnreadable(config: Results['config.get'] | undefined): boolean {
+  return !!config && config.issues.length > 0 && !config.fileConfig
+}
+
 function randomToken(): string {
   const bytes = new Uint8Array(24)
   crypto.getRandomValues(bytes)
@@ -1111,10 +1116,18 @@ export function SettingsDialog() {
           <div className="settings-content">
             <SaveRetryNotice />
             {config && config.issues.length > 0 && (
-              // saves still go through (unless they add a problem), but the runtime keeps the last good config
+              // saves still go through (unless they add a problem), but the runtime keeps the last good config;
+              // a file it cannot read takes no save at all: say so before the user types anything in vain
               <div className="callout callout-warn" role="alert" aria-label="Config file problems">
-                Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
-                these are fixed{config.fileConfig ? ' — until then the last good settings stay in use; the forms show what the file says, saved changes included' : ''}.
+                Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}.{' '}
+                {fileUnreadable(config) ? (
+                  <>
+                    Settings cannot save to the file until it can be read again: fix it in an editor (<code>{config.path}</code>). Until then the last good
+                    settings stay in use and are shown here.
+                  </>
+                ) : (
+                  'Changes you save here take effect once these are fixed — until then the last good settings stay in use; the forms show what the file says, saved changes included.'
+                )}
               </div>
             )}
             {/* every section stays mounted (the others hidden): what was typed in one and not saved yet is still
@@ -1155,6 +1168,7 @@ export function Onboarding() {
   // config.get's view; status reports the same problems (an older runtime may send only that)
   const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
   const path = useAppStore('settings', (s) => s.config?.path)
+  const unreadable = useAppStore('settings', (s) => fileUnreadable(s.config))
   const brief = briefIssues(issues)
   return (
     <div className="onboarding">
@@ -1174,7 +1188,7 @@ export function Onboarding() {
               ))}
               {brief.more > 0 && <li>…and {brief.more} more</li>}
             </ul>
-            <p>Fix it in Settings (a save that repairs it applies at once) or in the file.</p>
+            <p>{unreadable ? 'Fix it in the file: it cannot be read, so Settings cannot save to it.' : 'Fix it in Settings (a save that repairs it applies at once) or in the file.'}</p>
           </div>
         )}
         <p>Loopdesk runs an agent on your machine. Connect a model to start: paste an API key for a provider, or point it at a local OpenAI-compatible server such as Ollama or LM Studio.</p>
