@@ -148,6 +148,35 @@ describe('settings', () => {
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
   })
 
+  it('after a Check, the served models not listed yet are added in one click, each with the context window the server gives', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      modelServers: { 'http://192.168.1.20:11434/v1': { models: [{ id: 'qwen3:8b' }, { id: 'llama3.1:8b', contextWindow: 131072 }, { id: 'phi4' }] } },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const form = within(dialog).getByRole('group', { name: 'New endpoint' })
+    const url = within(form).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'http://192.168.1.20:11434/v1')
+    await user.type(within(form).getByLabelText('Model id'), 'phi4')
+    await user.click(within(form).getByRole('button', { name: 'Check' }))
+    await user.click(await within(form).findByRole('button', { name: 'Add the 2 served models not listed' }))
+    const values = (label: string) => within(form).getAllByLabelText(label).map((i) => (i as HTMLInputElement).value)
+    // the server's list is sorted by id; the row typed first stays first
+    expect(values('Model id')).toEqual(['phi4', 'llama3.1:8b', 'qwen3:8b'])
+    expect(values('Context window (tokens)')).toEqual(['32768', '131072', ''])
+    expect(within(form).queryByRole('button', { name: /served model/ })).toBeNull()
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Added the endpoint “local”: its models are local/…')
+    expect((bridge.calls.filter((c) => c.name === 'settingsSet')[0].params as any).patch.models.providers.local.models).toEqual([
+      { id: 'phi4', contextWindow: 32768 },
+      { id: 'llama3.1:8b', contextWindow: 131072 },
+      { id: 'qwen3:8b' },
+    ])
+  })
+
   it('a Check outcome goes as soon as the URL or API changes, or a new check starts: never two verdicts at once', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({
@@ -829,6 +858,27 @@ describe('endpoints of your own', () => {
       agents: { defaults: { model: { primary: 'mock/m1-large' } } },
     })
     await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('mock/m1-large'))
+  })
+
+  it('renamed together with its default model: one rename call carries both, the default names the new provider and model', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'lab')
+    const id = within(form).getAllByLabelText('Model id')[0]
+    await user.clear(id)
+    await user.type(id, 'm1b')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Renamed “mock” to “lab”: its models are lab/… now.')
+    const renames = bridge.calls.filter((c) => c.name === 'providerRename')
+    expect(renames).toHaveLength(1)
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+    expect((renames[0].params as any).patch.agents).toEqual({ defaults: { model: { primary: 'lab/m1b' } } })
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('lab/m1b'))
   })
 
   it('"Check model setup" after a key error opens Settings at the provider the run used', async () => {

@@ -459,6 +459,15 @@ function EndpointForm({
     setError(undefined)
     setRows((rs) => [...rs, modelRow()])
   }
+  // the models the server lists and the form does not have yet: one click adds them all (empty rows go)
+  const unlisted = served.filter((m) => !rows.some((r) => r.id.trim() === m.id))
+  const addServed = () => {
+    setError(undefined)
+    setRows((rs) => [
+      ...rs.filter((r) => r.id.trim()),
+      ...unlisted.map((m) => ({ ...modelRow(), id: m.id, ctx: m.contextWindow ? String(m.contextWindow) : '' })),
+    ])
+  }
   const dropRow = (key: number) => {
     setRemovingRow(undefined)
     setRows((rs) => rs.filter((r) => r.key !== key))
@@ -595,6 +604,11 @@ function EndpointForm({
         <button type="button" className="btn btn-sm btn-ghost" onClick={addRow}>
           Add a model
         </button>
+        {unlisted.length > 0 && (
+          <button type="button" className="btn btn-sm btn-ghost" onClick={addServed}>
+            {unlisted.length === 1 ? `Add the served model “${unlisted[0].id}”` : `Add the ${unlisted.length} served models not listed`}
+          </button>
+        )}
       </div>
       {error && (
         <p className="error-text" role="alert">
