@@ -1,7 +1,7 @@
 // config.get / config.patch: the config file (JSON5, loopdesk.json) and the write-only secrets beside it.
 import fs from 'node:fs'
 import { builtinProviders } from '@earendil-works/pi-ai/providers/all'
-import { invalid } from '../api/errors'
+import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
 import { staleBaseHash } from './config/config-manager'
@@ -168,6 +168,13 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
       }
       const merge = configPatchOptions(p.replacePaths)
       const { rest, set, remove } = splitSecrets(patch)
+      // a key stored but unreadable (the OS keychain changed): moving it would drop it — the user decides
+      if (core.credentials.has(from) && core.credentials.get(from) === undefined) {
+        throw new ApiError('UNAVAILABLE', `the key stored for “${from}” cannot be read (the system keychain changed?): save it again or remove it, then rename`, {
+          code: 'KEY_UNREADABLE',
+          provider: from,
+        })
+      }
       // The stored key follows the entry, inside the write (after validation, before the file is written);
       // every step is undone when a later one — or the write itself — fails: the old name keeps its key.
       const undo: Array<() => void> = []

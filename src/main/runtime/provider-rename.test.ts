@@ -166,6 +166,22 @@ describe('loopdesk.config.renameProvider', () => {
     expect(await refused({ from: 'local', to: 'lab', baseHash: 'stale' })).toMatchObject({ details: { code: 'CONFLICT' } })
   })
 
+  it('a stored key that cannot be read (the keychain changed) is not dropped by a rename: refused, with what to do', async () => {
+    const store = t.runtime.core.credentials
+    const get = store.get.bind(store)
+    const spy = vi.spyOn(store, 'get').mockImplementation((id) => (id === 'local' ? undefined : get(id)))
+    try {
+      const before = fs.readFileSync(file, 'utf8')
+      const r = await t.raw('loopdesk.config.renameProvider', { from: 'local', to: 'lab' })
+      expect(r).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE', details: { code: 'KEY_UNREADABLE' } } })
+      expect(!r.ok && r.error.message).toBe('the key stored for “local” cannot be read (the system keychain changed?): save it again or remove it, then rename')
+      expect(fs.readFileSync(file, 'utf8')).toBe(before)
+    } finally {
+      spy.mockRestore()
+    }
+    expect(keys()).toEqual({ local: 'sk-local-secret', lab: undefined })
+  })
+
   it('a key that cannot be stored undoes the move: nothing written, the key stays with the old name', async () => {
     const store = t.runtime.core.credentials
     const set = store.set.bind(store)
