@@ -881,6 +881,33 @@ describe('endpoints of your own', () => {
     await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('lab/m1b'))
   })
 
+  it('opening another endpoint (or a new one) while the form has unsaved changes asks first', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    let form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    // nothing changed: Add another endpoint opens at once
+    await user.click(within(form).getByRole('button', { name: 'Add another endpoint' }))
+    expect(screen.queryByRole('alertdialog')).toBeNull()
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const url = within(form).getByLabelText('Base URL')
+    await user.type(url, '/extra')
+    await user.click(within(form).getByRole('button', { name: 'Add another endpoint' }))
+    let confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    expect(confirm).toHaveTextContent('The changes to the “mock” endpoint are not saved. Open a new endpoint instead and discard them?')
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
+    expect(url).toHaveValue('http://127.0.0.1:9999/v1/extra')
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    await user.click(within(confirm).getByRole('button', { name: 'Discard changes' }))
+    // the saved values again
+    expect(within(within(dialog).getByRole('group', { name: 'Edit endpoint mock' })).getByLabelText('Base URL')).toHaveValue('http://127.0.0.1:9999/v1')
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+  })
+
   it('"Check model setup" after a key error opens Settings at the provider the run used', async () => {
     const user = userEvent.setup()
     const { controller, stores } = await withMock()

@@ -244,6 +244,10 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
     setFormRun((n) => n + 1)
     setFocusForm(focus)
   }
+  // what the form holds unsaved ("the “x” endpoint"), if anything: opening another one asks first
+  const [formUnsaved, setFormUnsaved] = useState<string>()
+  const [switchTo, setSwitchTo] = useState<{ id: string | undefined }>()
+  const requestEdit = (id: string | undefined) => (formUnsaved ? setSwitchTo({ id }) : edit(id))
   const remove = async (p: CustomProvider) => {
     setRemoving(undefined)
     // merge patch: null deletes the provider's entry; the runtime deletes its stored key with it
@@ -262,7 +266,7 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
               key={p.id}
               provider={p}
               editing={p.id === editing}
-              onEdit={() => edit(p.id)}
+              onEdit={() => requestEdit(p.id)}
               onRemove={() => setRemoving(p)}
             />
           ))}
@@ -276,8 +280,26 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
         primary={primary}
         focus={focusForm}
         onSaved={(id) => edit(id, false)}
-        onNew={() => edit(undefined)}
+        onNew={() => requestEdit(undefined)}
+        onUnsaved={setFormUnsaved}
       />
+      {switchTo && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard changes"
+          danger
+          message={
+            <>
+              The changes to {formUnsaved} are not saved. Open {switchTo.id ? `“${switchTo.id}”` : 'a new endpoint'} instead and discard them?
+            </>
+          }
+          onConfirm={() => {
+            setSwitchTo(undefined)
+            edit(switchTo.id)
+          }}
+          onCancel={() => setSwitchTo(undefined)}
+        />
+      )}
       {removing && (
         <ConfirmDialog
           title="Remove endpoint?"
@@ -387,6 +409,7 @@ function EndpointForm({
   focus,
   onSaved,
   onNew,
+  onUnsaved,
 }: {
   provider?: CustomProvider
   taken: string[]
@@ -396,6 +419,8 @@ function EndpointForm({
   focus: boolean
   onSaved(id: string): void
   onNew(): void
+  /** what it holds unsaved, or undefined */
+  onUnsaved(what: string | undefined): void
 }) {
   const controller = useController()
   const [name, setName] = useState(() => provider?.id ?? uniqueProviderName([...taken, ...builtins]))
@@ -410,7 +435,9 @@ function EndpointForm({
   // what the form held when it opened: anything else is unsaved
   const snapshot = JSON.stringify([name, baseUrl, api, rows.map((r) => [r.id, r.ctx, r.maxTokens])])
   const [opened] = useState(snapshot)
-  useUnsaved(snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined)
+  const unsaved = snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined
+  useUnsaved(unsaved)
+  useEffect(() => onUnsaved(unsaved), [onUnsaved, unsaved])
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
