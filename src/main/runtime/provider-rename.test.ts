@@ -140,6 +140,21 @@ describe('loopdesk.config.renameProvider', () => {
     expect(t.runtime.core.store('main').get('agent:main:a')?.modelOverride).toBe('lab/m2')
   })
 
+  it('in a file with problems: refused until they are fixed (the settings in use still name the old provider, its key stays)', async () => {
+    const broken = fs.readFileSync(file, 'utf8').replace('"contextWindow": 32000', '"contextWindow": -1').replace('"agents": {', '"gateway": { "bind": "moon" },\n  "agents": {')
+    fs.writeFileSync(file, broken)
+    ;(t.runtime.core.config as unknown as { reload(): void }).reload()
+    const e = await refused({ from: 'local', to: 'lab' })
+    expect(e).toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'CONFIG_INVALID' } })
+    expect(e.message).toMatch(/^cannot rename “local” while the config file has problems \(.*gateway\.bind.*\): fix them first — the settings in use still name “local”$/)
+    // fixed (one save at a time), the rename goes through; the entry's comments stay
+    const fixed = await t.call('config.patch', { raw: '{ gateway: { bind: "loopback" }, models: { providers: { local: { models: [{ id: "m1", contextWindow: 32000, maxTokens: 1024 }, { id: "m2", reasoning: true }] } } } }', replacePaths: ['models.providers.local.models'] })
+    expect(fixed.issues).toEqual([])
+    await t.call('loopdesk.config.renameProvider', { from: 'local', to: 'lab' })
+    expect(keys()).toEqual({ local: undefined, lab: 'sk-local-secret' })
+    expect(fs.readFileSync(file, 'utf8')).toContain('// the box under the desk')
+  })
+
   it('a provider without a stored key does not inherit an orphan key stored under the new name', async () => {
     t.runtime.core.credentials.delete('local')
     t.runtime.core.credentials.set('lab', 'sk-orphan')

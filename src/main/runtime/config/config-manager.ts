@@ -157,6 +157,14 @@ export class ConfigManager {
       if (added.length) {
         throw invalid(`invalid config: ${added.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues: added })
       }
+      // a rename not in effect would leave the settings in use naming a provider whose key moved away
+      if (opts.renameProvider && issues.length) {
+        const { from } = opts.renameProvider
+        throw invalid(
+          `cannot rename “${from}” while the config file has problems (${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}): fix them first — the settings in use still name “${from}”`,
+          { code: 'CONFIG_INVALID', issues },
+        )
+      }
       opts.beforeWrite?.()
       // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
       const { text: out, commentsLost } = configTextFor(textBefore, next)

@@ -1111,6 +1111,10 @@ export class FakeBridge implements Bridge {
     if (builtin(to)) return fail('INVALID_REQUEST', `“${to}” is the name of a built-in provider: pick another name`)
     const unreadable = this.fileUnreadable()
     if (unreadable) return fail('INVALID_REQUEST', `cannot patch ~/.loopdesk/loopdesk.json: ${unreadable.message}; fix the file first`)
+    if (this.configIssues.length) {
+      const list = this.configIssues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')
+      return fail('INVALID_REQUEST', `cannot rename “${from}” while the config file has problems (${list}): fix them first — the settings in use still name “${from}”`)
+    }
     if (!Object.hasOwn(providers, from)) return fail('NOT_FOUND', `no provider named “${from}” in the config`)
     if (Object.hasOwn(providers, to)) return fail('INVALID_REQUEST', `a provider named “${to}” exists already: pick another name`)
     const p = params.patch ?? {}

@@ -908,6 +908,34 @@ describe('endpoints of your own', () => {
     expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
   })
 
+  it('while the config file has problems a rename is refused in the form (the settings in use still name the provider); other edits save', async () => {
+    const user = userEvent.setup()
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
+    await bridge.settingsSet({ patch: { models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9999/v1', models: [{ id: 'm1' }] } } } } })
+    bridge.calls.length = 0
+    await renderApp({}, bridge)
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'lab')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    expect(within(form).getByRole('alert')).toHaveTextContent(
+      'Fix the config file\'s problems first (listed above): until then the settings in use still name “mock”, so it cannot be renamed.',
+    )
+    expect(bridge.calls.filter((c) => c.name === 'providerRename')).toHaveLength(0)
+    // the runtime refuses it as well
+    const r = await bridge.providerRename({ from: 'mock', to: 'lab' })
+    expect(!r.ok && r.error.message).toMatch(/^cannot rename “mock” while the config file has problems/)
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'mock')
+    await user.type(within(form).getAllByLabelText('Context window (tokens)')[0], '65536')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([{ id: 'm1', contextWindow: 65536 }])
+  })
+
   it('"Check model setup" after a key error opens Settings at the provider the run used', async () => {
     const user = userEvent.setup()
     const { controller, stores } = await withMock()

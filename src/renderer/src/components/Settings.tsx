@@ -423,6 +423,7 @@ function EndpointForm({
   onUnsaved(what: string | undefined): void
 }) {
   const controller = useController()
+  const problems = useAppStore('settings', (s) => (s.config?.issues.length ?? 0) > 0)
   const [name, setName] = useState(() => provider?.id ?? uniqueProviderName([...taken, ...builtins]))
   const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? 'http://127.0.0.1:11434/v1')
   // most local servers speak OpenAI's chat completions; some gateways (LiteLLM, vendors' Claude-compatible
@@ -520,6 +521,10 @@ function EndpointForm({
   const save = async () => {
     const id = name.trim()
     const renaming = !!provider && id !== provider.id
+    // the runtime refuses it too: a rename not in effect would leave the settings in use without the key
+    if (renaming && problems) {
+      return setError(`Fix the config file's problems first (listed above): until then the settings in use still name “${provider.id}”, so it cannot be renamed.`)
+    }
     if (!provider || renaming) {
       const problem = providerNameProblem(
         id,
