@@ -804,6 +804,11 @@ describe('endpoints of your own', () => {
     await user.type(within(row(3)).getByLabelText('Max tokens'), '99999')
     await save()
     expect(within(form).getByRole('alert')).toHaveTextContent('Model 3 (m3): max tokens (99999) cannot exceed the context window (65536).')
+    // no window given: the runtime's default one is the limit
+    await user.clear(within(row(3)).getByLabelText('Context window (tokens)'))
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('Model 3 (m3): max tokens (99999) cannot exceed the context window (32768, the default).')
+    await user.type(within(row(3)).getByLabelText('Context window (tokens)'), '65536')
     await user.clear(within(row(3)).getByLabelText('Max tokens'))
     await user.type(within(row(3)).getByLabelText('Max tokens'), '4096')
     await user.type(within(row(2)).getByLabelText('Context window (tokens)'), 'lots')

@@ -362,6 +362,9 @@ interface ModelRow {
   entry?: ProviderModel
 }
 
+/** what the runtime assumes for a model without one (models/registry.ts) */
+const DEFAULT_CONTEXT_WINDOW = 32768
+
 let rowKeys = 0
 const modelRow = (m?: ProviderModel, ctx = ''): ModelRow => ({
   key: ++rowKeys,
@@ -387,7 +390,9 @@ export function modelEntries(rows: readonly Pick<ModelRow, 'id' | 'ctx' | 'maxTo
     const max = r.maxTokens.trim() === '' ? undefined : Number(r.maxTokens)
     if (ctx !== undefined && (!Number.isInteger(ctx) || ctx < 1024)) return { error: `${which} (${id}): the context window must be a whole number ≥ 1024, or empty for the default.` }
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) return { error: `${which} (${id}): max tokens must be a whole number ≥ 1, or empty for the default.` }
-    if (max !== undefined && ctx !== undefined && max > ctx) return { error: `${which} (${id}): max tokens (${max}) cannot exceed the context window (${ctx}).` }
+    if (max !== undefined && max > (ctx ?? DEFAULT_CONTEXT_WINDOW)) {
+      return { error: `${which} (${id}): max tokens (${max}) cannot exceed the context window (${ctx ?? `${DEFAULT_CONTEXT_WINDOW}, the default`}).` }
+    }
     // what the file says beyond the form's fields stays; a display name equal to the old id follows the id
     const { contextWindow: _ctx, maxTokens: _max, name, ...rest } = r.entry ?? { id }
     models.push({
