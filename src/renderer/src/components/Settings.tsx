@@ -612,12 +612,25 @@ function EndpointForm({
               />
             </label>
             <label className="field">
-              <span>Context window (tokens)</span>
-              <input inputMode="numeric" value={r.ctx} placeholder="32768" onChange={(e) => editRow(r.key, { ctx: e.target.value })} />
+              <span>Context window</span>
+              <input
+                inputMode="numeric"
+                aria-label="Context window (tokens)"
+                value={r.ctx}
+                placeholder="32768"
+                title="In tokens; empty: 32768"
+                onChange={(e) => editRow(r.key, { ctx: e.target.value })}
+              />
             </label>
             <label className="field">
               <span>Max tokens</span>
-              <input inputMode="numeric" value={r.maxTokens} placeholder="8192" onChange={(e) => editRow(r.key, { maxTokens: e.target.value })} />
+              <input
+                inputMode="numeric"
+                value={r.maxTokens}
+                placeholder="8192"
+                title="The longest reply, in tokens; empty: 8192 (at most the context window)"
+                onChange={(e) => editRow(r.key, { maxTokens: e.target.value })}
+              />
             </label>
             <button
               type="button"
