@@ -329,3 +329,31 @@ test('Read-only through the real runtime: the next run offers the model no write
   const again = env.model.requests.at(-1)!.body as { tools?: Array<{ function: { name: string } }> }
   expect((again.tools ?? []).map((t) => t.function.name)).toEqual(expect.arrayContaining(['write', 'edit', 'exec']))
 })
+
+test('rename an endpoint through the real runtime: its key moves inside the runtime, its models are edited in the same save', async ({ page }) => {
+  await env.rt.call('config.patch', { patch: { models: { providers: { mockant: { apiKey: 'sk-e2e-mockant' } } } } })
+  await open(page)
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await dialog.getByRole('button', { name: 'Edit mockant' }).click()
+  const form = dialog.getByRole('group', { name: 'Edit endpoint mockant' })
+  await form.getByLabel('Name').fill('openai')
+  await form.getByRole('button', { name: 'Save endpoint' }).click()
+  await expect(form.getByRole('alert')).toContainText('“openai” is the name of a built-in provider')
+  await form.getByLabel('Name').fill('claude-lab')
+  await form.getByRole('button', { name: 'Add a model' }).click()
+  await form.getByLabel('Model id').nth(1).fill('c2')
+  await form.getByLabel('Context window (tokens)').nth(1).fill('65536')
+  await form.getByRole('button', { name: 'Save endpoint' }).click()
+  await expect(dialog.getByText('Renamed “mockant” to “claude-lab”: its models are claude-lab/… now.')).toBeVisible()
+  await expect(dialog.getByRole('listitem', { name: 'Endpoint claude-lab' })).toContainText('Key set')
+  await expect(dialog.getByRole('listitem', { name: 'Endpoint mockant' })).toHaveCount(0)
+  expect(env.rt.runtime.core.credentials.get('claude-lab')).toBe('sk-e2e-mockant')
+  expect(env.rt.runtime.core.credentials.get('mockant')).toBeUndefined()
+  const cfg = (await env.rt.call('config.get', {})).config as { models: { providers: Record<string, { models: unknown[] }> } }
+  expect(Object.keys(cfg.models.providers)).toEqual(['mock', 'claude-lab'])
+  expect(cfg.models.providers['claude-lab'].models).toEqual([{ id: 'c1', contextWindow: 32000, maxTokens: 1024 }, { id: 'c2', contextWindow: 65536 }])
+  // its models are offered under the new name
+  await expect(dialog.getByLabel('Default model').locator('option[value="claude-lab/c2"]')).toHaveCount(1)
+  await shot(page, 'app-settings-rename')
+})

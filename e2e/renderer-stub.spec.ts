@@ -264,8 +264,9 @@ test('settings fit the dialog: the long CLI line scrolls inside its box, every c
   for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
     await dialog.getByRole('button', { name: tab, exact: true }).click()
     const box = (await dialog.boundingBox())!
-    // nothing in the section is wider than the dialog (a grid item or fieldset grown by its content)
-    const overflow = await dialog.locator('.settings-section').evaluate((el) => {
+    // nothing in the section is wider than the dialog (a grid item or fieldset grown by its content); the
+    // other sections stay mounted, hidden
+    const overflow = await dialog.locator('.settings-section:visible').evaluate((el) => {
       const e = el as unknown as { scrollWidth: number; clientWidth: number; getBoundingClientRect(): { right: number } }
       return { scroll: e.scrollWidth - e.clientWidth, right: e.getBoundingClientRect().right }
     })

@@ -126,6 +126,27 @@ describe('loopdesk config', () => {
     expect((await cli(['get', 'models.providers.mock', '--json'])).out).not.toContain('apiKey')
   })
 
+  it('rename-provider moves a provider of your own, its stored key and the refs to it; a taken or built-in name is refused', async () => {
+    const core = env.stack.rt.runtime.core
+    core.credentials.set('mockant', 'sk-cli-rename')
+    const taken = await cli(['rename-provider', 'mockant', 'openai'])
+    expect(taken).toMatchObject({ code: 1, out: '' })
+    expect(taken.err).toContain('“openai” is the name of a built-in provider: pick another name')
+    expect(await cli(['rename-provider', 'mockant'])).toMatchObject({ code: 2 })
+    await core.config.patch({ agents: { list: [{ id: 'main', default: true, model: 'mockant/c1' }] } })
+    expect(await cli(['rename-provider', 'mockant', 'lab'])).toMatchObject({ code: 0, out: 'renamed provider mockant to lab\nnow naming lab: agents.list[0].model\n' })
+    // in its place among the providers (earlier tests added others after it)
+    expect(Object.keys(onDisk().models.providers).slice(0, 2)).toEqual(['mock', 'lab'])
+    expect(onDisk().models.providers.mockant).toBeUndefined()
+    expect(onDisk().agents.list[0].model).toBe('lab/c1')
+    expect(core.credentials.get('lab')).toBe('sk-cli-rename')
+    expect(core.credentials.get('mockant')).toBeUndefined()
+    // and back, as the other tests expect it
+    expect((await cli(['rename-provider', 'lab', 'mockant'])).code).toBe(0)
+    await core.config.patch({ agents: { list: null } })
+    core.credentials.delete('mockant')
+  })
+
   it('refuses what is not a config command, before connecting', async () => {
     for (const args of [[], ['frob'], ['set', 'a.b'], ['set', 'a[0].b', '1'], ['get', 'a..b'], ['set', 'x', '1', '--stdin'], ['path', 'x']]) {
       expect((await cli(args)).code, args.join(' ')).toBe(2)

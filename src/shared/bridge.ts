@@ -33,6 +33,7 @@ export const BRIDGE_METHODS = {
   recentEvents: 'loopdesk.events.recent',
   sessionsSearch: 'loopdesk.sessions.search',
   modelsProbe: 'loopdesk.models.probe',
+  providerRename: 'loopdesk.config.renameProvider',
   queueList: 'loopdesk.queue.list',
   queueRemove: 'loopdesk.queue.remove',
   queueHold: 'loopdesk.queue.hold',

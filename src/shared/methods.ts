@@ -30,6 +30,9 @@ export const MAX_MESSAGE_CHARS = 1_000_000
 /** config.patch `raw`: a JSON5 merge patch (the whole config file is far smaller) */
 export const CONFIG_RAW_MAX_CHARS = 1_048_576
 
+/** a provider name of the user's own: the first half of its model refs ("<provider>/<model>") and a config path segment */
+export const PROVIDER_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$'
+
 const NonEmpty = (max = 512) => Type.String({ minLength: 1, maxLength: max })
 const Closed = <T extends Record<string, TSchema>>(props: T) =>
   Type.Object(props, { additionalProperties: false })
@@ -468,6 +471,20 @@ export const Schemas = {
     baseUrl: Type.Optional(NonEmpty(2048)),
     api: Type.Optional(Type.Union([Type.Literal('openai-completions'), Type.Literal('openai-responses'), Type.Literal('anthropic-messages')])),
   }),
+  /**
+   * renames a provider of the user's own in one config write: `models.providers.<from>` moves to `<to>` (its
+   * models and settings, the comments in the file), its stored key moves with it (it never leaves the
+   * runtime), and the model refs `<from>/…` (default model, agents' models) follow. `patch` (a config.patch
+   * merge patch touching only `models.providers.<to>` and `agents.defaults.model.primary`, with its
+   * `replacePaths`) is applied in the same write.
+   */
+  'loopdesk.config.renameProvider': Closed({
+    from: NonEmpty(128),
+    to: Type.String({ pattern: PROVIDER_NAME_PATTERN }),
+    baseHash: Type.Optional(Type.String({ maxLength: 128 })),
+    patch: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    replacePaths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 512 }), { maxItems: 256 })),
+  }),
   'loopdesk.queue.list': Closed({ sessionKey: NonEmpty() }),
   'loopdesk.queue.remove': Closed({ sessionKey: NonEmpty(), id: NonEmpty(128) }),
   /** the messages waiting now stay queued after the run ends (the window's Stop) instead of starting */
@@ -855,6 +872,8 @@ export interface Results {
     valid: boolean
     hash: string
     config: Record<string, unknown>
+    /** Loopdesk: while the file has problems (and parses), what it says — saves not in effect yet included; `config` is the last good one */
+    fileConfig?: Record<string, unknown>
     issues: ConfigIssue[]
     secrets: Record<string, 'set' | 'not set'>
   }
@@ -865,6 +884,8 @@ export interface Results {
     secrets: Record<string, 'set' | 'not set'>
     /** Loopdesk: problems the file still has (a save may fix some and keep others); the last good config stays in use while any remain */
     issues?: ConfigIssue[]
+    /** Loopdesk: as config.get's, while problems remain */
+    fileConfig?: Record<string, unknown>
   }
   'exec.approval.resolve': { ok: true; id: string; decision: ApprovalDecision }
   'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
@@ -874,6 +895,8 @@ export interface Results {
   'loopdesk.models.probe':
     | { ok: true; url: string; models: Array<{ id: string; contextWindow?: number }>; ms: number; suggestedBaseUrl?: string }
     | { ok: false; url: string; error: string; status?: number; ms: number }
+  /** config.patch's result, the dot paths of the model refs that now name the new provider, and how many sessions' models moved too */
+  'loopdesk.config.renameProvider': Results['config.patch'] & { movedRefs: string[]; movedSessions: number }
   'loopdesk.queue.list': { items: QueueItem[] }
   'loopdesk.queue.remove': { ok: true; removed: boolean }
   'loopdesk.queue.hold': { ok: true; ids: string[] }

@@ -16,10 +16,12 @@ export const CONFIG_HELP = `loopdesk config get [PATH] [--json]      (PATH like 
 loopdesk config set PATH VALUE | --stdin
 loopdesk config unset PATH
 loopdesk config path                     (no gateway needed)
+loopdesk config rename-provider OLD NEW
   Reads or changes loopdesk.json through the running gateway, validated and applied at once. VALUE is
   JSON when it parses as JSON (5, true, ["a"], {"k":1}), else a string; a list replaces the list there, an
   object is merged into what is there. Secrets (API keys, the gateway token) read as __REDACTED__; give one
-  with --stdin to keep it out of your shell history.`
+  with --stdin to keep it out of your shell history. rename-provider moves a provider of your own to a new
+  name in one write: its entry, its stored key, and the default model, agents and sessions using it.`
 
 const FLAGS = { json: { type: 'boolean' }, stdin: { type: 'boolean' }, ...TARGET_FLAGS } as const
 
@@ -62,8 +64,11 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
   }
   const [sub, path, value, ...extra] = positionals
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
+  if (sub === 'rename-provider') return renameProvider(flags, io, path, value)
   if (sub !== 'get' && sub !== 'set' && sub !== 'unset' && sub !== 'path') {
-    throw new UsageError(sub ? `unknown config command: ${sub} (get | set | unset | path)` : 'config needs a command: get | set | unset | path')
+    throw new UsageError(
+      sub ? `unknown config command: ${sub} (get | set | unset | path | rename-provider)` : 'config needs a command: get | set | unset | path | rename-provider',
+    )
   }
   if ((sub === 'path' && path) || ((sub === 'get' || sub === 'unset') && value !== undefined)) throw new UsageError(`unexpected argument: ${sub === 'path' ? path : value}`)
   const keys = sub === 'get' && path === undefined ? [] : sub === 'path' ? [] : pathKeys(path ?? '')
@@ -92,6 +97,24 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       () => write(conn, io, current, keys, path!, value),
       async () => write(conn, io, (await conn.request('config.get', {})) as ResultOf<'config.get'>, keys, path!, value),
     )
+  })
+}
+
+/** `config rename-provider OLD NEW`: loopdesk.config.renameProvider with the hash just read (the key moves inside the runtime) */
+async function renameProvider(flags: { stdin?: boolean; json?: boolean } & Parameters<typeof commandTarget>[0], io: CliIO, from?: string, to?: string): Promise<number> {
+  if (!from || !to) throw new UsageError('config rename-provider needs the provider and its new name: rename-provider OLD NEW')
+  if (flags.stdin || flags.json) throw new UsageError(`config rename-provider takes no ${flags.stdin ? '--stdin' : '--json'}`)
+  const { stateDir, target } = commandTarget(flags, io.env)
+  return withGateway({ target, stateDir, io }, async (conn) => {
+    const once = async () => {
+      const current = (await conn.request('config.get', {})) as ResultOf<'config.get'>
+      return (await conn.request('loopdesk.config.renameProvider', { from, to, baseHash: current.hash })) as ResultOf<'loopdesk.config.renameProvider'>
+    }
+    const r = await writeWithRateLimitWait(io, once)
+    io.stdout(`renamed provider ${from} to ${to}\n`)
+    const followed = [...r.movedRefs, ...(r.movedSessions ? [`${r.movedSessions} session${r.movedSessions === 1 ? '' : 's'}`] : [])]
+    if (followed.length) io.stdout(`now naming ${to}: ${followed.join(', ')}\n`)
+    return EXIT.ok
   })
 }
 

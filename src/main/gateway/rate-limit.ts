@@ -3,8 +3,11 @@
 // back when the handler refused it (validation error, conflict): nothing was written, so it is no
 // "write" — a client fixing a typo is not locked out for a minute.
 
-/** Methods that rewrite the gateway's configuration. We serve config.patch; the others are reserved names. */
-export const CONTROL_PLANE_WRITE_METHODS: ReadonlySet<string> = new Set(['config.patch', 'config.apply', 'config.set', 'update.run'])
+/**
+ * Methods that rewrite the gateway's configuration. We serve config.patch and Loopdesk's provider rename (a
+ * config write like it); the others are reserved names.
+ */
+export const CONTROL_PLANE_WRITE_METHODS: ReadonlySet<string> = new Set(['config.patch', 'loopdesk.config.renameProvider', 'config.apply', 'config.set', 'update.run'])
 
 export type RateDecision = { ok: true; release(): void } | { ok: false; retryAfterMs: number }
 

@@ -45,6 +45,8 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'loopdesk.sessions.search': R,
   // it makes the runtime send requests (with a saved key, to that provider's own URL): as config.patch
   'loopdesk.models.probe': A,
+  // a config write, as config.patch
+  'loopdesk.config.renameProvider': A,
   'loopdesk.queue.list': R,
   'loopdesk.queue.remove': W,
   'loopdesk.queue.hold': W,

@@ -174,23 +174,41 @@ describe('config.patch over a file with problems', () => {
     const broken = JSON.parse(fs.readFileSync(file, 'utf8'))
     broken.gateway.bind = 'moon'
     broken.agents.defaults = { ...broken.agents.defaults, timeoutSeconds: -5 }
+    // a key typed without quotes (invalid: not a string) is a secret all the same
+    broken.models.providers.mockant.apiKey = 987654321987
     fs.writeFileSync(file, JSON.stringify(broken, null, 2))
     ;(t.runtime.core.config as unknown as { reload(): void }).reload()
     let got = await t.call('config.get', {})
     expect(got).toMatchObject({ valid: false })
-    expect(got.issues.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind'])
+    expect(got.issues.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind', 'models.providers.mockant.apiKey'])
+    expect((got.fileConfig as any).models.providers.mockant.apiKey).toBe('__REDACTED__')
+    expect(JSON.stringify(got)).not.toContain('987654321987')
+    // config is the last good one; fileConfig what the file says (Settings edits that), secrets redacted
+    expect((got.config as any).gateway?.bind).toBeUndefined()
+    expect((got.fileConfig as any).gateway.bind).toBe('moon')
+    expect((got.fileConfig as any).agents.defaults.timeoutSeconds).toBe(-5)
+    // null removes the malformed key
+    const r0 = await t.call('config.patch', { patch: { models: { providers: { mockant: { apiKey: null } } } }, baseHash: got.hash })
+    expect(r0.issues?.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind'])
 
     // what the window's Settings sends: an unrelated field, then the fix of one problem
-    const r1 = await t.call('config.patch', { patch: { agents: { defaults: { thinkingDefault: 'high' } } }, baseHash: got.hash })
+    const r1 = await t.call('config.patch', { patch: { agents: { defaults: { thinkingDefault: 'high' } } }, baseHash: r0.hash })
     expect(r1.issues?.map((i) => i.path).sort()).toEqual(['agents.defaults.timeoutSeconds', 'gateway.bind'])
+    // saved, not in effect: the reply's config still has the last good value, its fileConfig the new one
+    expect((r1.config as any).agents.defaults.thinkingDefault).toBeUndefined()
+    expect((r1.fileConfig as any).agents.defaults.thinkingDefault).toBe('high')
     const r2 = await t.call('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 60 } } }, baseHash: r1.hash })
     expect(r2.issues?.map((i) => i.path)).toEqual(['gateway.bind'])
+    expect((r2.fileConfig as any).agents.defaults).toMatchObject({ thinkingDefault: 'high', timeoutSeconds: 60 })
     // a save adding a problem is still refused
     expect(await refused({ patch: { gateway: { port: -1 } }, baseHash: r2.hash })).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('gateway.port') })
     const r3 = await t.call('config.patch', { patch: { gateway: { bind: 'loopback' } }, baseHash: r2.hash })
     expect(r3.issues).toEqual([])
+    expect(r3.fileConfig).toBeUndefined()
     got = await t.call('config.get', {})
     expect(got).toMatchObject({ valid: true, issues: [] })
+    expect(got.fileConfig).toBeUndefined()
+    expect((got.config as any).agents.defaults.thinkingDefault).toBe('high')
     expect(t.runtime.core.config.current.defaults.timeoutSeconds).toBe(60)
   })
 })

@@ -1,16 +1,16 @@
 // config.get / config.patch: the config file (JSON5, loopdesk.json) and the write-only secrets beside it.
 import fs from 'node:fs'
 import { builtinProviders } from '@earendil-works/pi-ai/providers/all'
-import { invalid } from '../api/errors'
+import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
 import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
 import { isPlainObject } from './config/validate'
-import type { RuntimeCore } from './handlers-context'
+import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
 
-type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch'>
+type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
 
 let builtinIds: Set<string> | undefined
 /** pi's catalog providers (anthropic, openai, …): they exist without a config entry */
@@ -72,8 +72,53 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
   return parsed.value
 }
 
+/**
+ * After a rename: sessions whose chosen model (`/model`, sessions.patch) or last-run model named the old
+ * provider name the new one, so they keep running on the same endpoint. Best effort after the config write
+ * (a session that cannot be updated keeps the old ref and says so when it runs); returns how many moved.
+ */
+async function moveSessionModels(core: RuntimeCore, from: string, to: string): Promise<number> {
+  const moved = (ref: string | undefined) => (ref?.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined)
+  let count = 0
+  for (const agentId of agentIds(core)) {
+    const store = core.store(agentId)
+    for (const [key, entry] of store.list()) {
+      if (!moved(entry.modelOverride) && entry.modelProvider !== from) continue
+      try {
+        const next = await store.update(key, (cur) => {
+          if (!cur) return undefined
+          const override = moved(cur.modelOverride)
+          if (!override && cur.modelProvider !== from) return undefined
+          if (override) cur.modelOverride = override
+          if (cur.modelProvider === from) cur.modelProvider = to
+          return cur
+        })
+        if (next) {
+          count++
+          core.sessionChanged(key, 'patch')
+        }
+      } catch (err) {
+        console.error(`[config] session ${key} still names the provider ${from}: ${(err as Error).message}`)
+      }
+    }
+  }
+  return count
+}
+
+type Shape = { [key: string]: Shape | true }
+/** `value` sets nothing outside `shape` (true: anything below that key) */
+function fitsShape(value: unknown, shape: Shape | true): boolean {
+  if (shape === true) return true
+  return isPlainObject(value) && Object.entries(value).every(([k, v]) => Object.hasOwn(shape, k) && fitsShape(v, shape[k]))
+}
+
 export function configHandlers(core: RuntimeCore): ConfigHandlers {
   const secrets = () => core.config.secretsStatus()
+  // the file's own values while it has problems (the last good config is `config`)
+  const fileView = () => {
+    const fileConfig = core.config.fileRedacted?.()
+    return fileConfig ? { fileConfig } : {}
+  }
   return {
     async 'config.get'() {
       const c = core.config
@@ -83,6 +128,7 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         valid: c.issues.length === 0,
         hash: c.hash,
         config: c.redacted(),
+        ...fileView(),
         issues: c.issues,
         secrets: secrets(),
       }
@@ -105,7 +151,63 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         storeSecrets()
       }
       await core.refreshModels()
-      return { ok: true, hash: core.config.hash, config: core.config.redacted(), secrets: secrets(), issues: core.config.issues }
+      return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues }
+    },
+
+    async 'loopdesk.config.renameProvider'(p) {
+      const { from, to } = p
+      if (from === to) throw invalid(`the provider is named “${to}” already`, { code: 'SAME_NAME' })
+      if (isBuiltinProvider(from)) throw invalid(`“${from}” is a built-in provider: only providers of your own can be renamed`, { code: 'BUILTIN_PROVIDER', provider: from })
+      if (isBuiltinProvider(to)) throw invalid(`“${to}” is the name of a built-in provider: pick another name`, { code: 'NAME_TAKEN', provider: to })
+      const patch = p.patch ?? {}
+      // the form's edits of the renamed entry (and the default model, when a model of it was renamed too),
+      // nothing else: a rename is no back door for other settings
+      const allowed: Shape = { models: { providers: { [to]: true } }, agents: { defaults: { model: { primary: true } } } }
+      if (!fitsShape(patch, allowed)) {
+        throw invalid(`loopdesk.config.renameProvider: patch may only change models.providers.${to} and agents.defaults.model.primary`)
+      }
+      const merge = configPatchOptions(p.replacePaths)
+      const { rest, set, remove } = splitSecrets(patch)
+      // a key stored but unreadable (the OS keychain changed): moving it would drop it — the user decides
+      if (core.credentials.has(from) && core.credentials.get(from) === undefined) {
+        throw new ApiError('UNAVAILABLE', `the key stored for “${from}” cannot be read (the system keychain changed?): save it again or remove it, then rename`, {
+          code: 'KEY_UNREADABLE',
+          provider: from,
+        })
+      }
+      // The stored key follows the entry, inside the write (after validation, before the file is written);
+      // every step is undone when a later one — or the write itself — fails: the old name keeps its key.
+      const undo: Array<() => void> = []
+      const keyOf = (id: string) => core.credentials.get(id)
+      const put = (id: string, key: string | undefined) => {
+        const before = keyOf(id)
+        if (key === undefined) core.credentials.delete(id)
+        else core.credentials.set(id, key)
+        undo.push(() => (before === undefined ? core.credentials.delete(id) : core.credentials.set(id, before)))
+      }
+      const moveKey = () => {
+        // an orphan key stored under the new name (a provider removed by hand) is not inherited
+        put(to, keyOf(from))
+        put(from, undefined)
+        for (const [id, key] of set) put(id, key)
+        for (const id of remove) put(id, undefined)
+      }
+      let movedRefs: string[]
+      try {
+        movedRefs = core.config.patch(rest, p.baseHash, { beforeWrite: moveKey, merge, renameProvider: { from, to } }).movedRefs ?? []
+      } catch (err) {
+        for (const step of undo.reverse()) {
+          try {
+            step()
+          } catch (e) {
+            console.error(`[config] could not restore the stored key while undoing the rename of ${from}:`, (e as Error).message)
+          }
+        }
+        throw err
+      }
+      await core.refreshModels()
+      const movedSessions = await moveSessionModels(core, from, to)
+      return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues, movedRefs, movedSessions }
     },
   }
 }

@@ -6,6 +6,7 @@ import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shar
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
 import type { MergePatchOptions } from './config/merge-patch'
+import type { ProviderRename } from './config/rename-provider'
 import type { EventBus, RunRegistry } from './events'
 import type { EventLog } from './events/event-log'
 import type { ChatSubmit } from './queue/chat-queue'
@@ -28,10 +29,16 @@ export interface ConfigSource {
   readonly hash: string
   readonly issues: ConfigIssue[]
   redacted(): Record<string, unknown>
+  /** while the file has problems: its own content, redacted (config.get's `fileConfig`) */
+  fileRedacted?(): Record<string, unknown> | undefined
   /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
   /** RFC 7396 merge patch; throws on a stale baseHash (INVALID_REQUEST, details.code CONFLICT) or an invalid result (INVALID_REQUEST) */
-  patch(patch: Record<string, unknown>, baseHash?: string, opts?: { beforeWrite?: () => void; merge?: MergePatchOptions }): { hash: string }
+  patch(
+    patch: Record<string, unknown>,
+    baseHash?: string,
+    opts?: { beforeWrite?: () => void; merge?: MergePatchOptions; renameProvider?: ProviderRename },
+  ): { hash: string; movedRefs?: string[] }
 }
 
 /** Queue modes for a chat message that arrives while its session is busy (queue/chat-queue.ts). */

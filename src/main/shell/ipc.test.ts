@@ -36,6 +36,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   recentEvents: { sessionKey: 'agent:main:main' },
   sessionsSearch: { query: 'hello' },
   modelsProbe: { baseUrl: 'http://127.0.0.1:11434/v1' },
+  providerRename: { from: 'local', to: 'lab' },
   queueList: { sessionKey: 'agent:main:main' },
   queueRemove: { sessionKey: 'agent:main:main', id: 'q1' },
   queueHold: { sessionKey: 'agent:main:main' },

@@ -7,11 +7,12 @@ import { ApiError, invalid } from '../../api/errors'
 import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { tryAcquireWriteLockSync } from '../sessions/write-lock'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
-import { configTextFor } from './config-text'
+import { configTextFor, renameKeyInText } from './config-text'
 import { resolveConfig } from './defaults'
 import { applyMergePatch, type MergePatchOptions } from './merge-patch'
 import { parseConfigText } from './parse'
-import { redactConfig, restoreRedacted } from './redact'
+import { redactAnyConfig, redactConfig, restoreRedacted } from './redact'
+import { renameProviderIn, type ProviderRename } from './rename-provider'
 import { secretsStatus } from './secrets'
 import { resolveConfigPath } from './state-dir'
 import type { ConfigIssue } from './types'
@@ -49,6 +50,8 @@ export class ConfigManager {
   private _issues: ConfigIssue[] = []
   /** hash of the file as last read (valid or not) */
   private diskHash = ''
+  /** the file's content while it has problems but parses (saves not in effect yet included) */
+  private fileRaw?: Record<string, unknown>
   private listeners: ConfigListener[] = []
   private unwatch?: () => void
 
@@ -110,8 +113,13 @@ export class ConfigManager {
       beforeWrite?: () => void
       /** how arrays merge (config.patch: by id, removals only where replacePaths allows); default RFC 7396 */
       merge?: MergePatchOptions
+      /**
+       * first move `models.providers.<from>` to `<to>` (and the model refs naming it), then apply the patch —
+       * one write; its key in the text is renamed in place, so the entry's comments stay
+       */
+      renameProvider?: ProviderRename
     } = {},
-  ): { hash: string; issues: ConfigIssue[] } {
+  ): { hash: string; issues: ConfigIssue[]; movedRefs: string[] } {
     if (!isPlainObject(mergePatch)) throw invalid('config patch must be an object')
     const release = tryAcquireWriteLockSync(this.path, { timeoutMs: 2000, staleMs: 30_000 })
     if (!release) throw new ApiError('UNAVAILABLE', `config file ${this.path} is locked by another process`, undefined, true)
@@ -128,6 +136,15 @@ export class ConfigManager {
         if (!isPlainObject(parsed.value)) throw invalid(`cannot patch ${this.path}: it does not hold an object`)
         base = parsed.value
       }
+      let movedRefs: string[] = []
+      let textBefore = text
+      if (opts.renameProvider) {
+        const { from, to } = opts.renameProvider
+        const renamed = renameProviderIn(base, opts.renameProvider)
+        base = renamed.config
+        movedRefs = renamed.refs
+        if (text !== undefined) textBefore = renameKeyInText(text, ['models', 'providers', from], to) ?? text
+      }
       const next = applyMergePatch(base, mergePatch, opts.merge) as Record<string, unknown>
       const placeholders = restoreRedacted(next, base)
       const issues: ConfigIssue[] = [
@@ -140,17 +157,26 @@ export class ConfigManager {
       if (added.length) {
         throw invalid(`invalid config: ${added.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}`, { issues: added })
       }
+      // a rename not in effect would leave the settings in use naming a provider whose key moved away
+      if (opts.renameProvider && issues.length) {
+        const { from } = opts.renameProvider
+        throw invalid(
+          `cannot rename “${from}” while the config file has problems (${issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')}): fix them first — the settings in use still name “${from}”`,
+          { code: 'CONFIG_INVALID', issues },
+        )
+      }
       opts.beforeWrite?.()
       // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
-      const { text: out, commentsLost } = configTextFor(text, next)
+      const { text: out, commentsLost } = configTextFor(textBefore, next)
       if (commentsLost && text !== undefined) writeFileAtomicSync(`${this.path}.bak`, text, { mode: 0o600 })
       writeFileAtomicSync(this.path, out, { mode: 0o600 })
       const hash = sha256(out)
       this.diskHash = hash
       this._issues = issues
+      this.fileRaw = issues.length ? next : undefined
       // still invalid: written, but the last good config stays in effect (as on a reload)
       if (issues.length === 0) this.adopt(next as LoopdeskConfig, hash, 'patch')
-      return { hash, issues: this.issues }
+      return { hash, issues: this.issues, movedRefs }
     } finally {
       release()
     }
@@ -159,6 +185,15 @@ export class ConfigManager {
   /** The raw config with apiKey and gateway.auth.token replaced by '__REDACTED__'. */
   redacted(): Record<string, unknown> {
     return redactConfig(this.good.raw)
+  }
+
+  /**
+   * While the file has problems (and parses): what it says, redacted — the values saved since it turned bad
+   * are there, not in `redacted()` (the last good config). Settings edits these, so a save never writes a
+   * stale value back over one the user saved. Undefined when the file is valid or unreadable.
+   */
+  fileRedacted(): Record<string, unknown> | undefined {
+    return this.fileRaw && this._issues.length ? redactAnyConfig(this.fileRaw) : undefined
   }
 
   /** 'set' / 'not set' per provider key (configured and well-known built-ins) and for gateway.auth.token. */
@@ -200,18 +235,23 @@ export class ConfigManager {
     } catch (err) {
       const e = err as NodeJS.ErrnoException
       this._issues = [{ path: '', message: `cannot read ${this.path}: ${e.code ?? e.message}` }]
+      this.fileRaw = undefined
       return { ok: false, issues: this.issues, changed: false }
     }
     const hash = text === undefined ? '' : sha256(text)
     this.diskHash = hash
     let value: unknown = {}
+    this.fileRaw = undefined
     if (text !== undefined) {
       const parsed = parseConfigText(text)
       if (!parsed.ok) return this.reject([parsed.issue])
       value = parsed.value
     }
     const issues = validateConfig(value)
-    if (issues.length) return this.reject(issues)
+    if (issues.length) {
+      if (isPlainObject(value)) this.fileRaw = value
+      return this.reject(issues)
+    }
     this._issues = []
     const changed = hash !== this.good.hash || source === 'load'
     if (changed) this.adopt(value as LoopdeskConfig, hash, source)

@@ -1,6 +1,6 @@
 import JSON5 from 'json5'
 import { describe, expect, it } from 'vitest'
-import { configTextFor } from './config-text'
+import { configTextFor, renameKeyInText } from './config-text'
 
 const ANNOTATED = `// Loopdesk settings — edited by hand
 {
@@ -54,5 +54,17 @@ describe('configTextFor', () => {
     expect(JSON5.parse(r.text)).toEqual({ a: 1, b: { c: true } })
     expect(r.text).toContain('\t// note\r\n')
     expect(r.text).not.toMatch(/[^\r]\n/)
+  })
+})
+
+describe('renameKeyInText', () => {
+  it('renames the key where it stands: its value and every comment stay', () => {
+    const out = renameKeyInText(ANNOTATED, ['models', 'providers', 'local'], 'lab')!
+    expect(out).toBe(ANNOTATED.replace('"local": {', '"lab": {'))
+    expect(JSON5.parse(out).models.providers.lab.baseUrl).toBe('http://127.0.0.1:11434/v1')
+  })
+  it('no such key, or a text that is not JSON with comments: undefined (the caller rewrites the value)', () => {
+    expect(renameKeyInText(ANNOTATED, ['models', 'providers', 'nope'], 'lab')).toBeUndefined()
+    expect(renameKeyInText('{ models: { providers: { local: {} } } }', ['models', 'providers', 'local'], 'lab')).toBeUndefined()
   })
 })

@@ -5,7 +5,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import JSON5 from 'json5'
 import { isPlainObject } from './validate'
-import { applyEdits, createScanner, modify, parse, type JSONPath, type ParseError } from 'jsonc-parser'
+import { applyEdits, createScanner, findNodeAtLocation, modify, parse, parseTree, type JSONPath, type ParseError } from 'jsonc-parser'
 
 // jsonc-parser's SyntaxKind is a const enum, which isolated modules cannot read: its values
 const LINE_COMMENT = 12
@@ -69,4 +69,18 @@ function diff(path: JSONPath, a: unknown, b: unknown, out: Array<[JSONPath, unkn
     if (b[key] === undefined) continue
     diff([...path, key], a[key], b[key], out)
   }
+}
+
+/**
+ * The text with the key at `path` renamed to `newKey` where it stands: its value, the comments in and around
+ * it stay (a provider renamed in Settings keeps its annotations). Undefined when the text has no such key or
+ * does not parse as JSON with comments; the caller then lets configTextFor write the change as any other.
+ */
+export function renameKeyInText(text: string, path: JSONPath, newKey: string): string | undefined {
+  const errors: ParseError[] = []
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false })
+  if (!tree || errors.length) return undefined
+  const keyNode = findNodeAtLocation(tree, path)?.parent?.children?.[0]
+  if (!keyNode || keyNode.type !== 'string' || keyNode.value !== path[path.length - 1]) return undefined
+  return text.slice(0, keyNode.offset) + JSON.stringify(newKey) + text.slice(keyNode.offset + keyNode.length)
 }

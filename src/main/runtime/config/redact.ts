@@ -25,6 +25,16 @@ export function redactConfig(cfg: LoopdeskConfig): Record<string, unknown> {
 }
 
 /**
+ * As redactConfig, for a file that may not be valid: a secret slot holding anything (a number, an object, a
+ * list — a key typed without quotes) is replaced too, never sent as it is.
+ */
+export function redactAnyConfig(cfg: Record<string, unknown>): Record<string, unknown> {
+  const copy = structuredClone(cfg)
+  for (const s of secretSlots(copy)) if (s.parent[s.key] !== undefined && s.parent[s.key] !== null) s.parent[s.key] = REDACTED
+  return copy
+}
+
+/**
  * A client that edits a redacted config sends the placeholder back: keep the real value in that case.
  * Returns the paths where a placeholder had no real value to restore.
  */

@@ -30,6 +30,7 @@ import type {
   SessionSearchMatch,
   ThinkingLevel,
 } from '../../../shared/methods'
+import { PROVIDER_NAME_PATTERN } from '../../../shared/methods'
 import { matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
@@ -289,7 +290,10 @@ export class FakeBridge implements Bridge {
   private sessions = new Map<string, FakeSession>()
   private runs = new Map<string, ActiveRun>()
   private approvals = new Map<string, { req: ExecApprovalRequest; resolve: (d: ApprovalDecision) => void }>()
+  /** the config in effect: the file's while it is valid, else the last good one (as the runtime keeps it) */
   private config: Record<string, unknown>
+  /** loopdesk.json as written: saves land here even while it has problems (configIssues) */
+  private file: Record<string, unknown>
   private secrets: Record<string, 'set' | 'not set'> = {}
   private configIssues: ConfigIssue[]
   private prefs: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 420, sidebarWidth: 280 }
@@ -328,6 +332,7 @@ export class FakeBridge implements Bridge {
       this.secrets['anthropic'] = 'set'
       this.config.agents = { defaults: { ...(this.config.agents as { defaults: object }).defaults, model: { primary: 'anthropic/claude-sonnet-4-5' } } }
     }
+    this.file = this.config
     if (!this.restore()) {
       // Seeded sessions are listed (newest first) in seed order whatever the clock does meanwhile: with
       // Date.now() each, a slow machine gave the second one a later millisecond, so it was listed (and
@@ -369,7 +374,7 @@ export class FakeBridge implements Bridge {
     try {
       const data = {
         sessions: [...this.sessions.values()].map((s) => ({ row: s.row.status === 'running' ? { ...s.row, status: 'failed' as const, interrupted: true as const, activeRunId: undefined } : { ...s.row, activeRunId: undefined }, messages: s.messages })),
-        config: this.config,
+        config: this.file,
         secrets: this.secrets,
         prefs: this.prefs,
       }
@@ -387,6 +392,7 @@ export class FakeBridge implements Bridge {
       const data = JSON.parse(raw)
       for (const s of data.sessions) this.sessions.set(s.row.key, { row: s.row, messages: s.messages, events: [], queue: [] })
       this.config = data.config
+      this.file = data.config
       this.secrets = data.secrets
       this.prefs = data.prefs
       return true
@@ -1062,9 +1068,110 @@ export class FakeBridge implements Bridge {
       valid: this.configIssues.length === 0,
       hash: String(this.nextId),
       config: structuredClone(this.config),
+      ...this.fileView(),
       issues: [...this.configIssues],
       secrets: { ...this.secrets },
     })
+  }
+
+  /** config.get's `fileConfig`: what the file says while it has problems (saves not in effect yet included) */
+  private fileView(): { fileConfig?: Record<string, unknown> } {
+    return this.configIssues.length && !this.fileUnreadable() ? { fileConfig: structuredClone(this.file) } : {}
+  }
+
+  /** a file-level problem (path ''): a syntax error, no access — the runtime cannot patch such a file */
+  private fileUnreadable(): ConfigIssue | undefined {
+    return this.configIssues.find((i) => i.path === '')
+  }
+
+  /** applies a merge patch as config.patch does: to the file; in effect once the file has no problem left */
+  private applyConfigPatch(params: { patch?: Record<string, unknown> }): Results['config.patch'] {
+    const patch = structuredClone(params.patch ?? {}) as Record<string, unknown>
+    // Secrets are write-only: move them to the secret store and out of the config.
+    const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers
+    for (const [id, p] of Object.entries(providers ?? {})) {
+      // like the runtime: removing a provider of one's own removes its stored key too
+      if (p === null && !BUILTIN_API_URLS[id]) delete this.secrets[id]
+      if (p && typeof p === 'object' && 'apiKey' in p) {
+        this.secrets[id] = p.apiKey ? 'set' : 'not set'
+        delete p.apiKey
+      }
+    }
+    const auth = (patch.gateway as { auth?: Record<string, unknown> } | undefined)?.auth
+    if (auth && 'token' in auth) {
+      this.secrets['gateway.auth.token'] = auth.token ? 'set' : 'not set'
+      delete auth.token
+    }
+    const touched = patchedPaths(params.patch ?? {})
+    this.configIssues = this.configIssues.filter((i) => !touched.some((p) => i.path === p || i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`)))
+    this.file = mergePatch(this.file, patch) as Record<string, unknown>
+    // still invalid: written, but the last good config stays in effect
+    if (this.configIssues.length === 0) this.config = this.file
+    this.nextId++
+    this.persist()
+    return { ok: true, hash: String(this.nextId), config: structuredClone(this.config), ...this.fileView(), secrets: { ...this.secrets }, issues: [...this.configIssues] }
+  }
+
+  /** The runtime's rename of a provider of one's own: entry, stored key and model refs move in one write. */
+  async providerRename(params: Parameters<Bridge['providerRename']>[0]): Promise<Result<Results['loopdesk.config.renameProvider']>> {
+    this.record('providerRename', params)
+    const { from, to } = params
+    const providers = (this.file.models as { providers?: Record<string, unknown> } | undefined)?.providers ?? {}
+    if (!new RegExp(PROVIDER_NAME_PATTERN).test(to)) return fail('INVALID_REQUEST', `invalid loopdesk.config.renameProvider params: /to: must match pattern "${PROVIDER_NAME_PATTERN}"`)
+    if (from === to) return fail('INVALID_REQUEST', `the provider is named “${to}” already`)
+    const builtin = (id: string) => !!BUILTIN_API_URLS[id] || MODELS.some((m) => m.provider === id)
+    if (builtin(from)) return fail('INVALID_REQUEST', `“${from}” is a built-in provider: only providers of your own can be renamed`)
+    if (builtin(to)) return fail('INVALID_REQUEST', `“${to}” is the name of a built-in provider: pick another name`)
+    const unreadable = this.fileUnreadable()
+    if (unreadable) return fail('INVALID_REQUEST', `cannot patch ~/.loopdesk/loopdesk.json: ${unreadable.message}; fix the file first`)
+    if (this.configIssues.length) {
+      const list = this.configIssues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ')
+      return fail('INVALID_REQUEST', `cannot rename “${from}” while the config file has problems (${list}): fix them first — the settings in use still name “${from}”`)
+    }
+    if (!Object.hasOwn(providers, from)) return fail('NOT_FOUND', `no provider named “${from}” in the config`)
+    if (Object.hasOwn(providers, to)) return fail('INVALID_REQUEST', `a provider named “${to}” exists already: pick another name`)
+    const p = params.patch ?? {}
+    const keys = (v: unknown) => (v && typeof v === 'object' ? Object.keys(v) : [])
+    const agents0 = p.agents as { defaults?: { model?: object } } | undefined
+    const stray =
+      keys(p).some((k) => k !== 'models' && k !== 'agents') ||
+      keys(p.models).some((k) => k !== 'providers') ||
+      keys((p.models as { providers?: object } | undefined)?.providers).some((k) => k !== to) ||
+      keys(agents0).some((k) => k !== 'defaults') ||
+      keys(agents0?.defaults).some((k) => k !== 'model') ||
+      keys(agents0?.defaults?.model).some((k) => k !== 'primary')
+    if (stray) return fail('INVALID_REQUEST', `loopdesk.config.renameProvider: patch may only change models.providers.${to} and agents.defaults.model.primary`)
+    const next = structuredClone(this.file)
+    ;(next.models as Record<string, unknown>).providers = Object.fromEntries(Object.entries(providers).map(([id, e]) => [id === from ? to : id, e]))
+    const movedRefs: string[] = []
+    const agents = next.agents as { defaults?: { model?: { primary?: string } }; list?: Array<{ model?: string }> } | undefined
+    const moved = (ref: string | undefined) => (ref?.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined)
+    const primary = moved(agents?.defaults?.model?.primary)
+    if (primary) {
+      agents!.defaults!.model!.primary = primary
+      movedRefs.push('agents.defaults.model.primary')
+    }
+    agents?.list?.forEach((a, i) => {
+      const ref = moved(a.model)
+      if (ref) {
+        a.model = ref
+        movedRefs.push(`agents.list[${i}].model`)
+      }
+    })
+    this.file = next
+    // the key moves with it; an orphan key under the new name is not inherited
+    if (this.secrets[from]) this.secrets[to] = this.secrets[from]
+    else delete this.secrets[to]
+    delete this.secrets[from]
+    const result = this.applyConfigPatch({ patch: params.patch })
+    // sessions that ran (or chose) a model of it name the new provider
+    let movedSessions = 0
+    for (const session of this.sessions.values()) {
+      if (session.row.modelProvider !== from) continue
+      session.row = { ...session.row, modelProvider: to }
+      movedSessions++
+    }
+    return ok({ ...result, movedRefs, movedSessions })
   }
 
   async settingsSet(params: Parameters<Bridge['settingsSet']>[0]): Promise<Result<Results['config.patch']>> {
@@ -1088,28 +1195,9 @@ export class FakeBridge implements Bridge {
       }
       this.configWrites.push(now)
     }
-    const patch = structuredClone(params.patch ?? {}) as Record<string, unknown>
-    // Secrets are write-only: move them to the secret store and out of the config.
-    const providers = (patch.models as { providers?: Record<string, Record<string, unknown>> } | undefined)?.providers
-    for (const [id, p] of Object.entries(providers ?? {})) {
-      // like the runtime: removing a provider of one's own removes its stored key too
-      if (p === null && !BUILTIN_API_URLS[id]) delete this.secrets[id]
-      if (p && typeof p === 'object' && 'apiKey' in p) {
-        this.secrets[id] = p.apiKey ? 'set' : 'not set'
-        delete p.apiKey
-      }
-    }
-    const auth = (patch.gateway as { auth?: Record<string, unknown> } | undefined)?.auth
-    if (auth && 'token' in auth) {
-      this.secrets['gateway.auth.token'] = auth.token ? 'set' : 'not set'
-      delete auth.token
-    }
-    const touched = patchedPaths(params.patch ?? {})
-    this.configIssues = this.configIssues.filter((i) => !touched.some((p) => i.path === p || i.path.startsWith(`${p}.`) || i.path.startsWith(`${p}[`)))
-    this.config = mergePatch(this.config, patch) as Record<string, unknown>
-    this.nextId++
-    this.persist()
-    return ok({ ok: true, hash: String(this.nextId), config: structuredClone(this.config), secrets: { ...this.secrets }, issues: [...this.configIssues] })
+    const unreadable = this.fileUnreadable()
+    if (unreadable) return fail('INVALID_REQUEST', `cannot patch ~/.loopdesk/loopdesk.json: ${unreadable.message}; fix the file first`)
+    return ok(this.applyConfigPatch(params))
   }
 
   async approvalResolve(params: Parameters<Bridge['approvalResolve']>[0]): Promise<Result<Results['exec.approval.resolve']>> {

@@ -10,6 +10,8 @@ beforeEach(() => localStorage.clear())
 
 const SECRET = 'sk-ant-SECRET-123456789'
 
+const lastSettingsSet = (bridge: FakeBridge) => bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)?.params as { patch: any; baseHash?: string } | undefined
+
 describe('settings', () => {
   it('shows only set / not set for keys and never displays a key', async () => {
     const user = userEvent.setup()
@@ -144,6 +146,35 @@ describe('settings', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Check' }))
     await waitFor(() => expect(model).toHaveValue('only-one'))
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
+  })
+
+  it('after a Check, the served models not listed yet are added in one click, each with the context window the server gives', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({
+      configured: false,
+      modelServers: { 'http://192.168.1.20:11434/v1': { models: [{ id: 'qwen3:8b' }, { id: 'llama3.1:8b', contextWindow: 131072 }, { id: 'phi4' }] } },
+    })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const form = within(dialog).getByRole('group', { name: 'New endpoint' })
+    const url = within(form).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'http://192.168.1.20:11434/v1')
+    await user.type(within(form).getByLabelText('Model id'), 'phi4')
+    await user.click(within(form).getByRole('button', { name: 'Check' }))
+    await user.click(await within(form).findByRole('button', { name: 'Add the 2 served models not listed' }))
+    const values = (label: string) => within(form).getAllByLabelText(label).map((i) => (i as HTMLInputElement).value)
+    // the server's list is sorted by id; the row typed first stays first
+    expect(values('Model id')).toEqual(['phi4', 'llama3.1:8b', 'qwen3:8b'])
+    expect(values('Context window (tokens)')).toEqual(['32768', '131072', ''])
+    expect(within(form).queryByRole('button', { name: /served model/ })).toBeNull()
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Added the endpoint “local”: its models are local/…')
+    expect((bridge.calls.filter((c) => c.name === 'settingsSet')[0].params as any).patch.models.providers.local.models).toEqual([
+      { id: 'phi4', contextWindow: 32768 },
+      { id: 'llama3.1:8b', contextWindow: 131072 },
+      { id: 'qwen3:8b' },
+    ])
   })
 
   it('a Check outcome goes as soon as the URL or API changes, or a new check starts: never two verdicts at once', async () => {
@@ -376,7 +407,7 @@ describe('a config file with problems', () => {
     await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
     const dialog = screen.getByRole('dialog', { name: 'Settings' })
     expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
-      /^Config problems: .*gateway\.bind: must be one of .*\. Changes you save here take effect once these are fixed\.$/,
+      /^Config problems: .*gateway\.bind: must be one of .*\. Changes you save here take effect once these are fixed — until then the last good settings stay in use; the forms show what the file says, saved changes included\.$/,
     )
     // saving the endpoint rewrites the broken model entry: the save goes through, the list shrinks
     await user.type(within(dialog).getByLabelText('Model id'), 'llama3.1')
@@ -385,9 +416,121 @@ describe('a config file with problems', () => {
     await waitFor(() => expect(problems()).not.toHaveTextContent('contextWindow'))
     expect(problems()).toHaveTextContent('agents.defaults.timeoutSecs: unknown key; gateway.bind')
     expect(bridge.calls.filter((c) => c.name === 'settingsSet').length).toBeGreaterThan(0)
+    // saved but not in effect (problems remain): the form edits what was saved, not the last good config
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint local' })
+    expect(within(form).getByLabelText('Model id')).toHaveValue('llama3.1')
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint local' })).toBeInTheDocument()
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
-    // a model is usable now: the welcome card (and its problem list) is gone
-    await waitFor(() => expect(screen.queryByRole('heading', { name: 'Welcome to Loopdesk' })).not.toBeInTheDocument())
+    // the runtime still runs on the last good config, which has no usable model: the card stays, shorter
+    expect(screen.getByRole('alert', { name: 'Config problems' })).toHaveTextContent('has 2 problems')
+  })
+
+  it('saved while problems remain: the forms keep showing what was saved (the file), also after reopening — never the last good values a later save would write back', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
+    const open = async () => {
+      await user.click(screen.getByRole('button', { name: 'Settings' }))
+      return screen.getByRole('dialog', { name: 'Settings' })
+    }
+    let dialog = await open()
+    // keys are stored at once, problems or not: OpenAI's models become usable
+    await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-openai')
+    await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
+    await within(dialog).findByRole('option', { name: 'GPT-5' })
+    // the default model: the pick stays picked (the runtime answers with the last good config, still the old one)
+    await user.selectOptions(within(dialog).getByLabelText('Default model'), 'openai/gpt-5')
+    await waitFor(() => expect(lastSettingsSet(bridge)).toEqual({ patch: { agents: { defaults: { model: { primary: 'openai/gpt-5' } } } }, baseHash: expect.any(String) }))
+    expect(((await bridge.settingsGet()) as any).data.config.agents.defaults.model.primary).toBe('anthropic/claude-sonnet-4-5')
+    expect(within(dialog).getByLabelText('Default model')).toHaveValue('openai/gpt-5')
+    // a new endpoint: listed and in its Edit form once saved
+    await user.type(within(dialog).getByLabelText('Model id'), 'qwen3')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByRole('group', { name: 'Edit endpoint local' })
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint local' })).toHaveTextContent('qwen3')
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    const timeout = within(dialog).getByLabelText('Run timeout (seconds)')
+    await user.clear(timeout)
+    await user.type(timeout, '42')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(lastSettingsSet(bridge)!.patch).toMatchObject({ agents: { defaults: { timeoutSeconds: 42 } } }))
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+
+    // reopened: the forms start from the file, so saving one section does not undo another's saved value
+    dialog = await open()
+    expect(within(dialog).getByLabelText('Default model')).toHaveValue('openai/gpt-5')
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint local' })).toBeInTheDocument()
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    expect(within(dialog).getByLabelText('Run timeout (seconds)')).toHaveValue('42')
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(lastSettingsSet(bridge)!.patch).toEqual({ agents: { defaults: { timeoutSeconds: 42, workspace: '~/loopdesk' } } }))
+  })
+
+  it('closing with something typed and not saved asks first; Keep editing keeps it, Discard closes', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.type(within(dialog).getByLabelText('Anthropic API key'), 'sk-half')
+    await user.click(within(dialog).getByRole('button', { name: 'Close' }))
+    let confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    expect(confirm).toHaveTextContent('Not saved yet: the Anthropic key. Close Settings and discard it?')
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeInTheDocument()
+    expect(within(dialog).getByLabelText('Anthropic API key')).toHaveValue('sk-half')
+    // Escape asks the same; the list names every form holding something
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    await user.type(within(dialog).getByLabelText('Run timeout (seconds)'), '0')
+    await user.keyboard('{Escape}')
+    confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    expect(confirm).toHaveTextContent('Not saved yet: the Anthropic key, the run settings. Close Settings and discard them?')
+    await user.click(within(confirm).getByRole('button', { name: 'Discard and close' }))
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+    // nothing typed: Close closes at once; a saved form is nothing to discard
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const again = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(again).getByRole('button', { name: 'Agent' }))
+    await user.clear(within(again).getByLabelText('Run timeout (seconds)'))
+    await user.type(within(again).getByLabelText('Run timeout (seconds)'), '120')
+    await user.click(within(again).getByRole('button', { name: 'Save' }))
+    await waitFor(() => expect(lastSettingsSet(bridge)!.patch).toMatchObject({ agents: { defaults: { timeoutSeconds: 120 } } }))
+    await user.click(within(again).getByRole('button', { name: 'Close' }))
+    expect(screen.queryByRole('alertdialog')).toBeNull()
+    expect(screen.queryByRole('dialog', { name: 'Settings' })).toBeNull()
+  })
+
+  it('what was typed and not saved yet survives a look at another section', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.type(within(dialog).getByLabelText('Model id'), 'half-typed')
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    await user.clear(within(dialog).getByLabelText('Run timeout (seconds)'))
+    await user.type(within(dialog).getByLabelText('Run timeout (seconds)'), '77')
+    await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
+    await user.click(within(dialog).getByRole('button', { name: 'Models' }))
+    expect(within(dialog).getByLabelText('Model id')).toHaveValue('half-typed')
+    await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
+    expect(within(dialog).getByLabelText('Run timeout (seconds)')).toHaveValue('77')
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+  })
+
+  it('a file that cannot be read: the card and the banner say to fix it in an editor; a save is refused and what was typed stays', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false, configIssues: [{ path: '', message: "syntax error: invalid character '}' (line 3, column 5)" }] })
+    expect(screen.getByRole('alert', { name: 'Config problems' })).toHaveTextContent('Fix it in the file: it cannot be read, so Settings cannot save to it.')
+    await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
+      "Config problems: (file): syntax error: invalid character '}' (line 3, column 5). Settings cannot save to the file until it can be read again: fix it in an editor (~/.loopdesk/loopdesk.json).",
+    )
+    await user.type(within(dialog).getByLabelText('Model id'), 'qwen3')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText(/^Could not save the endpoint: cannot patch ~\/\.loopdesk\/loopdesk\.json: syntax error/)
+    expect(within(dialog).getByLabelText('Model id')).toHaveValue('qwen3')
+    expect(within(dialog).getByRole('group', { name: 'New endpoint' })).toBeInTheDocument()
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(1)
   })
 
   it('the welcome card without config problems has no problem list', async () => {
@@ -459,12 +602,13 @@ describe('endpoints of your own', () => {
     await user.click(within(row).getByRole('button', { name: 'Edit mock' }))
     const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
     expect(within(form).getByLabelText('Name')).toHaveValue('mock')
-    expect(within(form).getByLabelText('Name')).toBeDisabled()
     expect(within(form).getByLabelText('Base URL')).toHaveValue('http://127.0.0.1:9999/v1')
     expect(within(form).getByLabelText('Base URL')).toHaveFocus()
-    expect(within(form).getByLabelText('Model id')).toHaveValue('m1')
-    expect(within(form).getByLabelText('Context window (tokens)')).toHaveValue('16384')
-    expect(form).toHaveTextContent('Its other models stay as they are: m2.')
+    // every model of the provider, each with its limits (empty: the runtime's defaults)
+    const values = (label: string) => within(form).getAllByLabelText(label).map((i) => (i as HTMLInputElement).value)
+    expect(values('Model id')).toEqual(['m1', 'm2'])
+    expect(values('Context window (tokens)')).toEqual(['16384', ''])
+    expect(values('Max tokens')).toEqual(['2048', ''])
     // its key is edited there too
     expect(within(form).getByLabelText('Endpoint API key set')).toBeInTheDocument()
     const url = within(form).getByLabelText('Base URL')
@@ -480,7 +624,7 @@ describe('endpoints of your own', () => {
           mock: {
             baseUrl: 'http://127.0.0.1:9998/v1',
             api: 'openai-completions',
-            models: [{ id: 'm1', name: 'm1', contextWindow: 16384, maxTokens: 2048, reasoning: true }, { id: 'm2' }],
+            models: [{ id: 'm1', contextWindow: 16384, maxTokens: 2048, reasoning: true }, { id: 'm2' }],
           },
         },
       },
@@ -560,6 +704,241 @@ describe('endpoints of your own', () => {
     await within(dialog).findByRole('listitem', { name: 'Endpoint lab' })
     expect(Object.keys(((await bridge.settingsGet()) as any).data.config.models.providers)).toEqual(['local', 'lab'])
     expect(lastPatch(bridge)!.replacePaths).toEqual(['models.providers.lab.models'])
+  })
+
+  it('Edit renames a provider in one write: its key moves in the runtime (never through the window), the default model and agents follow; clashes are refused', async () => {
+    const user = userEvent.setup()
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    await bridge.settingsSet({
+      patch: {
+        models: {
+          providers: {
+            mock: { baseUrl: 'http://127.0.0.1:9999/v1', api: 'openai-completions', apiKey: 'sk-mock', models: [{ id: 'm1', contextWindow: 16384 }, { id: 'm2' }] },
+            other: { baseUrl: 'http://127.0.0.1:9998/v1', models: [{ id: 'x' }] },
+          },
+        },
+        agents: { defaults: { model: { primary: 'mock/m1' } }, list: [{ id: 'work', model: 'mock/m2' }, { id: 'lab', model: 'other/x' }] },
+      },
+    })
+    bridge.calls.length = 0
+    await renderApp({}, bridge)
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const name = within(form).getByLabelText('Name')
+    const saveAs = async (n: string) => {
+      await user.clear(name)
+      await user.type(name, n)
+      await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    }
+    await saveAs('other')
+    expect(within(form).getByRole('alert')).toHaveTextContent('A provider named “other” exists already: use Edit on it, or pick another name.')
+    // a built-in provider's name, also one only the model list knows (Google has no key row of its own here)
+    await saveAs('openai')
+    expect(within(form).getByRole('alert')).toHaveTextContent('“openai” is the name of a built-in provider: pick another name.')
+    await saveAs('google')
+    expect(within(form).getByRole('alert')).toHaveTextContent('“google” is the name of a built-in provider')
+    await saveAs('a/b')
+    expect(within(form).getByRole('alert')).toHaveTextContent('letters, digits, - and _ only')
+    expect(bridge.calls.filter((c) => c.name === 'providerRename' || c.name === 'settingsSet')).toHaveLength(0)
+
+    // a refused rename: a toast, and the form keeps everything typed (nothing saved is lost either)
+    const rename = bridge.providerRename.bind(bridge)
+    bridge.providerRename = async () => ({ ok: false, error: { code: 'UNAVAILABLE', message: 'the keychain is locked' } })
+    const url = within(form).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'http://127.0.0.1:9997/v1')
+    await saveAs('lab')
+    await within(dialog).findByText('Could not rename “mock”: the keychain is locked')
+    expect(name).toHaveValue('lab')
+    expect(url).toHaveValue('http://127.0.0.1:9997/v1')
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toBeInTheDocument()
+
+    bridge.providerRename = rename
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Renamed “mock” to “lab”: its models are lab/… now.')
+    const call = bridge.calls.filter((c) => c.name === 'providerRename').at(-1)!.params
+    expect(call).toEqual({
+      from: 'mock',
+      to: 'lab',
+      baseHash: expect.any(String),
+      patch: { models: { providers: { lab: { baseUrl: 'http://127.0.0.1:9997/v1', api: 'openai-completions', models: [{ id: 'm1', contextWindow: 16384 }, { id: 'm2' }] } } } },
+      replacePaths: ['models.providers.lab.models'],
+    })
+    // the key never passed through the window: no call carried it, the renamed endpoint has it
+    expect(JSON.stringify(bridge.calls)).not.toContain('sk-mock')
+    const row = within(dialog).getByRole('listitem', { name: 'Endpoint lab' })
+    expect(row).toHaveTextContent('Key set')
+    expect(within(dialog).queryByRole('listitem', { name: 'Endpoint mock' })).toBeNull()
+    expect(within(dialog).getByRole('group', { name: 'Edit endpoint lab' })).toBeInTheDocument()
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('lab/m1'))
+    const saved = ((await bridge.settingsGet()) as any).data
+    expect(Object.keys(saved.config.models.providers)).toEqual(['lab', 'other'])
+    expect(saved.config.agents.list).toEqual([{ id: 'work', model: 'lab/m2' }, { id: 'lab', model: 'other/x' }])
+    expect(saved.secrets).toMatchObject({ lab: 'set' })
+    expect(saved.secrets.mock).toBeUndefined()
+  })
+
+  it('the form edits every model: add, change id and limits, remove; removing the default model asks first', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const models = within(form).getByRole('list', { name: 'Models' })
+    const row = (n: number) => within(models).getByRole('listitem', { name: `Model ${n}` })
+    const save = () => user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    const saves = () => bridge.calls.filter((c) => c.name === 'settingsSet').length
+
+    await user.click(within(form).getByRole('button', { name: 'Add a model' }))
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('Model 3: enter its id, or remove the row.')
+    await user.type(within(row(3)).getByLabelText('Model id'), 'm2')
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('“m2” is listed twice')
+    await user.clear(within(row(3)).getByLabelText('Model id'))
+    await user.type(within(row(3)).getByLabelText('Model id'), 'm3')
+    await user.type(within(row(3)).getByLabelText('Context window (tokens)'), '65536')
+    await user.type(within(row(3)).getByLabelText('Max tokens'), '99999')
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('Model 3 (m3): max tokens (99999) cannot exceed the context window (65536).')
+    // no window given: the runtime's default one is the limit
+    await user.clear(within(row(3)).getByLabelText('Context window (tokens)'))
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('Model 3 (m3): max tokens (99999) cannot exceed the context window (32768, the default).')
+    await user.type(within(row(3)).getByLabelText('Context window (tokens)'), '65536')
+    await user.clear(within(row(3)).getByLabelText('Max tokens'))
+    await user.type(within(row(3)).getByLabelText('Max tokens'), '4096')
+    await user.type(within(row(2)).getByLabelText('Context window (tokens)'), 'lots')
+    await save()
+    expect(within(form).getByRole('alert')).toHaveTextContent('Model 2 (m2): the context window must be a whole number ≥ 1024, or empty for the default.')
+    expect(saves()).toBe(0)
+    await user.clear(within(row(2)).getByLabelText('Context window (tokens)'))
+    await user.type(within(row(2)).getByLabelText('Context window (tokens)'), '8192')
+    await save()
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([
+      { id: 'm1', contextWindow: 16384, maxTokens: 2048, reasoning: true },
+      { id: 'm2', contextWindow: 8192 },
+      { id: 'm3', contextWindow: 65536, maxTokens: 4096 },
+    ])
+    expect(lastPatch(bridge)!.replacePaths).toEqual(['models.providers.mock.models'])
+    expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toHaveTextContent('m1, m2, m3')
+
+    // a model that is not the default goes at once (the save applies it); the default one asks first
+    const form2 = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    await user.click(within(form2).getByRole('button', { name: 'Remove model m2' }))
+    expect(screen.queryByRole('alertdialog')).toBeNull()
+    expect(within(form2).getAllByLabelText('Model id').map((i) => (i as HTMLInputElement).value)).toEqual(['m1', 'm3'])
+    await user.click(within(form2).getByRole('button', { name: 'Remove model m1' }))
+    let confirm = screen.getByRole('alertdialog', { name: 'Remove model?' })
+    expect(confirm).toHaveTextContent('It is the default model “mock/m1”: runs have no usable default until you pick another one.')
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
+    expect(within(form2).getAllByLabelText('Model id')).toHaveLength(2)
+    await user.click(within(form2).getByRole('button', { name: 'Remove model m1' }))
+    confirm = screen.getByRole('alertdialog', { name: 'Remove model?' })
+    await user.click(within(confirm).getByRole('button', { name: 'Remove model' }))
+    expect(within(form2).getAllByLabelText('Model id').map((i) => (i as HTMLInputElement).value)).toEqual(['m3'])
+    await user.click(within(form2).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() => expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toHaveTextContent(/· m3$/))
+    expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([{ id: 'm3', contextWindow: 65536, maxTokens: 4096 }])
+  })
+
+  it("the default model's id changed in its row: the default follows it in the same save", async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const id = within(form).getAllByLabelText('Model id')[0]
+    await user.clear(id)
+    await user.type(id, 'm1-large')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    expect(lastPatch(bridge)!.patch).toMatchObject({
+      models: { providers: { mock: { models: [{ id: 'm1-large', contextWindow: 16384, maxTokens: 2048, reasoning: true }, { id: 'm2' }] } } },
+      agents: { defaults: { model: { primary: 'mock/m1-large' } } },
+    })
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('mock/m1-large'))
+  })
+
+  it('renamed together with its default model: one rename call carries both, the default names the new provider and model', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'lab')
+    const id = within(form).getAllByLabelText('Model id')[0]
+    await user.clear(id)
+    await user.type(id, 'm1b')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Renamed “mock” to “lab”: its models are lab/… now.')
+    const renames = bridge.calls.filter((c) => c.name === 'providerRename')
+    expect(renames).toHaveLength(1)
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+    expect((renames[0].params as any).patch.agents).toEqual({ defaults: { model: { primary: 'lab/m1b' } } })
+    await waitFor(() => expect(within(dialog).getByLabelText('Default model')).toHaveValue('lab/m1b'))
+  })
+
+  it('opening another endpoint (or a new one) while the form has unsaved changes asks first', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await withMock()
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    let form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    // nothing changed: Add another endpoint opens at once
+    await user.click(within(form).getByRole('button', { name: 'Add another endpoint' }))
+    expect(screen.queryByRole('alertdialog')).toBeNull()
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const url = within(form).getByLabelText('Base URL')
+    await user.type(url, '/extra')
+    await user.click(within(form).getByRole('button', { name: 'Add another endpoint' }))
+    let confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    expect(confirm).toHaveTextContent('The changes to the “mock” endpoint are not saved. Open a new endpoint instead and discard them?')
+    await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
+    expect(url).toHaveValue('http://127.0.0.1:9999/v1/extra')
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    await user.click(within(confirm).getByRole('button', { name: 'Discard changes' }))
+    // the saved values again
+    expect(within(within(dialog).getByRole('group', { name: 'Edit endpoint mock' })).getByLabelText('Base URL')).toHaveValue('http://127.0.0.1:9999/v1')
+    expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
+  })
+
+  it('while the config file has problems a rename is refused in the form (the settings in use still name the provider); other edits save', async () => {
+    const user = userEvent.setup()
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
+    await bridge.settingsSet({ patch: { models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9999/v1', models: [{ id: 'm1' }] } } } } })
+    bridge.calls.length = 0
+    await renderApp({}, bridge)
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'lab')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    expect(within(form).getByRole('alert')).toHaveTextContent(
+      'Fix the config file\'s problems first (listed above): until then the settings in use still name “mock”, so it cannot be renamed.',
+    )
+    expect(bridge.calls.filter((c) => c.name === 'providerRename')).toHaveLength(0)
+    // the runtime refuses it as well
+    const r = await bridge.providerRename({ from: 'mock', to: 'lab' })
+    expect(!r.ok && r.error.message).toMatch(/^cannot rename “mock” while the config file has problems/)
+    await user.clear(within(form).getByLabelText('Name'))
+    await user.type(within(form).getByLabelText('Name'), 'mock')
+    await user.type(within(form).getAllByLabelText('Context window (tokens)')[0], '65536')
+    await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([{ id: 'm1', contextWindow: 65536 }])
   })
 
   it('"Check model setup" after a key error opens Settings at the provider the run used', async () => {

@@ -1,8 +1,8 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useEffect, useMemo, useRef, useState } from 'react'
-import { THINKING_LEVELS, type ModelChoice, type Results, type ThinkingLevel } from '../../../shared/methods'
+import { createContext, useContext, useEffect, useId, useMemo, useRef, useState } from 'react'
+import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ModelChoice, type Results, type ThinkingLevel } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
@@ -34,6 +34,33 @@ function get(obj: unknown, path: string[]): unknown {
   return cur
 }
 
+/**
+ * The config the forms edit: while the file has problems, what the file says (saves not in effect yet
+ * included — the runtime keeps the last good config in effect), else the config. A form seeded from the last
+ * good values would write them back over what the user saved.
+ */
+export function formConfig(config: Results['config.get'] | undefined): Record<string, unknown> | undefined {
+  return config?.fileConfig ?? config?.config
+}
+
+/** Where the forms say what they hold that is not saved yet: closing Settings asks before dropping it. */
+const UnsavedContext = createContext<{ report(id: string, what: string | undefined): void } | undefined>(undefined)
+
+/** `what` (e.g. "the Anthropic key") while the form holds unsaved input, else undefined. */
+function useUnsaved(what: string | undefined): void {
+  const ctx = useContext(UnsavedContext)
+  const id = useId()
+  useEffect(() => {
+    ctx?.report(id, what)
+    return () => ctx?.report(id, undefined)
+  }, [ctx, id, what])
+}
+
+/** The file has problems and cannot be read as a config object (a syntax error, no access): no save can fix it. */
+export function fileUnreadable(config: Results['config.get'] | undefined): boolean {
+  return !!config && config.issues.length > 0 && !config.fileConfig
+}
+
 function randomToken(): string {
   const bytes = new Uint8Array(24)
   crypto.getRandomValues(bytes)
@@ -51,6 +78,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
   // a key from the environment (e.g. OPENAI_API_KEY) counts too: the provider's models are ready
   const hasKey = useAppStore('settings', (s) => state === 'set' || s.models.some((m) => m.provider === providerId && m.configured))
   const [value, setValue] = useState('')
+  useUnsaved(value.trim() ? `the ${name === 'Endpoint' ? `“${providerId}” endpoint` : name} key` : undefined)
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const save = async (key: string | null) => {
@@ -173,7 +201,15 @@ export function uniqueProviderName(taken: Iterable<string>): string {
 }
 
 // the name is the first half of every model ref ("<provider>/<model>") and a config path segment
-const PROVIDER_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/
+const PROVIDER_NAME = new RegExp(PROVIDER_NAME_PATTERN)
+
+/** Why `name` cannot name a provider of one's own (undefined: it can). `taken`: the other providers' names. */
+export function providerNameProblem(name: string, taken: Iterable<string>, builtins: ReadonlySet<string>): string | undefined {
+  if (!PROVIDER_NAME.test(name)) return 'Name: letters, digits, - and _ only (it starts every model ref, e.g. local/llama3.1).'
+  if (builtins.has(name)) return `“${name}” is the name of a built-in provider: pick another name.`
+  if ([...taken].includes(name)) return `A provider named “${name}” exists already: use Edit on it, or pick another name.`
+  return undefined
+}
 
 /**
  * The endpoints configured, each with Edit and Remove, and the form that adds one or edits the one picked
@@ -183,8 +219,10 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
   const defaultModel = useAppStore('settings', (s) => s.defaultModel)
-  const providers = useMemo(() => customProviders(config?.config), [config])
-  const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
+  const models = useAppStore('settings', (s) => s.models)
+  const form = formConfig(config)
+  const providers = useMemo(() => customProviders(form), [form])
+  const primary = (get(form, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
   // Settings opened at one of these endpoints (a run failed with it): it is in the form, in view, focused
   const opensAt = focusAt && providers.some((p) => p.id === focusAt) ? focusAt : undefined
   // undefined: the form adds a new endpoint; else the name of the provider it edits
@@ -194,13 +232,22 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
   const [focusForm, setFocusForm] = useState(!!opensAt)
   const [removing, setRemoving] = useState<CustomProvider>()
   const edited = providers.find((p) => p.id === editing)
-  const allIds = Object.keys((get(config?.config, ['models', 'providers']) as Record<string, unknown> | undefined) ?? {})
+  const allIds = Object.keys((get(form, ['models', 'providers']) as Record<string, unknown> | undefined) ?? {})
+  // pi's catalog providers (the model list names them) and the key rows above: never a name of one's own
+  const builtins = useMemo(() => {
+    const custom = new Set(Object.keys((get(form, ['models', 'providers']) as Record<string, unknown> | undefined) ?? {}))
+    return new Set([...BUILTIN_IDS, ...models.map((m) => m.provider).filter((p) => !custom.has(p))])
+  }, [form, models])
 
   const edit = (id: string | undefined, focus = true) => {
     setEditing(id)
     setFormRun((n) => n + 1)
     setFocusForm(focus)
   }
+  // what the form holds unsaved ("the “x” endpoint"), if anything: opening another one asks first
+  const [formUnsaved, setFormUnsaved] = useState<string>()
+  const [switchTo, setSwitchTo] = useState<{ id: string | undefined }>()
+  const requestEdit = (id: string | undefined) => (formUnsaved ? setSwitchTo({ id }) : edit(id))
   const remove = async (p: CustomProvider) => {
     setRemoving(undefined)
     // merge patch: null deletes the provider's entry; the runtime deletes its stored key with it
@@ -219,7 +266,7 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
               key={p.id}
               provider={p}
               editing={p.id === editing}
-              onEdit={() => edit(p.id)}
+              onEdit={() => requestEdit(p.id)}
               onRemove={() => setRemoving(p)}
             />
           ))}
@@ -229,10 +276,30 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
         key={`${editing ?? ''}:${formRun}`}
         provider={edited}
         taken={allIds}
+        builtins={builtins}
+        primary={primary}
         focus={focusForm}
         onSaved={(id) => edit(id, false)}
-        onNew={() => edit(undefined)}
+        onNew={() => requestEdit(undefined)}
+        onUnsaved={setFormUnsaved}
       />
+      {switchTo && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard changes"
+          danger
+          message={
+            <>
+              The changes to {formUnsaved} are not saved. Open {switchTo.id ? `“${switchTo.id}”` : 'a new endpoint'} instead and discard them?
+            </>
+          }
+          onConfirm={() => {
+            setSwitchTo(undefined)
+            edit(switchTo.id)
+          }}
+          onCancel={() => setSwitchTo(undefined)}
+        />
+      )}
       {removing && (
         <ConfirmDialog
           title="Remove endpoint?"
@@ -283,28 +350,100 @@ function EndpointRow({ provider: p, editing, onEdit, onRemove }: { provider: Cus
   )
 }
 
+/** One model of the endpoint as the form edits it: its id and limits as typed, the rest of its entry kept. */
+interface ModelRow {
+  key: number
+  /** the id it has in the file ('' for a row added here) */
+  origId: string
+  id: string
+  ctx: string
+  maxTokens: string
+  /** what the file says about it beyond these fields (name, reasoning, cost, …): saved back as it was */
+  entry?: ProviderModel
+}
+
+/** what the runtime assumes for a model without one (models/registry.ts) */
+const DEFAULT_CONTEXT_WINDOW = 32768
+
+let rowKeys = 0
+const modelRow = (m?: ProviderModel, ctx = ''): ModelRow => ({
+  key: ++rowKeys,
+  origId: m?.id ?? '',
+  id: m?.id ?? '',
+  ctx: m?.contextWindow !== undefined ? String(m.contextWindow) : ctx,
+  maxTokens: m?.maxTokens !== undefined ? String(m.maxTokens) : '',
+  entry: m,
+})
+
+/** The rows as config entries, or why they cannot be saved. */
+export function modelEntries(rows: readonly Pick<ModelRow, 'id' | 'ctx' | 'maxTokens' | 'entry'>[]): { models: ProviderModel[] } | { error: string } {
+  if (rows.length === 0) return { error: 'Add at least one model: its id as the endpoint serves it.' }
+  const seen = new Set<string>()
+  const models: ProviderModel[] = []
+  for (const [i, r] of rows.entries()) {
+    const id = r.id.trim()
+    const which = rows.length > 1 ? `Model ${i + 1}` : 'Model'
+    if (!id) return { error: rows.length > 1 ? `${which}: enter its id, or remove the row.` : 'Enter the model id served by the endpoint.' }
+    if (seen.has(id)) return { error: `“${id}” is listed twice: each model once.` }
+    seen.add(id)
+    const ctx = r.ctx.trim() === '' ? undefined : Number(r.ctx)
+    const max = r.maxTokens.trim() === '' ? undefined : Number(r.maxTokens)
+    if (ctx !== undefined && (!Number.isInteger(ctx) || ctx < 1024)) return { error: `${which} (${id}): the context window must be a whole number ≥ 1024, or empty for the default.` }
+    if (max !== undefined && (!Number.isInteger(max) || max < 1)) return { error: `${which} (${id}): max tokens must be a whole number ≥ 1, or empty for the default.` }
+    if (max !== undefined && max > (ctx ?? DEFAULT_CONTEXT_WINDOW)) {
+      return { error: `${which} (${id}): max tokens (${max}) cannot exceed the context window (${ctx ?? `${DEFAULT_CONTEXT_WINDOW}, the default`}).` }
+    }
+    // what the file says beyond the form's fields stays; a display name equal to the old id follows the id
+    const { contextWindow: _ctx, maxTokens: _max, name, ...rest } = r.entry ?? { id }
+    models.push({
+      ...rest,
+      id,
+      ...(name !== undefined ? { name: name === rest.id ? id : name } : {}),
+      ...(ctx !== undefined ? { contextWindow: ctx } : {}),
+      ...(max !== undefined ? { maxTokens: max } : {}),
+    })
+  }
+  return { models }
+}
+
 function EndpointForm({
   provider,
   taken,
+  builtins,
+  primary,
   focus,
   onSaved,
   onNew,
+  onUnsaved,
 }: {
   provider?: CustomProvider
   taken: string[]
+  builtins: ReadonlySet<string>
+  /** the default model ref, as the file says */
+  primary: string
   focus: boolean
   onSaved(id: string): void
   onNew(): void
+  /** what it holds unsaved, or undefined */
+  onUnsaved(what: string | undefined): void
 }) {
   const controller = useController()
-  const first = provider?.models[0]
-  const [name, setName] = useState(() => provider?.id ?? uniqueProviderName([...taken, ...BUILTIN_IDS]))
+  const problems = useAppStore('settings', (s) => (s.config?.issues.length ?? 0) > 0)
+  const [name, setName] = useState(() => provider?.id ?? uniqueProviderName([...taken, ...builtins]))
   const [baseUrl, setBaseUrl] = useState(provider?.baseUrl ?? 'http://127.0.0.1:11434/v1')
   // most local servers speak OpenAI's chat completions; some gateways (LiteLLM, vendors' Claude-compatible
   // endpoints) speak Anthropic's messages API
   const [api, setApi] = useState<EndpointApi>(provider?.api === 'anthropic-messages' ? 'anthropic-messages' : 'openai-completions')
-  const [modelId, setModelId] = useState(first?.id ?? '')
-  const [ctx, setCtx] = useState(String(first?.contextWindow ?? 32768))
+  // every model of the provider; a new endpoint starts with one row and the usual local context window
+  const [rows, setRows] = useState<ModelRow[]>(() => (provider?.models.length ? provider.models.map((m) => modelRow(m)) : [modelRow(undefined, '32768')]))
+  // a row whose removal waits for the user's confirmation (it is the default model)
+  const [removingRow, setRemovingRow] = useState<ModelRow>()
+  // what the form held when it opened: anything else is unsaved
+  const snapshot = JSON.stringify([name, baseUrl, api, rows.map((r) => [r.id, r.ctx, r.maxTokens])])
+  const [opened] = useState(snapshot)
+  const unsaved = snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined
+  useUnsaved(unsaved)
+  useEffect(() => onUnsaved(unsaved), [onUnsaved, unsaved])
   const [error, setError] = useState<string>()
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
@@ -343,11 +482,31 @@ function EndpointForm({
     setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
     return undefined
   }
-  const pickModel = (id: string, list = served) => {
-    setModelId(id)
-    const known = list.find((m) => m.id === id)?.contextWindow
-    if (known) setCtx(String(known))
+  const editRow = (key: number, change: Partial<Pick<ModelRow, 'id' | 'ctx' | 'maxTokens'>>, list = served) => {
+    setError(undefined)
+    // a model the server lists with its context window: that one, unless the user typed another
+    const known = change.id !== undefined ? list.find((m) => m.id === change.id)?.contextWindow : undefined
+    setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...change, ...(known ? { ctx: String(known) } : {}) } : r)))
   }
+  const addRow = () => {
+    setError(undefined)
+    setRows((rs) => [...rs, modelRow()])
+  }
+  // the models the server lists and the form does not have yet: one click adds them all (empty rows go)
+  const unlisted = served.filter((m) => !rows.some((r) => r.id.trim() === m.id))
+  const addServed = () => {
+    setError(undefined)
+    setRows((rs) => [
+      ...rs.filter((r) => r.id.trim()),
+      ...unlisted.map((m) => ({ ...modelRow(), id: m.id, ctx: m.contextWindow ? String(m.contextWindow) : '' })),
+    ])
+  }
+  const dropRow = (key: number) => {
+    setRemovingRow(undefined)
+    setRows((rs) => rs.filter((r) => r.key !== key))
+  }
+  // the default model is one of the saved ones: removing its row asks first, as removing the endpoint does
+  const isDefault = (r: ModelRow) => !!provider && !!r.origId && primary === `${provider.id}/${r.origId}`
   // one GET of the server's model list: is it there, does the key work, which models can be picked
   const runCheck = async () => {
     // the previous outcome goes first, whatever this check finds (even an invalid URL)
@@ -361,43 +520,51 @@ function EndpointForm({
     const result = await controller.probeModels({ baseUrl: url.href.replace(/\/$/, ''), api, ...(provider?.baseUrl ? { provider: provider.id } : {}) })
     if (seq !== checkSeq.current) return
     setCheck({ busy: false, result })
-    if (result.ok && result.models.length === 1 && !modelId.trim()) pickModel(result.models[0].id, result.models)
+    const empty = rows.find((r) => !r.id.trim())
+    if (result.ok && result.models.length === 1 && empty) editRow(empty.key, { id: result.models[0].id }, result.models)
   }
   const save = async () => {
-    const id = provider?.id ?? name.trim()
-    if (!provider) {
-      if (!PROVIDER_NAME.test(id)) return setError('Name: letters, digits, - and _ only (it starts every model ref, e.g. local/llama3.1).')
-      if (BUILTIN_IDS.has(id) || taken.includes(id)) return setError(`A provider named “${id}” exists already: use Edit on it, or pick another name.`)
+    const id = name.trim()
+    const renaming = !!provider && id !== provider.id
+    // the runtime refuses it too: a rename not in effect would leave the settings in use without the key
+    if (renaming && problems) {
+      return setError(`Fix the config file's problems first (listed above): until then the settings in use still name “${provider.id}”, so it cannot be renamed.`)
+    }
+    if (!provider || renaming) {
+      const problem = providerNameProblem(
+        id,
+        taken.filter((t) => t !== provider?.id),
+        builtins,
+      )
+      if (problem) return setError(problem)
     }
     const url = parsedUrl()
     if (!url) return
-    const contextWindow = Number(ctx)
-    if (!modelId.trim()) return setError('Enter the model id served by the endpoint.')
-    if (!Number.isInteger(contextWindow) || contextWindow < 1024) return setError('Context window must be a whole number ≥ 1024.')
+    const built = modelEntries(rows)
+    if ('error' in built) return setError(built.error)
     setError(undefined)
-    const mid = modelId.trim()
-    // the form edits the provider's first model; what else the file says about it (and its other models) stays
-    const keptMaxTokens = first?.maxTokens !== undefined && first.maxTokens <= contextWindow ? first.maxTokens : undefined
-    const model: ProviderModel = {
-      ...(first ?? {}),
-      id: mid,
-      name: first?.name && first.name !== first.id ? first.name : mid,
-      contextWindow,
-      maxTokens: keptMaxTokens ?? Math.min(8192, contextWindow),
-    }
-    const others = (provider?.models.slice(1) ?? []).filter((m) => m.id !== mid)
     const entry: Record<string, unknown> = {
       // Anthropic's SDK appends /v1/messages itself: a base ending in /v1 would ask for /v1/v1/messages
       baseUrl: api === 'anthropic-messages' ? url.href.replace(/\/+$/, '').replace(/\/v1$/, '') : url.href.replace(/\/$/, ''),
       api,
-      models: [model, ...others],
+      models: built.models,
     }
+    // the default model's id edited in its row: the default follows it, in the same save
+    const defaultRow = rows.find(isDefault)
+    const movedDefault = defaultRow && defaultRow.id.trim() !== defaultRow.origId ? { agents: { defaults: { model: { primary: `${id}/${defaultRow.id.trim()}` } } } } : {}
+    const patch = { models: { providers: { [id]: entry } }, ...movedDefault }
+    // the list is replaced, not merged by id: a renamed or removed model must not stay
+    const replace = [`models.providers.${id}.models`]
     setBusy(true)
-    // the list is replaced, not merged by id: a renamed model must not stay beside its new name
-    const saved = await controller.patchConfig({ models: { providers: { [id]: entry } } }, 'Could not save the endpoint', [`models.providers.${id}.models`])
+    const saved = renaming
+      ? // one write: the entry, its stored key and the model refs naming it move to the new name
+        await controller.renameProvider(provider.id, id, patch, `Could not rename “${provider.id}”`, replace)
+      : await controller.patchConfig(patch, 'Could not save the endpoint', replace)
     setBusy(false)
     if (!saved) return
-    controller.notify(provider ? `Saved the endpoint “${id}”.` : `Added the endpoint “${id}”: its models are ${id}/…`)
+    controller.notify(
+      renaming ? `Renamed “${provider.id}” to “${id}”: its models are ${id}/… now.` : provider ? `Saved the endpoint “${id}”.` : `Added the endpoint “${id}”: its models are ${id}/…`,
+    )
     await controller.ensureDefaultModel(id)
     onSaved(id)
   }
@@ -413,9 +580,8 @@ function EndpointForm({
               setName(e.target.value)
               setError(undefined)
             }}
-            // an endpoint's name is the start of its model refs (sessions and the default model use them)
-            disabled={!!provider}
-            title={provider ? 'The name is part of its model refs; remove it and add a new one to rename' : undefined}
+            // an endpoint's name starts its model refs: a rename moves them (default model, agents) and its key
+            title={provider ? 'Renaming moves its key, and the default model and agents using its models, to the new name' : undefined}
             spellCheck={false}
           />
         </label>
@@ -431,37 +597,75 @@ function EndpointForm({
             <option value="anthropic-messages">Anthropic-compatible (messages)</option>
           </select>
         </label>
-        <label className="field">
-          <span>Model id</span>
-          <input
-            value={modelId}
-            onChange={(e) => pickModel(e.target.value)}
-            placeholder={served.length ? `${served.length} served — type or pick` : 'llama3.1:8b'}
-            list={served.length ? 'endpoint-models' : undefined}
-            spellCheck={false}
-          />
-          {served.length > 0 && (
-            <datalist id="endpoint-models">
-              {served.map((m) => (
-                <option key={m.id} value={m.id} />
-              ))}
-            </datalist>
-          )}
-        </label>
-        <label className="field">
-          <span>Context window (tokens)</span>
-          <input inputMode="numeric" value={ctx} onChange={(e) => setCtx(e.target.value)} />
-        </label>
       </div>
-      {provider && provider.models.length > 1 && (
-        <p className="muted small">Its other models stay as they are: {provider.models.slice(1).map((m) => m.id).join(', ')}.</p>
-      )}
+      <div className="endpoint-models" role="list" aria-label="Models">
+        {rows.map((r, i) => (
+          <div className="endpoint-model" role="listitem" key={r.key} aria-label={`Model ${i + 1}`}>
+            <label className="field">
+              <span>Model id</span>
+              <input
+                value={r.id}
+                onChange={(e) => editRow(r.key, { id: e.target.value })}
+                placeholder={served.length ? `${served.length} served — type or pick` : 'llama3.1:8b'}
+                list={served.length ? 'endpoint-models' : undefined}
+                spellCheck={false}
+              />
+            </label>
+            <label className="field">
+              <span>Context window</span>
+              <input
+                inputMode="numeric"
+                aria-label="Context window (tokens)"
+                value={r.ctx}
+                placeholder="32768"
+                title="In tokens; empty: 32768"
+                onChange={(e) => editRow(r.key, { ctx: e.target.value })}
+              />
+            </label>
+            <label className="field">
+              <span>Max tokens</span>
+              <input
+                inputMode="numeric"
+                value={r.maxTokens}
+                placeholder="8192"
+                title="The longest reply, in tokens; empty: 8192 (at most the context window)"
+                onChange={(e) => editRow(r.key, { maxTokens: e.target.value })}
+              />
+            </label>
+            <button
+              type="button"
+              className="btn btn-sm btn-ghost"
+              aria-label={`Remove model ${r.id.trim() || i + 1}`}
+              onClick={() => (isDefault(r) ? setRemovingRow(r) : dropRow(r.key))}
+            >
+              Remove
+            </button>
+          </div>
+        ))}
+        {served.length > 0 && (
+          <datalist id="endpoint-models">
+            {served.map((m) => (
+              <option key={m.id} value={m.id} />
+            ))}
+          </datalist>
+        )}
+      </div>
+      <div className="row-actions">
+        <button type="button" className="btn btn-sm btn-ghost" onClick={addRow}>
+          Add a model
+        </button>
+        {unlisted.length > 0 && (
+          <button type="button" className="btn btn-sm btn-ghost" onClick={addServed}>
+            {unlisted.length === 1 ? `Add the served model “${unlisted[0].id}”` : `Add the ${unlisted.length} served models not listed`}
+          </button>
+        )}
+      </div>
       {error && (
         <p className="error-text" role="alert">
           {error}
         </p>
       )}
-      <CheckOutcome busy={check.busy} result={check.result} modelId={modelId.trim()} onUseUrl={(u) => editUrl(u)} />
+      <CheckOutcome busy={check.busy} result={check.result} modelIds={rows.map((r) => r.id.trim()).filter(Boolean)} onUseUrl={(u) => editUrl(u)} />
       <div className="row-actions">
         {provider && (
           <button type="button" className="btn btn-sm btn-ghost" onClick={onNew}>
@@ -480,6 +684,24 @@ function EndpointForm({
       ) : (
         <p className="muted small">A key for the endpoint (optional) can be added once it is saved.</p>
       )}
+      {removingRow && (
+        <ConfirmDialog
+          title="Remove model?"
+          confirmLabel="Remove model"
+          danger
+          message={
+            <>
+              Remove “{removingRow.origId}” from “{provider?.id}”? It leaves the config when you save the endpoint.
+              <strong className="error-text">
+                {' '}
+                It is the default model “{primary}”: runs have no usable default until you pick another one.
+              </strong>
+            </>
+          }
+          onConfirm={() => dropRow(removingRow.key)}
+          onCancel={() => setRemovingRow(undefined)}
+        />
+      )}
     </fieldset>
   )
 }
@@ -488,12 +710,12 @@ function EndpointForm({
 function CheckOutcome({
   busy,
   result,
-  modelId,
+  modelIds,
   onUseUrl,
 }: {
   busy: boolean
   result?: Results['loopdesk.models.probe']
-  modelId: string
+  modelIds: string[]
   onUseUrl(url: string): void
 }) {
   if (busy || !result) return null
@@ -518,8 +740,19 @@ function CheckOutcome({
         </>
       )}
       {/* a typo, or a model not pulled yet: every run would fail with it */}
-      {modelId && n > 0 && !result.models.some((m) => m.id === modelId) && <span className="error-text"> “{modelId}” is not among them.</span>}
+      {n > 0 && <NotServed ids={modelIds.filter((id) => !result.models.some((m) => m.id === id))} />}
     </p>
+  )
+}
+
+function NotServed({ ids }: { ids: string[] }) {
+  if (!ids.length) return null
+  const named = ids.map((id) => `“${id}”`).join(', ')
+  return (
+    <span className="error-text">
+      {' '}
+      {named} {ids.length === 1 ? 'is' : 'are'} not among them.
+    </span>
   )
 }
 
@@ -583,8 +816,9 @@ function ModelsSection() {
   const models = useAppStore('settings', (s) => s.models)
   const defaultModel = useAppStore('settings', (s) => s.defaultModel)
   const status = useAppStore('settings', (s) => s.status)
-  const primary = (get(config?.config, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
-  const thinking = (get(config?.config, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
+  const form = formConfig(config)
+  const primary = (get(form, ['agents', 'defaults', 'model', 'primary']) as string | undefined) ?? defaultModel ?? ''
+  const thinking = (get(form, ['agents', 'defaults', 'thinkingDefault']) as ThinkingLevel | undefined) ?? 'low'
   const choices = useMemo(() => defaultModelChoices(models, primary), [models, primary])
   // the provider Settings was opened at (a run failed with it), taken once: a later opening starts plain
   const requested = useAppStore('settings', (s) => s.settingsProvider)
@@ -669,9 +903,12 @@ function ModelsSection() {
 function AgentSection() {
   const controller = useController()
   const config = useAppStore('settings', (s) => s.config)
-  const [timeout, setTimeoutValue] = useState(String(get(config?.config, ['agents', 'defaults', 'timeoutSeconds']) ?? 600))
-  const configuredWorkspace = get(config?.config, ['agents', 'defaults', 'workspace']) as string | undefined
+  const form = formConfig(config)
+  const [timeout, setTimeoutValue] = useState(String(get(form, ['agents', 'defaults', 'timeoutSeconds']) ?? 600))
+  const configuredWorkspace = get(form, ['agents', 'defaults', 'workspace']) as string | undefined
   const [workspace, setWorkspace] = useState(configuredWorkspace ?? '')
+  const savedTimeout = String(get(form, ['agents', 'defaults', 'timeoutSeconds']) ?? 600)
+  useUnsaved(timeout !== savedTimeout || workspace !== (configuredWorkspace ?? '') ? 'the run settings' : undefined)
   // the folder runs use when none is configured (the runtime resolves it: <state dir>/workspace)
   const [defaultWorkspace, setDefaultWorkspace] = useState<string>()
   useEffect(() => {
@@ -756,9 +993,11 @@ function GatewaySection() {
   const config = useAppStore('settings', (s) => s.config)
   const status = useAppStore('settings', (s) => s.status)
   const revealed = useAppStore('settings', (s) => s.revealedToken)
-  const configuredPort = get(config?.config, ['gateway', 'port']) as number | undefined
+  const configuredPort = get(formConfig(config), ['gateway', 'port']) as number | undefined
   const endpoint = gatewayEndpoint(status, configuredPort, connectedGatewayUrl())
   const [portValue, setPortValue] = useState(String(configuredPort ?? endpoint.port))
+  const [openedPort] = useState(portValue)
+  useUnsaved(portValue !== openedPort && portValue !== String(configuredPort) ? 'the gateway port' : undefined)
   const [error, setError] = useState<string>()
   // The port may have changed since the app started (a restart, a fallback): ask again.
   useEffect(() => void controller.loadStatus(), [controller])
@@ -908,30 +1147,73 @@ export function SettingsDialog() {
   const config = useAppStore('settings', (s) => s.config)
   const [section, setSection] = useState<string>(initial ?? 'models')
   const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
-  const View = current.View
   const hasToasts = useAppStore('ui', (s) => s.toasts.length > 0)
+  // what the forms hold unsaved, by form: closing asks first instead of dropping it
+  const [unsaved, setUnsaved] = useState<ReadonlyMap<string, string>>(new Map())
+  const unsavedCtx = useMemo(
+    () => ({
+      report: (id: string, what: string | undefined) =>
+        setUnsaved((m) => {
+          if (m.get(id) === what) return m
+          const next = new Map(m)
+          if (what === undefined) next.delete(id)
+          else next.set(id, what)
+          return next
+        }),
+    }),
+    [],
+  )
+  const [confirmClose, setConfirmClose] = useState(false)
+  const requestClose = () => (unsaved.size ? setConfirmClose(true) : controller.closeSettings())
+  const pending = [...new Set(unsaved.values())]
   return (
-    <Dialog title="Settings" onClose={() => controller.closeSettings()} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
-      <div className="settings">
-        <nav className="settings-nav" aria-label="Settings sections">
-          {SECTIONS.map((s) => (
-            <button key={s.id} type="button" aria-current={s.id === section ? 'page' : undefined} onClick={() => setSection(s.id)}>
-              {s.label}
-            </button>
-          ))}
-        </nav>
-        <div className="settings-content">
-          <SaveRetryNotice />
-          {config && config.issues.length > 0 && (
-            // saves still go through (unless they add a problem), but the runtime keeps the last good config
-            <div className="callout callout-warn" role="alert" aria-label="Config file problems">
-              Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}. Changes you save here take effect once
-              these are fixed.
-            </div>
-          )}
-          <View />
+    <Dialog title="Settings" onClose={requestClose} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
+      <UnsavedContext.Provider value={unsavedCtx}>
+        <div className="settings">
+          <nav className="settings-nav" aria-label="Settings sections">
+            {SECTIONS.map((s) => (
+              <button key={s.id} type="button" aria-current={s.id === section ? 'page' : undefined} onClick={() => setSection(s.id)}>
+                {s.label}
+              </button>
+            ))}
+          </nav>
+          <div className="settings-content">
+            <SaveRetryNotice />
+            {config && config.issues.length > 0 && (
+              // saves still go through (unless they add a problem), but the runtime keeps the last good config;
+              // a file it cannot read takes no save at all: say so before the user types anything in vain
+              <div className="callout callout-warn" role="alert" aria-label="Config file problems">
+                Config problems: {config.issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')}.{' '}
+                {fileUnreadable(config) ? (
+                  <>
+                    Settings cannot save to the file until it can be read again: fix it in an editor (<code>{config.path}</code>). Until then the last good
+                    settings stay in use and are shown here.
+                  </>
+                ) : (
+                  'Changes you save here take effect once these are fixed — until then the last good settings stay in use; the forms show what the file says, saved changes included.'
+                )}
+              </div>
+            )}
+            {/* every section stays mounted (the others hidden): what was typed in one and not saved yet is still
+                there after a look at another */}
+            {SECTIONS.map(({ id, View }) => (
+              <div key={id} hidden={id !== current.id}>
+                <View />
+              </div>
+            ))}
+          </div>
         </div>
-      </div>
+      </UnsavedContext.Provider>
+      {confirmClose && (
+        <ConfirmDialog
+          title="Discard unsaved changes?"
+          confirmLabel="Discard and close"
+          danger
+          message={<>Not saved yet: {pending.join(', ')}. Close Settings and discard {pending.length === 1 ? 'it' : 'them'}?</>}
+          onConfirm={() => controller.closeSettings()}
+          onCancel={() => setConfirmClose(false)}
+        />
+      )}
     </Dialog>
   )
 }
@@ -950,6 +1232,7 @@ export function Onboarding() {
   // config.get's view; status reports the same problems (an older runtime may send only that)
   const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
   const path = useAppStore('settings', (s) => s.config?.path)
+  const unreadable = useAppStore('settings', (s) => fileUnreadable(s.config))
   const brief = briefIssues(issues)
   return (
     <div className="onboarding">
@@ -969,7 +1252,7 @@ export function Onboarding() {
               ))}
               {brief.more > 0 && <li>…and {brief.more} more</li>}
             </ul>
-            <p>Fix it in Settings (a save that repairs it applies at once) or in the file.</p>
+            <p>{unreadable ? 'Fix it in the file: it cannot be read, so Settings cannot save to it.' : 'Fix it in Settings (a save that repairs it applies at once) or in the file.'}</p>
           </div>
         )}
         <p>Loopdesk runs an agent on your machine. Connect a model to start: paste an API key for a provider, or point it at a local OpenAI-compatible server such as Ollama or LM Studio.</p>

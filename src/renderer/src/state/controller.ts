@@ -1127,14 +1127,26 @@ export class Controller {
    * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
    */
   async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings', replacePaths?: string[]): Promise<boolean> {
+    return !!(await this.writeConfig((baseHash) => this.bridge.settingsSet({ patch, baseHash, ...(replacePaths ? { replacePaths } : {}) }), what))
+  }
+
+  /**
+   * Renames a provider of one's own (`loopdesk.config.renameProvider`): its entry, its stored key (moved by
+   * the runtime, never through this window) and the model refs naming it move in one write, with `patch` —
+   * the form's edits of the entry under its new name. Saved and refused like patchConfig.
+   */
+  async renameProvider(from: string, to: string, patch: Record<string, unknown>, what: string, replacePaths?: string[]): Promise<boolean> {
+    return !!(await this.writeConfig((baseHash) => this.bridge.providerRename({ from, to, patch, baseHash, ...(replacePaths ? { replacePaths } : {}) }), what))
+  }
+
+  /** one config write with the hash the settings were read at: a conflict reloads them, a rate limit waits and retries */
+  private async writeConfig(send: (baseHash: string | undefined) => Promise<Result<Results['config.patch']>>, what: string): Promise<Results['config.patch'] | undefined> {
     let cur: Results['config.get'] | undefined
     let r: Results['config.patch'] | undefined
     for (let attempt = 0; ; attempt++) {
       cur = this.stores.settings.getState().config
       // a transport that throws is a failure like any other, never retried (no retryAfterMs)
-      const res: Result<Results['config.patch']> = await this.bridge
-        .settingsSet({ patch, baseHash: cur?.hash, ...(replacePaths ? { replacePaths } : {}) })
-        .catch((err: unknown) => ({ ok: false, error: { code: 'UNAVAILABLE', message: errorText(err) } }))
+      const res: Result<Results['config.patch']> = await send(cur?.hash).catch((err: unknown) => ({ ok: false, error: { code: 'UNAVAILABLE', message: errorText(err) } }))
       if (res.ok) {
         r = res.data
         break
@@ -1144,28 +1156,31 @@ export class Controller {
         // it could undo that change, so show what is there now and let the user save again
         await this.loadSettings()
         this.toast(`${what}: the settings were changed elsewhere meanwhile (another window, the CLI or an editor). They are reloaded — check them and save again.`)
-        return false
+        return undefined
       }
       const wait = attempt < MAX_SAVE_RETRIES ? retryDelay(res.error) : undefined
       if (wait === undefined) {
         this.toast(`${what}: ${errorText(res.error)}`)
-        return false
+        return undefined
       }
       const rateLimited = (res.error.details as { code?: string } | undefined)?.code === 'RATE_LIMITED'
-      if (!(await this.waitToRetrySave(wait, rateLimited, what))) return false
+      if (!(await this.waitToRetrySave(wait, rateLimited, what))) return undefined
     }
-    // issues: the save may have fixed the file's problems (or only some); older runtimes do not say
-    const issues = r.issues
+    const done = r
+    // issues: the save may have fixed the file's problems (or only some); older runtimes do not say.
+    // fileConfig: while problems remain, what the file says — the saved values the forms show (config is the
+    // last good one); gone once the file is valid
+    const issues = done.issues
     this.stores.settings.setState((s) => ({
       config: s.config
-        ? { ...s.config, hash: r.hash, config: r.config, secrets: r.secrets, ...(issues ? { issues, valid: issues.length === 0 } : {}) }
+        ? { ...s.config, hash: done.hash, config: done.config, fileConfig: done.fileConfig, secrets: done.secrets, ...(issues ? { issues, valid: issues.length === 0 } : {}) }
         : s.config,
     }))
     // Keys and endpoints change which models are usable.
     const models = await this.bridge.modelsList({}).catch(() => undefined)
     if (models?.ok) this.stores.settings.setState({ models: models.data.models, defaultModel: models.data.defaultModel, modelsLoaded: true })
     if (!cur) await this.loadSettings()
-    return true
+    return done
   }
 
   private saveWaiters = new Set<{ retryAt: number; rateLimited: boolean; what: string; settle(go: boolean): void }>()
@@ -1206,7 +1221,8 @@ export class Controller {
   /** First usable model: when no default model is set yet, use one of this provider's. */
   async ensureDefaultModel(provider: string): Promise<void> {
     const { config, models } = this.stores.settings.getState()
-    const primary = (config?.config as { agents?: { defaults?: { model?: { primary?: string } } } } | undefined)?.agents?.defaults?.model?.primary
+    // the file's default (saved while it has problems) counts: never overwrite the user's choice
+    const primary = ((config?.fileConfig ?? config?.config) as { agents?: { defaults?: { model?: { primary?: string } } } } | undefined)?.agents?.defaults?.model?.primary
     if (primary) return
     const pick = models.find((m) => m.provider === provider && m.configured)
     if (pick) await this.patchConfig({ agents: { defaults: { model: { primary: pick.ref } } } }, 'Could not set the default model')
