@@ -161,14 +161,20 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
   }
 }
 
+/** O_NONBLOCK where the OS has it (not on Windows, which has no FIFOs a path could name). */
+const NONBLOCK = C.O_NONBLOCK ?? 0
+
 /**
  * Opens a resolved path without following a final symlink (O_NOFOLLOW), then verifies the descriptor.
  * The final component was already resolved, so a symlink there now means it was swapped in after the check.
+ * Opened non-blocking: a FIFO (mkfifo in the workspace) would otherwise block open() until a writer comes,
+ * holding a thread-pool thread for good — no abort reaches it, and four of them stall every file operation of
+ * the process. Callers refuse anything that is not a regular file after fstat; regular files ignore the flag.
  */
 export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
   let fh: FileHandle
   try {
-    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW, mode)
+    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK, mode)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code === 'ELOOP') {
