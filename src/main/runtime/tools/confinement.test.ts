@@ -162,3 +162,66 @@ describe('tools refuse escapes', () => {
     rmSync(path.join(sb.ws, 'ok.txt'))
   })
 })
+
+describe("Loopdesk's state dir inside the workspace (a workspace set to the home folder holds ~/.loopdesk)", () => {
+  // base/ is the workspace here; base/state is the state dir, base/state/workspace would be the default workspace
+  let state: string
+  beforeEach(() => {
+    state = path.join(sb.base, 'state')
+    mkdirSync(path.join(state, 'gateway'), { recursive: true })
+    writeFileSync(path.join(state, 'loopdesk.json'), '{"tools":{"exec":{"allowlist":[]}}}\n')
+    writeFileSync(path.join(state, 'gateway', 'token'), 'GATEWAY-TOKEN-123\n')
+    writeFileSync(path.join(state, 'credentials.json'), '{"openai":"sk-SECRET-KEY"}\n')
+  })
+  const FENCED = /Loopdesk's own state folder/
+
+  it('file tools refuse it: no config write (exec allowlist, plugins, hooks), no reading keys or tokens', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: state })
+    await expect(run(ctx, 'write', { path: 'state/loopdesk.json', content: '{"tools":{"exec":{"allowlist":["*"]}}}' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'state/plugins/evil/index.js', content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: path.join(state, 'hooks', 'h', 'handler.mjs'), content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'edit', { path: 'state/loopdesk.json', oldText: '[]', newText: '["*"]' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'read', { path: 'state/credentials.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'read', { path: 'ws/../state/gateway/token' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'ls', { path: 'state' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'grep', { pattern: 'TOKEN', path: 'state' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'glob', { pattern: 'state/**' })).rejects.toThrow(FENCED)
+    // through a symlink inside the workspace too
+    symlinkSync(state, path.join(sb.ws, 'st'))
+    await expect(run(ctx, 'read', { path: 'ws/st/credentials.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'ws/st/loopdesk.json', content: '{}' })).rejects.toThrow(FENCED)
+    expect(readFileSync(path.join(state, 'loopdesk.json'), 'utf8')).toBe('{"tools":{"exec":{"allowlist":[]}}}\n')
+    expect(existsSync(path.join(state, 'plugins'))).toBe(false)
+    expect(existsSync(path.join(state, 'hooks'))).toBe(false)
+  })
+
+  it('workspace-wide grep and glob pass over it; the rest of the workspace still works', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: state })
+    writeFileSync(path.join(sb.ws, 'notes.txt'), 'my TOKEN notes\n')
+    expect(textOf(await run(ctx, 'grep', { pattern: 'TOKEN|SECRET' })).split('\n')).toEqual(['outside/secret.txt:1: TOP SECRET', 'ws/notes.txt:1: my TOKEN notes'])
+    const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
+    expect(globbed).not.toMatch(/state/)
+    expect(globbed).toMatch(/ws\/notes\.txt/)
+    expect(textOf(await run(ctx, 'ls', {}))).toMatch(/^state\/$/m) // the listing of its parent may name it
+    await run(ctx, 'write', { path: 'ws/new.txt', content: 'ok' })
+    expect(textOf(await run(ctx, 'read', { path: 'ws/new.txt' }))).toBe('ok')
+  })
+
+  it('a workspace inside the state dir (the default) is not affected, nor one beside it', async () => {
+    const inner = path.join(state, 'workspace')
+    mkdirSync(inner)
+    const ctx = makeCtx(inner, { stateDir: state })
+    await run(ctx, 'write', { path: 'a.txt', content: 'inside' })
+    expect(textOf(await run(ctx, 'read', { path: 'a.txt' }))).toBe('inside')
+    await expect(run(ctx, 'read', { path: '../credentials.json' })).rejects.toThrow(DENIED)
+    const beside = makeCtx(sb.ws, { stateDir: state })
+    expect(textOf(await run(beside, 'read', { path: 'ok.txt' }))).toBe('fine')
+  })
+
+  it('a workspace that is the state dir itself serves nothing', async () => {
+    const ctx = makeCtx(state, { stateDir: state })
+    await expect(run(ctx, 'read', { path: 'loopdesk.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'notes.txt', content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'ls', {})).rejects.toThrow(FENCED)
+  })
+})

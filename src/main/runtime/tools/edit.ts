@@ -42,7 +42,7 @@ export const editTool = defineTool(
   async (ctx, p, signal) => {
     throwIfAborted(signal, 'edit')
     if (p.oldText === '') throw new Error('oldText must not be empty; use write to create or overwrite a file')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

@@ -96,7 +96,7 @@ export const grepTool = defineTool(
     } catch (err) {
       throw new Error(`Invalid regular expression: ${(err as Error).message}`, { cause: err })
     }
-    const base = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     const out: string[] = []
     let total = 0
     let files = 0
@@ -114,7 +114,7 @@ export const grepTool = defineTool(
       } else {
         const filter = p.glob?.trim() ? globToRegExp(p.glob.trim()) : undefined
         const byName = !!p.glob && !p.glob.includes('/')
-        for await (const e of walk(base.abs, signal, state)) {
+        for await (const e of walk(base.abs, signal, state, undefined, base.fence)) {
           if (e.kind !== 'file') continue // symlinks are not followed
           throwIfAborted(signal, 'grep')
           if (filter && !filter.test(byName ? path.posix.basename(e.rel) : e.rel)) continue

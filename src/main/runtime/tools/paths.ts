@@ -23,6 +23,15 @@ export interface ResolvedPath {
   /** realpath(workspaceDir) */
   root: string
   exists: boolean
+  /** Loopdesk's real state dir when the workspace holds it (see stateDirFence): nothing under it is served */
+  fence?: string
+}
+
+export interface ResolveOptions {
+  /** the target may not exist yet (write); its nearest existing parent is checked instead */
+  allowMissing?: boolean
+  /** Loopdesk's state dir (config, keys, plugins, hooks, transcripts): refused even inside the workspace */
+  stateDir?: string
 }
 
 export function isInside(root: string, p: string): boolean {
@@ -44,6 +53,38 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
   }
 }
 
+/**
+ * The real state dir when a workspace holds it — the workspace is the state dir or one of its ancestors (say the
+ * user's home with the default ~/.loopdesk) — else undefined. A workspace inside the state dir (the default
+ * `<stateDir>/workspace`) is no concern; one elsewhere cannot reach it anyway. Fenced off because writing there
+ * is running code without an approval (loopdesk.json's exec allowlist applies live; plugins/ and hooks/ load into
+ * the app) and reading there is reading the provider keys, the gateway token and every other conversation.
+ */
+export function stateDirFence(root: string, stateDir: string | undefined): string | undefined {
+  if (!stateDir) return undefined
+  let real: string
+  try {
+    real = fs.realpathSync.native(stateDir)
+  } catch {
+    real = path.resolve(stateDir)
+  }
+  if (real !== root && isInside(real, root)) return undefined
+  return isInside(root, real) ? real : undefined
+}
+
+function fenced(input: string, root: string, fence: string): WorkspaceEscapeError {
+  return new WorkspaceEscapeError(
+    `Access denied: "${input}" is in Loopdesk's own state folder (${fence}: its settings, keys, plugins and conversations), ` +
+      `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
+      'workspace of its own (agents.defaults.workspace).',
+  )
+}
+
+/** Throws when `real` lies in the fenced-off state dir of `rp` (a path reached after the first check). */
+export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: string, shown: string): void {
+  if (rp.fence && isInside(rp.fence, real)) throw fenced(shown, rp.root, rp.fence)
+}
+
 function relOf(root: string, abs: string): string {
   const r = path.relative(root, abs)
   return r === '' ? '.' : r
@@ -57,14 +98,10 @@ function outside(input: string, root: string, real: string, viaLink: boolean): W
 }
 
 /**
- * Resolves a tool path argument inside the workspace.
+ * Resolves a tool path argument inside the workspace (and outside a state dir the workspace holds: stateDirFence).
  * `allowMissing`: the target may not exist yet (write); its nearest existing parent is checked instead.
  */
-export async function resolveInWorkspace(
-  workspaceDir: string,
-  input: string | undefined,
-  opts: { allowMissing?: boolean } = {},
-): Promise<ResolvedPath> {
+export async function resolveInWorkspace(workspaceDir: string, input: string | undefined, opts: ResolveOptions = {}): Promise<ResolvedPath> {
   const root = await workspaceRoot(workspaceDir)
   const raw = input === undefined || input.trim() === '' ? '.' : input
   if (raw.includes('\0')) throw new Error('Invalid path: contains a NUL byte')
@@ -87,10 +124,12 @@ export async function resolveInWorkspace(
   }
   const viaLink = real !== lexical
   if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
+  const fence = stateDirFence(root, opts.stateDir)
+  if (fence && isInside(fence, real)) throw fenced(raw, root, fence)
   if (!exists && !opts.allowMissing) {
     throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
   }
-  return { abs: real, rel: relOf(root, real), root, exists }
+  return { abs: real, rel: relOf(root, real), root, exists, ...(fence ? { fence } : {}) }
 }
 
 /** Real path for a target that does not exist: realpath of the nearest existing ancestor + the rest. */
@@ -153,7 +192,7 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
     if (!b || a.ino !== b.ino || a.dev !== b.dev) where = real || rp.abs + ' (changed)'
     else where = real
   }
-  if (!isInside(rp.root, where)) {
+  if (!isInside(rp.root, where) || (rp.fence && isInside(rp.fence, where))) {
     await fh.close().catch(() => {})
     throw new WorkspaceEscapeError(
       `Access denied: "${rp.rel}" changed while opening and now points outside the workspace (${where})`,

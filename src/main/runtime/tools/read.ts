@@ -42,7 +42,7 @@ export const readTool = defineTool(
   },
   async (ctx, p, signal): Promise<ToolResult> => {
     throwIfAborted(signal, 'read')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

@@ -27,7 +27,7 @@ export const writeTool = defineTool(
     if (Buffer.byteLength(p.content, 'utf8') > WRITE_MAX_BYTES) {
       throw new Error(`content is too large (limit ${formatBytes(WRITE_MAX_BYTES)})`)
     }
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true })
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, stateDir: ctx.stateDir })
     if (rp.rel === '.') throw new Error('path must name a file, not the workspace directory')
     throwIfAborted(signal, 'write')
     const { bytes, created } = await atomicWriteConfined(rp, p.content)
