@@ -184,6 +184,14 @@ describe('glob', () => {
     expect(await g('*.ts', 'src/deep')).toEqual(['src/deep/y.ts'])
   })
 
+  it('a hostile pattern over long names ends at once (glob, and grep\'s glob filter)', async () => {
+    put('a'.repeat(200) + '.txt', 'hello\n')
+    const t0 = performance.now()
+    expect(await g('*a'.repeat(30) + '*b')).toEqual([expect.stringMatching(/^No paths match/)])
+    expect(textOf(await run(ctx, 'grep', { pattern: 'hello', glob: '*a'.repeat(30) + '*b' }))).toMatch(/^No matches/)
+    expect(performance.now() - t0).toBeLessThan(2000)
+  })
+
   it('reports no matches and caps results', async () => {
     expect((await g('*.nothing'))[0]).toMatch(/No paths match/)
     for (let i = 0; i < GLOB_MAX_RESULTS + 5; i++) put(`many/f${i}.txt`, '')

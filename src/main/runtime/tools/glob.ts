@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
-import { globToRegExp, literalPrefix } from './glob-match'
+import { compileGlob, literalPrefix } from './glob-match'
 import { checkFence, isInside, resolveInWorkspace } from './paths'
 import { textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
@@ -37,7 +37,7 @@ export const globTool = defineTool(
     const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     if (!(await fsp.stat(base.abs)).isDirectory()) throw new Error(`"${base.rel}" is not a directory`)
 
-    const re = globToRegExp(pattern)
+    const re = compileGlob(pattern)
     // Start the walk at the literal leading directories of the pattern (e.g. "src/" in "src/**/*.ts").
     const { prefix } = literalPrefix(pattern)
     let start = base.abs

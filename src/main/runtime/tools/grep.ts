@@ -4,7 +4,7 @@
 import { constants as C, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
-import { globToRegExp } from './glob-match'
+import { compileGlob } from './glob-match'
 import { openConfined, resolveInWorkspace, type ResolvedPath } from './paths'
 import { RegexSearcher } from './regex-worker'
 import { looksBinary, textResult, throwIfAborted } from './result'
@@ -112,7 +112,7 @@ export const grepTool = defineTool(
         files = 1
         total = await searchFile(base, searcher, out, GREP_MAX_MATCHES, stats, signal)
       } else {
-        const filter = p.glob?.trim() ? globToRegExp(p.glob.trim()) : undefined
+        const filter = p.glob?.trim() ? compileGlob(p.glob.trim()) : undefined
         const byName = !!p.glob && !p.glob.includes('/')
         for await (const e of walk(base.abs, signal, state, undefined, base.fence)) {
           if (e.kind !== 'file') continue // symlinks are not followed
