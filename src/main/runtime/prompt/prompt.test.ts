@@ -26,6 +26,16 @@ describe('frontmatter', () => {
     expect(parseFrontmatter('no frontmatter')).toBeUndefined()
     expect(parseFrontmatter('---\nname: x\n')).toBeUndefined()
   })
+
+  it('drops a trailing # comment, and reads a hostile line in linear time', async () => {
+    expect(parseFrontmatter('---\nname: x   # the id\ndescription: C# and F#\t#  note\n---\n')).toEqual({ name: 'x', description: 'C# and F#' })
+    // 200,000 spaces inside a value: /\s+#.*$/ took ~10 s at 80,000 (quadratic), on every run's prompt build
+    await skill('slow', '---\nname: slow\ndescription: a' + ' '.repeat(200_000) + 'b\n---\n')
+    const t0 = performance.now()
+    const r = await loadSkillsSnapshot(ws)
+    expect(performance.now() - t0).toBeLessThan(2000)
+    expect(r.snapshot.skills.map((s) => s.name)).toEqual(['slow'])
+  }, 120_000)
 })
 
 describe('skills snapshot', () => {
