@@ -31,6 +31,16 @@ export function parseApprovalAnswer(answer: string): ApprovalDecision | undefine
   return ANSWERS[answer.trim().toLowerCase()]
 }
 
+/**
+ * A command as the question about it shows it: all of it, and a line break as a line break. The shell runs
+ * each line as a command of its own, so "ls" + newline + "rm -rf …" must not read as "ls rm -rf …", nor be
+ * cut off after 200 characters with the part that matters beyond the cut.
+ */
+export function approvalText(command: string): string {
+  const lines = command.split(/\r?\n/)
+  return lines.length === 1 ? ` ${command}` : '\n' + lines.map((l) => `    ${l}`).join('\n')
+}
+
 export class RunActivity {
   /** approvals are asked one at a time, in the order they came */
   private asking: Promise<void> = Promise.resolve()
@@ -83,7 +93,7 @@ export class RunActivity {
     const command = oneLine(req.command, 200)
     this.pending.set(req.id, { command, asking: ctl })
     const seconds = Math.max(0, Math.round((req.expiresAt - Date.now()) / 1000))
-    this.line(`? the agent wants to run: ${command}\n  in ${req.cwd} (expires in ${seconds} s)`)
+    this.line(`? the agent wants to run:${approvalText(req.command)}\n  in ${req.cwd} (expires in ${seconds} s)`)
     const ask = this.d.io.ask
     if (!ask) {
       if (this.d.othersCanAnswer) {
