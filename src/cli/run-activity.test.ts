@@ -95,6 +95,7 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(await c.agent('run it', 'agent:main:act-long')).toBe(0)
     expect(c.err()).toContain(`? the agent wants to run:\n    echo ${'x'.repeat(300)} >/dev/null\n    echo second-line-runs-too\n  in `)
     expect(approvalText('ls -la')).toBe(' ls -la')
+    expect(approvalText('echo \u202eok\u2066')).toBe(' echo ⟨U+202E⟩ok⟨U+2066⟩')
   })
 
   it('an answer it does not understand is asked again; "n" denies and the tool is reported as denied, not failed', async () => {

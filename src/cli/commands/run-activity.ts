@@ -2,7 +2,7 @@
 // reason), and exec approvals — asked at the terminal when there is one, else how to answer them. Without
 // this a run waiting on an approval looked hung until the approval expired.
 import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
-import { argsSummary, notRunFromText, oneLine, resultText } from '../../shared/tool-display'
+import { argsSummary, notRunFromText, oneLine, resultText, revealInvisible } from '../../shared/tool-display'
 import type { CliIO } from '../io'
 import { terminalText } from '../table'
 
@@ -34,11 +34,12 @@ export function parseApprovalAnswer(answer: string): ApprovalDecision | undefine
 /**
  * A command as the question about it shows it: all of it, and a line break as a line break. The shell runs
  * each line as a command of its own, so "ls" + newline + "rm -rf …" must not read as "ls rm -rf …", nor be
- * cut off after 200 characters with the part that matters beyond the cut.
+ * cut off after 200 characters with the part that matters beyond the cut; invisible and text-direction
+ * characters are named (⟨U+202E⟩), not passed to the terminal.
  */
 export function approvalText(command: string): string {
-  const lines = command.split(/\r?\n/)
-  return lines.length === 1 ? ` ${command}` : '\n' + lines.map((l) => `    ${l}`).join('\n')
+  const lines = revealInvisible(command).text.split(/\r?\n/)
+  return lines.length === 1 ? ` ${lines[0]}` : '\n' + lines.map((l) => `    ${l}`).join('\n')
 }
 
 export class RunActivity {
