@@ -50,3 +50,27 @@ it("a run's file tools refuse the state dir inside its workspace and still work 
   const texts = results.map((e) => (e.event === 'agent' ? JSON.stringify(e.payload.data) : ''))
   expect(texts.filter((x) => x.includes("Loopdesk's own state folder"))).toHaveLength(2)
 })
+
+it('with the default workspace, the model can read an attached file at the path its prompt names', async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const rt = await startTestRuntime(srv)
+  try {
+    expect(rt.workspace).toBe(path.join(rt.stateDir, 'workspace'))
+    srv.script([
+      (req) => {
+        const prompt = JSON.stringify(req.body.messages)
+        const saved = /saved at ([^\]\\]+)\]/.exec(prompt)![1]
+        return { toolCalls: [{ name: 'read', args: { path: saved } }] }
+      },
+      { text: 'read it' },
+    ])
+    const content = Buffer.from('quarterly numbers: 42\n').toString('base64')
+    await rt.call('chat.send', { sessionKey: 'agent:main:att', message: 'summarize', idempotencyKey: 'att-1', attachments: [{ type: 'file', fileName: 'notes.txt', mimeType: 'text/plain', content }] })
+    expect((await rt.call('agent.wait', { runId: 'att-1', timeoutMs: 10_000 })).status).toBe('ok')
+    expect(JSON.stringify(srv.requests.at(-1)!.body.messages.at(-1))).toContain('quarterly numbers: 42')
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(rt.stateDir, { recursive: true, force: true })
+  }
+})

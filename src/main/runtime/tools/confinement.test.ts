@@ -13,7 +13,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-const DENIED = /Access denied|outside the workspace/
+const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder/
 
 describe('resolveInWorkspace', () => {
   it('accepts relative and absolute paths inside the workspace', async () => {
@@ -216,6 +216,28 @@ describe("Loopdesk's state dir inside the workspace (a workspace set to the home
     await expect(run(ctx, 'read', { path: '../credentials.json' })).rejects.toThrow(DENIED)
     const beside = makeCtx(sb.ws, { stateDir: state })
     expect(textOf(await run(beside, 'read', { path: 'ok.txt' }))).toBe('fine')
+  })
+
+  it("read (only) reaches the attachments folder, whose saved paths the prompt names — from any workspace", async () => {
+    const inbound = path.join(state, 'media', 'inbound')
+    mkdirSync(inbound, { recursive: true })
+    const file = path.join(inbound, '0b1c2d3e-0000-4000-8000-000000000000.txt')
+    writeFileSync(file, 'attached notes\n')
+    symlinkSync(path.join(state, 'credentials.json'), path.join(inbound, 'link.txt'))
+    mkdirSync(path.join(state, 'workspace'))
+    for (const ws of [sb.base, path.join(state, 'workspace'), sb.ws]) {
+      const ctx = makeCtx(ws, { stateDir: state })
+      expect(textOf(await run(ctx, 'read', { path: file }))).toBe('attached notes')
+      await expect(run(ctx, 'read', { path: path.join(inbound, 'link.txt') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'read', { path: path.join(inbound, 'missing.txt') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'read', { path: path.join(inbound, '..', '..', 'credentials.json') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'write', { path: file, content: 'x' })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'edit', { path: file, oldText: 'attached', newText: 'x' })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'ls', { path: inbound })).rejects.toThrow(DENIED)
+    }
+    expect(readFileSync(file, 'utf8')).toBe('attached notes\n')
+    // without a state dir (no runtime), nothing beyond the workspace
+    await expect(run(makeCtx(sb.ws), 'read', { path: file })).rejects.toThrow(DENIED)
   })
 
   it('a workspace that is the state dir itself serves nothing', async () => {

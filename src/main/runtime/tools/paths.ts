@@ -32,6 +32,11 @@ export interface ResolveOptions {
   allowMissing?: boolean
   /** Loopdesk's state dir (config, keys, plugins, hooks, transcripts): refused even inside the workspace */
   stateDir?: string
+  /**
+   * Real directories outside the workspace whose files may be read too (the `read` tool: the attachments folder,
+   * whose saved paths the prompt names). The result's `root` is then that directory and `rel` the absolute path.
+   */
+  readRoots?: string[]
 }
 
 export function isInside(root: string, p: string): boolean {
@@ -123,13 +128,31 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
     real = await resolveMissing(raw, root, lexical)
   }
   const viaLink = real !== lexical
-  if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
   const fence = stateDirFence(root, opts.stateDir)
-  if (fence && isInside(fence, real)) throw fenced(raw, root, fence)
+  if (!isInside(root, real) || (fence && isInside(fence, real))) {
+    const extra = exists ? readRootOf(real, opts.readRoots) : undefined
+    if (extra) return { abs: real, rel: real, root: extra, exists }
+    if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
+    throw fenced(raw, root, fence!)
+  }
   if (!exists && !opts.allowMissing) {
     throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
   }
   return { abs: real, rel: relOf(root, real), root, exists, ...(fence ? { fence } : {}) }
+}
+
+/** The real directory of `readRoots` that holds `real` (strictly inside it), if any. */
+function readRootOf(real: string, readRoots: string[] | undefined): string | undefined {
+  for (const dir of readRoots ?? []) {
+    let r: string
+    try {
+      r = fs.realpathSync.native(dir)
+    } catch {
+      continue
+    }
+    if (real !== r && isInside(r, real)) return r
+  }
+  return undefined
 }
 
 /** Real path for a target that does not exist: realpath of the nearest existing ancestor + the rest. */
