@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { constants as C, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -245,5 +246,40 @@ describe("Loopdesk's state dir inside the workspace (a workspace set to the home
     await expect(run(ctx, 'read', { path: 'loopdesk.json' })).rejects.toThrow(FENCED)
     await expect(run(ctx, 'write', { path: 'notes.txt', content: 'x' })).rejects.toThrow(FENCED)
     await expect(run(ctx, 'ls', {})).rejects.toThrow(FENCED)
+  })
+})
+
+describe("git's own files (.git)", () => {
+  const GIT = /git's own data \(\.git\)/
+  const hasGit = (() => {
+    try {
+      execFileSync('git', ['--version'], { stdio: 'ignore' })
+      return true
+    } catch {
+      return false
+    }
+  })()
+
+  it.skipIf(!hasGit)('write and edit refuse them, so an allow-listed `git status` cannot be made to run a planted command', async () => {
+    execFileSync('git', ['init', '-q', sb.ws])
+    const config = readFileSync(path.join(sb.ws, '.git', 'config'), 'utf8')
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['git status*'] })
+    const planted = `${config}\tfsmonitor = "touch pwned.txt; false"\n`
+    await expect(run(ctx, 'write', { path: '.git/config', content: planted })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'edit', { path: '.git/config', oldText: '[core]', newText: '[core]\n\tpager = touch pwned.txt' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned.txt\n' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: path.join(sb.ws, '.git.', 'config'), content: 'x' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: 'vendor/lib/.GIT/config', content: 'x' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: 'sub/.git', content: 'gitdir: /elsewhere\n' })).rejects.toThrow(GIT)
+    symlinkSync(path.join(sb.ws, '.git', 'config'), path.join(sb.ws, 'cfg'))
+    await expect(run(ctx, 'write', { path: 'cfg', content: planted })).rejects.toThrow(GIT)
+    expect(readFileSync(path.join(sb.ws, '.git', 'config'), 'utf8')).toBe(config)
+    await run(ctx, 'exec', { command: 'git status' }).catch(() => undefined)
+    expect(existsSync(path.join(sb.ws, 'pwned.txt'))).toBe(false)
+    // reading them, and files merely named like them, stay fine
+    expect(textOf(await run(ctx, 'read', { path: '.git/config' }))).toContain('[core]')
+    await run(ctx, 'write', { path: '.gitignore', content: 'dist\n' })
+    await run(ctx, 'write', { path: '.github/workflows/ci.yml', content: 'on: push\n' })
+    await run(ctx, 'write', { path: 'docs/.git-notes.md', content: 'x' })
   })
 })

@@ -90,6 +90,23 @@ export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: strin
   if (rp.fence && isInside(rp.fence, real)) throw fenced(shown, rp.root, rp.fence)
 }
 
+/**
+ * Refuses a write or edit inside a `.git` folder (or of a `.git` file, a worktree's pointer to its repository).
+ * git runs what its own files name — core.fsmonitor, core.pager, diff.external, hooks — so an edited
+ * `.git/config` would make an allow-listed `git status` run any command without an approval. Reading stays
+ * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
+ * spaces, as case-insensitive file systems and Windows match names.
+ */
+export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel'>, shown: string): void {
+  const parts = rp.rel.split(/[\\/]/)
+  if (parts.some((p) => p.replace(/[. ]+$/, '').toLowerCase() === '.git')) {
+    throw new WorkspaceEscapeError(
+      `Access denied: "${shown}" is git's own data (.git): changing its config or hooks could make a git command run anything ` +
+        'without an approval, so write and edit do not touch it. Use git commands (exec) for repository changes.',
+    )
+  }
+}
+
 function relOf(root: string, abs: string): string {
   const r = path.relative(root, abs)
   return r === '' ? '.' : r
