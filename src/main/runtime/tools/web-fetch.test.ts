@@ -56,6 +56,13 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/plain; charset=iso-8859-1')
         res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9])) // "café" in latin1
         return
+      case '/deepjson': {
+        // 2 MB of nested arrays: pretty-printed whole it would be gigabytes
+        const deep = '['.repeat(3000) + ']'.repeat(3000)
+        res.setHeader('content-type', 'application/json')
+        res.end(`[${Array(330).fill(deep).join(',')}]`)
+        return
+      }
       case '/hostile':
         // 2 MB of tags that never close: every pass of the page-to-text conversion must stay linear
         res.setHeader('content-type', 'text/html')
@@ -155,6 +162,15 @@ describe('web_fetch', () => {
     expect(performance.now() - t0).toBeLessThan(5000)
     expect(t).toContain('Status: 200')
   }, 300_000)
+
+  it('a deeply nested 2 MB JSON page is pretty-printed only as far as it is shown', async () => {
+    const big = makeCtx(sb.ws, { webFetch: { maxBytes: 2_000_000, timeoutMs: 10_000, allowLoopback: true } })
+    const t0 = performance.now()
+    const t = textOf(await run(big, 'web_fetch', { url: `${base}/deepjson` }))
+    expect(performance.now() - t0).toBeLessThan(5000)
+    expect(t).toContain('[\n  [\n    [')
+    expect(t).toContain('[text truncated to 50000 characters]')
+  }, 120_000)
 
   it('passes JSON (pretty-printed) and text through, decoding the charset', async () => {
     expect(await fetchText(`${base}/json`)).toContain('{\n  "a": 1,\n  "b": [\n    true,\n    null\n  ]\n}')
