@@ -250,7 +250,7 @@ describe("Loopdesk's state dir inside the workspace (a workspace set to the home
 })
 
 describe("git's own files (.git)", () => {
-  const GIT = /git's own data \(\.git\)/
+  const GIT = /the repository's own data \(\.git\)/
   const hasGit = (() => {
     try {
       execFileSync('git', ['--version'], { stdio: 'ignore' })
@@ -281,5 +281,7 @@ describe("git's own files (.git)", () => {
     await run(ctx, 'write', { path: '.gitignore', content: 'dist\n' })
     await run(ctx, 'write', { path: '.github/workflows/ci.yml', content: 'on: push\n' })
     await run(ctx, 'write', { path: 'docs/.git-notes.md', content: 'x' })
+    // Mercurial runs hooks from .hg/hgrc ([hooks] pre-status = …) the same way
+    await expect(run(ctx, 'write', { path: 'old/.hg/hgrc', content: '[hooks]\npre-status = touch pwned.txt\n' })).rejects.toThrow(/own data \(\.hg\)/)
   })
 })

@@ -90,8 +90,12 @@ export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: strin
   if (rp.fence && isInside(rp.fence, real)) throw fenced(shown, rp.root, rp.fence)
 }
 
+/** Version-control folders whose files name commands the tool runs: git's, and Mercurial's (`[hooks]` in .hg/hgrc). */
+const VCS_DIRS = new Set(['.git', '.hg'])
+
 /**
- * Refuses a write or edit inside a `.git` folder (or of a `.git` file, a worktree's pointer to its repository).
+ * Refuses a write or edit inside a `.git` folder (or of a `.git` file, a worktree's pointer to its repository),
+ * or a Mercurial `.hg` folder.
  * git runs what its own files name — core.fsmonitor, core.pager, diff.external, hooks — so an edited
  * `.git/config` would make an allow-listed `git status` run any command without an approval. Reading stays
  * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
@@ -99,10 +103,11 @@ export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: strin
  */
 export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel'>, shown: string): void {
   const parts = rp.rel.split(/[\\/]/)
-  if (parts.some((p) => p.replace(/[. ]+$/, '').toLowerCase() === '.git')) {
+  const vcs = parts.map((p) => p.replace(/[. ]+$/, '').toLowerCase()).find((p) => VCS_DIRS.has(p))
+  if (vcs) {
     throw new WorkspaceEscapeError(
-      `Access denied: "${shown}" is git's own data (.git): changing its config or hooks could make a git command run anything ` +
-        'without an approval, so write and edit do not touch it. Use git commands (exec) for repository changes.',
+      `Access denied: "${shown}" is the repository's own data (${vcs}): changing its config or hooks could make a ${vcs === '.git' ? 'git' : 'hg'} ` +
+        'command run anything without an approval, so write and edit do not touch it. Use its commands (exec) for repository changes.',
     )
   }
 }
