@@ -10,7 +10,7 @@ import { startTestRuntimeGateway, testConfig, type TestRuntime, type TestRuntime
 import { until } from '../../test/fixtures/until'
 import type { GatewayHandle } from '../main/gateway/server'
 import type { ExecApprovalRequest } from '../shared/events'
-import { parseApprovalAnswer } from './commands/run-activity'
+import { approvalText, parseApprovalAnswer } from './commands/run-activity'
 import type { CliIO } from './io'
 import { runCli } from './main'
 
@@ -86,6 +86,16 @@ describe('loopdesk agent: tools and approvals', () => {
     expect(c.asked).toHaveLength(1)
     expect(c.asked[0].question).toMatch(/\[y\] once, \[a\] always, \[N\] no/)
     expect(lastToolResult()).toContain('approved-at-terminal')
+  })
+
+  it('the question shows the whole command, its line breaks as line breaks (the shell runs each line)', async () => {
+    const command = `echo ${'x'.repeat(300)} >/dev/null\necho second-line-runs-too`
+    server.push(execTurn(command), { text: 'denied then', chunks: 1 })
+    const c = cli(['n'])
+    expect(await c.agent('run it', 'agent:main:act-long')).toBe(0)
+    expect(c.err()).toContain(`? the agent wants to run:\n    echo ${'x'.repeat(300)} >/dev/null\n    echo second-line-runs-too\n  in `)
+    expect(approvalText('ls -la')).toBe(' ls -la')
+    expect(approvalText('echo \u202eok\u2066')).toBe(' echo ⟨U+202E⟩ok⟨U+2066⟩')
   })
 
   it('an answer it does not understand is asked again; "n" denies and the tool is reported as denied, not failed', async () => {

@@ -8,6 +8,25 @@ export const MAX_SHOWN_CHARS = 200_000
 
 const PREFERRED_KEYS = ['command', 'cmd', 'path', 'file', 'file_path', 'url', 'pattern', 'query', 'glob', 'text']
 
+/**
+ * Characters that change how a command reads without showing themselves: bidirectional controls (which reorder
+ * what is displayed: "Trojan Source"), zero-width and other invisible format characters, Unicode tag characters.
+ */
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu
+
+/**
+ * The text with each invisible or direction-changing character shown as ⟨U+XXXX⟩, so what a person approves reads
+ * as what runs (the approval card, the CLI's approval question). `found` says whether there were any.
+ */
+export function revealInvisible(s: string): { text: string; found: boolean } {
+  let found = false
+  const text = s.replace(INVISIBLE, (c) => {
+    found = true
+    return `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`
+  })
+  return { text, found }
+}
+
 /** Whitespace runs folded to one space, cut to `max` characters with an ellipsis. */
 export function oneLine(s: string, max = 120): string {
   const line = s.replace(/\s+/g, ' ').trim()

@@ -2,7 +2,7 @@
 // reason), and exec approvals — asked at the terminal when there is one, else how to answer them. Without
 // this a run waiting on an approval looked hung until the approval expired.
 import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
-import { argsSummary, notRunFromText, oneLine, resultText } from '../../shared/tool-display'
+import { argsSummary, notRunFromText, oneLine, resultText, revealInvisible } from '../../shared/tool-display'
 import type { CliIO } from '../io'
 import { terminalText } from '../table'
 
@@ -29,6 +29,17 @@ const ANSWERS: Record<string, ApprovalDecision> = {
 /** The decision a typed answer means, or undefined to ask again. */
 export function parseApprovalAnswer(answer: string): ApprovalDecision | undefined {
   return ANSWERS[answer.trim().toLowerCase()]
+}
+
+/**
+ * A command as the question about it shows it: all of it, and a line break as a line break. The shell runs
+ * each line as a command of its own, so "ls" + newline + "rm -rf …" must not read as "ls rm -rf …", nor be
+ * cut off after 200 characters with the part that matters beyond the cut; invisible and text-direction
+ * characters are named (⟨U+202E⟩), not passed to the terminal.
+ */
+export function approvalText(command: string): string {
+  const lines = revealInvisible(command).text.split(/\r?\n/)
+  return lines.length === 1 ? ` ${lines[0]}` : '\n' + lines.map((l) => `    ${l}`).join('\n')
 }
 
 export class RunActivity {
@@ -83,7 +94,7 @@ export class RunActivity {
     const command = oneLine(req.command, 200)
     this.pending.set(req.id, { command, asking: ctl })
     const seconds = Math.max(0, Math.round((req.expiresAt - Date.now()) / 1000))
-    this.line(`? the agent wants to run: ${command}\n  in ${req.cwd} (expires in ${seconds} s)`)
+    this.line(`? the agent wants to run:${approvalText(req.command)}\n  in ${req.cwd} (expires in ${seconds} s)`)
     const ask = this.d.io.ask
     if (!ask) {
       if (this.d.othersCanAnswer) {

@@ -301,6 +301,8 @@ export interface ApprovalBrokerLike {
 
 export interface ToolRunContext {
   workspaceDir: string
+  /** Loopdesk's state dir: file tools refuse it even when the workspace contains it (tools/paths.ts stateDirFence) */
+  stateDir?: string
   runId: string
   sessionKey: string
   approvals: ApprovalBrokerLike

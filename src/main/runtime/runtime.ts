@@ -162,6 +162,7 @@ class RuntimeImpl implements Runtime {
       store,
       models: () => this.registry,
       tools: createTools,
+      stateDir: opts.stateDir,
       approvals,
       buildPayloads,
       sanitizeToolResult: sanitizeToolResultForEvent,

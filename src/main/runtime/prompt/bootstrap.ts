@@ -46,10 +46,13 @@ export async function loadBootstrapFiles(workspaceDir: string, maxChars: number)
  * The bootstrap files (fresh objects each call: the agent:bootstrap hook may edit them). With `dirStat`
  * (a stat of the workspace taken just before), files known to be absent cost no syscall.
  */
-export function loadBootstrapFilesSync(workspaceDir: string, maxChars: number, dirStat?: fs.Stats): BootstrapFile[] {
+export function loadBootstrapFilesSync(workspaceDir: string, maxChars: number, dirStat?: fs.Stats, warnings?: string[]): BootstrapFile[] {
   return BOOTSTRAP_FILE_NAMES.map((name) => {
     const file = path.join(workspaceDir, name)
-    const raw = readTextFileIn(workspaceDir, dirStat, name)
+    // a link out of the workspace is left out, as the read tool refuses it (read-cache.ts realInside)
+    const raw = readTextFileIn(workspaceDir, dirStat, name, workspaceDir, () =>
+      warnings?.push(`${name}: a symlink leading outside the workspace; left out of the prompt`),
+    )
     if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
     const { text, truncated } = truncateMiddle(raw, maxChars)
     return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }

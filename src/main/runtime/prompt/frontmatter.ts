@@ -24,7 +24,11 @@ export function parseFrontmatter(text: string): Record<string, string> | undefin
       value = value.length >= 2 ? value.slice(1, -1) : ''
       if (m[2].trim().startsWith('"')) value = value.replace(/\\"/g, '"').replace(/\\n/g, '\n')
     } else {
-      value = value.replace(/\s+#.*$/, '')
+      // a trailing " # comment": cut at the first whitespace followed by '#'. Not /\s+#.*$/: that regex retries
+      // from every position of a long whitespace run, quadratic — seconds of the main thread per run for a
+      // SKILL.md line of 40,000 spaces, which the write tool can put in the workspace without an approval
+      const hash = value.search(/\s#/)
+      if (hash >= 0) value = value.slice(0, hash).trimEnd()
     }
     out[key] = value
   }

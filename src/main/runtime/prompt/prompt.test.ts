@@ -26,6 +26,16 @@ describe('frontmatter', () => {
     expect(parseFrontmatter('no frontmatter')).toBeUndefined()
     expect(parseFrontmatter('---\nname: x\n')).toBeUndefined()
   })
+
+  it('drops a trailing # comment, and reads a hostile line in linear time', async () => {
+    expect(parseFrontmatter('---\nname: x   # the id\ndescription: C# and F#\t#  note\n---\n')).toEqual({ name: 'x', description: 'C# and F#' })
+    // 200,000 spaces inside a value: /\s+#.*$/ took ~10 s at 80,000 (quadratic), on every run's prompt build
+    await skill('slow', '---\nname: slow\ndescription: a' + ' '.repeat(200_000) + 'b\n---\n')
+    const t0 = performance.now()
+    const r = await loadSkillsSnapshot(ws)
+    expect(performance.now() - t0).toBeLessThan(2000)
+    expect(r.snapshot.skills.map((s) => s.name)).toEqual(['slow'])
+  }, 120_000)
 })
 
 describe('skills snapshot', () => {
@@ -138,16 +148,41 @@ describe('files known to be absent (no stat per run while the workspace folder i
   })
 
   it('a dangling symlink is looked at every time: its target can appear without the workspace changing', async () => {
-    const target = path.join(await mkdtemp(path.join(os.tmpdir(), 'ld-prompt-t-')), 'USER.md')
+    // the target's folder exists (the workspace's mtime settles); the file appears later
+    await mkdir(path.join(ws, 'notes'))
+    const target = path.join(ws, 'notes', 'USER.md')
+    symlinkSync(target, path.join(ws, 'USER.md'))
+    settle()
+    expect((await buildRunPrompt(base())).report.bootstrapFiles.find((f) => f.name === 'USER.md')).toMatchObject({ missing: true })
+    expect(knownAbsent(ws, statSync(ws), 'USER.md')).toBe(false)
+    await writeFile(target, 'The user likes tea.')
+    expect((await buildRunPrompt(base())).systemPrompt).toContain('### USER.md\nThe user likes tea.')
+  })
+
+  it('bootstrap files and skills linked in from outside the workspace are left out, with a warning (the read tool refuses them too)', async () => {
+    const outside = await mkdtemp(path.join(os.tmpdir(), 'ld-prompt-out-'))
     try {
-      symlinkSync(target, path.join(ws, 'USER.md'))
-      settle()
-      expect((await buildRunPrompt(base())).report.bootstrapFiles.find((f) => f.name === 'USER.md')).toMatchObject({ missing: true })
-      expect(knownAbsent(ws, statSync(ws), 'USER.md')).toBe(false)
-      await writeFile(target, 'The user likes tea.')
-      expect((await buildRunPrompt(base())).systemPrompt).toContain('### USER.md\nThe user likes tea.')
+      await writeFile(path.join(outside, 'credentials'), 'aws_secret_access_key = SECRET123')
+      await mkdir(path.join(outside, 'skill'))
+      await writeFile(path.join(outside, 'skill', 'SKILL.md'), '---\nname: outside\ndescription: from elsewhere\n---\n')
+      symlinkSync(path.join(outside, 'credentials'), path.join(ws, 'AGENTS.md'))
+      await mkdir(path.join(ws, 'skills', 'linked'), { recursive: true })
+      symlinkSync(path.join(outside, 'skill', 'SKILL.md'), path.join(ws, 'skills', 'linked', 'SKILL.md'))
+      // links that stay inside the workspace keep working
+      await mkdir(path.join(ws, 'docs'))
+      await writeFile(path.join(ws, 'docs', 'soul.md'), 'Calm and kind.')
+      symlinkSync(path.join('docs', 'soul.md'), path.join(ws, 'SOUL.md'))
+      await skill('inside', '---\nname: inside\ndescription: from here\n---\n')
+      const built = await buildRunPrompt(base())
+      expect(built.systemPrompt).not.toContain('SECRET123')
+      expect(built.systemPrompt).toContain('### SOUL.md\nCalm and kind.')
+      expect(built.skills.skills.map((s) => s.name)).toEqual(['inside'])
+      expect(built.warnings).toEqual([
+        `${path.join('skills', 'linked', 'SKILL.md')}: a symlink leading outside the workspace; skipped`,
+        'AGENTS.md: a symlink leading outside the workspace; left out of the prompt',
+      ])
     } finally {
-      await rm(path.dirname(target), { recursive: true, force: true })
+      await rm(outside, { recursive: true, force: true })
     }
   })
 

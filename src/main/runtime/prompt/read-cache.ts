@@ -5,6 +5,7 @@
 // see knownAbsent.
 import fs from 'node:fs'
 import path from 'node:path'
+import { isInside } from '../tools/paths'
 
 interface Cached {
   mtimeMs: number
@@ -18,8 +19,24 @@ const MAX_ENTRIES = 512
 const MAX_CACHED_BYTES = 1024 * 1024
 const cache = new Map<string, Cached>()
 
-/** The file's text, or undefined when it does not exist / is not a regular file / cannot be read. */
-export function readTextFile(file: string): string | undefined {
+/**
+ * Whether `file` really lies inside `root` (both resolved through symlinks): a bootstrap file or SKILL.md
+ * that is a link out of the workspace — `AGENTS.md -> ~/.aws/credentials` in a repository opened as the
+ * workspace — would put a file into the prompt that the read tool refuses to show the model.
+ */
+function realInside(root: string, file: string): boolean {
+  try {
+    return isInside(fs.realpathSync.native(root), fs.realpathSync.native(file))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The file's text, or undefined when it does not exist / is not a regular file / cannot be read — or, with
+ * `within`, when its real path is outside that directory (a symlink leading out).
+ */
+export function readTextFile(file: string, within?: string, onOutside?: (file: string) => void): string | undefined {
   let st: fs.Stats | undefined
   try {
     // most bootstrap files are usually missing: no ENOENT exception (with its stack trace) per file per run
@@ -32,6 +49,10 @@ export function readTextFile(file: string): string | undefined {
     return undefined
   }
   if (!st.isFile()) return undefined
+  if (within !== undefined && !realInside(within, file)) {
+    onOutside?.(file)
+    return undefined
+  }
   const hit = cache.get(file)
   if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size && hit.ino === st.ino) return hit.text
   let text: string
@@ -87,9 +108,15 @@ export function noteIfAbsent(dir: string, dirStat: fs.Stats, name: string): void
  * readTextFile of `<dir>/<name>`, where `dirStat` is a stat of `dir` taken before this call: a name known
  * to be absent is answered without a syscall.
  */
-export function readTextFileIn(dir: string, dirStat: fs.Stats | undefined, name: string): string | undefined {
+export function readTextFileIn(
+  dir: string,
+  dirStat: fs.Stats | undefined,
+  name: string,
+  within?: string,
+  onOutside?: (file: string) => void,
+): string | undefined {
   if (dirStat && knownAbsent(dir, dirStat, name)) return undefined
-  const text = readTextFile(path.join(dir, name))
+  const text = readTextFile(path.join(dir, name), within, onOutside)
   if (text === undefined && dirStat) noteIfAbsent(dir, dirStat, name)
   return text
 }

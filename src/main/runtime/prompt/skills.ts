@@ -28,7 +28,7 @@ interface SkillFile {
   content: string
 }
 
-function readSkillFiles(workspaceDir: string, workspaceStat?: fs.Stats): SkillFile[] {
+function readSkillFiles(workspaceDir: string, workspaceStat?: fs.Stats, warnings?: string[]): SkillFile[] {
   // the usual case: no skills folder (known from the workspace's own stat, or one stat)
   if (workspaceStat && knownAbsent(workspaceDir, workspaceStat, SKILLS_DIR)) return []
   const root = path.join(workspaceDir, SKILLS_DIR)
@@ -46,7 +46,10 @@ function readSkillFiles(workspaceDir: string, workspaceStat?: fs.Stats): SkillFi
   const out: SkillFile[] = []
   for (const dir of dirs.slice(0, MAX_SKILLS)) {
     const file = path.join(root, dir, SKILL_FILE)
-    const content = readTextFile(file)
+    // a skill linked in from outside the workspace is skipped: the read tool could not open its SKILL.md either
+    const content = readTextFile(file, workspaceDir, () =>
+      warnings?.push(`${path.relative(workspaceDir, file)}: a symlink leading outside the workspace; skipped`),
+    )
     if (content !== undefined) out.push({ dir, file, content }) // a folder without SKILL.md is not a skill
   }
   return out
@@ -72,10 +75,10 @@ export async function loadSkillsSnapshot(workspaceDir: string, previous?: Skills
 
 /** loadSkillsSnapshot; with `workspaceStat` (taken just before) a workspace known to have no skills folder costs no syscall. */
 export function loadSkillsSnapshotSync(workspaceDir: string, previous?: SkillsSnapshot, workspaceStat?: fs.Stats): SkillsLoadResult {
-  const files = readSkillFiles(workspaceDir, workspaceStat)
+  const warnings: string[] = []
+  const files = readSkillFiles(workspaceDir, workspaceStat, warnings)
   const fingerprint = fingerprintOf(files)
   if (previous && previous.fingerprint === fingerprint) return { snapshot: previous, reused: true, warnings: [] }
-  const warnings: string[] = []
   const skills: SkillsSnapshot['skills'] = []
   for (const f of files) {
     const fm = parseFrontmatter(f.content)

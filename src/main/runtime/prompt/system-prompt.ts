@@ -82,8 +82,8 @@ export async function buildRunPrompt(input: BuildRunPromptInput): Promise<BuiltR
     wsStat = undefined
   }
   const skillsResult = loadSkillsSnapshotSync(input.workspaceDir, input.previousSkills, wsStat)
-  let files = loadBootstrapFilesSync(input.workspaceDir, input.bootstrapMaxChars, wsStat)
   const warnings = [...skillsResult.warnings]
+  let files = loadBootstrapFilesSync(input.workspaceDir, input.bootstrapMaxChars, wsStat, warnings)
   if (input.bootstrapHook) {
     const event = {
       workspaceDir: input.workspaceDir,

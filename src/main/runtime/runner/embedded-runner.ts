@@ -109,6 +109,8 @@ export interface RunnerDeps {
   store(agentId: string): SessionStore
   models(): ModelRegistry
   tools?: ToolFactory
+  /** handed to the tools, which keep out of it even when the workspace contains it */
+  stateDir?: string
   approvals: ApprovalBrokerLike
   buildPayloads: BuildPayloads
   sanitizeToolResult(result: unknown): unknown
@@ -415,6 +417,7 @@ export class EmbeddedRunner {
       const tools: AgentTool<any, any>[] = deps.tools
         ? deps.tools({
             workspaceDir,
+            ...(deps.stateDir ? { stateDir: deps.stateDir } : {}),
             runId: req.runId,
             sessionKey: req.sessionKey,
             approvals: deps.approvals,

@@ -14,7 +14,7 @@ export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8
   if (existing?.isDirectory()) throw new Error(`"${rp.rel}" is a directory; give a file path`)
   if (existing?.isSymbolicLink()) {
     const real = await fsp.realpath(rp.abs).catch(() => '')
-    if (!real || !isInside(rp.root, real)) {
+    if (!real || !isInside(rp.root, real) || (rp.fence && isInside(rp.fence, real))) {
       throw new WorkspaceEscapeError(`Access denied: "${rp.rel}" became a symlink pointing outside the workspace`)
     }
   }

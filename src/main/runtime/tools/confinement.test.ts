@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { constants as C, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -13,7 +14,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-const DENIED = /Access denied|outside the workspace/
+const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder/
 
 describe('resolveInWorkspace', () => {
   it('accepts relative and absolute paths inside the workspace', async () => {
@@ -160,5 +161,127 @@ describe('tools refuse escapes', () => {
     const r = await run(ctx, 'exec', { command: 'pwd' })
     expect(textOf(r).trim()).toBe(sb.ws)
     rmSync(path.join(sb.ws, 'ok.txt'))
+  })
+})
+
+describe("Loopdesk's state dir inside the workspace (a workspace set to the home folder holds ~/.loopdesk)", () => {
+  // base/ is the workspace here; base/state is the state dir, base/state/workspace would be the default workspace
+  let state: string
+  beforeEach(() => {
+    state = path.join(sb.base, 'state')
+    mkdirSync(path.join(state, 'gateway'), { recursive: true })
+    writeFileSync(path.join(state, 'loopdesk.json'), '{"tools":{"exec":{"allowlist":[]}}}\n')
+    writeFileSync(path.join(state, 'gateway', 'token'), 'GATEWAY-TOKEN-123\n')
+    writeFileSync(path.join(state, 'credentials.json'), '{"openai":"sk-SECRET-KEY"}\n')
+  })
+  const FENCED = /Loopdesk's own state folder/
+
+  it('file tools refuse it: no config write (exec allowlist, plugins, hooks), no reading keys or tokens', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: state })
+    await expect(run(ctx, 'write', { path: 'state/loopdesk.json', content: '{"tools":{"exec":{"allowlist":["*"]}}}' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'state/plugins/evil/index.js', content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: path.join(state, 'hooks', 'h', 'handler.mjs'), content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'edit', { path: 'state/loopdesk.json', oldText: '[]', newText: '["*"]' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'read', { path: 'state/credentials.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'read', { path: 'ws/../state/gateway/token' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'ls', { path: 'state' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'grep', { pattern: 'TOKEN', path: 'state' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'glob', { pattern: 'state/**' })).rejects.toThrow(FENCED)
+    // through a symlink inside the workspace too
+    symlinkSync(state, path.join(sb.ws, 'st'))
+    await expect(run(ctx, 'read', { path: 'ws/st/credentials.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'ws/st/loopdesk.json', content: '{}' })).rejects.toThrow(FENCED)
+    expect(readFileSync(path.join(state, 'loopdesk.json'), 'utf8')).toBe('{"tools":{"exec":{"allowlist":[]}}}\n')
+    expect(existsSync(path.join(state, 'plugins'))).toBe(false)
+    expect(existsSync(path.join(state, 'hooks'))).toBe(false)
+  })
+
+  it('workspace-wide grep and glob pass over it; the rest of the workspace still works', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: state })
+    writeFileSync(path.join(sb.ws, 'notes.txt'), 'my TOKEN notes\n')
+    expect(textOf(await run(ctx, 'grep', { pattern: 'TOKEN|SECRET' })).split('\n')).toEqual(['outside/secret.txt:1: TOP SECRET', 'ws/notes.txt:1: my TOKEN notes'])
+    const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
+    expect(globbed).not.toMatch(/state/)
+    expect(globbed).toMatch(/ws\/notes\.txt/)
+    expect(textOf(await run(ctx, 'ls', {}))).toMatch(/^state\/$/m) // the listing of its parent may name it
+    await run(ctx, 'write', { path: 'ws/new.txt', content: 'ok' })
+    expect(textOf(await run(ctx, 'read', { path: 'ws/new.txt' }))).toBe('ok')
+  })
+
+  it('a workspace inside the state dir (the default) is not affected, nor one beside it', async () => {
+    const inner = path.join(state, 'workspace')
+    mkdirSync(inner)
+    const ctx = makeCtx(inner, { stateDir: state })
+    await run(ctx, 'write', { path: 'a.txt', content: 'inside' })
+    expect(textOf(await run(ctx, 'read', { path: 'a.txt' }))).toBe('inside')
+    await expect(run(ctx, 'read', { path: '../credentials.json' })).rejects.toThrow(DENIED)
+    const beside = makeCtx(sb.ws, { stateDir: state })
+    expect(textOf(await run(beside, 'read', { path: 'ok.txt' }))).toBe('fine')
+  })
+
+  it("read (only) reaches the attachments folder, whose saved paths the prompt names — from any workspace", async () => {
+    const inbound = path.join(state, 'media', 'inbound')
+    mkdirSync(inbound, { recursive: true })
+    const file = path.join(inbound, '0b1c2d3e-0000-4000-8000-000000000000.txt')
+    writeFileSync(file, 'attached notes\n')
+    symlinkSync(path.join(state, 'credentials.json'), path.join(inbound, 'link.txt'))
+    mkdirSync(path.join(state, 'workspace'))
+    for (const ws of [sb.base, path.join(state, 'workspace'), sb.ws]) {
+      const ctx = makeCtx(ws, { stateDir: state })
+      expect(textOf(await run(ctx, 'read', { path: file }))).toBe('attached notes')
+      await expect(run(ctx, 'read', { path: path.join(inbound, 'link.txt') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'read', { path: path.join(inbound, 'missing.txt') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'read', { path: path.join(inbound, '..', '..', 'credentials.json') })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'write', { path: file, content: 'x' })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'edit', { path: file, oldText: 'attached', newText: 'x' })).rejects.toThrow(DENIED)
+      await expect(run(ctx, 'ls', { path: inbound })).rejects.toThrow(DENIED)
+    }
+    expect(readFileSync(file, 'utf8')).toBe('attached notes\n')
+    // without a state dir (no runtime), nothing beyond the workspace
+    await expect(run(makeCtx(sb.ws), 'read', { path: file })).rejects.toThrow(DENIED)
+  })
+
+  it('a workspace that is the state dir itself serves nothing', async () => {
+    const ctx = makeCtx(state, { stateDir: state })
+    await expect(run(ctx, 'read', { path: 'loopdesk.json' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'write', { path: 'notes.txt', content: 'x' })).rejects.toThrow(FENCED)
+    await expect(run(ctx, 'ls', {})).rejects.toThrow(FENCED)
+  })
+})
+
+describe("git's own files (.git)", () => {
+  const GIT = /the repository's own data \(\.git\)/
+  const hasGit = (() => {
+    try {
+      execFileSync('git', ['--version'], { stdio: 'ignore' })
+      return true
+    } catch {
+      return false
+    }
+  })()
+
+  it.skipIf(!hasGit)('write and edit refuse them, so an allow-listed `git status` cannot be made to run a planted command', async () => {
+    execFileSync('git', ['init', '-q', sb.ws])
+    const config = readFileSync(path.join(sb.ws, '.git', 'config'), 'utf8')
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['git status*'] })
+    const planted = `${config}\tfsmonitor = "touch pwned.txt; false"\n`
+    await expect(run(ctx, 'write', { path: '.git/config', content: planted })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'edit', { path: '.git/config', oldText: '[core]', newText: '[core]\n\tpager = touch pwned.txt' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned.txt\n' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: path.join(sb.ws, '.git.', 'config'), content: 'x' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: 'vendor/lib/.GIT/config', content: 'x' })).rejects.toThrow(GIT)
+    await expect(run(ctx, 'write', { path: 'sub/.git', content: 'gitdir: /elsewhere\n' })).rejects.toThrow(GIT)
+    symlinkSync(path.join(sb.ws, '.git', 'config'), path.join(sb.ws, 'cfg'))
+    await expect(run(ctx, 'write', { path: 'cfg', content: planted })).rejects.toThrow(GIT)
+    expect(readFileSync(path.join(sb.ws, '.git', 'config'), 'utf8')).toBe(config)
+    await run(ctx, 'exec', { command: 'git status' }).catch(() => undefined)
+    expect(existsSync(path.join(sb.ws, 'pwned.txt'))).toBe(false)
+    // reading them, and files merely named like them, stay fine
+    expect(textOf(await run(ctx, 'read', { path: '.git/config' }))).toContain('[core]')
+    await run(ctx, 'write', { path: '.gitignore', content: 'dist\n' })
+    await run(ctx, 'write', { path: '.github/workflows/ci.yml', content: 'on: push\n' })
+    await run(ctx, 'write', { path: 'docs/.git-notes.md', content: 'x' })
+    // Mercurial runs hooks from .hg/hgrc ([hooks] pre-status = …) the same way
+    await expect(run(ctx, 'write', { path: 'old/.hg/hgrc', content: '[hooks]\npre-status = touch pwned.txt\n' })).rejects.toThrow(/own data \(\.hg\)/)
   })
 })

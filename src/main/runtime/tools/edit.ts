@@ -2,10 +2,11 @@
 import { constants as C } from 'node:fs'
 import Type from 'typebox'
 import { atomicWriteConfined } from './atomic-write'
-import { openConfined, resolveInWorkspace } from './paths'
-import { looksBinary, textResult, throwIfAborted } from './result'
+import { openConfined, refuseGitInternals, resolveInWorkspace } from './paths'
+import { formatBytes, looksBinary, textResult, throwIfAborted } from './result'
 import { READ_MAX_FILE_BYTES } from './read'
 import { defineTool } from './spec'
+import { WRITE_MAX_BYTES } from './write'
 
 const params = Type.Object({
   path: Type.String({ description: 'File path, relative to the workspace' }),
@@ -41,7 +42,8 @@ export const editTool = defineTool(
   async (ctx, p, signal) => {
     throwIfAborted(signal, 'edit')
     if (p.oldText === '') throw new Error('oldText must not be empty; use write to create or overwrite a file')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
+    refuseGitInternals(rp, p.path)
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {
@@ -77,6 +79,15 @@ export const editTool = defineTool(
     if (count > 1 && !p.replaceAll) {
       throw new Error(
         `oldText matches ${count} times in "${rp.rel}"; include more surrounding context to make it unique, or set replaceAll: true`,
+      )
+    }
+    // The result is held as a string and a buffer before it is written: bound it as write bounds its content
+    // (replaceAll of a one-character oldText in a 10 MB file with a long newText would otherwise build and
+    // write gigabytes — or end in V8's "Invalid string length").
+    const resultBytes = Buffer.byteLength(text, 'utf8') + count * (Buffer.byteLength(newText, 'utf8') - Buffer.byteLength(oldText, 'utf8'))
+    if (resultBytes > WRITE_MAX_BYTES) {
+      throw new Error(
+        `the edited "${rp.rel}" would be ${formatBytes(resultBytes)} (${count} replacements), over the ${formatBytes(WRITE_MAX_BYTES)} limit for written files; nothing was changed`,
       )
     }
     const firstLine = lineOf(text, text.indexOf(oldText))

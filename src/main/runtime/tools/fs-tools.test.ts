@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { GLOB_MAX_RESULTS } from './glob'
 import { GREP_MAX_MATCHES, GREP_MAX_SCAN_LINE_CHARS } from './grep'
 import { READ_MAX_CHARS } from './read'
+import { WRITE_MAX_BYTES } from './write'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
 
 let sb: Sandbox
@@ -49,6 +51,17 @@ describe('read', () => {
     await expect(run(ctx, 'read', { path: 'bin.dat' })).rejects.toThrow(/binary/)
     await expect(run(ctx, 'read', { path: 'dir' })).rejects.toThrow(/directory/)
     await expect(run(ctx, 'read', { path: 'missing.txt' })).rejects.toThrow(/File not found/)
+  })
+
+  it.skipIf(process.platform === 'win32')('refuses a FIFO at once instead of blocking until a writer comes (read, edit, grep)', async () => {
+    execFileSync('mkfifo', [path.join(sb.ws, 'pipe')])
+    const within = <T,>(p: Promise<T>) =>
+      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('still blocked after 3 s')), 3000))])
+    await expect(within(run(ctx, 'read', { path: 'pipe' }))).rejects.toThrow(/not a regular file/)
+    await expect(within(run(ctx, 'edit', { path: 'pipe', oldText: 'a', newText: 'b' }))).rejects.toThrow(/not a regular file/)
+    put('a.txt', 'hello\n')
+    expect(textOf(await within(run(ctx, 'grep', { pattern: 'hello', path: 'pipe' })))).toMatch(/^No matches/)
+    expect(textOf(await within(run(ctx, 'grep', { pattern: 'hello' })))).toBe('a.txt:1: hello')
   })
 
   it('returns PNG files as image blocks', async () => {
@@ -128,6 +141,19 @@ describe('edit', () => {
     await run(ctx, 'edit', { path: 'w.txt', oldText: 'a\nb', newText: 'A\nB' })
     expect(get('w.txt')).toBe('A\r\nB\r\nc\r\n')
   })
+
+  it('refuses an edit whose result would exceed the write limit, and changes nothing', async () => {
+    // 100,000 one-character matches, each replaced by 200 characters: a 20 MB result from a 100 kB file
+    put('many.txt', 'a'.repeat(100_000))
+    await expect(run(ctx, 'edit', { path: 'many.txt', oldText: 'a', newText: 'b'.repeat(200), replaceAll: true })).rejects.toThrow(
+      /would be 19\.\d MB \(100000 replacements\), over the 10(\.0)? MB limit/,
+    )
+    expect(statSync(path.join(sb.ws, 'many.txt')).size).toBe(100_000)
+    // growth up to the limit is fine
+    await run(ctx, 'edit', { path: 'many.txt', oldText: 'a', newText: 'bb', replaceAll: true })
+    expect(statSync(path.join(sb.ws, 'many.txt')).size).toBe(200_000)
+    expect(WRITE_MAX_BYTES).toBeLessThan(20_000_000)
+  })
 })
 
 describe('ls', () => {
@@ -156,6 +182,14 @@ describe('glob', () => {
     expect(await g('?.js')).toEqual(['b.js'])
     expect(await g('src/*')).toEqual(['src/deep/', 'src/x.ts'])
     expect(await g('*.ts', 'src/deep')).toEqual(['src/deep/y.ts'])
+  })
+
+  it('a hostile pattern over long names ends at once (glob, and grep\'s glob filter)', async () => {
+    put('a'.repeat(200) + '.txt', 'hello\n')
+    const t0 = performance.now()
+    expect(await g('*a'.repeat(30) + '*b')).toEqual([expect.stringMatching(/^No paths match/)])
+    expect(textOf(await run(ctx, 'grep', { pattern: 'hello', glob: '*a'.repeat(30) + '*b' }))).toMatch(/^No matches/)
+    expect(performance.now() - t0).toBeLessThan(2000)
   })
 
   it('reports no matches and caps results', async () => {

@@ -2,8 +2,8 @@
 import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
-import { globToRegExp, literalPrefix } from './glob-match'
-import { isInside, resolveInWorkspace } from './paths'
+import { compileGlob, literalPrefix } from './glob-match'
+import { checkFence, isInside, resolveInWorkspace } from './paths'
 import { textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 import { walk, type WalkState } from './walk'
@@ -34,10 +34,10 @@ export const globTool = defineTool(
     if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       throw new Error('pattern must be relative to path and must not contain ".."; pass a directory in path instead')
     }
-    const base = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     if (!(await fsp.stat(base.abs)).isDirectory()) throw new Error(`"${base.rel}" is not a directory`)
 
-    const re = globToRegExp(pattern)
+    const re = compileGlob(pattern)
     // Start the walk at the literal leading directories of the pattern (e.g. "src/" in "src/**/*.ts").
     const { prefix } = literalPrefix(pattern)
     let start = base.abs
@@ -48,13 +48,14 @@ export const globTool = defineTool(
         return textResult(`No paths match "${pattern}" in ${base.rel}`, { count: 0 })
       }
       if (!isInside(base.root, start)) throw new Error(`Access denied: "${prefix}" leads outside the workspace`)
+      checkFence(base, start, prefix)
     }
     const startRel = toPosix(path.relative(base.abs, start))
 
     const hits: string[] = []
     let total = 0
     const state: WalkState = { visited: 0, truncated: false }
-    for await (const e of walk(start, signal, state)) {
+    for await (const e of walk(start, signal, state, undefined, base.fence)) {
       const relToBase = startRel ? `${startRel}/${e.rel}` : e.rel
       if (!re.test(relToBase)) continue
       total++

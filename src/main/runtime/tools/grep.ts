@@ -4,7 +4,7 @@
 import { constants as C, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
-import { globToRegExp } from './glob-match'
+import { compileGlob } from './glob-match'
 import { openConfined, resolveInWorkspace, type ResolvedPath } from './paths'
 import { RegexSearcher } from './regex-worker'
 import { looksBinary, textResult, throwIfAborted } from './result'
@@ -96,7 +96,7 @@ export const grepTool = defineTool(
     } catch (err) {
       throw new Error(`Invalid regular expression: ${(err as Error).message}`, { cause: err })
     }
-    const base = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     const out: string[] = []
     let total = 0
     let files = 0
@@ -112,9 +112,9 @@ export const grepTool = defineTool(
         files = 1
         total = await searchFile(base, searcher, out, GREP_MAX_MATCHES, stats, signal)
       } else {
-        const filter = p.glob?.trim() ? globToRegExp(p.glob.trim()) : undefined
+        const filter = p.glob?.trim() ? compileGlob(p.glob.trim()) : undefined
         const byName = !!p.glob && !p.glob.includes('/')
-        for await (const e of walk(base.abs, signal, state)) {
+        for await (const e of walk(base.abs, signal, state, undefined, base.fence)) {
           if (e.kind !== 'file') continue // symlinks are not followed
           throwIfAborted(signal, 'grep')
           if (filter && !filter.test(byName ? path.posix.basename(e.rel) : e.rel)) continue

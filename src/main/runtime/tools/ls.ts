@@ -22,7 +22,7 @@ export const lsTool = defineTool(
   },
   async (ctx, p, signal) => {
     throwIfAborted(signal, 'ls')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
     const st = await fsp.stat(rp.abs)
     if (!st.isDirectory()) {
       return textResult(`${rp.rel} is a file (${formatBytes(st.size)})`, { path: rp.rel, entries: 0 })

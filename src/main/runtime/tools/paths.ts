@@ -23,6 +23,20 @@ export interface ResolvedPath {
   /** realpath(workspaceDir) */
   root: string
   exists: boolean
+  /** Loopdesk's real state dir when the workspace holds it (see stateDirFence): nothing under it is served */
+  fence?: string
+}
+
+export interface ResolveOptions {
+  /** the target may not exist yet (write); its nearest existing parent is checked instead */
+  allowMissing?: boolean
+  /** Loopdesk's state dir (config, keys, plugins, hooks, transcripts): refused even inside the workspace */
+  stateDir?: string
+  /**
+   * Real directories outside the workspace whose files may be read too (the `read` tool: the attachments folder,
+   * whose saved paths the prompt names). The result's `root` is then that directory and `rel` the absolute path.
+   */
+  readRoots?: string[]
 }
 
 export function isInside(root: string, p: string): boolean {
@@ -44,6 +58,60 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
   }
 }
 
+/**
+ * The real state dir when a workspace holds it — the workspace is the state dir or one of its ancestors (say the
+ * user's home with the default ~/.loopdesk) — else undefined. A workspace inside the state dir (the default
+ * `<stateDir>/workspace`) is no concern; one elsewhere cannot reach it anyway. Fenced off because writing there
+ * is running code without an approval (loopdesk.json's exec allowlist applies live; plugins/ and hooks/ load into
+ * the app) and reading there is reading the provider keys, the gateway token and every other conversation.
+ */
+export function stateDirFence(root: string, stateDir: string | undefined): string | undefined {
+  if (!stateDir) return undefined
+  let real: string
+  try {
+    real = fs.realpathSync.native(stateDir)
+  } catch {
+    real = path.resolve(stateDir)
+  }
+  if (real !== root && isInside(real, root)) return undefined
+  return isInside(root, real) ? real : undefined
+}
+
+function fenced(input: string, root: string, fence: string): WorkspaceEscapeError {
+  return new WorkspaceEscapeError(
+    `Access denied: "${input}" is in Loopdesk's own state folder (${fence}: its settings, keys, plugins and conversations), ` +
+      `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
+      'workspace of its own (agents.defaults.workspace).',
+  )
+}
+
+/** Throws when `real` lies in the fenced-off state dir of `rp` (a path reached after the first check). */
+export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: string, shown: string): void {
+  if (rp.fence && isInside(rp.fence, real)) throw fenced(shown, rp.root, rp.fence)
+}
+
+/** Version-control folders whose files name commands the tool runs: git's, and Mercurial's (`[hooks]` in .hg/hgrc). */
+const VCS_DIRS = new Set(['.git', '.hg'])
+
+/**
+ * Refuses a write or edit inside a `.git` folder (or of a `.git` file, a worktree's pointer to its repository),
+ * or a Mercurial `.hg` folder.
+ * git runs what its own files name — core.fsmonitor, core.pager, diff.external, hooks — so an edited
+ * `.git/config` would make an allow-listed `git status` run any command without an approval. Reading stays
+ * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
+ * spaces, as case-insensitive file systems and Windows match names.
+ */
+export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel'>, shown: string): void {
+  const parts = rp.rel.split(/[\\/]/)
+  const vcs = parts.map((p) => p.replace(/[. ]+$/, '').toLowerCase()).find((p) => VCS_DIRS.has(p))
+  if (vcs) {
+    throw new WorkspaceEscapeError(
+      `Access denied: "${shown}" is the repository's own data (${vcs}): changing its config or hooks could make a ${vcs === '.git' ? 'git' : 'hg'} ` +
+        'command run anything without an approval, so write and edit do not touch it. Use its commands (exec) for repository changes.',
+    )
+  }
+}
+
 function relOf(root: string, abs: string): string {
   const r = path.relative(root, abs)
   return r === '' ? '.' : r
@@ -57,14 +125,10 @@ function outside(input: string, root: string, real: string, viaLink: boolean): W
 }
 
 /**
- * Resolves a tool path argument inside the workspace.
+ * Resolves a tool path argument inside the workspace (and outside a state dir the workspace holds: stateDirFence).
  * `allowMissing`: the target may not exist yet (write); its nearest existing parent is checked instead.
  */
-export async function resolveInWorkspace(
-  workspaceDir: string,
-  input: string | undefined,
-  opts: { allowMissing?: boolean } = {},
-): Promise<ResolvedPath> {
+export async function resolveInWorkspace(workspaceDir: string, input: string | undefined, opts: ResolveOptions = {}): Promise<ResolvedPath> {
   const root = await workspaceRoot(workspaceDir)
   const raw = input === undefined || input.trim() === '' ? '.' : input
   if (raw.includes('\0')) throw new Error('Invalid path: contains a NUL byte')
@@ -86,11 +150,31 @@ export async function resolveInWorkspace(
     real = await resolveMissing(raw, root, lexical)
   }
   const viaLink = real !== lexical
-  if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
+  const fence = stateDirFence(root, opts.stateDir)
+  if (!isInside(root, real) || (fence && isInside(fence, real))) {
+    const extra = exists ? readRootOf(real, opts.readRoots) : undefined
+    if (extra) return { abs: real, rel: real, root: extra, exists }
+    if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
+    throw fenced(raw, root, fence!)
+  }
   if (!exists && !opts.allowMissing) {
     throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
   }
-  return { abs: real, rel: relOf(root, real), root, exists }
+  return { abs: real, rel: relOf(root, real), root, exists, ...(fence ? { fence } : {}) }
+}
+
+/** The real directory of `readRoots` that holds `real` (strictly inside it), if any. */
+function readRootOf(real: string, readRoots: string[] | undefined): string | undefined {
+  for (const dir of readRoots ?? []) {
+    let r: string
+    try {
+      r = fs.realpathSync.native(dir)
+    } catch {
+      continue
+    }
+    if (real !== r && isInside(r, real)) return r
+  }
+  return undefined
 }
 
 /** Real path for a target that does not exist: realpath of the nearest existing ancestor + the rest. */
@@ -153,7 +237,7 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
     if (!b || a.ino !== b.ino || a.dev !== b.dev) where = real || rp.abs + ' (changed)'
     else where = real
   }
-  if (!isInside(rp.root, where)) {
+  if (!isInside(rp.root, where) || (rp.fence && isInside(rp.fence, where))) {
     await fh.close().catch(() => {})
     throw new WorkspaceEscapeError(
       `Access denied: "${rp.rel}" changed while opening and now points outside the workspace (${where})`,
@@ -161,14 +245,20 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
   }
 }
 
+/** O_NONBLOCK where the OS has it (not on Windows, which has no FIFOs a path could name). */
+const NONBLOCK = C.O_NONBLOCK ?? 0
+
 /**
  * Opens a resolved path without following a final symlink (O_NOFOLLOW), then verifies the descriptor.
  * The final component was already resolved, so a symlink there now means it was swapped in after the check.
+ * Opened non-blocking: a FIFO (mkfifo in the workspace) would otherwise block open() until a writer comes,
+ * holding a thread-pool thread for good — no abort reaches it, and four of them stall every file operation of
+ * the process. Callers refuse anything that is not a regular file after fstat; regular files ignore the flag.
  */
 export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
   let fh: FileHandle
   try {
-    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW, mode)
+    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK, mode)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code === 'ELOOP') {

@@ -1,6 +1,7 @@
 // `read`: a text file (or a small image) from the workspace, paged by lines.
 import fs, { constants as C } from 'node:fs'
 import Type from 'typebox'
+import { inboundMediaDir } from '../attachments'
 import { openConfined, resolveInWorkspace } from './paths'
 import { formatBytes, looksBinary, raceAbort, textResult, throwIfAborted, type ToolResult } from './result'
 import { defineTool } from './spec'
@@ -42,7 +43,9 @@ export const readTool = defineTool(
   },
   async (ctx, p, signal): Promise<ToolResult> => {
     throwIfAborted(signal, 'read')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path)
+    // the attachments folder too: a message's files are named in the prompt by their saved path, to be read
+    const readRoots = ctx.stateDir ? [inboundMediaDir(ctx.stateDir)] : undefined
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir, readRoots })
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

@@ -18,6 +18,16 @@ describe('terminalText', () => {
     expect(terminalText('working...\rdone')).toBe('doneing...')
   })
 
+  it('overwrites in linear time: a long line followed by many short rewrites', () => {
+    expect(terminalText('abcdef\rXY\rZ\r\rQRS')).toBe('QRSdef')
+    expect(terminalText('ab\rlonger\rX')).toBe('Xonger')
+    // rebuilt at every \r this took ~20 s (and half a second at the 100 kB default output cap, per update)
+    const hostile = 'a'.repeat(200_000) + '\rb'.repeat(100_000)
+    const t0 = performance.now()
+    expect(terminalText(hostile)).toBe('b' + 'a'.repeat(199_999))
+    expect(performance.now() - t0).toBeLessThan(1000)
+  })
+
   it('removes other control characters and says how many', () => {
     expect(terminalText('\u0000'.repeat(3000))).toBe('[3000 control characters removed (binary output?)]')
     expect(terminalText('a\u0007b\n')).toBe('ab\n[1 control character removed (binary output?)]')

@@ -33,6 +33,8 @@ export async function* walk(
   signal: AbortSignal | undefined,
   state: WalkState = { visited: 0, truncated: false },
   maxEntries = WALK_MAX_ENTRIES,
+  /** a real directory path not to enter or list (the state dir a workspace holds: paths.ts stateDirFence) */
+  skipDir?: string,
 ): AsyncGenerator<WalkEntry> {
   const stack: string[] = ['']
   while (stack.length) {
@@ -54,7 +56,9 @@ export async function* walk(
       const rel = relDir ? `${relDir}/${d.name}` : d.name
       const kind = kindOf(d)
       if (kind === 'dir' && SKIP_DIRS.has(d.name)) continue
-      yield { abs: path.join(start, rel), rel, kind }
+      const abs = path.join(start, rel)
+      if (kind === 'dir' && abs === skipDir) continue
+      yield { abs, rel, kind }
       if (kind === 'dir') subdirs.push(rel)
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i])

@@ -5,7 +5,7 @@ import zlib from 'node:zlib'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { startForwardProxy, type ForwardProxy } from '../../../../test/fixtures/forward-proxy'
 import { applyProxyEnv } from '../net/proxy'
-import { decodeEntities, htmlToText } from './html-text'
+import { decodeEntities, extractTitle, htmlToText } from './html-text'
 import { blockReason, classifyAddress } from './net-guard'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
 
@@ -55,6 +55,18 @@ beforeAll(async () => {
       case '/latin1':
         res.setHeader('content-type', 'text/plain; charset=iso-8859-1')
         res.end(Buffer.from([0x63, 0x61, 0x66, 0xe9])) // "café" in latin1
+        return
+      case '/deepjson': {
+        // 2 MB of nested arrays: pretty-printed whole it would be gigabytes
+        const deep = '['.repeat(3000) + ']'.repeat(3000)
+        res.setHeader('content-type', 'application/json')
+        res.end(`[${Array(330).fill(deep).join(',')}]`)
+        return
+      }
+      case '/hostile':
+        // 2 MB of tags that never close: every pass of the page-to-text conversion must stay linear
+        res.setHeader('content-type', 'text/html')
+        res.end('<title>x' + '<li<svg <a <!--<script '.repeat(60_000) + '<pre>' + ' '.repeat(500_000) + 'end')
         return
       case '/infinite': {
         res.setHeader('content-type', 'text/plain')
@@ -142,6 +154,23 @@ describe('web_fetch', () => {
     expect(t).toContain('• one\n• two')
     for (const hidden of ['do not show', 'color:red', 'hidden comment', 'noscript text', '<p>', '&lt;']) expect(t).not.toContain(hidden)
   })
+
+  it('a hostile 2 MB page comes back in seconds, not after blocking the main thread', async () => {
+    const big = makeCtx(sb.ws, { webFetch: { maxBytes: 2_000_000, timeoutMs: 10_000, allowLoopback: true } })
+    const t0 = performance.now()
+    const t = textOf(await run(big, 'web_fetch', { url: `${base}/hostile` }))
+    expect(performance.now() - t0).toBeLessThan(5000)
+    expect(t).toContain('Status: 200')
+  }, 300_000)
+
+  it('a deeply nested 2 MB JSON page is pretty-printed only as far as it is shown', async () => {
+    const big = makeCtx(sb.ws, { webFetch: { maxBytes: 2_000_000, timeoutMs: 10_000, allowLoopback: true } })
+    const t0 = performance.now()
+    const t = textOf(await run(big, 'web_fetch', { url: `${base}/deepjson` }))
+    expect(performance.now() - t0).toBeLessThan(5000)
+    expect(t).toContain('[\n  [\n    [')
+    expect(t).toContain('[text truncated to 50000 characters]')
+  }, 120_000)
 
   it('passes JSON (pretty-printed) and text through, decoding the charset', async () => {
     expect(await fetchText(`${base}/json`)).toContain('{\n  "a": 1,\n  "b": [\n    true,\n    null\n  ]\n}')
@@ -363,6 +392,36 @@ describe('web_fetch through the environment\'s proxy', () => {
 })
 
 describe('html-text', () => {
+  it('converts hostile pages in linear time (unclosed tags, comments, elements; long whitespace in <pre>)', () => {
+    // each of these took 20 s and more at this size (≈ 1.4 s at 40 kB, growing with the square of the size): a
+    // page the model fetched froze the main process; at web_fetch's 2 MB, for most of an hour
+    const N = 200_000
+    const pages = {
+      lt: '<'.repeat(N),
+      li: '<li'.repeat(N / 3),
+      tags: '<a'.repeat(N / 2),
+      svg: '<svg'.repeat(N / 4),
+      comments: '<!--'.repeat(N / 4),
+      scripts: '<script>'.repeat(N / 8),
+      titles: '<title>'.repeat(N / 7),
+      preSpaces: '<pre>' + ' '.repeat(N) + 'x</pre>',
+    }
+    for (const [name, html] of Object.entries(pages)) {
+      const t0 = performance.now()
+      htmlToText(html)
+      extractTitle(html)
+      expect({ name, slow: performance.now() - t0 > 2000 }).toEqual({ name, slow: false })
+    }
+  }, 300_000)
+
+  it('keeps what the regex version did for ordinary markup', () => {
+    expect(htmlToText('a<!-- c1 -->b<!--c2-->c<SCRIPT type="x">alert(1)</script >d<svg><g></g></svg>e<style>p{}</style>')).toBe('a b c d e')
+    expect(htmlToText('<ul><li>one<li class="x">two</ul><!-- unclosed')).toBe('• one\n• two\n\n<!-- unclosed')
+    expect(htmlToText('<pre>\n\n  kept\n   </pre>')).toBe('kept'.padStart(6))
+    expect(extractTitle('<head><TITLE lang="en"> My &amp;\n Page </title><title>second</title>')).toBe('My & Page')
+    expect(extractTitle('<title>never closed')).toBeUndefined()
+  })
+
   it('decodes named and numeric entities, leaves unknown ones', () => {
     expect(decodeEntities('&amp;&lt;&gt;&quot;&#39;&#x41;&hellip;&bogus;&#0;')).toBe('&<>"\'A…&bogus;\uFFFD')
   })

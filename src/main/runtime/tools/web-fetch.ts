@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream'
 import Type from 'typebox'
 import { decodedBody, readCapped } from './decoded-body'
 import { extractTitle, htmlToText } from './html-text'
+import { prettyJson } from './json-pretty'
 import { activeProxy, describeProxy, proxyFor } from '../net/proxy'
 import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
 import { BlockedAddressError, pinnedLookup, resolvePinned, UnresolvedHostError, type NetPolicy, type PinnedAddress } from './net-guard'
@@ -228,7 +229,8 @@ export const webFetchTool = defineTool(
         text = htmlToText(raw)
       } else if (kind === 'json' && !body.truncated) {
         try {
-          text = JSON.stringify(JSON.parse(raw), null, 2)
+          // never more than is shown: deep nesting pretty-prints to gigabytes (json-pretty.ts)
+          text = prettyJson(JSON.parse(raw), maxChars)
         } catch {
           text = raw
         }

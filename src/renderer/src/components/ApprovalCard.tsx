@@ -1,6 +1,7 @@
 // Exec approval request: the command, where it runs, and Approve / Deny. Shows the outcome after.
 import { memo, useEffect, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
+import { revealInvisible } from '../../../shared/tool-display'
 import { useController } from '../app-context'
 import type { ApprovalItem } from '../state/types'
 import { IconShield } from './icons'
@@ -22,6 +23,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
     return () => clearInterval(t)
   }, [pending])
   const left = Math.max(0, Math.round((item.request.expiresAt - now) / 1000))
+  const command = revealInvisible(item.request.command)
   const decide = async (d: ApprovalDecision) => {
     setBusy(true)
     try {
@@ -44,7 +46,13 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
         <span>{pending ? 'The agent wants to run a command' : 'Command approval'}</span>
         {pending && left > 0 && <span className="approval-timer">{left}s left</span>}
       </div>
-      <pre className="approval-command">{item.request.command}</pre>
+      <pre className="approval-command">{command.text}</pre>
+      {command.found && (
+        <div className="approval-warning" role="note">
+          This command contains invisible or text-direction characters, shown as ⟨U+…⟩. They can make a command read
+          differently from what runs.
+        </div>
+      )}
       <div className="approval-cwd">in {item.request.cwd}</div>
       {pending ? (
         <div className="approval-actions">

@@ -96,6 +96,21 @@ describe('approval card', () => {
     expect(screen.queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument()
   })
 
+  it('invisible and text-direction characters in the command are named, with a warning', () => {
+    // U+202E reverses what follows on screen: without it shown, the card would read "ls -la # txt.drowssap/cte/ tac"
+    const command = 'ls -la # \u202ecat /etc/password.txt\u200b'
+    withApp(<ApprovalCard item={approval({ request: { ...approval().request, command } })} sessionKey="agent:main:main" />)
+    const card = screen.getByRole('group', { name: 'Approval required' })
+    expect(card.querySelector('pre')!.textContent).toBe('ls -la # ⟨U+202E⟩cat /etc/password.txt⟨U+200B⟩')
+    expect(within(card).getByRole('note')).toHaveTextContent(/invisible or text-direction characters/)
+  })
+
+  it('an ordinary command has no warning', () => {
+    withApp(<ApprovalCard item={approval()} sessionKey="agent:main:main" />)
+    expect(screen.getByRole('group', { name: 'Approval required' }).querySelector('pre')!.textContent).toBe('rm -rf build')
+    expect(screen.queryByRole('note')).not.toBeInTheDocument()
+  })
+
   it('end to end with the fake runtime: the run waits for approval and continues after Approve', async () => {
     const user = userEvent.setup()
     await renderApp()

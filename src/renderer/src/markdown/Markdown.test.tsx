@@ -17,6 +17,15 @@ describe('block splitting', () => {
     ])
   })
 
+  it('the unfinished tail loses its trailing line ends, in linear time', () => {
+    expect(blocksWithTail(splitBlocks('para\n\ntail\r\n')).map((b) => b.src)).toEqual(['para', 'tail'])
+    // /[\r\n]+$/ retried from every CR of the run: 8 s for this reply, per rendered frame while it streamed
+    const text = 'x' + '\r'.repeat(80_000) + 'y'
+    const t0 = performance.now()
+    expect(blocksWithTail(splitBlocks(text))[0].src).toBe(text)
+    expect(performance.now() - t0).toBeLessThan(1000)
+  })
+
   it('keeps indented continuations with their block', () => {
     const s = splitBlocks('1. step\n\n    indented code in the item\n\n2. next\n')
     expect(blocksWithTail(s).map((b) => b.src)).toEqual(['1. step\n\n    indented code in the item', '2. next'])

@@ -126,13 +126,21 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
   return { text, blocks, offsets, stableEnd: blockStart }
 }
 
+/** `s` without its trailing CR/LF characters. A loop, not /[\r\n]+$/: that regex retries from every position of
+ * a long run of them that is not at the end (quadratic: 8 s of the window for 80,000 CRs in a reply). */
+function trimLineEnds(s: string): string {
+  let e = s.length
+  while (e > 0 && (s[e - 1] === '\n' || s[e - 1] === '\r')) e--
+  return e === s.length ? s : s.slice(0, e)
+}
+
 /** All blocks including the unfinished tail (the tail is last, flagged by `done: false`). */
 export function blocksWithTail(state: SplitState): Array<{ src: string; offset: number; done: boolean }> {
   const out = state.blocks.map((src, i) => ({ src, offset: state.offsets[i], done: true }))
   const raw = state.text.slice(state.stableEnd)
   const tail = raw.replace(/^(?:[ \t\r]*\n)+/, '')
   const offset = state.text.length - tail.length
-  if (tail.trim().length > 0) out.push({ src: tail.replace(/[\r\n]+$/, ''), offset, done: false })
+  if (tail.trim().length > 0) out.push({ src: trimLineEnds(tail), offset, done: false })
   return out
 }
 

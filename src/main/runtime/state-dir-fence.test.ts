@@ -1,0 +1,76 @@
+// A workspace that contains Loopdesk's state dir (agents.defaults.workspace set to the home folder, which holds
+// ~/.loopdesk): the runtime hands the state dir to the tools, so a run cannot rewrite loopdesk.json (whose exec
+// allowlist applies live) nor read the keys and tokens next to it — without any approval asked.
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
+
+let server: ModelServer
+let t: TestRuntime
+let home: string
+let configText: string
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
+  const stateDir = path.join(home, '.loopdesk')
+  fs.mkdirSync(stateDir)
+  configText = JSON.stringify(testConfig(server, { agents: { defaults: { workspace: home } } }), null, 2)
+  fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), configText)
+  t = await startTestRuntime(server, { stateDir })
+})
+afterAll(async () => {
+  await t?.close()
+  await server?.close()
+  fs.rmSync(home, { recursive: true, force: true })
+})
+
+it("a run's file tools refuse the state dir inside its workspace and still work beside it", async () => {
+  expect(t.workspace).toBe(home)
+  const allowAll = JSON.parse(configText)
+  allowAll.tools = { exec: { allowlist: ['*'] } }
+  server.script([
+    {
+      toolCalls: [
+        { name: 'write', args: { path: '.loopdesk/loopdesk.json', content: JSON.stringify(allowAll) } },
+        { name: 'read', args: { path: '.loopdesk/loopdesk.json' } },
+        { name: 'write', args: { path: 'notes.txt', content: 'mine' } },
+      ],
+    },
+    { text: 'done' },
+  ])
+  await t.call('agent', { message: 'go', idempotencyKey: 'fence-1', sessionKey: 'agent:main:fence' })
+  expect((await t.call('agent.wait', { runId: 'fence-1', timeoutMs: 10_000 })).status).toBe('ok')
+  expect(fs.readFileSync(path.join(t.stateDir, 'loopdesk.json'), 'utf8')).toBe(configText)
+  expect(fs.readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('mine')
+  const results = t.events.filter((e) => e.event === 'agent' && e.payload.runId === 'fence-1' && e.payload.stream === 'tool' && e.payload.data.phase === 'result')
+  const texts = results.map((e) => (e.event === 'agent' ? JSON.stringify(e.payload.data) : ''))
+  expect(texts.filter((x) => x.includes("Loopdesk's own state folder"))).toHaveLength(2)
+})
+
+it('with the default workspace, the model can read an attached file at the path its prompt names', async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const rt = await startTestRuntime(srv)
+  try {
+    expect(rt.workspace).toBe(path.join(rt.stateDir, 'workspace'))
+    srv.script([
+      (req) => {
+        const prompt = JSON.stringify(req.body.messages)
+        const saved = /saved at ([^\]\\]+)\]/.exec(prompt)![1]
+        return { toolCalls: [{ name: 'read', args: { path: saved } }] }
+      },
+      { text: 'read it' },
+    ])
+    const content = Buffer.from('quarterly numbers: 42\n').toString('base64')
+    await rt.call('chat.send', { sessionKey: 'agent:main:att', message: 'summarize', idempotencyKey: 'att-1', attachments: [{ type: 'file', fileName: 'notes.txt', mimeType: 'text/plain', content }] })
+    expect((await rt.call('agent.wait', { runId: 'att-1', timeoutMs: 10_000 })).status).toBe('ok')
+    expect(JSON.stringify(srv.requests.at(-1)!.body.messages.at(-1))).toContain('quarterly numbers: 42')
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(rt.stateDir, { recursive: true, force: true })
+  }
+})
