@@ -168,7 +168,7 @@ export const execTool = defineTool(
     label: 'Run command',
     description:
       'Run a shell command (/bin/sh -c) in the workspace directory and return its combined stdout/stderr. ' +
-      'Unless the command is allow-listed the user must approve it first. The command is killed (with all its child processes) ' +
+      'Unless the command is allow-listed the user must approve it first. The command is killed (with all its child processes, detached ones too) ' +
       'when it exceeds its timeout. Long output is shortened in the middle. Non-interactive: stdin is empty. ' +
       "Model-provider API keys and Loopdesk's own tokens are not in the command's environment.",
     parameters: params,
