@@ -315,6 +315,17 @@ describe('helpers', () => {
     expect(matchesAllowlist('git status && rm -rf x', ['git status*'])).toBe(false)
     expect(matchesAllowlist('git status $(rm x)', ['git status*'])).toBe(false)
     expect(matchesAllowlist('git push', ['git status*'])).toBe(false)
+    // a prefix ending inside a word matches whole words only
+    expect(matchesAllowlist('git statusx', ['git status*'])).toBe(false)
+    expect(matchesAllowlist('git status-evil --x', ['git status*'])).toBe(false)
+    expect(matchesAllowlist('lsblk', ['ls*'])).toBe(false)
+    expect(matchesAllowlist('ls\t-la', ['ls*'])).toBe(true)
+    expect(matchesAllowlist('python3 -m pytest.evil', ['python3 -m pytest*'])).toBe(false)
+    // one ending in a separator continues as written
+    expect(matchesAllowlist('npm run test:unit', ['npm run test:*'])).toBe(true)
+    expect(matchesAllowlist('./scripts/build.sh --fast', ['./scripts/*'])).toBe(true)
+    expect(matchesAllowlist('git status', ['git status *'])).toBe(false)
+    expect(matchesAllowlist('git status -s', ['git status *'])).toBe(true)
     expect(matchesAllowlist('npm test', ['npm test'])).toBe(true)
     expect(matchesAllowlist('npm test -- x', ['npm test'])).toBe(false)
     expect(matchesAllowlist('anything; at all', ['*'])).toBe(true)
