@@ -82,6 +82,13 @@ describe('loopdesk config', () => {
       expect(r).toMatchObject({ code: 0, out: 'set gateway.bind\n' })
       expect(r.err).toBe('loopdesk: the file still has 1 problem(s); the last good config stays in use until they are fixed:\n  agents.defaults.timeoutSecs: unknown key\n')
       expect(onDisk().gateway.bind).toBe('loopback')
+      // get shows the value in use and says what the file holds instead, not a value that looks lost
+      expect(await cli(['get', 'gateway.bind'])).toMatchObject({
+        code: 1,
+        err: 'loopdesk: gateway.bind is not set (defaults apply)\nloopdesk: the file says gateway.bind = "loopback", not in use until its 1 problem(s) are fixed (loopdesk config get)\n',
+      })
+      expect(await cli(['get', 'agents.defaults.model.primary'])).toMatchObject({ code: 0, out: 'mock/m1\n', err: '' })
+      expect(await cli(['get', 'agents.defaults.timeoutSecs'])).toMatchObject({ code: 1, err: expect.stringContaining('the file says agents.defaults.timeoutSecs = 5') })
       expect(await cli(['unset', 'agents.defaults.timeoutSecs'])).toMatchObject({ code: 0, err: '' })
       expect(env.stack.rt.runtime.core.config.issues).toEqual([])
     } finally {

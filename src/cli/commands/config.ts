@@ -165,14 +165,22 @@ function withStoredKeys(cfg: ResultOf<'config.get'>): ResultOf<'config.get'> {
 
 function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path: string | undefined, json: boolean): number {
   const v = valueAt(withStoredKeys(cfg), keys)
+  // while the file has problems, `config` is the last good config (in use) and `fileConfig` what the file
+  // says: a value saved since then shows up only there, so say so rather than print a value that looks lost
+  const fromFile = keys.length && cfg.issues.length && cfg.fileConfig ? valueAt(withStoredKeys({ ...cfg, config: cfg.fileConfig }), keys) : v
+  const differs = JSON.stringify(fromFile) !== JSON.stringify(v)
   if (v === undefined) {
     io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
+    if (differs) io.stderr(`loopdesk: the file says ${path} = ${JSON.stringify(fromFile)}, not in use until its ${cfg.issues.length} problem(s) are fixed (loopdesk config get)\n`)
     return EXIT.failed
   }
   io.stdout((typeof v === 'string' && !json ? v : JSON.stringify(v, null, json ? undefined : 2)) + '\n')
   if (!keys.length && !json && cfg.issues.length) {
     io.stderr(`loopdesk: the file has ${cfg.issues.length} problem(s); the last good config is in use:\n`)
     for (const i of cfg.issues) io.stderr(`  ${i.path || '(file)'}: ${i.message}\n`)
+  } else if (differs) {
+    const said = fromFile === undefined ? 'does not set it' : `says ${JSON.stringify(fromFile)}`
+    io.stderr(`loopdesk: this is the value in use; the file ${said}, not in use until its ${cfg.issues.length} problem(s) are fixed (loopdesk config get)\n`)
   }
   return EXIT.ok
 }
