@@ -27,10 +27,7 @@ const DEF = new RegExp(String.raw`^\[\^(${LABEL})\]:[ \t]*([^\n]*(?:\n(?: {2,}|\
 export const footnoteRef: TokenizerExtension = {
   name: 'footnoteRef',
   level: 'inline',
-  start(src) {
-    const i = src.indexOf('[^')
-    return i < 0 ? undefined : i
-  },
+  // no `start`: marked's text tokens already end before every '[', where this tokenizer is tried first
   tokenizer(src) {
     const m = REF.exec(src)
     return m ? ({ type: 'footnoteRef', raw: m[0], label: m[1] } satisfies FootnoteRefToken) : undefined
