@@ -283,6 +283,34 @@ test('settings fit the dialog: the long CLI line scrolls inside its box, every c
   await shot(page, 'stub-settings-gateway-narrow')
 })
 
+test('settings: the section tabs stay in view while a long section scrolls', async ({ page }) => {
+  await page.setViewportSize({ width: 1000, height: 600 })
+  await openApp(page)
+  for (const size of [{ width: 1000, height: 600 }, { width: 420, height: 700 }]) {
+    await page.setViewportSize(size)
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Settings' })
+    await dialog.getByRole('button', { name: 'Models', exact: true }).click()
+    const body = dialog.locator('.modal-body')
+    await body.evaluate((el) => {
+      const e = el as unknown as { scrollTop: number; scrollHeight: number }
+      e.scrollTop = e.scrollHeight
+    })
+    expect(await body.evaluate((el) => (el as unknown as { scrollTop: number }).scrollTop), `${size.width}: scrolled`).toBeGreaterThan(100)
+    const area = (await body.boundingBox())!
+    for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
+      const b = (await dialog.getByRole('button', { name: tab, exact: true }).boundingBox())!
+      expect(b.y, `${size.width}: ${tab}`).toBeGreaterThanOrEqual(area.y - 0.5)
+      expect(b.y + b.height, `${size.width}: ${tab}`).toBeLessThanOrEqual(area.y + area.height + 0.5)
+    }
+    // and a tab still answers a click there
+    await dialog.getByRole('button', { name: 'Gateway', exact: true }).click()
+    await expect(dialog.getByRole('button', { name: 'Save port' })).toBeVisible()
+    await page.keyboard.press('Escape')
+    await expect(dialog).toBeHidden()
+  }
+})
+
 test('a narrow window: the sidebar keeps "New session" inside it; the Inspector is a drawer that closes', async ({ page }) => {
   await page.setViewportSize({ width: 760, height: 600 })
   await openApp(page)
