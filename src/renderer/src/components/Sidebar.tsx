@@ -56,6 +56,22 @@ export function Sidebar() {
     return listed.sort(compareForSidebar)
   }, [rows, search, contentMatches, showArchived])
 
+  // A row that had the focus and left the list (archived, deleted — here or elsewhere) hands the focus to the
+  // row now in its place, instead of letting it fall to the page. Focus that moved on elsewhere is left alone.
+  const listRef = useRef<HTMLUListElement>(null)
+  const lastFocused = useRef<{ key: string; index: number } | null>(null)
+  useEffect(() => {
+    const f = lastFocused.current
+    if (!f || visible.some((r) => r.key === f.key)) return
+    lastFocused.current = null
+    const active = document.activeElement
+    if (active && active !== document.body && active.isConnected) return
+    const entries = listRef.current?.querySelectorAll<HTMLElement>('li[data-key] .session-main')
+    const next = entries?.[Math.min(f.index, entries.length - 1)]
+    if (next) next.focus()
+    else document.querySelector<HTMLElement>('.sidebar .btn-primary')?.focus()
+  }, [visible])
+
   return (
     <nav aria-label="Sessions" className="sidebar">
       <div className="sidebar-head">
@@ -78,7 +94,14 @@ export function Sidebar() {
         />
       </div>
       {error && <p className="sidebar-error" role="alert">Could not load sessions: {error}</p>}
-      <ul className="session-list">
+      <ul
+        ref={listRef}
+        className="session-list"
+        onFocus={(e) => {
+          const key = (e.target as HTMLElement).closest<HTMLElement>('li[data-key]')?.dataset.key
+          if (key) lastFocused.current = { key, index: visible.findIndex((r) => r.key === key) }
+        }}
+      >
         {visible.map((row) => (
           <SessionEntry
             key={row.key}
@@ -167,6 +190,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
 
   return (
     <li
+      data-key={row.key}
       className={`session ${selected ? 'selected' : ''} ${row.archived ? 'archived' : ''}`}
       data-state={state}
       data-pinned={row.pinned ? 'true' : undefined}
