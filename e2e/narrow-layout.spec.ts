@@ -137,6 +137,37 @@ test('the inspector is a closable drawer that leaves the app reachable', async (
   expect(errors).toEqual([])
 })
 
+test('Settings fit: its sections are tabs above the content, and no field or button runs out of the dialog', async ({ page }) => {
+  const errors = await openApp(page)
+  await page.getByRole('button', { name: 'Settings' }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await expect(dialog).toBeVisible()
+  for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
+    await dialog.getByRole('button', { name: tab, exact: true }).click()
+    // every visible control lies inside the dialog's box (the content column was ~130 px wide, clipped)
+    const outside = await dialog.evaluate((d) => {
+      type Box = { left: number; right: number; width: number }
+      type El = { getBoundingClientRect(): Box; outerHTML: string }
+      const r = (d as unknown as El).getBoundingClientRect()
+      const all = (d as unknown as { querySelectorAll(s: string): Iterable<El> }).querySelectorAll('button, input, select, textarea, .badge')
+      return [...all]
+        .filter((e) => {
+          const b = e.getBoundingClientRect()
+          return b.width > 0 && (b.right > r.right + 0.5 || b.left < r.left - 0.5)
+        })
+        .map((e) => e.outerHTML.slice(0, 100))
+    })
+    expect(outside, tab).toEqual([])
+    // the tabs stay a short row, not stretched over the dialog's height
+    const nav = (await dialog.getByRole('button', { name: 'Models', exact: true }).boundingBox())!
+    expect(nav.height, tab).toBeLessThan(48)
+  }
+  await shot(page, 'narrow-settings')
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
+  expect(errors).toEqual([])
+})
+
 test('a wide markdown table scrolls inside its wrapper, not the page', async ({ page }) => {
   const errors = await openApp(page)
   const box = page.getByRole('textbox', { name: 'Message' })

@@ -250,9 +250,12 @@ test('sticks to the bottom while streaming until the user scrolls up; Jump to la
   const jump = page.getByRole('button', { name: 'Jump to latest' })
   await expect(jump).toBeVisible()
   await shot(page, 'stub-scrolled-up')
-  await jump.click()
+  // from the keyboard: the button goes away, the focus stays in the conversation (not on the page)
+  await jump.focus()
+  await page.keyboard.press('Enter')
   await expect.poll(distance).toBeLessThan(60)
   await expect(jump).toHaveCount(0)
+  expect(await page.evaluate(() => (globalThis as unknown as { document: { activeElement: { className: string } | null } }).document.activeElement?.className)).toBe('conversation-scroll')
   await page.getByRole('button', { name: 'Stop', exact: true }).click()
 })
 
@@ -279,6 +282,34 @@ test('settings fit the dialog: the long CLI line scrolls inside its box, every c
   const d = (await dialog.boundingBox())!
   expect(b.x + b.width).toBeLessThanOrEqual(d.x + d.width)
   await shot(page, 'stub-settings-gateway-narrow')
+})
+
+test('settings: the section tabs stay in view while a long section scrolls', async ({ page }) => {
+  await page.setViewportSize({ width: 1000, height: 600 })
+  await openApp(page)
+  for (const size of [{ width: 1000, height: 600 }, { width: 420, height: 700 }]) {
+    await page.setViewportSize(size)
+    await page.getByRole('button', { name: 'Settings' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Settings' })
+    await dialog.getByRole('button', { name: 'Models', exact: true }).click()
+    const body = dialog.locator('.modal-body')
+    await body.evaluate((el) => {
+      const e = el as unknown as { scrollTop: number; scrollHeight: number }
+      e.scrollTop = e.scrollHeight
+    })
+    expect(await body.evaluate((el) => (el as unknown as { scrollTop: number }).scrollTop), `${size.width}: scrolled`).toBeGreaterThan(100)
+    const area = (await body.boundingBox())!
+    for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
+      const b = (await dialog.getByRole('button', { name: tab, exact: true }).boundingBox())!
+      expect(b.y, `${size.width}: ${tab}`).toBeGreaterThanOrEqual(area.y - 0.5)
+      expect(b.y + b.height, `${size.width}: ${tab}`).toBeLessThanOrEqual(area.y + area.height + 0.5)
+    }
+    // and a tab still answers a click there
+    await dialog.getByRole('button', { name: 'Gateway', exact: true }).click()
+    await expect(dialog.getByRole('button', { name: 'Save port' })).toBeVisible()
+    await page.keyboard.press('Escape')
+    await expect(dialog).toBeHidden()
+  }
 })
 
 test('a narrow window: the sidebar keeps "New session" inside it; the Inspector is a drawer that closes', async ({ page }) => {

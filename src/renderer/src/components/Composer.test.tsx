@@ -98,6 +98,28 @@ describe('composer', () => {
     expect(bridge.calls.find((c) => c.name === 'abort')?.params).toMatchObject({ sessionKey: 'agent:main:main' })
   })
 
+  it('Send, Queue, Steer and Stop leave the keyboard focus in the message box, not on the page', async () => {
+    const { bridge } = await renderApp({ tickMs: 5, scripts: [{ steps: [slow] }, { steps: [slow] }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'go')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(screen.getByRole('button', { name: /^Stop$/ })).toBeInTheDocument())
+    expect(document.activeElement).toBe(box)
+    await user.type(box, 'later please')
+    await user.click(screen.getByRole('button', { name: 'Queue' }))
+    expect(screen.getByRole('button', { name: 'Queue' })).toBeDisabled()
+    expect(document.activeElement).toBe(box)
+    await user.type(box, 'shorter')
+    await user.click(screen.getByRole('button', { name: 'Steer' }))
+    expect(document.activeElement).toBe(box)
+    await user.click(screen.getByRole('button', { name: /^Stop$/ }))
+    await waitFor(() => expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Stopped/), LONG)
+    expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument()
+    expect(document.activeElement).toBe(box)
+    expect(bridge.calls.filter((c) => c.name === 'send').map((c) => (c.params as { queueMode?: string }).queueMode)).toEqual([undefined, 'followup', 'steer'])
+  })
+
   it('a Stop that cannot reach the runtime does not leave the button stuck on Stopping…', async () => {
     const { bridge } = await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 3000 }, slow] }] })
     const user = userEvent.setup()

@@ -138,6 +138,8 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
     if (!canSend) return
     setHistPos(-1)
     void controller.send(draft, mode ?? (running ? 'followup' : undefined), attachments)
+    // Send, Queue and Steer go disabled or away once the box is empty: the box keeps the keyboard focus
+    ref.current?.focus()
   }
 
   const slash = useSlashMenu(draft, (text) => controller.setDraft(sessionKey, text), () => submit())
@@ -279,7 +281,10 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
                 className="btn btn-sm btn-stop"
                 disabled={stopping || !connected}
                 title={connected ? undefined : 'Not connected to the runtime'}
-                onClick={() => void controller.stop()}
+                onClick={() => {
+                  ref.current?.focus() // Stop turns into Stopping… (disabled), then Send: focus would drop to the page
+                  void controller.stop()
+                }}
               >
                 <IconStop /> {stopping ? 'Stopping…' : 'Stop'}
               </button>

@@ -139,7 +139,9 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     if (first === 0 && hasMore && !loading && opened.current && el && el.scrollTop < LOAD_OLDER_PX) void controller.loadOlder(sessionKey)
   }, [first, hasMore, loading, controller, sessionKey])
 
-  const jump = useCallback(() => {
+  const jump = useCallback((e: React.MouseEvent<HTMLButtonElement>) => {
+    // the button goes away: focus on it would drop to the page, so it moves to the conversation it scrolled
+    if (document.activeElement === e.currentTarget) scrollRef.current?.focus({ preventScroll: true })
     stick.current = true
     toBottom()
     setAtEnd(true)

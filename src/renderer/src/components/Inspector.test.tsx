@@ -38,6 +38,27 @@ describe('inspector', () => {
     expect(screen.queryByRole('complementary', { name: 'Inspector' })).not.toBeInTheDocument()
   })
 
+  it('a run picked in one session does not empty the list of another (its select reads "All runs")', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main' }, { key: 'agent:main:other', label: 'Other' }] })
+    const box = () => screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box(), 'hello there{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const select = within(panel).getByRole<HTMLSelectElement>('combobox', { name: 'Filter by run' })
+    await user.selectOptions(select, select.options[1].value)
+    expect(select.value).not.toBe('')
+    await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByText('Other'))
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toHaveAttribute('placeholder', 'Message Loopdesk…'))
+    await user.type(box(), 'and here{Enter}')
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    const events = within(panel).getByRole('list', { name: 'Events' })
+    await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeGreaterThan(2))
+    expect(within(panel).queryByText('No events match the filters.')).toBeNull()
+    expect(select.value).toBe('')
+  })
+
   it('"Errors only" shows the failures of every stream — a failed run is a lifecycle event, not an "error" one', async () => {
     const user = userEvent.setup({ delay: null })
     await renderApp()

@@ -79,7 +79,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
   const controller = useController()
   const version = useAppStore('inspector', (s) => s.version)
   const hidden = useAppStore('inspector', (s) => s.hiddenStreams)
-  const runFilter = useAppStore('inspector', (s) => s.runFilter)
+  const pickedRun = useAppStore('inspector', (s) => s.runFilter)
   const errorsOnly = useAppStore('inspector', (s) => !!s.errorsOnly)
   const expanded = useAppStore('ui', (s) => s.expanded)
   const { stores } = controller
@@ -88,6 +88,8 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const all = useMemo(() => controller.log.list(sessionKey), [controller, sessionKey, version])
   const runIds = useMemo(() => [...new Set(all.map((e) => e.runId).filter(Boolean) as string[])].reverse(), [all])
+  // the run picked in another session filters nothing here (its select would read "All runs" over an empty list)
+  const runFilter = pickedRun && runIds.includes(pickedRun) ? pickedRun : undefined
   const rows = useMemo(
     () =>
       all

@@ -390,6 +390,46 @@ describe('keyboard and long names', () => {
     await waitFor(() => expect(within(nav).getByRole('button', { name: 'Actions for Tax questions' })).toHaveFocus())
   })
 
+  it('keyboard focus stays on the row after a rename (Enter or Escape) and on its "…" after a cancelled Delete or Reset', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await pickAction(user, 'Tax questions', 'Rename')
+    await user.keyboard('Taxes 2026{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Taxes 2026')).toBeInTheDocument())
+    expect(document.activeElement).toBe(within(nav).getByText('Taxes 2026').closest('button'))
+    await pickAction(user, 'Taxes 2026', 'Rename')
+    await user.keyboard('never mind{Escape}')
+    expect(within(nav).queryByRole('textbox', { name: 'Session name' })).toBeNull()
+    expect(document.activeElement).toBe(within(nav).getByText('Taxes 2026').closest('button'))
+
+    for (const [item, dialogName] of [['Delete', 'Delete session?'], ['Reset', 'Reset session?']]) {
+      await pickAction(user, 'Taxes 2026', item)
+      const dialog = screen.getByRole('alertdialog', { name: dialogName })
+      expect(within(dialog).getByRole('button', { name: 'Cancel' })).toHaveFocus()
+      await user.keyboard('{Enter}') // Cancel
+      expect(screen.queryByRole('alertdialog')).toBeNull()
+      expect(within(nav).getByRole('button', { name: 'Actions for Taxes 2026' })).toHaveFocus()
+    }
+  })
+
+  it('archiving or deleting the focused row hands the focus to the row now in its place, not to the page', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed: [...seed, { key: 'agent:main:trip', label: 'Trip', messages: 2 }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const titles = () => within(nav).getAllByRole('listitem').map((li) => li.querySelector('.session-title')?.textContent)
+    await waitFor(() => expect(titles()).toEqual(['Main', 'Tax questions', 'Trip']))
+    const rowButton = (title: string) => within(nav).getByText(title).closest('button')
+    await pickAction(user, 'Tax questions', 'Archive')
+    await waitFor(() => expect(titles()).toEqual(['Main', 'Trip']))
+    await waitFor(() => expect(document.activeElement).toBe(rowButton('Trip')))
+    // the last row: the one before it takes the focus
+    await pickAction(user, 'Trip', 'Delete')
+    await user.click(within(screen.getByRole('alertdialog', { name: 'Delete session?' })).getByRole('button', { name: 'Delete' }))
+    await waitFor(() => expect(titles()).toEqual(['Main']))
+    await waitFor(() => expect(document.activeElement).toBe(rowButton('Main')))
+  })
+
   it('a session name the row cuts off has its full text as a tooltip', async () => {
     const long = 'A very long session name about quarterly tax planning for the household and the small business'
     await renderApp({ seed: [{ key: 'agent:main:main', label: long, messages: 1 }] })

@@ -56,6 +56,22 @@ export function Sidebar() {
     return listed.sort(compareForSidebar)
   }, [rows, search, contentMatches, showArchived])
 
+  // A row that had the focus and left the list (archived, deleted — here or elsewhere) hands the focus to the
+  // row now in its place, instead of letting it fall to the page. Focus that moved on elsewhere is left alone.
+  const listRef = useRef<HTMLUListElement>(null)
+  const lastFocused = useRef<{ key: string; index: number } | null>(null)
+  useEffect(() => {
+    const f = lastFocused.current
+    if (!f || visible.some((r) => r.key === f.key)) return
+    lastFocused.current = null
+    const active = document.activeElement
+    if (active && active !== document.body && active.isConnected) return
+    const entries = listRef.current?.querySelectorAll<HTMLElement>('li[data-key] .session-main')
+    const next = entries?.[Math.min(f.index, entries.length - 1)]
+    if (next) next.focus()
+    else document.querySelector<HTMLElement>('.sidebar .btn-primary')?.focus()
+  }, [visible])
+
   return (
     <nav aria-label="Sessions" className="sidebar">
       <div className="sidebar-head">
@@ -78,7 +94,14 @@ export function Sidebar() {
         />
       </div>
       {error && <p className="sidebar-error" role="alert">Could not load sessions: {error}</p>}
-      <ul className="session-list">
+      <ul
+        ref={listRef}
+        className="session-list"
+        onFocus={(e) => {
+          const key = (e.target as HTMLElement).closest<HTMLElement>('li[data-key]')?.dataset.key
+          if (key) lastFocused.current = { key, index: visible.findIndex((r) => r.key === key) }
+        }}
+      >
         {visible.map((row) => (
           <SessionEntry
             key={row.key}
@@ -138,6 +161,14 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const [editing, setEditing] = useState(false)
   const menuRef = useRef<HTMLDivElement>(null)
   const moreRef = useRef<HTMLButtonElement>(null)
+  const mainRef = useRef<HTMLButtonElement>(null)
+  // a rename ended from the keyboard (Enter, Escape) gives focus back to the row it replaced
+  const refocusRow = useRef(false)
+  useEffect(() => {
+    if (editing || !refocusRow.current) return
+    refocusRow.current = false
+    mainRef.current?.focus()
+  }, [editing])
   // an action that leaves the row where it is: focus goes back to "…" (its menu item unmounts; focus would fall to <body>)
   const closeMenuToButton = () => {
     setMenu(false)
@@ -159,6 +190,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
 
   return (
     <li
+      data-key={row.key}
       className={`session ${selected ? 'selected' : ''} ${row.archived ? 'archived' : ''}`}
       data-state={state}
       data-pinned={row.pinned ? 'true' : undefined}
@@ -167,13 +199,15 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
       {editing ? (
         <RenameField
           initial={title}
-          onDone={async (label) => {
+          onDone={async (label, byKey) => {
+            refocusRow.current = byKey
             setEditing(false)
             if (label !== null && label !== title) await controller.renameSession(row.key, label)
           }}
         />
       ) : (
         <button
+          ref={mainRef}
           type="button"
           className="session-main"
           aria-current={selected ? 'true' : undefined}
@@ -277,12 +311,13 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
             >
               Export as Markdown
             </button>
-            <button type="button" role="menuitem" onClick={() => (setMenu(false), onConfirm('reset'))}>
+            {/* closed to "…" first: the confirmation gives focus back to what had it when it opened */}
+            <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), onConfirm('reset'))}>
               Reset
             </button>
             {/* an agent's main session cannot be deleted (Reset clears it) */}
             {archivable(row.key) && (
-              <button type="button" role="menuitem" className="danger" onClick={() => (setMenu(false), onConfirm('delete'))}>
+              <button type="button" role="menuitem" className="danger" onClick={() => (closeMenuToButton(), onConfirm('delete'))}>
                 Delete
               </button>
             )}
@@ -293,7 +328,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   )
 })
 
-function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null) => void }) {
+function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null, byKey: boolean) => void }) {
   const [value, setValue] = useState(initial)
   const done = useRef(false)
   const input = useRef<HTMLInputElement>(null)
@@ -302,10 +337,10 @@ function RenameField({ initial, onDone }: { initial: string; onDone: (label: str
     input.current?.focus()
     input.current?.select()
   }, [])
-  const finish = (v: string | null) => {
+  const finish = (v: string | null, byKey: boolean) => {
     if (done.current) return
     done.current = true
-    onDone(v)
+    onDone(v, byKey)
   }
   return (
     <input
@@ -316,10 +351,12 @@ function RenameField({ initial, onDone }: { initial: string; onDone: (label: str
       maxLength={200}
       onChange={(e) => setValue(e.target.value)}
       onKeyDown={(e) => {
-        if (e.key === 'Enter') finish(value)
-        if (e.key === 'Escape') finish(null)
+        // (default prevented: the row's button gets focus back and must not take this Enter as a click)
+        if (e.key === 'Enter' || e.key === 'Escape') e.preventDefault()
+        if (e.key === 'Enter') finish(value, true)
+        if (e.key === 'Escape') finish(null, true)
       }}
-      onBlur={() => finish(value)}
+      onBlur={() => finish(value, false)}
     />
   )
 }

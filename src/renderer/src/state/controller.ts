@@ -31,6 +31,11 @@ export const GAP_TIMEOUT_MS = 1500
 /** How long "Stopping…" may wait for the terminal event before we reconcile with the runtime. */
 export const STOP_SETTLE_MS = 8000
 const MAX_CACHED_TRANSCRIPTS = 8
+/**
+ * The window's history pages ask for every message whole: without it a reply over 128 KiB comes back as
+ * OpenClaw's "[chat.history omitted: message too large]" placeholder after a reload or a session switch.
+ */
+const WHOLE = true
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 /** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
 const MAX_SAVE_RETRIES = 5
@@ -615,7 +620,7 @@ export class Controller {
 
   /** The refetch plan from the newest page(s): back until the anchor of the part shown is included. */
   private async planFromPages(sessionKey: string, current: Transcript | undefined): Promise<RefetchPlan> {
-    const history = await this.bridge.history({ sessionKey, limit: refetchLimit(current) })
+    const history = await this.bridge.history({ sessionKey, limit: refetchLimit(current), wholeMessages: WHOLE })
     if (!history.ok) throw new Error(errorText(history.error))
     // A long run may have added more messages than one page holds.
     let fetched = history.data.messages
@@ -623,7 +628,7 @@ export class Controller {
     let offset = history.data.nextOffset
     let plan = planRefetch(current, history.data, fetched, more)
     while (!plan && offset !== undefined) {
-      const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset })
+      const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset, wholeMessages: WHOLE })
       if (!r.ok) throw new Error(errorText(r.error))
       fetched = r.data.messages.concat(fetched)
       more = r.data.hasMore
@@ -643,7 +648,7 @@ export class Controller {
       // A page that only repeats messages already shown (new ones arrived since the offset was
       // computed) moves the offset on; give up after a few such pages rather than loop.
       for (let round = 0; round < 10 && offset !== undefined; round++) {
-        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset })
+        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset, wholeMessages: WHOLE })
         if (!r.ok) {
           this.toast(`Could not load older messages: ${errorText(r.error)}`)
           return
