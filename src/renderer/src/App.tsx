@@ -2,6 +2,7 @@
 // onboarding screen sit on top when needed. Narrow windows (styles.css) show the sidebar and the
 // inspector as overlays over the conversation instead.
 import { useEffect, useRef, useState } from 'react'
+import { inspectorCovers } from './layout'
 import { useAppStore, useController } from './app-context'
 import { Composer } from './components/Composer'
 import { Conversation } from './components/Conversation'
@@ -22,7 +23,6 @@ import { formatInt } from './lib/format'
 import { useTheme } from './theme'
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
-const INSPECTOR_OVERLAY = '(max-width: 900px)'
 
 interface HeaderProps {
   sessionKey?: string
@@ -108,7 +108,7 @@ export function App() {
       if (sidebarOpen) {
         setSidebarOver(null)
         toggleRef.current?.focus()
-      } else if (controller.stores.inspector.getState().open && window.matchMedia?.(INSPECTOR_OVERLAY).matches) {
+      } else if (controller.stores.inspector.getState().open && inspectorCovers()) {
         controller.setInspectorOpen(false)
       } else return
       e.preventDefault()

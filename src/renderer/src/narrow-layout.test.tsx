@@ -3,6 +3,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { FakeBridge } from './bridge/fake-bridge'
 import { renderApp } from './test-utils'
 
 const seed = [
@@ -78,5 +79,23 @@ describe('narrow layout', () => {
     await user.click(screen.getByRole('button', { name: 'Inspector' }))
     await user.click(container.querySelector('.inspector-backdrop')!)
     expect(panel()).not.toBeInTheDocument()
+  })
+
+  it('a remembered open Inspector opens at start only where it sits beside the conversation', async () => {
+    for (const narrow of [true, false]) {
+      stubMedia(narrow)
+      const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, seed })
+      await bridge.prefsSet({ inspectorOpen: true })
+      const { unmount } = await renderApp({}, bridge)
+      const panel = screen.queryByRole('complementary', { name: 'Inspector' })
+      if (narrow) expect(panel).not.toBeInTheDocument()
+      else expect(panel).toBeInTheDocument()
+      // asked for, it opens as a drawer
+      if (narrow) {
+        await userEvent.setup({ delay: null }).click(screen.getByRole('button', { name: 'Inspector' }))
+        expect(screen.getByRole('complementary', { name: 'Inspector' })).toBeInTheDocument()
+      }
+      unmount()
+    }
   })
 })

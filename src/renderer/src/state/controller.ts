@@ -2,6 +2,7 @@
 // inspector's ring and turned into reducer actions; actions are batched and applied at most once per
 // animation frame (see flush-scheduler.ts), so a flood of deltas costs one render per frame.
 import type { Bridge } from '../../../shared/bridge'
+import { inspectorCovers } from '../layout'
 import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/connection'
 import type { AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
@@ -116,7 +117,9 @@ export class Controller {
       }
     }
     const [prefs] = await Promise.all([this.loadPrefs(), this.loadSettings(), this.loadSessions(), this.loadStatus(), this.pairing.start()])
-    if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen })
+    // the remembered Inspector opens where it sits beside the conversation; in a narrow window (another
+    // browser's, or the app made small) it would start as a drawer over it, so it waits to be asked for
+    if (prefs) this.stores.inspector.setState({ open: prefs.inspectorOpen && !inspectorCovers() })
     const rows = this.stores.sessions.getState().rows
     if (this.disposed) return
     let last: string | null = null
