@@ -143,6 +143,18 @@ describe('gateway + real runtime + scripted model', () => {
     const events = collect(c)
     await c.request('agent', { message: 'x', sessionKey: 'agent:main:int6', idempotencyKey: 'int-6' }, { expectFinal: true })
     await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).sessionKey === 'agent:main:int6'))
+    await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).reason === 'end'))
+    const changed = events.filter((e) => e.event === 'sessions.changed').map((e) => e.payload as any)
+    // OpenClaw's shape: the row's fields at the top level (next to the nested `session`), a run's lifecycle as `phase`
+    const start = changed.find((p) => p.reason === 'start')
+    const end = changed.find((p) => p.reason === 'end')
+    expect(start).toMatchObject({ sessionKey: 'agent:main:int6', phase: 'start', runId: 'int-6', status: 'running', sessionId: start.session.sessionId, kind: 'direct' })
+    expect(end).toMatchObject({ phase: 'end', runId: 'int-6', status: 'done', endedAt: end.session.endedAt, totalTokens: end.session.totalTokens, updatedAt: end.session.updatedAt })
+    expect(end.key).toBeUndefined()
+    // mutation notices keep `reason` and carry no phase
+    const send = changed.find((p) => p.reason === 'send')
+    expect(send.phase).toBeUndefined()
+    expect(send.sessionId).toBe(send.session.sessionId)
     await c.close()
   })
 
