@@ -587,7 +587,8 @@ export interface RunMeta {
     sessionId: string
     provider: string
     model: string
-    usage: UsageTotals
+    /** `total` = totalTokens: OpenClaw's name for the sum (its agentMeta.usage is {input, output, cacheRead, cacheWrite, total}) */
+    usage: UsageTotals & { total: number }
     compactionCount: number
   }
   timing?: RunTiming

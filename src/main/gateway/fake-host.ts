@@ -249,7 +249,7 @@ export class FakeHost implements RuntimeHost {
         sessionId: 'fake-session',
         provider: 'fake',
         model: 'fake-model',
-        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, costUsd: 0 },
+        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, costUsd: 0, total: 2 },
         compactionCount: 0,
       },
     }

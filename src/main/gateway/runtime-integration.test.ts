@@ -45,6 +45,10 @@ describe('gateway + real runtime + scripted model', () => {
     })
     expect(ack).toMatchObject({ runId: 'int-1', status: 'accepted' })
     expect(final).toMatchObject({ runId: 'int-1', status: 'ok', summary: 'completed', result: { payloads: [{ text: 'Hello from the scripted model' }] } })
+    // OpenClaw's agentMeta.usage names the sum `total` (NormalizedUsage)
+    const usage = final.result.meta.agentMeta.usage
+    expect(usage.total).toBeGreaterThan(0)
+    expect(usage.total).toBe(usage.input + usage.output + usage.cacheRead + usage.cacheWrite)
     const run = forRun(events, 'int-1')
     const lifecycle = run.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'lifecycle').map((e) => (e.payload as any).data.phase)
     expect(lifecycle).toEqual(['start', 'end'])
