@@ -74,6 +74,7 @@ export class FakeHost implements RuntimeHost {
         return { ok: true, aborted: ids.length > 0, runIds: ids }
       },
       'sessions.subscribe': async () => ({ subscribed: true }),
+      'sessions.unsubscribe': async () => ({ subscribed: false }),
       'chat.send': async (p) => {
         if (!this.runs.has(p.idempotencyKey)) this.startRun(p.idempotencyKey, canonicalSessionKey(p.sessionKey) ?? p.sessionKey, p.message)
         return { runId: p.idempotencyKey, status: 'started' }
