@@ -278,6 +278,8 @@ export const Schemas = {
     activeMinutes: Type.Optional(Type.Integer({ minimum: 1 })),
   }),
   'sessions.subscribe': Closed({}),
+  /** OpenClaw's: this connection stops getting sessions.changed / session.tool */
+  'sessions.unsubscribe': Closed({}),
   'sessions.create': Closed({
     key: Type.Optional(NonEmpty()),
     agentId: Type.Optional(NonEmpty(64)),
@@ -587,7 +589,8 @@ export interface RunMeta {
     sessionId: string
     provider: string
     model: string
-    usage: UsageTotals
+    /** `total` = totalTokens: OpenClaw's name for the sum (its agentMeta.usage is {input, output, cacheRead, cacheWrite, total}) */
+    usage: UsageTotals & { total: number }
     compactionCount: number
   }
   timing?: RunTiming
@@ -822,6 +825,7 @@ export interface Results {
     sessions: SessionRow[]
   }
   'sessions.subscribe': { subscribed: true }
+  'sessions.unsubscribe': { subscribed: false }
   'sessions.create': {
     ok: true
     key: string

@@ -100,6 +100,24 @@ describe('event forwarding', () => {
     await Promise.all([sub.close(), other.close()])
   })
 
+  it('sessions.unsubscribe (OpenClaw v3) ends them for that connection only', async () => {
+    t = await startTestGateway()
+    const quit = await t.connect()
+    const stays = await t.connect()
+    await quit.request('sessions.subscribe', {})
+    await stays.request('sessions.subscribe', {})
+    await expect(quit.request('sessions.unsubscribe', {})).resolves.toEqual({ subscribed: false })
+    const eq = collect(quit)
+    const es = collect(stays)
+    await stays.request('agent', { message: 'go', idempotencyKey: 'su-1' }, { expectFinal: true })
+    await until(() => es.filter((e) => e.event === 'sessions.changed').length >= 2)
+    // every frame the gateway wrote to `quit` before this answer has been read once it arrives
+    await quit.request('health', {})
+    expect(eq.some((e) => e.event === 'agent')).toBe(true)
+    expect(eq.some((e) => e.event === 'sessions.changed')).toBe(false)
+    await Promise.all([quit.close(), stays.close()])
+  })
+
   it('approval events need operator.approvals (or admin); queue.changed needs read', async () => {
     t = await startTestGateway()
     const approver = await t.connect({ scopes: ['operator.approvals'] })

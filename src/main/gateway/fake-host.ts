@@ -74,6 +74,7 @@ export class FakeHost implements RuntimeHost {
         return { ok: true, aborted: ids.length > 0, runIds: ids }
       },
       'sessions.subscribe': async () => ({ subscribed: true }),
+      'sessions.unsubscribe': async () => ({ subscribed: false }),
       'chat.send': async (p) => {
         if (!this.runs.has(p.idempotencyKey)) this.startRun(p.idempotencyKey, canonicalSessionKey(p.sessionKey) ?? p.sessionKey, p.message)
         return { runId: p.idempotencyKey, status: 'started' }
@@ -249,7 +250,7 @@ export class FakeHost implements RuntimeHost {
         sessionId: 'fake-session',
         provider: 'fake',
         model: 'fake-model',
-        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, costUsd: 0 },
+        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, costUsd: 0, total: 2 },
         compactionCount: 0,
       },
     }

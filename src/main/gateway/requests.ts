@@ -148,6 +148,7 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   if (!res.ok) slot?.release()
   if (res.ok && RUN_STARTING_METHODS.has(name)) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
+  if (res.ok && name === 'sessions.unsubscribe') conn.sessionsSubscribed = false
   if (res.ok && name === 'sessions.messages.subscribe') {
     // bounded: each key costs a set entry per connection
     const key = (res.data as { key: string }).key

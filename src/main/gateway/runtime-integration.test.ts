@@ -45,6 +45,10 @@ describe('gateway + real runtime + scripted model', () => {
     })
     expect(ack).toMatchObject({ runId: 'int-1', status: 'accepted' })
     expect(final).toMatchObject({ runId: 'int-1', status: 'ok', summary: 'completed', result: { payloads: [{ text: 'Hello from the scripted model' }] } })
+    // OpenClaw's agentMeta.usage names the sum `total` (NormalizedUsage)
+    const usage = final.result.meta.agentMeta.usage
+    expect(usage.total).toBeGreaterThan(0)
+    expect(usage.total).toBe(usage.input + usage.output + usage.cacheRead + usage.cacheWrite)
     const run = forRun(events, 'int-1')
     const lifecycle = run.filter((e) => e.event === 'agent' && (e.payload as any).stream === 'lifecycle').map((e) => (e.payload as any).data.phase)
     expect(lifecycle).toEqual(['start', 'end'])
@@ -143,6 +147,18 @@ describe('gateway + real runtime + scripted model', () => {
     const events = collect(c)
     await c.request('agent', { message: 'x', sessionKey: 'agent:main:int6', idempotencyKey: 'int-6' }, { expectFinal: true })
     await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).sessionKey === 'agent:main:int6'))
+    await until(() => events.some((e) => e.event === 'sessions.changed' && (e.payload as any).reason === 'end'))
+    const changed = events.filter((e) => e.event === 'sessions.changed').map((e) => e.payload as any)
+    // OpenClaw's shape: the row's fields at the top level (next to the nested `session`), a run's lifecycle as `phase`
+    const start = changed.find((p) => p.reason === 'start')
+    const end = changed.find((p) => p.reason === 'end')
+    expect(start).toMatchObject({ sessionKey: 'agent:main:int6', phase: 'start', runId: 'int-6', status: 'running', sessionId: start.session.sessionId, kind: 'direct' })
+    expect(end).toMatchObject({ phase: 'end', runId: 'int-6', status: 'done', endedAt: end.session.endedAt, totalTokens: end.session.totalTokens, updatedAt: end.session.updatedAt })
+    expect(end.key).toBeUndefined()
+    // mutation notices keep `reason` and carry no phase
+    const send = changed.find((p) => p.reason === 'send')
+    expect(send.phase).toBeUndefined()
+    expect(send.sessionId).toBe(send.session.sessionId)
     await c.close()
   })
 

@@ -23,6 +23,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'chat.abort': W,
   'sessions.list': R,
   'sessions.subscribe': R,
+  'sessions.unsubscribe': R,
   'sessions.create': W,
   'sessions.patch': A,
   'sessions.reset': A,

@@ -38,6 +38,7 @@ import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
+import { sessionsChangedPayload } from './sessions-changed-wire'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
 
@@ -372,7 +373,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliverChat(ev.payload)
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
-        return deliver('sessions.changed', ev.payload, { targeted: (c) => c.sessionsSubscribed })
+        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
         return deliver(ev.event, ev.payload)

@@ -7,6 +7,7 @@ import {
   checkExpectedSession,
   parseCommand,
   rejectControlChars,
+  sanitizeChatMessage,
   resolveTarget,
   type RuntimeCore,
 } from './handlers-context'
@@ -144,7 +145,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const cacheKey = `chat:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
       if (cached) return replayChatSend(core, p.idempotencyKey, cached)
-      rejectControlChars(p.message)
+      p = { ...p, message: sanitizeChatMessage(p.message) }
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
       const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)

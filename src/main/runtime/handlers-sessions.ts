@@ -30,6 +30,7 @@ type SessionHandlers = Pick<
   Handlers,
   | 'sessions.list'
   | 'sessions.subscribe'
+  | 'sessions.unsubscribe'
   | 'sessions.create'
   | 'sessions.patch'
   | 'sessions.reset'
@@ -229,6 +230,11 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
     async 'sessions.subscribe'() {
       // Delivery is per transport (every subscriber already receives sessions.changed); this is the ack.
       return { subscribed: true }
+    },
+
+    async 'sessions.unsubscribe'() {
+      // as sessions.subscribe: the transport stops delivering (OpenClaw answers {subscribed: false})
+      return { subscribed: false }
     },
 
     async 'sessions.create'(p, ctx) {

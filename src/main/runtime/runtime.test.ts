@@ -177,6 +177,21 @@ describe('chat.send, queue, /stop, chat.abort', () => {
     expect((await t.call('loopdesk.queue.list', { sessionKey: 'main' })).items[0].status).toBe('started')
   })
 
+  it('chat.send cleans its text as OpenClaw does: NUL refused, NFC, control characters other than tab and line breaks removed', async () => {
+    server.script(() => ({ text: 'ok' }))
+    const nul = await t.raw('chat.send', { sessionKey: 'main', message: 'a\u0000b', idempotencyKey: 'cc0' })
+    expect(nul.ok).toBe(false)
+    // only controls: nothing left to send
+    const bare = await t.raw('chat.send', { sessionKey: 'main', message: '\u0007\u001b', idempotencyKey: 'cc1' })
+    expect(bare.ok ? bare.data : bare.error).toMatchObject({ code: 'INVALID_REQUEST', message: 'message or attachment required' })
+    await t.call('chat.send', { sessionKey: 'main', message: 'caf\u0065\u0301 \u0007bell\u001b[31m\tred\r\nline\u007f', idempotencyKey: 'cc2' })
+    await t.call('agent.wait', { runId: 'cc2', timeoutMs: 10_000 })
+    const user = (await t.call('chat.history', { sessionKey: 'main' })).messages.find((m) => m.role === 'user')
+    expect(user?.content).toEqual([{ type: 'text', text: 'caf\u00e9 bell[31m\tred\r\nline' }])
+    // what the model was sent, too
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages.at(-1))).toContain('caf\u00e9 bell[31m\\tred\\r\\nline')
+  })
+
   it('a queued message can be removed before it starts', async () => {
     server.script(() => ({ text: 'slow', chunks: 2, delayMs: 150 }))
     await t.call('chat.send', { sessionKey: 'main', message: 'first', idempotencyKey: 'r1' })

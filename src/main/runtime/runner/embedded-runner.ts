@@ -12,7 +12,7 @@ import {
   type SimpleStreamOptions,
   type ToolResultMessage,
 } from '@earendil-works/pi-ai'
-import type { AgentStream, ErrorKind } from '../../../shared/events'
+import type { AgentStream, ErrorKind, UsageTotals } from '../../../shared/events'
 import type { FastMode, InputProvenance, ReplyPayload, RunMeta, RunTiming, ThinkingLevel } from '../../../shared/methods'
 import type {
   ApprovalBrokerLike,
@@ -121,7 +121,7 @@ export interface RunnerDeps {
   /** the session row changed (sessions.changed) */
   sessionChanged(sessionKey: string, reason: 'start' | 'end' | 'error', runId: string): void
   /** usage for the chat final (set before lifecycle end) */
-  setChatUsage?(runId: string, usage: RunMeta['agentMeta']['usage']): void
+  setChatUsage?(runId: string, usage: UsageTotals): void
   onHookError?(name: string, err: unknown): void
   /** transcript fsync per append (default false: a crash keeps every written line; power loss may not) */
   transcriptFsync?: boolean
@@ -884,7 +884,7 @@ export class EmbeddedRunner {
     reason: EndReason,
     payloads: ReplyPayload[],
     timing: RunTiming,
-    usage: RunMeta['agentMeta']['usage'],
+    usage: UsageTotals,
     resolved?: ResolvedModel,
     error?: string,
     sessionId = '',
@@ -899,7 +899,8 @@ export class EmbeddedRunner {
         sessionId,
         provider: resolved?.provider ?? '',
         model: resolved?.id ?? '',
-        usage,
+        // OpenClaw's NormalizedUsage names the sum `total`; Loopdesk's own readers use totalTokens
+        usage: { ...usage, total: usage.totalTokens },
         compactionCount,
       },
       timing: { ...timing },
