@@ -390,6 +390,27 @@ describe('keyboard and long names', () => {
     await waitFor(() => expect(within(nav).getByRole('button', { name: 'Actions for Tax questions' })).toHaveFocus())
   })
 
+  it('Home and End reach the first and last action; Tab or Shift+Tab out of the menu closes it', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    const more = within(nav).getByRole('button', { name: 'Actions for Tax questions' })
+    await user.click(more)
+    const items = within(screen.getByRole('menu')).getAllByRole('menuitem')
+    await user.keyboard('{End}')
+    expect(items[items.length - 1]).toHaveFocus()
+    await user.keyboard('{Home}')
+    expect(items[0]).toHaveFocus()
+    await user.keyboard('{Shift>}{Tab}{/Shift}')
+    expect(more).toHaveFocus()
+    expect(screen.queryByRole('menu')).toBeNull()
+    expect(more).toHaveAttribute('aria-expanded', 'false')
+    await user.keyboard('{Enter}')
+    expect(screen.getByRole('menu')).toBeInTheDocument()
+    await user.keyboard('{End}{Tab}')
+    expect(screen.queryByRole('menu')).toBeNull()
+  })
+
   it('keyboard focus stays on the row after a rename (Enter or Escape) and on its "…" after a cancelled Delete or Reset', async () => {
     const user = userEvent.setup({ delay: null })
     await renderApp({ seed })

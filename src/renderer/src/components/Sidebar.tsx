@@ -277,8 +277,16 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
               if (e.key === 'Escape') closeMenuToButton()
               else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
               else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
+              else if (e.key === 'Home') items[0]?.focus()
+              else if (e.key === 'End') items[items.length - 1]?.focus()
               else return
               e.preventDefault()
+            }}
+            // Tab or Shift+Tab takes focus out: the menu closes (it would stay open behind the focus, and
+            // Escape on "…" would then close the sidebar instead). No relatedTarget (a click where buttons
+            // take no focus, as in Safari): left to the outside-mousedown handler, or the click is lost.
+            onBlur={(e) => {
+              if (e.relatedTarget && !e.currentTarget.contains(e.relatedTarget as Node)) setMenu(false)
             }}
           >
             <button type="button" role="menuitem" onClick={() => (setMenu(false), setEditing(true))}>
