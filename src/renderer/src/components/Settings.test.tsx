@@ -12,6 +12,21 @@ const SECRET = 'sk-ant-SECRET-123456789'
 
 const lastSettingsSet = (bridge: FakeBridge) => bridge.calls.filter((c) => c.name === 'settingsSet').at(-1)?.params as { patch: any; baseHash?: string } | undefined
 
+type User = ReturnType<typeof userEvent.setup>
+
+/** Opens Settings from the header; returns its dialog. */
+async function openSettings(user: User) {
+  await user.click(screen.getByRole('button', { name: 'Settings' }))
+  return screen.getByRole('dialog', { name: 'Settings' })
+}
+
+/** Opens Settings and the endpoint form of provider `name`. */
+async function editEndpoint(user: User, name: string) {
+  const dialog = await openSettings(user)
+  await user.click(within(dialog).getByRole('button', { name: `Edit ${name}` }))
+  return { dialog, form: within(dialog).getByRole('group', { name: `Edit endpoint ${name}` }) }
+}
+
 describe('settings', () => {
   it('shows only set / not set for keys and never displays a key', async () => {
     const user = userEvent.setup()
@@ -245,8 +260,7 @@ describe('settings', () => {
   it('agent, gateway and appearance sections save through config.patch / prefs', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
     const timeout = within(dialog).getByLabelText('Run timeout (seconds)')
     await user.clear(timeout)
@@ -285,8 +299,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     // like the gateway's 3 writes per 60 s, scaled down
     const { bridge } = await renderApp({ configWriteLimit: { max: 1, windowMs: 1500 } })
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
     const timeout = within(dialog).getByLabelText('Run timeout (seconds)')
     const saves = () => bridge.calls.filter((c) => c.name === 'settingsSet').length
@@ -329,8 +342,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     // port 18789 is configured but was taken: the app's gateway fell back to 18790
     const { bridge } = await renderApp({ gatewayPort: 18789, listeningPort: 18790 })
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     await waitFor(() => expect(within(dialog).getByText(/--url ws:\/\/127\.0\.0\.1:18790 --token/)).toBeInTheDocument())
     expect(within(dialog).queryByText(/127\.0\.0\.1:18789/)).toBeNull()
@@ -344,8 +356,7 @@ describe('settings', () => {
   it('says when no gateway is listening', async () => {
     const user = userEvent.setup()
     await renderApp({ gatewayPort: 20000, listeningPort: null })
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.click(within(dialog).getByRole('button', { name: 'Gateway' }))
     expect(within(dialog).getByRole('status', { name: 'Gateway address' })).toHaveTextContent('No gateway is listening now; it will use port 20000.')
     expect(within(dialog).getByText(/--url ws:\/\/127\.0\.0\.1:20000 /)).toBeInTheDocument()
@@ -468,8 +479,7 @@ describe('a config file with problems', () => {
   it('closing with something typed and not saved asks first; Keep editing keeps it, Discard closes', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.type(within(dialog).getByLabelText('Anthropic API key'), 'sk-half')
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
     let confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
@@ -502,8 +512,7 @@ describe('a config file with problems', () => {
   it('what was typed and not saved yet survives a look at another section', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.type(within(dialog).getByLabelText('Model id'), 'half-typed')
     await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
     await user.clear(within(dialog).getByLabelText('Run timeout (seconds)'))
@@ -544,8 +553,7 @@ describe('a config file with problems', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp()
     bridge.settingsSet = async () => ({ ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid config: agents.defaults.timeoutSeconds: must be integer >= 0' } })
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
     await user.click(within(dialog).getByRole('button', { name: 'Save' }))
     const toast = await within(dialog).findByText(/^Could not save settings: invalid config/)
@@ -591,8 +599,7 @@ describe('endpoints of your own', () => {
   it('lists a provider from the config file; Edit loads it and Save writes back to it, not to a new "local"', async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     const row = within(within(dialog).getByRole('list', { name: 'Configured endpoints' })).getByRole('listitem', { name: 'Endpoint mock' })
     for (const text of ['mock', 'OpenAI-compatible', 'Key set', 'http://127.0.0.1:9999/v1', 'm1, m2']) expect(row).toHaveTextContent(text)
     // the form adds a new endpoint, under a name of its own — not Ollama's defaults shown as if they were mock's
@@ -638,8 +645,7 @@ describe('endpoints of your own', () => {
   it('Remove asks first, warns when the default model is one of its models, and removes the provider and its key', async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     const saves = () => bridge.calls.filter((c) => c.name === 'settingsSet').length
     await user.click(within(dialog).getByRole('button', { name: 'Remove mock' }))
     let confirm = screen.getByRole('alertdialog', { name: 'Remove endpoint?' })
@@ -722,10 +728,7 @@ describe('endpoints of your own', () => {
     })
     bridge.calls.length = 0
     await renderApp({}, bridge)
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const { dialog, form } = await editEndpoint(user, 'mock')
     const name = within(form).getByLabelText('Name')
     const saveAs = async (n: string) => {
       await user.clear(name)
@@ -783,10 +786,7 @@ describe('endpoints of your own', () => {
   it('the form edits every model: add, change id and limits, remove; removing the default model asks first', async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const { dialog, form } = await editEndpoint(user, 'mock')
     const models = within(form).getByRole('list', { name: 'Models' })
     const row = (n: number) => within(models).getByRole('listitem', { name: `Model ${n}` })
     const save = () => user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
@@ -849,10 +849,7 @@ describe('endpoints of your own', () => {
   it("the default model's id changed in its row: the default follows it in the same save", async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const { dialog, form } = await editEndpoint(user, 'mock')
     const id = within(form).getAllByLabelText('Model id')[0]
     await user.clear(id)
     await user.type(id, 'm1-large')
@@ -868,10 +865,7 @@ describe('endpoints of your own', () => {
   it('renamed together with its default model: one rename call carries both, the default names the new provider and model', async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const { dialog, form } = await editEndpoint(user, 'mock')
     await user.clear(within(form).getByLabelText('Name'))
     await user.type(within(form).getByLabelText('Name'), 'lab')
     const id = within(form).getAllByLabelText('Model id')[0]
@@ -889,10 +883,9 @@ describe('endpoints of your own', () => {
   it('opening another endpoint (or a new one) while the form has unsaved changes asks first', async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    let form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const opened = await editEndpoint(user, 'mock')
+    const dialog = opened.dialog
+    let form = opened.form
     // nothing changed: Add another endpoint opens at once
     await user.click(within(form).getByRole('button', { name: 'Add another endpoint' }))
     expect(screen.queryByRole('alertdialog')).toBeNull()
@@ -919,10 +912,7 @@ describe('endpoints of your own', () => {
     await bridge.settingsSet({ patch: { models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9999/v1', models: [{ id: 'm1' }] } } } } })
     bridge.calls.length = 0
     await renderApp({}, bridge)
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
-    await user.click(within(dialog).getByRole('button', { name: 'Edit mock' }))
-    const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const { dialog, form } = await editEndpoint(user, 'mock')
     await user.clear(within(form).getByLabelText('Name'))
     await user.type(within(form).getByLabelText('Name'), 'lab')
     await user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
@@ -979,8 +969,7 @@ describe('the default model list', () => {
   it('groups usable models by provider and sums up each provider without a key in one line', async () => {
     const user = userEvent.setup()
     await renderApp() // Anthropic has a key; OpenAI and Google do not
-    await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await openSettings(user)
     const select = within(dialog).getByLabelText('Default model')
     expect(select).toHaveValue('anthropic/claude-sonnet-4-5')
     const groups = within(select).getAllByRole('group')
