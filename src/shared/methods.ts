@@ -807,7 +807,16 @@ export interface Results {
   'chat.send':
     | { runId: string; status: 'started' | 'in_flight' | 'ok' | 'error' }
     | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
-    | { runId?: string; status: 'command'; ok: true; aborted?: boolean; runIds?: string[]; messages?: string[] }
+    | {
+        runId?: string
+        status: 'command'
+        ok: true
+        aborted?: boolean
+        runIds?: string[]
+        messages?: string[]
+        /** the canonical key of the session the command acted on (the gateway's chat final for OpenClaw clients) */
+        sessionKey?: string
+      }
   'chat.history': ChatHistoryResult
   'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
   'sessions.list': {

@@ -8,11 +8,12 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import type { AgentEvent, AnyEvent, ChatEvent, EventName } from '../../shared/events'
+import { CHAT_COMMANDS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
+import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
@@ -240,8 +241,15 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         }
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
+        // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
+        if (res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) && runlessCommand(method, res.data)) return { ok: true, data: commandStartedResult(params) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
+      },
+      sent(conn, method, params, res) {
+        const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
+        if (!command || !conn.isOpen || !hasScope(conn.scopes, eventScope('chat'))) return
+        conn.send({ type: 'event', event: 'chat', payload: chatPayloadFor(commandFinal(params, command), conn.protocol) })
       },
     },
   }

@@ -198,7 +198,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           const out: { messages?: string[] } = {}
           await resetSession(core, key, agentId, command.command, out)
           if (!command.rest) {
-            const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.', ...(out.messages ?? [])] }
+            const result: ResultOf<'chat.send'> = {
+              status: 'command',
+              ok: true,
+              messages: ['Started a new session.', ...(out.messages ?? [])],
+              sessionKey: key,
+            }
             core.dedupe.set(cacheKey, result)
             return result
           }
