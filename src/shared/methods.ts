@@ -776,15 +776,109 @@ export interface SessionSearchMatch {
   snippet: string
 }
 
+/** OpenClaw's health summary of one session store (src/commands/health.types.ts). */
+export interface HealthSessions {
+  path: string
+  count: number
+  /** newest first, at most 10 */
+  recent: Array<{ key: string; updatedAt: number | null; age: number | null }>
+}
+
+/** OpenClaw's per-agent heartbeat summary; Loopdesk has no heartbeat runs, so it is always disabled. */
+export interface HeartbeatSummary {
+  enabled: boolean
+  every: string
+  everyMs: number | null
+  prompt: string
+  target: string
+  ackMaxChars: number
+}
+
+/**
+ * OpenClaw's HealthSummary: what `health` answers and hello-ok's `snapshot.health` carries (one shape; the
+ * package's schema for the snapshot is closed, so no Loopdesk fields here — `status` has the uptime).
+ */
+export interface HealthSummary {
+  ok: true
+  ts: number
+  /** how long building this summary took */
+  durationMs: number
+  /** Loopdesk has no message channels */
+  channels: Record<string, never>
+  channelOrder: string[]
+  channelLabels: Record<string, string>
+  heartbeatSeconds: number
+  defaultAgentId: string
+  agents: Array<{ agentId: string; name?: string; isDefault: boolean; heartbeat: HeartbeatSummary; sessions: HealthSessions }>
+  /** the default agent's store */
+  sessions: HealthSessions
+}
+
+/** One of `status`'s recent sessions, as OpenClaw's SessionStatus (src/commands/status.types.ts). */
+export interface StatusSession {
+  agentId: string
+  key: string
+  kind: SessionKind
+  sessionId: string
+  updatedAt: number | null
+  age: number | null
+  thinkingLevel?: string
+  fastMode?: FastMode
+  verboseLevel?: string
+  reasoningLevel?: string
+  inputTokens?: number
+  outputTokens?: number
+  totalTokens: number | null
+  totalTokensFresh: boolean
+  cacheRead?: number
+  cacheWrite?: number
+  remainingTokens: number | null
+  percentUsed: number | null
+  model: string | null
+  configuredModel: string | null
+  selectedModel: string | null
+  modelSelectionReason: string | null
+  contextTokens: number | null
+  flags: string[]
+}
+
 export interface Results {
-  health: { ok: true; ts: number; uptimeMs: number }
+  health: HealthSummary
+  /**
+   * OpenClaw's StatusSummary (`runtimeVersion`, `heartbeat`, `channelSummary`, `queuedSystemEvents`, `tasks`,
+   * `taskAudit`, `sessions`) and Loopdesk's own fields beside it (`ok`, `version`, `uptimeMs`, `stateDir`,
+   * `activeRuns`, `lanes`, `configIssues`, …), none of which OpenClaw's summary uses.
+   */
   status: {
+    runtimeVersion: string
+    heartbeat: { defaultAgentId: string; agents: Array<{ agentId: string; enabled: boolean; every: string; everyMs: number | null }> }
+    channelSummary: string[]
+    queuedSystemEvents: string[]
+    /** Loopdesk runs no background tasks (cron, subagents, ACP): all zero */
+    tasks: {
+      total: number
+      active: number
+      terminal: number
+      failures: number
+      byStatus: { queued: number; running: number; succeeded: number; failed: number; timed_out: number; cancelled: number; lost: number }
+      byRuntime: { subagent: number; acp: number; cli: number; cron: number }
+    }
+    taskAudit: { total: number; warnings: number; errors: number; byCode: Record<string, number> }
+    sessions: {
+      /** every agent's sessions store */
+      paths: string[]
+      /** sessions of all agents */
+      count: number
+      defaults: { model: string | null; contextTokens: number | null }
+      /** all agents', newest first, at most 10 */
+      recent: StatusSession[]
+      byAgent: Array<{ agentId: string; path: string; count: number; recent: StatusSession[] }>
+    }
     ok: true
     version: string
     uptimeMs: number
     stateDir: string
     activeRuns: number
-    sessions: number
     lanes: Record<string, { active: number; queued: number }>
     configIssues: ConfigIssue[]
     /**

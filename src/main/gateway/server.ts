@@ -9,7 +9,8 @@ import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { CHAT_COMMANDS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
-import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
+import { METHOD_NAMES, type ChatHistoryResult, type Results } from '../../shared/methods'
+import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
@@ -235,6 +236,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
           return { ok: true, data: historyResultFor(data, params, conn.protocol) }
         }
+        if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
@@ -422,7 +424,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 
-  const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)
+  // hello-ok's snapshot.health: the runtime's last health summary (the same shape `health` answers), as
+  // OpenClaw keeps a cached one — refreshed at start, with every tick and by every `health` call
+  let healthSnapshot: Results['health'] | undefined
+  const refreshHealth = async () => {
+    const res = await dispatch(host.handlers, 'health', {}, { transport: 'ws' }).catch(() => undefined)
+    if (res?.ok) healthSnapshot = res.data
+  }
+  await refreshHealth()
+  const tickTimer = setInterval(() => {
+    deliver('tick', { ts: Date.now() })
+    void refreshHealth()
+  }, limits.tickIntervalMs)
   tickTimer.unref()
 
   // ------------------------------------------------------------------ connections
@@ -446,7 +459,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS], capabilities: [...SERVER_CAPABILITIES] },
       snapshot: {
         presence: [],
-        health: { ok: true, ts: now, durationMs: 0 },
+        // (a host without a health handler: the summary's required minimum)
+        health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         configPath: host.info.configPath,
