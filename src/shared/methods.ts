@@ -614,6 +614,12 @@ export interface AgentFinal {
 }
 
 /** A transcript message as served by chat.history (pi message + Loopdesk envelope). */
+export interface OpenclawAbort {
+  aborted: true
+  origin: string
+  runId?: string
+}
+
 export interface HistoryMessage {
   role: 'user' | 'assistant' | 'toolResult' | 'system' | 'compaction'
   content: unknown
@@ -630,6 +636,12 @@ export interface HistoryMessage {
   errorMessage?: string
   usage?: unknown
   aborted?: boolean
+  /**
+   * OpenClaw's mark of a reply cut off by a stop: `origin` is `rpc` (chat.abort / sessions.abort), `stop-command`
+   * (/stop), else Loopdesk's reason (`steer`, `interrupt`, `timeout`, `reset`, `shutdown`, …; `unknown` for a row an
+   * older version wrote)
+   */
+  openclawAbort?: OpenclawAbort
   summary?: string
   /**
    * Loopdesk: when the transcript entry was written, where that is later than `timestamp` (an assistant

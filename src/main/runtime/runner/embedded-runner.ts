@@ -376,6 +376,11 @@ export class EmbeddedRunner {
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
+        // the caller's reason when the stop came through its signal (chat.abort 'abort', /stop 'stop', a steer, …)
+        abortMark: () => {
+          const reason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
+          return { reason: typeof reason === 'string' ? reason : 'abort', runId: req.runId }
+        },
         // deltas of one tick leave as one event; every other event of the run flushes them first
         emitDelta: (stream, text, delta) => deps.bus.emitDelta({ runId: req.runId, sessionKey: req.sessionKey, stream, text, delta }),
         onPersistError: () => {
