@@ -154,6 +154,20 @@ export const Schemas = {
     ),
     provider: Type.Optional(NonEmpty(64)),
     model: Type.Optional(NonEmpty(256)),
+    /** OpenClaw: `lightweight` leaves the workspace's bootstrap files (AGENTS.md, SOUL.md, …) out of the system prompt */
+    bootstrapContextMode: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('lightweight')])),
+    /** OpenClaw's heartbeat / cron run kinds; Loopdesk runs neither, so every kind runs as `default` */
+    bootstrapContextRunKind: Type.Optional(Type.Union([Type.Literal('default'), Type.Literal('heartbeat'), Type.Literal('cron')])),
+    /** OpenClaw v4: Loopdesk bundles no MCP servers, so there is nothing to clean up */
+    cleanupBundleMcpOnRunEnd: Type.Optional(Type.Boolean()),
+    /** OpenClaw v4: only `full` (Loopdesk always sends its whole system prompt); others are refused by the handler */
+    promptMode: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('minimal'), Type.Literal('none')])),
+    /** refused by the handler with the reason: Loopdesk has no background tasks whose completions it could relay */
+    internalEvents: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 64 })),
+    /** refused by the handler with the reason: runs work in the agent's workspace, which the tools are confined to */
+    cwd: Type.Optional(NonEmpty(4096)),
+    /** refused by the handler with the reason: OpenClaw's internal model-run flag has no Loopdesk counterpart */
+    modelRun: Type.Optional(Type.Boolean()),
   }),
   'agent.wait': Closed({
     runId: NonEmpty(256),

@@ -56,6 +56,8 @@ export interface RunRequest {
   /** run timeout in ms; 0 = none; undefined = agents.defaults.timeoutSeconds */
   timeoutMs?: number
   extraSystemPrompt?: string
+  /** OpenClaw's `lightweight`: no workspace bootstrap files in the system prompt */
+  bootstrapContextMode?: 'lightweight'
   /** global lane (default `main`) */
   lane?: string
   /** "<provider>/<model>" override */
@@ -458,6 +460,7 @@ export class EmbeddedRunner {
         workspaceDir,
         toolNames: tools.map((t) => t.name),
         bootstrapMaxChars: config.defaults.bootstrapMaxChars,
+        ...(req.bootstrapContextMode === 'lightweight' ? { skipBootstrapFiles: true } : {}),
         previousSkills: entry!.skillsSnapshot,
         extraSystemPrompt:
           [req.extraSystemPrompt, req.input?.receipt ? receiptPrompt(req.input.receipt) : undefined, readOnly ? READ_ONLY_PROMPT : undefined].filter(Boolean).join('\n\n') ||
