@@ -21,7 +21,9 @@ describe('loopdesk status', () => {
     expect(r.code).toBe(0)
     expect(r.out).toMatch(/^loopdesk \S+ — up \d+ s\n/)
     expect(r.out).toContain(`state dir  ${env.stack.rt.stateDir}\n`)
-    expect(r.out).toMatch(/\nruns {7}0 running; \d+ sessions?\n/)
+    // the count is OpenClaw's sessions.count (status.sessions is an object on the wire)
+    const count = (await env.stack.rt.runtime.handlers.status({}, { transport: 'local' })).sessions.count
+    expect(r.out).toContain(`\nruns       0 running; ${count} session${count === 1 ? '' : 's'}\n`)
     expect(r.out).toContain('\nnetwork    direct (no proxy set)\n')
     expect(r.out).toMatch(/\nconfig {5}valid\n$/)
     const json = JSON.parse((await cli(['--json'])).out)

@@ -207,3 +207,7 @@ export function eventMatches(filter: EventFilter, ev: AnyEvent): boolean {
  *  results" — without the latter the gateway strips tool results unless the session is verbose full. */
 export const TOOL_EVENTS_CAP = 'tool-events'
 export const TOOL_RESULTS_CAP = 'loopdesk.tool-results'
+/** Loopdesk's "this client reads chat commands' answers": a bare `/new` / `/reset` through `chat.send`
+ *  answers `{status: "command", ok, messages}`. Without it the gateway answers as OpenClaw does —
+ *  `{runId, status: "started"}`, then a chat `final` carrying the messages — so an OpenClaw UI's send ends. */
+export const CHAT_COMMANDS_CAP = 'loopdesk.chat-commands'

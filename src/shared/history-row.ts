@@ -2,7 +2,7 @@
 // The runtime builds its pages with it (runner/chat-history.ts) and the renderer turns the messages of a
 // history delta (replayed `session.message` payloads, hidden ones included) into the same rows, so a
 // transcript extended by deltas shows exactly what a full refetch would.
-import type { HistoryMessage, SessionMessagePayload } from './methods'
+import type { HistoryMessage, OpenclawAbort, SessionMessagePayload } from './methods'
 
 /** The text blocks of a message content, joined. */
 export function textOf(content: unknown): string {
@@ -70,9 +70,19 @@ export function historyRow(message: { role?: unknown; [k: string]: unknown }, at
     if (typeof message.stopReason === 'string') row.stopReason = message.stopReason
     if (typeof message.errorMessage === 'string') row.errorMessage = message.errorMessage
     if (message.usage !== undefined) row.usage = message.usage
-    if (message.stopReason === 'aborted') row.aborted = true
+    if (message.stopReason === 'aborted') {
+      row.aborted = true
+      row.openclawAbort = abortMarkOf(message.openclawAbort, at.runId)
+    }
   }
   return row
+}
+
+/** the reply's persisted abort mark (runner/bridge.ts), or one for a row written before marks were */
+function abortMarkOf(stored: unknown, runId: string | undefined): OpenclawAbort {
+  const s = stored && typeof stored === 'object' ? (stored as Partial<OpenclawAbort>) : {}
+  const id = typeof s.runId === 'string' ? s.runId : runId
+  return { aborted: true, origin: typeof s.origin === 'string' ? s.origin : 'unknown', ...(id ? { runId: id } : {}) }
 }
 
 /** A replayed `session.message` payload (a history delta's message) as its chat.history row, if history shows it. */

@@ -154,6 +154,20 @@ export const Schemas = {
     ),
     provider: Type.Optional(NonEmpty(64)),
     model: Type.Optional(NonEmpty(256)),
+    /** OpenClaw: `lightweight` leaves the workspace's bootstrap files (AGENTS.md, SOUL.md, …) out of the system prompt */
+    bootstrapContextMode: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('lightweight')])),
+    /** OpenClaw's heartbeat / cron run kinds; Loopdesk runs neither, so every kind runs as `default` */
+    bootstrapContextRunKind: Type.Optional(Type.Union([Type.Literal('default'), Type.Literal('heartbeat'), Type.Literal('cron')])),
+    /** OpenClaw v4: Loopdesk bundles no MCP servers, so there is nothing to clean up */
+    cleanupBundleMcpOnRunEnd: Type.Optional(Type.Boolean()),
+    /** OpenClaw v4: only `full` (Loopdesk always sends its whole system prompt); others are refused by the handler */
+    promptMode: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('minimal'), Type.Literal('none')])),
+    /** refused by the handler with the reason: Loopdesk has no background tasks whose completions it could relay */
+    internalEvents: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 64 })),
+    /** refused by the handler with the reason: runs work in the agent's workspace, which the tools are confined to */
+    cwd: Type.Optional(NonEmpty(4096)),
+    /** refused by the handler with the reason: OpenClaw's internal model-run flag has no Loopdesk counterpart */
+    modelRun: Type.Optional(Type.Boolean()),
   }),
   'agent.wait': Closed({
     runId: NonEmpty(256),
@@ -614,6 +628,12 @@ export interface AgentFinal {
 }
 
 /** A transcript message as served by chat.history (pi message + Loopdesk envelope). */
+export interface OpenclawAbort {
+  aborted: true
+  origin: string
+  runId?: string
+}
+
 export interface HistoryMessage {
   role: 'user' | 'assistant' | 'toolResult' | 'system' | 'compaction'
   content: unknown
@@ -630,6 +650,12 @@ export interface HistoryMessage {
   errorMessage?: string
   usage?: unknown
   aborted?: boolean
+  /**
+   * OpenClaw's mark of a reply cut off by a stop: `origin` is `rpc` (chat.abort / sessions.abort), `stop-command`
+   * (/stop), else Loopdesk's reason (`steer`, `interrupt`, `timeout`, `reset`, `shutdown`, …; `unknown` for a row an
+   * older version wrote)
+   */
+  openclawAbort?: OpenclawAbort
   summary?: string
   /**
    * Loopdesk: when the transcript entry was written, where that is later than `timestamp` (an assistant
@@ -776,15 +802,109 @@ export interface SessionSearchMatch {
   snippet: string
 }
 
+/** OpenClaw's health summary of one session store (src/commands/health.types.ts). */
+export interface HealthSessions {
+  path: string
+  count: number
+  /** newest first, at most 10 */
+  recent: Array<{ key: string; updatedAt: number | null; age: number | null }>
+}
+
+/** OpenClaw's per-agent heartbeat summary; Loopdesk has no heartbeat runs, so it is always disabled. */
+export interface HeartbeatSummary {
+  enabled: boolean
+  every: string
+  everyMs: number | null
+  prompt: string
+  target: string
+  ackMaxChars: number
+}
+
+/**
+ * OpenClaw's HealthSummary: what `health` answers and hello-ok's `snapshot.health` carries (one shape; the
+ * package's schema for the snapshot is closed, so no Loopdesk fields here — `status` has the uptime).
+ */
+export interface HealthSummary {
+  ok: true
+  ts: number
+  /** how long building this summary took */
+  durationMs: number
+  /** Loopdesk has no message channels */
+  channels: Record<string, never>
+  channelOrder: string[]
+  channelLabels: Record<string, string>
+  heartbeatSeconds: number
+  defaultAgentId: string
+  agents: Array<{ agentId: string; name?: string; isDefault: boolean; heartbeat: HeartbeatSummary; sessions: HealthSessions }>
+  /** the default agent's store */
+  sessions: HealthSessions
+}
+
+/** One of `status`'s recent sessions, as OpenClaw's SessionStatus (src/commands/status.types.ts). */
+export interface StatusSession {
+  agentId: string
+  key: string
+  kind: SessionKind
+  sessionId: string
+  updatedAt: number | null
+  age: number | null
+  thinkingLevel?: string
+  fastMode?: FastMode
+  verboseLevel?: string
+  reasoningLevel?: string
+  inputTokens?: number
+  outputTokens?: number
+  totalTokens: number | null
+  totalTokensFresh: boolean
+  cacheRead?: number
+  cacheWrite?: number
+  remainingTokens: number | null
+  percentUsed: number | null
+  model: string | null
+  configuredModel: string | null
+  selectedModel: string | null
+  modelSelectionReason: string | null
+  contextTokens: number | null
+  flags: string[]
+}
+
 export interface Results {
-  health: { ok: true; ts: number; uptimeMs: number }
+  health: HealthSummary
+  /**
+   * OpenClaw's StatusSummary (`runtimeVersion`, `heartbeat`, `channelSummary`, `queuedSystemEvents`, `tasks`,
+   * `taskAudit`, `sessions`) and Loopdesk's own fields beside it (`ok`, `version`, `uptimeMs`, `stateDir`,
+   * `activeRuns`, `lanes`, `configIssues`, …), none of which OpenClaw's summary uses.
+   */
   status: {
+    runtimeVersion: string
+    heartbeat: { defaultAgentId: string; agents: Array<{ agentId: string; enabled: boolean; every: string; everyMs: number | null }> }
+    channelSummary: string[]
+    queuedSystemEvents: string[]
+    /** Loopdesk runs no background tasks (cron, subagents, ACP): all zero */
+    tasks: {
+      total: number
+      active: number
+      terminal: number
+      failures: number
+      byStatus: { queued: number; running: number; succeeded: number; failed: number; timed_out: number; cancelled: number; lost: number }
+      byRuntime: { subagent: number; acp: number; cli: number; cron: number }
+    }
+    taskAudit: { total: number; warnings: number; errors: number; byCode: Record<string, number> }
+    sessions: {
+      /** every agent's sessions store */
+      paths: string[]
+      /** sessions of all agents */
+      count: number
+      defaults: { model: string | null; contextTokens: number | null }
+      /** all agents', newest first, at most 10 */
+      recent: StatusSession[]
+      byAgent: Array<{ agentId: string; path: string; count: number; recent: StatusSession[] }>
+    }
     ok: true
     version: string
     uptimeMs: number
     stateDir: string
     activeRuns: number
-    sessions: number
     lanes: Record<string, { active: number; queued: number }>
     configIssues: ConfigIssue[]
     /**
@@ -807,7 +927,16 @@ export interface Results {
   'chat.send':
     | { runId: string; status: 'started' | 'in_flight' | 'ok' | 'error' }
     | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
-    | { runId?: string; status: 'command'; ok: true; aborted?: boolean; runIds?: string[]; messages?: string[] }
+    | {
+        runId?: string
+        status: 'command'
+        ok: true
+        aborted?: boolean
+        runIds?: string[]
+        messages?: string[]
+        /** the canonical key of the session the command acted on (the gateway's chat final for OpenClaw clients) */
+        sessionKey?: string
+      }
   'chat.history': ChatHistoryResult
   'chat.abort': { ok: true; aborted: boolean; runIds: string[] }
   'sessions.list': {

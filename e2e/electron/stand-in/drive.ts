@@ -113,7 +113,7 @@ async function main() {
 
   const health = await bridge.health({})
   const readyMs = Math.round(performance.now() - started)
-  check('health over IPC', health.ok === true && typeof health.data.uptimeMs === 'number', health)
+  check('health over IPC', health.ok === true && typeof health.data.durationMs === 'number' && typeof health.data.sessions.count === 'number', health)
   const bad = await bridge.history({ sessionKey: 42 })
   check('bad params → INVALID_REQUEST', bad.ok === false && bad.error.code === 'INVALID_REQUEST', bad)
   const foreign = await electron.ipcMain.handlers.get('loopdesk:health')({ sender: { ...sender }, senderFrame: sender.mainFrame }, {})

@@ -39,7 +39,7 @@ export async function statusCommand(argv: string[], io: CliIO): Promise<number> 
       `loopdesk ${s.version} — up ${uptime(s.uptimeMs)}`,
       `gateway    ${s.gateway?.url ?? target.url}${s.gateway?.fellBack ? ' (the configured port was taken)' : ''}${s.gateway?.bind && s.gateway.bind !== 'loopback' ? ` (bound: ${s.gateway.bind})` : ''}`,
       `state dir  ${s.stateDir}`,
-      `runs       ${s.activeRuns} running${queued ? `, ${queued} queued` : ''}; ${s.sessions} session${s.sessions === 1 ? '' : 's'}`,
+      `runs       ${s.activeRuns} running${queued ? `, ${queued} queued` : ''}; ${s.sessions.count} session${s.sessions.count === 1 ? '' : 's'}`,
       `keys       ${s.credentials ? (s.credentials.store === 'system' ? "the system's secure store" : s.credentials.path) : 'kept by the runtime'}`,
       `network    ${s.proxy ? proxyLine(s.proxy) : 'direct (no proxy set)'}`,
     ]

@@ -768,6 +768,70 @@ describe('frames and results fit the package schema', () => {
   })
 })
 
+describe('health and status', () => {
+  it("health is OpenClaw's HealthSummary, the same shape hello-ok's snapshot.health carries", async () => {
+    const c = await connect()
+    await runTurn(c, 'agent:ops:health', 'hello', 'health-1')
+    const health = (await c.request('health', {})) as any
+    // the package's snapshot.health is closed: no field it does not name
+    const snapshotHealth = ajv.getSchema('openclaw#/definitions/Snapshot/properties/health')!
+    expect(snapshotHealth(health) ? [] : snapshotHealth.errors).toEqual([])
+    expect(health).toMatchObject({ ok: true, defaultAgentId: 'main', channels: {}, channelOrder: [], heartbeatSeconds: 0 })
+    expect(typeof health.durationMs).toBe('number')
+    // OpenClaw's required fields, which the schema leaves optional
+    for (const k of ['channels', 'channelOrder', 'channelLabels', 'heartbeatSeconds', 'defaultAgentId', 'agents', 'sessions']) expect(health).toHaveProperty(k)
+    expect(health.agents.map((a: any) => [a.agentId, a.isDefault])).toEqual([
+      ['main', true],
+      ['ops', false],
+    ])
+    const ops = health.agents.find((a: any) => a.agentId === 'ops')
+    expect(ops.sessions.recent[0]).toMatchObject({ key: 'agent:ops:health' })
+    expect(ops.sessions.path).toMatch(/sessions\.json$/)
+    expect(health.sessions).toEqual(health.agents[0].sessions)
+
+    // a new connection's hello carries the summary the last health call built
+    const again = await connect()
+    expect(snapshotHealth(again.hello.snapshot.health) ? [] : snapshotHealth.errors).toEqual([])
+    expect(again.hello.snapshot.health).toEqual(health)
+    await again.close()
+    await c.close()
+  })
+
+  it("status carries OpenClaw's StatusSummary (sessions an object) next to Loopdesk's own fields", async () => {
+    const c = await connect()
+    await runTurn(c, 'agent:ops:status', 'hello', 'status-1')
+    const s = (await c.request('status', {})) as any
+    const stores = await Promise.all(['main', 'ops'].map((agentId) => c.request('sessions.list', { agentId, includeGlobal: true, includeUnknown: true, archived: 'all' }) as Promise<any>))
+    expect(s.sessions.count).toBe(stores[0].total + stores[1].total)
+    expect(s.sessions.paths).toEqual([stores[0].path, stores[1].path])
+    expect(s.sessions.byAgent.map((a: any) => [a.agentId, a.path, a.count])).toEqual([
+      ['main', stores[0].path, stores[0].total],
+      ['ops', stores[1].path, stores[1].total],
+    ])
+    expect(s.sessions.defaults).toEqual({ model: 'm1', contextTokens: 32000 })
+    const row = s.sessions.recent.find((r: any) => r.key === 'agent:ops:status')
+    expect(row).toMatchObject({ agentId: 'ops', kind: 'direct', configuredModel: 'mockant/c1', totalTokensFresh: false, flags: [] })
+    expect(row.totalTokens).toBeGreaterThan(0)
+    for (const k of ['updatedAt', 'age', 'remainingTokens', 'percentUsed', 'model', 'selectedModel', 'modelSelectionReason', 'contextTokens']) expect(row).toHaveProperty(k)
+    const times = s.sessions.recent.map((r: any) => r.updatedAt)
+    expect(times).toEqual([...times].sort((a: number, b: number) => b - a))
+    expect(s).toMatchObject({
+      heartbeat: { defaultAgentId: 'main', agents: [{ agentId: 'main', enabled: false }, { agentId: 'ops', enabled: false }] },
+      channelSummary: [],
+      queuedSystemEvents: [],
+      tasks: { total: 0, active: 0 },
+      taskAudit: { total: 0, warnings: 0, errors: 0 },
+      // Loopdesk's own
+      ok: true,
+      activeRuns: 0,
+      configIssues: [],
+    })
+    expect(s.runtimeVersion).toBe(s.version)
+    expect(typeof s.uptimeMs).toBe('number')
+    await c.close()
+  })
+})
+
 describe('chat.history sessionInfo', () => {
   it('lists the session’s started runs (not follow-ups still in its queue), and none once they ended', async () => {
     const c = await connect()

@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../runtime/contracts'
 import type { AgentEvent, AnyEvent, ChatEvent } from '../../shared/events'
 import { METHOD_NAMES, type AgentFinal, type MethodName, type WaitResult } from '../../shared/methods'
 import { canonicalSessionKey } from '../../shared/session-key'
+import { oneAgentHealth, oneAgentStatusParts } from '../../shared/status-summary'
 
 interface FakeRun {
   runId: string
@@ -46,14 +47,14 @@ export class FakeHost implements RuntimeHost {
 
   constructor(public opts: FakeHostOptions = {}) {
     const impl: Partial<Handlers> = {
-      health: async () => ({ ok: true, ts: Date.now(), uptimeMs: Date.now() - this.info.startedAt }),
+      health: async () => oneAgentHealth('main', `${this.info.stateDir}/agents/main/sessions/sessions.json`, [{ key: 'agent:main:main', updatedAt: this.info.startedAt }]),
       status: async () => ({
+        ...oneAgentStatusParts(this.info.version, 'main', `${this.info.stateDir}/agents/main/sessions/sessions.json`, 1),
         ok: true,
         version: this.info.version,
         uptimeMs: 0,
         stateDir: this.info.stateDir,
         activeRuns: [...this.runs.values()].filter((r) => !r.final).length,
-        sessions: 1,
         lanes: {},
         configIssues: [],
       }),

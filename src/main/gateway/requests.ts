@@ -23,6 +23,8 @@ export interface RequestHooks {
   before?(conn: GatewayConnection, method: MethodName, params: unknown): void
   /** after the handler answered, before the response goes out; returns the result to send */
   after?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>): Result<unknown>
+  /** after the response went out, with the handler's own result (before `after` reshaped it) */
+  sent?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>): void
 }
 
 export interface RequestContext {
@@ -166,8 +168,10 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
     conn.messageSubs.delete(key)
     conn.approvalSubs.delete(key)
   }
+  const handled = res
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: wireError(res.error) })
+  ctx.hooks?.sent?.(conn, name, req.params, handled)
 }
 
 const missingScopeDetails = (required: Scope) => ({ code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] })

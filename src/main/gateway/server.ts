@@ -8,11 +8,13 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import type { AgentEvent, AnyEvent, ChatEvent, EventName } from '../../shared/events'
-import { METHOD_NAMES, type ChatHistoryResult } from '../../shared/methods'
+import { CHAT_COMMANDS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
+import { METHOD_NAMES, type ChatHistoryResult, type Results } from '../../shared/methods'
+import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { chatPayloadFor } from './chat-wire'
+import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
@@ -234,14 +236,22 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
           return { ok: true, data: historyResultFor(data, params, conn.protocol) }
         }
+        if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
         }
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
+        // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
+        if (res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) && runlessCommand(method, res.data)) return { ok: true, data: commandStartedResult(params) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
+      },
+      sent(conn, method, params, res) {
+        const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
+        if (!command || !conn.isOpen || !hasScope(conn.scopes, eventScope('chat'))) return
+        conn.send({ type: 'event', event: 'chat', payload: chatPayloadFor(commandFinal(params, command), conn.protocol) })
       },
     },
   }
@@ -414,7 +424,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 
-  const tickTimer = setInterval(() => deliver('tick', { ts: Date.now() }), limits.tickIntervalMs)
+  // hello-ok's snapshot.health: the runtime's last health summary (the same shape `health` answers), as
+  // OpenClaw keeps a cached one — refreshed at start, with every tick and by every `health` call
+  let healthSnapshot: Results['health'] | undefined
+  const refreshHealth = async () => {
+    const res = await dispatch(host.handlers, 'health', {}, { transport: 'ws' }).catch(() => undefined)
+    if (res?.ok) healthSnapshot = res.data
+  }
+  await refreshHealth()
+  const tickTimer = setInterval(() => {
+    deliver('tick', { ts: Date.now() })
+    void refreshHealth()
+  }, limits.tickIntervalMs)
   tickTimer.unref()
 
   // ------------------------------------------------------------------ connections
@@ -438,7 +459,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS], capabilities: [...SERVER_CAPABILITIES] },
       snapshot: {
         presence: [],
-        health: { ok: true, ts: now, durationMs: 0 },
+        // (a host without a health handler: the summary's required minimum)
+        health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         configPath: host.info.configPath,

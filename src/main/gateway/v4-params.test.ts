@@ -222,7 +222,7 @@ describe('admin-only params inside agent and chat.send (OpenClaw §2.2, §5.3)',
     // what stays a writer's: /stop through agent, /new through chat.send, a plain message with null overrides
     await expect(writer.request('agent', { message: '/stop', sessionKey: key, idempotencyKey: 'g-6' }, { expectFinal: true })).resolves.toBeDefined()
     await expect(writer.request('agent', { message: 'plain', sessionKey: key, idempotencyKey: 'g-7' }, { expectFinal: true })).resolves.toMatchObject({ status: 'ok' })
-    await expect(writer.request('chat.send', { message: '/new', sessionKey: key, idempotencyKey: 'g-8' })).resolves.toMatchObject({ status: 'command' })
+    await expect(writer.request('chat.send', { message: '/new', sessionKey: key, idempotencyKey: 'g-8' })).resolves.toEqual({ runId: 'g-8', status: 'started' })
     const afterNew = rt.runtime.core.store('main').get(key)!.sessionId
     expect(afterNew).not.toBe(before)
     // admin may do all of it

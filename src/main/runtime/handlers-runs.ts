@@ -73,6 +73,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       unavailableWhenShuttingDown(core)
       rejectControlChars(p.message)
       checkDelivery(p)
+      refuseUnsupportedAgentParams(p)
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
       if (!p.message.trim() && decoded.length === 0) throw invalid('message must not be empty')
@@ -120,6 +121,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             thinking,
             timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
             extraSystemPrompt: p.extraSystemPrompt,
+            ...(p.bootstrapContextMode === 'lightweight' ? { bootstrapContextMode: 'lightweight' as const } : {}),
             lane: p.lane,
             model: modelRef,
             ...(saved.length ? { attachments: saved } : {}),
@@ -198,7 +200,12 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           const out: { messages?: string[] } = {}
           await resetSession(core, key, agentId, command.command, out)
           if (!command.rest) {
-            const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages: ['Started a new session.', ...(out.messages ?? [])] }
+            const result: ResultOf<'chat.send'> = {
+              status: 'command',
+              ok: true,
+              messages: ['Started a new session.', ...(out.messages ?? [])],
+              sessionKey: key,
+            }
             core.dedupe.set(cacheKey, result)
             return result
           }
@@ -341,4 +348,19 @@ function replayChatSend(core: RuntimeCore, runId: string, cached: ResultOf<'chat
   const ended = core.runs.snapshot(runId)
   if (!ended) return cached // ended longer ago than the run cache keeps; what was accepted is still true
   return { runId, status: ended.status === 'error' ? 'error' : 'ok' }
+}
+
+/**
+ * OpenClaw `agent` params the schema takes so the refusal can say why (ARCHITECTURE.md, deliberate differences);
+ * checked before anything is written.
+ */
+function refuseUnsupportedAgentParams(p: ParamsOf<'agent'>): void {
+  if (p.promptMode !== undefined && p.promptMode !== 'full') {
+    throw invalid(`promptMode "${p.promptMode}" is not supported: Loopdesk always sends the full system prompt`)
+  }
+  if (p.internalEvents !== undefined && p.internalEvents.length > 0) {
+    throw invalid('internalEvents are not supported: Loopdesk has no background tasks (subagents, cron, media jobs) whose completions a run could relay')
+  }
+  if (p.cwd !== undefined) throw invalid("cwd is not supported: a run works in its agent's workspace, which its tools are confined to")
+  if (p.modelRun !== undefined) throw invalid('modelRun is not supported: Loopdesk has no separate model-only runs')
 }

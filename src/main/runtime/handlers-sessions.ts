@@ -591,7 +591,7 @@ async function transcriptLines(file: string): Promise<number> {
 }
 
 /** OpenClaw's sessions.list defaults: the default model and its context window (null when none is set). */
-function modelDefaults(core: RuntimeCore): { modelProvider: string | null; model: string | null; contextTokens: number | null } {
+export function modelDefaults(core: RuntimeCore): { modelProvider: string | null; model: string | null; contextTokens: number | null } {
   const ref = core.config.current.defaults.model
   if (!ref) return { modelProvider: null, model: null, contextTokens: null }
   const slash = ref.indexOf('/')

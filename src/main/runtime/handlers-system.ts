@@ -5,8 +5,9 @@ import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
 import type { ConfigIssue, Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY, SESSION_SCOPE } from '../../shared/session-key'
-import { agentIds, assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
+import { assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
 import { activeProxy, describeProxy } from './net/proxy'
+import { healthSummary, statusSummary } from './status-summary'
 import { DEFAULT_RING_SIZE } from './events/event-bus'
 import { writeFileAtomicSync } from './sessions'
 import { toolCatalog } from './tools'
@@ -170,18 +171,17 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     },
 
     async health() {
-      return { ok: true, ts: Date.now(), uptimeMs: Date.now() - core.startedAt }
+      return healthSummary(core)
     },
 
     async status() {
-      const sessions = agentIds(core).reduce((n, a) => n + core.store(a).list().length, 0)
       return {
+        ...statusSummary(core),
         ok: true,
         version: core.version,
         uptimeMs: Date.now() - core.startedAt,
         stateDir: core.stateDir,
         activeRuns: core.runner.activeRuns().length,
-        sessions,
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
         ...modelProblems(core),

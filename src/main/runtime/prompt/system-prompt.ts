@@ -54,6 +54,8 @@ export interface BuildRunPromptInput {
   workspaceDir: string
   toolNames: string[]
   bootstrapMaxChars: number
+  /** OpenClaw's lightweight bootstrap context: the workspace's bootstrap files are not read (a bootstrap hook still runs) */
+  skipBootstrapFiles?: boolean
   previousSkills?: SkillsSnapshot
   extraSystemPrompt?: string
   /** summary of compacted history (rebuild from a compaction entry) */
@@ -83,7 +85,7 @@ export async function buildRunPrompt(input: BuildRunPromptInput): Promise<BuiltR
   }
   const skillsResult = loadSkillsSnapshotSync(input.workspaceDir, input.previousSkills, wsStat)
   const warnings = [...skillsResult.warnings]
-  let files = loadBootstrapFilesSync(input.workspaceDir, input.bootstrapMaxChars, wsStat, warnings)
+  let files = input.skipBootstrapFiles ? [] : loadBootstrapFilesSync(input.workspaceDir, input.bootstrapMaxChars, wsStat, warnings)
   if (input.bootstrapHook) {
     const event = {
       workspaceDir: input.workspaceDir,

@@ -29,6 +29,8 @@ export interface BridgeOptions {
   reasoningMode: 'off' | 'on' | 'stream'
   /** the run was cancelled (pi may still report the interrupted turn as an error) */
   isAborted?(): boolean
+  /** why it was cancelled (the abort's reason: 'abort', 'stop', 'steer', 'timeout', …) and the run: an aborted reply's mark */
+  abortMark?(): { reason: string; runId: string }
   timing: RunTiming & { modelMs?: number }
   /** a message could not be written to the transcript (disk full, read-only): the run must not go on */
   onPersistError?(err: unknown): void
@@ -217,6 +219,11 @@ export class RunBridge {
           toPersist = m
         }
       }
+      const mark = m.stopReason === 'aborted' ? this.o.abortMark?.() : undefined
+      if (mark) {
+        // OpenClaw's mark on a reply a stop cut off (its chat.abort persists partials with it)
+        toPersist = { ...m, openclawAbort: { aborted: true, origin: abortOrigin(mark.reason), runId: mark.runId } } as AssistantMessage
+      }
       if (this.modelStartedAt !== undefined) {
         this.o.timing.modelMs = (this.o.timing.modelMs ?? 0) + (performance.now() - this.modelStartedAt)
         this.modelStartedAt = undefined
@@ -282,4 +289,11 @@ function jsonProblem(raw: string | undefined): string | undefined {
     const at = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw
     return `The tool call was not run: its arguments are not valid JSON (${(err as Error).message}). Arguments received: ${at}. Send the call again with complete, valid JSON arguments.`
   }
+}
+
+/** OpenClaw's abort origins for Loopdesk's abort reasons: chat.abort / sessions.abort are `rpc`, /stop `stop-command`. */
+export function abortOrigin(reason: string): string {
+  if (reason === 'abort') return 'rpc'
+  if (reason === 'stop') return 'stop-command'
+  return reason
 }

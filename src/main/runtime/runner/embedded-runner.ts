@@ -56,6 +56,8 @@ export interface RunRequest {
   /** run timeout in ms; 0 = none; undefined = agents.defaults.timeoutSeconds */
   timeoutMs?: number
   extraSystemPrompt?: string
+  /** OpenClaw's `lightweight`: no workspace bootstrap files in the system prompt */
+  bootstrapContextMode?: 'lightweight'
   /** global lane (default `main`) */
   lane?: string
   /** "<provider>/<model>" override */
@@ -376,6 +378,11 @@ export class EmbeddedRunner {
       const b = new RunBridge({
         emit: (stream, data) => this.emit(req, stream, data),
         isAborted: () => controller.signal.aborted,
+        // the caller's reason when the stop came through its signal (chat.abort 'abort', /stop 'stop', a steer, …)
+        abortMark: () => {
+          const reason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
+          return { reason: typeof reason === 'string' ? reason : 'abort', runId: req.runId }
+        },
         // deltas of one tick leave as one event; every other event of the run flushes them first
         emitDelta: (stream, text, delta) => deps.bus.emitDelta({ runId: req.runId, sessionKey: req.sessionKey, stream, text, delta }),
         onPersistError: () => {
@@ -453,6 +460,7 @@ export class EmbeddedRunner {
         workspaceDir,
         toolNames: tools.map((t) => t.name),
         bootstrapMaxChars: config.defaults.bootstrapMaxChars,
+        ...(req.bootstrapContextMode === 'lightweight' ? { skipBootstrapFiles: true } : {}),
         previousSkills: entry!.skillsSnapshot,
         extraSystemPrompt:
           [req.extraSystemPrompt, req.input?.receipt ? receiptPrompt(req.input.receipt) : undefined, readOnly ? READ_ONLY_PROMPT : undefined].filter(Boolean).join('\n\n') ||

@@ -15,6 +15,7 @@ import type {
 import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import { MAIN_KEY, SESSION_SCOPE } from '../../../shared/session-key'
+import { oneAgentHealth, oneAgentStatusParts } from '../../../shared/status-summary'
 import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
 import type {
   ConfigIssue,
@@ -817,18 +818,18 @@ export class FakeBridge implements Bridge {
 
   async health(): Promise<Result<Results['health']>> {
     this.record('health', {})
-    return ok({ ok: true, ts: Date.now(), uptimeMs: Date.now() - this.startedAt })
+    return ok(oneAgentHealth('main', '~/.loopdesk/agents/main/sessions/sessions.json', [...this.sessions.values()].map((s) => ({ key: s.row.key, updatedAt: s.row.updatedAt }))))
   }
 
   async status(): Promise<Result<Results['status']>> {
     this.record('status', {})
     return ok({
+      ...oneAgentStatusParts('0.1.0-fake', 'main', '~/.loopdesk/agents/main/sessions/sessions.json', this.sessions.size),
       ok: true,
       version: '0.1.0-fake',
       uptimeMs: Date.now() - this.startedAt,
       stateDir: '~/.loopdesk',
       activeRuns: this.runs.size,
-      sessions: this.sessions.size,
       lanes: {},
       configIssues: [...this.configIssues],
       credentials: { store: 'system' },

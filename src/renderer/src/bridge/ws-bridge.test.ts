@@ -82,7 +82,7 @@ describe('ws-bridge', () => {
         maxProtocol: 4,
         client: { id: 'openclaw-control-ui', mode: 'ui' },
         role: 'operator',
-        caps: ['tool-events', 'loopdesk.tool-results', 'loopdesk.assistant-delta'],
+        caps: ['tool-events', 'loopdesk.tool-results', 'loopdesk.assistant-delta', 'loopdesk.chat-commands'],
         auth: { token: 'tok' },
       },
     })

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 import type { ModelChoice } from '../../../shared/methods'
+import { oneAgentStatusParts } from '../../../shared/status-summary'
 import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
 
 beforeEach(() => localStorage.clear())
@@ -364,7 +365,7 @@ describe('settings', () => {
   })
 
   it('gateway address: status first, then the gateway this page talks to, then the config', () => {
-    const status = { ok: true as const, version: 'x', uptimeMs: 1, stateDir: '/s', activeRuns: 0, sessions: 0, lanes: {}, configIssues: [] }
+    const status = { ...oneAgentStatusParts('x', 'main', '/s/sessions.json', 0), ok: true as const, version: 'x', uptimeMs: 1, stateDir: '/s', activeRuns: 0, lanes: {}, configIssues: [] }
     expect(gatewayEndpoint({ ...status, gateway: { port: 4242, url: 'ws://127.0.0.1:4242', fellBack: true } }, 18789, 'ws://127.0.0.1:5555')).toEqual({ port: 4242, url: 'ws://127.0.0.1:4242', listening: true, fellBack: true })
     expect(gatewayEndpoint(status, 18789, 'ws://127.0.0.1:5555')).toEqual({ port: 5555, url: 'ws://127.0.0.1:5555', listening: true, fellBack: false })
     expect(gatewayEndpoint(undefined, 18800)).toEqual({ port: 18800, url: 'ws://127.0.0.1:18800', listening: false, fellBack: false })

@@ -1,0 +1,89 @@
+// A bare /new or /reset through chat.send, over the gateway of a REAL runtime: OpenClaw clients get
+// OpenClaw's `{runId, status:"started"}` and then a chat final with the command's reply; Loopdesk's window
+// (its WebSocket bridge declares `loopdesk.chat-commands`) keeps `{status:"command", ok, messages}`.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import type { Bridge } from '../../shared/bridge'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { until } from '../../../test/fixtures/until'
+
+const TOKEN = 'command-wire-token-0123456789'
+let server: ModelServer
+let stack: TestRuntimeGateway
+const identity = generateNodeDeviceIdentity()
+
+beforeAll(async () => {
+  server = await startModelServer({ fallback: { text: 'ok' } })
+  stack = await startTestRuntimeGateway(server, TOKEN)
+})
+afterAll(async () => {
+  await stack?.close()
+  await server?.close()
+})
+
+const connect = (caps: string[] = []) => connectGateway({ url: stack.gw.url, token: TOKEN, identity, caps })
+
+describe('chat commands without a run over the gateway', () => {
+  it('an OpenClaw client: /new answers {runId, status:"started"}, then a chat final (no frame seq) with the reply', async () => {
+    const c = await connect(['tool-events'])
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    // a session with a message first, so /new really resets something
+    await c.request('agent', { message: 'hi', sessionKey: 'agent:main:cw1', idempotencyKey: 'cw-run' }, { expectFinal: true })
+    const before = (await c.request('sessions.list', {})).sessions.find((r: { key: string }) => r.key === 'agent:main:cw1').sessionId
+
+    const res = await c.request('chat.send', { sessionKey: 'cw1', message: '/new', idempotencyKey: 'cw-new' })
+    expect(res).toEqual({ runId: 'cw-new', status: 'started' })
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-new'), 5000)
+    const finals = events.filter((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-new')
+    expect(finals).toHaveLength(1)
+    expect(finals[0].seq).toBeUndefined()
+    expect(finals[0].payload).toMatchObject({
+      runId: 'cw-new',
+      sessionKey: 'agent:main:cw1',
+      state: 'final',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Started a new session.' }] },
+    })
+    // the command did run: a new incarnation of the session
+    const after = (await c.request('sessions.list', {})).sessions.find((r: { key: string }) => r.key === 'agent:main:cw1').sessionId
+    expect(after).not.toBe(before)
+
+    // a retry with the same key answers the same way (the runtime's cached command result)
+    await expect(c.request('chat.send', { sessionKey: 'cw1', message: '/new', idempotencyKey: 'cw-new' })).resolves.toEqual({ runId: 'cw-new', status: 'started' })
+    // /stop keeps OpenClaw's own {ok, aborted, runIds}
+    await expect(c.request('chat.send', { sessionKey: 'cw1', message: '/stop', idempotencyKey: 'cw-stop' })).resolves.toMatchObject({ ok: true, aborted: false, runIds: [] })
+    await c.close()
+  })
+
+  it('a client with loopdesk.chat-commands gets the command answer and no chat event', async () => {
+    const c = await connect(['loopdesk.chat-commands'])
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    const res = await c.request('chat.send', { sessionKey: 'cw2', message: '/reset', idempotencyKey: 'cw-reset' })
+    expect(res).toMatchObject({ status: 'command', ok: true, messages: ['Started a new session.'] })
+    expect(res.runId).toBeUndefined()
+    // a later run's final arrives; nothing for the command came before it
+    await c.request('agent', { message: 'after', sessionKey: 'agent:main:cw2', idempotencyKey: 'cw-after' }, { expectFinal: true })
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-after'), 5000)
+    expect(events.some((e) => (e.payload as { runId?: string }).runId === 'cw-reset')).toBe(false)
+    await c.close()
+  })
+
+  it("the window's WebSocket bridge declares the cap: its send of /new reads as a command", async () => {
+    const bridgeModule = new URL('../../renderer/src/bridge/ws-bridge.ts', import.meta.url).href
+    const { connectWsBridge } = (await import(/* @vite-ignore */ bridgeModule)) as {
+      connectWsBridge(o: { url: string; token: string; socketFactory: (url: string) => unknown }): Promise<Bridge & { close(): void }>
+    }
+    const origin = stack.gw.httpUrl
+    const bridge = await connectWsBridge({ url: stack.gw.url, token: TOKEN, socketFactory: (url) => new WebSocket(url, { headers: { Origin: origin } }) })
+    try {
+      const res = await bridge.send({ sessionKey: 'agent:main:cw3', message: '/new', idempotencyKey: 'cw-window' })
+      expect(res).toMatchObject({ ok: true, data: { status: 'command', ok: true, messages: ['Started a new session.'] } })
+    } finally {
+      bridge.close()
+    }
+  })
+})
