@@ -1,4 +1,5 @@
-// A bare /new or /reset through chat.send, over the gateway of a REAL runtime: OpenClaw clients get
+// A bare /new or /reset through chat.send (or sessions.send / sessions.steer, which wrap it), over the
+// gateway of a REAL runtime: OpenClaw clients get
 // OpenClaw's `{runId, status:"started"}` and then a chat final with the command's reply; Loopdesk's window
 // (its WebSocket bridge declares `loopdesk.chat-commands`) keeps `{status:"command", ok, messages}`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -69,6 +70,55 @@ describe('chat commands without a run over the gateway', () => {
     await c.request('agent', { message: 'after', sessionKey: 'agent:main:cw2', idempotencyKey: 'cw-after' }, { expectFinal: true })
     await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-after'), 5000)
     expect(events.some((e) => (e.payload as { runId?: string }).runId === 'cw-reset')).toBe(false)
+    await c.close()
+  })
+
+  it('sessions.send and sessions.steer (chat.send by session key): a v4 OpenClaw client gets {runId, status:"started", key}, then the chat final', async () => {
+    const c = await connect(['tool-events'])
+    expect(c.hello.protocol).toBe(4)
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    const finalOf = async (runId: string) => {
+      await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === runId), 5000)
+      return events.filter((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === runId)
+    }
+    await c.request('sessions.create', { key: 'agent:main:cw4' })
+
+    await expect(c.request('sessions.send', { key: 'agent:main:cw4', message: '/new', idempotencyKey: 'cw-send' })).resolves.toEqual({
+      runId: 'cw-send',
+      status: 'started',
+      key: 'agent:main:cw4',
+    })
+    const sent = await finalOf('cw-send')
+    expect(sent).toHaveLength(1)
+    expect(sent[0].payload).toMatchObject({ sessionKey: 'agent:main:cw4', state: 'final', message: { content: [{ type: 'text', text: 'Started a new session.' }] } })
+
+    // no idempotencyKey: the generated runId is the one the final carries
+    const gen = await c.request('sessions.send', { key: 'agent:main:cw4', message: '/reset' })
+    expect(gen).toEqual({ runId: expect.any(String), status: 'started', key: 'agent:main:cw4' })
+    expect(await finalOf(gen.runId)).toHaveLength(1)
+
+    await expect(c.request('sessions.steer', { key: 'agent:main:cw4', message: '/reset', idempotencyKey: 'cw-steer' })).resolves.toEqual({
+      runId: 'cw-steer',
+      status: 'started',
+      key: 'agent:main:cw4',
+      interruptedActiveRun: false,
+    })
+    expect(await finalOf('cw-steer')).toHaveLength(1)
+    await c.close()
+  })
+
+  it('sessions.send with loopdesk.chat-commands keeps the command answer and sends no chat event', async () => {
+    const c = await connect(['loopdesk.chat-commands'])
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    await c.request('sessions.create', { key: 'agent:main:cw5' })
+    const res = await c.request('sessions.send', { key: 'agent:main:cw5', message: '/new', idempotencyKey: 'cw-send-cap' })
+    expect(res).toMatchObject({ status: 'command', ok: true, messages: ['Started a new session.'], key: 'agent:main:cw5' })
+    expect(res.runId).toBeUndefined()
+    await c.request('agent', { message: 'after', sessionKey: 'agent:main:cw5', idempotencyKey: 'cw-after-5' }, { expectFinal: true })
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-after-5'), 5000)
+    expect(events.some((e) => (e.payload as { runId?: string }).runId === 'cw-send-cap')).toBe(false)
     await c.close()
   })
 

@@ -23,8 +23,8 @@ export interface RequestHooks {
   before?(conn: GatewayConnection, method: MethodName, params: unknown): void
   /** after the handler answered, before the response goes out; returns the result to send */
   after?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>): Result<unknown>
-  /** after the response went out, with the handler's own result (before `after` reshaped it) */
-  sent?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>): void
+  /** after the response went out, with the handler's own result (before `after` reshaped it) and the one sent */
+  sent?(conn: GatewayConnection, method: MethodName, params: unknown, res: Result<unknown>, answered: Result<unknown>): void
 }
 
 export interface RequestContext {
@@ -171,7 +171,7 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   const handled = res
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
   conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: wireError(res.error) })
-  ctx.hooks?.sent?.(conn, name, req.params, handled)
+  ctx.hooks?.sent?.(conn, name, req.params, handled, res)
 }
 
 const missingScopeDetails = (required: Scope) => ({ code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] })

@@ -244,14 +244,17 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
         // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
-        if (res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) && runlessCommand(method, res.data)) return { ok: true, data: commandStartedResult(params) }
+        const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
+        if (command) return { ok: true, data: commandStartedResult(params, command) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
       },
-      sent(conn, method, params, res) {
+      sent(conn, method, _params, res, answered) {
         const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
-        if (!command || !conn.isOpen || !hasScope(conn.scopes, eventScope('chat'))) return
-        conn.send({ type: 'event', event: 'chat', payload: chatPayloadFor(commandFinal(params, command), conn.protocol) })
+        if (!command || !answered.ok || !conn.isOpen || !hasScope(conn.scopes, eventScope('chat'))) return
+        // the runId the request answered (sessions.send may have had none given)
+        const { runId } = answered.data as { runId: string }
+        conn.send({ type: 'event', event: 'chat', payload: chatPayloadFor(commandFinal(runId, command), conn.protocol) })
       },
     },
   }
