@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import type { Bridge } from '../../../shared/bridge'
+import { oneAgentHealth } from '../../../shared/status-summary'
 import { createBridge, takeTokenFromLocation } from './index'
 
 afterEach(() => {
@@ -26,9 +28,11 @@ describe('bridge selection', () => {
     expect(window.__LOOPDESK_FAKE_BRIDGE__).toBe(fake)
     delete window.__LOOPDESK_FAKE__
     const calls: string[] = []
+    // typed as the bridge's: a change to what health answers fails tsc here
+    const health: Bridge['health'] = async () => (calls.push('health'), { ok: true, data: oneAgentHealth('main', '/s/sessions.json', [], 1) })
     const ipc = {
       transport: 'ipc',
-      health: async () => (calls.push('health'), { ok: true, data: { ok: true, ts: 1, uptimeMs: 1 } }),
+      health,
       subscribe: () => () => undefined,
     } as unknown as NonNullable<Window['loopdesk']>
     window.loopdesk = ipc

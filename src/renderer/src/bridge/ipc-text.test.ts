@@ -1,14 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import type { Bridge } from '../../../shared/bridge'
 import type { AnyEvent } from '../../../shared/events'
+import { oneAgentHealth } from '../../../shared/status-summary'
 import { withAssistantText } from './index'
 
 describe('IPC bridge assistant text', () => {
   it('rebuilds the cumulative text of compact assistant events and passes other events through', () => {
     let emit: (ev: AnyEvent) => void = () => {}
+    // typed as the bridge's: a change to what health answers fails tsc here
+    const health: Bridge['health'] = async () => ({ ok: true, data: oneAgentHealth('main', '/s/sessions.json', [], 1) })
     const ipc = {
       transport: 'ipc',
-      health: async () => ({ ok: true, data: { ok: true, ts: 1, uptimeMs: 1 } }),
+      health,
       subscribe: (_f: unknown, l: (ev: AnyEvent) => void) => {
         emit = l
         return () => {}

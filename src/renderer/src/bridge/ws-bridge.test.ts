@@ -4,6 +4,8 @@ import { createWsBridge, connectWsBridge, type CredentialStore, type SocketLike,
 import { isTokenChanged } from './connection'
 import type { WebDeviceIdentity } from '../../../shared/device-identity'
 import type { AnyEvent } from '../../../shared/events'
+import type { ResultOf } from '../../../shared/methods'
+import { oneAgentHealth } from '../../../shared/status-summary'
 
 class FakeSocket implements SocketLike {
   readyState = 0
@@ -98,11 +100,12 @@ describe('ws-bridge', () => {
     const p2 = bridge!.health({})
     const r1 = s.lastReq('agent')
     const r2 = s.lastReq('health')
-    s.push({ type: 'res', id: r2.id, ok: true, payload: { ok: true, ts: 1, uptimeMs: 1 } })
+    const healthPayload: ResultOf<'health'> = oneAgentHealth('main', '/s/sessions.json', [], 1)
+    s.push({ type: 'res', id: r2.id, ok: true, payload: healthPayload })
     s.push({ type: 'res', id: r1.id, ok: true, payload: { runId: 'k1', status: 'accepted', acceptedAt: 5 } })
     s.push({ type: 'res', id: r1.id, ok: true, payload: { runId: 'k1', status: 'ok', summary: 'completed' } })
     await expect(p1).resolves.toEqual({ ok: true, data: { runId: 'k1', status: 'accepted', acceptedAt: 5 } })
-    await expect(p2).resolves.toMatchObject({ ok: true, data: { ok: true } })
+    await expect(p2).resolves.toEqual({ ok: true, data: healthPayload })
     const e = bridge!.history({ sessionKey: 'agent:main:main' })
     s.push({ type: 'res', id: s.lastReq('chat.history').id, ok: false, error: { code: 'INVALID_REQUEST', message: 'bad' } })
     await expect(e).resolves.toEqual({ ok: false, error: { code: 'INVALID_REQUEST', message: 'bad' } })
