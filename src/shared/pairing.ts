@@ -37,10 +37,30 @@ export interface PairedDeviceInfo {
   tokens: Array<{ role: string; scopes: string[]; createdAtMs: number }>
 }
 
+/**
+ * A device refused for now because its pairing request was rejected (PAIRING_REJECTION_MS after it).
+ * `device.pair.remove {deviceId}` lifts it: the device may ask again at once.
+ */
+export interface RejectedDeviceInfo {
+  deviceId: string
+  rejectedAtMs: number
+  /** when its connects open a request again */
+  untilMs: number
+  /** what the rejected request said */
+  clientId?: string
+  platform?: string
+  remoteIp?: string
+}
+
 export interface PairingListResult {
   /** newest first */
   pending: DevicePairRequested[]
   paired: PairedDeviceInfo[]
+  /**
+   * Loopdesk's own (OpenClaw's result has pending and paired only, hence the prefix): the rejected devices
+   * still refused, latest rejection first; a paired device is never listed (a rejection does not stand against it).
+   */
+  loopdeskRejected: RejectedDeviceInfo[]
 }
 
 export interface PairingApproveResult {
@@ -60,6 +80,22 @@ export interface PairingApproveResult {
 export interface PairingRejectResult {
   requestId: string
   deviceId: string
+}
+
+/** device.pair.remove params */
+export interface PairingRemoveParams {
+  deviceId: string
+}
+
+/**
+ * device.pair.remove: `removed` as in OpenClaw; `loopdeskRejectionLifted` (Loopdesk's own) when a rejection
+ * still in force was forgotten — the device may ask to pair again now.
+ */
+export interface PairingRemoveResult {
+  ok: true
+  deviceId: string
+  removed: true
+  loopdeskRejectionLifted?: true
 }
 
 /** Bridge call name → gateway method. The IPC channels are `loopdesk:<call name>`, as for the method table's. */

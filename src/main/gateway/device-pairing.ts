@@ -14,6 +14,7 @@ import {
   type PairingEvent,
   type PairingListResult,
   type PairingRejectResult,
+  type PairingRemoveResult,
 } from '../../shared/pairing'
 import type { PairedDevices } from './paired-devices'
 import type { PairingRequest, PendingPairings } from './pending-pairings'
@@ -99,7 +100,10 @@ export class DevicePairing implements PairingApi {
       roles: d.tokens.map((t) => t.role),
       tokens: d.tokens.map((t) => ({ role: t.role, scopes: t.scopes, createdAtMs: t.issuedAtMs })),
     }))
-    return { ok: true, data: { pending: this.deps.pending.list(this.now()), paired } }
+    const now = this.now()
+    const isPaired = new Set(paired.map((d) => d.deviceId))
+    const loopdeskRejected = this.deps.pending.rejections(now).filter((r) => !isPaired.has(r.deviceId))
+    return { ok: true, data: { pending: this.deps.pending.list(now), paired, loopdeskRejected } }
   }
 
   approve(raw: unknown): Result<PairingApproveResult> {
@@ -121,14 +125,18 @@ export class DevicePairing implements PairingApi {
     return { ok: true, data: { requestId: taken.data.requestId, deviceId: taken.data.deviceId } }
   }
 
-  /** Forgets a paired device and its tokens (the caller closes its connections); its open request goes too. */
-  remove(raw: unknown): Result<{ ok: true; deviceId: string; removed: true }> {
+  /**
+   * Forgets a device: a paired one and its tokens (the caller closes its connections), its open request,
+   * and a rejection still in force — lifted early, the device may ask again on its next connect.
+   */
+  remove(raw: unknown): Result<PairingRemoveResult> {
     const params = orEmpty(raw)
     if (!RemoveParams.Check(params)) return badParams('device.pair.remove', RemoveParams, params)
     const deviceId = params.deviceId.toLowerCase()
-    this.deps.pending.forgetDevice(deviceId)
-    if (!this.deps.paired.remove(deviceId)) return pairingError(`device ${deviceId.slice(0, 64)} is not paired`, 'DEVICE_NOT_PAIRED')
-    return { ok: true, data: { ok: true, deviceId, removed: true } }
+    const lifted = this.deps.pending.forgetDevice(deviceId, this.now())
+    const removed = this.deps.paired.remove(deviceId)
+    if (!removed && !lifted) return pairingError(`device ${deviceId.slice(0, 64)} is not paired (nor rejected lately)`, 'DEVICE_NOT_PAIRED')
+    return { ok: true, data: { ok: true, deviceId, removed: true, ...(lifted ? { loopdeskRejectionLifted: true as const } : {}) } }
   }
 
   private take(method: string, raw: unknown, how: 'take' | 'reject' = 'take'): Result<PairingRequest> {

@@ -332,7 +332,7 @@ describe("device pairing over IPC (the gateway's DevicePairing, as device.pair.*
   it('lists the pending requests and the paired devices', async () => {
     const { request } = pending.request(ask(), Date.now())
     const res = await invoke(ipcChannel('pairingList'), {})
-    expect(res).toEqual({ ok: true, data: { pending: [request], paired: [] } })
+    expect(res).toEqual({ ok: true, data: { pending: [request], paired: [], loopdeskRejected: [] } })
     expect(res).toEqual(pairing.list({}))
     // absent params are {} as in dispatch
     expect((await invoke(ipcChannel('pairingList'), undefined)).ok).toBe(true)

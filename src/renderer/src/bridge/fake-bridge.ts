@@ -1284,7 +1284,7 @@ export class FakeBridge implements Bridge {
 
   async pairingList(params: Parameters<PairingBridge['pairingList']>[0]): ReturnType<PairingBridge['pairingList']> {
     this.calls.push({ name: 'pairingList', params })
-    return { ok: true, data: { pending: this.livePairingRequests(), paired: this.pairedDevices.map((d) => ({ ...d })) } }
+    return { ok: true, data: { pending: this.livePairingRequests(), paired: this.pairedDevices.map((d) => ({ ...d })), loopdeskRejected: [] } }
   }
 
   private takePairing(requestId: string): DevicePairRequested | undefined {
