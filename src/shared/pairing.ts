@@ -98,11 +98,24 @@ export interface PairingRemoveResult {
   loopdeskRejectionLifted?: true
 }
 
+/** loopdesk.device.pair.liftRejection params and result (Loopdesk's own method: the window's "Allow to ask again"). */
+export interface PairingLiftRejectionParams {
+  deviceId: string
+}
+export interface PairingLiftRejectionResult {
+  deviceId: string
+  lifted: true
+}
+
+/** `details.code` of a liftRejection for a device that is not refused (never rejected, lifted elsewhere, or lapsed). */
+export const PAIRING_REJECTION_NOT_FOUND = 'PAIRING_REJECTION_NOT_FOUND'
+
 /** Bridge call name → gateway method. The IPC channels are `loopdesk:<call name>`, as for the method table's. */
 export const PAIRING_CALLS = {
   pairingList: 'device.pair.list',
   pairingApprove: 'device.pair.approve',
   pairingReject: 'device.pair.reject',
+  pairingLiftRejection: 'loopdesk.device.pair.liftRejection',
 } as const
 export type PairingCallName = keyof typeof PAIRING_CALLS
 export const PAIRING_CALL_NAMES = Object.keys(PAIRING_CALLS) as PairingCallName[]
@@ -123,6 +136,8 @@ export interface PairingBridge {
   pairingList(params: Record<string, never>): Promise<Result<PairingListResult>>
   pairingApprove(params: PairingDecisionParams): Promise<Result<PairingApproveResult>>
   pairingReject(params: PairingDecisionParams): Promise<Result<PairingRejectResult>>
+  /** a rejected device may ask again now (device.pair.remove lifts it too, and forgets a paired device) */
+  pairingLiftRejection(params: PairingLiftRejectionParams): Promise<Result<PairingLiftRejectionResult>>
   /** device.pair.requested / resolved as they happen; returns the unsubscribe function */
   subscribePairing(listener: (event: PairingEvent) => void): () => void
 }

@@ -38,5 +38,7 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
     },
     'device.pair.approve': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.approve(raw)) },
     'device.pair.reject': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.reject(raw)) },
+    // Loopdesk's own: lift a rejection early (the window's "Allow to ask again"; remove does it too)
+    'loopdesk.device.pair.liftRejection': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.liftRejection(raw)) },
   }
 }

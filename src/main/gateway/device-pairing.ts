@@ -9,7 +9,9 @@ import { schemaProblem, type Validator } from '../api/dispatch'
 import type { DevicePairResolved } from '../../shared/events'
 import type { ErrorShape, Result } from '../../shared/methods'
 import {
+  PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
+  type PairingLiftRejectionResult,
   type PairingApproveResult,
   type PairingEvent,
   type PairingListResult,
@@ -41,6 +43,7 @@ export interface PairingApi {
   list(params: unknown): Result<PairingListResult>
   approve(params: unknown): Result<PairingApproveResult>
   reject(params: unknown): Result<PairingRejectResult>
+  liftRejection(params: unknown): Result<PairingLiftRejectionResult>
   /** device.pair.requested / resolved; returns the unsubscribe function */
   subscribe(listener: (ev: PairingEvent) => void): () => void
 }
@@ -137,6 +140,17 @@ export class DevicePairing implements PairingApi {
     const removed = this.deps.paired.remove(deviceId)
     if (!removed && !lifted) return pairingError(`device ${deviceId.slice(0, 64)} is not paired (nor rejected lately)`, 'DEVICE_NOT_PAIRED')
     return { ok: true, data: { ok: true, deviceId, removed: true, ...(lifted ? { loopdeskRejectionLifted: true as const } : {}) } }
+  }
+
+  /** A rejected device may ask again now: only its rejection goes (not a pairing, not a request). */
+  liftRejection(raw: unknown): Result<PairingLiftRejectionResult> {
+    const params = orEmpty(raw)
+    if (!RemoveParams.Check(params)) return badParams('loopdesk.device.pair.liftRejection', RemoveParams, params)
+    const deviceId = params.deviceId.toLowerCase()
+    if (!this.deps.pending.liftRejection(deviceId, this.now())) {
+      return pairingError(`device ${deviceId.slice(0, 64)} is not refused (never rejected, already lifted, or its time is up)`, PAIRING_REJECTION_NOT_FOUND)
+    }
+    return { ok: true, data: { deviceId, lifted: true } }
   }
 
   private take(method: string, raw: unknown, how: 'take' | 'reject' = 'take'): Result<PairingRequest> {

@@ -288,15 +288,27 @@ describe('device tokens', () => {
     expect(asks.details.reason).toBeUndefined()
     expect(asks.details.requestId).not.toBe(first)
     await until(() => seen.length === 2)
-    // nothing left to lift or remove: refused as before
+    // the window's "Allow to ask again": loopdesk.device.pair.liftRejection forgets the rejection only
     await pairer.request('device.pair.reject', { requestId: asks.details.requestId })
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', { deviceId: phone.deviceId })).resolves.toEqual({ deviceId: phone.deviceId, lifted: true })
+    expect(((await pairer.request('device.pair.list', {})) as any).loopdeskRejected).toEqual([])
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', { deviceId: phone.deviceId })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { code: 'PAIRING_REJECTION_NOT_FOUND' },
+    })
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', {})).rejects.toMatchObject({ message: 'invalid loopdesk.device.pair.liftRejection params: /: must have required properties deviceId' })
+    expect(pairer.hello.features.methods).toContain('loopdesk.device.pair.liftRejection')
+    const third = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(third.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
+    // nothing left to lift or remove: refused as before
+    await pairer.request('device.pair.reject', { requestId: third.details.requestId })
     await pairer.request('device.pair.remove', { deviceId: phone.deviceId })
     await expect(pairer.request('device.pair.remove', { deviceId: phone.deviceId })).rejects.toMatchObject({ details: { code: 'DEVICE_NOT_PAIRED' } })
 
     // a paired device is not listed as rejected (a rejection does not stand against it)
     const laptop = generateNodeDeviceIdentity()
-    const third = (await t.connect({ identity: laptop, headers: proxied }).catch((e) => e)).details.requestId as string
-    await pairer.request('device.pair.reject', { requestId: third })
+    const laptopAsks = (await t.connect({ identity: laptop, headers: proxied }).catch((e) => e)).details.requestId as string
+    await pairer.request('device.pair.reject', { requestId: laptopAsks })
     await (await t.connect({ identity: laptop })).close() // pairs over loopback
     const after = (await pairer.request('device.pair.list', {})) as any
     expect(after.paired.some((d: any) => d.deviceId === laptop.deviceId)).toBe(true)

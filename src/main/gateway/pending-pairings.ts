@@ -90,6 +90,13 @@ export class PendingPairings {
     return lifted
   }
 
+  /** Forgets a device's rejection only; true when one was still in force. */
+  liftRejection(deviceId: string, now: number): boolean {
+    const lifted = this.rejectedFor(deviceId, now) > 0
+    this.rejectedAt.delete(deviceId)
+    return lifted
+  }
+
   /** The devices refused for now because their request was rejected, latest rejection first. */
   rejections(now: number): RejectedDeviceInfo[] {
     this.expireRejections(now)
