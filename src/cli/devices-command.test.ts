@@ -69,6 +69,39 @@ describe('loopdesk devices', () => {
     await conn.close()
   })
 
+  it('lists a rejected device with how long it waits and how to lift it; remove lifts the rejection, the device asks again now', async () => {
+    const me = tempDir('loopdesk-cli-devices-lift-')
+    const proxied = { 'X-Forwarded-For': '198.51.100.5' }
+    const phone = generateNodeDeviceIdentity()
+    const ask = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity: phone, headers: proxied })
+    const requestId = (await ask().catch((e) => e)).details.requestId as string
+    const short = phone.deviceId.slice(0, 16)
+    // (the gateway is shared with the other tests: other devices may be listed too)
+    const rejectedRows = (out: string) => out.split('\n\n').find((s) => s.startsWith('Rejected')) ?? ''
+    expect(rejectedRows((await cli(['devices'], me)).out)).not.toContain(short)
+    expect((await cli(['devices', 'reject', requestId], me)).code).toBe(0)
+
+    const table = await cli(['devices'], me)
+    expect(table.code).toBe(0)
+    const section = rejectedRows(table.out).split('\n')
+    expect(section[0]).toBe('Rejected (asks again in N min; loopdesk devices remove <deviceId> lets it ask now):')
+    expect(section[1]).toMatch(/^DEVICE\s+CLIENT\s+FROM\s+REJECTED\s+ASKS AGAIN IN$/)
+    expect(section).toContainEqual(expect.stringMatching(new RegExp(`^${short}\\s+cli \\(.*\\)\\s+127\\.0\\.0\\.1\\s+just now\\s+10 min$`)))
+    expect(table.out).not.toContain(requestId)
+    expect(JSON.parse((await cli(['devices', '--json'], me)).out).loopdeskRejected).toContainEqual(expect.objectContaining({ deviceId: phone.deviceId, untilMs: expect.any(Number) }))
+
+    // a prefix of a rejected (never paired) device's id names it
+    const lifted = await cli(['devices', 'remove', phone.deviceId.slice(0, 12)], me)
+    expect(lifted).toMatchObject({ code: 0, out: `lifted the rejection of ${phone.deviceId}: it may ask to pair again now\n` })
+    expect(rejectedRows((await cli(['devices'], me)).out)).not.toContain(short)
+    const again = await ask().catch((e) => e)
+    expect(again.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
+    expect(again.details.reason).toBeUndefined()
+    expect((await cli(['devices'], me)).out).toContain(`${again.details.requestId as string}`)
+    // nothing left to lift: neither paired nor rejected
+    expect(await cli(['devices', 'remove', phone.deviceId], me)).toMatchObject({ code: 1, err: expect.stringContaining('is not paired') })
+  })
+
   it('refuses what is not a devices command', async () => {
     const dir = tempDir('loopdesk-cli-devices-usage-')
     expect((await cli(['devices', 'frob'], dir)).code).toBe(2)

@@ -37,10 +37,30 @@ export interface PairedDeviceInfo {
   tokens: Array<{ role: string; scopes: string[]; createdAtMs: number }>
 }
 
+/**
+ * A device refused for now because its pairing request was rejected (PAIRING_REJECTION_MS after it).
+ * `device.pair.remove {deviceId}` lifts it: the device may ask again at once.
+ */
+export interface RejectedDeviceInfo {
+  deviceId: string
+  rejectedAtMs: number
+  /** when its connects open a request again */
+  untilMs: number
+  /** what the rejected request said */
+  clientId?: string
+  platform?: string
+  remoteIp?: string
+}
+
 export interface PairingListResult {
   /** newest first */
   pending: DevicePairRequested[]
   paired: PairedDeviceInfo[]
+  /**
+   * Loopdesk's own (OpenClaw's result has pending and paired only, hence the prefix): the rejected devices
+   * still refused, latest rejection first; a paired device is never listed (a rejection does not stand against it).
+   */
+  loopdeskRejected: RejectedDeviceInfo[]
 }
 
 export interface PairingApproveResult {
@@ -62,11 +82,40 @@ export interface PairingRejectResult {
   deviceId: string
 }
 
+/** device.pair.remove params */
+export interface PairingRemoveParams {
+  deviceId: string
+}
+
+/**
+ * device.pair.remove: `removed` as in OpenClaw; `loopdeskRejectionLifted` (Loopdesk's own) when a rejection
+ * still in force was forgotten — the device may ask to pair again now.
+ */
+export interface PairingRemoveResult {
+  ok: true
+  deviceId: string
+  removed: true
+  loopdeskRejectionLifted?: true
+}
+
+/** loopdesk.device.pair.liftRejection params and result (Loopdesk's own method: the window's "Allow to ask again"). */
+export interface PairingLiftRejectionParams {
+  deviceId: string
+}
+export interface PairingLiftRejectionResult {
+  deviceId: string
+  lifted: true
+}
+
+/** `details.code` of a liftRejection for a device that is not refused (never rejected, lifted elsewhere, or lapsed). */
+export const PAIRING_REJECTION_NOT_FOUND = 'PAIRING_REJECTION_NOT_FOUND'
+
 /** Bridge call name → gateway method. The IPC channels are `loopdesk:<call name>`, as for the method table's. */
 export const PAIRING_CALLS = {
   pairingList: 'device.pair.list',
   pairingApprove: 'device.pair.approve',
   pairingReject: 'device.pair.reject',
+  pairingLiftRejection: 'loopdesk.device.pair.liftRejection',
 } as const
 export type PairingCallName = keyof typeof PAIRING_CALLS
 export const PAIRING_CALL_NAMES = Object.keys(PAIRING_CALLS) as PairingCallName[]
@@ -87,6 +136,8 @@ export interface PairingBridge {
   pairingList(params: Record<string, never>): Promise<Result<PairingListResult>>
   pairingApprove(params: PairingDecisionParams): Promise<Result<PairingApproveResult>>
   pairingReject(params: PairingDecisionParams): Promise<Result<PairingRejectResult>>
+  /** a rejected device may ask again now (device.pair.remove lifts it too, and forgets a paired device) */
+  pairingLiftRejection(params: PairingLiftRejectionParams): Promise<Result<PairingLiftRejectionResult>>
   /** device.pair.requested / resolved as they happen; returns the unsubscribe function */
   subscribePairing(listener: (event: PairingEvent) => void): () => void
 }

@@ -1,8 +1,9 @@
 // `loopdesk devices`: which devices (windows, CLIs, OpenClaw clients) have connected to the gateway with
-// an identity and hold a device token, and which remote ones wait for approval — `devices approve|reject
-// <requestId>` answers one, `devices remove <id>` forgets a device (its tokens stop working, its
-// connections close). The human form of device.pair.list / approve / reject / remove.
-import { PAIRING_REJECTION_MS } from '../../shared/pairing'
+// an identity and hold a device token, which remote ones wait for approval and which were rejected lately
+// — `devices approve|reject <requestId>` answers one, `devices remove <id>` forgets a device (its tokens
+// stop working, its connections close; a rejected one may ask again at once). The human form of
+// device.pair.list / approve / reject / remove.
+import { PAIRING_REJECTION_MS, type PairingRemoveResult, type RejectedDeviceInfo } from '../../shared/pairing'
 import { relativeTime } from '../../shared/relative-time'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
@@ -16,9 +17,10 @@ loopdesk devices remove <deviceId>
   Lists the devices that connected to the gateway with an identity (client, paired, last seen, token
   roles; * = connected now), and the devices on other machines waiting to be paired. approve pairs one (it
   connects on its next try), reject refuses it: for 10 minutes its connects are refused without a new
-  request, then it may ask again; a request nobody answers expires after 5 minutes. remove
-  forgets a device: its device tokens stop working and its connections close (a device on this machine
-  is paired again when it next connects with the gateway token).`
+  request, then it may ask again (the list shows these under Rejected); a request nobody answers expires
+  after 5 minutes. remove forgets a device: its device tokens stop working and its connections close (a
+  device on this machine is paired again when it next connects with the gateway token); for a rejected
+  device it lifts the rejection, so it may ask again now.`
 
 const FLAGS = { json: { type: 'boolean' }, ...TARGET_FLAGS } as const
 
@@ -56,13 +58,20 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
   const { stateDir, target } = commandTarget(flags, io.env)
   if (sub === 'remove') {
     const r = await withGateway({ target, stateDir, io }, async (conn) => {
-      // the list shows ids cut to 16 characters: a unique prefix names a device
-      const { paired } = (await conn.request('device.pair.list', {})) as { paired: ListedDevice[] }
-      const hits = paired.filter((d) => d.deviceId.startsWith(id.toLowerCase()))
+      // the list shows ids cut to 16 characters: a unique prefix names a device (paired or rejected)
+      const list = (await conn.request('device.pair.list', {})) as { paired: ListedDevice[]; loopdeskRejected?: RejectedDeviceInfo[] }
+      const known = new Set([...list.paired, ...(list.loopdeskRejected ?? [])].map((d) => d.deviceId))
+      const hits = [...known].filter((deviceId) => deviceId.startsWith(id.toLowerCase()))
       if (hits.length > 1) throw new UsageError(`${id} matches ${hits.length} devices: give more of its id`)
-      return (await conn.request('device.pair.remove', { deviceId: hits[0]?.deviceId ?? id })) as { deviceId: string }
+      const wasPaired = list.paired.some((d) => d.deviceId === hits[0])
+      return { wasPaired, res: (await conn.request('device.pair.remove', { deviceId: hits[0] ?? id })) as PairingRemoveResult }
     })
-    io.stdout(flags.json ? JSON.stringify(r) + '\n' : `removed ${r.deviceId}: its device tokens no longer work\n`)
+    const { res, wasPaired } = r
+    const lines = [
+      ...(wasPaired || !res.loopdeskRejectionLifted ? [`removed ${res.deviceId}: its device tokens no longer work`] : []),
+      ...(res.loopdeskRejectionLifted ? [`lifted the rejection of ${res.deviceId}: it may ask to pair again now`] : []),
+    ]
+    io.stdout(flags.json ? JSON.stringify(res) + '\n' : lines.join('\n') + '\n')
     return EXIT.ok
   }
   if (sub === 'approve' || sub === 'reject') {
@@ -71,9 +80,15 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
     io.stdout(flags.json ? JSON.stringify(r) + '\n' : sub === 'approve' ? `approved ${deviceId}: it can connect now\n` : `rejected ${deviceId}: it is refused for ${PAIRING_REJECTION_MS / 60_000} min, then it may ask again\n`)
     return EXIT.ok
   }
-  const { paired, pending } = (await withGateway({ target, stateDir, io }, (conn) => conn.request('device.pair.list', {}))) as { paired: ListedDevice[]; pending: PendingRequest[] }
+  const list = (await withGateway({ target, stateDir, io }, (conn) => conn.request('device.pair.list', {}))) as {
+    paired: ListedDevice[]
+    pending: PendingRequest[]
+    loopdeskRejected?: RejectedDeviceInfo[]
+  }
+  const { paired, pending } = list
+  const rejected = list.loopdeskRejected ?? [] // an older gateway does not list them
   if (flags.json) {
-    io.stdout(JSON.stringify({ pending, paired }) + '\n')
+    io.stdout(JSON.stringify({ pending, paired, loopdeskRejected: rejected }) + '\n')
     return EXIT.ok
   }
   const now = Date.now()
@@ -81,6 +96,20 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
   if (pending.length) {
     const rows = pending.map((r) => [r.requestId, r.deviceId.slice(0, 16), plainLine(`${r.clientId}${r.platform ? ` (${r.platform})` : ''}`), r.remoteIp, relativeTime(r.ts, now)])
     out.push('Waiting for approval (loopdesk devices approve <requestId>):', ...tableLines(['REQUEST', 'DEVICE', 'CLIENT', 'FROM', 'ASKED'], rows), '')
+  }
+  if (rejected.length) {
+    const rows = rejected.map((r) => [
+      r.deviceId.slice(0, 16),
+      plainLine(`${r.clientId ?? '—'}${r.platform ? ` (${r.platform})` : ''}`),
+      r.remoteIp ?? '—',
+      relativeTime(r.rejectedAtMs, now),
+      `${Math.max(1, Math.ceil((r.untilMs - now) / 60_000))} min`,
+    ])
+    out.push(
+      'Rejected (asks again in N min; loopdesk devices remove <deviceId> lets it ask now):',
+      ...tableLines(['DEVICE', 'CLIENT', 'FROM', 'REJECTED', 'ASKS AGAIN IN'], rows),
+      '',
+    )
   }
   if (!paired.length) {
     out.push('no devices have connected with an identity yet')

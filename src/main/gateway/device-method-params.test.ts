@@ -28,6 +28,7 @@ describe('device method params', () => {
       ['device.pair.approve', {}, 'invalid device.pair.approve params: /: must have required properties requestId'],
       ['device.pair.reject', { requestId: 1 }, 'invalid device.pair.reject params: /requestId: must be string'],
       ['device.pair.remove', { deviceId: 'd', extra: true }, "invalid device.pair.remove params: /: unexpected property 'extra'"],
+      ['loopdesk.device.pair.liftRejection', { deviceId: '' }, 'invalid loopdesk.device.pair.liftRejection params: /deviceId: must not have fewer than 1 characters'],
     ]
     for (const [method, params, message] of cases) {
       expect(await refused(method, params), `${method} ${JSON.stringify(params)}`).toMatchObject({ code: 'INVALID_REQUEST', message })

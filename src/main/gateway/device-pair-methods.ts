@@ -1,7 +1,8 @@
 // device.pair.list / approve / reject / remove (OpenClaw schema names, scope operator.pairing — admin
 // satisfies it): which devices have connected with an identity and hold tokens, the remote devices
-// waiting for approval (pending-pairings.ts), and forgetting one. Approving pairs the device (it connects
-// on its next try); rejecting drops the request. Removing a device drops its tokens and closes its other
+// waiting for approval (pending-pairings.ts), the ones rejected lately (loopdeskRejected), and forgetting
+// one. Approving pairs the device (it connects on its next try); rejecting drops the request and refuses the
+// device for a while — removing it lifts that early. Removing a device drops its tokens and closes its other
 // connections; a loopback device is paired again when it next connects (loopback devices are approved by
 // the gateway itself), a remote one has to ask again. The work is DevicePairing's (device-pairing.ts),
 // which the desktop window reaches over IPC too.
@@ -37,5 +38,7 @@ export function devicePairMethods(deps: DevicePairDeps): Record<string, LocalMet
     },
     'device.pair.approve': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.approve(raw)) },
     'device.pair.reject': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.reject(raw)) },
+    // Loopdesk's own: lift a rejection early (the window's "Allow to ask again"; remove does it too)
+    'loopdesk.device.pair.liftRejection': { scope: SCOPES.pairing, handle: (_conn, raw) => wire(pairing.liftRejection(raw)) },
   }
 }

@@ -9,11 +9,14 @@ import { schemaProblem, type Validator } from '../api/dispatch'
 import type { DevicePairResolved } from '../../shared/events'
 import type { ErrorShape, Result } from '../../shared/methods'
 import {
+  PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
+  type PairingLiftRejectionResult,
   type PairingApproveResult,
   type PairingEvent,
   type PairingListResult,
   type PairingRejectResult,
+  type PairingRemoveResult,
 } from '../../shared/pairing'
 import type { PairedDevices } from './paired-devices'
 import type { PairingRequest, PendingPairings } from './pending-pairings'
@@ -40,6 +43,7 @@ export interface PairingApi {
   list(params: unknown): Result<PairingListResult>
   approve(params: unknown): Result<PairingApproveResult>
   reject(params: unknown): Result<PairingRejectResult>
+  liftRejection(params: unknown): Result<PairingLiftRejectionResult>
   /** device.pair.requested / resolved; returns the unsubscribe function */
   subscribe(listener: (ev: PairingEvent) => void): () => void
 }
@@ -99,7 +103,10 @@ export class DevicePairing implements PairingApi {
       roles: d.tokens.map((t) => t.role),
       tokens: d.tokens.map((t) => ({ role: t.role, scopes: t.scopes, createdAtMs: t.issuedAtMs })),
     }))
-    return { ok: true, data: { pending: this.deps.pending.list(this.now()), paired } }
+    const now = this.now()
+    const isPaired = new Set(paired.map((d) => d.deviceId))
+    const loopdeskRejected = this.deps.pending.rejections(now).filter((r) => !isPaired.has(r.deviceId))
+    return { ok: true, data: { pending: this.deps.pending.list(now), paired, loopdeskRejected } }
   }
 
   approve(raw: unknown): Result<PairingApproveResult> {
@@ -121,14 +128,29 @@ export class DevicePairing implements PairingApi {
     return { ok: true, data: { requestId: taken.data.requestId, deviceId: taken.data.deviceId } }
   }
 
-  /** Forgets a paired device and its tokens (the caller closes its connections); its open request goes too. */
-  remove(raw: unknown): Result<{ ok: true; deviceId: string; removed: true }> {
+  /**
+   * Forgets a device: a paired one and its tokens (the caller closes its connections), its open request,
+   * and a rejection still in force — lifted early, the device may ask again on its next connect.
+   */
+  remove(raw: unknown): Result<PairingRemoveResult> {
     const params = orEmpty(raw)
     if (!RemoveParams.Check(params)) return badParams('device.pair.remove', RemoveParams, params)
     const deviceId = params.deviceId.toLowerCase()
-    this.deps.pending.forgetDevice(deviceId)
-    if (!this.deps.paired.remove(deviceId)) return pairingError(`device ${deviceId.slice(0, 64)} is not paired`, 'DEVICE_NOT_PAIRED')
-    return { ok: true, data: { ok: true, deviceId, removed: true } }
+    const lifted = this.deps.pending.forgetDevice(deviceId, this.now())
+    const removed = this.deps.paired.remove(deviceId)
+    if (!removed && !lifted) return pairingError(`device ${deviceId.slice(0, 64)} is not paired (nor rejected lately)`, 'DEVICE_NOT_PAIRED')
+    return { ok: true, data: { ok: true, deviceId, removed: true, ...(lifted ? { loopdeskRejectionLifted: true as const } : {}) } }
+  }
+
+  /** A rejected device may ask again now: only its rejection goes (not a pairing, not a request). */
+  liftRejection(raw: unknown): Result<PairingLiftRejectionResult> {
+    const params = orEmpty(raw)
+    if (!RemoveParams.Check(params)) return badParams('loopdesk.device.pair.liftRejection', RemoveParams, params)
+    const deviceId = params.deviceId.toLowerCase()
+    if (!this.deps.pending.liftRejection(deviceId, this.now())) {
+      return pairingError(`device ${deviceId.slice(0, 64)} is not refused (never rejected, already lifted, or its time is up)`, PAIRING_REJECTION_NOT_FOUND)
+    }
+    return { ok: true, data: { deviceId, lifted: true } }
   }
 
   private take(method: string, raw: unknown, how: 'take' | 'reject' = 'take'): Result<PairingRequest> {

@@ -251,6 +251,71 @@ describe('device tokens', () => {
     await Promise.all([ok.close(), local.close(), remote.close(), pairer.close(), reader.close()])
   })
 
+  it('device.pair.list names the rejected devices still refused (loopdeskRejected); device.pair.remove lifts a rejection, the device asks again at once', async () => {
+    t = await startTestGateway()
+    const proxied = { 'X-Forwarded-For': '203.0.113.9' }
+    const phone = generateNodeDeviceIdentity()
+    const pairer = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.pairing'] })
+    const seen: string[] = []
+    pairer.onEvent((e) => e.event === 'device.pair.requested' && seen.push((e.payload as { requestId: string }).requestId))
+    const first = (await t.connect({ identity: phone, headers: proxied }).catch((e) => e)).details.requestId as string
+    expect(((await pairer.request('device.pair.list', {})) as any).loopdeskRejected).toEqual([])
+    const before = Date.now()
+    await pairer.request('device.pair.reject', { requestId: first })
+
+    const list = (await pairer.request('device.pair.list', {})) as any
+    expect(Object.keys(list).sort()).toEqual(['loopdeskRejected', 'paired', 'pending'])
+    expect(list.pending).toEqual([])
+    expect(list.paired.some((d: any) => d.deviceId === phone.deviceId)).toBe(false)
+    expect(list.loopdeskRejected).toEqual([
+      { deviceId: phone.deviceId, rejectedAtMs: expect.any(Number), untilMs: expect.any(Number), clientId: expect.any(String), platform: expect.any(String), remoteIp: '127.0.0.1' },
+    ])
+    const [r] = list.loopdeskRejected
+    expect(r.rejectedAtMs).toBeGreaterThanOrEqual(before)
+    expect(r.untilMs - r.rejectedAtMs).toBe(PAIRING_REJECTION_MS)
+    expect((await t.connect({ identity: phone, headers: proxied }).catch((e) => e)).details.reason).toBe('rejected')
+
+    // lifted: the device is not paired, yet remove answers ok and says so; its next connect opens a new request
+    await expect(pairer.request('device.pair.remove', { deviceId: phone.deviceId.toUpperCase() })).resolves.toEqual({
+      ok: true,
+      deviceId: phone.deviceId,
+      removed: true,
+      loopdeskRejectionLifted: true,
+    })
+    expect(((await pairer.request('device.pair.list', {})) as any).loopdeskRejected).toEqual([])
+    const asks = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(asks.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
+    expect(asks.details.reason).toBeUndefined()
+    expect(asks.details.requestId).not.toBe(first)
+    await until(() => seen.length === 2)
+    // the window's "Allow to ask again": loopdesk.device.pair.liftRejection forgets the rejection only
+    await pairer.request('device.pair.reject', { requestId: asks.details.requestId })
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', { deviceId: phone.deviceId })).resolves.toEqual({ deviceId: phone.deviceId, lifted: true })
+    expect(((await pairer.request('device.pair.list', {})) as any).loopdeskRejected).toEqual([])
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', { deviceId: phone.deviceId })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { code: 'PAIRING_REJECTION_NOT_FOUND' },
+    })
+    await expect(pairer.request('loopdesk.device.pair.liftRejection', {})).rejects.toMatchObject({ message: 'invalid loopdesk.device.pair.liftRejection params: /: must have required properties deviceId' })
+    expect(pairer.hello.features.methods).toContain('loopdesk.device.pair.liftRejection')
+    const third = await t.connect({ identity: phone, headers: proxied }).catch((e) => e)
+    expect(third.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
+    // nothing left to lift or remove: refused as before
+    await pairer.request('device.pair.reject', { requestId: third.details.requestId })
+    await pairer.request('device.pair.remove', { deviceId: phone.deviceId })
+    await expect(pairer.request('device.pair.remove', { deviceId: phone.deviceId })).rejects.toMatchObject({ details: { code: 'DEVICE_NOT_PAIRED' } })
+
+    // a paired device is not listed as rejected (a rejection does not stand against it)
+    const laptop = generateNodeDeviceIdentity()
+    const laptopAsks = (await t.connect({ identity: laptop, headers: proxied }).catch((e) => e)).details.requestId as string
+    await pairer.request('device.pair.reject', { requestId: laptopAsks })
+    await (await t.connect({ identity: laptop })).close() // pairs over loopback
+    const after = (await pairer.request('device.pair.list', {})) as any
+    expect(after.paired.some((d: any) => d.deviceId === laptop.deviceId)).toBe(true)
+    expect(after.loopdeskRejected).toEqual([])
+    await pairer.close()
+  })
+
   it('device.token.rotate: in-band for the device itself, withheld for another; may narrow, never widen', async () => {
     t = await startTestGateway()
     const self = await t.connect({ scopes: ['operator.read', 'operator.write', 'operator.pairing'] })

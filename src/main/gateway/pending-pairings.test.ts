@@ -39,7 +39,7 @@ describe('PendingPairings', () => {
     const kept = p.list(200)
     expect(kept).toHaveLength(100)
     expect(kept.at(-1)!.deviceId).toBe('d50')
-    p.forgetDevice('d149')
+    p.forgetDevice('d149', 200)
     expect(p.list(200)[0].deviceId).toBe('d148')
   })
 
@@ -65,11 +65,29 @@ describe('PendingPairings', () => {
     const p = new PendingPairings(PAIRING_REQUEST_TTL_MS * 100, PAIRING_REJECTION_MS * 100)
     const rejectAt = (id: string, now: number) => p.reject(p.request(ask(id), now).request.requestId, now)
     rejectAt('d0', 0)
-    p.forgetDevice('d0')
+    expect(p.forgetDevice('d0', 1)).toBe(true)
     expect(p.rejectedFor('d0', 1)).toBe(0)
+    expect(p.forgetDevice('d0', 1)).toBe(false)
     for (let i = 0; i < MAX_REJECTED + 10; i++) rejectAt(`d${i}`, i)
     expect(p.rejectedFor('d9', MAX_REJECTED + 10)).toBe(0)
     expect(p.rejectedFor('d10', MAX_REJECTED + 10)).toBeGreaterThan(0)
     expect(p.rejectedFor(`d${MAX_REJECTED + 9}`, MAX_REJECTED + 10)).toBeGreaterThan(0)
+  })
+
+  it('rejections lists the devices still refused, latest first, with what their request said and until when', () => {
+    const p = new PendingPairings()
+    const rejectAt = (id: string, now: number) => p.reject(p.request(ask(id), now).request.requestId, now)
+    rejectAt('d1', 1000)
+    rejectAt('d2', 2000)
+    expect(p.rejections(2000)).toEqual([
+      expect.objectContaining({ deviceId: 'd2', rejectedAtMs: 2000, untilMs: 2000 + PAIRING_REJECTION_MS, clientId: ask('d2').clientId, remoteIp: ask('d2').remoteIp }),
+      expect.objectContaining({ deviceId: 'd1', rejectedAtMs: 1000, untilMs: 1000 + PAIRING_REJECTION_MS }),
+    ])
+    expect(p.forgetDevice('d2', 3000)).toBe(true)
+    expect(p.rejections(3000).map((r) => r.deviceId)).toEqual(['d1'])
+    rejectAt('d3', 4000)
+    expect(p.rejections(1000 + PAIRING_REJECTION_MS).map((r) => r.deviceId)).toEqual(['d3'])
+    // a lapsed rejection is no lift
+    expect(p.forgetDevice('d1', 1000 + PAIRING_REJECTION_MS)).toBe(false)
   })
 })

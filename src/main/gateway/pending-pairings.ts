@@ -8,7 +8,7 @@
 // retrying does not reappear in the approvers' prompt seconds after it was rejected.
 import { randomUUID } from 'node:crypto'
 import type { DevicePairRequested } from '../../shared/events'
-import { PAIRING_REJECTION_MS, PAIRING_REQUEST_TTL_MS } from '../../shared/pairing'
+import { PAIRING_REJECTION_MS, PAIRING_REQUEST_TTL_MS, type RejectedDeviceInfo } from '../../shared/pairing'
 
 /** the device.pair.requested payload */
 export type PairingRequest = DevicePairRequested
@@ -21,8 +21,8 @@ export const MAX_REJECTED = 1000
 
 export class PendingPairings {
   private byId = new Map<string, PairingRequest>()
-  /** device id → when its request was rejected, oldest first */
-  private rejectedAt = new Map<string, number>()
+  /** device id → when its request was rejected (and what it said it was), oldest first */
+  private rejectedAt = new Map<string, { at: number; clientId: string; platform?: string; remoteIp: string }>()
 
   constructor(
     private readonly ttlMs = PAIRING_REQUEST_TTL_MS,
@@ -64,14 +64,14 @@ export class PendingPairings {
     if (!r) return undefined
     this.expireRejections(now)
     this.rejectedAt.delete(r.deviceId)
-    this.rejectedAt.set(r.deviceId, now)
+    this.rejectedAt.set(r.deviceId, { at: now, clientId: r.clientId, platform: r.platform, remoteIp: r.remoteIp })
     while (this.rejectedAt.size > MAX_REJECTED) this.rejectedAt.delete(this.rejectedAt.keys().next().value!)
     return r
   }
 
   /** How much longer a device whose request was rejected is refused (ms); 0 when it may ask again. */
   rejectedFor(deviceId: string, now: number): number {
-    const at = this.rejectedAt.get(deviceId)
+    const at = this.rejectedAt.get(deviceId)?.at
     if (at === undefined) return 0
     const left = at + this.rejectionMs - now
     if (left > 0) return left
@@ -79,10 +79,37 @@ export class PendingPairings {
     return 0
   }
 
-  /** Drops a device's request and any rejection (the device was paired or removed another way). */
-  forgetDevice(deviceId: string) {
+  /**
+   * Drops a device's request and any rejection (the device was paired or removed another way, or its
+   * rejection is lifted early); true when a rejection still in force went, so the device may ask again now.
+   */
+  forgetDevice(deviceId: string, now: number): boolean {
     for (const r of this.byId.values()) if (r.deviceId === deviceId) this.byId.delete(r.requestId)
+    const lifted = this.rejectedFor(deviceId, now) > 0
     this.rejectedAt.delete(deviceId)
+    return lifted
+  }
+
+  /** Forgets a device's rejection only; true when one was still in force. */
+  liftRejection(deviceId: string, now: number): boolean {
+    const lifted = this.rejectedFor(deviceId, now) > 0
+    this.rejectedAt.delete(deviceId)
+    return lifted
+  }
+
+  /** The devices refused for now because their request was rejected, latest rejection first. */
+  rejections(now: number): RejectedDeviceInfo[] {
+    this.expireRejections(now)
+    return [...this.rejectedAt]
+      .map(([deviceId, r]) => ({
+        deviceId,
+        rejectedAtMs: r.at,
+        untilMs: r.at + this.rejectionMs,
+        clientId: r.clientId,
+        ...(r.platform ? { platform: r.platform } : {}),
+        remoteIp: r.remoteIp,
+      }))
+      .reverse()
   }
 
   list(now: number): PairingRequest[] {
@@ -96,7 +123,7 @@ export class PendingPairings {
 
   /** rejectedAt is in time order: lapsed rejections are at its front */
   private expireRejections(now: number) {
-    for (const [deviceId, at] of this.rejectedAt) {
+    for (const [deviceId, { at }] of this.rejectedAt) {
       if (now - at < this.rejectionMs) break
       this.rejectedAt.delete(deviceId)
     }

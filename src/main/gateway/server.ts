@@ -693,6 +693,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       list: (p) => pairing.list(p),
       approve: (p) => pairing.approve(p),
       reject: (p) => pairing.reject(p),
+      liftRejection: (p) => pairing.liftRejection(p),
       subscribe: (l) => pairing.subscribe(l),
     },
     close,

@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
 import type { ParamsOf } from '../../shared/methods'
-import { PAIRING_CALL_NAMES, type PairingCallName, type PairingDecisionParams, type PairingEvent } from '../../shared/pairing'
+import { PAIRING_CALL_NAMES, type PairingBridge, type PairingCallName, type PairingEvent } from '../../shared/pairing'
 import { DevicePairing } from '../gateway/device-pairing'
 import { PairedDevices } from '../gateway/paired-devices'
 import { PendingPairings } from '../gateway/pending-pairings'
@@ -46,10 +46,11 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
 }
 
 // One valid params object per pairing call (same typing rule).
-const PAIRING_GOOD: { [K in PairingCallName]: K extends 'pairingList' ? Record<string, never> : PairingDecisionParams } = {
+const PAIRING_GOOD: { [K in PairingCallName]: Parameters<PairingBridge[K]>[0] } = {
   pairingList: {},
   pairingApprove: { requestId: 'r-unknown' },
   pairingReject: { requestId: 'r-unknown' },
+  pairingLiftRejection: { deviceId: 'ab'.repeat(32) },
 }
 
 const PAGE = 'page0001'
@@ -332,7 +333,7 @@ describe("device pairing over IPC (the gateway's DevicePairing, as device.pair.*
   it('lists the pending requests and the paired devices', async () => {
     const { request } = pending.request(ask(), Date.now())
     const res = await invoke(ipcChannel('pairingList'), {})
-    expect(res).toEqual({ ok: true, data: { pending: [request], paired: [] } })
+    expect(res).toEqual({ ok: true, data: { pending: [request], paired: [], loopdeskRejected: [] } })
     expect(res).toEqual(pairing.list({}))
     // absent params are {} as in dispatch
     expect((await invoke(ipcChannel('pairingList'), undefined)).ok).toBe(true)
@@ -366,6 +367,21 @@ describe("device pairing over IPC (the gateway's DevicePairing, as device.pair.*
       })
     }
     expect(paired.isPaired(PHONE, `key-${PHONE}`)).toBe(false)
+  })
+
+  it('lists a rejected device (loopdeskRejected) and pairingLiftRejection lets it ask again, as the gateway does', async () => {
+    const tablet = pending.request(ask('cd'.repeat(32)), Date.now()).request
+    await invoke(ipcChannel('pairingReject'), { requestId: tablet.requestId })
+    const listed = await invoke(ipcChannel('pairingList'), {})
+    expect(listed).toMatchObject({ ok: true, data: { pending: [], loopdeskRejected: [{ deviceId: 'cd'.repeat(32), clientId: tablet.clientId, remoteIp: tablet.remoteIp, untilMs: expect.any(Number) }] } })
+    expect(listed).toEqual(pairing.list({}))
+    expect(await invoke(ipcChannel('pairingLiftRejection'), { deviceId: 'cd'.repeat(32) })).toEqual({ ok: true, data: { deviceId: 'cd'.repeat(32), lifted: true } })
+    expect(pending.rejectedFor('cd'.repeat(32), Date.now())).toBe(0)
+    expect(await invoke(ipcChannel('pairingLiftRejection'), { deviceId: 'cd'.repeat(32) })).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'PAIRING_REJECTION_NOT_FOUND' } } })
+    expect(await invoke(ipcChannel('pairingLiftRejection'), { deviceId: 1 })).toEqual({
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: 'invalid loopdesk.device.pair.liftRejection params: /deviceId: must be string' },
+    })
   })
 
   it("refuses params as the gateway's device.pair.* methods do (same schema, same words)", async () => {

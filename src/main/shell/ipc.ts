@@ -42,6 +42,7 @@ const PAIRING_HANDLERS: Record<PairingCallName, (api: PairingApi, params: unknow
   pairingList: (api, p) => api.list(p),
   pairingApprove: (api, p) => api.approve(p),
   pairingReject: (api, p) => api.reject(p),
+  pairingLiftRejection: (api, p) => api.liftRejection(p),
 }
 
 /** Per web contents cap, so a buggy page cannot pile up forwarders. */

@@ -39,9 +39,12 @@ import { deriveSessionTitleOf } from '../../../shared/session-title'
 import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { DevicePairRequested } from '../../../shared/events'
 import {
+  PAIRING_REJECTION_MS,
+  PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
   PAIRING_REQUEST_TTL_MS,
   type PairedDeviceInfo,
+  type RejectedDeviceInfo,
   type PairingBridge,
   type PairingCallName,
   type PairingEvent,
@@ -310,6 +313,8 @@ export class FakeBridge implements Bridge {
   /** remote devices waiting for approval, as the gateway keeps them (pending-pairings.ts) */
   private pairingRequests = new Map<string, DevicePairRequested>()
   private pairedDevices: PairedDeviceInfo[] = []
+  /** devices refused after a rejection, as the gateway keeps them (device id → what it was and until when) */
+  private rejectedDevices = new Map<string, RejectedDeviceInfo>()
   private pairingListeners = new Set<(e: PairingEvent) => void>()
 
   constructor(options: FakeBridgeOptions = {}) {
@@ -1284,7 +1289,23 @@ export class FakeBridge implements Bridge {
 
   async pairingList(params: Parameters<PairingBridge['pairingList']>[0]): ReturnType<PairingBridge['pairingList']> {
     this.calls.push({ name: 'pairingList', params })
-    return { ok: true, data: { pending: this.livePairingRequests(), paired: this.pairedDevices.map((d) => ({ ...d })) } }
+    return { ok: true, data: { pending: this.livePairingRequests(), paired: this.pairedDevices.map((d) => ({ ...d })), loopdeskRejected: this.liveRejections() } }
+  }
+
+  private liveRejections(): RejectedDeviceInfo[] {
+    const now = Date.now()
+    for (const r of this.rejectedDevices.values()) if (r.untilMs <= now) this.rejectedDevices.delete(r.deviceId)
+    return [...this.rejectedDevices.values()].sort((a, b) => b.rejectedAtMs - a.rejectedAtMs).map((r) => ({ ...r }))
+  }
+
+  async pairingLiftRejection(params: Parameters<PairingBridge['pairingLiftRejection']>[0]): ReturnType<PairingBridge['pairingLiftRejection']> {
+    this.calls.push({ name: 'pairingLiftRejection', params })
+    this.liveRejections()
+    if (!this.rejectedDevices.delete(params.deviceId)) {
+      const message = `device ${params.deviceId} is not refused (never rejected, already lifted, or its time is up)`
+      return { ok: false, error: { code: 'INVALID_REQUEST', message, details: { code: PAIRING_REJECTION_NOT_FOUND } } }
+    }
+    return { ok: true, data: { deviceId: params.deviceId, lifted: true } }
   }
 
   private takePairing(requestId: string): DevicePairRequested | undefined {
@@ -1314,8 +1335,15 @@ export class FakeBridge implements Bridge {
     this.calls.push({ name: 'pairingReject', params })
     const r = this.takePairing(params.requestId)
     if (!r) return FakeBridge.pairingGone(params.requestId)
-    this.emitPairing({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId: r.deviceId, decision: 'rejected', ts: Date.now() } })
+    const now = Date.now()
+    this.rejectDevice({ deviceId: r.deviceId, clientId: r.clientId, platform: r.platform, remoteIp: r.remoteIp }, now)
+    this.emitPairing({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId: r.deviceId, decision: 'rejected', ts: now } })
     return { ok: true, data: { requestId: r.requestId, deviceId: r.deviceId } }
+  }
+
+  /** Tests: the gateway refuses this device for PAIRING_REJECTION_MS from `rejectedAtMs` (a rejection made elsewhere). */
+  rejectDevice(device: Omit<RejectedDeviceInfo, 'rejectedAtMs' | 'untilMs'>, rejectedAtMs = Date.now()) {
+    this.rejectedDevices.set(device.deviceId, { ...device, rejectedAtMs, untilMs: rejectedAtMs + PAIRING_REJECTION_MS })
   }
 
   /**

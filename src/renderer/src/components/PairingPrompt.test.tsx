@@ -2,7 +2,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { PAIRING_REQUEST_TTL_MS } from '../../../shared/pairing'
+import { PAIRING_REJECTION_MS, PAIRING_REQUEST_TTL_MS } from '../../../shared/pairing'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { ConnectedFake, renderApp } from '../test-utils'
 
@@ -146,5 +146,32 @@ describe('pairing prompt', () => {
     expect(screen.queryByRole('region', { name: 'Device pairing requests' })).toBeNull()
     act(() => bridge.set({ state: 'open' }))
     await waitFor(() => card('openclaw-ios'))
+  })
+
+  it('a rejected device shows as "Recently rejected" with "Allow to ask again", which lifts the rejection', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp()
+    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '192.168.1.23' }))
+    await user.click(await screen.findByRole('button', { name: /^Reject openclaw-ios/ }))
+    const rejected = await screen.findByRole('list', { name: 'Recently rejected devices' })
+    const line = within(rejected).getByRole('listitem')
+    expect(line).toHaveTextContent('Recently rejected: openclaw-ios (a1b2c3d4e5f6…) from 192.168.1.23 — may ask again in 10 min')
+    expect(screen.queryByRole('region', { name: 'Device pairing requests' })).toBeNull()
+
+    await user.click(within(line).getByRole('button', { name: 'Allow openclaw-ios (a1b2c3d4e5f6…) to ask again' }))
+    expect(bridge.calls.filter((c) => c.name === 'pairingLiftRejection')).toEqual([{ name: 'pairingLiftRejection', params: { deviceId: PHONE } }])
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Recently rejected devices' })).toBeNull())
+    expect(await screen.findByText('openclaw-ios (a1b2c3d4e5f6…) may ask to connect again now.')).toBeInTheDocument()
+    expect((await bridge.pairingList({})).ok && (await bridge.pairingList({}))).toMatchObject({ data: { loopdeskRejected: [] } })
+  })
+
+  it('lists devices rejected before the window opened, and drops one when its time is up', async () => {
+    vi.useFakeTimers({ shouldAdvanceTime: true })
+    const bridge = new FakeBridge({ tickMs: 1 })
+    bridge.rejectDevice({ deviceId: TABLET, clientId: 'cli', remoteIp: '10.0.0.8' }, Date.now() - PAIRING_REJECTION_MS + 60_000)
+    await renderApp({}, bridge)
+    expect(await screen.findByRole('list', { name: 'Recently rejected devices' })).toHaveTextContent('Recently rejected: cli (ffeeddccbbaa…) from 10.0.0.8 — may ask again in 1 min')
+    await act(() => vi.advanceTimersByTimeAsync(62_000))
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Recently rejected devices' })).toBeNull())
   })
 })

@@ -1,11 +1,13 @@
 // Remote devices asking to connect to this Loopdesk's gateway (they presented the gateway token but are
 // not paired): one card each, with Approve and Reject. Not modal — the window stays usable; a card goes
 // when it is answered here, from the CLI (`loopdesk devices approve|reject`), or when the request lapses.
+// Below them, a line per device rejected lately (refused for a while without a new request) with
+// "Allow to ask again", which lifts the rejection now.
 import { memo, useEffect, useId, useState } from 'react'
 import type { DevicePairRequested } from '../../../shared/events'
-import { shortDeviceId } from '../../../shared/pairing'
+import { shortDeviceId, type RejectedDeviceInfo } from '../../../shared/pairing'
 import { useAppStore, useController } from '../app-context'
-import { pairingExpiresAt } from '../state/pairing'
+import { pairingExpiresAt, rejectedLabel } from '../state/pairing'
 import { IconLock } from './icons'
 
 /** A loopback address on a request means a proxy on the gateway's machine (a direct loopback device pairs itself). */
@@ -91,8 +93,32 @@ const PairingCard = memo(function PairingCard({ request }: { request: DevicePair
   )
 })
 
+const RejectedLine = memo(function RejectedLine({ device }: { device: RejectedDeviceInfo }) {
+  const controller = useController()
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 30_000)
+    return () => clearInterval(t)
+  }, [])
+  const lifting = useAppStore('pairing', (s) => !!s.lifting[device.deviceId])
+  const label = rejectedLabel(device)
+  const mins = Math.max(1, Math.ceil((device.untilMs - now) / 60_000))
+  return (
+    <li className="pairing-rejected" data-device-id={device.deviceId}>
+      <span>
+        Recently rejected: <span className="mono" title={device.deviceId}>{label}</span>
+        {device.remoteIp && <> from <span className="mono">{device.remoteIp}</span></>} — may ask again in {mins} min
+      </span>
+      <button type="button" className="btn btn-ghost btn-xs" disabled={lifting} aria-label={`Allow ${label} to ask again`} onClick={() => void controller.pairing.liftRejection(device.deviceId)}>
+        {lifting ? 'Allowing…' : 'Allow to ask again'}
+      </button>
+    </li>
+  )
+})
+
 export function PairingPrompt() {
   const requests = useAppStore('pairing', (s) => s.requests)
+  const rejected = useAppStore('pairing', (s) => s.rejected)
   const any = requests.length > 0
   // the live wrapper stays mounted so a screen reader announces a request when it arrives
   return (
@@ -104,6 +130,13 @@ export function PairingPrompt() {
             <PairingCard key={r.requestId} request={r} />
           ))}
         </div>
+      )}
+      {rejected.length > 0 && (
+        <ul className="pairing-rejected-list" aria-label="Recently rejected devices">
+          {rejected.map((d) => (
+            <RejectedLine key={d.deviceId} device={d} />
+          ))}
+        </ul>
       )}
     </div>
   )

@@ -1,12 +1,21 @@
 // Remote devices asking to be paired with the gateway, for the window's prompt (components/PairingPrompt.tsx).
 // The list comes from the bridge's pairingList and is kept current by device.pair.requested / resolved.
 // The gateway sends no event when a request lapses, and a device that asks again refreshes its request
-// quietly: when a request's time is up (ts + PAIRING_REQUEST_TTL_MS) the list is read again.
+// quietly: when a request's time is up (ts + PAIRING_REQUEST_TTL_MS) the list is read again. The devices
+// refused after a rejection (loopdeskRejected) come with the list, which is read again after a rejection
+// and when one's time is up; liftRejection lets one ask again now.
 import type { StoreApi } from 'zustand/vanilla'
 import type { Bridge } from '../../../shared/bridge'
 import type { DevicePairRequested } from '../../../shared/events'
 import type { ErrorShape } from '../../../shared/methods'
-import { PAIRING_REQUEST_NOT_FOUND, PAIRING_REQUEST_TTL_MS, shortDeviceId, type PairingEvent } from '../../../shared/pairing'
+import {
+  PAIRING_REJECTION_NOT_FOUND,
+  PAIRING_REQUEST_NOT_FOUND,
+  PAIRING_REQUEST_TTL_MS,
+  shortDeviceId,
+  type PairingEvent,
+  type RejectedDeviceInfo,
+} from '../../../shared/pairing'
 import type { PairingState } from './stores'
 
 /** how many answered request ids are remembered (a list read while they were answered must not revive them) */
@@ -18,6 +27,9 @@ export const pairingExpiresAt = (r: DevicePairRequested) => r.ts + PAIRING_REQUE
 
 /** How the prompt names a device: its client, and its id's short form. */
 export const deviceLabel = (r: Pick<DevicePairRequested, 'clientId' | 'deviceId'>) => `${r.clientId} (${shortDeviceId(r.deviceId)})`
+
+/** A rejected device's name (its client may be unknown). */
+export const rejectedLabel = (r: RejectedDeviceInfo) => (r.clientId ? deviceLabel({ clientId: r.clientId, deviceId: r.deviceId }) : shortDeviceId(r.deviceId))
 
 export class PairingRequests {
   private off?: () => void
@@ -63,6 +75,7 @@ export class PairingRequests {
       this.set(this.store.getState().requests.filter((r) => pairingExpiresAt(r) > Date.now()))
       return
     }
+    this.setRejected(res.data.loopdeskRejected ?? []) // an older gateway does not list them
     const listed = res.data.pending.filter((r) => !this.resolved.has(r.requestId))
     const ids = new Set(listed.map((r) => r.requestId))
     // announced while the list was on its way: the list may predate them
@@ -80,6 +93,8 @@ export class PairingRequests {
       this.set([r, ...this.store.getState().requests.filter((x) => x.requestId !== r.requestId && x.deviceId !== r.deviceId)])
     } else if (ev.event === 'device.pair.resolved') {
       if (ev.payload && typeof ev.payload.requestId === 'string') this.forget(ev.payload.requestId)
+      // the event does not say what the device was: the list names it among the rejected
+      if (ev.payload?.decision === 'rejected') void this.refresh()
     }
   }
 
@@ -117,6 +132,34 @@ export class PairingRequests {
     this.store.setState((s) => ({ errors: { ...s.errors, [requestId]: error.message } }))
   }
 
+  /** "Allow to ask again": the gateway forgets the device's rejection, its next connect opens a request. */
+  async liftRejection(deviceId: string): Promise<void> {
+    const device = this.store.getState().rejected.find((r) => r.deviceId === deviceId)
+    if (!device || this.store.getState().lifting[deviceId]) return
+    this.store.setState((s) => ({ lifting: { ...s.lifting, [deviceId]: true } }))
+    let error: ErrorShape | undefined
+    try {
+      const res = await this.bridge.pairingLiftRejection({ deviceId })
+      if (!res.ok) error = res.error
+    } catch (err) {
+      error = { code: 'UNAVAILABLE', message: err instanceof Error ? err.message : String(err) }
+    }
+    this.store.setState((s) => ({ lifting: { ...s.lifting, [deviceId]: undefined } }))
+    const gone = !error || (error.details as { code?: unknown } | undefined)?.code === PAIRING_REJECTION_NOT_FOUND
+    if (!gone) {
+      this.toast(`Could not lift the rejection of ${rejectedLabel(device)}: ${error!.message}`, 'error')
+      return
+    }
+    this.setRejected(this.store.getState().rejected.filter((r) => r.deviceId !== deviceId))
+    this.toast(`${rejectedLabel(device)} may ask to connect again now.`, 'info')
+  }
+
+  private setRejected(rejected: RejectedDeviceInfo[]) {
+    const ids = new Set(rejected.map((r) => r.deviceId))
+    this.store.setState((s) => ({ rejected, lifting: Object.fromEntries(Object.entries(s.lifting).filter(([k]) => ids.has(k))) }))
+    this.scheduleExpiry(this.store.getState().requests)
+  }
+
   private forget(requestId: string) {
     this.resolved.add(requestId)
     if (this.resolved.size > RESOLVED_KEPT) this.resolved.delete(this.resolved.values().next().value!)
@@ -132,12 +175,16 @@ export class PairingRequests {
     this.scheduleExpiry(sorted)
   }
 
-  /** At the first request's time-up, read the list again (a device that asked again has a later ts there). */
+  /**
+   * At the first request's time-up, read the list again (a device that asked again has a later ts there);
+   * so too when a rejection's time is up.
+   */
   private scheduleExpiry(requests: DevicePairRequested[]) {
     clearTimeout(this.timer)
     this.timer = undefined
-    if (!requests.length || this.disposed) return
-    const due = Math.min(...requests.map(pairingExpiresAt))
+    const rejected = this.store.getState().rejected
+    if ((!requests.length && !rejected.length) || this.disposed) return
+    const due = Math.min(...requests.map(pairingExpiresAt), ...rejected.map((r) => r.untilMs))
     // at least a second apart: with a clock behind the gateway's, a listed request may look lapsed already
     this.timer = setTimeout(() => void this.refresh(), Math.max(1000, due - Date.now() + 50))
   }

@@ -4,6 +4,7 @@ import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { DevicePairRequested, QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
 import type { PairingRefusal } from '../bridge/connection'
+import type { RejectedDeviceInfo } from '../../../shared/pairing'
 import type { PendingAttachment } from './attachments'
 import type { Transcript } from './types'
 
@@ -105,6 +106,10 @@ export interface PairingState {
   busy: Record<string, 'approve' | 'reject' | undefined>
   /** why the last answer to a request failed (it is still pending) */
   errors: Record<string, string | undefined>
+  /** devices refused after a rejection (device.pair.list's loopdeskRejected), latest first */
+  rejected: RejectedDeviceInfo[]
+  /** "Allow to ask again" on its way, per device id */
+  lifting: Record<string, boolean | undefined>
 }
 
 export interface AppStores {
@@ -179,7 +184,7 @@ export function createAppStores(): AppStores {
       settingsOpen: false,
     })),
     ui: createStore<UiState>(() => ({ toasts: [], expanded: {} })),
-    pairing: createStore<PairingState>(() => ({ requests: [], busy: {}, errors: {} })),
+    pairing: createStore<PairingState>(() => ({ requests: [], busy: {}, errors: {}, rejected: [], lifting: {} })),
   }
 }
 
