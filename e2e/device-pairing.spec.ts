@@ -138,6 +138,12 @@ test('a remote browser waits for approval; the prompt in a paired page approves 
   await expect(prompt).toHaveCount(0)
   await expect(page).toHaveTitle('Loopdesk')
   await expect(rejected).toBeVisible()
+  // the paired page lists it as recently rejected and can let it ask again now
+  const recent = page.getByRole('list', { name: 'Recently rejected devices' })
+  await expect(recent.getByText(`${otherShort}`, { exact: false })).toBeVisible()
+  await shot(page, 'pairing-recently-rejected')
+  await recent.getByRole('button', { name: /^Allow .* to ask again$/ }).click()
+  await expect(recent).toHaveCount(0)
 
   expect(errors).toEqual([])
   await remoteContext.close()
