@@ -4,12 +4,12 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { testConfig } from '../../test/fixtures/test-runtime'
 
 const TOKEN = 'agent-files-token-0123456789abcdef'
-const env = useCliGateway(TOKEN, { fallback: { text: 'Got them.' } })
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'Got them.' } })
 const PNG_1x1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 const files = tempDir('loopdesk-cli-files-')

@@ -7,12 +7,12 @@ import { captureIO, runCliCaptured } from '../../test/fixtures/cli-io'
 import { runCli } from './main'
 import type { RuntimeHost } from '../main/api/host'
 import { startGateway } from '../main/gateway/server'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { testConfig } from '../../test/fixtures/test-runtime'
 
 const TOKEN = 'agent-outcome-token-0123456789abcdef'
-const env = useCliGateway(TOKEN, { fallback: { text: 'ok' } })
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 
 const viaGateway = (args: string[]) =>
   runCliCaptured(['agent', ...args, '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-outcome-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })

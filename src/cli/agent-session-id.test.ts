@@ -4,13 +4,13 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { sessionStorePath } from '../main/runtime/sessions/paths'
 
 const TOKEN = 'agent-session-id-token-0123456789abcdef'
-const env = useCliGateway(TOKEN, { fallback: { text: 'ok' } })
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 
 describe('loopdesk agent --session-id', () => {
   it('continues an existing session by its id; an unknown id exits 1 with one line and creates no session', async () => {

@@ -4,12 +4,12 @@ import fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { startGateway } from '../main/gateway/server'
 import { parseValue, patchAt, pathKeys } from './commands/config'
 
 const TOKEN = 'config-token-0123456789abcdef'
-const env = useCliGateway(TOKEN)
+const env = useRuntimeGateway(TOKEN)
 
 // each call is its own device: the gateway allows a device 3 config writes a minute (OpenClaw's limit)
 const cli = (args: string[], stdin?: string) =>

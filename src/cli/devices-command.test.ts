@@ -3,12 +3,12 @@
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { connectGateway } from './gateway-client'
 import { generateNodeDeviceIdentity } from './identity'
 
 const TOKEN = 'devices-token-0123456789abcdef'
-const env = useCliGateway(TOKEN)
+const env = useRuntimeGateway(TOKEN)
 
 const cli = (args: string[], stateDir: string) => runCliCaptured([...args, '--url', env.stack.gw.url, '--state-dir', stateDir], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
 

@@ -6,10 +6,10 @@ import { createProvider } from '@earendil-works/pi-ai'
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 
 const TOKEN = 'models-token-0123456789abcdef'
-const env = useCliGateway(TOKEN, { models: [{ id: 'm1' }, { id: 'c1' }] })
+const env = useRuntimeGateway(TOKEN, { models: [{ id: 'm1' }, { id: 'c1' }] })
 
 const cli = (args: string[]) =>
   runCliCaptured(['models', ...args, '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-models-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })

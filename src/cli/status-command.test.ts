@@ -4,10 +4,10 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
-import { useCliGateway } from '../../test/fixtures/cli-gateway'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 
 const TOKEN = 'status-token-0123456789abcdef'
-const env = useCliGateway(TOKEN)
+const env = useRuntimeGateway(TOKEN)
 
 /** the runtime re-reads loopdesk.json (these tests run it without the file watcher) */
 const reloadConfig = () => (env.stack.rt.runtime.core.config as unknown as { load(): void }).load()

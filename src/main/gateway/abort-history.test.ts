@@ -1,25 +1,15 @@
 // Replies a stop cut off, as chat.history shows them, over the gateway of a REAL runtime: OpenClaw's
 // `openclawAbort: {aborted, origin, runId}` next to Loopdesk's `aborted: true`; `origin` says how it was stopped.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { describe, expect, it } from 'vitest'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { until } from '../../../test/fixtures/until'
 
 const TOKEN = 'abort-history-token-0123456789'
-let server: ModelServer
-let stack: TestRuntimeGateway
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 const identity = generateNodeDeviceIdentity()
 
-beforeAll(async () => {
-  server = await startModelServer({ fallback: { text: 'ok' } })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
 
 async function startRun(c: GatewayConnectionClient, events: EventFrameIn[], key: string, runId: string, waitForText: boolean) {
   await c.request('chat.send', { sessionKey: key, message: 'go on', idempotencyKey: runId })
@@ -36,8 +26,8 @@ async function lastAssistant(c: GatewayConnectionClient, key: string, runId: str
 
 describe('aborted replies in chat.history', () => {
   it('chat.abort after some text: the partial row carries openclawAbort {aborted, origin: "rpc", runId}', async () => {
-    server.push({ text: 'partial '.repeat(60), chunks: 60, delayMs: 30 })
-    const c = await connectGateway({ url: stack.gw.url, token: TOKEN, identity })
+    env.server.push({ text: 'partial '.repeat(60), chunks: 60, delayMs: 30 })
+    const c = await connectGateway({ url: env.stack.gw.url, token: TOKEN, identity })
     const events: EventFrameIn[] = []
     c.onEvent((e) => events.push(e))
     await startRun(c, events, 'agent:main:ab1', 'ab-1', true)
@@ -49,8 +39,8 @@ describe('aborted replies in chat.history', () => {
   })
 
   it('/stop before any text: the empty row stays (the window shows the run stopped) with origin "stop-command"', async () => {
-    server.push({ text: 'never shown', chunks: 2, headerDelayMs: 3000 })
-    const c = await connectGateway({ url: stack.gw.url, token: TOKEN, identity })
+    env.server.push({ text: 'never shown', chunks: 2, headerDelayMs: 3000 })
+    const c = await connectGateway({ url: env.stack.gw.url, token: TOKEN, identity })
     const events: EventFrameIn[] = []
     c.onEvent((e) => events.push(e))
     await startRun(c, events, 'agent:main:ab2', 'ab-2', false)

@@ -5,37 +5,31 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway, type GatewayConnectionClient } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 
 const TOKEN = 'agent-params-token-0123456789'
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 const MARK = 'ALWAYS-ANSWER-IN-PIRATE-SPEAK-7f3a'
-let server: ModelServer
-let stack: TestRuntimeGateway
 let c: GatewayConnectionClient
 const identity = generateNodeDeviceIdentity()
 
 beforeAll(async () => {
-  server = await startModelServer({ fallback: { text: 'ok' } })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-  fs.mkdirSync(stack.rt.workspace, { recursive: true })
-  fs.writeFileSync(path.join(stack.rt.workspace, 'AGENTS.md'), `# Rules\n${MARK}\n`)
-  c = await connectGateway({ url: stack.gw.url, token: TOKEN, identity })
+  fs.mkdirSync(env.stack.rt.workspace, { recursive: true })
+  fs.writeFileSync(path.join(env.stack.rt.workspace, 'AGENTS.md'), `# Rules\n${MARK}\n`)
+  c = await connectGateway({ url: env.stack.gw.url, token: TOKEN, identity })
 })
 afterAll(async () => {
   await c?.close()
-  await stack?.close()
-  await server?.close()
 })
 
 /** the system prompt of the model request a run made */
 async function systemPromptOf(params: Record<string, unknown>): Promise<string> {
-  const before = server.requests.length
+  const before = env.server.requests.length
   const final = await c.request('agent', { message: 'hi', ...params }, { expectFinal: true })
   expect(final.status).toBe('ok')
-  const req = server.requests.slice(before).at(-1)!
+  const req = env.server.requests.slice(before).at(-1)!
   const system = req.body.messages.find((m: { role: string }) => m.role === 'system' || m.role === 'developer')
   return typeof system.content === 'string' ? system.content : system.content.map((p: { text?: string }) => p.text ?? '').join('')
 }
@@ -70,7 +64,7 @@ describe('OpenClaw agent params', () => {
   })
 
   it('promptMode minimal/none, internalEvents, cwd and modelRun are refused with the reason; nothing runs', async () => {
-    const before = server.requests.length
+    const before = env.server.requests.length
     expect(await refusal({ idempotencyKey: 'r1', promptMode: 'minimal' })).toMatch(/promptMode "minimal" is not supported/)
     expect(await refusal({ idempotencyKey: 'r2', promptMode: 'none' })).toMatch(/promptMode "none" is not supported/)
     expect(await refusal({ idempotencyKey: 'r3', internalEvents: [{ type: 'task_completion' }] })).toMatch(/internalEvents are not supported/)
@@ -78,7 +72,7 @@ describe('OpenClaw agent params', () => {
     expect(await refusal({ idempotencyKey: 'r5', modelRun: true })).toMatch(/modelRun is not supported/)
     // a value of the wrong type is still a schema error
     expect(await refusal({ idempotencyKey: 'r6', bootstrapContextMode: 'tiny' })).toMatch(/invalid agent params/)
-    expect(server.requests.length).toBe(before)
+    expect(env.server.requests.length).toBe(before)
     const list = (await c.request('sessions.list', {})) as { sessions: Array<{ key: string }> }
     expect(list.sessions.some((s) => s.key === 'agent:main:refused')).toBe(false)
   })

@@ -2,30 +2,20 @@
 // gateway of a REAL runtime: OpenClaw clients get
 // OpenClaw's `{runId, status:"started"}` and then a chat final with the command's reply; Loopdesk's window
 // (its WebSocket bridge declares `loopdesk.chat-commands`) keeps `{status:"command", ok, messages}`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import type { Bridge } from '../../shared/bridge'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { until } from '../../../test/fixtures/until'
 
 const TOKEN = 'command-wire-token-0123456789'
-let server: ModelServer
-let stack: TestRuntimeGateway
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 const identity = generateNodeDeviceIdentity()
 
-beforeAll(async () => {
-  server = await startModelServer({ fallback: { text: 'ok' } })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
 
-const connect = (caps: string[] = []) => connectGateway({ url: stack.gw.url, token: TOKEN, identity, caps })
+const connect = (caps: string[] = []) => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, caps })
 
 describe('chat commands without a run over the gateway', () => {
   it('an OpenClaw client: /new answers {runId, status:"started"}, then a chat final (no frame seq) with the reply', async () => {
@@ -127,8 +117,8 @@ describe('chat commands without a run over the gateway', () => {
     const { connectWsBridge } = (await import(/* @vite-ignore */ bridgeModule)) as {
       connectWsBridge(o: { url: string; token: string; socketFactory: (url: string) => unknown }): Promise<Bridge & { close(): void }>
     }
-    const origin = stack.gw.httpUrl
-    const bridge = await connectWsBridge({ url: stack.gw.url, token: TOKEN, socketFactory: (url) => new WebSocket(url, { headers: { Origin: origin } }) })
+    const origin = env.stack.gw.httpUrl
+    const bridge = await connectWsBridge({ url: env.stack.gw.url, token: TOKEN, socketFactory: (url) => new WebSocket(url, { headers: { Origin: origin } }) })
     try {
       const res = await bridge.send({ sessionKey: 'agent:main:cw3', message: '/new', idempotencyKey: 'cw-window' })
       expect(res).toMatchObject({ ok: true, data: { status: 'command', ok: true, messages: ['Started a new session.'] } })

@@ -1,30 +1,20 @@
 // A connection without operator.admin stops only the runs it started (OpenClaw chat.abort: same connection or
 // device, or admin; else "unauthorized"): over the real runtime, two devices, one of them write-only.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { describe, expect, it } from 'vitest'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { RunOwners } from './run-owners'
 
 const TOKEN = 'ownership-token-0123456789'
-let server: ModelServer
-let stack: TestRuntimeGateway
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 const alice = generateNodeDeviceIdentity()
 const bob = generateNodeDeviceIdentity()
 const WRITE = ['operator.read', 'operator.write']
 
-beforeAll(async () => {
-  server = await startModelServer({ fallback: { text: 'ok' } })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
-})
 
-const connect = (identity = alice, scopes?: string[]) => connectGateway({ url: stack.gw.url, token: TOKEN, identity, ...(scopes ? { scopes } : {}) })
-const slow = () => server.push({ text: 'a long reply '.repeat(40), chunks: 40, delayMs: 50 })
+const connect = (identity = alice, scopes?: string[]) => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, ...(scopes ? { scopes } : {}) })
+const slow = () => env.server.push({ text: 'a long reply '.repeat(40), chunks: 40, delayMs: 50 })
 
 describe('run ownership', () => {
   it('a write-only device cannot stop another device’s run — by runId, by session, with /stop or a steer — but can stop its own', async () => {

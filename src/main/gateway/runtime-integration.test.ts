@@ -1,7 +1,6 @@
 // The gateway over the REAL runtime, driven by the scripted model server (no fake host).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway, type EventFrameIn, type GatewayConnectionClient } from '../../cli/gateway-client'
 import { GatewayClient } from '@openclaw/gateway-client'
 import { generateNodeDeviceIdentity, publicKeyRawBase64Url, signDevicePayload } from '../../cli/identity'
@@ -9,19 +8,12 @@ import type { GatewayHandle } from './server'
 import { until as pollUntil } from '../../../test/fixtures/until'
 
 const TOKEN = 'integration-token-0123456789'
-let server: ModelServer
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
 let gw: GatewayHandle
-let stack: TestRuntimeGateway | undefined
 const identity = generateNodeDeviceIdentity()
 
-beforeAll(async () => {
-  server = await startModelServer({ fallback: { text: 'ok' } })
-  stack = await startTestRuntimeGateway(server, TOKEN)
-  gw = stack.gw
-})
-afterAll(async () => {
-  await stack?.close()
-  await server?.close()
+beforeAll(() => {
+  gw = env.stack.gw
 })
 
 const connect = (caps: string[] = []) => connectGateway({ url: gw.url, token: TOKEN, identity, caps })
@@ -35,7 +27,7 @@ const until = (cond: () => boolean, ms = 10000) => pollUntil(cond, ms)
 
 describe('gateway + real runtime + scripted model', () => {
   it('agent: ack, streamed events, then the final with the model text; agent.wait agrees', async () => {
-    server.push({ text: 'Hello from the scripted model', chunks: 6 })
+    env.server.push({ text: 'Hello from the scripted model', chunks: 6 })
     const c = await connect()
     const events = collect(c)
     let ack: any
@@ -59,20 +51,20 @@ describe('gateway + real runtime + scripted model', () => {
   })
 
   it('dedupe: the same idempotencyKey does not start a second model request', async () => {
-    server.push({ text: 'once', chunks: 2 })
+    env.server.push({ text: 'once', chunks: 2 })
     const c = await connect()
-    const before = server.requests.length
+    const before = env.server.requests.length
     const params = { message: 'dedupe me', sessionKey: 'agent:main:int2', idempotencyKey: 'int-2' }
     const first = await c.request('agent', params, { expectFinal: true })
     const again = await c.request('agent', params)
     expect(again).toEqual(first)
-    expect(server.requests.length - before).toBe(1)
+    expect(env.server.requests.length - before).toBe(1)
     await c.close()
   })
 
   it('chat deltas: cumulative text, throttled (≥ ~150 ms apart), flushed before the final', async () => {
     const text = Array.from({ length: 40 }, (_, i) => `w${i} `).join('')
-    server.push({ text, chunks: 40, delayMs: 20 })
+    env.server.push({ text, chunks: 40, delayMs: 20 })
     const c = await connect()
     const events = collect(c)
     await c.request('agent', { message: 'stream', sessionKey: 'agent:main:int3', idempotencyKey: 'int-3' }, { expectFinal: true })
@@ -93,7 +85,7 @@ describe('gateway + real runtime + scripted model', () => {
   })
 
   it('tool events reach the cap holder that started the run (results stripped), not others; chat text is flushed before the tool starts', async () => {
-    server.push({ text: 'Let me look.', chunks: 2, toolCalls: [{ name: 'ls', args: { path: '.' } }] }, { text: 'Done looking.', chunks: 2 })
+    env.server.push({ text: 'Let me look.', chunks: 2, toolCalls: [{ name: 'ls', args: { path: '.' } }] }, { text: 'Done looking.', chunks: 2 })
     const withCap = await connect(['tool-events'])
     const bystander = await connect(['tool-events'])
     const without = await connect()
@@ -124,7 +116,7 @@ describe('gateway + real runtime + scripted model', () => {
   })
 
   it('chat.abort stops a run started by agent: aborted chat event with partial text, final reports aborted', async () => {
-    server.push({ text: 'partial '.repeat(50), chunks: 50, delayMs: 40 })
+    env.server.push({ text: 'partial '.repeat(50), chunks: 50, delayMs: 40 })
     const c = await connect()
     const events = collect(c)
     const finalP = c.request('agent', { message: 'long one', sessionKey: 'agent:main:int5', idempotencyKey: 'int-5' }, { expectFinal: true })
@@ -141,7 +133,7 @@ describe('gateway + real runtime + scripted model', () => {
   })
 
   it('sessions.subscribe delivers sessions.changed for runs', async () => {
-    server.push({ text: 'hi', chunks: 1 })
+    env.server.push({ text: 'hi', chunks: 1 })
     const c = await connect()
     await c.request('sessions.subscribe', {})
     const events = collect(c)
@@ -163,7 +155,7 @@ describe('gateway + real runtime + scripted model', () => {
   })
 
   it('@openclaw/gateway-client drives a real run: agent (expectFinal) and agent.wait', async () => {
-    server.push({ text: 'Interop over the real runtime', chunks: 3 })
+    env.server.push({ text: 'Interop over the real runtime', chunks: 3 })
     let client: GatewayClient | undefined
     try {
       await new Promise<void>((resolve, reject) => {
