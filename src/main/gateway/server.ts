@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { CHAT_COMMANDS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
-import { METHOD_NAMES, type ChatHistoryResult, type Results } from '../../shared/methods'
+import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
@@ -206,6 +206,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     ...deviceTokenMethods({ paired, connections: () => conns.values() }),
     ...devicePairMethods({ pairing, connections: () => conns.values() }),
   }
+  // a command result an OpenClaw client (no loopdesk.chat-commands cap) reads as a run that starts and ends
+  const commandForOpenClaw = (conn: GatewayConnection, method: MethodName, res: Result<unknown>) =>
+    res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
   const reqCtx: RequestContext = {
     host,
     dedupe,
@@ -244,13 +247,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
         // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
-        const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
+        const command = commandForOpenClaw(conn, method, res)
         if (command) return { ok: true, data: commandStartedResult(params, command) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
       },
       sent(conn, method, _params, res, answered) {
-        const command = res.ok && !conn.caps.has(CHAT_COMMANDS_CAP) ? runlessCommand(method, res.data) : undefined
+        const command = commandForOpenClaw(conn, method, res)
         if (!command || !answered.ok || !conn.isOpen || !hasScope(conn.scopes, eventScope('chat'))) return
         // the runId the request answered (sessions.send may have had none given)
         const { runId } = answered.data as { runId: string }

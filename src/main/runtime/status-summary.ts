@@ -10,7 +10,6 @@ import { sessionKind } from './sessions/session-row'
 
 const RECENT = 10
 
-
 function newestFirst(entries: Array<[string, SessionEntry]>): Array<[string, SessionEntry]> {
   return [...entries].sort((a, b) => b[1].updatedAt - a[1].updatedAt)
 }
