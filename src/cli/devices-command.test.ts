@@ -98,8 +98,27 @@ describe('loopdesk devices', () => {
     expect(again.details).toMatchObject({ code: 'PAIRING_REQUIRED', requestId: expect.any(String) })
     expect(again.details.reason).toBeUndefined()
     expect((await cli(['devices'], me)).out).toContain(`${again.details.requestId as string}`)
-    // nothing left to lift: neither paired nor rejected
+  })
+
+  it('remove of a device that only asks to pair drops its request and says so (exit 0); afterwards it is "not paired" (exit 1)', async () => {
+    const me = tempDir('loopdesk-cli-devices-drop-')
+    const phone = generateNodeDeviceIdentity()
+    const ask = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity: phone, headers: { 'X-Forwarded-For': '198.51.100.6' } })
+    const requestId = (await ask().catch((e) => e)).details.requestId as string
+    expect((await cli(['devices'], me)).out).toContain(requestId)
+
+    // a prefix of a waiting device's id names it too
+    const dropped = await cli(['devices', 'remove', phone.deviceId.slice(0, 12)], me)
+    expect(dropped).toMatchObject({ code: 0, out: `dropped the pairing request ${requestId} of ${phone.deviceId}: not approved (it may ask again)\n` })
+    expect((await cli(['devices'], me)).out).not.toContain(requestId)
+    expect(JSON.parse((await cli(['devices', '--json'], me)).out).loopdeskRejected).not.toContainEqual(expect.objectContaining({ deviceId: phone.deviceId }))
+    // nothing left: neither paired nor waiting nor rejected
     expect(await cli(['devices', 'remove', phone.deviceId], me)).toMatchObject({ code: 1, err: expect.stringContaining('is not paired') })
+
+    // --json is the gateway's answer, which names the request
+    const second = (await ask().catch((e) => e)).details.requestId as string
+    const json = await cli(['devices', 'remove', phone.deviceId, '--json'], me)
+    expect(JSON.parse(json.out)).toEqual({ ok: true, deviceId: phone.deviceId, removed: true, loopdeskRequestDropped: second })
   })
 
   it('refuses what is not a devices command', async () => {

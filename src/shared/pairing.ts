@@ -88,14 +88,16 @@ export interface PairingRemoveParams {
 }
 
 /**
- * device.pair.remove: `removed` as in OpenClaw; `loopdeskRejectionLifted` (Loopdesk's own) when a rejection
- * still in force was forgotten — the device may ask to pair again now.
+ * device.pair.remove: `removed` as in OpenClaw; Loopdesk's own: `loopdeskRejectionLifted` when a rejection
+ * still in force was forgotten — the device may ask to pair again now — and `loopdeskRequestDropped` (its
+ * request id) when the device's pending request went (answered `device.pair.resolved` "rejected").
  */
 export interface PairingRemoveResult {
   ok: true
   deviceId: string
   removed: true
   loopdeskRejectionLifted?: true
+  loopdeskRequestDropped?: string
 }
 
 /** loopdesk.device.pair.liftRejection params and result (Loopdesk's own method: the window's "Allow to ask again"). */
@@ -120,14 +122,26 @@ export const PAIRING_CALLS = {
 export type PairingCallName = keyof typeof PAIRING_CALLS
 export const PAIRING_CALL_NAMES = Object.keys(PAIRING_CALLS) as PairingCallName[]
 
+/**
+ * Loopdesk's own event (OpenClaw has no rejections to lift): a device's rejection was lifted — by
+ * loopdesk.device.pair.liftRejection or device.pair.remove, from any window or the CLI — so every
+ * window drops its "Recently rejected" line. Guarded like the pair events (operator.pairing); sent
+ * without a frame `seq`, so the numbering OpenClaw clients follow is the same as without it.
+ */
+export const REJECTION_LIFTED_EVENT = 'loopdesk.device.pair.rejectionLifted'
+export interface PairingRejectionLifted {
+  deviceId: string
+  ts: number
+}
+
 export type PairingEvent =
   | { event: 'device.pair.requested'; payload: DevicePairRequested }
   | { event: 'device.pair.resolved'; payload: DevicePairResolved }
+  | { event: typeof REJECTION_LIFTED_EVENT; payload: PairingRejectionLifted }
 export type PairingEventName = PairingEvent['event']
-export const PAIRING_EVENT_NAMES: readonly PairingEventName[] = ['device.pair.requested', 'device.pair.resolved']
+export const PAIRING_EVENT_NAMES: readonly PairingEventName[] = ['device.pair.requested', 'device.pair.resolved', REJECTION_LIFTED_EVENT]
 
-export const isPairingEventName = (name: unknown): name is PairingEventName =>
-  name === 'device.pair.requested' || name === 'device.pair.resolved'
+export const isPairingEventName = (name: unknown): name is PairingEventName => (PAIRING_EVENT_NAMES as readonly unknown[]).includes(name)
 
 /** `details.code` of an approve/reject whose request is no longer pending (answered elsewhere, or expired). */
 export const PAIRING_REQUEST_NOT_FOUND = 'PAIRING_REQUEST_NOT_FOUND'
@@ -138,7 +152,7 @@ export interface PairingBridge {
   pairingReject(params: PairingDecisionParams): Promise<Result<PairingRejectResult>>
   /** a rejected device may ask again now (device.pair.remove lifts it too, and forgets a paired device) */
   pairingLiftRejection(params: PairingLiftRejectionParams): Promise<Result<PairingLiftRejectionResult>>
-  /** device.pair.requested / resolved as they happen; returns the unsubscribe function */
+  /** device.pair.requested / resolved and loopdesk.device.pair.rejectionLifted as they happen; returns the unsubscribe function */
   subscribePairing(listener: (event: PairingEvent) => void): () => void
 }
 

@@ -1,7 +1,7 @@
 // `loopdesk devices`: which devices (windows, CLIs, OpenClaw clients) have connected to the gateway with
 // an identity and hold a device token, which remote ones wait for approval and which were rejected lately
 // — `devices approve|reject <requestId>` answers one, `devices remove <id>` forgets a device (its tokens
-// stop working, its connections close; a rejected one may ask again at once). The human form of
+// stop working, its connections close; a waiting request is dropped; a rejected one may ask again at once). The human form of
 // device.pair.list / approve / reject / remove.
 import { PAIRING_REJECTION_MS, type PairingRemoveResult, type RejectedDeviceInfo } from '../../shared/pairing'
 import { relativeTime } from '../../shared/relative-time'
@@ -19,7 +19,8 @@ loopdesk devices remove <deviceId>
   connects on its next try), reject refuses it: for 10 minutes its connects are refused without a new
   request, then it may ask again (the list shows these under Rejected); a request nobody answers expires
   after 5 minutes. remove forgets a device: its device tokens stop working and its connections close (a
-  device on this machine is paired again when it next connects with the gateway token); for a rejected
+  device on this machine is paired again when it next connects with the gateway token); for a device
+  waiting for approval it drops the request (not approved; the device may ask again), for a rejected
   device it lifts the rejection, so it may ask again now.`
 
 const FLAGS = { json: { type: 'boolean' }, ...TARGET_FLAGS } as const
@@ -58,9 +59,9 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
   const { stateDir, target } = commandTarget(flags, io.env)
   if (sub === 'remove') {
     const r = await withGateway({ target, stateDir, io }, async (conn) => {
-      // the list shows ids cut to 16 characters: a unique prefix names a device (paired or rejected)
-      const list = (await conn.request('device.pair.list', {})) as { paired: ListedDevice[]; loopdeskRejected?: RejectedDeviceInfo[] }
-      const known = new Set([...list.paired, ...(list.loopdeskRejected ?? [])].map((d) => d.deviceId))
+      // the list shows ids cut to 16 characters: a unique prefix names a device (paired, asking or rejected)
+      const list = (await conn.request('device.pair.list', {})) as { paired: ListedDevice[]; pending: PendingRequest[]; loopdeskRejected?: RejectedDeviceInfo[] }
+      const known = new Set([...list.paired, ...list.pending, ...(list.loopdeskRejected ?? [])].map((d) => d.deviceId))
       const hits = [...known].filter((deviceId) => deviceId.startsWith(id.toLowerCase()))
       if (hits.length > 1) throw new UsageError(`${id} matches ${hits.length} devices: give more of its id`)
       const wasPaired = list.paired.some((d) => d.deviceId === hits[0])
@@ -68,7 +69,8 @@ export async function devicesCommand(argv: string[], io: CliIO): Promise<number>
     })
     const { res, wasPaired } = r
     const lines = [
-      ...(wasPaired || !res.loopdeskRejectionLifted ? [`removed ${res.deviceId}: its device tokens no longer work`] : []),
+      ...(wasPaired || (!res.loopdeskRejectionLifted && !res.loopdeskRequestDropped) ? [`removed ${res.deviceId}: its device tokens no longer work`] : []),
+      ...(res.loopdeskRequestDropped ? [`dropped the pairing request ${res.loopdeskRequestDropped} of ${res.deviceId}: not approved (it may ask again)`] : []),
       ...(res.loopdeskRejectionLifted ? [`lifted the rejection of ${res.deviceId}: it may ask to pair again now`] : []),
     ]
     io.stdout(flags.json ? JSON.stringify(res) + '\n' : lines.join('\n') + '\n')

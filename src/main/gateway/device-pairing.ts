@@ -1,5 +1,6 @@
 // The gateway's device pairing: list / approve / reject / remove over the paired devices (paired-devices.ts)
-// and the remote devices' requests (pending-pairings.ts), and the device.pair.requested / resolved events.
+// and the remote devices' requests (pending-pairings.ts), and the device.pair.requested / resolved events
+// (and Loopdesk's loopdesk.device.pair.rejectionLifted).
 // One object serves both ways in: the gateway's device.pair.* methods (device-pair-methods.ts) and the
 // desktop window's IPC (GatewayHandle.pairing → src/main/shell/ipc.ts). Params arrive unchecked from
 // either and are checked here against the same closed schemas, so the two cannot drift.
@@ -11,6 +12,7 @@ import type { ErrorShape, Result } from '../../shared/methods'
 import {
   PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
+  REJECTION_LIFTED_EVENT,
   type PairingLiftRejectionResult,
   type PairingApproveResult,
   type PairingEvent,
@@ -44,7 +46,7 @@ export interface PairingApi {
   approve(params: unknown): Result<PairingApproveResult>
   reject(params: unknown): Result<PairingRejectResult>
   liftRejection(params: unknown): Result<PairingLiftRejectionResult>
-  /** device.pair.requested / resolved; returns the unsubscribe function */
+  /** device.pair.requested / resolved, loopdesk.device.pair.rejectionLifted; returns the unsubscribe function */
   subscribe(listener: (ev: PairingEvent) => void): () => void
 }
 
@@ -130,16 +132,32 @@ export class DevicePairing implements PairingApi {
 
   /**
    * Forgets a device: a paired one and its tokens (the caller closes its connections), its open request,
-   * and a rejection still in force — lifted early, the device may ask again on its next connect.
+   * and a rejection still in force — lifted early, the device may ask again on its next connect. A dropped
+   * request is answered `device.pair.resolved` "rejected" (OpenClaw's clients know approved and rejected
+   * only; not approved is what it is), so every prompt lets its card go; no rejection is remembered.
    */
   remove(raw: unknown): Result<PairingRemoveResult> {
     const params = orEmpty(raw)
     if (!RemoveParams.Check(params)) return badParams('device.pair.remove', RemoveParams, params)
     const deviceId = params.deviceId.toLowerCase()
-    const lifted = this.deps.pending.forgetDevice(deviceId, this.now())
+    const now = this.now()
+    const { dropped, lifted } = this.deps.pending.forgetDevice(deviceId, now)
     const removed = this.deps.paired.remove(deviceId)
-    if (!removed && !lifted) return pairingError(`device ${deviceId.slice(0, 64)} is not paired (nor rejected lately)`, 'DEVICE_NOT_PAIRED')
-    return { ok: true, data: { ok: true, deviceId, removed: true, ...(lifted ? { loopdeskRejectionLifted: true as const } : {}) } }
+    if (!removed && !lifted && !dropped) {
+      return pairingError(`device ${deviceId.slice(0, 64)} is not paired (nor asking to pair, nor rejected lately)`, 'DEVICE_NOT_PAIRED')
+    }
+    if (dropped) this.resolved(dropped, 'rejected', now)
+    if (lifted) this.rejectionLifted(deviceId, now)
+    return {
+      ok: true,
+      data: {
+        ok: true,
+        deviceId,
+        removed: true,
+        ...(lifted ? { loopdeskRejectionLifted: true as const } : {}),
+        ...(dropped ? { loopdeskRequestDropped: dropped.requestId } : {}),
+      },
+    }
   }
 
   /** A rejected device may ask again now: only its rejection goes (not a pairing, not a request). */
@@ -147,9 +165,11 @@ export class DevicePairing implements PairingApi {
     const params = orEmpty(raw)
     if (!RemoveParams.Check(params)) return badParams('loopdesk.device.pair.liftRejection', RemoveParams, params)
     const deviceId = params.deviceId.toLowerCase()
-    if (!this.deps.pending.liftRejection(deviceId, this.now())) {
+    const now = this.now()
+    if (!this.deps.pending.liftRejection(deviceId, now)) {
       return pairingError(`device ${deviceId.slice(0, 64)} is not refused (never rejected, already lifted, or its time is up)`, PAIRING_REJECTION_NOT_FOUND)
     }
+    this.rejectionLifted(deviceId, now)
     return { ok: true, data: { deviceId, lifted: true } }
   }
 
@@ -168,5 +188,10 @@ export class DevicePairing implements PairingApi {
 
   private resolved(r: PairingRequest, decision: DevicePairResolved['decision'], now: number) {
     this.emit({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId: r.deviceId, decision, ts: now } })
+  }
+
+  /** other windows drop the device's "Recently rejected" line (the one that lifted it knows already) */
+  private rejectionLifted(deviceId: string, now: number) {
+    this.emit({ event: REJECTION_LIFTED_EVENT, payload: { deviceId, ts: now } })
   }
 }

@@ -65,9 +65,9 @@ describe('PendingPairings', () => {
     const p = new PendingPairings(PAIRING_REQUEST_TTL_MS * 100, PAIRING_REJECTION_MS * 100)
     const rejectAt = (id: string, now: number) => p.reject(p.request(ask(id), now).request.requestId, now)
     rejectAt('d0', 0)
-    expect(p.forgetDevice('d0', 1)).toBe(true)
+    expect(p.forgetDevice('d0', 1)).toEqual({ lifted: true })
     expect(p.rejectedFor('d0', 1)).toBe(0)
-    expect(p.forgetDevice('d0', 1)).toBe(false)
+    expect(p.forgetDevice('d0', 1)).toEqual({ lifted: false })
     for (let i = 0; i < MAX_REJECTED + 10; i++) rejectAt(`d${i}`, i)
     expect(p.rejectedFor('d9', MAX_REJECTED + 10)).toBe(0)
     expect(p.rejectedFor('d10', MAX_REJECTED + 10)).toBeGreaterThan(0)
@@ -83,11 +83,23 @@ describe('PendingPairings', () => {
       expect.objectContaining({ deviceId: 'd2', rejectedAtMs: 2000, untilMs: 2000 + PAIRING_REJECTION_MS, clientId: ask('d2').clientId, remoteIp: ask('d2').remoteIp }),
       expect.objectContaining({ deviceId: 'd1', rejectedAtMs: 1000, untilMs: 1000 + PAIRING_REJECTION_MS }),
     ])
-    expect(p.forgetDevice('d2', 3000)).toBe(true)
+    expect(p.forgetDevice('d2', 3000)).toEqual({ lifted: true })
     expect(p.rejections(3000).map((r) => r.deviceId)).toEqual(['d1'])
     rejectAt('d3', 4000)
     expect(p.rejections(1000 + PAIRING_REJECTION_MS).map((r) => r.deviceId)).toEqual(['d3'])
     // a lapsed rejection is no lift
-    expect(p.forgetDevice('d1', 1000 + PAIRING_REJECTION_MS)).toBe(false)
+    expect(p.forgetDevice('d1', 1000 + PAIRING_REJECTION_MS)).toEqual({ lifted: false })
+  })
+
+  it('forgetDevice drops the live request of the device and returns it (device.pair.remove answers it); a lapsed one is not returned', () => {
+    const p = new PendingPairings()
+    const a = p.request(ask('d1'), 1000).request
+    p.request(ask('d2'), 1000)
+    expect(p.forgetDevice('d1', 2000)).toEqual({ dropped: a, lifted: false })
+    expect(p.list(2000).map((r) => r.deviceId)).toEqual(['d2'])
+    expect(p.take(a.requestId, 2000)).toBeUndefined()
+    expect(p.rejectedFor('d1', 2000)).toBe(0) // dropped, not rejected: it may ask again
+    expect(p.forgetDevice('d1', 2000)).toEqual({ lifted: false })
+    expect(p.forgetDevice('d2', 1000 + PAIRING_REQUEST_TTL_MS + 1)).toEqual({ lifted: false }) // lapsed: nobody is waiting on it
   })
 })

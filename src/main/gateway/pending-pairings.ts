@@ -80,14 +80,20 @@ export class PendingPairings {
   }
 
   /**
-   * Drops a device's request and any rejection (the device was paired or removed another way, or its
-   * rejection is lifted early); true when a rejection still in force went, so the device may ask again now.
+   * Drops a device's request and any rejection (device.pair.remove): `dropped` is the live request that
+   * went (its approvers are to be told), `lifted` whether a rejection still in force went, so the device
+   * may ask again now.
    */
-  forgetDevice(deviceId: string, now: number): boolean {
-    for (const r of this.byId.values()) if (r.deviceId === deviceId) this.byId.delete(r.requestId)
-    const lifted = this.rejectedFor(deviceId, now) > 0
-    this.rejectedAt.delete(deviceId)
-    return lifted
+  forgetDevice(deviceId: string, now: number): { dropped?: PairingRequest; lifted: boolean } {
+    this.expire(now)
+    let dropped: PairingRequest | undefined
+    for (const r of this.byId.values()) {
+      if (r.deviceId !== deviceId) continue
+      this.byId.delete(r.requestId)
+      dropped = r // one request per device (request())
+    }
+    const lifted = this.liftRejection(deviceId, now)
+    return { ...(dropped ? { dropped } : {}), lifted }
   }
 
   /** Forgets a device's rejection only; true when one was still in force. */

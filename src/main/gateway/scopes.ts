@@ -2,7 +2,7 @@
 // write satisfies read; approvals is separate. `health` needs no scope, so a device-less shared-token
 // client (whose scopes are cleared) can still probe liveness.
 import type { EventName } from '../../shared/events'
-import type { PairingEventName } from '../../shared/pairing'
+import { REJECTION_LIFTED_EVENT, type PairingEventName } from '../../shared/pairing'
 import type { MethodName } from '../../shared/methods'
 import { parseCommand } from '../../shared/chat-commands'
 import { SCOPES, type Scope } from './protocol'
@@ -95,7 +95,7 @@ export function hasScope(granted: ReadonlySet<string>, required: Scope | null): 
 
 /**
  * Scope a connection needs to receive an event. Approval events carry commands and need approvals;
- * pairing events need pairing (as OpenClaw's event guards);
+ * pairing events need pairing (as OpenClaw's event guards; Loopdesk's rejectionLifted too);
  * session/run events need read (OpenClaw does not guard agent/chat; we do, so a scope-less
  * device-less client sees nothing but `tick`/`shutdown`).
  */
@@ -106,6 +106,7 @@ export function eventScope(event: EventName | PairingEventName): Scope | null {
       return AP
     case 'device.pair.requested':
     case 'device.pair.resolved':
+    case REJECTION_LIFTED_EVENT:
       return PAIR
     case 'tick':
     case 'shutdown':

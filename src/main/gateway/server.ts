@@ -34,7 +34,7 @@ import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from '.
 import { RunSeqTracker, seqGapNotice } from './seq-gap'
 import { handleRequest, parseRequest, type RequestContext } from './requests'
 import { eventScope, hasScope } from './scopes'
-import type { PairingEventName } from '../../shared/pairing'
+import { REJECTION_LIFTED_EVENT, type PairingEventName } from '../../shared/pairing'
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
@@ -133,6 +133,7 @@ export const GATEWAY_EVENTS = [
   'exec.approval.resolved',
   'device.pair.requested',
   'device.pair.resolved',
+  REJECTION_LIFTED_EVENT,
   'session.approval',
   'queue.changed',
   'tick',
@@ -201,7 +202,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     },
   })
   // to operator.pairing connections; the window hears them through GatewayHandle.pairing
-  pairing.subscribe((ev) => deliver(ev.event, ev.payload, { dropIfSlow: true }))
+  pairing.subscribe((ev) =>
+    // Loopdesk's own event goes without a frame seq (as targeted deliveries do): a client that does not know
+    // it — or may not see it — finds no hole in the seq it follows
+    deliver(ev.event, ev.payload, { dropIfSlow: true, ...(ev.event === REJECTION_LIFTED_EVENT ? { targeted: () => true } : {}) }),
+  )
   const localMethods = {
     ...deviceTokenMethods({ paired, connections: () => conns.values() }),
     ...devicePairMethods({ pairing, connections: () => conns.values() }),

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import type { Bridge } from '../../shared/bridge'
 import type { AnyEvent } from '../../shared/events'
-import type { PairingEvent } from '../../shared/pairing'
+import { REJECTION_LIFTED_EVENT, type PairingEvent } from '../../shared/pairing'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
@@ -174,5 +174,32 @@ describe('ws-bridge against the gateway', () => {
     await ok.close()
     // answered: a second answer is refused with a structured error
     await expect(bridge.pairingReject({ requestId })).resolves.toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'PAIRING_REQUEST_NOT_FOUND' } } })
+  })
+
+  it('a browser page hears what the CLI does elsewhere: a removed request answered, a lifted rejection — never as runtime events', async () => {
+    t = await startTestGateway()
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    const heard: PairingEvent[] = []
+    const runtimeEvents: AnyEvent[] = []
+    bridge.subscribePairing((e) => heard.push(e))
+    bridge.subscribe({}, (e) => runtimeEvents.push(e))
+    const cli = await t.connect({ identity: generateNodeDeviceIdentity(), scopes: ['operator.pairing'] })
+    const phone = generateNodeDeviceIdentity()
+    const proxied = { 'X-Forwarded-For': '203.0.113.10' }
+    const asks = async () => ((await t!.connect({ identity: phone, headers: proxied }).catch((e) => e)).details.requestId as string)
+
+    // loopdesk devices remove <id> of a device that only asks: its card's request is answered
+    const first = await asks()
+    await cli.request('device.pair.remove', { deviceId: phone.deviceId })
+    await until(() => heard.length === 2)
+    expect(heard[1]).toEqual({ event: 'device.pair.resolved', payload: { requestId: first, deviceId: phone.deviceId, decision: 'rejected', ts: expect.any(Number) } })
+
+    // rejected, then lifted by the CLI: the page's "Recently rejected" line is told
+    await cli.request('device.pair.reject', { requestId: await asks() })
+    await cli.request('loopdesk.device.pair.liftRejection', { deviceId: phone.deviceId })
+    await until(() => heard.some((e) => e.event === REJECTION_LIFTED_EVENT))
+    expect(heard.at(-1)).toEqual({ event: REJECTION_LIFTED_EVENT, payload: { deviceId: phone.deviceId, ts: expect.any(Number) } })
+    expect(runtimeEvents.some((e) => (e.event as string).includes('device.pair.'))).toBe(false)
+    await cli.close()
   })
 })

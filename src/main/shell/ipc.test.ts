@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
 import type { ParamsOf } from '../../shared/methods'
-import { PAIRING_CALL_NAMES, type PairingBridge, type PairingCallName, type PairingEvent } from '../../shared/pairing'
+import { PAIRING_CALL_NAMES, REJECTION_LIFTED_EVENT, type PairingBridge, type PairingCallName, type PairingEvent } from '../../shared/pairing'
 import { DevicePairing } from '../gateway/device-pairing'
 import { PairedDevices } from '../gateway/paired-devices'
 import { PendingPairings } from '../gateway/pending-pairings'
@@ -382,6 +382,31 @@ describe("device pairing over IPC (the gateway's DevicePairing, as device.pair.*
       ok: false,
       error: { code: 'INVALID_REQUEST', message: 'invalid loopdesk.device.pair.liftRejection params: /deviceId: must be string' },
     })
+  })
+
+  it('a removal elsewhere (loopdesk devices remove: device.pair.remove) reaches the window: a waiting request answered, a rejection lifted', async () => {
+    await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-1` })
+    const phone = pending.request(ask(), Date.now()).request
+    // what the gateway's device.pair.remove calls, for the CLI's connection
+    expect(pairing.remove({ deviceId: PHONE })).toEqual({ ok: true, data: { ok: true, deviceId: PHONE, removed: true, loopdeskRequestDropped: phone.requestId } })
+    expect(events()).toEqual([{ subId: `${PAGE}-1`, event: { event: 'device.pair.resolved', payload: { requestId: phone.requestId, deviceId: PHONE, decision: 'rejected', ts: expect.any(Number) } } }])
+
+    const tablet = pending.request(ask('cd'.repeat(32)), Date.now()).request
+    await invoke(ipcChannel('pairingReject'), { requestId: tablet.requestId })
+    expect(pairing.remove({ deviceId: 'cd'.repeat(32) })).toMatchObject({ ok: true, data: { loopdeskRejectionLifted: true } })
+    expect(events().at(-1)).toEqual({ subId: `${PAGE}-1`, event: { event: REJECTION_LIFTED_EVENT, payload: { deviceId: 'cd'.repeat(32), ts: expect.any(Number) } } })
+  })
+
+  it("the window's own lift (pairingLiftRejection) is heard by every window, as over WebSocket", async () => {
+    await invoke(ipcChannel('subscribePairing'), { subId: `${PAGE}-1` })
+    const tablet = pending.request(ask('cd'.repeat(32)), Date.now()).request
+    await invoke(ipcChannel('pairingReject'), { requestId: tablet.requestId })
+    const before = events().length
+    expect((await invoke(ipcChannel('pairingLiftRejection'), { deviceId: 'cd'.repeat(32) })).ok).toBe(true)
+    expect(events().slice(before)).toEqual([{ subId: `${PAGE}-1`, event: { event: REJECTION_LIFTED_EVENT, payload: { deviceId: 'cd'.repeat(32), ts: expect.any(Number) } } }])
+    // a refused lift tells nobody
+    expect((await invoke(ipcChannel('pairingLiftRejection'), { deviceId: 'cd'.repeat(32) })).ok).toBe(false)
+    expect(events().slice(before)).toHaveLength(1)
   })
 
   it("refuses params as the gateway's device.pair.* methods do (same schema, same words)", async () => {

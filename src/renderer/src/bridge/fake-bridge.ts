@@ -43,6 +43,7 @@ import {
   PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
   PAIRING_REQUEST_TTL_MS,
+  REJECTION_LIFTED_EVENT,
   type PairedDeviceInfo,
   type RejectedDeviceInfo,
   type PairingBridge,
@@ -1305,6 +1306,7 @@ export class FakeBridge implements Bridge {
       const message = `device ${params.deviceId} is not refused (never rejected, already lifted, or its time is up)`
       return { ok: false, error: { code: 'INVALID_REQUEST', message, details: { code: PAIRING_REJECTION_NOT_FOUND } } }
     }
+    this.emitPairing({ event: REJECTION_LIFTED_EVENT, payload: { deviceId: params.deviceId, ts: Date.now() } })
     return { ok: true, data: { deviceId: params.deviceId, lifted: true } }
   }
 
@@ -1373,6 +1375,27 @@ export class FakeBridge implements Bridge {
   resolvePairingElsewhere(requestId: string, decision: 'approved' | 'rejected') {
     const r = this.takePairing(requestId)
     if (r) this.emitPairing({ event: 'device.pair.resolved', payload: { requestId, deviceId: r.deviceId, decision, ts: Date.now() } })
+  }
+
+  /** Tests: another window (or the CLI) lifts a device's rejection — the event tells this one. */
+  liftRejectionElsewhere(deviceId: string) {
+    this.liveRejections()
+    if (this.rejectedDevices.delete(deviceId)) this.emitPairing({ event: REJECTION_LIFTED_EVENT, payload: { deviceId, ts: Date.now() } })
+  }
+
+  /**
+   * Tests: `loopdesk devices remove <id>` (device.pair.remove) as the gateway does it: a waiting request is
+   * dropped and answered "rejected" (no rejection kept), a rejection is lifted, a paired device forgotten.
+   */
+  removeDeviceElsewhere(deviceId: string) {
+    const now = Date.now()
+    for (const r of this.livePairingRequests()) {
+      if (r.deviceId !== deviceId) continue
+      this.pairingRequests.delete(r.requestId)
+      this.emitPairing({ event: 'device.pair.resolved', payload: { requestId: r.requestId, deviceId, decision: 'rejected', ts: now } })
+    }
+    this.liftRejectionElsewhere(deviceId)
+    this.pairedDevices = this.pairedDevices.filter((d) => d.deviceId !== deviceId)
   }
 
   /** Tests: a request that lapsed (no event, as on the gateway). */

@@ -165,6 +165,37 @@ describe('pairing prompt', () => {
     expect((await bridge.pairingList({})).ok && (await bridge.pairingList({}))).toMatchObject({ data: { loopdeskRejected: [] } })
   })
 
+  it('the "Recently rejected" line goes when another window or the CLI lets the device ask again (no re-list needed)', async () => {
+    const bridge = new FakeBridge({ tickMs: 1 })
+    bridge.rejectDevice({ deviceId: TABLET, clientId: 'cli', remoteIp: '10.0.0.8' })
+    bridge.rejectDevice({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '10.0.0.9' })
+    await renderApp({}, bridge)
+    const rejected = await screen.findByRole('list', { name: 'Recently rejected devices' })
+    await waitFor(() => expect(within(rejected).getAllByRole('listitem')).toHaveLength(2))
+    const lists = bridge.calls.filter((c) => c.name === 'pairingList').length
+
+    act(() => bridge.liftRejectionElsewhere(TABLET)) // loopdesk.device.pair.liftRejection in another window
+    await waitFor(() => expect(within(rejected).getAllByRole('listitem')).toHaveLength(1))
+    expect(rejected).toHaveTextContent('openclaw-ios (a1b2c3d4e5f6…)')
+    act(() => bridge.removeDeviceElsewhere(PHONE)) // loopdesk devices remove <id>
+    await waitFor(() => expect(screen.queryByRole('list', { name: 'Recently rejected devices' })).toBeNull())
+    expect(bridge.calls.filter((c) => c.name === 'pairingList').length).toBe(lists) // the events said it all
+    expect(screen.queryByText(/may ask to connect again now/)).toBeNull() // no toast: it was not this window's doing
+  })
+
+  it('a request removed by the CLI (device.pair.remove of a device that only asks) takes its card away', async () => {
+    const { bridge } = await renderApp()
+    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }))
+    act(() => void bridge.requestPairing({ deviceId: TABLET, clientId: 'cli' }))
+    await waitFor(() => card('openclaw-ios'))
+    act(() => bridge.removeDeviceElsewhere(PHONE))
+    await waitFor(() => expect(screen.queryByRole('group', { name: 'A device asks to connect: openclaw-ios' })).toBeNull())
+    expect(card('cli')).toBeInTheDocument()
+    // dropped, not rejected: it is not listed as recently rejected
+    await act(() => new Promise((r) => setTimeout(r, 20)))
+    expect(screen.queryByRole('list', { name: 'Recently rejected devices' })).toBeNull()
+  })
+
   it('lists devices rejected before the window opened, and drops one when its time is up', async () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const bridge = new FakeBridge({ tickMs: 1 })

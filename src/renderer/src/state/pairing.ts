@@ -1,5 +1,6 @@
 // Remote devices asking to be paired with the gateway, for the window's prompt (components/PairingPrompt.tsx).
-// The list comes from the bridge's pairingList and is kept current by device.pair.requested / resolved.
+// The list comes from the bridge's pairingList and is kept current by device.pair.requested / resolved
+// (and loopdesk.device.pair.rejectionLifted for the rejected devices).
 // The gateway sends no event when a request lapses, and a device that asks again refreshes its request
 // quietly: when a request's time is up (ts + PAIRING_REQUEST_TTL_MS) the list is read again. The devices
 // refused after a rejection (loopdeskRejected) come with the list, which is read again after a rejection
@@ -12,6 +13,7 @@ import {
   PAIRING_REJECTION_NOT_FOUND,
   PAIRING_REQUEST_NOT_FOUND,
   PAIRING_REQUEST_TTL_MS,
+  REJECTION_LIFTED_EVENT,
   shortDeviceId,
   type PairingEvent,
   type RejectedDeviceInfo,
@@ -95,6 +97,12 @@ export class PairingRequests {
       if (ev.payload && typeof ev.payload.requestId === 'string') this.forget(ev.payload.requestId)
       // the event does not say what the device was: the list names it among the rejected
       if (ev.payload?.decision === 'rejected') void this.refresh()
+    } else if (ev.event === REJECTION_LIFTED_EVENT) {
+      // lifted in another window or by the CLI (this window's own lift dropped the line already)
+      const deviceId = ev.payload?.deviceId
+      if (typeof deviceId === 'string' && this.store.getState().rejected.some((r) => r.deviceId === deviceId)) {
+        this.setRejected(this.store.getState().rejected.filter((r) => r.deviceId !== deviceId))
+      }
     }
   }
 
