@@ -2,7 +2,8 @@
 // satisfies it): which devices have connected with an identity and hold tokens, the remote devices
 // waiting for approval (pending-pairings.ts), the ones rejected lately (loopdeskRejected), and forgetting
 // one. Approving pairs the device (it connects on its next try); rejecting drops the request and refuses the
-// device for a while — removing it lifts that early. Removing a device drops its tokens and closes its other
+// device for a while — removing it lifts that early (and drops a request still waiting, answered as
+// rejected; every lift is told with loopdesk.device.pair.rejectionLifted). Removing a device drops its tokens and closes its other
 // connections; a loopback device is paired again when it next connects (loopback devices are approved by
 // the gateway itself), a remote one has to ask again. The work is DevicePairing's (device-pairing.ts),
 // which the desktop window reaches over IPC too.
