@@ -113,6 +113,8 @@ export interface RunnerDeps {
   tools?: ToolFactory
   /** handed to the tools, which keep out of it even when the workspace contains it */
   stateDir?: string
+  /** the desktop app's data folder, handed to the tools like stateDir */
+  userDataDir?: string
   approvals: ApprovalBrokerLike
   buildPayloads: BuildPayloads
   sanitizeToolResult(result: unknown): unknown
@@ -425,6 +427,7 @@ export class EmbeddedRunner {
         ? deps.tools({
             workspaceDir,
             ...(deps.stateDir ? { stateDir: deps.stateDir } : {}),
+            ...(deps.userDataDir ? { userDataDir: deps.userDataDir } : {}),
             runId: req.runId,
             sessionKey: req.sessionKey,
             approvals: deps.approvals,
