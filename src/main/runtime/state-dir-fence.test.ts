@@ -80,7 +80,7 @@ it("the desktop app's data folder (userData, handed to createRuntime) is refused
   const srv = await startModelServer({ fallback: { text: 'ok' } })
   const home2 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
   const stateDir = path.join(home2, '.loopdesk')
-  const userDataDir = path.join(home2, '.config', 'Loopdesk')
+  const userDataDir = path.join(home2, '.config', 'loopdesk')
   fs.mkdirSync(stateDir)
   fs.mkdirSync(userDataDir, { recursive: true })
   fs.writeFileSync(path.join(userDataDir, 'credentials.json'), '{"openai":"v10-STORED-KEY"}\n')
@@ -90,8 +90,8 @@ it("the desktop app's data folder (userData, handed to createRuntime) is refused
     srv.script([
       {
         toolCalls: [
-          { name: 'read', args: { path: '.config/Loopdesk/credentials.json' } },
-          { name: 'write', args: { path: '.config/Loopdesk/config.json', content: '{}' } },
+          { name: 'read', args: { path: '.config/loopdesk/credentials.json' } },
+          { name: 'write', args: { path: '.config/loopdesk/config.json', content: '{}' } },
           { name: 'grep', args: { pattern: 'STORED-KEY' } },
         ],
       },

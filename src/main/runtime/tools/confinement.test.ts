@@ -249,12 +249,12 @@ describe("Loopdesk's state dir inside the workspace (a workspace set to the home
   })
 })
 
-describe("the desktop app's data folder (Electron userData, ~/.config/Loopdesk) inside the workspace", () => {
-  // base/ is the workspace (a home folder); base/config/Loopdesk is userData: the window settings and the provider
-  // keys stored with safeStorage — on Linux without a keyring under a fixed, public password
+describe("the desktop app's data folder (Electron userData, ~/.config/loopdesk) inside the workspace", () => {
+  // base/ is the workspace (a home folder); base/config/loopdesk is userData: the window settings and the provider
+  // keys stored with safeStorage
   let userData: string
   beforeEach(() => {
-    userData = path.join(sb.base, 'config', 'Loopdesk')
+    userData = path.join(sb.base, 'config', 'loopdesk')
     mkdirSync(userData, { recursive: true })
     writeFileSync(path.join(userData, 'credentials.json'), '{"openai":"v10-SAFESTORAGE-KEY"}\n')
     writeFileSync(path.join(userData, 'config.json'), '{"theme":"dark"}\n')
@@ -264,22 +264,22 @@ describe("the desktop app's data folder (Electron userData, ~/.config/Loopdesk) 
 
   it('read, write, edit and ls refuse it, directly and through a symlink', async () => {
     const ctx = makeCtx(sb.base, { userDataDir: userData })
-    await expect(run(ctx, 'read', { path: 'config/Loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
     await expect(run(ctx, 'read', { path: path.join(userData, 'config.json') })).rejects.toThrow(APP)
-    await expect(run(ctx, 'write', { path: 'config/Loopdesk/config.json', content: '{}' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'write', { path: 'config/Loopdesk/new/file.txt', content: 'x' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'edit', { path: 'config/Loopdesk/config.json', oldText: 'dark', newText: 'light' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'ls', { path: 'config/Loopdesk' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'write', { path: 'config/loopdesk/config.json', content: '{}' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'write', { path: 'config/loopdesk/new/file.txt', content: 'x' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'edit', { path: 'config/loopdesk/config.json', oldText: 'dark', newText: 'light' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'ls', { path: 'config/loopdesk' })).rejects.toThrow(APP)
     symlinkSync(userData, path.join(sb.ws, 'ud'))
     await expect(run(ctx, 'read', { path: 'ws/ud/credentials.json' })).rejects.toThrow(APP)
     await expect(run(ctx, 'write', { path: 'ws/ud/config.json', content: '{}' })).rejects.toThrow(APP)
     expect(readFileSync(path.join(userData, 'config.json'), 'utf8')).toBe('{"theme":"dark"}\n')
     expect(existsSync(path.join(userData, 'new'))).toBe(false)
     // the message names the folder for what it is, and the rest of the workspace still works
-    await expect(run(ctx, 'read', { path: 'config/Loopdesk/config.json' })).rejects.toThrow(/window settings and stored provider keys/)
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/config.json' })).rejects.toThrow(/window settings and stored provider keys/)
     expect(textOf(await run(ctx, 'read', { path: 'ws/ok.txt' }))).toBe('fine')
     // the headless gateway and CLI name no such folder: their tools see a plain folder
-    expect(textOf(await run(makeCtx(sb.base), 'read', { path: 'config/Loopdesk/config.json' }))).toBe('{"theme":"dark"}')
+    expect(textOf(await run(makeCtx(sb.base), 'read', { path: 'config/loopdesk/config.json' }))).toBe('{"theme":"dark"}')
   })
 
   it('workspace-wide grep and glob pass over it; aimed at it they are refused', async () => {
@@ -287,12 +287,12 @@ describe("the desktop app's data folder (Electron userData, ~/.config/Loopdesk) 
     writeFileSync(path.join(sb.ws, 'notes.txt'), 'my KEY notes\n')
     expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' })).split('\n')).toEqual(['ws/notes.txt:1: my KEY notes'])
     const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
-    expect(globbed).not.toMatch(/Loopdesk/)
+    expect(globbed).not.toMatch(/loopdesk/)
     expect(globbed).toMatch(/^config\/$/m) // its parent is an ordinary folder
-    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/Loopdesk' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/Loopdesk/credentials.json' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'glob', { pattern: 'config/Loopdesk/**' })).rejects.toThrow(APP)
-    await expect(run(ctx, 'glob', { pattern: 'Loopdesk/*', path: 'config' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/loopdesk' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'glob', { pattern: 'config/loopdesk/**' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'glob', { pattern: 'loopdesk/*', path: 'config' })).rejects.toThrow(APP)
   })
 
   it('a workspace holding the state dir too fences both, each named for what it is', async () => {
@@ -301,7 +301,7 @@ describe("the desktop app's data folder (Electron userData, ~/.config/Loopdesk) 
     writeFileSync(path.join(state, 'credentials.json'), '{"openai":"sk-SECRET-KEY"}\n')
     const ctx = makeCtx(sb.base, { stateDir: state, userDataDir: userData })
     await expect(run(ctx, 'read', { path: 'state/credentials.json' })).rejects.toThrow(STATE)
-    await expect(run(ctx, 'read', { path: 'config/Loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
     expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' }))).toMatch(/No matches/)
     expect(textOf(await run(ctx, 'glob', { pattern: '**/credentials.json' }))).toMatch(/No paths match/)
     // a state dir kept inside userData is named as the state folder (the innermost); its attachments stay readable
@@ -311,14 +311,14 @@ describe("the desktop app's data folder (Electron userData, ~/.config/Loopdesk) 
     const attached = path.join(nested, 'media', 'inbound', '0b1c2d3e-0000-4000-8000-000000000000.txt')
     writeFileSync(attached, 'attached notes\n')
     const inner = makeCtx(sb.base, { stateDir: nested, userDataDir: userData })
-    await expect(run(inner, 'read', { path: 'config/Loopdesk/state/loopdesk.json' })).rejects.toThrow(STATE)
+    await expect(run(inner, 'read', { path: 'config/loopdesk/state/loopdesk.json' })).rejects.toThrow(STATE)
     expect(textOf(await run(inner, 'read', { path: attached }))).toBe('attached notes')
   })
 
   it('is fenced by its real path: named through a symlink (LOOPDESK_USER_DATA_DIR), or not made yet under a linked parent', async () => {
     symlinkSync(userData, path.join(sb.outside, 'profile'))
     const ctx = makeCtx(sb.base, { userDataDir: path.join(sb.outside, 'profile') })
-    await expect(run(ctx, 'read', { path: 'config/Loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
     await expect(run(ctx, 'read', { path: 'outside/profile/credentials.json' })).rejects.toThrow(APP)
     expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' }))).toMatch(/No matches/)
     // a profile the app has not created yet: a file written there now would be read by the app later

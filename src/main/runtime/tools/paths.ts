@@ -29,8 +29,8 @@ export interface ResolvedPath {
 
 /**
  * A folder of Loopdesk's own: its state dir (config, keys, plugins, hooks, transcripts), or the desktop app's
- * Electron userData (window settings and the provider keys it stores encrypted — on Linux without a keyring
- * with a fixed, public password, so readable as plain text).
+ * Electron userData (window settings, the provider keys it stores encrypted with safeStorage, Chromium's
+ * profile: cookies, local storage) — a folder no agent has reason to read or write.
  */
 export interface PrivateDir {
   dir: string
@@ -84,11 +84,11 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
 
 /**
  * The private folders a workspace holds — the workspace is the folder or one of its ancestors (say the user's
- * home with the default ~/.loopdesk and ~/.config/Loopdesk) — by real path, innermost first. A workspace inside
+ * home with the default ~/.loopdesk and ~/.config/loopdesk) — by real path, innermost first. A workspace inside
  * one (the default `<stateDir>/workspace`) is no concern; one elsewhere cannot reach it anyway. Fenced off
  * because writing in the state dir is running code without an approval (loopdesk.json's exec allowlist applies
  * live; plugins/ and hooks/ load into the app), and reading either is reading the provider keys (the desktop
- * app's are only as safe as its safeStorage), the gateway token and every other conversation.
+ * app's encrypted, so only as safe as the OS keychain), the gateway token and every other conversation.
  */
 export function privateFences(root: string, dirs: readonly PrivateDir[] | undefined): Fence[] {
   const fences: Fence[] = []
