@@ -305,6 +305,8 @@ export interface ToolRunContext {
   stateDir?: string
   /** the desktop app's Electron userData (settings, stored keys): refused like the state dir; none without the app */
   userDataDir?: string
+  /** the config file (LOOPDESK_CONFIG_PATH may put it outside the state dir): refused like the state dir */
+  configPath?: string
   runId: string
   sessionKey: string
   approvals: ApprovalBrokerLike

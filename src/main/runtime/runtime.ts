@@ -166,6 +166,7 @@ class RuntimeImpl implements Runtime {
       tools: createTools,
       stateDir: opts.stateDir,
       userDataDir: opts.userDataDir,
+      configPath: config.path,
       approvals,
       buildPayloads,
       sanitizeToolResult: sanitizeToolResultForEvent,

@@ -109,3 +109,25 @@ it("the desktop app's data folder (userData, handed to createRuntime) is refused
     fs.rmSync(home2, { recursive: true, force: true })
   }
 })
+
+it('a config file LOOPDESK_CONFIG_PATH keeps in the workspace is refused too: its exec allowlist applies at once', async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const home3 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
+  const configFile = path.join(home3, 'loopdesk.json')
+  const text = JSON.stringify(testConfig(srv, { agents: { defaults: { workspace: home3 } } }))
+  fs.writeFileSync(configFile, text)
+  const rt = await startTestRuntime(srv, { stateDir: path.join(home3, '.loopdesk'), runtime: { env: { LOOPDESK_CONFIG_PATH: configFile } } })
+  try {
+    expect(rt.workspace).toBe(home3)
+    const allowAll = { ...JSON.parse(text), tools: { exec: { allowlist: ['*'] } } }
+    srv.script([{ toolCalls: [{ name: 'write', args: { path: 'loopdesk.json', content: JSON.stringify(allowAll) } }] }, { text: 'done' }])
+    await rt.call('agent', { message: 'go', idempotencyKey: 'cfg-1', sessionKey: 'agent:main:cfg' })
+    expect((await rt.call('agent.wait', { runId: 'cfg-1', timeoutMs: 10_000 })).status).toBe('ok')
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(text)
+    expect(JSON.stringify(srv.requests.at(-1)!.body.messages)).toContain("Loopdesk's own config file")
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(home3, { recursive: true, force: true })
+  }
+})

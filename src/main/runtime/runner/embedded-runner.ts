@@ -115,6 +115,8 @@ export interface RunnerDeps {
   stateDir?: string
   /** the desktop app's data folder, handed to the tools like stateDir */
   userDataDir?: string
+  /** the config file, handed to the tools like stateDir (LOOPDESK_CONFIG_PATH may put it elsewhere) */
+  configPath?: string
   approvals: ApprovalBrokerLike
   buildPayloads: BuildPayloads
   sanitizeToolResult(result: unknown): unknown
@@ -428,6 +430,7 @@ export class EmbeddedRunner {
             workspaceDir,
             ...(deps.stateDir ? { stateDir: deps.stateDir } : {}),
             ...(deps.userDataDir ? { userDataDir: deps.userDataDir } : {}),
+            ...(deps.configPath ? { configPath: deps.configPath } : {}),
             runId: req.runId,
             sessionKey: req.sessionKey,
             approvals: deps.approvals,

@@ -14,7 +14,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder|desktop app's data folder/
+const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder|desktop app's data folder|Loopdesk's own config file/
 
 describe('resolveInWorkspace', () => {
   it('accepts relative and absolute paths inside the workspace', async () => {
@@ -346,6 +346,37 @@ describe("the desktop app's data folder (Electron userData, ~/.config/loopdesk) 
     symlinkSync(path.join(userData, 'config.json'), path.join(sb.ws, 'new.json'))
     await expect(atomicWriteConfined(target, '{}')).rejects.toThrow(WorkspaceEscapeError)
     expect(readFileSync(path.join(userData, 'config.json'), 'utf8')).toBe('{"theme":"dark"}\n')
+  })
+})
+
+describe('a config file LOOPDESK_CONFIG_PATH keeps outside the state dir, inside the workspace', () => {
+  const CONFIG = /Loopdesk's own config file/
+  let config: string
+  beforeEach(() => {
+    config = path.join(sb.ws, 'loopdesk.json')
+    writeFileSync(config, '{"tools":{"exec":{"allowlist":[]}},"gateway":{"token":"GW-SECRET"}}\n')
+    writeFileSync(`${config}.bak`, '{"gateway":{"token":"GW-SECRET"}}\n')
+  })
+
+  it('read, write and edit refuse it (and its .bak); searches pass over it without failing', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: path.join(sb.base, 'state'), configPath: config })
+    await expect(run(ctx, 'read', { path: 'ws/loopdesk.json' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'read', { path: 'ws/loopdesk.json.bak' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'write', { path: 'ws/loopdesk.json', content: '{"tools":{"exec":{"allowlist":["*"]}}}' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'edit', { path: 'ws/loopdesk.json', oldText: '[]', newText: '["*"]' })).rejects.toThrow(CONFIG)
+    symlinkSync(config, path.join(sb.ws, 'cfg.json'))
+    await expect(run(ctx, 'read', { path: 'ws/cfg.json' })).rejects.toThrow(CONFIG)
+    expect(readFileSync(config, 'utf8')).toMatch(/"allowlist":\[\]/)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'GW-SECRET|fine' })).split('\n')).toEqual(['ws/ok.txt:1: fine'])
+    expect(textOf(await run(ctx, 'glob', { pattern: 'ws/loopdesk*' }))).toMatch(/No paths match/)
+    await expect(run(ctx, 'grep', { pattern: 'GW', path: 'ws/loopdesk.json' })).rejects.toThrow(CONFIG)
+    await run(ctx, 'write', { path: 'ws/other.json', content: '{}' })
+    // kept in the state dir (the default), it is the state folder's
+    const state = path.join(sb.base, 'state')
+    mkdirSync(state)
+    writeFileSync(path.join(state, 'loopdesk.json'), '{}\n')
+    const inState = makeCtx(sb.base, { stateDir: state, configPath: path.join(state, 'loopdesk.json') })
+    await expect(run(inState, 'read', { path: 'state/loopdesk.json' })).rejects.toThrow(/Loopdesk's own state folder/)
   })
 })
 

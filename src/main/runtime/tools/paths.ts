@@ -34,7 +34,8 @@ export interface ResolvedPath {
  */
 export interface PrivateDir {
   dir: string
-  what: 'state' | 'userData'
+  /** `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir */
+  what: 'state' | 'userData' | 'config'
 }
 
 /** A private folder the workspace holds, by its real path. */
@@ -44,10 +45,14 @@ export interface Fence {
 }
 
 /** The private folders a tool context names (the desktop app's only in the desktop app). */
-export function privateDirsOf(ctx: { stateDir?: string; userDataDir?: string }): PrivateDir[] {
+export function privateDirsOf(ctx: { stateDir?: string; userDataDir?: string; configPath?: string }): PrivateDir[] {
   const dirs: PrivateDir[] = []
   if (ctx.stateDir) dirs.push({ dir: ctx.stateDir, what: 'state' })
   if (ctx.userDataDir) dirs.push({ dir: ctx.userDataDir, what: 'userData' })
+  // a config file kept in the state dir is fenced with it (and named as the state folder)
+  if (ctx.configPath && !(ctx.stateDir && isInside(realOrPlanned(ctx.stateDir), realOrPlanned(ctx.configPath)))) {
+    for (const f of [ctx.configPath, `${ctx.configPath}.bak`, `${ctx.configPath}.lock`]) dirs.push({ dir: f, what: 'config' })
+  }
   return dirs
 }
 
@@ -123,13 +128,14 @@ export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fen
 
 /** What a fenced folder is, for the refusal the model reads. */
 const FENCE_NAMES: Record<Fence['what'], (real: string) => string> = {
-  state: (real) => `Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
-  userData: (real) => `the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
+  state: (real) => `in Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
+  userData: (real) => `in the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
+  config: (real) => `Loopdesk's own config file (${real}: its exec allowlist applies at once; it may hold keys)`,
 }
 
 function fenced(input: string, root: string, fence: Fence): WorkspaceEscapeError {
   return new WorkspaceEscapeError(
-    `Access denied: "${input}" is in ${FENCE_NAMES[fence.what](fence.real)}, ` +
+    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real)}, ` +
       `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
       'workspace of its own (agents.defaults.workspace).',
   )
