@@ -301,8 +301,12 @@ export interface ApprovalBrokerLike {
 
 export interface ToolRunContext {
   workspaceDir: string
-  /** Loopdesk's state dir: file tools refuse it even when the workspace contains it (tools/paths.ts stateDirFence) */
+  /** Loopdesk's state dir: file tools refuse it even when the workspace contains it (tools/paths.ts privateFences) */
   stateDir?: string
+  /** the desktop app's Electron userData (settings, stored keys): refused like the state dir; none without the app */
+  userDataDir?: string
+  /** the config file (LOOPDESK_CONFIG_PATH may put it outside the state dir): refused like the state dir */
+  configPath?: string
   runId: string
   sessionKey: string
   approvals: ApprovalBrokerLike

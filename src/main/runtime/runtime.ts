@@ -43,6 +43,8 @@ const FINAL_TTL_MS = 10 * 60_000
 
 export interface RuntimeOptions {
   stateDir: string
+  /** the desktop app's Electron userData folder (its settings, the keys it stores): file tools keep out of it */
+  userDataDir?: string
   env?: NodeJS.ProcessEnv
   /** provider API keys; default: `<stateDir>/credentials.json` (0600) */
   credentials?: CredentialStore
@@ -163,6 +165,8 @@ class RuntimeImpl implements Runtime {
       models: () => this.registry,
       tools: createTools,
       stateDir: opts.stateDir,
+      userDataDir: opts.userDataDir,
+      configPath: config.path,
       approvals,
       buildPayloads,
       sanitizeToolResult: sanitizeToolResultForEvent,

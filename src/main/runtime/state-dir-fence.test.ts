@@ -1,6 +1,7 @@
 // A workspace that contains Loopdesk's state dir (agents.defaults.workspace set to the home folder, which holds
 // ~/.loopdesk): the runtime hands the state dir to the tools, so a run cannot rewrite loopdesk.json (whose exec
-// allowlist applies live) nor read the keys and tokens next to it — without any approval asked.
+// allowlist applies live) nor read the keys and tokens next to it — without any approval asked. The desktop app
+// hands its userData folder (settings, stored keys) over too.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -72,5 +73,61 @@ it('with the default workspace, the model can read an attached file at the path 
     await rt.close()
     await srv.close()
     fs.rmSync(rt.stateDir, { recursive: true, force: true })
+  }
+})
+
+it("the desktop app's data folder (userData, handed to createRuntime) is refused like the state dir", async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const home2 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
+  const stateDir = path.join(home2, '.loopdesk')
+  const userDataDir = path.join(home2, '.config', 'loopdesk')
+  fs.mkdirSync(stateDir)
+  fs.mkdirSync(userDataDir, { recursive: true })
+  fs.writeFileSync(path.join(userDataDir, 'credentials.json'), '{"openai":"v10-STORED-KEY"}\n')
+  fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(srv, { agents: { defaults: { workspace: home2 } } })))
+  const rt = await startTestRuntime(srv, { stateDir, runtime: { userDataDir } })
+  try {
+    srv.script([
+      {
+        toolCalls: [
+          { name: 'read', args: { path: '.config/loopdesk/credentials.json' } },
+          { name: 'write', args: { path: '.config/loopdesk/config.json', content: '{}' } },
+          { name: 'grep', args: { pattern: 'STORED-KEY' } },
+        ],
+      },
+      { text: 'done' },
+    ])
+    await rt.call('agent', { message: 'go', idempotencyKey: 'ud-1', sessionKey: 'agent:main:ud' })
+    expect((await rt.call('agent.wait', { runId: 'ud-1', timeoutMs: 10_000 })).status).toBe('ok')
+    expect(fs.existsSync(path.join(userDataDir, 'config.json'))).toBe(false)
+    const sent = JSON.stringify(srv.requests.at(-1)!.body.messages)
+    expect(sent).not.toContain('v10-STORED-KEY')
+    expect(sent.match(/the Loopdesk desktop app's data folder/g)).toHaveLength(2)
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(home2, { recursive: true, force: true })
+  }
+})
+
+it('a config file LOOPDESK_CONFIG_PATH keeps in the workspace is refused too: its exec allowlist applies at once', async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const home3 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
+  const configFile = path.join(home3, 'loopdesk.json')
+  const text = JSON.stringify(testConfig(srv, { agents: { defaults: { workspace: home3 } } }))
+  fs.writeFileSync(configFile, text)
+  const rt = await startTestRuntime(srv, { stateDir: path.join(home3, '.loopdesk'), runtime: { env: { LOOPDESK_CONFIG_PATH: configFile } } })
+  try {
+    expect(rt.workspace).toBe(home3)
+    const allowAll = { ...JSON.parse(text), tools: { exec: { allowlist: ['*'] } } }
+    srv.script([{ toolCalls: [{ name: 'write', args: { path: 'loopdesk.json', content: JSON.stringify(allowAll) } }] }, { text: 'done' }])
+    await rt.call('agent', { message: 'go', idempotencyKey: 'cfg-1', sessionKey: 'agent:main:cfg' })
+    expect((await rt.call('agent.wait', { runId: 'cfg-1', timeoutMs: 10_000 })).status).toBe('ok')
+    expect(fs.readFileSync(configFile, 'utf8')).toBe(text)
+    expect(JSON.stringify(srv.requests.at(-1)!.body.messages)).toContain("Loopdesk's own config file")
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(home3, { recursive: true, force: true })
   }
 })

@@ -153,6 +153,15 @@ describe('startShell', () => {
     expect(fake.app.setPath.mock.invocationCallOrder[0]).toBeLessThan(fake.app.requestSingleInstanceLock.mock.invocationCallOrder[0])
   })
 
+  it("the runtime gets userData (the override's too), so its file tools keep out of the settings and stored keys", async () => {
+    await startShell(deps(), paths, {}).ready
+    expect(runtimeOpts!.userDataDir).toBe(userData)
+    resetFake()
+    fake.app.userDataDir = '/default-profile'
+    await startShell(deps(), paths, { LOOPDESK_USER_DATA_DIR: userData }).ready
+    expect(runtimeOpts!.userDataDir).toBe(userData)
+  })
+
   it('second instance focuses the existing window', async () => {
     const shell = startShell(deps(), paths, {})
     await shell.ready

@@ -18,6 +18,8 @@ import { createMainWindow, focusWindow } from './window'
 
 export interface RuntimeOptions {
   stateDir: string
+  /** Electron's userData (settings, the stored provider keys): the runtime's file tools keep out of it */
+  userDataDir?: string
   env?: NodeJS.ProcessEnv
   credentials?: CredentialStore
   prefs?: PrefsProvider
@@ -154,7 +156,7 @@ export function startShell<R extends RuntimeHost>(
     const prefs = settings.prefs
     // started from the Dock / Start menu there is no HTTPS_PROXY: the OS proxy settings stand in
     const starting = withSystemProxy(env, (url) => session.defaultSession.resolveProxy(url)).then((runtimeEnv) =>
-      deps.createRuntime({ stateDir, env: runtimeEnv, credentials: new SafeStorageCredentialStore({ cwd: userData }), prefs }),
+      deps.createRuntime({ stateDir, userDataDir: userData, env: runtimeEnv, credentials: new SafeStorageCredentialStore({ cwd: userData }), prefs }),
     )
     // The window opens while the runtime loads (it is the heavier part of start-up); IPC calls made
     // meanwhile wait for it.

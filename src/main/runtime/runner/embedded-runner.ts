@@ -113,6 +113,10 @@ export interface RunnerDeps {
   tools?: ToolFactory
   /** handed to the tools, which keep out of it even when the workspace contains it */
   stateDir?: string
+  /** the desktop app's data folder, handed to the tools like stateDir */
+  userDataDir?: string
+  /** the config file, handed to the tools like stateDir (LOOPDESK_CONFIG_PATH may put it elsewhere) */
+  configPath?: string
   approvals: ApprovalBrokerLike
   buildPayloads: BuildPayloads
   sanitizeToolResult(result: unknown): unknown
@@ -425,6 +429,8 @@ export class EmbeddedRunner {
         ? deps.tools({
             workspaceDir,
             ...(deps.stateDir ? { stateDir: deps.stateDir } : {}),
+            ...(deps.userDataDir ? { userDataDir: deps.userDataDir } : {}),
+            ...(deps.configPath ? { configPath: deps.configPath } : {}),
             runId: req.runId,
             sessionKey: req.sessionKey,
             approvals: deps.approvals,

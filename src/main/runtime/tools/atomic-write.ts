@@ -4,17 +4,17 @@
 import { randomBytes } from 'node:crypto'
 import { constants as C, promises as fsp } from 'node:fs'
 import path from 'node:path'
-import { isInside, mkdirsInside, openConfined, WorkspaceEscapeError, type ResolvedPath } from './paths'
+import { fenceOf, isInside, mkdirsInside, openConfined, WorkspaceEscapeError, type ResolvedPath } from './paths'
 
 export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8Array): Promise<{ bytes: number; created: boolean }> {
   const dir = path.dirname(rp.abs)
-  await mkdirsInside(rp.root, dir)
+  await mkdirsInside(rp.root, dir, rp.fences)
 
   const existing = await fsp.lstat(rp.abs).catch(() => undefined)
   if (existing?.isDirectory()) throw new Error(`"${rp.rel}" is a directory; give a file path`)
   if (existing?.isSymbolicLink()) {
     const real = await fsp.realpath(rp.abs).catch(() => '')
-    if (!real || !isInside(rp.root, real) || (rp.fence && isInside(rp.fence, real))) {
+    if (!real || !isInside(rp.root, real) || fenceOf(rp.fences, real)) {
       throw new WorkspaceEscapeError(`Access denied: "${rp.rel}" became a symlink pointing outside the workspace`)
     }
   }

@@ -14,7 +14,7 @@ beforeEach(() => {
 })
 afterEach(() => sb.cleanup())
 
-const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder/
+const DENIED = /Access denied|outside the workspace|Loopdesk's own state folder|desktop app's data folder|Loopdesk's own config file/
 
 describe('resolveInWorkspace', () => {
   it('accepts relative and absolute paths inside the workspace', async () => {
@@ -246,6 +246,137 @@ describe("Loopdesk's state dir inside the workspace (a workspace set to the home
     await expect(run(ctx, 'read', { path: 'loopdesk.json' })).rejects.toThrow(FENCED)
     await expect(run(ctx, 'write', { path: 'notes.txt', content: 'x' })).rejects.toThrow(FENCED)
     await expect(run(ctx, 'ls', {})).rejects.toThrow(FENCED)
+  })
+})
+
+describe("the desktop app's data folder (Electron userData, ~/.config/loopdesk) inside the workspace", () => {
+  // base/ is the workspace (a home folder); base/config/loopdesk is userData: the window settings and the provider
+  // keys stored with safeStorage
+  let userData: string
+  beforeEach(() => {
+    userData = path.join(sb.base, 'config', 'loopdesk')
+    mkdirSync(userData, { recursive: true })
+    writeFileSync(path.join(userData, 'credentials.json'), '{"openai":"v10-SAFESTORAGE-KEY"}\n')
+    writeFileSync(path.join(userData, 'config.json'), '{"theme":"dark"}\n')
+  })
+  const APP = /the Loopdesk desktop app's data folder/
+  const STATE = /Loopdesk's own state folder/
+
+  it('read, write, edit and ls refuse it, directly and through a symlink', async () => {
+    const ctx = makeCtx(sb.base, { userDataDir: userData })
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'read', { path: path.join(userData, 'config.json') })).rejects.toThrow(APP)
+    await expect(run(ctx, 'write', { path: 'config/loopdesk/config.json', content: '{}' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'write', { path: 'config/loopdesk/new/file.txt', content: 'x' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'edit', { path: 'config/loopdesk/config.json', oldText: 'dark', newText: 'light' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'ls', { path: 'config/loopdesk' })).rejects.toThrow(APP)
+    symlinkSync(userData, path.join(sb.ws, 'ud'))
+    await expect(run(ctx, 'read', { path: 'ws/ud/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'write', { path: 'ws/ud/config.json', content: '{}' })).rejects.toThrow(APP)
+    expect(readFileSync(path.join(userData, 'config.json'), 'utf8')).toBe('{"theme":"dark"}\n')
+    expect(existsSync(path.join(userData, 'new'))).toBe(false)
+    // the message names the folder for what it is, and the rest of the workspace still works
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/config.json' })).rejects.toThrow(/window settings and stored provider keys/)
+    expect(textOf(await run(ctx, 'read', { path: 'ws/ok.txt' }))).toBe('fine')
+    // the headless gateway and CLI name no such folder: their tools see a plain folder
+    expect(textOf(await run(makeCtx(sb.base), 'read', { path: 'config/loopdesk/config.json' }))).toBe('{"theme":"dark"}')
+  })
+
+  it('workspace-wide grep and glob pass over it; aimed at it they are refused', async () => {
+    const ctx = makeCtx(sb.base, { userDataDir: userData })
+    writeFileSync(path.join(sb.ws, 'notes.txt'), 'my KEY notes\n')
+    expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' })).split('\n')).toEqual(['ws/notes.txt:1: my KEY notes'])
+    const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
+    expect(globbed).not.toMatch(/loopdesk/)
+    expect(globbed).toMatch(/^config\/$/m) // its parent is an ordinary folder
+    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/loopdesk' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'grep', { pattern: 'KEY', path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'glob', { pattern: 'config/loopdesk/**' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'glob', { pattern: 'loopdesk/*', path: 'config' })).rejects.toThrow(APP)
+  })
+
+  it('a workspace holding the state dir too fences both, each named for what it is', async () => {
+    const state = path.join(sb.base, 'state')
+    mkdirSync(state)
+    writeFileSync(path.join(state, 'credentials.json'), '{"openai":"sk-SECRET-KEY"}\n')
+    const ctx = makeCtx(sb.base, { stateDir: state, userDataDir: userData })
+    await expect(run(ctx, 'read', { path: 'state/credentials.json' })).rejects.toThrow(STATE)
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' }))).toMatch(/No matches/)
+    expect(textOf(await run(ctx, 'glob', { pattern: '**/credentials.json' }))).toMatch(/No paths match/)
+    // a state dir kept inside userData is named as the state folder (the innermost); its attachments stay readable
+    const nested = path.join(userData, 'state')
+    mkdirSync(path.join(nested, 'media', 'inbound'), { recursive: true })
+    writeFileSync(path.join(nested, 'loopdesk.json'), '{}\n')
+    const attached = path.join(nested, 'media', 'inbound', '0b1c2d3e-0000-4000-8000-000000000000.txt')
+    writeFileSync(attached, 'attached notes\n')
+    const inner = makeCtx(sb.base, { stateDir: nested, userDataDir: userData })
+    await expect(run(inner, 'read', { path: 'config/loopdesk/state/loopdesk.json' })).rejects.toThrow(STATE)
+    expect(textOf(await run(inner, 'read', { path: attached }))).toBe('attached notes')
+  })
+
+  it('is fenced by its real path: named through a symlink (LOOPDESK_USER_DATA_DIR), or not made yet under a linked parent', async () => {
+    symlinkSync(userData, path.join(sb.outside, 'profile'))
+    const ctx = makeCtx(sb.base, { userDataDir: path.join(sb.outside, 'profile') })
+    await expect(run(ctx, 'read', { path: 'config/loopdesk/credentials.json' })).rejects.toThrow(APP)
+    await expect(run(ctx, 'read', { path: 'outside/profile/credentials.json' })).rejects.toThrow(APP)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'KEY' }))).toMatch(/No matches/)
+    // a profile the app has not created yet: a file written there now would be read by the app later
+    symlinkSync(path.join(sb.base, 'config'), path.join(sb.outside, 'cfg'))
+    const fresh = makeCtx(sb.base, { userDataDir: path.join(sb.outside, 'cfg', 'Fresh') })
+    await expect(run(fresh, 'write', { path: 'config/Fresh/config.json', content: '{}' })).rejects.toThrow(APP)
+    expect(existsSync(path.join(sb.base, 'config', 'Fresh'))).toBe(false)
+  })
+
+  it('the open-time and write-time re-checks refuse a folder swapped for a link into it', async () => {
+    const privateDirs = [{ dir: userData, what: 'userData' as const }]
+    mkdirSync(path.join(sb.ws, 'sub'))
+    writeFileSync(path.join(sb.ws, 'sub', 'credentials.json'), 'harmless')
+    const rp = await resolveInWorkspace(sb.base, 'ws/sub/credentials.json', { privateDirs })
+    renameSync(path.join(sb.ws, 'sub'), path.join(sb.ws, 'sub-old'))
+    symlinkSync(userData, path.join(sb.ws, 'sub'))
+    await expect(openConfined(rp, C.O_RDONLY)).rejects.toThrow(APP)
+    // a write's missing folders are not made inside it either
+    const deep = await resolveInWorkspace(sb.base, 'ws/later/deep/x.txt', { allowMissing: true, privateDirs })
+    symlinkSync(userData, path.join(sb.ws, 'later'))
+    await expect(atomicWriteConfined(deep, 'x')).rejects.toThrow(APP)
+    expect(existsSync(path.join(userData, 'deep'))).toBe(false)
+    // nor a link planted at the target
+    const target = await resolveInWorkspace(sb.base, 'ws/new.json', { allowMissing: true, privateDirs })
+    symlinkSync(path.join(userData, 'config.json'), path.join(sb.ws, 'new.json'))
+    await expect(atomicWriteConfined(target, '{}')).rejects.toThrow(WorkspaceEscapeError)
+    expect(readFileSync(path.join(userData, 'config.json'), 'utf8')).toBe('{"theme":"dark"}\n')
+  })
+})
+
+describe('a config file LOOPDESK_CONFIG_PATH keeps outside the state dir, inside the workspace', () => {
+  const CONFIG = /Loopdesk's own config file/
+  let config: string
+  beforeEach(() => {
+    config = path.join(sb.ws, 'loopdesk.json')
+    writeFileSync(config, '{"tools":{"exec":{"allowlist":[]}},"gateway":{"token":"GW-SECRET"}}\n')
+    writeFileSync(`${config}.bak`, '{"gateway":{"token":"GW-SECRET"}}\n')
+  })
+
+  it('read, write and edit refuse it (and its .bak); searches pass over it without failing', async () => {
+    const ctx = makeCtx(sb.base, { stateDir: path.join(sb.base, 'state'), configPath: config })
+    await expect(run(ctx, 'read', { path: 'ws/loopdesk.json' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'read', { path: 'ws/loopdesk.json.bak' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'write', { path: 'ws/loopdesk.json', content: '{"tools":{"exec":{"allowlist":["*"]}}}' })).rejects.toThrow(CONFIG)
+    await expect(run(ctx, 'edit', { path: 'ws/loopdesk.json', oldText: '[]', newText: '["*"]' })).rejects.toThrow(CONFIG)
+    symlinkSync(config, path.join(sb.ws, 'cfg.json'))
+    await expect(run(ctx, 'read', { path: 'ws/cfg.json' })).rejects.toThrow(CONFIG)
+    expect(readFileSync(config, 'utf8')).toMatch(/"allowlist":\[\]/)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'GW-SECRET|fine' })).split('\n')).toEqual(['ws/ok.txt:1: fine'])
+    expect(textOf(await run(ctx, 'glob', { pattern: 'ws/loopdesk*' }))).toMatch(/No paths match/)
+    await expect(run(ctx, 'grep', { pattern: 'GW', path: 'ws/loopdesk.json' })).rejects.toThrow(CONFIG)
+    await run(ctx, 'write', { path: 'ws/other.json', content: '{}' })
+    // kept in the state dir (the default), it is the state folder's
+    const state = path.join(sb.base, 'state')
+    mkdirSync(state)
+    writeFileSync(path.join(state, 'loopdesk.json'), '{}\n')
+    const inState = makeCtx(sb.base, { stateDir: state, configPath: path.join(state, 'loopdesk.json') })
+    await expect(run(inState, 'read', { path: 'state/loopdesk.json' })).rejects.toThrow(/Loopdesk's own state folder/)
   })
 })
 

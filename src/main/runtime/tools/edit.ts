@@ -2,7 +2,7 @@
 import { constants as C } from 'node:fs'
 import Type from 'typebox'
 import { atomicWriteConfined } from './atomic-write'
-import { openConfined, refuseGitInternals, resolveInWorkspace } from './paths'
+import { openConfined, privateDirsOf, refuseGitInternals, resolveInWorkspace } from './paths'
 import { formatBytes, looksBinary, textResult, throwIfAborted } from './result'
 import { READ_MAX_FILE_BYTES } from './read'
 import { defineTool } from './spec'
@@ -42,7 +42,7 @@ export const editTool = defineTool(
   async (ctx, p, signal) => {
     throwIfAborted(signal, 'edit')
     if (p.oldText === '') throw new Error('oldText must not be empty; use write to create or overwrite a file')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx) })
     refuseGitInternals(rp, p.path)
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer

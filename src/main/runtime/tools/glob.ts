@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
 import { compileGlob, literalPrefix } from './glob-match'
-import { checkFence, isInside, resolveInWorkspace } from './paths'
+import { checkFence, isInside, privateDirsOf, resolveInWorkspace } from './paths'
 import { textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 import { walk, type WalkState } from './walk'
@@ -34,7 +34,7 @@ export const globTool = defineTool(
     if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       throw new Error('pattern must be relative to path and must not contain ".."; pass a directory in path instead')
     }
-    const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
+    const base = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx) })
     if (!(await fsp.stat(base.abs)).isDirectory()) throw new Error(`"${base.rel}" is not a directory`)
 
     const re = compileGlob(pattern)
@@ -55,7 +55,7 @@ export const globTool = defineTool(
     const hits: string[] = []
     let total = 0
     const state: WalkState = { visited: 0, truncated: false }
-    for await (const e of walk(start, signal, state, undefined, base.fence)) {
+    for await (const e of walk(start, signal, state, undefined, base.fences?.map((f) => f.real))) {
       const relToBase = startRel ? `${startRel}/${e.rel}` : e.rel
       if (!re.test(relToBase)) continue
       total++

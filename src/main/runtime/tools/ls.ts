@@ -2,7 +2,7 @@
 import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
-import { resolveInWorkspace } from './paths'
+import { privateDirsOf, resolveInWorkspace } from './paths'
 import { formatBytes, raceAbort, textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 
@@ -22,7 +22,7 @@ export const lsTool = defineTool(
   },
   async (ctx, p, signal) => {
     throwIfAborted(signal, 'ls')
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir })
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx) })
     const st = await fsp.stat(rp.abs)
     if (!st.isDirectory()) {
       return textResult(`${rp.rel} is a file (${formatBytes(st.size)})`, { path: rp.rel, entries: 0 })

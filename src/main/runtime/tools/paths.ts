@@ -23,15 +23,44 @@ export interface ResolvedPath {
   /** realpath(workspaceDir) */
   root: string
   exists: boolean
-  /** Loopdesk's real state dir when the workspace holds it (see stateDirFence): nothing under it is served */
-  fence?: string
+  /** Loopdesk's private folders the workspace holds (see privateFences): nothing under them is served */
+  fences?: Fence[]
+}
+
+/**
+ * A folder of Loopdesk's own: its state dir (config, keys, plugins, hooks, transcripts), or the desktop app's
+ * Electron userData (window settings, the provider keys it stores encrypted with safeStorage, Chromium's
+ * profile: cookies, local storage) — a folder no agent has reason to read or write.
+ */
+export interface PrivateDir {
+  dir: string
+  /** `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir */
+  what: 'state' | 'userData' | 'config'
+}
+
+/** A private folder the workspace holds, by its real path. */
+export interface Fence {
+  real: string
+  what: PrivateDir['what']
+}
+
+/** The private folders a tool context names (the desktop app's only in the desktop app). */
+export function privateDirsOf(ctx: { stateDir?: string; userDataDir?: string; configPath?: string }): PrivateDir[] {
+  const dirs: PrivateDir[] = []
+  if (ctx.stateDir) dirs.push({ dir: ctx.stateDir, what: 'state' })
+  if (ctx.userDataDir) dirs.push({ dir: ctx.userDataDir, what: 'userData' })
+  // a config file kept in the state dir is fenced with it (and named as the state folder)
+  if (ctx.configPath && !(ctx.stateDir && isInside(realOrPlanned(ctx.stateDir), realOrPlanned(ctx.configPath)))) {
+    for (const f of [ctx.configPath, `${ctx.configPath}.bak`, `${ctx.configPath}.lock`]) dirs.push({ dir: f, what: 'config' })
+  }
+  return dirs
 }
 
 export interface ResolveOptions {
   /** the target may not exist yet (write); its nearest existing parent is checked instead */
   allowMissing?: boolean
-  /** Loopdesk's state dir (config, keys, plugins, hooks, transcripts): refused even inside the workspace */
-  stateDir?: string
+  /** Loopdesk's private folders (privateDirsOf): refused even inside the workspace */
+  privateDirs?: readonly PrivateDir[]
   /**
    * Real directories outside the workspace whose files may be read too (the `read` tool: the attachments folder,
    * whose saved paths the prompt names). The result's `root` is then that directory and `rel` the absolute path.
@@ -59,35 +88,63 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
 }
 
 /**
- * The real state dir when a workspace holds it — the workspace is the state dir or one of its ancestors (say the
- * user's home with the default ~/.loopdesk) — else undefined. A workspace inside the state dir (the default
- * `<stateDir>/workspace`) is no concern; one elsewhere cannot reach it anyway. Fenced off because writing there
- * is running code without an approval (loopdesk.json's exec allowlist applies live; plugins/ and hooks/ load into
- * the app) and reading there is reading the provider keys, the gateway token and every other conversation.
+ * The private folders a workspace holds — the workspace is the folder or one of its ancestors (say the user's
+ * home with the default ~/.loopdesk and ~/.config/loopdesk) — by real path, innermost first. A workspace inside
+ * one (the default `<stateDir>/workspace`) is no concern; one elsewhere cannot reach it anyway. Fenced off
+ * because writing in the state dir is running code without an approval (loopdesk.json's exec allowlist applies
+ * live; plugins/ and hooks/ load into the app), and reading either is reading the provider keys (the desktop
+ * app's encrypted, so only as safe as the OS keychain), the gateway token and every other conversation.
  */
-export function stateDirFence(root: string, stateDir: string | undefined): string | undefined {
-  if (!stateDir) return undefined
-  let real: string
-  try {
-    real = fs.realpathSync.native(stateDir)
-  } catch {
-    real = path.resolve(stateDir)
+export function privateFences(root: string, dirs: readonly PrivateDir[] | undefined): Fence[] {
+  const fences: Fence[] = []
+  for (const { dir, what } of dirs ?? []) {
+    const real = realOrPlanned(dir)
+    if (real !== root && isInside(real, root)) continue
+    if (isInside(root, real)) fences.push({ real, what })
   }
-  if (real !== root && isInside(real, root)) return undefined
-  return isInside(root, real) ? real : undefined
+  return fences.sort((a, b) => b.real.length - a.real.length)
 }
 
-function fenced(input: string, root: string, fence: string): WorkspaceEscapeError {
+/** realpath of `dir`; for one not made yet, the real path it will have (its nearest existing ancestor's + the rest). */
+function realOrPlanned(dir: string): string {
+  const tail: string[] = []
+  let cur = path.resolve(dir)
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(cur), ...tail)
+    } catch {
+      const parent = path.dirname(cur)
+      if (parent === cur) return path.resolve(dir)
+      tail.unshift(path.basename(cur))
+      cur = parent
+    }
+  }
+}
+
+/** The fence holding `real`, if any (the innermost: fences are sorted so). */
+export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fence | undefined {
+  return fences?.find((f) => isInside(f.real, real))
+}
+
+/** What a fenced folder is, for the refusal the model reads. */
+const FENCE_NAMES: Record<Fence['what'], (real: string) => string> = {
+  state: (real) => `in Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
+  userData: (real) => `in the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
+  config: (real) => `Loopdesk's own config file (${real}: its exec allowlist applies at once; it may hold keys)`,
+}
+
+function fenced(input: string, root: string, fence: Fence): WorkspaceEscapeError {
   return new WorkspaceEscapeError(
-    `Access denied: "${input}" is in Loopdesk's own state folder (${fence}: its settings, keys, plugins and conversations), ` +
+    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real)}, ` +
       `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
       'workspace of its own (agents.defaults.workspace).',
   )
 }
 
-/** Throws when `real` lies in the fenced-off state dir of `rp` (a path reached after the first check). */
-export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fence'>, real: string, shown: string): void {
-  if (rp.fence && isInside(rp.fence, real)) throw fenced(shown, rp.root, rp.fence)
+/** Throws when `real` lies in a fenced-off private folder of `rp` (a path reached after the first check). */
+export function checkFence(rp: Pick<ResolvedPath, 'root' | 'fences'>, real: string, shown: string): void {
+  const f = fenceOf(rp.fences, real)
+  if (f) throw fenced(shown, rp.root, f)
 }
 
 /** Version-control folders whose files name commands the tool runs: git's, and Mercurial's (`[hooks]` in .hg/hgrc). */
@@ -125,7 +182,7 @@ function outside(input: string, root: string, real: string, viaLink: boolean): W
 }
 
 /**
- * Resolves a tool path argument inside the workspace (and outside a state dir the workspace holds: stateDirFence).
+ * Resolves a tool path argument inside the workspace (and outside the private folders it holds: privateFences).
  * `allowMissing`: the target may not exist yet (write); its nearest existing parent is checked instead.
  */
 export async function resolveInWorkspace(workspaceDir: string, input: string | undefined, opts: ResolveOptions = {}): Promise<ResolvedPath> {
@@ -150,8 +207,9 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
     real = await resolveMissing(raw, root, lexical)
   }
   const viaLink = real !== lexical
-  const fence = stateDirFence(root, opts.stateDir)
-  if (!isInside(root, real) || (fence && isInside(fence, real))) {
+  const fences = privateFences(root, opts.privateDirs)
+  const fence = fenceOf(fences, real)
+  if (!isInside(root, real) || fence) {
     const extra = exists ? readRootOf(real, opts.readRoots) : undefined
     if (extra) return { abs: real, rel: real, root: extra, exists }
     if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
@@ -160,7 +218,7 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
   if (!exists && !opts.allowMissing) {
     throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
   }
-  return { abs: real, rel: relOf(root, real), root, exists, ...(fence ? { fence } : {}) }
+  return { abs: real, rel: relOf(root, real), root, exists, ...(fences.length ? { fences } : {}) }
 }
 
 /** The real directory of `readRoots` that holds `real` (strictly inside it), if any. */
@@ -237,8 +295,10 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
     if (!b || a.ino !== b.ino || a.dev !== b.dev) where = real || rp.abs + ' (changed)'
     else where = real
   }
-  if (!isInside(rp.root, where) || (rp.fence && isInside(rp.fence, where))) {
+  const fence = fenceOf(rp.fences, where)
+  if (!isInside(rp.root, where) || fence) {
     await fh.close().catch(() => {})
+    if (fence) throw fenced(rp.rel, rp.root, fence)
     throw new WorkspaceEscapeError(
       `Access denied: "${rp.rel}" changed while opening and now points outside the workspace (${where})`,
     )
@@ -275,9 +335,10 @@ export async function openConfined(rp: ResolvedPath, flags: number, mode?: numbe
 
 /**
  * Creates the missing directories of `dir` (a real path inside the workspace) one level at a time,
- * refusing to step through anything that turned into a symlink meanwhile.
+ * refusing to step through anything that turned into a symlink meanwhile — out of the workspace or into
+ * one of `fences`.
  */
-export async function mkdirsInside(root: string, dir: string): Promise<void> {
+export async function mkdirsInside(root: string, dir: string, fences?: readonly Fence[]): Promise<void> {
   if (!isInside(root, dir)) throw new WorkspaceEscapeError(`Access denied: ${dir} is outside the workspace`)
   const parts = path.relative(root, dir).split(path.sep).filter(Boolean)
   let cur = root
@@ -293,6 +354,8 @@ export async function mkdirsInside(root: string, dir: string): Promise<void> {
     if (st.isSymbolicLink()) {
       const real = await fsp.realpath(cur)
       if (!isInside(root, real)) throw new WorkspaceEscapeError(`Access denied: ${path.relative(root, cur)} is a symlink leading outside the workspace`)
+      const fence = fenceOf(fences, real)
+      if (fence) throw fenced(path.relative(root, cur), root, fence)
     } else if (!st.isDirectory()) {
       throw new Error(`Cannot create directory ${path.relative(root, cur)}: a file with that name exists`)
     }

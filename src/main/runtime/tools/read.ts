@@ -2,7 +2,7 @@
 import fs, { constants as C } from 'node:fs'
 import Type from 'typebox'
 import { inboundMediaDir } from '../attachments'
-import { openConfined, resolveInWorkspace } from './paths'
+import { openConfined, privateDirsOf, resolveInWorkspace } from './paths'
 import { formatBytes, looksBinary, raceAbort, textResult, throwIfAborted, type ToolResult } from './result'
 import { defineTool } from './spec'
 
@@ -45,7 +45,7 @@ export const readTool = defineTool(
     throwIfAborted(signal, 'read')
     // the attachments folder too: a message's files are named in the prompt by their saved path, to be read
     const readRoots = ctx.stateDir ? [inboundMediaDir(ctx.stateDir)] : undefined
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { stateDir: ctx.stateDir, readRoots })
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx), readRoots })
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

@@ -33,8 +33,8 @@ export async function* walk(
   signal: AbortSignal | undefined,
   state: WalkState = { visited: 0, truncated: false },
   maxEntries = WALK_MAX_ENTRIES,
-  /** a real directory path not to enter or list (the state dir a workspace holds: paths.ts stateDirFence) */
-  skipDir?: string,
+  /** real paths not to list or enter (the private folders and files a workspace holds: paths.ts privateFences) */
+  skip?: readonly string[],
 ): AsyncGenerator<WalkEntry> {
   const stack: string[] = ['']
   while (stack.length) {
@@ -57,7 +57,7 @@ export async function* walk(
       const kind = kindOf(d)
       if (kind === 'dir' && SKIP_DIRS.has(d.name)) continue
       const abs = path.join(start, rel)
-      if (kind === 'dir' && abs === skipDir) continue
+      if (skip?.includes(abs)) continue
       yield { abs, rel, kind }
       if (kind === 'dir') subdirs.push(rel)
     }

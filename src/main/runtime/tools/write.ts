@@ -1,7 +1,7 @@
 // `write`: create or overwrite a workspace file atomically (parent directories are created).
 import Type from 'typebox'
 import { atomicWriteConfined } from './atomic-write'
-import { refuseGitInternals, resolveInWorkspace } from './paths'
+import { privateDirsOf, refuseGitInternals, resolveInWorkspace } from './paths'
 import { formatBytes, textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 
@@ -27,7 +27,7 @@ export const writeTool = defineTool(
     if (Buffer.byteLength(p.content, 'utf8') > WRITE_MAX_BYTES) {
       throw new Error(`content is too large (limit ${formatBytes(WRITE_MAX_BYTES)})`)
     }
-    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, stateDir: ctx.stateDir })
+    const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, privateDirs: privateDirsOf(ctx) })
     if (rp.rel === '.') throw new Error('path must name a file, not the workspace directory')
     refuseGitInternals(rp, p.path)
     throwIfAborted(signal, 'write')
