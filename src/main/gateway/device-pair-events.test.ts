@@ -168,4 +168,37 @@ describe('pairing events of remove and lift', () => {
     readOnly.client.stop()
     await Promise.all([pairer.close(), writer.close()])
   })
+  it('a device that asked from elsewhere and then connects from this machine is paired: its request is answered "approved", a rejection of it lifted', async () => {
+    const pairer = await connect(generateNodeDeviceIdentity(), PAIRING)
+    const heard: EventFrameIn[] = []
+    pairer.onEvent((f) => heard.push(f))
+    const laptop = generateNodeDeviceIdentity()
+    const { requestId } = await ask(laptop, '198.51.100.23')
+    await until(() => pairingFrames(heard).length === 1)
+
+    const local = await connect(laptop, ['operator.read']) // loopback: paired on connect
+    await until(() => pairingFrames(heard).length === 2)
+    expect(pairingFrames(heard)[1]).toMatchObject({ event: 'device.pair.resolved', payload: { requestId, deviceId: laptop.deviceId, decision: 'approved' } })
+    const list = (await pairer.request('device.pair.list', {})) as { pending: Array<{ deviceId: string }>; paired: Array<{ deviceId: string }> }
+    expect(list.pending.filter((r) => r.deviceId === laptop.deviceId)).toEqual([])
+    expect(list.paired.map((d) => d.deviceId)).toContain(laptop.deviceId)
+    await local.close()
+
+    // rejected from elsewhere, then connected here: the "Recently rejected" line goes too
+    const tablet = generateNodeDeviceIdentity()
+    await pairer.request('device.pair.reject', { requestId: (await ask(tablet, '198.51.100.24')).requestId })
+    const before = heard.length
+    await (await connect(tablet, ['operator.read'])).close()
+    await until(() => heard.slice(before).some((f) => f.event === REJECTION_LIFTED_EVENT))
+    expect(heard.slice(before).find((f) => f.event === REJECTION_LIFTED_EVENT)?.payload).toMatchObject({ deviceId: tablet.deviceId })
+    const after = (await pairer.request('device.pair.list', {})) as { loopdeskRejected: Array<{ deviceId: string }> }
+    expect(after.loopdeskRejected.filter((r) => r.deviceId === tablet.deviceId)).toEqual([])
+
+    // an already paired device reconnecting says nothing
+    const quiet = heard.length
+    await (await connect(laptop, ['operator.read'])).close()
+    await pairer.request('device.pair.list', {})
+    expect(pairingFrames(heard.slice(quiet))).toEqual([])
+    await pairer.close()
+  })
 })

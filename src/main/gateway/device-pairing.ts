@@ -160,6 +160,18 @@ export class DevicePairing implements PairingApi {
     }
   }
 
+  /**
+   * A device connected from this machine, which pairs it (handshake.ts): a request it left from elsewhere is
+   * answered "approved" and a rejection of it lifted, so no prompt keeps a card or a "Recently rejected" line
+   * for a device that is paired now.
+   */
+  pairedOnLoopback(deviceId: string): void {
+    const now = this.now()
+    const { dropped, lifted } = this.deps.pending.forgetDevice(deviceId, now)
+    if (dropped) this.resolved(dropped, 'approved', now)
+    if (lifted) this.rejectionLifted(deviceId, now)
+  }
+
   /** A rejected device may ask again now: only its rejection goes (not a pairing, not a request). */
   liftRejection(raw: unknown): Result<PairingLiftRejectionResult> {
     const params = orEmpty(raw)

@@ -548,6 +548,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.clientMode = params.client.mode
     conn.deviceId = result.deviceId
     conn.authMethod = result.authMethod
+    // a loopback connect pairs its device (handshake.ts): what it asked from elsewhere is answered
+    if (conn.isLocal && result.deviceId) pairing.pairedOnLoopback(result.deviceId)
     if (conn.handshakeTimer) clearTimeout(conn.handshakeTimer)
     conn.handshakeTimer = undefined
     releasePreauth(conn)
