@@ -3,6 +3,7 @@
 // the block's text arrives with its end and is shown at once, above the reply.
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../../../shared/events'
+import type { HistoryMessage } from '../../../shared/methods'
 import { runStatusText } from '../components/Messages'
 import { reduce } from './run-reducer'
 import { emptyTranscript, type AssistantItem, type RunItem, type Transcript } from './types'
@@ -57,5 +58,36 @@ describe('a reasoning block in the run footer', () => {
     expect(assistant(t).map((a) => [a.reasoning, a.text])).toEqual([['Check the notes first.', '']])
     t = apply(t, ev('assistant', { text: 'Done.', delta: 'Done.' }, 3_500))
     expect(assistant(t).map((a) => [a.reasoning, a.text])).toEqual([['Check the notes first.', 'Done.']])
+  })
+
+  it('a reload mid-run whose event ring lost the beginning: a block already in history is not shown twice', () => {
+    // history: the first message of the run (its reasoning, text and tool call) and the tool's result
+    const messages: HistoryMessage[] = [
+      { id: 'm1', runId: 'r1', role: 'user', content: 'list files', timestamp: 1000 },
+      {
+        id: 'm2',
+        runId: 'r1',
+        role: 'assistant',
+        timestamp: 1010,
+        content: [
+          { type: 'thinking', thinking: 'plan' },
+          { type: 'text', text: 'Let me check.' },
+          { type: 'toolCall', id: 'c1', name: 'exec', arguments: { command: 'ls' } },
+        ],
+      },
+      { id: 'm3', runId: 'r1', role: 'toolResult', toolCallId: 'c1', toolName: 'exec', content: [{ type: 'text', text: 'a' }], timestamp: 1020 },
+    ]
+    // the ring from seq 2 on: that block's end (level on), then the next message thinking
+    const evs: AgentEvent[] = [
+      { runId: 'r1', seq: 2, stream: 'reasoning', ts: 1005, data: { phase: 'end', text: 'plan' }, sessionKey: SK },
+      { runId: 'r1', seq: 3, stream: 'reasoning', ts: 1030, data: { phase: 'start' }, sessionKey: SK },
+    ]
+    const t = reduce(emptyTranscript(SK), {
+      type: 'hydrate',
+      history: { sessionKey: SK, sessionId: 's1', messages, hasMore: false, inFlightRun: { runId: 'r1', text: '' } },
+      recent: { events: evs, approvals: [] },
+    })
+    expect(assistant(t).map((a) => a.reasoning)).toEqual(['plan'])
+    expect(footer(t).thinkingSince).toBe(1030)
   })
 })
