@@ -5,7 +5,7 @@
 // each event is handled inside try/catch.
 import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
 import { parseJsonWithRepair, type AssistantMessage, type ToolResultMessage } from '@earendil-works/pi-ai'
-import type { AgentStream, UsageTotals } from '../../../shared/events'
+import type { AgentStream, ReasoningData, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
@@ -216,7 +216,7 @@ export class RunBridge {
   private reasoningStarted(): void {
     if (this.reasoningBlock !== undefined) return
     this.reasoningBlock = ''
-    this.o.emit('reasoning', { phase: 'start' })
+    this.o.emit('reasoning', { phase: 'start' } satisfies ReasoningData)
   }
 
   /** `content`: the provider's whole block, authoritative over the deltas when it is complete */
@@ -224,7 +224,8 @@ export class RunBridge {
     if (this.reasoningBlock === undefined) return
     const text = (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
     this.reasoningBlock = undefined
-    this.o.emit('reasoning', this.o.reasoningMode === 'on' && text ? { phase: 'end', text } : { phase: 'end' })
+    const data: ReasoningData = this.o.reasoningMode === 'on' && text ? { phase: 'end', text } : { phase: 'end' }
+    this.o.emit('reasoning', data)
   }
 
   private emitText(stream: 'assistant' | 'thinking', text: string, delta: string): void {
