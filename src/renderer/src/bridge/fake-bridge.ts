@@ -1,5 +1,5 @@
 // An in-page Bridge for component tests, the stubbed-bridge e2e and the UI bench. It simulates the
-// runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/tool events with a
+// runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/reasoning/tool events with a
 // per-run seq, the chat projection (throttled deltas, final with usage), sessions.changed, exec
 // approvals and queue.changed; a transcript is kept so history/recentEvents behave like the runtime's.
 import type {
