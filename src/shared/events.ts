@@ -10,6 +10,7 @@ export type AgentStream =
   | 'block'
   | 'approval'
   | 'error'
+  | 'reasoning'
 
 /** One event of a run. `seq` is per run, starts at 1 and strictly increases. */
 export interface AgentEvent<D = Record<string, unknown>> {
@@ -50,6 +51,13 @@ export interface ThinkingData {
   text: string
   delta: string
 }
+
+/**
+ * Loopdesk's own stream (not OpenClaw's; the gateway sends it only to clients with REASONING_STATUS_CAP):
+ * the model entered (`start`) or left (`end`) a reasoning block — at every reasoning level, so a window can
+ * say "Thinking…" while the text stays hidden. `text` (the finished block) only at reasoning level `on`.
+ */
+export type ReasoningData = { phase: 'start' } | { phase: 'end'; text?: string }
 
 export type ToolData =
   | { phase: 'start'; name: string; toolCallId: string; args: unknown }
@@ -211,3 +219,5 @@ export const TOOL_RESULTS_CAP = 'loopdesk.tool-results'
  *  answers `{status: "command", ok, messages}`. Without it the gateway answers as OpenClaw does —
  *  `{runId, status: "started"}`, then a chat `final` carrying the messages — so an OpenClaw UI's send ends. */
 export const CHAT_COMMANDS_CAP = 'loopdesk.chat-commands'
+/** Loopdesk's "this client reads the `reasoning` agent stream" (ReasoningData). OpenClaw clients never get it. */
+export const REASONING_STATUS_CAP = 'loopdesk.reasoning-status'

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import { CHAT_COMMANDS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
+import { CHAT_COMMANDS_CAP, REASONING_STATUS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
@@ -388,6 +388,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (gap) deliver('agent', seqGapNotice(ev.payload, gap), { targeted: () => true })
         // tool events are routed (who started/joined the run, verbose level), not broadcast
         if (ev.payload.stream === 'tool') return deliverTool(ev.payload)
+        // Loopdesk's own stream, only to clients that asked for it — targeted (no frame seq), so an OpenClaw
+        // client sees no frame gap; its run seq skips there, as it does past tool events it is not sent
+        if (ev.payload.stream === 'reasoning') {
+          return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(REASONING_STATUS_CAP) })
+        }
         return deliverAgent(ev.payload)
       }
       case 'chat':

@@ -5,7 +5,7 @@
 // each event is handled inside try/catch.
 import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
 import { parseJsonWithRepair, type AssistantMessage, type ToolResultMessage } from '@earendil-works/pi-ai'
-import type { AgentStream, UsageTotals } from '../../../shared/events'
+import type { AgentStream, ReasoningData, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
@@ -88,6 +88,8 @@ export class RunBridge {
   /** visible text of the assistant message being streamed */
   currentText = ''
   private currentThinking = ''
+  /** a reasoning block is open (its `reasoning` start went out, its end not yet), and its text so far */
+  private reasoningBlock: string | undefined
   private readonly toolArgs = new Map<string, unknown>()
   /** raw argument JSON of the tool calls of the message being streamed, by content index */
   private readonly rawArgs = new Map<number, string>()
@@ -130,6 +132,7 @@ export class RunBridge {
         if ((event.message as { role: string }).role === 'assistant') {
           this.currentText = ''
           this.currentThinking = ''
+          this.reasoningBlock = undefined
           this.rawArgs.clear()
         }
         return
@@ -181,6 +184,9 @@ export class RunBridge {
   }
 
   private update(ame: Extract<PiEvent, { type: 'message_update' }>['assistantMessageEvent']): void {
+    // text or a tool call starting ends the reasoning block: OpenAI-compatible clients close their blocks
+    // (thinking_end) only when the whole message is done
+    if (this.reasoningBlock !== undefined && (ame.type === 'text_start' || ame.type === 'text_delta' || ame.type === 'toolcall_start')) this.reasoningEnded()
     if (ame.type === 'text_delta' && ame.delta) {
       this.currentText += ame.delta
       this.o.timing.firstDeltaAt ??= this.now()
@@ -190,10 +196,36 @@ export class RunBridge {
     } else if (ame.type === 'toolcall_end') {
       const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
       if (problem) this.badArgs.set(ame.toolCall.id, problem)
+    } else if (ame.type === 'thinking_start') {
+      this.reasoningStarted()
     } else if (ame.type === 'thinking_delta' && ame.delta) {
+      this.reasoningStarted()
+      this.reasoningBlock += ame.delta
       this.currentThinking += ame.delta
       if (this.o.reasoningMode === 'stream') this.emitText('thinking', this.currentThinking, ame.delta)
+    } else if (ame.type === 'thinking_end') {
+      this.reasoningEnded(typeof ame.content === 'string' ? ame.content : undefined)
     }
+  }
+
+  /**
+   * The `reasoning` stream: the window's "Thinking…" at every level (the fact only), and at level `on` the
+   * finished block's text as soon as the block ends, before the reply text streams (OpenClaw's `on` sends
+   * each block as its own reply; its wire has no live form of it).
+   */
+  private reasoningStarted(): void {
+    if (this.reasoningBlock !== undefined) return
+    this.reasoningBlock = ''
+    this.o.emit('reasoning', { phase: 'start' } satisfies ReasoningData)
+  }
+
+  /** `content`: the provider's whole block, authoritative over the deltas when it is complete */
+  private reasoningEnded(content?: string): void {
+    if (this.reasoningBlock === undefined) return
+    const text = (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
+    this.reasoningBlock = undefined
+    const data: ReasoningData = this.o.reasoningMode === 'on' && text ? { phase: 'end', text } : { phase: 'end' }
+    this.o.emit('reasoning', data)
   }
 
   private emitText(stream: 'assistant' | 'thinking', text: string, delta: string): void {
@@ -205,6 +237,8 @@ export class RunBridge {
     const role = (message as { role: string }).role
     let toPersist = message
     if (role === 'assistant') {
+      // a message cut off inside a reasoning block (abort, error) still leaves the block
+      this.reasoningEnded()
       let m = message as AssistantMessage
       if (m.stopReason === 'error' && this.o.isAborted?.()) {
         // pi reports a turn cut off by our abort as an error ("This operation was aborted"): record it as aborted

@@ -42,11 +42,11 @@ interface H {
 let seq = 0
 const dirs: string[] = []
 const stores: SessionStore[] = []
-async function harness(o: { timeoutSeconds?: number; allowlist?: string[] } = {}): Promise<H> {
+async function harness(o: { timeoutSeconds?: number; allowlist?: string[]; anthropic?: boolean } = {}): Promise<H> {
   const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-runner-'))
   dirs.push(stateDir)
   const workspace = path.join(stateDir, 'workspace')
-  const config = resolvedConfig(mockProviderConfig(server.openaiBaseUrl), { model: 'mock/m1', workspace, timeoutSeconds: o.timeoutSeconds })
+  const config = resolvedConfig(mockProviderConfig(server.openaiBaseUrl, o.anthropic ? server.anthropicBaseUrl : undefined), { model: 'mock/m1', workspace, timeoutSeconds: o.timeoutSeconds })
   config.exec.allowlist = o.allowlist ?? []
   const bus = new EventBus()
   const runs = new RunRegistry()
@@ -432,6 +432,39 @@ describe('embedded runner', () => {
     expect(thinking.map((t) => t.delta)).toEqual(['ponder', 'ing deeply'])
     expect(thinking.at(-1).text).toBe('pondering deeply')
     expect(out.payloads).toEqual([{ text: 'answer' }])
+  })
+
+  it('a reasoning block is announced on the `reasoning` stream at every level; its text only at level on, when the block ends', async () => {
+    // the event order, a run of text deltas as one 'assistant'
+    const streams = (runId: string) =>
+      of(h, runId)
+        .filter((e, i, all) => e.stream !== 'lifecycle' && !(e.stream === 'assistant' && all[i - 1]?.stream === 'assistant'))
+        .map((e) => (e.stream === 'reasoning' ? { reasoning: e.data } : e.stream))
+    // off: the fact, never the text
+    server.script([{ reasoning: ['secret ', 'plan'], text: 'answer', delayMs: 15 }])
+    await h.run({ runId: 'rs-off' })
+    expect(streams('rs-off')).toEqual([{ reasoning: { phase: 'start' } }, { reasoning: { phase: 'end' } }, 'assistant'])
+    expect(JSON.stringify(of(h, 'rs-off'))).not.toContain('secret')
+    // on: the finished block goes out as it ends, before the reply text
+    await h.store.update('agent:main:main', (cur) => ({ ...cur!, reasoningLevel: 'on' }))
+    server.script([{ reasoning: ['secret ', 'plan'], text: 'answer', delayMs: 15 }])
+    const on = await h.run({ runId: 'rs-on' })
+    expect(streams('rs-on')).toEqual([{ reasoning: { phase: 'start' } }, { reasoning: { phase: 'end', text: 'secret plan' } }, 'assistant'])
+    expect(on.payloads).toEqual([{ text: 'secret plan', isReasoning: true }, { text: 'answer' }])
+    // stream: the text goes live on `thinking`, between start and end
+    await h.store.update('agent:main:main', (cur) => ({ ...cur!, reasoningLevel: 'stream' }))
+    server.script([{ reasoning: ['secret ', 'plan'], text: 'answer', delayMs: 15 }])
+    await h.run({ runId: 'rs-stream' })
+    expect(streams('rs-stream')).toEqual([{ reasoning: { phase: 'start' } }, 'thinking', 'thinking', { reasoning: { phase: 'end' } }, 'assistant'])
+  })
+
+  it('an Anthropic thinking block is announced the same way (real pi-ai Anthropic client)', async () => {
+    h = await harness({ anthropic: true })
+    server.script([{ reasoning: ['weighing ', 'options'], text: 'done', delayMs: 15 }])
+    await h.run({ runId: 'rs-ant', model: 'mockant/c1' })
+    const r = of(h, 'rs-ant').filter((e) => e.stream === 'reasoning' || e.stream === 'assistant')
+    expect(r.map((e) => (e.stream === 'reasoning' ? (e.data as any).phase : e.stream)).slice(0, 3)).toEqual(['start', 'end', 'assistant'])
+    expect(r.filter((e) => e.stream === 'reasoning')).toHaveLength(2)
   })
 
   it('a connection dropped mid-stream and malformed SSE both end in lifecycle error', async () => {

@@ -1,5 +1,5 @@
 // An in-page Bridge for component tests, the stubbed-bridge e2e and the UI bench. It simulates the
-// runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/tool events with a
+// runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/reasoning/tool events with a
 // per-run seq, the chat projection (throttled deltas, final with usage), sessions.changed, exec
 // approvals and queue.changed; a transcript is kept so history/recentEvents behave like the runtime's.
 import type {
@@ -52,7 +52,11 @@ import {
 } from '../../../shared/pairing'
 
 export type FakeStep =
-  | { kind: 'thinking'; text: string }
+  /**
+   * a reasoning block, announced on the `reasoning` stream like the runtime does; `level` is the session's reasoning
+   * level (default `stream`: the text streams live on `thinking`; `on`: it comes with the block's end; `off`: never)
+   */
+  | { kind: 'thinking'; text: string; level?: 'off' | 'on' | 'stream' }
   | { kind: 'text'; text: string }
   | {
       kind: 'tool'
@@ -504,6 +508,21 @@ export class FakeBridge implements Bridge {
     run.text = ''
   }
 
+  /** The runtime's reasoning block (runner/bridge.ts): start, the text per level, end; the transcript keeps it. */
+  private async think(s: FakeSession, run: ActiveRun, step: Extract<FakeStep, { kind: 'thinking' }>) {
+    const level = step.level ?? 'stream'
+    this.agentEvent(run, 'reasoning', { phase: 'start' })
+    if (level === 'stream') await this.streamText(s, run, 'thinking', step.text)
+    else {
+      // as long as streaming it would take, nothing shown
+      const ticks = Math.ceil(step.text.length / Math.max(1, this.opts.chunkChars * this.opts.deltasPerTick))
+      for (let i = 0; i < ticks && !run.aborted; i++) if (this.opts.tickMs > 0) await this.sleep(this.opts.tickMs)
+      run.parts.push({ type: 'thinking', thinking: step.text })
+    }
+    if (run.aborted) return
+    this.agentEvent(run, 'reasoning', level === 'on' ? { phase: 'end', text: step.text } : { phase: 'end' })
+  }
+
   private async streamText(s: FakeSession, run: ActiveRun, kind: 'text' | 'thinking', text: string) {
     let part = run.parts.find((p) => p.type === kind && p === run.parts[run.parts.length - 1])
     if (!part) {
@@ -573,7 +592,10 @@ export class FakeBridge implements Bridge {
     try {
       for (const step of script.steps) {
         if (run.aborted) break
-        if (step.kind === 'text' || step.kind === 'thinking') {
+        if (step.kind === 'thinking') {
+          await this.think(s, run, step)
+          outChars += step.text.length
+        } else if (step.kind === 'text') {
           await this.streamText(s, run, step.kind, step.text)
           outChars += step.text.length
           if (step.kind === 'text') await this.handleSteers(s, run)

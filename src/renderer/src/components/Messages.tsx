@@ -97,6 +97,10 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
     const secs = item.retry.until !== undefined ? Math.max(0, Math.ceil((item.retry.until - now) / 1000)) : undefined
     const busy = item.retry.status === 429 ? 'Rate limited by the model server' : `The model server failed${item.retry.status ? ` (HTTP ${item.retry.status})` : ''}`
     parts.push(`${busy} — retrying${secs ? ` in ${secs} s` : '…'}`)
+  } else if ((item.status === 'pending' || item.status === 'running') && item.thinkingSince !== undefined) {
+    // a reasoning model can think for minutes before its first word: say so, and for how long
+    const secs = Math.max(0, Math.floor((now - item.thinkingSince) / 1000))
+    parts.push(secs > 0 ? `Thinking… ${secs} s` : 'Thinking…')
   } else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
   else if (item.status === 'compacting') parts.push('Compacting…')
   else if (item.status === 'done') {

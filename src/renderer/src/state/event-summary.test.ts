@@ -13,6 +13,11 @@ describe('eventSummary', () => {
     expect(agent('block', { text: 'why', isReasoning: true })).toBe('reasoning "why"')
     expect(agent('error', { reason: 'seq gap', expected: 4, received: 7 })).toBe('seq gap: expected #4, got #7')
   })
+  it('reasoning blocks: start / end, the text only when the event has it (level on)', () => {
+    expect(agent('reasoning', { phase: 'start' })).toBe('start')
+    expect(agent('reasoning', { phase: 'end' })).toBe('end')
+    expect(agent('reasoning', { phase: 'end', text: 'weigh it' })).toBe('end "weigh it"')
+  })
   it('lifecycle and tool events as before', () => {
     expect(agent('lifecycle', { phase: 'end', aborted: true })).toBe('end (aborted)')
     expect(agent('tool', { phase: 'result', name: 'exec', isError: true })).toBe('result exec (error)')

@@ -20,6 +20,9 @@ export function eventSummary(e: LoggedEvent): string {
           return `+${JSON.stringify(String(d.delta ?? '').slice(0, 60))}`
         case 'tool':
           return `${d.phase} ${d.name ?? ''}${d.isError ? ' (error)' : ''}`
+        // a reasoning block started / ended (its text only at reasoning level `on`)
+        case 'reasoning':
+          return typeof d.text === 'string' ? `${d.phase} ${JSON.stringify(d.text.slice(0, 60))}` : String(d.phase)
         case 'compaction':
           return `${d.phase}${d.willRetry ? ' (will retry)' : ''}`
         // the run's own copy of its approval events (same fields plus phase)

@@ -280,9 +280,10 @@ function markTerminal(d: Draft, t: RunTrack, ts: number, patch: Partial<RunItem>
   }
   closeSegment(d, t, { stopped })
   t.terminal = true
+  t.thinking = false
   t.buffer = []
   const f = footer(d, t.runId)
-  if (f) d.patch<RunItem>(f.key, { stopping: false, endedAt: f.endedAt ?? ts, ...patch })
+  if (f) d.patch<RunItem>(f.key, { stopping: false, thinkingSince: undefined, endedAt: f.endedAt ?? ts, ...patch })
   // Tools still "running" when the run ended will never finish.
   for (let i = d.items.length - 1; i >= 0; i--) {
     const it = d.items[i]
@@ -354,6 +355,13 @@ function applyThinking(d: Draft, t: RunTrack, ev: AgentEvent) {
   else d.patch<AssistantItem>(seg.key, { reasoning: text })
 }
 
+function endThinking(d: Draft, t: RunTrack) {
+  if (!t.thinking) return
+  t.thinking = false
+  const f = footer(d, t.runId)
+  if (f?.thinkingSince !== undefined) d.patch<RunItem>(f.key, { thinkingSince: undefined })
+}
+
 function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
   const data = ev.data as Record<string, unknown>
   const toolCallId = str(data.toolCallId) || `${t.runId}:${ev.seq}`
@@ -403,6 +411,9 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     const f = footer(d, t.runId)
     if (f?.retry) d.patch<RunItem>(f.key, { retry: undefined })
   }
+  // text, a tool call, a compaction or the run's end: the model is no longer inside a reasoning block
+  // (the block's own end may come late or never: a provider that closes blocks only with the message, an abort)
+  if (t.thinking && (ev.stream === 'assistant' || ev.stream === 'tool' || ev.stream === 'compaction' || ev.stream === 'lifecycle')) endThinking(d, t)
   switch (ev.stream) {
     case 'lifecycle': {
       const f = footer(d, t.runId)
@@ -443,6 +454,19 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     case 'thinking':
       if (!t.terminal) applyThinking(d, t, ev)
       return
+    case 'reasoning': {
+      if (t.terminal) return
+      if (data.phase === 'start') {
+        const f = footer(d, t.runId)
+        if (f && !t.thinking) d.patch<RunItem>(f.key, { thinkingSince: ev.ts })
+        t.thinking = true
+        return
+      }
+      endThinking(d, t)
+      // reasoning level `on`: the finished block, shown now rather than after the reply
+      if (typeof data.text === 'string' && data.text) applyThinking(d, t, { ...ev, data: { text: data.text, delta: data.text } })
+      return
+    }
     case 'tool':
       applyTool(d, t, ev)
       return
@@ -1086,7 +1110,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
         if (ev.seq === tr.nextSeq) tr.nextSeq = ev.seq + 1
         continue
       }
-      applyAgent(d, ev)
+      // a finished reasoning block's text may be in history already (as thinking is): only its end counts
+      if (ev.stream === 'reasoning' && ev.data.text !== undefined) applyAgent(d, { ...ev, data: { phase: ev.data.phase } })
+      else applyAgent(d, ev)
     }
   }
   for (const runId of replay) {

@@ -96,6 +96,8 @@ export interface RunItem extends ItemBase {
   notice?: 'length' | 'empty'
   /** the model server refused the request and it will be sent again (HTTP status; `until`: the wait it asked for) */
   retry?: { status: number; until?: number }
+  /** the model is inside a reasoning block since this time (the runtime's `reasoning` stream; at every level) */
+  thinkingSince?: number
 }
 
 export interface CompactionItem extends ItemBase {
@@ -124,6 +126,8 @@ export interface RunTrack {
   /** multiples of SEAL_CHARS of the open segment already checked for a cut */
   sealK?: number
   sawAssistant: boolean
+  /** the footer shows "Thinking…" (RunItem.thinkingSince): checked per event without looking the footer up */
+  thinking?: boolean
   terminal: boolean
   /** its footer shows a model retry: the next output clears it */
   retrying?: boolean
