@@ -248,7 +248,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (method === 'config.patch') tokenWatch?.release()
         // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
         const command = commandForOpenClaw(conn, method, res)
-        if (command) return { ok: true, data: commandStartedResult(params, command) }
+        if (command && res.ok) return { ok: true, data: commandStartedResult(method, params, res.data) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
       },
