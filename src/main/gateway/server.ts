@@ -41,6 +41,7 @@ import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
 import { sessionsChangedPayload } from './sessions-changed-wire'
+import { sessionMessagePayload } from './session-message-wire'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
 
@@ -424,7 +425,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     let text: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !c.messageSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.read)) continue
-      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: ev })
+      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
       c.sendText(text)
     }
   }
