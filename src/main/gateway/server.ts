@@ -13,6 +13,7 @@ import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, typ
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
+import { withAgentId } from './agent-id-wire'
 import { chatPayloadFor } from './chat-wire'
 import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
 import { devicePairMethods } from './device-pair-methods'
@@ -334,20 +335,21 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
-  /** Agent events other than tool events (those go through deliverTool); assistant events compact where negotiated. */
+  /**
+   * Agent events other than tool events (those go through deliverTool); assistant events compact where
+   * negotiated, v4 connections' with the session's agentId (agent-id-wire.ts). Each frame is built once.
+   */
   function deliverAgent(ev: AgentEvent) {
     const frameSeq = ++seq
     const ended = ev.stream === 'lifecycle' && ((ev.data as { phase?: unknown }).phase === 'end' || (ev.data as { phase?: unknown }).phase === 'error')
-    let full: string | undefined
-    let compact: string | undefined
+    const frames: Record<string, string> = {}
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
+      const v = c.protocol >= 4 ? 4 : 3
       if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
-        compact ??= agentFrame(compactAssistantPayload(ev), frameSeq)
-        c.sendText(compact)
+        c.sendText((frames[`compact:${v}`] ??= agentFrame(withAgentId(compactAssistantPayload(ev), v), frameSeq)))
       } else {
-        full ??= agentFrame(ev, frameSeq)
-        c.sendText(full)
+        c.sendText((frames[`full:${v}`] ??= agentFrame(withAgentId(ev, v), frameSeq)))
       }
       if (ended) c.assistantTexts?.forget(ev.runId)
     }
@@ -362,16 +364,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const full = toolRouter.fullFor(ev.sessionKey)
     let stripped: AgentEvent | undefined
     const frames: Record<string, string> = {}
-    const frame = (event: 'agent' | 'session.tool', withResults: boolean) => {
-      const key = `${event}:${withResults}`
+    // protocol only matters for `agent` frames (v4's carry agentId); session.tool keeps one shape
+    const frame = (event: 'agent' | 'session.tool', withResults: boolean, v: number) => {
+      const key = `${event}:${withResults}:${event === 'agent' ? v : 0}`
       const payload = withResults ? ev : (stripped ??= stripToolOutput(ev))
-      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload }))
+      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload: event === 'agent' ? withAgentId(payload, v) : payload }))
     }
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const withResults = full || c.tools.fullResults
-      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults))
-      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults), { dropIfSlow: true })
+      const v = c.protocol >= 4 ? 4 : 3
+      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults, v))
+      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
     }
   }
 
