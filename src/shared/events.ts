@@ -20,6 +20,8 @@ export interface AgentEvent<D = Record<string, unknown>> {
   ts: number
   data: D
   sessionKey?: string
+  /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
+  agentId?: string
 }
 
 export type LifecycleData =
@@ -89,6 +91,8 @@ export interface ChatEvent {
   errorKind?: ErrorKind
   usage?: UsageTotals
   stopReason?: string
+  /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
+  agentId?: string
 }
 
 export interface UsageTotals {

@@ -964,6 +964,8 @@ export interface Results {
     runStarted?: boolean
     runId?: string
     runError?: { code: string; message: string; details?: unknown; retryable?: boolean; retryAfterMs?: number }
+    /** the first message was a bare /new or /reset: it started no run (runStarted false) and this is its reply */
+    messages?: string[]
   }
   'sessions.patch': { ok: true; key: string; entry: SessionRow }
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }

@@ -1,11 +1,14 @@
 // What a transport (IPC shell, gateway, CLI --local) needs from a running Loopdesk runtime.
 import type { AnyEvent } from '../../shared/events'
-import type { AgentFinal, SessionMessagePayload } from '../../shared/methods'
+import type { AgentFinal, SessionMessagePayload, SessionRow } from '../../shared/methods'
 import type { ResolvedConfig } from '../runtime/contracts'
 import type { Handlers } from './dispatch'
 
-/** A message appended to a session transcript (the gateway's `session.message` event payload). */
-export type SessionMessageEvent = SessionMessagePayload
+/**
+ * A message appended to a session transcript: the gateway's `session.message` payload, and the session's row
+ * as it is after the append (the snapshot OpenClaw's event carries; the gateway puts it on the wire).
+ */
+export type SessionMessageEvent = SessionMessagePayload & { session?: SessionRow }
 
 export interface RuntimeHost {
   /** The method table, implemented by the runtime. Always call through `dispatch` (it validates). */

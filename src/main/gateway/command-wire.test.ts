@@ -112,6 +112,51 @@ describe('chat commands without a run over the gateway', () => {
     await c.close()
   })
 
+  it('sessions.create with message /new: an OpenClaw client gets runStarted and status "started", then the chat final', async () => {
+    const c = await connect(['tool-events'])
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    const res = await c.request('sessions.create', { key: 'agent:main:cw6', message: '/new', idempotencyKey: 'cw-create' })
+    expect(res).toMatchObject({ ok: true, key: 'agent:main:cw6', runStarted: true, runId: 'cw-create', status: 'started' })
+    expect(res.messages).toBeUndefined()
+    // the session the command started, not the one created before it
+    const row = (await c.request('sessions.list', {})).sessions.find((r: { key: string }) => r.key === 'agent:main:cw6')
+    expect(res.sessionId).toBe(row.sessionId)
+    expect(res.entry.sessionId).toBe(row.sessionId)
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-create'), 5000)
+    const finals = events.filter((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-create')
+    expect(finals).toHaveLength(1)
+    expect(finals[0].seq).toBeUndefined()
+    expect(finals[0].payload).toMatchObject({
+      sessionKey: 'agent:main:cw6',
+      state: 'final',
+      message: { role: 'assistant', content: [{ type: 'text', text: 'Started a new session.' }] },
+    })
+    // no idempotencyKey: the generated runId is the one the final carries
+    const gen = await c.request('sessions.create', { key: 'agent:main:cw7', message: '/reset' })
+    expect(gen).toMatchObject({ runStarted: true, runId: expect.any(String), status: 'started' })
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === gen.runId), 5000)
+    // an ordinary first message is untouched: its own run, no command final
+    const run = await c.request('sessions.create', { key: 'agent:main:cw8', message: 'hello', idempotencyKey: 'cw-create-run' })
+    expect(run).toMatchObject({ runStarted: true, runId: 'cw-create-run' })
+    expect(run.status).toBeUndefined()
+    await c.request('agent.wait', { runId: 'cw-create-run', timeoutMs: 10_000 })
+    await c.close()
+  })
+
+  it('sessions.create with message /new and loopdesk.chat-commands: runStarted false, the reply, no chat event', async () => {
+    const c = await connect(['loopdesk.chat-commands'])
+    const events: EventFrameIn[] = []
+    c.onEvent((e) => events.push(e))
+    const res = await c.request('sessions.create', { key: 'agent:main:cw9', message: '/new', idempotencyKey: 'cw-create-cap' })
+    expect(res).toMatchObject({ ok: true, runStarted: false, runId: 'cw-create-cap', messages: ['Started a new session.'] })
+    expect(res.status).toBeUndefined()
+    await c.request('agent', { message: 'after', sessionKey: 'agent:main:cw9', idempotencyKey: 'cw-after-9' }, { expectFinal: true })
+    await until(() => events.some((e) => e.event === 'chat' && (e.payload as { runId?: string }).runId === 'cw-after-9'), 5000)
+    expect(events.some((e) => (e.payload as { runId?: string }).runId === 'cw-create-cap')).toBe(false)
+    await c.close()
+  })
+
   it("the window's WebSocket bridge declares the cap: its send of /new reads as a command", async () => {
     const bridgeModule = new URL('../../renderer/src/bridge/ws-bridge.ts', import.meta.url).href
     const { connectWsBridge } = (await import(/* @vite-ignore */ bridgeModule)) as {

@@ -608,6 +608,37 @@ describe('chat events per protocol', () => {
     await v4.close()
     await v3.close()
   })
+
+  it("v4 chat and agent events name the session's agent (agentId); v3 events do not", async () => {
+    // full assistant events here; compact ones (loopdesk.assistant-delta, which this client asks for by default
+    // and expands again) and tool events (tool-events) below: each takes its own frame, all carry it
+    const v4 = await connectGateway({ url: gw.url, token: TOKEN, identity, assistantDeltas: false })
+    const v4c = await connectGateway({ url: gw.url, token: TOKEN, identity, caps: ['tool-events'] })
+    const v3 = await connectGateway({ url: gw.url, token: TOKEN, identity, maxProtocol: 3, caps: ['tool-events'] })
+    const key = 'agent:ops:named'
+    const seen = new Map<GatewayConnectionClient, any[]>([[v4, []], [v4c, []], [v3, []]])
+    for (const [c, got] of seen) c.onEvent((e) => (e.event === 'chat' || e.event === 'agent') && (e.payload as any).sessionKey === key && got.push(e))
+    // v3 joins the session (as a UI does by opening it), so it gets the run's tool events too
+    await v3.request('chat.history', { sessionKey: key })
+    server.push({ toolCalls: [{ id: 'call-n', name: 'read', args: { path: 'nope.txt' } }] }, { text: 'A reply in several pieces, for the compact form.', chunks: 6, delayMs: 20 })
+    await runTurn(v4c, key, 'who am I talking to', 'named-1')
+    const done = (got: any[]) => got.some((e) => e.event === 'chat' && e.payload.state === 'final')
+    await until(() => [...seen.values()].every(done))
+
+    for (const c of [v4, v4c]) {
+      const got = seen.get(c)!
+      expect(got.filter((e) => e.event === 'chat').length).toBeGreaterThan(0)
+      for (const e of got) expect(e.payload.agentId, `${e.event} ${e.payload.stream ?? e.payload.state}`).toBe('ops')
+      for (const e of got.filter((x) => x.event === 'chat')) conforms('ChatEvent', e.payload)
+    }
+    expect(seen.get(v4c)!.filter((e) => e.event === 'agent' && e.payload.stream === 'assistant').length).toBeGreaterThan(1)
+    expect(seen.get(v4c)!.some((e) => e.event === 'agent' && e.payload.stream === 'tool')).toBe(true)
+    const got3 = seen.get(v3)!
+    expect(got3.some((e) => e.event === 'agent' && e.payload.stream === 'tool')).toBe(true)
+    expect(got3.some((e) => e.event === 'chat')).toBe(true)
+    for (const e of got3) expect(e.payload).not.toHaveProperty('agentId')
+    await Promise.all([v4.close(), v4c.close(), v3.close()])
+  })
 })
 
 describe('sessions.create with OpenClaw params', () => {
@@ -747,10 +778,11 @@ describe('frames and results fit the package schema', () => {
     await runTurn(v4, 'agent:main:fits', 'look around', 'fits-1')
     await until(() => agentEvents.some((p) => p.stream === 'lifecycle' && p.data?.phase === 'end'))
     expect(new Set(agentEvents.map((p) => p.stream))).toEqual(expect.objectContaining(new Set(['lifecycle', 'assistant'])))
-    // the package's AgentEvent is closed without sessionKey, yet OpenClaw's gateway adds it to every event
-    // (clients filter by it), and so do we: checked without it
-    for (const { sessionKey, ...p } of agentEvents) {
+    // the package's AgentEvent is closed without sessionKey and agentId, yet OpenClaw's gateway adds them to
+    // every event (clients filter by them; agentId on v4), and so do we: checked without them
+    for (const { sessionKey, agentId, ...p } of agentEvents) {
       expect(sessionKey).toBe('agent:main:fits')
+      expect(agentId).toBe('main')
       conforms('AgentEvent', p)
     }
 
@@ -857,7 +889,7 @@ describe('chat.history v4: cursor, anchors, inputs', () => {
     expect(ok ? [] : v.errors, `${prop}: ${JSON.stringify(value).slice(0, 400)}`).toEqual([])
   }
 
-  it('over a real socket: a delta replays exactly the session.message events the socket got; every reply fits the package', async () => {
+  it('over a real socket: a delta replays exactly the session.message events the socket got (without their row snapshot); every reply fits the package', async () => {
     const c = await connect()
     const key = 'agent:main:cursor-wire'
     await runTurn(c, key, 'first', 'cw-1')
@@ -879,7 +911,10 @@ describe('chat.history v4: cursor, anchors, inputs', () => {
     const delta = (await c.request('chat.history', params)) as any
     conforms('ChatHistoryCursorResult', delta)
     expect(delta.kind).toBe('delta')
-    expect(delta.messages).toEqual(got)
+    // a live event also carries the session's row as it was then; the delta replays the messages themselves
+    const ownFields = ({ sessionKey, message, messageId, messageSeq, runId, ts }: any) => ({ sessionKey, message, messageId, messageSeq, ...(runId ? { runId } : {}), ts })
+    expect(got.every((p) => p.session?.key === key && p.sessionId === tail.sessionId)).toBe(true)
+    expect(delta.messages).toEqual(got.map(ownFields))
     const again = (await c.request('chat.history', { sessionKey: key, cursor: delta.deltaCursor })) as any
     conforms('ChatHistoryCursorResult', again)
     expect(again.messages).toEqual([])

@@ -13,6 +13,7 @@ import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, typ
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
+import { withAgentId } from './agent-id-wire'
 import { chatPayloadFor } from './chat-wire'
 import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
 import { devicePairMethods } from './device-pair-methods'
@@ -41,6 +42,7 @@ import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
 import { sessionsChangedPayload } from './sessions-changed-wire'
+import { sessionMessagePayload } from './session-message-wire'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
 
@@ -253,7 +255,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (method === 'config.patch') tokenWatch?.release()
         // OpenClaw clients read a bare /new or /reset as a run that starts and ends (command-wire.ts)
         const command = commandForOpenClaw(conn, method, res)
-        if (command) return { ok: true, data: commandStartedResult(params, command) }
+        if (command && res.ok) return { ok: true, data: commandStartedResult(method, params, res.data) }
         if (res.ok && conn.protocol < 4) return { ok: true, data: resultForProtocol(method, res.data, conn.protocol) }
         return res
       },
@@ -338,20 +340,21 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
-  /** Agent events other than tool events (those go through deliverTool); assistant events compact where negotiated. */
+  /**
+   * Agent events other than tool events (those go through deliverTool); assistant events compact where
+   * negotiated, v4 connections' with the session's agentId (agent-id-wire.ts). Each frame is built once.
+   */
   function deliverAgent(ev: AgentEvent) {
     const frameSeq = ++seq
     const ended = ev.stream === 'lifecycle' && ((ev.data as { phase?: unknown }).phase === 'end' || (ev.data as { phase?: unknown }).phase === 'error')
-    let full: string | undefined
-    let compact: string | undefined
+    const frames: Record<string, string> = {}
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
+      const v = c.protocol >= 4 ? 4 : 3
       if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
-        compact ??= agentFrame(compactAssistantPayload(ev), frameSeq)
-        c.sendText(compact)
+        c.sendText((frames[`compact:${v}`] ??= agentFrame(withAgentId(compactAssistantPayload(ev), v), frameSeq)))
       } else {
-        full ??= agentFrame(ev, frameSeq)
-        c.sendText(full)
+        c.sendText((frames[`full:${v}`] ??= agentFrame(withAgentId(ev, v), frameSeq)))
       }
       if (ended) c.assistantTexts?.forget(ev.runId)
     }
@@ -366,16 +369,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const full = toolRouter.fullFor(ev.sessionKey)
     let stripped: AgentEvent | undefined
     const frames: Record<string, string> = {}
-    const frame = (event: 'agent' | 'session.tool', withResults: boolean) => {
-      const key = `${event}:${withResults}`
+    // protocol only matters for `agent` frames (v4's carry agentId); session.tool keeps one shape
+    const frame = (event: 'agent' | 'session.tool', withResults: boolean, v: number) => {
+      const key = `${event}:${withResults}:${event === 'agent' ? v : 0}`
       const payload = withResults ? ev : (stripped ??= stripToolOutput(ev))
-      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload }))
+      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload: event === 'agent' ? withAgentId(payload, v) : payload }))
     }
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const withResults = full || c.tools.fullResults
-      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults))
-      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults), { dropIfSlow: true })
+      const v = c.protocol >= 4 ? 4 : 3
+      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults, v))
+      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
     }
   }
 
@@ -434,7 +439,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     let text: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !c.messageSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.read)) continue
-      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: ev })
+      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
       c.sendText(text)
     }
   }

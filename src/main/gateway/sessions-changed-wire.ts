@@ -3,17 +3,20 @@
 // (start / end / error) — OpenClaw's lifecycle notices carry `phase`, its mutation notices `reason`. The
 // runtime's event keeps its one shape (`reason` always, the row only under `session`); this is the wire view.
 import type { SessionsChangedEvent } from '../../shared/events'
+import type { SessionRow } from '../../shared/methods'
 
 const LIFECYCLE = new Set<SessionsChangedEvent['reason']>(['start', 'end', 'error'])
 
+/** the row's fields as OpenClaw spreads them into a session event (its `key` is the event's `sessionKey`) */
+export function rowFieldsOf(row: SessionRow | undefined): Record<string, unknown> {
+  if (!row) return {}
+  const { key: _key, ...fields } = row
+  return fields
+}
+
 export function sessionsChangedPayload(ev: SessionsChangedEvent): Record<string, unknown> {
-  const out: Record<string, unknown> = {}
-  if (ev.session) {
-    const { key: _key, ...fields } = ev.session
-    Object.assign(out, fields)
-  }
   // the notice's own fields win over the row's (sessionKey, reason, runId, ts, session)
-  Object.assign(out, ev)
+  const out: Record<string, unknown> = { ...rowFieldsOf(ev.session), ...ev }
   if (LIFECYCLE.has(ev.reason)) out.phase = ev.reason
   return out
 }

@@ -43,7 +43,8 @@ describe('chat.history cursor', () => {
     expect(await t.call('chat.history', { sessionKey: key, cursor: tail.deltaCursor! })).toMatchObject({ kind: 'delta', messages: [], deltaCursor: tail.deltaCursor })
 
     const live: SessionMessagePayload[] = []
-    const off = t.runtime.onSessionMessage!((ev) => ev.sessionKey === key && live.push(ev))
+    // (the live event also carries the session's row as it was then: the gateway's snapshot, not part of the delta)
+    const off = t.runtime.onSessionMessage!(({ session, ...ev }) => ev.sessionKey === key && session?.key === key && live.push(ev))
     await turn(key, 'second', 'delta-2')
     await turn(key, 'third', 'delta-3')
     off()

@@ -327,7 +327,13 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const runId = p.idempotencyKey ?? crypto.randomUUID()
       try {
         const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId, ...(attachments ? { attachments } : {}) }, ctx)
-        return { ...result, runStarted: sent.status !== 'command', runId }
+        if (sent.status !== 'command') return { ...result, runStarted: true, runId }
+        if (sent.runIds !== undefined) return { ...result, runStarted: false, runId } // /stop
+        // a bare /new or /reset ran in place of a run: its reply is what the caller gets, and the session is the
+        // one it started (a new sessionId), not the one created above
+        const now = store.get(key)
+        const current = now ? { sessionId: now.sessionId, entry: toSessionRow(key, now, owner) } : {}
+        return { ...result, ...current, runStarted: false, runId, messages: sent.messages ?? [] }
       } catch (err) {
         return { ...result, runStarted: false, runError: toErrorShape(err) }
       }

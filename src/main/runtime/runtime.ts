@@ -2,7 +2,7 @@
 // embedded runner together, implements the method table (Handlers) and RuntimeHost for the transports.
 // Electron-free: the desktop shell, the headless gateway, the CLI (--local) and tests all use this.
 import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
-import type { AgentFinal } from '../../shared/methods'
+import type { AgentFinal, SessionRow } from '../../shared/methods'
 import { ApiError } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
@@ -179,7 +179,8 @@ class RuntimeImpl implements Runtime {
       transcriptFsync: opts.transcriptFsync,
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
-        const ev: SessionMessageEvent = sessionMessageOf(sessionKey, entry, messageSeq)
+        const session = this.rowFor(sessionKey)
+        const ev: SessionMessageEvent = { ...sessionMessageOf(sessionKey, entry, messageSeq), ...(session ? { session } : {}) }
         for (const l of this.messageListeners) {
           try {
             l(ev)
@@ -332,14 +333,18 @@ class RuntimeImpl implements Runtime {
     }
   }
 
-  private sessionChanged(sessionKey: string, reason: SessionsChangedEvent['reason'], runId?: string): void {
-    let session
+  /** the session's list row as it is now (sessions.changed and session.message carry it); undefined when unknown */
+  private rowFor(sessionKey: string): SessionRow | undefined {
     try {
       const agentId = sessionKey.split(':')[1]
-      session = agentId ? rowOf(this.core, sessionKey, agentId) : undefined
+      return agentId ? rowOf(this.core, sessionKey, agentId) : undefined
     } catch {
-      session = undefined
+      return undefined
     }
+  }
+
+  private sessionChanged(sessionKey: string, reason: SessionsChangedEvent['reason'], runId?: string): void {
+    const session = this.rowFor(sessionKey)
     const payload: SessionsChangedEvent = { sessionKey, reason, ts: Date.now() }
     if (runId) payload.runId = runId
     if (session) payload.session = session

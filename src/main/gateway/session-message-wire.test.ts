@@ -1,0 +1,67 @@
+// session.message over a real WebSocket, the real runtime behind the gateway: each transcript append carries
+// the session's list row (OpenClaw's `{sessionKey, message, messageId, messageSeq, ...row}`), the same fields
+// sessions.changed carries at its top level, and the row of the incarnation the message went into.
+import { describe, expect, it } from 'vitest'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
+import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { until } from '../../../test/fixtures/until'
+
+const TOKEN = 'session-message-token-0123456789'
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
+const identity = generateNodeDeviceIdentity()
+const connect = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity })
+
+/** the notice's own fields; everything else in a sessions.changed payload is the row's */
+const CHANGED_OWN = new Set(['sessionKey', 'reason', 'phase', 'runId', 'ts', 'session'])
+/** the message's own fields */
+const MESSAGE_OWN = new Set(['sessionKey', 'message', 'messageId', 'messageSeq', 'runId', 'ts', 'session'])
+
+describe('session.message over the gateway', () => {
+  it('carries the row snapshot: the fields sessions.changed spreads, nested as session too, of the current incarnation', async () => {
+    const c = await connect()
+    const key = 'agent:main:msg-row'
+    const messages: any[] = []
+    const changed: any[] = []
+    c.onEvent((e: EventFrameIn) => {
+      if (e.event === 'session.message' && (e.payload as any).sessionKey === key) messages.push(e.payload)
+      if (e.event === 'sessions.changed' && (e.payload as any).sessionKey === key) changed.push(e.payload)
+    })
+    await c.request('sessions.create', { key })
+    await c.request('sessions.subscribe', {})
+    await c.request('sessions.messages.subscribe', { key })
+
+    await c.request('chat.send', { sessionKey: key, message: 'hello row', idempotencyKey: 'mr-1' })
+    await c.request('agent.wait', { runId: 'mr-1', timeoutMs: 10_000 })
+    await until(() => messages.length >= 2)
+    const row = (await c.request('sessions.list', {})).sessions.find((r: { key: string }) => r.key === key)
+
+    for (const p of messages) {
+      expect(p).toMatchObject({ sessionKey: key, kind: 'direct', agentId: 'main', sessionId: row.sessionId, lifecycleRevision: row.lifecycleRevision })
+      expect(p.session).toMatchObject({ key, sessionId: row.sessionId, agentId: 'main' })
+      // the row's fields, spread: exactly those of the nested row (its key is the event's sessionKey)
+      const spread = Object.keys(p).filter((k) => !MESSAGE_OWN.has(k))
+      expect(spread.sort()).toEqual(Object.keys(p.session).filter((k) => k !== 'key').sort())
+      for (const k of spread) expect(p[k]).toEqual(p.session[k])
+    }
+    // the same row builder as sessions.changed: only fields its payloads spread too (which ones are set
+    // depends on the moment: a running session has activeRunId, an ended one endedAt)
+    await until(() => changed.some((p) => p.phase === 'end'))
+    const changedFields = new Set(changed.flatMap((p) => Object.keys(p).filter((k) => !CHANGED_OWN.has(k))))
+    const assistant = messages.find((p) => p.message.role === 'assistant')
+    for (const k of Object.keys(assistant).filter((k) => !MESSAGE_OWN.has(k))) expect(changedFields).toContain(k)
+    // the message's own identity is not overwritten by the row's fields
+    expect(assistant).toMatchObject({ messageSeq: 2, runId: 'mr-1', message: { role: 'assistant' } })
+    expect(typeof assistant.ts).toBe('number')
+
+    // after a reset the messages carry the new incarnation's row
+    await c.request('chat.send', { sessionKey: key, message: '/new', idempotencyKey: 'mr-new' })
+    await c.request('chat.send', { sessionKey: key, message: 'again', idempotencyKey: 'mr-2' })
+    await c.request('agent.wait', { runId: 'mr-2', timeoutMs: 10_000 })
+    await until(() => messages.length >= 4)
+    const after = (await c.request('sessions.list', {})).sessions.find((r: { key: string }) => r.key === key)
+    expect(after.sessionId).not.toBe(row.sessionId)
+    for (const p of messages.slice(2)) expect(p).toMatchObject({ sessionId: after.sessionId, lifecycleRevision: after.lifecycleRevision })
+    await c.close()
+  })
+})
