@@ -28,6 +28,25 @@ function isSilent(text: string): boolean {
   return text.trim().toUpperCase() === 'NO_REPLY'
 }
 
+/**
+ * An assistant message whose text the user is not shown: only the silent token (NO_REPLY), or — marked by the
+ * runtime when it was written (runner/bridge.ts `repeatsSent`) — a repeat of what the message tool delivered.
+ */
+function textHidden(message: { [k: string]: unknown }): boolean {
+  return message.repeatsSent === true || isSilent(textOf(message.content))
+}
+
+const withoutText = (content: unknown): unknown[] =>
+  Array.isArray(content) ? content.filter((c) => !(c && (c as { type?: string }).type === 'text')) : []
+
+export interface HistoryRowOptions {
+  /**
+   * Loopdesk (the window): a reply whose text is hidden and that has nothing else to show is kept as a row without
+   * its text and with `silent: true`, so a run that chose to say nothing is told from one that never answered
+   */
+  silentReplies?: boolean
+}
+
 /** Where a message sits in its transcript: entry id, 1-based position among the messages, run, entry time. */
 export interface RowIdentity {
   id: string
@@ -39,18 +58,24 @@ export interface RowIdentity {
 
 /**
  * The chat.history row of a transcript message, or undefined when history does not show it: roles other than
- * user / assistant / toolResult / system, system messages without text, and assistant replies that are only
- * the silent token (NO_REPLY) without tool calls.
+ * user / assistant / toolResult / system, system messages without text, and assistant replies whose text is
+ * hidden (the silent token NO_REPLY, a repeat of a message-tool send) without tool calls — with tool calls,
+ * the row keeps them without the text.
  */
-export function historyRow(message: { role?: unknown; [k: string]: unknown }, at: RowIdentity): HistoryMessage | undefined {
+export function historyRow(
+  message: { role?: unknown; [k: string]: unknown },
+  at: RowIdentity,
+  opts: HistoryRowOptions = {},
+): HistoryMessage | undefined {
   const role = message.role
   if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') return undefined
   if (role === 'system' && !textOf(message.content).trim()) return undefined
-  if (role === 'assistant' && isSilent(textOf(message.content)) && !hasToolCalls(message.content)) return undefined
+  const hidden = role === 'assistant' && textHidden(message)
+  if (hidden && !hasToolCalls(message.content) && !opts.silentReplies) return undefined
   const run = at.runId ? { runId: at.runId } : {}
   const row: HistoryMessage = {
     role,
-    content: message.content ?? [],
+    content: hidden ? withoutText(message.content) : (message.content ?? []),
     timestamp: typeof message.timestamp === 'number' ? message.timestamp : at.timestamp,
     id: at.id,
     __openclaw: { id: at.id, ...(at.seq !== undefined ? { seq: at.seq } : {}), ...run },
@@ -67,6 +92,7 @@ export function historyRow(message: { role?: unknown; [k: string]: unknown }, at
     if (typeof approval === 'string') row.details = { approval }
   }
   if (role === 'assistant') {
+    if (hidden && !hasToolCalls(message.content)) row.silent = true
     if (typeof message.stopReason === 'string') row.stopReason = message.stopReason
     if (typeof message.errorMessage === 'string') row.errorMessage = message.errorMessage
     if (message.usage !== undefined) row.usage = message.usage
@@ -86,11 +112,11 @@ function abortMarkOf(stored: unknown, runId: string | undefined): OpenclawAbort 
 }
 
 /** A replayed `session.message` payload (a history delta's message) as its chat.history row, if history shows it. */
-export function historyRowOfPayload(p: SessionMessagePayload): HistoryMessage | undefined {
+export function historyRowOfPayload(p: SessionMessagePayload, opts: HistoryRowOptions = {}): HistoryMessage | undefined {
   if (!p || typeof p !== 'object' || !p.message || typeof p.message !== 'object') return undefined
   const id = typeof p.messageId === 'string' && p.messageId ? p.messageId : p.message.__openclaw?.id
   if (typeof id !== 'string' || !id) return undefined
   const runId = typeof p.runId === 'string' ? p.runId : p.message.__openclaw?.runId
   const seq = typeof p.messageSeq === 'number' ? p.messageSeq : p.message.__openclaw?.seq
-  return historyRow(p.message, { id, seq, runId, timestamp: typeof p.ts === 'number' ? p.ts : Date.now() })
+  return historyRow(p.message, { id, seq, runId, timestamp: typeof p.ts === 'number' ? p.ts : Date.now() }, opts)
 }

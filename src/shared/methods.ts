@@ -234,6 +234,12 @@ export const Schemas = {
      * puts in for one over 128 KiB; a page still stops at 6 MB (after at least one message).
      */
     wholeMessages: Type.Optional(Type.Boolean()),
+    /**
+     * Loopdesk (the window): replies that said nothing to the user (NO_REPLY, a repeat of a message-tool send),
+     * which OpenClaw leaves out, come back as rows without text marked `silent: true`, so a run that chose not to
+     * answer is not taken for one that never ran. Pages with and without it count rows differently (`offset`).
+     */
+    silentReplies: Type.Optional(Type.Boolean()),
     /** Number of newest messages to skip (paging backwards). */
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
     /**
@@ -668,6 +674,11 @@ export interface HistoryMessage {
    * messageSeq; none on compaction markers) and the run that wrote it
    */
   __openclaw?: { id: string; seq?: number; runId?: string }
+  /**
+   * Loopdesk, only with chat.history's `silentReplies`: an assistant reply that said nothing to the user (only
+   * NO_REPLY, or only what the message tool had already delivered); its text is left out
+   */
+  silent?: boolean
 }
 
 export interface ModelChoice {

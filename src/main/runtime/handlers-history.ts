@@ -30,6 +30,7 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       }
       const current: readonly TranscriptEntry[] = entry ? (await new Transcript(store.transcriptPath(sessionId)).readAll()).entries : []
       const live = liveState(core, key, current, p.pendingBefore, p.inputRunIds)
+      const rowOpts = { silentReplies: p.silentReplies }
 
       if (p.cursor !== undefined) {
         const d = historyDelta(p.cursor, { sessionKey: key, agentId, sessionId, entries: current })
@@ -42,14 +43,14 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       const levels = { thinkingLevel: entry?.thinkingLevel ?? null, fastMode: entry?.fastMode ?? null, verboseLevel: entry?.verboseLevel ?? null }
       if (p.messageId !== undefined) {
         const entries = earlier ? (await new Transcript(earlier).readAll()).entries : current
-        const messages = windowHistory(historyRows(entries), p.messageId, { limit: p.limit, maxChars: p.maxChars })
+        const messages = windowHistory(historyRows(entries, rowOpts), p.messageId, { limit: p.limit, maxChars: p.maxChars })
         const { inFlightRun, ...rest } = live
         // the run in flight writes into the current transcript, not an earlier one
         const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest }
         return window
       }
 
-      const page = pageHistory(historyRows(current), { limit: p.limit, offset: p.offset, maxChars: p.maxChars, wholeMessages: p.wholeMessages })
+      const page = pageHistory(historyRows(current, rowOpts), { limit: p.limit, offset: p.offset, maxChars: p.maxChars, wholeMessages: p.wholeMessages })
       const result: ChatHistoryPage = { sessionKey: key, sessionId, messages: page.messages, hasMore: page.hasMore, ...levels }
       if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
       // the newest page ends where the transcript ends: a client holding it can ask for what comes after

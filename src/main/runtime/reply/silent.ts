@@ -23,3 +23,13 @@ export function isSilentReply(text: string): boolean {
   }
   return false
 }
+
+/**
+ * True while a streamed text could still be the token: the start of NO_REPLY or all of it (case-insensitive,
+ * surrounding whitespace ignored) — "N", "NO", "NO_RE", "NO_REPLY". Streaming holds such text back, so a silent
+ * reply never flashes its first letters.
+ */
+export function isSilentPrefix(text: string): boolean {
+  const t = text.trim().toUpperCase()
+  return t.length > 0 && SILENT_REPLY_TOKEN.startsWith(t)
+}

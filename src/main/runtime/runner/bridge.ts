@@ -9,6 +9,8 @@ import type { AgentStream, ReasoningData, UsageTotals } from '../../../shared/ev
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
+import { isSilentReply } from '../reply'
+import { VisibleText } from './visible-text'
 import type { NetworkFailure } from './network-failure'
 
 export interface BridgeOptions {
@@ -97,6 +99,8 @@ export class RunBridge {
   private readonly badArgs = new Map<string, string>()
   private modelStartedAt?: number
   private readonly now: () => number
+  /** what the assistant stream may show of the message being written (no NO_REPLY, no repeat of a sent text) */
+  private readonly visible = new VisibleText(() => this.messagingSent)
 
   constructor(private readonly o: BridgeOptions) {
     this.now = o.now ?? Date.now
@@ -123,7 +127,8 @@ export class RunBridge {
   /** text sent by the `message` tool (visible at once, removed from the final payloads) */
   messageSent(text: string): void {
     this.messagingSent.push(text)
-    this.o.emit('block', { text, source: 'message' })
+    // a "sent" silent token is nothing to show
+    if (!isSilentReply(text)) this.o.emit('block', { text, source: 'message' })
   }
 
   private async handle(event: PiEvent): Promise<void> {
@@ -134,6 +139,7 @@ export class RunBridge {
           this.currentThinking = ''
           this.reasoningBlock = undefined
           this.rawArgs.clear()
+          this.visible.reset()
         }
         return
       case 'message_update':
@@ -190,7 +196,8 @@ export class RunBridge {
     if (ame.type === 'text_delta' && ame.delta) {
       this.currentText += ame.delta
       this.o.timing.firstDeltaAt ??= this.now()
-      this.emitText('assistant', this.currentText, ame.delta)
+      const out = this.visible.stream(this.currentText)
+      if (out) this.emitText('assistant', out.text, out.delta)
     } else if (ame.type === 'toolcall_delta' && typeof ame.delta === 'string') {
       this.rawArgs.set(ame.contentIndex, (this.rawArgs.get(ame.contentIndex) ?? '') + ame.delta)
     } else if (ame.type === 'toolcall_end') {
@@ -265,11 +272,16 @@ export class RunBridge {
       addUsage(this.usage, m.usage)
       this.lastAssistant = m
       const text = textBlocks(m)
-      // providers that send the text only at the end still produce one assistant event
-      if (text && !this.currentText && m.stopReason !== 'error') {
+      const hidden = this.visible.hidden(text, m.stopReason !== 'error' && m.stopReason !== 'aborted')
+      // what was held back (a possible NO_REPLY, a possible repeat of a sent text) goes out now that it is
+      // neither; providers that send the text only at the end still produce one assistant event
+      const rest = hidden || (m.stopReason === 'error' && !this.currentText) ? undefined : this.visible.release(text, this.currentText)
+      if (rest) {
         this.o.timing.firstDeltaAt ??= this.now()
-        this.o.emit('assistant', { text, delta: text })
+        this.o.emit('assistant', rest)
       }
+      // history leaves a repeat's text out as it leaves out NO_REPLY (shared/history-row.ts)
+      if (hidden === 'repeat') toPersist = { ...(toPersist as AssistantMessage), repeatsSent: true } as AssistantMessage
       this.currentText = text || this.currentText
       if (text.trim()) this.assistantTexts.push(text)
       const thinking = thinkingBlocks(m)

@@ -4,7 +4,7 @@
 // from history deltas).
 import type { HistoryMessage, SessionMessagePayload } from '../../../shared/methods'
 import type { TranscriptEntry } from '../contracts'
-import { historyRow } from '../../../shared/history-row'
+import { historyRow, type HistoryRowOptions } from '../../../shared/history-row'
 
 export const HISTORY_DEFAULT_LIMIT = 200
 export const HISTORY_MESSAGE_MAX_BYTES = 128 * 1024
@@ -28,7 +28,7 @@ export function sessionMessageOf(sessionKey: string, e: Extract<TranscriptEntry,
 }
 
 /** Every displayable row of a transcript, oldest first. */
-export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage[] {
+export function historyRows(entries: readonly TranscriptEntry[], opts: HistoryRowOptions = {}): HistoryMessage[] {
   const rows: HistoryMessage[] = []
   // position among the transcript's message entries, hidden ones included (session.message counts them too)
   let seq = 0
@@ -40,7 +40,7 @@ export function historyRows(entries: readonly TranscriptEntry[]): HistoryMessage
     }
     if (e.type !== 'message') continue
     seq++
-    const row = historyRow(e.message as { role?: unknown }, { id: e.id, seq, runId: e.runId, timestamp: e.timestamp })
+    const row = historyRow(e.message as { role?: unknown }, { id: e.id, seq, runId: e.runId, timestamp: e.timestamp }, opts)
     if (!row) continue
     rows.push(row)
   }

@@ -133,7 +133,8 @@ export class ChatProjection {
 
   private fullText(s: RunState): string {
     const parts = s.current.trim() ? [...s.segments, s.current] : s.segments
-    return parts.join('\n\n')
+    // the bridge never streams the silent token; a part that is one anyway (another emitter) is not text
+    return parts.filter((p) => !isSilentText(p)).join('\n\n')
   }
 
   private maybeSend(runId: string, s: RunState): void {

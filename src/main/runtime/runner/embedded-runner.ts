@@ -30,6 +30,7 @@ import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
+import { isSilentRun } from './visible-text'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
 import { diagnoseConnection, isBareConnectionError } from './network-diagnosis'
@@ -863,6 +864,9 @@ export class EmbeddedRunner {
       // the model ended without writing anything (no text, no NO_REPLY, nothing sent by the message tool): the
       // window says so instead of a bare "Done"
       else if (r.bridge && r.bridge.assistantTexts.length === 0 && r.bridge.messagingSent.length === 0) data.emptyReply = true
+      // the model chose to say nothing (NO_REPLY, and the message tool showed nothing either): the window reads
+      // "No reply" instead of taking the missing answer for an interrupted run
+      else if (r.bridge && isSilentRun(r.payloads, r.bridge.messagingSent)) data.silentReply = true
       // the streamed assistant text is what the model wrote; a message_sending hook changed what was delivered:
       // chat finals / transports show this instead ("" = everything withheld)
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')

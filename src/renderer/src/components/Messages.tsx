@@ -107,6 +107,7 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
     parts.push('Done')
     if (item.notice === 'length') parts.push('Cut off at the model’s output limit')
     else if (item.notice === 'empty') parts.push('The model sent an empty reply')
+    else if (item.notice === 'silent') parts.push('No reply')
   }
   else if (item.status === 'stopped') parts.push('Stopped')
   else if (item.status === 'error') parts.push(`Error: ${item.error ?? 'the run failed'}`)

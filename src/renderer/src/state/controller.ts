@@ -37,6 +37,11 @@ const MAX_CACHED_TRANSCRIPTS = 8
  * OpenClaw's "[chat.history omitted: message too large]" placeholder after a reload or a session switch.
  */
 const WHOLE = true
+/**
+ * …and the rows of replies that said nothing (NO_REPLY; a repeat of a message-tool send), without their text:
+ * without them a run that chose not to answer reloads as one that never ran ("Interrupted").
+ */
+const PAGE_ROWS = { wholeMessages: WHOLE, silentReplies: true } as const
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 /** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
 const MAX_SAVE_RETRIES = 5
@@ -623,7 +628,7 @@ export class Controller {
 
   /** The refetch plan from the newest page(s): back until the anchor of the part shown is included. */
   private async planFromPages(sessionKey: string, current: Transcript | undefined): Promise<RefetchPlan> {
-    const history = await this.bridge.history({ sessionKey, limit: refetchLimit(current), wholeMessages: WHOLE })
+    const history = await this.bridge.history({ sessionKey, limit: refetchLimit(current), ...PAGE_ROWS })
     if (!history.ok) throw new Error(errorText(history.error))
     // A long run may have added more messages than one page holds.
     let fetched = history.data.messages
@@ -631,7 +636,7 @@ export class Controller {
     let offset = history.data.nextOffset
     let plan = planRefetch(current, history.data, fetched, more)
     while (!plan && offset !== undefined) {
-      const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset, wholeMessages: WHOLE })
+      const r = await this.bridge.history({ sessionKey, limit: MAX_HISTORY_LIMIT, offset, ...PAGE_ROWS })
       if (!r.ok) throw new Error(errorText(r.error))
       fetched = r.data.messages.concat(fetched)
       more = r.data.hasMore
@@ -651,7 +656,7 @@ export class Controller {
       // A page that only repeats messages already shown (new ones arrived since the offset was
       // computed) moves the offset on; give up after a few such pages rather than loop.
       for (let round = 0; round < 10 && offset !== undefined; round++) {
-        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset, wholeMessages: WHOLE })
+        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset, ...PAGE_ROWS })
         if (!r.ok) {
           this.toast(`Could not load older messages: ${errorText(r.error)}`)
           return

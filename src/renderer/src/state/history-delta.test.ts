@@ -265,14 +265,16 @@ describe('planDelta (planner + reducer)', () => {
     return reduce(emptyTranscript(SK), { type: 'hydrate', history: plan.history, paging: plan.paging })
   }
 
-  it('drops rows already shown and repeated ones, skips rows history hides, and takes the new cursor', () => {
+  it('drops rows already shown and repeated ones, keeps a silent reply as a row without text, and takes the new cursor', () => {
     const shown = Array.from({ length: 10 }, (_, i) => msg(i))
     const t = load(shown)
     expect(t.historyCursor).toBe('c1')
     const silent: HistoryMessage = { id: 'm12', runId: 'r6', role: 'assistant', content: [{ type: 'text', text: 'NO_REPLY' }], timestamp: 1012 }
     const messages = [payload(shown[8], 9), payload(shown[9], 10), payload(msg(10), 11), payload(msg(11), 12), payload(msg(10), 11), payload(silent, 13)]
     const plan = planDelta(t, { kind: 'delta', messages, deltaCursor: 'c2', sessionInfo: { hasActiveRun: false, activeRunIds: [] } })!
-    expect(plan.history.messages.map((m) => m.id)).toEqual([...shown.map((m) => m.id), 'm10', 'm11'])
+    expect(plan.history.messages.map((m) => m.id)).toEqual([...shown.map((m) => m.id), 'm10', 'm11', 'm12'])
+    // as the window's pages have it (silentReplies): the run answered, with nothing to show
+    expect(plan.history.messages[12]).toMatchObject({ id: 'm12', role: 'assistant', content: [], silent: true })
     // the rows are what a page would have given (row identity included)
     expect(plan.history.messages[10]).toMatchObject({ id: 'm10', runId: 'r5', role: 'user', content: 'Question 6', timestamp: 1010, __openclaw: { id: 'm10', seq: 11, runId: 'r5' } })
     const next = reduce(t, { type: 'hydrate', history: plan.history, paging: plan.paging })

@@ -133,7 +133,8 @@ export function planDelta(t: Transcript, delta: HistoryDelta): RefetchPlan | und
   const seen = new Set<string>()
   const added: HistoryMessage[] = []
   for (const payload of delta.messages) {
-    const row = historyRowOfPayload(payload)
+    // the window's pages keep silent replies' rows (controller.ts): so do its deltas
+    const row = historyRowOfPayload(payload, { silentReplies: true })
     if (!row || seen.has(row.id) || t.recentIds.has(row.id) || t.olderIds.has(row.id)) continue
     seen.add(row.id)
     added.push(row)

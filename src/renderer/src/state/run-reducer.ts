@@ -403,6 +403,14 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
     })
 }
 
+/** What a finished run's footer adds to "Done" (lifecycle end data). */
+function endNotice(data: Record<string, unknown>): Pick<RunItem, 'notice'> {
+  if (data.stopReason === 'length') return { notice: 'length' }
+  if (data.emptyReply) return { notice: 'empty' }
+  if (data.silentReply) return { notice: 'silent' }
+  return {}
+}
+
 function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
   const data = ev.data as Record<string, unknown>
   // the retried request answered (any output, or the run ended): no longer waiting for a retry
@@ -430,7 +438,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
           {
             status: timedOut ? 'error' : aborted ? 'stopped' : 'done',
             ...(timedOut ? { error: TIMED_OUT } : {}),
-            ...(aborted ? {} : data.stopReason === 'length' ? { notice: 'length' as const } : data.emptyReply ? { notice: 'empty' as const } : {}),
+            ...(aborted ? {} : endNotice(data)),
             endedAt: (data.endedAt as number) ?? ev.ts,
             startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
             timed: true,
@@ -830,6 +838,10 @@ interface HistRun {
   hasAssistant: boolean
   /** the last assistant message stopped at the output limit */
   notice?: 'length'
+  /** a reply that said nothing (history's `silent` row: NO_REPLY) */
+  silent?: boolean
+  /** something of the run shows: reply text or a tool card */
+  shown?: boolean
 }
 
 /**
@@ -881,6 +893,8 @@ function historyItems(
       cur.hasAssistant = true
     }
     if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
+      // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live
+      const notice = cur.notice ?? (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined)
       out.push({
         kind: 'run',
         key: runKey(cur.runId),
@@ -891,7 +905,7 @@ function historyItems(
         endedAt: cur.lastTs,
         error: cur.error,
         usage: cur.usage,
-        ...(cur.notice ? { notice: cur.notice } : {}),
+        ...(notice ? { notice } : {}),
       })
     }
     cur = undefined
@@ -970,6 +984,8 @@ function historyItems(
         if (stopped && openSeg) openSeg.stopped = true
         if (cur) {
           cur.hasAssistant = true
+          if (m.silent) cur.silent = true
+          if (out.slice(msgStart).some((it) => it.kind === 'tool' || (it.kind === 'assistant' && it.text))) cur.shown = true
           cur.usage = addUsage(cur.usage, usageOf(m.usage))
           if (stopped) cur.status = 'stopped'
           else if (m.stopReason === 'error' || m.errorMessage) {

@@ -92,8 +92,11 @@ export interface RunItem extends ItemBase {
   usage?: UsageTotals
   /** startedAt/endedAt come from lifecycle events (not estimated from transcript timestamps) */
   timed?: boolean
-  /** a finished run's reply is not what the user may assume: cut off at the output limit, or empty */
-  notice?: 'length' | 'empty'
+  /**
+   * a finished run's reply is not what the user may assume: cut off at the output limit, empty, or none at all
+   * because the model chose to say nothing (NO_REPLY)
+   */
+  notice?: 'length' | 'empty' | 'silent'
   /** the model server refused the request and it will be sent again (HTTP status; `until`: the wait it asked for) */
   retry?: { status: number; until?: number }
   /** the model is inside a reasoning block since this time (the runtime's `reasoning` stream; at every level) */
