@@ -102,6 +102,11 @@ export interface RunOutcome {
   payloads: ReplyPayload[]
   meta: RunMeta
   error?: string
+  /**
+   * the run ended on a failed model call and its payloads carry the error text (after any partial reply): the
+   * `agent` call completes with them (agent-final.ts)
+   */
+  errorReply?: boolean
 }
 
 export interface RunnerDeps {
@@ -706,6 +711,7 @@ export class EmbeddedRunner {
         stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
         ctx,
         compactionCount: history.compactionCount,
+        errorReply: reason === 'error' && !storage,
       })
     } catch (err) {
       const storage = bridge?.persistError !== undefined || isStorageError(err)
@@ -777,6 +783,7 @@ export class EmbeddedRunner {
       stopReason: string
       ctx?: RunHookContext
       compactionCount: number
+      errorReply?: boolean
     },
   ): Promise<RunOutcome> {
     await this.turns.turn()
@@ -862,7 +869,9 @@ export class EmbeddedRunner {
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')
       this.emit(req, 'lifecycle', data)
     }
-    return this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+    const out = this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+    if (r.errorReply) out.errorReply = true
+    return out
   }
 
   /** Outbound delivery of the final reply: message_sending per text payload (cancel drops it), then message_sent. */
