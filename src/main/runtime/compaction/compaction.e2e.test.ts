@@ -104,9 +104,11 @@ describe('compaction at the threshold', () => {
     expect(c[0]).toMatchObject({ summary: 'SUMMARY-OF-EARLIER-TURNS', runId: id, tokensBefore: expect.any(Number), tokensAfter: expect.any(Number) })
     expect((c[0] as { tokensAfter: number }).tokensAfter).toBeLessThan((c[0] as { tokensBefore: number }).tokensBefore)
     expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
+    expect(final.result!.meta.agentMeta.compactionCount).toBe(1)
     // the next run rebuilds the compacted history: summary in the system prompt, old turns gone
     const before = server.requests.length
-    await run('short question', 'next')
+    const next = await run('short question', 'next')
+    expect(next.final.result!.meta.agentMeta.compactionCount).toBe(1)
     const nextReq = server.requests.slice(before).find((r) => !isSummaryRequest(r))!
     expect(systemOf(nextReq)).toContain('SUMMARY-OF-EARLIER-TURNS')
     expect(JSON.stringify(nextReq.body.messages)).not.toContain('TURN1 turn1-filler')
@@ -135,6 +137,9 @@ describe('compaction on a provider context overflow', () => {
     })
     const { wait, final } = await run('list the workspace', 'o3')
     expect(wait.status).toBe('ok')
+    // the compaction this run made counts (the session had none before it)
+    expect(final.result!.meta.agentMeta.compactionCount).toBe(1)
+    expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
     expect(mainCount).toBe(3) // first call, the overflowed one, exactly one retry
     expect(summaryRequests()).toHaveLength(1)
     expect(compactionEvents('o3')).toEqual([{ phase: 'start' }, { phase: 'end', willRetry: true, completed: true }])

@@ -279,6 +279,8 @@ export class EmbeddedRunner {
     let sessionId = ''
     let agent: Agent | undefined
     let hookCtx: RunHookContext | undefined
+    // the session's compactions: those in its transcript at the start, plus each one this run writes
+    let compactionCount = 0
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -312,6 +314,7 @@ export class EmbeddedRunner {
         })
       }
       const history = rebuildHistory(read.entries)
+      compactionCount = history.compactionCount
       // transcript entry id per message object (rebuilt history reuses the parsed message objects): the
       // messages this run writes are noted as they are written; the history's are indexed only if asked
       // (compaction), not on every run
@@ -344,6 +347,7 @@ export class EmbeddedRunner {
       let messageSeq = read.entries.filter((e) => e.type === 'message').length + history.orphanToolCalls.length
       const append = async (entry: TranscriptEntry) => {
         await transcript.append(entry)
+        if (entry.type === 'compaction') compactionCount++
         if (entry.type !== 'message' || !deps.onTranscriptMessage) return
         try {
           deps.onTranscriptMessage(req.sessionKey, entry, ++messageSeq)
@@ -710,7 +714,7 @@ export class EmbeddedRunner {
             : undefined,
         stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
         ctx,
-        compactionCount: history.compactionCount,
+        compactionCount,
         errorReply: reason === 'error' && !storage,
       })
     } catch (err) {
@@ -737,7 +741,7 @@ export class EmbeddedRunner {
         errorKind: aborted ? undefined : { kind: 'unknown', metaKind: storage ? 'storage' : 'runtime_error' },
         stopReason: reason === 'timeout' ? 'timeout' : aborted ? 'aborted' : 'error',
         ctx: hookCtx,
-        compactionCount: 0,
+        compactionCount,
       })
     } finally {
       if (timer) clearTimeout(timer)
