@@ -203,3 +203,26 @@ describe('manual compaction (sessions.compact)', () => {
     expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
   })
 })
+
+describe('a request that cannot fit the context window', () => {
+  it('is not sent: the run fails with the estimate and the window (an isError payload, meta.error context_overflow)', async () => {
+    await start(6000, { reserveTokens: 1000, keepRecentTurns: 1 })
+    server.script((req): Turn => (isSummaryRequest(req) ? { text: 'S' } : { text: 'short answer' }))
+    // a small window still takes a short message
+    expect((await run('hello', 'fits')).final.result!.payloads).toEqual([{ text: 'short answer' }])
+    const before = server.requests.length
+    const { wait, final } = await run(filler('HUGE', 200_000), 'huge')
+    // nothing went out for it: not the message, and no summary of the history (it would not make the message fit)
+    expect(server.requests.length).toBe(before)
+    expect(compactionEvents('huge')).toEqual([])
+    expect(wait).toMatchObject({ status: 'error', error: expect.stringMatching(/^message too large for this model's context window: ~\d+ tokens, window 6000/) })
+    expect(final).toMatchObject({ status: 'ok', summary: 'completed' })
+    expect(final.result!.payloads).toEqual([{ text: expect.stringContaining("message too large for this model's context window"), isError: true }])
+    expect(final.result!.meta.error).toMatchObject({ kind: 'context_overflow' })
+    const tokens = Number(/~(\d+) tokens/.exec(final.result!.meta.error!.message)![1])
+    expect(tokens).toBeGreaterThan(50_000)
+    // the session goes on: the next message is answered (the refused one, kept in the history, is summarized)
+    expect((await run('and now?', 'after')).final.result!.payloads).toEqual([{ text: 'short answer' }])
+    expect(JSON.stringify(mainRequests().at(-1)!.body)).not.toContain('huge-filler huge-filler')
+  })
+})

@@ -579,6 +579,9 @@ export class EmbeddedRunner {
               try {
                 return (await deps.hooks.transformContext!(messages, ctx)) ?? messages
               } catch (err) {
+                // a request the hook refuses to send (too large for the window) fails the model call: pi ends the
+                // turn with an error message carrying this text
+                if ((err as { refusesRequest?: unknown })?.refusesRequest === true) throw err
                 this.hookError('transformContext', err)
                 return messages
               }
