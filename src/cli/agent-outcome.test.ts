@@ -52,6 +52,18 @@ describe('loopdesk agent: how a run ends', () => {
     }
   })
 
+  it('a failed model call under --json prints its partial reply and error payload (through the gateway and --local), exit 1', async () => {
+    for (const run of [viaGateway, local]) {
+      env.server.push({ textChunks: ['half ', 'an answer'], streamError: 'stream broke' })
+      const r = await run(['-m', 'fail late', '--json', '--session-key', `agent:main:failjson-${run === local ? 'l' : 'g'}`])
+      expect(r.code, r.err).toBe(1)
+      const final = JSON.parse(r.out)
+      expect(final.result.payloads).toEqual([{ text: 'half an answer' }, { text: expect.stringContaining('stream broke'), isError: true }])
+      expect(final.result.meta.error.message).toContain('stream broke')
+      expect(r.err).toMatch(/^error: .*stream broke/m)
+    }
+  })
+
   it('Ctrl-C before the gateway acknowledged the message stops the run once it does (exit 130); twice stops waiting', async () => {
     // a gateway whose `agent` answers only when the test lets it (as with a large file still on its way)
     const rt = env.stack.rt.runtime

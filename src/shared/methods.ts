@@ -611,6 +611,7 @@ export interface RunMeta {
     model: string
     /** `total` = totalTokens: OpenClaw's name for the sum (its agentMeta.usage is {input, output, cacheRead, cacheWrite, total}) */
     usage: UsageTotals & { total: number }
+    /** the session's compactions once the run ended, the run's own included (the session row's count) */
     compactionCount: number
   }
   timing?: RunTiming

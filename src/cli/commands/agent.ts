@@ -144,6 +144,8 @@ function sessionNotFound(req: AgentRequest, details: unknown): CliError | undefi
 
 /** Exit code + output for a finished run. */
 function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean): number {
+  // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
+  const failure = final.status !== 'ok' ? final.summary || 'the run failed' : final.result?.meta.error?.message
   if (json) {
     io.stdout(JSON.stringify(final) + '\n')
   } else {
@@ -156,11 +158,11 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
     // normally the chat final already printed everything; this covers a final that arrived first
     if (text) printer.update(text)
     printer.end()
-    const notes = payloads.filter((p) => p.isError && p.text !== final.summary).map((p) => p.text)
+    const notes = payloads.filter((p) => p.isError && p.text !== final.summary && p.text !== failure).map((p) => p.text)
     if (notes.length && final.status === 'ok') io.stderr(notes.join('\n') + '\n')
   }
-  if (final.status !== 'ok') {
-    io.stderr(`error: ${final.summary || 'the run failed'}\n`)
+  if (failure !== undefined) {
+    io.stderr(`error: ${failure}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {

@@ -111,6 +111,11 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           throw err
         }
         core.sessionChanged(target.key, 'send', p.idempotencyKey)
+        // an inbound user message like chat.send's (spec §6), whichever client sent it; a bare /new's stand-in
+        // prompt is not one
+        if (!(cmd && cmd.command !== 'stop' && !cmd.rest)) {
+          core.hooks.messageReceived?.({ sessionKey: target.key, agentId: target.agentId, content: message, runId: p.idempotencyKey })
+        }
         core.startRun(
           {
             runId: p.idempotencyKey,

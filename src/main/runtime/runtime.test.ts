@@ -134,9 +134,11 @@ describe('agent + agent.wait', () => {
     const wait = await t.call('agent.wait', { runId: 'e1', timeoutMs: 10_000 })
     expect(wait).toMatchObject({ status: 'error', error: 'Model request failed (HTTP 500 from mock): kaboom' })
     expect(chatEvents('e1').at(-1)).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('kaboom') })
+    // the call itself completed (OpenClaw): the error is the reply's payload, meta.error says why
     const final = await t.runtime.agentFinal('e1')
-    expect(final.status).toBe('error')
+    expect(final).toMatchObject({ status: 'ok', summary: 'completed' })
     expect(final.result!.payloads).toEqual([{ text: expect.stringContaining('kaboom'), isError: true }])
+    expect(final.result!.meta.error).toMatchObject({ message: expect.stringContaining('kaboom') })
   })
 
   it('/new resets the session (new sessionId, old transcript archived, hook fired) and runs the trailing text', async () => {

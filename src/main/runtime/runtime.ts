@@ -36,6 +36,7 @@ import { applyProxyEnv, describeProxySettings } from './net/proxy'
 import { EventLog, eventLogFile } from './events/event-log'
 import { parseSessionKey } from '../../shared/session-key'
 import { ApprovalBroker, capToolResultForPersist, createTools, sanitizeToolResultForEvent, toolMeta } from './tools'
+import { agentFinalOf } from './runner/agent-final'
 
 export const LOOPDESK_VERSION = '0.1.0'
 /** finished runs' finals are kept this long for agentFinal() (same as agent.wait's cache) */
@@ -359,11 +360,7 @@ class RuntimeImpl implements Runtime {
       (outcome) => {
         this.core.tracked.delete(req.runId)
         this.settleIfIdle(req.sessionKey, req.agentId)
-        this.recordFinal(
-          outcome.status === 'ok'
-            ? { runId: req.runId, status: 'ok', summary: 'completed', result: { payloads: outcome.payloads, meta: outcome.meta } }
-            : { runId: req.runId, status: 'error', summary: outcome.summary, result: { payloads: outcome.payloads, meta: outcome.meta } },
-        )
+        this.recordFinal(agentFinalOf(req.runId, outcome))
         return outcome
       },
       (err) => {

@@ -104,9 +104,11 @@ describe('compaction at the threshold', () => {
     expect(c[0]).toMatchObject({ summary: 'SUMMARY-OF-EARLIER-TURNS', runId: id, tokensBefore: expect.any(Number), tokensAfter: expect.any(Number) })
     expect((c[0] as { tokensAfter: number }).tokensAfter).toBeLessThan((c[0] as { tokensBefore: number }).tokensBefore)
     expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
+    expect(final.result!.meta.agentMeta.compactionCount).toBe(1)
     // the next run rebuilds the compacted history: summary in the system prompt, old turns gone
     const before = server.requests.length
-    await run('short question', 'next')
+    const next = await run('short question', 'next')
+    expect(next.final.result!.meta.agentMeta.compactionCount).toBe(1)
     const nextReq = server.requests.slice(before).find((r) => !isSummaryRequest(r))!
     expect(systemOf(nextReq)).toContain('SUMMARY-OF-EARLIER-TURNS')
     expect(JSON.stringify(nextReq.body.messages)).not.toContain('TURN1 turn1-filler')
@@ -135,6 +137,9 @@ describe('compaction on a provider context overflow', () => {
     })
     const { wait, final } = await run('list the workspace', 'o3')
     expect(wait.status).toBe('ok')
+    // the compaction this run made counts (the session had none before it)
+    expect(final.result!.meta.agentMeta.compactionCount).toBe(1)
+    expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
     expect(mainCount).toBe(3) // first call, the overflowed one, exactly one retry
     expect(summaryRequests()).toHaveLength(1)
     expect(compactionEvents('o3')).toEqual([{ phase: 'start' }, { phase: 'end', willRetry: true, completed: true }])
@@ -196,5 +201,28 @@ describe('manual compaction (sessions.compact)', () => {
     const users = msgs(req).filter((m) => m.role === 'user').map((m) => text(m.content))
     expect(users).toEqual(['and 3+3', 'who am I?'])
     expect((await t.call('sessions.list', {})).sessions[0].compactionCount).toBe(1)
+  })
+})
+
+describe('a request that cannot fit the context window', () => {
+  it('is not sent: the run fails with the estimate and the window (an isError payload, meta.error context_overflow)', async () => {
+    await start(6000, { reserveTokens: 1000, keepRecentTurns: 1 })
+    server.script((req): Turn => (isSummaryRequest(req) ? { text: 'S' } : { text: 'short answer' }))
+    // a small window still takes a short message
+    expect((await run('hello', 'fits')).final.result!.payloads).toEqual([{ text: 'short answer' }])
+    const before = server.requests.length
+    const { wait, final } = await run(filler('HUGE', 200_000), 'huge')
+    // nothing went out for it: not the message, and no summary of the history (it would not make the message fit)
+    expect(server.requests.length).toBe(before)
+    expect(compactionEvents('huge')).toEqual([])
+    expect(wait).toMatchObject({ status: 'error', error: expect.stringMatching(/^message too large for this model's context window: ~\d+ tokens, window 6000/) })
+    expect(final).toMatchObject({ status: 'ok', summary: 'completed' })
+    expect(final.result!.payloads).toEqual([{ text: expect.stringContaining("message too large for this model's context window"), isError: true }])
+    expect(final.result!.meta.error).toMatchObject({ kind: 'context_overflow' })
+    const tokens = Number(/~(\d+) tokens/.exec(final.result!.meta.error!.message)![1])
+    expect(tokens).toBeGreaterThan(50_000)
+    // the session goes on: the next message is answered (the refused one, kept in the history, is summarized)
+    expect((await run('and now?', 'after')).final.result!.payloads).toEqual([{ text: 'short answer' }])
+    expect(JSON.stringify(mainRequests().at(-1)!.body)).not.toContain('huge-filler huge-filler')
   })
 })

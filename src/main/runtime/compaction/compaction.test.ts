@@ -4,6 +4,7 @@ import { HookRegistry } from '../hooks'
 import { CompactionController, type CompactionEntry } from './controller'
 import { compactionThreshold, estimateContextTokens, estimateMessageTokens, shouldCompact, type AnyMessage } from './estimate'
 import { isContextOverflowError } from './overflow'
+import { ContextTooLargeError, requestLimit } from './too-large'
 import { buildCompactedMessages, createSummaryMessage, isSummaryMessage, planCompaction, SUMMARY_PREFIX } from './plan'
 import { buildSummaryPrompt, createStreamCompleter, summarize, SUMMARY_SYSTEM_PROMPT } from './summarize'
 
@@ -294,6 +295,33 @@ describe('CompactionController', () => {
     expect(events).toHaveLength(2)
   })
 
+  it('a new message that cannot fit the window with the system prompt is refused at once, nothing summarized', async () => {
+    const { c, events, complete } = setup()
+    const err = await c.transform([sys('P'), user(big('u1')), asst(big('a1')), user('y'.repeat(4000))]).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(ContextTooLargeError)
+    expect((err as ContextTooLargeError).message).toMatch(/^message too large for this model's context window: ~\d+ tokens, window 1000 /)
+    expect((err as ContextTooLargeError).refusesRequest).toBe(true)
+    expect(c.tooLarge).toBe('message')
+    expect(complete).not.toHaveBeenCalled()
+    expect(events).toEqual([])
+  })
+
+  it('a conversation still too large after compacting is refused; one that compaction makes fit is sent', async () => {
+    const { c, complete } = setup()
+    // the current turn (a tool result of ~900 tokens) stays whole: the summary of the older turn is not enough
+    const loop = [sys('P'), user(big('u1')), asst(big('a1')), user('now'), asst('', [{ id: 'c1' }]), result('c1', 'r'.repeat(3600))]
+    await expect(c.transform(loop)).rejects.toThrow(/^conversation too large for this model's context window even after compaction: ~\d+ tokens, window 1000\. /)
+    expect(c.tooLarge).toBe('conversation')
+    expect(complete).toHaveBeenCalledTimes(1)
+
+    const ok = setup()
+    const fits = [sys('P'), user(big('u1')), asst(big('a1')), user(big('u2')), asst(big('a2')), user(big('u3')), asst(big('a3')), user('now')]
+    expect(estimateContextTokens(fits)).toBeGreaterThan(requestLimit(1000))
+    const out = await ok.c.transform(fits)
+    expect(estimateContextTokens(out)).toBeLessThanOrEqual(requestLimit(1000))
+    expect(ok.c.tooLarge).toBeUndefined()
+  })
+
   it('overflow: exactly one compaction + retry per run, reset before the retry', async () => {
     const { c, events, complete, reset } = setup({ contextWindow: 100_000 })
     const failed = { ...asst(''), stopReason: 'error', errorMessage: 'maximum context length is 8192 tokens' }
@@ -358,7 +386,8 @@ describe('CompactionController', () => {
     expect(entries).toEqual([])
     expect(events).toEqual([{ phase: 'start' }, { phase: 'end', willRetry: false, completed: false }])
     // over the threshold because of the kept turn, not the summarized part: one try per run, not one per request
-    const tail = [sys('P'), user('u1'), asst('a1'), user(big('u2') + 'y'.repeat(3000))]
+    const tail = [sys('P'), user('u1'), asst('a1'), user(big('u2') + 'y'.repeat(2400))]
+    expect(estimateContextTokens(tail)).toBeLessThanOrEqual(requestLimit(1000)) // it still fits the window
     complete.mockClear()
     expect(await c.transform(tail)).toEqual(tail)
     expect(await c.transform(tail)).toEqual(tail)
@@ -371,7 +400,7 @@ describe('CompactionController', () => {
 
   it('caps threshold compactions per run', async () => {
     const { c, complete } = setup({ maxAutoCompactions: 1, keepRecentTurns: 1 })
-    const huge = [sys('P'), user(big('u1')), asst(big('a1')), user(big('u2')), asst(big('a2')), user(big('u3') + 'y'.repeat(4000))]
+    const huge = [sys('P'), user(big('u1')), asst(big('a1')), user(big('u2')), asst(big('a2')), user(big('u3') + 'y'.repeat(2400))]
     await c.transform(huge)
     await c.transform(huge)
     expect(complete).toHaveBeenCalledTimes(1)

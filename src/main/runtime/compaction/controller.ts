@@ -9,9 +9,10 @@
 import type { CompactionData } from '../../../shared/events'
 import type { TranscriptEntry } from '../contracts'
 import type { AgentHookContext, HookRegistry } from '../hooks'
-import { CHARS_PER_TOKEN, compactionThreshold, estimateContextTokens, type AnyMessage } from './estimate'
+import { CHARS_PER_TOKEN, compactionThreshold, estimateContextTokens, estimateMessageTokens, type AnyMessage } from './estimate'
 import { buildCompactedMessages, isSummaryMessage, planCompaction } from './plan'
 import { summarize, type CompleteFn } from './summarize'
+import { ContextTooLargeError, requestLimit } from './too-large'
 
 export type CompactionEntry = Extract<TranscriptEntry, { type: 'compaction' }>
 export type CompactionReason = 'threshold' | 'overflow' | 'manual'
@@ -67,6 +68,11 @@ function errorText(err: unknown): string {
 export class CompactionController<M extends AnyMessage = AnyMessage> {
   /** compactions completed by this controller */
   count = 0
+  /**
+   * a request of this run did not fit the window and was not sent (ContextTooLargeError): because of its new
+   * message alone, or of the conversation (which an overflow compaction may still shrink)
+   */
+  tooLarge?: 'message' | 'conversation'
   private autoCompactions = 0
   private overflowRetryUsed = false
   /** a threshold compaction of this run could not shrink it: not tried again (each try is a model call) */
@@ -103,14 +109,30 @@ export class CompactionController<M extends AnyMessage = AnyMessage> {
     return [...head, this.summaryMessage, ...messages.slice(last + 1)]
   }
 
-  /** Before each model request: apply the view, compact when over contextWindow − reserveTokens. */
+  /**
+   * Before each model request: apply the view, compact when over contextWindow − reserveTokens. A request
+   * that still cannot fit the window (with room for a reply) throws ContextTooLargeError instead of going out.
+   */
   async transform(messages: readonly M[]): Promise<M[]> {
-    const v = this.view(messages)
-    if (this.busy || this.thresholdGaveUp || this.autoCompactions >= (this.o.maxAutoCompactions ?? 3)) return v
-    const tokens = estimateContextTokens(v)
-    if (tokens <= compactionThreshold(this.o.contextWindow, this.o.reserveTokens)) return v
-    const r = await this.compact(v, 'threshold', false)
-    return r.messages
+    let v = this.view(messages)
+    let tokens = estimateContextTokens(v)
+    const limit = requestLimit(this.o.contextWindow)
+    const last = v[v.length - 1]
+    // the system prompt and the new message are never compacted away: past the limit, no summary can help
+    if (tokens > limit && last?.role === 'user' && estimateContextTokens(v.filter((m) => m.role === 'system')) + estimateMessageTokens(last) > limit) {
+      this.tooLarge = 'message'
+      throw new ContextTooLargeError(tokens, this.o.contextWindow)
+    }
+    const mayCompact = !this.busy && !this.thresholdGaveUp && this.autoCompactions < (this.o.maxAutoCompactions ?? 3)
+    if (mayCompact && tokens > compactionThreshold(this.o.contextWindow, this.o.reserveTokens)) {
+      const r = await this.compact(v, 'threshold', false)
+      if (r.compacted) tokens = estimateContextTokens((v = r.messages))
+    }
+    if (tokens > limit) {
+      this.tooLarge = 'conversation'
+      throw new ContextTooLargeError(tokens, this.o.contextWindow, 'conversation')
+    }
+    return v
   }
 
   /**

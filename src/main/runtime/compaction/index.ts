@@ -18,6 +18,7 @@ export {
   type CompleteFn,
 } from './summarize'
 export { isContextOverflowError } from './overflow'
+export { ContextTooLargeError, replyRoom, requestLimit } from './too-large'
 export {
   CompactionController,
   type CompactionControllerOptions,

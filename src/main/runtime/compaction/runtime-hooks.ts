@@ -94,7 +94,11 @@ export function createCompactionHooks(o: CompactionHooksOptions): CompactionHook
     },
 
     async onContextOverflow(event, ctx) {
-      if (!isContextOverflowError(event.errorMessage, ctx.model.provider)) return { retry: false }
+      const tooLarge = controllers.get(ctx.runId)?.tooLarge
+      // a conversation too large to send (too-large.ts) gets the same one compaction + retry as a provider's
+      // overflow; a message too large by itself gets none (no summary makes it fit)
+      if (tooLarge === 'message') return { retry: false }
+      if (!tooLarge && !isContextOverflowError(event.errorMessage, ctx.model.provider)) return { retry: false }
       const r = await controllerFor(ctx).handleOverflow(event.messages as unknown as AnyMessage[], event.errorMessage)
       return { retry: r.retry }
     },

@@ -155,6 +155,20 @@ describe('plugins loaded from <stateDir>/plugins', () => {
   })
 })
 
+describe('message_received for agent runs (the agent RPC, loopdesk agent)', () => {
+  it('fires once per accepted message with its text and runId; a bare /new fires none', async () => {
+    const seen: Array<{ ev: { content: string; metadata?: { runId?: string } }; ctx: { sessionKey?: string } }> = []
+    ext.registry.register('message_received', (ev, ctx) => void seen.push({ ev, ctx }))
+    server.script([{ text: 'hello back' }, { text: 'fresh' }])
+    await run('hello there', 'mr1')
+    await ext.idle()
+    expect(seen).toEqual([{ ev: expect.objectContaining({ from: 'user', content: 'hello there', metadata: { runId: 'mr1' } }), ctx: expect.objectContaining({ sessionKey: K, runId: 'mr1' }) }])
+    await run('/new', 'mr2')
+    await ext.idle()
+    expect(seen).toHaveLength(1)
+  })
+})
+
 describe('message_sending / message_sent (the `message` tool and the final reply deliver text)', () => {
   it('a plugin rewrites or cancels an outbound message; message_sent observes what went out', async () => {
     const sent: unknown[] = []

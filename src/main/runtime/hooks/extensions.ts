@@ -17,6 +17,7 @@ import { loadPlugins, type LoadPluginsResult } from './plugins'
 import { HookRegistry } from './registry'
 import { pluginRuntimeHooks, type PluginRuntimeHooks } from './runtime-hooks'
 import { consoleHookLogger, type HookLogger } from './types'
+import { agentFinalOf } from '../runner/agent-final'
 
 /** What the installer needs from a runtime (the Runtime facade satisfies it). */
 export interface ExtensionHost {
@@ -122,12 +123,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   const trackFolded = (batch: TrackedRun) => {
     for (const runId of folds.foldedInto(batch.runId)) {
       const done = batch.done.then((o) => {
-        core.recordFinal({
-          runId,
-          status: o.status,
-          summary: o.status === 'ok' ? 'completed' : o.summary,
-          result: { payloads: o.payloads, meta: o.meta },
-        })
+        core.recordFinal(agentFinalOf(runId, o))
         return o
       })
       const t: TrackedRun = { runId, sessionKey: batch.sessionKey, agentId: batch.agentId, controller: batch.controller, done, source: 'chat' }

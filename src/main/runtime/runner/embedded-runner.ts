@@ -103,6 +103,11 @@ export interface RunOutcome {
   payloads: ReplyPayload[]
   meta: RunMeta
   error?: string
+  /**
+   * the run ended on a failed model call and its payloads carry the error text (after any partial reply): the
+   * `agent` call completes with them (agent-final.ts)
+   */
+  errorReply?: boolean
 }
 
 export interface RunnerDeps {
@@ -279,6 +284,8 @@ export class EmbeddedRunner {
     let sessionId = ''
     let agent: Agent | undefined
     let hookCtx: RunHookContext | undefined
+    // the session's compactions: those in its transcript at the start, plus each one this run writes
+    let compactionCount = 0
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -312,6 +319,7 @@ export class EmbeddedRunner {
         })
       }
       const history = rebuildHistory(read.entries)
+      compactionCount = history.compactionCount
       // transcript entry id per message object (rebuilt history reuses the parsed message objects): the
       // messages this run writes are noted as they are written; the history's are indexed only if asked
       // (compaction), not on every run
@@ -344,6 +352,7 @@ export class EmbeddedRunner {
       let messageSeq = read.entries.filter((e) => e.type === 'message').length + history.orphanToolCalls.length
       const append = async (entry: TranscriptEntry) => {
         await transcript.append(entry)
+        if (entry.type === 'compaction') compactionCount++
         if (entry.type !== 'message' || !deps.onTranscriptMessage) return
         try {
           deps.onTranscriptMessage(req.sessionKey, entry, ++messageSeq)
@@ -577,6 +586,9 @@ export class EmbeddedRunner {
               try {
                 return (await deps.hooks.transformContext!(messages, ctx)) ?? messages
               } catch (err) {
+                // a request the hook refuses to send (too large for the window) fails the model call: pi ends the
+                // turn with an error message carrying this text
+                if ((err as { refusesRequest?: unknown })?.refusesRequest === true) throw err
                 this.hookError('transformContext', err)
                 return messages
               }
@@ -712,7 +724,8 @@ export class EmbeddedRunner {
             : undefined,
         stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
         ctx,
-        compactionCount: history.compactionCount,
+        compactionCount,
+        errorReply: reason === 'error' && !storage,
       })
     } catch (err) {
       const storage = bridge?.persistError !== undefined || isStorageError(err)
@@ -738,7 +751,7 @@ export class EmbeddedRunner {
         errorKind: aborted ? undefined : { kind: 'unknown', metaKind: storage ? 'storage' : 'runtime_error' },
         stopReason: reason === 'timeout' ? 'timeout' : aborted ? 'aborted' : 'error',
         ctx: hookCtx,
-        compactionCount: 0,
+        compactionCount,
       })
     } finally {
       if (timer) clearTimeout(timer)
@@ -784,6 +797,7 @@ export class EmbeddedRunner {
       stopReason: string
       ctx?: RunHookContext
       compactionCount: number
+      errorReply?: boolean
     },
   ): Promise<RunOutcome> {
     await this.turns.turn()
@@ -872,7 +886,9 @@ export class EmbeddedRunner {
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')
       this.emit(req, 'lifecycle', data)
     }
-    return this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+    const out = this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
+    if (r.errorReply) out.errorReply = true
+    return out
   }
 
   /** Outbound delivery of the final reply: message_sending per text payload (cancel drops it), then message_sent. */

@@ -85,7 +85,8 @@ export interface RunHooks {
   toolResultPersist?(message: ToolResultMessage, ctx: RunHookContext): ToolResultMessage | void
   /**
    * Called before EVERY model request with the messages about to be sent (pi `transformContext`):
-   * the place for compaction. Return replacement messages (keep the leading system message!).
+   * the place for compaction. Return replacement messages (keep the leading system message!). An error with
+   * `refusesRequest: true` fails the model call instead of sending it (any other error: sent unchanged).
    */
   transformContext?(messages: AgentMessage[], ctx: RunHookContext): Promise<AgentMessage[]> | AgentMessage[]
   /**
