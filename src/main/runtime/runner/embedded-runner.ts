@@ -633,7 +633,8 @@ export class EmbeddedRunner {
         // before the bridge: a hook may need to act before the bridge emits (block flush before tool start)
         a.subscribe(async (event) => {
           try {
-            await deps.hooks.agentEvent!(event, ctx)
+            // optional call: the extensions' hooks are taken off at runtime shutdown while a run may still stream
+            await deps.hooks.agentEvent?.(event, ctx)
           } catch (err) {
             this.hookError('agentEvent', err)
           }
