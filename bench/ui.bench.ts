@@ -8,7 +8,9 @@
 //      It also prints how many cores other programs used meanwhile, to read the wall times with.
 //   2. opens a 10,000-message session and reports the time from click to the newest messages shown,
 //      then pages back through all of history and reports the longest task while doing so;
-//   3. reports the most message nodes ([data-msg]) that were in the DOM at any time.
+//   3. reports the most message nodes ([data-msg]) that were in the DOM at any time;
+//   4. first paint of each page: first contentful paint, the composer showing, and the script bytes
+//      fetched before it (lazily loaded chunks — Settings, Inspector, highlighting — come after).
 // Targets: no task over 50 ms while streaming; open < 500 ms; ≤ 300 message nodes.
 // The probes stay off the measured thread: no per-frame loop, no Playwright role queries while streaming,
 // the trace is read after the stream.
@@ -71,7 +73,7 @@ function longReply(tokens: number): string {
 // Nodes are counted when the DOM changes (a MutationObserver), not every animation frame: a rAF loop
 // would make the browser produce a frame 60 times a second and add work to the thread we measure.
 const PROBE = `
-  window.__bench = { longtasks: [], maxNodes: 0, marks: {} };
+  window.__bench = { longtasks: [], maxNodes: 0, marks: {}, composerAt: 0 };
   try {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) window.__bench.longtasks.push({ start: e.startTime, duration: e.duration });
@@ -80,6 +82,7 @@ const PROBE = `
   new MutationObserver(() => {
     const n = document.querySelectorAll('[data-msg]').length;
     if (n > window.__bench.maxNodes) window.__bench.maxNodes = n;
+    if (!window.__bench.composerAt && document.querySelector('textarea[aria-label="Message"]')) window.__bench.composerAt = performance.now();
   }).observe(document, { childList: true, subtree: true });
 `
 
@@ -87,7 +90,21 @@ interface Bench {
   longtasks: Array<{ start: number; duration: number }>
   maxNodes: number
   noLongtask?: string
+  /** performance.now() when the composer was first in the DOM */
+  composerAt: number
 }
+
+/** First paint of one page load. */
+interface FirstPaint {
+  /** first contentful paint (ms after navigation start) */
+  fcp: number
+  /** the composer in the DOM (ms after navigation start) */
+  composer: number
+  /** script bytes (encoded body) fetched before the composer showed, and the number of files */
+  scriptBytes: number
+  scripts: number
+}
+const firstPaints: FirstPaint[] = []
 
 /** What the bench reads in the page (this file is type-checked without the DOM library). */
 interface PageGlobals {
@@ -137,6 +154,17 @@ async function newPage(fake: Record<string, unknown>): Promise<Page> {
   await page.addInitScript({ content: `window.__LOOPDESK_FAKE__ = ${JSON.stringify(fake)};\n${PROBE}` })
   await page.goto(base)
   await page.getByRole('textbox', { name: 'Message' }).waitFor()
+  // the paint entry is reported once the frame is presented, which can be after the composer is found
+  firstPaints.push((await page.evaluate(`new Promise((resolve) => {
+    const composer = window.__bench.composerAt;
+    const scripts = performance.getEntriesByType('resource').filter((e) => /\\.js$/.test(e.name) && e.startTime <= composer);
+    const done = (fcp) => resolve({ fcp, composer, scriptBytes: scripts.reduce((n, e) => n + e.encodedBodySize, 0), scripts: scripts.length });
+    new PerformanceObserver((list) => {
+      const e = list.getEntriesByName('first-contentful-paint')[0];
+      if (e) done(e.startTime);
+    }).observe({ type: 'paint', buffered: true });
+    setTimeout(() => done(NaN), 5000);
+  })`)) as FirstPaint)
   // The app compiles grammars and renders its views once while idle (warm-up.tsx); a user types for
   // a moment before the first message, so measure from there.
   const warm = Date.now()
@@ -317,6 +345,7 @@ if (cpu1.machine) {
   const others = Math.max(0, cpu1.machine - cpu0.machine - (cpu1.browser - cpu0.browser))
   console.log(`  while streaming: the browser used ${((cpu1.browser - cpu0.browser) / span).toFixed(2)} cores, other programs ${(others / span).toFixed(2)} of ${cpus().length} cores`)
 }
+console.log(`first paint: ${firstPaints.map((f) => `FCP ${round(f.fcp)} ms, composer ${round(f.composer)} ms, ${(f.scriptBytes / 1000).toFixed(1)} kB of script in ${f.scripts} files before it`).join('; ')}`)
 console.log(`idle warm-up after the composer showed: ${warmUpMs.map((v) => `${v} ms`).join(', ')} (measured after it)`)
 console.log(`streaming: ${(text.length / 1000).toFixed(0)}k chars in ${round((t1 - t0) / 1000)} s (${Math.round(TOKENS / ((t1 - t0) / 1000))} tokens/s), ${(shownChars / 1000).toFixed(0)}k chars shown, peak ${streamNodes} message nodes`)
 if (s.noLongtask) console.log(`(longtask observer unavailable: ${s.noLongtask})`)

@@ -357,3 +357,31 @@ test('rename an endpoint through the real runtime: its key moves inside the runt
   await expect(dialog.getByLabel('Default model').locator('option[value="claude-lab/c2"]')).toHaveCount(1)
   await shot(page, 'app-settings-rename')
 })
+
+test('the lazily loaded parts (highlighting, Settings, Inspector) load from the gateway under its CSP', async ({ page }) => {
+  // the gateway's CSP (script-src 'self'), as the page reports any refusal
+  await page.addInitScript({
+    content: `window.__csp = []; document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(e.violatedDirective + ' ' + e.blockedURI));`,
+  })
+  const scripts: Array<{ path: string; status: number; csp: string | undefined }> = []
+  page.on('response', (r) => {
+    if (r.request().resourceType() === 'script') scripts.push({ path: new URL(r.url()).pathname, status: r.status(), csp: r.headers()['content-security-policy'] })
+  })
+  await open(page)
+  await newSession(page)
+  env.model.push({ text: 'Here:\n\n```ts\nconst answer: number = 42\n```\n', chunks: 2 })
+  await send(page, 'show me code')
+  await expect(log(page).locator('code .hljs-keyword').first()).toHaveText('const')
+  await page.getByRole('button', { name: 'Settings' }).click()
+  await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible()
+  await page.keyboard.press('Escape')
+  await expect(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0)
+  await page.getByRole('button', { name: 'Inspector' }).click()
+  await expect(page.getByRole('complementary', { name: 'Inspector' })).toBeVisible()
+  await page.getByRole('button', { name: 'Close inspector' }).click()
+  for (const chunk of ['highlight', 'Settings', 'Inspector']) {
+    const served = scripts.find((s) => s.path.startsWith(`/assets/${chunk}-`))
+    expect(served, chunk).toMatchObject({ status: 200, csp: expect.stringContaining("script-src 'self'") })
+  }
+  expect(await page.evaluate('window.__csp')).toEqual([])
+})

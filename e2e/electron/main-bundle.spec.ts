@@ -21,6 +21,7 @@ const EXPECTED = [
   'app://loopdesk/index.html served',
   'CSP header strict',
   'path traversal refused',
+  'every script chunk served as JavaScript, the lazily loaded ones too',
   'CSP added to every session response',
   'permission request denied',
   'preload exposes window.loopdesk',

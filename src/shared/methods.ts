@@ -12,6 +12,9 @@ import type {
 } from './events'
 import { ATTENTION_ICONS, STATUS_NOTE_MAX_CHARS, STATUS_NOTE_MAX_TTL_MINUTES, type OrganisationRowFields } from './session-organisation'
 import type { SessionApprovalReplay } from './session-approval'
+import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from './config-values'
+
+export { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel }
 
 /** A command a chat message can be (commands.list; OpenClaw's command entry). */
 export interface ChatCommandInfo {
@@ -30,15 +33,10 @@ export const MAX_MESSAGE_CHARS = 1_000_000
 /** config.patch `raw`: a JSON5 merge patch (the whole config file is far smaller) */
 export const CONFIG_RAW_MAX_CHARS = 1_048_576
 
-/** a provider name of the user's own: the first half of its model refs ("<provider>/<model>") and a config path segment */
-export const PROVIDER_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$'
-
 const NonEmpty = (max = 512) => Type.String({ minLength: 1, maxLength: max })
 const Closed = <T extends Record<string, TSchema>>(props: T) =>
   Type.Object(props, { additionalProperties: false })
 
-export const THINKING_LEVELS = ['off', 'minimal', 'low', 'medium', 'high', 'xhigh'] as const
-export type ThinkingLevel = (typeof THINKING_LEVELS)[number]
 /** A thinking level as OpenClaw sends it: free text ("max", "think harder", "adaptive"), mapped by the runtime. */
 const ThinkingText = Type.String({ minLength: 1, maxLength: 64 })
 /** OpenClaw delivery-routing fields: accepted so its clients work; Loopdesk replies only into the session. */

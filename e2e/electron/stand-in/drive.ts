@@ -77,9 +77,26 @@ async function main() {
   const handler = standIn.protocolHandlers.get('app')
   const page = await handler(new Request('app://loopdesk/index.html'))
   const csp = page.headers.get('content-security-policy') ?? ''
-  check('app://loopdesk/index.html served', page.status === 200 && (await page.text()).includes('<div id="root">'), page.status)
+  const html = await page.text()
+  check('app://loopdesk/index.html served', page.status === 200 && html.includes('<div id="root">'), page.status)
   check('CSP header strict', csp.includes("script-src 'self'") && !csp.includes('unsafe-eval') && csp.includes("object-src 'none'"), csp)
   check('path traversal refused', (await handler(new Request('app://loopdesk/%2e%2e/%2e%2e/package.json'))).status === 404)
+  // Every script the page can load — the entry, the chunks it imports, and through its import() calls
+  // the ones loaded later (Settings, the Inspector, highlighting) — at the URL the page resolves it to,
+  // as JavaScript under the same CSP.
+  const scripts = new Map<string, { status: number; type: string | null; csp: string | null }>()
+  const queue = [...html.matchAll(/src="\.\/(assets\/[\w.-]+\.js)"/g)].map((m) => new URL(m[1], 'app://loopdesk/').href)
+  while (queue.length) {
+    const url = queue.shift()!
+    if (scripts.has(url)) continue
+    const res = await handler(new Request(url))
+    scripts.set(url, { status: res.status, type: res.headers.get('content-type'), csp: res.headers.get('content-security-policy') })
+    const code = res.status === 200 ? await res.text() : ''
+    for (const m of code.matchAll(/["'`]\.\/([\w.-]+\.js)["'`]/g)) queue.push(new URL(m[1], url).href)
+  }
+  const badScripts = [...scripts].filter(([, r]) => r.status !== 200 || !r.type?.startsWith('text/javascript') || r.csp !== csp)
+  const lazy = ['Settings', 'Inspector', 'highlight'].filter((name) => ![...scripts.keys()].some((u) => u.includes(`/assets/${name}-`)))
+  check('every script chunk served as JavaScript, the lazily loaded ones too', badScripts.length === 0 && lazy.length === 0, { badScripts, missing: lazy })
   const hdrs: any = await new Promise((resolve) => standIn.headersListener({ url: 'https://x/', responseHeaders: {} }, resolve))
   check('CSP added to every session response', hdrs.responseHeaders['Content-Security-Policy']?.[0] === csp, hdrs)
   const perm: boolean = await new Promise((resolve) => standIn.permissionRequestHandler({}, 'media', resolve, { requestingUrl: 'app://loopdesk/' }))

@@ -8,11 +8,12 @@ import { Composer } from './components/Composer'
 import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
-import { Inspector } from './components/Inspector'
 import { createBridge, PairingRequiredError } from './bridge'
 import { PairingPrompt } from './components/PairingPrompt'
 import { PairingWaitScreen } from './components/PairingWait'
-import { Onboarding, SettingsDialog } from './components/Settings'
+import { Onboarding } from './components/Onboarding'
+import { InspectorView, SettingsView } from './lazy-views'
+import { LazyBoundary } from './lib/lazy-view'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
@@ -180,10 +181,16 @@ export function App() {
       {inspectorOpen && selectedKey && (
         <>
           <div className="overlay-backdrop inspector-backdrop" aria-hidden="true" onClick={() => controller.setInspectorOpen(false)} />
-          <Inspector sessionKey={selectedKey} />
+          <LazyBoundary name="Inspector" className="inspector">
+            <InspectorView sessionKey={selectedKey} />
+          </LazyBoundary>
         </>
       )}
-      {settingsOpen && <SettingsDialog />}
+      {settingsOpen && (
+        <LazyBoundary name="Settings" className="modal-backdrop">
+          <SettingsView />
+        </LazyBoundary>
+      )}
       {/* the open Settings dialog shows them in its footer (over it they covered its buttons) */}
       {!settingsOpen && <Toasts />}
     </div>

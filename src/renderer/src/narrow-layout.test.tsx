@@ -2,15 +2,22 @@
 // jsdom applies no media queries, so this checks the behaviour; e2e/narrow-layout.spec.ts the layout.
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeBridge } from './bridge/fake-bridge'
 import { renderApp } from './test-utils'
+import { preloadInspector } from './lazy-views'
 
 const seed = [
   { key: 'agent:main:main', label: 'Main' },
   { key: 'agent:main:other', label: 'Other' },
 ]
 
+// the Inspector is a lazily loaded chunk: load it first, as the idle warm-up does in the app (a view that
+// suspends inside a click's act() would wait for a flush that never comes; lib/lazy-view.test.tsx
+// covers the loading itself)
+beforeAll(async () => {
+  await preloadInspector()
+})
 beforeEach(() => localStorage.clear())
 afterEach(() => vi.unstubAllGlobals())
 
@@ -93,7 +100,7 @@ describe('narrow layout', () => {
       // asked for, it opens as a drawer
       if (narrow) {
         await userEvent.setup({ delay: null }).click(screen.getByRole('button', { name: 'Inspector' }))
-        expect(screen.getByRole('complementary', { name: 'Inspector' })).toBeInTheDocument()
+        expect(await screen.findByRole('complementary', { name: 'Inspector' })).toBeInTheDocument()
       }
       unmount()
     }

@@ -1,15 +1,18 @@
 // One-time costs paid while the app is idle, so the first reply streams as smoothly as the tenth:
-// highlight.js compiles each grammar on first use (10–40 ms each), marked builds its rules, the first
-// number formatter loads ICU data (~20 ms, the moment a run's token count first shows), and the JIT
-// compiles the message views the first time they render. Each step runs in its own idle callback,
-// so the warm-up itself never makes a long task.
+// the highlighter's chunk loads (it is not part of first paint), highlight.js compiles each grammar
+// on first use (10–40 ms each), marked builds its rules, the first number formatter loads ICU data
+// (~20 ms, the moment a run's token count first shows), and the JIT compiles the message views the
+// first time they render. Last, the chunks of Settings and the Inspector are fetched, so opening them
+// does not wait. Each step runs in its own idle callback, so the warm-up itself never makes a long task.
 import { Lexer } from 'marked'
 import { flushSync } from 'react-dom'
 import { createRoot } from 'react-dom/client'
 import { AppContext, type AppContextValue } from './app-context'
 import { ItemView } from './components/Messages'
 import { formatInt } from './lib/format'
-import { highlighterLanguages, warmUpLanguage } from './markdown/highlight'
+import { preloadInspector, preloadSettings } from './lazy-views'
+import { loadHighlighter, type Highlighter } from './markdown/highlighter'
+import { LANGUAGE_NAMES } from './markdown/languages'
 import type { Item } from './state/types'
 
 const SAMPLE_MARKDOWN = [
@@ -64,13 +67,18 @@ const onIdle: Idle = (cb) => {
  * type for a moment before the first message). */
 export const WARM_UP_DONE_MARK = 'loopdesk:warm-up-done'
 
-/** Queues the warm-up steps, one per idle period. */
+/** Queues the warm-up steps, one per idle period (a step that loads a chunk: once it is here). */
 export function warmUp(ctx: AppContextValue, idle: Idle = onIdle): void {
-  const steps: Array<() => void> = [
-    ...highlighterLanguages().map((name) => () => warmUpLanguage(name)),
+  let hl: Highlighter | undefined
+  const steps: Array<() => void | Promise<unknown>> = [
+    async () => {
+      hl = await loadHighlighter()
+    },
+    ...LANGUAGE_NAMES.map((name) => () => hl?.warmUpLanguage(name)),
     () => void formatInt(12345),
     () => void Lexer.lex(SAMPLE_MARKDOWN),
     () => renderSample(ctx),
+    () => Promise.all([preloadSettings(), preloadInspector()]),
   ]
   const next = () => {
     const step = steps.shift()
@@ -78,12 +86,14 @@ export function warmUp(ctx: AppContextValue, idle: Idle = onIdle): void {
       performance.mark?.(WARM_UP_DONE_MARK)
       return
     }
+    let pending: void | Promise<unknown> = undefined
     try {
-      step()
+      pending = step()
     } catch {
       // warming up is best effort: the real render reports real problems
     }
-    idle(next)
+    if (pending) void pending.catch(() => undefined).then(() => idle(next))
+    else idle(next)
   }
   idle(next)
 }

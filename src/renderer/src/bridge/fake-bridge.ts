@@ -31,7 +31,7 @@ import type {
   SessionSearchMatch,
   ThinkingLevel,
 } from '../../../shared/methods'
-import { PROVIDER_NAME_PATTERN } from '../../../shared/methods'
+import { PROVIDER_NAME_PATTERN } from '../../../shared/config-values'
 import { matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'

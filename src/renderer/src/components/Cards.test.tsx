@@ -1,6 +1,6 @@
 import { act, render, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { AppContext } from '../app-context'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { Controller } from '../state/controller'
@@ -10,7 +10,14 @@ import { LONG, renderApp } from '../test-utils'
 import { ApprovalCard } from './ApprovalCard'
 import { isModelSetupError } from './Messages'
 import { ToolCard } from './ToolCard'
+import { preloadSettings } from '../lazy-views'
 
+// Settings is a lazily loaded chunk: load it first, as the idle warm-up does in the app (a view that
+// suspends inside a click's act() would wait for a flush that never comes; lib/lazy-view.test.tsx
+// covers the loading itself)
+beforeAll(async () => {
+  await preloadSettings()
+})
 beforeEach(() => localStorage.clear())
 
 function withApp(ui: React.ReactElement, bridge = new FakeBridge()) {
@@ -140,7 +147,7 @@ describe('run status', () => {
     const log = screen.getByRole('log', { name: 'Conversation' })
     await waitFor(() => expect(within(log).getAllByRole('status').at(-1)).toHaveTextContent(/^Error: 401 Unauthorized: invalid x-api-key/), LONG)
     await user.click(within(log).getByRole('button', { name: 'Check model setup' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     expect(within(dialog).getByRole('button', { name: 'Models' })).toHaveAttribute('aria-current', 'page')
     expect(within(dialog).getByLabelText('Anthropic API key')).toBeInTheDocument()
   })

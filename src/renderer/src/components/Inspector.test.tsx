@@ -1,9 +1,16 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { EventLog, timelines } from '../state/event-log'
 import { LONG, renderApp } from '../test-utils'
+import { preloadInspector } from '../lazy-views'
 
+// the Inspector is a lazily loaded chunk: load it first, as the idle warm-up does in the app (a view that
+// suspends inside a click's act() would wait for a flush that never comes; lib/lazy-view.test.tsx
+// covers the loading itself)
+beforeAll(async () => {
+  await preloadInspector()
+})
 beforeEach(() => localStorage.clear())
 
 describe('inspector', () => {
@@ -15,7 +22,7 @@ describe('inspector', () => {
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     expect(controller.log.list('agent:main:main').length).toBeGreaterThan(10)
     await user.click(screen.getByRole('button', { name: 'Inspector' }))
-    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
     const events = within(panel).getByRole('list', { name: 'Events' })
     await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeGreaterThan(5))
     expect(within(events).getAllByText('lifecycle').length).toBeGreaterThanOrEqual(2)
@@ -45,7 +52,7 @@ describe('inspector', () => {
     await user.type(box(), 'hello there{Enter}')
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     await user.click(screen.getByRole('button', { name: 'Inspector' }))
-    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
     const select = within(panel).getByRole<HTMLSelectElement>('combobox', { name: 'Filter by run' })
     await user.selectOptions(select, select.options[1].value)
     expect(select.value).not.toBe('')
@@ -65,7 +72,7 @@ describe('inspector', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Error/), LONG)
     await user.click(screen.getByRole('button', { name: 'Inspector' }))
-    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
     const events = within(panel).getByRole('list', { name: 'Events' })
     await waitFor(() => expect(within(events).getAllByRole('listitem').length).toBeGreaterThan(2))
     const all = within(events).getAllByRole('listitem').length
@@ -117,7 +124,7 @@ describe('inspector after a reload', () => {
     const { controller } = await renderApp({}, first.bridge)
     await waitFor(() => expect(controller.log.list('agent:main:main').length).toBeGreaterThan(5))
     await user.click(screen.getByRole('button', { name: 'Inspector' }))
-    const panel = screen.getByRole('complementary', { name: 'Inspector' })
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
     const events = within(panel).getByRole('list', { name: 'Events' })
     await waitFor(() => expect(within(events).getAllByText('lifecycle').length).toBeGreaterThanOrEqual(2))
     expect(within(panel).getByRole('list', { name: /Timeline of run/ })).toHaveTextContent(/Tool exec/)

@@ -1,12 +1,19 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 import type { ModelChoice } from '../../../shared/methods'
 import { oneAgentStatusParts } from '../../../shared/status-summary'
 import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
+import { preloadSettings } from '../lazy-views'
 
+// Settings is a lazily loaded chunk: load it first, as the idle warm-up does in the app (a view that
+// suspends inside a click's act() would wait for a flush that never comes; lib/lazy-view.test.tsx
+// covers the loading itself)
+beforeAll(async () => {
+  await preloadSettings()
+})
 beforeEach(() => localStorage.clear())
 
 const SECRET = 'sk-ant-SECRET-123456789'
@@ -18,7 +25,7 @@ type User = ReturnType<typeof userEvent.setup>
 /** Opens Settings from the header; returns its dialog. */
 async function openSettings(user: User) {
   await user.click(screen.getByRole('button', { name: 'Settings' }))
-  return screen.getByRole('dialog', { name: 'Settings' })
+  return screen.findByRole('dialog', { name: 'Settings' })
 }
 
 /** Opens Settings and the endpoint form of provider `name`. */
@@ -33,7 +40,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     expect(within(dialog).getByLabelText('Anthropic API key not set')).toBeInTheDocument()
     expect(within(dialog).getByLabelText('OpenAI API key not set')).toBeInTheDocument()
     const input = within(dialog).getByLabelText('Anthropic API key') as HTMLInputElement
@@ -61,7 +68,7 @@ describe('settings', () => {
       },
     })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     expect(within(dialog).queryByRole('button', { name: 'Check the Anthropic key' })).not.toBeInTheDocument()
     await user.type(within(dialog).getByLabelText('Anthropic API key'), SECRET)
     await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[0])
@@ -87,7 +94,7 @@ describe('settings', () => {
     expect(screen.getByRole('heading', { name: 'Welcome to Loopdesk' })).toBeInTheDocument()
     expect(screen.queryByRole('textbox', { name: 'Message' })).not.toBeInTheDocument()
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     await user.type(within(dialog).getByLabelText('OpenAI API key'), 'sk-test')
     await user.click(within(dialog).getAllByRole('button', { name: 'Save key' })[1])
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
@@ -99,7 +106,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     const url = within(dialog).getByLabelText('Base URL')
     await user.clear(url)
     await user.type(url, 'not a url')
@@ -130,7 +137,7 @@ describe('settings', () => {
       },
     })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     const url = within(dialog).getByLabelText('Base URL')
     // nothing listening there
     await user.click(within(dialog).getByRole('button', { name: 'Check' }))
@@ -171,7 +178,7 @@ describe('settings', () => {
       modelServers: { 'http://192.168.1.20:11434/v1': { models: [{ id: 'qwen3:8b' }, { id: 'llama3.1:8b', contextWindow: 131072 }, { id: 'phi4' }] } },
     })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     const form = within(dialog).getByRole('group', { name: 'New endpoint' })
     const url = within(form).getByLabelText('Base URL')
     await user.clear(url)
@@ -200,7 +207,7 @@ describe('settings', () => {
       modelServers: { 'http://127.0.0.1:1234/v1': { models: [{ id: 'a' }, { id: 'b' }] } },
     })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     const url = within(dialog).getByLabelText('Base URL')
     const connected = () => within(dialog).queryByText(/Connected: 2 models/)
     const checkOk = async () => {
@@ -243,7 +250,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     await user.selectOptions(within(dialog).getByLabelText('API'), 'anthropic-messages')
     const url = within(dialog).getByLabelText('Base URL')
     await user.clear(url)
@@ -376,7 +383,7 @@ describe('settings', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     // no endpoint yet: no key field for it
     expect(within(dialog).queryByLabelText('Endpoint API key')).toBeNull()
     await user.type(within(dialog).getByLabelText('Model id'), 'qwen')
@@ -417,7 +424,7 @@ describe('a config file with problems', () => {
     ])
     expect(card).toHaveTextContent('Fix it in Settings')
     await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
       /^Config problems: .*gateway\.bind: must be one of .*\. Changes you save here take effect once these are fixed — until then the last good settings stay in use; the forms show what the file says, saved changes included\.$/,
     )
@@ -442,7 +449,7 @@ describe('a config file with problems', () => {
     const { bridge } = await renderApp({ configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
     const open = async () => {
       await user.click(screen.getByRole('button', { name: 'Settings' }))
-      return screen.getByRole('dialog', { name: 'Settings' })
+      return screen.findByRole('dialog', { name: 'Settings' })
     }
     let dialog = await open()
     // keys are stored at once, problems or not: OpenAI's models become usable
@@ -486,7 +493,7 @@ describe('a config file with problems', () => {
     let confirm = screen.getByRole('alertdialog', { name: 'Discard unsaved changes?' })
     expect(confirm).toHaveTextContent('Not saved yet: the Anthropic key. Close Settings and discard it?')
     await user.click(within(confirm).getByRole('button', { name: 'Cancel' }))
-    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeInTheDocument()
+    expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeInTheDocument()
     expect(within(dialog).getByLabelText('Anthropic API key')).toHaveValue('sk-half')
     // Escape asks the same; the list names every form holding something
     await user.click(within(dialog).getByRole('button', { name: 'Agent' }))
@@ -499,7 +506,7 @@ describe('a config file with problems', () => {
     expect(bridge.calls.filter((c) => c.name === 'settingsSet')).toHaveLength(0)
     // nothing typed: Close closes at once; a saved form is nothing to discard
     await user.click(screen.getByRole('button', { name: 'Settings' }))
-    const again = screen.getByRole('dialog', { name: 'Settings' })
+    const again = await screen.findByRole('dialog', { name: 'Settings' })
     await user.click(within(again).getByRole('button', { name: 'Agent' }))
     await user.clear(within(again).getByLabelText('Run timeout (seconds)'))
     await user.type(within(again).getByLabelText('Run timeout (seconds)'), '120')
@@ -531,7 +538,7 @@ describe('a config file with problems', () => {
     const { bridge } = await renderApp({ configured: false, configIssues: [{ path: '', message: "syntax error: invalid character '}' (line 3, column 5)" }] })
     expect(screen.getByRole('alert', { name: 'Config problems' })).toHaveTextContent('Fix it in the file: it cannot be read, so Settings cannot save to it.')
     await user.click(screen.getByRole('button', { name: 'Fix in Settings' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     expect(within(dialog).getByRole('alert', { name: 'Config file problems' })).toHaveTextContent(
       "Config problems: (file): syntax error: invalid character '}' (line 3, column 5). Settings cannot save to the file until it can be read again: fix it in an editor (~/.loopdesk/loopdesk.json).",
     )
@@ -674,7 +681,7 @@ describe('endpoints of your own', () => {
     const user = userEvent.setup()
     await withMock('anthropic/claude-sonnet-4-5')
     await user.click(screen.getByRole('button', { name: 'Settings' }))
-    await user.click(within(screen.getByRole('dialog', { name: 'Settings' })).getByRole('button', { name: 'Remove mock' }))
+    await user.click(within(await screen.findByRole('dialog', { name: 'Settings' })).getByRole('button', { name: 'Remove mock' }))
     expect(screen.getByRole('alertdialog', { name: 'Remove endpoint?' })).not.toHaveTextContent('default model')
   })
 
@@ -682,7 +689,7 @@ describe('endpoints of your own', () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })
     await user.click(screen.getByRole('button', { name: 'Set up a model' }))
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     await user.type(within(dialog).getByLabelText('Model id'), 'qwen')
     await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
     await within(dialog).findByText('Added the endpoint “local”: its models are local/…')
@@ -942,14 +949,14 @@ describe('endpoints of your own', () => {
     await waitFor(() => expect(stores.sessions.getState().rows.find((r) => r.key === 'agent:main:main')?.modelProvider).toBe('mock'))
     await controller.patchConfig({ agents: { defaults: { model: { primary: 'anthropic/claude-sonnet-4-5' } } } })
     await user.click(button)
-    const dialog = screen.getByRole('dialog', { name: 'Settings' })
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
     const form = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
     expect(within(form).getByLabelText('Base URL')).toHaveFocus()
     expect(within(dialog).getByRole('listitem', { name: 'Endpoint mock' })).toHaveClass('editing')
     // a later opening starts plain
     await user.click(within(dialog).getByRole('button', { name: 'Close' }))
     await user.click(screen.getByRole('button', { name: 'Settings' }))
-    expect(within(screen.getByRole('dialog', { name: 'Settings' })).getByRole('group', { name: 'New endpoint' })).toBeInTheDocument()
+    expect(within(await screen.findByRole('dialog', { name: 'Settings' })).getByRole('group', { name: 'New endpoint' })).toBeInTheDocument()
   })
 
   it('"Check model setup" for a built-in provider focuses its key field', async () => {
@@ -958,7 +965,7 @@ describe('endpoints of your own', () => {
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'this will error{Enter}')
     const log = screen.getByRole('log', { name: 'Conversation' })
     await user.click(await within(log).findByRole('button', { name: 'Check model setup' }, LONG))
-    expect(within(screen.getByRole('dialog', { name: 'Settings' })).getByLabelText('Anthropic API key')).toHaveFocus()
+    expect(within(await screen.findByRole('dialog', { name: 'Settings' })).getByLabelText('Anthropic API key')).toHaveFocus()
   })
 })
 

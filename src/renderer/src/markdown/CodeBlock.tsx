@@ -1,16 +1,17 @@
-import { memo, useMemo } from 'react'
+import { memo, useEffect, useMemo } from 'react'
 import { CopyButton } from '../components/CopyButton'
-import { highlight, knownLanguage } from './highlight'
+import { loadHighlighter, useHighlighter, type Highlighter } from './highlighter'
+import { highlightable, knownLanguage } from './languages'
 import { LruCache } from '../lib/lru'
 
 // Rows re-mount when scrolled back into view; don't re-highlight the same code each time.
-const highlighted = new LruCache<string, ReturnType<typeof highlight>>(300)
+const highlighted = new LruCache<string, ReturnType<Highlighter['highlight']>>(300)
 
-function cachedHighlight(code: string, lang: string | undefined) {
+function cachedHighlight(hl: Highlighter, code: string, lang: string | undefined) {
   const key = `${lang ?? ''}\u0000${code}`
   let nodes = highlighted.get(key)
   if (nodes === undefined && !highlighted.has(key)) {
-    nodes = highlight(code, lang)
+    nodes = hl.highlight(code, lang)
     highlighted.set(key, nodes)
   }
   return nodes
@@ -24,7 +25,13 @@ interface Props {
 }
 
 export const CodeBlock = memo(function CodeBlock({ code, lang, streaming }: Props) {
-  const nodes = useMemo(() => (streaming ? undefined : cachedHighlight(code, lang)), [code, lang, streaming])
+  const hl = useHighlighter()
+  const wanted = !streaming && highlightable(code, lang)
+  // plain text until the highlighter's chunk is here (it is fetched once, by the first block that needs it)
+  useEffect(() => {
+    if (wanted && !hl) void loadHighlighter()
+  }, [wanted, hl])
+  const nodes = useMemo(() => (wanted && hl ? cachedHighlight(hl, code, lang) : undefined), [wanted, hl, code, lang])
   const label = knownLanguage(lang) ?? (lang?.trim().split(/\s+/)[0] || 'text')
   return (
     <div className="code-block">

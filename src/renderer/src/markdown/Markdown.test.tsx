@@ -1,4 +1,4 @@
-import { fireEvent, render } from '@testing-library/react'
+import { fireEvent, render, waitFor } from '@testing-library/react'
 import { afterEach, describe, expect, it } from 'vitest'
 import { blocksWithTail, splitBlocks } from './blocks'
 import { htmlToNodes } from './highlight'
@@ -93,21 +93,22 @@ describe('markdown rendering', () => {
     expect(safeHref(' JAVASCRIPT:alert(1)')).toBeUndefined()
   })
 
-  it('highlights finished code blocks and leaves a streaming fence plain', () => {
+  it('highlights finished code blocks and leaves a streaming fence plain', async () => {
     const { container, rerender } = render(<Markdown text={'```ts\nconst x: number = 1\n'} />)
     expect(container.querySelector('code span')).toBeNull()
     rerender(<Markdown text={'```ts\nconst x: number = 1\n```\n\ndone'} />)
-    expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const')
+    // the highlighter is a chunk of its own: the first finished block loads it
+    await waitFor(() => expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const'))
     expect(container.querySelector('button[aria-label="Copy code"]')).not.toBeNull()
   })
 
-  it('a finished message highlights its last code block even without anything after the fence', () => {
+  it('a finished message highlights its last code block even without anything after the fence', async () => {
     const text = 'Here:\n\n```ts\nconst x: number = 1\n```'
     const { container, rerender } = render(<Markdown text={text} />)
     expect(container.querySelector('code span')).toBeNull() // still streaming: the fence may go on
     expect(container.querySelector('.md-tail')).not.toBeNull()
     rerender(<Markdown text={text} final />)
-    expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const')
+    await waitFor(() => expect(container.querySelector('code .hljs-keyword')?.textContent).toBe('const'))
     expect(container.querySelector('.md-tail')).toBeNull()
   })
 

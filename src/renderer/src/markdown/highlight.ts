@@ -1,6 +1,9 @@
 // Code highlighting with highlight.js core and a handful of common languages. hljs returns HTML; we
 // never inject it: its output only contains escaped text and <span class="hljs-…"> wrappers, which
 // we turn into React elements ourselves (anything else would be rendered as plain text).
+// A chunk of its own: code blocks import it through highlighter.ts once one needs it (or the idle
+// warm-up does), not at first paint; the language list itself is languages.ts.
+import type { LanguageFn } from 'highlight.js'
 import hljs from 'highlight.js/lib/core'
 import bash from 'highlight.js/lib/languages/bash'
 import c from 'highlight.js/lib/languages/c'
@@ -20,27 +23,12 @@ import xml from 'highlight.js/lib/languages/xml'
 import yaml from 'highlight.js/lib/languages/yaml'
 import { createElement, type ReactNode } from 'react'
 import { decodeEntities } from './entities'
+import { highlightable, knownLanguage, LANGUAGE_ALIASES, type LanguageName } from './languages'
 
-const LANGS = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml }
-for (const [name, lang] of Object.entries(LANGS)) hljs.registerLanguage(name, lang)
-hljs.registerAliases(['sh', 'shell', 'zsh', 'console'], { languageName: 'bash' })
-hljs.registerAliases(['js', 'jsx', 'mjs', 'cjs'], { languageName: 'javascript' })
-hljs.registerAliases(['ts', 'tsx'], { languageName: 'typescript' })
-hljs.registerAliases(['py'], { languageName: 'python' })
-hljs.registerAliases(['html', 'svg'], { languageName: 'xml' })
-hljs.registerAliases(['yml'], { languageName: 'yaml' })
-hljs.registerAliases(['rs'], { languageName: 'rust' })
-hljs.registerAliases(['md'], { languageName: 'markdown' })
-hljs.registerAliases(['h', 'hpp', 'cc'], { languageName: 'cpp' })
-
-/** Blocks larger than this are shown as plain text (highlighting is superlinear on some grammars). */
-export const MAX_HIGHLIGHT_CHARS = 50_000
-
-export function knownLanguage(lang: string | undefined): string | undefined {
-  if (!lang) return undefined
-  const l = lang.trim().split(/\s+/)[0].toLowerCase()
-  return hljs.getLanguage(l) ? l : undefined
-}
+// typed by the names list, so the two cannot drift apart
+const GRAMMARS: Record<LanguageName, LanguageFn> = { bash, c, cpp, css, diff, go, java, javascript, json, markdown, python, rust, sql, typescript, xml, yaml }
+for (const [name, lang] of Object.entries(GRAMMARS)) hljs.registerLanguage(name, lang)
+for (const [alias, languageName] of Object.entries(LANGUAGE_ALIASES)) hljs.registerAliases(alias, { languageName })
 
 const TOKEN_RE = /<span class="([a-zA-Z0-9_ -]+)">|<\/span>|[^<]+/g
 
@@ -70,19 +58,12 @@ export function htmlToNodes(html: string): ReactNode[] | undefined {
 /** Highlighted React nodes for a code block, or undefined (caller renders plain text). */
 export function highlight(code: string, lang: string | undefined): ReactNode[] | undefined {
   const language = knownLanguage(lang)
-  if (!language || code.length > MAX_HIGHLIGHT_CHARS) return undefined
+  if (!language || !highlightable(code, lang)) return undefined
   try {
     return htmlToNodes(hljs.highlight(code, { language, ignoreIllegals: true }).value)
   } catch {
     return undefined
   }
-}
-
-/** The registered grammars, most used in replies first (hljs compiles each lazily on first use,
- * ~10–40 ms each; warm-up.tsx compiles them while idle in this order). */
-export function highlighterLanguages(): string[] {
-  const first = ['typescript', 'javascript', 'python', 'bash', 'json']
-  return [...first, ...Object.keys(LANGS).filter((l) => !first.includes(l))]
 }
 
 /** Compiles one grammar now (see warm-up.tsx), so the first code block in it highlights quickly. */

@@ -1,0 +1,58 @@
+// The built renderer's first paint: what index.html loads (the entry chunk and the chunks it imports
+// statically) stays under Vite's 500 kB chunk warning, and the views not needed at first paint —
+// Settings, the Inspector, syntax highlighting — are chunks loaded later by dynamic import.
+import { resolve } from 'node:path'
+import { build, type Rollup } from 'vite'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+const root = resolve(import.meta.dirname, '..')
+let chunks: Rollup.OutputChunk[] = []
+
+beforeAll(async () => {
+  // as `npx vite build` does: under Vitest NODE_ENV is "test", which would bundle React's development build
+  const env = process.env.NODE_ENV
+  process.env.NODE_ENV = 'production'
+  try {
+    const out = (await build({ configFile: resolve(root, 'src/renderer/vite.config.ts'), mode: 'production', logLevel: 'silent', build: { write: false } })) as Rollup.RollupOutput
+    chunks = out.output.filter((o): o is Rollup.OutputChunk => o.type === 'chunk')
+  } finally {
+    process.env.NODE_ENV = env
+  }
+}, 120_000)
+
+/** The entry chunk and every chunk it imports statically: what loads before the first paint. */
+function firstPaint(): Rollup.OutputChunk[] {
+  const byName = new Map(chunks.map((c) => [c.fileName, c]))
+  const seen = new Set<Rollup.OutputChunk>()
+  const visit = (c: Rollup.OutputChunk) => {
+    if (seen.has(c)) return
+    seen.add(c)
+    for (const f of c.imports) visit(byName.get(f)!)
+  }
+  for (const c of chunks) if (c.isEntry) visit(c)
+  return [...seen]
+}
+
+const modulesOf = (list: Rollup.OutputChunk[]) => list.flatMap((c) => c.moduleIds).map((id) => id.replaceAll('\\', '/'))
+
+describe('renderer bundle', () => {
+  it('no chunk is over 500 kB; what first paint loads is under it too', () => {
+    for (const c of chunks) expect(c.code.length, c.fileName).toBeLessThan(500_000)
+    const total = firstPaint().reduce((n, c) => n + c.code.length, 0)
+    expect(total).toBeLessThan(500_000)
+  })
+
+  it('Settings, the Inspector and highlight.js load after first paint, the chat view before it', () => {
+    const first = modulesOf(firstPaint())
+    const later = modulesOf(chunks.filter((c) => !firstPaint().includes(c)))
+    for (const lazy of ['/components/Settings.tsx', '/components/Inspector.tsx', '/markdown/highlight.ts', '/node_modules/highlight.js/', '/node_modules/typebox/']) {
+      expect(first.filter((id) => id.includes(lazy)), lazy).toEqual([])
+    }
+    for (const lazy of ['/components/Settings.tsx', '/components/Inspector.tsx', '/node_modules/highlight.js/']) {
+      expect(later.some((id) => id.includes(lazy)), lazy).toBe(true)
+    }
+    for (const now of ['/components/Conversation.tsx', '/components/Composer.tsx', '/components/Onboarding.tsx', '/markdown/CodeBlock.tsx', '/node_modules/marked/']) {
+      expect(first.some((id) => id.includes(now)), now).toBe(true)
+    }
+  })
+})
