@@ -219,7 +219,9 @@ describe('auth', () => {
     const r = await c.agent({ message: 'AUTHFAIL please', idempotencyKey: 'authfail', sessionKey: 'agent:main:authfail' }).final
     const chat = c.chatEvents('authfail').find((e) => e.state === 'error')
     expect(server.requests.some((q) => JSON.stringify(q.headers).includes(apiKey))).toBe(true) // the key was really sent
-    expect(r.ok).toBe(false)
+    // the call completes with the provider's error as an isError payload (the run's outcome is error)
+    expect(r.ok).toBe(true)
+    expect(JSON.stringify(r.payload?.result?.payloads)).toMatch(/401/)
     expect(chat?.errorMessage).toMatch(/401/)
     seen.push(['401 chat', chat?.errorMessage ?? ''], ['401 final', JSON.stringify(r)])
     const hist = await c.request('chat.history', { sessionKey: 'agent:main:authfail' })
