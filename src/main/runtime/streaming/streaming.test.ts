@@ -4,7 +4,7 @@ import type { BlockData } from '../../../shared/events'
 import { BlockChunker } from './chunker'
 import { BlockStreamer } from './block-streamer'
 import { fenceAt, findFences } from './fences'
-import { ReasoningStream, ThinkTagSplitter } from './reasoning'
+import { ReasoningStream } from './reasoning'
 
 /** feeds `text` in small deltas */
 function stream(ch: BlockChunker, text: string, size = 7): void {
@@ -169,28 +169,6 @@ describe('reasoning', () => {
     expect(off.texts()).toEqual([])
     expect(events).toHaveLength(2)
     expect(blocks).toHaveLength(1)
-  })
-
-  it('ThinkTagSplitter separates <think> content even when tags are split across deltas', () => {
-    const sp = new ThinkTagSplitter()
-    const deltas = ['Hi <thi', 'nk>plan: read', ' the file</th', 'ink>Answer: 42 <', '3']
-    let text = ''
-    let reasoning = ''
-    let ended = 0
-    for (const d of deltas) {
-      const r = sp.push(d)
-      text += r.text
-      reasoning += r.reasoning
-      if (r.reasoningEnded) ended++
-    }
-    const e = sp.end()
-    text += e.text
-    expect(text).toBe('Hi Answer: 42 <3')
-    expect(reasoning).toBe('plan: read the file')
-    expect(ended).toBe(1)
-    const sp2 = new ThinkTagSplitter()
-    expect(sp2.push('<THINKING>a').reasoning).toBe('a')
-    expect(sp2.end()).toEqual({ text: '', reasoning: '', reasoningEnded: true })
   })
 })
 
