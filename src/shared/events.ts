@@ -47,6 +47,11 @@ export type ErrorKind = 'refusal' | 'timeout' | 'rate_limit' | 'context_length' 
 export interface AssistantData {
   text: string
   delta: string
+  /**
+   * Loopdesk: `text` replaces what the message showed so far (`delta` empty) — the text before a model's closing
+   * </think> tag with no opener was reasoning, not reply (runtime streaming/think-tag-text.ts)
+   */
+  replace?: true
 }
 
 export interface ThinkingData {
