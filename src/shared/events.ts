@@ -48,8 +48,8 @@ export interface AssistantData {
   text: string
   delta: string
   /**
-   * Loopdesk: `text` replaces what the message showed so far (`delta` empty) — the text before a model's closing
-   * </think> tag with no opener was reasoning, not reply (runtime streaming/think-tag-text.ts)
+   * Loopdesk: what the message showed so far is taken back (`text` and `delta` empty) — it was reasoning, not reply:
+   * the model's text had a closing </think> tag with no opener (runtime streaming/think-tag-text.ts)
    */
   replace?: true
 }

@@ -5,7 +5,7 @@
 // each event is handled inside try/catch.
 import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
 import { parseJsonWithRepair, type AssistantMessage, type ToolResultMessage } from '@earendil-works/pi-ai'
-import type { AgentStream, ReasoningData, UsageTotals } from '../../../shared/events'
+import type { AgentStream, AssistantData, ReasoningData, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
@@ -98,6 +98,12 @@ export class RunBridge {
   private reasoningNative = false
   /** the message's text deltas without their <think>-tagged reasoning, which goes to the reasoning streams */
   private readonly tags = new ThinkTagText({
+    rewrite: () => {
+      this.currentText = ''
+      // listeners drop what they were shown of it before its reasoning events arrive; a replacement is not a
+      // delta, so the bus does not merge it with the text it replaces
+      if (this.visible.rewrite()) this.o.emit('assistant', { text: '', delta: '', replace: true } satisfies AssistantData)
+    },
     reasoningStart: () => this.reasoningStarted(false),
     reasoningDelta: (delta) => this.reasoningDelta(delta),
     reasoningEnd: () => this.reasoningEnded(),
@@ -252,19 +258,9 @@ export class RunBridge {
 
   /** The assistant stream: the message's visible text so far (no reasoning, no NO_REPLY, no repeat of a sent text). */
   private showText(): void {
-    if (this.tags.rewritten) {
-      this.tags.rewritten = false
-      this.visible.rewrite()
-    }
     this.currentText = this.tags.visible
     const out = this.visible.stream(this.currentText)
-    if (out) this.emitVisible(out)
-  }
-
-  private emitVisible(out: { text: string; delta: string; replace?: true }): void {
-    // a replacement is not a delta: the bus must not merge it with the text it replaces
-    if (out.replace) this.o.emit('assistant', out)
-    else this.emitText('assistant', out.text, out.delta)
+    if (out) this.emitText('assistant', out.text, out.delta)
   }
 
   /** `content`: the provider's whole block, authoritative over the deltas when it is complete */

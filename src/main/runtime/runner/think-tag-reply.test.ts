@@ -100,9 +100,13 @@ describe('<think> tags in the model text', () => {
   it('a closing tag with no opener (the template opened it): the text before it becomes reasoning, and the model is known from then on', async () => {
     server.push({ textChunks: ['The user wants', ' a number.\n</th', 'ink>\n\n42'], delayMs: 15 })
     expect(await run('tt5', 'agent:main:tt5')).toEqual([{ text: '42' }])
-    // what streamed before the tag is replaced, not kept as a paragraph of the reply
-    const last = streamOf('tt5', 'assistant').at(-1)!.data
-    expect(last).toEqual({ text: '42', delta: '', replace: true })
+    // what streamed before the tag is taken back (before its reasoning events), not kept as a paragraph of the reply
+    const seen = agentEvents('tt5')
+      .filter((e) => e.stream === 'assistant' || e.stream === 'reasoning')
+      .map((e) => (e.stream === 'reasoning' ? `reasoning:${(e.data as { phase: string }).phase}` : e.data))
+    const back = seen.findIndex((d) => typeof d === 'object' && (d as { replace?: boolean }).replace)
+    expect(back).toBeGreaterThan(0)
+    expect(seen.slice(back)).toEqual([{ text: '', delta: '', replace: true }, 'reasoning:start', 'reasoning:end', { text: '42', delta: '42' }])
     const chat = chatEvents('tt5')
     expect(chatText(chat.at(-1))).toBe('42')
     expect(chat.at(-1)).toMatchObject({ state: 'final' })

@@ -12,8 +12,6 @@ export type HiddenReason = 'silent' | 'repeat'
 export class VisibleText {
   /** how much of the current message's text was emitted (a prefix of it) */
   private shownLength = 0
-  /** what was emitted is no longer the message's text (it was reasoning: think-tag-text.ts): the next emission replaces it */
-  private replacing = false
 
   /** `sent`: the texts the message tool delivered in this run so far */
   constructor(private readonly sent: () => readonly string[]) {}
@@ -21,30 +19,27 @@ export class VisibleText {
   /** a new assistant message starts */
   reset(): void {
     this.shownLength = 0
-    this.replacing = false
   }
 
-  /** The text emitted so far turned out not to be the reply: start over, the next emission replacing it. */
-  rewrite(): void {
-    if (this.shownLength > 0) this.replacing = true
+  /** The text emitted so far turned out not to be the reply (think-tag-text.ts): start over. True when some had been emitted. */
+  rewrite(): boolean {
+    const shown = this.shownLength > 0
     this.shownLength = 0
+    return shown
   }
 
   /** While streaming: the event to emit for the text so far (cumulative text + its new part), or undefined to hold it. */
-  stream(text: string): { text: string; delta: string; replace?: true } | undefined {
+  stream(text: string): { text: string; delta: string } | undefined {
     // once some text is out it can no longer become the token: no string work per delta on a long reply
     if (this.shownLength === 0 && (this.sentVisibly() || isSilentPrefix(text))) return undefined
     if (text.length <= this.shownLength) return undefined
     return this.out(text)
   }
 
-  private out(text: string): { text: string; delta: string; replace?: true } {
+  private out(text: string): { text: string; delta: string } {
     const delta = text.slice(this.shownLength)
     this.shownLength = text.length
-    if (!this.replacing) return { text, delta }
-    // not an extension of what listeners have: the whole text replaces it
-    this.replacing = false
-    return { text, delta: '', replace: true }
+    return { text, delta }
   }
 
   /**
@@ -58,7 +53,7 @@ export class VisibleText {
   }
 
   /** The rest of a visible message's text not emitted yet (held, or never streamed), or undefined. */
-  release(text: string, streamed: string): { text: string; delta: string; replace?: true } | undefined {
+  release(text: string, streamed: string): { text: string; delta: string } | undefined {
     // `streamed`: the text the deltas built; the emitted part is a prefix of it
     if (text.length <= this.shownLength || !text.startsWith(streamed.slice(0, this.shownLength))) return undefined
     return this.out(text)

@@ -28,6 +28,11 @@ export class BlockStreamer {
   private sawText = false
   /** the text without its <think>-tagged reasoning (which becomes a reasoning block, as native reasoning does) */
   private readonly tags = new ThinkTagText({
+    // what was taken for text was reasoning: what is still pending is not sent (sent blocks cannot be undone)
+    rewrite: () => {
+      this.chunker.reset()
+      this.chunked = 0
+    },
     reasoningStart: () => this.thinking.set(--this.tagBlocks, { text: '', sent: false }),
     reasoningDelta: (delta) => {
       const t = this.thinking.get(this.tagBlocks)
@@ -123,12 +128,6 @@ export class BlockStreamer {
   }
 
   private pushVisible(): void {
-    if (this.tags.rewritten) {
-      // what was taken for text was reasoning: what is still pending is not sent (sent blocks cannot be undone)
-      this.tags.rewritten = false
-      this.chunker.reset()
-      this.chunked = 0
-    }
     const visible = this.tags.visible
     if (visible.length <= this.chunked) return
     // the answer started: reasoning streamed so far is complete and goes out ahead of it

@@ -218,6 +218,23 @@ describe('BlockStreamer (pi events)', () => {
     expect(quiet).toEqual([{ text: 'ok' }])
   })
 
+  it('<think>-tagged text: blocks carry the reply alone; reasoning `on` is its own block, ahead of the answer', () => {
+    const out: BlockData[] = []
+    const s = new BlockStreamer({ breakMode: 'text_end', reasoningMode: 'on', emitBlock: (b) => out.push(b) })
+    for (const e of [start, delta('<thi'), delta('nk>check the '), delta('notes</thi'), delta('nk>\n\nAll '), delta('good.'), textEnd('<think>check the notes</think>\n\nAll good.')]) s.listener(e)
+    expect(out).toEqual([{ text: 'check the notes', isReasoning: true }, { text: 'All good.' }])
+    const off: BlockData[] = []
+    const s2 = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'off', emitBlock: (b) => off.push(b) })
+    // a closing tag with no opener: what was pending before it is not sent
+    for (const e of [start, delta('plan it'), delta('</think>ok'), end('plan it</think>ok')]) s2.listener(e)
+    expect(off).toEqual([{ text: 'ok' }])
+    // text only with the final message
+    const late: BlockData[] = []
+    const s3 = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'on', emitBlock: (b) => late.push(b) })
+    for (const e of [start, end('<think>why</think>Because.')]) s3.listener(e)
+    expect(late).toEqual([{ text: 'why', isReasoning: true }, { text: 'Because.' }])
+  })
+
   it('reset drops pending text (compaction retry) and a throwing emitter never escapes the listener', () => {
     const out: BlockData[] = []
     const s = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'off', emitBlock: (b) => out.push(b) })

@@ -4,7 +4,7 @@
 //
 // Some servers open the block in the prompt template, so the model's text starts inside it and only a closing
 // tag shows up. That cannot be known before the tag arrives: the first such message of a model streams its
-// reasoning as text until then (the tag then moves it to reasoning; `rewritten`), and the model is remembered
+// reasoning as text until then (the tag then takes it back: `rewrite`, and it goes to reasoning), and the model is remembered
 // (per provider/model, for this process) so its later messages start inside the block.
 import { ThinkTagParser, type ThinkPart } from '../../../shared/think-tags'
 
@@ -21,6 +21,8 @@ export function startsInsideThinkBlock(modelKey: string | undefined): boolean {
 }
 
 export interface ThinkTagSink {
+  /** the visible text so far was reasoning: what was shown of it is to be taken back (called before its reasoning events) */
+  rewrite(): void
   reasoningStart(): void
   reasoningDelta(delta: string): void
   reasoningEnd(): void
@@ -34,8 +36,6 @@ export class ThinkTagText {
   startedInside = false
   /** the visible text of the message so far */
   visible = ''
-  /** a closing tag with no opener turned what was shown as text into reasoning: the shown text is to be replaced */
-  rewritten = false
 
   constructor(private readonly sink: ThinkTagSink) {}
 
@@ -46,7 +46,6 @@ export class ThinkTagText {
     this.parser = new ThinkTagParser({ startInside: this.startedInside })
     this.fed = false
     this.visible = ''
-    this.rewritten = false
     if (this.parser.reasoning) this.sink.reasoningStart()
   }
 
@@ -77,11 +76,12 @@ export class ThinkTagText {
       else {
         // everything shown so far was reasoning
         if (this.modelKey) templateOpened.add(this.modelKey)
-        this.sink.reasoningStart()
-        if (this.visible) this.sink.reasoningDelta(this.visible)
-        this.sink.reasoningEnd()
+        const before = this.visible
         this.visible = ''
-        this.rewritten = true
+        this.sink.rewrite()
+        this.sink.reasoningStart()
+        if (before) this.sink.reasoningDelta(before)
+        this.sink.reasoningEnd()
       }
     }
   }
