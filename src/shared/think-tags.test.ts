@@ -64,8 +64,8 @@ describe('think tags', () => {
     // a model whose template opens the block: the text starts as reasoning
     expect(stream(['plan</think>', '\nanswer'], true)).toEqual({ text: 'answer', reasoning: 'plan', marks: ['close'] })
     expect(splitThinkTags('plan</think>answer', { startInside: true })).toMatchObject({ text: 'answer', reasoning: ['plan'], strayClose: false })
-    // no closing tag at all: all reasoning
-    expect(splitThinkTags('only plan', { startInside: true })).toMatchObject({ tagged: true, text: '', reasoning: ['only plan'] })
+    // started inside by the model's habit but no tag at all: plain text after all
+    expect(splitThinkTags('only an answer', { startInside: true })).toMatchObject({ tagged: false, text: 'only an answer', reasoning: [] })
     // a further closing tag after a block is dropped, not shown
     expect(splitThinkTags('<think>a</think>b</think>c').text).toBe('bc')
   })

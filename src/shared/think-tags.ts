@@ -45,6 +45,7 @@ export class ThinkTagParser {
   /** the whitespace right after a reasoning block (the blank line before the reply) is not shown */
   private dropWs: boolean
   private out: ThinkPart[] = []
+  private tagsRead = 0
 
   constructor(o: ThinkTagParserOptions = {}) {
     this.inside = !!o.startInside
@@ -55,6 +56,11 @@ export class ThinkTagParser {
   /** inside a reasoning block now */
   get reasoning(): boolean {
     return this.inside
+  }
+
+  /** a tag was read (a text started inside a block with no tag at all was not inside one after all) */
+  get tagRead(): boolean {
+    return this.tagsRead > 0
   }
 
   push(delta: string): ThinkPart[] {
@@ -107,6 +113,7 @@ export class ThinkTagParser {
   }
 
   private tag(raw: string, closing: boolean): void {
+    this.tagsRead++
     if (!closing) {
       // a mention inside a line, or an opener inside a block, is text
       if (this.inside || !this.lineBlank) return this.content(raw)
@@ -205,7 +212,10 @@ export function splitThinkTags(text: string, o: ThinkTagParserOptions = {}): Thi
     if (block !== undefined && block.trim()) parts.push({ type: 'thinking', thinking: block.trim() })
     block = undefined
   }
-  for (const part of [...p.push(text), ...p.end()]) {
+  const all = [...p.push(text), ...p.end()]
+  // started inside by a model's habit (runner: think-tag-text.ts) but no tag at all: this text is plain reply
+  if (o.startInside && !p.tagRead) return { tagged: false, text, reasoning: [], parts: text ? [{ type: 'text', text }] : [], strayClose: false }
+  for (const part of all) {
     if (part.kind === 'open') {
       tagged = true
       block = ''

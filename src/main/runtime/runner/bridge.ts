@@ -106,7 +106,7 @@ export class RunBridge {
     },
     reasoningStart: () => this.reasoningStarted(false),
     reasoningDelta: (delta) => this.reasoningDelta(delta),
-    reasoningEnd: () => this.reasoningEnded(),
+    reasoningEnd: (discard) => this.reasoningEnded(undefined, discard),
   })
   private readonly toolArgs = new Map<string, unknown>()
   /** raw argument JSON of the tool calls of the message being streamed, by content index */
@@ -227,10 +227,10 @@ export class RunBridge {
       const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
       if (problem) this.badArgs.set(ame.toolCall.id, problem)
     } else if (ame.type === 'thinking_start') {
-      this.tags.nativeReasoning()
+      if (this.tags.nativeReasoning()) this.reasoningNative = true
       this.reasoningStarted(true)
     } else if (ame.type === 'thinking_delta' && ame.delta) {
-      this.tags.nativeReasoning()
+      if (this.tags.nativeReasoning()) this.reasoningNative = true
       this.reasoningStarted(true)
       this.reasoningDelta(ame.delta)
     } else if (ame.type === 'thinking_end') {
@@ -263,10 +263,13 @@ export class RunBridge {
     if (out) this.emitText('assistant', out.text, out.delta)
   }
 
-  /** `content`: the provider's whole block, authoritative over the deltas when it is complete */
-  private reasoningEnded(content?: string): void {
+  /**
+   * `content`: the provider's whole block, authoritative over the deltas when it is complete; `discard`: the block
+   * was the reply after all (think-tag-text.ts), no finished block to show
+   */
+  private reasoningEnded(content?: string, discard = false): void {
     if (this.reasoningBlock === undefined) return
-    const text = (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
+    const text = discard ? '' : (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
     this.reasoningBlock = undefined
     const data: ReasoningData = this.o.reasoningMode === 'on' && text ? { phase: 'end', text } : { phase: 'end' }
     this.o.emit('reasoning', data)

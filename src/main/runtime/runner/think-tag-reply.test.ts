@@ -120,9 +120,27 @@ describe('<think> tags in the model text', () => {
     expect(assistantTexts('tt6')).toEqual(['43'])
     expect(order('tt6')).toEqual(['reasoning:start', 'reasoning:end', 'assistant'])
     for (const c of chatEvents('tt6')) expect(chatText(c)).not.toContain('Again')
-    // a message of it with no closing tag at all is all reasoning
-    server.push({ text: 'just thinking' })
-    expect(await run('tt7', 'agent:main:tt5')).toEqual([])
+    // a message of it with no tag at all was the reply after all: shown when it ends (held, never taken back),
+    // and the model is forgotten
+    server.push({ textChunks: ['just ', 'an answer'], delayMs: 15 })
+    expect(await run('tt7', 'agent:main:tt5')).toEqual([{ text: 'just an answer' }])
+    expect(assistantTexts('tt7')).toEqual(['just an answer'])
+    expect(streamOf('tt7', 'reasoning').map((e) => e.data)).toEqual([{ phase: 'start' }, { phase: 'end' }])
+    expect((await lastAssistantRow('agent:main:tt5'))!.content).toEqual([{ type: 'text', text: 'just an answer' }])
+    server.push({ textChunks: ['plain ', 'again'], delayMs: 15 })
+    await run('tt7b', 'agent:main:tt5')
+    expect(assistantTexts('tt7b')).toEqual(['plain ', 'plain again'])
+    expect(streamOf('tt7b', 'reasoning')).toEqual([])
+  })
+
+  it('a model known to open its messages inside a block that sends native reasoning: one block, the text is the reply', async () => {
+    server.push({ textChunks: ['plan</think>', 'ok'], delayMs: 15 })
+    await run('tt10', 'agent:main:tt10')
+    await t.call('sessions.patch', { key: 'agent:main:tt10', reasoningLevel: 'on' })
+    server.push({ reasoning: ['native ', 'plan'], textChunks: ['the ', 'reply'], delayMs: 15 })
+    expect(await run('tt11', 'agent:main:tt10')).toEqual([{ text: 'native plan', isReasoning: true }, { text: 'the reply' }])
+    expect(streamOf('tt11', 'reasoning').map((e) => e.data)).toEqual([{ phase: 'start' }, { phase: 'end', text: 'native plan' }])
+    expect(assistantTexts('tt11').at(-1)).toBe('the reply')
   })
 
   it('tags the model writes about, inside code, stay in the reply; NO_REPLY after a block stays silent', async () => {

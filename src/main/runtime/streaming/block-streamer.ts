@@ -38,7 +38,7 @@ export class BlockStreamer {
       const t = this.thinking.get(this.tagBlocks)
       if (t) t.text += delta
     },
-    reasoningEnd: () => this.sendReasoning(),
+    reasoningEnd: (discard) => (discard ? this.thinking.delete(this.tagBlocks) : this.sendReasoning()),
   })
   /** tag blocks get negative keys in `thinking` (content indexes are the provider's) */
   private tagBlocks = 0

@@ -5,7 +5,9 @@
 // Some servers open the block in the prompt template, so the model's text starts inside it and only a closing
 // tag shows up. That cannot be known before the tag arrives: the first such message of a model streams its
 // reasoning as text until then (the tag then takes it back: `rewrite`, and it goes to reasoning), and the model is remembered
-// (per provider/model, for this process) so its later messages start inside the block.
+// (per provider/model, for this process) so its later messages start inside the block. Such a message that
+// ends with no tag at all was not reasoning after all: it is shown as the reply when it ends (held until then,
+// never taken back), and the model is forgotten.
 import { ThinkTagParser, type ThinkPart } from '../../../shared/think-tags'
 
 const templateOpened = new Set<string>()
@@ -25,7 +27,8 @@ export interface ThinkTagSink {
   rewrite(): void
   reasoningStart(): void
   reasoningDelta(delta: string): void
-  reasoningEnd(): void
+  /** `discard`: the block was not reasoning after all (its text becomes the reply): no finished block to show */
+  reasoningEnd(discard?: boolean): void
 }
 
 export class ThinkTagText {
@@ -36,6 +39,8 @@ export class ThinkTagText {
   startedInside = false
   /** the visible text of the message so far */
   visible = ''
+  /** the text of a block the message started inside, while no tag has come */
+  private untagged = ''
 
   constructor(private readonly sink: ThinkTagSink) {}
 
@@ -46,15 +51,19 @@ export class ThinkTagText {
     this.parser = new ThinkTagParser({ startInside: this.startedInside })
     this.fed = false
     this.visible = ''
+    this.untagged = ''
     if (this.parser.reasoning) this.sink.reasoningStart()
   }
 
-  /** the message has native reasoning (the server parses it): its text does not start inside a tag block */
-  nativeReasoning(): void {
-    if (this.fed || !this.parser.reasoning) return
+  /**
+   * The message has native reasoning (the server parses it): its text does not start inside a tag block. True
+   * when the block opened for it at the start is to be taken as that native block (it stays open).
+   */
+  nativeReasoning(): boolean {
+    if (this.fed || !this.startedInside) return false
     this.startedInside = false
     this.parser = new ThinkTagParser()
-    this.sink.reasoningEnd()
+    return true
   }
 
   push(delta: string): void {
@@ -62,15 +71,26 @@ export class ThinkTagText {
     this.apply(this.parser.push(delta))
   }
 
-  /** the message ended: an open block ends with it */
+  /** the text ended (the message, or before a tool call): an open block ends with it */
   end(): void {
-    this.apply(this.parser.end())
+    const parts = this.parser.end()
+    if (!this.startedInside || this.parser.tagRead) return this.apply(parts)
+    // started inside, yet no tag came: plain reply after all
+    for (const part of parts) if (part.kind === 'reasoning') this.untagged += part.text
+    if (this.modelKey) templateOpened.delete(this.modelKey)
+    this.startedInside = false
+    this.visible += this.untagged
+    this.untagged = ''
+    this.sink.reasoningEnd(true)
   }
 
   private apply(parts: ThinkPart[]): void {
     for (const part of parts) {
       if (part.kind === 'text') this.visible += part.text
-      else if (part.kind === 'reasoning') this.sink.reasoningDelta(part.text)
+      else if (part.kind === 'reasoning') {
+        if (this.startedInside && !this.parser.tagRead) this.untagged += part.text
+        this.sink.reasoningDelta(part.text)
+      }
       else if (part.kind === 'open') this.sink.reasoningStart()
       else if (part.kind === 'close') this.sink.reasoningEnd()
       else {
