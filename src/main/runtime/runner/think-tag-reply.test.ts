@@ -89,6 +89,17 @@ describe('<think> tags in the model text', () => {
     expect(streamOf('tt3', 'thinking')).toEqual([])
   })
 
+  it('the same over the Anthropic client (a compatible server that writes tags into its text)', async () => {
+    server.push({ text: 'hi' })
+    await run('tta0', 'agent:main:tta')
+    await t.call('sessions.patch', { key: 'agent:main:tta', model: 'mockant/c1' })
+    server.push({ textChunks: R1, delayMs: 15 })
+    expect(await run('tta1', 'agent:main:tta')).toEqual([{ text: 'The answer is 42.' }])
+    for (const text of assistantTexts('tta1')) expect(text).not.toMatch(/think|The user/)
+    expect(order('tta1')).toEqual(['reasoning:start', 'reasoning:end', 'assistant'])
+    expect(server.requests.at(-1)!.path).toMatch(/\/messages$/)
+  })
+
   it('a block still open when the message ends is reasoning, not reply', async () => {
     server.push({ textChunks: ['<think>I will ans', 'wer later'], delayMs: 15 })
     expect(await run('tt4', 'agent:main:tt4')).toEqual([])
