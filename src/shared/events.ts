@@ -47,6 +47,11 @@ export type ErrorKind = 'refusal' | 'timeout' | 'rate_limit' | 'context_length' 
 export interface AssistantData {
   text: string
   delta: string
+  /**
+   * Loopdesk: what the message showed so far is taken back (`text` and `delta` empty) — it was reasoning, not reply:
+   * the model's text had a closing </think> tag with no opener (runtime streaming/think-tag-text.ts)
+   */
+  replace?: true
 }
 
 export interface ThinkingData {

@@ -3,6 +3,7 @@
 // history delta (replayed `session.message` payloads, hidden ones included) into the same rows, so a
 // transcript extended by deltas shows exactly what a full refetch would.
 import type { HistoryMessage, OpenclawAbort, SessionMessagePayload } from './methods'
+import { promoteThinkTags } from './think-tags'
 
 /** The text blocks of a message content, joined. */
 export function textOf(content: unknown): string {
@@ -63,10 +64,14 @@ export interface RowIdentity {
  * the row keeps them without the text.
  */
 export function historyRow(
-  message: { role?: unknown; [k: string]: unknown },
+  stored: { role?: unknown; [k: string]: unknown },
   at: RowIdentity,
   opts: HistoryRowOptions = {},
 ): HistoryMessage | undefined {
+  // a reply stored before the runtime split <think> tags out of the text (runner/bridge.ts) reads as it would now:
+  // its reasoning as thinking blocks, never as reply text
+  const promoted = stored.role === 'assistant' ? promoteThinkTags(stored.content) : undefined
+  const message = promoted ? { ...stored, content: promoted } : stored
   const role = message.role
   if (role !== 'user' && role !== 'assistant' && role !== 'toolResult' && role !== 'system') return undefined
   if (role === 'system' && !textOf(message.content).trim()) return undefined

@@ -51,7 +51,14 @@ class ReplyPrinter {
   printed = ''
   constructor(private readonly out: (t: string) => void) {}
   update(text: string) {
-    if (!text.startsWith(this.printed)) return // a rewrite (rare): the final text is printed below
+    if (!text.startsWith(this.printed)) {
+      // a rewrite (rare: a hook's, or text that turned out to be the model's <think> reasoning): what is printed
+      // stays, so the new text goes below it whole
+      if (!text.trim()) return
+      this.out((this.midLine ? '\n\n' : '\n') + terminalText(text))
+      this.printed = text
+      return
+    }
     const add = text.slice(this.printed.length)
     if (add) this.out(terminalText(add))
     this.printed = text

@@ -43,6 +43,17 @@ describe('EventLog', () => {
     expect(await log.read('agent:main:a', 100)).toEqual([])
   })
 
+  it('a taken-back text (assistant `replace`, think-tag-text.ts) reads back as taken back, not as the text before it', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 'events', 's1.jsonl')
+    const log = new EventLog({ fileFor: () => file, flushMs: 10_000 })
+    log.add(ev('r1', 1, 'assistant', { text: 'plan', delta: 'plan' }))
+    log.add(ev('r1', 2, 'assistant', { text: '', delta: '', replace: true }))
+    log.add(ev('r1', 3, 'assistant', { text: '42', delta: '42' }))
+    await log.flush()
+    expect((await log.read('agent:main:a', 100)).map((e) => e.data.text)).toEqual(['plan', '', '42'])
+  })
+
   it('a file past its bound keeps its newest half', async () => {
     const dir = tempDir('ld-evlog-')
     const file = path.join(dir, 's.jsonl')

@@ -108,8 +108,9 @@ export class EventLog {
       }
       if (CUMULATIVE.has(ev.stream)) {
         const k = `${ev.runId}\u0000${ev.stream}`
-        const d = ev.data as { delta?: unknown; text?: unknown }
-        const text = (cumulative.get(k) ?? '') + (typeof d.delta === 'string' ? d.delta : '')
+        const d = ev.data as { delta?: unknown; text?: unknown; replace?: unknown }
+        // a replacement (think-tag-text.ts) keeps its text: it is not the previous text + delta
+        const text = d.replace === true && typeof d.text === 'string' ? d.text : (cumulative.get(k) ?? '') + (typeof d.delta === 'string' ? d.delta : '')
         cumulative.set(k, text)
         ev.data = { ...ev.data, text }
       }
@@ -159,9 +160,9 @@ async function readTail(file: string, max: number): Promise<string> {
   }
 }
 
-/** One line: assistant/thinking events without their cumulative text (read() rebuilds it). */
+/** One line: assistant/thinking events without their cumulative text (read() rebuilds it), except replacements. */
 function serialize(ev: AgentEvent): string {
-  if (!CUMULATIVE.has(ev.stream)) return JSON.stringify(ev)
+  if (!CUMULATIVE.has(ev.stream) || (ev.data as { replace?: unknown }).replace === true) return JSON.stringify(ev)
   const { text: _text, ...rest } = ev.data as { text?: unknown }
   return JSON.stringify({ ...ev, data: rest })
 }

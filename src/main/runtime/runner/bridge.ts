@@ -5,12 +5,14 @@
 // each event is handled inside try/catch.
 import type { AgentEvent as PiEvent, AgentMessage } from '@earendil-works/pi-agent-core'
 import { parseJsonWithRepair, type AssistantMessage, type ToolResultMessage } from '@earendil-works/pi-ai'
-import type { AgentStream, ReasoningData, UsageTotals } from '../../../shared/events'
+import type { AgentStream, AssistantData, ReasoningData, UsageTotals } from '../../../shared/events'
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
 import { isSilentReply } from '../reply'
 import { VisibleText } from './visible-text'
+import { ThinkTagText } from '../streaming/think-tag-text'
+import { promoteThinkTags } from '../../../shared/think-tags'
 import type { NetworkFailure } from './network-failure'
 
 export interface BridgeOptions {
@@ -92,6 +94,20 @@ export class RunBridge {
   private currentThinking = ''
   /** a reasoning block is open (its `reasoning` start went out, its end not yet), and its text so far */
   private reasoningBlock: string | undefined
+  /** the open block is the provider's own (pi thinking events), not <think> tags in the text */
+  private reasoningNative = false
+  /** the message's text deltas without their <think>-tagged reasoning, which goes to the reasoning streams */
+  private readonly tags = new ThinkTagText({
+    rewrite: () => {
+      this.currentText = ''
+      // listeners drop what they were shown of it before its reasoning events arrive; a replacement is not a
+      // delta, so the bus does not merge it with the text it replaces
+      if (this.visible.rewrite()) this.o.emit('assistant', { text: '', delta: '', replace: true } satisfies AssistantData)
+    },
+    reasoningStart: () => this.reasoningStarted(false),
+    reasoningDelta: (delta) => this.reasoningDelta(delta),
+    reasoningEnd: (discard) => this.reasoningEnded(undefined, discard),
+  })
   private readonly toolArgs = new Map<string, unknown>()
   /** raw argument JSON of the tool calls of the message being streamed, by content index */
   private readonly rawArgs = new Map<number, string>()
@@ -140,6 +156,8 @@ export class RunBridge {
           this.reasoningBlock = undefined
           this.rawArgs.clear()
           this.visible.reset()
+          const m = event.message as { provider?: string; model?: string }
+          this.tags.start(m.provider && m.model ? `${m.provider}/${m.model}` : undefined)
         }
         return
       case 'message_update':
@@ -192,24 +210,29 @@ export class RunBridge {
   private update(ame: Extract<PiEvent, { type: 'message_update' }>['assistantMessageEvent']): void {
     // text or a tool call starting ends the reasoning block: OpenAI-compatible clients close their blocks
     // (thinking_end) only when the whole message is done
-    if (this.reasoningBlock !== undefined && (ame.type === 'text_start' || ame.type === 'text_delta' || ame.type === 'toolcall_start')) this.reasoningEnded()
+    if (this.reasoningBlock !== undefined && this.reasoningNative && (ame.type === 'text_start' || ame.type === 'text_delta' || ame.type === 'toolcall_start')) {
+      this.reasoningEnded()
+    }
     if (ame.type === 'text_delta' && ame.delta) {
-      this.currentText += ame.delta
       this.o.timing.firstDeltaAt ??= this.now()
-      const out = this.visible.stream(this.currentText)
-      if (out) this.emitText('assistant', out.text, out.delta)
+      this.tags.push(ame.delta)
+      this.showText()
+    } else if (ame.type === 'toolcall_start') {
+      // the text before a tool call is complete: a tag block left open ends with it
+      this.tags.end()
+      this.showText()
     } else if (ame.type === 'toolcall_delta' && typeof ame.delta === 'string') {
       this.rawArgs.set(ame.contentIndex, (this.rawArgs.get(ame.contentIndex) ?? '') + ame.delta)
     } else if (ame.type === 'toolcall_end') {
       const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
       if (problem) this.badArgs.set(ame.toolCall.id, problem)
     } else if (ame.type === 'thinking_start') {
-      this.reasoningStarted()
+      if (this.tags.nativeReasoning()) this.reasoningNative = true
+      this.reasoningStarted(true)
     } else if (ame.type === 'thinking_delta' && ame.delta) {
-      this.reasoningStarted()
-      this.reasoningBlock += ame.delta
-      this.currentThinking += ame.delta
-      if (this.o.reasoningMode === 'stream') this.emitText('thinking', this.currentThinking, ame.delta)
+      if (this.tags.nativeReasoning()) this.reasoningNative = true
+      this.reasoningStarted(true)
+      this.reasoningDelta(ame.delta)
     } else if (ame.type === 'thinking_end') {
       this.reasoningEnded(typeof ame.content === 'string' ? ame.content : undefined)
     }
@@ -220,16 +243,33 @@ export class RunBridge {
    * finished block's text as soon as the block ends, before the reply text streams (OpenClaw's `on` sends
    * each block as its own reply; its wire has no live form of it).
    */
-  private reasoningStarted(): void {
+  private reasoningStarted(native: boolean): void {
     if (this.reasoningBlock !== undefined) return
     this.reasoningBlock = ''
+    this.reasoningNative = native
     this.o.emit('reasoning', { phase: 'start' } satisfies ReasoningData)
   }
 
-  /** `content`: the provider's whole block, authoritative over the deltas when it is complete */
-  private reasoningEnded(content?: string): void {
+  private reasoningDelta(delta: string): void {
+    this.reasoningBlock = (this.reasoningBlock ?? '') + delta
+    this.currentThinking += delta
+    if (this.o.reasoningMode === 'stream') this.emitText('thinking', this.currentThinking, delta)
+  }
+
+  /** The assistant stream: the message's visible text so far (no reasoning, no NO_REPLY, no repeat of a sent text). */
+  private showText(): void {
+    this.currentText = this.tags.visible
+    const out = this.visible.stream(this.currentText)
+    if (out) this.emitText('assistant', out.text, out.delta)
+  }
+
+  /**
+   * `content`: the provider's whole block, authoritative over the deltas when it is complete; `discard`: the block
+   * was the reply after all (think-tag-text.ts), no finished block to show
+   */
+  private reasoningEnded(content?: string, discard = false): void {
     if (this.reasoningBlock === undefined) return
-    const text = (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
+    const text = discard ? '' : (content !== undefined && content.length >= this.reasoningBlock.length ? content : this.reasoningBlock).trim()
     this.reasoningBlock = undefined
     const data: ReasoningData = this.o.reasoningMode === 'on' && text ? { phase: 'end', text } : { phase: 'end' }
     this.o.emit('reasoning', data)
@@ -245,7 +285,9 @@ export class RunBridge {
     let toPersist = message
     if (role === 'assistant') {
       // a message cut off inside a reasoning block (abort, error) still leaves the block
+      this.tags.end()
       this.reasoningEnded()
+      this.promoteTags(message as AssistantMessage)
       let m = message as AssistantMessage
       if (m.stopReason === 'error' && this.o.isAborted?.()) {
         // pi reports a turn cut off by our abort as an error ("This operation was aborted"): record it as aborted
@@ -296,6 +338,17 @@ export class RunBridge {
       this.persistError ??= err
       this.o.onPersistError?.(err)
     }
+  }
+
+  /**
+   * <think>-tagged reasoning in the text becomes `thinking` blocks of the message itself — in place, so pi's
+   * next request of this run, the transcript and everything read from it (chat.history, the model's next turn)
+   * have the reply without it, as for native reasoning (OpenClaw promotes the tags the same way). Split with
+   * the rules the stream used, so the stored text is what was shown.
+   */
+  private promoteTags(m: AssistantMessage): void {
+    const promoted = promoteThinkTags(m.content, { startInside: this.tags.startedInside })
+    if (promoted) m.content = promoted as AssistantMessage['content']
   }
 
   /**

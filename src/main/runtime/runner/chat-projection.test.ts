@@ -34,6 +34,22 @@ describe('chat projection', () => {
     expect(out.at(-1)!.message).toBeUndefined()
   })
 
+  it('text taken back as reasoning (assistant `replace`) is no paragraph of the reply: the next delta replaces it', () => {
+    proj.handle(ev('lifecycle', { phase: 'start' }))
+    proj.handle(ev('assistant', { text: 'The user wants', delta: 'The user wants' }))
+    proj.handle(ev('assistant', { text: '', delta: '', replace: true }))
+    vi.advanceTimersByTime(200)
+    proj.handle(ev('assistant', { text: '42', delta: '42' }))
+    vi.advanceTimersByTime(200)
+    proj.handle(ev('lifecycle', { phase: 'end', stopReason: 'stop' }))
+    expect(out.map((e) => [e.state, text(e)])).toEqual([
+      ['delta', 'The user wants'],
+      ['delta', '42'],
+      ['final', '42'],
+    ])
+    expect(out[1]).toMatchObject({ deltaText: '42', replace: true })
+  })
+
   it('throttles deltas to one per 150 ms with the cumulative text, trailing edge included', () => {
     proj.handle(ev('lifecycle', { phase: 'start' }))
     proj.handle(ev('assistant', { text: 'Hel', delta: 'Hel' }))

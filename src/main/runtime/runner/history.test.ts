@@ -33,6 +33,17 @@ describe('rebuildHistory', () => {
     expect(r.messages.map((x: any) => x.content)).toEqual(['kept', [], 'new'])
   })
 
+  it('a reply stored with its <think> tags is rebuilt as a thinking block + the reply (the model never gets its tags back)', () => {
+    const r = rebuildHistory([
+      m('1', { role: 'user', content: 'hi' }),
+      m('2', { role: 'assistant', content: [{ type: 'text', text: '<think>\nGreet back.\n</think>\n\nHello!' }] }),
+    ])
+    expect((r.messages[1] as any).content).toEqual([
+      { type: 'thinking', thinking: 'Greet back.' },
+      { type: 'text', text: 'Hello!' },
+    ])
+  })
+
   it('finds tool calls after the last user message that never got a result', () => {
     const entries = [
       m('1', { role: 'user', content: 'go' }),

@@ -4,6 +4,7 @@
 // its own tools). A compaction entry replaces everything before its first kept entry with a summary.
 import type { AgentMessage } from '@earendil-works/pi-agent-core'
 import type { TranscriptEntry } from '../contracts'
+import { promoteThinkTags } from '../../../shared/think-tags'
 
 type MessageEntry = Extract<TranscriptEntry, { type: 'message' }>
 
@@ -32,7 +33,12 @@ function toAgentMessage(entry: MessageEntry): AgentMessage | undefined {
     const { toolsAdded: _a, toolsRemoved: _r, sections: _s, ...rest } = m as Record<string, unknown>
     return rest as unknown as AgentMessage
   }
-  if (m.role === 'user' || m.role === 'assistant' || m.role === 'toolResult') return m as unknown as AgentMessage
+  if (m.role === 'assistant') {
+    // a reply stored with its <think> tags (before the bridge split them out) goes back as reasoning + reply
+    const promoted = promoteThinkTags(m.content)
+    return (promoted ? { ...m, content: promoted } : m) as unknown as AgentMessage
+  }
+  if (m.role === 'user' || m.role === 'toolResult') return m as unknown as AgentMessage
   return undefined // unknown roles (UI-only notes) never reach the model
 }
 

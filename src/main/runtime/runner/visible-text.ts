@@ -21,11 +21,22 @@ export class VisibleText {
     this.shownLength = 0
   }
 
+  /** The text emitted so far turned out not to be the reply (think-tag-text.ts): start over. True when some had been emitted. */
+  rewrite(): boolean {
+    const shown = this.shownLength > 0
+    this.shownLength = 0
+    return shown
+  }
+
   /** While streaming: the event to emit for the text so far (cumulative text + its new part), or undefined to hold it. */
   stream(text: string): { text: string; delta: string } | undefined {
     // once some text is out it can no longer become the token: no string work per delta on a long reply
     if (this.shownLength === 0 && (this.sentVisibly() || isSilentPrefix(text))) return undefined
     if (text.length <= this.shownLength) return undefined
+    return this.out(text)
+  }
+
+  private out(text: string): { text: string; delta: string } {
     const delta = text.slice(this.shownLength)
     this.shownLength = text.length
     return { text, delta }
@@ -45,9 +56,7 @@ export class VisibleText {
   release(text: string, streamed: string): { text: string; delta: string } | undefined {
     // `streamed`: the text the deltas built; the emitted part is a prefix of it
     if (text.length <= this.shownLength || !text.startsWith(streamed.slice(0, this.shownLength))) return undefined
-    const delta = text.slice(this.shownLength)
-    this.shownLength = text.length
-    return { text, delta }
+    return this.out(text)
   }
 
   private sentVisibly(): boolean {

@@ -5,6 +5,8 @@ import type { AgentEvent as PiEvent } from '@earendil-works/pi-agent-core'
 import type { BlockData } from '../../../shared/events'
 import { BlockChunker, type BlockBreak } from './chunker'
 import type { ReasoningMode } from './reasoning'
+import { ThinkTagText } from './think-tag-text'
+import { splitThinkTags } from '../../../shared/think-tags'
 
 export interface BlockStreamerOptions {
   breakMode: BlockBreak
@@ -24,6 +26,24 @@ export class BlockStreamer {
   /** reasoning per thinking block of the current message, and whether it went out already */
   private thinking = new Map<number, { text: string; sent: boolean }>()
   private sawText = false
+  /** the text without its <think>-tagged reasoning (which becomes a reasoning block, as native reasoning does) */
+  private readonly tags = new ThinkTagText({
+    // what was taken for text was reasoning: what is still pending is not sent (sent blocks cannot be undone)
+    rewrite: () => {
+      this.chunker.reset()
+      this.chunked = 0
+    },
+    reasoningStart: () => this.thinking.set(--this.tagBlocks, { text: '', sent: false }),
+    reasoningDelta: (delta) => {
+      const t = this.thinking.get(this.tagBlocks)
+      if (t) t.text += delta
+    },
+    reasoningEnd: (discard) => (discard ? this.thinking.delete(this.tagBlocks) : this.sendReasoning()),
+  })
+  /** tag blocks get negative keys in `thinking` (content indexes are the provider's) */
+  private tagBlocks = 0
+  /** how much of the visible text went to the chunker */
+  private chunked = 0
 
   constructor(private readonly o: BlockStreamerOptions) {
     this.chunker = new BlockChunker({
@@ -68,22 +88,30 @@ export class BlockStreamer {
           this.fed.clear()
           this.thinking.clear()
           this.sawText = false
+          this.chunked = 0
+          const m = event.message as { provider?: string; model?: string }
+          this.tags.start(m.provider && m.model ? `${m.provider}/${m.model}` : undefined)
         }
         return
       case 'message_update':
         return this.update(event.assistantMessageEvent as Ame)
       case 'tool_execution_start':
+        this.tags.end()
+        this.pushVisible()
         this.sendReasoning()
         this.chunker.flushBeforeTool()
         return
       case 'message_end': {
         const m = event.message as { role: string; content?: Array<{ type: string; text?: string }> }
         if (m.role !== 'assistant') return
+        this.tags.end()
+        this.pushVisible()
         this.sendReasoning()
         if (!this.sawText && Array.isArray(m.content)) {
           // providers that deliver the text only with the final message
-          const text = m.content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join('')
-          if (text) this.chunker.push(text)
+          const split = splitThinkTags(m.content.map((c) => (c.type === 'text' ? (c.text ?? '') : '')).join(''))
+          for (const r of split.reasoning) if (this.o.reasoningMode === 'on') this.o.emitBlock({ text: r, isReasoning: true })
+          if (split.text) this.chunker.push(split.text)
         }
         this.chunker.messageEnd()
         return
@@ -91,6 +119,21 @@ export class BlockStreamer {
       default:
         return
     }
+  }
+
+  /** Text deltas go through the tag splitter; what became visible goes to the chunker. */
+  private pushText(delta: string): void {
+    this.tags.push(delta)
+    this.pushVisible()
+  }
+
+  private pushVisible(): void {
+    const visible = this.tags.visible
+    if (visible.length <= this.chunked) return
+    // the answer started: reasoning streamed so far is complete and goes out ahead of it
+    this.sendReasoning()
+    this.chunker.push(visible.slice(this.chunked))
+    this.chunked = visible.length
   }
 
   /** `on` mode: reasoning not yet delivered goes out as its own block (before the answer text). */
@@ -108,19 +151,16 @@ export class BlockStreamer {
     switch (ame.type) {
       case 'text_delta':
         if (!ame.delta) return
-        // the answer started: reasoning streamed so far is complete and goes out ahead of it
-        this.sendReasoning()
         this.sawText = true
         this.fed.set(idx, (this.fed.get(idx) ?? '') + ame.delta)
-        this.chunker.push(ame.delta)
+        this.pushText(ame.delta)
         return
       case 'text_end': {
         const fed = this.fed.get(idx) ?? ''
         if (typeof ame.content === 'string' && ame.content.length > fed.length && ame.content.startsWith(fed)) {
-          this.sendReasoning()
           this.sawText = true
           this.fed.set(idx, ame.content)
-          this.chunker.push(ame.content.slice(fed.length))
+          this.pushText(ame.content.slice(fed.length))
         }
         this.chunker.textEnd()
         return

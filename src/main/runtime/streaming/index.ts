@@ -1,5 +1,5 @@
 // Block streaming (partial replies at text_end / message_end, code-fence safe) and reasoning delivery.
 export { BlockChunker, DEFAULT_BLOCK_MAX_CHARS, DEFAULT_BLOCK_MIN_CHARS, type BlockBreak, type BlockChunkerOptions } from './chunker'
 export { BlockStreamer, type BlockStreamerOptions } from './block-streamer'
-export { ReasoningStream, ThinkTagSplitter, type ReasoningMode, type ReasoningStreamOptions, type SplitDelta } from './reasoning'
+export { ReasoningStream, type ReasoningMode, type ReasoningStreamOptions } from './reasoning'
 export { findFences, fenceAt, type FenceSpan } from './fences'

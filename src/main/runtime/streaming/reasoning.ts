@@ -2,8 +2,8 @@
 //   off    – reasoning is neither streamed nor shown;
 //   on     – each finished reasoning block becomes a separate reply payload / block (isReasoning: true);
 //   stream – reasoning streams live on the `thinking` event stream ({text: cumulative, delta}).
-// Providers without native thinking may put it in <think>…</think> tags inside the text; ThinkTagSplitter
-// separates those from the visible text while streaming (tags may be split across deltas).
+// Providers without native thinking may put it in <think>…</think> tags inside the text: src/shared/think-tags.ts
+// separates those from the visible text (runner/think-tag-text.ts while streaming).
 
 export type ReasoningMode = 'off' | 'on' | 'stream'
 
@@ -63,83 +63,4 @@ export class ReasoningStream {
     this.current = ''
     this.done.length = 0
   }
-}
-
-const OPEN_TAG = /<(think|thinking|thought|antthinking)>/i
-const TAG_NAMES = ['think', 'thinking', 'thought', 'antthinking']
-
-export interface SplitDelta {
-  /** visible text */
-  text: string
-  /** reasoning text (inside think tags) */
-  reasoning: string
-  /** a think block closed in this delta */
-  reasoningEnded: boolean
-}
-
-/** Separates <think>…</think> content from visible text in a stream of deltas. */
-export class ThinkTagSplitter {
-  private inside: string | undefined // tag name while inside a think block
-  private carry = '' // a possibly partial tag at the end of the last delta
-
-  push(delta: string): SplitDelta {
-    let s = this.carry + delta
-    this.carry = ''
-    const out: SplitDelta = { text: '', reasoning: '', reasoningEnded: false }
-    while (s.length) {
-      if (this.inside) {
-        const close = new RegExp(`</${this.inside}>`, 'i')
-        const m = close.exec(s)
-        if (m) {
-          out.reasoning += s.slice(0, m.index)
-          s = s.slice(m.index + m[0].length)
-          this.inside = undefined
-          out.reasoningEnded = true
-          continue
-        }
-        const keep = partialTagSuffix(s, [`</${this.inside}>`])
-        out.reasoning += s.slice(0, s.length - keep)
-        this.carry = s.slice(s.length - keep)
-        break
-      }
-      const m = OPEN_TAG.exec(s)
-      if (m) {
-        out.text += s.slice(0, m.index)
-        s = s.slice(m.index + m[0].length)
-        this.inside = m[1].toLowerCase()
-        continue
-      }
-      const keep = partialTagSuffix(s, TAG_NAMES.map((t) => `<${t}>`))
-      out.text += s.slice(0, s.length - keep)
-      this.carry = s.slice(s.length - keep)
-      break
-    }
-    return out
-  }
-
-  /** End of the text: whatever was held back as a possible tag is plain text (or reasoning). */
-  end(): SplitDelta {
-    const rest = this.carry
-    this.carry = ''
-    if (this.inside) {
-      this.inside = undefined
-      return { text: '', reasoning: rest, reasoningEnded: true }
-    }
-    return { text: rest, reasoning: '', reasoningEnded: false }
-  }
-}
-
-/** Length of the longest suffix of `s` that is a (case-insensitive) proper prefix of one of `tags`. */
-function partialTagSuffix(s: string, tags: string[]): number {
-  const lower = s.toLowerCase()
-  let best = 0
-  for (const tag of tags) {
-    for (let n = Math.min(tag.length - 1, lower.length); n > best; n--) {
-      if (lower.endsWith(tag.slice(0, n))) {
-        best = n
-        break
-      }
-    }
-  }
-  return best
 }

@@ -4,7 +4,7 @@ import type { BlockData } from '../../../shared/events'
 import { BlockChunker } from './chunker'
 import { BlockStreamer } from './block-streamer'
 import { fenceAt, findFences } from './fences'
-import { ReasoningStream, ThinkTagSplitter } from './reasoning'
+import { ReasoningStream } from './reasoning'
 
 /** feeds `text` in small deltas */
 function stream(ch: BlockChunker, text: string, size = 7): void {
@@ -170,28 +170,6 @@ describe('reasoning', () => {
     expect(events).toHaveLength(2)
     expect(blocks).toHaveLength(1)
   })
-
-  it('ThinkTagSplitter separates <think> content even when tags are split across deltas', () => {
-    const sp = new ThinkTagSplitter()
-    const deltas = ['Hi <thi', 'nk>plan: read', ' the file</th', 'ink>Answer: 42 <', '3']
-    let text = ''
-    let reasoning = ''
-    let ended = 0
-    for (const d of deltas) {
-      const r = sp.push(d)
-      text += r.text
-      reasoning += r.reasoning
-      if (r.reasoningEnded) ended++
-    }
-    const e = sp.end()
-    text += e.text
-    expect(text).toBe('Hi Answer: 42 <3')
-    expect(reasoning).toBe('plan: read the file')
-    expect(ended).toBe(1)
-    const sp2 = new ThinkTagSplitter()
-    expect(sp2.push('<THINKING>a').reasoning).toBe('a')
-    expect(sp2.end()).toEqual({ text: '', reasoning: '', reasoningEnded: true })
-  })
 })
 
 describe('BlockStreamer (pi events)', () => {
@@ -238,6 +216,23 @@ describe('BlockStreamer (pi events)', () => {
     const s2 = new BlockStreamer({ breakMode: 'text_end', reasoningMode: 'stream', emitBlock: (b) => quiet.push(b) })
     for (const e of [start, thinkDelta('x'), thinkEnd('x'), delta('ok'), textEnd('ok')]) s2.listener(e)
     expect(quiet).toEqual([{ text: 'ok' }])
+  })
+
+  it('<think>-tagged text: blocks carry the reply alone; reasoning `on` is its own block, ahead of the answer', () => {
+    const out: BlockData[] = []
+    const s = new BlockStreamer({ breakMode: 'text_end', reasoningMode: 'on', emitBlock: (b) => out.push(b) })
+    for (const e of [start, delta('<thi'), delta('nk>check the '), delta('notes</thi'), delta('nk>\n\nAll '), delta('good.'), textEnd('<think>check the notes</think>\n\nAll good.')]) s.listener(e)
+    expect(out).toEqual([{ text: 'check the notes', isReasoning: true }, { text: 'All good.' }])
+    const off: BlockData[] = []
+    const s2 = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'off', emitBlock: (b) => off.push(b) })
+    // a closing tag with no opener: what was pending before it is not sent
+    for (const e of [start, delta('plan it'), delta('</think>ok'), end('plan it</think>ok')]) s2.listener(e)
+    expect(off).toEqual([{ text: 'ok' }])
+    // text only with the final message
+    const late: BlockData[] = []
+    const s3 = new BlockStreamer({ breakMode: 'message_end', reasoningMode: 'on', emitBlock: (b) => late.push(b) })
+    for (const e of [start, end('<think>why</think>Because.')]) s3.listener(e)
+    expect(late).toEqual([{ text: 'why', isReasoning: true }, { text: 'Because.' }])
   })
 
   it('reset drops pending text (compaction retry) and a throwing emitter never escapes the listener', () => {

@@ -306,6 +306,11 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
   const seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
   const pending = d.get<UserItem>(userKey(t.runId, 0))
   if (pending?.pending) d.patch<UserItem>(pending.key, { pending: false })
+  if (ev.data.replace === true) {
+    // the message's text so far was reasoning after all (a closing </think> with no opener): take it back
+    if (seg) d.patch<AssistantItem>(seg.key, { text: '' })
+    return
+  }
   if (!seg) {
     // After a tool, the same assistant message may continue: strip what was already shown.
     const base = t.segBase
