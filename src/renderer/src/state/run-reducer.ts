@@ -45,6 +45,8 @@ const TIMED_OUT = 'The run timed out and was stopped.'
 const INTERRUPTED = 'Interrupted: Loopdesk stopped before this message was answered.'
 /** stopReason of a run folded into another one (runtime queue "collect" mode) */
 const COLLECTED = 'collected'
+/** lifecycle end / chat stopReason of a queued message removed before its run started (the runtime's queue) */
+const REMOVED = 'removed'
 
 export type SendResult = Results['chat.send']
 
@@ -545,6 +547,24 @@ function applyFolded(d: Draft, runId: string, into: string, seq?: number) {
   }
 }
 
+/**
+ * A run that ends before it ever started: a queued message removed (lifecycle end `{aborted, stopReason:
+ * "removed"}`) or a run cancelled while waiting in its lane. It has no message, no output and no start
+ * (its first event is the end), so it has nothing to show in the conversation.
+ */
+function neverStarted(ev: AgentEvent): boolean {
+  const data = ev.data as Record<string, unknown>
+  return ev.stream === 'lifecycle' && ev.seq === 1 && data.phase === 'end' && !!data.aborted
+}
+
+/** Remembers a never-started run (late duplicates and its chat "aborted" are dropped) without drawing it. */
+function applyNeverStarted(d: Draft, runId: string, seq: number) {
+  const t = d.track(runId) ?? d.addTrack(runId, { sawAssistant: true })
+  t.nextSeq = Math.max(t.nextSeq, seq + 1)
+  t.terminal = true
+  t.buffer = []
+}
+
 function applyAgent(d: Draft, ev: AgentEvent) {
   if (typeof ev.runId !== 'string' || typeof ev.seq !== 'number' || !ev.data || typeof ev.data !== 'object') return
   const prev = d.runs[ev.runId]
@@ -552,6 +572,8 @@ function applyAgent(d: Draft, ev: AgentEvent) {
   // Every lifecycle event of a folded run carries foldedInto, so the first one seen decides.
   const into = prev?.foldedInto ?? foldTarget(ev)
   if (into !== undefined) return applyFolded(d, ev.runId, into, ev.seq)
+  // a run this window shows nothing of yet (not one it sent: that has its message and footer) that never started
+  if (!prev && neverStarted(ev)) return applyNeverStarted(d, ev.runId, ev.seq)
   const known = !!prev
   const t = ensureRun(d, ev.runId, ev.ts)
   if (!known && ev.seq !== 1) d.needsRefetch = true // joined mid-run: history has the beginning
@@ -605,6 +627,8 @@ function applyChat(d: Draft, ev: ChatEvent) {
   // The chat projection of a folded run ends with stopReason "collected" and no message ('' = the
   // handling run is not known from here).
   if (ev.stopReason === COLLECTED && !ev.message && !existing?.sawAssistant) return applyFolded(d, ev.runId, '')
+  // a removed queued message's run id is closed with aborted "removed": it never ran, nothing to show
+  if (!existing && ev.state === 'aborted' && ev.stopReason === REMOVED && !chatText(ev)) return applyNeverStarted(d, ev.runId, 0)
   if (!existing && ev.state === 'delta') {
     // Deltas of a run we have no agent events for (agent events lost or filtered): make the run visible.
     d.needsRefetch = true
@@ -1148,6 +1172,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     } else d.addTrack(runId, { nextSeq: list[0].seq })
     const into = list.map(foldTarget).find((x) => x)
     if (into !== undefined) applyFolded(d, runId, into, list[list.length - 1].seq)
+    else if (!t && neverStarted(list[0])) applyNeverStarted(d, runId, list[list.length - 1].seq)
     else ensureRun(d, runId, list[0].ts)
     for (const ev of list) applyAgent(d, ev)
   }
