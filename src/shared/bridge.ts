@@ -38,6 +38,7 @@ export const BRIDGE_METHODS = {
   queueRemove: 'loopdesk.queue.remove',
   queueHold: 'loopdesk.queue.hold',
   queueRelease: 'loopdesk.queue.release',
+  queueReorder: 'loopdesk.queue.reorder',
   prefsGet: 'loopdesk.prefs.get',
   prefsSet: 'loopdesk.prefs.set',
 } as const satisfies Record<string, MethodName>

@@ -511,6 +511,11 @@ export const Schemas = {
   'loopdesk.queue.hold': Closed({ sessionKey: NonEmpty() }),
   /** held messages (these ids, else all) run again as their turn comes */
   'loopdesk.queue.release': Closed({ sessionKey: NonEmpty(), ids: Type.Optional(Type.Array(NonEmpty(128), { maxItems: 1000 })) }),
+  /**
+   * waiting messages in this order (they take the places the named ones held; the others, and ids no longer
+   * waiting, stay put): the next follow-up and a collect batch follow it
+   */
+  'loopdesk.queue.reorder': Closed({ sessionKey: NonEmpty(), ids: Type.Array(NonEmpty(128), { minItems: 1, maxItems: 1000 }) }),
   'loopdesk.prefs.get': Closed({}),
   'loopdesk.prefs.set': Closed({
     theme: Type.Optional(Type.Union([Type.Literal('light'), Type.Literal('dark'), Type.Literal('system')])),
@@ -1046,6 +1051,8 @@ export interface Results {
   'loopdesk.queue.remove': { ok: true; removed: boolean }
   'loopdesk.queue.hold': { ok: true; ids: string[] }
   'loopdesk.queue.release': { ok: true; ids: string[] }
+  /** the session's waiting message ids in their order now */
+  'loopdesk.queue.reorder': { ok: true; ids: string[] }
   'loopdesk.prefs.get': Prefs
   'loopdesk.prefs.set': Prefs
 }

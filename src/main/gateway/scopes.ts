@@ -52,6 +52,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'loopdesk.queue.remove': W,
   'loopdesk.queue.hold': W,
   'loopdesk.queue.release': W,
+  'loopdesk.queue.reorder': W,
   'loopdesk.prefs.get': R,
   'loopdesk.prefs.set': W,
 }

@@ -57,6 +57,8 @@ export interface QueueModesHandle {
   hold(sessionKey: string): string[]
   /** releases held messages (these ids, else all); returns the ids released */
   release(sessionKey: string, ids?: string[]): string[]
+  /** puts waiting messages in the order of `ids`; returns the waiting ids in their order now */
+  reorder(sessionKey: string, ids: string[]): string[]
 }
 
 export interface PrefsProvider {

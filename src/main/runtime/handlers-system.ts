@@ -26,6 +26,7 @@ type SystemHandlers = Pick<
   | 'loopdesk.queue.remove'
   | 'loopdesk.queue.hold'
   | 'loopdesk.queue.release'
+  | 'loopdesk.queue.reorder'
   | 'loopdesk.prefs.get'
   | 'loopdesk.prefs.set'
 >
@@ -220,6 +221,12 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     async 'loopdesk.queue.release'(p) {
       const { key } = canonicalKey(core, p.sessionKey)
       return { ok: true, ids: core.queueModes?.release(key, p.ids) ?? [] }
+    },
+
+    // queue modes only, as hold: a follow-up waiting as a run in the session lane keeps its place there
+    async 'loopdesk.queue.reorder'(p) {
+      const { key } = canonicalKey(core, p.sessionKey)
+      return { ok: true, ids: core.queueModes?.reorder(key, p.ids) ?? [] }
     },
 
     async 'loopdesk.prefs.get'() {

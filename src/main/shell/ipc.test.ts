@@ -41,6 +41,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   queueRemove: { sessionKey: 'agent:main:main', id: 'q1' },
   queueHold: { sessionKey: 'agent:main:main' },
   queueRelease: { sessionKey: 'agent:main:main', ids: ['q1'] },
+  queueReorder: { sessionKey: 'agent:main:main', ids: ['q2', 'q1'] },
   prefsGet: {},
   prefsSet: { theme: 'dark' },
 }

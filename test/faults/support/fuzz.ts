@@ -47,6 +47,7 @@ const SIDE_EFFECTS = new Set([
   'loopdesk.queue.remove',
   'loopdesk.queue.hold',
   'loopdesk.queue.release',
+  'loopdesk.queue.reorder',
   'loopdesk.prefs.set',
   'sessions.subscribe',
 ])

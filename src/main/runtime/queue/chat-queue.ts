@@ -223,6 +223,11 @@ export class ChatQueueModes {
     return this.queues.release(sessionKey, ids)
   }
 
+  /** Puts waiting messages in the order of `ids` (see SessionQueues.reorder); returns the waiting ids in order. */
+  reorder(sessionKey: string, ids: string[]): string[] {
+    return this.queues.reorder(sessionKey, ids)
+  }
+
   /** Removes every waiting message; returns the run ids they would have had. */
   clear(sessionKey: string, reason = 'cleared'): string[] {
     return this.queues.clear(sessionKey, reason).flatMap((i) => (i.runId ? [i.runId] : []))

@@ -249,6 +249,26 @@ describe('queue modes (chat.send)', () => {
     expect(finalText('h2')).toBe('reply to: after the stop')
   })
 
+  it('loopdesk.queue.reorder: follow-ups run in the order the user gave them; its params are schema-checked', async () => {
+    await start({ mode: 'followup', debounceMs: 0 })
+    server.script([{ hang: true }, ...[1, 2, 3].map(() => (req: CapturedRequest) => ({ text: `reply to: ${lastUser(req)}` }))])
+    await t.call('chat.send', { sessionKey: K, message: 'busy', idempotencyKey: 'o1' })
+    await until(() => server.requests.length === 1)
+    const ids: string[] = []
+    for (const [n, text] of [['o2', 'A'], ['o3', 'B'], ['o4', 'C']]) {
+      ids.push(((await t.call('chat.send', { sessionKey: K, message: text, idempotencyKey: n })) as { queueItemId: string }).queueItemId)
+    }
+    const [a, b, c] = ids
+    expect(await t.call('loopdesk.queue.reorder', { sessionKey: K, ids: [c, b, a] })).toEqual({ ok: true, ids: [c, b, a] })
+    expect((await t.call('loopdesk.queue.list', { sessionKey: K })).items.map((i) => i.text)).toEqual(['C', 'B', 'A'])
+    const bad = await t.raw('loopdesk.queue.reorder', { sessionKey: K, ids: [] })
+    expect(bad).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } })
+    expect(await t.raw('loopdesk.queue.reorder', { sessionKey: K, ids: [a], extra: 1 })).toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST' } })
+    await t.call('chat.abort', { sessionKey: K, runId: 'o1' })
+    await until(() => ended('o2'))
+    expect(server.requests.map(lastUser)).toEqual(['busy', 'C', 'B', 'A'])
+  })
+
   it('summarize: overflowed messages reach the next prompt as a summary; /stop clears the queue', async () => {
     await start({ mode: 'followup', debounceMs: 0, cap: 1, drop: 'summarize' })
     server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])

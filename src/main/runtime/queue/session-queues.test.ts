@@ -200,6 +200,47 @@ describe('hold and release (the window stopped the run)', () => {
   })
 })
 
+describe('reorder (the window moves a waiting message up or down)', () => {
+  it('follow-ups start in the new order; messages not named and ones no longer waiting stay put', async () => {
+    rt.begin()
+    const [a, b, c] = [(await q.submit(K, 'A')) as { itemId: string }, (await q.submit(K, 'B')) as { itemId: string }, (await q.submit(K, 'C')) as { itemId: string }]
+    rt.changes = []
+    // C before A; B is not named and keeps its place; an unknown id is ignored
+    expect(q.reorder(K, [c.itemId, 'q_unknown', a.itemId])).toEqual([c.itemId, b.itemId, a.itemId])
+    expect(rt.changes.at(-1)!.map((i) => i.text)).toEqual(['C', 'B', 'A'])
+    // the same order again changes nothing
+    rt.changes = []
+    expect(q.reorder(K, [c.itemId, a.itemId])).toEqual([c.itemId, b.itemId, a.itemId])
+    expect(rt.changes).toEqual([])
+    rt.end()
+    await tick()
+    expect(rt.runs.map((r) => r.text)).toEqual(['(initial)', 'C'])
+    // C started: it no longer moves
+    expect(q.reorder(K, [a.itemId, c.itemId, b.itemId])).toEqual([a.itemId, b.itemId])
+    for (let i = 0; i < 3; i++) {
+      rt.end()
+      await tick()
+    }
+    expect(rt.runs.map((r) => r.text)).toEqual(['(initial)', 'C', 'A', 'B'])
+  })
+
+  it('a held message moves too and keeps its hold', async () => {
+    rt.begin()
+    const a = (await q.submit(K, 'A')) as { itemId: string }
+    const b = (await q.submit(K, 'B')) as { itemId: string }
+    q.hold(K)
+    expect(q.reorder(K, [b.itemId, a.itemId])).toEqual([b.itemId, a.itemId])
+    expect(q.list(K).map((i) => [i.text, i.held])).toEqual([
+      ['B', true],
+      ['A', true],
+    ])
+  })
+
+  it('an unknown session has nothing to reorder', () => {
+    expect(q.reorder('agent:main:other', ['x'])).toEqual([])
+  })
+})
+
 describe('collect', () => {
   beforeEach(() => {
     rt.settings = { ...rt.settings, mode: 'collect', debounceMs: 1000 }
@@ -230,6 +271,19 @@ describe('collect', () => {
     rt.end()
     await vi.advanceTimersByTimeAsync(5000)
     expect(rt.runs).toHaveLength(2) // nothing left, no extra run
+  })
+
+  it('a batch follows the order the user gave the waiting messages', async () => {
+    rt.begin()
+    const a = (await q.submit(K, 'msg A')) as { itemId: string }
+    await q.submit(K, 'msg B')
+    const c = (await q.submit(K, 'msg C')) as { itemId: string }
+    q.reorder(K, [c.itemId, a.itemId])
+    rt.end()
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(rt.runs).toHaveLength(2)
+    expect(rt.runs[1].text).toBe(`${COLLECT_TITLE}\n\n---\nQueued #1\nmsg C\n\n---\nQueued #2\nmsg B\n\n---\nQueued #3\nmsg A`)
+    expect(q.list(K).map((i) => i.text)).toEqual(['msg C', 'msg B', 'msg A'])
   })
 
   it('a single collected message is sent as-is (once the window passes)', async () => {

@@ -215,6 +215,31 @@ export class SessionQueues {
   }
 
   /**
+   * Puts waiting messages in the order of `ids`: they take the places the named ones held, in that order;
+   * waiting messages not named, and ids no longer waiting (started or removed meanwhile), stay as they are.
+   * The drain reads this order: the next follow-up, and a collect batch's messages, follow it. Returns the
+   * waiting ids in their order now.
+   */
+  reorder(sessionKey: string, ids: string[]): string[] {
+    const s = this.sessions.get(sessionKey)
+    if (!s) return []
+    const waiting = this.pending(s)
+    const named: Entry[] = []
+    for (const id of ids) {
+      const e = waiting.find((x) => x.item.id === id)
+      if (e && !named.includes(e)) named.push(e)
+    }
+    const slots = named.map((e) => s.entries.indexOf(e)).sort((a, b) => a - b)
+    let moved = false
+    slots.forEach((slot, i) => {
+      if (s.entries[slot] !== named[i]) moved = true
+      s.entries[slot] = named[i]
+    })
+    if (moved) this.changed(sessionKey)
+    return this.pending(s).map((e) => e.item.id)
+  }
+
+  /**
    * A steered message did not make it into its run (the run ended before picking it up): queue it again
    * as a follow-up so it is not lost. False when the item is unknown or was not steered.
    */
