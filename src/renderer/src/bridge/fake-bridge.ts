@@ -1260,6 +1260,20 @@ export class FakeBridge implements Bridge {
     return ok({ ok: true, removed: true })
   }
 
+  async queueReorder(params: Parameters<Bridge['queueReorder']>[0]): Promise<Result<Results['loopdesk.queue.reorder']>> {
+    this.record('queueReorder', params)
+    const s = this.session(params.sessionKey)
+    if (!s) return ok({ ok: true, ids: [] })
+    // as the runtime: the named waiting items take the places the named ones held, in the order given
+    const waiting = s.queue.filter((q) => q.status === 'queued')
+    const named = params.ids.map((id) => waiting.find((q) => q.id === id)).filter((q, i, a): q is QueueItem => !!q && a.indexOf(q) === i)
+    const slots = named.map((q) => s.queue.indexOf(q)).sort((a, b) => a - b)
+    const moved = slots.some((slot, i) => s.queue[slot] !== named[i])
+    slots.forEach((slot, i) => (s.queue[slot] = named[i]))
+    if (moved) this.queueChanged(s)
+    return ok({ ok: true, ids: s.queue.filter((q) => q.status === 'queued').map((q) => q.id) })
+  }
+
   async queueHold(params: Parameters<Bridge['queueHold']>[0]): Promise<Result<Results['loopdesk.queue.hold']>> {
     this.record('queueHold', params)
     const s = this.session(params.sessionKey)

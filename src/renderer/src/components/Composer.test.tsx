@@ -184,6 +184,38 @@ describe('composer', () => {
     await waitFor(() => expect(within(screen.getByRole('log')).getByText('the follow-up answer')).toBeInTheDocument(), LONG)
   })
 
+  it('queued follow-ups move up and down (buttons, by keyboard too); the runtime gets the new order', async () => {
+    const { bridge } = await renderApp({ tickMs: 5, scripts: [{ steps: [slow] }] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'go{Enter}')
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Queue' })).toBeInTheDocument())
+    for (const text of ['alpha', 'beta', 'gamma']) await user.type(box, `${text}{Enter}`)
+    const queue = await screen.findByRole('region', { name: 'Queued messages' })
+    const order = () => within(queue).getAllByText(/^(alpha|beta|gamma)$/).map((el) => el.textContent)
+    await waitFor(() => expect(order()).toEqual(['alpha', 'beta', 'gamma']))
+    // nothing above the first, nothing below the last
+    expect(within(queue).getByRole('button', { name: 'Move up: alpha' })).toBeDisabled()
+    expect(within(queue).getByRole('button', { name: 'Move down: gamma' })).toBeDisabled()
+
+    await user.click(within(queue).getByRole('button', { name: 'Move up: gamma' }))
+    await waitFor(() => expect(order()).toEqual(['alpha', 'gamma', 'beta']))
+    const reorders = () => bridge.calls.filter((c) => c.name === 'queueReorder').map((c) => c.params as { ids: string[] })
+    expect(reorders()).toHaveLength(1)
+    // the keyboard stays on the moved message: Enter moves it again, to the top, where focus goes to its Move down
+    expect(within(queue).getByRole('button', { name: 'Move up: gamma' })).toHaveFocus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(order()).toEqual(['gamma', 'alpha', 'beta']))
+    await waitFor(() => expect(within(queue).getByRole('button', { name: 'Move down: gamma' })).toHaveFocus())
+    expect(reorders()).toHaveLength(2)
+    const ids = reorders()[1].ids
+    const listed = await bridge.queueList({ sessionKey: 'agent:main:main' })
+    const texts = listed.ok ? listed.data.items.filter((q) => q.status === 'queued') : []
+    expect(ids).toEqual(texts.map((q) => q.id))
+    expect(texts.map((q) => q.text)).toEqual(['gamma', 'alpha', 'beta'])
+    await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+  })
+
   it('Escape stops the streaming reply, from the box or from elsewhere, but not while a menu is open', async () => {
     const { bridge } = await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 2500 }, slow] }, { steps: [{ kind: 'text', text: 'word word word' }, { kind: 'wait', ms: 2500 }, slow] }] })
     const user = userEvent.setup()

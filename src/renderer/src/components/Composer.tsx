@@ -15,7 +15,7 @@ import type { QueueEntry } from '../state/stores'
 import type { Item } from '../state/types'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
-import { IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
+import { IconArrowDown, IconArrowUp, IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
 
 const OUTCOME: Record<QueueItem['status'], string> = {
   queued: 'Queued',
@@ -27,10 +27,20 @@ const OUTCOME: Record<QueueItem['status'], string> = {
   failed: 'Failed',
 }
 
+const moveId = (id: string, by: -1 | 1) => `queue-move-${by < 0 ? 'up' : 'down'}-${id}`
+
 function QueueList({ sessionKey, items, connected }: { sessionKey: string; items: QueueEntry[]; connected: boolean }) {
   const controller = useController()
   if (!items.length) return null
   const finished = items.some((q) => q.status !== 'queued')
+  // the waiting ones, in the order the runtime will take them: what Move up / Move down reorder
+  const waiting = items.filter((q) => q.status === 'queued').map((q) => q.id)
+  const move = async (id: string, by: -1 | 1) => {
+    await controller.moveQueued(sessionKey, id, by)
+    // keyboard users stay on the message they moved: the same button, or the other one at the list's end
+    const same = document.getElementById(moveId(id, by)) as HTMLButtonElement | null
+    ;(same && !same.disabled ? same : document.getElementById(moveId(id, by < 0 ? 1 : -1)))?.focus()
+  }
   return (
     <section className="queue" aria-label="Queued messages">
       <ul>
@@ -53,6 +63,32 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
               >
                 Send
               </button>
+            )}
+            {q.status === 'queued' && waiting.length > 1 && (
+              <>
+                <button
+                  type="button"
+                  id={moveId(q.id, -1)}
+                  className="btn btn-ghost btn-icon"
+                  aria-label={`Move up: ${q.text.slice(0, 40)}`}
+                  title={connected ? 'Move up (sent earlier)' : 'Not connected: the queue refreshes when the connection is back'}
+                  disabled={!connected || waiting.indexOf(q.id) === 0}
+                  onClick={() => void move(q.id, -1)}
+                >
+                  <IconArrowUp />
+                </button>
+                <button
+                  type="button"
+                  id={moveId(q.id, 1)}
+                  className="btn btn-ghost btn-icon"
+                  aria-label={`Move down: ${q.text.slice(0, 40)}`}
+                  title={connected ? 'Move down (sent later)' : 'Not connected: the queue refreshes when the connection is back'}
+                  disabled={!connected || waiting.indexOf(q.id) === waiting.length - 1}
+                  onClick={() => void move(q.id, 1)}
+                >
+                  <IconArrowDown />
+                </button>
+              </>
             )}
             {q.status === 'queued' && (
               <button

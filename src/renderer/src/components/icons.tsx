@@ -60,6 +60,16 @@ export const IconChevron = (p: SVGProps<SVGSVGElement>) => (
     <path d="m9 6 6 6-6 6" />
   </svg>
 )
+export const IconArrowUp = (p: SVGProps<SVGSVGElement>) => (
+  <svg {...base(p)}>
+    <path d="M12 19V5M6 11l6-6 6 6" />
+  </svg>
+)
+export const IconArrowDown = (p: SVGProps<SVGSVGElement>) => (
+  <svg {...base(p)}>
+    <path d="M12 5v14M6 13l6 6 6-6" />
+  </svg>
+)
 export const IconStop = (p: SVGProps<SVGSVGElement>) => (
   <svg {...base(p)}>
     <rect x="6" y="6" width="12" height="12" rx="2" fill="currentColor" />

@@ -1083,6 +1083,21 @@ export class Controller {
     if (r && !r.ids.includes(id)) await this.loadQueue(sessionKey)
   }
 
+  /**
+   * Moves a waiting message one place up (-1) or down (+1) among the waiting ones: the runtime starts the
+   * next follow-up (and builds a collect batch) in this order. queue.changed brings the new order.
+   */
+  async moveQueued(sessionKey: string, id: string, by: -1 | 1): Promise<void> {
+    const ids = (this.stores.composer.getState().queues[sessionKey] ?? []).filter((q) => q.status === 'queued').map((q) => q.id)
+    const from = ids.indexOf(id)
+    const to = from + by
+    if (from < 0 || to < 0 || to >= ids.length) return
+    ;[ids[from], ids[to]] = [ids[to], ids[from]]
+    const r = await this.call(this.bridge.queueReorder({ sessionKey, ids }), 'Could not move the queued message')
+    // the queue changed meanwhile (a message started or was removed): show what the runtime has
+    if (r && r.ids.join('\n') !== ids.filter((x) => r.ids.includes(x)).join('\n')) await this.loadQueue(sessionKey)
+  }
+
   async removeQueued(sessionKey: string, id: string): Promise<void> {
     const r = await this.call(this.bridge.queueRemove({ sessionKey, id }), 'Could not remove the queued message')
     if (r?.removed) {

@@ -702,6 +702,14 @@ describe('queue collect mode: messages folded into one run', () => {
     expect(activeRun(t)).toBeUndefined()
   })
 
+  it('a batch the user reordered shows its messages in the batch (queue list) order, not the order they were sent', () => {
+    const c2 = runEvents('c2')
+    let t = applyAll(emptyTranscript(SK), [c2.start()])
+    // "and that" was sent later but moved up: the runtime lists (and prompted) it first
+    t = reduce(t, { type: 'queue', items: [queued('qc3', 'and that', 3, 'collected', 'c2'), queued('qc2', 'also this', 2, 'collected', 'c2')] })
+    expect(view(t).filter((v) => v.startsWith('user:'))).toEqual(['user:and that', 'user:also this'])
+  })
+
   it('events of the folded run arriving before its queue update (and duplicates) add nothing', () => {
     const c3 = runEvents('c3')
     const s = c3.start()

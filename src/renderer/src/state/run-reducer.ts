@@ -706,7 +706,7 @@ function keepApprovalOutcomes(d: Draft, base: Transcript) {
 
 function applyQueue(d: Draft, items: QueueItem[]) {
   // A queued follow-up that started a run: show its text as that run's user message. Messages
-  // "collected" into one run are all shown, in queue order, as that run's messages — the same items
+  // "collected" into one run are all shown, in queue (= batch) order, as that run's messages — the same items
   // (and keys) history's collect prompt gives after a reload.
   const byRun = new Map<string, QueueItem[]>()
   for (const q of items) {
@@ -718,15 +718,15 @@ function applyQueue(d: Draft, items: QueueItem[]) {
   for (const [runId, list] of byRun) {
     if (d.find(userKey(runId, 0)) >= 0) continue
     const collect = list.length > 1 || list[0].status === 'collected'
-    const ordered = list.map((q, i) => ({ q, i })).sort((a, b) => a.q.enqueuedAt - b.q.enqueuedAt || a.i - b.i)
-    const t = ensureRun(d, runId, ordered[0].q.enqueuedAt, 'pending')
+    // the runtime lists a batch in its prompt's order (the user may have reordered the queue): keep it
+    const t = ensureRun(d, runId, Math.min(...list.map((q) => q.enqueuedAt)), 'pending')
     let at = d.items.findIndex((it) => it.runId === runId)
     if (at < 0) at = d.items.length
-    ordered.forEach(({ q }, n) => {
+    list.forEach((q, n) => {
       const user: UserItem = { kind: 'user', key: userKey(runId, n), runId, ts: q.enqueuedAt, text: q.text, ...(collect ? { via: 'collect' as const } : {}) }
       d.insertAt(at + n, user)
     })
-    t.users = Math.max(t.users, ordered.length)
+    t.users = Math.max(t.users, list.length)
   }
 }
 
