@@ -22,6 +22,7 @@ import { useAttentionTitle } from './window-title'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
+import { ariaKeys, keyLabel, shortcutOf } from './shortcuts'
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
 
@@ -63,10 +64,17 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
         )}
       </div>
       <div className="header-actions">
-        <button type="button" className="btn btn-ghost btn-sm" title="Inspector" aria-pressed={inspectorOpen} onClick={() => controller.setInspectorOpen(!inspectorOpen)}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          title={`Inspector (${keyLabel('inspector')})`}
+          aria-keyshortcuts={ariaKeys('inspector')}
+          aria-pressed={inspectorOpen}
+          onClick={() => controller.setInspectorOpen(!inspectorOpen)}
+        >
           <IconPanel /> <span className="btn-label">Inspector</span>
         </button>
-        <button type="button" className="btn btn-ghost btn-sm" title="Settings" onClick={() => controller.openSettings()}>
+        <button type="button" className="btn btn-ghost btn-sm" title={`Settings (${keyLabel('settings')})`} aria-keyshortcuts={ariaKeys('settings')} onClick={() => controller.openSettings()}>
           <IconSettings /> <span className="btn-label">Settings</span>
         </button>
       </div>
@@ -118,13 +126,19 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey)
   }, [controller, sidebarOpen])
 
-  // Keyboard: Ctrl/Cmd+, settings; Ctrl/Cmd+I inspector; Ctrl/Cmd+N new session.
+  // Keyboard (shortcuts.ts): Ctrl/Cmd+, settings; Ctrl/Cmd+Shift+I inspector; Ctrl/Cmd+Shift+O new session
+  // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take).
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (!(e.ctrlKey || e.metaKey) || e.altKey) return
-      if (e.key === ',') controller.openSettings()
-      else if (e.key.toLowerCase() === 'i' && e.shiftKey) controller.setInspectorOpen(!controller.stores.inspector.getState().open)
-      else return
+      const name = shortcutOf(e)
+      if (name === 'settings') controller.openSettings()
+      else if (name === 'inspector') controller.setInspectorOpen(!controller.stores.inspector.getState().open)
+      else if (name === 'newSession') {
+        e.preventDefault()
+        // one session per press (not one per auto-repeat), and none behind the open Settings dialog
+        if (!e.repeat && !controller.stores.settings.getState().settingsOpen) void controller.createSession()
+        return
+      } else return
       e.preventDefault()
     }
     window.addEventListener('keydown', onKey)

@@ -13,6 +13,7 @@ import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
 import { sessionTitle } from '../../../shared/session-title'
 import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
+import { ariaKeys, keyLabel } from '../shortcuts'
 
 export type SessionState = 'idle' | 'running' | 'approval' | 'error'
 
@@ -79,7 +80,13 @@ export function Sidebar() {
           <span className="brand-mark" aria-hidden="true" />
           <span className="brand-name">Loopdesk</span>
         </div>
-        <button type="button" className="btn btn-primary btn-sm" onClick={() => void controller.createSession()}>
+        <button
+          type="button"
+          className="btn btn-primary btn-sm"
+          title={`New session (${keyLabel('newSession')})`}
+          aria-keyshortcuts={ariaKeys('newSession')}
+          onClick={() => void controller.createSession()}
+        >
           <IconPlus /> New session
         </button>
       </div>

@@ -1,0 +1,66 @@
+// The new-session shortcut (Ctrl/Cmd+Shift+O): it creates and opens a session, once per press, not behind
+// Settings; the button says so (title, aria-keyshortcuts); Ctrl+, and Ctrl/Cmd+Shift+I still do their part.
+import { screen, waitFor } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { renderApp } from './test-utils'
+import { preloadInspector, preloadSettings } from './lazy-views'
+import { shortcutOf } from './shortcuts'
+
+beforeEach(() => localStorage.clear())
+// lazily loaded views: load them first, as the app's idle warm-up does (see narrow-layout.test.tsx)
+beforeAll(async () => {
+  await Promise.all([preloadInspector(), preloadSettings()])
+})
+
+const press = (init: KeyboardEventInit) => {
+  const e = new KeyboardEvent('keydown', { bubbles: true, cancelable: true, ...init })
+  window.dispatchEvent(e)
+  return e
+}
+
+describe('shortcutOf', () => {
+  it('reads Ctrl or Cmd with Shift+O as new session, also on a non-Latin layout (by the physical key)', () => {
+    const k = { ctrlKey: false, metaKey: false, altKey: false, shiftKey: true }
+    expect(shortcutOf({ ...k, ctrlKey: true, key: 'O', code: 'KeyO' })).toBe('newSession')
+    expect(shortcutOf({ ...k, metaKey: true, key: 'o', code: 'KeyO' })).toBe('newSession')
+    expect(shortcutOf({ ...k, ctrlKey: true, key: 'Щ', code: 'KeyO' })).toBe('newSession')
+    // Ctrl+N is the browser's; Ctrl+O without Shift is "open file"; Alt turns it into something else
+    expect(shortcutOf({ ...k, shiftKey: false, ctrlKey: true, key: 'n', code: 'KeyN' })).toBeUndefined()
+    expect(shortcutOf({ ...k, shiftKey: false, ctrlKey: true, key: 'o', code: 'KeyO' })).toBeUndefined()
+    expect(shortcutOf({ ...k, ctrlKey: true, altKey: true, key: 'O', code: 'KeyO' })).toBeUndefined()
+    expect(shortcutOf({ ...k, key: 'O', code: 'KeyO' })).toBeUndefined()
+  })
+})
+
+describe('keyboard shortcuts in the window', () => {
+  it('Ctrl/Cmd+Shift+O creates and opens a new session, one per press; the button names the shortcut', async () => {
+    const { bridge } = await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main' }] })
+    const creates = () => bridge.calls.filter((c) => c.name === 'sessionsCreate').length
+    const button = screen.getByRole('button', { name: 'New session' })
+    expect(button).toHaveAttribute('aria-keyshortcuts', 'Control+Shift+O Meta+Shift+O')
+    expect(button.title).toMatch(/^New session \((Ctrl\+|⌘)Shift\+O\)$/)
+
+    const e = press({ key: 'O', code: 'KeyO', ctrlKey: true, shiftKey: true })
+    expect(e.defaultPrevented).toBe(true)
+    await waitFor(() => expect(creates()).toBe(1))
+    // held down: the auto-repeat creates no more
+    press({ key: 'O', code: 'KeyO', ctrlKey: true, shiftKey: true, repeat: true })
+    press({ key: 'o', code: 'KeyO', metaKey: true, shiftKey: true })
+    await waitFor(() => expect(creates()).toBe(2))
+    await waitFor(() => expect(screen.getAllByRole('heading', { level: 1 })[0]).not.toHaveTextContent('Main'))
+  })
+
+  it('not behind the open Settings dialog; Ctrl+, opens Settings and Ctrl+Shift+I the inspector', async () => {
+    const { bridge, stores } = await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main' }] })
+    const user = userEvent.setup()
+    expect(screen.getByRole('button', { name: 'Inspector' })).toHaveAttribute('aria-keyshortcuts', 'Control+Shift+I Meta+Shift+I')
+    await user.keyboard('{Control>}{Shift>}I{/Shift}{/Control}')
+    expect(stores.inspector.getState().open).toBe(true)
+    await user.keyboard('{Control>},{/Control}')
+    await waitFor(() => expect(stores.settings.getState().settingsOpen).toBe(true))
+    press({ key: 'O', code: 'KeyO', ctrlKey: true, shiftKey: true })
+    await new Promise((r) => setTimeout(r, 50))
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate')).toHaveLength(0)
+  })
+})

@@ -1,0 +1,46 @@
+// The window's keyboard shortcuts, in one place so the key handler (App.tsx) and the buttons' titles and
+// aria-keyshortcuts say the same thing. New session is Ctrl/Cmd+Shift+O, as ChatGPT's "new chat":
+// Ctrl/Cmd+N opens a browser window in browser mode and a page cannot take it, and Alt/Option+N types a
+// character on macOS. Chromium, Firefox and Electron's default menu leave Ctrl+Shift+O to the page.
+
+export interface Shortcut {
+  /** KeyboardEvent.key (compared case-insensitively) */
+  key: string
+  /** KeyboardEvent.code: the same physical key on layouts whose letters are not Latin */
+  code?: string
+  shift: boolean
+  /** what the button's title shows after the platform's modifier */
+  label: string
+}
+
+export const SHORTCUTS = {
+  settings: { key: ',', code: 'Comma', shift: false, label: ',' },
+  inspector: { key: 'i', code: 'KeyI', shift: true, label: 'Shift+I' },
+  newSession: { key: 'o', code: 'KeyO', shift: true, label: 'Shift+O' },
+} satisfies Record<string, Shortcut>
+
+export type ShortcutName = keyof typeof SHORTCUTS
+
+const isMac = () => typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent)
+
+/** The shortcut this key press is (Ctrl or Cmd, no Alt), if any. */
+export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): ShortcutName | undefined {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey) return undefined
+  for (const [name, s] of Object.entries(SHORTCUTS) as Array<[ShortcutName, Shortcut]>) {
+    if (e.shiftKey !== s.shift) continue
+    if (e.key.toLowerCase() === s.key || (s.code !== undefined && e.code === s.code)) return name
+  }
+  return undefined
+}
+
+/** aria-keyshortcuts: both modifiers work on every platform */
+export function ariaKeys(name: ShortcutName): string {
+  const s: Shortcut = SHORTCUTS[name]
+  const rest = `${s.shift ? 'Shift+' : ''}${s.key === ',' ? ',' : s.key.toUpperCase()}`
+  return `Control+${rest} Meta+${rest}`
+}
+
+/** "Ctrl+Shift+O", "⌘Shift+O" on a Mac: for a button's title */
+export function keyLabel(name: ShortcutName): string {
+  return `${isMac() ? '⌘' : 'Ctrl+'}${SHORTCUTS[name].label}`
+}
