@@ -305,4 +305,11 @@ describe('message', () => {
     await expect(run(ctx, 'message', { text: '   ' })).rejects.toThrow(/empty/)
     expect(existsSync(sb.ws)).toBe(true)
   })
+
+  it('sends nothing for the silent token and says so', async () => {
+    const before = ctx.sent.length
+    const r = await run(ctx, 'message', { text: ' NO_REPLY ' })
+    expect(ctx.sent.length).toBe(before)
+    expect(textOf(r)).toMatch(/^Nothing was sent: NO_REPLY is the silent token/)
+  })
 })

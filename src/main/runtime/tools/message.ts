@@ -1,6 +1,7 @@
 // `message`: deliver visible text to the session right away (mid-run progress, or the reply itself).
 // The runner records these sends so the final reply does not repeat them.
 import Type from 'typebox'
+import { isSilentReply } from '../reply/silent'
 import { textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 
@@ -25,6 +26,13 @@ export const messageTool = defineTool(
     const text = p.text.trim()
     if (!text) throw new Error('text must not be empty')
     if (text.length > MESSAGE_MAX_CHARS) throw new Error(`text is too long (${text.length} chars, limit ${MESSAGE_MAX_CHARS})`)
+    // the silent token is not a message: nothing reaches the user, and the model is told so, not "sent"
+    if (isSilentReply(text)) {
+      return textResult('Nothing was sent: NO_REPLY is the silent token, not a message. To say nothing more, end your reply with NO_REPLY.', {
+        sent: false,
+        chars: 0,
+      })
+    }
     // false: a message_sending plugin hook cancelled the send
     if ((await ctx.sendMessage(text)) === false) {
       return textResult('The message was not sent (cancelled by a plugin).', { sent: false, chars: text.length })
