@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PayloadInput } from '../contracts'
-import { buildPayloads, errorDetail, formatToolSummary, isDuplicateOfSent, isSilentReply } from './index'
+import { buildPayloads, errorDetail, formatToolSummary, isDuplicateOfSent, isSilentPrefix, isSilentReply } from './index'
 
 const base = (over: Partial<PayloadInput> = {}): PayloadInput => ({
   assistantTexts: [],
@@ -19,6 +19,17 @@ describe('isSilentReply', () => {
     }
     for (const t of ['NO_REPLY.', 'NO_REPLY please', 'say NO_REPLY', 'NO REPLY', '', '{"action":"NO_REPLY","x":1}', '{"text":"NO_REPLY"}']) {
       expect(isSilentReply(t)).toBe(false)
+    }
+  })
+})
+
+describe('isSilentPrefix', () => {
+  it('holds the start of the token or of its JSON envelope, and nothing that has left both', () => {
+    for (const t of ['N', 'no_', ' NO_REPLY', '{', '{"', '{ "act', '{"action": "NO_RE', '{"action":"NO_REPLY"}']) {
+      expect(isSilentPrefix(t)).toBe(true)
+    }
+    for (const t of ['', 'No problem', 'NO_REPLY.', '{"name"', '{"action":"run"', '[', `{${' '.repeat(300)}"action"`]) {
+      expect(isSilentPrefix(t)).toBe(false)
     }
   })
 })

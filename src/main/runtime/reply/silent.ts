@@ -26,10 +26,16 @@ export function isSilentReply(text: string): boolean {
 
 /**
  * True while a streamed text could still be the token: the start of NO_REPLY or all of it (case-insensitive,
- * surrounding whitespace ignored) — "N", "NO", "NO_RE", "NO_REPLY". Streaming holds such text back, so a silent
+ * surrounding whitespace ignored) — "N", "NO", "NO_RE", "NO_REPLY" — or of its JSON envelope form. Streaming holds such text back, so a silent
  * reply never flashes its first letters.
  */
 export function isSilentPrefix(text: string): boolean {
   const t = text.trim().toUpperCase()
-  return t.length > 0 && SILENT_REPLY_TOKEN.startsWith(t)
+  if (!t) return false
+  if (SILENT_REPLY_TOKEN.startsWith(t)) return true
+  // the JSON envelope as far as it has come ('{"act…'), whitespace between its tokens ignored; a JSON reply
+  // that is something else goes out as soon as it differs
+  return t[0] === '{' && t.length < 200 && SILENT_JSON_ENVELOPE.startsWith(t.replace(/\s+/g, ''))
 }
+
+const SILENT_JSON_ENVELOPE = `{"ACTION":"${SILENT_REPLY_TOKEN}"}`

@@ -61,6 +61,17 @@ describe('silent replies', () => {
     expect(endData('s2').silentReply).toBeUndefined()
   })
 
+  it('the JSON envelope {"action":"NO_REPLY"} streamed in pieces: nothing shows; a JSON reply that is something else does', async () => {
+    server.push({ textChunks: ['{"act', 'ion": "NO', '_REPLY"}'], delayMs: 15 })
+    expect(await run('s1j', 'agent:main:s1j')).toEqual([])
+    expect(assistantTexts('s1j')).toEqual([])
+    expect(endData('s1j')).toMatchObject({ phase: 'end', silentReply: true })
+
+    server.push({ textChunks: ['{"act', 'ion": "run", ', '"n": 1}'], delayMs: 15 })
+    expect(await run('s1k', 'agent:main:s1k')).toEqual([{ text: '{"action": "run", "n": 1}' }])
+    expect(assistantTexts('s1k').at(-1)).toBe('{"action": "run", "n": 1}')
+  })
+
   it('message tool, then NO_REPLY: the sent text once, never NO_REPLY', async () => {
     server.push({ toolCalls: [{ name: 'message', args: { text: 'Progress: all done here.' } }] }, { textChunks: ['NO_', 'REPLY'], delayMs: 15 })
     expect(await run('s3', 'agent:main:s3')).toEqual([])
