@@ -282,7 +282,11 @@ class RuntimeImpl implements Runtime {
     for (const a of this.config.current.agents) {
       // messages a dead process acknowledged but never answered go back into their sessions
       const dead = readDeadJournals(sessionsDir(this.opts.stateDir, a.id))
-      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id), { accepted: dead.records, workspaceDir: a.workspace })))
+      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id), {
+          accepted: dead.records,
+          workspaceDir: a.workspace,
+          eventsFile: (sessionId) => eventLogFile(this.opts.stateDir, a.id, sessionId),
+        })))
       removeJournals(dead.files)
       for (const r of dead.records) interruptedRunIds.add(r.runId)
     }
