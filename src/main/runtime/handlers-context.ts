@@ -57,6 +57,8 @@ export interface QueueModesHandle {
   hold(sessionKey: string): string[]
   /** releases held messages (these ids, else all); returns the ids released */
   release(sessionKey: string, ids?: string[]): string[]
+  /** a message paused before the runtime stopped, back in its queue and held; returns its item id */
+  restoreHeld?(p: ChatSubmit & { enqueuedAt?: number }): string
 }
 
 export interface PrefsProvider {

@@ -17,8 +17,8 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-function startChild(stateDir: string, message: string): { child: ChildProcess; waitFor(marker: string): Promise<void> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/kill9-child.ts'), stateDir, message], {
+function startChild(stateDir: string, message: string, fixture = 'kill9-child.ts'): { child: ChildProcess; waitFor(marker: string): Promise<void> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures', fixture), stateDir, message], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
@@ -195,6 +195,44 @@ describe('kill -9 mid-run', () => {
       // only the message that was streaming: not the text before the tool again
       expect(text.startsWith('k l ')).toBe(true)
       expect('k l m n o p q r s t'.startsWith(text)).toBe(true)
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('killed with a follow-up paused after a Stop: it comes back paused, not as an interrupted message, and the session stays idle', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-kill9-'))
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server)))
+    server.script([{ text: 'a b c d e f g h i j k l m n o p', chunks: 16, delayMs: 200 }])
+    const { child, waitFor } = startChild(stateDir, '', 'kill9-held-child.ts')
+    try {
+      await waitFor('HELD')
+      child.kill('SIGKILL')
+      await killed(child)
+    } finally {
+      if (child.exitCode === null && !child.signalCode) child.kill('SIGKILL')
+    }
+    server.script([{ text: 'Answering the follow-up.' }])
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      expect(t.runtime.recovered).toEqual([])
+      const row = (await t.call('sessions.list', {})).sessions[0]
+      expect(row.interrupted).not.toBe(true)
+      expect(row.status).not.toBe('failed')
+      const items = (await t.call('loopdesk.queue.list', { sessionKey: 'main' })).items
+      expect(items).toMatchObject([{ text: 'and then a PAUSED-FOLLOW-UP', status: 'queued', held: true, runId: 'second' }])
+      // not in the transcript as a message the crash left unanswered
+      const hist = await t.call('chat.history', { sessionKey: 'main' })
+      expect(JSON.stringify(hist.messages)).not.toContain('PAUSED-FOLLOW-UP')
+      expect(hist.messages.at(-1)).toMatchObject({ stopReason: 'aborted' })
+
+      // still paused after another crash-free restart's worth of journal: releasing it sends it
+      expect((await t.call('loopdesk.queue.release', { sessionKey: 'main' })).ids).toHaveLength(1)
+      expect((await t.call('agent.wait', { runId: 'second', timeoutMs: 15_000 })).status).toBe('ok')
+      const after = await t.call('chat.history', { sessionKey: 'main' })
+      expect(after.messages.slice(-2).map((m) => m.role)).toEqual(['user', 'assistant'])
+      expect(JSON.stringify(after.messages.at(-2)!.content)).toContain('PAUSED-FOLLOW-UP')
     } finally {
       await t.close()
       fs.rmSync(stateDir, { recursive: true, force: true })
