@@ -87,4 +87,47 @@ describe('history after a crash', () => {
     // idle rows carry no status at all
     expect(sessionState({ key: SK, kind: 'direct' } as unknown as SessionRow)).toBe('idle')
   })
+
+  it('live after a reconnect: the run the window watched stream becomes Interrupted with Retry once history is reloaded', () => {
+    let seq = 0
+    const ev = (stream: string, data: Record<string, unknown>, ts: number) =>
+      ({ type: 'agent', event: { runId: 'r1', seq: ++seq, stream, ts, data, sessionKey: SK } }) as const
+    let t = reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'check then tell', ts: 1000 })
+    for (const a of [
+      ev('lifecycle', { phase: 'start', startedAt: 1000 }, 1000),
+      ev('assistant', { text: 'Checking.', delta: 'Checking.' }, 1100),
+      ev('tool', { phase: 'start', name: 'exec', toolCallId: 'c1', args: {} }, 1200),
+      ev('tool', { phase: 'result', name: 'exec', toolCallId: 'c1', result: { content: [] }, isError: false }, 1500),
+      ev('assistant', { text: 'The check', delta: 'The check' }, 1600),
+    ]) {
+      t = reduce(t, a as never)
+    }
+    expect((t.items.find((i) => i.kind === 'run') as RunItem).status).toBe('running')
+    // the gateway died and came back: the window reloads the session (no run in flight any more)
+    t = reduce(t, {
+      type: 'hydrate',
+      history: {
+        sessionKey: SK,
+        sessionId: 's',
+        hasMore: false,
+        messages: [
+          user('r1', 'check then tell', 1000),
+          {
+            role: 'assistant',
+            content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: 'c1', name: 'exec', arguments: {} }],
+            timestamp: 1100,
+            id: 'a1',
+            runId: 'r1',
+            stopReason: 'toolUse',
+          } as HistoryMessage,
+          { role: 'toolResult', content: [], timestamp: 1500, id: 't1', runId: 'r1', toolCallId: 'c1', isError: false } as HistoryMessage,
+          closing('r1', 'The check', 1600, 2300, 'Interrupted: Loopdesk stopped while this reply was being written.'),
+        ],
+      },
+    })
+    const run = t.items.find((i) => i.kind === 'run') as RunItem
+    expect(run).toMatchObject({ status: 'error', interrupted: true })
+    expect(t.items.filter((i) => i.kind === 'assistant').map((i) => (i as AssistantItem).text)).toEqual(['Checking.', 'The check'])
+    expect(retryableRun(t)).toBe('r1')
+  })
 })
