@@ -72,7 +72,9 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
     } else if (ev.stream === 'assistant') {
       // a replacement (think-tag split) carries its whole text; other events only their delta
       text = d.replace === true && typeof d.text === 'string' ? d.text : text + (typeof d.delta === 'string' ? d.delta : '')
+      // the message's text starts when shown text does (a replacement may take it all back)
       if (text) textStartedAt ??= ev.ts
+      else textStartedAt = undefined
     }
   }
   if (!found) return undefined

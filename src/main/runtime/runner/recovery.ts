@@ -110,13 +110,22 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       const now = Date.now()
       const runId = entry.activeRunId ?? pending.at(-1)?.runId
       const { entries } = await transcript.readAll()
-      const closing = entry.status === 'running' && entry.activeRunId ? interruptedReply(entries, entry.activeRunId, entry, opts) : undefined
+      // the runs cut off: the active one, and any whose message it had started on before its "running" status
+      // reached sessions.json (an open journal record whose user message is in the transcript)
+      const cutOff = new Set<string>()
+      if (entry.status === 'running' && entry.activeRunId) cutOff.add(entry.activeRunId)
+      for (const r of pending) if (delivered(entries, r)) cutOff.add(r.runId)
+      const closings = new Map<string, Extract<TranscriptEntry, { type: 'message' }>>()
+      for (const id of cutOff) {
+        const c = interruptedReply(entries, id, entry, opts)
+        if (c) closings.set(id, c)
+      }
       // a dangling call ended when its run was last seen, not at the restart (the window times tool cards by it)
       const repairs: TranscriptEntry[] = tailOrphans(entries).map((c) => {
-        const at = closing && c.runId === entry.activeRunId ? closing.timestamp : now
+        const at = (c.runId && closings.get(c.runId)?.timestamp) || now
         return { type: 'message', id: crypto.randomUUID(), timestamp: at, runId: c.runId, message: interruptedToolResult(c, at) }
       })
-      if (closing) repairs.push(closing)
+      repairs.push(...closings.values())
       const restored = pending.filter((r) => !delivered(entries, r))
       for (const r of restored) {
         repairs.push({
