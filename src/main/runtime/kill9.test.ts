@@ -238,4 +238,30 @@ describe('kill -9 mid-run', () => {
       fs.rmSync(stateDir, { recursive: true, force: true })
     }
   }, 60_000)
+
+  it('a graceful restart keeps a paused follow-up paused too', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-kill9-'))
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server)))
+    server.script([{ text: 'a b c d e f g h i j k l m n o p', chunks: 16, delayMs: 200 }])
+    const first = await startTestRuntime(server, { stateDir })
+    try {
+      await first.call('chat.send', { sessionKey: 'main', message: 'tell me a long story', idempotencyKey: 'first' })
+      for (let i = 0; i < 200 && !first.events.some((e) => e.event === 'agent' && e.payload.stream === 'assistant'); i++) await new Promise((r) => setTimeout(r, 20))
+      await first.call('chat.send', { sessionKey: 'main', message: 'and then a PAUSED-FOLLOW-UP', idempotencyKey: 'second', queueMode: 'followup' })
+      await first.call('loopdesk.queue.hold', { sessionKey: 'main' })
+      await first.call('chat.abort', { sessionKey: 'main', runId: 'first' })
+      await first.call('agent.wait', { runId: 'first', timeoutMs: 10_000 })
+    } finally {
+      await first.close()
+    }
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      expect(t.runtime.recovered).toEqual([])
+      const items = (await t.call('loopdesk.queue.list', { sessionKey: 'main' })).items
+      expect(items).toMatchObject([{ text: 'and then a PAUSED-FOLLOW-UP', status: 'queued', held: true }])
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })

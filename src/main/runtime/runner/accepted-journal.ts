@@ -55,6 +55,11 @@ export class AcceptedJournal {
   private created = false
   /** byte length of the owner line at the start of the file */
   private headerBytes = 0
+  /**
+   * closed at shutdown: what settles after that (the queues emptied by their own shutdown) is not answered, so
+   * the records stay for the next start
+   */
+  private closed = false
 
   constructor(readonly dir: string) {
     this.file = path.join(dir, `accepted.${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
@@ -66,6 +71,7 @@ export class AcceptedJournal {
    * accepted but never ran) stays for the next start to recover.
    */
   close(): void {
+    this.closed = true
     live.delete(path.resolve(this.file))
     if (this.open.size === 0) fs.rmSync(this.file, { force: true })
   }
@@ -124,6 +130,7 @@ export class AcceptedJournal {
   }
 
   private settle(line: Line): void {
+    if (this.closed) return
     try {
       if (this.open.size === 0) this.reset([])
       else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
