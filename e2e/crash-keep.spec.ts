@@ -1,6 +1,6 @@
 // Browser mode against a real headless gateway process that is killed (SIGKILL) mid-reply and restarted on the
 // same port and state dir: the page reconnects, and what it had shown of the reply stays, closed as
-// "Interrupted" with Retry (not replaced by "answered before… · 0 ms").
+// "Interrupted" with Retry (not replaced by "answered before… · 0 ms"); a follow-up paused by Stop stays paused.
 import { existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -65,4 +65,40 @@ test('a reply cut off by a gateway crash stays on screen after the restart, Inte
   await expect(status).not.toHaveText(/0 ms/)
   await expect(log.getByText(/w00 w01 .*w10/)).toBeVisible()
   await expect(page.getByRole('button', { name: 'Retry' })).toBeVisible()
+})
+
+test('a follow-up paused by Stop stays paused across a gateway crash; the session stays idle', async ({ page }) => {
+  test.setTimeout(120_000)
+  if (gw?.alive()) await gw.stop()
+  const port = await freePort()
+  gw = await startGatewayChild({ stateDir, token: TOKEN, logs, label: 'crash-keep-3', port })
+  await page.goto(`http://127.0.0.1:${port}/#token=${TOKEN}`)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await expect(box).toBeVisible({ timeout: 30_000 })
+  await page.getByRole('button', { name: /new session/i }).first().click()
+  const log = page.getByRole('log', { name: 'Conversation' })
+  const queue = page.locator('[aria-label="Queued messages"]')
+
+  model.push({ text: Array.from({ length: 40 }, (_, i) => `s${i}`).join(' '), chunks: 40, delayMs: 150 })
+  await box.fill('a slow one')
+  await box.press('Enter')
+  await expect(log.getByText(/s5/)).toBeVisible({ timeout: 30_000 })
+  await box.fill('PAUSED-FOLLOW-UP please')
+  await box.press('Enter')
+  await expect(queue).toContainText('PAUSED-FOLLOW-UP')
+  await page.keyboard.press('Escape')
+  await expect(log.getByRole('status').last()).toHaveText(/^Stopped/, { timeout: 15_000 })
+  await expect(queue).toContainText('Paused')
+
+  await gw.kill9()
+  gw = await startGatewayChild({ stateDir, token: TOKEN, logs, label: 'crash-keep-4', port })
+  // the page resyncs after the reconnect: still paused, never sent, no error in the conversation
+  await page.waitForTimeout(3000)
+  await expect(queue).toContainText('Paused')
+  await expect(queue).toContainText('PAUSED-FOLLOW-UP')
+  await expect(log.getByText('PAUSED-FOLLOW-UP please')).toHaveCount(0)
+  await expect(log.getByRole('status').last()).toHaveText(/^Stopped/)
+  await page.reload()
+  await expect(queue).toContainText('Paused', { timeout: 30_000 })
+  await expect(log.getByText(/Interrupted/)).toHaveCount(0)
 })
