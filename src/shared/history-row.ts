@@ -100,6 +100,7 @@ export function historyRow(
     if (hidden && !hasToolCalls(message.content)) row.silent = true
     if (typeof message.stopReason === 'string') row.stopReason = message.stopReason
     if (typeof message.errorMessage === 'string') row.errorMessage = message.errorMessage
+    if (message.interrupted === true) row.interrupted = true
     if (message.usage !== undefined) row.usage = message.usage
     if (message.stopReason === 'aborted') {
       row.aborted = true

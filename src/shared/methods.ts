@@ -683,6 +683,11 @@ export interface HistoryMessage {
    * NO_REPLY, or only what the message tool had already delivered); its text is left out
    */
   silent?: boolean
+  /**
+   * Loopdesk: the assistant message recovery wrote for a run a crash cut off (stopReason `error`): its text, if
+   * any, is the reply as far as it had streamed
+   */
+  interrupted?: boolean
 }
 
 export interface ModelChoice {

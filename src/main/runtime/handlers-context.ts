@@ -59,6 +59,8 @@ export interface QueueModesHandle {
   release(sessionKey: string, ids?: string[]): string[]
   /** puts waiting messages in the order of `ids`; returns the waiting ids in their order now */
   reorder(sessionKey: string, ids: string[]): string[]
+  /** a message paused before the runtime stopped, back in its queue and held; returns its item id */
+  restoreHeld?(p: ChatSubmit & { enqueuedAt?: number }): string
 }
 
 export interface PrefsProvider {

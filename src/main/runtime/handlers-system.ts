@@ -213,14 +213,20 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     },
 
     // queue modes only: a follow-up waiting as a run in the session lane (no queue modes) cannot be held
+    // the journal learns which accepted messages are paused: after a crash they go back into the queue, held,
+    // not into the transcript as unanswered (runtime.ts restoreHeld)
     async 'loopdesk.queue.hold'(p) {
-      const { key } = canonicalKey(core, p.sessionKey)
-      return { ok: true, ids: core.queueModes?.hold(key) ?? [] }
+      const { key, agentId } = canonicalKey(core, p.sessionKey)
+      const ids = core.queueModes?.hold(key) ?? []
+      core.accepted(agentId).hold(queuedRunIds(core, key, ids))
+      return { ok: true, ids }
     },
 
     async 'loopdesk.queue.release'(p) {
-      const { key } = canonicalKey(core, p.sessionKey)
-      return { ok: true, ids: core.queueModes?.release(key, p.ids) ?? [] }
+      const { key, agentId } = canonicalKey(core, p.sessionKey)
+      const ids = core.queueModes?.release(key, p.ids) ?? []
+      core.accepted(agentId).release(queuedRunIds(core, key, ids))
+      return { ok: true, ids }
     },
 
     // queue modes only, as hold: a follow-up waiting as a run in the session lane keeps its place there
@@ -237,4 +243,11 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       return core.prefs.set(p)
     },
   }
+}
+
+/** The run ids (= accepted message ids) of these queue items. */
+function queuedRunIds(core: RuntimeCore, sessionKey: string, itemIds: string[]): string[] {
+  if (itemIds.length === 0) return []
+  const want = new Set(itemIds)
+  return (core.queueModes?.list(sessionKey) ?? []).flatMap((i) => (want.has(i.id) && i.runId ? [i.runId] : []))
 }

@@ -29,7 +29,7 @@ import type { RuntimeHooks } from './runner/hooks'
 import { IdempotencyCache } from './runner/idempotency'
 import { installExtensions, type Extensions, type ExtensionsOptions } from './hooks/extensions'
 import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
-import { AcceptedJournal, readDeadJournals, removeJournals } from './runner/accepted-journal'
+import { AcceptedJournal, readDeadJournals, removeJournals, type AcceptedRecord } from './runner/accepted-journal'
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
 import { applyProxyEnv, describeProxySettings } from './net/proxy'
@@ -96,6 +96,8 @@ class RuntimeImpl implements Runtime {
   readonly core: RuntimeCore
   recovered: RecoveredRun[] = []
   extensions?: Extensions
+  /** messages the user had paused when the previous process died: back into their queues once those exist */
+  private paused: Array<AcceptedRecord & { agentId: string }> = []
 
   private readonly listeners = new Set<(ev: AnyEvent) => void>()
   private readonly messageListeners = new Set<(ev: SessionMessageEvent) => void>()
@@ -282,9 +284,30 @@ class RuntimeImpl implements Runtime {
     for (const a of this.config.current.agents) {
       // messages a dead process acknowledged but never answered go back into their sessions
       const dead = readDeadJournals(sessionsDir(this.opts.stateDir, a.id))
-      this.recovered.push(...(await recoverInterruptedRuns(this.core.store(a.id), { accepted: dead.records, workspaceDir: a.workspace })))
+      // a message the user paused was not left unanswered: it stays theirs to send (journaled again here, before
+      // the dead file goes, and put back in its queue, held, by restorePaused)
+      const unanswered: AcceptedRecord[] = []
+      for (const r of dead.records) {
+        if (!r.held) {
+          unanswered.push(r)
+          continue
+        }
+        try {
+          this.core.accepted(a.id).accept({ ...r, held: true })
+          this.paused.push({ ...r, agentId: a.id })
+        } catch {
+          unanswered.push(r)
+        }
+      }
+      this.recovered.push(
+        ...(await recoverInterruptedRuns(this.core.store(a.id), {
+          accepted: unanswered,
+          workspaceDir: a.workspace,
+          eventsFile: (sessionId) => eventLogFile(this.opts.stateDir, a.id, sessionId),
+        })),
+      )
       removeJournals(dead.files)
-      for (const r of dead.records) interruptedRunIds.add(r.runId)
+      for (const r of unanswered) interruptedRunIds.add(r.runId)
     }
     for (const r of this.recovered) {
       if (r.runId) interruptedRunIds.add(r.runId)
@@ -297,6 +320,36 @@ class RuntimeImpl implements Runtime {
     }
     // after recovery: messages a dead process left in its journal are in their transcripts by now
     this.core.media?.start()
+  }
+
+  /**
+   * After the extensions are in: paused messages of the previous process go back into their queues, held (the
+   * window shows them "Paused · Not sent" again; their sessions stay idle). Without queue modes nothing can hold
+   * them: they are restored as unanswered messages, as recovery does for the rest.
+   */
+  async restorePaused(): Promise<void> {
+    const paused = this.paused
+    this.paused = []
+    const q = this.core.queueModes
+    const leftover = new Map<string, AcceptedRecord[]>()
+    for (const r of paused) {
+      if (q?.restoreHeld) {
+        q.restoreHeld({ sessionKey: r.sessionKey, agentId: r.agentId, message: r.text, runId: r.runId, enqueuedAt: r.at })
+        continue
+      }
+      const list = leftover.get(r.agentId) ?? []
+      list.push(r)
+      leftover.set(r.agentId, list)
+    }
+    for (const [agentId, records] of leftover) {
+      const out = await recoverInterruptedRuns(this.core.store(agentId), { accepted: records })
+      this.recovered.push(...out)
+      for (const r of records) {
+        this.core.accepted(agentId).end(r.runId)
+        this.core.runs.finish(r.runId, { status: 'error', endedAt: Date.now(), error: 'interrupted: Loopdesk stopped before this run finished' })
+      }
+      for (const r of out) this.sessionChanged(r.sessionKey, 'end', r.runId)
+    }
   }
 
   private async rebuildModels(): Promise<void> {
@@ -444,5 +497,6 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   if (opts.extensions !== false) {
     rt.extensions = await installExtensions(rt, typeof opts.extensions === 'object' ? opts.extensions : {})
   }
+  await rt.restorePaused()
   return rt
 }

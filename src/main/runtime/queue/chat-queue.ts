@@ -218,6 +218,12 @@ export class ChatQueueModes {
     return this.queues.hold(sessionKey)
   }
 
+  /** A message paused before the runtime stopped goes back into its queue, held (returns its item id). */
+  restoreHeld(p: ChatSubmit & { enqueuedAt?: number }): string {
+    const meta: Meta = { runId: p.runId, agentId: p.agentId, attachments: p.attachments }
+    return this.queues.restoreHeld(p.sessionKey, p.message, { meta, runId: p.runId, enqueuedAt: p.enqueuedAt })
+  }
+
   /** Releases held messages (these ids, else all); returns the ids released. */
   release(sessionKey: string, ids?: string[]): string[] {
     return this.queues.release(sessionKey, ids)

@@ -187,6 +187,20 @@ export class SessionQueues {
     return held.map((e) => e.item.id)
   }
 
+  /**
+   * Puts back a message the user had paused before the runtime stopped (crash or restart): queued and held, as
+   * it was, so it waits for their release or removal and the idle session does not start it. Returns its id.
+   */
+  restoreHeld(sessionKey: string, text: string, opts: { meta?: unknown; runId?: string; enqueuedAt?: number } = {}): string {
+    const s = this.state(sessionKey)
+    const e = this.newEntry(sessionKey, text, 'followup', opts.meta, 'queued', opts.runId)
+    e.item.held = true
+    if (opts.enqueuedAt !== undefined) e.item.enqueuedAt = opts.enqueuedAt
+    s.entries.push(e)
+    this.changed(sessionKey)
+    return e.item.id
+  }
+
   /** Releases held messages (these ids, else all): they run as their turn comes. Returns the ids released. */
   release(sessionKey: string, ids?: string[]): string[] {
     const s = this.sessions.get(sessionKey)

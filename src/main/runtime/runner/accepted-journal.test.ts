@@ -61,6 +61,26 @@ describe('accepted-message journal', () => {
     j.close()
   })
 
+  it('paused messages read back held (hold/release lines, and through a compaction rewrite)', () => {
+    const dir = tmp()
+    const j = new AcceptedJournal(dir)
+    j.accept({ runId: 'a', sessionKey: 'agent:main:x', text: 'one', at: 1 })
+    j.accept({ runId: 'b', sessionKey: 'agent:main:x', text: 'two', at: 2 })
+    j.accept({ runId: 'c', sessionKey: 'agent:main:x', text: 'three', at: 3 })
+    j.hold(['b', 'c', 'unknown'])
+    j.release(['c'])
+    j.close()
+    expect(readDeadJournals(dir).records.map((r) => [r.runId, r.held ?? false])).toEqual([
+      ['a', false],
+      ['b', true],
+      ['c', false],
+    ])
+    // a record journaled again as held (the next start keeps it) reads back held
+    const dir2 = tmp()
+    deadJournal(dir2, [{ op: 'accept', runId: 'h', sessionKey: 'agent:main:x', text: 'paused', at: 5, held: true }, { op: 'hold', runIds: 7 }])
+    expect(readDeadJournals(dir2).records).toEqual([{ runId: 'h', sessionKey: 'agent:main:x', text: 'paused', at: 5, held: true }])
+  })
+
   it('a dead process: torn last line skipped, end/idle records settle, records returned oldest first', () => {
     const dir = tmp()
     const file = deadJournal(dir, [

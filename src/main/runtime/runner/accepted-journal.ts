@@ -7,6 +7,10 @@
 //
 // Every runtime writes its own file (`accepted.<pid>-<random>.jsonl` in the agent's sessions dir, first line
 // names the owner with its process start time), so truncating it never touches another live runtime's records.
+//
+// A message the user paused (held in its queue after a Stop: loopdesk.queue.hold) is open too, but it is not
+// unanswered: `hold` / `release` lines say so, and the next start puts it back in its queue, held, instead of
+// into the transcript as a message the crash left without an answer.
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -21,6 +25,8 @@ export interface AcceptedRecord {
   at: number
   /** saved paths of the message's attachments (the text references them too, so recovery keeps them) */
   media?: string[]
+  /** paused by the user (held in its queue): it waits for them, not for an answer */
+  held?: boolean
 }
 
 type Line =
@@ -28,6 +34,7 @@ type Line =
   | ({ op: 'accept' } & AcceptedRecord)
   | { op: 'end'; runId: string }
   | { op: 'idle'; sessionKey: string; at: number }
+  | { op: 'hold' | 'release'; runIds: string[] }
 
 const FILE_RE = /^accepted\.(\d+)-[0-9a-f]+\.jsonl$/
 /** The pid of the runtime that writes a journal file of this name, or undefined when it is not one. */
@@ -48,6 +55,11 @@ export class AcceptedJournal {
   private created = false
   /** byte length of the owner line at the start of the file */
   private headerBytes = 0
+  /**
+   * closed at shutdown: what settles after that (the queues emptied by their own shutdown) is not answered, so
+   * the records stay for the next start
+   */
+  private closed = false
 
   constructor(readonly dir: string) {
     this.file = path.join(dir, `accepted.${process.pid}-${randomBytes(4).toString('hex')}.jsonl`)
@@ -59,6 +71,7 @@ export class AcceptedJournal {
    * accepted but never ran) stays for the next start to recover.
    */
   close(): void {
+    this.closed = true
     live.delete(path.resolve(this.file))
     if (this.open.size === 0) fs.rmSync(this.file, { force: true })
   }
@@ -73,6 +86,27 @@ export class AcceptedJournal {
   end(runId: string): void {
     if (!this.open.delete(runId)) return
     this.settle({ op: 'end', runId })
+  }
+
+  /** The user paused these messages (held in their queue) / let them go again. Best effort, like settling. */
+  hold(runIds: string[]): void {
+    this.mark(runIds, true)
+  }
+
+  release(runIds: string[]): void {
+    this.mark(runIds, false)
+  }
+
+  private mark(runIds: string[], held: boolean): void {
+    const changed: string[] = []
+    for (const id of runIds) {
+      const r = this.open.get(id)
+      if (!r || !!r.held === held) continue
+      if (held) r.held = true
+      else delete r.held
+      changed.push(id)
+    }
+    if (changed.length > 0) this.settle({ op: held ? 'hold' : 'release', runIds: changed })
   }
 
   /** Nothing of the session is running or queued: every message accepted for it so far was handled. */
@@ -96,6 +130,7 @@ export class AcceptedJournal {
   }
 
   private settle(line: Line): void {
+    if (this.closed) return
     try {
       if (this.open.size === 0) this.reset([])
       else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
@@ -181,8 +216,20 @@ export function readDeadJournals(dir: string): DeadJournals {
     for (const raw of lines) {
       const l = parseLine(raw)
       if (!l) continue // a torn last line
-      if (l.op === 'accept') open.set(l.runId, { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at })
-      else if (l.op === 'end') open.delete(l.runId)
+      if (l.op === 'accept') {
+        const rec: AcceptedRecord = { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at }
+        if (Array.isArray(l.media)) rec.media = l.media
+        if (l.held === true) rec.held = true
+        open.set(l.runId, rec)
+      } else if (l.op === 'end') open.delete(l.runId)
+      else if (l.op === 'hold' || l.op === 'release') {
+        for (const id of l.runIds) {
+          const r = open.get(id)
+          if (!r) continue
+          if (l.op === 'hold') r.held = true
+          else delete r.held
+        }
+      }
       else if (l.op === 'idle') for (const [id, r] of open) if (r.sessionKey === l.sessionKey && r.at <= l.at) open.delete(id)
     }
     records.push(...open.values())
@@ -241,6 +288,7 @@ function parseLine(raw: string | undefined): Line | undefined {
     }
     if (v.op === 'end') return typeof v.runId === 'string' ? v : undefined
     if (v.op === 'idle') return typeof v.sessionKey === 'string' && typeof v.at === 'number' ? v : undefined
+    if (v.op === 'hold' || v.op === 'release') return Array.isArray(v.runIds) && v.runIds.every((id) => typeof id === 'string') ? v : undefined
     if (v.op === 'owner') return v
     return undefined
   } catch {

@@ -5,10 +5,19 @@
 // Messages the dead process had acknowledged but not yet written to the transcript (queued behind another
 // run, or killed before the run started — see accepted-journal.ts) are appended to their session as user
 // messages, and that session is marked interrupted too: nothing acknowledged is lost.
+// The run that was cut off gets an assistant message closing it (stopReason `error`, `interrupted: true`)
+// holding the reply as far as it had streamed (partial-reply.ts), so the window and chat.history show what
+// the user saw, and that the run did not finish, even when earlier messages of it (tool turns) were complete.
 import type { TranscriptEntry } from '../contracts'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import type { AcceptedRecord } from './accepted-journal'
 import { interruptedToolResult, tailOrphans } from './history'
+import { readPartialReply } from './partial-reply'
+
+/** the error of a run a crash cut off: with part of its reply written, or with none */
+export const INTERRUPTED_PARTIAL = 'Interrupted: Loopdesk stopped while this reply was being written.'
+export const INTERRUPTED_RUN = 'Interrupted: Loopdesk stopped before this run finished.'
+export const INTERRUPTED_UNANSWERED = 'Interrupted: Loopdesk stopped before this message was answered.'
 
 export interface RecoveredRun {
   sessionKey: string
@@ -22,6 +31,8 @@ export interface RecoveryOptions {
   accepted?: AcceptedRecord[]
   /** `cwd` of a transcript header written for a session that had none yet */
   workspaceDir?: string
+  /** the Inspector's event log of a session (events/event-log.ts): where a cut-off reply's streamed text is */
+  eventsFile?(sessionId: string): string
 }
 
 const textOf = (content: unknown): string =>
@@ -35,6 +46,45 @@ const textOf = (content: unknown): string =>
 function delivered(entries: readonly TranscriptEntry[], r: AcceptedRecord): boolean {
   const want = r.text.trim()
   return entries.some((e) => e.type === 'message' && e.message.role === 'user' && e.timestamp >= r.at && textOf(e.message.content).includes(want))
+}
+
+/**
+ * The assistant message closing the run `runId` that a crash cut off, or undefined when it needs none: its
+ * reply was complete (its last message is the assistant's final one), or it has no message at all. Timed by the event log where it has the run: `timestamp` when the partial text
+ * started, the entry's when the run was last seen alive — never the restart's time.
+ */
+function interruptedReply(
+  entries: readonly TranscriptEntry[],
+  runId: string,
+  row: { sessionId: string; model?: string; modelProvider?: string },
+  opts: RecoveryOptions,
+): Extract<TranscriptEntry, { type: 'message' }> | undefined {
+  const mine = entries.filter((e): e is Extract<TranscriptEntry, { type: 'message' }> => e.type === 'message' && e.runId === runId)
+  const last = mine.at(-1)
+  // a turn that called tools is not the reply: its tools (or the next turn) were cut off
+  if (!last || (last.message.role === 'assistant' && last.message.stopReason !== 'toolUse')) return undefined
+  const lastAssistant = mine.findLast((e) => e.message.role === 'assistant')?.message as { api?: unknown; provider?: unknown; model?: unknown; content?: unknown } | undefined
+  const partial = opts.eventsFile ? readPartialReply(opts.eventsFile(row.sessionId), runId, lastAssistant ? textOf(lastAssistant.content) : '') : undefined
+  const text = partial?.text.trim() ? partial.text : ''
+  const endedAt = Math.max(partial?.lastAt ?? 0, last.timestamp)
+  return {
+    type: 'message',
+    id: crypto.randomUUID(),
+    timestamp: endedAt,
+    runId,
+    message: {
+      role: 'assistant',
+      content: text ? [{ type: 'text', text }] : [],
+      api: lastAssistant?.api ?? 'unknown',
+      provider: lastAssistant?.provider ?? row.modelProvider ?? 'unknown',
+      model: lastAssistant?.model ?? row.model ?? 'unknown',
+      usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+      stopReason: 'error',
+      errorMessage: text ? INTERRUPTED_PARTIAL : lastAssistant ? INTERRUPTED_RUN : INTERRUPTED_UNANSWERED,
+      interrupted: true,
+      timestamp: text && partial?.textStartedAt !== undefined ? partial.textStartedAt : endedAt,
+    },
+  }
 }
 
 export async function recoverInterruptedRuns(store: SessionStore, opts: RecoveryOptions = {}): Promise<RecoveredRun[]> {
@@ -60,13 +110,22 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       const now = Date.now()
       const runId = entry.activeRunId ?? pending.at(-1)?.runId
       const { entries } = await transcript.readAll()
-      const repairs: TranscriptEntry[] = tailOrphans(entries).map((c) => ({
-        type: 'message',
-        id: crypto.randomUUID(),
-        timestamp: now,
-        runId: c.runId,
-        message: interruptedToolResult(c, now),
-      }))
+      // the runs cut off: the active one, and any whose message it had started on before its "running" status
+      // reached sessions.json (an open journal record whose user message is in the transcript)
+      const cutOff = new Set<string>()
+      if (entry.status === 'running' && entry.activeRunId) cutOff.add(entry.activeRunId)
+      for (const r of pending) if (delivered(entries, r)) cutOff.add(r.runId)
+      const closings = new Map<string, Extract<TranscriptEntry, { type: 'message' }>>()
+      for (const id of cutOff) {
+        const c = interruptedReply(entries, id, entry, opts)
+        if (c) closings.set(id, c)
+      }
+      // a dangling call ended when its run was last seen, not at the restart (the window times tool cards by it)
+      const repairs: TranscriptEntry[] = tailOrphans(entries).map((c) => {
+        const at = (c.runId && closings.get(c.runId)?.timestamp) || now
+        return { type: 'message', id: crypto.randomUUID(), timestamp: at, runId: c.runId, message: interruptedToolResult(c, at) }
+      })
+      repairs.push(...closings.values())
       const restored = pending.filter((r) => !delivered(entries, r))
       for (const r of restored) {
         repairs.push({

@@ -110,6 +110,7 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
     else if (item.notice === 'silent') parts.push('No reply')
   }
   else if (item.status === 'stopped') parts.push('Stopped')
+  else if (item.status === 'error' && item.interrupted) parts.push(item.error ?? 'Interrupted')
   else if (item.status === 'error') parts.push(`Error: ${item.error ?? 'the run failed'}`)
   if (duration) parts.push(duration)
   if (!live) {

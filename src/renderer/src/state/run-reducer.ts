@@ -871,6 +871,8 @@ interface HistRun {
   silent?: boolean
   /** something of the run shows: reply text or a tool card */
   shown?: boolean
+  /** a crash cut it off (recovery's closing message, or no reply at all) */
+  interrupted?: boolean
 }
 
 /**
@@ -919,22 +921,26 @@ function historyItems(
     if (cur && !cur.hasAssistant && !liveRuns?.has(cur.runId)) {
       cur.status = 'error'
       cur.error = INTERRUPTED
+      cur.interrupted = true
       cur.hasAssistant = true
     }
     if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
       // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live
       const notice = cur.notice ?? (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined)
+      // an interrupted run's end is when it was last seen alive; when nothing after its message was, its
+      // duration is unknown (not "0 ms")
+      const timed = !cur.interrupted || cur.lastTs > cur.firstTs
       out.push({
         kind: 'run',
         key: runKey(cur.runId),
         runId: cur.runId,
         ts: cur.lastTs,
         status: cur.status,
-        startedAt: cur.firstTs,
-        endedAt: cur.lastTs,
+        ...(timed ? { startedAt: cur.firstTs, endedAt: cur.lastTs } : {}),
         error: cur.error,
         usage: cur.usage,
         ...(notice ? { notice } : {}),
+        ...(cur.interrupted ? { interrupted: true } : {}),
       })
     }
     cur = undefined
@@ -1016,6 +1022,7 @@ function historyItems(
           if (m.silent) cur.silent = true
           if (out.slice(msgStart).some((it) => it.kind === 'tool' || (it.kind === 'assistant' && it.text))) cur.shown = true
           cur.usage = addUsage(cur.usage, usageOf(m.usage))
+          cur.interrupted = m.interrupted === true
           if (stopped) cur.status = 'stopped'
           else if (m.stopReason === 'error' || m.errorMessage) {
             cur.status = 'error'

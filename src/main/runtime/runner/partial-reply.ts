@@ -1,0 +1,83 @@
+// What a crash cut off: the reply the user was watching stream is written to the transcript only when its
+// message ends, so after a kill -9 only the Inspector's event log (events/event-log.ts, appended about once a
+// second) still has it. Recovery rebuilds from it the text of the assistant message that was streaming and
+// when the run was last seen alive. Nothing is added to the streaming path: the log is written anyway, and a
+// crash loses at most its last unflushed second.
+import fs from 'node:fs'
+import type { AgentEvent } from '../../../shared/events'
+
+export interface PartialReply {
+  /** visible text of the message that was streaming ('' when none had started or the log has none of it) */
+  text: string
+  /** when that message's first text arrived */
+  textStartedAt?: number
+  /** when the run started (its lifecycle start), if the log has it */
+  startedAt?: number
+  /** the run's last logged event: the last moment it is known to have been alive */
+  lastAt: number
+}
+
+/** the log is bounded (~1 MiB, EventLog's maxFileBytes): never read more than twice that */
+const MAX_READ = 2 * 1024 * 1024
+
+function readTail(file: string): string {
+  const fd = fs.openSync(file, 'r')
+  try {
+    const size = fs.fstatSync(fd).size
+    const len = Math.min(size, MAX_READ)
+    const buf = Buffer.alloc(len)
+    const n = fs.readSync(fd, buf, 0, len, size - len)
+    const text = buf.subarray(0, n).toString('utf8')
+    return len < size ? text.slice(text.indexOf('\n') + 1) : text
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * The run's streaming message as far as the event log holds it, or undefined when the log has no event of the
+ * run (missing file, nothing flushed yet). `persistedText`: the visible text of the run's last assistant message
+ * already in the transcript, which a steer (no tool event in between) may leave at the start of the segment.
+ */
+export function readPartialReply(file: string, runId: string, persistedText = ''): PartialReply | undefined {
+  let raw: string
+  try {
+    raw = readTail(file)
+  } catch {
+    return undefined
+  }
+  let found = false
+  let text = ''
+  let textStartedAt: number | undefined
+  let startedAt: number | undefined
+  let lastAt = 0
+  for (const line of raw.split('\n')) {
+    // cheap filter before parsing: most lines of a busy session's log belong to other runs
+    if (!line || !line.includes(runId)) continue
+    let ev: AgentEvent
+    try {
+      ev = JSON.parse(line) as AgentEvent
+    } catch {
+      continue // the torn last line of a killed append
+    }
+    if (ev.runId !== runId) continue
+    found = true
+    if (typeof ev.ts === 'number') lastAt = Math.max(lastAt, ev.ts)
+    const d = (ev.data ?? {}) as { phase?: unknown; delta?: unknown; text?: unknown; replace?: unknown }
+    if (ev.stream === 'lifecycle' && d.phase === 'start') startedAt ??= ev.ts
+    else if (ev.stream === 'tool') {
+      // tools run after their message ended (and was written): text after them is a new message
+      text = ''
+      textStartedAt = undefined
+    } else if (ev.stream === 'assistant') {
+      // a replacement (think-tag split) carries its whole text; other events only their delta
+      text = d.replace === true && typeof d.text === 'string' ? d.text : text + (typeof d.delta === 'string' ? d.delta : '')
+      // the message's text starts when shown text does (a replacement may take it all back)
+      if (text) textStartedAt ??= ev.ts
+      else textStartedAt = undefined
+    }
+  }
+  if (!found) return undefined
+  if (persistedText && text.startsWith(persistedText)) text = text.slice(persistedText.length)
+  return { text, textStartedAt, startedAt, lastAt }
+}
