@@ -20,7 +20,9 @@ const plan = (word: string) => Array.from({ length: 12 }, (_, i) => `step ${i} o
 const env = useBrowserGateway(TOKEN, (req) => {
   const q = lastUser(req)
   if (/stay silent/.test(q)) return { textChunks: ['NO', '_RE', 'PLY'], delayMs: 150 }
+  if (/silent envelope/.test(q)) return { textChunks: ['{"act', 'ion": "NO', '_REPLY"}'], delayMs: 150 }
   if (/tagged thinking/.test(q)) return { textChunks: ['<think>', ...plan('private'), '</think>', 'The answer ', 'is 42.'], delayMs: 150 }
+  if (/template again/.test(q)) return { textChunks: [...plan('second hidden'), '</think>', 'The answer ', 'is 44.'], delayMs: 150 }
   if (/template opened/.test(q)) return { textChunks: [...plan('hidden'), '</think>', 'The answer ', 'is 43.'], delayMs: 150 }
   return { text: 'ok' }
 })
@@ -104,6 +106,23 @@ test('a NO_REPLY answer ends with a quiet "Done · No reply", live and after a r
   expect(errors).toEqual([])
 })
 
+test('a NO_REPLY JSON envelope is as quiet: no flash of its first characters, nor the envelope once history has the reply', async ({ page }) => {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await openNewSession(page)
+  await recordLog(page)
+  await send(page, 'a silent envelope')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/, { timeout: 15_000 })
+  await page.waitForTimeout(1000)
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/)
+  expect((await logTexts(page)).filter((t) => /\{|action|NO_/.test(t))).toEqual([])
+  await page.reload()
+  await expect(log.getByText('a silent envelope')).toBeVisible()
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/)
+  expect(errors).toEqual([])
+})
+
 test('<think>-tagged reasoning at level off: "Thinking…" while inside the block, then only the answer', async ({ page }) => {
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
@@ -136,6 +155,7 @@ test('<think>-tagged reasoning at level on: the answer, with the reasoning in a 
   await recordLog(page)
   await send(page, 'show tagged thinking again')
   const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByRole('status').last()).toHaveText(/^Thinking…/, { timeout: 10_000 })
   await expect(log.getByText('The answer is 42.')).toBeVisible({ timeout: 20_000 })
   await expect(log.getByRole('status').last()).toHaveText(/^Done/)
   const check = async () => {
@@ -176,5 +196,15 @@ test('only a closing </think> (the template opened the block): the text shown fi
   await expect(log.getByText('The answer is 43.')).toBeVisible()
   await reasoningOnlyCollapsed(page, 'hidden plan')
   await expect(log).not.toContainText('think>')
+
+  // the model is remembered as opening inside the block: its next reply never shows the reasoning
+  await recordLog(page)
+  await send(page, 'the template again')
+  await expect(log.getByText('The answer is 44.')).toBeVisible({ timeout: 20_000 })
+  await expect(log.getByRole('status').last()).toHaveText(/^Done/)
+  await page.waitForTimeout(1000)
+  const again = await logTexts(page)
+  expect(again.some((t) => /Thinking…/.test(t))).toBe(true)
+  expect(again.filter((t) => t.includes('second hidden plan') || t.includes('think>'))).toEqual([])
   expect(errors).toEqual([])
 })
