@@ -20,8 +20,10 @@ const plan = (word: string) => Array.from({ length: 12 }, (_, i) => `step ${i} o
 const env = useBrowserGateway(TOKEN, (req) => {
   const q = lastUser(req)
   if (/stay silent/.test(q)) return { textChunks: ['NO', '_RE', 'PLY'], delayMs: 150 }
+  if (/think then silent/.test(q)) return { textChunks: ['<think>', ...plan('quiet'), '</think>', 'NO_', 'REPLY'], delayMs: 100 }
   if (/silent envelope/.test(q)) return { textChunks: ['{"act', 'ion": "NO', '_REPLY"}'], delayMs: 150 }
   if (/tagged thinking/.test(q)) return { textChunks: ['<think>', ...plan('private'), '</think>', 'The answer ', 'is 42.'], delayMs: 150 }
+  if (/template at level on/.test(q)) return { textChunks: [...plan('open'), '</think>', 'The answer ', 'is 45.'], delayMs: 150 }
   if (/template again/.test(q)) return { textChunks: [...plan('second hidden'), '</think>', 'The answer ', 'is 44.'], delayMs: 150 }
   if (/template opened/.test(q)) return { textChunks: [...plan('hidden'), '</think>', 'The answer ', 'is 43.'], delayMs: 150 }
   return { text: 'ok' }
@@ -206,5 +208,44 @@ test('only a closing </think> (the template opened the block): the text shown fi
   const again = await logTexts(page)
   expect(again.some((t) => /Thinking…/.test(t))).toBe(true)
   expect(again.filter((t) => t.includes('second hidden plan') || t.includes('think>'))).toEqual([])
+  expect(errors).toEqual([])
+})
+
+test('reasoning in tags, then NO_REPLY: "Done · No reply", live and after the reload', async ({ page }) => {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  await openNewSession(page)
+  await recordLog(page)
+  await send(page, 'think then silent')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/, { timeout: 15_000 })
+  await page.waitForTimeout(1000)
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/)
+  expect((await logTexts(page)).filter((t) => /NO_|quiet plan|think>/.test(t))).toEqual([])
+  await page.reload()
+  await expect(log.getByText('think then silent')).toBeVisible()
+  await expect(log.getByRole('status').last()).toHaveText(/^Done · No reply/)
+  await reasoningOnlyCollapsed(page, 'quiet plan')
+  expect(errors).toEqual([])
+})
+
+test('only a closing </think> at level on: the taken-back text becomes the collapsed reasoning, never next to the answer', async ({ page }) => {
+  const errors: string[] = []
+  page.on('pageerror', (e) => errors.push(e.message))
+  const key = await openNewSession(page)
+  await env.rt.call('sessions.patch', { key, reasoningLevel: 'on' })
+  await recordLog(page)
+  await send(page, 'the template at level on')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByText('The answer is 45.')).toBeVisible({ timeout: 20_000 })
+  await expect(log.getByRole('status').last()).toHaveText(/^Done/)
+  await page.waitForTimeout(1000)
+  const texts = await logTexts(page)
+  expect(texts.filter((t) => t.includes('open plan') && /The answer/.test(t))).toEqual([])
+  expect(texts.filter((t) => t.includes('think>'))).toEqual([])
+  const section = log.locator('details.reasoning')
+  await expect(section).toHaveCount(1)
+  await expect(section.locator('.reasoning-text')).toContainText('step 11 of the open plan.')
+  await reasoningOnlyCollapsed(page, 'open plan')
   expect(errors).toEqual([])
 })

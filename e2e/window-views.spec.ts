@@ -117,3 +117,22 @@ test('a chunk that cannot load: Settings and the Inspector say so with a Reload 
   // a failed dynamic import is reported by the page as an unhandled error only if nothing caught it
   expect(errors.filter((e) => !/dynamically imported module|Failed to fetch/.test(e))).toEqual([])
 })
+
+test('a highlighter chunk that cannot load leaves code plain and readable, nothing else breaks', async ({ page }) => {
+  await page.route(/\/assets\/highlight-[^/]+\.js$/, (route) => route.abort())
+  const errors = await open(page)
+  const sessions = await page.locator('li.session').count()
+  await page.keyboard.press('Control+Shift+O')
+  await expect(page.locator('li.session')).toHaveCount(sessions + 1)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('code without colours')
+  await box.press('Enter')
+  const log = page.getByRole('log', { name: 'Conversation' })
+  await expect(log.getByText('export function double')).toBeVisible({ timeout: 10_000 })
+  await expect(log.getByRole('status').last()).toHaveText(/^Done/)
+  await page.waitForTimeout(1000)
+  await expect(log.locator('pre code')).toContainText('return x * 2')
+  await expect(log.locator('pre code .hljs-keyword')).toHaveCount(0)
+  await expect(log.getByRole('button', { name: 'Copy code' })).toBeVisible()
+  expect(errors.filter((e) => !/dynamically imported module|Failed to fetch/.test(e))).toEqual([])
+})
