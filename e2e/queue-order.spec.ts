@@ -92,3 +92,34 @@ test('queued follow-ups reorder with the keyboard, focus stays on the moved one,
   await expectConversation()
   expect(errors).toEqual([])
 })
+
+test('a reordered queue reloads in its new order and runs in it', async ({ page }) => {
+  await page.goto(`${env.origin}/#token=${TOKEN}`)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await expect(box).toBeVisible()
+  const sessions = await page.locator('li.session').count()
+  await page.keyboard.press('Control+Shift+O')
+  await expect(page.locator('li.session')).toHaveCount(sessions + 1)
+  const log = page.getByRole('log', { name: 'Conversation' })
+  const from = env.model.requests.length
+  await box.fill('slow start again')
+  await box.press('Enter')
+  await expect(log.getByText(/A long first reply/)).toBeVisible({ timeout: 10_000 })
+  for (const m of ['alpha', 'beta', 'gamma']) {
+    await box.fill(m)
+    await box.press('Enter')
+    await expect(page.getByRole('region', { name: 'Queued messages' }).getByText(m)).toBeVisible()
+  }
+  await page.getByRole('button', { name: 'Move up: gamma' }).focus()
+  await page.keyboard.press('Enter')
+  await expect.poll(() => queued(page)).toEqual(['alpha', 'gamma', 'beta'])
+  await page.keyboard.press('Enter')
+  await expect.poll(() => queued(page)).toEqual(['gamma', 'alpha', 'beta'])
+  await expect.poll(() => focusedLabel(page)).toBe('Move down: gamma')
+
+  await page.reload()
+  await expect(log.getByText(/A long first reply/)).toBeVisible({ timeout: 10_000 })
+  await expect.poll(() => queued(page)).toEqual(['gamma', 'alpha', 'beta'])
+  await expect(log.getByText('Answer to beta.')).toBeVisible({ timeout: 30_000 })
+  expect(env.model.requests.slice(from + 1).map(lastUser)).toEqual(['gamma', 'alpha', 'beta'])
+})
