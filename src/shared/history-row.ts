@@ -3,6 +3,7 @@
 // history delta (replayed `session.message` payloads, hidden ones included) into the same rows, so a
 // transcript extended by deltas shows exactly what a full refetch would.
 import type { HistoryMessage, OpenclawAbort, SessionMessagePayload } from './methods'
+import { isSilentReply } from './silent-reply'
 import { promoteThinkTags } from './think-tags'
 
 /** The text blocks of a message content, joined. */
@@ -25,16 +26,13 @@ function hasToolCalls(content: unknown): boolean {
   return Array.isArray(content) && content.some((c) => c && (c as { type?: string }).type === 'toolCall')
 }
 
-function isSilent(text: string): boolean {
-  return text.trim().toUpperCase() === 'NO_REPLY'
-}
-
 /**
- * An assistant message whose text the user is not shown: only the silent token (NO_REPLY), or — marked by the
+ * An assistant message whose text the user is not shown: only the silent token (NO_REPLY, or its JSON envelope
+ * `{"action":"NO_REPLY"}`: the same rule the stream held it back by), or — marked by the
  * runtime when it was written (runner/bridge.ts `repeatsSent`) — a repeat of what the message tool delivered.
  */
 function textHidden(message: { [k: string]: unknown }): boolean {
-  return message.repeatsSent === true || isSilent(textOf(message.content))
+  return message.repeatsSent === true || isSilentReply(textOf(message.content))
 }
 
 const withoutText = (content: unknown): unknown[] =>

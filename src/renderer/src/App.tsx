@@ -200,8 +200,9 @@ export function App() {
           </LazyBoundary>
         </>
       )}
+      {/* Settings' load-failure notice covers the window: its Close (or Escape) gives the chat back */}
       {settingsOpen && (
-        <LazyBoundary name="Settings" className="modal-backdrop">
+        <LazyBoundary name="Settings" className="modal-backdrop" onClose={() => controller.closeSettings()}>
           <SettingsView />
         </LazyBoundary>
       )}

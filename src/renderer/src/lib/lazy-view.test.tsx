@@ -1,4 +1,4 @@
-import { act, render, screen } from '@testing-library/react'
+import { act, fireEvent, render, screen } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest'
 import { LazyBoundary, lazyView } from './lazy-view'
 
@@ -64,6 +64,42 @@ describe('lazy views', () => {
     expect(screen.getByText('the rest of the window')).toBeInTheDocument()
     await expect(preload()).rejects.toThrow('Failed to fetch')
     expect(load).toHaveBeenCalledTimes(2)
+    vi.restoreAllMocks()
+  })
+
+  it('a failed view covering the window (Settings) can be closed: Close or Escape; the notice takes focus', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { View } = lazyView<{ who: string }>(() => Promise.reject(new Error('Failed to fetch dynamically imported module')))
+    const onClose = vi.fn()
+    await act(async () =>
+      render(
+        <LazyBoundary name="Settings" onClose={onClose}>
+          <View who="x" />
+        </LazyBoundary>,
+      ),
+    )
+    expect(screen.getByRole('button', { name: 'Reload' })).toHaveFocus()
+    fireEvent.click(screen.getByRole('button', { name: 'Close' }))
+    expect(onClose).toHaveBeenCalledTimes(1)
+    fireEvent.keyDown(window, { key: 'Escape' })
+    expect(onClose).toHaveBeenCalledTimes(2)
+    vi.restoreAllMocks()
+  })
+
+  it('without onClose the notice offers only Reload and leaves Escape alone', async () => {
+    vi.spyOn(console, 'error').mockImplementation(() => {})
+    const { View } = lazyView<{ who: string }>(() => Promise.reject(new Error('Failed to fetch dynamically imported module')))
+    await act(async () =>
+      render(
+        <LazyBoundary name="Inspector">
+          <View who="x" />
+        </LazyBoundary>,
+      ),
+    )
+    expect(screen.queryByRole('button', { name: 'Close' })).toBeNull()
+    const esc = new KeyboardEvent('keydown', { key: 'Escape', cancelable: true })
+    window.dispatchEvent(esc)
+    expect(esc.defaultPrevented).toBe(false)
     vi.restoreAllMocks()
   })
 })

@@ -1,6 +1,6 @@
 // Views whose code is a chunk of its own (a dynamic import), fetched the first time they render, or
 // earlier with preload() (the idle warm-up does), so first paint loads only what the chat view needs.
-import { Component, Suspense, use, type ComponentType, type ReactNode } from 'react'
+import { Component, Suspense, use, useEffect, useRef, type ComponentType, type ReactNode } from 'react'
 
 /** A promise carrying its outcome in the fields React reads on the thenables it tracks: `use` returns
  * a fulfilled one's value at once instead of suspending, so a preloaded view renders without a fallback. */
@@ -45,15 +45,17 @@ interface BoundaryProps {
   name: string
   /** class of the placeholder element (sized like the view's spot, styles.css) */
   className?: string
+  /** closes the view: the failure notice offers it (and Escape), so a notice covering the window is not a trap */
+  onClose?: () => void
   children: ReactNode
 }
 
 /** Suspense for a lazy view, with a small placeholder while its chunk loads and a notice instead of a
  * blank window when it cannot load (e.g. the app was updated under an open browser tab: the old
  * chunk names are gone, and only a reload fetches the new ones). */
-export function LazyBoundary({ name, className, children }: BoundaryProps) {
+export function LazyBoundary({ name, className, onClose, children }: BoundaryProps) {
   return (
-    <LoadErrorBoundary name={name} className={className}>
+    <LoadErrorBoundary name={name} className={className} onClose={onClose}>
       <Suspense
         fallback={
           <div className={`lazy-fallback ${className ?? ''}`} role="status">
@@ -74,13 +76,36 @@ class LoadErrorBoundary extends Component<BoundaryProps, { failed: boolean }> {
   }
   render() {
     if (!this.state.failed) return this.props.children
-    return (
-      <div className={`lazy-fallback ${this.props.className ?? ''}`} role="alert">
-        {this.props.name} could not be shown.{' '}
-        <button type="button" className="btn btn-link btn-xs" onClick={() => location.reload()}>
-          Reload
-        </button>
-      </div>
-    )
+    return <LoadFailed name={this.props.name} className={this.props.className} onClose={this.props.onClose} />
   }
+}
+
+/** The failure notice. It takes focus (the view's keyboard user is not left on a covered button) and,
+ * with onClose, closes with its Close button or Escape: the chat under a failed Settings stays usable. */
+function LoadFailed({ name, className, onClose }: Omit<BoundaryProps, 'children'>) {
+  const reload = useRef<HTMLButtonElement>(null)
+  useEffect(() => reload.current?.focus(), [])
+  useEffect(() => {
+    if (!onClose) return
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape' || e.defaultPrevented) return
+      e.preventDefault()
+      onClose()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [onClose])
+  return (
+    <div className={`lazy-fallback ${className ?? ''}`} role="alert">
+      {name} could not be shown.{' '}
+      <button ref={reload} type="button" className="btn btn-link btn-xs" onClick={() => location.reload()}>
+        Reload
+      </button>
+      {onClose && (
+        <button type="button" className="btn btn-link btn-xs" onClick={onClose}>
+          Close
+        </button>
+      )}
+    </div>
+  )
 }
