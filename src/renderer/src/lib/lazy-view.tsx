@@ -9,7 +9,7 @@ type Tracked<T> = Promise<T> & { status?: 'pending' | 'fulfilled' | 'rejected'; 
 export interface LazyView<P> {
   /** renders the view once its chunk is here (suspends until then: put it inside a LazyBoundary) */
   View: (props: P) => ReactNode
-  /** fetches the chunk now; a failed fetch is tried again on the next call (a render does not retry) */
+  /** fetches the chunk now; a later call asks import() again (a render does not), though Chromium keeps a failed module load failed until a reload */
   preload: () => Promise<ComponentType<P>>
 }
 

@@ -1,6 +1,6 @@
 // Loads highlight.ts (highlight.js and its grammars, ~80 kB) on demand: the first code block that can
 // be highlighted asks for it, or the idle warm-up does. Until it is here code blocks show plain text,
-// then re-render highlighted. A chunk that fails to load leaves them plain; the next ask tries again.
+// then re-render highlighted. A chunk that fails to load leaves them plain (asking again calls import() again, but Chromium keeps a failed module load failed until the page reloads).
 import { useSyncExternalStore } from 'react'
 
 export type Highlighter = typeof import('./highlight')
