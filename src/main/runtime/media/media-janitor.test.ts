@@ -57,6 +57,10 @@ describe('inbound media and session deletion', () => {
     expect(delC.archived).toHaveLength(1)
     const orphan = path.join(inboundMediaDir(t.stateDir), newInboundName('bin'))
     fs.writeFileSync(orphan, 'nobody names me')
+    // grace 0 still spares a file changed after the sweep's clock reading: its timestamps have sub-ms parts
+    // (a sweep started in the same millisecond skipped it — seen once under load)
+    const { ctimeMs } = fs.statSync(orphan)
+    while (Date.now() <= ctimeMs + 1) await new Promise((r) => setTimeout(r, 2))
     const r = await media.sweep()
     expect(r?.removed).toEqual([orphan])
     for (const f of [sharedPath, onlyB, onlyC]) expect(fs.existsSync(f)).toBe(true)
