@@ -552,12 +552,13 @@ export class EmbeddedRunner {
           const record = (f: NetworkFailure) => (b.networkFailure = f)
           // a response pi will retry is told to the user (retry-notice.ts)
           const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
-          const onResponse = retries
-            ? (res: Response) => {
-                const notice = retries.onResponse(res)
-                if (notice) this.emit(req, 'error', { ...notice })
-              }
-            : undefined
+          b.refusedRequest = undefined
+          const onResponse = (res: Response, url: URL | undefined) => {
+            // the URL a refusal came from: a 404 there is most often the base URL (errors.ts says so)
+            if (!res.ok && url) b.refusedRequest = { url, status: res.status }
+            const notice = retries?.onResponse(res)
+            if (notice) this.emit(req, 'error', { ...notice })
+          }
           // the APIs that take a fetch get one that remembers why a request failed (Google's refuses one)
           let opts = options?.fetch
             ? options
@@ -702,7 +703,7 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure)
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.refusedRequest)
           : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text

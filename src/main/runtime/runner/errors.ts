@@ -1,10 +1,11 @@
 // Turns pi / provider failures into a short user-facing message and an error kind.
 import { isContextOverflow, type AssistantMessage } from '@earendil-works/pi-ai'
 import type { ErrorKind } from '../../../shared/events'
+import { refusalHint, type RefusedRequest } from './http-refusal'
 import { describeNetworkFailure, type NetworkFailure } from './network-failure'
 
 /** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
-export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure): string {
+export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure, refused?: RefusedRequest): string {
   const text = (raw ?? '').trim()
   if (!text) return 'The model request failed.'
   const from = provider ? ` from ${provider}` : ''
@@ -31,9 +32,29 @@ export function describeModelError(raw: string | undefined, provider?: string, n
     return t.length > 600 ? `${t.slice(0, 599)}…` : t
   }
   const status = Number(m[1])
-  const detail = jsonMessage(m[2].trim()) ?? m[2].trim()
+  const body = m[2].trim()
+  const detail = htmlGist(body) ?? jsonMessage(body) ?? jsonString(body) ?? (body === '(no body)' ? '' : body)
   const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
-  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}`
+  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}${refusalHint(status, detail, refused, provider)}`
+}
+
+/** An HTML error page (a reverse proxy's 502, a login page): its title, not the markup. */
+function htmlGist(text: string): string | undefined {
+  if (!/^<(!doctype|html|head|body|center|h1)\b/i.test(text)) return undefined
+  const title = /<title[^>]*>([^<]*)</i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)</i.exec(text)?.[1]
+  const name = title?.replace(/\s+/g, ' ').trim()
+  return `an HTML page${name ? ` (“${name}”)` : ''} — a web server or proxy answered, not the model API`
+}
+
+/** `"…"`: an error body that is a bare JSON string (the SDK prints `{"error": "…"}`'s string quoted). */
+function jsonString(text: string): string | undefined {
+  if (!text.startsWith('"')) return undefined
+  try {
+    const s: unknown = JSON.parse(text)
+    return typeof s === 'string' && s ? s : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const STORAGE_CODES = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE'])

@@ -12,11 +12,11 @@ export interface NetworkFailure {
 }
 
 /** Wraps a fetch so each failed request (not an abort) is reported with its URL and the proxy it used. */
-export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void, onResponse?: (res: Response) => void): typeof fetch {
+export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void, onResponse?: (res: Response, url: URL | undefined) => void): typeof fetch {
   return async (input, init) => {
     try {
       const res = await base(input, init)
-      onResponse?.(res)
+      onResponse?.(res, urlOf(input))
       return res
     } catch (err) {
       const url = urlOf(input)

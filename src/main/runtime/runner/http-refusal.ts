@@ -1,0 +1,33 @@
+// What to do about a model request the server refused, from the status, the server's words and the URL
+// the request went to. A 404 from a wrong base URL ("404 page not found", or no body at all) and a 401 from
+// a wrong key name no setting; the hint names the one to look at.
+
+/** The last model request that got an error status (recorded by the runner's fetch). */
+export interface RefusedRequest {
+  url: URL
+  status: number
+}
+
+/** " — …" to append to the error, or '' when there is nothing useful to add. */
+export function refusalHint(status: number, detail: string, refused: RefusedRequest | undefined, provider?: string): string {
+  if (status === 401 || status === 403) {
+    return ` — the server did not accept the API key${provider ? ` for ${provider}` : ''}: check it (Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\`)`
+  }
+  if (status !== 404 && status !== 405) return ''
+  // the server knows the path and says the model is the problem (Ollama, vLLM, OpenAI: "model … not found")
+  if (/model/i.test(detail) && /not (found|exist)|does not exist|no such|unknown|pull/i.test(detail)) {
+    return ' — the server does not serve this model id: Check in Settings (or `loopdesk models --check`) lists the ones it does'
+  }
+  if (!refused || refused.status !== status) return ''
+  const url = refused.url
+  const at = `${url.origin}${url.pathname}`
+  const path = url.pathname
+  const openai = /\/(chat\/completions|responses)$/.test(path)
+  if (openai && !/\/v1\//.test(path)) {
+    const base = `${url.origin}${path.replace(/\/(chat\/completions|responses)$/, '')}/v1`
+    return ` — nothing is served at ${at}: does the base URL need /v1 (${base})?`
+  }
+  if (openai) return ` — nothing is served at ${at}: check the base URL, and the API (a server that speaks Anthropic's API needs anthropic-messages)`
+  if (/\/v1\/messages$/.test(path)) return ` — nothing is served at ${at}: check the base URL, and the API (an OpenAI-compatible server needs openai-completions)`
+  return ` — nothing is served at ${at}: check the base URL`
+}

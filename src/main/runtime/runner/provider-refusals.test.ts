@@ -1,0 +1,83 @@
+// Provider set-up mistakes as a server answers them, and what the run's error then says. A throwaway
+// server answers like the real ones do: Ollama's plain "404 page not found" for a base URL without /v1 and
+// its `{"error": "…"}` string for a model it does not have, a reverse proxy's HTML 502, a bare 404.
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+
+let modelServer: ModelServer
+let odd: http.Server
+let origin = ''
+beforeAll(async () => {
+  modelServer = await startModelServer()
+  odd = http.createServer((req, res) => {
+    req.resume()
+    req.on('end', () => {
+      const url = req.url ?? ''
+      if (url.startsWith('/proxy/')) {
+        res.writeHead(502, { 'content-type': 'text/html' })
+        res.end('<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>')
+      } else if (url === '/v1/chat/completions') {
+        res.writeHead(404, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: 'model "llama9" not found, try pulling it first' }))
+      } else if (url.startsWith('/bare/')) {
+        res.writeHead(404)
+        res.end()
+      } else {
+        res.writeHead(404, { 'content-type': 'text/plain' })
+        res.end('404 page not found')
+      }
+    })
+  })
+  await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r))
+  origin = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  await modelServer.close()
+  await new Promise((r) => odd.close(r))
+})
+let t: TestRuntime | undefined
+afterEach(async () => {
+  await t?.close()
+  t = undefined
+})
+
+async function runError(baseUrl: string, api = 'openai-completions'): Promise<string> {
+  const config = testConfig(modelServer, {
+    models: { providers: { odd: { baseUrl, api, models: [{ id: 'llama9' }] } } },
+    agents: { defaults: { model: { primary: 'odd/llama9' } } },
+  })
+  await t?.close()
+  t = await startTestRuntime(modelServer, { config })
+  await t.call('agent', { message: 'hi', idempotencyKey: 'r1' })
+  const w = await t.call('agent.wait', { runId: 'r1', timeoutMs: 15_000 })
+  expect(w.status).toBe('error')
+  return String((w as { error?: string }).error)
+}
+
+describe('a model request the server refuses says what to change', () => {
+  it('a base URL without /v1: the URL that got the 404, and the one to try', async () => {
+    expect(await runError(origin)).toBe(
+      `Model request failed (HTTP 404 from odd): 404 page not found — nothing is served at ${origin}/chat/completions: does the base URL need /v1 (${origin}/v1)?`,
+    )
+  })
+
+  it('a model the server does not have: its words unquoted, and where the served ids are listed', async () => {
+    const msg = await runError(`${origin}/v1`)
+    expect(msg).toMatch(/^Model request failed \(HTTP 404 from odd\): model "llama9" not found, try pulling it first — the server does not serve this model id/)
+  })
+
+  it("a proxy's HTML error page: its title, not the markup", async () => {
+    const msg = await runError(`${origin}/proxy/v1`)
+    expect(msg).toBe('Model request failed (HTTP 502 from odd): an HTML page (“502 Bad Gateway”) — a web server or proxy answered, not the model API')
+  })
+
+  it('a bare 404 under /v1 names the URL, the base URL and the API to check', async () => {
+    expect(await runError(`${origin}/bare/v1`)).toBe(
+      `Model request failed (HTTP 404 from odd) — nothing is served at ${origin}/bare/v1/chat/completions: check the base URL, and the API (a server that speaks Anthropic's API needs anthropic-messages)`,
+    )
+    expect(await runError(`${origin}/bare`, 'anthropic-messages')).toMatch(/nothing is served at .*\/bare\/v1\/messages: check the base URL, and the API \(an OpenAI-compatible server needs openai-completions\)$/)
+  })
+})
