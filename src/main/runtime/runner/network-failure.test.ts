@@ -22,6 +22,9 @@ describe('describeNetworkFailure', () => {
     expect(describeNetworkFailure(failure('CERT_HAS_EXPIRED'))).toMatch(/: its TLS certificate was not accepted \(CERT_HAS_EXPIRED\)$/)
     expect(describeNetworkFailure(failure('DEPTH_ZERO_SELF_SIGNED_CERT'))).toMatch(/not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/)
     expect(describeNetworkFailure(failure('EWHATEVER'))).toMatch(/: EWHATEVER$/)
+    // https:// to a plain-http server, as fetch (undici) and node:https say it: no certificate problem
+    for (const f of [failure('ERR_SSL_WRONG_VERSION_NUMBER'), failure('EPROTO', {}, 'C0:error:0A00010B:SSL routines:ssl3_get_record:wrong version number')])
+      expect(describeNetworkFailure(f)).toBe('could not reach api.example.com: the server does not speak TLS on port 443 — if it serves plain http, the base URL should start with http://, not https://')
     expect(describeNetworkFailure(failure(undefined, {}, 'socket hang up'))).toMatch(/: socket hang up$/)
   })
 

@@ -97,6 +97,11 @@ function reasonOf(code: string | undefined, message: string | undefined, f: Netw
     case 'EPIPE':
       return 'the connection was reset'
   }
+  // https:// to a server that speaks plain http: its first bytes are no TLS record (before the certificate
+  // test: ERR_SSL_WRONG_VERSION_NUMBER is no certificate problem)
+  if (f.url.protocol === 'https:' && !f.proxy && (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(message ?? '')))) {
+    return `the server does not speak TLS on port ${f.url.port || 443} — if it serves plain http, the base URL should start with http://, not https://`
+  }
   if (code && TLS_CODES.test(code)) return `its TLS certificate was not accepted (${code})`
   if (message === 'bad port') return `port ${f.url.port} is one fetch refuses to use (a port browsers block): run the server on another port`
   return code ?? (message && message !== 'fetch failed' ? message.slice(0, 200) : undefined)

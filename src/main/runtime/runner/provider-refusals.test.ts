@@ -1,4 +1,4 @@
-// Provider set-up mistakes as a server answers them, and what the run's error then says. A throwaway
+// Provider set-up mistakes as a server answers them (or a connection fails), and what the run's error then says. A throwaway
 // server answers like the real ones do: Ollama's plain "404 page not found" for a base URL without /v1 and
 // its `{"error": "…"}` string for a model it does not have, a reverse proxy's HTML 502, a bare 404.
 import http from 'node:http'
@@ -79,5 +79,12 @@ describe('a model request the server refuses says what to change', () => {
       `Model request failed (HTTP 404 from odd) — nothing is served at ${origin}/bare/v1/chat/completions: check the base URL, and the API (a server that speaks Anthropic's API needs anthropic-messages)`,
     )
     expect(await runError(`${origin}/bare`, 'anthropic-messages')).toMatch(/nothing is served at .*\/bare\/v1\/messages: check the base URL, and the API \(an OpenAI-compatible server needs openai-completions\)$/)
+  })
+
+  it('https:// to a server that speaks plain http: use http://, not a certificate problem', async () => {
+    const plain = new URL(modelServer.openaiBaseUrl)
+    expect(await runError(`https://${plain.host}/v1`)).toBe(
+      `Connection error: could not reach ${plain.host} (provider odd): the server does not speak TLS on port ${plain.port} — if it serves plain http, the base URL should start with http://, not https://.`,
+    )
   })
 })
