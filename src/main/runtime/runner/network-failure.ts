@@ -58,6 +58,9 @@ function rootCause(err: unknown): Cause {
   return best
 }
 
+/** Ports only one local model server uses by default: a refused connection there names it. */
+const LOCAL_SERVERS: Record<string, string> = { '11434': 'Ollama (`ollama serve`)', '1234': "LM Studio's local server" }
+
 const TLS_CODES = /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_SSL_)/
 
 /**
@@ -81,7 +84,7 @@ export function describeNetworkFailure(f: NetworkFailure, provider?: string): st
 function reasonOf(code: string | undefined, message: string | undefined, f: NetworkFailure): string | undefined {
   switch (code) {
     case 'ECONNREFUSED':
-      return `connection refused — is the ${f.proxy ? 'proxy' : 'server'} running?`
+      return `connection refused — is ${f.proxy ? 'the proxy' : (LOCAL_SERVERS[f.url.port] ?? 'the server')} running?`
     case 'ENOTFOUND':
     case 'EAI_NONAME':
     case 'EAI_AGAIN':
