@@ -552,10 +552,10 @@ export class EmbeddedRunner {
           const record = (f: NetworkFailure) => (b.networkFailure = f)
           // a response pi will retry is told to the user (retry-notice.ts)
           const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
-          b.refusedRequest = undefined
+          b.lastResponse = undefined
           const onResponse = (res: Response, url: URL | undefined) => {
-            // the URL a refusal came from: a 404 there is most often the base URL (errors.ts says so)
-            if (!res.ok && url) b.refusedRequest = { url, status: res.status }
+            // where a refusal came from (a 404 there is most often the base URL) and what a 200 sent (errors.ts)
+            if (url) b.lastResponse = { url, status: res.status, contentType: res.headers.get('content-type') ?? undefined }
             const notice = retries?.onResponse(res)
             if (notice) this.emit(req, 'error', { ...notice })
           }
@@ -703,7 +703,7 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.refusedRequest)
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse)
           : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text

@@ -2,14 +2,15 @@
 // the request went to. A 404 from a wrong base URL ("404 page not found", or no body at all) and a 401 from
 // a wrong key name no setting; the hint names the one to look at.
 
-/** The last model request that got an error status (recorded by the runner's fetch). */
-export interface RefusedRequest {
+/** The last response to a model request (recorded by the runner's fetch). */
+export interface SeenResponse {
   url: URL
   status: number
+  contentType?: string
 }
 
 /** " — …" to append to the error, or '' when there is nothing useful to add. */
-export function refusalHint(status: number, detail: string, refused: RefusedRequest | undefined, provider?: string): string {
+export function refusalHint(status: number, detail: string, refused: SeenResponse | undefined, provider?: string): string {
   if (status === 401 || status === 403) {
     return ` — the server did not accept the API key${provider ? ` for ${provider}` : ''}: check it (Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\`)`
   }
@@ -30,4 +31,20 @@ export function refusalHint(status: number, detail: string, refused: RefusedRequ
   if (openai) return ` — nothing is served at ${at}: check the base URL, and the API (a server that speaks Anthropic's API needs anthropic-messages)`
   if (/\/v1\/messages$/.test(path)) return ` — nothing is served at ${at}: check the base URL, and the API (an OpenAI-compatible server needs openai-completions)`
   return ` — nothing is served at ${at}: check the base URL`
+}
+
+/**
+ * A reply that broke off with nothing readable, from a server that answered 200 with something other than
+ * a stream (an SSO proxy's HTML login page, a server that ignores `stream: true`): what it sent instead.
+ */
+export function notAStream(seen: SeenResponse | undefined): string | undefined {
+  if (!seen || seen.status < 200 || seen.status > 299 || !seen.contentType) return undefined
+  const type = seen.contentType.split(';')[0].trim().toLowerCase()
+  if (type === 'text/event-stream') return undefined
+  const what = type === 'text/html' ? 'an HTML page' : type === 'application/json' ? 'one JSON reply' : `“${type}”`
+  const why =
+    type === 'text/html'
+      ? 'a web server or login proxy answered, not the model API: check the base URL'
+      : 'the server does not stream replies (or something in between buffers them): check the base URL and that the server supports streaming'
+  return `The model server sent ${what} instead of a reply stream (${seen.url.origin}${seen.url.pathname}) — ${why}.`
 }

@@ -16,7 +16,13 @@ beforeAll(async () => {
     req.resume()
     req.on('end', () => {
       const url = req.url ?? ''
-      if (url.startsWith('/proxy/')) {
+      if (url.startsWith('/login/')) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        res.end('<!doctype html><html><head><title>Sign in</title></head><body><form>…</form></body></html>')
+      } else if (url.startsWith('/nostream/')) {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ id: 'c1', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content: 'hello' }, finish_reason: 'stop' }] }))
+      } else if (url.startsWith('/proxy/')) {
         res.writeHead(502, { 'content-type': 'text/html' })
         res.end('<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>')
       } else if (url === '/v1/chat/completions') {
@@ -86,5 +92,13 @@ describe('a model request the server refuses says what to change', () => {
     expect(await runError(`https://${plain.host}/v1`)).toBe(
       `Connection error: could not reach ${plain.host} (provider odd): the server does not speak TLS on port ${plain.port} — if it serves plain http, the base URL should start with http://, not https://.`,
     )
+  })
+
+  it('a 200 that is no stream (a login page, a server that ignores stream: true) says what came instead', async () => {
+    expect(await runError(`${origin}/login/v1`)).toBe(
+      `The model server sent an HTML page instead of a reply stream (${origin}/login/v1/chat/completions) — a web server or login proxy answered, not the model API: check the base URL.`,
+    )
+    expect(await runError(`${origin}/nostream/v1`)).toMatch(/^The model server sent one JSON reply instead of a reply stream \(.*\/nostream\/v1\/chat\/completions\) — the server does not stream replies/)
+    expect(await runError(`${origin}/login`, 'anthropic-messages')).toMatch(/^The model server sent an HTML page instead of a reply stream \(.*\/login\/v1\/messages\)/)
   })
 })
