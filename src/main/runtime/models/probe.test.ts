@@ -79,6 +79,13 @@ describe('probeModels', () => {
     expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
   })
 
+  it('a pasted endpoint URL is checked at its base and the base offered as the fix', async () => {
+    const r = await probe('/ollama/v1/chat/completions')
+    expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
+    // Anthropic's base with or without its /v1 is the same list: nothing to fix
+    expect(await probe('/anthropic/v1/', { api: 'anthropic-messages', apiKey: 'ak' })).not.toHaveProperty('suggestedBaseUrl')
+  })
+
   it('keys: Bearer for OpenAI-style servers, x-api-key + version for Anthropic; a refusal says which case it is', async () => {
     expect(await probe('/keyed/v1', { apiKey: 'right' })).toMatchObject({ ok: true, models: [{ id: 'k' }] })
     expect(await probe('/keyed/v1', { apiKey: 'wrong' })).toMatchObject({ ok: false, status: 401, error: 'the server refused the key (HTTP 401): Invalid API key' })

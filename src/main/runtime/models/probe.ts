@@ -5,6 +5,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { describeNetworkFailure } from '../runner/network-failure'
+import { endpointBaseUrl } from './endpoint-url'
 import { activeProxy, proxyFor } from '../net/proxy'
 import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
 import { decodedBody, readCapped } from '../tools/decoded-body'
@@ -55,7 +56,12 @@ export function modelListUrl(baseUrl: string, api: string): string {
   return `${base}/models`
 }
 
-export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
+export async function probeModels(given: ProbeOptions): Promise<ProbeResult> {
+  // the base URL as the model requests will use it: a pasted endpoint URL (…/v1/chat/completions) is
+  // checked where its model list is, and offered as the base URL to save
+  const base = endpointBaseUrl(given.baseUrl, given.api)
+  const pasted = modelListUrl(base, given.api) !== modelListUrl(given.baseUrl.trim(), given.api)
+  const o = { ...given, baseUrl: base }
   const started = Date.now()
   if (o.keyCheckPath && o.apiKey) {
     const keyCheck = await probeOnce(o, `${trimSlash(o.baseUrl)}${o.keyCheckPath}`, started, false)
@@ -68,7 +74,7 @@ export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
     const second = await probeOnce(o, modelListUrl(suggested, o.api), started)
     if (second.ok) return { ...second, suggestedBaseUrl: suggested }
   }
-  return first
+  return first.ok && pasted ? { ...first, suggestedBaseUrl: base } : first
 }
 
 /** One GET: a model list (or, with `list` false, any 2xx answer: a key check). */
