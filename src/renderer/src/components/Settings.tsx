@@ -471,8 +471,13 @@ function EndpointForm({
   }
   const parsedUrl = (): URL | undefined => {
     try {
-      const url = new URL(baseUrl)
-      if (url.protocol === 'http:' || url.protocol === 'https:') return url
+      const typed = baseUrl.trim()
+      const full = withScheme(typed)
+      const url = new URL(full)
+      if (url.protocol === 'http:' || url.protocol === 'https:') {
+        if (full !== typed) setBaseUrl(full) // the field shows what is checked and saved
+        return url
+      }
     } catch {
       // reported below
     }
@@ -704,6 +709,21 @@ function EndpointForm({
 }
 
 /** What the endpoint check found: the server's models, a better base URL, or why it failed. */
+/**
+ * `localhost:11434/v1` or `api.example.com/v1` typed without its scheme (`new URL` reads `localhost:` as
+ * one): http:// for this machine and the local network (IPs, single labels, .local/.lan), else https://.
+ * Anything else is left as typed, for the form to refuse.
+ */
+export function withScheme(typed: string): string {
+  const m = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?(\/\S*)?$/i.exec(typed)
+  if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(typed)) return typed
+  const host = m[1].toLowerCase()
+  const local = host === 'localhost' || host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || !host.includes('.') || /\.(local|lan|internal|home\.arpa)$/.test(host)
+  // a single word with neither port nor path is no address anyone means ("notaurl")
+  if (!host.includes('.') && !host.startsWith('[') && !m[2] && host !== 'localhost') return typed
+  return `${local ? 'http' : 'https'}://${typed}`
+}
+
 function CheckOutcome({
   busy,
   result,
