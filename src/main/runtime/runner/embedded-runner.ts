@@ -31,6 +31,7 @@ import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
+import { contextMismatchHint } from './context-mismatch'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
 import { diagnoseConnection, isBareConnectionError } from './network-diagnosis'
@@ -703,7 +704,8 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse)
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse) +
+            contextMismatchHint(last?.errorMessage ?? '', resolved.model, resolved.ref)
           : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text

@@ -101,4 +101,28 @@ describe('a model request the server refuses says what to change', () => {
     expect(await runError(`${origin}/nostream/v1`)).toMatch(/^The model server sent one JSON reply instead of a reply stream \(.*\/nostream\/v1\/chat\/completions\) — the server does not stream replies/)
     expect(await runError(`${origin}/login`, 'anthropic-messages')).toMatch(/^The model server sent an HTML page instead of a reply stream \(.*\/login\/v1\/messages\)/)
   })
+
+  it("a server whose context window is smaller than the model's setting: the setting and the value to give it", async () => {
+    await t?.close()
+    t = await startTestRuntime(modelServer) // mock/m1: contextWindow 32000
+    const said = [
+      "'max_tokens' or 'max_completion_tokens' is too large: 1024. This model's maximum context length is 2048 tokens and your request has 1500 input tokens (1024 > 2048 - 1500). None",
+      'the request exceeds the available context size (4096 tokens), try increasing it',
+    ]
+    for (const [i, message] of said.entries()) {
+      // every request: an overflow the runtime recognises is compacted and retried first
+      modelServer.script(() => ({ status: 400, message }))
+      await t.call('agent', { message: 'hi', idempotencyKey: `w${i}` })
+      const w = await t.call('agent.wait', { runId: `w${i}`, timeoutMs: 15_000 })
+      const window = i === 0 ? 2048 : 4096
+      expect((w as { error?: string }).error).toMatch(
+        new RegExp(`— the server's context window is ${window} tokens, but mock/m1 is set to 32000: set its context window to ${window} \\(Settings → Models, the “mock” endpoint's model row\\)`),
+      )
+    }
+    // a window the server says is as large as the setting is no setting problem
+    modelServer.script(() => ({ status: 400, message: "This model's maximum context length is 32000 tokens. However, your messages resulted in 40000 tokens." }))
+    await t.call('agent', { message: 'hi', idempotencyKey: 'w-same' })
+    expect(String(((await t.call('agent.wait', { runId: 'w-same', timeoutMs: 15_000 })) as { error?: string }).error)).not.toContain('set its context window')
+    modelServer.script([])
+  })
 })
