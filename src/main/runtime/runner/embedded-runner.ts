@@ -25,7 +25,7 @@ import type {
 } from '../contracts'
 import type { EventBus } from '../events'
 import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
-import type { ModelRegistry } from '../models'
+import { LOCAL_DUMMY_KEY, type ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
@@ -704,7 +704,7 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse) +
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse, models.getApiKey(resolved.provider) === LOCAL_DUMMY_KEY) +
             contextMismatchHint(last?.errorMessage ?? '', resolved.model, resolved.ref)
           : undefined
       const input = b.payloadInput({ verbose })

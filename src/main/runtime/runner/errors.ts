@@ -5,7 +5,7 @@ import { notAStream, refusalHint, type SeenResponse } from './http-refusal'
 import { describeNetworkFailure, type NetworkFailure } from './network-failure'
 
 /** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
-export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure, seen?: SeenResponse): string {
+export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure, seen?: SeenResponse, noKeySet?: boolean): string {
   const text = (raw ?? '').trim()
   if (!text) return 'The model request failed.'
   const from = provider ? ` from ${provider}` : ''
@@ -40,7 +40,7 @@ export function describeModelError(raw: string | undefined, provider?: string, n
   const body = m[2].trim()
   const detail = htmlGist(body) ?? jsonMessage(body) ?? jsonString(body) ?? (body === '(no body)' ? '' : body)
   const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
-  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}${refusalHint(status, detail, seen, provider)}`
+  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}${refusalHint(status, detail, seen, provider, noKeySet)}`
 }
 
 /** An HTML error page (a reverse proxy's 502, a login page): its title, not the markup. */

@@ -10,9 +10,12 @@ export interface SeenResponse {
 }
 
 /** " — …" to append to the error, or '' when there is nothing useful to add. */
-export function refusalHint(status: number, detail: string, refused: SeenResponse | undefined, provider?: string): string {
+export function refusalHint(status: number, detail: string, refused: SeenResponse | undefined, provider?: string, noKeySet?: boolean): string {
   if (status === 401 || status === 403) {
-    return ` — the server did not accept the API key${provider ? ` for ${provider}` : ''}: check it (Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\`)`
+    const where = `Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\``
+    // a server on the local network is asked without a key (a dummy one goes): this one wants a real one
+    if (noKeySet) return ` — the server wants an API key, and none is set${provider ? ` for ${provider}` : ''}: add it (${where})`
+    return ` — the server did not accept the API key${provider ? ` for ${provider}` : ''}: check it (${where})`
   }
   if (status !== 404 && status !== 405) return ''
   // the server knows the path and says the model is the problem (Ollama, vLLM, OpenAI: "model … not found")

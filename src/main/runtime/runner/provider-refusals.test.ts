@@ -16,7 +16,10 @@ beforeAll(async () => {
     req.resume()
     req.on('end', () => {
       const url = req.url ?? ''
-      if (url.startsWith('/login/')) {
+      if (url.startsWith('/keyed/')) {
+        res.writeHead(401, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message: 'Authentication Error, No api key passed in.' } }))
+      } else if (url.startsWith('/login/')) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
         res.end('<!doctype html><html><head><title>Sign in</title></head><body><form>…</form></body></html>')
       } else if (url.startsWith('/nostream/')) {
@@ -50,9 +53,9 @@ afterEach(async () => {
   t = undefined
 })
 
-async function runError(baseUrl: string, api = 'openai-completions'): Promise<string> {
+async function runError(baseUrl: string, api = 'openai-completions', apiKey?: string): Promise<string> {
   const config = testConfig(modelServer, {
-    models: { providers: { odd: { baseUrl, api, models: [{ id: 'llama9' }] } } },
+    models: { providers: { odd: { baseUrl, api, models: [{ id: 'llama9' }], ...(apiKey ? { apiKey } : {}) } } },
     agents: { defaults: { model: { primary: 'odd/llama9' } } },
   })
   await t?.close()
@@ -92,6 +95,11 @@ describe('a model request the server refuses says what to change', () => {
     expect(await runError(`https://${plain.host}/v1`)).toBe(
       `Connection error: could not reach ${plain.host} (provider odd): the server does not speak TLS on port ${plain.port} — if it serves plain http, the base URL should start with http://, not https://.`,
     )
+  })
+
+  it('a local server that wants a key: "none is set" when only the keyless placeholder went, "not accepted" for a key of the user\'s', async () => {
+    expect(await runError(`${origin}/keyed/v1`)).toMatch(/: Authentication Error, No api key passed in\. — the server wants an API key, and none is set for odd: add it \(Settings → Models/)
+    expect(await runError(`${origin}/keyed/v1`, 'openai-completions', 'sk-wrong')).toMatch(/ — the server did not accept the API key for odd: check it \(Settings → Models/)
   })
 
   it('a 200 that is no stream (a login page, a server that ignores stream: true) says what came instead', async () => {
