@@ -11,6 +11,7 @@ import { isPlainObject } from './config/validate'
 import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
 import { endpointBaseUrl } from './models/endpoint-url'
+import { withScheme } from '../../shared/base-url-scheme'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
 
@@ -65,7 +66,8 @@ export function splitSecrets(patch: Record<string, unknown>): {
 
 /**
  * Base URLs in the patch as the model requests will use them (`endpointBaseUrl`): saved without the
- * spaces, trailing slash or pasted endpoint path the registry would drop anyway, so the file says what is used.
+ * spaces, trailing slash or pasted endpoint path the registry would drop anyway, so the file says what is used;
+ * one typed without its scheme gets the one Settings would give it (`withScheme`).
  */
 function tidyBaseUrls(given: Record<string, unknown>, core: RuntimeCore): Record<string, unknown> {
   const patch = structuredClone(given) // the caller's object stays as sent
@@ -74,7 +76,7 @@ function tidyBaseUrls(given: Record<string, unknown>, core: RuntimeCore): Record
   for (const [id, cfg] of Object.entries(providers)) {
     if (!isPlainObject(cfg) || typeof cfg.baseUrl !== 'string') continue
     const api = typeof cfg.api === 'string' ? cfg.api : (core.config.current.raw.models?.providers?.[id]?.api ?? (isBuiltinProvider(id) ? undefined : 'openai-completions'))
-    cfg.baseUrl = endpointBaseUrl(cfg.baseUrl, api)
+    cfg.baseUrl = endpointBaseUrl(withScheme(cfg.baseUrl.trim()), api)
   }
   return patch
 }

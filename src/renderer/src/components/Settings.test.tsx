@@ -5,7 +5,7 @@ import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 import type { ModelChoice } from '../../../shared/methods'
 import { oneAgentStatusParts } from '../../../shared/status-summary'
-import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote, withScheme } from './Settings'
+import { defaultModelChoices, gatewayEndpoint, keyStorageNote, proxyNote } from './Settings'
 import { preloadSettings } from '../lazy-views'
 
 // Settings is a lazily loaded chunk: load it first, as the idle warm-up does in the app (a view that
@@ -186,16 +186,6 @@ describe('settings', () => {
     await waitFor(() => expect(bridge.calls.some((c) => c.name === 'settingsSet' && (c.params as any).patch.models)).toBe(true))
     const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any }
     expect(Object.values(sent.patch.models.providers as Record<string, { baseUrl: string }>)[0].baseUrl).toBe('http://127.0.0.1:1234/v1')
-  })
-
-  it('withScheme: http:// for this machine and the local network, https:// for a public name, anything else as typed', () => {
-    expect(withScheme('localhost:11434/v1')).toBe('http://localhost:11434/v1')
-    expect(withScheme('192.168.1.20:8000/v1')).toBe('http://192.168.1.20:8000/v1')
-    expect(withScheme('gpu-box:8080')).toBe('http://gpu-box:8080')
-    expect(withScheme('gpu-box.local:11434/v1')).toBe('http://gpu-box.local:11434/v1')
-    expect(withScheme('[::1]:1234/v1')).toBe('http://[::1]:1234/v1')
-    expect(withScheme('api.example.com/v1')).toBe('https://api.example.com/v1')
-    for (const typed of ['notaurl', 'http://127.0.0.1:1/v1', 'ftp://x.example/v1', 'has space.com', '']) expect(withScheme(typed)).toBe(typed)
   })
 
   it('after a Check, the served models not listed yet are added in one click, each with the context window the server gives', async () => {

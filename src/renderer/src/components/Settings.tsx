@@ -4,6 +4,7 @@
 import { createContext, useContext, useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { ModelChoice, Results } from '../../../shared/methods'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../../../shared/config-values'
+import { withScheme } from '../../../shared/base-url-scheme'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
@@ -709,21 +710,6 @@ function EndpointForm({
 }
 
 /** What the endpoint check found: the server's models, a better base URL, or why it failed. */
-/**
- * `localhost:11434/v1` or `api.example.com/v1` typed without its scheme (`new URL` reads `localhost:` as
- * one): http:// for this machine and the local network (IPs, single labels, .local/.lan), else https://.
- * Anything else is left as typed, for the form to refuse.
- */
-export function withScheme(typed: string): string {
-  const m = /^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d{1,5})?(\/\S*)?$/i.exec(typed)
-  if (!m || /^[a-z][a-z0-9+.-]*:\/\//i.test(typed)) return typed
-  const host = m[1].toLowerCase()
-  const local = host === 'localhost' || host.startsWith('[') || /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || !host.includes('.') || /\.(local|lan|internal|home\.arpa)$/.test(host)
-  // a single word with neither port nor path is no address anyone means ("notaurl")
-  if (!host.includes('.') && !host.startsWith('[') && !m[2] && host !== 'localhost') return typed
-  return `${local ? 'http' : 'https'}://${typed}`
-}
-
 function CheckOutcome({
   busy,
   result,
