@@ -22,6 +22,8 @@ beforeAll(async () => {
       case '/ollama/models':
       case '/plain/v1/models':
         return res.writeHead(200, { 'content-type': 'text/plain' }).end('Ollama is running')
+      case '/sso/v1/models':
+        return res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html>\n<html><head><title>Sign in – Acme SSO</title></head><body></body></html>')
       case '/vllm/v1/models':
         return json(200, { data: [{ id: 'big', max_model_len: 131072 }, { id: 'tiny', context_length: 12 }] })
       case '/tags/models':
@@ -77,6 +79,10 @@ describe('probeModels', () => {
   it('a base URL without /v1 is found one level down and offered as the fix', async () => {
     const r = await probe('/ollama')
     expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
+  })
+
+  it("a login proxy's HTML page: its title and what it means, not the markup", async () => {
+    expect(await probe('/sso/v1')).toMatchObject({ ok: false, error: 'the server answered with an HTML page (“Sign in – Acme SSO”) — a web server or proxy answered, not the model API: check the base URL' })
   })
 
   it('a pasted endpoint URL is checked at its base and the base offered as the fix', async () => {

@@ -4,6 +4,7 @@
 // running"): then `<base>/v1/models` is tried too and offered as the fix.
 import http from 'node:http'
 import https from 'node:https'
+import { htmlGist } from '../runner/http-refusal'
 import { describeNetworkFailure } from '../runner/network-failure'
 import { endpointBaseUrl } from './endpoint-url'
 import { activeProxy, proxyFor } from '../net/proxy'
@@ -139,7 +140,11 @@ async function probeOnce(o: ProbeOptions, url: string, started: number, list = t
   }
   if (!list) return { ok: true, url, models: [], ms: Date.now() - started }
   const models = modelsOf(text)
-  if (!models) return fail(`the server answered, but not with a model list${text.trim() ? ` (“${text.trim().slice(0, 80)}”)` : ''}`, res.status)
+  if (!models) {
+    const page = htmlGist(text)
+    if (page) return fail(`the server answered with ${page}: check the base URL`, res.status)
+    return fail(`the server answered, but not with a model list${text.trim() ? ` (“${text.trim().slice(0, 80)}”)` : ''}`, res.status)
+  }
   return { ok: true, url, models, ms: Date.now() - started }
 }
 

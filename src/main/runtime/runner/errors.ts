@@ -1,7 +1,7 @@
 // Turns pi / provider failures into a short user-facing message and an error kind.
 import { isContextOverflow, type AssistantMessage } from '@earendil-works/pi-ai'
 import type { ErrorKind } from '../../../shared/events'
-import { notAStream, refusalHint, type SeenResponse } from './http-refusal'
+import { htmlGist, notAStream, refusalHint, type SeenResponse } from './http-refusal'
 import { describeNetworkFailure, type NetworkFailure } from './network-failure'
 
 /** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
@@ -41,14 +41,6 @@ export function describeModelError(raw: string | undefined, provider?: string, n
   const detail = htmlGist(body) ?? jsonMessage(body) ?? jsonString(body) ?? (body === '(no body)' ? '' : body)
   const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
   return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}${refusalHint(status, detail, seen, provider, noKeySet)}`
-}
-
-/** An HTML error page (a reverse proxy's 502, a login page): its title, not the markup. */
-function htmlGist(text: string): string | undefined {
-  if (!/^<(!doctype|html|head|body|center|h1)\b/i.test(text)) return undefined
-  const title = /<title[^>]*>([^<]*)</i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)</i.exec(text)?.[1]
-  const name = title?.replace(/\s+/g, ' ').trim()
-  return `an HTML page${name ? ` (“${name}”)` : ''} — a web server or proxy answered, not the model API`
 }
 
 /** `"…"`: an error body that is a bare JSON string (the SDK prints `{"error": "…"}`'s string quoted). */

@@ -51,3 +51,11 @@ export function notAStream(seen: SeenResponse | undefined): string | undefined {
       : 'the server does not stream replies (or something in between buffers them): check the base URL and that the server supports streaming'
   return `The model server sent ${what} instead of a reply stream (${seen.url.origin}${seen.url.pathname}) — ${why}.`
 }
+
+/** An HTML page (a reverse proxy's 502, a login page) in place of the API's answer: its title, not the markup. */
+export function htmlGist(text: string): string | undefined {
+  if (!/^\s*<(!doctype|html|head|body|center|h1)\b/i.test(text)) return undefined
+  const title = /<title[^>]*>([^<]*)</i.exec(text)?.[1] ?? /<h1[^>]*>([^<]*)</i.exec(text)?.[1]
+  const name = title?.replace(/\s+/g, ' ').trim()
+  return `an HTML page${name ? ` (“${name}”)` : ''} — a web server or proxy answered, not the model API`
+}
