@@ -30,6 +30,8 @@ beforeAll(async () => {
         return json(200, { models: [{ name: 'gemma3:4b' }] })
       case '/keyed/v1/models':
         return req.headers.authorization === 'Bearer right' ? json(200, { data: [{ id: 'k' }] }) : json(401, { error: { message: 'Invalid API key' } })
+      case '/anthropic-as-openai/v1/models':
+        return json(401, { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } })
       case '/anthropic/v1/models':
         return req.headers['x-api-key'] === 'ak' && req.headers['anthropic-version'] ? json(200, { data: [{ id: 'claude-x', type: 'model' }] }) : json(401, { error: { message: 'bad key' } })
       case '/google/v1beta/models?pageSize=1000':
@@ -83,6 +85,12 @@ describe('probeModels', () => {
 
   it("a login proxy's HTML page: its title and what it means, not the markup", async () => {
     expect(await probe('/sso/v1')).toMatchObject({ ok: false, error: 'the server answered with an HTML page (“Sign in – Acme SSO”) — a web server or proxy answered, not the model API: check the base URL' })
+  })
+
+  it('an Anthropic-compatible server checked as OpenAI-compatible: says which API to choose', async () => {
+    const r = await probe('/anthropic-as-openai/v1', { apiKey: 'k' })
+    expect(r).toMatchObject({ ok: false, status: 401 })
+    expect((r as { error: string }).error).toMatch(/x-api-key header is required — the server wants its key in x-api-key, as Anthropic's API does: set the endpoint's API to anthropic-messages/)
   })
 
   it('a pasted endpoint URL is checked at its base and the base offered as the fix', async () => {

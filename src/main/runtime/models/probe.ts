@@ -4,7 +4,7 @@
 // running"): then `<base>/v1/models` is tried too and offered as the fix.
 import http from 'node:http'
 import https from 'node:https'
-import { htmlGist } from '../runner/http-refusal'
+import { ANTHROPIC_NOT_OPENAI, htmlGist } from '../runner/http-refusal'
 import { describeNetworkFailure } from '../runner/network-failure'
 import { endpointBaseUrl } from './endpoint-url'
 import { activeProxy, proxyFor } from '../net/proxy'
@@ -136,7 +136,8 @@ async function probeOnce(o: ProbeOptions, url: string, started: number, list = t
         : res.status === 404
           ? `no model list at ${target.pathname} (HTTP 404)`
           : `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`
-    return fail(`${what}${detail ? `: ${detail}` : ''}`, res.status)
+    const anthropic = (res.status === 401 || res.status === 403) && o.api !== 'anthropic-messages' && /x-api-key/i.test(detail ?? '')
+    return fail(`${what}${detail ? `: ${detail}` : ''}${anthropic ? ` — ${ANTHROPIC_NOT_OPENAI}` : ''}`, res.status)
   }
   if (!list) return { ok: true, url, models: [], ms: Date.now() - started }
   const models = modelsOf(text)

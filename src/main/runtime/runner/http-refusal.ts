@@ -9,9 +9,14 @@ export interface SeenResponse {
   contentType?: string
 }
 
+/** said when a server asked with OpenAI's API answers as Anthropic's does */
+export const ANTHROPIC_NOT_OPENAI = "the server wants its key in x-api-key, as Anthropic's API does: set the endpoint's API to anthropic-messages (Anthropic-compatible)"
+
 /** " — …" to append to the error, or '' when there is nothing useful to add. */
 export function refusalHint(status: number, detail: string, refused: SeenResponse | undefined, provider?: string, noKeySet?: boolean): string {
   if (status === 401 || status === 403) {
+    // Anthropic's API reads its key from x-api-key, not the Bearer header OpenAI's SDK sends
+    if (/x-api-key/i.test(detail) && refused && /\/(chat\/completions|responses)$/.test(refused.url.pathname)) return ` — ${ANTHROPIC_NOT_OPENAI}`
     const where = `Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\``
     // a server on the local network is asked without a key (a dummy one goes): this one wants a real one
     if (noKeySet) return ` — the server wants an API key, and none is set${provider ? ` for ${provider}` : ''}: add it (${where})`

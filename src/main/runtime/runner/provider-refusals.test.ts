@@ -16,7 +16,10 @@ beforeAll(async () => {
     req.resume()
     req.on('end', () => {
       const url = req.url ?? ''
-      if (url.startsWith('/keyed/')) {
+      if (url.startsWith('/claude/')) {
+        res.writeHead(401, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } }))
+      } else if (url.startsWith('/keyed/')) {
         res.writeHead(401, { 'content-type': 'application/json' })
         res.end(JSON.stringify({ error: { message: 'Authentication Error, No api key passed in.' } }))
       } else if (url.startsWith('/login/')) {
@@ -100,6 +103,12 @@ describe('a model request the server refuses says what to change', () => {
   it('a local server that wants a key: "none is set" when only the keyless placeholder went, "not accepted" for a key of the user\'s', async () => {
     expect(await runError(`${origin}/keyed/v1`)).toMatch(/: Authentication Error, No api key passed in\. — the server wants an API key, and none is set for odd: add it \(Settings → Models/)
     expect(await runError(`${origin}/keyed/v1`, 'openai-completions', 'sk-wrong')).toMatch(/ — the server did not accept the API key for odd: check it \(Settings → Models/)
+  })
+
+  it('an Anthropic-compatible server configured as OpenAI-compatible: the API to choose', async () => {
+    expect(await runError(`${origin}/claude/v1`, 'openai-completions', 'sk-ant-x')).toBe(
+      "Model request failed (HTTP 401 from odd): x-api-key header is required — the server wants its key in x-api-key, as Anthropic's API does: set the endpoint's API to anthropic-messages (Anthropic-compatible)",
+    )
   })
 
   it('a 200 that is no stream (a login page, a server that ignores stream: true) says what came instead', async () => {
