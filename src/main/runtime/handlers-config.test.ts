@@ -134,15 +134,16 @@ describe('config.patch raw (JSON5)', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(before)
   })
 
-  it('a base URL pasted with spaces, a trailing slash or the endpoint path is saved as the SDK will use it', async () => {
+  it('a base URL pasted with spaces, a trailing slash or the endpoint path is saved as the SDK will use it; a model id without spaces', async () => {
     await t.call('config.patch', { patch: { models: { providers: { pasted: { baseUrl: ' http://127.0.0.1:8080/v1/chat/completions/ ', models: [{ id: 'm' }] } } } } })
     await t.call('config.patch', { raw: "{ models: { providers: { claude: { baseUrl: 'https://llm.example.com/v1/', api: 'anthropic-messages', models: [{ id: 'c' }] } } } }" })
     // the api already saved decides, when the patch does not name one
     await t.call('config.patch', { patch: { models: { providers: { claude: { baseUrl: 'https://llm2.example.com/v1/messages' } } } } })
     // typed without its scheme (loopdesk config set …baseUrl localhost:1234/v1)
-    await t.call('config.patch', { patch: { models: { providers: { lms: { baseUrl: 'localhost:1234/v1', models: [{ id: 'q' }] } } } } })
+    await t.call('config.patch', { patch: { models: { providers: { lms: { baseUrl: 'localhost:1234/v1', models: [{ id: ' qwen3:8b\n' }] } } } } })
     const saved = JSON.parse(fs.readFileSync(file, 'utf8')).models.providers
     expect(saved.lms.baseUrl).toBe('http://localhost:1234/v1')
+    expect(saved.lms.models).toEqual([{ id: 'qwen3:8b' }])
     expect(saved.pasted.baseUrl).toBe('http://127.0.0.1:8080/v1')
     expect(saved.claude.baseUrl).toBe('https://llm2.example.com')
   })

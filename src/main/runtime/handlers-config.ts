@@ -67,14 +67,17 @@ export function splitSecrets(patch: Record<string, unknown>): {
 /**
  * Base URLs in the patch as the model requests will use them (`endpointBaseUrl`): saved without the
  * spaces, trailing slash or pasted endpoint path the registry would drop anyway, so the file says what is used;
- * one typed without its scheme gets the one Settings would give it (`withScheme`).
+ * one typed without its scheme gets the one Settings would give it (`withScheme`); model ids are trimmed.
  */
-function tidyBaseUrls(given: Record<string, unknown>, core: RuntimeCore): Record<string, unknown> {
+function tidyPastedProviders(given: Record<string, unknown>, core: RuntimeCore): Record<string, unknown> {
   const patch = structuredClone(given) // the caller's object stays as sent
   const providers = (patch.models as { providers?: unknown } | undefined)?.providers
   if (!isPlainObject(providers)) return patch
   for (const [id, cfg] of Object.entries(providers)) {
-    if (!isPlainObject(cfg) || typeof cfg.baseUrl !== 'string') continue
+    if (!isPlainObject(cfg)) continue
+    // a model id pasted with a space around it names no model the server has
+    if (Array.isArray(cfg.models)) for (const m of cfg.models) if (isPlainObject(m) && typeof m.id === 'string') m.id = m.id.trim()
+    if (typeof cfg.baseUrl !== 'string') continue
     const api = typeof cfg.api === 'string' ? cfg.api : (core.config.current.raw.models?.providers?.[id]?.api ?? (isBuiltinProvider(id) ? undefined : 'openai-completions'))
     cfg.baseUrl = endpointBaseUrl(withScheme(cfg.baseUrl.trim()), api)
   }
@@ -155,7 +158,7 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
 
     async 'config.patch'(p) {
       const merge = configPatchOptions(p.replacePaths)
-      const { rest, set, remove } = splitSecrets(tidyBaseUrls(patchFromParams(p), core))
+      const { rest, set, remove } = splitSecrets(tidyPastedProviders(patchFromParams(p), core))
       // Keys go to the credential store only after the rest of the patch validated, and before the file
       // is written: a refused key (e.g. no OS keychain) leaves the config untouched, not half-applied.
       const storeSecrets = () => {
