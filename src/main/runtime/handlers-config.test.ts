@@ -122,6 +122,32 @@ describe('config.patch raw (JSON5)', () => {
     expect(r.secrets.openai).toBe('set')
   })
 
+  it('a key pasted with quotes or "Bearer " is stored bare; one broken across lines is refused and nothing is written', async () => {
+    await t.call('config.patch', { patch: { models: { providers: { openai: { apiKey: ' "sk-quoted" ' } } } } })
+    expect(t.runtime.core.credentials.get('openai')).toBe('sk-quoted')
+    await t.call('config.patch', { patch: { models: { providers: { openai: { apiKey: 'Bearer sk-bearer' } } } } })
+    expect(t.runtime.core.credentials.get('openai')).toBe('sk-bearer')
+    const before = fs.readFileSync(file, 'utf8')
+    const err = await t.call('config.patch', { patch: { agents: { defaults: { timeoutSeconds: 9 } }, models: { providers: { openai: { apiKey: 'sk-one\ntwo' } } } } }).catch((e: Error) => e)
+    expect(String(err)).toMatch(/line break/)
+    expect(t.runtime.core.credentials.get('openai')).toBe('sk-bearer')
+    expect(fs.readFileSync(file, 'utf8')).toBe(before)
+  })
+
+  it('a base URL pasted with spaces, a trailing slash or the endpoint path is saved as the SDK will use it; a model id without spaces', async () => {
+    await t.call('config.patch', { patch: { models: { providers: { pasted: { baseUrl: ' http://127.0.0.1:8080/v1/chat/completions/ ', models: [{ id: 'm' }] } } } } })
+    await t.call('config.patch', { raw: "{ models: { providers: { claude: { baseUrl: 'https://llm.example.com/v1/', api: 'anthropic-messages', models: [{ id: 'c' }] } } } }" })
+    // the api already saved decides, when the patch does not name one
+    await t.call('config.patch', { patch: { models: { providers: { claude: { baseUrl: 'https://llm2.example.com/v1/messages' } } } } })
+    // typed without its scheme (loopdesk config set …baseUrl localhost:1234/v1)
+    await t.call('config.patch', { patch: { models: { providers: { lms: { baseUrl: 'localhost:1234/v1', models: [{ id: ' qwen3:8b\n' }] } } } } })
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')).models.providers
+    expect(saved.lms.baseUrl).toBe('http://localhost:1234/v1')
+    expect(saved.lms.models).toEqual([{ id: 'qwen3:8b' }])
+    expect(saved.pasted.baseUrl).toBe('http://127.0.0.1:8080/v1')
+    expect(saved.claude.baseUrl).toBe('https://llm2.example.com')
+  })
+
   it('removing a custom provider (null) removes its stored key too; a built-in keeps its key when its entry goes', async () => {
     await t.call('config.patch', { patch: { models: { providers: { mock: { apiKey: 'sk-mock-secret' }, openai: { apiKey: 'sk-openai', baseUrl: 'http://proxy.test/v1' } } } } })
     expect(t.runtime.core.credentials.get('mock')).toBe('sk-mock-secret')

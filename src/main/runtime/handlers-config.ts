@@ -6,9 +6,12 @@ import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
 import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
+import { cleanPastedKey } from './config/pasted-key'
 import { isPlainObject } from './config/validate'
 import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
+import { endpointBaseUrl } from './models/endpoint-url'
+import { withScheme } from '../../shared/base-url-scheme'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
 
@@ -44,8 +47,7 @@ export function splitSecrets(patch: Record<string, unknown>): {
       const key = c.apiKey
       // the placeholder config.get shows for a key in the file is no new key: the merge restores the real one
       if (typeof key === 'string' && key !== REDACTED && !envRefName(key)) {
-        if (!key.trim()) throw invalid(`models.providers.${id}.apiKey: must not be empty (use null to remove it)`)
-        set.push([id, key.trim()])
+        set.push([id, cleanPastedKey(id, key)])
         delete c.apiKey
         if (Object.keys(c).length === 0) delete providers[id]
       } else if (key === null) {
@@ -60,6 +62,26 @@ export function splitSecrets(patch: Record<string, unknown>): {
     }
   }
   return { rest, set, remove }
+}
+
+/**
+ * Base URLs in the patch as the model requests will use them (`endpointBaseUrl`): saved without the
+ * spaces, trailing slash or pasted endpoint path the registry would drop anyway, so the file says what is used;
+ * one typed without its scheme gets the one Settings would give it (`withScheme`); model ids are trimmed.
+ */
+function tidyPastedProviders(given: Record<string, unknown>, core: RuntimeCore): Record<string, unknown> {
+  const patch = structuredClone(given) // the caller's object stays as sent
+  const providers = (patch.models as { providers?: unknown } | undefined)?.providers
+  if (!isPlainObject(providers)) return patch
+  for (const [id, cfg] of Object.entries(providers)) {
+    if (!isPlainObject(cfg)) continue
+    // a model id pasted with a space around it names no model the server has
+    if (Array.isArray(cfg.models)) for (const m of cfg.models) if (isPlainObject(m) && typeof m.id === 'string') m.id = m.id.trim()
+    if (typeof cfg.baseUrl !== 'string') continue
+    const api = typeof cfg.api === 'string' ? cfg.api : (core.config.current.raw.models?.providers?.[id]?.api ?? (isBuiltinProvider(id) ? undefined : 'openai-completions'))
+    cfg.baseUrl = endpointBaseUrl(withScheme(cfg.baseUrl.trim()), api)
+  }
+  return patch
 }
 
 /** The merge patch a config.patch carries: `patch` as sent, or `raw` parsed as JSON5 (exactly one of them). */
@@ -136,7 +158,7 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
 
     async 'config.patch'(p) {
       const merge = configPatchOptions(p.replacePaths)
-      const { rest, set, remove } = splitSecrets(patchFromParams(p))
+      const { rest, set, remove } = splitSecrets(tidyPastedProviders(patchFromParams(p), core))
       // Keys go to the credential store only after the rest of the patch validated, and before the file
       // is written: a refused key (e.g. no OS keychain) leaves the config untouched, not half-applied.
       const storeSecrets = () => {

@@ -22,12 +22,16 @@ beforeAll(async () => {
       case '/ollama/models':
       case '/plain/v1/models':
         return res.writeHead(200, { 'content-type': 'text/plain' }).end('Ollama is running')
+      case '/sso/v1/models':
+        return res.writeHead(200, { 'content-type': 'text/html' }).end('<!DOCTYPE html>\n<html><head><title>Sign in – Acme SSO</title></head><body></body></html>')
       case '/vllm/v1/models':
         return json(200, { data: [{ id: 'big', max_model_len: 131072 }, { id: 'tiny', context_length: 12 }] })
       case '/tags/models':
         return json(200, { models: [{ name: 'gemma3:4b' }] })
       case '/keyed/v1/models':
         return req.headers.authorization === 'Bearer right' ? json(200, { data: [{ id: 'k' }] }) : json(401, { error: { message: 'Invalid API key' } })
+      case '/anthropic-as-openai/v1/models':
+        return json(401, { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } })
       case '/anthropic/v1/models':
         return req.headers['x-api-key'] === 'ak' && req.headers['anthropic-version'] ? json(200, { data: [{ id: 'claude-x', type: 'model' }] }) : json(401, { error: { message: 'bad key' } })
       case '/google/v1beta/models?pageSize=1000':
@@ -77,6 +81,23 @@ describe('probeModels', () => {
   it('a base URL without /v1 is found one level down and offered as the fix', async () => {
     const r = await probe('/ollama')
     expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
+  })
+
+  it("a login proxy's HTML page: its title and what it means, not the markup", async () => {
+    expect(await probe('/sso/v1')).toMatchObject({ ok: false, error: 'the server answered with an HTML page (“Sign in – Acme SSO”) — a web server or proxy answered, not the model API: check the base URL' })
+  })
+
+  it('an Anthropic-compatible server checked as OpenAI-compatible: says which API to choose', async () => {
+    const r = await probe('/anthropic-as-openai/v1', { apiKey: 'k' })
+    expect(r).toMatchObject({ ok: false, status: 401 })
+    expect((r as { error: string }).error).toMatch(/x-api-key header is required — the server wants its key in x-api-key, as Anthropic's API does: set the endpoint's API to anthropic-messages/)
+  })
+
+  it('a pasted endpoint URL is checked at its base and the base offered as the fix', async () => {
+    const r = await probe('/ollama/v1/chat/completions')
+    expect(r).toMatchObject({ ok: true, suggestedBaseUrl: `${base}/ollama/v1`, url: `${base}/ollama/v1/models` })
+    // Anthropic's base with or without its /v1 is the same list: nothing to fix
+    expect(await probe('/anthropic/v1/', { api: 'anthropic-messages', apiKey: 'ak' })).not.toHaveProperty('suggestedBaseUrl')
   })
 
   it('keys: Bearer for OpenAI-style servers, x-api-key + version for Anthropic; a refusal says which case it is', async () => {

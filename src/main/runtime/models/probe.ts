@@ -4,7 +4,9 @@
 // running"): then `<base>/v1/models` is tried too and offered as the fix.
 import http from 'node:http'
 import https from 'node:https'
+import { ANTHROPIC_NOT_OPENAI, htmlGist } from '../runner/http-refusal'
 import { describeNetworkFailure } from '../runner/network-failure'
+import { endpointBaseUrl } from './endpoint-url'
 import { activeProxy, proxyFor } from '../net/proxy'
 import { canRequestThrough, ProxyRefusedError, requestThroughProxy } from '../net/proxy-request'
 import { decodedBody, readCapped } from '../tools/decoded-body'
@@ -55,7 +57,12 @@ export function modelListUrl(baseUrl: string, api: string): string {
   return `${base}/models`
 }
 
-export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
+export async function probeModels(given: ProbeOptions): Promise<ProbeResult> {
+  // the base URL as the model requests will use it: a pasted endpoint URL (…/v1/chat/completions) is
+  // checked where its model list is, and offered as the base URL to save
+  const base = endpointBaseUrl(given.baseUrl, given.api)
+  const pasted = modelListUrl(base, given.api) !== modelListUrl(given.baseUrl.trim(), given.api)
+  const o = { ...given, baseUrl: base }
   const started = Date.now()
   if (o.keyCheckPath && o.apiKey) {
     const keyCheck = await probeOnce(o, `${trimSlash(o.baseUrl)}${o.keyCheckPath}`, started, false)
@@ -68,7 +75,7 @@ export async function probeModels(o: ProbeOptions): Promise<ProbeResult> {
     const second = await probeOnce(o, modelListUrl(suggested, o.api), started)
     if (second.ok) return { ...second, suggestedBaseUrl: suggested }
   }
-  return first
+  return first.ok && pasted ? { ...first, suggestedBaseUrl: base } : first
 }
 
 /** One GET: a model list (or, with `list` false, any 2xx answer: a key check). */
@@ -129,11 +136,16 @@ async function probeOnce(o: ProbeOptions, url: string, started: number, list = t
         : res.status === 404
           ? `no model list at ${target.pathname} (HTTP 404)`
           : `HTTP ${res.status}${res.statusText ? ` ${res.statusText}` : ''}`
-    return fail(`${what}${detail ? `: ${detail}` : ''}`, res.status)
+    const anthropic = (res.status === 401 || res.status === 403) && o.api !== 'anthropic-messages' && /x-api-key/i.test(detail ?? '')
+    return fail(`${what}${detail ? `: ${detail}` : ''}${anthropic ? ` — ${ANTHROPIC_NOT_OPENAI}` : ''}`, res.status)
   }
   if (!list) return { ok: true, url, models: [], ms: Date.now() - started }
   const models = modelsOf(text)
-  if (!models) return fail(`the server answered, but not with a model list${text.trim() ? ` (“${text.trim().slice(0, 80)}”)` : ''}`, res.status)
+  if (!models) {
+    const page = htmlGist(text)
+    if (page) return fail(`the server answered with ${page}: check the base URL`, res.status)
+    return fail(`the server answered, but not with a model list${text.trim() ? ` (“${text.trim().slice(0, 80)}”)` : ''}`, res.status)
+  }
   return { ok: true, url, models, ms: Date.now() - started }
 }
 

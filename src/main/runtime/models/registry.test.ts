@@ -128,6 +128,29 @@ describe('model registry', () => {
     expect(server.requests.at(-1)!.headers['x-api-key']).toBe('sk-ant-stored')
   })
 
+  it('a pasted endpoint URL or an Anthropic base ending in /v1 reaches the real endpoint, not a doubled path', async () => {
+    const m = [{ id: 'm1' }]
+    const reg = await createModelRegistry(
+      cfg({
+        models: {
+          providers: {
+            pasted: { baseUrl: ` ${server.openaiBaseUrl}/chat/completions/ `, api: 'openai-completions', models: m },
+            claude: { baseUrl: `${server.url}/v1/`, api: 'anthropic-messages', models: m },
+          },
+        },
+      }),
+      memoryCredentials(),
+      {},
+    )
+    for (const ref of ['pasted/m1', 'claude/m1']) {
+      server.script([{ text: 'ok' }])
+      const msg = await reg.streamFn(reg.resolve(ref).model, { messages: [{ role: 'user', content: 'x', timestamp: 1 }] } as any, {}).result()
+      expect(msg.stopReason).toBe('stop')
+    }
+    expect(server.requests.slice(-2).map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/messages'])
+    expect(reg.resolve('pasted/m1').model.baseUrl).toBe(server.openaiBaseUrl)
+  })
+
   it('retries a 429 with retry-after (maxRetries set explicitly) and caps long waits', async () => {
     const reg = await createModelRegistry(cfg({ models: { providers: { local: localProvider() } } }), memoryCredentials(), {}, { maxRetries: 2, maxRetryDelayMs: 2000 })
     const { model } = reg.resolve('local/m1')

@@ -29,6 +29,7 @@ import type {
   ResolvedModel,
 } from '../contracts'
 import { classifyAddress, isLocalhostName } from '../tools/net-guard'
+import { endpointBaseUrl } from './endpoint-url'
 
 /**
  * Loads an API implementation once. pi's own `*.lazy` wrappers call `import()` on every request, which is
@@ -205,14 +206,16 @@ export async function createModelRegistry(
   const customIds = new Set<string>()
   const problems = new Map<string, string>()
 
-  for (const [id, cfg] of Object.entries(providerConfigs)) {
+  for (const [id, given] of Object.entries(providerConfigs)) {
     const builtin = builtinIds.has(id) ? models.getProvider(id) : undefined
     // A built-in id listed here overrides that provider (endpoint, headers, models); its api defaults to the built-in's.
-    const api = cfg.api ?? builtin?.getModels()[0]?.api ?? 'openai-completions'
+    const api = given.api ?? builtin?.getModels()[0]?.api ?? 'openai-completions'
     if (!CUSTOM_APIS[api]) {
       problems.set(id, `provider "${id}": unsupported api "${api}" (supported: ${SUPPORTED_CUSTOM_APIS.join(', ')})`)
       continue
     }
+    // a pasted endpoint URL (…/chat/completions, Anthropic's …/v1) would make the SDK ask for a doubled path
+    const cfg = given.baseUrl ? { ...given, baseUrl: endpointBaseUrl(given.baseUrl, api) } : given
     let list: Model<Api>[]
     if (cfg.models && cfg.models.length > 0) {
       list = cfg.models.map((m) => toPiModel(id, cfg, m, api))

@@ -14,6 +14,7 @@ import { VisibleText } from './visible-text'
 import { ThinkTagText } from '../streaming/think-tag-text'
 import { promoteThinkTags } from '../../../shared/think-tags'
 import type { NetworkFailure } from './network-failure'
+import type { SeenResponse } from './http-refusal'
 
 export interface BridgeOptions {
   emit(stream: AgentStream, data: Record<string, unknown>): void
@@ -87,6 +88,8 @@ export class RunBridge {
   persistError?: unknown
   /** why the current model call's request failed on the network, if it did (the SDKs say only "Connection error") */
   networkFailure?: NetworkFailure
+  /** the model request of this turn the server answered with an error status, if any */
+  lastResponse?: SeenResponse
   /** base URL of the latest model request (where a bare connection error is retraced: network-diagnosis.ts) */
   modelBaseUrl?: string
   /** visible text of the assistant message being streamed */

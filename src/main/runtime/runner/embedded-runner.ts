@@ -25,12 +25,13 @@ import type {
 } from '../contracts'
 import type { EventBus } from '../events'
 import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
-import type { ModelRegistry } from '../models'
+import { LOCAL_DUMMY_KEY, type ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
 import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
+import { contextMismatchHint } from './context-mismatch'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
 import { diagnoseConnection, isBareConnectionError } from './network-diagnosis'
@@ -552,12 +553,13 @@ export class EmbeddedRunner {
           const record = (f: NetworkFailure) => (b.networkFailure = f)
           // a response pi will retry is told to the user (retry-notice.ts)
           const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
-          const onResponse = retries
-            ? (res: Response) => {
-                const notice = retries.onResponse(res)
-                if (notice) this.emit(req, 'error', { ...notice })
-              }
-            : undefined
+          b.lastResponse = undefined
+          const onResponse = (res: Response, url: URL | undefined) => {
+            // where a refusal came from (a 404 there is most often the base URL) and what a 200 sent (errors.ts)
+            if (url) b.lastResponse = { url, status: res.status, contentType: res.headers.get('content-type') ?? undefined }
+            const notice = retries?.onResponse(res)
+            if (notice) this.emit(req, 'error', { ...notice })
+          }
           // the APIs that take a fetch get one that remembers why a request failed (Google's refuses one)
           let opts = options?.fetch
             ? options
@@ -702,7 +704,8 @@ export class EmbeddedRunner {
       const errorText = storage
         ? describeStorageError(b.persistError)
         : reason === 'error'
-          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure)
+          ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse, models.getApiKey(resolved.provider) === LOCAL_DUMMY_KEY) +
+            contextMismatchHint(last?.errorMessage ?? '', resolved.model, resolved.ref)
           : undefined
       const input = b.payloadInput({ verbose })
       // an aborted run shows what it produced, not pi's "operation was aborted" error text

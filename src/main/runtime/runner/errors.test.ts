@@ -27,6 +27,12 @@ describe('describeModelError', () => {
     expect(classifyError(undefined, 'I must refuse: the request was blocked by the content filter')).toEqual({ kind: 'refusal', metaKind: 'refusal' })
   })
 
+  it('a refused key says where to fix it', () => {
+    expect(describeModelError('401 {"error":{"message":"Incorrect API key provided"}}', 'openai')).toBe(
+      'Model request failed (HTTP 401 from openai): Incorrect API key provided — the server did not accept the API key for openai: check it (Settings → Models, or `loopdesk config set models.providers.openai.apiKey --stdin`)',
+    )
+  })
+
   it('keeps HTTP errors with the provider message', () => {
     expect(describeModelError('500 {"error":{"message":"upstream exploded","type":"server_error"}}', 'mock')).toBe(
       'Model request failed (HTTP 500 from mock): upstream exploded',

@@ -1,15 +1,21 @@
 // Turns pi / provider failures into a short user-facing message and an error kind.
 import { isContextOverflow, type AssistantMessage } from '@earendil-works/pi-ai'
 import type { ErrorKind } from '../../../shared/events'
+import { htmlGist, notAStream, refusalHint, type SeenResponse } from './http-refusal'
 import { describeNetworkFailure, type NetworkFailure } from './network-failure'
 
 /** pi renders HTTP failures as `<status>: <body>`; pull the provider's own message out of a JSON body. */
-export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure): string {
+export function describeModelError(raw: string | undefined, provider?: string, network?: NetworkFailure, seen?: SeenResponse, noKeySet?: boolean): string {
   const text = (raw ?? '').trim()
   if (!text) return 'The model request failed.'
   const from = provider ? ` from ${provider}` : ''
   // A stream frame that is not JSON: the parser's message carries the raw frame (`…; data=…; raw=…`),
   // which the user should not get; the gist is that the reply was unreadable.
+  // the stream ended before any frame: when the response was no stream at all, what it was says more
+  if (/^(\w+ )?stream ended without/i.test(text) || /^Unexpected end of JSON/.test(text)) {
+    const instead = notAStream(seen)
+    if (instead) return instead
+  }
   const sse = /^Could not parse [^:]*SSE event[^:]*:\s*([^;]*)/s.exec(text)
   const json = /^(Unexpected (token|end of JSON)|Unterminated string in JSON|Expected .{1,40} in JSON|Bad control character)/.test(text)
   if (sse || json) {
@@ -31,9 +37,21 @@ export function describeModelError(raw: string | undefined, provider?: string, n
     return t.length > 600 ? `${t.slice(0, 599)}…` : t
   }
   const status = Number(m[1])
-  const detail = jsonMessage(m[2].trim()) ?? m[2].trim()
+  const body = m[2].trim()
+  const detail = htmlGist(body) ?? jsonMessage(body) ?? jsonString(body) ?? (body === '(no body)' ? '' : body)
   const short = detail.length > 400 ? `${detail.slice(0, 399)}…` : detail
-  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}`
+  return `Model request failed (HTTP ${status}${from})${short ? `: ${short}` : ''}${refusalHint(status, detail, seen, provider, noKeySet)}`
+}
+
+/** `"…"`: an error body that is a bare JSON string (the SDK prints `{"error": "…"}`'s string quoted). */
+function jsonString(text: string): string | undefined {
+  if (!text.startsWith('"')) return undefined
+  try {
+    const s: unknown = JSON.parse(text)
+    return typeof s === 'string' && s ? s : undefined
+  } catch {
+    return undefined
+  }
 }
 
 const STORAGE_CODES = new Set(['ENOSPC', 'EROFS', 'EACCES', 'EPERM', 'EDQUOT', 'EIO', 'EMFILE', 'ENFILE'])

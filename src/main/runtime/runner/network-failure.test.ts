@@ -14,6 +14,9 @@ const failure = (code: string | undefined, extra: Partial<NetworkFailure> = {}, 
 describe('describeNetworkFailure', () => {
   it('names the usual socket failures', () => {
     expect(describeNetworkFailure(failure('ECONNREFUSED'), 'openai')).toBe('could not reach api.example.com (provider openai): connection refused — is the server running?')
+    // a port only one local server uses by default names it
+    const lmstudio = failure('ECONNREFUSED', { url: new URL('http://127.0.0.1:1234/v1/chat/completions') })
+    expect(describeNetworkFailure(lmstudio, 'lmstudio')).toBe("could not reach 127.0.0.1:1234 (provider lmstudio): connection refused — is LM Studio's local server running?")
     expect(describeNetworkFailure(failure('ENOTFOUND'))).toBe('could not reach api.example.com: the name api.example.com could not be resolved')
     expect(describeNetworkFailure(failure('EAI_AGAIN'))).toMatch(/could not be resolved \(DNS did not answer\)$/)
     expect(describeNetworkFailure(failure('UND_ERR_CONNECT_TIMEOUT'))).toMatch(/: timed out while connecting$/)
@@ -22,13 +25,16 @@ describe('describeNetworkFailure', () => {
     expect(describeNetworkFailure(failure('CERT_HAS_EXPIRED'))).toMatch(/: its TLS certificate was not accepted \(CERT_HAS_EXPIRED\)$/)
     expect(describeNetworkFailure(failure('DEPTH_ZERO_SELF_SIGNED_CERT'))).toMatch(/not accepted \(DEPTH_ZERO_SELF_SIGNED_CERT\)$/)
     expect(describeNetworkFailure(failure('EWHATEVER'))).toMatch(/: EWHATEVER$/)
+    // https:// to a plain-http server, as fetch (undici) and node:https say it: no certificate problem
+    for (const f of [failure('ERR_SSL_WRONG_VERSION_NUMBER'), failure('EPROTO', {}, 'C0:error:0A00010B:SSL routines:ssl3_get_record:wrong version number')])
+      expect(describeNetworkFailure(f)).toBe('could not reach api.example.com: the server does not speak TLS on port 443 — if it serves plain http, the base URL should start with http://, not https://')
     expect(describeNetworkFailure(failure(undefined, {}, 'socket hang up'))).toMatch(/: socket hang up$/)
   })
 
   it('several addresses tried: the last one tells', () => {
     const agg = Object.assign(new AggregateError([Object.assign(new Error('a'), { code: 'ECONNREFUSED' }), Object.assign(new Error('b'), { code: 'ECONNREFUSED' })]), {})
     const f: NetworkFailure = { url: new URL('http://localhost:11434/v1'), error: new TypeError('fetch failed', { cause: agg }) }
-    expect(describeNetworkFailure(f, 'ollama')).toBe('could not reach localhost:11434 (provider ollama): connection refused — is the server running?')
+    expect(describeNetworkFailure(f, 'ollama')).toBe('could not reach localhost:11434 (provider ollama): connection refused — is Ollama (`ollama serve`) running?')
   })
 
   it('through a proxy: the proxy is named, never its credentials', () => {

@@ -12,11 +12,11 @@ export interface NetworkFailure {
 }
 
 /** Wraps a fetch so each failed request (not an abort) is reported with its URL and the proxy it used. */
-export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void, onResponse?: (res: Response) => void): typeof fetch {
+export function recordingFetch(base: typeof fetch, onFailure: (f: NetworkFailure) => void, onResponse?: (res: Response, url: URL | undefined) => void): typeof fetch {
   return async (input, init) => {
     try {
       const res = await base(input, init)
-      onResponse?.(res)
+      onResponse?.(res, urlOf(input))
       return res
     } catch (err) {
       const url = urlOf(input)
@@ -58,6 +58,9 @@ function rootCause(err: unknown): Cause {
   return best
 }
 
+/** Ports only one local model server uses by default: a refused connection there names it. */
+const LOCAL_SERVERS: Record<string, string> = { '11434': 'Ollama (`ollama serve`)', '1234': "LM Studio's local server" }
+
 const TLS_CODES = /^(CERT_|ERR_TLS_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|ERR_SSL_)/
 
 /**
@@ -81,7 +84,7 @@ export function describeNetworkFailure(f: NetworkFailure, provider?: string): st
 function reasonOf(code: string | undefined, message: string | undefined, f: NetworkFailure): string | undefined {
   switch (code) {
     case 'ECONNREFUSED':
-      return `connection refused — is the ${f.proxy ? 'proxy' : 'server'} running?`
+      return `connection refused — is ${f.proxy ? 'the proxy' : (LOCAL_SERVERS[f.url.port] ?? 'the server')} running?`
     case 'ENOTFOUND':
     case 'EAI_NONAME':
     case 'EAI_AGAIN':
@@ -96,6 +99,11 @@ function reasonOf(code: string | undefined, message: string | undefined, f: Netw
     case 'UND_ERR_SOCKET':
     case 'EPIPE':
       return 'the connection was reset'
+  }
+  // https:// to a server that speaks plain http: its first bytes are no TLS record (before the certificate
+  // test: ERR_SSL_WRONG_VERSION_NUMBER is no certificate problem)
+  if (f.url.protocol === 'https:' && !f.proxy && (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || (code === 'EPROTO' && /wrong version number|packet length too long|http request/i.test(message ?? '')))) {
+    return `the server does not speak TLS on port ${f.url.port || 443} — if it serves plain http, the base URL should start with http://, not https://`
   }
   if (code && TLS_CODES.test(code)) return `its TLS certificate was not accepted (${code})`
   if (message === 'bad port') return `port ${f.url.port} is one fetch refuses to use (a port browsers block): run the server on another port`

@@ -134,7 +134,17 @@ describe('approval card', () => {
 
 describe('run status', () => {
   it('tells model setup errors (a wrong or missing key, an unknown model) from other failures', () => {
-    for (const e of ['HTTP 401: invalid x-api-key', 'No API key for provider openai', 'Unknown model: anthropic/nope', 'HTTP 403: permission denied', 'Unauthorized'])
+    for (const e of [
+      'HTTP 401: invalid x-api-key',
+      'No API key for provider openai',
+      'Unknown model: anthropic/nope',
+      'HTTP 403: permission denied',
+      'Unauthorized',
+      // the runtime's hints for a wrong base URL or model id (runner/http-refusal.ts)
+      'Model request failed (HTTP 404 from odd): 404 page not found — nothing is served at http://127.0.0.1:11434/chat/completions: does the base URL need /v1 (http://127.0.0.1:11434/v1)?',
+      'Model request failed (HTTP 404 from odd) — nothing is served at http://h/v1/chat/completions: check the base URL, and the API',
+      'Model request failed (HTTP 404 from odd): model "x" not found, try pulling it first — the server does not serve this model id',
+    ])
       expect(isModelSetupError(e), e).toBe(true)
     for (const e of ['The run timed out and was stopped.', 'HTTP 500: overloaded', 'HTTP 429: rate limit exceeded', 'The run failed', undefined])
       expect(isModelSetupError(e), String(e)).toBe(false)

@@ -122,9 +122,9 @@ export function runStatusText(item: RunItem, now = Date.now()): string {
   return parts.join(' · ')
 }
 
-/** Errors the user fixes in the model settings (a missing or wrong key, an unknown model). */
+/** Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL). */
 export function isModelSetupError(error: string | undefined): boolean {
-  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found/i.test(error)
+  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model/i.test(error)
 }
 
 export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey: string }) {

@@ -171,6 +171,23 @@ describe('settings', () => {
     expect(within(dialog).getByLabelText('Context window (tokens)')).toHaveValue('8192')
   })
 
+  it('a base URL typed without http:// is completed: Check reaches the server and the field shows the full URL', async () => {
+    const user = userEvent.setup()
+    const { bridge } = await renderApp({ configured: false, modelServers: { 'http://127.0.0.1:1234/v1': { models: [{ id: 'only-one' }] } } })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, ' 127.0.0.1:1234/v1 ')
+    await user.click(within(dialog).getByRole('button', { name: 'Check' }))
+    await waitFor(() => expect(within(dialog).getByRole('status')).toHaveTextContent('Connected: 1 model'))
+    expect(url).toHaveValue('http://127.0.0.1:1234/v1')
+    await user.click(within(dialog).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() => expect(bridge.calls.some((c) => c.name === 'settingsSet' && (c.params as any).patch.models)).toBe(true))
+    const sent = bridge.calls.find((c) => c.name === 'settingsSet' && (c.params as any).patch.models)!.params as { patch: any }
+    expect(Object.values(sent.patch.models.providers as Record<string, { baseUrl: string }>)[0].baseUrl).toBe('http://127.0.0.1:1234/v1')
+  })
+
   it('after a Check, the served models not listed yet are added in one click, each with the context window the server gives', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({

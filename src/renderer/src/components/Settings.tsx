@@ -4,6 +4,7 @@
 import { createContext, useContext, useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { ModelChoice, Results } from '../../../shared/methods'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../../../shared/config-values'
+import { withScheme } from '../../../shared/base-url-scheme'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
 import { CopyButton } from './CopyButton'
@@ -471,8 +472,13 @@ function EndpointForm({
   }
   const parsedUrl = (): URL | undefined => {
     try {
-      const url = new URL(baseUrl)
-      if (url.protocol === 'http:' || url.protocol === 'https:') return url
+      const typed = baseUrl.trim()
+      const full = withScheme(typed)
+      const url = new URL(full)
+      if (url.protocol === 'http:' || url.protocol === 'https:') {
+        if (full !== typed) setBaseUrl(full) // the field shows what is checked and saved
+        return url
+      }
     } catch {
       // reported below
     }
