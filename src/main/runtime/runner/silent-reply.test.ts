@@ -1,39 +1,29 @@
 // NO_REPLY and text the message tool already delivered never reach the user (spec §8–§9): the assistant stream,
 // the chat events, chat.history and the payloads agree — over the real pi-ai client and the scripted model server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
-import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { useTestRuntime } from '../../../../test/fixtures/use-test-runtime'
 
-let server: ModelServer
-let t: TestRuntime
-beforeAll(async () => {
-  server = await startModelServer()
-  t = await startTestRuntime(server)
-})
-afterAll(async () => {
-  await t?.close()
-  await server?.close()
-})
+const env = useTestRuntime()
 
-const agentEvents = (runId: string) => t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
+const agentEvents = (runId: string) => env.t.events.filter((e) => e.event === 'agent' && e.payload.runId === runId).map((e) => e.payload as AgentEvent)
 const assistantTexts = (runId: string) => agentEvents(runId).filter((e) => e.stream === 'assistant').map((e) => String(e.data.text))
-const chatEvents = (runId: string) => t.events.filter((e) => e.event === 'chat' && e.payload.runId === runId).map((e) => e.payload as ChatEvent)
+const chatEvents = (runId: string) => env.t.events.filter((e) => e.event === 'chat' && e.payload.runId === runId).map((e) => e.payload as ChatEvent)
 const chatText = (ev: ChatEvent | undefined) => ev?.message?.content.map((c) => c.text).join('') ?? ''
 const endData = (runId: string) => agentEvents(runId).find((e) => e.stream === 'lifecycle' && e.data.phase === 'end')?.data ?? {}
 
 async function run(runId: string, sessionKey: string) {
-  await t.call('agent', { message: 'go', idempotencyKey: runId, sessionKey })
-  expect(await t.call('agent.wait', { runId, timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
-  return (await t.runtime.agentFinal(runId)).result!.payloads
+  await env.t.call('agent', { message: 'go', idempotencyKey: runId, sessionKey })
+  expect(await env.t.call('agent.wait', { runId, timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+  return (await env.t.runtime.agentFinal(runId)).result!.payloads
 }
 
 const history = (sessionKey: string, silentReplies?: boolean) =>
-  t.call('chat.history', { sessionKey, ...(silentReplies ? { silentReplies } : {}) }).then((h) => h.messages)
+  env.t.call('chat.history', { sessionKey, ...(silentReplies ? { silentReplies } : {}) }).then((h) => h.messages)
 
 describe('silent replies', () => {
   it('NO_REPLY streamed a few letters at a time: nothing on the assistant stream, no chat text, a finished silent run', async () => {
-    server.push({ textChunks: ['N', 'O_', 'REP', 'LY'], delayMs: 15 })
+    env.server.push({ textChunks: ['N', 'O_', 'REP', 'LY'], delayMs: 15 })
     const payloads = await run('s1', 'agent:main:s1')
     expect(payloads).toEqual([])
     // not even "N" or "NO_" for a moment
@@ -52,7 +42,7 @@ describe('silent replies', () => {
   })
 
   it('a reply that only starts like the token streams once it is not: "NOT sure" shows, from "NOT" on', async () => {
-    server.push({ textChunks: ['NO', 'T', ' sure'], delayMs: 15 })
+    env.server.push({ textChunks: ['NO', 'T', ' sure'], delayMs: 15 })
     expect(await run('s2', 'agent:main:s2')).toEqual([{ text: 'NOT sure' }])
     const texts = assistantTexts('s2')
     expect(texts[0]).toBe('NOT')
@@ -62,18 +52,18 @@ describe('silent replies', () => {
   })
 
   it('the JSON envelope {"action":"NO_REPLY"} streamed in pieces: nothing shows; a JSON reply that is something else does', async () => {
-    server.push({ textChunks: ['{"act', 'ion": "NO', '_REPLY"}'], delayMs: 15 })
+    env.server.push({ textChunks: ['{"act', 'ion": "NO', '_REPLY"}'], delayMs: 15 })
     expect(await run('s1j', 'agent:main:s1j')).toEqual([])
     expect(assistantTexts('s1j')).toEqual([])
     expect(endData('s1j')).toMatchObject({ phase: 'end', silentReply: true })
 
-    server.push({ textChunks: ['{"act', 'ion": "run", ', '"n": 1}'], delayMs: 15 })
+    env.server.push({ textChunks: ['{"act', 'ion": "run", ', '"n": 1}'], delayMs: 15 })
     expect(await run('s1k', 'agent:main:s1k')).toEqual([{ text: '{"action": "run", "n": 1}' }])
     expect(assistantTexts('s1k').at(-1)).toBe('{"action": "run", "n": 1}')
   })
 
   it('message tool, then NO_REPLY: the sent text once, never NO_REPLY', async () => {
-    server.push({ toolCalls: [{ name: 'message', args: { text: 'Progress: all done here.' } }] }, { textChunks: ['NO_', 'REPLY'], delayMs: 15 })
+    env.server.push({ toolCalls: [{ name: 'message', args: { text: 'Progress: all done here.' } }] }, { textChunks: ['NO_', 'REPLY'], delayMs: 15 })
     expect(await run('s3', 'agent:main:s3')).toEqual([])
     expect(assistantTexts('s3')).toEqual([])
     const chat = chatEvents('s3')
@@ -84,7 +74,7 @@ describe('silent replies', () => {
   })
 
   it('message tool, then the same text as the reply: shown once (chat, stream, history), payloads empty', async () => {
-    server.push(
+    env.server.push(
       { toolCalls: [{ name: 'message', args: { text: 'Here is the answer: 42.' } }] },
       { textChunks: ['Here is ', 'the answer', ': 42.'], delayMs: 15 },
     )
@@ -101,7 +91,7 @@ describe('silent replies', () => {
   })
 
   it('message tool, then a different reply: the reply streams and stays', async () => {
-    server.push({ toolCalls: [{ name: 'message', args: { text: 'Working on it.' } }] }, { textChunks: ['All ', 'finished ', 'now.'], delayMs: 15 })
+    env.server.push({ toolCalls: [{ name: 'message', args: { text: 'Working on it.' } }] }, { textChunks: ['All ', 'finished ', 'now.'], delayMs: 15 })
     expect(await run('s5', 'agent:main:s5')).toEqual([{ text: 'All finished now.' }])
     expect(assistantTexts('s5').at(-1)).toBe('All finished now.')
     expect(chatText(chatEvents('s5').at(-1))).toBe('Working on it.\n\nAll finished now.')

@@ -3,32 +3,22 @@
 // with tool calls on both provider APIs, the cached parse still equals a fresh parse of the file, and the
 // model saw the whole conversation in every request.
 import fs from 'node:fs'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { describe, expect, it } from 'vitest'
+import { useTestRuntime } from '../../../../test/fixtures/use-test-runtime'
 import { parseTranscript, Transcript } from '../sessions'
 
-let server: ModelServer
-let t: TestRuntime
-beforeAll(async () => {
-  server = await startModelServer()
-  t = await startTestRuntime(server)
-})
-afterAll(async () => {
-  await t.close()
-  await server.close()
-})
+const env = useTestRuntime()
 
 async function run(sessionKey: string, message: string, model?: string) {
-  const { runId } = await t.call('agent', { message, sessionKey, idempotencyKey: `${sessionKey}-${message}`, ...(model ? { model } : {}) })
-  const final = await t.runtime.agentFinal(runId)
+  const { runId } = await env.t.call('agent', { message, sessionKey, idempotencyKey: `${sessionKey}-${message}`, ...(model ? { model } : {}) })
+  const final = await env.t.runtime.agentFinal(runId)
   expect(final.status).toBe('ok')
 }
 
 describe('transcript reuse across runs', () => {
   it('cached entries stay equal to the file after tool runs on OpenAI and Anthropic APIs; each request carries the full history', async () => {
-    fs.mkdirSync(t.workspace, { recursive: true })
-    fs.writeFileSync(`${t.workspace}/notes.txt`, 'remember the milk')
+    fs.mkdirSync(env.t.workspace, { recursive: true })
+    fs.writeFileSync(`${env.t.workspace}/notes.txt`, 'remember the milk')
     const key = 'agent:main:reuse'
     const turns = [
       { msg: 'question alpha', model: undefined, script: [{ toolCalls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { text: 'It says milk.' }] },
@@ -38,20 +28,20 @@ describe('transcript reuse across runs', () => {
     ]
     let users = 0
     for (const turn of turns) {
-      server.script(turn.script)
-      const before = server.requests.length
+      env.server.script(turn.script)
+      const before = env.server.requests.length
       await run(key, turn.msg, turn.model)
       users++
-      const entry = t.runtime.core.store('main').get(key)!
-      const file = t.runtime.core.store('main').transcriptPath(entry.sessionId)
+      const entry = env.t.runtime.core.store('main').get(key)!
+      const file = env.t.runtime.core.store('main').transcriptPath(entry.sessionId)
       const cached = await new Transcript(file).readAll()
       expect(cached).toEqual(parseTranscript(fs.readFileSync(file, 'utf8')))
       // the first request of the run carried every earlier user message plus the new one
-      const body = JSON.stringify(server.requests[before].body)
+      const body = JSON.stringify(env.server.requests[before].body)
       for (const m of turns.slice(0, users)) expect(body).toContain(m.msg)
     }
-    const entry = t.runtime.core.store('main').get(key)!
-    const { entries } = await new Transcript(t.runtime.core.store('main').transcriptPath(entry.sessionId)).readAll()
+    const entry = env.t.runtime.core.store('main').get(key)!
+    const { entries } = await new Transcript(env.t.runtime.core.store('main').transcriptPath(entry.sessionId)).readAll()
     expect(entries.filter((e) => e.type === 'message').map((e) => (e as { message: { role: string } }).message.role)).toEqual([
       'user', 'assistant', 'toolResult', 'assistant',
       'user', 'assistant', 'toolResult', 'assistant',
