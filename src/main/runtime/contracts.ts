@@ -31,6 +31,12 @@ export interface ModelConfig {
   reasoning?: boolean
   input?: Array<'text' | 'image'>
   cost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }
+  /** openai-completions only: `supportsUsageInStreaming: false` sends no `stream_options` (servers that refuse it) */
+  compat?: ModelCompat
+}
+
+export interface ModelCompat {
+  supportsUsageInStreaming?: boolean
 }
 
 export interface ProviderConfig {

@@ -30,6 +30,13 @@ export const ModelConfigSchema = Closed({
       cacheWrite: Opt(Type.Number({ minimum: 0 })),
     }),
   ),
+  // what the server does not take (openai-completions only); handed to pi-ai's model.compat
+  compat: Opt(
+    Closed({
+      // false: no `stream_options: {include_usage: true}` in the request (older vLLM, LiteLLM, some Azure)
+      supportsUsageInStreaming: Opt(Type.Boolean()),
+    }),
+  ),
 })
 
 export const ProviderConfigSchema = Closed({

@@ -30,6 +30,7 @@ import type {
 } from '../contracts'
 import { classifyAddress, isLocalhostName } from '../tools/net-guard'
 import { endpointBaseUrl } from './endpoint-url'
+import { streamOptionsFallback, type StreamOptionsFallback } from './stream-options'
 
 /**
  * Loads an API implementation once. pi's own `*.lazy` wrappers call `import()` on every request, which is
@@ -71,6 +72,8 @@ export interface ModelRegistryOptions {
   maxRetries?: number
   /** cap for server-requested retry-after waits; longer waits fail at once. Default 15 s. */
   maxRetryDelayMs?: number
+  /** which servers refused `stream_options` (default: the process's one, kept across config reloads) */
+  streamOptions?: StreamOptionsFallback
 }
 
 export interface ModelRegistry extends ModelRegistryLike {
@@ -179,8 +182,9 @@ function toPiModel(provider: string, cfg: ProviderConfig, m: ModelConfig, api: s
   } as Model<Api>
   if (cfg.headers) (model as { headers?: Record<string, string> }).headers = cfg.headers
   // Generic OpenAI-compatible servers: no `store`, no `developer` role (pi auto-detects only known hosts).
+  // The model entry's own `compat` (e.g. supportsUsageInStreaming: false) on top.
   if (api === 'openai-completions') {
-    ;(model as { compat?: unknown }).compat = { supportsStore: false, supportsDeveloperRole: false }
+    ;(model as { compat?: unknown }).compat = { supportsStore: false, supportsDeveloperRole: false, ...m.compat }
   }
   return model
 }
@@ -337,8 +341,14 @@ export async function createModelRegistry(
   const maxRetryDelayMs = opts.maxRetryDelayMs ?? 15_000
   // pi 0.87 calls the SDK with retries off and wraps it with its own abortable retry (default 0 retries):
   // set the budget explicitly here; the Agent does not forward maxRetries itself.
-  const streamFn = (model: Model<Api>, context: any, options?: SimpleStreamOptions) =>
-    models.streamSimple(model, context, { maxRetries, maxRetryDelayMs, ...options })
+  // A server that refused `stream_options` is asked without it; the first refusal is sent again without it
+  // (stream-options.ts). Around the caller's fetch, so the runner's recording sees both answers.
+  const streamOptions = opts.streamOptions ?? streamOptionsFallback
+  const streamFn = (given: Model<Api>, context: any, options?: SimpleStreamOptions) => {
+    const model = streamOptions.modelFor(given)
+    const fetch = streamOptions.fetch(options?.fetch, model)
+    return models.streamSimple(model, context, { maxRetries, maxRetryDelayMs, ...options, ...(fetch ? { fetch } : {}) })
+  }
 
   return {
     models,

@@ -1,0 +1,114 @@
+// A server that refuses `stream_options` (an older vLLM, as the scripted server plays it) with the real pi-ai
+// client: the run still succeeds, later runs do not send the field at all, and a model entry's `compat` in
+// loopdesk.json says so up front.
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { withoutStreamOptions } from './stream-options'
+
+let vllm: ModelServer
+let plain: ModelServer
+beforeAll(async () => {
+  vllm = await startModelServer({ refuseStreamOptions: true })
+  plain = await startModelServer()
+})
+afterAll(async () => {
+  await vllm.close()
+  await plain.close()
+})
+let t: TestRuntime | undefined
+afterEach(async () => {
+  await t?.close()
+  t = undefined
+  vi.restoreAllMocks()
+})
+
+async function run(rt: TestRuntime, runId: string, message = 'hi') {
+  await rt.call('agent', { message, idempotencyKey: runId })
+  return rt.call('agent.wait', { runId, timeoutMs: 15_000 })
+}
+
+const lastReply = async (rt: TestRuntime) => {
+  const h = (await rt.call('chat.history', { sessionKey: 'agent:main:main' })) as { messages: Array<{ role: string; content: unknown }> }
+  return JSON.stringify(h.messages.filter((m) => m.role === 'assistant').at(-1)?.content)
+}
+
+describe('a server that refuses stream_options', () => {
+  it('the refused request is sent once more without it; the run succeeds without usage; the next run never sends it', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    t = await startTestRuntime(vllm)
+    vllm.script([{ text: 'first reply' }, { text: 'second reply' }])
+
+    expect((await run(t, 'r1')).status).toBe('ok')
+    expect(vllm.requests.map((r) => r.body.stream_options)).toEqual([{ include_usage: true }, undefined])
+    // the same request otherwise
+    expect({ ...vllm.requests[0].body, stream_options: undefined }).toEqual({ ...vllm.requests[1].body, stream_options: undefined })
+    expect(await lastReply(t)).toContain('first reply')
+    // no usage came: counted as none, not an error
+    const row = (await t.call('sessions.list', {})).sessions.find((s) => s.key === 'agent:main:main')
+    expect(row?.totalTokens ?? 0).toBe(0)
+
+    expect((await run(t, 'r2', 'again')).status).toBe('ok')
+    expect(vllm.requests).toHaveLength(3)
+    expect('stream_options' in vllm.requests[2].body).toBe(false)
+    expect(await lastReply(t)).toContain('second reply')
+
+    const lines = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('stream_options'))
+    expect(lines).toEqual([`[models] mock/m1: the server at ${vllm.openaiBaseUrl} refused stream_options (HTTP 400); its requests go without it from now on (usage only if the server sends it)`])
+  })
+
+  it('usage the server sends without being asked is still counted', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {})
+    t = await startTestRuntime(vllm, { config: testConfig(vllm, { models: { providers: { v2: { baseUrl: vllm.openaiBaseUrl, api: 'openai-completions', models: [{ id: 'm2' }] } } }, agents: { defaults: { model: { primary: 'v2/m2' } } } }) })
+    const before = vllm.requests.length
+    vllm.script([{ text: 'counted', usage: { input: 7, output: 3 } }])
+    expect((await run(t, 'u1')).status).toBe('ok')
+    expect(vllm.requests.slice(before).map((r) => 'stream_options' in r.body)).toEqual([true, false])
+    const row = (await t.call('sessions.list', {})).sessions.find((s) => s.key === 'agent:main:main')
+    expect(row?.totalTokens).toBe(10)
+  })
+
+  it('another 400 is not sent again', async () => {
+    t = await startTestRuntime(plain)
+    plain.script([{ status: 400, message: "'temperature' is out of range" }])
+    const before = plain.requests.length
+    const w = await run(t, 'e1')
+    expect(w.status).toBe('error')
+    expect(plain.requests.length - before).toBe(1)
+    expect(plain.requests.at(-1)?.body.stream_options).toEqual({ include_usage: true })
+  })
+})
+
+describe('compat on a model entry', () => {
+  it('supportsUsageInStreaming: false sends no stream_options from the first request on', async () => {
+    t = await startTestRuntime(plain)
+    const { hash } = await t.call('config.get', {})
+    await t.call('config.patch', {
+      patch: { models: { providers: { mock: { models: [{ id: 'm1', contextWindow: 32000, compat: { supportsUsageInStreaming: false } }] } } } },
+      baseHash: hash,
+    })
+    const before = plain.requests.length
+    expect((await run(t, 'c1')).status).toBe('ok')
+    expect(plain.requests.slice(before).map((r) => 'stream_options' in r.body)).toEqual([false])
+  })
+
+  it('is validated by config.patch: a closed object of booleans', async () => {
+    t = await startTestRuntime(plain)
+    const patchModel = (m: unknown) => t!.raw('config.patch', { patch: { models: { providers: { mock: { models: [m] } } } } })
+    const wrongType = await patchModel({ id: 'm1', compat: { supportsUsageInStreaming: 'no' } })
+    expect(wrongType.ok).toBe(false)
+    expect(JSON.stringify(wrongType)).toContain('compat.supportsUsageInStreaming')
+    const unknown = await patchModel({ id: 'm1', compat: { supportsStreamOptions: false } })
+    expect(unknown.ok).toBe(false)
+    expect(JSON.stringify(unknown)).toContain('supportsStreamOptions')
+    expect((await patchModel({ id: 'm1', compat: { supportsUsageInStreaming: true } })).ok).toBe(true)
+  })
+})
+
+describe('withoutStreamOptions', () => {
+  it('drops the field and keeps the rest; anything else is not its body', () => {
+    expect(JSON.parse(withoutStreamOptions('{"model":"m","stream":true,"stream_options":{"include_usage":true}}')!)).toEqual({ model: 'm', stream: true })
+    expect(withoutStreamOptions('{"model":"m"}')).toBeUndefined()
+    expect(withoutStreamOptions('not json "stream_options"')).toBeUndefined()
+  })
+})
