@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
-import { withoutStreamOptions } from './stream-options'
+import { StreamOptionsFallback, withoutStreamOptions } from './stream-options'
 
 let vllm: ModelServer
 let plain: ModelServer
@@ -74,6 +74,8 @@ describe('a server that refuses stream_options', () => {
     const before = plain.requests.length
     const w = await run(t, 'e1')
     expect(w.status).toBe('error')
+    // the body looked at is still the SDK's to read: the run's error carries the server's words
+    expect(String((w as { error?: string }).error)).toContain("'temperature' is out of range")
     expect(plain.requests.length - before).toBe(1)
     expect(plain.requests.at(-1)?.body.stream_options).toEqual({ include_usage: true })
   })
@@ -102,6 +104,31 @@ describe('compat on a model entry', () => {
     expect(unknown.ok).toBe(false)
     expect(JSON.stringify(unknown)).toContain('supportsStreamOptions')
     expect((await patchModel({ id: 'm1', compat: { supportsUsageInStreaming: true } })).ok).toBe(true)
+  })
+})
+
+describe('StreamOptionsFallback.fetch', () => {
+  const model = { api: 'openai-completions', provider: 'azure', id: 'gpt', baseUrl: 'https://x.test/v1' }
+  const body = JSON.stringify({ model: 'gpt', stream: true, stream_options: { include_usage: true } })
+
+  it('a 422 in other words (Azure, LiteLLM) is also sent again without the field; other APIs are left alone', async () => {
+    const sent: string[] = []
+    const base = (async (_input: unknown, init?: RequestInit) => {
+      sent.push(String(init?.body))
+      return String(init?.body).includes('stream_options')
+        ? new Response(JSON.stringify({ error: { message: 'Unrecognized request argument supplied: stream_options' } }), { status: 422 })
+        : new Response('data: [DONE]\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } })
+    }) as typeof fetch
+    const logged: string[] = []
+    const fallback = new StreamOptionsFallback((l) => logged.push(l))
+    const res = await fallback.fetch(base, model)!('https://x.test/v1/chat/completions', { method: 'POST', body })
+    expect(res.status).toBe(200)
+    expect(sent.map((b) => b.includes('stream_options'))).toEqual([true, false])
+    expect(fallback.refuses(model)).toBe(true)
+    expect(fallback.refuses({ ...model, baseUrl: 'https://other.test/v1' })).toBe(false)
+    expect((fallback.modelFor(model) as { compat?: unknown }).compat).toEqual({ supportsUsageInStreaming: false })
+    expect(logged).toHaveLength(1)
+    expect(fallback.fetch(base, { ...model, api: 'openai-responses' })).toBe(base)
   })
 })
 
