@@ -208,7 +208,7 @@ test('a model error shows a readable error', async ({ page }) => {
 
 test('settings persist across a reload', async ({ page }) => {
   await open(page)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   let dialog = page.getByRole('dialog', { name: 'Settings' })
   await expect(dialog.getByLabel('Anthropic API key not set')).toBeVisible()
   await dialog.getByRole('button', { name: 'Agent' }).click()
@@ -225,7 +225,7 @@ test('settings persist across a reload', async ({ page }) => {
   await shot(page, 'app-settings')
   await page.reload()
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   dialog = page.getByRole('dialog', { name: 'Settings' })
   await dialog.getByRole('button', { name: 'Agent' }).click()
   await expect(dialog.getByLabel('Run timeout (seconds)')).toHaveValue('900')
@@ -333,7 +333,7 @@ test('Read-only through the real runtime: the next run offers the model no write
 test('rename an endpoint through the real runtime: its key moves inside the runtime, its models are edited in the same save', async ({ page }) => {
   await env.rt.call('config.patch', { patch: { models: { providers: { mockant: { apiKey: 'sk-e2e-mockant' } } } } })
   await open(page)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
   await dialog.getByRole('button', { name: 'Edit mockant' }).click()
   const form = dialog.getByRole('group', { name: 'Edit endpoint mockant' })
@@ -372,7 +372,7 @@ test('the lazily loaded parts (highlighting, Settings, Inspector) load from the 
   env.model.push({ text: 'Here:\n\n```ts\nconst answer: number = 42\n```\n', chunks: 2 })
   await send(page, 'show me code')
   await expect(log(page).locator('code .hljs-keyword').first()).toHaveText('const')
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible()
   await page.keyboard.press('Escape')
   await expect(page.getByRole('dialog', { name: 'Settings' })).toHaveCount(0)

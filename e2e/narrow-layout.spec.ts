@@ -139,7 +139,7 @@ test('the inspector is a closable drawer that leaves the app reachable', async (
 
 test('Settings fit: its sections are tabs above the content, and no field or button runs out of the dialog', async ({ page }) => {
   const errors = await openApp(page)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
   await expect(dialog).toBeVisible()
   for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {

@@ -146,7 +146,7 @@ test('reload restores the conversation identically; settings and theme persist',
   await page.getByRole('textbox', { name: 'Message' }).fill('list the files with a tool')
   await page.keyboard.press('Enter')
   await expect(lastStatus(page)).toHaveText(/^Done/)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
   await dialog.getByRole('button', { name: 'Appearance' }).click()
   await dialog.getByText('Dark').click()
@@ -262,7 +262,7 @@ test('sticks to the bottom while streaming until the user scrolls up; Jump to la
 test('settings fit the dialog: the long CLI line scrolls inside its box, every control stays visible', async ({ page }) => {
   await page.setViewportSize({ width: 1000, height: 760 })
   await openApp(page)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const dialog = page.getByRole('dialog', { name: 'Settings' })
   for (const tab of ['Models', 'Agent', 'Gateway', 'Appearance']) {
     await dialog.getByRole('button', { name: tab, exact: true }).click()
@@ -289,7 +289,7 @@ test('settings: the section tabs stay in view while a long section scrolls', asy
   await openApp(page)
   for (const size of [{ width: 1000, height: 600 }, { width: 420, height: 700 }]) {
     await page.setViewportSize(size)
-    await page.getByRole('button', { name: 'Settings' }).click()
+    await page.getByRole('button', { name: 'Settings', exact: true }).click()
     const dialog = page.getByRole('dialog', { name: 'Settings' })
     await dialog.getByRole('button', { name: 'Models', exact: true }).click()
     const body = dialog.locator('.modal-body')

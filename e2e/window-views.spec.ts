@@ -90,14 +90,14 @@ test('the Inspector placeholder shows while its chunk is on its way', async ({ p
 test('a chunk that cannot load: Settings and the Inspector say so with a Reload button, the Settings notice closes; Reload brings them', async ({ page }) => {
   await page.route(/\/assets\/(Settings|Inspector)-[^/]+\.js$/, (route) => route.abort())
   const errors = await open(page)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   const settingsAlert = page.getByRole('alert').filter({ hasText: 'Settings could not be shown.' })
   await expect(settingsAlert).toBeVisible({ timeout: 10_000 })
   await expect(settingsAlert.getByRole('button', { name: 'Reload' })).toBeFocused()
   // the notice covers the window: Escape (or its Close) gives the chat back
   await page.keyboard.press('Escape')
   await expect(settingsAlert).toHaveCount(0)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   await expect(settingsAlert).toBeVisible()
   await settingsAlert.getByRole('button', { name: 'Close' }).click()
   await expect(settingsAlert).toHaveCount(0)
@@ -110,12 +110,12 @@ test('a chunk that cannot load: Settings and the Inspector say so with a Reload 
   // a failed dynamic import stays failed in this document (the browser keeps the failed module): closing and
   // opening the view again shows the notice again; only a reload fetches the chunk
   await page.unroute(/\/assets\/(Settings|Inspector)-[^/]+\.js$/)
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   await expect(settingsAlert).toBeVisible()
   await settingsAlert.getByRole('button', { name: 'Reload' }).click()
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible({ timeout: 15_000 })
   await expect(page.getByRole('complementary', { name: 'Inspector' })).toBeVisible({ timeout: 10_000 })
-  await page.getByRole('button', { name: 'Settings' }).click()
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
   await expect(page.getByRole('dialog', { name: 'Settings' })).toBeVisible({ timeout: 10_000 })
   await page.keyboard.press('Escape')
   const toggle = page.getByRole('button', { name: 'Inspector', exact: true })
