@@ -59,17 +59,20 @@ describe('history after a crash', () => {
     expect(retryableRun(t)).toBe('r1')
   })
 
+  /** run r1's first turn: some text, then an exec call */
+  const checkingWithTool = {
+    role: 'assistant',
+    content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: 'c1', name: 'exec', arguments: {} }],
+    timestamp: 1100,
+    id: 'a1',
+    runId: 'r1',
+    stopReason: 'toolUse',
+  } as HistoryMessage
+
   it('a run cut off after some tools is Interrupted with Retry, not Done', () => {
     const t = hydrate([
       user('r1', 'check then tell', 1000),
-      {
-        role: 'assistant',
-        content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: 'c1', name: 'exec', arguments: {} }],
-        timestamp: 1100,
-        id: 'a1',
-        runId: 'r1',
-        stopReason: 'toolUse',
-      } as HistoryMessage,
+      checkingWithTool,
       { role: 'toolResult', content: [{ type: 'text', text: 'ok' }], timestamp: 1500, id: 't1', runId: 'r1', toolCallId: 'c1', isError: false } as HistoryMessage,
       closing('r1', 'The check', 1600, 3300, 'Interrupted: Loopdesk stopped while this reply was being written.'),
     ])
@@ -112,14 +115,7 @@ describe('history after a crash', () => {
         hasMore: false,
         messages: [
           user('r1', 'check then tell', 1000),
-          {
-            role: 'assistant',
-            content: [{ type: 'text', text: 'Checking.' }, { type: 'toolCall', id: 'c1', name: 'exec', arguments: {} }],
-            timestamp: 1100,
-            id: 'a1',
-            runId: 'r1',
-            stopReason: 'toolUse',
-          } as HistoryMessage,
+          checkingWithTool,
           { role: 'toolResult', content: [], timestamp: 1500, id: 't1', runId: 'r1', toolCallId: 'c1', isError: false } as HistoryMessage,
           closing('r1', 'The check', 1600, 2300, 'Interrupted: Loopdesk stopped while this reply was being written.'),
         ],
