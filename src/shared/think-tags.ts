@@ -21,6 +21,8 @@ export type ThinkPart =
 
 const TAGS = ['think', 'thinking', 'thought', 'antthinking'].flatMap((n) => [`<${n}>`, `</${n}>`])
 const MAX_TAG = Math.max(...TAGS.map((t) => t.length))
+/** any of TAGS, as the parser compares them (case-insensitive) */
+const ANY_TAG = /<\/?(?:think|thinking|thought|antthinking)>/i
 
 export interface ThinkTagParserOptions {
   /** the text starts inside a reasoning block (a model whose template opens it) */
@@ -202,7 +204,9 @@ export interface ThinkSplit {
 
 /** Splits a complete text into visible text and reasoning. */
 export function splitThinkTags(text: string, o: ThinkTagParserOptions = {}): ThinkSplit {
-  if (!o.startInside && !text.includes('<')) return { tagged: false, text, reasoning: [], parts: text ? [{ type: 'text', text }] : [], strayClose: false }
+  // no tag anywhere (most replies, code and HTML included): nothing to split, without the per-character parser —
+  // history runs this over every stored reply at each run's start and each chat.history page
+  if (!o.startInside && !ANY_TAG.test(text)) return { tagged: false, text, reasoning: [], parts: text ? [{ type: 'text', text }] : [], strayClose: false }
   const p = new ThinkTagParser(o)
   const parts: ThinkSplit['parts'] = []
   let block: string | undefined = o.startInside ? '' : undefined
