@@ -161,6 +161,24 @@ describe('exec: running commands', () => {
     expect(await waitDead(pids)).toEqual([])
   })
 
+  it.skipIf(process.platform !== 'linux')('abort also kills a child that cleared its environment and left the group (`env -i setsid sleep 1000`)', async () => {
+    const ctx = makeCtx(sb.ws, allowAll)
+    const ac = new AbortController()
+    let last = ''
+    const p = run(ctx, 'exec', { command: `env -i /usr/bin/setsid /bin/sh -c 'echo "pid:$$"; exec sleep 1000'` }, {
+      signal: ac.signal,
+      onUpdate: (u) => {
+        last = textOf(u)
+        if (pidsIn(last).length === 1) ac.abort()
+      },
+    })
+    const err = (await p.catch((e) => e)) as Error
+    expect(err.message).toMatch(/aborted/)
+    const pids = pidsIn(last)
+    expect(pids.length).toBe(1)
+    expect(await waitDead(pids)).toEqual([])
+  })
+
   it('streams partial output through onUpdate while running', async () => {
     const ctx = makeCtx(sb.ws, allowAll)
     const seen: Array<{ t: number; text: string }> = []
