@@ -32,6 +32,7 @@ import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
 import { AcceptedJournal, readDeadJournals, removeJournals, type AcceptedRecord } from './runner/accepted-journal'
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
+import { appUserDataDir } from './config/app-user-data'
 import { applyProxyEnv, describeProxySettings } from './net/proxy'
 import { EventLog, eventLogFile } from './events/event-log'
 import { parseSessionKey } from '../../shared/session-key'
@@ -44,7 +45,10 @@ const FINAL_TTL_MS = 10 * 60_000
 
 export interface RuntimeOptions {
   stateDir: string
-  /** the desktop app's Electron userData folder (its settings, the keys it stores): file tools keep out of it */
+  /**
+   * the desktop app's Electron userData folder (its settings, the keys it stores): file tools keep out of it.
+   * Default (headless): where the app keeps it on this machine (config/app-user-data.ts).
+   */
   userDataDir?: string
   env?: NodeJS.ProcessEnv
   /** provider API keys; default: `<stateDir>/credentials.json` (0600) */
@@ -492,7 +496,9 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const credentials = opts.credentials ?? new FileCredentialStore({ stateDir: opts.stateDir })
   const config = new ConfigManager({ stateDir: opts.stateDir, env, credentials })
   config.load() // an invalid file is reported in config.issues; defaults (or the last good config) apply
-  const rt = new RuntimeImpl({ ...opts, env }, config, credentials)
+  // headless (no shell to say where it is): the folder the desktop app would use on this machine
+  const userDataDir = opts.userDataDir ?? appUserDataDir(env)
+  const rt = new RuntimeImpl({ ...opts, env, userDataDir }, config, credentials)
   await rt.init()
   if (opts.extensions !== false) {
     rt.extensions = await installExtensions(rt, typeof opts.extensions === 'object' ? opts.extensions : {})

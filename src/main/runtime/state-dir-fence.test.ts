@@ -110,6 +110,33 @@ it("the desktop app's data folder (userData, handed to createRuntime) is refused
   }
 })
 
+it("headless (no shell hands it over), the folder the desktop app would use for userData is refused too", async () => {
+  const srv = await startModelServer({ fallback: { text: 'ok' } })
+  const home4 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
+  const stateDir = path.join(home4, '.loopdesk')
+  // Linux: $XDG_CONFIG_HOME/loopdesk; elsewhere the platform's folder under the temp HOME
+  const appData = process.platform === 'darwin' ? path.join(home4, 'Library', 'Application Support') : path.join(home4, 'xdg')
+  const userDataDir = path.join(appData, 'loopdesk')
+  fs.mkdirSync(stateDir)
+  fs.mkdirSync(userDataDir, { recursive: true })
+  fs.writeFileSync(path.join(userDataDir, 'credentials.json'), '{"openai":"v10-HEADLESS-KEY"}\n')
+  fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(srv, { agents: { defaults: { workspace: home4 } } })))
+  const rt = await startTestRuntime(srv, { stateDir, runtime: { env: { HOME: home4, XDG_CONFIG_HOME: path.join(home4, 'xdg') } } })
+  try {
+    const rel = path.relative(home4, path.join(userDataDir, 'credentials.json'))
+    srv.script([{ toolCalls: [{ name: 'read', args: { path: rel } }] }, { text: 'done' }])
+    await rt.call('agent', { message: 'go', idempotencyKey: 'hud-1', sessionKey: 'agent:main:hud' })
+    expect((await rt.call('agent.wait', { runId: 'hud-1', timeoutMs: 10_000 })).status).toBe('ok')
+    const sent = JSON.stringify(srv.requests.at(-1)!.body.messages)
+    expect(sent).not.toContain('v10-HEADLESS-KEY')
+    expect(sent).toContain("the Loopdesk desktop app's data folder")
+  } finally {
+    await rt.close()
+    await srv.close()
+    fs.rmSync(home4, { recursive: true, force: true })
+  }
+})
+
 it('a config file LOOPDESK_CONFIG_PATH keeps in the workspace is refused too: its exec allowlist applies at once', async () => {
   const srv = await startModelServer({ fallback: { text: 'ok' } })
   const home3 = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ld-home-')))
