@@ -1,11 +1,10 @@
 // `loopdesk sessions prune`: the archived transcripts /new, /reset and deleting a session leave behind
-// (`<sessionId>.jsonl.<reason>.<time>`) take disk space forever. This lists those older than N days and,
+// (`<sessionId>.jsonl.<reason>.<time>`). A running Loopdesk removes those past `session.archiveRetentionDays`
+// on its own (sessions/archive-prune.ts); this is the on-request pass: it lists those older than N days and,
 // with --yes, deletes them — never a live transcript, a session store or anything else. It works on the
 // state dir directly (no gateway); attachments only they named go with the next media cleanup.
 import fs from 'node:fs'
-import path from 'node:path'
-import { sessionDirs } from '../../main/runtime/media/reference-scan'
-import { archivedAt } from '../../main/runtime/sessions/paths'
+import { listArchivedTranscripts, type ArchivedTranscript } from '../../main/runtime/sessions/archive-prune'
 import { intFlag, type ParsedArgs, str, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
@@ -14,25 +13,9 @@ import { sizeText } from '../table'
 const DAY_MS = 86_400_000
 const DEFAULT_DAYS = 30
 
-export interface ArchivedTranscript {
-  file: string
-  archivedAt: number
-  bytes: number
-}
-
-/** Archived transcripts under `<stateDir>/agents/<id>/sessions/` archived before `before` (ms). */
+/** Archived transcripts under `<stateDir>/agents/<id>/sessions/` archived before `before` (ms), by the name's time. */
 export async function archivedTranscripts(stateDir: string, before: number): Promise<ArchivedTranscript[]> {
-  const out: ArchivedTranscript[] = []
-  for (const dir of await sessionDirs(stateDir)) {
-    for (const name of fs.readdirSync(dir)) {
-      const at = archivedAt(name)
-      if (at === undefined || at >= before) continue
-      const file = path.join(dir, name)
-      const st = fs.lstatSync(file, { throwIfNoEntry: false })
-      if (st?.isFile()) out.push({ file, archivedAt: at, bytes: st.size })
-    }
-  }
-  return out.sort((a, b) => a.archivedAt - b.archivedAt)
+  return (await listArchivedTranscripts(stateDir)).filter((a) => a.archivedAt < before)
 }
 
 export async function pruneArchives(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {

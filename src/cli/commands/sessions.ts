@@ -25,7 +25,8 @@ loopdesk sessions prune [--older-than DAYS] [--yes]
   fork starts a new session with a copy of KEY's conversation (--from-last-reply: only through its last
   completed reply) and prints the new key, to go on with: loopdesk agent --session-key <new key> -m …
   prune lists the transcripts /new, /reset and deletions archived more than DAYS ago (default 30) and, with
-  --yes, deletes them (never a live transcript; reads the state dir, no gateway needed).`
+  --yes, deletes them (never a live transcript; reads the state dir, no gateway needed). A running Loopdesk
+  removes archives older than session.archiveRetentionDays (default 30; 0 keeps them) on its own.`
 
 const FLAGS = {
   thinking: { type: 'boolean' },

@@ -118,6 +118,11 @@ export interface LoopdeskConfig {
     timeoutMs?: number
   }
   plugins?: { enabled?: boolean; disabled?: string[] }
+  session?: {
+    /** archived transcripts (`<id>.jsonl.<reason>.<time>`) older than this are removed automatically
+     *  (at start-up, then every 6 h; sessions/archive-prune.ts); default 30 as in OpenClaw; 0 keeps them */
+    archiveRetentionDays?: number
+  }
 }
 
 /** Config with every default filled in (what the runtime reads). */
@@ -138,6 +143,7 @@ export interface ResolvedConfig {
   exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number; env?: ExecEnvPolicy }
   webFetch: { maxBytes: number; timeoutMs: number; allowLoopback?: boolean; allowPrivateNetwork?: boolean }
   gateway: { port: number; bind: 'loopback' | 'lan' | 'all'; token?: string; allowedOrigins: string[] }
+  session: { archiveRetentionDays: number }
 }
 
 /** Which secret variables exec strips from a command's environment (tools/exec-env.ts). */

@@ -33,6 +33,7 @@ import { AcceptedJournal, readDeadJournals, removeJournals, type AcceptedRecord 
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
 import { appUserDataDir } from './config/app-user-data'
+import { ArchivePruner, type ArchivePrunerOptions } from './sessions/archive-prune'
 import { applyProxyEnv, describeProxySettings } from './net/proxy'
 import { EventLog, eventLogFile } from './events/event-log'
 import { parseSessionKey } from '../../shared/session-key'
@@ -77,6 +78,11 @@ export interface RuntimeOptions {
    * intervalMs; files younger than graceMs are never touched. `false` switches it off (default on).
    */
   mediaGc?: false | Pick<MediaJanitorOptions, 'graceMs' | 'intervalMs' | 'startDelayMs'>
+  /**
+   * removal of archived transcripts past `session.archiveRetentionDays` (sessions/archive-prune.ts): a pass
+   * after start-up, then every intervalMs. `false` switches the timer off (default on).
+   */
+  archivePrune?: false | Pick<ArchivePrunerOptions, 'intervalMs' | 'startDelayMs'>
   version?: string
 }
 
@@ -111,6 +117,7 @@ class RuntimeImpl implements Runtime {
   private registry!: ModelRegistry
   private shuttingDown = false
   private readonly disposers: Array<() => void> = []
+  private archivePruner?: ArchivePruner
 
   constructor(
     private readonly opts: RuntimeOptions,
@@ -261,6 +268,13 @@ class RuntimeImpl implements Runtime {
         },
       })
     }
+    if (opts.archivePrune !== false) {
+      this.archivePruner = new ArchivePruner({
+        stateDir: opts.stateDir,
+        ...opts.archivePrune,
+        retentionDays: () => config.current.session.archiveRetentionDays,
+      })
+    }
     const runHs = runHandlers(this.core)
     this.handlers = {
       ...runHs,
@@ -324,6 +338,7 @@ class RuntimeImpl implements Runtime {
     }
     // after recovery: messages a dead process left in its journal are in their transcripts by now
     this.core.media?.start()
+    this.archivePruner?.start()
   }
 
   /**
@@ -476,6 +491,7 @@ class RuntimeImpl implements Runtime {
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
     await this.core.eventLog.close()
     await this.core.media?.stop()
+    await this.archivePruner?.stop()
     // messages accepted but never run (still queued) stay in the journal: the next start restores them
     for (const j of this.journals.values()) j.close()
     this.emit({ event: 'shutdown', payload: { reason: opts.reason ?? 'shutdown' } })

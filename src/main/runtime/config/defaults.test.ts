@@ -44,6 +44,7 @@ describe('resolveConfig', () => {
       },
       webFetch: { maxBytes: 2_000_000, timeoutMs: 30000, allowLoopback: false, allowPrivateNetwork: false },
       gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
+      session: { archiveRetentionDays: 30 },
     })
   })
 
@@ -83,5 +84,7 @@ describe('resolveConfig', () => {
     expect(c.gateway).toEqual({ port: 0, bind: 'loopback', token: 'envtok', allowedOrigins: [] })
     expect(resolveConfig({ gateway: { auth: { token: 'cfg' } } }, '/s', { LOOPDESK_GATEWAY_TOKEN: 'env' }).gateway.token).toBe('cfg')
     expect(resolveConfig({ agents: { list: [{ id: 'solo' }] } }, '/s').defaultAgentId).toBe('solo')
+    // 0 switches automatic archive pruning off (it is not "unset")
+    expect(resolveConfig({ session: { archiveRetentionDays: 0 } }, '/s').session.archiveRetentionDays).toBe(0)
   })
 })

@@ -19,6 +19,8 @@ export const CONFIG_DEFAULTS = {
   exec: { approvalTimeoutMs: 120_000, timeoutSeconds: 120, maxOutputChars: 100_000 },
   webFetch: { maxBytes: 2_000_000, timeoutMs: 30_000 },
   gateway: { port: 18789, bind: 'loopback' },
+  // OpenClaw's session.maintenance.resetArchiveRetention defaults to its pruneAfter, 30 days
+  archiveRetentionDays: 30,
 } as const
 
 /** Paths in the config may use `~`; relative ones are relative to the state dir. */
@@ -101,5 +103,6 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
       ...(token ? { token } : {}),
       allowedOrigins: [...(gw.allowedOrigins ?? [])],
     },
+    session: { archiveRetentionDays: raw.session?.archiveRetentionDays ?? D.archiveRetentionDays },
   }
 }

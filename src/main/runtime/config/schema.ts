@@ -125,4 +125,5 @@ export const LoopdeskConfigSchema = Closed({
     }),
   ),
   plugins: Opt(Closed({ enabled: Opt(Type.Boolean()), disabled: Opt(Type.Array(Type.String())) })),
+  session: Opt(Closed({ archiveRetentionDays: Opt(Int(0, 36_500)) })),
 })

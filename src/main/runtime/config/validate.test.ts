@@ -39,6 +39,7 @@ const full = {
   },
   hooks: { internal: { enabled: false }, timeoutMs: 5000 },
   plugins: { enabled: true, disabled: ['x'] },
+  session: { archiveRetentionDays: 30 },
 }
 
 describe('validateConfig', () => {
@@ -69,6 +70,7 @@ describe('validateConfig', () => {
       models: { providers: { p: { baseUrl: 'ftp://x', models: [{ id: 'm', contextWindow: 'big', maxTokens: 1 }] } } },
       tools: { exec: { allowlist: 'ls', envPassthrough: ['$(rm -rf ~)'] }, webFetch: { allowLoopback: 'yes' } },
       hooks: { internal: { enabled: 'yes' } },
+      session: { archiveRetentionDays: -1 },
     })
     expect(issues).toEqual(
       expect.arrayContaining([
@@ -87,9 +89,10 @@ describe('validateConfig', () => {
         { path: 'tools.exec.envPassthrough[0]', message: 'must be a variable name, NAME_PREFIX_* or *' },
         { path: 'tools.webFetch.allowLoopback', message: 'must be true or false' },
         { path: 'hooks.internal.enabled', message: 'must be true or false' },
+        { path: 'session.archiveRetentionDays', message: 'must be integer between 0 and 36500' },
       ]),
     )
-    expect(issues).toHaveLength(15)
+    expect(issues).toHaveLength(16)
   })
 
   it('reports unknown keys, with a hint for near misses', () => {
