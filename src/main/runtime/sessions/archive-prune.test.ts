@@ -66,8 +66,24 @@ describe('pruneArchivedTranscripts', () => {
     expect((await pruneArchivedTranscripts(state, 7)).removed).toEqual([a])
   })
 
+  it.skipIf(process.platform === 'win32' || process.getuid?.() === 0)('one that cannot be deleted is counted and the rest still go', async () => {
+    const state = tempDir('ld-arcprune-')
+    const main = sessionsOf(state)
+    const locked = sessionsOf(state, 'locked')
+    const stuck = put(archive(locked, ID1, 'reset', 90), 90)
+    const gone = put(archive(main, ID2, 'reset', 90), 90)
+    fs.chmodSync(locked, 0o500)
+    try {
+      const r = await pruneArchivedTranscripts(state, 30)
+      expect(r).toMatchObject({ removed: [gone], failed: 1 })
+      expect(fs.existsSync(stuck)).toBe(true)
+    } finally {
+      fs.chmodSync(locked, 0o700)
+    }
+  })
+
   it('a state dir without agents is fine', async () => {
-    expect(await pruneArchivedTranscripts(tempDir('ld-arcprune-'), 30)).toEqual({ removed: [], bytes: 0 })
+    expect(await pruneArchivedTranscripts(tempDir('ld-arcprune-'), 30)).toEqual({ removed: [], bytes: 0, failed: 0 })
   })
 })
 

@@ -46,6 +46,8 @@ export async function listArchivedTranscripts(stateDir: string): Promise<Archive
 export interface PruneReport {
   removed: string[]
   bytes: number
+  /** archives past retention that could not be deleted (in use on Windows, no permission): tried next pass */
+  failed: number
 }
 
 /**
@@ -54,7 +56,7 @@ export interface PruneReport {
  * retention) stays. `retentionDays <= 0` deletes nothing.
  */
 export async function pruneArchivedTranscripts(stateDir: string, retentionDays: number, now = Date.now()): Promise<PruneReport> {
-  const report: PruneReport = { removed: [], bytes: 0 }
+  const report: PruneReport = { removed: [], bytes: 0, failed: 0 }
   if (!(retentionDays > 0)) return report
   const cutoff = now - retentionDays * DAY_MS
   for (const a of await listArchivedTranscripts(stateDir)) {
@@ -64,7 +66,7 @@ export async function pruneArchivedTranscripts(stateDir: string, retentionDays: 
       report.removed.push(a.file)
       report.bytes += a.bytes
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') report.failed++
     }
   }
   return report
@@ -127,6 +129,7 @@ export class ArchivePruner {
       if (r.removed.length) {
         this.log.info(`[runtime] sessions: removed ${r.removed.length} archived transcript(s) past retention, ${(r.bytes / 1024 / 1024).toFixed(1)} MB`)
       }
+      if (r.failed) this.log.warn(`[runtime] sessions: ${r.failed} archived transcript(s) past retention could not be deleted`)
       return r
     } catch (err) {
       this.log.warn('[runtime] sessions: archive pruning failed:', (err as Error).message)
