@@ -54,9 +54,19 @@ export function loadBootstrapFilesSync(workspaceDir: string, maxChars: number, d
       warnings?.push(`${name}: a symlink leading outside the workspace; left out of the prompt`),
     )
     if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
+    // a binary file under a context-file name (an image saved as TOOLS.md) would put mojibake into every prompt
+    if (looksBinaryText(raw)) {
+      warnings?.push(`${name}: looks like a binary file (NUL bytes); left out of the prompt`)
+      return { name, path: file, content: '', originalChars: raw.length, truncated: false, missing: true }
+    }
     const { text, truncated } = truncateMiddle(raw, maxChars)
     return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
   })
+}
+
+/** A NUL among the first 8 KiB characters: text files have none (the read tool's test, on decoded text). */
+export function looksBinaryText(text: string): boolean {
+  return text.slice(0, 8192).includes('\u0000')
 }
 
 /** Re-applies the cap to hook-supplied files (a hook may add large content). */

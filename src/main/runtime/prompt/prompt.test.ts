@@ -186,6 +186,17 @@ describe('files known to be absent (no stat per run while the workspace folder i
     }
   })
 
+  it('a binary file under a context-file name is left out, with a warning; a text one beside it stays', async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52])
+    await writeFile(path.join(ws, 'TOOLS.md'), Buffer.concat([png, Buffer.from('IHDR-PAYLOAD')]))
+    await writeFile(path.join(ws, 'USER.md'), 'Prefers short answers.')
+    const built = await buildRunPrompt(base())
+    expect(built.systemPrompt).not.toContain('### TOOLS.md')
+    expect(built.systemPrompt).not.toContain('IHDR-PAYLOAD')
+    expect(built.systemPrompt).toContain('### USER.md\nPrefers short answers.')
+    expect(built.warnings).toEqual(['TOOLS.md: looks like a binary file (NUL bytes); left out of the prompt'])
+  })
+
   it('nothing is remembered while the workspace folder changed just now (a create in the same clock tick would not show)', async () => {
     await writeFile(path.join(ws, 'other.txt'), 'x') // folder mtime = now
     await buildRunPrompt(base())
