@@ -31,6 +31,11 @@ export interface ChatQueueHost {
    */
   discarded?(sessionKey: string, runId: string, reason: string): void
   /**
+   * Messages (their accepted run ids) that became held without a loopdesk.queue.hold: a steered message queued
+   * again after the user stopped its run. The accepted journal marks them paused.
+   */
+  held?(sessionKey: string, runIds: string[]): void
+  /**
    * Collect mode: the messages acknowledged as `runIds` ride along in the batch run `intoRunId` (called before
    * it starts); those runIds must end with it. `unfold` when the batch run failed to start after all.
    */
@@ -192,10 +197,16 @@ export class ChatQueueModes {
    */
   runEnded(sessionKey: string, runId: string, userTexts: string[]): void {
     const seen = new Set(userTexts.map((t) => t.trim()))
+    const held: string[] = []
     for (const item of this.queues.list(sessionKey)) {
       if (item.status !== 'steered' || item.runId !== runId) continue
-      if (!seen.has(item.text.trim())) this.queues.requeueSteered(sessionKey, item.id)
+      if (seen.has(item.text.trim())) continue
+      const own = (this.queues.metaOf(sessionKey, item.id) as Meta | undefined)?.runId
+      if (!this.queues.requeueSteered(sessionKey, item.id, own)) continue
+      if (own && this.queues.list(sessionKey).some((i) => i.id === item.id && i.held)) held.push(own)
     }
+    // queued again while the user's Stop holds the queue: paused like the rest, which the journal must know
+    if (held.length > 0) this.host.held?.(sessionKey, held)
   }
 
   list(sessionKey: string): QueueItem[] {

@@ -1,5 +1,6 @@
 // A paused (held) follow-up across a restart: it comes back held and, once released, runs the way its request
-// asked (thinking level, timeout). The real runtime twice on one state dir, the real pi client and the scripted model server.
+// asked (thinking level, timeout), and a steered message that came back to the queue while it was held is
+// kept held too. The real runtime twice on one state dir, the real pi client and the scripted model server.
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -70,6 +71,37 @@ describe('a paused message across a restart', () => {
       expect(server.requests[before].body.reasoning_effort).toBe('high')
       const end = t.events.find((e) => e.event === 'agent' && e.payload.runId === 'second' && e.payload.stream === 'lifecycle' && (e.payload.data as { phase?: string }).phase === 'end')
       expect(end?.payload).toMatchObject({ data: { aborted: true } })
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('a steered message the stopped run never took comes back to the queue held, and stays held after a restart', async () => {
+    const stateDir = stateDirWithConfig()
+    const first = await start(stateDir)
+    try {
+      await busy(first, 'first')
+      const s = await first.call('chat.send', { sessionKey: K, message: 'and STEERED in', idempotencyKey: 'steer-1', queueMode: 'steer', thinking: 'low' })
+      expect(s).toMatchObject({ status: 'steered' })
+      await stop(first, 'first')
+      // the run ended before its next model call: the steered message is queued again, held by the Stop
+      await until(async () => (await first.call('loopdesk.queue.list', { sessionKey: K })).items.some((i) => i.status === 'queued'), 5_000)
+      expect((await first.call('loopdesk.queue.list', { sessionKey: K })).items).toMatchObject([{ text: 'and STEERED in', status: 'queued', held: true, runId: 'steer-1' }])
+    } finally {
+      await first.close()
+    }
+    const t = await start(stateDir)
+    try {
+      expect(t.runtime.recovered).toEqual([])
+      expect((await t.call('loopdesk.queue.list', { sessionKey: K })).items).toMatchObject([{ text: 'and STEERED in', status: 'queued', held: true, runId: 'steer-1' }])
+      const hist = await t.call('chat.history', { sessionKey: K })
+      expect(JSON.stringify(hist.messages)).not.toContain('STEERED')
+      server.script([{ text: 'answering the steered one' }])
+      const before = server.requests.length
+      await t.call('loopdesk.queue.release', { sessionKey: K })
+      expect((await t.call('agent.wait', { runId: 'steer-1', timeoutMs: 15_000 })).status).toBe('ok')
+      expect(server.requests[before].body.reasoning_effort).toBe('low')
     } finally {
       await t.close()
       fs.rmSync(stateDir, { recursive: true, force: true })
