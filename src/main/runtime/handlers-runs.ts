@@ -22,6 +22,7 @@ import type { SessionEntry } from './contracts'
 import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAttachments, type SavedAttachment } from './attachments'
 import { checkRoutingContract, checkSendFence, sendFenceOf } from './chat-send-fence'
 import type { RunInput } from './runner/embedded-runner'
+import { acceptedRunOf } from './runner/accepted-run'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort'>
 
@@ -33,6 +34,11 @@ const MAX_RUN_TIMEOUT_MS = 31_536_000_000
 
 /** The journal field naming a message's saved attachments (absent without any). */
 const mediaOf = (saved: SavedAttachment[]) => (saved.length ? { media: saved.map((s) => s.path) } : {})
+/** The journal field with what the run was asked for (absent when nothing): a message restored later runs so. */
+const runOf = (req: Parameters<typeof acceptedRunOf>[0]) => {
+  const run = acceptedRunOf(req)
+  return run ? { run } : {}
+}
 
 function unavailableWhenShuttingDown(core: RuntimeCore): void {
   if (core.isShuttingDown()) throw new ApiError('UNAVAILABLE', 'Loopdesk is shutting down; not accepting new runs', undefined, true)
@@ -82,6 +88,15 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const target = resolveTarget(core, p)
       const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
       if (modelRef) core.models().resolve(modelRef) // unknown models fail the call, not the run
+      // what the run is asked for besides its message (journaled with it too)
+      const runOpts = {
+        thinking,
+        timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
+        extraSystemPrompt: p.extraSystemPrompt,
+        ...(p.bootstrapContextMode === 'lightweight' ? { bootstrapContextMode: 'lightweight' as const } : {}),
+        lane: p.lane,
+        model: modelRef,
+      }
       const acceptedAt = Date.now()
       const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
       core.dedupe.set(cacheKey, accepted)
@@ -104,7 +119,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           // attachments and message on disk before the ack: a crash before the run writes the transcript loses neither
           saved = saveAttachments(core.stateDir, decoded)
           message = messageWithAttachments(message, saved)
-          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved) })
+          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved), ...runOf({ ...runOpts, attachments: saved }) })
         } catch (err) {
           removeAttachments(saved)
           core.dedupe.delete(cacheKey)
@@ -123,12 +138,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             agentId: target.agentId,
             message,
             acceptedAt,
-            thinking,
-            timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
-            extraSystemPrompt: p.extraSystemPrompt,
-            ...(p.bootstrapContextMode === 'lightweight' ? { bootstrapContextMode: 'lightweight' as const } : {}),
-            lane: p.lane,
-            model: modelRef,
+            ...runOpts,
             ...(saved.length ? { attachments: saved } : {}),
           },
           'agent',
@@ -227,7 +237,14 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         message = messageWithAttachments(message, saved)
         const journal = core.accepted(agentId)
         try {
-          journal.accept({ runId: p.idempotencyKey, sessionKey: key, text: message, at: Date.now(), ...mediaOf(saved) })
+          journal.accept({
+            runId: p.idempotencyKey,
+            sessionKey: key,
+            text: message,
+            at: Date.now(),
+            ...mediaOf(saved),
+            ...runOf({ thinking, timeoutMs, ...speed, input, attachments: saved }),
+          })
         } catch (err) {
           removeAttachments(saved)
           throw err

@@ -17,7 +17,11 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-function startChild(stateDir: string, message: string, fixture = 'kill9-child.ts'): { child: ChildProcess; waitFor(marker: string): Promise<void> } {
+function startChild(
+  stateDir: string,
+  message: string,
+  fixture = 'kill9-child.ts',
+): { child: ChildProcess; waitFor(marker: string): Promise<void>; stdout(): string } {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures', fixture), stateDir, message], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -28,6 +32,7 @@ function startChild(stateDir: string, message: string, fixture = 'kill9-child.ts
   child.stderr!.on('data', (d) => (err += d))
   return {
     child,
+    stdout: () => out,
     waitFor: (marker) =>
       new Promise((resolve, reject) => {
         const deadline = setTimeout(() => reject(new Error(`child never printed ${marker}; stdout=${out} stderr=${err}`)), 20_000)
@@ -45,7 +50,7 @@ function startChild(stateDir: string, message: string, fixture = 'kill9-child.ts
   }
 }
 
-/** Resolves once the Inspector's event log (flushed about once a second) holds `text` for some session. */
+/** Resolves once the Inspector's event log (flushed every 250 ms) holds `text` for some session. */
 async function eventLogHas(stateDir: string, text: string): Promise<void> {
   const dir = path.join(stateDir, 'agents/main/events')
   const deadline = Date.now() + 15_000
@@ -162,6 +167,47 @@ describe('kill -9 mid-run', () => {
       // the next request did not send the cut-off reply to the model as if it were complete
       const sent = JSON.stringify(server.requests.at(-1)!.body.messages)
       expect(sent).not.toContain(text)
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('killed while the reply streams: at most about the event log\'s flush interval (250 ms) of the streamed text is lost', async () => {
+    const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-kill9-'))
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server)))
+    // a word every 50 ms
+    const words = Array.from({ length: 100 }, (_, i) => `w${String(i).padStart(2, '0')} `)
+    server.script([{ textChunks: words, delayMs: 50 }])
+    const lastWord = (text: string) => Math.max(-1, ...[...text.matchAll(/w(\d\d) /g)].map((m) => Number(m[1])))
+    const { child, waitFor, stdout } = startChild(stateDir, 'stream a long reply')
+    let seen: number
+    try {
+      // the log was just appended when it first holds a word; the kill comes 14 words (~700 ms) after that: a
+      // 1 s interval would lose all of them, a 250 ms one only what streamed since its last tick
+      await eventLogHas(stateDir, '"delta":"w05 ')
+      const dir = path.join(stateDir, 'agents/main/events')
+      const flushed = lastWord(fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join(''))
+      await waitFor(`"w${String(flushed + 14).padStart(2, '0')} "`)
+      child.kill('SIGKILL')
+      await killed(child)
+      seen = lastWord(stdout())
+    } finally {
+      if (child.exitCode === null && !child.signalCode) child.kill('SIGKILL')
+    }
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      const hist = await t.call('chat.history', { sessionKey: 'main' })
+      const partial = hist.messages.at(-1)!
+      expect(partial).toMatchObject({ runId: 'doomed-run', errorMessage: INTERRUPTED_PARTIAL, interrupted: true })
+      const text = (partial.content as Array<{ text: string }>)[0].text
+      expect(words.join('').startsWith(text)).toBe(true)
+      // lost: the words the user saw that the recovered reply lacks; 250 ms is 5 words, the rest is slack for a
+      // busy machine's late timers
+      const lost = seen - lastWord(text)
+      expect(seen).toBeGreaterThanOrEqual(19)
+      expect(lost).toBeGreaterThanOrEqual(0)
+      expect(lost).toBeLessThanOrEqual(8)
     } finally {
       await t.close()
       fs.rmSync(stateDir, { recursive: true, force: true })

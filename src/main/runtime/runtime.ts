@@ -353,7 +353,7 @@ class RuntimeImpl implements Runtime {
     const leftover = new Map<string, AcceptedRecord[]>()
     for (const r of paused) {
       if (q?.restoreHeld) {
-        q.restoreHeld({ sessionKey: r.sessionKey, agentId: r.agentId, message: r.text, runId: r.runId, enqueuedAt: r.at })
+        q.restoreHeld({ ...r.run, sessionKey: r.sessionKey, agentId: r.agentId, message: r.text, runId: r.runId, enqueuedAt: r.at })
         continue
       }
       const list = leftover.get(r.agentId) ?? []

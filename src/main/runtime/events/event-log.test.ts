@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { AgentEvent } from '../../../shared/events'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
@@ -52,6 +52,31 @@ describe('EventLog', () => {
     log.add(ev('r1', 3, 'assistant', { text: '42', delta: '42' }))
     await log.flush()
     expect((await log.read('agent:main:a', 100)).map((e) => e.data.text)).toEqual(['plan', '', '42'])
+  })
+
+  it('a disk slower than the interval gets one append at a time, each with everything pending, not a backlog of ticks', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 's.jsonl')
+    const log = new EventLog({ fileFor: () => file, flushMs: 5 })
+    const real = fs.promises.appendFile
+    let appends = 0
+    const spy = vi.spyOn(fs.promises, 'appendFile').mockImplementation(async (...args) => {
+      appends++
+      await new Promise((r) => setTimeout(r, 100))
+      return real(...args)
+    })
+    try {
+      // ~200 ms of events, one every 5 ms: 40 ticks' worth
+      for (let i = 1; i <= 40; i++) {
+        log.add(ev('r1', i, 'assistant', { text: '', delta: `${i} ` }))
+        await new Promise((r) => setTimeout(r, 5))
+      }
+      await log.close()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(appends).toBeLessThanOrEqual(5)
+    expect((await log.read('agent:main:a', 100)).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
   })
 
   it('a file past its bound keeps its newest half', async () => {

@@ -5,8 +5,10 @@
 //
 // Cheap on the hot path: an event is serialized when it is emitted (small, spread out), assistant and
 // thinking events without their cumulative text (rebuilt from the deltas on read: a long reply is not stored
-// over and over); lines are appended once a second, one write per session, off the event loop (a crash
-// loses at most that second of Inspector history; shutdown writes everything).
+// over and over); lines are appended every 250 ms, one write per session, off the event loop (a crash loses at
+// most that much of the Inspector's history — and of a cut-off reply, which recovery rebuilds from this log;
+// shutdown writes everything). Measured (100 sessions, 50 deltas/s each): ~12 µs of main thread per delta
+// whatever the interval, ~60 µs per append — 250 ms instead of 1 s adds ~0.2 ms a second per streaming session.
 // Bounded: a file past `maxFileBytes` keeps its newest half. A session's file goes with its transcript
 // (reset, delete); a file that cannot be written loses only Inspector history, never a run.
 import fs from 'node:fs'
@@ -19,10 +21,13 @@ export interface EventLogOptions {
   fileFor(sessionKey: string): string | undefined
   /** default 1 MiB */
   maxFileBytes?: number
-  /** longest a written event waits for its append (default 1000 ms) */
+  /** longest a written event waits for its append (default 250 ms; a slow disk stretches it: one append at a time) */
   flushMs?: number
   onError?(err: unknown): void
 }
+
+/** how often pending lines are appended: at most this much of a streaming reply is lost to a kill -9 */
+export const EVENT_LOG_FLUSH_MS = 250
 
 const CUMULATIVE = new Set(['assistant', 'thinking'])
 
@@ -33,12 +38,14 @@ export class EventLog {
   private readonly dirs = new Set<string>()
   private timer: NodeJS.Timeout | undefined
   private writing: Promise<void> = Promise.resolve()
+  /** appends handed to the disk and not done yet */
+  private busy = false
   private readonly maxFileBytes: number
   private readonly flushMs: number
 
   constructor(private readonly o: EventLogOptions) {
     this.maxFileBytes = o.maxFileBytes ?? 1024 * 1024
-    this.flushMs = o.flushMs ?? 1000
+    this.flushMs = o.flushMs ?? EVENT_LOG_FLUSH_MS
   }
 
   add(ev: AgentEvent): void {
@@ -53,7 +60,14 @@ export class EventLog {
     let lines = this.pending.get(file)
     if (!lines) this.pending.set(file, (lines = []))
     lines.push(serialize(ev))
-    this.timer ??= setTimeout(() => void this.flush(), this.flushMs).unref()
+    this.timer ??= setTimeout(() => this.tick(), this.flushMs).unref()
+  }
+
+  /** The timer's flush: while the previous appends are still being written, the lines wait for the next tick. */
+  private tick(): void {
+    this.timer = undefined
+    if (this.busy) this.timer = setTimeout(() => this.tick(), this.flushMs).unref()
+    else void this.flush()
   }
 
   /** Appends what is pending (one write per file); resolves when every earlier write is done. */
@@ -63,7 +77,8 @@ export class EventLog {
     if (this.pending.size === 0) return this.writing
     const batch = [...this.pending]
     this.pending.clear()
-    this.writing = this.writing.then(async () => {
+    this.busy = true
+    const done = (this.writing = this.writing.then(async () => {
       for (const [file, lines] of batch) {
         try {
           const dir = path.dirname(file)
@@ -82,8 +97,11 @@ export class EventLog {
           this.o.onError?.(err)
         }
       }
+    }))
+    void done.then(() => {
+      if (this.writing === done) this.busy = false
     })
-    return this.writing
+    return done
   }
 
   /** The newest `limit` events of a session's file (written ones: call flush() first for the rest). */

@@ -157,6 +157,11 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
       core.bus.emit({ runId, sessionKey, stream: 'lifecycle', data: { phase: 'end', endedAt: Date.now(), aborted: true, stopReason: 'removed', reason } })
       core.bus.clearRun(runId)
     },
+    // a steered message requeued while the queue is held: journaled as paused (a restart keeps it held)
+    held: (sessionKey, runIds) => {
+      const agentId = sessionKey.split(':')[1]
+      if (agentId) core.accepted(agentId).hold(runIds)
+    },
     fold: (sessionKey, intoRunId, runIds) => folds.fold(sessionKey, intoRunId, runIds),
     unfold: (intoRunId) => folds.unfold(intoRunId),
     logger,

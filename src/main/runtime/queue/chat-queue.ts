@@ -7,6 +7,7 @@ import type { FastMode, ThinkingLevel } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import type { SessionEntry } from '../contracts'
 import type { RunInput, RunRequest } from '../runner/embedded-runner'
+import type { AcceptedRun } from '../runner/accepted-run'
 import { SessionQueues, type SubmitResult } from './session-queues'
 import { resolveQueueSettings, type QueueSettings } from './settings'
 
@@ -17,7 +18,7 @@ export interface ChatQueueHost {
   /** live (started) runs of a session */
   activeRunsOf(sessionKey: string): Array<{ runId: string; isStreaming(): boolean; steer(text: string): void }>
   startRun(
-    req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt' | 'thinking' | 'timeoutMs' | 'attachments' | 'fastMode' | 'fastAutoOnSeconds' | 'input'>,
+    req: Pick<RunRequest, 'runId' | 'sessionKey' | 'agentId' | 'message' | 'acceptedAt'> & AcceptedRun,
   ): { runId: string }
   /** config queue defaults (messages.queue) */
   queueDefaults(): Partial<QueueSettings>
@@ -29,6 +30,11 @@ export interface ChatQueueHost {
    * failed to start): close that run id (lifecycle end, aborted) so waiters are not left hanging.
    */
   discarded?(sessionKey: string, runId: string, reason: string): void
+  /**
+   * Messages (their accepted run ids) that became held without a loopdesk.queue.hold: a steered message queued
+   * again after the user stopped its run. The accepted journal marks them paused.
+   */
+  held?(sessionKey: string, runIds: string[]): void
   /**
    * Collect mode: the messages acknowledged as `runIds` ride along in the batch run `intoRunId` (called before
    * it starts); those runIds must end with it. `unfold` when the batch run failed to start after all.
@@ -55,21 +61,32 @@ export interface ChatSubmit {
   fastAutoOnSeconds?: number
   /** provenance / intent / receipt of this message (the run that carries it; a steered message joins a running turn without them) */
   input?: RunInput
+  /**
+   * `agent`-only run options (chat.send has none): a message restored from the accepted journal carries what
+   * its request asked for
+   */
+  extraSystemPrompt?: string
+  bootstrapContextMode?: 'lightweight'
+  lane?: string
+  model?: string
 }
 
 export type ChatSubmitResult =
   | { runId: string; status: 'started' }
   | { runId: string; status: 'queued' | 'steered'; queueItemId: string }
 
-interface Meta {
+interface Meta extends AcceptedRun {
   runId: string
   agentId: string
-  thinking?: ThinkingLevel
-  timeoutMs?: number
-  attachments?: SavedAttachment[]
-  fastMode?: FastMode
-  fastAutoOnSeconds?: number
-  input?: RunInput
+}
+
+/** What a queued message's run is started with (its first message's, for a collected batch). */
+function metaOf(p: ChatSubmit): Meta {
+  const meta: Meta = { runId: p.runId, agentId: p.agentId }
+  for (const k of ['thinking', 'timeoutMs', 'attachments', 'fastMode', 'fastAutoOnSeconds', 'input', 'extraSystemPrompt', 'bootstrapContextMode', 'lane', 'model'] as const) {
+    if (p[k] !== undefined) (meta as unknown as Record<string, unknown>)[k] = p[k]
+  }
+  return meta
 }
 
 export class QueueFullError extends Error {
@@ -118,6 +135,10 @@ export class ChatQueueModes {
             ...(m.fastMode !== undefined ? { fastMode: m.fastMode } : {}),
             ...(m.fastAutoOnSeconds !== undefined ? { fastAutoOnSeconds: m.fastAutoOnSeconds } : {}),
             ...(m.input ? { input: m.input } : {}),
+            ...(m.extraSystemPrompt !== undefined ? { extraSystemPrompt: m.extraSystemPrompt } : {}),
+            ...(m.bootstrapContextMode ? { bootstrapContextMode: m.bootstrapContextMode } : {}),
+            ...(m.lane !== undefined ? { lane: m.lane } : {}),
+            ...(m.model !== undefined ? { model: m.model } : {}),
             ...(attachments.length ? { attachments } : {}),
           })
         } catch (err) {
@@ -153,17 +174,7 @@ export class ChatQueueModes {
    * when the cap rejected the message (drop policy `new`), Error when the run could not start.
    */
   async submit(p: ChatSubmit): Promise<ChatSubmitResult> {
-    const meta: Meta = {
-      runId: p.runId,
-      agentId: p.agentId,
-      thinking: p.thinking,
-      timeoutMs: p.timeoutMs,
-      attachments: p.attachments,
-      fastMode: p.fastMode,
-      fastAutoOnSeconds: p.fastAutoOnSeconds,
-      input: p.input,
-    }
-    const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta, runId: p.runId })
+    const r: SubmitResult = await this.queues.submit(p.sessionKey, p.message, { mode: p.queueMode, meta: metaOf(p), runId: p.runId })
     switch (r.status) {
       case 'started':
         return { runId: r.runId, status: 'started' }
@@ -186,10 +197,16 @@ export class ChatQueueModes {
    */
   runEnded(sessionKey: string, runId: string, userTexts: string[]): void {
     const seen = new Set(userTexts.map((t) => t.trim()))
+    const held: string[] = []
     for (const item of this.queues.list(sessionKey)) {
       if (item.status !== 'steered' || item.runId !== runId) continue
-      if (!seen.has(item.text.trim())) this.queues.requeueSteered(sessionKey, item.id)
+      if (seen.has(item.text.trim())) continue
+      const own = (this.queues.metaOf(sessionKey, item.id) as Meta | undefined)?.runId
+      if (!this.queues.requeueSteered(sessionKey, item.id, own)) continue
+      if (own && this.queues.list(sessionKey).some((i) => i.id === item.id && i.held)) held.push(own)
     }
+    // queued again while the user's Stop holds the queue: paused like the rest, which the journal must know
+    if (held.length > 0) this.host.held?.(sessionKey, held)
   }
 
   list(sessionKey: string): QueueItem[] {
@@ -218,10 +235,12 @@ export class ChatQueueModes {
     return this.queues.hold(sessionKey)
   }
 
-  /** A message paused before the runtime stopped goes back into its queue, held (returns its item id). */
+  /**
+   * A message paused before the runtime stopped goes back into its queue, held (returns its item id); it runs
+   * with what its request asked for (thinking, timeout, …: the journal's `run`).
+   */
   restoreHeld(p: ChatSubmit & { enqueuedAt?: number }): string {
-    const meta: Meta = { runId: p.runId, agentId: p.agentId, attachments: p.attachments }
-    return this.queues.restoreHeld(p.sessionKey, p.message, { meta, runId: p.runId, enqueuedAt: p.enqueuedAt })
+    return this.queues.restoreHeld(p.sessionKey, p.message, { meta: metaOf(p), runId: p.runId, enqueuedAt: p.enqueuedAt })
   }
 
   /** Releases held messages (these ids, else all); returns the ids released. */

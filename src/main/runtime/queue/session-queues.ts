@@ -162,6 +162,11 @@ export class SessionQueues {
     return undefined
   }
 
+  /** The submit() meta of an item, or undefined. */
+  metaOf(sessionKey: string, id: string): unknown {
+    return this.sessions.get(sessionKey)?.entries.find((e) => e.item.id === id)?.meta
+  }
+
   /** The sessions that have a queue (waiting or recently finished items). */
   sessionKeys(): string[] {
     return [...this.sessions.keys()]
@@ -255,15 +260,17 @@ export class SessionQueues {
 
   /**
    * A steered message did not make it into its run (the run ended before picking it up): queue it again
-   * as a follow-up so it is not lost. False when the item is unknown or was not steered.
+   * as a follow-up so it is not lost, under `runId` (the run it will start as; it named the run it was steered
+   * into). Held when the user stopped that run (hold() since). False when the item is unknown or was not steered.
    */
-  requeueSteered(sessionKey: string, id: string): boolean {
+  requeueSteered(sessionKey: string, id: string, runId?: string): boolean {
     const s = this.sessions.get(sessionKey)
     const e = s?.entries.find((x) => x.item.id === id)
     if (!s || !e || e.item.status !== 'steered') return false
     e.item.status = 'queued'
     e.item.mode = 'followup'
     e.item.detail = 'the run ended before taking the steered message; queued as follow-up'
+    if (runId) e.item.runId = runId
     if (s.holding) e.item.held = true
     // keep enqueue order: move it behind items already waiting
     s.entries.splice(s.entries.indexOf(e), 1)

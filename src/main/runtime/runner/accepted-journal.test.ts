@@ -81,6 +81,34 @@ describe('accepted-message journal', () => {
     expect(readDeadJournals(dir2).records).toEqual([{ runId: 'h', sessionKey: 'agent:main:x', text: 'paused', at: 5, held: true }])
   })
 
+  it("a message's run options read back (through a compaction rewrite too); older lines without them, and bad fields, fall back to the defaults", () => {
+    const dir = tmp()
+    const j = new AcceptedJournal(dir)
+    const img = { path: '/s/media/inbound/u1.png', fileName: 'a.png', mimeType: 'image/png', sizeBytes: 3, image: true }
+    const run = { thinking: 'high' as const, timeoutMs: 800, model: 'mock/m1', fastMode: 'auto' as const, input: { receipt: 'R', intent: { kind: 'session-goal-start' as const, version: 1 as const, issuedAtMs: 5 } }, attachments: [img] }
+    j.accept({ runId: 'a', sessionKey: 'agent:main:x', text: 'one', at: 1, media: [img.path], run })
+    j.close()
+    expect(readDeadJournals(dir).records).toEqual([{ runId: 'a', sessionKey: 'agent:main:x', text: 'one', at: 1, media: [img.path], run }])
+
+    const dir2 = tmp()
+    deadJournal(dir2, [
+      { op: 'accept', runId: 'old', sessionKey: 'agent:main:x', text: 'before runs were kept', at: 1 },
+      {
+        op: 'accept',
+        runId: 'bad',
+        sessionKey: 'agent:main:x',
+        text: 'odd fields',
+        at: 2,
+        media: ['/s/media/inbound/u2.png'],
+        // an unknown level, a negative timeout, an attachment the message does not carry: dropped, the rest kept
+        run: { thinking: 'ultra', timeoutMs: -1, lane: 'L', extraSystemPrompt: 'be brief', attachments: [{ ...img, path: '/etc/passwd' }], input: { provenance: { kind: 'nobody' } } },
+      },
+    ])
+    const [old, bad] = readDeadJournals(dir2).records
+    expect(old).toEqual({ runId: 'old', sessionKey: 'agent:main:x', text: 'before runs were kept', at: 1 })
+    expect(bad.run).toEqual({ lane: 'L', extraSystemPrompt: 'be brief' })
+  })
+
   it('a dead process: torn last line skipped, end/idle records settle, records returned oldest first', () => {
     const dir = tmp()
     const file = deadJournal(dir, [

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
+import { parseAcceptedRun, type AcceptedRun } from './accepted-run'
 
 export interface AcceptedRecord {
   runId: string
@@ -27,6 +28,8 @@ export interface AcceptedRecord {
   media?: string[]
   /** paused by the user (held in its queue): it waits for them, not for an answer */
   held?: boolean
+  /** what its run was asked for besides the text (thinking, timeout, …): a restored message starts the same way */
+  run?: AcceptedRun
 }
 
 type Line =
@@ -220,6 +223,9 @@ export function readDeadJournals(dir: string): DeadJournals {
         const rec: AcceptedRecord = { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at }
         if (Array.isArray(l.media)) rec.media = l.media
         if (l.held === true) rec.held = true
+        // lines written before runs were kept have none: such a message runs with the defaults
+        const run = parseAcceptedRun(l.run, rec.media)
+        if (run) rec.run = run
         open.set(l.runId, rec)
       } else if (l.op === 'end') open.delete(l.runId)
       else if (l.op === 'hold' || l.op === 'release') {

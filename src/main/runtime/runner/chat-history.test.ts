@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
 import { historyRowOfPayload } from '../../../shared/history-row'
+import { INTERRUPTED_RUN } from './recovery'
 import { HISTORY_MESSAGE_MAX_BYTES, HISTORY_OMITTED_TEXT, HISTORY_TOTAL_MAX_BYTES, historyRows, pageHistory, sessionMessageOf, windowHistory } from './chat-history'
 
 const msg = (id: string, role: string, content: unknown, extra: Record<string, unknown> = {}): TranscriptEntry => ({
@@ -28,6 +29,42 @@ describe('chat history', () => {
     expect(rows[1]).toMatchObject({ role: 'assistant', aborted: true, runId: 'r' })
     expect(rows[2]).toMatchObject({ role: 'toolResult', toolCallId: 'c', toolName: 'read', isError: false })
     expect(rows[3]).toMatchObject({ role: 'compaction', summary: 'sum' })
+  })
+
+  it('a run an older recovery left ending on its tool turn reads interrupted; nothing else a `run` entry names changes', () => {
+    const of = (runId: string, e: TranscriptEntry): TranscriptEntry => ({ ...e, runId }) as TranscriptEntry
+    const toolTurn = (id: string) => msg(id, 'assistant', [...text('Checking.'), { type: 'toolCall', id: `c${id}`, name: 'exec', arguments: {} }], { stopReason: 'toolUse' })
+    const result = (id: string, call: string) => msg(id, 'toolResult', text('Tool result missing: the run was interrupted before this tool finished.'), { toolCallId: call, isError: true })
+    const marker = (runId: string): TranscriptEntry => ({ type: 'run', id: `m-${runId}`, timestamp: 9, runId, phase: 'interrupted', status: 'interrupted' })
+    const entries: TranscriptEntry[] = [
+      // cut off while its tool ran (what recovery wrote before it closed runs with a message)
+      of('old', msg('o1', 'user', text('check'))),
+      of('old', toolTurn('o2')),
+      of('old', result('o3', 'co2')),
+      marker('old'),
+      // the reply was complete before the crash: the marker changes nothing
+      of('done', msg('d1', 'user', text('hi'))),
+      of('done', toolTurn('d2')),
+      of('done', result('d3', 'cd2')),
+      of('done', msg('d4', 'assistant', text('All done.'), { stopReason: 'stop' })),
+      marker('done'),
+      // closed by today's recovery: its own message says so
+      of('new', msg('n1', 'user', text('again'))),
+      of('new', toolTurn('n2')),
+      of('new', result('n3', 'cn2')),
+      of('new', msg('n4', 'assistant', [], { stopReason: 'error', errorMessage: INTERRUPTED_RUN, interrupted: true })),
+      marker('new'),
+      // a run ending on a tool turn without a marker (never a crash recovery's) is left alone
+      of('plain', msg('p1', 'user', text('go'))),
+      of('plain', toolTurn('p2')),
+    ]
+    const rows = historyRows(entries)
+    const flagged = rows.filter((r) => r.interrupted)
+    expect(flagged.map((r) => r.id)).toEqual(['o2', 'n4'])
+    expect(flagged[0]).toMatchObject({ role: 'assistant', stopReason: 'toolUse', errorMessage: INTERRUPTED_RUN })
+    expect(rows.filter((r) => r.errorMessage).map((r) => r.id)).toEqual(['o2', 'n4'])
+    // the marker is the evidence: without it the same messages read as they are
+    expect(historyRows(entries.filter((e) => e.type !== 'run')).some((r) => r.id === 'o2' && r.interrupted)).toBe(false)
   })
 
   it('a replayed session.message payload (a history delta) gives the very row a page gives; hidden messages none', () => {

@@ -5,6 +5,8 @@
 import type { HistoryMessage, SessionMessagePayload } from '../../../shared/methods'
 import type { TranscriptEntry } from '../contracts'
 import { historyRow, type HistoryRowOptions } from '../../../shared/history-row'
+import { cutOffToolTurns } from './interrupted-before'
+import { INTERRUPTED_RUN } from './recovery'
 
 export const HISTORY_DEFAULT_LIMIT = 200
 export const HISTORY_MESSAGE_MAX_BYTES = 128 * 1024
@@ -32,6 +34,8 @@ export function historyRows(entries: readonly TranscriptEntry[], opts: HistoryRo
   const rows: HistoryMessage[] = []
   // position among the transcript's message entries, hidden ones included (session.message counts them too)
   let seq = 0
+  // runs an older recovery left ending on a tool turn: that turn's row says the run was interrupted
+  const cutOff = cutOffToolTurns(entries)
   for (const e of entries) {
     if (e.type === 'compaction') {
       const run = e.runId ? { runId: e.runId } : {}
@@ -42,6 +46,10 @@ export function historyRows(entries: readonly TranscriptEntry[], opts: HistoryRo
     seq++
     const row = historyRow(e.message as { role?: unknown }, { id: e.id, seq, runId: e.runId, timestamp: e.timestamp }, opts)
     if (!row) continue
+    if (cutOff.has(e.id)) {
+      row.interrupted = true
+      row.errorMessage = INTERRUPTED_RUN
+    }
     rows.push(row)
   }
   return rows

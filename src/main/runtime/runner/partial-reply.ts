@@ -1,8 +1,8 @@
 // What a crash cut off: the reply the user was watching stream is written to the transcript only when its
-// message ends, so after a kill -9 only the Inspector's event log (events/event-log.ts, appended about once a
-// second) still has it. Recovery rebuilds from it the text of the assistant message that was streaming and
-// when the run was last seen alive. Nothing is added to the streaming path: the log is written anyway, and a
-// crash loses at most its last unflushed second.
+// message ends, so after a kill -9 only the Inspector's event log (events/event-log.ts, appended every 250 ms)
+// still has it. Recovery rebuilds from it the text of the assistant message that was streaming and when the
+// run was last seen alive. Nothing is added to the streaming path: the log is written anyway, and a crash
+// loses at most its last unflushed 250 ms.
 import fs from 'node:fs'
 import type { AgentEvent } from '../../../shared/events'
 

@@ -83,6 +83,19 @@ describe('history after a crash', () => {
     expect(retryableRun(t)).toBe('r1')
   })
 
+  it('a run an older recovery left ending on its tool turn (chat.history marks that row) is Interrupted, not Done', () => {
+    // runner/interrupted-before.ts: the tool turn's row carries interrupted + the error; stopReason stays toolUse
+    const t = hydrate([
+      user('r1', 'check then tell', 1000),
+      { ...checkingWithTool, interrupted: true, errorMessage: 'Interrupted: Loopdesk stopped before this run finished.' } as HistoryMessage,
+      { role: 'toolResult', content: [{ type: 'text', text: 'Tool result missing: the run was interrupted before this tool finished.' }], timestamp: 9000, id: 't1', runId: 'r1', toolCallId: 'c1', isError: true } as HistoryMessage,
+    ])
+    const run = t.items.find((i) => i.kind === 'run') as RunItem
+    expect(run).toMatchObject({ status: 'error', interrupted: true })
+    expect(runStatusText(run)).toMatch(/^Interrupted: Loopdesk stopped before this run finished\./)
+    expect(retryableRun(t)).toBe('r1')
+  })
+
   it('the sidebar shows an interrupted session as an error state (its lastError explains)', () => {
     // the wire row (OpenClaw status enum): an interrupted run is `failed` + `interrupted: true`
     const row = { key: SK, kind: 'direct', status: 'failed', interrupted: true, lastError: 'the run was interrupted' } as unknown as SessionRow
