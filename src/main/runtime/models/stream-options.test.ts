@@ -143,6 +143,34 @@ describe('compat on a model entry', () => {
     expect(plain.requests.slice(before).map((r) => 'stream_options' in r.body)).toEqual([false])
   })
 
+  it('maxTokensField and supportsReasoningEffort reach the request as pi-ai reads them', async () => {
+    const server = await startModelServer()
+    try {
+      const model = (compat?: Record<string, unknown>) => ({ id: 'r1', reasoning: true, contextWindow: 32000, maxTokens: 1000, ...(compat ? { compat } : {}) })
+      const config = (compat?: Record<string, unknown>) =>
+        testConfig(server, {
+          models: { providers: { strict: { baseUrl: server.openaiBaseUrl, api: 'openai-completions', models: [model(compat)] } } },
+          agents: { defaults: { model: { primary: 'strict/r1' }, thinkingDefault: 'medium' } },
+        })
+      t = await startTestRuntime(server, { config: config() })
+      expect((await run(t, 'd1')).status).toBe('ok')
+      const plainBody = server.requests.at(-1)!.body
+      expect(plainBody.max_completion_tokens).toBeGreaterThan(0)
+      expect(plainBody.reasoning_effort).toBe('medium')
+      await t.close()
+      t = await startTestRuntime(server, { config: config({ maxTokensField: 'max_tokens', supportsReasoningEffort: false }) })
+      expect((await run(t, 'd2')).status).toBe('ok')
+      const body = server.requests.at(-1)!.body
+      expect(body.max_tokens).toBe(plainBody.max_completion_tokens)
+      expect('max_completion_tokens' in body).toBe(false)
+      expect('reasoning_effort' in body).toBe(false)
+    } finally {
+      await t?.close()
+      t = undefined
+      await server.close()
+    }
+  })
+
   it('is validated by config.patch: a closed object of booleans', async () => {
     t = await startTestRuntime(plain)
     const patchModel = (m: unknown) => t!.raw('config.patch', { patch: { models: { providers: { mock: { models: [m] } } } } })
@@ -153,6 +181,8 @@ describe('compat on a model entry', () => {
     expect(unknown.ok).toBe(false)
     expect(JSON.stringify(unknown)).toContain('supportsStreamOptions')
     expect((await patchModel({ id: 'm1', compat: { supportsUsageInStreaming: true } })).ok).toBe(true)
+    expect((await patchModel({ id: 'm1', compat: { maxTokensField: 'max_length' } })).ok).toBe(false)
+    expect((await patchModel({ id: 'm1', compat: { maxTokensField: 'max_tokens', supportsReasoningEffort: false } })).ok).toBe(true)
   })
 })
 
