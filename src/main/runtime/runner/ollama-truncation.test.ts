@@ -36,11 +36,14 @@ describe('truncationNotice', () => {
     expect(truncationNotice({ ...ollama, provider: 'vllm', baseUrl: 'http://127.0.0.1:8000/v1' }, 9000, 2048)).toBeUndefined()
   })
 
-  it('estimateSent counts the system prompt and text, not images', () => {
+  it('estimateSent counts the system prompt and text, not images or earlier reasoning', () => {
     const text = { role: 'user', content: [{ type: 'text', text: 'x'.repeat(4000) }] }
     const withImage = { role: 'user', content: [{ type: 'text', text: 'x'.repeat(4000) }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }
+    const reply = { role: 'assistant', content: [{ type: 'text', text: 'z'.repeat(400) }] }
+    const thought = { role: 'assistant', content: [{ type: 'thinking', thinking: 't'.repeat(40_000) }, { type: 'text', text: 'z'.repeat(400) }] }
     expect(estimateSent({ systemPrompt: 'y'.repeat(400), messages: [text] })).toBe(1000 + 4 + 100)
     expect(estimateSent({ messages: [withImage] })).toBe(estimateSent({ messages: [text] }))
+    expect(estimateSent({ messages: [text, thought] })).toBe(estimateSent({ messages: [text, reply] }))
   })
 })
 
@@ -80,7 +83,10 @@ describe('a run on Ollama', () => {
     const events = await run(t, 'o1', 'Please read all of this. ' + 'lorem ipsum dolor sit amet '.repeat(1200))
     const at = events.findIndex((e) => e.stream === 'error')
     expect(events[at]?.data).toMatchObject({ reason: 'context_truncated', provider: 'ollama', model: 'llama', promptTokens: 2048, contextWindow: 32768 })
-    expect(Number(events[at]?.data.estimatedTokens)).toBeGreaterThan(8000)
+    // the message's ~8 100 tokens and the system prompt with its tool declarations
+    const sent = server.requests.at(-1)!.body
+    const systemChars = JSON.stringify(sent.messages.filter((m: { role: string }) => m.role === 'system')).length + JSON.stringify(sent.tools ?? []).length
+    expect(Number(events[at]?.data.estimatedTokens)).toBeGreaterThan(8000 + systemChars / 4 / 2)
     expect(String(events[at]?.data.message)).toContain('OLLAMA_CONTEXT_LENGTH')
     expect(at).toBeLessThan(events.findIndex((e) => e.stream === 'lifecycle' && e.data.phase === 'end'))
     expect(warn.mock.calls.some((c) => String(c[0]).includes('Ollama read only 2048'))).toBe(true)

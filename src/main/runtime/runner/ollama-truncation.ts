@@ -7,7 +7,8 @@
 //
 // False positives are kept out: chars/4 is off by a quarter either way for ordinary text (code and JSON
 // tokenize denser, long whitespace runs sparser), so only a prompt counted at under 60% of the estimate and at
-// least 1024 tokens short counts, images (whose token cost varies by model) are left out of the estimate,
+// least 1024 tokens short counts, images (whose token cost varies by model) and earlier reasoning (which chat
+// templates often drop) are left out of the estimate,
 // a prompt estimated under 2048 tokens (Ollama's smallest default window) is never looked at, and a response
 // without usage (0 tokens) says nothing.
 import { estimateContextTokens, IMAGE_CHARS, CHARS_PER_TOKEN, type AnyMessage } from '../compaction/estimate'
@@ -47,16 +48,22 @@ export function isOllama(model: Pick<Target, 'provider' | 'baseUrl'>): boolean {
   }
 }
 
-/** estimated tokens of a request's context (system prompt and tool declarations included), images left out */
+/**
+ * estimated tokens of a request's context (system prompt and tool declarations included), without images and
+ * earlier reasoning: a chat template may leave old thinking out, and an image's cost varies by model
+ */
 export function estimateSent(context: { systemPrompt?: string; messages: readonly unknown[] }): number {
   const messages = context.messages as readonly AnyMessage[]
-  let images = 0
+  let uncounted = 0
   for (const m of messages) {
     if (!Array.isArray(m.content)) continue
-    for (const b of m.content as Array<{ type?: unknown }>) if (b?.type === 'image') images++
+    for (const b of m.content as Array<{ type?: unknown; thinking?: unknown }>) {
+      if (b?.type === 'image') uncounted += IMAGE_CHARS
+      else if (b?.type === 'thinking' && typeof b.thinking === 'string') uncounted += b.thinking.length
+    }
   }
   const system = Math.ceil((context.systemPrompt?.length ?? 0) / CHARS_PER_TOKEN)
-  return Math.max(0, estimateContextTokens(messages) + system - Math.ceil((images * IMAGE_CHARS) / CHARS_PER_TOKEN))
+  return Math.max(0, estimateContextTokens(messages) + system - Math.floor(uncounted / CHARS_PER_TOKEN))
 }
 
 /** the notice for a response whose prompt count says the server cut what was sent, else undefined */
