@@ -235,6 +235,26 @@ describe('refusesUnnamedField', () => {
   })
 })
 
+describe('StreamOptionsFallback.fetch, a refusal not naming the field', () => {
+  const model = { api: 'openai-completions', provider: 'strict', id: 'm', baseUrl: 'https://y.test/v1' }
+  const body = JSON.stringify({ model: 'm', stream: true, stream_options: { include_usage: true } })
+
+  it('refused again without it: that answer goes to the SDK, and nothing is remembered (the guess was wrong)', async () => {
+    const sent: string[] = []
+    const base = (async (_input: unknown, init?: RequestInit) => {
+      sent.push(String(init?.body))
+      return new Response(JSON.stringify({ error: { message: 'extra fields not permitted' } }), { status: 400 })
+    }) as typeof fetch
+    const logged: string[] = []
+    const fallback = new StreamOptionsFallback((l) => logged.push(l))
+    const res = await fallback.fetch(base, model)!('https://y.test/v1/chat/completions', { method: 'POST', body })
+    expect(res.status).toBe(400)
+    expect(sent.map((b) => b.includes('stream_options'))).toEqual([true, false])
+    expect(fallback.refuses(model)).toBe(false)
+    expect(logged).toEqual([])
+  })
+})
+
 describe('withoutStreamOptions', () => {
   it('drops the field and keeps the rest; anything else is not its body', () => {
     expect(JSON.parse(withoutStreamOptions('{"model":"m","stream":true,"stream_options":{"include_usage":true}}')!)).toEqual({ model: 'm', stream: true })
