@@ -385,3 +385,39 @@ test('the lazily loaded parts (highlighting, Settings, Inspector) load from the 
   }
   expect(await page.evaluate('window.__csp')).toEqual([])
 })
+
+test("a model's Advanced switch reaches the real runtime: its server is no longer asked for stream_options", async ({ page }) => {
+  await open(page)
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await dialog.getByRole('button', { name: 'Edit mock', exact: true }).click()
+  const form = dialog.getByRole('group', { name: 'Edit endpoint mock' })
+  const row = form.getByRole('listitem', { name: 'Model 1', exact: true })
+  const usage = row.getByRole('checkbox', { name: /Ask for token usage while streaming/ })
+  await expect(usage).toBeHidden() // inside the closed Advanced part
+  await row.getByText('Advanced', { exact: true }).click()
+  await usage.uncheck()
+  await expect(row.getByText('Advanced (1 set)')).toBeVisible()
+  await form.getByRole('button', { name: 'Save endpoint' }).click()
+  await expect(dialog.getByText('Saved the endpoint “mock”.')).toBeVisible()
+  const models = async () => ((await env.rt.call('config.get', {})).config as { models: { providers: Record<string, { models: Array<Record<string, unknown>> }> } }).models.providers.mock.models
+  expect((await models())[0]).toMatchObject({ id: 'm1', compat: { supportsUsageInStreaming: false } })
+  await shot(page, 'app-settings-model-advanced')
+  await dialog.getByRole('button', { name: 'Close', exact: true }).click()
+  await expect(dialog).toHaveCount(0)
+
+  await newSession(page)
+  env.model.push({ text: 'Asked plainly.', chunks: 2 })
+  await send(page, 'no usage please')
+  await expect(log(page).getByText('Asked plainly.')).toBeVisible()
+  expect('stream_options' in (env.model.requests.at(-1)!.body as object)).toBe(false)
+
+  // switched back on: the entry loses its compat again
+  await page.getByRole('button', { name: 'Settings', exact: true }).click()
+  await dialog.getByRole('button', { name: 'Edit mock', exact: true }).click()
+  await expect(row.getByText('Advanced (1 set)')).toBeVisible() // open: it has a switch set
+  await usage.check()
+  await form.getByRole('button', { name: 'Save endpoint' }).click()
+  // (the first save's toast may still be up: the file says when this one landed)
+  await expect.poll(async () => (await models())[0]).toEqual({ id: 'm1', name: 'Mock', contextWindow: 32000, maxTokens: 1024, cost: { input: 1, output: 2 } })
+})

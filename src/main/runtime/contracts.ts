@@ -31,12 +31,16 @@ export interface ModelConfig {
   reasoning?: boolean
   input?: Array<'text' | 'image'>
   cost?: { input: number; output: number; cacheRead?: number; cacheWrite?: number }
-  /** openai-completions only: `supportsUsageInStreaming: false` sends no `stream_options` (servers that refuse it) */
+  /** openai-completions only: what the server does not take (`supportsUsageInStreaming: false`: no `stream_options`) */
   compat?: ModelCompat
 }
 
 export interface ModelCompat {
   supportsUsageInStreaming?: boolean
+  /** false: a reasoning model is sent no `reasoning_effort` (default: pi-ai decides by the URL) */
+  supportsReasoningEffort?: boolean
+  /** which field carries the reply limit (default: pi-ai decides by the URL, mostly max_completion_tokens) */
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens'
 }
 
 export interface ProviderConfig {

@@ -35,6 +35,10 @@ export const ModelConfigSchema = Closed({
     Closed({
       // false: no `stream_options: {include_usage: true}` in the request (older vLLM, LiteLLM, some Azure)
       supportsUsageInStreaming: Opt(Type.Boolean()),
+      // false: no `reasoning_effort` for a reasoning model (servers that refuse it); default: by URL
+      supportsReasoningEffort: Opt(Type.Boolean()),
+      // the reply limit's field: `max_tokens` for servers that predate `max_completion_tokens`
+      maxTokensField: Opt(Literals(['max_tokens', 'max_completion_tokens'] as const)),
     }),
   ),
 })

@@ -2,9 +2,9 @@
 // client: the run still succeeds, later runs do not send the field at all, and a model entry's `compat` in
 // loopdesk.json says so up front.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
-import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
+import { startModelServer, type ErrorTurn, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../../test/fixtures/test-runtime'
-import { StreamOptionsFallback, withoutStreamOptions } from './stream-options'
+import { refusesUnnamedField, StreamOptionsFallback, withoutStreamOptions } from './stream-options'
 
 let vllm: ModelServer
 let plain: ModelServer
@@ -81,6 +81,55 @@ describe('a server that refuses stream_options', () => {
   })
 })
 
+describe('a refusal that does not name stream_options', () => {
+  // each case on a server of its own: a refusal remembered for one provider+model+URL would carry over
+  async function refusedThenServed(refusal: ErrorTurn) {
+    const server = await startModelServer()
+    try {
+      t = await startTestRuntime(server)
+      server.script([refusal, { text: 'served' }])
+      const w = await run(t, 'x1')
+      const sent = server.requests.map((r) => 'stream_options' in r.body)
+      const reply = await lastReply(t)
+      let next: boolean[] = []
+      if (w.status === 'ok') {
+        expect((await run(t, 'x2', 'again')).status).toBe('ok')
+        next = server.requests.slice(sent.length).map((r) => 'stream_options' in r.body)
+      }
+      return { w, sent, reply, next }
+    } finally {
+      await t?.close()
+      t = undefined
+      await server.close()
+    }
+  }
+
+  it.each([
+    ['pydantic v1, 422', { status: 422, body: { detail: [{ loc: ['body'], msg: 'extra fields not permitted', type: 'value_error.extra' }] } }],
+    ['an OpenAI-style error, 400', { status: 400, message: 'Unrecognized request argument supplied' }],
+    ['serde, plain text 400', { status: 400, body: 'Failed to deserialize the JSON body into the target type: unknown field at line 1 column 412' }],
+  ] as Array<[string, ErrorTurn]>)('%s: sent once more without it, and remembered once that got through', async (_name, refusal) => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const { w, sent, reply, next } = await refusedThenServed(refusal)
+    expect(w.status).toBe('ok')
+    expect(sent).toEqual([true, false])
+    expect(reply).toContain('served')
+    expect(next).toEqual([false])
+    expect(warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('an unnamed extra field'))).toHaveLength(1)
+  })
+
+  it.each([
+    ['an error naming another field of the request', { status: 400, message: 'Unrecognized request argument supplied: max_completion_tokens' }],
+    ['pydantic naming where the extra field is', { status: 422, body: { detail: [{ loc: ['body', 'messages', 0, 'role'], msg: 'extra fields not permitted' }] } }],
+    ['a 401 in the same words', { status: 401, message: 'unknown field; invalid api key' }],
+    ['a 400 about something else', { status: 400, message: 'prompt is too long' }],
+  ] as Array<[string, ErrorTurn]>)('%s: not sent again', async (_name, refusal) => {
+    const { w, sent } = await refusedThenServed(refusal)
+    expect(w.status).toBe('error')
+    expect(sent).toEqual([true])
+  })
+})
+
 describe('compat on a model entry', () => {
   it('supportsUsageInStreaming: false sends no stream_options from the first request on', async () => {
     t = await startTestRuntime(plain)
@@ -94,6 +143,34 @@ describe('compat on a model entry', () => {
     expect(plain.requests.slice(before).map((r) => 'stream_options' in r.body)).toEqual([false])
   })
 
+  it('maxTokensField and supportsReasoningEffort reach the request as pi-ai reads them', async () => {
+    const server = await startModelServer()
+    try {
+      const model = (compat?: Record<string, unknown>) => ({ id: 'r1', reasoning: true, contextWindow: 32000, maxTokens: 1000, ...(compat ? { compat } : {}) })
+      const config = (compat?: Record<string, unknown>) =>
+        testConfig(server, {
+          models: { providers: { strict: { baseUrl: server.openaiBaseUrl, api: 'openai-completions', models: [model(compat)] } } },
+          agents: { defaults: { model: { primary: 'strict/r1' }, thinkingDefault: 'medium' } },
+        })
+      t = await startTestRuntime(server, { config: config() })
+      expect((await run(t, 'd1')).status).toBe('ok')
+      const plainBody = server.requests.at(-1)!.body
+      expect(plainBody.max_completion_tokens).toBeGreaterThan(0)
+      expect(plainBody.reasoning_effort).toBe('medium')
+      await t.close()
+      t = await startTestRuntime(server, { config: config({ maxTokensField: 'max_tokens', supportsReasoningEffort: false }) })
+      expect((await run(t, 'd2')).status).toBe('ok')
+      const body = server.requests.at(-1)!.body
+      expect(body.max_tokens).toBe(plainBody.max_completion_tokens)
+      expect('max_completion_tokens' in body).toBe(false)
+      expect('reasoning_effort' in body).toBe(false)
+    } finally {
+      await t?.close()
+      t = undefined
+      await server.close()
+    }
+  })
+
   it('is validated by config.patch: a closed object of booleans', async () => {
     t = await startTestRuntime(plain)
     const patchModel = (m: unknown) => t!.raw('config.patch', { patch: { models: { providers: { mock: { models: [m] } } } } })
@@ -104,6 +181,8 @@ describe('compat on a model entry', () => {
     expect(unknown.ok).toBe(false)
     expect(JSON.stringify(unknown)).toContain('supportsStreamOptions')
     expect((await patchModel({ id: 'm1', compat: { supportsUsageInStreaming: true } })).ok).toBe(true)
+    expect((await patchModel({ id: 'm1', compat: { maxTokensField: 'max_length' } })).ok).toBe(false)
+    expect((await patchModel({ id: 'm1', compat: { maxTokensField: 'max_tokens', supportsReasoningEffort: false } })).ok).toBe(true)
   })
 })
 
@@ -129,6 +208,50 @@ describe('StreamOptionsFallback.fetch', () => {
     expect((fallback.modelFor(model) as { compat?: unknown }).compat).toEqual({ supportsUsageInStreaming: false })
     expect(logged).toHaveLength(1)
     expect(fallback.fetch(base, { ...model, api: 'openai-responses' })).toBe(base)
+  })
+})
+
+describe('refusesUnnamedField', () => {
+  const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, max_tokens: 5 })
+
+  it('an extra/unknown field in the error, no other field of the request named', () => {
+    expect(refusesUnnamedField('{"error":{"message":"extra fields not permitted","type":"invalid_request_error","param":null}}', body)).toBe(true)
+    expect(refusesUnnamedField('Unrecognized request argument supplied', body)).toBe(true)
+    expect(refusesUnnamedField('{"error":"unknown field"}', body)).toBe(true)
+    // the envelope's keys are not the server's words
+    expect(refusesUnnamedField('{"type":"extra_forbidden","msg":"Extra inputs are not permitted"}', body)).toBe(true)
+    // a key that is also an English word (`content`, `model`) in prose does not count as naming it
+    expect(refusesUnnamedField('unknown field in the content of the model request', body)).toBe(true)
+  })
+
+  it('not when another field is named, the words are about something else, or the request is not JSON', () => {
+    expect(refusesUnnamedField('unknown field `max_tokens`', body)).toBe(false)
+    expect(refusesUnnamedField("unknown field 'content'", body)).toBe(false)
+    expect(refusesUnnamedField('Unrecognized request argument supplied: model', body)).toBe(false)
+    expect(refusesUnnamedField('{"detail":[{"loc":["body","messages",0,"name"],"msg":"extra fields not permitted"}]}', body)).toBe(false)
+    expect(refusesUnnamedField('model not found', body)).toBe(false)
+    expect(refusesUnnamedField('access not permitted', body)).toBe(false)
+    expect(refusesUnnamedField('unknown field', 'not json')).toBe(false)
+  })
+})
+
+describe('StreamOptionsFallback.fetch, a refusal not naming the field', () => {
+  const model = { api: 'openai-completions', provider: 'strict', id: 'm', baseUrl: 'https://y.test/v1' }
+  const body = JSON.stringify({ model: 'm', stream: true, stream_options: { include_usage: true } })
+
+  it('refused again without it: that answer goes to the SDK, and nothing is remembered (the guess was wrong)', async () => {
+    const sent: string[] = []
+    const base = (async (_input: unknown, init?: RequestInit) => {
+      sent.push(String(init?.body))
+      return new Response(JSON.stringify({ error: { message: 'extra fields not permitted' } }), { status: 400 })
+    }) as typeof fetch
+    const logged: string[] = []
+    const fallback = new StreamOptionsFallback((l) => logged.push(l))
+    const res = await fallback.fetch(base, model)!('https://y.test/v1/chat/completions', { method: 'POST', body })
+    expect(res.status).toBe(400)
+    expect(sent.map((b) => b.includes('stream_options'))).toEqual([true, false])
+    expect(fallback.refuses(model)).toBe(false)
+    expect(logged).toEqual([])
   })
 })
 

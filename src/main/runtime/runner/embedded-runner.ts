@@ -40,6 +40,7 @@ import { createToolLoadout } from './tool-loadout'
 import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { RetryWatch } from './retry-notice'
+import { estimateSent, isOllama, truncationNotice } from './ollama-truncation'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
@@ -534,6 +535,8 @@ export class EmbeddedRunner {
       const loadout = systemPrompt && tools.length > 0 ? createToolLoadout(systemPrompt, tools, declarations) : undefined
       const leading = loadout ? loadout.leading : createInitialSystemMessage(systemPrompt, declarations)
       const registry = models
+      let sent: { model: Model<Api>; tokens: number } | undefined
+      let truncationTold = false
       const piStream = registry.streamFn
       const a = new Agent({
         // tools are set below: through initialState, pi would build (and drop) a declaration of each
@@ -554,6 +557,8 @@ export class EmbeddedRunner {
           // a response pi will retry is told to the user (retry-notice.ts)
           const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
           b.lastResponse = undefined
+          // Ollama cuts a prompt longer than its context silently: what was sent, to compare with what it read
+          sent = isOllama(model) ? { model, tokens: estimateSent(context) } : undefined
           const onResponse = (res: Response, url: URL | undefined) => {
             // where a refusal came from (a 404 there is most often the base URL) and what a 200 sent (errors.ts)
             if (url) b.lastResponse = { url, status: res.status, contentType: res.headers.get('content-type') ?? undefined }
@@ -643,6 +648,15 @@ export class EmbeddedRunner {
         })
       }
       a.subscribe(b.listener)
+      a.subscribe((event) => {
+        if (event.type !== 'message_end' || event.message.role !== 'assistant' || !sent || truncationTold) return
+        const u = event.message.usage
+        const notice = u && truncationNotice(sent.model, sent.tokens, u.input + u.cacheRead + u.cacheWrite)
+        if (!notice) return
+        truncationTold = true
+        console.warn(`[runner] ${req.sessionKey}: ${notice.message}`)
+        this.emit(req, 'error', { ...notice })
+      })
       live.isStreaming = () => a.state.isStreaming
       live.steer = (text) => a.steer(userMessage(text))
       live.followUp = (text) => a.followUp(userMessage(text))

@@ -71,6 +71,8 @@ export type FakeStep =
     }
   | { kind: 'error'; message: string }
   | { kind: 'wait'; ms: number }
+  /** an agent `error` event that does not end the run (a runtime notice: model_retry, context_truncated) */
+  | { kind: 'notice'; data: Record<string, unknown> }
   /** stream nothing until the run is stopped (a test then never races the run's natural end) */
   | { kind: 'untilAborted' }
 
@@ -600,6 +602,7 @@ export class FakeBridge implements Bridge {
           outChars += step.text.length
           if (step.kind === 'text') await this.handleSteers(s, run)
         } else if (step.kind === 'wait') await this.sleep(step.ms)
+        else if (step.kind === 'notice') this.agentEvent(run, 'error', step.data)
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
         }

@@ -160,6 +160,14 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           Check model setup
         </button>
       )}
+      {item.warning && (
+        <div role="note" className="run-warning">
+          <span>{item.warning}</span>{' '}
+          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
+            Open model settings
+          </button>
+        </div>
+      )}
     </div>
   )
 })

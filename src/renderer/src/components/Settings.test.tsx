@@ -871,6 +871,80 @@ describe('endpoints of your own', () => {
     expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([{ id: 'm3', contextWindow: 65536, maxTokens: 4096 }])
   })
 
+  it("a model's Advanced switches set its compat; what the file says is shown, and kept when other fields change", async () => {
+    const user = userEvent.setup()
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    await bridge.settingsSet({
+      patch: {
+        models: {
+          providers: {
+            mock: {
+              baseUrl: 'http://127.0.0.1:9999/v1',
+              api: 'openai-completions',
+              models: [{ id: 'm1', contextWindow: 16384, compat: { supportsUsageInStreaming: false } }, { id: 'm2' }],
+            },
+          },
+        },
+        agents: { defaults: { model: { primary: 'mock/m1' } } },
+      },
+    })
+    bridge.calls.length = 0
+    await renderApp({}, bridge)
+    const { dialog, form } = await editEndpoint(user, 'mock')
+    const models = within(form).getByRole('list', { name: 'Models' })
+    const row = (n: number) => within(models).getByRole('listitem', { name: `Model ${n}` })
+    const save = () => user.click(within(form).getByRole('button', { name: 'Save endpoint' }))
+
+    // m1's file says its server refuses stream_options: its Advanced part is open and says so
+    const advanced1 = within(row(1)).getByText('Advanced (1 set)').closest('details')!
+    expect(advanced1).toHaveAttribute('open')
+    expect(within(advanced1).getByRole('checkbox', { name: /Ask for token usage while streaming/ })).not.toBeChecked()
+    expect(within(advanced1).getByLabelText('Reply limit field')).toHaveValue('')
+    // m2 has none: closed, everything automatic
+    const summary2 = within(row(2)).getByText('Advanced')
+    expect(summary2).toHaveAccessibleName('Advanced: what the server for m2 does not take')
+    expect(summary2.closest('details')).not.toHaveAttribute('open')
+
+    // another field of m1 edited: its compat goes along unchanged
+    await user.clear(within(row(1)).getByLabelText('Context window (tokens)'))
+    await user.type(within(row(1)).getByLabelText('Context window (tokens)'), '8192')
+    await save()
+    await within(dialog).findByText('Saved the endpoint “mock”.')
+    expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([
+      { id: 'm1', contextWindow: 8192, compat: { supportsUsageInStreaming: false } },
+      { id: 'm2' },
+    ])
+
+    // switches set on m2, and m1's put back to the default: m1's compat goes from the file
+    const form2 = within(dialog).getByRole('group', { name: 'Edit endpoint mock' })
+    const row2 = (n: number) => within(within(form2).getByRole('list', { name: 'Models' })).getByRole('listitem', { name: `Model ${n}` })
+    await user.click(within(row2(2)).getByText('Advanced'))
+    await user.selectOptions(within(row2(2)).getByLabelText('Reply limit field'), 'max_tokens')
+    await user.selectOptions(within(row2(2)).getByLabelText('Reasoning effort'), 'no')
+    await user.click(within(row2(2)).getByRole('checkbox', { name: /Ask for token usage while streaming/ }))
+    expect(within(row2(2)).getByText('Advanced (3 set)')).toBeInTheDocument()
+    await user.click(within(row2(1)).getByRole('checkbox', { name: /Ask for token usage while streaming/ }))
+    // put back, its disclosure stays open where the user is
+    expect(within(row2(1)).getByText('Advanced').closest('details')).toHaveAttribute('open')
+    await user.click(within(form2).getByRole('button', { name: 'Save endpoint' }))
+    await waitFor(() =>
+      expect(lastPatch(bridge)!.patch.models.providers.mock.models).toEqual([
+        { id: 'm1', contextWindow: 8192 },
+        { id: 'm2', compat: { maxTokensField: 'max_tokens', supportsReasoningEffort: false, supportsUsageInStreaming: false } },
+      ]),
+    )
+  })
+
+  it('an Anthropic-compatible endpoint has no Advanced switches (they are OpenAI-compatible ones)', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    const dialog = await openSettings(user)
+    const fresh = within(dialog).getByRole('group', { name: 'New endpoint' })
+    expect(within(fresh).getByText('Advanced')).toBeInTheDocument()
+    await user.selectOptions(within(fresh).getByLabelText('API'), 'anthropic-messages')
+    expect(within(fresh).queryByText('Advanced')).toBeNull()
+  })
+
   it("the default model's id changed in its row: the default follows it in the same save", async () => {
     const user = userEvent.setup()
     const { bridge } = await withMock()

@@ -358,7 +358,35 @@ interface ModelRow {
   maxTokens: string
   /** what the file says about it beyond these fields (name, reasoning, cost, …): saved back as it was */
   entry?: ProviderModel
+  /** the model's `compat` as it will be saved (its Advanced switches; keys the form has no switch for kept) */
+  compat: ModelCompat
 }
+
+/**
+ * What an OpenAI-compatible server does not take (the runtime's config schema: `compat` on a model entry;
+ * pi-ai's OpenAICompletionsCompat). Unset: pi-ai decides by the URL.
+ */
+type ModelCompat = Record<string, unknown> & {
+  supportsUsageInStreaming?: boolean
+  supportsReasoningEffort?: boolean
+  maxTokensField?: 'max_tokens' | 'max_completion_tokens'
+}
+
+const compatOf = (m?: ProviderModel): ModelCompat => {
+  const c = m?.compat
+  return c && typeof c === 'object' && !Array.isArray(c) ? { ...(c as ModelCompat) } : {}
+}
+
+/** the compat with `key` set, or removed for `undefined` (the default) */
+function withCompat<K extends keyof ModelCompat>(compat: ModelCompat, key: K, value: ModelCompat[K] | undefined): ModelCompat {
+  const next = { ...compat }
+  if (value === undefined) delete next[key]
+  else next[key] = value
+  return next
+}
+
+/** how many of a model's switches differ from the defaults, for the Advanced summary */
+const compatSet = (c: ModelCompat) => Object.values(c).filter((v) => v !== undefined).length
 
 /** what the runtime assumes for a model without one (models/registry.ts) */
 const DEFAULT_CONTEXT_WINDOW = 32768
@@ -371,10 +399,13 @@ const modelRow = (m?: ProviderModel, ctx = ''): ModelRow => ({
   ctx: m?.contextWindow !== undefined ? String(m.contextWindow) : ctx,
   maxTokens: m?.maxTokens !== undefined ? String(m.maxTokens) : '',
   entry: m,
+  compat: compatOf(m),
 })
 
 /** The rows as config entries, or why they cannot be saved. */
-export function modelEntries(rows: readonly Pick<ModelRow, 'id' | 'ctx' | 'maxTokens' | 'entry'>[]): { models: ProviderModel[] } | { error: string } {
+export function modelEntries(
+  rows: readonly (Pick<ModelRow, 'id' | 'ctx' | 'maxTokens' | 'entry'> & { compat?: ModelCompat })[],
+): { models: ProviderModel[] } | { error: string } {
   if (rows.length === 0) return { error: 'Add at least one model: its id as the endpoint serves it.' }
   const seen = new Set<string>()
   const models: ProviderModel[] = []
@@ -392,13 +423,16 @@ export function modelEntries(rows: readonly Pick<ModelRow, 'id' | 'ctx' | 'maxTo
       return { error: `${which} (${id}): max tokens (${max}) cannot exceed the context window (${ctx ?? `${DEFAULT_CONTEXT_WINDOW}, the default`}).` }
     }
     // what the file says beyond the form's fields stays; a display name equal to the old id follows the id
-    const { contextWindow: _ctx, maxTokens: _max, name, ...rest } = r.entry ?? { id }
+    const { contextWindow: _ctx, maxTokens: _max, compat: _compat, name, ...rest } = r.entry ?? { id }
+    // the row's switches when it has them, else what the file says; an empty one is left out
+    const compat = r.compat ?? compatOf(r.entry)
     models.push({
       ...rest,
       id,
       ...(name !== undefined ? { name: name === rest.id ? id : name } : {}),
       ...(ctx !== undefined ? { contextWindow: ctx } : {}),
       ...(max !== undefined ? { maxTokens: max } : {}),
+      ...(Object.keys(compat).length > 0 ? { compat } : {}),
     })
   }
   return { models }
@@ -437,7 +471,7 @@ function EndpointForm({
   // a row whose removal waits for the user's confirmation (it is the default model)
   const [removingRow, setRemovingRow] = useState<ModelRow>()
   // what the form held when it opened: anything else is unsaved
-  const snapshot = JSON.stringify([name, baseUrl, api, rows.map((r) => [r.id, r.ctx, r.maxTokens])])
+  const snapshot = JSON.stringify([name, baseUrl, api, rows.map((r) => [r.id, r.ctx, r.maxTokens, r.compat])])
   const [opened] = useState(snapshot)
   const unsaved = snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined
   useUnsaved(unsaved)
@@ -485,7 +519,7 @@ function EndpointForm({
     setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
     return undefined
   }
-  const editRow = (key: number, change: Partial<Pick<ModelRow, 'id' | 'ctx' | 'maxTokens'>>, list = served) => {
+  const editRow = (key: number, change: Partial<Pick<ModelRow, 'id' | 'ctx' | 'maxTokens' | 'compat'>>, list = served) => {
     setError(undefined)
     // a model the server lists with its context window: that one, unless the user typed another
     const known = change.id !== undefined ? list.find((m) => m.id === change.id)?.contextWindow : undefined
@@ -643,6 +677,10 @@ function EndpointForm({
             >
               Remove
             </button>
+            {/* the switches are pi-ai's OpenAI-compatible ones: another API ignores them */}
+            {api === 'openai-completions' && (
+              <CompatSwitches label={r.id.trim() || `model ${i + 1}`} compat={r.compat} onChange={(compat) => editRow(r.key, { compat })} />
+            )}
           </div>
         ))}
         {served.length > 0 && (
@@ -706,6 +744,63 @@ function EndpointForm({
         />
       )}
     </fieldset>
+  )
+}
+
+/**
+ * A model row's Advanced disclosure: what its server does not take, for servers that refuse a field pi-ai
+ * sends (a 400 naming it) or ignore the one it uses. Each left at Automatic is not written to the file.
+ */
+function CompatSwitches({ label, compat, onChange }: { label: string; compat: ModelCompat; onChange(next: ModelCompat): void }) {
+  const set = compatSet(compat)
+  // open at first when something is set; then as the user leaves it (a switch put back does not close it)
+  const [open, setOpen] = useState(set > 0)
+  const effort = compat.supportsReasoningEffort === undefined ? 'auto' : compat.supportsReasoningEffort ? 'yes' : 'no'
+  const summary = `Advanced${set > 0 ? ` (${set} set)` : ''}`
+  return (
+    <details className="endpoint-compat" open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
+      {/* the visible words start the name, which also says whose switches these are (several rows) */}
+      <summary aria-label={`${summary}: what the server for ${label} does not take`}>{summary}</summary>
+      <div className="endpoint-compat-body">
+        <label className="compat-check">
+          <input
+            type="checkbox"
+            checked={compat.supportsUsageInStreaming !== false}
+            onChange={(e) => onChange(withCompat(compat, 'supportsUsageInStreaming', e.target.checked ? undefined : false))}
+          />
+          <span>
+            Ask for token usage while streaming <code>stream_options</code>
+            <span className="muted small">
+              {' '}
+              — turn off for a server that refuses it (older vLLM, some LiteLLM and Azure): Loopdesk then counts only the usage it sends on its own
+            </span>
+          </span>
+        </label>
+        <label className="field">
+          <span>Reply limit field</span>
+          <select
+            value={compat.maxTokensField ?? ''}
+            onChange={(e) => onChange(withCompat(compat, 'maxTokensField', (e.target.value || undefined) as ModelCompat['maxTokensField']))}
+          >
+            <option value="">Automatic (by the server’s URL)</option>
+            <option value="max_tokens">max_tokens (older servers)</option>
+            <option value="max_completion_tokens">max_completion_tokens</option>
+          </select>
+        </label>
+        <label className="field">
+          <span>Reasoning effort</span>
+          <select
+            value={effort}
+            title="Whether a reasoning model is sent reasoning_effort (the thinking level)"
+            onChange={(e) => onChange(withCompat(compat, 'supportsReasoningEffort', e.target.value === 'auto' ? undefined : e.target.value === 'yes'))}
+          >
+            <option value="auto">Automatic (by the server’s URL)</option>
+            <option value="yes">Send reasoning_effort</option>
+            <option value="no">Don’t send it (the server refuses it)</option>
+          </select>
+        </label>
+      </div>
+    </details>
   )
 }
 

@@ -508,6 +508,12 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
         t.retrying = true
         return
       }
+      // Ollama read only part of the prompt (runtime ollama-truncation.ts): stays under the run, also once it ended
+      if (data.reason === 'context_truncated') {
+        const f = footer(d, t.runId)
+        if (f && typeof data.message === 'string') d.patch<RunItem>(f.key, { warning: data.message })
+        return
+      }
       // The gateway reports seq gaps it saw upstream: our copy may be incomplete.
       d.needsRefetch = true
       return
@@ -701,6 +707,23 @@ function keepApprovalOutcomes(d: Draft, base: Transcript) {
     if (it.kind !== 'tool' || !it.approval?.decision) continue
     const now = d.get<ToolItem>(it.key)
     if (now && !now.approval?.decision) d.patch<ToolItem>(it.key, { approval: it.approval })
+  }
+}
+
+/**
+ * A run's warning (Ollama read only part of the prompt) is an event, not a history row: a refetch rebuilding
+ * the footer from history keeps it from the transcript it replaces or from the events it was given.
+ */
+function keepRunWarnings(d: Draft, recent: AgentEvent[], base: Transcript) {
+  const warnings = new Map<string, string>()
+  for (const it of base.items) if (it.kind === 'run' && it.warning) warnings.set(it.runId, it.warning)
+  for (const ev of recent) {
+    const data = ev.data as Record<string, unknown>
+    if (ev.stream === 'error' && data.reason === 'context_truncated' && typeof data.message === 'string') warnings.set(ev.runId, data.message)
+  }
+  for (const [runId, warning] of warnings) {
+    const now = d.get<RunItem>(runKey(runId))
+    if (now && !now.warning) d.patch<RunItem>(now.key, { warning })
   }
 }
 
@@ -1188,6 +1211,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   d.loaded = true
   keepLocalUsers(d, recentBase)
   applyEventTimings(d, recent, recentBase)
+  keepRunWarnings(d, recent, recentBase)
   const part = d.result()
   // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
   const olderRuns: Record<string, RunTrack> = {}

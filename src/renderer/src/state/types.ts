@@ -99,6 +99,8 @@ export interface RunItem extends ItemBase {
   notice?: 'length' | 'empty' | 'silent'
   /** the model server refused the request and it will be sent again (HTTP status; `until`: the wait it asked for) */
   retry?: { status: number; until?: number }
+  /** something the user should act on that did not fail the run (Ollama cut the prompt to its context) */
+  warning?: string
   /** a crash cut the run off (recovery closed it): `error` says how far it got; shown as Interrupted, not Error */
   interrupted?: boolean
   /** the model is inside a reasoning block since this time (the runtime's `reasoning` stream; at every level) */
