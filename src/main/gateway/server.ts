@@ -41,7 +41,7 @@ import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
-import { sessionsChangedPayload } from './sessions-changed-wire'
+import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -404,7 +404,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliverChat(ev.payload)
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
-        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed })
+        // droppable when slow, as all of OpenClaw's session notices (a list refresh catches up)
+        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
         return deliver(ev.event, ev.payload)
@@ -433,15 +434,22 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const toolRouter = new ToolRouter(() => currentConfig?.().defaults.verboseDefault)
   const unsubscribeHost = host.subscribe(onHostEvent)
 
-  /** Transcript appends go to the connections that subscribed to that session — targeted, no frame seq. */
+  /**
+   * A transcript append, as OpenClaw's transcript-update broadcast sends it (server-session-events.ts
+   * createTranscriptUpdateBroadcastHandler): `session.message` to every sessions.subscribe subscriber and to the
+   * session's sessions.messages.subscribe subscribers — once per connection, however it subscribed — then
+   * `sessions.changed` {phase: "message"} to the sessions.subscribe subscribers. Targeted (no frame seq), and
+   * droppable when slow: a reader that fell behind resyncs from chat.history.
+   */
   function deliverSessionMessage(ev: SessionMessageEvent) {
     if (closing) return
-    let text: string | undefined
+    let message: string | undefined
     for (const c of conns.values()) {
-      if (!c.isOpen || !c.messageSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.read)) continue
-      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
-      c.sendText(text)
+      if (!c.isOpen || !(c.sessionsSubscribed || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
+      message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
+      c.sendText(message, { dropIfSlow: true })
     }
+    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 

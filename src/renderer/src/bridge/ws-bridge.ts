@@ -3,6 +3,7 @@
 // requests by id, reconnects with backoff, and filters events locally per subscriber.
 // Only standard WebSocket/WebCrypto APIs are used (no DOM-only types), so Node tests can drive it too.
 import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../../../shared/assistant-delta'
+import { openClawOnly } from './openclaw-only-events'
 import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../shared/bridge'
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
 import { CHAT_COMMANDS_CAP, eventMatches, REASONING_STATUS_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
@@ -429,6 +430,7 @@ class WsBridgeImpl {
       }
       return
     }
+    if (openClawOnly(frame.event, frame.payload)) return
     if (frame.event === 'agent' && frame.payload && typeof frame.payload === 'object') {
       expandAssistantPayload(this.texts, frame.payload as AgentEvent)
     }
