@@ -111,6 +111,17 @@ describe('ws-bridge against the gateway', () => {
     await openclaw.close()
   })
 
+  it('the window gets the lifecycle end of a queued message removed before it ran (its reducer closes the run with it)', async () => {
+    t = await startTestGateway()
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    const seen: AnyEvent[] = []
+    bridge.subscribe({ sessionKey: 'agent:main:main' }, (e) => seen.push(e))
+    const data = { phase: 'end', endedAt: 1, aborted: true, stopReason: 'removed', reason: 'removed by user' }
+    t.host.emit({ event: 'agent', payload: { runId: 'q-removed', seq: 1, stream: 'lifecycle', ts: 1, sessionKey: 'agent:main:main', data } })
+    await until(() => seen.length === 1)
+    expect(seen[0]).toEqual({ event: 'agent', payload: expect.objectContaining({ runId: 'q-removed', data }) })
+  })
+
   it('rejects on a wrong token and does not retry', async () => {
     t = await startTestGateway()
     const err = await connectWsBridge({ url: t.gw.url, token: 'wrong-token-xxxxxxxxxxxxx', socketFactory: browserSocket(t.gw.httpUrl) }).catch((e) => e)
