@@ -362,7 +362,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   /**
    * A tool event goes as `agent` to the connections that want this run's tool stream (tool-routing.ts),
-   * and as `session.tool` to sessions.subscribe subscribers — targeted, so without frame seq; results
+   * and as `session.tool` to sessions.subscribe subscribers (v4: those that did not get it as `agent`) —
+   * targeted, so without frame seq; results
    * stripped unless the session is verbose `full` or the connection renders them.
    */
   function deliverTool(ev: AgentEvent) {
@@ -379,8 +380,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const withResults = full || c.tools.fullResults
       const v = c.protocol >= 4 ? 4 : 3
-      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults, v))
-      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
+      const asAgent = toolRouter.wants(c, ev)
+      if (asAgent) c.sendText(frame('agent', withResults, v))
+      // v4 leaves out the connections that got it as `agent` already (OpenClaw 2026.9's server-chat.ts); v3 (April) does not
+      if (c.sessionsSubscribed && ev.sessionKey !== undefined && !(asAgent && v >= 4)) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
     }
   }
 
@@ -440,9 +443,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   /**
    * A transcript append, as OpenClaw's transcript-update broadcast sends it (server-session-events.ts
    * createTranscriptUpdateBroadcastHandler): `session.message` to every sessions.subscribe subscriber and to the
-   * session's sessions.messages.subscribe subscribers — once per connection, however it subscribed — then
-   * `sessions.changed` {phase: "message"} to the sessions.subscribe subscribers. Targeted (no frame seq), and
-   * droppable when slow: a reader that fell behind resyncs from chat.history.
+   * session's sessions.messages.subscribe subscribers — once per connection, however it subscribed. Targeted (no
+   * frame seq). Per protocol, as each OpenClaw release does: v3 (April) — droppable when slow, then
+   * `sessions.changed` {phase: "message"} to the sessions.subscribe subscribers; v4 (2026.9) — not droppable (v4
+   * clients keep their transcript from these messages: a reader that fell behind is closed and resyncs with a
+   * chat.history cursor), and no such notice for a message it shows.
    */
   function deliverSessionMessage(ev: SessionMessageEvent) {
     if (closing) return
@@ -450,9 +455,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     for (const c of conns.values()) {
       if (!c.isOpen || !(c.sessionsSubscribed || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
       message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
-      c.sendText(message, { dropIfSlow: true })
+      c.sendText(message, { dropIfSlow: c.protocol < 4 })
     }
-    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
+    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => c.sessionsSubscribed && c.protocol < 4, dropIfSlow: true })
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 

@@ -1,7 +1,8 @@
 // Who gets a transcript append, over real WebSockets (OpenClaw's server-session-events.ts
 // createTranscriptUpdateBroadcastHandler): `session.message` to every sessions.subscribe subscriber and to the
-// session's sessions.messages.subscribe subscribers, once per connection; `sessions.changed` {phase: "message"} to
-// the sessions.subscribe subscribers only. And a reader that stops reading loses these notices instead of its socket.
+// session's sessions.messages.subscribe subscribers, once per connection; on v3 (April) also `sessions.changed`
+// {phase: "message"} to the sessions.subscribe subscribers, on v4 (2026.9) not. A v3 reader that stops reading
+// loses these notices instead of its socket; a v4 one keeps its transcript from session.message and is closed.
 import { afterEach, describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import type { EventFrameIn, GatewayConnectionClient } from '../../cli/gateway-client'
@@ -44,12 +45,13 @@ const of = (events: EventFrameIn[], name: string) => events.filter((e) => e.even
 const messagePhase = (events: EventFrameIn[]) => of(events, 'sessions.changed').filter((e) => (e.payload as { phase?: string }).phase === 'message')
 
 describe('transcript appends over the gateway', () => {
-  it('go to sessions.subscribe subscribers (any session) and to that session’s message subscribers, once per connection', async () => {
+  it('v3: go to sessions.subscribe subscribers (any session) and to that session’s message subscribers, once per connection', async () => {
     t = await startTestGateway()
-    const list = await t.connect() // sessions.subscribe only
-    const feed = await t.connect() // sessions.messages.subscribe of KEY only
-    const both = await t.connect()
-    const none = await t.connect()
+    const connect = () => t!.connect({ minProtocol: 3, maxProtocol: 3 })
+    const list = await connect() // sessions.subscribe only
+    const feed = await connect() // sessions.messages.subscribe of KEY only
+    const both = await connect()
+    const none = await connect()
     const [el, ef, eb, en] = [collect(list), collect(feed), collect(both), collect(none)]
     await list.request('sessions.subscribe', {})
     await feed.request('sessions.messages.subscribe', { key: KEY })
@@ -100,10 +102,32 @@ describe('transcript appends over the gateway', () => {
     for (const c of [list, feed, both, none]) await c.close()
   })
 
-  it('a client that stops reading loses session notices, not its connection; a run event it cannot take still closes it', async () => {
+  it('v4: the same audience, once per connection, and no sessions.changed for a message', async () => {
+    t = await startTestGateway()
+    const list = await t.connect()
+    const both = await t.connect()
+    const [el, eb] = [collect(list), collect(both)]
+    await list.request('sessions.subscribe', {})
+    await both.request('sessions.subscribe', {})
+    await both.request('sessions.messages.subscribe', { key: KEY })
+    t.host.emitSessionMessage(append(KEY, 1))
+    t.host.emitSessionMessage(append(OTHER, 1))
+    await until(() => of(el, 'session.message').length === 2 && of(eb, 'session.message').length === 2)
+    await sleep(50)
+    for (const events of [el, eb]) {
+      expect(events.map((e) => [e.event, (e.payload as { sessionKey: string }).sessionKey, e.seq])).toEqual([
+        ['session.message', KEY, undefined],
+        ['session.message', OTHER, undefined],
+      ])
+    }
+    await list.close()
+    await both.close()
+  })
+
+  it('v3: a client that stops reading loses session notices, not its connection; a run event it cannot take still closes it', async () => {
     t = await startTestGateway({}, { limits: { maxBufferedBytes: 64 * 1024 } })
-    const slow = await t.connect()
-    const fast = await t.connect()
+    const slow = await t.connect({ minProtocol: 3, maxProtocol: 3 })
+    const fast = await t.connect({ minProtocol: 3, maxProtocol: 3 })
     await slow.request('sessions.subscribe', {})
     await fast.request('sessions.subscribe', {})
     const es = collect(slow)
@@ -131,5 +155,24 @@ describe('transcript appends over the gateway', () => {
     expect(of(es, 'session.message').length).toBeLessThan(N)
     expect(fast.closed).toBe(false)
     await fast.close()
+  })
+
+  it('v4: a client that stops reading loses sessions.changed, but a session.message it cannot take closes it', async () => {
+    t = await startTestGateway({}, { limits: { maxBufferedBytes: 64 * 1024 } })
+    const slow = await t.connect()
+    await slow.request('sessions.subscribe', {})
+    const slowClosed = new Promise<{ code: number; reason: string }>((r) => slow.onClose((code, reason) => r({ code, reason })))
+    const sock = ((slow as unknown as { ws: WebSocket }).ws as unknown as { _socket: import('node:net').Socket })._socket
+    sock.pause()
+    const big = { ...row(KEY), label: 'x'.repeat(32 * 1024) } as SessionRow
+    for (let i = 1; i <= 600; i++) {
+      t.host.emit({ event: 'sessions.changed', payload: { sessionKey: KEY, reason: 'patch', ts: i, session: big } })
+      await sleep(0)
+    }
+    await sleep(50)
+    expect(slow.closed).toBe(false)
+    t.host.emitSessionMessage(append(KEY, 1))
+    sock.resume()
+    expect(await slowClosed).toEqual({ code: 1008, reason: 'slow consumer' })
   })
 })

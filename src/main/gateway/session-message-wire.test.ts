@@ -65,17 +65,21 @@ describe('session.message over the gateway', () => {
     await c.close()
   })
 
-  it('a sessions.subscribe client gets every append as session.message then sessions.changed {phase: "message"}; subscribed both ways, once', async () => {
-    const list = await connect()
-    const both = await connect()
+  it('a sessions.subscribe client gets every append as session.message, on v3 then sessions.changed {phase: "message"}; subscribed both ways, once', async () => {
+    const v3 = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, minProtocol: 3, maxProtocol: 3 })
+    const list = await v3()
+    const both = await v3()
+    const v4 = await connect()
     const key = 'agent:main:msg-list'
-    const got = { list: [] as EventFrameIn[], both: [] as EventFrameIn[] }
+    const got = { list: [] as EventFrameIn[], both: [] as EventFrameIn[], v4: [] as EventFrameIn[] }
     list.onEvent((e) => (e.payload as any)?.sessionKey === key && got.list.push(e))
     both.onEvent((e) => (e.payload as any)?.sessionKey === key && got.both.push(e))
+    v4.onEvent((e) => (e.payload as any)?.sessionKey === key && got.v4.push(e))
     await list.request('sessions.create', { key })
     await list.request('sessions.subscribe', {})
     await both.request('sessions.subscribe', {})
     await both.request('sessions.messages.subscribe', { key })
+    await v4.request('sessions.subscribe', {})
 
     await list.request('chat.send', { sessionKey: key, message: 'hello list', idempotencyKey: 'ml-1' })
     await list.request('agent.wait', { runId: 'ml-1', timeoutMs: 10_000 })
@@ -93,7 +97,11 @@ describe('session.message over the gateway', () => {
       const order = events.filter((e) => e.event === 'session.message' || appended(events).includes(e)).map((e) => e.event)
       expect(order).toEqual(['session.message', 'sessions.changed', 'session.message', 'sessions.changed'])
     }
+    // v4: the same messages, no notice for them
+    expect(got.v4.filter((e) => e.event === 'session.message').map((e) => (e.payload as any).messageSeq)).toEqual([1, 2])
+    expect(appended(got.v4)).toEqual([])
     await list.close()
     await both.close()
+    await v4.close()
   })
 })

@@ -84,8 +84,9 @@ describe('ws-bridge against the gateway', () => {
     bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
     const seen: AnyEvent[] = []
     bridge.subscribe({}, (e) => seen.push(e))
-    // the same gateway sends them to an OpenClaw client subscribed as the window is (sessions.subscribe on connect)
-    const openclaw = await t.connect()
+    // the same gateway sends them to an OpenClaw client subscribed as the window is (sessions.subscribe on connect);
+    // a v3 one gets the most (its sessions.changed {phase: "message"} too)
+    const openclaw = await t.connect({ minProtocol: 3, maxProtocol: 3 })
     await openclaw.request('sessions.subscribe', {})
     const theirs: string[] = []
     openclaw.onEvent((e) => theirs.push(e.event))
