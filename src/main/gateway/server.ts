@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
+import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
@@ -360,6 +360,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
+  /** a sessions.subscribe subscriber that takes the transcript and tool copies (not the window: session-list only) */
+  const copiesTo = (c: GatewayConnection) => c.sessionsSubscribed && !c.caps.has(SESSION_LIST_ONLY_CAP)
+
   /**
    * A tool event goes as `agent` to the connections that want this run's tool stream (tool-routing.ts),
    * and as `session.tool` to sessions.subscribe subscribers (v4: those that did not get it as `agent`) —
@@ -383,7 +386,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       const asAgent = toolRouter.wants(c, ev)
       if (asAgent) c.sendText(frame('agent', withResults, v))
       // v4 leaves out the connections that got it as `agent` already (OpenClaw 2026.9's server-chat.ts); v3 (April) does not
-      if (c.sessionsSubscribed && ev.sessionKey !== undefined && !(asAgent && v >= 4)) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
+      if (copiesTo(c) && ev.sessionKey !== undefined && !(asAgent && v >= 4)) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
     }
   }
 
@@ -453,11 +456,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (closing) return
     let message: string | undefined
     for (const c of conns.values()) {
-      if (!c.isOpen || !(c.sessionsSubscribed || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
+      if (!c.isOpen || !(copiesTo(c) || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
       message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
       c.sendText(message, { dropIfSlow: c.protocol < 4 })
     }
-    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => c.sessionsSubscribed && c.protocol < 4, dropIfSlow: true })
+    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && c.protocol < 4, dropIfSlow: true })
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 

@@ -8,6 +8,7 @@ import type WebSocket from 'ws'
 import type { EventFrameIn, GatewayConnectionClient } from '../../cli/gateway-client'
 import type { SessionMessageEvent } from '../api/host'
 import type { SessionRow } from '../../shared/methods'
+import { SESSION_LIST_ONLY_CAP } from '../../shared/events'
 import { startTestGateway, type TestGateway } from './test-support'
 import { until } from '../../../test/fixtures/until'
 
@@ -102,14 +103,20 @@ describe('transcript appends over the gateway', () => {
     for (const c of [list, feed, both, none]) await c.close()
   })
 
-  it('v4: the same audience, once per connection, and no sessions.changed for a message', async () => {
+  it('v4: the same audience, once per connection, and no sessions.changed for a message; a session-list-only client gets none', async () => {
     t = await startTestGateway()
     const list = await t.connect()
     const both = await t.connect()
-    const [el, eb] = [collect(list), collect(both)]
+    // the window: list updates only, unless it asks for a session's messages
+    const window = await t.connect({ caps: [SESSION_LIST_ONLY_CAP] })
+    const windowFeed = await t.connect({ caps: [SESSION_LIST_ONLY_CAP] })
+    const [el, eb, ew, ewf] = [collect(list), collect(both), collect(window), collect(windowFeed)]
     await list.request('sessions.subscribe', {})
     await both.request('sessions.subscribe', {})
     await both.request('sessions.messages.subscribe', { key: KEY })
+    await window.request('sessions.subscribe', {})
+    await windowFeed.request('sessions.subscribe', {})
+    await windowFeed.request('sessions.messages.subscribe', { key: OTHER })
     t.host.emitSessionMessage(append(KEY, 1))
     t.host.emitSessionMessage(append(OTHER, 1))
     await until(() => of(el, 'session.message').length === 2 && of(eb, 'session.message').length === 2)
@@ -120,6 +127,13 @@ describe('transcript appends over the gateway', () => {
         ['session.message', OTHER, undefined],
       ])
     }
+    expect(ew).toEqual([])
+    expect(ewf.map((e) => [e.event, (e.payload as { sessionKey: string }).sessionKey])).toEqual([['session.message', OTHER]])
+    // and its sessions.changed of the runtime's own notices still arrive
+    t.host.emit({ event: 'sessions.changed', payload: { sessionKey: KEY, reason: 'patch', ts: 1, session: row(KEY) } })
+    await until(() => ew.length === 1)
+    expect(ew[0]).toMatchObject({ event: 'sessions.changed', payload: { reason: 'patch' } })
+    for (const c of [window, windowFeed]) await c.close()
     await list.close()
     await both.close()
   })
