@@ -230,3 +230,17 @@ export const TOOL_RESULTS_CAP = 'loopdesk.tool-results'
 export const CHAT_COMMANDS_CAP = 'loopdesk.chat-commands'
 /** Loopdesk's "this client reads the `reasoning` agent stream" (ReasoningData). OpenClaw clients never get it. */
 export const REASONING_STATUS_CAP = 'loopdesk.reasoning-status'
+/** Loopdesk's "this client subscribes (`sessions.subscribe`) for the session list only": the gateway sends it no
+ *  transcript or tool copies through that subscription (`session.message`, `sessions.changed` {phase: "message"},
+ *  `session.tool`) — the window follows runs through `agent`/`chat` and reads transcripts with chat.history. */
+export const SESSION_LIST_ONLY_CAP = 'loopdesk.session-list-only'
+/** Loopdesk's "this client reads the lifecycle end `{aborted, stopReason: "removed"}` of a queued message removed
+ *  before it ran" (`loopdesk.queue.remove`). OpenClaw has no such removal: its clients get only the chat `aborted`. */
+export const QUEUE_REMOVED_CAP = 'loopdesk.queue-removed'
+
+/** The lifecycle end the runtime closes a removed queued message's run id with (it never started). */
+export function isRemovedQueuedEnd(ev: AgentEvent): boolean {
+  if (ev.stream !== 'lifecycle' || !ev.data || typeof ev.data !== 'object') return false
+  const d = ev.data as { phase?: unknown; stopReason?: unknown }
+  return d.phase === 'end' && d.stopReason === 'removed'
+}

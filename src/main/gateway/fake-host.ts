@@ -2,7 +2,7 @@
 // fixed order, and tests can hold a run in flight and finish or abort it on demand.
 import { ApiError } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
-import type { RuntimeHost } from '../api/host'
+import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { ConfigManager } from '../runtime/config/config-manager'
 import type { ResolvedConfig } from '../runtime/contracts'
 import type { AgentEvent, AnyEvent, ChatEvent } from '../../shared/events'
@@ -76,6 +76,8 @@ export class FakeHost implements RuntimeHost {
       },
       'sessions.subscribe': async () => ({ subscribed: true }),
       'sessions.unsubscribe': async () => ({ subscribed: false }),
+      'sessions.messages.subscribe': async (p) => ({ subscribed: true, key: canonicalSessionKey(p.key) ?? p.key }),
+      'sessions.messages.unsubscribe': async (p) => ({ subscribed: false, key: canonicalSessionKey(p.key) ?? p.key }),
       'chat.send': async (p) => {
         if (!this.runs.has(p.idempotencyKey)) this.startRun(p.idempotencyKey, canonicalSessionKey(p.sessionKey) ?? p.sessionKey, p.message)
         return { runId: p.idempotencyKey, status: 'started' }
@@ -105,6 +107,18 @@ export class FakeHost implements RuntimeHost {
   subscribe(listener: (event: AnyEvent) => void): () => void {
     this.listeners.add(listener)
     return () => this.listeners.delete(listener)
+  }
+
+  private messageListeners = new Set<(ev: SessionMessageEvent) => void>()
+
+  onSessionMessage(listener: (ev: SessionMessageEvent) => void): () => void {
+    this.messageListeners.add(listener)
+    return () => this.messageListeners.delete(listener)
+  }
+
+  /** a transcript append, as the runtime reports it (tests script them; runs here write no transcript) */
+  emitSessionMessage(ev: SessionMessageEvent) {
+    for (const l of this.messageListeners) l(ev)
   }
 
   emit(ev: AnyEvent) {

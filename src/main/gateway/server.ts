@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import { CHAT_COMMANDS_CAP, REASONING_STATUS_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
+import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
@@ -41,7 +41,7 @@ import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
 import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
 import { createStaticHandler } from './static'
-import { sessionsChangedPayload } from './sessions-changed-wire'
+import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -360,9 +360,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
+  /** a sessions.subscribe subscriber that takes the transcript and tool copies (not the window: session-list only) */
+  const copiesTo = (c: GatewayConnection) => c.sessionsSubscribed && !c.caps.has(SESSION_LIST_ONLY_CAP)
+
   /**
    * A tool event goes as `agent` to the connections that want this run's tool stream (tool-routing.ts),
-   * and as `session.tool` to sessions.subscribe subscribers — targeted, so without frame seq; results
+   * and as `session.tool` to sessions.subscribe subscribers (v4: those that did not get it as `agent`) —
+   * targeted, so without frame seq; results
    * stripped unless the session is verbose `full` or the connection renders them.
    */
   function deliverTool(ev: AgentEvent) {
@@ -379,8 +383,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const withResults = full || c.tools.fullResults
       const v = c.protocol >= 4 ? 4 : 3
-      if (toolRouter.wants(c, ev)) c.sendText(frame('agent', withResults, v))
-      if (c.sessionsSubscribed && ev.sessionKey !== undefined) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
+      const asAgent = toolRouter.wants(c, ev)
+      if (asAgent) c.sendText(frame('agent', withResults, v))
+      // v4 leaves out the connections that got it as `agent` already (OpenClaw 2026.9's server-chat.ts); v3 (April) does not
+      if (copiesTo(c) && ev.sessionKey !== undefined && !(asAgent && v >= 4)) c.sendText(frame('session.tool', withResults, v), { dropIfSlow: true })
     }
   }
 
@@ -398,13 +404,17 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (ev.payload.stream === 'reasoning') {
           return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(REASONING_STATUS_CAP) })
         }
+        // a queued message removed before it ran (Loopdesk's queue removal; OpenClaw has none): its run's only
+        // agent event, for the clients that asked — the same way; everyone still gets the chat `aborted`
+        if (isRemovedQueuedEnd(ev.payload)) return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(QUEUE_REMOVED_CAP) })
         return deliverAgent(ev.payload)
       }
       case 'chat':
         return deliverChat(ev.payload)
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
-        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed })
+        // droppable when slow, as all of OpenClaw's session notices (a list refresh catches up)
+        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
         return deliver(ev.event, ev.payload)
@@ -433,15 +443,24 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const toolRouter = new ToolRouter(() => currentConfig?.().defaults.verboseDefault)
   const unsubscribeHost = host.subscribe(onHostEvent)
 
-  /** Transcript appends go to the connections that subscribed to that session — targeted, no frame seq. */
+  /**
+   * A transcript append, as OpenClaw's transcript-update broadcast sends it (server-session-events.ts
+   * createTranscriptUpdateBroadcastHandler): `session.message` to every sessions.subscribe subscriber and to the
+   * session's sessions.messages.subscribe subscribers — once per connection, however it subscribed. Targeted (no
+   * frame seq). Per protocol, as each OpenClaw release does: v3 (April) — droppable when slow, then
+   * `sessions.changed` {phase: "message"} to the sessions.subscribe subscribers; v4 (2026.9) — not droppable (v4
+   * clients keep their transcript from these messages: a reader that fell behind is closed and resyncs with a
+   * chat.history cursor), and no such notice for a message it shows.
+   */
   function deliverSessionMessage(ev: SessionMessageEvent) {
     if (closing) return
-    let text: string | undefined
+    let message: string | undefined
     for (const c of conns.values()) {
-      if (!c.isOpen || !c.messageSubs.has(ev.sessionKey) || !hasScope(c.scopes, SCOPES.read)) continue
-      text ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
-      c.sendText(text)
+      if (!c.isOpen || !(copiesTo(c) || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
+      message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
+      c.sendText(message, { dropIfSlow: c.protocol < 4 })
     }
+    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && c.protocol < 4, dropIfSlow: true })
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 

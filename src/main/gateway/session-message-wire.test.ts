@@ -64,4 +64,44 @@ describe('session.message over the gateway', () => {
     for (const p of messages.slice(2)) expect(p).toMatchObject({ sessionId: after.sessionId, lifecycleRevision: after.lifecycleRevision })
     await c.close()
   })
+
+  it('a sessions.subscribe client gets every append as session.message, on v3 then sessions.changed {phase: "message"}; subscribed both ways, once', async () => {
+    const v3 = () => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, minProtocol: 3, maxProtocol: 3 })
+    const list = await v3()
+    const both = await v3()
+    const v4 = await connect()
+    const key = 'agent:main:msg-list'
+    const got = { list: [] as EventFrameIn[], both: [] as EventFrameIn[], v4: [] as EventFrameIn[] }
+    list.onEvent((e) => (e.payload as any)?.sessionKey === key && got.list.push(e))
+    both.onEvent((e) => (e.payload as any)?.sessionKey === key && got.both.push(e))
+    v4.onEvent((e) => (e.payload as any)?.sessionKey === key && got.v4.push(e))
+    await list.request('sessions.create', { key })
+    await list.request('sessions.subscribe', {})
+    await both.request('sessions.subscribe', {})
+    await both.request('sessions.messages.subscribe', { key })
+    await v4.request('sessions.subscribe', {})
+
+    await list.request('chat.send', { sessionKey: key, message: 'hello list', idempotencyKey: 'ml-1' })
+    await list.request('agent.wait', { runId: 'ml-1', timeoutMs: 10_000 })
+    const appended = (events: EventFrameIn[]) => events.filter((e) => e.event === 'sessions.changed' && (e.payload as any).phase === 'message')
+    await until(() => appended(got.list).length >= 2 && appended(got.both).length >= 2)
+    await new Promise((r) => setTimeout(r, 100))
+
+    for (const events of [got.list, got.both]) {
+      const messages = events.filter((e) => e.event === 'session.message').map((e) => e.payload as any)
+      expect(messages.map((p) => [p.message.role, p.messageSeq])).toEqual([['user', 1], ['assistant', 2]])
+      // each append's notice follows its message, naming it
+      const notices = appended(events).map((e) => e.payload as any)
+      expect(notices.map((p) => [p.messageId, p.messageSeq])).toEqual(messages.map((p) => [p.messageId, p.messageSeq]))
+      for (const n of notices) expect(n).toMatchObject({ phase: 'message', sessionId: n.session.sessionId, session: { key } })
+      const order = events.filter((e) => e.event === 'session.message' || appended(events).includes(e)).map((e) => e.event)
+      expect(order).toEqual(['session.message', 'sessions.changed', 'session.message', 'sessions.changed'])
+    }
+    // v4: the same messages, no notice for them
+    expect(got.v4.filter((e) => e.event === 'session.message').map((e) => (e.payload as any).messageSeq)).toEqual([1, 2])
+    expect(appended(got.v4)).toEqual([])
+    await list.close()
+    await both.close()
+    await v4.close()
+  })
 })

@@ -2,6 +2,7 @@
 // the nested `session` snapshot, which is what Loopdesk's own window reads), and a run's lifecycle as `phase`
 // (start / end / error) — OpenClaw's lifecycle notices carry `phase`, its mutation notices `reason`. The
 // runtime's event keeps its one shape (`reason` always, the row only under `session`); this is the wire view.
+import type { SessionMessageEvent } from '../api/host'
 import type { SessionsChangedEvent } from '../../shared/events'
 import type { SessionRow } from '../../shared/methods'
 
@@ -19,4 +20,20 @@ export function sessionsChangedPayload(ev: SessionsChangedEvent): Record<string,
   const out: Record<string, unknown> = { ...rowFieldsOf(ev.session), ...ev }
   if (LIFECYCLE.has(ev.reason)) out.phase = ev.reason
   return out
+}
+
+/**
+ * The `sessions.changed` OpenClaw sends sessions.subscribe subscribers after each transcript append: `phase:
+ * "message"` (no `reason`), the message's id and position, the row as it is after the append (spread and nested).
+ */
+export function messageChangedPayload(ev: SessionMessageEvent): Record<string, unknown> {
+  return {
+    ...rowFieldsOf(ev.session),
+    sessionKey: ev.sessionKey,
+    phase: 'message',
+    ts: ev.ts,
+    messageId: ev.messageId,
+    messageSeq: ev.messageSeq,
+    ...(ev.session ? { session: ev.session } : {}),
+  }
 }

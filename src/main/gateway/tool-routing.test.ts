@@ -163,4 +163,22 @@ describe('tool-event routing', () => {
     expect(sub.hello.features.events).toContain('session.tool')
     await Promise.all([sub.close(), subRenders.close(), notSub.close()])
   })
+
+  it('a subscriber that gets the run’s tool events as agent: v4 gets no session.tool copy (OpenClaw 2026.9), v3 gets both (April)', async () => {
+    t = await startTestGateway({ withTool: true })
+    const v4 = await t.connect({ caps: ['tool-events'] })
+    const v3 = await t.connect({ caps: ['tool-events'], minProtocol: 3, maxProtocol: 3 })
+    const listOnly = await t.connect()
+    for (const c of [v4, v3, listOnly]) await c.request('sessions.subscribe', {})
+    const [e4, e3, el] = [collect(v4), collect(v3), collect(listOnly)]
+    // both joined the session, so both get its runs' tool events
+    await v4.request('chat.history', { sessionKey: 'agent:main:main' })
+    await v3.request('chat.history', { sessionKey: 'agent:main:main' })
+    await v4.request('agent', { message: 'go', idempotencyKey: 'tv-1' }, { expectFinal: true })
+    await until(() => tools(e3, 'tv-1').length === 2 && mirrored(e3).length === 2 && mirrored(el).length === 2 && tools(e4, 'tv-1').length === 2)
+    await sleep(30)
+    expect(mirrored(e4)).toEqual([])
+    expect(tools(el)).toEqual([])
+    await Promise.all([v4.close(), v3.close(), listOnly.close()])
+  })
 })

@@ -79,6 +79,50 @@ describe('ws-bridge against the gateway', () => {
     await expect(bridge.modelsList({})).resolves.toMatchObject({ ok: false, error: { code: 'INVALID_REQUEST', details: { code: 'NOT_FOUND' } } })
   })
 
+  it('the window takes no second copies: session.message, sessions.changed {phase: "message"} and session.tool stay out', async () => {
+    t = await startTestGateway({ withTool: true })
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    const seen: AnyEvent[] = []
+    bridge.subscribe({}, (e) => seen.push(e))
+    // the same gateway sends them to an OpenClaw client subscribed as the window is (sessions.subscribe on connect);
+    // a v3 one gets the most (its sessions.changed {phase: "message"} too)
+    const openclaw = await t.connect({ minProtocol: 3, maxProtocol: 3 })
+    await openclaw.request('sessions.subscribe', {})
+    const theirs: string[] = []
+    openclaw.onEvent((e) => theirs.push(e.event))
+    await until(() => t!.host.calls.filter((c) => c.method === 'sessions.subscribe').length === 2)
+
+    await bridge.run({ message: 'hi', sessionKey: 'agent:main:main', idempotencyKey: 'wb-copies' })
+    t.host.emitSessionMessage({
+      sessionKey: 'agent:main:main',
+      message: { role: 'user', content: [{ type: 'text', text: 'hi' }], __openclaw: { id: 'm1', seq: 1 } },
+      messageId: 'm1',
+      messageSeq: 1,
+      ts: Date.now(),
+    })
+    await until(() => seen.some((e) => e.event === 'chat' && e.payload.state === 'final') && theirs.includes('session.message') && theirs.includes('session.tool'))
+    await new Promise((r) => setTimeout(r, 50))
+    expect(theirs.filter((e) => e === 'sessions.changed').length).toBeGreaterThan(seen.filter((e) => e.event === 'sessions.changed').length)
+    const names = seen.map((e) => e.event as string)
+    expect(names).not.toContain('session.message')
+    expect(names).not.toContain('session.tool')
+    expect(seen.filter((e) => e.event === 'sessions.changed').map((e) => e.payload.reason)).toEqual(['start', 'end'])
+    // tool events still arrive once, as `agent`
+    expect(seen.filter((e) => e.event === 'agent' && e.payload.stream === 'tool').length).toBe(2)
+    await openclaw.close()
+  })
+
+  it('the window gets the lifecycle end of a queued message removed before it ran (its reducer closes the run with it)', async () => {
+    t = await startTestGateway()
+    bridge = await connectWsBridge({ url: t.gw.url, token: TEST_TOKEN, socketFactory: browserSocket(t.gw.httpUrl) })
+    const seen: AnyEvent[] = []
+    bridge.subscribe({ sessionKey: 'agent:main:main' }, (e) => seen.push(e))
+    const data = { phase: 'end', endedAt: 1, aborted: true, stopReason: 'removed', reason: 'removed by user' }
+    t.host.emit({ event: 'agent', payload: { runId: 'q-removed', seq: 1, stream: 'lifecycle', ts: 1, sessionKey: 'agent:main:main', data } })
+    await until(() => seen.length === 1)
+    expect(seen[0]).toEqual({ event: 'agent', payload: expect.objectContaining({ runId: 'q-removed', data }) })
+  })
+
   it('rejects on a wrong token and does not retry', async () => {
     t = await startTestGateway()
     const err = await connectWsBridge({ url: t.gw.url, token: 'wrong-token-xxxxxxxxxxxxx', socketFactory: browserSocket(t.gw.httpUrl) }).catch((e) => e)

@@ -34,7 +34,7 @@ describe('resolveConfig', () => {
         bootstrapMaxChars: 20000,
         maxConcurrent: 4,
       },
-      queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
+      queue: { mode: 'collect', debounceMs: 500, cap: 20, drop: 'summarize' },
       exec: {
         allowlist: [],
         approvalTimeoutMs: 120000,

@@ -15,7 +15,7 @@ export const CONFIG_DEFAULTS = {
   blockStreamingBreak: 'text_end',
   bootstrapMaxChars: 20_000,
   maxConcurrent: 4,
-  queue: { mode: 'collect', debounceMs: 1000, cap: 20, drop: 'summarize' },
+  queue: { mode: 'collect', debounceMs: 500, cap: 20, drop: 'summarize' },
   exec: { approvalTimeoutMs: 120_000, timeoutSeconds: 120, maxOutputChars: 100_000 },
   webFetch: { maxBytes: 2_000_000, timeoutMs: 30_000 },
   gateway: { port: 18789, bind: 'loopback' },

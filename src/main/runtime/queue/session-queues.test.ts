@@ -3,6 +3,7 @@ import type { QueueItem } from '../../../shared/events'
 import { SessionQueues, type QueueDeps } from './session-queues'
 import { resolveQueueSettings, normalizeQueueMode, type QueueSettings } from './settings'
 import { COLLECT_TITLE, summarizeLine } from './prompt'
+import { CONFIG_DEFAULTS } from '../config/defaults'
 
 const K = 'agent:main:main'
 
@@ -495,9 +496,32 @@ describe('planned run ids, discards and missed steers', () => {
   })
 })
 
+describe('the default quiet window', () => {
+  it('is OpenClaw v4’s 500 ms unless the config sets one', async () => {
+    // the config's own resolution (defaults.ts fills in the default when loopdesk.json names none)
+    rt.settings = resolveQueueSettings({ mode: 'collect', debounceMs: CONFIG_DEFAULTS.queue.debounceMs })
+    rt.begin()
+    await q.submit(K, 'msg A')
+    rt.end()
+    await vi.advanceTimersByTimeAsync(499)
+    expect(rt.runs).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(rt.runs).toHaveLength(2)
+
+    // messages.queue.debounceMs still overrides it (the batch's run is still going)
+    rt.settings = resolveQueueSettings({ mode: 'collect', debounceMs: 1200 })
+    await q.submit(K, 'msg B')
+    rt.end()
+    await vi.advanceTimersByTimeAsync(1199)
+    expect(rt.runs).toHaveLength(2)
+    await vi.advanceTimersByTimeAsync(1)
+    expect(rt.runs).toHaveLength(3)
+  })
+})
+
 describe('settings', () => {
   it('resolves inline → session → config → defaults and normalizes aliases', () => {
-    expect(resolveQueueSettings(undefined)).toEqual({ mode: 'steer', debounceMs: 1000, cap: 20, drop: 'summarize' })
+    expect(resolveQueueSettings(undefined)).toEqual({ mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' })
     expect(resolveQueueSettings({ mode: 'collect', debounceMs: 200, cap: 5, drop: 'old' })).toEqual({
       mode: 'collect',
       debounceMs: 200,
@@ -507,7 +531,7 @@ describe('settings', () => {
     expect(
       resolveQueueSettings({ mode: 'collect', cap: 5 }, { queueMode: 'followup', queueCap: 3, queueDrop: 'new', queueDebounceMs: 0 }, 'interrupt'),
     ).toEqual({ mode: 'interrupt', debounceMs: 0, cap: 3, drop: 'new' })
-    expect(resolveQueueSettings({ cap: 0, debounceMs: -1 })).toMatchObject({ cap: 20, debounceMs: 1000 })
+    expect(resolveQueueSettings({ cap: 0, debounceMs: -1 })).toMatchObject({ cap: 20, debounceMs: 500 })
     expect(normalizeQueueMode('queue')).toBe('steer')
     expect(normalizeQueueMode('abort')).toBe('interrupt')
     expect(normalizeQueueMode('coalesce')).toBe('collect')

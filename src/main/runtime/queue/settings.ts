@@ -12,7 +12,7 @@ export interface QueueSettings {
   drop: DropPolicy
 }
 
-export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { mode: 'steer', debounceMs: 1000, cap: 20, drop: 'summarize' }
+export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' }
 
 export interface SessionQueueOverrides {
   queueMode?: QueueMode
