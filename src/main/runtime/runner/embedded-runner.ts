@@ -223,10 +223,12 @@ export class EmbeddedRunner {
       const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'
       const endedAt = Date.now()
       const message = aborted ? 'run cancelled before it started' : `run failed to start: ${(err as Error)?.message ?? String(err)}`
-      // a message taken out of its queue (removed, the lane cleared) is not kept; one stopped while it waited for
-      // a free lane is, like one stopped after it started
+      // a message taken out of its queue (removed, the lane cleared, stopped while it waited behind a run of its
+      // own session) is not kept; one stopped while it waited for a free global lane is, like one stopped after it
+      // started
       const reason = req.signal?.aborted ? req.signal.reason : undefined
-      if (!aborted || (reason !== undefined && reason !== 'removed')) {
+      const queuedInSession = (this.bySession.get(req.sessionKey)?.size ?? 0) > 0
+      if (!queuedInSession && (!aborted || (reason !== undefined && reason !== 'removed'))) {
         await this.keepUnsentTurn(req, aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error: message }, { lockHeld: false })
       }
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
