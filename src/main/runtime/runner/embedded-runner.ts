@@ -819,6 +819,8 @@ export class EmbeddedRunner {
           ? { ...(req.input.provenance ? { provenance: req.input.provenance } : {}), ...(req.input.intent ? { intent: req.input.intent } : {}) }
           : undefined
         const m = opts.resolved
+        // the provider key never reaches the transcript, even when an error names it
+        if (m && ending.kind === 'error') ending = { kind: 'error', error: redactSecret(ending.error, this.deps.models().getApiKey(m.provider)) }
         const entries = unsentTurnEntries({
           runId: req.runId,
           message: req.message,
