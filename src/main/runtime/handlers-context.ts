@@ -17,6 +17,7 @@ import type { EmbeddedRunner, RunOutcome, RunRequest } from './runner/embedded-r
 import type { FollowupQueue } from './runner/followup-queue'
 import type { RuntimeHooks } from './runner/hooks'
 import type { AcceptedJournal } from './runner/accepted-journal'
+import type { Accepting } from './accepting'
 import type { MediaJanitor } from './media/media-janitor'
 import type { IdempotencyCache } from './runner/idempotency'
 import { toSessionRow, type SessionStore } from './sessions'
@@ -102,6 +103,8 @@ export interface RuntimeCore {
   readonly dedupe: IdempotencyCache<unknown>
   /** runs queued or running, by runId */
   readonly tracked: Map<string, TrackedRun>
+  /** messages between their call and its ack (accepting.ts): aborts and chat.send retries wait for them */
+  readonly accepting: Accepting
   /** durable record of acknowledged messages of an agent (written before the ack; crash recovery) */
   accepted(agentId: string): AcceptedJournal
   /** removes inbound media nothing references any more (absent when switched off) */

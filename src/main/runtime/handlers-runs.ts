@@ -101,7 +101,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
       core.dedupe.set(cacheKey, accepted)
 
-      return acceptOrder.run(target.key, async () => {
+      return core.accepting.track('agent', p.idempotencyKey, target.key, acceptOrder.run(target.key, async () => {
         let message = p.message
         const cmd = parseCommand(message)
         let saved: SavedAttachment[] = []
@@ -144,7 +144,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           'agent',
         )
         return accepted
-      })
+      }))
     },
 
     async 'agent.wait'(p) {
@@ -162,6 +162,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const cacheKey = `chat:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
       if (cached) return replayChatSend(core, p.idempotencyKey, cached)
+      // a retry while the first call is still being accepted gets the first call's answer (one message, one run)
+      const inAccept = core.accepting.inProgress('chat', p.idempotencyKey) as Promise<ResultOf<'chat.send'>> | undefined
+      if (inAccept) return inAccept
       p = { ...p, message: sanitizeChatMessage(p.message) }
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
@@ -205,7 +208,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       }
       // (not /stop here; the closure below would lose that narrowing)
       const command = cmd ? { command: cmd.command, rest: cmd.rest } : undefined
-      return acceptOrder.run(key, async () => {
+      return core.accepting.track('chat', p.idempotencyKey, key, acceptOrder.run(key, async () => {
         unavailableWhenShuttingDown(core)
         // first as the session is now (a command below replaces it; nothing is written before this)
         checkSendFence(core, key, agentId, fence, { command: command !== undefined })
@@ -314,11 +317,15 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         }
         core.dedupe.set(cacheKey, result)
         return result
-      })
+      }))
     },
 
     async 'chat.abort'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey, p.agentId)
+      // the run named (or the session's) may still be being accepted (a send right before this abort): its run
+      // exists once the accept is done
+      const accepting = core.accepting.settled(key, p.runId)
+      if (accepting) await accepting
       if (p.runId) {
         const t = core.tracked.get(p.runId)
         if (t && t.sessionKey !== key) throw invalid('runId does not match sessionKey')

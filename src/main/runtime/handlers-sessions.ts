@@ -46,11 +46,15 @@ export function abortSessionRuns(
   opts: { runId?: string; includeQueued?: boolean; reason?: string; mayAbort?: (runId: string) => boolean } = {},
 ): string[] {
   const aborted: string[] = []
+  // the session's first tracked run is its current reply even before its setup starts (just acked: it starts on
+  // the next turn); the session lane runs the others after it, in order
+  let head: string | undefined
   for (const t of core.tracked.values()) {
     if (t.sessionKey !== sessionKey) continue
+    head ??= t.runId
     if (opts.runId && t.runId !== opts.runId) continue
     if (opts.mayAbort && !opts.mayAbort(t.runId)) continue
-    const running = core.runner.activeRun(t.runId) !== undefined
+    const running = core.runner.activeRun(t.runId) !== undefined || t.runId === head
     if (!running && !opts.includeQueued) continue
     if (!t.controller.signal.aborted) {
       t.controller.abort(opts.reason ?? 'abort')
@@ -459,10 +463,16 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       let key: string
       if (p.key) {
         key = canonicalKey(core, p.key, p.agentId).key
+        // a send of the session still being accepted: its run exists once the accept is done (as chat.abort)
+        const accepting = core.accepting.settled(key, p.runId)
+        if (accepting) await accepting
         // a runId of another session is not this session's to abort
         const t = p.runId ? core.tracked.get(p.runId) : undefined
         if (t && t.sessionKey !== key) throw invalid(`runId ${p.runId} does not belong to session ${key}`)
       } else {
+        // a run still being accepted has no tracked run yet: its session is known once it is
+        const accepting = core.accepting.settled(core.accepting.sessionOf(p.runId!) ?? '', p.runId)
+        if (accepting) await accepting
         const t = core.tracked.get(p.runId!)
         if (!t) return { ok: true, status: 'no-active-run' }
         key = t.sessionKey

@@ -4,6 +4,7 @@
 import type { AnyEvent, SessionsChangedEvent } from '../../shared/events'
 import type { AgentFinal, SessionRow } from '../../shared/methods'
 import { ApiError } from '../api/errors'
+import { Accepting } from './accepting'
 import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { ConfigManager, FileCredentialStore } from './config'
@@ -248,6 +249,7 @@ class RuntimeImpl implements Runtime {
       prefs: opts.prefs ?? filePrefs(opts.stateDir),
       dedupe: new IdempotencyCache<unknown>(),
       tracked,
+      accepting: new Accepting(),
       accepted,
       models: () => self.registry,
       refreshModels: () => self.rebuildModels(),

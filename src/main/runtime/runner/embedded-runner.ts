@@ -45,6 +45,7 @@ import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
 import { loadImages, type SavedAttachment } from '../attachments'
+import { unsentTurnEntries, type UnsentTurn } from './unsent-turn'
 
 /** APIs (besides the SSE-merged ones) whose pi implementation passes `options.fetch` to its client */
 const RECORDABLE_APIS = new Set(['openai-responses', 'openai-codex-responses', 'mistral-conversations'])
@@ -223,6 +224,14 @@ export class EmbeddedRunner {
       const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'
       const endedAt = Date.now()
       const message = aborted ? 'run cancelled before it started' : `run failed to start: ${(err as Error)?.message ?? String(err)}`
+      // a message taken out of its queue (removed, the lane cleared, stopped while it waited behind a run of its
+      // own session) is not kept; one stopped while it waited for a free global lane is, like one stopped after it
+      // started
+      const reason = req.signal?.aborted ? req.signal.reason : undefined
+      const queuedInSession = (this.bySession.get(req.sessionKey)?.size ?? 0) > 0
+      if (!queuedInSession && (!aborted || (reason !== undefined && reason !== 'removed'))) {
+        await this.keepUnsentTurn(req, aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error: message }, { lockHeld: false })
+      }
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
       else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
       this.deps.bus.clearRun(req.runId)
@@ -288,6 +297,8 @@ export class EmbeddedRunner {
     let hookCtx: RunHookContext | undefined
     // the session's compactions: those in its transcript at the start, plus each one this run writes
     let compactionCount = 0
+    // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
+    let userTurnWritten = false
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -412,6 +423,7 @@ export class EmbeddedRunner {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)
           let stored = transcriptForm(message as AgentMessage) as unknown as Record<string, unknown>
+          if (stored.role === 'user') userTurnWritten = true
           if (inputStamp && stored.role === 'user') {
             // the run's own message is its first user message; steered ones come later
             stored = { ...stored, ...inputStamp }
@@ -663,6 +675,8 @@ export class EmbeddedRunner {
       live.partialText = () => b.currentText
       const abortAgent = () => a.abort()
       controller.signal.addEventListener('abort', abortAgent, { once: true })
+      // a stop during the session row write above would not reach the agent (the signal fired before the listener)
+      this.throwIfAborted(controller.signal)
       callHook('runStarted', deps.hooks.runStarted && (() => deps.hooks.runStarted!(live)), this.hookError)
 
       const images: ImageBlock[] = []
@@ -758,6 +772,14 @@ export class EmbeddedRunner {
             ? err.message
             : String(err)
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
+      if (!userTurnWritten && !storage) {
+        const stopReason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
+        await this.keepUnsentTurn(
+          req,
+          aborted ? { kind: 'aborted', reason: typeof stopReason === 'string' ? stopReason : 'abort' } : { kind: 'error', error: message },
+          { lockHeld: release !== undefined, resolved },
+        )
+      }
       return await this.finish(req, {
         reason,
         payloads: reason === 'timeout' ? [timeoutPayload(timeoutMs)] : aborted ? [] : [{ text: `⚠️ ${message}`, isError: true }],
@@ -779,6 +801,62 @@ export class EmbeddedRunner {
       callHook('runEnded', deps.hooks.runEnded && (() => deps.hooks.runEnded!(live)), this.hookError)
       if (release) await release().catch(() => undefined)
       deps.bus.clearRun(req.runId)
+    }
+  }
+
+  /**
+   * Writes the message of a run that ended before pi sent it, closed by its stop or error (unsent-turn.ts), so an
+   * accepted message is never lost; before the lifecycle end, which settles its journal record. Best effort: a
+   * failed write is logged.
+   */
+  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<void> {
+    try {
+      const store = this.deps.store(req.agentId)
+      const entry = store.get(req.sessionKey)
+      if (!entry) return // deleted meanwhile: no transcript to keep it in
+      const transcript = new Transcript(store.transcriptPath(entry.sessionId), { fsync: this.deps.transcriptFsync })
+      const release = opts.lockHeld ? undefined : await acquireWriteLock(transcript.file)
+      try {
+        const read = await transcript.readAll()
+        if (read.entries.length === 0) {
+          const config = this.deps.config()
+          await transcript.ensureHeader({
+            type: 'session',
+            version: 1,
+            id: entry.sessionId,
+            timestamp: new Date().toISOString(),
+            cwd: config.agents.find((a) => a.id === req.agentId)?.workspace ?? config.defaults.workspace,
+            sessionKey: req.sessionKey,
+          })
+        }
+        const stamp = req.input?.provenance || req.input?.intent
+          ? { ...(req.input.provenance ? { provenance: req.input.provenance } : {}), ...(req.input.intent ? { intent: req.input.intent } : {}) }
+          : undefined
+        const m = opts.resolved
+        // the provider key never reaches the transcript, even when an error names it
+        if (m && ending.kind === 'error') ending = { kind: 'error', error: redactSecret(ending.error, this.deps.models().getApiKey(m.provider)) }
+        const entries = unsentTurnEntries({
+          runId: req.runId,
+          message: req.message,
+          acceptedAt: req.acceptedAt,
+          ...(stamp ? { stamp } : {}),
+          ...(m ? { model: { api: String(m.model.api), provider: m.provider, id: m.id } } : {}),
+          ending,
+        })
+        await transcript.appendMany(entries)
+        let seq = read.entries.filter((e) => e.type === 'message').length
+        for (const e of entries) {
+          try {
+            this.deps.onTranscriptMessage?.(req.sessionKey, e, ++seq)
+          } catch (err) {
+            console.warn('[runner] transcript message listener failed:', err)
+          }
+        }
+      } finally {
+        await release?.().catch(() => undefined)
+      }
+    } catch (err) {
+      console.warn(`[runner] could not keep the message of run ${req.runId} in its transcript:`, err)
     }
   }
 
