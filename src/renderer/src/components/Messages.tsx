@@ -65,6 +65,8 @@ export function fullMessageText(items: Item[], key: string): string {
 
 export const AssistantMessage = memo(function AssistantMessage({ item, sessionKey }: { item: AssistantItem; sessionKey: string }) {
   const { stores } = useApp()
+  // no caret "typing" while the gateway is away: nothing is known to be streaming then
+  const offline = useAppStore('settings', (s) => s.connection !== 'ready')
   const copyText = () => fullMessageText(stores.runs.getState().transcripts[sessionKey]?.items ?? [], item.key) || item.text
   return (
     <div className={`msg msg-assistant ${item.streaming ? 'streaming' : ''} ${item.cont ? 'msg-cont' : ''}`}>
@@ -75,7 +77,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item, sessionKe
         </details>
       )}
       {item.text && <Markdown text={item.text} cacheKey={item.key} offset={item.offset} final={!item.streaming} />}
-      {item.streaming && <span className="caret" aria-hidden="true" />}
+      {item.streaming && !offline && <span className="caret" aria-hidden="true" />}
       {!item.streaming && item.text && (
         <div className="msg-copy">
           <CopyButton text={copyText} label="Copy message" />

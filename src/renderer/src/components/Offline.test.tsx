@@ -18,9 +18,11 @@ describe('composer while the gateway is away', () => {
     const box = screen.getByRole('textbox', { name: 'Message' })
     await user.type(box, 'Start{Enter}')
     await waitFor(() => expect(footer()).toHaveTextContent(/^Running/), LONG)
+    await waitFor(() => expect(log().querySelector('.caret')).not.toBeNull(), LONG)
 
     act(() => bridge.set({ state: 'reconnecting' }))
     expect(footer()).toHaveTextContent('Connection lost — waiting for the gateway')
+    expect(log().querySelector('.caret')).toBeNull()
     expect(footer()).not.toHaveTextContent(/Running|\d s/)
     const text = footer().textContent
     await settle(1200)
