@@ -46,6 +46,19 @@ describe('a message the runtime did not take', () => {
     expect(box()).toHaveValue('')
   })
 
+  it('sending the restored text again with Enter replaces the "Not sent" row', async () => {
+    const { bridge } = await renderApp()
+    vi.spyOn(bridge, 'send').mockResolvedValueOnce(lost)
+    const user = userEvent.setup()
+    await user.type(box(), 'Hello again{Enter}')
+    await within(log()).findByRole('alert')
+    expect(box()).toHaveValue('Hello again')
+    await user.type(box(), '{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    expect(within(log()).queryByRole('alert')).toBeNull()
+    expect(within(log()).getAllByText('Hello again', { selector: '.user-text' })).toHaveLength(1)
+  })
+
   it('something typed while it was being sent is not overwritten; ↑ recalls the failed text, Retry leaves the draft', async () => {
     const { bridge } = await renderApp()
     let answer!: (r: Result<Results['chat.send']>) => void

@@ -977,6 +977,11 @@ export class Controller {
         drafts: origin === 'composer' || s.drafts[sessionKey]?.trim() === message ? { ...s.drafts, [sessionKey]: '' } : s.drafts,
         attachErrors: origin === 'composer' ? { ...s.attachErrors, [sessionKey]: undefined } : s.attachErrors,
       }))
+    // the same text sent again from the composer replaces its "Not sent" row: one message, one outcome
+    if (!retry && t) {
+      const stale = t.items.filter((it): it is UserItem => it.kind === 'user' && !!it.failed && !it.files && it.text === shown)
+      if (stale.length) this.dispatch(sessionKey, stale.map((it) => ({ type: 'local.sendWithdrawn' as const, id: it.failed!.id })))
+    }
     const params = { sessionKey, message, idempotencyKey: id, ...(wire ? { attachments: wire } : {}) }
     this.nameFromFirstMessage(sessionKey, message, shown)
     let sent = false
