@@ -384,7 +384,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           </span>
         )}
         {draftsUnsaved && (
-          <span className="composer-unsaved" role="status">
+          <span className="composer-unsaved" aria-live="polite">
             Drafts cannot be saved (the browser's storage is full or off): this text is kept only until the window reloads or closes.
           </span>
         )}

@@ -1,7 +1,8 @@
-// The composer knows the message size limit the gateway checks: a count near it, Send disabled over it.
+// The composer knows the message size limit the gateway checks: a count near it, Send disabled over it; and it
+// says when its drafts cannot be stored.
 import { act, screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { MAX_MESSAGE_CHARS } from '../../../shared/message-limit'
 import { renderApp, settle } from '../test-utils'
 
@@ -43,5 +44,28 @@ describe('message size limit in the composer', () => {
     act(() => controller.setDraft(key, '😀'.repeat(MAX_MESSAGE_CHARS)))
     expect(screen.getByRole('button', { name: 'Send' })).toBeEnabled()
     expect(screen.getByLabelText('1,000,000 of 1,000,000 characters')).toBeInTheDocument()
+  })
+})
+
+describe('a draft the browser cannot store', () => {
+  it('says so under the composer and keeps the text', async () => {
+    const { controller, stores } = await renderApp()
+    const key = stores.sessions.getState().selectedKey!
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    const setItem = vi.spyOn(Storage.prototype, 'setItem').mockImplementation(() => {
+      throw new DOMException('quota', 'QuotaExceededError')
+    })
+    try {
+      act(() => controller.setDraft(key, 'my important draft'))
+      await settle(250)
+      expect(screen.getByText(/Drafts cannot be saved \(the browser's storage is full or off\)/)).toBeInTheDocument()
+      expect(box()).toHaveValue('my important draft')
+    } finally {
+      setItem.mockRestore()
+      warn.mockRestore()
+    }
+    act(() => controller.setDraft(key, 'my important draft!'))
+    await settle(250)
+    expect(screen.queryByText(/Drafts cannot be saved/)).toBeNull()
   })
 })
