@@ -1,6 +1,7 @@
 // Browser mode against a real headless gateway process that is killed (SIGKILL) mid-reply and restarted on the
 // same port and state dir: the page reconnects, and what it had shown of the reply stays, closed as
-// "Interrupted" with Retry (not replaced by "answered before… · 0 ms"); a follow-up paused by Stop stays paused.
+// "Interrupted" with Retry (not replaced by "answered before… · 0 ms"); a follow-up paused by Stop stays paused;
+// while it is down the composer's controls are disabled with the reason and the run's footer says so.
 import { existsSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
@@ -65,6 +66,49 @@ test('a reply cut off by a gateway crash stays on screen after the restart, Inte
   await expect(status).not.toHaveText(/0 ms/)
   await expect(log.getByText(/w00 w01 .*w10/)).toBeVisible()
   await expect(page.getByRole('button', { name: 'Retry' })).toBeVisible()
+})
+
+test('while the gateway is down mid-reply the composer says so: controls disabled with the reason, no timer, the draft kept', async ({ page }) => {
+  test.setTimeout(120_000)
+  if (gw?.alive()) await gw.stop()
+  const port = await freePort()
+  gw = await startGatewayChild({ stateDir, token: TOKEN, logs, label: 'crash-keep-down', port })
+  await page.goto(`http://127.0.0.1:${port}/#token=${TOKEN}`)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await expect(box).toBeVisible({ timeout: 30_000 })
+  await page.getByRole('button', { name: /new session/i }).first().click()
+  const log = page.getByRole('log', { name: 'Conversation' })
+
+  model.push({ text: Array.from({ length: 60 }, (_, i) => `d${i}`).join(' '), chunks: 60, delayMs: 150 })
+  await box.fill('a slow one, then the gateway goes')
+  await box.press('Enter')
+  await expect(log.getByText(/d5/)).toBeVisible({ timeout: 30_000 })
+  await page.waitForTimeout(1500)
+  await gw.kill9()
+
+  const status = log.getByRole('status').last()
+  await expect(status).toHaveText('Connection lost — waiting for the gateway', { timeout: 15_000 })
+  const steer = page.getByRole('button', { name: 'Steer', exact: true })
+  const queue = page.getByRole('button', { name: 'Queue', exact: true })
+  const stop = page.getByRole('button', { name: 'Stop', exact: true })
+  await box.fill('typed while offline')
+  for (const b of [steer, queue, stop]) {
+    await expect(b).toBeDisabled()
+    await expect(b).toHaveAccessibleDescription('Not connected — reconnecting…')
+  }
+  await box.press('Enter')
+  await page.waitForTimeout(1500)
+  // nothing was sent or queued, the text is still there, and the footer did not count on
+  await expect(box).toHaveValue('typed while offline')
+  await expect(log.getByText('typed while offline')).toHaveCount(0)
+  await expect(page.getByRole('region', { name: 'Queued messages' })).toHaveCount(0)
+  await expect(status).toHaveText('Connection lost — waiting for the gateway')
+
+  gw = await startGatewayChild({ stateDir, token: TOKEN, logs, label: 'crash-keep-up', port })
+  // back: the turn is read from the runtime (the crash cut it off), the draft is still there to send
+  await expect(status).toHaveText(/^Interrupted: /, { timeout: 30_000 })
+  await expect(box).toHaveValue('typed while offline')
+  await expect(page.getByRole('button', { name: 'Send', exact: true })).toBeEnabled()
 })
 
 test('a follow-up paused by Stop stays paused across a gateway crash; the session stays idle', async ({ page }) => {

@@ -14,7 +14,9 @@ import { ATTENTION_ICONS, STATUS_NOTE_MAX_CHARS, STATUS_NOTE_MAX_TTL_MINUTES, ty
 import type { SessionApprovalReplay } from './session-approval'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from './config-values'
 
-export { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel }
+import { MAX_MESSAGE_CHARS } from './message-limit'
+
+export { MAX_MESSAGE_CHARS, PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel }
 
 /** A command a chat message can be (commands.list; OpenClaw's command entry). */
 export interface ChatCommandInfo {
@@ -28,8 +30,6 @@ export interface ChatCommandInfo {
   args?: Array<{ name: string; description: string; type: 'string'; required?: boolean }>
 }
 
-/** Max size of one user message (chars). Larger messages are rejected with INVALID_REQUEST. */
-export const MAX_MESSAGE_CHARS = 1_000_000
 /** config.patch `raw`: a JSON5 merge patch (the whole config file is far smaller) */
 export const CONFIG_RAW_MAX_CHARS = 1_048_576
 

@@ -6,13 +6,15 @@
 // but cannot change files or run commands) from its next run on.
 // Files are attached with the paperclip, by pasting or by dropping them (see FileDrop); they go with the
 // next message — also a steered or queued one — and a message may be just attachments.
-import { useEffect, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { QueueItem } from '../../../shared/events'
+import { MAX_MESSAGE_CHARS, messageLength } from '../../../shared/message-limit'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import type { Item } from '../state/types'
+import { tooLongText } from '../state/send-error'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
 import { IconArrowDown, IconArrowUp, IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
@@ -117,6 +119,16 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
 const held = (q: QueueEntry) => q.status === 'queued' && !!q.held
 
 const EMPTY_QUEUE: QueueEntry[] = []
+/** the count shows from here on: well before the limit, so a long paste is not a surprise */
+const COUNT_FROM = Math.floor(MAX_MESSAGE_CHARS * 0.9)
+const BLOCKED_ID = 'composer-blocked'
+
+/** Why nothing can be sent now, in the words the hint line and the buttons' tooltips use. */
+export function offlineReason(connection: 'connecting' | 'ready' | 'error'): string | undefined {
+  if (connection === 'connecting') return 'Not connected — reconnecting…'
+  if (connection === 'error') return 'Not connected to the gateway'
+  return undefined
+}
 const NO_ATTACHMENTS: PendingAttachment[] = []
 
 /** The session's own user messages, oldest first, repeats next to each other folded (what ↑ offers without local history). */
@@ -138,7 +150,10 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
     const t = s.transcripts[sessionKey]
     return t ? activeRun(t) : undefined
   })
-  const connected = useAppStore('settings', (s) => s.connection === 'ready')
+  const connection = useAppStore('settings', (s) => s.connection)
+  const connected = connection === 'ready'
+  const offline = offlineReason(connection)
+  const draftsUnsaved = useAppStore('composer', (s) => !!s.draftsUnsaved)
   const attachments = useAppStore('composer', (s) => s.attachments[sessionKey] ?? NO_ATTACHMENTS)
   const encoding = useAppStore('composer', (s) => !!s.encoding[sessionKey])
   const readOnly = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.permissionMode === 'read-only')
@@ -152,7 +167,11 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   const recall = useRef<string[]>([])
   const running = !!run
   const stopping = !!run?.stopping
-  const canSend = connected && !encoding && (!!draft.trim() || attachments.length > 0)
+  // the message's length as the gateway counts it, only near the limit (UTF-16 length bounds it from above)
+  const length = useMemo(() => (draft.length >= COUNT_FROM ? messageLength(draft.trim()) : undefined), [draft])
+  const over = length !== undefined && length > MAX_MESSAGE_CHARS ? length - MAX_MESSAGE_CHARS : 0
+  const blocked = offline ?? (over ? tooLongText(over) : undefined)
+  const canSend = connected && !over && !encoding && (!!draft.trim() || attachments.length > 0)
   const steerTitle = attachments.some((a) => a.image)
     ? 'Inject into the running reply (images reach it as a saved file path; Queue sends them as images)'
     : 'Inject into the running reply'
@@ -306,17 +325,32 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           </button>
           {running ? (
             <>
-              <button type="button" className="btn btn-sm" disabled={!canSend} onClick={() => submit('steer')} title={steerTitle}>
+              <button
+                type="button"
+                className="btn btn-sm"
+                disabled={!canSend}
+                onClick={() => submit('steer')}
+                title={blocked ?? steerTitle}
+                aria-describedby={blocked ? BLOCKED_ID : undefined}
+              >
                 Steer
               </button>
-              <button type="button" className="btn btn-sm" disabled={!canSend} onClick={() => submit('followup')} title="Run after the current reply (Enter)">
+              <button
+                type="button"
+                className="btn btn-sm"
+                disabled={!canSend}
+                onClick={() => submit('followup')}
+                title={blocked ?? 'Run after the current reply (Enter)'}
+                aria-describedby={blocked ? BLOCKED_ID : undefined}
+              >
                 Queue
               </button>
               <button
                 type="button"
                 className="btn btn-sm btn-stop"
                 disabled={stopping || !connected}
-                title={connected ? undefined : 'Not connected to the runtime'}
+                title={offline}
+                aria-describedby={offline ? BLOCKED_ID : undefined}
                 onClick={() => {
                   ref.current?.focus() // Stop turns into Stopping… (disabled), then Send: focus would drop to the page
                   void controller.stop()
@@ -326,7 +360,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
               </button>
             </>
           ) : (
-            <button type="submit" className="btn btn-primary btn-sm" disabled={!canSend}>
+            <button type="submit" className="btn btn-primary btn-sm" disabled={!canSend} title={blocked} aria-describedby={blocked ? BLOCKED_ID : undefined}>
               <IconSend /> {encoding ? 'Sending…' : 'Send'}
             </button>
           )}
@@ -334,7 +368,26 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
       </div>
       <div className="composer-hint">
         {readOnly && <span className="composer-mode">Read-only: no file changes or commands · </span>}
-        {running ? 'Enter queues a follow-up · Steer injects into the running reply' : 'Enter to send · Shift+Enter for a new line · ↑ for earlier messages'}
+        {blocked ? (
+          // what keeps Send (Steer, Queue, Stop) disabled; the text stays in the box
+          <span id={BLOCKED_ID} className="composer-blocked">
+            {blocked}
+          </span>
+        ) : running ? (
+          'Enter queues a follow-up · Steer injects into the running reply'
+        ) : (
+          'Enter to send · Shift+Enter for a new line · ↑ for earlier messages'
+        )}
+        {length !== undefined && (
+          <span className={`composer-count ${over ? 'is-over' : ''}`} aria-label={`${length.toLocaleString('en-US')} of ${MAX_MESSAGE_CHARS.toLocaleString('en-US')} characters`}>
+            {length.toLocaleString('en-US')} / {MAX_MESSAGE_CHARS.toLocaleString('en-US')}
+          </span>
+        )}
+        {draftsUnsaved && (
+          <span className="composer-unsaved" aria-live="polite">
+            Drafts cannot be saved (the browser's storage is full or off): this text is kept only until the window reloads or closes.
+          </span>
+        )}
       </div>
     </form>
   )

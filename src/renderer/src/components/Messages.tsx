@@ -10,8 +10,9 @@ import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
 
-export const UserMessage = memo(function UserMessage({ item }: { item: UserItem }) {
+export const UserMessage = memo(function UserMessage({ item, sessionKey }: { item: UserItem; sessionKey: string }) {
   const controller = useController()
+  const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className={`msg msg-user ${item.error ? 'msg-failed' : ''}`}>
       <div className="bubble">
@@ -27,13 +28,20 @@ export const UserMessage = memo(function UserMessage({ item }: { item: UserItem 
       {item.error && (
         <div className="msg-note error-text" role="alert">
           Not sent: {item.error}{' '}
-          {item.files ? (
-            // the bytes are not in the row: the composer kept the attachments (and the text) to send again
-            'The message and its attachments are still in the composer.'
-          ) : (
-            <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.send(item.text)}>
-              Retry
-            </button>
+          {item.files
+            ? // the bytes are not in the row: the composer kept the attachments (and the text) to send again
+              'The message and its attachments are still in the composer.'
+            : item.failed?.restored
+              ? 'The message is back in the composer.'
+              : item.failed && 'Press ↑ in the composer to get the message back.'}
+          {/* only when sending it again could work: not for a message the gateway refused as it is */}
+          {!item.files && item.failed?.retryable && (
+            <>
+              {' '}
+              <button type="button" className="btn btn-link btn-xs" disabled={sending} onClick={() => void controller.resend(sessionKey, item)}>
+                Retry
+              </button>
+            </>
           )}
         </div>
       )}
@@ -57,6 +65,8 @@ export function fullMessageText(items: Item[], key: string): string {
 
 export const AssistantMessage = memo(function AssistantMessage({ item, sessionKey }: { item: AssistantItem; sessionKey: string }) {
   const { stores } = useApp()
+  // no caret "typing" while the gateway is away: nothing is known to be streaming then
+  const offline = useAppStore('settings', (s) => s.connection !== 'ready')
   const copyText = () => fullMessageText(stores.runs.getState().transcripts[sessionKey]?.items ?? [], item.key) || item.text
   return (
     <div className={`msg msg-assistant ${item.streaming ? 'streaming' : ''} ${item.cont ? 'msg-cont' : ''}`}>
@@ -67,7 +77,7 @@ export const AssistantMessage = memo(function AssistantMessage({ item, sessionKe
         </details>
       )}
       {item.text && <Markdown text={item.text} cacheKey={item.key} offset={item.offset} final={!item.streaming} />}
-      {item.streaming && <span className="caret" aria-hidden="true" />}
+      {item.streaming && !offline && <span className="caret" aria-hidden="true" />}
       {!item.streaming && item.text && (
         <div className="msg-copy">
           <CopyButton text={copyText} label="Copy message" />
@@ -87,8 +97,13 @@ function useTicker(active: boolean) {
   return now
 }
 
-export function runStatusText(item: RunItem, now = Date.now()): string {
+/**
+ * The run footer's text. `offline`: the gateway connection is down, so nothing about a live run is known —
+ * no timer counting as if it ran on; a reconnect rebuilds the turn from history.
+ */
+export function runStatusText(item: RunItem, now = Date.now(), offline = false): string {
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
+  if (live && offline) return 'Connection lost — waiting for the gateway'
   const duration =
     item.startedAt !== undefined ? formatDuration((item.endedAt ?? (live ? now : item.startedAt)) - item.startedAt) : ''
   const parts: string[] = []
@@ -133,16 +148,18 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
   // Settings opens at it, where its key or endpoint is fixed
   const provider = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.modelProvider)
   const fallback = useAppStore('settings', (s) => s.defaultModel?.split('/')[0])
+  const offline = useAppStore('settings', (s) => s.connection !== 'ready')
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
-  const now = useTicker(live)
+  const lost = live && offline
+  const now = useTicker(live && !offline)
   // only the session's failed last turn, while nothing runs or is being sent
   const canRetry = useAppStore('runs', (s) => item.status === 'error' && retryableRun(s.transcripts[sessionKey]) === item.runId)
   const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className="run-status-row">
-      <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
-        {live && <span className="spinner" aria-hidden="true" />}
-        <span>{runStatusText(item, now)}</span>
+      <div role="status" className={`run-status run-${lost ? 'lost' : item.stopping && live ? 'stopping' : item.status}`}>
+        {live && !lost && <span className="spinner" aria-hidden="true" />}
+        <span>{runStatusText(item, now, offline)}</span>
       </div>
       {canRetry && (
         <button
@@ -188,7 +205,7 @@ const CompactionNote = memo(function CompactionNote({ item }: { item: Compaction
 export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Item; sessionKey: string }) {
   switch (item.kind) {
     case 'user':
-      return <UserMessage item={item} />
+      return <UserMessage item={item} sessionKey={sessionKey} />
     case 'assistant':
       return <AssistantMessage item={item} sessionKey={sessionKey} />
     case 'tool':

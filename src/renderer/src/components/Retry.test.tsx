@@ -66,7 +66,7 @@ describe('Retry on a failed turn', () => {
     const real = bridge.send.bind(bridge)
     const refuse = vi.spyOn(bridge, 'send').mockResolvedValueOnce({ ok: false, error: { code: 'UNAVAILABLE', message: 'not connected' } })
     await user.click(within(log()).getByRole('button', { name: 'Retry' }))
-    await screen.findByText('Could not retry: not connected')
+    await screen.findByText('Could not retry: The connection to the gateway was lost.')
     expect(within(log()).queryByText(/Not sent/)).toBeNull()
     refuse.mockImplementation(real)
     await user.click(within(log()).getByRole('button', { name: 'Retry' }))

@@ -10,7 +10,7 @@ import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '.
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
-import { MAX_INPUT_HISTORY, type AppStores, type QueueEntry, type SettingsState } from './stores'
+import { type AppStores, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
@@ -22,6 +22,9 @@ import { PairingRequests } from './pairing'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
+import { messageOverLimit } from '../../../shared/message-limit'
+import { pushInputHistory } from './input-history'
+import { describeSendError, type SendRefusal } from './send-error'
 
 /** sessions whose last sent message (attachment bytes included) is kept for Retry */
 const MAX_RETRY_KEPT = 8
@@ -900,6 +903,8 @@ export class Controller {
     const sessionKey = this.stores.sessions.getState().selectedKey
     const message = text.trim()
     if (!sessionKey || (!message && !attachments.length)) return false
+    // the composer says so and disables Send; the gateway would refuse it anyway
+    if (messageOverLimit(message)) return false
     let wire: WireAttachment[] | undefined
     if (attachments.length) {
       if (this.stores.composer.getState().encoding[sessionKey]) return false // already being sent
@@ -931,7 +936,20 @@ export class Controller {
     const user = t.items.find((it): it is UserItem => it.kind === 'user' && it.runId === runId)
     const message = same?.message ?? user?.text.trim() ?? ''
     if (!message && !same?.wire?.length) return false
-    return this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, true)
+    return this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+  }
+
+  /**
+   * Retry on a "Not sent" message (one the runtime did not take, without attachments): its row goes and the
+   * text is sent again as a new message. The draft is cleared only when it still holds that same text.
+   */
+  async resend(sessionKey: string, item: UserItem): Promise<boolean> {
+    if (!item.failed?.retryable || item.files || this.stores.composer.getState().sending) return false
+    if (this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    const message = item.text.trim()
+    if (!message || messageOverLimit(message)) return false
+    this.dispatch(sessionKey, [{ type: 'local.sendWithdrawn', id: item.failed.id }])
+    return this.sendEncoded(sessionKey, item.text, message, message, undefined, [], undefined, 'resend')
   }
 
   private async sendEncoded(
@@ -942,21 +960,28 @@ export class Controller {
     mode: 'steer' | 'followup' | undefined,
     attachments: PendingAttachment[],
     wire: WireAttachment[] | undefined,
-    retry = false,
+    origin: 'composer' | 'retry' | 'resend' = 'composer',
   ): Promise<boolean> {
+    const retry = origin === 'retry'
     const files = !!wire?.length
     const t = this.stores.runs.getState().transcripts[sessionKey]
     const running = !!(t && activeRun(t))
     const id = newId()
-    // a retry leaves the composer (its draft, its input history) alone
+    // a retry leaves the composer (its draft, its input history) alone; a resend takes the draft only when
+    // it is the same text (put back by the failure), never what the user typed since
     if (retry) this.stores.composer.setState({ sending: true })
     else
       this.stores.composer.setState((s) => ({
         sending: true,
-        history: message ? [...s.history.filter((h) => h !== message), message].slice(-MAX_INPUT_HISTORY) : s.history,
-        drafts: { ...s.drafts, [sessionKey]: '' },
-        attachErrors: { ...s.attachErrors, [sessionKey]: undefined },
+        history: message ? pushInputHistory(s.history, message) : s.history,
+        drafts: origin === 'composer' || s.drafts[sessionKey]?.trim() === message ? { ...s.drafts, [sessionKey]: '' } : s.drafts,
+        attachErrors: origin === 'composer' ? { ...s.attachErrors, [sessionKey]: undefined } : s.attachErrors,
       }))
+    // the same text sent again from the composer replaces its "Not sent" row: one message, one outcome
+    if (!retry && t) {
+      const stale = t.items.filter((it): it is UserItem => it.kind === 'user' && !!it.failed && !it.files && it.text === shown)
+      if (stale.length) this.dispatch(sessionKey, stale.map((it) => ({ type: 'local.sendWithdrawn' as const, id: it.failed!.id })))
+    }
     const params = { sessionKey, message, idempotencyKey: id, ...(wire ? { attachments: wire } : {}) }
     this.nameFromFirstMessage(sessionKey, message, shown)
     let sent = false
@@ -964,8 +989,8 @@ export class Controller {
       if (running || mode) {
         const r = await this.bridge.send({ ...params, queueMode: mode ?? 'followup' })
         if (!r.ok) {
-          this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(r.error)}`)
-          this.setDraft(sessionKey, text)
+          this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${describeSendError(r.error).text}`)
+          if (!retry) this.restoreDraft(sessionKey, text)
           return false
         }
         sent = true
@@ -992,8 +1017,7 @@ export class Controller {
       this.dispatch(sessionKey, [{ type: 'local.send', id, text: shown, ts: Date.now(), files }])
       const r = await this.bridge.send(params)
       if (!r.ok) {
-        this.sendFailed(sessionKey, id, errorText(r.error), retry)
-        if (files && !retry) this.restoreDraft(sessionKey, text)
+        this.sendFailed(sessionKey, id, text, describeSendError(r.error), retry)
         return false
       }
       sent = true
@@ -1010,11 +1034,10 @@ export class Controller {
       return true
     } catch (err) {
       if (running || mode) {
-        this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${errorText(err)}`)
-        this.setDraft(sessionKey, text)
+        this.toast(`Could not ${mode === 'steer' ? 'steer' : 'queue'} the message: ${describeSendError(err).text}`)
+        if (!retry) this.restoreDraft(sessionKey, text)
       } else {
-        this.sendFailed(sessionKey, id, errorText(err), retry)
-        if (files && !retry) this.restoreDraft(sessionKey, text)
+        this.sendFailed(sessionKey, id, text, describeSendError(err), retry)
       }
       return false
     } finally {
@@ -1024,20 +1047,29 @@ export class Controller {
     }
   }
 
-  /** A send the runtime did not take: "Not sent" on the message, or for a Retry a toast (the turn keeps its Retry). */
-  private sendFailed(sessionKey: string, id: string, error: string, retry: boolean) {
-    if (!retry) return this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error }])
+  /**
+   * A send the runtime did not take: "Not sent" on the message and its text back in the composer (unless
+   * something new was typed meanwhile: then ↑ recalls it), or for a Retry a toast (the turn keeps its Retry).
+   */
+  private sendFailed(sessionKey: string, id: string, text: string, refusal: SendRefusal, retry: boolean) {
+    if (!retry) {
+      const restored = this.restoreDraft(sessionKey, text)
+      return this.dispatch(sessionKey, [{ type: 'local.sendFailed', id, error: refusal.text, retryable: refusal.retryable, restored }])
+    }
     this.dispatch(sessionKey, [{ type: 'local.sendWithdrawn', id }])
-    this.toast(`Could not retry: ${error}`)
+    this.toast(`Could not retry: ${refusal.text}`)
   }
 
   private setEncoding(sessionKey: string, on: boolean) {
     this.stores.composer.setState((s) => ({ encoding: { ...s.encoding, [sessionKey]: on || undefined } }))
   }
 
-  /** A failed send of a message with attachments: its text goes back next to them (unless a new one was typed). */
-  private restoreDraft(sessionKey: string, text: string) {
-    if (!this.stores.composer.getState().drafts[sessionKey]) this.setDraft(sessionKey, text)
+  /** A failed send: its text goes back to the composer (next to its attachments, if any) unless a new one was typed. */
+  private restoreDraft(sessionKey: string, text: string): boolean {
+    const now = this.stores.composer.getState().drafts[sessionKey]
+    if (now?.trim() && now !== text) return false
+    this.setDraft(sessionKey, text)
+    return true
   }
 
   /**

@@ -60,7 +60,8 @@ export type Action =
   /** `files`: the message carried attachments (its text ends with their lines) */
   | { type: 'local.send'; id: string; text: string; ts: number; files?: boolean }
   | { type: 'local.sendResult'; id: string; text: string; result: SendResult; ts: number }
-  | { type: 'local.sendFailed'; id: string; error: string }
+  /** `retryable`: sending it again could work; `restored`: its text went back to the composer */
+  | { type: 'local.sendFailed'; id: string; error: string; retryable?: boolean; restored?: boolean }
   /** a Retry that could not be sent: its optimistic items go (the failed turn keeps its Retry) */
   | { type: 'local.sendWithdrawn'; id: string }
   /** a message was steered into a running reply */
@@ -1428,7 +1429,12 @@ function applyOne(d: Draft, a: Action) {
     case 'local.sendResult':
       return applySendResult(d, a)
     case 'local.sendFailed': {
-      d.patch<UserItem>(userKey(a.id, 0), { pending: false, error: a.error, runId: undefined })
+      d.patch<UserItem>(userKey(a.id, 0), {
+        pending: false,
+        error: a.error,
+        runId: undefined,
+        failed: { id: a.id, retryable: a.retryable ?? true, restored: !!a.restored },
+      })
       dropLocalRun(d, a.id)
       return
     }

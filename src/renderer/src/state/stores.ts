@@ -6,6 +6,7 @@ import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/me
 import type { PairingRefusal } from '../bridge/connection'
 import type { RejectedDeviceInfo } from '../../../shared/pairing'
 import type { PendingAttachment } from './attachments'
+import { savedInputHistory } from './input-history'
 import type { Transcript } from './types'
 
 export interface SessionsState {
@@ -50,6 +51,8 @@ export interface ComposerState {
   attachErrors: Record<string, string[] | undefined>
   /** per-session: the attachments are being read for a send */
   encoding: Record<string, boolean | undefined>
+  /** the last write of the drafts to localStorage failed (quota, storage off): they live in memory only */
+  draftsUnsaved?: boolean
 }
 
 export interface InspectorState {
@@ -124,7 +127,6 @@ export interface AppStores {
 
 const DRAFTS_KEY = 'loopdesk.drafts'
 const HISTORY_KEY = 'loopdesk.inputHistory'
-export const MAX_INPUT_HISTORY = 50
 
 function readJson<T>(key: string, fallback: T): T {
   try {
@@ -135,12 +137,32 @@ function readJson<T>(key: string, fallback: T): T {
   }
 }
 
-function writeJson(key: string, value: unknown) {
+let warned = false
+/** false when the value could not be stored (quota exceeded, storage disabled): logged once, never fatal */
+function writeJson(key: string, value: unknown): boolean {
   try {
     localStorage.setItem(key, JSON.stringify(value))
-  } catch {
-    // quota exceeded / storage disabled: drafts are a convenience, never fatal
+    return true
+  } catch (err) {
+    if (!warned) console.warn(`loopdesk: could not save ${key} to localStorage (${String(err)}); kept in memory until the window closes`)
+    warned = true
+    return false
   }
+}
+
+/** The saved input history, bounded (a history saved before it was bounded is rewritten smaller). */
+function readHistory(): string[] {
+  const raw = readJson<unknown>(HISTORY_KEY, [])
+  const list = Array.isArray(raw) ? raw.filter((h): h is string => typeof h === 'string') : []
+  const kept = savedInputHistory(list)
+  if (kept.length !== list.length) writeJson(HISTORY_KEY, kept)
+  return kept
+}
+
+function writeDrafts(composer: StoreApi<ComposerState>) {
+  const ok = writeJson(DRAFTS_KEY, composer.getState().drafts)
+  if (!!composer.getState().draftsUnsaved === !ok) return
+  composer.setState({ draftsUnsaved: !ok || undefined })
 }
 
 export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, inspectorWidth: 420, sidebarWidth: 280 }
@@ -148,7 +170,7 @@ export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, ins
 export function createAppStores(): AppStores {
   const composer = createStore<ComposerState>(() => ({
     drafts: readJson<Record<string, string>>(DRAFTS_KEY, {}),
-    history: readJson<string[]>(HISTORY_KEY, []),
+    history: readHistory(),
     queues: {},
     sending: false,
     attachments: {},
@@ -163,12 +185,12 @@ export function createAppStores(): AppStores {
   composer.subscribe((s) => {
     if (s.history !== lastHistory) {
       lastHistory = s.history
-      writeJson(HISTORY_KEY, s.history)
+      writeJson(HISTORY_KEY, savedInputHistory(s.history))
     }
     if (s.drafts !== lastDrafts) {
       lastDrafts = s.drafts
       clearTimeout(draftTimer)
-      draftTimer = setTimeout(() => writeJson(DRAFTS_KEY, composer.getState().drafts), 150)
+      draftTimer = setTimeout(() => writeDrafts(composer), 150)
     }
   })
   return {
@@ -194,5 +216,5 @@ export const approvalsTotal = (s: SessionsState) => Object.values(s.pendingAppro
 
 /** Flushes drafts synchronously (tests and page unload). */
 export function saveDraftsNow(stores: AppStores) {
-  writeJson(DRAFTS_KEY, stores.composer.getState().drafts)
+  writeDrafts(stores.composer)
 }

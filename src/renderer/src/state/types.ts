@@ -20,6 +20,8 @@ export interface UserItem extends ItemBase {
   via?: 'steer' | 'collect'
   /** send failed */
   error?: string
+  /** a failed send: its idempotency key (a Retry withdraws this row), whether a Retry could work, and whether its text went back to the composer */
+  failed?: { id: string; retryable: boolean; restored: boolean }
   /** a local echo of a message with attachments: a failed one is retried from the composer, which kept them */
   files?: boolean
 }
