@@ -18,6 +18,7 @@ import type {
 } from '../../../shared/events'
 import type { ChatHistoryPage, HistoryMessage, Results } from '../../../shared/methods'
 import { collectedTexts } from '../../../shared/collect-prompt'
+import { runWaitingOf } from '../../../shared/lane-wait-text'
 import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
 import type { RefetchPaging } from './history-paging'
 import {
@@ -285,7 +286,7 @@ function markTerminal(d: Draft, t: RunTrack, ts: number, patch: Partial<RunItem>
   t.thinking = false
   t.buffer = []
   const f = footer(d, t.runId)
-  if (f) d.patch<RunItem>(f.key, { stopping: false, thinkingSince: undefined, endedAt: f.endedAt ?? ts, ...patch })
+  if (f) d.patch<RunItem>(f.key, { stopping: false, thinkingSince: undefined, waiting: undefined, endedAt: f.endedAt ?? ts, ...patch })
   // Tools still "running" when the run ended will never finish.
   for (let i = d.items.length - 1; i >= 0; i--) {
     const it = d.items[i]
@@ -433,7 +434,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     case 'lifecycle': {
       const f = footer(d, t.runId)
       if (data.phase === 'start') {
-        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true })
+        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true, waiting: undefined })
       } else if (data.phase === 'end') {
         const aborted = !!data.aborted
         // the run timeout is not the user's Stop: show it as an error that says what happened
@@ -480,6 +481,13 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
       endThinking(d, t)
       // reasoning level `on`: the finished block, shown now rather than after the reply
       if (typeof data.text === 'string' && data.text) applyThinking(d, t, { ...ev, data: { text: data.text, delta: data.text } })
+      return
+    }
+    case 'lane': {
+      // not started yet: its session's earlier run or every global slot is busy (lifecycle start clears it)
+      const f = footer(d, t.runId)
+      const waiting = runWaitingOf(data)
+      if (f && !t.terminal && f.status === 'pending' && waiting) d.patch<RunItem>(f.key, { waiting })
       return
     }
     case 'tool':
