@@ -150,8 +150,12 @@ function sessionNotFound(req: AgentRequest, details: unknown): CliError | undefi
   return new CliError(`session not found: ${String(id)} (see: loopdesk sessions --json)`, EXIT.failed)
 }
 
-/** Exit code + output for a finished run. */
-function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean): number {
+/** The run's lifecycle end said the model wrote nothing (no text, no NO_REPLY, nothing sent by the message tool). */
+const isEmptyReply = (ev: AnyEvent) =>
+  ev.event === 'agent' && ev.payload.stream === 'lifecycle' && (ev.payload.data as { phase?: unknown; emptyReply?: unknown }).phase === 'end' && (ev.payload.data as { emptyReply?: unknown }).emptyReply === true
+
+/** Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. */
+function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false): number {
   // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
   const failure = final.status !== 'ok' ? final.summary || 'the run failed' : final.result?.meta.error?.message
   if (json) {
@@ -168,6 +172,8 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
     printer.end()
     const notes = payloads.filter((p) => p.isError && p.text !== final.summary && p.text !== failure).map((p) => p.text)
     if (notes.length && final.status === 'ok') io.stderr(notes.join('\n') + '\n')
+    // an empty stdout and exit 0 would look like a reply that got lost: say the model wrote nothing
+    if (emptyReply && failure === undefined && !final.result?.meta.aborted && !printer.printed.trim()) io.stderr('note: the model returned no text\n')
   }
   if (failure !== undefined) {
     io.stderr(`error: ${failure}\n`)
@@ -218,8 +224,10 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
   }
   // --json prints only the result: no waiting line either
   const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
+  let emptyReply = false
   const events = new RunEvents((ev) => {
     wait.onEvent(ev)
+    if (isEmptyReply(ev)) emptyReply = true
     if (ev.event === 'chat') onChat(ev.payload)
     else activity.onEvent(ev)
   })
@@ -261,7 +269,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     })) as AgentFinal
     wait.close()
     activity.close()
-    const code = report(final, printer, io, req.json)
+    const code = report(final, printer, io, req.json, emptyReply)
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
     wait.close()
@@ -311,8 +319,10 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
   const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
+  let emptyReply = false
   const events = new RunEvents((ev) => {
     wait.onEvent(ev)
+    if (isEmptyReply(ev)) emptyReply = true
     if (ev.event === 'chat') onChat(ev.payload)
     else activity.onEvent(ev)
   })
@@ -331,7 +341,7 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     events.start(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
-    const code = report(final, printer, io, req.json)
+    const code = report(final, printer, io, req.json, emptyReply)
     return interrupted ? EXIT.interrupted : code
   } finally {
     wait.close()

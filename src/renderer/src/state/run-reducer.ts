@@ -881,6 +881,10 @@ interface HistRun {
   shown?: boolean
   /** a crash cut it off (recovery's closing message, or no reply at all) */
   interrupted?: boolean
+  /** the run's user message is on this page (the whole run is: a page may start mid-run) */
+  sawUser?: boolean
+  /** the model wrote text in the run, or delivered some with the message tool (else: lifecycle end `emptyReply`) */
+  wrote?: boolean
 }
 
 /**
@@ -933,8 +937,12 @@ function historyItems(
       cur.hasAssistant = true
     }
     if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
-      // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live
-      const notice = cur.notice ?? (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined)
+      // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live; it wrote
+      // nothing at all (the runtime's `emptyReply`, judged over the whole run: only when its start is on this page)
+      const notice =
+        cur.notice ??
+        (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined) ??
+        (!cur.wrote && !cur.silent && cur.sawUser && cur.status === 'done' ? 'empty' : undefined)
       // an interrupted run's end is when it was last seen alive; when nothing after its message was, its
       // duration is unknown (not "0 ms")
       const timed = !cur.interrupted || cur.lastTs > cur.firstTs
@@ -967,6 +975,7 @@ function historyItems(
     if (runId && runId === skipRun && m.role !== 'user') continue
     switch (m.role) {
       case 'user': {
+        if (cur) cur.sawUser = true
         const text = messageText(m.content)
         const collected = runId ? collectedTexts(text) : undefined
         if (runId && collected) {
@@ -1000,9 +1009,12 @@ function historyItems(
             if (openSeg && openSeg.text === '') openSeg.reasoning = (openSeg.reasoning ?? '') + p.thinking
             else openSeg = newSeg({ reasoning: p.thinking })
           } else if (p.type === 'text' && typeof p.text === 'string' && p.text) {
+            if (cur && p.text.trim()) cur.wrote = true
             if (openSeg) openSeg.text += p.text
             else openSeg = newSeg({ text: p.text })
           } else if (p.type === 'toolCall' && typeof p.id === 'string') {
+            // the message tool delivered the run's text
+            if (cur && p.name === 'message') cur.wrote = true
             openSeg = undefined
             const key = toolKey(p.id)
             toolIndex.set(p.id, out.length)
