@@ -13,6 +13,7 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
+import { runLostError } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
 
@@ -285,7 +286,8 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
       }
     }
     if (err instanceof GatewayClientError && err.kind === 'request') throw sessionNotFound(req, err.details) ?? err
-    throw err
+    // the wait ran out or the gateway went away after it had the message: say what became of the run
+    throw runLostError(err, events.runId, sessionKey ?? (req.params.sessionKey as string | undefined))
   } finally {
     offEvents()
     offSignal()
