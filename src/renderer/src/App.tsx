@@ -55,7 +55,9 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
         <IconMenu />
       </button>
       <div className="chat-title">
-        <h1>{row ? sessionTitle(row) : 'Loopdesk'}</h1>
+        <h1>
+          <bdi>{row ? sessionTitle(row) : 'Loopdesk'}</bdi>
+        </h1>
         {row && (
           <span className="muted small">
             {row.model ? `${row.model} · ` : ''}

@@ -240,7 +240,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
                   <IconLock width={12} height={12} />
                 </span>
               )}
-              {title}
+              {/* isolated: a bidi override in a name (a label) stays inside it, never reorders the row */}
+              <bdi>{title}</bdi>
             </span>
             <span className="session-meta">
               {row.archived && (
