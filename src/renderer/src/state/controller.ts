@@ -611,6 +611,9 @@ export class Controller {
       const base = this.stores.runs.getState().transcripts[sessionKey] ?? emptyTranscript(sessionKey)
       let t: Transcript = reduce(base, pending)
       t = reduce(t, [{ type: 'hydrate', history: plan.history, recent: recent.ok ? recent.data : undefined, paging: plan.paging }, ...buffered])
+      // a run still waiting for a slot (its lane event replayed from the runtime's ring): the row and header say so
+      const waiting = activeRun(t)
+      if (waiting?.waiting) this.trackWaiting(sessionKey, { runId: waiting.runId, seq: 0, ts: waiting.ts, stream: 'lane', data: { phase: 'waiting' } })
       this.stores.runs.setState((s) => ({
         transcripts: s.transcripts[sessionKey] || sessionKey === this.stores.sessions.getState().selectedKey ? { ...s.transcripts, [sessionKey]: t } : s.transcripts,
         loadErrors: { ...s.loadErrors, [sessionKey]: undefined },

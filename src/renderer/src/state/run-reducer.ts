@@ -485,9 +485,12 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     }
     case 'lane': {
       // not started yet: its session's earlier run or every global slot is busy (lifecycle start clears it)
+      // (a reload rebuilds the footer of a run it finds in flight as running: nothing has started it yet, though)
       const f = footer(d, t.runId)
       const waiting = runWaitingOf(data)
-      if (f && !t.terminal && f.status === 'pending' && waiting) d.patch<RunItem>(f.key, { waiting })
+      if (f && !t.terminal && f.startedAt === undefined && (f.status === 'pending' || f.status === 'running') && waiting) {
+        d.patch<RunItem>(f.key, { status: 'pending', waiting })
+      }
       return
     }
     case 'tool':

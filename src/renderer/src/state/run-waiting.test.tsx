@@ -45,6 +45,23 @@ describe('a run waiting for a slot', () => {
     expect(runStatusText(footer(t))).toMatch(/^Stopped/)
   })
 
+  it('after a reload: the runtime’s ring replays the lane event, so the footer waits again instead of "Running…"', () => {
+    for (const inFlightRun of [undefined, { runId: 'r9', text: '' }]) {
+      const ev = run('r9')
+      const lane = ev('lane', { phase: 'waiting', lane: 'global', running: 4, limit: 4, ahead: 0 }, 1_000)
+      let t = reduce(emptyTranscript(SK), {
+        type: 'hydrate',
+        history: { sessionKey: SK, sessionId: 's', hasMore: false, messages: [], ...(inFlightRun ? { inFlightRun } : {}) },
+        recent: { events: [lane], approvals: [] },
+      })
+      const f = t.items.find((i): i is RunItem => i.kind === 'run' && i.runId === 'r9')!
+      expect(f.status).toBe('pending')
+      expect(runStatusText(f, 2_000)).toBe('Waiting for a free slot — 4 other sessions are running (limit 4)')
+      t = apply(t, ev('lifecycle', { phase: 'start', startedAt: 3_000 }, 3_000))
+      expect(runStatusText(footer(t), 3_100)).toBe('Running… · 100 ms')
+    }
+  })
+
   it('the sidebar row and the header say "Waiting for a slot", open or not, until the run starts', async () => {
     const seed = [
       { key: 'agent:main:main', label: 'Main', messages: 2 },
