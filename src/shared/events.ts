@@ -11,6 +11,7 @@ export type AgentStream =
   | 'approval'
   | 'error'
   | 'reasoning'
+  | 'lane'
 
 /** One event of a run. `seq` is per run, starts at 1 and strictly increases. */
 export interface AgentEvent<D = Record<string, unknown>> {
@@ -65,6 +66,16 @@ export interface ThinkingData {
  * say "Thinking…" while the text stays hidden. `text` (the finished block) only at reasoning level `on`.
  */
 export type ReasoningData = { phase: 'start' } | { phase: 'end'; text?: string }
+
+/**
+ * Loopdesk's own stream (the gateway sends it only to clients with RUN_WAIT_CAP): the run was accepted but
+ * cannot start yet — its session's lane is busy with an earlier run, or every global slot
+ * (`agents.defaults.maxConcurrent`) is taken (`running` of `limit`, `ahead` more queued before it). Lifecycle
+ * `start` ends the wait. OpenClaw's clients learn it only from `agent.wait`'s `timeoutPhase: "queue"`.
+ */
+export type LaneWaitData =
+  | { phase: 'waiting'; lane: 'session'; ahead: number }
+  | { phase: 'waiting'; lane: 'global'; running: number; limit: number; ahead: number }
 
 export type ToolData =
   | { phase: 'start'; name: string; toolCallId: string; args: unknown }
@@ -244,3 +255,5 @@ export function isRemovedQueuedEnd(ev: AgentEvent): boolean {
   const d = ev.data as { phase?: unknown; stopReason?: unknown }
   return d.phase === 'end' && d.stopReason === 'removed'
 }
+/** Loopdesk's "this client reads the `lane` agent stream" (LaneWaitData: a run waiting for a slot). */
+export const RUN_WAIT_CAP = 'loopdesk.run-wait'

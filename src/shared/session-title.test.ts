@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { attachmentLine, withAttachmentLines } from './attachments'
-import { BARE_RESET_PROMPT, deriveSessionTitle, deriveSessionTitleOf } from './session-title'
+import { BARE_RESET_PROMPT, deriveSessionTitle, deriveSessionTitleOf, sessionTitle } from './session-title'
 
 describe('deriveSessionTitle', () => {
   it('one line, whitespace collapsed, cut to 60 characters with an ellipsis', () => {
@@ -32,5 +32,19 @@ describe('deriveSessionTitle', () => {
     expect(deriveSessionTitleOf('plain string')).toBe('plain string')
     expect(deriveSessionTitleOf(undefined)).toBeUndefined()
     expect(deriveSessionTitleOf([{ type: 'image', data: 'x', mimeType: 'image/png' }])).toBeUndefined()
+  })
+
+  it('a message of only invisible characters names nothing, so the name falls back (not a blank title)', () => {
+    expect(deriveSessionTitle('\uFEFF\u200B\u200B')).toBeUndefined()
+    expect(deriveSessionTitle('\u200D\u2060 \u200E')).toBeUndefined()
+    expect(sessionTitle({ key: 'agent:main:s-1', derivedTitle: deriveSessionTitle('\uFEFF\u200B') })).toBe('s-1')
+    // invisible characters around words go; a joiner inside an emoji sequence stays
+    expect(deriveSessionTitle('\u200BHello\uFEFF world')).toBe('Hello world')
+    expect(deriveSessionTitle('👩\u200D💻 setup')).toBe('👩\u200D💻 setup')
+  })
+
+  it('bidi controls are dropped: an unclosed U+202E cannot turn the title (or the row around it) backwards', () => {
+    expect(deriveSessionTitle('invoice \u202Efdp.exe')).toBe('invoice fdp.exe')
+    expect(deriveSessionTitle('\u2067שלום\u2069 and \u200Fhi')).toBe('שלום and hi')
   })
 })

@@ -7,6 +7,15 @@ export const DERIVED_TITLE_CHARS = 60
 /** The user turn a bare `/new` or `/reset` starts the fresh session with: it names nothing. */
 export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
 
+/**
+ * Characters that show nothing or reorder what follows: bidi marks, embeddings, overrides and isolates (an unclosed
+ * U+202E would show the title backwards), zero-width space, word joiner, invisible operators, BOM, soft hyphen,
+ * Mongolian vowel separator. A derived title drops them; ZWJ/ZWNJ stay (emoji sequences, Persian), but do not
+ * count as something to show.
+ */
+const INVISIBLE = /[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
+const JOINERS = /[\u200c\u200d]/g
+
 /** an attachment's reference line in a user message (shared/attachments.ts attachmentLine) */
 const ATTACHMENT_LINE = /^\[(?:Image|File) attached: (.+?) \([^()]*\)(?: saved at .*)?\]$/
 
@@ -17,6 +26,7 @@ const ATTACHMENT_LINE = /^\[(?:Image|File) attached: (.+?) \([^()]*\)(?: saved a
  */
 export function deriveSessionTitle(text: string): string | undefined {
   if (text.trim() === BARE_RESET_PROMPT) return undefined
+  text = text.replace(INVISIBLE, '')
   const files: string[] = []
   const kept: string[] = []
   for (const line of text.split('\n')) {
@@ -24,8 +34,11 @@ export function deriveSessionTitle(text: string): string | undefined {
     if (m) files.push(m[1])
     else kept.push(line)
   }
-  const line = (kept.join(' ').replace(/\s+/g, ' ').trim() || files[0] || '').trim()
-  if (!line) return undefined
+  const visible = (s: string) => s.replace(JOINERS, '').trim() !== ''
+  const words = kept.join(' ').replace(/\s+/g, ' ').trim()
+  // nothing visible (only invisible characters were sent): no title, so the session's name falls back
+  const line = (visible(words) ? words : files[0] || '').trim()
+  if (!visible(line)) return undefined
   return line.length > DERIVED_TITLE_CHARS ? `${line.slice(0, DERIVED_TITLE_CHARS - 1)}…` : line
 }
 

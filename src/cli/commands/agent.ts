@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
-import { TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
+import { RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
@@ -12,6 +12,8 @@ import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
+import { RunWaitNotice } from './run-wait-notice'
+import { runLostError } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
 
@@ -149,8 +151,12 @@ function sessionNotFound(req: AgentRequest, details: unknown): CliError | undefi
   return new CliError(`session not found: ${String(id)} (see: loopdesk sessions --json)`, EXIT.failed)
 }
 
-/** Exit code + output for a finished run. */
-function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean): number {
+/** The run's lifecycle end said the model wrote nothing (no text, no NO_REPLY, nothing sent by the message tool). */
+const isEmptyReply = (ev: AnyEvent) =>
+  ev.event === 'agent' && ev.payload.stream === 'lifecycle' && (ev.payload.data as { phase?: unknown; emptyReply?: unknown }).phase === 'end' && (ev.payload.data as { emptyReply?: unknown }).emptyReply === true
+
+/** Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. */
+function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false): number {
   // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
   const failure = final.status !== 'ok' ? final.summary || 'the run failed' : final.result?.meta.error?.message
   if (json) {
@@ -167,6 +173,8 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
     printer.end()
     const notes = payloads.filter((p) => p.isError && p.text !== final.summary && p.text !== failure).map((p) => p.text)
     if (notes.length && final.status === 'ok') io.stderr(notes.join('\n') + '\n')
+    // an empty stdout and exit 0 would look like a reply that got lost: say the model wrote nothing
+    if (emptyReply && failure === undefined && !final.result?.meta.aborted && !printer.printed.trim()) io.stderr('note: the model returned no text\n')
   }
   if (failure !== undefined) {
     io.stderr(`error: ${failure}\n`)
@@ -200,7 +208,8 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
   // tool results too: a failed tool's line says why (they reach clients only at verbose full otherwise)
-  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP] })
+  // and what a run that cannot start yet waits for (RunWaitNotice)
+  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, RUN_WAIT_CAP] })
   const printer = new ReplyPrinter(io.stdout)
   let sessionKey: string | undefined
   const activity = new RunActivity({
@@ -214,7 +223,15 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     if (req.json) return
     if (ev.state === 'delta' || ev.state === 'final' || ev.state === 'aborted') printer.update(chatText(ev))
   }
-  const events = new RunEvents((ev) => (ev.event === 'chat' ? onChat(ev.payload) : activity.onEvent(ev)))
+  // --json prints only the result: no waiting line either
+  const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
+  let emptyReply = false
+  const events = new RunEvents((ev) => {
+    wait.onEvent(ev)
+    if (isEmptyReply(ev)) emptyReply = true
+    if (ev.event === 'chat') onChat(ev.payload)
+    else activity.onEvent(ev)
+  })
   const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => events.push(ev))
   let interrupted = false
   let gaveUp = false
@@ -245,15 +262,18 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
       timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
       onAccepted: (ack) => {
         const runId = (ack as { runId: string }).runId
+        wait.accepted()
         events.start(runId)
         // Ctrl-C came before the gateway had acknowledged the message
         if (interrupted) abort(runId)
       },
     })) as AgentFinal
+    wait.close()
     activity.close()
-    const code = report(final, printer, io, req.json)
+    const code = report(final, printer, io, req.json, emptyReply)
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
+    wait.close()
     activity.close()
     if (gaveUp) {
       io.stderr('stopped waiting; if the gateway received the message, its run goes on (see: loopdesk sessions)\n')
@@ -266,7 +286,8 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
       }
     }
     if (err instanceof GatewayClientError && err.kind === 'request') throw sessionNotFound(req, err.details) ?? err
-    throw err
+    // the wait ran out or the gateway went away after it had the message: say what became of the run
+    throw runLostError(err, events.runId, sessionKey ?? (req.params.sessionKey as string | undefined))
   } finally {
     offEvents()
     offSignal()
@@ -299,7 +320,14 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     sessionKey = ev.sessionKey
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
-  const events = new RunEvents((ev) => (ev.event === 'chat' ? onChat(ev.payload) : activity.onEvent(ev)))
+  const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
+  let emptyReply = false
+  const events = new RunEvents((ev) => {
+    wait.onEvent(ev)
+    if (isEmptyReply(ev)) emptyReply = true
+    if (ev.event === 'chat') onChat(ev.payload)
+    else activity.onEvent(ev)
+  })
   const off = host.subscribe((ev) => events.push(ev))
   let interrupted = false
   const offSignal = io.onSignal(() => {
@@ -311,12 +339,14 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   try {
     const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
     if (!ack.ok) throw sessionNotFound(req, ack.error.details) ?? new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
+    wait.accepted()
     events.start(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
-    const code = report(final, printer, io, req.json)
+    const code = report(final, printer, io, req.json, emptyReply)
     return interrupted ? EXIT.interrupted : code
   } finally {
+    wait.close()
     activity.close()
     off()
     offSignal()

@@ -3,11 +3,13 @@ import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { EXIT, type CliIO } from '../io'
+import { runLostError } from '../run-lost'
 import { commandTarget } from '../resolve'
 
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
-  for the final result. --timeout defaults to 10000 ms.`
+  for the final result. --timeout defaults to 10000 ms; when it runs out after the ack, the run goes on in the
+  gateway and the message (exit 5) says how to wait for it or stop it.`
 
 const FLAGS = {
   params: { type: 'string' },
@@ -40,8 +42,21 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
   const { stateDir, target } = commandTarget(flags, io.env)
 
   return withGateway({ target, stateDir, io, connectTimeoutMs: Math.min(timeoutMs, 10_000) }, async (conn) => {
+    // an `agent` call's run, once acknowledged: a timeout or a lost gateway then says what became of it
+    let runId: string | undefined
+    let sessionKey = typeof (params as { sessionKey?: unknown })?.sessionKey === 'string' ? (params as { sessionKey: string }).sessionKey : undefined
+    const offEvents = conn.onRuntimeEvent((ev) => {
+      const p = ev.payload as { runId?: unknown; sessionKey?: unknown }
+      if (runId !== undefined && p.runId === runId && typeof p.sessionKey === 'string') sessionKey ??= p.sessionKey
+    })
     try {
-      const result = await conn.request(method, params ?? {}, { expectFinal: !!flags['expect-final'], timeoutMs })
+      const result = await conn.request(method, params ?? {}, {
+        expectFinal: !!flags['expect-final'],
+        timeoutMs,
+        onAccepted: (ack) => {
+          if (typeof (ack as { runId?: unknown })?.runId === 'string') runId = (ack as { runId: string }).runId
+        },
+      })
       io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
       return EXIT.ok
     } catch (err) {
@@ -49,7 +64,9 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
       if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
         io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
       }
-      throw err
+      throw runLostError(err, runId, sessionKey)
+    } finally {
+      offEvents()
     }
   })
 }

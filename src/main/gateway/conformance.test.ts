@@ -145,6 +145,20 @@ describe('sessions.list', () => {
     await c.close()
   })
 
+  it('derivedTitle: an invisible-only first message names nothing (the next one does); bidi controls are dropped', async () => {
+    const c = await connect()
+    await runTurn(c, 'agent:main:title-blank', '\uFEFF\u200B\u200B', 'title-blank-1')
+    const blank = (await c.request('sessions.list', { search: 'title-blank', includeDerivedTitles: true })) as any
+    expect(blank.sessions[0]).not.toHaveProperty('derivedTitle')
+    await runTurn(c, 'agent:main:title-blank', 'Real topic', 'title-blank-2')
+    const named = (await c.request('sessions.list', { search: 'title-blank', includeDerivedTitles: true })) as any
+    expect(named.sessions[0].derivedTitle).toBe('Real topic')
+    await runTurn(c, 'agent:main:title-rlo', 'invoice \u202Efdp.exe', 'title-rlo-1')
+    const rlo = (await c.request('sessions.list', { search: 'title-rlo', includeDerivedTitles: true })) as any
+    expect(rlo.sessions[0].derivedTitle).toBe('invoice fdp.exe')
+    await c.close()
+  })
+
   it('derivedTitle: a message of only an attachment is named after the file; a reset session after its new first message', async () => {
     const c = await connect()
     const key = 'agent:main:title-files'

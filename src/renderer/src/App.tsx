@@ -17,7 +17,7 @@ import { LazyBoundary } from './lib/lazy-view'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
-import { approvalsOf } from './state/stores'
+import { approvalsOf, isWaiting } from './state/stores'
 import { useAttentionTitle } from './window-title'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
@@ -38,7 +38,8 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
   const row = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey))
   const inspectorOpen = useAppStore('inspector', (s) => s.open)
   const approvals = useAppStore('sessions', (s) => (sessionKey ? approvalsOf(s, sessionKey) : 0))
-  const state = row ? sessionState(row, approvals) : 'idle'
+  const waiting = useAppStore('sessions', (s) => (sessionKey ? isWaiting(s, sessionKey) : false))
+  const state = row ? sessionState(row, approvals, waiting) : 'idle'
   return (
     <header className="chat-header">
       {/* only shown where the sidebar is collapsed (styles.css) */}
@@ -54,7 +55,9 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
         <IconMenu />
       </button>
       <div className="chat-title">
-        <h1>{row ? sessionTitle(row) : 'Loopdesk'}</h1>
+        <h1>
+          <bdi>{row ? sessionTitle(row) : 'Loopdesk'}</bdi>
+        </h1>
         {row && (
           <span className="muted small">
             {row.model ? `${row.model} · ` : ''}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { CommandQueue } from './command-queue'
-import { applyLaneConcurrency, runInLanes, sessionLane, type LaneWait } from './run-in-lanes'
+import { applyLaneConcurrency, runInLanes, sessionLane, type LaneQueued, type LaneWait } from './run-in-lanes'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -90,5 +90,22 @@ describe('runInLanes', () => {
     const q = new CommandQueue({ concurrency: { main: 1 } })
     applyLaneConcurrency(q)
     expect(q.concurrency('main')).toBe(4)
+  })
+
+  it('onQueued says where a run waits: nothing when it starts at once, its session lane, then the global lane', async () => {
+    const q = new CommandQueue({ concurrency: { main: 1 } })
+    const seen: Record<string, LaneQueued[]> = { a1: [], a2: [], b1: [] }
+    let free!: () => void
+    const held = new Promise<void>((r) => (free = r))
+    const a1 = runInLanes(q, 'a', 'main', () => held, { onQueued: (w) => seen.a1.push(w) })
+    const a2 = runInLanes(q, 'a', 'main', async () => {}, { onQueued: (w) => seen.a2.push(w) })
+    const b1 = runInLanes(q, 'b', 'main', async () => {}, { onQueued: (w) => seen.b1.push(w) })
+    expect(seen.a1).toEqual([])
+    expect(seen.a2).toEqual([{ lane: 'session', ahead: 0 }])
+    expect(seen.b1).toEqual([{ lane: 'global', running: 1, limit: 1, ahead: 0 }])
+    free()
+    await Promise.all([a1, a2, b1])
+    // a2 got its session slot when a1 ended, then found b1 ahead of it in the global lane
+    expect(seen.a2).toEqual([{ lane: 'session', ahead: 0 }, { lane: 'global', running: 1, limit: 1, ahead: 0 }])
   })
 })

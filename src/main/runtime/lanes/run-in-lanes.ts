@@ -20,9 +20,16 @@ export interface LaneWait {
   globalQueuedAhead: number
 }
 
+/** Why a run did not start at once: its session's lane is busy, or every global slot is taken. */
+export type LaneQueued =
+  | { lane: 'session'; ahead: number }
+  | { lane: 'global'; running: number; limit: number; ahead: number }
+
 export interface RunInLanesOptions {
   /** diagnostics once the task starts (same object the task receives) */
   onWait?: (wait: LaneWait) => void
+  /** the run has to wait (called when it is queued, once per lane it waits in; never when it starts at once) */
+  onQueued?: (queued: LaneQueued) => void
   warnAfterMs?: number
   /** aborting while queued (in either lane) rejects with AbortError and frees the place */
   signal?: AbortSignal
@@ -36,12 +43,25 @@ export function runInLanes<T>(
   opts: RunInLanesOptions = {},
 ): Promise<T> {
   const wait: LaneWait = { sessionWaitMs: 0, globalWaitMs: 0, sessionQueuedAhead: 0, globalQueuedAhead: 0 }
-  return queue.enqueue(
-    sessionLane(sessionKey),
-    () =>
-      queue.enqueue(
+  // a free lane starts its task synchronously: not started right after enqueue means it waits
+  let sessionStarted = false
+  const queued = (q: LaneQueued) => {
+    try {
+      opts.onQueued?.(q)
+    } catch {
+      // a notice: never breaks the run
+    }
+  }
+  const lane = sessionLane(sessionKey)
+  const run = queue.enqueue(
+    lane,
+    () => {
+      sessionStarted = true
+      let globalStarted = false
+      const p = queue.enqueue(
         globalLane,
         () => {
+          globalStarted = true
           if (opts.onWait) opts.onWait(wait)
           return task(wait)
         },
@@ -53,7 +73,12 @@ export function runInLanes<T>(
             wait.globalQueuedAhead = ahead
           },
         },
-      ),
+      )
+      if (!globalStarted) {
+        queued({ lane: 'global', running: queue.active(globalLane), limit: queue.concurrency(globalLane), ahead: Math.max(0, queue.size(globalLane) - 1) })
+      }
+      return p
+    },
     {
       warnAfterMs: opts.warnAfterMs,
       signal: opts.signal,
@@ -63,6 +88,8 @@ export function runInLanes<T>(
       },
     },
   )
+  if (!sessionStarted && !opts.signal?.aborted && opts.onQueued) queued({ lane: 'session', ahead: Math.max(0, queue.size(lane) - 1) })
+  return run
 }
 
 /** Applies the configured global concurrency (`agents.defaults.maxConcurrent`, default 4). */

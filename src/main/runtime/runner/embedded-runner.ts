@@ -12,7 +12,7 @@ import {
   type SimpleStreamOptions,
   type ToolResultMessage,
 } from '@earendil-works/pi-ai'
-import type { AgentStream, ErrorKind, UsageTotals } from '../../../shared/events'
+import type { AgentStream, ErrorKind, LaneWaitData, UsageTotals } from '../../../shared/events'
 import type { FastMode, InputProvenance, ReplyPayload, RunMeta, RunTiming, ThinkingLevel } from '../../../shared/methods'
 import type {
   ApprovalBrokerLike,
@@ -218,7 +218,11 @@ export class EmbeddedRunner {
     try {
       // A free lane starts its task synchronously, i.e. inside the accepting call (`agent` / `chat.send`):
       // the run's setup (transcript, prompt, …) starts on the next macrotask instead, so the ack leaves first.
-      return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.turns.turn().then(() => this.attempt(req)), { signal: req.signal })
+      return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.turns.turn().then(() => this.attempt(req)), {
+        signal: req.signal,
+        // the run waits for its session's earlier run or a global slot: say so (lifecycle start ends it)
+        onQueued: (q) => this.emit(req, 'lane', { phase: 'waiting', ...q } satisfies LaneWaitData),
+      })
     } catch (err) {
       // Only lane failures reach here (aborted or cleared while queued): the run never started.
       const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'

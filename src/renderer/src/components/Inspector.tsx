@@ -10,7 +10,7 @@ import { eventSummary as summary } from '../state/event-summary'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
 
-const STREAMS = ['lifecycle', 'assistant', 'thinking', 'reasoning', 'tool', 'compaction', 'chat', 'approval', 'queue', 'session', 'error', 'block'] as const
+const STREAMS = ['lifecycle', 'lane', 'assistant', 'thinking', 'reasoning', 'tool', 'compaction', 'chat', 'approval', 'queue', 'session', 'error', 'block'] as const
 const PREVIEW_JSON_CHARS = 20_000
 
 const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boolean; onToggle: () => void }) {

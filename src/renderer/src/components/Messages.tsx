@@ -6,6 +6,7 @@ import { retryableRun } from '../state/run-reducer'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
+import { laneWaitText } from '../../../shared/lane-wait-text'
 import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
@@ -116,7 +117,8 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     // a reasoning model can think for minutes before its first word: say so, and for how long
     const secs = Math.max(0, Math.floor((now - item.thinkingSince) / 1000))
     parts.push(secs > 0 ? `Thinking… ${secs} s` : 'Thinking…')
-  } else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
+  } else if (item.status === 'pending' && item.waiting) parts.push(laneWaitText(item.waiting))
+  else if (item.status === 'pending' || item.status === 'running') parts.push('Running…')
   else if (item.status === 'compacting') parts.push('Compacting…')
   else if (item.status === 'done') {
     parts.push('Done')

@@ -6,7 +6,7 @@ import type { SessionRow } from '../../../shared/methods'
 import { isProtectedSessionKey } from '../../../shared/session-key'
 import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
 import { useAppStore, useController } from '../app-context'
-import { approvalsOf } from '../state/stores'
+import { approvalsOf, isWaiting } from '../state/stores'
 import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
@@ -15,18 +15,22 @@ import { sessionTitle } from '../../../shared/session-title'
 import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 import { ariaKeys, keyLabel } from '../shortcuts'
 
-export type SessionState = 'idle' | 'running' | 'approval' | 'error'
+export type SessionState = 'idle' | 'waiting' | 'running' | 'approval' | 'error'
 
-/** `approvals`: how many exec approvals of the session wait for an answer (the run waits on them). */
-export function sessionState(row: SessionRow, approvals = 0): SessionState {
+/**
+ * `approvals`: how many exec approvals of the session wait for an answer (the run waits on them); `waiting`: a run
+ * of it was accepted but waits for a slot (nothing of it runs yet).
+ */
+export function sessionState(row: SessionRow, approvals = 0, waiting = false): SessionState {
   if (approvals > 0) return 'approval'
   if (row.status === 'running') return 'running'
+  if (waiting) return 'waiting'
   // an interrupted run (the app stopped mid-run) is reported as failed (+ interrupted), like a failure
   if (row.status === 'failed' || row.status === 'timeout') return 'error'
   return 'idle'
 }
 
-export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', running: 'Running', approval: 'Needs approval', error: 'Error' }
+export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', waiting: 'Waiting for a slot', running: 'Running', approval: 'Needs approval', error: 'Error' }
 
 /** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
 const archivable = (key: string) => !isProtectedSessionKey(key)
@@ -183,7 +187,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   }
   const title = sessionTitle(row)
   const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
-  const state = sessionState(row, approvals)
+  const waiting = useAppStore('sessions', (s) => isWaiting(s, row.key))
+  const state = sessionState(row, approvals, waiting)
 
   useEffect(() => {
     if (!menu) return
@@ -235,7 +240,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
                   <IconLock width={12} height={12} />
                 </span>
               )}
-              {title}
+              {/* isolated: a bidi override in a name (a label) stays inside it, never reorders the row */}
+              <bdi>{title}</bdi>
             </span>
             <span className="session-meta">
               {row.archived && (

@@ -4,7 +4,7 @@
 import type { Bridge } from '../../../shared/bridge'
 import { inspectorCovers } from '../layout'
 import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/connection'
-import type { AnyEvent, QueueItem } from '../../../shared/events'
+import type { AgentEvent, AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
@@ -258,6 +258,7 @@ export class Controller {
           const open = !!this.stores.runs.getState().transcripts[sessionKey]
           if (open && p.stream === 'lifecycle' && p.data?.phase === 'start' && !(p.runId in this.acceptedAt) && !this.foreignStarts.has(p.runId))
             this.foreignStarts.set(p.runId, 0)
+          this.trackWaiting(sessionKey, p)
           this.enqueue(sessionKey, { type: 'agent', event: ev.payload })
         }
         break
@@ -283,6 +284,21 @@ export class Controller {
         return
     }
     if (this.stores.inspector.getState().open) this.scheduleFlush()
+  }
+
+  /**
+   * Runs waiting for a slot in every session, open or not (the sidebar's and the header's "Waiting"): the `lane`
+   * stream adds one, its lifecycle (start, or an end while still queued) removes it.
+   */
+  private trackWaiting(sessionKey: string, p: AgentEvent) {
+    const all = this.stores.sessions.getState().waitingRuns ?? {}
+    if (p.stream === 'lane' && (p.data as { phase?: unknown })?.phase === 'waiting') {
+      if (all[sessionKey] !== p.runId) this.stores.sessions.setState({ waitingRuns: { ...all, [sessionKey]: p.runId } })
+    } else if (p.stream === 'lifecycle' && all[sessionKey] === p.runId) {
+      const next = { ...all }
+      delete next[sessionKey]
+      this.stores.sessions.setState({ waitingRuns: next })
+    }
   }
 
   /**
@@ -598,6 +614,9 @@ export class Controller {
       const base = this.stores.runs.getState().transcripts[sessionKey] ?? emptyTranscript(sessionKey)
       let t: Transcript = reduce(base, pending)
       t = reduce(t, [{ type: 'hydrate', history: plan.history, recent: recent.ok ? recent.data : undefined, paging: plan.paging }, ...buffered])
+      // a run still waiting for a slot (its lane event replayed from the runtime's ring): the row and header say so
+      const waiting = activeRun(t)
+      if (waiting?.waiting) this.trackWaiting(sessionKey, { runId: waiting.runId, seq: 0, ts: waiting.ts, stream: 'lane', data: { phase: 'waiting' } })
       this.stores.runs.setState((s) => ({
         transcripts: s.transcripts[sessionKey] || sessionKey === this.stores.sessions.getState().selectedKey ? { ...s.transcripts, [sessionKey]: t } : s.transcripts,
         loadErrors: { ...s.loadErrors, [sessionKey]: undefined },

@@ -13,6 +13,11 @@ describe('eventSummary', () => {
     expect(agent('block', { text: 'why', isReasoning: true })).toBe('reasoning "why"')
     expect(agent('error', { reason: 'seq gap', expected: 4, received: 7 })).toBe('seq gap: expected #4, got #7')
   })
+  it('a run waiting for a slot: what it waits for, in the footer\'s words', () => {
+    expect(agent('lane', { phase: 'waiting', lane: 'global', running: 4, limit: 4, ahead: 0 })).toBe('Waiting for a free slot — 4 other sessions are running (limit 4)')
+    expect(agent('lane', { phase: 'waiting', lane: 'session', ahead: 0 })).toBe('Waiting for this session’s earlier run to finish')
+  })
+
   it('reasoning blocks: start / end, the text only when the event has it (level on)', () => {
     expect(agent('reasoning', { phase: 'start' })).toBe('start')
     expect(agent('reasoning', { phase: 'end' })).toBe('end')

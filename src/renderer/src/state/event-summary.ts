@@ -1,6 +1,7 @@
 // The one-line summary of a logged event that the Inspector shows next to its stream (the raw JSON is
 // one click away): what happened, not the payload's first 80 characters.
 import type { LoggedEvent } from './event-log'
+import { laneWaitText, runWaitingOf } from '../../../shared/lane-wait-text'
 
 /** An approval event, whether the gateway-wide one or the run's own copy (same fields). */
 function approvalSummary(phase: 'requested' | 'resolved', p: { command?: unknown; decision?: unknown; resolvedBy?: unknown }): string {
@@ -23,6 +24,11 @@ export function eventSummary(e: LoggedEvent): string {
         // a reasoning block started / ended (its text only at reasoning level `on`)
         case 'reasoning':
           return typeof d.text === 'string' ? `${d.phase} ${JSON.stringify(d.text.slice(0, 60))}` : String(d.phase)
+        // not started yet: what the run waits for (the footer's words)
+        case 'lane': {
+          const w = runWaitingOf(d)
+          return w ? laneWaitText(w) : JSON.stringify(d).slice(0, 80)
+        }
         case 'compaction':
           return `${d.phase}${d.willRetry ? ' (will retry)' : ''}`
         // the run's own copy of its approval events (same fields plus phase)

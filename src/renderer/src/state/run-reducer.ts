@@ -18,6 +18,7 @@ import type {
 } from '../../../shared/events'
 import type { ChatHistoryPage, HistoryMessage, Results } from '../../../shared/methods'
 import { collectedTexts } from '../../../shared/collect-prompt'
+import { runWaitingOf } from '../../../shared/lane-wait-text'
 import { SEAL_CHARS, sealParts, sealPoint } from '../markdown/blocks'
 import type { RefetchPaging } from './history-paging'
 import {
@@ -286,7 +287,7 @@ function markTerminal(d: Draft, t: RunTrack, ts: number, patch: Partial<RunItem>
   t.thinking = false
   t.buffer = []
   const f = footer(d, t.runId)
-  if (f) d.patch<RunItem>(f.key, { stopping: false, thinkingSince: undefined, endedAt: f.endedAt ?? ts, ...patch })
+  if (f) d.patch<RunItem>(f.key, { stopping: false, thinkingSince: undefined, waiting: undefined, endedAt: f.endedAt ?? ts, ...patch })
   // Tools still "running" when the run ended will never finish.
   for (let i = d.items.length - 1; i >= 0; i--) {
     const it = d.items[i]
@@ -434,7 +435,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     case 'lifecycle': {
       const f = footer(d, t.runId)
       if (data.phase === 'start') {
-        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true })
+        if (f && !t.terminal) d.patch<RunItem>(f.key, { status: 'running', startedAt: (data.startedAt as number) ?? ev.ts, timed: true, waiting: undefined })
       } else if (data.phase === 'end') {
         const aborted = !!data.aborted
         // the run timeout is not the user's Stop: show it as an error that says what happened
@@ -481,6 +482,16 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
       endThinking(d, t)
       // reasoning level `on`: the finished block, shown now rather than after the reply
       if (typeof data.text === 'string' && data.text) applyThinking(d, t, { ...ev, data: { text: data.text, delta: data.text } })
+      return
+    }
+    case 'lane': {
+      // not started yet: its session's earlier run or every global slot is busy (lifecycle start clears it)
+      // (a reload rebuilds the footer of a run it finds in flight as running: nothing has started it yet, though)
+      const f = footer(d, t.runId)
+      const waiting = runWaitingOf(data)
+      if (f && !t.terminal && f.startedAt === undefined && (f.status === 'pending' || f.status === 'running') && waiting) {
+        d.patch<RunItem>(f.key, { status: 'pending', waiting })
+      }
       return
     }
     case 'tool':
@@ -897,6 +908,10 @@ interface HistRun {
   shown?: boolean
   /** a crash cut it off (recovery's closing message, or no reply at all) */
   interrupted?: boolean
+  /** the run's user message is on this page (the whole run is: a page may start mid-run) */
+  sawUser?: boolean
+  /** the model wrote text in the run, or delivered some with the message tool (else: lifecycle end `emptyReply`) */
+  wrote?: boolean
 }
 
 /**
@@ -949,8 +964,12 @@ function historyItems(
       cur.hasAssistant = true
     }
     if (cur && cur.hasAssistant && !liveRuns?.has(cur.runId)) {
-      // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live
-      const notice = cur.notice ?? (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined)
+      // the model chose to say nothing and nothing else of the run shows: a quiet "No reply", as live; it wrote
+      // nothing at all (the runtime's `emptyReply`, judged over the whole run: only when its start is on this page)
+      const notice =
+        cur.notice ??
+        (cur.silent && !cur.shown && cur.status === 'done' ? 'silent' : undefined) ??
+        (!cur.wrote && !cur.silent && cur.sawUser && cur.status === 'done' ? 'empty' : undefined)
       // an interrupted run's end is when it was last seen alive; when nothing after its message was, its
       // duration is unknown (not "0 ms")
       const timed = !cur.interrupted || cur.lastTs > cur.firstTs
@@ -983,6 +1002,7 @@ function historyItems(
     if (runId && runId === skipRun && m.role !== 'user') continue
     switch (m.role) {
       case 'user': {
+        if (cur) cur.sawUser = true
         const text = messageText(m.content)
         const collected = runId ? collectedTexts(text) : undefined
         if (runId && collected) {
@@ -1016,9 +1036,12 @@ function historyItems(
             if (openSeg && openSeg.text === '') openSeg.reasoning = (openSeg.reasoning ?? '') + p.thinking
             else openSeg = newSeg({ reasoning: p.thinking })
           } else if (p.type === 'text' && typeof p.text === 'string' && p.text) {
+            if (cur && p.text.trim()) cur.wrote = true
             if (openSeg) openSeg.text += p.text
             else openSeg = newSeg({ text: p.text })
           } else if (p.type === 'toolCall' && typeof p.id === 'string') {
+            // the message tool delivered the run's text
+            if (cur && p.name === 'message') cur.wrote = true
             openSeg = undefined
             const key = toolKey(p.id)
             toolIndex.set(p.id, out.length)

@@ -23,6 +23,8 @@ export interface SessionsState {
   error?: string
   /** exec approvals waiting for an answer, any session (open or not): sessionKey → approval id → expiresAt */
   pendingApprovals: Record<string, Record<string, number>>
+  /** sessions whose run was accepted but waits for a slot (the `lane` stream), open or not: sessionKey → runId */
+  waitingRuns?: Record<string, string>
 }
 
 export interface RunsState {
@@ -209,6 +211,9 @@ export function createAppStores(): AppStores {
     pairing: createStore<PairingState>(() => ({ requests: [], busy: {}, errors: {}, rejected: [], lifting: {} })),
   }
 }
+
+/** The session's run waits for a slot (its lifecycle start or end has not come yet). */
+export const isWaiting = (s: SessionsState, key: string) => s.waitingRuns?.[key] !== undefined
 
 /** Pending approvals of one session, and of all sessions. */
 export const approvalsOf = (s: SessionsState, key: string) => Object.keys(s.pendingApprovals[key] ?? {}).length

@@ -3,6 +3,7 @@
 // paths, so a live transcript and the one rebuilt after a reload have identical keys and order.
 import type { ApprovalDecision, ExecApprovalRequest, UsageTotals } from '../../../shared/events'
 import type { HistoryMessage } from '../../../shared/methods'
+import type { RunWaiting } from '../../../shared/lane-wait-text'
 
 interface ItemBase {
   key: string
@@ -107,7 +108,11 @@ export interface RunItem extends ItemBase {
   interrupted?: boolean
   /** the model is inside a reasoning block since this time (the runtime's `reasoning` stream; at every level) */
   thinkingSince?: number
+  /** accepted but not started: it waits for its session's earlier run or a global slot (the `lane` stream) */
+  waiting?: RunWaiting
 }
+
+
 
 export interface CompactionItem extends ItemBase {
   kind: 'compaction'

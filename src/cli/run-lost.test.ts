@@ -1,0 +1,59 @@
+// When the CLI stops following a run the gateway accepted, it says what became of the run and how to reach it:
+// `gateway call agent --expect-final` whose --timeout ran out (exit 5; the run goes on — the printed agent.wait and
+// chat.abort commands work), and `loopdesk agent` whose gateway went away mid-run (the printed export works).
+import { describe, expect, it } from 'vitest'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { until } from '../../test/fixtures/until'
+import { startGateway } from '../main/gateway/server'
+
+const TOKEN = 'run-lost-token-0123456789abcdef'
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
+
+const cli = (args: string[], url = env.stack.gw.url) =>
+  runCliCaptured([...args, '--url', url, '--state-dir', tempDir('loopdesk-cli-lost-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
+/** The `loopdesk …` command the message printed after `label`, as argv (its JSON in single quotes). */
+function printed(err: string, label: string): string[] {
+  const cmd = new RegExp(`${label}: loopdesk (.*?)(?:;|\\n|$)`).exec(err)![1]
+  return [...cmd.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2])
+}
+
+describe('the CLI losing sight of an accepted run', () => {
+  it('gateway call agent --expect-final past its --timeout: the run goes on, and the printed wait gets its end', async () => {
+    env.server.push({ textChunks: Array.from({ length: 12 }, () => 'tok '), delayMs: 100 })
+    const r = await cli(['gateway', 'call', 'agent', '--params', JSON.stringify({ message: 'slow', sessionKey: 'agent:main:lost-w', idempotencyKey: 'lost-w' }), '--expect-final', '--timeout', '400'])
+    expect(r.code).toBe(5)
+    expect(r.err).toContain('stopped waiting after 400 ms, but run lost-w goes on in the gateway')
+    expect(r.err).not.toContain('timed out')
+    expect(env.stack.rt.runtime.core.runner.activeRun('lost-w')).toBeDefined()
+    const wait = await cli(printed(r.err, 'wait for it'))
+    expect(wait.code, wait.err).toBe(0)
+    expect(JSON.parse(wait.out)).toMatchObject({ runId: 'lost-w', status: 'ok' })
+  })
+
+  it('the printed stop command stops the run', async () => {
+    env.server.push({ hang: true })
+    const r = await cli(['gateway', 'call', 'agent', '--params', JSON.stringify({ message: 'hold', sessionKey: 'agent:main:lost-t', idempotencyKey: 'lost-t' }), '--expect-final', '--timeout', '400'])
+    expect(r.code).toBe(5)
+    const stop = await cli(printed(r.err, 'stop it'))
+    expect(stop.code, stop.err).toBe(0)
+    expect(JSON.parse(stop.out)).toMatchObject({ aborted: true, runIds: ['lost-t'] })
+    await until(() => env.stack.rt.runtime.core.runner.activeRun('lost-t') === undefined, 5000)
+  })
+
+  it('loopdesk agent whose gateway goes away mid-run: says so, names the run, and the printed export shows it', async () => {
+    const doomed = await startGateway({ host: env.stack.rt.runtime, port: 0, token: TOKEN, stateDir: env.stack.rt.stateDir, staticDir: null })
+    env.server.push({ textChunks: ['part one ', ...Array.from({ length: 40 }, () => 'more ')], delayMs: 100 })
+    const run = cli(['agent', '-m', 'go on', '--session-key', 'agent:main:lost-g'], doomed.url)
+    await until(() => env.stack.rt.runtime.core.runner.activeRunsOf('agent:main:lost-g').length > 0, 5000)
+    await new Promise((r) => setTimeout(r, 300))
+    await doomed.close()
+    const r = await run
+    expect(r.code).toBe(1)
+    expect(r.err).toMatch(/the gateway went away while run [\w-]+ was going/)
+    const exp = await cli(printed(r.err, 'see what the run did'))
+    expect(exp.code, exp.err).toBe(0)
+    expect(exp.out).toContain('go on')
+  })
+})

@@ -1,0 +1,43 @@
+// What `loopdesk agent` and `loopdesk gateway call agent --expect-final` say when they stop following a run the
+// gateway accepted: the client's wait ran out (the run goes on), or the gateway went away mid-run. Each line names
+// the run and commands that work for it (`gateway call`'s own --timeout must outlast agent.wait's timeoutMs).
+import { GatewayClientError } from './gateway-client'
+import { CliError, EXIT } from './io'
+
+const json = (v: unknown) => `'${JSON.stringify(v)}'`
+
+/** How to wait for the run, stop it, or read what it did. */
+function waitCommand(runId: string): string {
+  return `loopdesk gateway call agent.wait --params ${json({ runId, timeoutMs: 600_000 })} --timeout 610000`
+}
+function stopCommand(runId: string, sessionKey: string | undefined): string {
+  return sessionKey
+    ? `loopdesk gateway call chat.abort --params ${json({ sessionKey, runId })}`
+    : `loopdesk gateway call sessions.abort --params ${json({ runId })}`
+}
+function historyCommand(sessionKey: string | undefined): string {
+  return sessionKey ? `loopdesk sessions export ${sessionKey}` : '`loopdesk sessions`, then `loopdesk sessions export KEY`'
+}
+
+/**
+ * The CLI error for a failure after the ack (`runId` known): a timeout or a closed connection gets the run's
+ * story; anything else is returned unchanged.
+ */
+export function runLostError(err: unknown, runId: string | undefined, sessionKey: string | undefined): unknown {
+  if (!(err instanceof GatewayClientError) || runId === undefined) return err
+  if (err.kind === 'timeout') {
+    const after = /after (\d+ ms)/.exec(err.message)?.[1]
+    return new CliError(
+      `stopped waiting${after ? ` after ${after}` : ''}, but run ${runId} goes on in the gateway — wait for it: ${waitCommand(runId)}; stop it: ${stopCommand(runId, sessionKey)}`,
+      EXIT.timeout,
+    )
+  }
+  if (err.kind === 'closed') {
+    const why = /\(([^)]*)\)$/.exec(err.message)?.[1]
+    return new CliError(
+      `the gateway went away while run ${runId} was going${why ? ` (${why})` : ''}; once it is back, see what the run did: ${historyCommand(sessionKey)}`,
+      EXIT.failed,
+    )
+  }
+  return err
+}
