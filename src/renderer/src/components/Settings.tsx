@@ -254,11 +254,23 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
     if (editing === p.id) edit(undefined, false)
   }
   const removesDefault = removing && primary.startsWith(`${removing.id}/`)
+  // a save rebuilds the form (its Save button with it): focus goes to the saved endpoint's Edit, not to <body>
+  const listRef = useRef<HTMLDivElement>(null)
+  const [focusEditOf, setFocusEditOf] = useState<string>()
+  useEffect(() => {
+    if (focusEditOf === undefined) return
+    const button = [...(listRef.current?.querySelectorAll<HTMLElement>('[data-provider]') ?? [])]
+      .find((row) => row.dataset.provider === focusEditOf)
+      ?.querySelector<HTMLElement>('[data-edit]')
+    if (!button) return // the list has not caught up with the save yet
+    button.focus()
+    setFocusEditOf(undefined)
+  }, [focusEditOf, providers])
   return (
     <fieldset className="card">
       <legend>Your own endpoints (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
       {providers.length > 0 && (
-        <div className="endpoint-list" role="list" aria-label="Configured endpoints">
+        <div className="endpoint-list" role="list" aria-label="Configured endpoints" ref={listRef}>
           {providers.map((p) => (
             <EndpointRow
               key={p.id}
@@ -277,7 +289,10 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
         builtins={builtins}
         primary={primary}
         focus={focusForm}
-        onSaved={(id) => edit(id, false)}
+        onSaved={(id) => {
+          edit(id, false)
+          setFocusEditOf(id)
+        }}
         onNew={() => requestEdit(undefined)}
         onUnsaved={setFormUnsaved}
       />
@@ -333,7 +348,7 @@ function EndpointRow({ provider: p, editing, onEdit, onRemove }: { provider: Cus
         <span className="badge badge-muted">{API_LABELS[p.api ?? 'openai-completions'] ?? p.api}</span>
         <span className={`badge ${keyState === 'set' ? 'badge-done' : 'badge-muted'}`}>{keyState === 'set' ? 'Key set' : 'No key'}</span>
         <span className="endpoint-actions">
-          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${p.id}`} aria-pressed={editing}>
+          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${p.id}`} aria-pressed={editing} data-edit>
             Edit
           </button>
           <button type="button" className="btn btn-sm btn-ghost" onClick={onRemove} aria-label={`Remove ${p.id}`}>

@@ -1,0 +1,65 @@
+// The Settings dialog driven from the keyboard alone: Escape closes it wherever focus is (a nested
+// confirmation first), Tab stays inside it, and a save that rebuilds the endpoint form keeps focus in it.
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { renderApp } from '../test-utils'
+import { preloadSettings } from '../lazy-views'
+
+beforeAll(async () => {
+  await preloadSettings()
+})
+
+describe('Settings from the keyboard', () => {
+  it('saving an endpoint leaves focus on its Edit button, and Escape then closes Settings', async () => {
+    const user = userEvent.setup()
+    await renderApp({ configured: false })
+    await user.click(screen.getByRole('button', { name: 'Set up a model' }))
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    const url = within(dialog).getByLabelText('Base URL')
+    await user.clear(url)
+    await user.type(url, 'http://127.0.0.1:1234/v1')
+    await user.type(within(dialog).getByLabelText('Model id'), 'llama3.1:8b')
+    within(dialog).getByRole('button', { name: 'Save endpoint' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(within(dialog).getByRole('button', { name: 'Edit local' })).toHaveFocus())
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Settings' })).not.toBeInTheDocument())
+  })
+
+  it('Escape closes Settings with focus fallen to <body>, a nested confirmation first', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    await user.type(within(dialog).getByLabelText('Anthropic API key'), 'sk-unsaved')
+    ;(document.activeElement as HTMLElement).blur()
+    expect(document.activeElement).toBe(document.body)
+    await user.keyboard('{Escape}')
+    const confirm = await screen.findByRole('alertdialog', { name: 'Discard unsaved changes?' })
+    ;(document.activeElement as HTMLElement).blur()
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(confirm).not.toBeInTheDocument())
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeInTheDocument()
+    await user.keyboard('{Escape}')
+    await user.click(await screen.findByRole('button', { name: 'Discard and close' }))
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Settings' })).not.toBeInTheDocument())
+  })
+
+  it('Tab wraps inside Settings past its hidden sections, and comes back in from <body>', async () => {
+    const user = userEvent.setup()
+    await renderApp()
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    const close = within(dialog).getByRole('button', { name: 'Close' })
+    // the Models section's last control; Agent, Gateway and Appearance follow it, hidden
+    within(dialog).getByLabelText('Thinking level').focus()
+    await user.keyboard('{Tab}')
+    expect(close).toHaveFocus()
+    await user.keyboard('{Shift>}{Tab}{/Shift}')
+    expect(within(dialog).getByLabelText('Thinking level')).toHaveFocus()
+    ;(document.activeElement as HTMLElement).blur()
+    await user.keyboard('{Tab}')
+    expect(close).toHaveFocus()
+  })
+})
