@@ -140,7 +140,8 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
   const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className="run-status-row">
-      <div role="status" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
+      {/* not spoken as it changes (it ticks every half second): RunAnnouncer says the state changes */}
+      <div role="status" aria-live="off" className={`run-status run-${item.stopping && live ? 'stopping' : item.status}`}>
         {live && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now)}</span>
       </div>
