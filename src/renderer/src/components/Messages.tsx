@@ -4,6 +4,7 @@ import { memo, useEffect, useState } from 'react'
 import { useApp, useAppStore, useController } from '../app-context'
 import { retryableRun } from '../state/run-reducer'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
+import { messageBox } from '../lib/refocus'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { ApprovalCard } from './ApprovalCard'
@@ -151,7 +152,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           className="btn btn-link btn-xs"
           disabled={sending}
           title="Send the same message again"
-          onClick={() => void controller.retry(sessionKey, item.runId)}
+          onClick={() => {
+            // Retry goes away once the message is sent again: the message box keeps the keyboard, not <body>
+            messageBox()?.focus()
+            void controller.retry(sessionKey, item.runId)
+          }}
         >
           Retry
         </button>
