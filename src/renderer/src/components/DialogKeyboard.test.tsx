@@ -3,6 +3,7 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { FakeBridge } from '../bridge/fake-bridge'
 import { renderApp } from '../test-utils'
 import { preloadSettings } from '../lazy-views'
 
@@ -61,5 +62,27 @@ describe('Settings from the keyboard', () => {
     ;(document.activeElement as HTMLElement).blur()
     await user.keyboard('{Tab}')
     expect(close).toHaveFocus()
+  })
+
+  it('removing an endpoint moves focus to the next one’s Edit, the last one to the form — not to <body>', async () => {
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    const entry = (port: number) => ({ baseUrl: `http://127.0.0.1:${port}/v1`, api: 'openai-completions', models: [{ id: 'm1' }] })
+    await bridge.settingsSet({ patch: { models: { providers: { one: entry(9991), two: entry(9992) } }, agents: { defaults: { model: { primary: 'one/m1' } } } } })
+    await renderApp({}, bridge)
+    const user = userEvent.setup()
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    within(dialog).getByRole('button', { name: 'Remove one' }).focus()
+    await user.keyboard('{Enter}')
+    await screen.findByRole('alertdialog', { name: 'Remove endpoint?' })
+    await user.keyboard('{Tab}{Enter}') // from Cancel to Remove endpoint
+    await waitFor(() => expect(within(dialog).queryByRole('button', { name: 'Remove one' })).not.toBeInTheDocument())
+    await waitFor(() => expect(within(dialog).getByRole('button', { name: 'Edit two' })).toHaveFocus())
+    within(dialog).getByRole('button', { name: 'Remove two' }).focus()
+    await user.keyboard('{Enter}')
+    await screen.findByRole('alertdialog', { name: 'Remove endpoint?' })
+    await user.keyboard('{Tab}{Enter}')
+    await waitFor(() => expect(within(dialog).queryByRole('list', { name: 'Configured endpoints' })).not.toBeInTheDocument())
+    await waitFor(() => expect(within(dialog).getByLabelText('Base URL')).toHaveFocus())
   })
 })

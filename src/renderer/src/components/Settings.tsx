@@ -248,26 +248,36 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
   const requestEdit = (id: string | undefined) => (formUnsaved ? setSwitchTo({ id }) : edit(id))
   const remove = async (p: CustomProvider) => {
     setRemoving(undefined)
+    // its row (and the Remove that opened the confirmation) goes: focus moves to the next endpoint's Edit,
+    // else the previous one's, else the form — not to <body>
+    const at = providers.findIndex((q) => q.id === p.id)
+    const neighbour = providers[at + 1] ?? providers[at - 1]
     // merge patch: null deletes the provider's entry; the runtime deletes its stored key with it
     if (!(await controller.patchConfig({ models: { providers: { [p.id]: null } } }, `Could not remove “${p.id}”`))) return
     controller.notify(`Removed the endpoint “${p.id}”.`)
     if (editing === p.id) edit(undefined, false)
+    setFocusEditOf(neighbour?.id ?? '')
   }
   const removesDefault = removing && primary.startsWith(`${removing.id}/`)
   // a save rebuilds the form (its Save button with it): focus goes to the saved endpoint's Edit, not to <body>
+  // ('': to the form's first field, after the last endpoint was removed)
   const listRef = useRef<HTMLDivElement>(null)
+  const cardRef = useRef<HTMLFieldSetElement>(null)
   const [focusEditOf, setFocusEditOf] = useState<string>()
   useEffect(() => {
     if (focusEditOf === undefined) return
-    const button = [...(listRef.current?.querySelectorAll<HTMLElement>('[data-provider]') ?? [])]
-      .find((row) => row.dataset.provider === focusEditOf)
-      ?.querySelector<HTMLElement>('[data-edit]')
+    const button =
+      focusEditOf === ''
+        ? cardRef.current?.querySelector<HTMLElement>('input[data-first]')
+        : [...(listRef.current?.querySelectorAll<HTMLElement>('[data-provider]') ?? [])]
+            .find((row) => row.dataset.provider === focusEditOf)
+            ?.querySelector<HTMLElement>('[data-edit]')
     if (!button) return // the list has not caught up with the save yet
     button.focus()
     setFocusEditOf(undefined)
   }, [focusEditOf, providers])
   return (
-    <fieldset className="card">
+    <fieldset className="card" ref={cardRef}>
       <legend>Your own endpoints (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
       {providers.length > 0 && (
         <div className="endpoint-list" role="list" aria-label="Configured endpoints" ref={listRef}>
