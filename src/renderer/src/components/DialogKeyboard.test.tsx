@@ -85,4 +85,17 @@ describe('Settings from the keyboard', () => {
     await waitFor(() => expect(within(dialog).queryByRole('list', { name: 'Configured endpoints' })).not.toBeInTheDocument())
     await waitFor(() => expect(within(dialog).getByLabelText('Base URL')).toHaveFocus())
   })
+
+  it('removing a key leaves focus in its key field — not on <body>', async () => {
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    await bridge.settingsSet({ patch: { models: { providers: { anthropic: { apiKey: 'sk-ant-test' } } } } })
+    await renderApp({}, bridge)
+    const user = userEvent.setup()
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    within(dialog).getByRole('button', { name: 'Remove Anthropic key' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(within(dialog).getByLabelText('Anthropic API key not set')).toBeInTheDocument())
+    await waitFor(() => expect(within(dialog).getByLabelText('Anthropic API key')).toHaveFocus())
+  })
 })

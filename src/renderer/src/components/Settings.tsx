@@ -79,6 +79,8 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
   useUnsaved(value.trim() ? `the ${name === 'Endpoint' ? `“${providerId}” endpoint` : name} key` : undefined)
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
+  const inputRef = useRef<HTMLInputElement>(null)
+  const removeRef = useRef<HTMLButtonElement>(null)
   const save = async (key: string | null) => {
     setBusy(true)
     const ok = await controller.patchConfig({ models: { providers: { [providerId]: { apiKey: key } } } }, `Could not save the ${name} key`)
@@ -86,6 +88,10 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
     if (!ok) return
     setValue('') // never keep a key around in the UI
     setCheck({ busy: false }) // an outcome was about the previous key
+    // Remove goes away with the key: the key field takes the focus it had, not <body>
+    // (or it is already gone, or went while disabled: focus is on <body>)
+    const active = document.activeElement
+    if (!key && (active === removeRef.current || !active || active === document.body)) inputRef.current?.focus()
     if (key) await controller.ensureDefaultModel(providerId)
   }
   // asks the provider's own API for its model list with the key runs would use: free, unlike a chat request
@@ -109,6 +115,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
         }}
       >
         <input
+          ref={inputRef}
           type="password"
           autoComplete="off"
           spellCheck={false}
@@ -129,7 +136,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
           </button>
         )}
         {state === 'set' && (
-          <button type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
+          <button ref={removeRef} type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
             Remove
           </button>
         )}
