@@ -131,6 +131,11 @@ export function App() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const name = shortcutOf(e)
+      // nothing changes behind an open dialog (a confirmation, Settings): its keyboard user cannot see it
+      if (name && document.querySelector('[aria-modal="true"]')) {
+        e.preventDefault()
+        return
+      }
       if (name === 'settings') controller.openSettings()
       else if (name === 'inspector') controller.setInspectorOpen(!controller.stores.inspector.getState().open)
       else if (name === 'newSession') {
