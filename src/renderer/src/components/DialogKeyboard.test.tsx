@@ -98,4 +98,28 @@ describe('Settings from the keyboard', () => {
     await waitFor(() => expect(within(dialog).getByLabelText('Anthropic API key not set')).toBeInTheDocument())
     await waitFor(() => expect(within(dialog).getByLabelText('Anthropic API key')).toHaveFocus())
   })
+
+  it('the endpoint form’s model rows: Add a model focuses the new row, Remove moves to the row in its place — not to <body>', async () => {
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24 })
+    const entry = { baseUrl: 'http://127.0.0.1:9991/v1', api: 'openai-completions', models: [{ id: 'a' }, { id: 'b' }] }
+    await bridge.settingsSet({ patch: { models: { providers: { one: entry } }, agents: { defaults: { model: { primary: 'one/a' } } } } })
+    await renderApp({}, bridge)
+    const user = userEvent.setup()
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    within(dialog).getByRole('button', { name: 'Edit one' }).focus()
+    await user.keyboard('{Enter}')
+    const form = within(dialog).getByRole('group', { name: 'Edit endpoint one' })
+    const models = within(form).getByRole('list', { name: 'Models' })
+    within(form).getByRole('button', { name: 'Add a model' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(within(within(models).getByRole('listitem', { name: 'Model 3' })).getByLabelText('Model id')).toHaveFocus())
+    await user.keyboard('c')
+    within(models).getByRole('button', { name: 'Remove model b' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(within(models).queryByRole('button', { name: 'Remove model b' })).not.toBeInTheDocument())
+    // "c" took b's place
+    expect(within(within(models).getByRole('listitem', { name: 'Model 2' })).getByLabelText('Model id')).toHaveFocus()
+    expect(document.activeElement).toHaveValue('c')
+  })
 })

@@ -11,6 +11,7 @@ import { CopyButton } from './CopyButton'
 import { ConfirmDialog, Dialog } from './Dialog'
 import { fileUnreadable } from './Onboarding'
 import { Toasts } from './Toasts'
+import { useRefocus } from '../lib/refocus'
 
 export const PROVIDERS = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
@@ -557,20 +558,41 @@ function EndpointForm({
     const known = change.id !== undefined ? list.find((m) => m.id === change.id)?.contextWindow : undefined
     setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...change, ...(known ? { ctx: String(known) } : {}) } : r)))
   }
+  // a row's Remove, and "Add the served models", go away when used: focus moves to the row that took the
+  // removed one's place (else the last row, else "Add a model"), not to <body>; a row added gets the focus
+  const modelsRef = useRef<HTMLDivElement>(null)
+  const addModelRef = useRef<HTMLButtonElement>(null)
+  const droppedAt = useRef(0)
+  const refocusRows = useRefocus(rows, () => {
+    const ids = [...(modelsRef.current?.querySelectorAll<HTMLElement>('[data-model-id]') ?? [])]
+    return [ids[droppedAt.current] ?? ids.at(-1), addModelRef.current]
+  })
+  const focusRow = useRef<number>(undefined)
+  useEffect(() => {
+    if (focusRow.current === undefined) return
+    modelsRef.current?.querySelector<HTMLElement>(`[data-model-key="${focusRow.current}"] [data-model-id]`)?.focus()
+    focusRow.current = undefined
+  }, [rows])
   const addRow = () => {
     setError(undefined)
-    setRows((rs) => [...rs, modelRow()])
+    const row = modelRow()
+    focusRow.current = row.key
+    setRows((rs) => [...rs, row])
   }
   // the models the server lists and the form does not have yet: one click adds them all (empty rows go)
   const unlisted = served.filter((m) => !rows.some((r) => r.id.trim() === m.id))
   const addServed = () => {
     setError(undefined)
+    droppedAt.current = 0
+    refocusRows()
     setRows((rs) => [
       ...rs.filter((r) => r.id.trim()),
       ...unlisted.map((m) => ({ ...modelRow(), id: m.id, ctx: m.contextWindow ? String(m.contextWindow) : '' })),
     ])
   }
   const dropRow = (key: number) => {
+    droppedAt.current = rows.findIndex((r) => r.key === key)
+    refocusRows()
     setRemovingRow(undefined)
     setRows((rs) => rs.filter((r) => r.key !== key))
   }
@@ -667,12 +689,13 @@ function EndpointForm({
           </select>
         </label>
       </div>
-      <div className="endpoint-models" role="list" aria-label="Models">
+      <div className="endpoint-models" role="list" aria-label="Models" ref={modelsRef}>
         {rows.map((r, i) => (
-          <div className="endpoint-model" role="listitem" key={r.key} aria-label={`Model ${i + 1}`}>
+          <div className="endpoint-model" role="listitem" key={r.key} aria-label={`Model ${i + 1}`} data-model-key={r.key}>
             <label className="field">
               <span>Model id</span>
               <input
+                data-model-id
                 value={r.id}
                 onChange={(e) => editRow(r.key, { id: e.target.value })}
                 placeholder={served.length ? `${served.length} served — type or pick` : 'llama3.1:8b'}
@@ -724,7 +747,7 @@ function EndpointForm({
         )}
       </div>
       <div className="row-actions">
-        <button type="button" className="btn btn-sm btn-ghost" onClick={addRow}>
+        <button type="button" className="btn btn-sm btn-ghost" onClick={addRow} ref={addModelRef}>
           Add a model
         </button>
         {unlisted.length > 0 && (
