@@ -70,6 +70,7 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
           title={`Inspector (${keyLabel('inspector')})`}
           aria-keyshortcuts={ariaKeys('inspector')}
           aria-pressed={inspectorOpen}
+          data-inspector-toggle
           onClick={() => controller.setInspectorOpen(!inspectorOpen)}
         >
           <IconPanel /> <span className="btn-label">Inspector</span>
@@ -108,6 +109,16 @@ export function App() {
   useEffect(() => {
     if (sidebarOpen) document.querySelector<HTMLElement>('.sidebar .btn')?.focus()
   }, [sidebarOpen])
+  // the inspector closed with the focus in it (its Close, Escape over the drawer): the header's Inspector
+  // button takes it, instead of <body>
+  const wasInspectorOpen = useRef(inspectorOpen)
+  useEffect(() => {
+    const closed = wasInspectorOpen.current && !inspectorOpen
+    wasInspectorOpen.current = inspectorOpen
+    if (!closed) return
+    const active = document.activeElement
+    if (!active || active === document.body) document.querySelector<HTMLElement>('[data-inspector-toggle]')?.focus()
+  }, [inspectorOpen])
 
   // Escape closes an overlay (the sidebar, or the inspector where it covers the conversation) unless
   // something inside (a menu, a dialog, the slash menu) already handled it.

@@ -2,10 +2,15 @@
 // (where the next Tab starts over at the top of the window and a screen reader loses its place).
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { preloadInspector } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
 
 beforeEach(() => localStorage.clear())
+// the Inspector is a lazily loaded chunk: load it first, as the app's idle warm-up does
+beforeAll(async () => {
+  await preloadInspector()
+})
 
 const slow = { kind: 'text' as const, text: 'word '.repeat(400) }
 
@@ -59,5 +64,16 @@ describe('focus after an action removes its control', () => {
     await user.keyboard('{Enter}')
     await waitFor(() => expect(card).toHaveTextContent('Approved'))
     await waitFor(() => expect(card).toHaveFocus())
+  })
+
+  it('closing the inspector from its Close button gives focus to the header’s Inspector button', async () => {
+    await renderApp()
+    const user = userEvent.setup({ delay: null })
+    await user.keyboard('{Control>}{Shift>}I{/Shift}{/Control}')
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
+    within(panel).getByRole('button', { name: 'Close inspector' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(screen.queryByRole('complementary', { name: 'Inspector' })).not.toBeInTheDocument())
+    expect(screen.getByRole('button', { name: 'Inspector' })).toHaveFocus()
   })
 })
