@@ -73,6 +73,7 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
           title={`Inspector (${keyLabel('inspector')})`}
           aria-keyshortcuts={ariaKeys('inspector')}
           aria-pressed={inspectorOpen}
+          data-inspector-toggle
           onClick={() => controller.setInspectorOpen(!inspectorOpen)}
         >
           <IconPanel /> <span className="btn-label">Inspector</span>
@@ -111,6 +112,16 @@ export function App() {
   useEffect(() => {
     if (sidebarOpen) document.querySelector<HTMLElement>('.sidebar .btn')?.focus()
   }, [sidebarOpen])
+  // the inspector closed with the focus in it (its Close, Escape over the drawer): the header's Inspector
+  // button takes it, instead of <body>
+  const wasInspectorOpen = useRef(inspectorOpen)
+  useEffect(() => {
+    const closed = wasInspectorOpen.current && !inspectorOpen
+    wasInspectorOpen.current = inspectorOpen
+    if (!closed) return
+    const active = document.activeElement
+    if (!active || active === document.body) document.querySelector<HTMLElement>('[data-inspector-toggle]')?.focus()
+  }, [inspectorOpen])
 
   // Escape closes an overlay (the sidebar, or the inspector where it covers the conversation) unless
   // something inside (a menu, a dialog, the slash menu) already handled it.
@@ -134,6 +145,11 @@ export function App() {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const name = shortcutOf(e)
+      // nothing changes behind an open dialog (a confirmation, Settings): its keyboard user cannot see it
+      if (name && document.querySelector('[aria-modal="true"]')) {
+        e.preventDefault()
+        return
+      }
       if (name === 'settings') controller.openSettings()
       else if (name === 'inspector') controller.setInspectorOpen(!controller.stores.inspector.getState().open)
       else if (name === 'newSession') {

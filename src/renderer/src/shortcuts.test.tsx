@@ -1,6 +1,6 @@
 // The new-session shortcut (Ctrl/Cmd+Shift+O): it creates and opens a session, once per press, not behind
 // Settings; the button says so (title, aria-keyshortcuts); Ctrl+, and Ctrl/Cmd+Shift+I still do their part.
-import { screen, waitFor } from '@testing-library/react'
+import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from './test-utils'
@@ -62,5 +62,26 @@ describe('keyboard shortcuts in the window', () => {
     press({ key: 'O', code: 'KeyO', ctrlKey: true, shiftKey: true })
     await new Promise((r) => setTimeout(r, 50))
     expect(bridge.calls.filter((c) => c.name === 'sessionsCreate')).toHaveLength(0)
+  })
+
+  it('nothing changes behind an open dialog: not the inspector behind Settings, nor Settings or a session behind a confirmation', async () => {
+    const { bridge, stores } = await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main' }] })
+    const user = userEvent.setup()
+    await user.keyboard('{Control>},{/Control}')
+    await screen.findByRole('dialog', { name: 'Settings' })
+    await user.keyboard('{Control>}{Shift>}I{/Shift}{/Control}')
+    expect(stores.inspector.getState().open).toBe(false)
+    await user.keyboard('{Escape}')
+    await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Settings' })).not.toBeInTheDocument())
+
+    await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByRole('button', { name: 'Actions for Main' }))
+    await user.click(screen.getByRole('menuitem', { name: /^Reset/ }))
+    const confirm = screen.getByRole('alertdialog', { name: 'Reset session?' })
+    await user.keyboard('{Control>},{/Control}')
+    await user.keyboard('{Control>}{Shift>}O{/Shift}{/Control}')
+    await new Promise((r) => setTimeout(r, 50))
+    expect(stores.settings.getState().settingsOpen).toBe(false)
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate')).toHaveLength(0)
+    expect(confirm).toBeInTheDocument()
   })
 })

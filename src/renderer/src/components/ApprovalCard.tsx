@@ -1,8 +1,9 @@
 // Exec approval request: the command, where it runs, and Approve / Deny. Shows the outcome after.
-import { memo, useEffect, useState } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { revealInvisible } from '../../../shared/tool-display'
 import { useController } from '../app-context'
+import { useRefocus } from '../lib/refocus'
 import type { ApprovalItem } from '../state/types'
 import { IconShield } from './icons'
 
@@ -24,7 +25,11 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
   }, [pending])
   const left = Math.max(0, Math.round((item.request.expiresAt - now) / 1000))
   const command = revealInvisible(item.request.command)
+  // the answered card keeps the focus its buttons had (they go): a screen reader reads the outcome there
+  const card = useRef<HTMLDivElement>(null)
+  const refocus = useRefocus(pending, () => [card.current])
   const decide = async (d: ApprovalDecision) => {
+    refocus()
     setBusy(true)
     try {
       await controller.resolveApproval(sessionKey, item.request.id, d)
@@ -40,7 +45,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
         : OUTCOME[item.decision]
     : undefined
   return (
-    <div role="group" aria-label="Approval required" className={`approval-card ${pending ? 'pending' : 'resolved'}`}>
+    <div ref={card} tabIndex={-1} role="group" aria-label="Approval required" className={`approval-card ${pending ? 'pending' : 'resolved'}`}>
       <div className="approval-head">
         <IconShield />
         <span>{pending ? 'The agent wants to run a command' : 'Command approval'}</span>

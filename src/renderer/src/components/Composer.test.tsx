@@ -251,7 +251,7 @@ describe('composer', () => {
     await waitFor(() => expect(within(queue).getByText('Started as the next run')).toBeInTheDocument(), { timeout: 5000 })
     await waitFor(() => expect(within(screen.getByRole('log')).getByText('and then this')).toBeInTheDocument(), LONG)
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
-    expect(screen.getAllByRole('status').filter((s) => /^Done/.test(s.textContent ?? ''))).toHaveLength(2)
+    expect(within(screen.getByRole('log')).getAllByRole('status').filter((s) => /^Done/.test(s.textContent ?? ''))).toHaveLength(2)
   })
 
   it('cleared outcomes stay cleared: through the next queued message and after a reload', async () => {

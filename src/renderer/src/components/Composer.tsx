@@ -15,6 +15,7 @@ import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import type { Item } from '../state/types'
 import { tooLongText } from '../state/send-error'
+import { messageBox, useRefocus } from '../lib/refocus'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
 import { IconArrowDown, IconArrowUp, IconLock, IconPaperclip, IconSend, IconStop, IconX } from './icons'
@@ -33,6 +34,14 @@ const moveId = (id: string, by: -1 | 1) => `queue-move-${by < 0 ? 'up' : 'down'}
 
 function QueueList({ sessionKey, items, connected }: { sessionKey: string; items: QueueEntry[]; connected: boolean }) {
   const controller = useController()
+  const list = useRef<HTMLElement>(null)
+  // a removed message's Remove (or "Clear finished") goes away: focus moves to the message after it, else
+  // the one before, else the message box — not to <body>
+  const removedAt = useRef(0)
+  const refocus = useRefocus(items, () => {
+    const removes = [...(list.current?.querySelectorAll<HTMLElement>('[data-queue-remove]') ?? [])]
+    return [removes[removedAt.current] ?? removes.at(-1), messageBox()]
+  })
   if (!items.length) return null
   const finished = items.some((q) => q.status !== 'queued')
   // the waiting ones, in the order the runtime will take them: what Move up / Move down reorder
@@ -44,7 +53,7 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
     ;(same && !same.disabled ? same : document.getElementById(moveId(id, by < 0 ? 1 : -1)))?.focus()
   }
   return (
-    <section className="queue" aria-label="Queued messages">
+    <section className="queue" aria-label="Queued messages" ref={list}>
       <ul>
         {items.map((q) => (
           <li key={q.id} className={`queue-item q-${q.status}`}>
@@ -99,7 +108,12 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
                 aria-label={`Remove queued message: ${q.text.slice(0, 40)}`}
                 disabled={!connected}
                 title={connected ? undefined : 'Not connected: the queue refreshes when the connection is back'}
-                onClick={() => void controller.removeQueued(sessionKey, q.id)}
+                data-queue-remove
+                onClick={() => {
+                  removedAt.current = waiting.indexOf(q.id)
+                  refocus()
+                  void controller.removeQueued(sessionKey, q.id)
+                }}
               >
                 <IconX />
               </button>
@@ -108,7 +122,12 @@ function QueueList({ sessionKey, items, connected }: { sessionKey: string; items
         ))}
       </ul>
       {finished && (
-        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.dismissQueueOutcomes(sessionKey)}>
+        <button type="button" className="btn btn-link btn-xs" onClick={() => {
+            removedAt.current = 0
+            refocus()
+            controller.dismissQueueOutcomes(sessionKey)
+          }}
+        >
           Clear finished
         </button>
       )}

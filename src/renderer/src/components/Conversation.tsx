@@ -8,6 +8,7 @@ import { activeRun } from '../state/run-reducer'
 import type { Item } from '../state/types'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
+import { RunAnnouncer } from './RunAnnouncer'
 
 const EMPTY: Item[] = []
 /** Within this many px of the end counts as "at the bottom". */
@@ -149,6 +150,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   return (
     <div className="conversation">
+      <RunAnnouncer sessionKey={sessionKey} />
       <div ref={scrollRef} className="conversation-scroll" tabIndex={-1}>
         {loadError && !items.length && (
           <div className="empty-state" role="alert">

@@ -1,5 +1,8 @@
 // Modal dialog with focus handling: focus moves in on open, Tab stays inside, Escape closes, focus
 // returns to the opener on close.
+// Escape and Tab are handled at the document for the topmost open dialog, not only inside it: a form a
+// save rebuilds (Settings' endpoint form) drops the focused button, focus falls to <body>, and a handler
+// on the dialog itself then never heard Escape again and let Tab walk into the window behind.
 import { useEffect, useId, useRef, type ReactNode } from 'react'
 
 interface Props {
@@ -11,43 +14,65 @@ interface Props {
   footer?: ReactNode
 }
 
-const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])'
+const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), summary, [tabindex]:not([tabindex="-1"])'
+
+/** Open dialogs, innermost last: a confirmation opened inside Settings takes Escape and Tab first. */
+const openDialogs: HTMLElement[] = []
+
+/** What Tab can reach in `root`: not in a hidden section (Settings keeps its other sections mounted, hidden). */
+function tabbable(root: HTMLElement): HTMLElement[] {
+  return [...root.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden], details:not([open]) > :not(summary)'))
+}
 
 export function Dialog({ title, onClose, children, role = 'dialog', className, footer }: Props) {
   const ref = useRef<HTMLDivElement>(null)
   const titleId = useId()
+  // the document's key handler outlives renders: it calls the latest onClose
+  const closeRef = useRef(onClose)
   useEffect(() => {
+    closeRef.current = onClose
+  })
+  useEffect(() => {
+    const el = ref.current
+    if (!el) return
     const opener = document.activeElement as HTMLElement | null
-    const first = ref.current?.querySelector<HTMLElement>('[data-autofocus]') ?? ref.current?.querySelector<HTMLElement>(FOCUSABLE)
+    openDialogs.push(el)
+    const first = el.querySelector<HTMLElement>('[data-autofocus]') ?? tabbable(el)[0]
     first?.focus()
-    return () => opener?.focus?.()
+    const onKey = (e: KeyboardEvent) => {
+      if (openDialogs.at(-1) !== el || e.defaultPrevented) return
+      if (e.key === 'Escape') {
+        // a native <select>'s open list takes Escape itself (no keydown reaches the page)
+        e.preventDefault()
+        e.stopPropagation()
+        closeRef.current()
+      } else if (e.key === 'Tab') {
+        const items = tabbable(el)
+        if (!items.length) return
+        const i = items.indexOf(document.activeElement as HTMLElement)
+        // focus outside (fallen to <body>): Tab comes back in instead of going to the window behind
+        if (i < 0 && !el.contains(document.activeElement)) {
+          e.preventDefault()
+          ;(e.shiftKey ? items[items.length - 1] : items[0]).focus()
+        } else if (e.shiftKey && i === 0) {
+          e.preventDefault()
+          items[items.length - 1].focus()
+        } else if (!e.shiftKey && i === items.length - 1) {
+          e.preventDefault()
+          items[0].focus()
+        }
+      }
+    }
+    document.addEventListener('keydown', onKey)
+    return () => {
+      document.removeEventListener('keydown', onKey)
+      openDialogs.splice(openDialogs.indexOf(el), 1)
+      opener?.focus?.()
+    }
   }, [])
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
-      <div
-        ref={ref}
-        role={role}
-        aria-modal="true"
-        aria-labelledby={titleId}
-        className={`modal ${className ?? ''}`}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.stopPropagation()
-            onClose()
-          } else if (e.key === 'Tab' && ref.current) {
-            const items = [...ref.current.querySelectorAll<HTMLElement>(FOCUSABLE)]
-            if (!items.length) return
-            const i = items.indexOf(document.activeElement as HTMLElement)
-            if (e.shiftKey && i <= 0) {
-              e.preventDefault()
-              items[items.length - 1].focus()
-            } else if (!e.shiftKey && i === items.length - 1) {
-              e.preventDefault()
-              items[0].focus()
-            }
-          }
-        }}
-      >
+      <div ref={ref} role={role} aria-modal="true" aria-labelledby={titleId} className={`modal ${className ?? ''}`}>
         <header className="modal-head">
           <h2 id={titleId}>{title}</h2>
           <button type="button" className="btn btn-ghost btn-icon" aria-label="Close" onClick={onClose}>

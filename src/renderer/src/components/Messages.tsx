@@ -4,6 +4,7 @@ import { memo, useEffect, useState } from 'react'
 import { useApp, useAppStore, useController } from '../app-context'
 import { retryableRun } from '../state/run-reducer'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
+import { messageBox } from '../lib/refocus'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { laneWaitText } from '../../../shared/lane-wait-text'
@@ -159,7 +160,8 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
   const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className="run-status-row">
-      <div role="status" className={`run-status run-${lost ? 'lost' : item.stopping && live ? 'stopping' : item.status}`}>
+      {/* not spoken as it changes (it ticks every half second): RunAnnouncer says the state changes */}
+      <div role="status" aria-live="off" className={`run-status run-${lost ? 'lost' : item.stopping && live ? 'stopping' : item.status}`}>
         {live && !lost && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now, offline)}</span>
       </div>
@@ -169,7 +171,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           className="btn btn-link btn-xs"
           disabled={sending}
           title="Send the same message again"
-          onClick={() => void controller.retry(sessionKey, item.runId)}
+          onClick={() => {
+            // Retry goes away once the message is sent again: the message box keeps the keyboard, not <body>
+            messageBox()?.focus()
+            void controller.retry(sessionKey, item.runId)
+          }}
         >
           Retry
         </button>

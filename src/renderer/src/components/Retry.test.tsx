@@ -36,8 +36,9 @@ describe('Retry on a failed turn', () => {
     expect(again.idempotencyKey).not.toBe(first.idempotencyKey)
     await waitFor(() => expect(statuses().at(-1)).toMatch(/^Done/), LONG)
     expect(within(log()).queryByRole('button', { name: 'Retry' })).toBeNull()
-    // the composer was left alone: no draft put back
+    // the composer was left alone: no draft put back; it has the keyboard Retry had, not <body>
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('')
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus()
   })
 
   it('only on the last turn, and not while a run is active', async () => {

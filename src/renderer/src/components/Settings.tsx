@@ -11,6 +11,7 @@ import { CopyButton } from './CopyButton'
 import { ConfirmDialog, Dialog } from './Dialog'
 import { fileUnreadable } from './Onboarding'
 import { Toasts } from './Toasts'
+import { useRefocus } from '../lib/refocus'
 
 export const PROVIDERS = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
@@ -79,6 +80,8 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
   useUnsaved(value.trim() ? `the ${name === 'Endpoint' ? `“${providerId}” endpoint` : name} key` : undefined)
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
+  const inputRef = useRef<HTMLInputElement>(null)
+  const removeRef = useRef<HTMLButtonElement>(null)
   const save = async (key: string | null) => {
     setBusy(true)
     const ok = await controller.patchConfig({ models: { providers: { [providerId]: { apiKey: key } } } }, `Could not save the ${name} key`)
@@ -86,6 +89,10 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
     if (!ok) return
     setValue('') // never keep a key around in the UI
     setCheck({ busy: false }) // an outcome was about the previous key
+    // Remove goes away with the key: the key field takes the focus it had, not <body>
+    // (or it is already gone, or went while disabled: focus is on <body>)
+    const active = document.activeElement
+    if (!key && (active === removeRef.current || !active || active === document.body)) inputRef.current?.focus()
     if (key) await controller.ensureDefaultModel(providerId)
   }
   // asks the provider's own API for its model list with the key runs would use: free, unlike a chat request
@@ -109,6 +116,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
         }}
       >
         <input
+          ref={inputRef}
           type="password"
           autoComplete="off"
           spellCheck={false}
@@ -129,7 +137,7 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
           </button>
         )}
         {state === 'set' && (
-          <button type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
+          <button ref={removeRef} type="button" className="btn btn-sm btn-ghost" disabled={busy} onClick={() => void save(null)} aria-label={`Remove ${name} key`}>
             Remove
           </button>
         )}
@@ -248,17 +256,39 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
   const requestEdit = (id: string | undefined) => (formUnsaved ? setSwitchTo({ id }) : edit(id))
   const remove = async (p: CustomProvider) => {
     setRemoving(undefined)
+    // its row (and the Remove that opened the confirmation) goes: focus moves to the next endpoint's Edit,
+    // else the previous one's, else the form — not to <body>
+    const at = providers.findIndex((q) => q.id === p.id)
+    const neighbour = providers[at + 1] ?? providers[at - 1]
     // merge patch: null deletes the provider's entry; the runtime deletes its stored key with it
     if (!(await controller.patchConfig({ models: { providers: { [p.id]: null } } }, `Could not remove “${p.id}”`))) return
     controller.notify(`Removed the endpoint “${p.id}”.`)
     if (editing === p.id) edit(undefined, false)
+    setFocusEditOf(neighbour?.id ?? '')
   }
   const removesDefault = removing && primary.startsWith(`${removing.id}/`)
+  // a save rebuilds the form (its Save button with it): focus goes to the saved endpoint's Edit, not to <body>
+  // ('': to the form's first field, after the last endpoint was removed)
+  const listRef = useRef<HTMLDivElement>(null)
+  const cardRef = useRef<HTMLFieldSetElement>(null)
+  const [focusEditOf, setFocusEditOf] = useState<string>()
+  useEffect(() => {
+    if (focusEditOf === undefined) return
+    const button =
+      focusEditOf === ''
+        ? cardRef.current?.querySelector<HTMLElement>('input[data-first]')
+        : [...(listRef.current?.querySelectorAll<HTMLElement>('[data-provider]') ?? [])]
+            .find((row) => row.dataset.provider === focusEditOf)
+            ?.querySelector<HTMLElement>('[data-edit]')
+    if (!button) return // the list has not caught up with the save yet
+    button.focus()
+    setFocusEditOf(undefined)
+  }, [focusEditOf, providers])
   return (
-    <fieldset className="card">
+    <fieldset className="card" ref={cardRef}>
       <legend>Your own endpoints (Ollama, LM Studio, vLLM, LiteLLM…)</legend>
       {providers.length > 0 && (
-        <div className="endpoint-list" role="list" aria-label="Configured endpoints">
+        <div className="endpoint-list" role="list" aria-label="Configured endpoints" ref={listRef}>
           {providers.map((p) => (
             <EndpointRow
               key={p.id}
@@ -277,7 +307,10 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
         builtins={builtins}
         primary={primary}
         focus={focusForm}
-        onSaved={(id) => edit(id, false)}
+        onSaved={(id) => {
+          edit(id, false)
+          setFocusEditOf(id)
+        }}
         onNew={() => requestEdit(undefined)}
         onUnsaved={setFormUnsaved}
       />
@@ -333,7 +366,7 @@ function EndpointRow({ provider: p, editing, onEdit, onRemove }: { provider: Cus
         <span className="badge badge-muted">{API_LABELS[p.api ?? 'openai-completions'] ?? p.api}</span>
         <span className={`badge ${keyState === 'set' ? 'badge-done' : 'badge-muted'}`}>{keyState === 'set' ? 'Key set' : 'No key'}</span>
         <span className="endpoint-actions">
-          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${p.id}`} aria-pressed={editing}>
+          <button type="button" className="btn btn-sm" onClick={onEdit} aria-label={`Edit ${p.id}`} aria-pressed={editing} data-edit>
             Edit
           </button>
           <button type="button" className="btn btn-sm btn-ghost" onClick={onRemove} aria-label={`Remove ${p.id}`}>
@@ -525,20 +558,41 @@ function EndpointForm({
     const known = change.id !== undefined ? list.find((m) => m.id === change.id)?.contextWindow : undefined
     setRows((rs) => rs.map((r) => (r.key === key ? { ...r, ...change, ...(known ? { ctx: String(known) } : {}) } : r)))
   }
+  // a row's Remove, and "Add the served models", go away when used: focus moves to the row that took the
+  // removed one's place (else the last row, else "Add a model"), not to <body>; a row added gets the focus
+  const modelsRef = useRef<HTMLDivElement>(null)
+  const addModelRef = useRef<HTMLButtonElement>(null)
+  const droppedAt = useRef(0)
+  const refocusRows = useRefocus(rows, () => {
+    const ids = [...(modelsRef.current?.querySelectorAll<HTMLElement>('[data-model-id]') ?? [])]
+    return [ids[droppedAt.current] ?? ids.at(-1), addModelRef.current]
+  })
+  const focusRow = useRef<number>(undefined)
+  useEffect(() => {
+    if (focusRow.current === undefined) return
+    modelsRef.current?.querySelector<HTMLElement>(`[data-model-key="${focusRow.current}"] [data-model-id]`)?.focus()
+    focusRow.current = undefined
+  }, [rows])
   const addRow = () => {
     setError(undefined)
-    setRows((rs) => [...rs, modelRow()])
+    const row = modelRow()
+    focusRow.current = row.key
+    setRows((rs) => [...rs, row])
   }
   // the models the server lists and the form does not have yet: one click adds them all (empty rows go)
   const unlisted = served.filter((m) => !rows.some((r) => r.id.trim() === m.id))
   const addServed = () => {
     setError(undefined)
+    droppedAt.current = 0
+    refocusRows()
     setRows((rs) => [
       ...rs.filter((r) => r.id.trim()),
       ...unlisted.map((m) => ({ ...modelRow(), id: m.id, ctx: m.contextWindow ? String(m.contextWindow) : '' })),
     ])
   }
   const dropRow = (key: number) => {
+    droppedAt.current = rows.findIndex((r) => r.key === key)
+    refocusRows()
     setRemovingRow(undefined)
     setRows((rs) => rs.filter((r) => r.key !== key))
   }
@@ -635,12 +689,13 @@ function EndpointForm({
           </select>
         </label>
       </div>
-      <div className="endpoint-models" role="list" aria-label="Models">
+      <div className="endpoint-models" role="list" aria-label="Models" ref={modelsRef}>
         {rows.map((r, i) => (
-          <div className="endpoint-model" role="listitem" key={r.key} aria-label={`Model ${i + 1}`}>
+          <div className="endpoint-model" role="listitem" key={r.key} aria-label={`Model ${i + 1}`} data-model-key={r.key}>
             <label className="field">
               <span>Model id</span>
               <input
+                data-model-id
                 value={r.id}
                 onChange={(e) => editRow(r.key, { id: e.target.value })}
                 placeholder={served.length ? `${served.length} served — type or pick` : 'llama3.1:8b'}
@@ -692,7 +747,7 @@ function EndpointForm({
         )}
       </div>
       <div className="row-actions">
-        <button type="button" className="btn btn-sm btn-ghost" onClick={addRow}>
+        <button type="button" className="btn btn-sm btn-ghost" onClick={addRow} ref={addModelRef}>
           Add a model
         </button>
         {unlisted.length > 0 && (

@@ -1,16 +1,29 @@
 // Toasts: errors and notes from the controller. Normally a stack floating at the bottom right; inside
 // a dialog (`inline`) they take their own strip in its footer, so they never cover its buttons.
+import { useRef } from 'react'
 import { useAppStore, useController } from '../app-context'
+import { messageBox, useRefocus } from '../lib/refocus'
 
 export function Toasts({ inline = false }: { inline?: boolean }) {
   const controller = useController()
   const toasts = useAppStore('ui', (s) => s.toasts)
+  const list = useRef<HTMLDivElement>(null)
+  // a dismissed toast's button goes with it: the next toast's Dismiss (else the message box) takes focus
+  const dismissed = useRef(0)
+  const refocus = useRefocus(toasts, () => {
+    const buttons = [...(list.current?.querySelectorAll<HTMLElement>('.toast button') ?? [])]
+    return [buttons[dismissed.current] ?? buttons.at(-1), messageBox()]
+  })
   return (
-    <div className={inline ? 'toasts toasts-inline' : 'toasts'} aria-live="polite">
+    <div ref={list} className={inline ? 'toasts toasts-inline' : 'toasts'} aria-live="polite">
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
           <span>{t.text}</span>
-          <button type="button" className="btn btn-ghost btn-icon" aria-label="Dismiss" onClick={() => controller.dismissToast(t.id)}>
+          <button type="button" className="btn btn-ghost btn-icon" aria-label="Dismiss" onClick={() => {
+              dismissed.current = toasts.indexOf(t)
+              refocus()
+              controller.dismissToast(t.id)
+            }}>
             ×
           </button>
         </div>

@@ -1,0 +1,46 @@
+// A screen reader hears a run's state changes once each, not its ticking seconds or streaming text.
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import { LONG, renderApp } from '../test-utils'
+
+beforeEach(() => localStorage.clear())
+
+const announcer = () => document.querySelector<HTMLElement>('.run-announcer')!
+
+/** Every text the announcer held, in order, without repeats. */
+function record(): string[] {
+  const seen: string[] = []
+  const note = () => {
+    const t = announcer().textContent ?? ''
+    if (seen.at(-1) !== t) seen.push(t)
+  }
+  note()
+  new MutationObserver(note).observe(announcer(), { subtree: true, childList: true, characterData: true })
+  return seen
+}
+
+describe('run announcements', () => {
+  it('says Running, Waiting for approval and Done once each; the ticking footer is not a live region', async () => {
+    await renderApp()
+    const user = userEvent.setup({ delay: null })
+    expect(announcer()).toHaveAttribute('role', 'status')
+    expect(announcer().closest('[role=log]')).toBeNull() // outside the log, which is aria-busy while streaming
+    const seen = record()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
+    const card = await screen.findByRole('group', { name: 'Approval required' }, LONG)
+    await waitFor(() => expect(announcer()).toHaveTextContent('Waiting for approval'))
+    const footer = within(screen.getByRole('log')).getAllByRole('status').at(-1)!
+    expect(footer).toHaveAttribute('aria-live', 'off')
+    await user.click(within(card).getByRole('button', { name: 'Approve' }))
+    await waitFor(() => expect(announcer()).toHaveTextContent(/^Done$/), LONG)
+    expect(seen).toEqual(['', 'Running', 'Waiting for approval: the agent wants to run a command', 'Running', 'Done'])
+  })
+
+  it('a session opened on a finished run says nothing until something changes', async () => {
+    await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main', messages: 2 }] })
+    const log = await screen.findByRole('log')
+    await waitFor(() => expect(within(log).getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    expect(announcer()).toHaveTextContent(/^$/)
+  })
+})

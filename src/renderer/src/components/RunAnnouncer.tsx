@@ -1,0 +1,49 @@
+// What a screen reader hears of a run: its state changes (Running, Thinking, Waiting for approval, Done,
+// Stopped, Error…), once each, from a live region outside the conversation log. The visible footer ticks
+// its seconds and the reply streams: announced as they change, that was a word every half second.
+import { useState } from 'react'
+import { useAppStore } from '../app-context'
+import { approvalsOf } from '../state/stores'
+import type { RunItem } from '../state/types'
+
+/** The sentence for the run's state; no durations or counts, so it changes only when the state does. */
+export function runAnnouncement(item: RunItem | undefined, approvals: number): string {
+  if (!item) return ''
+  const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
+  if (live && item.stopping) return 'Stopping'
+  if (live && approvals > 0) return 'Waiting for approval: the agent wants to run a command'
+  if (live && item.retry) return item.retry.status === 429 ? 'Rate limited by the model server, retrying' : 'The model server failed, retrying'
+  if (item.status === 'compacting') return 'Compacting the conversation'
+  if (live && item.thinkingSince !== undefined) return 'Thinking'
+  if (live) return 'Running'
+  if (item.status === 'done') {
+    if (item.notice === 'length') return 'Done: cut off at the model’s output limit'
+    if (item.notice === 'empty') return 'Done: the model sent an empty reply'
+    return 'Done'
+  }
+  if (item.status === 'stopped') return 'Stopped'
+  if (item.interrupted) return item.error ?? 'Interrupted'
+  return `Error: ${item.error ?? 'the run failed'}`
+}
+
+const lastRun = (items: readonly { kind: string }[] | undefined): RunItem | undefined => {
+  for (let i = (items?.length ?? 0) - 1; i >= 0; i--) if (items![i].kind === 'run') return items![i] as RunItem
+  return undefined
+}
+
+export function RunAnnouncer({ sessionKey }: { sessionKey: string }) {
+  const approvals = useAppStore('sessions', (s) => approvalsOf(s, sessionKey))
+  const text = useAppStore('runs', (s) => runAnnouncement(lastRun(s.transcripts[sessionKey]?.items), approvals))
+  const loaded = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.loaded)
+  // what the session said once its history was loaded is old news (a session opened on a finished run):
+  // only a change after that is spoken
+  const [opened, setOpened] = useState<string | undefined>(loaded ? text : undefined)
+  const [changed, setChanged] = useState(false)
+  if (opened === undefined && loaded) setOpened(text)
+  if (!changed && opened !== undefined && text !== opened) setChanged(true)
+  return (
+    <div className="sr-only run-announcer" role="status" aria-live="polite" aria-atomic="true">
+      {changed ? text : ''}
+    </div>
+  )
+}
