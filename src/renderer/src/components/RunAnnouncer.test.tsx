@@ -3,6 +3,9 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import { LONG, renderApp } from '../test-utils'
+import { laneWaitText } from '../../../shared/lane-wait-text'
+import type { RunItem } from '../state/types'
+import { runAnnouncement } from './RunAnnouncer'
 
 beforeEach(() => localStorage.clear())
 
@@ -42,5 +45,24 @@ describe('run announcements', () => {
     const log = await screen.findByRole('log')
     await waitFor(() => expect(within(log).getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     expect(announcer()).toHaveTextContent(/^$/)
+  })
+})
+
+describe('runAnnouncement', () => {
+  const run = (over: Partial<RunItem>): RunItem => ({ kind: 'run', id: 'r1', runId: 'r1', status: 'pending', ...over }) as RunItem
+
+  it('a run waiting for a slot says what it waits for, then Running once it starts', () => {
+    const waiting = run({ waiting: { lane: 'global', running: 4, limit: 4, ahead: 0 } })
+    expect(runAnnouncement(waiting, 0)).toBe(laneWaitText({ lane: 'global', running: 4, limit: 4, ahead: 0 }))
+    expect(runAnnouncement(run({ status: 'running' }), 0)).toBe('Running')
+  })
+
+  it('a live run while the gateway is away says the connection is lost; a finished one keeps its outcome', () => {
+    expect(runAnnouncement(run({ status: 'running' }), 0, true)).toBe('Connection lost, waiting for the gateway')
+    expect(runAnnouncement(run({ status: 'done' }), 0, true)).toBe('Done')
+  })
+
+  it('a silent run says there was no reply', () => {
+    expect(runAnnouncement(run({ status: 'done', notice: 'silent' }), 0)).toBe('Done: no reply')
   })
 })
