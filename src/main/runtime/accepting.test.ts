@@ -46,6 +46,14 @@ describe('an abort sent right behind the message', () => {
       expect(runIds).toEqual([id])
       expect((await env.t.call('agent.wait', { runId: id, timeoutMs: 5000 })).status).toBe('timeout')
     }
+    // the /stop command typed right after a message: the same
+    const [sent, stop] = await Promise.all([
+      env.t.call('chat.send', { sessionKey: 'agent:main:ab-s4', message: 'stop me', idempotencyKey: 'ab-s4' }),
+      env.t.call('chat.send', { sessionKey: 'agent:main:ab-s4', message: '/stop', idempotencyKey: 'ab-s4-stop' }),
+    ])
+    expect(sent.status).toBe('started')
+    expect(stop).toMatchObject({ status: 'command', aborted: true, runIds: ['ab-s4'] })
+    expect((await env.t.call('agent.wait', { runId: 'ab-s4', timeoutMs: 5000 })).status).toBe('timeout')
     const [ack, abort] = await Promise.all([
       env.t.call('agent', { sessionKey: 'agent:main:ab-agent', message: 'stop me', idempotencyKey: 'ab-g1' }),
       env.t.call('chat.abort', { sessionKey: 'agent:main:ab-agent', runId: 'ab-g1' }),

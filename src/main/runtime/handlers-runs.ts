@@ -182,6 +182,9 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       const cmd = p.suppressCommandInterpretation ? undefined : parseCommand(p.message)
       if (cmd?.command === 'stop') {
         checkSendFence(core, key, agentId, fence, { command: true })
+        // a message sent right before this /stop may still be being accepted: its run exists once that is done
+        const accepting = core.accepting.settled(key)
+        if (accepting) await accepting
         // abort the active run and clear everything queued behind it (a caller who may stop only its own runs:
         // those, and the queue stays)
         const runIds = abortSessionRuns(core, key, { includeQueued: true, reason: 'stop', mayAbort: ctx.mayAbort })
