@@ -39,7 +39,8 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
   const inspectorOpen = useAppStore('inspector', (s) => s.open)
   const approvals = useAppStore('sessions', (s) => (sessionKey ? approvalsOf(s, sessionKey) : 0))
   const waiting = useAppStore('sessions', (s) => (sessionKey ? isWaiting(s, sessionKey) : false))
-  const state = row ? sessionState(row, approvals, waiting) : 'idle'
+  const offline = useAppStore('settings', (s) => s.connection !== 'ready')
+  const state = row ? sessionState(row, approvals, waiting, offline) : 'idle'
   return (
     <header className="chat-header">
       {/* only shown where the sidebar is collapsed (styles.css) */}

@@ -20,8 +20,14 @@ describe('composer while the gateway is away', () => {
     await waitFor(() => expect(footer()).toHaveTextContent(/^Running/), LONG)
     await waitFor(() => expect(log().querySelector('.caret')).not.toBeNull(), LONG)
 
+    const rowState = () => screen.getByRole('navigation').querySelector('.session-item.active .session-state, [aria-current] .session-state')
+    const headerState = () => document.querySelector('.chat-header .session-state')
+    await waitFor(() => expect(headerState()).toHaveTextContent('Running'), LONG)
     act(() => bridge.set({ state: 'reconnecting' }))
     expect(footer()).toHaveTextContent('Connection lost — waiting for the gateway')
+    // the sidebar row and the header no longer claim it runs: nobody knows while the gateway is away
+    expect(headerState()).toHaveTextContent('Connection lost')
+    expect(rowState()).toHaveTextContent('Connection lost')
     expect(log().querySelector('.caret')).toBeNull()
     expect(footer()).not.toHaveTextContent(/Running|\d s/)
     const text = footer().textContent
@@ -45,6 +51,7 @@ describe('composer while the gateway is away', () => {
     // back: the turn is read again from the runtime, the controls work again
     act(() => bridge.set({ state: 'open' }))
     await waitFor(() => expect(footer()).toHaveTextContent(/^Running/), LONG)
+    expect(headerState()).toHaveTextContent('Running')
     expect(screen.getByRole('button', { name: 'Queue' })).toBeEnabled()
     expect(box).toHaveValue('typed while offline')
   })

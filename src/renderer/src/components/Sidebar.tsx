@@ -15,13 +15,15 @@ import { sessionTitle } from '../../../shared/session-title'
 import { IconArchive, IconLock, IconMore, IconPin, IconPlus, IconSearch } from './icons'
 import { ariaKeys, keyLabel } from '../shortcuts'
 
-export type SessionState = 'idle' | 'waiting' | 'running' | 'approval' | 'error'
+export type SessionState = 'idle' | 'waiting' | 'running' | 'approval' | 'error' | 'unknown'
 
 /**
  * `approvals`: how many exec approvals of the session wait for an answer (the run waits on them); `waiting`: a run
- * of it was accepted but waits for a slot (nothing of it runs yet).
+ * of it was accepted but waits for a slot (nothing of it runs yet); `offline`: the gateway connection is down, so
+ * whether a run that was going still goes is not known (it may have ended, or the gateway may have died with it).
  */
-export function sessionState(row: SessionRow, approvals = 0, waiting = false): SessionState {
+export function sessionState(row: SessionRow, approvals = 0, waiting = false, offline = false): SessionState {
+  if (offline && (approvals > 0 || waiting || row.status === 'running')) return 'unknown'
   if (approvals > 0) return 'approval'
   if (row.status === 'running') return 'running'
   if (waiting) return 'waiting'
@@ -30,7 +32,14 @@ export function sessionState(row: SessionRow, approvals = 0, waiting = false): S
   return 'idle'
 }
 
-export const STATE_LABEL: Record<SessionState, string> = { idle: 'Idle', waiting: 'Waiting for a slot', running: 'Running', approval: 'Needs approval', error: 'Error' }
+export const STATE_LABEL: Record<SessionState, string> = {
+  idle: 'Idle',
+  waiting: 'Waiting for a slot',
+  running: 'Running',
+  approval: 'Needs approval',
+  error: 'Error',
+  unknown: 'Connection lost',
+}
 
 /** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
 const archivable = (key: string) => !isProtectedSessionKey(key)
@@ -188,7 +197,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
   const title = sessionTitle(row)
   const approvals = useAppStore('sessions', (s) => approvalsOf(s, row.key))
   const waiting = useAppStore('sessions', (s) => isWaiting(s, row.key))
-  const state = sessionState(row, approvals, waiting)
+  const offline = useAppStore('settings', (s) => s.connection !== 'ready')
+  const state = sessionState(row, approvals, waiting, offline)
 
   useEffect(() => {
     if (!menu) return
