@@ -72,10 +72,13 @@ export type ReasoningData = { phase: 'start' } | { phase: 'end'; text?: string }
  * cannot start yet — its session's lane is busy with an earlier run, or every global slot
  * (`agents.defaults.maxConcurrent`) is taken (`running` of `limit`, `ahead` more queued before it). Lifecycle
  * `start` ends the wait. OpenClaw's clients learn it only from `agent.wait`'s `timeoutPhase: "queue"`.
+ * `message`: the run's message (its attachment lines included), which the transcript gets only when the run
+ * starts — a window reloaded meanwhile shows it from this event (the runtime's recent-event ring).
  */
-export type LaneWaitData =
+export type LaneWaitData = (
   | { phase: 'waiting'; lane: 'session'; ahead: number }
   | { phase: 'waiting'; lane: 'global'; running: number; limit: number; ahead: number }
+) & { message: string }
 
 export type ToolData =
   | { phase: 'start'; name: string; toolCallId: string; args: unknown }

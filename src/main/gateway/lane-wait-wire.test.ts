@@ -30,12 +30,21 @@ describe('a run waiting for a global slot over the gateway', () => {
     env.server.script([{ hang: true }, { text: 'second answer' }])
     await loopdesk.request('agent', { sessionKey: 'lw-a', message: 'hang', idempotencyKey: 'lw-hang' })
     await until(() => streams(el, 'lw-hang').includes('lifecycle'), 5000)
-    await loopdesk.request('agent', { sessionKey: 'lw-b', message: 'hello', idempotencyKey: 'lw-wait' })
+    const notes = { type: 'file', mimeType: 'text/plain', fileName: 'notes.txt', content: Buffer.from('some notes').toString('base64') }
+    await loopdesk.request('agent', { sessionKey: 'lw-b', message: 'hello', idempotencyKey: 'lw-wait', attachments: [notes] })
     await until(() => streams(el, 'lw-wait').includes('lane'), 5000)
     // still waiting: no start yet, and agent.wait agrees
     expect(streams(el, 'lw-wait')).toEqual(['lane'])
     const lane = agentOf(el, 'lw-wait')[0]
-    expect((lane.payload as AgentPayload).data).toEqual({ phase: 'waiting', lane: 'global', running: 1, limit: 1, ahead: 0 })
+    // the message (its attachment's line too) rides along: the transcript has it only once the run starts
+    const { message, ...wait } = (lane.payload as AgentPayload).data
+    expect(wait).toEqual({ phase: 'waiting', lane: 'global', running: 1, limit: 1, ahead: 0 })
+    expect(message).toMatch(/^hello\n\n\[File attached: notes\.txt \(text\/plain, 10 bytes\) saved at .+\]$/)
+    const userTexts = async () => {
+      const h = (await loopdesk.request('chat.history', { sessionKey: 'lw-b' })) as { messages: Array<{ role: string; content: unknown }> }
+      return h.messages.filter((m) => m.role === 'user').map((m) => (Array.isArray(m.content) ? m.content.map((c: { text?: string }) => c.text ?? '').join('') : m.content))
+    }
+    expect(await userTexts()).toEqual([])
     expect(lane.seq).toBeUndefined()
     await expect(loopdesk.request('agent.wait', { runId: 'lw-wait', timeoutMs: 50 })).resolves.toMatchObject({ status: 'pending', timeoutPhase: 'queue' })
 
@@ -46,6 +55,9 @@ describe('a run waiting for a global slot over the gateway', () => {
     expect(streams(el, 'lw-wait')[0]).toBe('lane')
     expect(streams(el, 'lw-wait')[1]).toBe('lifecycle')
     expect(streams(eo, 'lw-wait')).not.toContain('lane')
+    // the transcript's user turn is the text the lane event carried
+    await until(async () => (await userTexts()).length > 0, 5000)
+    expect(await userTexts()).toEqual([message])
     const seqs = eo.filter((e) => e.seq !== undefined).map((e) => e.seq!)
     for (let i = 1; i < seqs.length; i++) expect(seqs[i]).toBe(seqs[i - 1] + 1)
     await loopdesk.request('chat.abort', { sessionKey: 'lw-b' })

@@ -220,8 +220,9 @@ export class EmbeddedRunner {
       // the run's setup (transcript, prompt, …) starts on the next macrotask instead, so the ack leaves first.
       return await runInLanes(this.deps.queue, req.sessionKey, lane, () => this.turns.turn().then(() => this.attempt(req)), {
         signal: req.signal,
-        // the run waits for its session's earlier run or a global slot: say so (lifecycle start ends it)
-        onQueued: (q) => this.emit(req, 'lane', { phase: 'waiting', ...q } satisfies LaneWaitData),
+        // the run waits for its session's earlier run or a global slot: say so (lifecycle start ends it), with
+        // its message, which the transcript gets only at the start (a window reloaded meanwhile draws it)
+        onQueued: (q) => this.emit(req, 'lane', { phase: 'waiting', ...q, message: req.message } satisfies LaneWaitData),
       })
     } catch (err) {
       // Only lane failures reach here (aborted or cleared while queued): the run never started.

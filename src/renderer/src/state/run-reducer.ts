@@ -420,6 +420,23 @@ function endNotice(data: Record<string, unknown>): Pick<RunItem, 'notice'> {
   return {}
 }
 
+/**
+ * A waiting run's message (its `lane` event carries it): the transcript gets it only when the run starts, so a
+ * window reloaded meanwhile (or one that did not send it) would show the wait without it. Drawn with the keys
+ * history gives the run's user rows, so the real rows replace it (never a second copy); nothing when the run
+ * already shows a message (this window sent it, or history has it).
+ */
+function drawWaitingMessage(d: Draft, t: RunTrack, text: string, ts: number) {
+  if (!text || d.items.some((it) => it.kind === 'user' && it.runId === t.runId)) return
+  const collected = collectedTexts(text)
+  let at = d.items.findIndex((it) => it.runId === t.runId)
+  if (at < 0) at = d.items.length
+  ;(collected ?? [text]).forEach((c, n) => {
+    d.insertAt(at + n, { kind: 'user', key: userKey(t.runId, n), runId: t.runId, ts, text: c, ...(collected ? { via: 'collect' as const } : {}) })
+  })
+  t.users = Math.max(t.users, collected?.length ?? 1)
+}
+
 function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
   const data = ev.data as Record<string, unknown>
   // the retried request answered (any output, or the run ended): no longer waiting for a retry
@@ -491,6 +508,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
       const waiting = runWaitingOf(data)
       if (f && !t.terminal && f.startedAt === undefined && (f.status === 'pending' || f.status === 'running') && waiting) {
         d.patch<RunItem>(f.key, { status: 'pending', waiting })
+        drawWaitingMessage(d, t, str(data.message), ev.ts)
       }
       return
     }

@@ -4,10 +4,12 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { AgentEvent } from '../../../shared/events'
+import type { HistoryMessage } from '../../../shared/methods'
+import { buildCollectPrompt } from '../../../shared/collect-prompt'
 import { runStatusText } from '../components/Messages'
 import { renderApp } from '../test-utils'
 import { reduce } from './run-reducer'
-import { emptyTranscript, type RunItem, type Transcript } from './types'
+import { emptyTranscript, type RunItem, type Transcript, type UserItem } from './types'
 
 const SK = 'agent:main:main'
 const run = (runId: string, sessionKey = SK) => {
@@ -16,6 +18,7 @@ const run = (runId: string, sessionKey = SK) => {
 }
 const apply = (t: Transcript, ...evs: AgentEvent[]) => reduce(t, evs.map((event) => ({ type: 'agent' as const, event })))
 const footer = (t: Transcript) => t.items.find((i): i is RunItem => i.kind === 'run')!
+const footer9 = (t: Transcript) => t.items.find((i): i is RunItem => i.kind === 'run' && i.runId === 'r9')!
 const sent = () => reduce(emptyTranscript(SK), { type: 'local.send', id: 'r1', text: 'go', ts: 1 })
 
 beforeEach(() => localStorage.clear())
@@ -60,6 +63,62 @@ describe('a run waiting for a slot', () => {
       t = apply(t, ev('lifecycle', { phase: 'start', startedAt: 3_000 }, 3_000))
       expect(runStatusText(footer(t), 3_100)).toBe('Running… · 100 ms')
     }
+  })
+
+  it('after a reload: the waiting message shows (the lane event carries it), once, and once still after the run starts', () => {
+    const message = 'look at this\n\n[File attached: notes.txt (text/plain, 10 bytes) saved at /s/media/notes.txt]'
+    const ev = run('r9')
+    const lane = ev('lane', { phase: 'waiting', lane: 'global', running: 4, limit: 4, ahead: 0, message }, 1_000)
+    const users = (t: Transcript) => t.items.filter((i): i is UserItem => i.kind === 'user')
+    const earlier: HistoryMessage[] = [
+      { id: 'u0', runId: 'r0', role: 'user', timestamp: 100, content: [{ type: 'text', text: 'earlier' }] },
+      { id: 'a0', runId: 'r0', role: 'assistant', timestamp: 200, content: [{ type: 'text', text: 'sure' }] },
+    ]
+    const page = (messages: HistoryMessage[], inFlightRun?: { runId: string; text: string }) => ({ sessionKey: SK, sessionId: 's', hasMore: false, messages, ...(inFlightRun ? { inFlightRun } : {}) })
+    const hydrate = (t: Transcript, messages: HistoryMessage[], events: AgentEvent[], inFlightRun?: { runId: string; text: string }) =>
+      reduce(t, { type: 'hydrate', history: page(messages, inFlightRun), recent: { events, approvals: [] } })
+    // the reload: history has only the earlier run; the ring has the wait
+    let t = hydrate(emptyTranscript(SK), earlier, [lane])
+    expect(users(t).map((u) => [u.runId, u.text])).toEqual([
+      ['r0', 'earlier'],
+      ['r9', message],
+    ])
+    // the message sits above its waiting footer
+    const at = (key: string) => t.items.findIndex((i) => i.key === key)
+    expect(at(users(t)[1].key)).toBe(at(footer9(t).key) - 1)
+    expect(runStatusText(footer9(t), 2_000)).toMatch(/^Waiting for a free slot/)
+    // a refetch while it still waits: still once
+    t = hydrate(t, earlier, [lane])
+    expect(users(t).filter((u) => u.runId === 'r9')).toHaveLength(1)
+    // the run starts and replies; the transcript gets the real user turn
+    const start = ev('lifecycle', { phase: 'start', startedAt: 3_000 }, 3_000)
+    const reply = ev('assistant', { text: 'done', delta: 'done' }, 3_100)
+    t = apply(t, start, reply)
+    expect(users(t).filter((u) => u.runId === 'r9')).toHaveLength(1)
+    const withTurn = [...earlier, { id: 'u9', runId: 'r9', role: 'user' as const, timestamp: 3_000, content: [{ type: 'text', text: message }] }]
+    // a refetch mid-run (history has the user turn, the run is in flight) and the end-of-run one: once
+    t = hydrate(t, withTurn, [lane, start, reply], { runId: 'r9', text: 'done' })
+    expect(users(t).filter((u) => u.runId === 'r9').map((u) => u.text)).toEqual([message])
+    const end = ev('lifecycle', { phase: 'end', endedAt: 4_000 }, 4_000)
+    t = apply(t, end)
+    const done = [...withTurn, { id: 'a9', runId: 'r9', role: 'assistant' as const, timestamp: 3_100, content: [{ type: 'text', text: 'done' }] }]
+    t = hydrate(t, done, [lane, start, reply, end])
+    expect(users(t).map((u) => [u.runId, u.text])).toEqual([
+      ['r0', 'earlier'],
+      ['r9', message],
+    ])
+    expect(footer9(t).status).toBe('done')
+  })
+
+  it('the window that sent it keeps its own bubble (no second one); a queued batch waiting shows its messages', () => {
+    let t = apply(sent(), run('r1')('lane', { phase: 'waiting', lane: 'session', ahead: 0, message: 'go' }, 1_000))
+    expect(t.items.filter((i) => i.kind === 'user').map((u) => u.text)).toEqual(['go'])
+    const batch = buildCollectPrompt(['also this', 'and that'])
+    t = apply(emptyTranscript(SK), run('rb')('lane', { phase: 'waiting', lane: 'global', running: 4, limit: 4, ahead: 0, message: batch }, 1_000))
+    expect(t.items.filter((i): i is UserItem => i.kind === 'user').map((u) => [u.text, u.via])).toEqual([
+      ['also this', 'collect'],
+      ['and that', 'collect'],
+    ])
   })
 
   it('the sidebar row and the header say "Waiting for a slot", open or not, until the run starts', async () => {
