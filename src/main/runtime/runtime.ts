@@ -192,6 +192,8 @@ class RuntimeImpl implements Runtime {
       sessionChanged: (key, reason, runId) => this.sessionChanged(key, reason, runId),
       setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
       transcriptFsync: opts.transcriptFsync,
+      // its record stays open past the lifecycle end: the next start's recovery writes the message
+      messageNotKept: (run) => this.journals.get(run.agentId)?.keepOpen(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
         const session = this.rowFor(sessionKey)

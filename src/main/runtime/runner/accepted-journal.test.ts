@@ -44,6 +44,21 @@ describe('accepted-message journal', () => {
     expect(fs.existsSync(k.file)).toBe(false)
   })
 
+  it('a record kept open (its message never reached the transcript) outlives its end and its session going idle', () => {
+    const dir = tmp()
+    const j = new AcceptedJournal(dir)
+    j.accept({ runId: 'a', sessionKey: 'agent:main:x', text: 'unwritten', at: 1 })
+    j.accept({ runId: 'b', sessionKey: 'agent:main:x', text: 'answered', at: 2 })
+    j.keepOpen('a')
+    j.keepOpen('unknown') // no record: nothing to keep
+    j.end('a')
+    j.idle('agent:main:x')
+    expect([...j.pending()].map((r) => r.runId)).toEqual(['a'])
+    j.close()
+    // read back: the idle settled 'b' by name, not every earlier record of the session
+    expect(readDeadJournals(dir).records).toEqual([{ runId: 'a', sessionKey: 'agent:main:x', text: 'unwritten', at: 1 }])
+  })
+
   it('settling the last open record cuts the file back to its owner line in place; later records append after it', () => {
     const dir = tmp()
     const j = new AcceptedJournal(dir)

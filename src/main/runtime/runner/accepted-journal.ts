@@ -11,6 +11,10 @@
 // A message the user paused (held in its queue after a Stop: loopdesk.queue.hold) is open too, but it is not
 // unanswered: `hold` / `release` lines say so, and the next start puts it back in its queue, held, instead of
 // into the transcript as a message the crash left without an answer.
+//
+// A run that ended before its message reached the transcript, and whose own write of it failed too (a full
+// disk, a lock timeout: runner/unsent-turn.ts), leaves its record open (`keepOpen`): neither its lifecycle end
+// nor its session going idle settles it, so the next start's recovery puts the message into its transcript.
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -54,6 +58,8 @@ const COMPACT_LINES = 4096
 export class AcceptedJournal {
   readonly file: string
   private readonly open = new Map<string, AcceptedRecord>()
+  /** runIds whose message never reached its transcript: open until the next start recovers them */
+  private readonly unwritten = new Set<string>()
   private lines = 0
   private created = false
   /** byte length of the owner line at the start of the file */
@@ -87,8 +93,16 @@ export class AcceptedJournal {
 
   /** The run carrying `runId` ended (or will never run). */
   end(runId: string): void {
-    if (!this.open.delete(runId)) return
+    if (this.unwritten.has(runId) || !this.open.delete(runId)) return
     this.settle({ op: 'end', runId })
+  }
+
+  /**
+   * The run carrying `runId` ends without its message in the transcript (writing it failed): the record stays
+   * open for the rest of this process, so the next start's recovery writes the message.
+   */
+  keepOpen(runId: string): void {
+    if (this.open.has(runId)) this.unwritten.add(runId)
   }
 
   /** The user paused these messages (held in their queue) / let them go again. Best effort, like settling. */
@@ -114,13 +128,21 @@ export class AcceptedJournal {
 
   /** Nothing of the session is running or queued: every message accepted for it so far was handled. */
   idle(sessionKey: string): void {
-    let any = false
+    const settled: string[] = []
+    let kept = false
     for (const [id, r] of this.open) {
       if (r.sessionKey !== sessionKey) continue
-      this.open.delete(id)
-      any = true
+      if (this.unwritten.has(id)) kept = true
+      else {
+        this.open.delete(id)
+        settled.push(id)
+      }
     }
-    if (any) this.settle({ op: 'idle', sessionKey, at: Date.now() })
+    if (settled.length === 0) return
+    // an idle line settles every earlier record of the session when read back: with one left open, name the
+    // settled ones instead
+    if (kept) this.settle(...settled.map((runId): Line => ({ op: 'end', runId })))
+    else this.settle({ op: 'idle', sessionKey, at: Date.now() })
   }
 
   openCount(): number {
@@ -132,12 +154,12 @@ export class AcceptedJournal {
     return this.open.values()
   }
 
-  private settle(line: Line): void {
+  private settle(...lines: Line[]): void {
     if (this.closed) return
     try {
       if (this.open.size === 0) this.reset([])
       else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
-      else this.append(line)
+      else this.append(...lines)
     } catch (err) {
       // settling is an optimization: an unwritten settle only means recovery re-checks a handled message
       console.warn(`[runtime] accepted-message journal ${this.file}: ${(err as Error).message}`)
@@ -153,15 +175,15 @@ export class AcceptedJournal {
     return text
   }
 
-  private append(line: Line): void {
-    let text = JSON.stringify(line) + '\n'
+  private append(...lines: Line[]): void {
+    let text = lines.map((l) => JSON.stringify(l) + '\n').join('')
     if (!this.created) {
       fs.mkdirSync(this.dir, { recursive: true })
       text = this.header() + text
     }
     fs.appendFileSync(this.file, text, { mode: 0o600 })
     this.created = true
-    this.lines += this.lines === 0 ? 2 : 1
+    this.lines += lines.length + (this.lines === 0 ? 1 : 0)
   }
 
   /** Replaces the file with the header + `records` (atomic rename). */

@@ -142,6 +142,11 @@ export interface RunnerDeps {
   transcriptFsync?: boolean
   /** a message entry was appended to the session's transcript (messageSeq: its 1-based position) */
   onTranscriptMessage?(sessionKey: string, entry: Extract<TranscriptEntry, { type: 'message' }>, messageSeq: number): void
+  /**
+   * The run ends (before its lifecycle end) without its message in the transcript: writing it failed. Its
+   * accepted-message record must stay open for the next start's recovery.
+   */
+  messageNotKept?(run: { runId: string; agentId: string; sessionKey: string }): void
 }
 
 interface LiveRun extends ActiveRunHandle {
@@ -235,7 +240,8 @@ export class EmbeddedRunner {
       const reason = req.signal?.aborted ? req.signal.reason : undefined
       const queuedInSession = (this.bySession.get(req.sessionKey)?.size ?? 0) > 0
       if (!queuedInSession && (!aborted || (reason !== undefined && reason !== 'removed'))) {
-        await this.keepUnsentTurn(req, aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error: message }, { lockHeld: false })
+        const kept = await this.keepUnsentTurn(req, aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error: message }, { lockHeld: false })
+        if (!kept) this.messageNotKept(req)
       }
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
       else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
@@ -304,6 +310,8 @@ export class EmbeddedRunner {
     let compactionCount = 0
     // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
     let userTurnWritten = false
+    // ...but writing it failed (a storage error ends the run)
+    let userTurnLost = false
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -428,13 +436,18 @@ export class EmbeddedRunner {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)
           let stored = transcriptForm(message as AgentMessage) as unknown as Record<string, unknown>
-          if (stored.role === 'user') userTurnWritten = true
-          if (inputStamp && stored.role === 'user') {
+          const user = stored.role === 'user'
+          if (user) userTurnWritten = true
+          if (inputStamp && user) {
             // the run's own message is its first user message; steered ones come later
             stored = { ...stored, ...inputStamp }
             inputStamp = undefined
           }
-          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any })
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any }).catch((err: unknown) => {
+            // its line never made it: the journal keeps the message (messageNotKept)
+            if (user) userTurnLost = true
+            throw err
+          })
         },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
@@ -746,6 +759,7 @@ export class EmbeddedRunner {
       if (aborted) input.lastToolError = undefined // tools cut off by the abort did not "fail"
       const payloads = deps.buildPayloads(input)
       if (reason === 'timeout') payloads.push(timeoutPayload(timeoutMs))
+      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
       return await this.finish(req, {
         reason,
         payloads,
@@ -777,13 +791,16 @@ export class EmbeddedRunner {
             ? err.message
             : String(err)
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
-      if (!userTurnWritten && !storage) {
+      // a storage failure is not written over (the transcript just refused a write): the journal keeps it
+      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
+      else if (!userTurnWritten) {
         const stopReason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
-        await this.keepUnsentTurn(
+        const kept = await this.keepUnsentTurn(
           req,
           aborted ? { kind: 'aborted', reason: typeof stopReason === 'string' ? stopReason : 'abort' } : { kind: 'error', error: message },
           { lockHeld: release !== undefined, resolved },
         )
+        if (!kept) this.messageNotKept(req)
       }
       return await this.finish(req, {
         reason,
@@ -811,14 +828,14 @@ export class EmbeddedRunner {
 
   /**
    * Writes the message of a run that ended before pi sent it, closed by its stop or error (unsent-turn.ts), so an
-   * accepted message is never lost; before the lifecycle end, which settles its journal record. Best effort: a
-   * failed write is logged.
+   * accepted message is never lost; before the lifecycle end, which settles its journal record. False when the
+   * write failed (logged): the caller leaves the journal record open instead (messageNotKept).
    */
-  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<void> {
+  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<boolean> {
     try {
       const store = this.deps.store(req.agentId)
       const entry = store.get(req.sessionKey)
-      if (!entry) return // deleted meanwhile: no transcript to keep it in
+      if (!entry) return true // deleted meanwhile: no transcript to keep it in (recovery would not find one either)
       const transcript = new Transcript(store.transcriptPath(entry.sessionId), { fsync: this.deps.transcriptFsync })
       const release = opts.lockHeld ? undefined : await acquireWriteLock(transcript.file)
       try {
@@ -860,8 +877,18 @@ export class EmbeddedRunner {
       } finally {
         await release?.().catch(() => undefined)
       }
+      return true
     } catch (err) {
-      console.warn(`[runner] could not keep the message of run ${req.runId} in its transcript:`, err)
+      console.warn(`[runner] could not keep the message of run ${req.runId} in its transcript (the next start writes it):`, err)
+      return false
+    }
+  }
+
+  private messageNotKept(req: RunRequest): void {
+    try {
+      this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey })
+    } catch (err) {
+      console.warn('[runner] unkept message listener failed:', err)
     }
   }
 
