@@ -99,6 +99,8 @@ export function historyRow(
     if (typeof message.stopReason === 'string') row.stopReason = message.stopReason
     if (typeof message.errorMessage === 'string') row.errorMessage = message.errorMessage
     if (message.interrupted === true) row.interrupted = true
+    const truncated = contextTruncatedOf(message.contextTruncated)
+    if (truncated) row.contextTruncated = truncated
     if (message.usage !== undefined) row.usage = message.usage
     if (message.stopReason === 'aborted') {
       row.aborted = true
@@ -106,6 +108,17 @@ export function historyRow(
     }
   }
   return row
+}
+
+/** the run's note that Ollama read only part of the prompt (runner/ollama-truncation.ts), when well-formed */
+function contextTruncatedOf(stored: unknown): HistoryMessage['contextTruncated'] {
+  if (!stored || typeof stored !== 'object') return undefined
+  const s = stored as Record<string, unknown>
+  if (typeof s.message !== 'string' || !s.message) return undefined
+  const count = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+  const promptTokens = count(s.promptTokens)
+  const estimatedTokens = count(s.estimatedTokens)
+  return { message: s.message, ...(promptTokens !== undefined ? { promptTokens } : {}), ...(estimatedTokens !== undefined ? { estimatedTokens } : {}) }
 }
 
 /** the reply's persisted abort mark (runner/bridge.ts), or one for a row written before marks were */

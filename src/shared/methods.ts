@@ -688,6 +688,11 @@ export interface HistoryMessage {
    * any, is the reply as far as it had streamed
    */
   interrupted?: boolean
+  /**
+   * Loopdesk: Ollama read only part of the prompt of this model call (the run's agent `error` event
+   * `context_truncated`, stored with the message): `message` is the note the run's footer shows
+   */
+  contextTruncated?: { message: string; promptTokens?: number; estimatedTokens?: number }
 }
 
 export interface ModelChoice {

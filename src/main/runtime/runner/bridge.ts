@@ -46,6 +46,11 @@ export interface BridgeOptions {
   unavailableTool?(name: string): string
   /** removes credentials from provider error texts (some providers echo the key they were sent) */
   redact?(text: string): string
+  /**
+   * fields stored with a finished assistant message — a run note history brings back after a reload, as it
+   * brings back the message's stopReason (e.g. `contextTruncated`: ollama-truncation.ts)
+   */
+  noteFor?(message: AssistantMessage): Record<string, unknown> | undefined
   now?: () => number
   onError(where: string, err: unknown): void
 }
@@ -327,6 +332,8 @@ export class RunBridge {
       }
       // history leaves a repeat's text out as it leaves out NO_REPLY (shared/history-row.ts)
       if (hidden === 'repeat') toPersist = { ...(toPersist as AssistantMessage), repeatsSent: true } as AssistantMessage
+      const note = this.o.noteFor?.(m)
+      if (note) toPersist = { ...(toPersist as AssistantMessage), ...note } as AssistantMessage
       this.currentText = text || this.currentText
       if (text.trim()) this.assistantTexts.push(text)
       const thinking = thinkingBlocks(m)

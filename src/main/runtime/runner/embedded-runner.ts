@@ -308,6 +308,9 @@ export class EmbeddedRunner {
     let hookCtx: RunHookContext | undefined
     // the session's compactions: those in its transcript at the start, plus each one this run writes
     let compactionCount = 0
+    // Ollama's prompt count per model call, against what was sent (ollama-truncation.ts): told once per run
+    let sent: { model: Model<Api>; tokens: number } | undefined
+    let truncationTold = false
     // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
     let userTurnWritten = false
     // ...but writing it failed (a storage error ends the run)
@@ -431,6 +434,17 @@ export class EmbeddedRunner {
           controller.abort('storage')
         },
         redact: (text) => redactSecret(text, models.getApiKey(runModel.provider)),
+        // stored with the message that showed it, so the run's note survives a reload (shared/history-row.ts)
+        noteFor: (m) => {
+          if (!sent || truncationTold) return undefined
+          const u = m.usage
+          const notice = u && truncationNotice(sent.model, sent.tokens, u.input + u.cacheRead + u.cacheWrite)
+          if (!notice) return undefined
+          truncationTold = true
+          console.warn(`[runner] ${req.sessionKey}: ${notice.message}`)
+          this.emit(req, 'error', { ...notice })
+          return { contextTruncated: { promptTokens: notice.promptTokens, estimatedTokens: notice.estimatedTokens, message: notice.message } }
+        },
         unavailableTool: (name) => unavailableToolText(name, entry!.permissionMode, tools.map((t) => t.name)),
         persist: (message) => {
           const id = crypto.randomUUID()
@@ -565,8 +579,6 @@ export class EmbeddedRunner {
       const loadout = systemPrompt && tools.length > 0 ? createToolLoadout(systemPrompt, tools, declarations) : undefined
       const leading = loadout ? loadout.leading : createInitialSystemMessage(systemPrompt, declarations)
       const registry = models
-      let sent: { model: Model<Api>; tokens: number } | undefined
-      let truncationTold = false
       const piStream = registry.streamFn
       const a = new Agent({
         // tools are set below: through initialState, pi would build (and drop) a declaration of each
@@ -678,15 +690,6 @@ export class EmbeddedRunner {
         })
       }
       a.subscribe(b.listener)
-      a.subscribe((event) => {
-        if (event.type !== 'message_end' || event.message.role !== 'assistant' || !sent || truncationTold) return
-        const u = event.message.usage
-        const notice = u && truncationNotice(sent.model, sent.tokens, u.input + u.cacheRead + u.cacheWrite)
-        if (!notice) return
-        truncationTold = true
-        console.warn(`[runner] ${req.sessionKey}: ${notice.message}`)
-        this.emit(req, 'error', { ...notice })
-      })
       live.isStreaming = () => a.state.isStreaming
       live.steer = (text) => a.steer(userMessage(text))
       live.followUp = (text) => a.followUp(userMessage(text))

@@ -90,6 +90,11 @@ describe('a run on Ollama', () => {
     expect(String(events[at]?.data.message)).toContain('OLLAMA_CONTEXT_LENGTH')
     expect(at).toBeLessThan(events.findIndex((e) => e.stream === 'lifecycle' && e.data.phase === 'end'))
     expect(warn.mock.calls.some((c) => String(c[0]).includes('Ollama read only 2048'))).toBe(true)
+    // stored with the reply (chat.history reads the transcript): the note outlives the run's events
+    const rows = (await t.call('chat.history', { sessionKey: 'agent:main:main' })).messages
+    const reply = rows.find((m) => m.role === 'assistant' && m.runId === 'o1')
+    expect(reply?.contextTruncated).toEqual({ message: events[at]?.data.message, promptTokens: 2048, estimatedTokens: events[at]?.data.estimatedTokens })
+    expect(rows.filter((m) => m.contextTruncated)).toHaveLength(1)
   })
 
   it('no notice when the server counted what was sent, for another server, or for a reply without usage', async () => {

@@ -153,6 +153,8 @@ interface ActiveRun {
   appends: number
   /** content parts of the assistant message being produced */
   parts: Array<Record<string, unknown>>
+  /** fields the runtime stores with the next assistant message (a run note: `contextTruncated`) */
+  note?: Partial<HistoryMessage>
 }
 
 const RING = 5000
@@ -455,6 +457,12 @@ export class FakeBridge implements Bridge {
     return this.sessions.get(key)
   }
 
+  /** The runtime's event ring moved past the session's runs so far (a long session, a restart): history only. */
+  forgetEvents(sessionKey: string): void {
+    const s = this.session(sessionKey)
+    if (s) s.events.length = 0
+  }
+
   private changed(s: FakeSession, reason: import('../../../shared/events').SessionsChangedEvent['reason'], runId?: string) {
     s.row = { ...s.row, updatedAt: Date.now() }
     this.emit({ event: 'sessions.changed', payload: { sessionKey: s.row.key, reason, runId, ts: Date.now(), session: { ...s.row } } })
@@ -505,9 +513,10 @@ export class FakeBridge implements Bridge {
   /** Ends the assistant message being produced and stores it in the transcript. */
   private flushMessage(s: FakeSession, run: ActiveRun, extra: Partial<HistoryMessage> = {}) {
     if (!run.parts.length && !extra.stopReason) return
-    s.messages.push({ id: this.id('m'), runId: run.runId, role: 'assistant', content: run.parts, timestamp: Date.now(), ...extra })
+    s.messages.push({ id: this.id('m'), runId: run.runId, role: 'assistant', content: run.parts, timestamp: Date.now(), ...run.note, ...extra })
     run.parts = []
     run.text = ''
+    run.note = undefined
   }
 
   /** The runtime's reasoning block (runner/bridge.ts): start, the text per level, end; the transcript keeps it. */
@@ -602,7 +611,11 @@ export class FakeBridge implements Bridge {
           outChars += step.text.length
           if (step.kind === 'text') await this.handleSteers(s, run)
         } else if (step.kind === 'wait') await this.sleep(step.ms)
-        else if (step.kind === 'notice') this.agentEvent(run, 'error', step.data)
+        else if (step.kind === 'notice') {
+          this.agentEvent(run, 'error', step.data)
+          // like the runtime: stored with the model call's message, so history brings it back (runner/ollama-truncation.ts)
+          if (step.data.reason === 'context_truncated' && typeof step.data.message === 'string') run.note = { contextTruncated: { message: step.data.message } }
+        }
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
         }

@@ -41,6 +41,21 @@ describe('a run whose prompt Ollama cut', () => {
     expect(within(dialog).getByRole('button', { name: 'Models' })).toHaveAttribute('aria-current', 'page')
   })
 
+  it('after a reload whose events no longer hold the run, the note comes back from history', async () => {
+    const first = await renderApp({ scripts: [truncated] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Read the whole log{Enter}')
+    await waitFor(() => expect(within(log()).getByRole('note')).toHaveTextContent('Ollama read only 2048'), LONG)
+    await waitFor(() => expect(within(log()).getAllByRole('status').at(-1)?.textContent).toMatch(/^Done/), LONG)
+    first.unmount()
+    first.bridge.forgetEvents('agent:main:main')
+    await renderApp({}, first.bridge)
+    await waitFor(() => expect(within(log()).getByText('An answer about the last part only.')).toBeInTheDocument(), LONG)
+    const note = within(log()).getByRole('note')
+    expect(note).toHaveTextContent('Ollama read only 2048 of the ~9000 tokens')
+    expect(within(note).getByRole('button', { name: 'Open model settings' })).toBeInTheDocument()
+  })
+
   it('a run without it has no note', async () => {
     await renderApp({ scripts: [{ steps: [{ kind: 'text', text: 'Fine.' }] }] })
     const user = userEvent.setup()

@@ -741,8 +741,9 @@ function keepApprovalOutcomes(d: Draft, base: Transcript) {
 }
 
 /**
- * A run's warning (Ollama read only part of the prompt) is an event, not a history row: a refetch rebuilding
- * the footer from history keeps it from the transcript it replaces or from the events it was given.
+ * A run's warning (Ollama read only part of the prompt) comes with the run's messages in history
+ * (`contextTruncated`) once written; until then (and from a transcript written before it was stored) a refetch
+ * rebuilding the footer keeps it from the transcript it replaces or from the events it was given.
  */
 function keepRunWarnings(d: Draft, recent: AgentEvent[], base: Transcript) {
   const warnings = new Map<string, string>()
@@ -930,6 +931,8 @@ interface HistRun {
   sawUser?: boolean
   /** the model wrote text in the run, or delivered some with the message tool (else: lifecycle end `emptyReply`) */
   wrote?: boolean
+  /** Ollama read only part of a prompt of the run (the note stored with that model call's message) */
+  warning?: string
 }
 
 /**
@@ -1002,6 +1005,7 @@ function historyItems(
         usage: cur.usage,
         ...(notice ? { notice } : {}),
         ...(cur.interrupted ? { interrupted: true } : {}),
+        ...(cur.warning ? { warning: cur.warning } : {}),
       })
     }
     cur = undefined
@@ -1085,6 +1089,7 @@ function historyItems(
         if (cur) {
           cur.hasAssistant = true
           if (m.silent) cur.silent = true
+          if (m.contextTruncated?.message) cur.warning ??= m.contextTruncated.message
           if (out.slice(msgStart).some((it) => it.kind === 'tool' || (it.kind === 'assistant' && it.text))) cur.shown = true
           cur.usage = addUsage(cur.usage, usageOf(m.usage))
           cur.interrupted = m.interrupted === true
