@@ -1,5 +1,6 @@
 // Toasts: errors and notes from the controller. Normally a stack floating at the bottom right; inside
-// a dialog (`inline`) they take their own strip in its footer, so they never cover its buttons.
+// a dialog (`inline`) they take their own strip in its footer, so they never cover its buttons. The strip
+// stays reachable (not inert) behind an open dialog: lib/inert-outside.ts.
 import { useRef } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { messageBox, useRefocus } from '../lib/refocus'
@@ -15,7 +16,7 @@ export function Toasts({ inline = false }: { inline?: boolean }) {
     return [buttons[dismissed.current] ?? buttons.at(-1), messageBox()]
   })
   return (
-    <div ref={list} className={inline ? 'toasts toasts-inline' : 'toasts'} aria-live="polite">
+    <div ref={list} className={inline ? 'toasts toasts-inline' : 'toasts'} aria-live="polite" data-stays-reachable>
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
           <span>{t.text}</span>
