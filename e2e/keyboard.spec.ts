@@ -35,3 +35,18 @@ test('Settings from the keyboard: Tab stays inside, a save keeps focus, Escape c
   await expect(dialog).toBeHidden()
   await expect(box).toBeFocused()
 })
+
+test('behind an open dialog the window is inert: its controls take no focus until the dialog closes', async ({ page }) => {
+  await page.goto(`${env.origin}/#token=${TOKEN}`)
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await expect(box).toBeFocused()
+  await page.keyboard.press('Control+,')
+  const dialog = page.getByRole('dialog', { name: 'Settings' })
+  await expect(dialog).toBeVisible()
+  // element.focus() on an inert element does nothing: what a screen reader's browse mode would move to
+  const focusBox = () => page.evaluate('(() => { const el = document.querySelector("textarea"); el.focus(); return document.activeElement === el })()')
+  expect(await focusBox()).toBe(false)
+  await page.keyboard.press('Escape')
+  await expect(dialog).toBeHidden()
+  expect(await focusBox()).toBe(true)
+})

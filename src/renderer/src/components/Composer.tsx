@@ -15,6 +15,7 @@ import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import type { Item } from '../state/types'
 import { tooLongText } from '../state/send-error'
+import { MAX_SAVED_DRAFT_CHARS } from '../state/saved-drafts'
 import { messageBox, useRefocus } from '../lib/refocus'
 import { AttachmentChips } from './AttachmentChips'
 import { SLASH_MENU_ID, SlashMenu, slashOptionId, useSlashMenu } from './SlashMenu'
@@ -402,10 +403,17 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
             {length.toLocaleString('en-US')} / {MAX_MESSAGE_CHARS.toLocaleString('en-US')}
           </span>
         )}
-        {draftsUnsaved && (
+        {draftsUnsaved ? (
           <span className="composer-unsaved" aria-live="polite">
             Drafts cannot be saved (the browser's storage is full or off): this text is kept only until the window reloads or closes.
           </span>
+        ) : (
+          // saved-drafts.ts: a draft this long is not written to storage (a few filled its quota)
+          draft.length > MAX_SAVED_DRAFT_CHARS && (
+            <span className="composer-unsaved" aria-live="polite">
+              This draft is too long to be saved: it is kept only until the window reloads or closes.
+            </span>
+          )
         )}
       </div>
     </form>

@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
 import { MAX_MESSAGE_CHARS } from '../../../shared/message-limit'
 import { renderApp, settle } from '../test-utils'
+import { MAX_SAVED_DRAFT_CHARS } from '../state/saved-drafts'
 
 beforeEach(() => localStorage.clear())
 
@@ -67,5 +68,19 @@ describe('a draft the browser cannot store', () => {
     act(() => controller.setDraft(key, 'my important draft!'))
     await settle(250)
     expect(screen.queryByText(/Drafts cannot be saved/)).toBeNull()
+  })
+  it('too long to be stored (saved-drafts.ts): says so while it is, and keeps the text', async () => {
+    const { controller, stores } = await renderApp()
+    const key = stores.sessions.getState().selectedKey!
+    const long = 'x'.repeat(MAX_SAVED_DRAFT_CHARS + 1)
+    act(() => controller.setDraft(key, long))
+    await settle(250)
+    expect(screen.getByText(/This draft is too long to be saved/)).toBeInTheDocument()
+    expect(box()).toHaveValue(long)
+    expect(localStorage.getItem('loopdesk.drafts')).toBe('{}')
+    act(() => controller.setDraft(key, long.slice(1)))
+    await settle(250)
+    expect(screen.queryByText(/This draft is too long to be saved/)).toBeNull()
+    expect(JSON.parse(localStorage.getItem('loopdesk.drafts')!)[key]).toHaveLength(MAX_SAVED_DRAFT_CHARS)
   })
 })

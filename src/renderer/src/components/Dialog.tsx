@@ -3,7 +3,10 @@
 // Escape and Tab are handled at the document for the topmost open dialog, not only inside it: a form a
 // save rebuilds (Settings' endpoint form) drops the focused button, focus falls to <body>, and a handler
 // on the dialog itself then never heard Escape again and let Tab walk into the window behind.
+// Everything outside the topmost dialog is `inert` (lib/inert-outside.ts), so a screen reader's browse
+// mode does not wander behind it either; a confirmation inside Settings leaves Settings inert meanwhile.
 import { useEffect, useId, useRef, type ReactNode } from 'react'
+import { inertOutside } from '../lib/inert-outside'
 
 interface Props {
   title: string
@@ -18,6 +21,14 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select
 
 /** Open dialogs, innermost last: a confirmation opened inside Settings takes Escape and Tab first. */
 const openDialogs: HTMLElement[] = []
+let undoInert: (() => void) | undefined
+
+/** Makes all but the topmost open dialog inert (none open: nothing), after the stack changed. */
+function updateInert() {
+  undoInert?.()
+  const top = openDialogs.at(-1)
+  undoInert = top ? inertOutside(top) : undefined
+}
 
 /** What Tab can reach in `root`: not in a hidden section (Settings keeps its other sections mounted, hidden). */
 function tabbable(root: HTMLElement): HTMLElement[] {
@@ -37,6 +48,7 @@ export function Dialog({ title, onClose, children, role = 'dialog', className, f
     if (!el) return
     const opener = document.activeElement as HTMLElement | null
     openDialogs.push(el)
+    updateInert()
     const first = el.querySelector<HTMLElement>('[data-autofocus]') ?? tabbable(el)[0]
     first?.focus()
     const onKey = (e: KeyboardEvent) => {
@@ -67,6 +79,8 @@ export function Dialog({ title, onClose, children, role = 'dialog', className, f
     return () => {
       document.removeEventListener('keydown', onKey)
       openDialogs.splice(openDialogs.indexOf(el), 1)
+      // before focus goes back: the opener is behind the dialog, inert until now
+      updateInert()
       opener?.focus?.()
     }
   }, [])

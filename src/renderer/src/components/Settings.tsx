@@ -1300,7 +1300,6 @@ export function SettingsDialog() {
   const config = useAppStore('settings', (s) => s.config)
   const [section, setSection] = useState<string>(initial ?? 'models')
   const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
-  const hasToasts = useAppStore('ui', (s) => s.toasts.length > 0)
   // what the forms hold unsaved, by form: closing asks first instead of dropping it
   const [unsaved, setUnsaved] = useState<ReadonlyMap<string, string>>(new Map())
   const unsavedCtx = useMemo(
@@ -1320,7 +1319,7 @@ export function SettingsDialog() {
   const requestClose = () => (unsaved.size ? setConfirmClose(true) : controller.closeSettings())
   const pending = [...new Set(unsaved.values())]
   return (
-    <Dialog title="Settings" onClose={requestClose} className="modal-lg" footer={hasToasts ? <Toasts inline /> : undefined}>
+    <Dialog title="Settings" onClose={requestClose} className="modal-lg" footer={<Toasts inline />}>
       <UnsavedContext.Provider value={unsavedCtx}>
         <div className="settings">
           <nav className="settings-nav" aria-label="Settings sections">

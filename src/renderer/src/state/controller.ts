@@ -24,6 +24,7 @@ import { admitFiles, echoLines, encodeAttachments, releasePreviews, type Pending
 import { formatInt } from '../lib/format'
 import { messageOverLimit } from '../../../shared/message-limit'
 import { pushInputHistory } from './input-history'
+import { withDraft } from './saved-drafts'
 import { describeSendError, type SendRefusal } from './send-error'
 
 /** sessions whose last sent message (attachment bytes included) is kept for Retry */
@@ -873,7 +874,7 @@ export class Controller {
   }
 
   setDraft(sessionKey: string, text: string) {
-    this.stores.composer.setState((s) => ({ drafts: { ...s.drafts, [sessionKey]: text } }))
+    this.stores.composer.setState((s) => ({ drafts: withDraft(s.drafts, sessionKey, text) }))
   }
 
   /** Adds picked, pasted or dropped files to a session's pending attachments (those within the limits). */
@@ -993,7 +994,7 @@ export class Controller {
       this.stores.composer.setState((s) => ({
         sending: true,
         history: message ? pushInputHistory(s.history, message) : s.history,
-        drafts: origin === 'composer' || s.drafts[sessionKey]?.trim() === message ? { ...s.drafts, [sessionKey]: '' } : s.drafts,
+        drafts: origin === 'composer' || s.drafts[sessionKey]?.trim() === message ? withDraft(s.drafts, sessionKey, '') : s.drafts,
         attachErrors: origin === 'composer' ? { ...s.attachErrors, [sessionKey]: undefined } : s.attachErrors,
       }))
     // the same text sent again from the composer replaces its "Not sent" row: one message, one outcome

@@ -7,6 +7,7 @@ import type { PairingRefusal } from '../bridge/connection'
 import type { RejectedDeviceInfo } from '../../../shared/pairing'
 import type { PendingAttachment } from './attachments'
 import { savedInputHistory } from './input-history'
+import { savedDrafts } from './saved-drafts'
 import type { Transcript } from './types'
 
 export interface SessionsState {
@@ -161,8 +162,17 @@ function readHistory(): string[] {
   return kept
 }
 
-function writeDrafts(composer: StoreApi<ComposerState>) {
-  const ok = writeJson(DRAFTS_KEY, composer.getState().drafts)
+/** The saved drafts, bounded (drafts saved before they were bounded are rewritten smaller, "" ones dropped). */
+function readDrafts(): Record<string, string> {
+  const raw = readJson<unknown>(DRAFTS_KEY, {})
+  const all = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {}
+  const kept = savedDrafts(all)
+  if (Object.keys(kept).length !== Object.keys(all).length) writeJson(DRAFTS_KEY, kept)
+  return kept
+}
+
+function writeDrafts(composer: StoreApi<ComposerState>, openKey: string | undefined) {
+  const ok = writeJson(DRAFTS_KEY, savedDrafts(composer.getState().drafts, openKey))
   if (!!composer.getState().draftsUnsaved === !ok) return
   composer.setState({ draftsUnsaved: !ok || undefined })
 }
@@ -171,7 +181,7 @@ export const DEFAULT_PREFS: Prefs = { theme: 'system', inspectorOpen: false, ins
 
 export function createAppStores(): AppStores {
   const composer = createStore<ComposerState>(() => ({
-    drafts: readJson<Record<string, string>>(DRAFTS_KEY, {}),
+    drafts: readDrafts(),
     history: readHistory(),
     queues: {},
     sending: false,
@@ -179,6 +189,7 @@ export function createAppStores(): AppStores {
     attachErrors: {},
     encoding: {},
   }))
+  const sessions = createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '', showArchived: false, pendingApprovals: {} }))
   // Drafts and input history survive reloads (they are UI state, not transcript). Only their text:
   // pending attachments are not written anywhere, so a reload drops them.
   let lastDrafts = composer.getState().drafts
@@ -192,11 +203,11 @@ export function createAppStores(): AppStores {
     if (s.drafts !== lastDrafts) {
       lastDrafts = s.drafts
       clearTimeout(draftTimer)
-      draftTimer = setTimeout(() => writeDrafts(composer), 150)
+      draftTimer = setTimeout(() => writeDrafts(composer, sessions.getState().selectedKey), 150)
     }
   })
   return {
-    sessions: createStore<SessionsState>(() => ({ rows: [], loaded: false, search: '', showArchived: false, pendingApprovals: {} })),
+    sessions,
     runs: createStore<RunsState>(() => ({ transcripts: {}, loading: {}, loadErrors: {} })),
     composer,
     inspector: createStore<InspectorState>(() => ({ open: false, hiddenStreams: [], version: 0 })),
@@ -221,5 +232,5 @@ export const approvalsTotal = (s: SessionsState) => Object.values(s.pendingAppro
 
 /** Flushes drafts synchronously (tests and page unload). */
 export function saveDraftsNow(stores: AppStores) {
-  writeDrafts(stores.composer)
+  writeDrafts(stores.composer, stores.sessions.getState().selectedKey)
 }
