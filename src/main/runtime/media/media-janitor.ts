@@ -2,6 +2,7 @@
 // for the files a deleted transcript named. Passes run one at a time (never two over the same files), in
 // the background, and stop at the runtime's shutdown.
 import fs from 'node:fs'
+import { schedulePeriodicPass, type PeriodicPass } from '../periodic-pass'
 import { collectInboundMedia, transcriptUuids, type CollectOptions, type CollectReport } from './media-gc'
 
 export interface MediaJanitorOptions {
@@ -20,7 +21,7 @@ export const MEDIA_GC_DEFAULTS = { graceMs: 60 * 60_000, intervalMs: 60 * 60_000
 
 export class MediaJanitor {
   private chain: Promise<unknown> = Promise.resolve()
-  private timer: NodeJS.Timeout | undefined
+  private schedule: PeriodicPass | undefined
   private readonly abort = new AbortController()
   private readonly graceMs: number
   private readonly log: Pick<Console, 'info' | 'warn'>
@@ -32,17 +33,13 @@ export class MediaJanitor {
 
   /** Schedules the start-up pass and the periodic ones (timers never keep the process alive). */
   start(): void {
-    if (this.timer || this.abort.signal.aborted) return
-    const every = this.opts.intervalMs ?? MEDIA_GC_DEFAULTS.intervalMs
-    const tick = (delay: number) => {
-      this.timer = setTimeout(() => {
-        void this.sweep().finally(() => {
-          if (!this.abort.signal.aborted) tick(every)
-        })
-      }, delay)
-      this.timer.unref()
-    }
-    tick(this.opts.startDelayMs ?? MEDIA_GC_DEFAULTS.startDelayMs)
+    if (this.schedule || this.abort.signal.aborted) return
+    this.schedule = schedulePeriodicPass(
+      this.opts.startDelayMs ?? MEDIA_GC_DEFAULTS.startDelayMs,
+      this.opts.intervalMs ?? MEDIA_GC_DEFAULTS.intervalMs,
+      () => this.sweep(),
+      () => this.abort.signal.aborted,
+    )
   }
 
   /** A full pass (grace age applies). Resolves with what it did, or undefined when it failed or was stopped. */
@@ -86,7 +83,7 @@ export class MediaJanitor {
   /** No more passes; a running one stops at its next file. */
   async stop(): Promise<void> {
     this.abort.abort(new Error('runtime shutting down'))
-    clearTimeout(this.timer)
+    this.schedule?.cancel()
     await this.idle()
   }
 

@@ -9,6 +9,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { sessionDirs } from '../media/reference-scan'
 import { archivedAt } from './paths'
+import { schedulePeriodicPass, type PeriodicPass } from '../periodic-pass'
 
 export const DAY_MS = 86_400_000
 
@@ -87,7 +88,7 @@ export const ARCHIVE_PRUNE_DEFAULTS = { intervalMs: 6 * 60 * 60_000, startDelayM
 
 /** Runs pruneArchivedTranscripts after start-up and then periodically (timers never keep the process alive). */
 export class ArchivePruner {
-  private timer: NodeJS.Timeout | undefined
+  private schedule: PeriodicPass | undefined
   private running: Promise<PruneReport | undefined> | undefined
   private stopped = false
   private readonly log: Pick<Console, 'info' | 'warn'>
@@ -97,17 +98,13 @@ export class ArchivePruner {
   }
 
   start(): void {
-    if (this.timer || this.stopped) return
-    const every = this.opts.intervalMs ?? ARCHIVE_PRUNE_DEFAULTS.intervalMs
-    const tick = (delay: number) => {
-      this.timer = setTimeout(() => {
-        void this.sweep().finally(() => {
-          if (!this.stopped) tick(every)
-        })
-      }, delay)
-      this.timer.unref()
-    }
-    tick(this.opts.startDelayMs ?? ARCHIVE_PRUNE_DEFAULTS.startDelayMs)
+    if (this.schedule || this.stopped) return
+    this.schedule = schedulePeriodicPass(
+      this.opts.startDelayMs ?? ARCHIVE_PRUNE_DEFAULTS.startDelayMs,
+      this.opts.intervalMs ?? ARCHIVE_PRUNE_DEFAULTS.intervalMs,
+      () => this.sweep(),
+      () => this.stopped,
+    )
   }
 
   /** One pass (never two at once); undefined when it failed or the pruner is stopped. */
@@ -139,7 +136,7 @@ export class ArchivePruner {
 
   async stop(): Promise<void> {
     this.stopped = true
-    clearTimeout(this.timer)
+    this.schedule?.cancel()
     await this.running
   }
 }
