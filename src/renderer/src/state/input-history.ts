@@ -1,6 +1,7 @@
 // The composer's input history (↑ recalls sent messages): bounded by count and by size, in memory and in
 // localStorage. A message can be up to a million characters; unbounded, a few of them filled the storage
 // quota and every later save of the history and the drafts failed.
+import { keepWithinBudget } from './storage-budget'
 
 /** Messages ↑ offers, newest last. */
 export const MAX_INPUT_HISTORY = 50
@@ -26,14 +27,6 @@ export function pushInputHistory(history: readonly string[], message: string): s
 
 /** What is written to localStorage: entries short enough, newest first until the budget is spent, oldest first again. */
 export function savedInputHistory(history: readonly string[]): string[] {
-  const out: string[] = []
-  let total = 0
-  for (let i = history.length - 1; i >= 0 && out.length < MAX_INPUT_HISTORY; i--) {
-    const h = history[i]
-    if (h.length > MAX_SAVED_ENTRY_CHARS) continue
-    if (total + h.length > MAX_SAVED_HISTORY_CHARS) break
-    total += h.length
-    out.push(h)
-  }
-  return out.reverse()
+  const newestFirst = [...history].reverse()
+  return keepWithinBudget(newestFirst, (h) => h.length, MAX_SAVED_ENTRY_CHARS, MAX_SAVED_HISTORY_CHARS, MAX_INPUT_HISTORY).reverse()
 }

@@ -2,6 +2,7 @@
 // (input-history.ts): a draft can be up to a million characters, and a few of them filled the storage
 // quota, after which no draft (nor the history) could be saved. In memory nothing is dropped: a draft
 // too long to save stays until the window reloads, and the composer's text is never cut.
+import { keepWithinBudget } from './storage-budget'
 
 /** Written to localStorage: a longer draft stays in memory only. */
 export const MAX_SAVED_DRAFT_CHARS = 200_000
@@ -25,18 +26,11 @@ export function savedDrafts(drafts: Readonly<Record<string, unknown>>, openKey?:
     return typeof t === 'string' ? t : ''
   }
   const keys = Object.keys(drafts)
-    .filter((k) => text(k) !== '' && text(k).length <= MAX_SAVED_DRAFT_CHARS)
+    .filter((k) => text(k) !== '')
     .reverse()
   const open = openKey ? keys.indexOf(openKey) : -1
   if (open > 0) keys.unshift(...keys.splice(open, 1))
-  const kept = new Set<string>()
-  let total = 0
-  for (const k of keys) {
-    const len = text(k).length
-    if (total + len > MAX_SAVED_DRAFTS_CHARS) break
-    total += len
-    kept.add(k)
-  }
+  const kept = new Set(keepWithinBudget(keys, (k) => text(k).length, MAX_SAVED_DRAFT_CHARS, MAX_SAVED_DRAFTS_CHARS))
   const out: Record<string, string> = {}
   for (const k of Object.keys(drafts)) if (kept.has(k)) out[k] = text(k)
   return out
