@@ -155,6 +155,23 @@ function sessionNotFound(req: AgentRequest, details: unknown): CliError | undefi
 const isEmptyReply = (ev: AnyEvent) =>
   ev.event === 'agent' && ev.payload.stream === 'lifecycle' && (ev.payload.data as { phase?: unknown; emptyReply?: unknown }).phase === 'end' && (ev.payload.data as { emptyReply?: unknown }).emptyReply === true
 
+/**
+ * The run's events as both paths (gateway, --local) read them: what a run that cannot start yet waits for (on
+ * stderr; --json prints only the result, so no waiting line either), whether the model wrote nothing, the chat
+ * events to `onChat` and the rest to the activity lines.
+ */
+function readRunEvents(req: AgentRequest, io: CliIO, onChat: (ev: ChatEvent) => void, activity: RunActivity) {
+  const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
+  let empty = false
+  const events = new RunEvents((ev) => {
+    wait.onEvent(ev)
+    if (isEmptyReply(ev)) empty = true
+    if (ev.event === 'chat') onChat(ev.payload)
+    else activity.onEvent(ev)
+  })
+  return { wait, events, emptyReply: () => empty }
+}
+
 /** Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. */
 function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false): number {
   // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
@@ -223,15 +240,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     if (req.json) return
     if (ev.state === 'delta' || ev.state === 'final' || ev.state === 'aborted') printer.update(chatText(ev))
   }
-  // --json prints only the result: no waiting line either
-  const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
-  let emptyReply = false
-  const events = new RunEvents((ev) => {
-    wait.onEvent(ev)
-    if (isEmptyReply(ev)) emptyReply = true
-    if (ev.event === 'chat') onChat(ev.payload)
-    else activity.onEvent(ev)
-  })
+  const { wait, events, emptyReply } = readRunEvents(req, io, onChat, activity)
   const offEvents = conn.onRuntimeEvent((ev: AnyEvent) => events.push(ev))
   let interrupted = false
   let gaveUp = false
@@ -270,7 +279,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     })) as AgentFinal
     wait.close()
     activity.close()
-    const code = report(final, printer, io, req.json, emptyReply)
+    const code = report(final, printer, io, req.json, emptyReply())
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
     wait.close()
@@ -320,14 +329,7 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     sessionKey = ev.sessionKey
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
-  const wait = new RunWaitNotice(req.json ? () => {} : io.stderr)
-  let emptyReply = false
-  const events = new RunEvents((ev) => {
-    wait.onEvent(ev)
-    if (isEmptyReply(ev)) emptyReply = true
-    if (ev.event === 'chat') onChat(ev.payload)
-    else activity.onEvent(ev)
-  })
+  const { wait, events, emptyReply } = readRunEvents(req, io, onChat, activity)
   const off = host.subscribe((ev) => events.push(ev))
   let interrupted = false
   const offSignal = io.onSignal(() => {
@@ -343,7 +345,7 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     events.start(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
-    const code = report(final, printer, io, req.json, emptyReply)
+    const code = report(final, printer, io, req.json, emptyReply())
     return interrupted ? EXIT.interrupted : code
   } finally {
     wait.close()
