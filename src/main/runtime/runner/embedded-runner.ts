@@ -27,7 +27,7 @@ import type { EventBus } from '../events'
 import { runInLanes, GLOBAL_LANE, type CommandQueue } from '../lanes'
 import { LOCAL_DUMMY_KEY, type ModelRegistry } from '../models'
 import { buildRunPrompt } from '../prompt'
-import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
+import { acquireWriteLock, sessionHeader, Transcript, type SessionStore } from '../sessions'
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
@@ -45,7 +45,7 @@ import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
 import { loadImages, type SavedAttachment } from '../attachments'
-import { unsentTurnEntries, type UnsentTurn } from './unsent-turn'
+import { unsentEnding, unsentTurnEntries, type UnsentTurn } from './unsent-turn'
 
 /** APIs (besides the SSE-merged ones) whose pi implementation passes `options.fetch` to its client */
 const RECORDABLE_APIS = new Set(['openai-responses', 'openai-codex-responses', 'mistral-conversations'])
@@ -240,8 +240,7 @@ export class EmbeddedRunner {
       const reason = req.signal?.aborted ? req.signal.reason : undefined
       const queuedInSession = (this.bySession.get(req.sessionKey)?.size ?? 0) > 0
       if (!queuedInSession && (!aborted || (reason !== undefined && reason !== 'removed'))) {
-        const kept = await this.keepUnsentTurn(req, aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error: message }, { lockHeld: false })
-        if (!kept) this.messageNotKept(req)
+        await this.keepUnsentTurn(req, unsentEnding(aborted, reason, message), { lockHeld: false })
       }
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
       else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
@@ -338,14 +337,7 @@ export class EmbeddedRunner {
       const read = await transcript.readAll()
       await this.turns.turn() // history rebuild, prompt, agent: the next heavy step
       if (read.entries.length === 0) {
-        await transcript.ensureHeader({
-          type: 'session',
-          version: 1,
-          id: sessionId,
-          timestamp: new Date().toISOString(),
-          cwd: workspaceDir,
-          sessionKey: req.sessionKey,
-        })
+        await transcript.ensureHeader(sessionHeader(sessionId, workspaceDir, req.sessionKey))
       }
       const history = rebuildHistory(read.entries)
       compactionCount = history.compactionCount
@@ -798,12 +790,7 @@ export class EmbeddedRunner {
       if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
       else if (!userTurnWritten) {
         const stopReason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
-        const kept = await this.keepUnsentTurn(
-          req,
-          aborted ? { kind: 'aborted', reason: typeof stopReason === 'string' ? stopReason : 'abort' } : { kind: 'error', error: message },
-          { lockHeld: release !== undefined, resolved },
-        )
-        if (!kept) this.messageNotKept(req)
+        await this.keepUnsentTurn(req, unsentEnding(aborted, stopReason, message), { lockHeld: release !== undefined, resolved })
       }
       return await this.finish(req, {
         reason,
@@ -831,28 +818,23 @@ export class EmbeddedRunner {
 
   /**
    * Writes the message of a run that ended before pi sent it, closed by its stop or error (unsent-turn.ts), so an
-   * accepted message is never lost; before the lifecycle end, which settles its journal record. False when the
-   * write failed (logged): the caller leaves the journal record open instead (messageNotKept).
+   * accepted message is never lost; before the lifecycle end, which settles its journal record. When the write
+   * fails (logged), the journal record is left open instead (messageNotKept): the next start writes it.
    */
-  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<boolean> {
+  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<void> {
     try {
       const store = this.deps.store(req.agentId)
       const entry = store.get(req.sessionKey)
-      if (!entry) return true // deleted meanwhile: no transcript to keep it in (recovery would not find one either)
+      if (!entry) return // deleted meanwhile: no transcript to keep it in (recovery would not find one either)
       const transcript = new Transcript(store.transcriptPath(entry.sessionId), { fsync: this.deps.transcriptFsync })
       const release = opts.lockHeld ? undefined : await acquireWriteLock(transcript.file)
       try {
         const read = await transcript.readAll()
         if (read.entries.length === 0) {
           const config = this.deps.config()
-          await transcript.ensureHeader({
-            type: 'session',
-            version: 1,
-            id: entry.sessionId,
-            timestamp: new Date().toISOString(),
-            cwd: config.agents.find((a) => a.id === req.agentId)?.workspace ?? config.defaults.workspace,
-            sessionKey: req.sessionKey,
-          })
+          await transcript.ensureHeader(
+            sessionHeader(entry.sessionId, config.agents.find((a) => a.id === req.agentId)?.workspace ?? config.defaults.workspace, req.sessionKey),
+          )
         }
         const stamp = req.input?.provenance || req.input?.intent
           ? { ...(req.input.provenance ? { provenance: req.input.provenance } : {}), ...(req.input.intent ? { intent: req.input.intent } : {}) }
@@ -880,10 +862,9 @@ export class EmbeddedRunner {
       } finally {
         await release?.().catch(() => undefined)
       }
-      return true
     } catch (err) {
       console.warn(`[runner] could not keep the message of run ${req.runId} in its transcript (the next start writes it):`, err)
-      return false
+      this.messageNotKept(req)
     }
   }
 

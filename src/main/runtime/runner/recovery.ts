@@ -9,7 +9,7 @@
 // holding the reply as far as it had streamed (partial-reply.ts), so the window and chat.history show what
 // the user saw, and that the run did not finish, even when earlier messages of it (tool turns) were complete.
 import type { TranscriptEntry } from '../contracts'
-import { acquireWriteLock, Transcript, type SessionStore } from '../sessions'
+import { acquireWriteLock, sessionHeader, Transcript, type SessionStore } from '../sessions'
 import type { AcceptedRecord } from './accepted-journal'
 import { interruptedToolResult, tailOrphans } from './history'
 import { readPartialReply } from './partial-reply'
@@ -138,14 +138,7 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       }
       if (entries.length > 0 || runId) {
         if (restored.length > 0) {
-          await transcript.ensureHeader({
-            type: 'session',
-            version: 1,
-            id: entry.sessionId,
-            timestamp: new Date(now).toISOString(),
-            cwd: opts.workspaceDir ?? '',
-            sessionKey: key,
-          })
+          await transcript.ensureHeader(sessionHeader(entry.sessionId, opts.workspaceDir ?? '', key, now))
         }
         repairs.push({ type: 'run', id: crypto.randomUUID(), timestamp: now, runId: runId ?? 'unknown', phase: 'interrupted', status: 'interrupted' })
         await transcript.appendMany(repairs)

@@ -20,6 +20,11 @@ export interface UnsentTurn {
   ending: { kind: 'aborted'; reason: string } | { kind: 'error'; error: string }
 }
 
+/** How the run ended: a stop (`reason` is the abort's, when it gave one as text) or an error with its message. */
+export function unsentEnding(aborted: boolean, reason: unknown, error: string): UnsentTurn['ending'] {
+  return aborted ? { kind: 'aborted', reason: typeof reason === 'string' ? reason : 'abort' } : { kind: 'error', error }
+}
+
 const zeroUsage = () => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } })
 
 /** The two transcript entries of a turn whose run never sent it. */

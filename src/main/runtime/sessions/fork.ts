@@ -4,7 +4,7 @@
 // runs of the parent (a copied unfinished one would look like an interrupted run of the child).
 import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { TranscriptEntry } from '../contracts'
-import { Transcript } from './transcript'
+import { sessionHeader, Transcript } from './transcript'
 
 /**
  * The entries a fork starts with: the parent's messages and compactions, all of them or (`last-completed`)
@@ -37,7 +37,7 @@ export async function writeForkTranscript(
   entries: TranscriptEntry[],
 ): Promise<void> {
   const t = new Transcript(file)
-  const wrote = await t.ensureHeader({ type: 'session', version: 1, id: header.sessionId, timestamp: new Date().toISOString(), cwd: header.cwd, sessionKey: header.sessionKey })
+  const wrote = await t.ensureHeader(sessionHeader(header.sessionId, header.cwd, header.sessionKey))
   if (!wrote) throw new Error(`a transcript for session ${header.sessionId} already exists`)
   await t.appendMany(entries)
 }

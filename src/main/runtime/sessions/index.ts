@@ -2,7 +2,7 @@ export { SessionStore } from './session-store'
 export type { SessionStoreOptions } from './session-store'
 export type { SessionMutator } from './store-core'
 export { STORE_LOCK_STALE_MS, STORE_LOCK_TIMEOUT_MS, DEFAULT_DEFER_MS, flushAllStoresSync } from './store-core'
-export { Transcript, parseTranscript } from './transcript'
+export { Transcript, parseTranscript, sessionHeader } from './transcript'
 export type { TranscriptHeader, TranscriptOptions, TranscriptRead } from './transcript'
 export {
   acquireWriteLock,

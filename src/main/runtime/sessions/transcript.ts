@@ -11,6 +11,11 @@ export { parseTranscript, type TranscriptRead }
 
 export type TranscriptHeader = Extract<TranscriptEntry, { type: 'session' }>
 
+/** The first line of a new session's transcript (its id, the workspace it ran in, the key it belongs to). */
+export function sessionHeader(sessionId: string, cwd: string, sessionKey: string, at = Date.now()): TranscriptHeader {
+  return { type: 'session', version: 1, id: sessionId, timestamp: new Date(at).toISOString(), cwd, sessionKey }
+}
+
 export interface TranscriptOptions {
   /** fsync after every append (default false: a process crash cannot lose written data, only power loss) */
   fsync?: boolean
