@@ -347,11 +347,11 @@ describe('narrower params', () => {
     server.push({ hang: true })
     await v4.request('chat.send', { sessionKey: key, message: 'slow', idempotencyKey: 'qw-run' })
     await until(() => rt.runtime.core.runner.activeRun('qw-run') !== undefined)
-    const queued = (await v4.request('chat.send', { sessionKey: key, message: 'next', idempotencyKey: 'qw-next' })) as any
+    const queued = (await v4.request('chat.send', { sessionKey: key, message: 'next', idempotencyKey: 'qw-next', queueMode: 'followup' })) as any
     expect(queued).toMatchObject({ runId: 'qw-next', status: 'queued', queueItemId: expect.any(String) })
     expect(await v4.request('agent.wait', { runId: 'qw-next', timeoutMs: 20 })).toEqual({ runId: 'qw-next', status: 'pending', timeoutPhase: 'queue', providerStarted: false })
     expect(await v3.request('agent.wait', { runId: 'qw-next', timeoutMs: 20 })).toEqual({ runId: 'qw-next', status: 'timeout' })
-    expect(await v3.request('chat.send', { sessionKey: key, message: 'third', idempotencyKey: 'qw-third' })).toEqual({ runId: 'qw-third', status: 'started' })
+    expect(await v3.request('chat.send', { sessionKey: key, message: 'third', idempotencyKey: 'qw-third', queueMode: 'followup' })).toEqual({ runId: 'qw-third', status: 'started' })
     // the running one is not pending: its wait is a plain timeout
     expect(await v4.request('agent.wait', { runId: 'qw-run', timeoutMs: 20 })).toEqual({ runId: 'qw-run', status: 'timeout' })
     await v4.request('chat.send', { sessionKey: key, message: '/stop', idempotencyKey: 'qw-stop' })

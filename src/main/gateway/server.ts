@@ -43,6 +43,7 @@ import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayT
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
+import { hiddenFromDisplay } from './display-hidden'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
 
@@ -315,6 +316,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
    * Sends to every open connection in scope that passes `targeted`; `seq` only on true broadcasts.
    * Serializes once, and only when someone receives it.
    */
+  /** `payload` may be a function: it is then called only when some connection will receive the event */
   function deliver(event: EventName | PairingEventName, payload: unknown, opts: { targeted?: (c: GatewayConnection) => boolean } & SendOptions = {}) {
     const scope = eventScope(event)
     const frameSeq = opts.targeted ? undefined : ++seq
@@ -322,7 +324,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, scope)) continue
       if (opts.targeted && !opts.targeted(c)) continue
-      text ??= JSON.stringify(frameSeq === undefined ? { type: 'event', event, payload } : { type: 'event', event, payload, seq: frameSeq })
+      if (text === undefined) {
+        const p = typeof payload === 'function' ? (payload as () => unknown)() : payload
+        text = JSON.stringify(frameSeq === undefined ? { type: 'event', event, payload: p } : { type: 'event', event, payload: p, seq: frameSeq })
+      }
       c.sendText(text, { dropIfSlow: opts.dropIfSlow })
     }
   }
@@ -452,17 +457,22 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
    * frame seq). Per protocol, as each OpenClaw release does: v3 (April) — droppable when slow, then
    * `sessions.changed` {phase: "message"} to the sessions.subscribe subscribers; v4 (2026.9) — not droppable (v4
    * clients keep their transcript from these messages: a reader that fell behind is closed and resyncs with a
-   * chat.history cursor), and no such notice for a message it shows.
+   * chat.history cursor), only for a message OpenClaw's display projection shows (display-hidden.ts), and the
+   * notice only for one it hides, to the sessions.subscribe subscribers.
    */
   function deliverSessionMessage(ev: SessionMessageEvent) {
     if (closing) return
+    let hidden: boolean | undefined
+    const hiddenOnV4 = (c: GatewayConnection) => c.protocol >= 4 && (hidden ??= hiddenFromDisplay(ev.message))
     let message: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !(copiesTo(c) || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
+      if (hiddenOnV4(c)) continue
       message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
       c.sendText(message, { dropIfSlow: c.protocol < 4 })
     }
-    deliver('sessions.changed', messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && c.protocol < 4, dropIfSlow: true })
+    // built only when a connection receives it: most appends have no v3 or hidden-message receiver
+    deliver('sessions.changed', () => messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && (c.protocol < 4 || hiddenOnV4(c)), dropIfSlow: true })
   }
   const unsubscribeMessages = host.onSessionMessage?.(deliverSessionMessage)
 

@@ -104,4 +104,44 @@ describe('session.message over the gateway', () => {
     await both.close()
     await v4.close()
   })
+
+  it('v4: a message OpenClaw\'s display projection hides (a NO_REPLY reply) is no session.message, only a list subscriber\'s sessions.changed; v3 gets it as before', async () => {
+    const v3 = await connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, minProtocol: 3, maxProtocol: 3 })
+    const list = await connect()
+    const keyOnly = await connect()
+    const key = 'agent:main:msg-hidden'
+    const got = { v3: [] as EventFrameIn[], list: [] as EventFrameIn[], keyOnly: [] as EventFrameIn[] }
+    v3.onEvent((e) => (e.payload as any)?.sessionKey === key && got.v3.push(e))
+    list.onEvent((e) => (e.payload as any)?.sessionKey === key && got.list.push(e))
+    keyOnly.onEvent((e) => (e.payload as any)?.sessionKey === key && got.keyOnly.push(e))
+    await list.request('sessions.create', { key })
+    await v3.request('sessions.subscribe', {})
+    await list.request('sessions.subscribe', {})
+    await keyOnly.request('sessions.messages.subscribe', { key })
+
+    // a tool turn (its call and result are shown), then the silent reply (hidden)
+    env.server.push({ toolCalls: [{ name: 'message', args: { text: 'sent elsewhere' } }] }, { text: 'NO_REPLY' })
+    await list.request('chat.send', { sessionKey: key, message: 'hello hidden', idempotencyKey: 'mh-1' })
+    await list.request('agent.wait', { runId: 'mh-1', timeoutMs: 10_000 })
+    const notices = (events: EventFrameIn[]) => events.filter((e) => e.event === 'sessions.changed' && (e.payload as any).phase === 'message').map((e) => e.payload as any)
+    const seqs = (events: EventFrameIn[]) => events.filter((e) => e.event === 'session.message').map((e) => [(e.payload as any).message.role, (e.payload as any).messageSeq])
+    await until(() => notices(got.v3).length >= 4 && notices(got.list).length >= 1 && seqs(got.keyOnly).length >= 3)
+    await new Promise((r) => setTimeout(r, 100))
+
+    const shown = [['user', 1], ['assistant', 2], ['toolResult', 3]]
+    expect(seqs(got.list)).toEqual(shown)
+    expect(seqs(got.keyOnly)).toEqual(shown)
+    // the hidden reply: a notice naming it, to the list subscriber only
+    const [notice] = notices(got.list)
+    expect(notices(got.list)).toHaveLength(1)
+    expect(notice).toMatchObject({ phase: 'message', messageSeq: 4, session: { key } })
+    expect(typeof notice.messageId).toBe('string')
+    expect(notices(got.keyOnly)).toEqual([])
+    // v3 (April): every message and a notice after each, the hidden one included
+    expect(seqs(got.v3)).toEqual([...shown, ['assistant', 4]])
+    expect(notices(got.v3).map((p) => p.messageSeq)).toEqual([1, 2, 3, 4])
+    await v3.close()
+    await list.close()
+    await keyOnly.close()
+  })
 })

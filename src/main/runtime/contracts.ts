@@ -87,6 +87,10 @@ export interface LoopdeskConfig {
   messages?: {
     queue?: {
       mode?: 'steer' | 'followup' | 'collect' | 'interrupt'
+      /** per channel, OpenClaw's; Loopdesk reads `webchat` (config/defaults.ts MESSAGE_CHANNEL) */
+      byChannel?: Record<string, 'steer' | 'followup' | 'collect' | 'interrupt'>
+      debounceMsByChannel?: Record<string, number>
+      /** April's global key (OpenClaw 2026.9 has only debounceMsByChannel); read after the channel's entry */
       debounceMs?: number
       cap?: number
       drop?: 'old' | 'new' | 'summarize'

@@ -34,7 +34,7 @@ describe('resolveConfig', () => {
         bootstrapMaxChars: 20000,
         maxConcurrent: 4,
       },
-      queue: { mode: 'collect', debounceMs: 500, cap: 20, drop: 'summarize' },
+      queue: { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' },
       exec: {
         allowlist: [],
         approvalTimeoutMs: 120000,
@@ -46,6 +46,15 @@ describe('resolveConfig', () => {
       gateway: { port: 18789, bind: 'loopback', allowedOrigins: [] },
       session: { archiveRetentionDays: 30 },
     })
+  })
+
+  it('reads the queue as OpenClaw does: the webchat channel\'s entry, then the global one; April\'s debounceMs still works', () => {
+    const q = (queue: NonNullable<NonNullable<Parameters<typeof resolveConfig>[0]['messages']>['queue']>) => resolveConfig({ messages: { queue } }, '/state').queue
+    expect(q({ mode: 'collect', byChannel: { webchat: 'followup', discord: 'interrupt' } }).mode).toBe('followup')
+    expect(q({ mode: 'collect', byChannel: { discord: 'interrupt' } }).mode).toBe('collect')
+    expect(q({ debounceMsByChannel: { webchat: 0 }, debounceMs: 900 }).debounceMs).toBe(0)
+    expect(q({ debounceMsByChannel: { discord: 50 }, debounceMs: 900 }).debounceMs).toBe(900)
+    expect(q({ debounceMsByChannel: { webchat: 1200 } }).debounceMs).toBe(1200)
   })
 
   it('collects the configured providers\' key variables as exec secrets and keeps the passthrough list', () => {

@@ -15,7 +15,9 @@ export const CONFIG_DEFAULTS = {
   blockStreamingBreak: 'text_end',
   bootstrapMaxChars: 20_000,
   maxConcurrent: 4,
-  queue: { mode: 'collect', debounceMs: 500, cap: 20, drop: 'summarize' },
+  // OpenClaw 2026.9's built-in queue defaults (resolveQueueSettingsCore, src/auto-reply/reply/queue/settings.ts):
+  // a message arriving while a run is active steers it; April's were collect / 1000 ms
+  queue: { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' },
   exec: { approvalTimeoutMs: 120_000, timeoutSeconds: 120, maxOutputChars: 100_000 },
   webFetch: { maxBytes: 2_000_000, timeoutMs: 30_000 },
   gateway: { port: 18789, bind: 'loopback' },
@@ -24,6 +26,12 @@ export const CONFIG_DEFAULTS = {
 } as const
 
 /** Paths in the config may use `~`; relative ones are relative to the state dir. */
+/**
+ * The channel Loopdesk's messages arrive on, as OpenClaw names the one its chat.send dispatches through
+ * (INTERNAL_MESSAGE_CHANNEL): `messages.queue.byChannel.webchat` / `debounceMsByChannel.webchat` apply to them.
+ */
+export const MESSAGE_CHANNEL = 'webchat'
+
 export const resolveUserPath = (p: string, stateDir: string): string => path.resolve(stateDir, expandHome(p))
 
 export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS.ProcessEnv = {}): ResolvedConfig {
@@ -74,8 +82,10 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
       maxConcurrent: d.maxConcurrent ?? D.maxConcurrent,
     },
     queue: {
-      mode: q.mode ?? D.queue.mode,
-      debounceMs: q.debounceMs ?? D.queue.debounceMs,
+      // OpenClaw's order: the channel's entry, then the global one
+      mode: q.byChannel?.[MESSAGE_CHANNEL] ?? q.mode ?? D.queue.mode,
+      // v4 has only the per-channel key; `debounceMs` (April's global one) is still read after it
+      debounceMs: q.debounceMsByChannel?.[MESSAGE_CHANNEL] ?? q.debounceMs ?? D.queue.debounceMs,
       cap: q.cap ?? D.queue.cap,
       drop: q.drop ?? D.queue.drop,
     },

@@ -10,6 +10,8 @@ const Literals = <const L extends readonly string[]>(values: L) => Type.Union(va
 const Int = (min: number, max?: number) => Type.Integer(max === undefined ? { minimum: min } : { minimum: min, maximum: max })
 const NonEmpty = (opts: Record<string, unknown> = {}) => Type.String({ minLength: 1, ...opts })
 
+const QueueMode = Literals(['steer', 'followup', 'collect', 'interrupt'] as const)
+
 export const AGENT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$'
 export const MODEL_REF_PATTERN = '^[^/\\s]+/\\S+$'
 const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
@@ -91,7 +93,12 @@ export const LoopdeskConfigSchema = Closed({
     Closed({
       queue: Opt(
         Closed({
-          mode: Opt(Literals(['steer', 'followup', 'collect', 'interrupt'] as const)),
+          mode: Opt(QueueMode),
+          // OpenClaw's per-channel entries (any channel name; Loopdesk's messages are `webchat`'s)
+          byChannel: Opt(Type.Record(Type.String(), QueueMode)),
+          debounceMsByChannel: Opt(Type.Record(Type.String(), Int(0))),
+          // April's global quiet window; OpenClaw 2026.9 refuses it (use debounceMsByChannel.webchat), Loopdesk
+          // still reads it
           debounceMs: Opt(Int(0)),
           cap: Opt(Int(1)),
           drop: Opt(Literals(['old', 'new', 'summarize'] as const)),

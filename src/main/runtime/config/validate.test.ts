@@ -32,7 +32,7 @@ const full = {
     list: [{ id: 'main', default: true }, { id: 'ops', workspace: '/tmp/ops', model: 'anthropic/claude' }],
   },
   gateway: { port: 0, bind: 'lan', auth: { token: 't' }, allowedOrigins: ['http://localhost:5173'] },
-  messages: { queue: { mode: 'steer', debounceMs: 0, cap: 5, drop: 'old' } },
+  messages: { queue: { mode: 'steer', byChannel: { webchat: 'collect', discord: 'followup' }, debounceMsByChannel: { webchat: 1000 }, debounceMs: 0, cap: 5, drop: 'old' } },
   tools: {
     exec: { allowlist: ['git status*'], approvalTimeoutMs: 0, timeoutSeconds: 5, maxOutputChars: 10, envPassthrough: ['GITHUB_TOKEN', 'NPM_*', '*'] },
     webFetch: { maxBytes: 1, timeoutMs: 1, allowLoopback: true, allowPrivateNetwork: false },
@@ -93,6 +93,11 @@ describe('validateConfig', () => {
       ]),
     )
     expect(issues).toHaveLength(16)
+  })
+
+  it('checks OpenClaw\'s per-channel queue entries', () => {
+    expect(validateConfig({ messages: { queue: { byChannel: { webchat: 'later' } } } }).map((i) => i.path)).toEqual(['messages.queue.byChannel.webchat'])
+    expect(validateConfig({ messages: { queue: { debounceMsByChannel: { webchat: -1 } } } }).map((i) => i.path)).toEqual(['messages.queue.debounceMsByChannel.webchat'])
   })
 
   it('reports unknown keys, with a hint for near misses', () => {

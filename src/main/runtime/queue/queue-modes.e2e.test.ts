@@ -170,6 +170,16 @@ describe('queue modes (chat.send)', () => {
     expect(ended('s2')).toBe(false)
   })
 
+  it('default (no messages.queue): a message arriving during a run steers it, as OpenClaw 2026.9 does', async () => {
+    await start(undefined)
+    server.script([{ toolCalls: [{ name: 'ls', args: { path: '.' } }], delayMs: 150, chunks: 2 }, { text: 'done' }])
+    await t.call('chat.send', { sessionKey: K, message: 'list files', idempotencyKey: 'd1' })
+    await until(() => server.requests.length === 1)
+    expect(await t.call('chat.send', { sessionKey: K, message: 'and count them', idempotencyKey: 'd2' })).toMatchObject({ status: 'steered', runId: 'd1' })
+    await until(() => ended('d1'))
+    expect(userTexts(server.requests[1])).toEqual(['list files', 'and count them'])
+  })
+
   it('interrupt: aborts the active run, then runs the new message', async () => {
     await start({ mode: 'followup', debounceMs: 0 })
     server.script([{ hang: true }, (req) => ({ text: `reply to: ${lastUser(req)}` })])
