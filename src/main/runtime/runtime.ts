@@ -194,6 +194,7 @@ class RuntimeImpl implements Runtime {
       transcriptFsync: opts.transcriptFsync,
       // its record stays open past the lifecycle end: the next start's recovery writes the message
       messageNotKept: (run) => this.journals.get(run.agentId)?.keepOpen(run.runId),
+      messageKept: (run) => this.journals.get(run.agentId)?.kept(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
         const session = this.rowFor(sessionKey)
@@ -489,8 +490,9 @@ class RuntimeImpl implements Runtime {
     const pending = () => [...this.core.tracked.values()].map((t) => t.done.catch(() => undefined))
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, drainMs))])
     for (const t of this.core.tracked.values()) t.controller.abort('shutdown')
-    // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal
-    await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
+    // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal. Stopped
+    // messages written in their place in a session lane are written then, before the journals close.
+    await Promise.race([Promise.all(pending()).then(() => this.core.runner.laterKeeps()), new Promise((r) => setTimeout(r, 5_000))])
     // deferred (group-committed) session updates go to disk before we report being down
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
     await this.core.eventLog.close()
