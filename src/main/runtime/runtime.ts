@@ -193,7 +193,14 @@ class RuntimeImpl implements Runtime {
       setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
       transcriptFsync: opts.transcriptFsync,
       // its record stays open past the lifecycle end: the next start's recovery writes the message
-      messageNotKept: (run) => this.journals.get(run.agentId)?.keepOpen(run.runId),
+      // a collect batch's run carries the messages folded into it, each with its own record: they stay open too
+      // (recovery writes each message, as it was accepted)
+      messageNotKept: (run) => {
+        const journal = this.journals.get(run.agentId)
+        if (!journal) return
+        journal.keepOpen(run.runId)
+        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId)
+      },
       messageKept: (run) => this.journals.get(run.agentId)?.kept(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
