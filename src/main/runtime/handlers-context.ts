@@ -78,6 +78,8 @@ export interface TrackedRun {
   /** resolves with the runner's outcome */
   done: Promise<RunOutcome>
   source: 'agent' | 'chat'
+  /** a message collected into another run's batch (queue modes): that run's id, which carries its text */
+  foldedInto?: string
 }
 
 export interface RuntimeCore {

@@ -82,10 +82,14 @@ export function checkMayAbort(core: RuntimeCore, sessionKey: string, runId: stri
   if (core.tracked.has(runId) || core.queueModes?.itemFor?.(sessionKey, runId)) throw invalid('unauthorized')
 }
 
-/** Waits until no tracked run of the session is left (they hold the transcript lock until they end). */
+/**
+ * Waits until no tracked run of the session is left (they hold the transcript lock until they end), and the
+ * messages of runs stopped while they waited are written (in their place in the session lane, after those runs).
+ */
 export async function settleSessionRuns(core: RuntimeCore, sessionKey: string): Promise<void> {
   const pending = [...core.tracked.values()].filter((t) => t.sessionKey === sessionKey).map((t) => t.done.catch(() => undefined))
   await Promise.all(pending)
+  await core.runner.laterKeeps(sessionKey)
 }
 
 /**
@@ -479,7 +483,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       }
       checkMayAbort(core, key, p.runId, ctx.mayAbort)
       if (p.runId && !core.tracked.has(p.runId) && removeQueuedRun(core, key, p.runId)) return { ok: true, abortedRunId: p.runId, status: 'aborted' }
-      const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued, mayAbort: ctx.mayAbort })
+      // a runId names its run wherever it is, waiting in the session lane too (as chat.abort's does)
+      const aborted = abortSessionRuns(core, key, { runId: p.runId, includeQueued: p.clearQueued || p.runId !== undefined, mayAbort: ctx.mayAbort })
       let clearedQueued: number | undefined
       // the queue holds other callers' turns too: only a caller who may stop every run clears it
       if (p.clearQueued && !ctx.mayAbort) {

@@ -193,7 +193,15 @@ class RuntimeImpl implements Runtime {
       setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
       transcriptFsync: opts.transcriptFsync,
       // its record stays open past the lifecycle end: the next start's recovery writes the message
-      messageNotKept: (run) => this.journals.get(run.agentId)?.keepOpen(run.runId),
+      // a collect batch's run carries the messages folded into it, each with its own record: they stay open too
+      // (recovery writes each message, as it was accepted)
+      messageNotKept: (run) => {
+        const journal = this.journals.get(run.agentId)
+        if (!journal) return
+        journal.keepOpen(run.runId)
+        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId)
+      },
+      messageKept: (run) => this.journals.get(run.agentId)?.kept(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {
         if (this.messageListeners.size === 0) return
         const session = this.rowFor(sessionKey)
@@ -489,8 +497,9 @@ class RuntimeImpl implements Runtime {
     const pending = () => [...this.core.tracked.values()].map((t) => t.done.catch(() => undefined))
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, drainMs))])
     for (const t of this.core.tracked.values()) t.controller.abort('shutdown')
-    // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal
-    await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, 5_000))])
+    // aborted runs end quickly (tools are killed); don't hang forever on a tool that ignores its signal. Stopped
+    // messages written in their place in a session lane are written then, before the journals close.
+    await Promise.race([Promise.all(pending()).then(() => this.core.runner.laterKeeps()), new Promise((r) => setTimeout(r, 5_000))])
     // deferred (group-committed) session updates go to disk before we report being down
     await Promise.all([...this.stores.values()].map((s) => s.flush().catch(() => undefined)))
     await this.core.eventLog.close()

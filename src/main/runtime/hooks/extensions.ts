@@ -126,7 +126,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
         core.recordFinal(agentFinalOf(runId, o))
         return o
       })
-      const t: TrackedRun = { runId, sessionKey: batch.sessionKey, agentId: batch.agentId, controller: batch.controller, done, source: 'chat' }
+      const t: TrackedRun = { runId, sessionKey: batch.sessionKey, agentId: batch.agentId, controller: batch.controller, done, source: 'chat', foldedInto: batch.runId }
       core.tracked.set(runId, t)
       const untrack = () => {
         if (core.tracked.get(runId) === t) core.tracked.delete(runId)

@@ -172,6 +172,27 @@ describe('CommandQueue', () => {
     expect(ran).not.toHaveBeenCalled()
   })
 
+  it('inPlaceOfAborted: an abort answers at once, and the kept place runs after the task ahead and before the one behind', async () => {
+    const q = new CommandQueue()
+    const g = gate()
+    const order: string[] = []
+    const first = q.enqueue('l', () => g.promise.then(() => void order.push('first')))
+    const ac = new AbortController()
+    const second = q.enqueue('l', async () => void order.push('second'), { signal: ac.signal, inPlaceOfAborted: () => void order.push('in place') })
+    const third = q.enqueue('l', async () => void order.push('third'))
+    ac.abort()
+    await expect(second).rejects.toMatchObject({ name: 'AbortError' })
+    // the place stays, and a clear leaves it: its caller was answered already
+    expect(q.clearLane('l', 'x')).toBe(1)
+    await expect(third).rejects.toBeInstanceOf(LaneClearedError)
+    const fourth = q.enqueue('l', async () => void order.push('fourth'))
+    expect(order).toEqual([])
+    g.open()
+    await first
+    await fourth
+    expect(order).toEqual(['first', 'in place', 'fourth'])
+  })
+
   it('handles many queued tasks in order (array compaction)', async () => {
     const q = new CommandQueue()
     const out: number[] = []

@@ -9,6 +9,12 @@ export interface EnqueueOptions {
   onWait?: (waitedMs: number, queuedAhead: number) => void
   /** aborting while queued removes the task and rejects with an AbortError */
   signal?: AbortSignal
+  /**
+   * With `signal`: aborting while queued still rejects at once, but the place is kept and this runs there
+   * instead of the task when the lane reaches it — after the tasks ahead, before the ones behind (a stopped
+   * run's message is written after the reply that was running, not inside it)
+   */
+  inPlaceOfAborted?: () => unknown
 }
 
 export interface LaneWaitExceeded {
@@ -44,6 +50,8 @@ interface Entry {
   queuedAhead: number
   opts?: EnqueueOptions
   onAbort?: () => void
+  /** aborted, its place kept for `inPlaceOfAborted` */
+  kept?: boolean
 }
 
 interface Lane {
@@ -82,8 +90,17 @@ export class CommandQueue {
         entry.onAbort = () => {
           const idx = l.queue.indexOf(entry, l.head)
           if (idx < 0) return // already started: aborting the task itself is the task's business
-          l.queue.splice(idx, 1)
           reject(abortError(signal))
+          const inPlace = opts?.inPlaceOfAborted
+          if (inPlace) {
+            // the caller has its answer; the place runs `inPlace`, whose outcome no one waits on
+            entry.task = async () => inPlace()
+            entry.resolve = entry.reject = () => undefined
+            entry.opts = { warnAfterMs: opts.warnAfterMs }
+            entry.kept = true
+            return
+          }
+          l.queue.splice(idx, 1)
           this.dropIfIdle(lane, l)
         }
         signal.addEventListener('abort', entry.onAbort, { once: true })
@@ -120,12 +137,16 @@ export class CommandQueue {
     return this.lanes.get(lane)?.active ?? 0
   }
 
-  /** Rejects every queued task of the lane with LaneClearedError; running tasks are untouched. */
+  /**
+   * Rejects every queued task of the lane with LaneClearedError; running tasks are untouched, and so are the
+   * places aborted tasks kept (`inPlaceOfAborted`: already answered, they still run).
+   */
   clearLane(lane: string, reason: string): number {
     const l = this.lanes.get(lane)
     if (!l) return 0
-    const dropped = l.queue.slice(l.head)
-    l.queue = []
+    const waiting = l.queue.slice(l.head)
+    const dropped = waiting.filter((e) => !e.kept)
+    l.queue = waiting.filter((e) => e.kept)
     l.head = 0
     for (const e of dropped) {
       detach(e)

@@ -33,6 +33,11 @@ export interface RunInLanesOptions {
   warnAfterMs?: number
   /** aborting while queued (in either lane) rejects with AbortError and frees the place */
   signal?: AbortSignal
+  /**
+   * Aborted while it waited in the session lane: the place there is kept and this runs in it (after the
+   * session's earlier run, before its later ones; `CommandQueue` `inPlaceOfAborted`). The rejection is still at once.
+   */
+  inPlaceOfAborted?: () => unknown
 }
 
 export function runInLanes<T>(
@@ -82,6 +87,7 @@ export function runInLanes<T>(
     {
       warnAfterMs: opts.warnAfterMs,
       signal: opts.signal,
+      inPlaceOfAborted: opts.inPlaceOfAborted,
       onWait: (ms, ahead) => {
         wait.sessionWaitMs = ms
         wait.sessionQueuedAhead = ahead

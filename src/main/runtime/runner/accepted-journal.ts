@@ -15,6 +15,8 @@
 // A run that ended before its message reached the transcript, and whose own write of it failed too (a full
 // disk, a lock timeout: runner/unsent-turn.ts), leaves its record open (`keepOpen`): neither its lifecycle end
 // nor its session going idle settles it, so the next start's recovery puts the message into its transcript.
+// A run stopped while it waited behind its session's earlier run is held open the same way until its message is
+// written in its place in the session lane, after that run's reply (`kept` then settles it).
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -103,6 +105,11 @@ export class AcceptedJournal {
    */
   keepOpen(runId: string): void {
     if (this.open.has(runId)) this.unwritten.add(runId)
+  }
+
+  /** A record held open by keepOpen was written into its transcript after all (in its place in the session lane): settle it. */
+  kept(runId: string): void {
+    if (this.unwritten.delete(runId)) this.end(runId)
   }
 
   /** The user paused these messages (held in their queue) / let them go again. Best effort, like settling. */

@@ -143,10 +143,13 @@ export interface RunnerDeps {
   /** a message entry was appended to the session's transcript (messageSeq: its 1-based position) */
   onTranscriptMessage?(sessionKey: string, entry: Extract<TranscriptEntry, { type: 'message' }>, messageSeq: number): void
   /**
-   * The run ends (before its lifecycle end) without its message in the transcript: writing it failed. Its
-   * accepted-message record must stay open for the next start's recovery.
+   * The run ends (before its lifecycle end) without its message in the transcript: writing it failed, or it
+   * waits for its place in the session lane (stopped while it waited there). Its accepted-message record must
+   * stay open: for the next start's recovery, unless `messageKept` follows.
    */
   messageNotKept?(run: { runId: string; agentId: string; sessionKey: string }): void
+  /** A message held open by messageNotKept was written after all (in its place in the session lane): settle it. */
+  messageKept?(run: { runId: string; agentId: string; sessionKey: string }): void
 }
 
 interface LiveRun extends ActiveRunHandle {
@@ -194,6 +197,8 @@ function abortError(reason: unknown): Error {
 export class EmbeddedRunner {
   private readonly live = new Map<string, LiveRun>()
   private readonly bySession = new Map<string, Set<string>>()
+  /** per session: writes of stopped runs' messages waiting for their place in the session lane */
+  private readonly pendingKeeps = new Map<string, Set<Promise<void>>>()
   /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
   private readonly turns = new TurnPacer()
   /** model response reads wait for a turn while other heavy steps are queued (see sse-merge-fetch.ts) */
@@ -220,6 +225,11 @@ export class EmbeddedRunner {
    */
   async run(req: RunRequest): Promise<RunOutcome> {
     const lane = req.lane ?? GLOBAL_LANE
+    // which lane the run last waited in: a stop while it waits in its session's lane keeps its place there
+    let waitingIn: 'session' | 'global' | undefined
+    // what that kept place does, decided once the stop has been handled below
+    let placeDecided!: (write: (() => Promise<void>) | undefined) => void
+    const place = new Promise<(() => Promise<void>) | undefined>((resolve) => (placeDecided = resolve))
     try {
       // A free lane starts its task synchronously, i.e. inside the accepting call (`agent` / `chat.send`):
       // the run's setup (transcript, prompt, …) starts on the next macrotask instead, so the ack leaves first.
@@ -227,26 +237,60 @@ export class EmbeddedRunner {
         signal: req.signal,
         // the run waits for its session's earlier run or a global slot: say so (lifecycle start ends it), with
         // its message, which the transcript gets only at the start (a window reloaded meanwhile draws it)
-        onQueued: (q) => this.emit(req, 'lane', { phase: 'waiting', ...q, message: req.message } satisfies LaneWaitData),
+        onQueued: (q) => {
+          waitingIn = q.lane
+          this.emit(req, 'lane', { phase: 'waiting', ...q, message: req.message } satisfies LaneWaitData)
+        },
+        inPlaceOfAborted: () => place.then((write) => write?.()),
       })
     } catch (err) {
       // Only lane failures reach here (aborted or cleared while queued): the run never started.
       const aborted = req.signal?.aborted === true || (err as Error)?.name === 'AbortError' || (err as Error)?.name === 'LaneClearedError'
       const endedAt = Date.now()
       const message = aborted ? 'run cancelled before it started' : `run failed to start: ${(err as Error)?.message ?? String(err)}`
-      // a message taken out of its queue (removed, the lane cleared, stopped while it waited behind a run of its
-      // own session) is not kept; one stopped while it waited for a free global lane is, like one stopped after it
-      // started
+      // a message taken out of its queue (removed, the lane cleared) is not kept; one stopped while it waited is,
+      // like one stopped after it started
       const reason = req.signal?.aborted ? req.signal.reason : undefined
-      const queuedInSession = (this.bySession.get(req.sessionKey)?.size ?? 0) > 0
-      if (!queuedInSession && (!aborted || (reason !== undefined && reason !== 'removed'))) {
-        await this.keepUnsentTurn(req, unsentEnding(aborted, reason, message), { lockHeld: false })
+      const keep = !aborted || (reason !== undefined && reason !== 'removed')
+      const ending = unsentEnding(aborted, reason, message)
+      if (keep && aborted && waitingIn === 'session') {
+        // it waited behind its session's earlier run, which still writes its reply: the message is written in
+        // the place it kept in the lane, after that reply (never inside it); its record stays open until then
+        this.messageNotKept(req)
+        let written!: () => void
+        this.noteLaterKeep(req.sessionKey, new Promise<void>((resolve) => (written = resolve)))
+        placeDecided(async () => {
+          try {
+            if (await this.keepUnsentTurn(req, ending, { lockHeld: false })) this.messageKept(req)
+          } finally {
+            written()
+          }
+        })
+      } else {
+        placeDecided(undefined)
+        if (keep) await this.keepUnsentTurn(req, ending, { lockHeld: false })
       }
       if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
       else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
       this.deps.bus.clearRun(req.runId)
       return this.outcome(req, aborted ? 'aborted' : 'error', [], { acceptedAt: req.acceptedAt, endedAt }, emptyUsage(), undefined, message)
     }
+  }
+
+  /** Messages of stopped runs still waiting for their place in the session lane to be written (all sessions without a key). */
+  laterKeeps(sessionKey?: string): Promise<void> {
+    const waits = sessionKey === undefined ? [...this.pendingKeeps.values()].flatMap((s) => [...s]) : [...(this.pendingKeeps.get(sessionKey) ?? [])]
+    return Promise.all(waits).then(() => undefined)
+  }
+
+  private noteLaterKeep(sessionKey: string, written: Promise<void>): void {
+    let set = this.pendingKeeps.get(sessionKey)
+    if (!set) this.pendingKeeps.set(sessionKey, (set = new Set()))
+    set.add(written)
+    void written.finally(() => {
+      set.delete(written)
+      if (set.size === 0 && this.pendingKeeps.get(sessionKey) === set) this.pendingKeeps.delete(sessionKey)
+    })
   }
 
   private emit(req: Pick<RunRequest, 'runId' | 'sessionKey'>, stream: AgentStream, data: Record<string, unknown>): void {
@@ -821,11 +865,11 @@ export class EmbeddedRunner {
    * accepted message is never lost; before the lifecycle end, which settles its journal record. When the write
    * fails (logged), the journal record is left open instead (messageNotKept): the next start writes it.
    */
-  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<void> {
+  private async keepUnsentTurn(req: RunRequest, ending: UnsentTurn['ending'], opts: { lockHeld: boolean; resolved?: ResolvedModel }): Promise<boolean> {
     try {
       const store = this.deps.store(req.agentId)
       const entry = store.get(req.sessionKey)
-      if (!entry) return // deleted meanwhile: no transcript to keep it in (recovery would not find one either)
+      if (!entry) return true // deleted meanwhile: no transcript to keep it in (recovery would not find one either)
       const transcript = new Transcript(store.transcriptPath(entry.sessionId), { fsync: this.deps.transcriptFsync })
       const release = opts.lockHeld ? undefined : await acquireWriteLock(transcript.file)
       try {
@@ -862,9 +906,11 @@ export class EmbeddedRunner {
       } finally {
         await release?.().catch(() => undefined)
       }
+      return true
     } catch (err) {
       console.warn(`[runner] could not keep the message of run ${req.runId} in its transcript (the next start writes it):`, err)
       this.messageNotKept(req)
+      return false
     }
   }
 
@@ -873,6 +919,14 @@ export class EmbeddedRunner {
       this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey })
     } catch (err) {
       console.warn('[runner] unkept message listener failed:', err)
+    }
+  }
+
+  private messageKept(req: RunRequest): void {
+    try {
+      this.deps.messageKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey })
+    } catch (err) {
+      console.warn('[runner] kept message listener failed:', err)
     }
   }
 

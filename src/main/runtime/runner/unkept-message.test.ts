@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
+import { until } from '../../../../test/fixtures/until'
 import { Transcript } from '../sessions'
 
 let server: ModelServer
@@ -126,6 +127,47 @@ it("the run's own write of the message refused (disk full) leaves it for the nex
 
     t = await startTestRuntime(server, { stateDir })
     expect(await userTexts(t, key)).toEqual(['first', 'written on a full disk'])
+  } finally {
+    await t.close()
+  }
+})
+
+it("a collect batch's failed write keeps every folded message open: the next start writes each once", async () => {
+  const stateDir = tempDir('ld-unkept-')
+  const key = 'agent:main:unkept-collect'
+  let t = await startTestRuntime(server, { stateDir })
+  try {
+    server.script([{ text: 'a b c d e f', chunks: 6, delayMs: 150 }, { text: 'batch answer' }])
+    await t.call('chat.send', { sessionKey: key, message: 'first', idempotencyKey: 'c1' })
+    await until(() => server.inFlight() === 1, 5000)
+    // the first run's user turn is written: from here on every user turn fails on a full disk
+    const append = Transcript.prototype.append
+    const spy = vi.spyOn(Transcript.prototype, 'append').mockImplementation(function (this: Transcript, entry) {
+      if (entry.type === 'message' && entry.message.role === 'user') {
+        return Promise.reject(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }))
+      }
+      return append.call(this, entry)
+    })
+    try {
+      for (const [id, text] of [['c2', 'collected one'], ['c3', 'collected two'], ['c4', 'collected three']]) {
+        expect(await t.call('chat.send', { sessionKey: key, message: text, idempotencyKey: id, queueMode: 'collect' })).toMatchObject({ status: 'queued' })
+      }
+      expect((await t.call('agent.wait', { runId: 'c1', timeoutMs: 10_000 })).status).toBe('ok')
+      // one batch run carries the three; its write of the batch's turn fails
+      for (const id of ['c2', 'c3', 'c4']) expect((await t.call('agent.wait', { runId: id, timeoutMs: 10_000 })).status).toBe('error')
+      await until(() => [...t.runtime.core.tracked.keys()].length === 0, 5000)
+    } finally {
+      spy.mockRestore()
+    }
+    expect([...t.runtime.core.accepted('main').pending()].map((r) => r.runId).sort()).toEqual(['c2', 'c3', 'c4'])
+    expect(await userTexts(t, key)).toEqual(['first'])
+    await t.close()
+
+    t = await startTestRuntime(server, { stateDir })
+    expect(await userTexts(t, key)).toEqual(['first', 'collected one', 'collected two', 'collected three'])
+    await t.close()
+    t = await startTestRuntime(server, { stateDir })
+    expect(await userTexts(t, key)).toEqual(['first', 'collected one', 'collected two', 'collected three'])
   } finally {
     await t.close()
   }

@@ -4,7 +4,6 @@
 import { expect, it } from 'vitest'
 import { useTestRuntime } from '../../../../test/fixtures/use-test-runtime'
 import { until } from '../../../../test/fixtures/until'
-import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
 
 const env = useTestRuntime()
 
@@ -71,23 +70,3 @@ it('a setup error (no API key) keeps the message, closed by the error', async ()
   expect(sent).toContain('again')
 })
 
-it('a message stopped while it waited behind a run of its own session leaves the queue, not kept (no queue modes)', async () => {
-  const t = await startTestRuntime(env.server, { runtime: { extensions: false } })
-  try {
-    const key = 'agent:main:lane-queued'
-    env.server.script([{ hang: true }])
-    await t.call('chat.send', { sessionKey: key, message: 'first', idempotencyKey: 'lq1' })
-    await until(() => env.server.inFlight() === 1, 5000)
-    expect(await t.call('chat.send', { sessionKey: key, message: 'second', idempotencyKey: 'lq2' })).toMatchObject({ status: 'queued' })
-    await t.call('chat.abort', { sessionKey: key, runId: 'lq2' })
-    // it ends at once, not when the running reply lets go of the transcript
-    expect((await t.call('agent.wait', { runId: 'lq2', timeoutMs: 2000 })).status).toBe('timeout')
-    expect(t.runtime.core.runner.activeRun('lq1')).toBeDefined()
-    await t.call('chat.abort', { sessionKey: key, runId: 'lq1' })
-    await t.call('agent.wait', { runId: 'lq1', timeoutMs: 5000 })
-    const rows = (await t.call('chat.history', { sessionKey: key })).messages
-    expect(rows.map((m) => `${m.role}:${textOf(m as unknown as Record<string, unknown>)}`)).toEqual(['user:first', 'assistant:'])
-  } finally {
-    await t.close()
-  }
-})

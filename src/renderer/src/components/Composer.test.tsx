@@ -137,6 +137,29 @@ describe('composer', () => {
     await waitFor(() => expect(screen.getAllByRole('status').filter((el) => el.closest('[role=log]')).at(-1)).toHaveTextContent(/^Stopped/), LONG)
   })
 
+  it('a reply that only waits for a slot offers Queue, not Steer (nothing to steer into yet), until it starts', async () => {
+    const { bridge } = await renderApp({ seed: [{ key: 'agent:main:main', label: 'Main', messages: 2 }] })
+    let seq = 0
+    const ev = (stream: 'lane' | 'lifecycle', data: Record<string, unknown>) => ({
+      event: 'agent' as const,
+      payload: { runId: 'rw', seq: ++seq, stream, ts: Date.now(), data, sessionKey: 'agent:main:main' },
+    })
+    act(() => bridge.inject(ev('lane', { phase: 'waiting', lane: 'global', running: 4, limit: 4, ahead: 0, message: 'waiting question' })))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Queue' })).toBeInTheDocument())
+    expect(screen.queryByRole('button', { name: 'Steer' })).toBeNull()
+    expect(screen.getByRole('button', { name: /Stop/ })).toBeInTheDocument()
+    expect(screen.getByText(/the reply has not started yet, so there is nothing to steer/)).toBeInTheDocument()
+    expect(screen.getByRole('textbox', { name: 'Message' })).toHaveAttribute('placeholder', expect.stringMatching(/^Queue a follow-up/))
+    act(() => bridge.inject(ev('lifecycle', { phase: 'start', startedAt: Date.now() })))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Steer' })).toBeInTheDocument())
+    expect(screen.getByText(/Steer injects into the running reply/)).toBeInTheDocument()
+    // a second message waiting behind that running reply: the running one can still be steered
+    act(() => bridge.inject({ event: 'agent', payload: { runId: 'rw2', seq: 1, stream: 'lane', ts: Date.now(), data: { phase: 'waiting', lane: 'session', ahead: 0, message: 'next' }, sessionKey: 'agent:main:main' } }))
+    await waitFor(() => expect(within(screen.getByRole('log')).getByText('next')).toBeInTheDocument())
+    expect(screen.getByRole('button', { name: 'Steer' })).toBeInTheDocument()
+    act(() => bridge.inject(ev('lifecycle', { phase: 'end', endedAt: Date.now() })))
+  })
+
   it('while running: Queue adds a visible, removable follow-up; Steer injects into the run', async () => {
     const { bridge } = await renderApp({ tickMs: 5, scripts: [{ steps: [slow] }] })
     const user = userEvent.setup()

@@ -1,6 +1,8 @@
 // The composer: Enter sends, Shift+Enter is a newline, ↑ at the start recalls earlier messages.
 // While a run is active: Stop (or Escape; then "Stopping…" until the run ends), Steer into the running
-// reply, or Queue a follow-up; the queue shows what happened to each message. Follow-ups waiting when
+// reply, or Queue a follow-up; the queue shows what happened to each message. A run that only waits (for a free
+// slot, or its session's earlier run) has no turn to steer into: the runtime would queue a steer as a follow-up,
+// so only Queue is offered until it starts. Follow-ups waiting when
 // the run was stopped are held: they stay listed, to send or remove. Drafts persist per session. A "/"
 // offers the chat commands (SlashMenu). The lock makes the session read-only (the agent reads and searches
 // but cannot change files or run commands) from its next run on.
@@ -187,6 +189,9 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   const recall = useRef<string[]>([])
   const running = !!run
   const stopping = !!run?.stopping
+  // accepted but not started (the `lane` wait), and no earlier reply of the session running: nothing to steer into
+  const othersRunning = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.items.some((i) => i.kind === 'run' && i.status === 'running' && !i.waiting))
+  const waiting = !!run?.waiting && !othersRunning
   // the message's length as the gateway counts it, only near the limit (UTF-16 length bounds it from above)
   const length = useMemo(() => (draft.length >= COUNT_FROM ? messageLength(draft.trim()) : undefined), [draft])
   const over = length !== undefined && length > MAX_MESSAGE_CHARS ? length - MAX_MESSAGE_CHARS : 0
@@ -303,7 +308,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           aria-controls={slash.open ? SLASH_MENU_ID : undefined}
           aria-activedescendant={slash.active ? slashOptionId(slash.active.name) : undefined}
           rows={1}
-          placeholder={running ? 'Steer the running reply or queue a follow-up…' : 'Message Loopdesk…'}
+          placeholder={waiting ? 'Queue a follow-up (the reply has not started yet)…' : running ? 'Steer the running reply or queue a follow-up…' : 'Message Loopdesk…'}
           value={draft}
           onChange={(e) => {
             setHistPos(-1)
@@ -345,22 +350,24 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           </button>
           {running ? (
             <>
-              <button
-                type="button"
-                className="btn btn-sm"
-                disabled={!canSend}
-                onClick={() => submit('steer')}
-                title={blocked ?? steerTitle}
-                aria-describedby={blocked ? BLOCKED_ID : undefined}
-              >
-                Steer
-              </button>
+              {!waiting && (
+                <button
+                  type="button"
+                  className="btn btn-sm"
+                  disabled={!canSend}
+                  onClick={() => submit('steer')}
+                  title={blocked ?? steerTitle}
+                  aria-describedby={blocked ? BLOCKED_ID : undefined}
+                >
+                  Steer
+                </button>
+              )}
               <button
                 type="button"
                 className="btn btn-sm"
                 disabled={!canSend}
                 onClick={() => submit('followup')}
-                title={blocked ?? 'Run after the current reply (Enter)'}
+                title={blocked ?? (waiting ? 'Run after the waiting reply (Enter)' : 'Run after the current reply (Enter)')}
                 aria-describedby={blocked ? BLOCKED_ID : undefined}
               >
                 Queue
@@ -393,6 +400,8 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           <span id={BLOCKED_ID} className="composer-blocked">
             {blocked}
           </span>
+        ) : waiting ? (
+          'Enter queues a follow-up · the reply has not started yet, so there is nothing to steer'
         ) : running ? (
           'Enter queues a follow-up · Steer injects into the running reply'
         ) : (

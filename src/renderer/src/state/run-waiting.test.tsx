@@ -110,6 +110,39 @@ describe('a run waiting for a slot', () => {
     expect(footer9(t).status).toBe('done')
   })
 
+  it('stopped while it waited behind its session’s running reply: the message and "Stopped", live and once the runtime wrote them after that reply', () => {
+    const users = (t: Transcript) => t.items.filter((i): i is UserItem => i.kind === 'user')
+    const running: HistoryMessage[] = [{ id: 'u0', runId: 'r0', role: 'user', timestamp: 100, content: [{ type: 'text', text: 'first' }] }]
+    const ev = run('r9')
+    const lane = ev('lane', { phase: 'waiting', lane: 'session', ahead: 0, message: 'second' }, 1_000)
+    const end = ev('lifecycle', { phase: 'end', endedAt: 1_500, aborted: true, stopReason: 'aborted' }, 1_500)
+    const page = (messages: HistoryMessage[]) => ({ type: 'hydrate' as const, history: { sessionKey: SK, sessionId: 's', hasMore: false, messages }, recent: { events: [lane, end], approvals: [] } })
+    // live, in a window that did not send it (the lane event carries the message)
+    const t = reduce(reduce(emptyTranscript(SK), page(running)), [lane, end].map((event) => ({ type: 'agent' as const, event })))
+    expect(users(t).map((u) => [u.runId, u.text])).toEqual([
+      ['r0', 'first'],
+      ['r9', 'second'],
+    ])
+    expect(runStatusText(footer9(t))).toMatch(/^Stopped/)
+    // the running reply ended; the runtime then wrote the stopped message after it: a reload reads the same, once
+    const written: HistoryMessage[] = [
+      ...running,
+      { id: 'a0', runId: 'r0', role: 'assistant', timestamp: 200, content: [{ type: 'text', text: 'the first answer' }] },
+      { id: 'u9', runId: 'r9', role: 'user', timestamp: 1_000, content: [{ type: 'text', text: 'second' }] },
+      { id: 'a9', runId: 'r9', role: 'assistant', timestamp: 2_000, content: [], stopReason: 'aborted' } as HistoryMessage,
+    ]
+    for (const from of [t, emptyTranscript(SK)]) {
+      const r = reduce(from, page(written))
+      expect(users(r).map((u) => [u.runId, u.text])).toEqual([
+        ['r0', 'first'],
+        ['r9', 'second'],
+      ])
+      expect(runStatusText(footer9(r))).toMatch(/^Stopped/)
+      const at = (key: string) => r.items.findIndex((i) => i.key === key)
+      expect(at(users(r)[1].key)).toBeGreaterThan(at(r.items.find((i) => i.kind === 'run' && i.runId === 'r0')!.key))
+    }
+  })
+
   it('the window that sent it keeps its own bubble (no second one); a queued batch waiting shows its messages', () => {
     let t = apply(sent(), run('r1')('lane', { phase: 'waiting', lane: 'session', ahead: 0, message: 'go' }, 1_000))
     expect(t.items.filter((i) => i.kind === 'user').map((u) => u.text)).toEqual(['go'])
