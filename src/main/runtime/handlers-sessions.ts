@@ -402,6 +402,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         return withOrganisation(next, org)
       })
       if (!entry) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
+      // an archived session streams no more: its Inspector log need not stay open until the idle close
+      if (p.archived === true && entry.sessionId) await core.eventLog.release(eventLogFile(core.stateDir, agentId, entry.sessionId))
       if (!staleAck) core.sessionChanged(key, 'patch')
       return { ok: true, key, entry: toSessionRow(key, entry, agentId) }
     },

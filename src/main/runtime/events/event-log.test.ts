@@ -58,13 +58,12 @@ describe('EventLog', () => {
     const dir = tempDir('ld-evlog-')
     const file = path.join(dir, 's.jsonl')
     const log = new EventLog({ fileFor: () => file, flushMs: 5 })
-    const real = fs.promises.appendFile
+    const real = fs.write
     let appends = 0
-    const spy = vi.spyOn(fs.promises, 'appendFile').mockImplementation(async (...args) => {
+    const spy = vi.spyOn(fs, 'write').mockImplementation(((...args: unknown[]) => {
       appends++
-      await new Promise((r) => setTimeout(r, 100))
-      return real(...args)
-    })
+      setTimeout(() => (real as (...a: unknown[]) => void)(...args), 100)
+    }) as typeof fs.write)
     try {
       // ~200 ms of events, one every 5 ms: 40 ticks' worth
       for (let i = 1; i <= 40; i++) {
@@ -75,6 +74,7 @@ describe('EventLog', () => {
     } finally {
       spy.mockRestore()
     }
+    expect(appends).toBeGreaterThan(0)
     expect(appends).toBeLessThanOrEqual(5)
     expect((await log.read('agent:main:a', 100)).map((e) => e.seq)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1))
   })
@@ -108,6 +108,67 @@ describe('EventLog', () => {
     expect(back.every((e) => e.stream === 'lifecycle')).toBe(true) // no torn first line
   })
 
+  it('a streaming session’s file stays open between appends, and is closed once it has been idle', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 's.jsonl')
+    const log = new EventLog({ fileFor: () => file, flushMs: 10_000, idleCloseMs: 150 })
+    const opens = vi.spyOn(fs, 'open')
+    try {
+      for (let i = 1; i <= 5; i++) {
+        log.add(ev('r1', i, 'assistant', { text: '', delta: `${i} ` }))
+        await log.flush()
+      }
+      expect(opens).toHaveBeenCalledTimes(1)
+      expect(log.openFiles()).toEqual([file])
+      if (process.platform === 'linux') expect(openFds(file)).toBe(1)
+      await new Promise((r) => setTimeout(r, 450)) // the idle pass runs at most two idle periods later
+      expect(log.openFiles()).toEqual([])
+      if (process.platform === 'linux') expect(openFds(file)).toBe(0)
+      // the next event opens it again and appends after what is there
+      log.add(ev('r1', 6, 'lifecycle', { phase: 'end' }))
+      await log.flush()
+      expect(opens).toHaveBeenCalledTimes(2)
+      expect((await log.read('agent:main:a', 100)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6])
+    } finally {
+      opens.mockRestore()
+      await log.close()
+    }
+    expect(log.openFiles()).toEqual([]) // shutdown closes everything
+  })
+
+  it('a session’s file removed while open is not written through its old descriptor', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 'events', 's.jsonl')
+    const log = new EventLog({ fileFor: () => file, flushMs: 10_000 })
+    log.add(ev('r1', 1, 'lifecycle', { phase: 'start' }))
+    await log.flush()
+    expect(log.openFiles()).toEqual([file])
+    // queued behind an append still being written: the remove waits for it, then closes and deletes
+    log.add(ev('r1', 2, 'lifecycle', { phase: 'end' }))
+    void log.flush()
+    await log.remove(file)
+    expect(fs.existsSync(file)).toBe(false)
+    expect(log.openFiles()).toEqual([])
+    // the same path written again (a session that reuses it): a new file holds the new line
+    log.add(ev('r2', 1, 'lifecycle', { phase: 'start' }))
+    await log.flush()
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l).runId)).toEqual(['r2'])
+    await log.close()
+  })
+
+  it('keeps at most maxOpenFiles files open, closing the least recently written one', async () => {
+    const dir = tempDir('ld-evlog-')
+    const log = new EventLog({ fileFor: (k) => path.join(dir, `${k}.jsonl`), flushMs: 10_000, maxOpenFiles: 3 })
+    for (let round = 1; round <= 2; round++) {
+      for (let s = 0; s < 8; s++) log.add({ ...ev(`r${s}`, round, 'lifecycle', { phase: 'start' }), sessionKey: `s${s}` })
+      await log.flush()
+      expect(log.openFiles()).toEqual(['s5', 's6', 's7'].map((k) => path.join(dir, `${k}.jsonl`)))
+    }
+    for (let s = 0; s < 8; s++) expect((await log.read(`s${s}`, 10)).map((e) => e.seq)).toEqual([1, 2])
+    await log.close()
+    expect(log.openFiles()).toEqual([])
+  })
+
   it('a file that cannot be written is reported, and nothing throws', async () => {
     const dir = tempDir('ld-evlog-')
     fs.writeFileSync(path.join(dir, 'events'), 'a file where the directory should be')
@@ -118,6 +179,19 @@ describe('EventLog', () => {
     expect(errors).toHaveLength(1)
   })
 })
+
+/** How many of this process's descriptors name `file` (Linux: /proc/self/fd). */
+function openFds(file: string): number {
+  let n = 0
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    try {
+      if (fs.readlinkSync(`/proc/self/fd/${fd}`) === file) n++
+    } catch {
+      // closed between the listing and the look
+    }
+  }
+  return n
+}
 
 describe('the Inspector’s events after a restart (loopdesk.events.recent)', () => {
   let server: ModelServer
@@ -171,5 +245,27 @@ describe('the Inspector’s events after a restart (loopdesk.events.recent)', ()
     } finally {
       await rt.close()
     }
+  })
+
+  it('archiving a session closes its open log file (and keeps it); shutdown closes the rest', async () => {
+    const stateDir = tempDir('ld-evlog-rt-')
+    const rt = await startTestRuntime(server, { stateDir })
+    try {
+      for (const key of ['agent:main:kept', 'agent:main:other']) {
+        server.push({ text: 'streamed', chunks: 3 })
+        const { runId } = await rt.call('agent', { message: 'hi', idempotencyKey: `arch-${key}`, sessionKey: key })
+        await rt.call('agent.wait', { runId, timeoutMs: 10_000 })
+      }
+      await rt.runtime.core.eventLog.flush()
+      const sessions = (await rt.call('sessions.list', {})).sessions
+      const fileOf = (key: string) => path.join(stateDir, 'agents', 'main', 'events', `${sessions.find((s) => s.key === key)!.sessionId}.jsonl`)
+      expect(rt.runtime.core.eventLog.openFiles().sort()).toEqual([fileOf('agent:main:kept'), fileOf('agent:main:other')].sort())
+      await rt.call('sessions.patch', { key: 'agent:main:kept', archived: true })
+      expect(rt.runtime.core.eventLog.openFiles()).toEqual([fileOf('agent:main:other')])
+      expect(fs.existsSync(fileOf('agent:main:kept'))).toBe(true)
+    } finally {
+      await rt.close()
+    }
+    expect(rt.runtime.core.eventLog.openFiles()).toEqual([])
   })
 })

@@ -2,6 +2,7 @@
 // Each file is capped at `bootstrapMaxChars`; the head and tail are kept and the cut is recorded.
 import type fs from 'node:fs'
 import path from 'node:path'
+import { looksBinary } from '../tools/result'
 import { readTextFileIn } from './read-cache'
 
 export const BOOTSTRAP_FILE_NAMES = ['AGENTS.md', 'SOUL.md', 'TOOLS.md', 'IDENTITY.md', 'USER.md', 'MEMORY.md'] as const
@@ -55,18 +56,13 @@ export function loadBootstrapFilesSync(workspaceDir: string, maxChars: number, d
     )
     if (raw === undefined) return { name, path: file, content: '', originalChars: 0, truncated: false, missing: true }
     // a binary file under a context-file name (an image saved as TOOLS.md) would put mojibake into every prompt
-    if (looksBinaryText(raw)) {
+    if (looksBinary(raw)) {
       warnings?.push(`${name}: looks like a binary file (NUL bytes); left out of the prompt`)
       return { name, path: file, content: '', originalChars: raw.length, truncated: false, missing: true }
     }
     const { text, truncated } = truncateMiddle(raw, maxChars)
     return { name, path: file, content: text, originalChars: raw.length, truncated, missing: false }
   })
-}
-
-/** A NUL among the first 8 KiB characters: text files have none (the read tool's test, on decoded text). */
-export function looksBinaryText(text: string): boolean {
-  return text.slice(0, 8192).includes('\u0000')
 }
 
 /** Re-applies the cap to hook-supplied files (a hook may add large content). */

@@ -6,6 +6,7 @@ import { ApiError } from '../../api/errors'
 import { matchesAllowlist } from './allowlist'
 import { ApprovalBroker, type ApprovalEvent } from './approvals'
 import { HeadTailBuffer } from './output-buffer'
+import { subreaperPerl } from './process-tree'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 
 let sb: Sandbox
@@ -40,6 +41,16 @@ async function waitDead(pids: number[], ms = 3000): Promise<number[]> {
 
 // A shell with two background children and a nested shell with its own background grandchild.
 const TREE_CMD = `sleep 30 & echo "pid:$!"; (sleep 31 & echo "pid:$!"; wait) & echo "pid:$!"; echo "pid:$$"; wait`
+
+/** the parent pid in /proc/<pid>/stat (0 when it is gone) */
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+  } catch {
+    return 0
+  }
+}
 
 function pidsIn(text: string): number[] {
   return [...text.matchAll(/pid:(\d+)/g)].map((m) => Number(m[1]))
@@ -177,6 +188,45 @@ describe('exec: running commands', () => {
     const pids = pidsIn(last)
     expect(pids.length).toBe(1)
     expect(await waitDead(pids)).toEqual([])
+  })
+
+  it('abort also kills an orphan that cleared its environment and left the group (`(env -i setsid sleep &)`: its parent exited first)', async (t) => {
+    if (!subreaperPerl()) t.skip('needs Linux on x86-64/arm64 with perl: the shell is made a child subreaper through it (process-tree.ts)')
+    const ctx = makeCtx(sb.ws, allowAll)
+    const ac = new AbortController()
+    let last = ''
+    // the subshell exits at once: without a subreaper the sleep is re-parented to init — no group, no tag, no link
+    const command = `echo "shell:$$"; (env -i /usr/bin/setsid /bin/sh -c 'echo "pid:$$"; exec sleep 1000' &); sleep 1000`
+    let orphan: number | undefined
+    let seen: { parent: number; shell: number; environ: string } | undefined
+    try {
+      const p = run(ctx, 'exec', { command }, {
+        signal: ac.signal,
+        onUpdate: (u) => {
+          last = textOf(u)
+          orphan ??= pidsIn(last)[0]
+          const shell = Number(/shell:(\d+)/.exec(last)?.[1])
+          if (orphan === undefined || ac.signal.aborted) return
+          let cmdline = ''
+          try {
+            cmdline = readFileSync(`/proc/${orphan}/cmdline`, 'latin1')
+          } catch {
+            // not there yet
+          }
+          if (!cmdline.startsWith('sleep')) return
+          seen = { parent: parentOf(orphan), shell, environ: readFileSync(`/proc/${orphan}/environ`, 'latin1') }
+          ac.abort()
+        },
+      })
+      const err = (await p.catch((e) => e)) as Error
+      expect(err.message).toMatch(/aborted/)
+      expect(seen).toBeDefined()
+      expect(seen!.environ).not.toContain('LOOPDESK_EXEC_ID=') // env -i: no tag to find it by
+      expect(seen!.parent).toBe(seen!.shell) // re-parented to the shell (the subreaper), not to init
+      expect(await waitDead([orphan!])).toEqual([])
+    } finally {
+      if (orphan !== undefined && alive(orphan)) process.kill(orphan, 'SIGKILL')
+    }
   })
 
   it('streams partial output through onUpdate while running', async () => {

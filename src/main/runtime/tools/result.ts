@@ -39,10 +39,18 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal | undefined, wha
   })
 }
 
-/** True when the first bytes look binary (a NUL byte is the reliable signal for text vs binary). */
-export function looksBinary(buf: Uint8Array): boolean {
-  const n = Math.min(buf.length, 8192)
-  for (let i = 0; i < n; i++) if (buf[i] === 0) return true
+/**
+ * True when the first 8 KiB look binary: a NUL is the reliable signal for text vs binary. Bytes (the read,
+ * edit, grep and fetch tools) or text already decoded (bootstrap files: the first 8192 characters) — a NUL
+ * byte decodes to a NUL character and nothing else does, so both ask the same question.
+ */
+export function looksBinary(data: Uint8Array | string): boolean {
+  const n = Math.min(data.length, 8192)
+  if (typeof data === 'string') {
+    for (let i = 0; i < n; i++) if (data.charCodeAt(i) === 0) return true
+  } else {
+    for (let i = 0; i < n; i++) if (data[i] === 0) return true
+  }
   return false
 }
 
