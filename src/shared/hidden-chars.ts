@@ -6,8 +6,9 @@
 /** Bidi controls: embeddings and overrides U+202A–202E, isolates U+2066–2069, the marks LRM/RLM/ALM. */
 const BIDI = '\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069'
 /** Zero-width and format characters that show nothing: soft hyphen, Mongolian vowel separator, zero-width
- * space/non-joiner/joiner, word joiner and invisible operators, BOM. */
-const ZERO_WIDTH = '\\u00ad\\u180e\\u200b-\\u200d\\u2060-\\u2064\\ufeff'
+ * space/non-joiner/joiner, word joiner, invisible operators and the deprecated format controls, Hangul fillers,
+ * BOM, interlinear annotation marks. */
+const ZERO_WIDTH = '\\u00ad\\u180e\\u200b-\\u200d\\u2060-\\u2065\\u206a-\\u206f\\u3164\\uffa0\\ufeff\\ufff9-\\ufffb'
 /** Tag characters (U+E0000–E007F): invisible, and able to carry a whole hidden ASCII text. */
 const TAGS = '\\u{e0000}-\\u{e007f}'
 
@@ -19,9 +20,9 @@ export const HIDDEN_CHARS = new RegExp(`[${BIDI}${ZERO_WIDTH}${TAGS}]`, 'gu')
 export const TITLE_DROPPED = new RegExp(`[${BIDI}\\u00ad\\u180e\\u200b\\u2060-\\u2064\\ufeff${TAGS}]`, 'gu')
 
 /** Besides whitespace and HIDDEN_CHARS, what shows nothing on its own: variation selectors, the combining
- * grapheme joiner, Hangul fillers. */
+ * grapheme joiner, the Hangul choseong/jungseong fillers. */
 // eslint-disable-next-line no-misleading-character-class -- the marks (variation selectors, a Hangul filler) are listed to match alone, not as parts of a character
-const BLANK = new RegExp(`^[\\s${BIDI}${ZERO_WIDTH}${TAGS}\\u034f\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}\\u115f\\u1160\\u3164\\uffa0]*$`, 'u')
+const BLANK = new RegExp(`^[\\s${BIDI}${ZERO_WIDTH}${TAGS}\\u034f\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}\\u115f\\u1160]*$`, 'u')
 
 /** True when the text shows nothing: empty, whitespace, or only invisible characters (a lone U+200B). */
 export function isBlankMessage(text: string): boolean {
@@ -55,6 +56,8 @@ const NAMES: Record<number, string> = {
   0x2067: 'right-to-left isolate',
   0x2068: 'first strong isolate',
   0x2069: 'pop directional isolate',
+  0x3164: 'Hangul filler',
+  0xffa0: 'halfwidth Hangul filler',
   0xfeff: 'zero width no-break space (BOM)',
 }
 
