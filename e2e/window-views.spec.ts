@@ -95,7 +95,7 @@ test('a chunk that cannot load: Settings and the Inspector say so with a Reload 
   const settingsAlert = page.getByRole('alertdialog', { name: 'Settings could not be shown' })
   await expect(settingsAlert).toBeVisible({ timeout: 10_000 })
   await expect(settingsAlert.getByRole('button', { name: 'Reload' })).toBeFocused()
-  await expect(page.locator('main')).toHaveAttribute('inert', '')
+  await expect(page.locator('[inert] textarea[aria-label="Message"]')).toHaveCount(1)
   await page.keyboard.press('Tab')
   await page.keyboard.press('Tab')
   await expect(settingsAlert.locator(':focus')).toHaveCount(1)
