@@ -129,6 +129,66 @@ test('exec approval: Approve lets the tool run', async ({ page }) => {
   await expect(lastStatus(page)).toHaveText(/^Done/)
 })
 
+/** Whether `word` (found in a text node under the element) is laid out left to right, from its characters' boxes. */
+const readsLeftToRight = (scope: import('@playwright/test').Locator, word: string) =>
+  scope.evaluate((el, w) => {
+    type N = { data: string }
+    type R = { setStart(n: N, o: number): void; setEnd(n: N, o: number): void; getBoundingClientRect(): { x: number } }
+    const doc = (globalThis as unknown as { document: { createTreeWalker(r: unknown, w: number): { nextNode(): N | null }; createRange(): R } }).document
+    const walker = doc.createTreeWalker(el, 4)
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.data.indexOf(w)
+      if (i < 0) continue
+      const xs: number[] = []
+      for (let k = 0; k < w.length; k++) {
+        const r = doc.createRange()
+        r.setStart(n, i + k)
+        r.setEnd(n, i + k + 1)
+        xs.push(r.getBoundingClientRect().x)
+      }
+      return xs.every((x, k) => k === 0 || x > xs[k - 1])
+    }
+    throw new Error(`no text node holds ${w}`)
+  }, word)
+
+test('Trojan Source: hidden characters are tokens in the approval and tool card; a U+202E reverses nothing past its paragraph or markup', async ({ page }) => {
+  const errors = await openApp(page, {
+    scripts: [
+      {
+        steps: [
+          { kind: 'text', text: 'Run `\u202eexe.txt` and more words.\n\nNext paragraph here.' },
+          { kind: 'tool', name: 'exec', args: { command: 'cat notes\u202etxt.exe\u200b' }, result: { content: [{ type: 'text', text: 'ok' }] }, approval: true, durationMs: 100 },
+        ],
+      },
+    ],
+  })
+  const box = page.getByRole('textbox', { name: 'Message' })
+  await box.fill('first \u202eline one\nsecond line')
+  await box.press('Enter')
+  const approval = page.getByRole('group', { name: 'Approval required' })
+  await expect(approval.locator('pre')).toHaveText('cat notes⟨U+202E⟩txt.exe⟨U+200B⟩')
+  await expect(approval.locator('pre .hidden-char-bidi')).toHaveAttribute('title', 'U+202E right-to-left override (hidden in the text)')
+  await expect(approval.getByRole('note')).toContainText('Hidden or bidirectional characters in this command: U+202E right-to-left override, U+200B zero width space')
+  // the command reads in order on screen: nothing left for the bidi algorithm to reverse
+  expect(await readsLeftToRight(approval.locator('pre'), 'txt.exe')).toBe(true)
+  await expect(page.getByRole('group', { name: 'Tool exec' }).locator('.tool-summary')).toContainText('cat notes⟨U+202E⟩txt.exe⟨U+200B⟩')
+  await shot(page, 'stub-approval-hidden-chars')
+
+  const log = page.getByRole('log', { name: 'Conversation' })
+  // the U+202E in `code` ends with it (Chromium let it reverse "and more words" after the element)
+  const reply = log.locator('.msg-assistant p').first()
+  await expect(reply).toContainText('and more words')
+  expect(await readsLeftToRight(reply, 'and more')).toBe(true)
+  expect(await readsLeftToRight(log.locator('.msg-assistant p').nth(1), 'Next')).toBe(true)
+  // in the user's bubble the override reverses the rest of its own line only
+  const bubble = log.locator('.user-text').first()
+  expect(await readsLeftToRight(bubble, 'first')).toBe(true)
+  expect(await readsLeftToRight(bubble, 'line one')).toBe(false)
+  expect(await readsLeftToRight(bubble, 'second')).toBe(true)
+  await approval.getByRole('button', { name: 'Deny' }).click()
+  expect(errors).toEqual([])
+})
+
 test('inspector shows the run’s events; a model error is readable', async ({ page }) => {
   await openApp(page)
   await page.getByRole('textbox', { name: 'Message' }).fill('this will error')

@@ -91,10 +91,15 @@ test('a chunk that cannot load: Settings and the Inspector say so with a Reload 
   await page.route(/\/assets\/(Settings|Inspector)-[^/]+\.js$/, (route) => route.abort())
   const errors = await open(page)
   await page.getByRole('button', { name: 'Settings', exact: true }).click()
-  const settingsAlert = page.getByRole('alert').filter({ hasText: 'Settings could not be shown.' })
+  // a modal alert dialog in Settings' place: focus in it, Tab kept inside, the window behind inert
+  const settingsAlert = page.getByRole('alertdialog', { name: 'Settings could not be shown' })
   await expect(settingsAlert).toBeVisible({ timeout: 10_000 })
   await expect(settingsAlert.getByRole('button', { name: 'Reload' })).toBeFocused()
-  // the notice covers the window: Escape (or its Close) gives the chat back
+  await expect(page.locator('[inert] textarea[aria-label="Message"]')).toHaveCount(1)
+  await page.keyboard.press('Tab')
+  await page.keyboard.press('Tab')
+  await expect(settingsAlert.locator(':focus')).toHaveCount(1)
+  // Escape (or its Close) gives the chat back
   await page.keyboard.press('Escape')
   await expect(settingsAlert).toHaveCount(0)
   await page.getByRole('button', { name: 'Settings', exact: true }).click()

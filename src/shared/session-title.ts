@@ -2,18 +2,18 @@
 // whitespace collapsed, at most 60 characters. Shared so the runtime's sessions.list, the renderer (which
 // names a session at once when its first message is sent) and the FakeBridge agree.
 
+import { TITLE_DROPPED } from './hidden-chars'
+
 export const DERIVED_TITLE_CHARS = 60
 
 /** The user turn a bare `/new` or `/reset` starts the fresh session with: it names nothing. */
 export const BARE_RESET_PROMPT = 'A new session was just started. Greet the user in one short sentence.'
 
 /**
- * Characters that show nothing or reorder what follows: bidi marks, embeddings, overrides and isolates (an unclosed
- * U+202E would show the title backwards), zero-width space, word joiner, invisible operators, BOM, soft hyphen,
- * Mongolian vowel separator. A derived title drops them; ZWJ/ZWNJ stay (emoji sequences, Persian), but do not
- * count as something to show.
+ * Characters that show nothing or reorder what follows (`hidden-chars.ts`: bidi controls — an unclosed U+202E
+ * would show the title backwards —, zero-width and format characters, tag characters). A derived title drops
+ * them; ZWJ/ZWNJ stay (emoji sequences, Persian), but do not count as something to show.
  */
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g
 const JOINERS = /[\u200c\u200d]/g
 
 /** an attachment's reference line in a user message (shared/attachments.ts attachmentLine) */
@@ -26,7 +26,7 @@ const ATTACHMENT_LINE = /^\[(?:Image|File) attached: (.+?) \([^()]*\)(?: saved a
  */
 export function deriveSessionTitle(text: string): string | undefined {
   if (text.trim() === BARE_RESET_PROMPT) return undefined
-  text = text.replace(INVISIBLE, '')
+  text = text.replace(TITLE_DROPPED, '')
   const files: string[] = []
   const kept: string[] = []
   for (const line of text.split('\n')) {

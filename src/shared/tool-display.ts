@@ -1,6 +1,8 @@
 // How tool arguments and results read to a person: a one-line summary of the arguments and the text of a
 // result. Shared by the window's tool cards and the CLI's tool lines.
 
+import { codePointLabel, HIDDEN_CHARS } from './hidden-chars'
+
 /** Characters of JSON/result a tool card shows before "Show all". */
 export const PREVIEW_CHARS = 2_000
 /** Hard cap even after "Show all" (keeps one card from freezing the window). */
@@ -9,20 +11,16 @@ export const MAX_SHOWN_CHARS = 200_000
 const PREFERRED_KEYS = ['command', 'cmd', 'path', 'file', 'file_path', 'url', 'pattern', 'query', 'glob', 'text']
 
 /**
- * Characters that change how a command reads without showing themselves: bidirectional controls (which reorder
- * what is displayed: "Trojan Source"), zero-width and other invisible format characters, Unicode tag characters.
- */
-const INVISIBLE = /[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\u{e0000}-\u{e007f}]/gu
-
-/**
- * The text with each invisible or direction-changing character shown as ⟨U+XXXX⟩, so what a person approves reads
- * as what runs (the approval card, the CLI's approval question). `found` says whether there were any.
+ * The text with each invisible or direction-changing character (`hidden-chars.ts`: bidi controls, which reorder
+ * what is displayed — "Trojan Source" —, zero-width and other invisible format characters, tag characters) shown
+ * as ⟨U+XXXX⟩, so what a person approves reads as what runs (the CLI's approval question; the window marks them as
+ * elements, components/HiddenChars.tsx). `found` says whether there were any.
  */
 export function revealInvisible(s: string): { text: string; found: boolean } {
   let found = false
-  const text = s.replace(INVISIBLE, (c) => {
+  const text = s.replace(HIDDEN_CHARS, (c) => {
     found = true
-    return `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}⟩`
+    return `⟨${codePointLabel(c)}⟩`
   })
   return { text, found }
 }

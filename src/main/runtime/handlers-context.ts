@@ -22,6 +22,7 @@ import type { MediaJanitor } from './media/media-janitor'
 import type { IdempotencyCache } from './runner/idempotency'
 import { toSessionRow, type SessionStore } from './sessions'
 import type { ApprovalBroker } from './tools'
+import { INVISIBLE_ONLY, isBlankMessage } from '../../shared/hidden-chars'
 
 /** The config source the runtime reads (implemented by the config module's ConfigManager). */
 export interface ConfigSource {
@@ -200,6 +201,16 @@ export function requireEntry(core: RuntimeCore, key: string, agentId: string): S
   const e = core.store(agentId).get(key)
   if (!e) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
   return e
+}
+
+/**
+ * A message without attachments must show something: empty, whitespace or only invisible characters (a lone
+ * U+200B, bidi controls — `shared/hidden-chars.ts`, the composer's check too) is refused with `empty`, the
+ * call's empty-message error, and says why when the text was not plainly empty.
+ */
+export function refuseBlank(message: string, empty: string): void {
+  if (!isBlankMessage(message)) return
+  throw invalid(message.trim() ? `${empty}: ${INVISIBLE_ONLY}` : empty)
 }
 
 export function rejectControlChars(message: string): void {

@@ -6,6 +6,7 @@ import {
   canonicalKey,
   checkExpectedSession,
   parseCommand,
+  refuseBlank,
   rejectControlChars,
   sanitizeChatMessage,
   resolveTarget,
@@ -82,7 +83,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       refuseUnsupportedAgentParams(p)
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
-      if (!p.message.trim() && decoded.length === 0) throw invalid('message must not be empty')
+      if (decoded.length === 0) refuseBlank(p.message, 'message must not be empty')
       if (core.tracked.has(p.idempotencyKey)) return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
       const thinking = normalizeThinking(p.thinking)
       const target = resolveTarget(core, p)
@@ -232,7 +233,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           }
           message = command.rest
         }
-        if (!message.trim() && decoded.length === 0) throw invalid('message or attachment required')
+        if (decoded.length === 0) refuseBlank(message, 'message or attachment required')
         const { created } = await persistSessionMeta(core, key, agentId, {})
         if (created) core.sessionChanged(key, 'create')
         // again in the synchronous step that accepts the message (journal, queue, run): no append can slip in

@@ -9,6 +9,7 @@ import {
   agentIds,
   assertAgent,
   canonicalKey,
+  refuseBlank,
   requireEntry,
   rowOf,
   type RuntimeCore,
@@ -267,7 +268,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const first = p.message ?? p.task
       const attachments = p.attachments?.length ? p.attachments : undefined
       if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
-      if (first !== undefined && !first.trim() && !attachments) throw invalid('message must not be empty')
+      if (first !== undefined && !attachments) refuseBlank(first, 'message must not be empty')
       if (first !== undefined && !chatSend) throw invalid('sessions.create cannot send a first message in this build')
       // bad attachments are refused before anything is created (chat.send checks them again when it sends)
       if (attachments) normalizeAttachments(attachments)

@@ -179,6 +179,27 @@ describe('chat.send, queue, /stop, chat.abort', () => {
     expect((await t.call('loopdesk.queue.list', { sessionKey: 'main' })).items[0].status).toBe('started')
   })
 
+  it('a message of only invisible characters is refused like an empty one (chat.send, agent, sessions.create): nothing reaches the model', async () => {
+    server.script(() => ({ text: 'ok' }))
+    const before = server.requests.length
+    const why = 'the message has only invisible characters'
+    for (const message of ['\u200b', ' \u202e\u2066 \u200d\n', '\u{e0061}\u{e0062}']) {
+      const send = await t.raw('chat.send', { sessionKey: 'main', message, idempotencyKey: `inv-${message.length}` })
+      expect(send.ok ? send.data : send.error).toMatchObject({ code: 'INVALID_REQUEST', message: `message or attachment required: ${why}` })
+      const agent = await t.raw('agent', { sessionKey: 'main', message, idempotencyKey: `inv-a-${message.length}` })
+      expect(agent.ok ? agent.data : agent.error).toMatchObject({ code: 'INVALID_REQUEST', message: `message must not be empty: ${why}` })
+    }
+    const create = await t.raw('sessions.create', { message: '\u200b\u200b' })
+    expect(create.ok ? create.data : create.error).toMatchObject({ code: 'INVALID_REQUEST', message: `message must not be empty: ${why}` })
+    // plainly empty keeps its plain error; a visible character with them is a message
+    const empty = await t.raw('agent', { sessionKey: 'main', message: '  ', idempotencyKey: 'inv-empty' })
+    expect(empty.ok ? empty.data : empty.error).toMatchObject({ message: 'message must not be empty' })
+    expect(server.requests.length).toBe(before)
+    await t.call('chat.send', { sessionKey: 'main', message: '\u200bhi', idempotencyKey: 'inv-ok' })
+    await t.call('agent.wait', { runId: 'inv-ok', timeoutMs: 10_000 })
+    expect(server.requests.length).toBe(before + 1)
+  })
+
   it('chat.send cleans its text as OpenClaw does: NUL refused, NFC, control characters other than tab and line breaks removed', async () => {
     server.script(() => ({ text: 'ok' }))
     const nul = await t.raw('chat.send', { sessionKey: 'main', message: 'a\u0000b', idempotencyKey: 'cc0' })

@@ -220,9 +220,9 @@ export function App() {
           </LazyBoundary>
         </>
       )}
-      {/* Settings' load-failure notice covers the window: its Close (or Escape) gives the chat back */}
+      {/* Settings' load-failure notice is a modal dialog in its place: its Close (or Escape) gives the chat back */}
       {settingsOpen && (
-        <LazyBoundary name="Settings" className="modal-backdrop" onClose={() => controller.closeSettings()}>
+        <LazyBoundary name="Settings" className="modal-backdrop" onClose={() => controller.closeSettings()} failureFooter={<Toasts inline />}>
           <SettingsView />
         </LazyBoundary>
       )}

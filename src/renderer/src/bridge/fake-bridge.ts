@@ -2,6 +2,7 @@
 // runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/reasoning/tool events with a
 // per-run seq, the chat projection (throttled deltas, final with usage), sessions.changed, exec
 // approvals and queue.changed; a transcript is kept so history/recentEvents behave like the runtime's.
+import { INVISIBLE_ONLY, isBlankMessage } from '../../../shared/hidden-chars'
 import type {
   AgentEvent,
   AnyEvent,
@@ -763,7 +764,9 @@ export class FakeBridge implements Bridge {
     if (s.row.archived && params.message.trim() !== '/stop') return fail('INVALID_REQUEST', archivedWorkRefusal(s.row.key))
     const att = fakeAttachments(params.attachments, () => this.id('f'))
     if (typeof att === 'string') return fail('INVALID_REQUEST', att)
-    if (!params.message.trim() && !att.lines.length) return fail('INVALID_REQUEST', 'message or attachment required')
+    // as the runtime (handlers-context.ts refuseBlank): only invisible characters is as empty
+    if (isBlankMessage(params.message) && !att.lines.length)
+      return fail('INVALID_REQUEST', params.message.trim() ? `message or attachment required: ${INVISIBLE_ONLY}` : 'message or attachment required')
     if (params.message.trim() === '/stop') {
       const ids = [...this.runs.values()].filter((r) => r.sessionKey === s.row.key).map((r) => r.runId)
       ids.forEach((id) => (this.runs.get(id)!.aborted = true))

@@ -1,10 +1,10 @@
 // Exec approval request: the command, where it runs, and Approve / Deny. Shows the outcome after.
 import { memo, useEffect, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
-import { revealInvisible } from '../../../shared/tool-display'
 import { useController } from '../app-context'
 import { useRefocus } from '../lib/refocus'
 import type { ApprovalItem } from '../state/types'
+import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconShield } from './icons'
 
 const OUTCOME: Record<ApprovalDecision, string> = {
@@ -24,7 +24,6 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
     return () => clearInterval(t)
   }, [pending])
   const left = Math.max(0, Math.round((item.request.expiresAt - now) / 1000))
-  const command = revealInvisible(item.request.command)
   // the answered card keeps the focus its buttons had (they go): a screen reader reads the outcome there
   const card = useRef<HTMLDivElement>(null)
   const refocus = useRefocus(pending, () => [card.current])
@@ -51,13 +50,9 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
         <span>{pending ? 'The agent wants to run a command' : 'Command approval'}</span>
         {pending && left > 0 && <span className="approval-timer">{left}s left</span>}
       </div>
-      <pre className="approval-command">{command.text}</pre>
-      {command.found && (
-        <div className="approval-warning" role="note">
-          This command contains invisible or text-direction characters, shown as ⟨U+…⟩. They can make a command read
-          differently from what runs.
-        </div>
-      )}
+      {/* each bidi control / invisible character a marked token: what is approved reads as what runs */}
+      <pre className="approval-command">{revealHidden(item.request.command)}</pre>
+      <HiddenCharsWarning text={item.request.command} what="command" />
       <div className="approval-cwd">in {item.request.cwd}</div>
       {pending ? (
         <div className="approval-actions">

@@ -57,6 +57,31 @@ describe('tool card', () => {
     expect(card).toHaveTextContent('200 ms')
   })
 
+  it('hidden and bidi characters in the arguments show as marked tokens (summary and expanded), with a warning', async () => {
+    const user = userEvent.setup()
+    // U+202E would show "cat /tmp/\u202Etxt.exe" as "cat /tmp/exe.txt"; the U+200B splits a path invisibly
+    withApp(<ToolCard item={tool({ args: { command: 'cat /tmp/\u202etxt.exe', cwd: '/wo\u200brk' } })} />)
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    const summary = card.querySelector('.tool-summary')!
+    expect(summary.textContent).toContain('cat /tmp/⟨U+202E⟩txt.exe')
+    expect(summary.querySelector('.hidden-char-bidi')).toHaveAttribute('title', 'U+202E right-to-left override (hidden in the text)')
+    await user.click(screen.getByRole('button', { name: /exec/ }))
+    const args = card.querySelector('.tool-body pre')!
+    expect(args.textContent).toContain('"command": "cat /tmp/⟨U+202E⟩txt.exe"')
+    expect(args.textContent).toContain('"cwd": "/wo⟨U+200B⟩rk"')
+    expect(args.querySelectorAll('.hidden-char')).toHaveLength(2)
+    expect(within(card).getByRole('note')).toHaveTextContent('Hidden or bidirectional characters in this call’s arguments: U+202E right-to-left override, U+200B zero width space')
+    expect(card.textContent).not.toMatch(/[\u202e\u200b]/)
+  })
+
+  it('ordinary arguments: no tokens, no warning', async () => {
+    const user = userEvent.setup()
+    withApp(<ToolCard item={tool()} />)
+    await user.click(screen.getByRole('button', { name: /exec/ }))
+    expect(document.querySelector('.hidden-char')).toBeNull()
+    expect(screen.queryByRole('note')).toBeNull()
+  })
+
   it('expands to pretty arguments and result, truncated with Show all', async () => {
     const user = userEvent.setup()
     const long = 'x'.repeat(5000)
@@ -109,7 +134,16 @@ describe('approval card', () => {
     withApp(<ApprovalCard item={approval({ request: { ...approval().request, command } })} sessionKey="agent:main:main" />)
     const card = screen.getByRole('group', { name: 'Approval required' })
     expect(card.querySelector('pre')!.textContent).toBe('ls -la # ⟨U+202E⟩cat /etc/password.txt⟨U+200B⟩')
-    expect(within(card).getByRole('note')).toHaveTextContent(/invisible or text-direction characters/)
+    const note = within(card).getByRole('note')
+    expect(note).toHaveTextContent('Hidden or bidirectional characters in this command: U+202E right-to-left override, U+200B zero width space — shown as ⟨U+…⟩.')
+    // marked tokens, named in their title; no raw control left to reorder the card
+    const tokens = [...card.querySelectorAll('pre .hidden-char')]
+    expect(tokens.map((t) => [t.textContent, t.getAttribute('title')])).toEqual([
+      ['⟨U+202E⟩', 'U+202E right-to-left override (hidden in the text)'],
+      ['⟨U+200B⟩', 'U+200B zero width space (hidden in the text)'],
+    ])
+    expect(tokens[0]).toHaveClass('hidden-char-bidi')
+    expect(card.textContent).not.toMatch(/[\u202e\u200b]/)
   })
 
   it('an ordinary command has no warning', () => {

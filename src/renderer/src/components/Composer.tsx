@@ -11,6 +11,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { QueueItem } from '../../../shared/events'
 import { MAX_MESSAGE_CHARS, messageLength } from '../../../shared/message-limit'
+import { isBlankMessage } from '../../../shared/hidden-chars'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { PendingAttachment } from '../state/attachments'
@@ -144,6 +145,7 @@ const EMPTY_QUEUE: QueueEntry[] = []
 /** the count shows from here on: well before the limit, so a long paste is not a surprise */
 const COUNT_FROM = Math.floor(MAX_MESSAGE_CHARS * 0.9)
 const BLOCKED_ID = 'composer-blocked'
+const INVISIBLE_ONLY_TEXT = 'Nothing to send: the message has only invisible characters.'
 
 /** Why nothing can be sent now, in the words the hint line and the buttons' tooltips use. */
 export function offlineReason(connection: 'connecting' | 'ready' | 'error'): string | undefined {
@@ -195,8 +197,10 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   // the message's length as the gateway counts it, only near the limit (UTF-16 length bounds it from above)
   const length = useMemo(() => (draft.length >= COUNT_FROM ? messageLength(draft.trim()) : undefined), [draft])
   const over = length !== undefined && length > MAX_MESSAGE_CHARS ? length - MAX_MESSAGE_CHARS : 0
-  const blocked = offline ?? (over ? tooLongText(over) : undefined)
-  const canSend = connected && !over && !encoding && (!!draft.trim() || attachments.length > 0)
+  // typed but shows nothing (a lone U+200B, bidi controls): the runtime refuses it like an empty message
+  const invisibleOnly = !!draft.trim() && !attachments.length && isBlankMessage(draft)
+  const blocked = offline ?? (over ? tooLongText(over) : invisibleOnly ? INVISIBLE_ONLY_TEXT : undefined)
+  const canSend = connected && !over && !encoding && (!isBlankMessage(draft) || attachments.length > 0)
   const steerTitle = attachments.some((a) => a.image)
     ? 'Inject into the running reply (images reach it as a saved file path; Queue sends them as images)'
     : 'Inject into the running reply'

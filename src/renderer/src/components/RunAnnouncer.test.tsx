@@ -1,11 +1,16 @@
 // A screen reader hears a run's state changes once each, not its ticking seconds or streaming text.
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { LONG, renderApp } from '../test-utils'
 import { laneWaitText } from '../../../shared/lane-wait-text'
 import type { RunItem } from '../state/types'
 import { runAnnouncement } from './RunAnnouncer'
+import { preloadSettings } from '../lazy-views'
+
+beforeAll(async () => {
+  await preloadSettings()
+})
 
 beforeEach(() => localStorage.clear())
 
@@ -38,6 +43,26 @@ describe('run announcements', () => {
     await user.click(within(card).getByRole('button', { name: 'Approve' }))
     await waitFor(() => expect(announcer()).toHaveTextContent(/^Done$/), LONG)
     expect(seen).toEqual(['', 'Running', 'Waiting for approval: the agent wants to run a command', 'Running', 'Done'])
+  })
+
+  it('a run that ends while Settings is open is still announced: the announcer is not made inert', async () => {
+    const { controller, stores } = await renderApp()
+    const user = userEvent.setup({ delay: null })
+    const seen = record()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
+    await screen.findByRole('group', { name: 'Approval required' }, LONG)
+    await user.keyboard('{Control>},{/Control}')
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' })
+    // the conversation behind it is inert, the live region in it is not (inert takes it out of the a11y tree)
+    expect(screen.getByRole('log', { name: 'Conversation' }).closest('[inert]')).not.toBeNull()
+    expect(announcer().closest('[inert]')).toBeNull()
+    const key = stores.sessions.getState().selectedKey!
+    const [id] = Object.keys(stores.sessions.getState().pendingApprovals[key])
+    await act(() => controller.resolveApproval(key, id, 'allow-once'))
+    await waitFor(() => expect(announcer()).toHaveTextContent(/^Done$/), LONG)
+    expect(dialog).toBeInTheDocument()
+    expect(announcer().closest('[inert]')).toBeNull()
+    expect(seen.at(-1)).toBe('Done')
   })
 
   it('a session opened on a finished run says nothing until something changes', async () => {

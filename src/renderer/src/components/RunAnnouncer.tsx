@@ -1,6 +1,8 @@
 // What a screen reader hears of a run: its state changes (Running, Thinking, Waiting for approval, Done,
 // Stopped, Error…), once each, from a live region outside the conversation log. The visible footer ticks
 // its seconds and the reply streams: announced as they change, that was a word every half second.
+// It stays reachable behind an open dialog (`data-stays-reachable`, lib/inert-outside.ts): inert, it left
+// the accessibility tree with the conversation, and a run that ended while Settings was open went unsaid.
 import { useState } from 'react'
 import { useAppStore } from '../app-context'
 import { approvalsOf } from '../state/stores'
@@ -48,7 +50,7 @@ export function RunAnnouncer({ sessionKey }: { sessionKey: string }) {
   if (opened === undefined && loaded) setOpened(text)
   if (!changed && opened !== undefined && text !== opened) setChanged(true)
   return (
-    <div className="sr-only run-announcer" role="status" aria-live="polite" aria-atomic="true">
+    <div className="sr-only run-announcer" role="status" aria-live="polite" aria-atomic="true" data-stays-reachable>
       {changed ? text : ''}
     </div>
   )

@@ -6,6 +6,7 @@ import { formatDuration, formatInt } from '../lib/format'
 import { argsSummary, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
+import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconChevron, IconShield, IconTool } from './icons'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
@@ -51,7 +52,8 @@ function useNow(active: boolean, everyMs = 500) {
   return now
 }
 
-function Section({ title, text }: { title: string; text: string }) {
+/** `reveal`: hidden characters shown as tokens, with a warning line (arguments: paths and commands the tool used). */
+function Section({ title, text, reveal = false }: { title: string; text: string; reveal?: boolean }) {
   const [all, setAll] = useState(false)
   const shown = truncate(text, all ? MAX_SHOWN_CHARS : PREVIEW_CHARS)
   return (
@@ -60,7 +62,8 @@ function Section({ title, text }: { title: string; text: string }) {
         <h4>{title}</h4>
         <CopyButton text={text} label={`Copy ${title.toLowerCase()}`} />
       </div>
-      <pre className="tool-pre">{shown.text}</pre>
+      <pre className="tool-pre">{reveal ? revealHidden(shown.text) : shown.text}</pre>
+      {reveal && <HiddenCharsWarning text={text} what={title === 'Arguments' ? 'call’s arguments' : title.toLowerCase()} />}
       {shown.truncated && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => setAll(true)} disabled={all}>
           {all ? `Showing the first ${formatInt(MAX_SHOWN_CHARS)} characters` : `Show all (${formatInt(text.length)} characters)`}
@@ -90,7 +93,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
         <IconChevron className="chev" />
         <IconTool className="tool-icon" />
         <span className="tool-name">{item.name}</span>
-        {summary && <span className="tool-summary">{summary}</span>}
+        {summary && <span className="tool-summary">{revealHidden(summary)}</span>}
         <span className="tool-right">
           <span className={`badge badge-${tone}`}>
             {running && !waiting && <span className="spinner" aria-hidden="true" />}
@@ -107,7 +110,7 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       )}
       {open && (
         <div className="tool-body">
-          <Section title="Arguments" text={prettyJson(item.args)} />
+          <Section title="Arguments" text={prettyJson(item.args)} reveal />
           {(item.result !== undefined || item.partial !== undefined) && (
             <Section title={item.result !== undefined ? (item.status === 'failed' && !reason ? 'Error' : 'Result') : 'Output so far'} text={result} />
           )}

@@ -4,7 +4,9 @@
 // ancestors stay as they are and every sibling along the way up to <body> gets `inert`.
 
 /** `data-stays-reachable` marks what stays reachable behind a dialog: the toast strip (floating above
- * the backdrops, or in Settings' footer under a confirmation) keeps its Dismiss and its announcements. */
+ * the backdrops, or in Settings' footer under a confirmation) keeps its Dismiss and its announcements,
+ * the run announcer (a live region in the conversation) its announcements: an inert live region is out
+ * of the accessibility tree, and what changes in it is never spoken. */
 const KEEP = '[data-stays-reachable]'
 
 /** Sets `inert` on everything outside `target` (what is marked KEEP excepted), also on what is

@@ -1,4 +1,4 @@
-import { act, fireEvent, render, screen } from '@testing-library/react'
+import { act, fireEvent, render, screen, within } from '@testing-library/react'
 import { describe, expect, it, vi } from 'vitest'
 import { LazyBoundary, lazyView } from './lazy-view'
 
@@ -67,22 +67,46 @@ describe('lazy views', () => {
     vi.restoreAllMocks()
   })
 
-  it('a failed view covering the window (Settings) can be closed: Close or Escape; the notice takes focus', async () => {
+  it('a failed view covering the window (Settings) is a modal alert dialog: focus in and back, the rest inert, Close or Escape', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     const { View } = lazyView<{ who: string }>(() => Promise.reject(new Error('Failed to fetch dynamically imported module')))
     const onClose = vi.fn()
-    await act(async () =>
-      render(
-        <LazyBoundary name="Settings" onClose={onClose}>
-          <View who="x" />
-        </LazyBoundary>,
-      ),
-    )
+    function Window({ open }: { open: boolean }) {
+      return (
+        <div>
+          <main>
+            <button type="button">Settings</button>
+            <textarea aria-label="Message" />
+          </main>
+          {open && (
+            <LazyBoundary name="Settings" className="modal-backdrop" onClose={onClose} failureFooter={<p>toasts here</p>}>
+              <View who="x" />
+            </LazyBoundary>
+          )}
+        </div>
+      )
+    }
+    const { rerender } = render(<Window open={false} />)
+    const opener = screen.getByRole('button', { name: 'Settings' })
+    opener.focus()
+    await act(async () => rerender(<Window open />))
+    const dialog = screen.getByRole('alertdialog', { name: 'Settings could not be shown' })
+    expect(dialog).toHaveAttribute('aria-modal', 'true')
     expect(screen.getByRole('button', { name: 'Reload' })).toHaveFocus()
-    fireEvent.click(screen.getByRole('button', { name: 'Close' }))
+    expect(within(dialog).getByText('toasts here')).toBeInTheDocument()
+    // the window behind is inert (screen readers and the mouse), and Tab stays in the dialog
+    expect(screen.getByRole('main', { hidden: true }).closest('[inert]')).not.toBeNull()
+    fireEvent.keyDown(document.activeElement!, { key: 'Tab' })
+    fireEvent.keyDown(document.activeElement!, { key: 'Tab' })
+    expect(dialog.contains(document.activeElement)).toBe(true)
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Close' }))
     expect(onClose).toHaveBeenCalledTimes(1)
-    fireEvent.keyDown(window, { key: 'Escape' })
+    fireEvent.keyDown(document.body, { key: 'Escape' })
     expect(onClose).toHaveBeenCalledTimes(2)
+    // closed: the window is usable again and focus is back where it was
+    await act(async () => rerender(<Window open={false} />))
+    expect(document.querySelector('[inert]')).toBeNull()
+    expect(opener).toHaveFocus()
     vi.restoreAllMocks()
   })
 

@@ -171,3 +171,29 @@ describe('markdown rendering', () => {
     expect(scrolled).toEqual([])
   })
 })
+
+describe('hidden and bidi characters', () => {
+  it('a link whose text or target hides characters shows them as tokens and says where it goes', () => {
+    const { container } = render(<Markdown text={'Get [report\u202efdp.exe](https://example.com/x\u202e.exe) or <https://ok.example/a\u200bb>'} />)
+    const [link, auto] = [...container.querySelectorAll('a')]
+    expect(link.textContent).toBe('report⟨U+202E⟩fdp.exe')
+    expect(link.querySelector('.hidden-char-bidi')).toHaveAttribute('title', 'U+202E right-to-left override (hidden in the text)')
+    expect(link).toHaveAttribute('title', 'Hidden or bidirectional characters; opens https://example.com/x%E2%80%AE.exe')
+    expect(link).toHaveClass('md-link-hidden-chars')
+    expect(auto.textContent).toBe('https://ok.example/a⟨U+200B⟩b')
+    expect(container.querySelector('p')!.textContent).not.toMatch(/[\u202e\u200b]/)
+  })
+
+  it('an ordinary link is left as it is; paragraphs, items and headings take their own direction', () => {
+    const { container } = render(<Markdown text={'# T\n\n[docs](https://example.com "Docs")\n\n- one\n- two'} />)
+    const link = container.querySelector('a')!
+    expect(link).toHaveAttribute('title', 'Docs')
+    expect(link.querySelector('.hidden-char')).toBeNull()
+    for (const el of container.querySelectorAll('p, li, h1')) expect(el).toHaveAttribute('dir', 'auto')
+  })
+
+  it('text outside links keeps its characters (shown as written; CSS isolates them: e2e/bidi-isolation.spec.ts)', () => {
+    const { container } = render(<Markdown text={'see `\u202eabc` and more'} />)
+    expect(container.querySelector('code')!.textContent).toBe('\u202eabc')
+  })
+})

@@ -3,12 +3,14 @@
 // the growing tail block is lexed and re-rendered. Tokens from `marked`'s lexer are turned into React
 // elements here — no HTML from the model is ever injected.
 import { Marked, type Token, type Tokens } from 'marked'
-import { memo, useMemo, type MouseEvent, type ReactNode } from 'react'
+import { Fragment, memo, useMemo, type MouseEvent, type ReactNode } from 'react'
 import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
 import { CodeBlock } from './CodeBlock'
 import { decodeEntities } from './entities'
 import { footnoteDef, footnoteRef, jumpToFootnote, type FootnoteDefToken, type FootnoteRefToken } from './footnotes'
 import { LruCache } from '../lib/lru'
+import { revealHidden } from '../components/HiddenChars'
+import { hasHiddenChars } from '../../../shared/hidden-chars'
 
 /** Text beyond this offset in one message is rendered as plain text (keeps huge replies cheap). */
 export const PLAIN_TEXT_AFTER_CHARS = 200_000
@@ -48,36 +50,42 @@ function jump(e: MouseEvent<HTMLButtonElement>, label: string, to: 'def' | 'ref'
   jumpToFootnote(e.currentTarget, label, to)
 }
 
-function inline(tokens: Token[] | undefined, keyPrefix = ''): ReactNode[] {
+/** `reveal`: hidden characters as marked tokens (a link's text: components/HiddenChars.tsx). */
+function inline(tokens: Token[] | undefined, keyPrefix = '', reveal = false): ReactNode[] {
   if (!tokens) return []
-  return tokens.map((t, i) => inlineToken(t, `${keyPrefix}${i}`))
+  return tokens.map((t, i) => inlineToken(t, `${keyPrefix}${i}`, reveal))
 }
 
-function inlineToken(t: Token, key: string): ReactNode {
+function inlineToken(t: Token, key: string, reveal = false): ReactNode {
+  const plain = (text: string) => (reveal ? <Fragment key={key}>{revealHidden(text)}</Fragment> : text)
   switch (t.type) {
     case 'text': {
       const tt = t as Tokens.Text
-      return tt.tokens ? <span key={key}>{inline(tt.tokens, key + '.')}</span> : decodeEntities(tt.text)
+      return tt.tokens ? <span key={key}>{inline(tt.tokens, key + '.', reveal)}</span> : plain(decodeEntities(tt.text))
     }
     case 'escape':
-      return (t as Tokens.Escape).text
+      return plain((t as Tokens.Escape).text)
     case 'strong':
-      return <strong key={key}>{inline((t as Tokens.Strong).tokens, key + '.')}</strong>
+      return <strong key={key}>{inline((t as Tokens.Strong).tokens, key + '.', reveal)}</strong>
     case 'em':
-      return <em key={key}>{inline((t as Tokens.Em).tokens, key + '.')}</em>
+      return <em key={key}>{inline((t as Tokens.Em).tokens, key + '.', reveal)}</em>
     case 'del':
-      return <del key={key}>{inline((t as Tokens.Del).tokens, key + '.')}</del>
+      return <del key={key}>{inline((t as Tokens.Del).tokens, key + '.', reveal)}</del>
     case 'codespan':
-      return <code key={key}>{decodeEntities((t as Tokens.Codespan).text)}</code>
+      return <code key={key}>{plain(decodeEntities((t as Tokens.Codespan).text))}</code>
     case 'br':
       return <br key={key} />
     case 'link': {
       const l = t as Tokens.Link
       const href = safeHref(l.href)
-      const children = inline(l.tokens, key + '.')
+      // a link whose text or target hides characters (a U+202E turning "exe.txt" into "txt.exe"): they show
+      // as tokens, and the title says where it really goes (the URL parser percent-encodes them there)
+      const hidden = hasHiddenChars(l.raw)
+      const children = inline(l.tokens, key + '.', hidden)
       if (!href) return <span key={key}>{children}</span>
+      const title = hidden ? `${l.title ? `${l.title} — ` : ''}Hidden or bidirectional characters; opens ${href}` : (l.title ?? undefined)
       return (
-        <a key={key} href={href} title={l.title ?? undefined} target="_blank" rel="noreferrer noopener">
+        <a key={key} href={href} title={title} target="_blank" rel="noreferrer noopener" className={hidden ? 'md-link-hidden-chars' : undefined}>
           {children}
         </a>
       )
@@ -89,7 +97,7 @@ function inlineToken(t: Token, key: string): ReactNode {
       const label = `🖼 ${im.text || 'image'}`
       return href ? (
         <a key={key} href={href} target="_blank" rel="noreferrer noopener">
-          {label}
+          {hasHiddenChars(im.raw) ? revealHidden(label) : label}
         </a>
       ) : (
         <span key={key}>{label}</span>
@@ -120,11 +128,20 @@ function blockToken(t: Token, key: string): ReactNode {
     case 'def':
       return null
     case 'paragraph':
-      return <p key={key}>{inline((t as Tokens.Paragraph).tokens, key + '.')}</p>
+      // dir=auto: each paragraph takes its own direction (an Arabic one reads right to left)
+      return (
+        <p key={key} dir="auto">
+          {inline((t as Tokens.Paragraph).tokens, key + '.')}
+        </p>
+      )
     case 'heading': {
       const h = t as Tokens.Heading
       const Tag = `h${Math.min(6, Math.max(1, h.depth))}` as 'h1'
-      return <Tag key={key}>{inline(h.tokens, key + '.')}</Tag>
+      return (
+        <Tag key={key} dir="auto">
+          {inline(h.tokens, key + '.')}
+        </Tag>
+      )
     }
     case 'code': {
       const c = t as Tokens.Code
@@ -137,7 +154,7 @@ function blockToken(t: Token, key: string): ReactNode {
     case 'list': {
       const l = t as Tokens.List
       const items = l.items.map((it, i) => (
-        <li key={i} className={it.task ? 'task' : undefined}>
+        <li key={i} className={it.task ? 'task' : undefined} dir="auto">
           {it.loose ? blocks(it.tokens, `${key}.${i}.`) : listItemTight(it.tokens, `${key}.${i}.`)}
         </li>
       ))
@@ -187,7 +204,11 @@ function blockToken(t: Token, key: string): ReactNode {
       )
     case 'text': {
       const tt = t as Tokens.Text
-      return <p key={key}>{tt.tokens ? inline(tt.tokens, key + '.') : decodeEntities(tt.text)}</p>
+      return (
+        <p key={key} dir="auto">
+          {tt.tokens ? inline(tt.tokens, key + '.') : decodeEntities(tt.text)}
+        </p>
+      )
     }
     case 'footnoteDef': {
       const d = t as unknown as FootnoteDefToken

@@ -7,6 +7,7 @@ import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/
 import type { AgentEvent, AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import { isBlankMessage } from '../../../shared/hidden-chars'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
@@ -922,7 +923,8 @@ export class Controller {
   async send(text: string, mode?: 'steer' | 'followup', attachments: PendingAttachment[] = []): Promise<boolean> {
     const sessionKey = this.stores.sessions.getState().selectedKey
     const message = text.trim()
-    if (!sessionKey || (!message && !attachments.length)) return false
+    // only invisible characters is as empty (the composer disables Send; the runtime would refuse it)
+    if (!sessionKey || (isBlankMessage(message) && !attachments.length)) return false
     // the composer says so and disables Send; the gateway would refuse it anyway
     if (messageOverLimit(message)) return false
     let wire: WireAttachment[] | undefined
