@@ -11,7 +11,7 @@ import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
 import { isSilentReply } from '../reply'
 import { VisibleText } from './visible-text'
-import { ThinkTagText } from '../streaming/think-tag-text'
+import { ThinkTagText, type MessageModel } from '../streaming/think-tag-text'
 import { promoteThinkTags } from '../../../shared/think-tags'
 import type { NetworkFailure } from './network-failure'
 import type { SeenResponse } from './http-refusal'
@@ -164,8 +164,7 @@ export class RunBridge {
           this.reasoningBlock = undefined
           this.rawArgs.clear()
           this.visible.reset()
-          const m = event.message as { provider?: string; model?: string }
-          this.tags.start(m.provider && m.model ? `${m.provider}/${m.model}` : undefined)
+          this.tags.start(event.message as MessageModel)
         }
         return
       case 'message_update':
@@ -266,6 +265,8 @@ export class RunBridge {
 
   /** The assistant stream: the message's visible text so far (no reasoning, no NO_REPLY, no repeat of a sent text). */
   private showText(): void {
+    // text that may still be template-opened reasoning is not shown yet (think-tag-text.ts)
+    if (this.tags.holding) return
     this.currentText = this.tags.visible
     const out = this.visible.stream(this.currentText)
     if (out) this.emitText('assistant', out.text, out.delta)
