@@ -946,6 +946,8 @@ interface PageEdge {
   orphans?: Record<string, ToolOutcome>
   /** the page's last run continues on a newer page: its calls' results may be there */
   openEndRun?: string
+  /** leave the rows' stored reasoning out (Transcript.hideReasoning) */
+  hideReasoning?: boolean
 }
 
 function withOutcome(tool: ToolItem, o: ToolOutcome): ToolItem {
@@ -1055,6 +1057,7 @@ function historyItems(
         }
         for (const p of parts(m.content)) {
           if (p.type === 'thinking' && typeof p.thinking === 'string' && p.thinking) {
+            if (edge.hideReasoning) continue
             if (openSeg && openSeg.text === '') openSeg.reasoning = (openSeg.reasoning ?? '') + p.thinking
             else openSeg = newSeg({ reasoning: p.thinking })
           } else if (p.type === 'text' && typeof p.text === 'string' && p.text) {
@@ -1203,7 +1206,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const live = new Set<string>(replay)
   if (inFlight) live.add(inFlight)
   const orphans: Record<string, ToolOutcome> = {}
-  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live, { orphans })
+  // a delta resync's page has no level: the last one read holds
+  const hideReasoning = h.reasoningLevel !== undefined ? h.reasoningLevel === 'off' : !!base.hideReasoning
+  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live, { orphans, hideReasoning })
   const d = new Draft({ ...emptyTranscript(base.sessionKey), items, runs })
   // Events of runs already complete in history: remember their seq so late duplicates are dropped.
   for (const [runId, list] of byRun) {
@@ -1262,7 +1267,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const part = d.result()
   // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
   const olderRuns: Record<string, RunTrack> = {}
-  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns, undefined, undefined, { results: orphans, orphans }) : []
+  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns, undefined, undefined, { results: orphans, orphans, hideReasoning }) : []
   // Calls shown from older pages whose result was not loaded then: the refetched part may have it.
   for (let i = 0; i < keptItems.length; i++) {
     const it = keptItems[i]
@@ -1289,6 +1294,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     recentMessages: h.messages,
     historyCursor: h.deltaCursor,
     toolResults,
+    hideReasoning,
     // Without paging info (tests, older callers) the page itself is the cursor.
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,
     nextOffset: p ? p.rows + (keep ? base.olderIds.size : 0) : h.nextOffset,
@@ -1433,7 +1439,7 @@ function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Tra
   const continues =
     !!lastRun && (!!base.runs[lastRun] || base.items.some((it) => it.runId === lastRun) || Object.values(known).some((o) => o.runId === lastRun))
   const orphans: Record<string, ToolOutcome> = {}
-  const older = historyItems(msgs, runs, undefined, undefined, { results: known, orphans, openEndRun: continues ? lastRun : undefined })
+  const older = historyItems(msgs, runs, undefined, undefined, { results: known, orphans, openEndRun: continues ? lastRun : undefined, hideReasoning: base.hideReasoning })
   const baseKeys = new Set(base.items.map((i) => i.key))
   // A run split by the page boundary: its footer is in the newer part; re-key colliding items.
   const tag = `p${a.history.messages[0]?.id ?? 'first'}:`
