@@ -73,6 +73,17 @@ describe('template-opened reasoning of a reasoning-family model', () => {
     expect(texts.length).toBeGreaterThan(1)
   })
 
+  it('a first message that only calls a tool tells nothing: the next one is still held, and its text before a call is released then', async () => {
+    server.push({ toolCalls: [{ name: 'read', args: { path: 'notes.txt' } }] }, { textChunks: ['Reading', '</think>', '\n\ndone'], delayMs: 15 })
+    await run('th8', 'local/qwen3:8b')
+    expect(assistantData('th8').map((d) => d.text)).toEqual(['done'])
+    forgetTemplateOpenedModels()
+    server.push({ textChunks: ['Let me ', 'look.'], toolCalls: [{ name: 'read', args: { path: 'x.txt' } }], delayMs: 15 }, { text: 'ok' })
+    await run('th9', 'local/qwen3:8b')
+    const texts = assistantData('th9').map((d) => d.text)
+    expect(texts[0]).toBe('Let me look.')
+  })
+
   it('native reasoning (the server splits it) ends the hold: the reply streams at once', async () => {
     server.push({ reasoning: ['plan ', 'it'], textChunks: ['the ', 'reply'], delayMs: 15 })
     expect(await run('th6', 'local/qwen3:1.7b')).toEqual([{ text: 'the reply' }])

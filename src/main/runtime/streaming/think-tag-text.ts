@@ -128,7 +128,8 @@ export class ThinkTagText {
   /** the held text is what it looks like now: a model that answered plainly is not held again */
   private decide(): void {
     this.undecided = false
-    if (this.modelKey && !templateOpened.has(this.modelKey)) plainModels.add(this.modelKey)
+    // a message with no text (a tool call straight away) tells nothing about the model
+    if (this.fed && this.modelKey && !templateOpened.has(this.modelKey)) plainModels.add(this.modelKey)
   }
 
   /** the text ended (the message, or before a tool call): an open block ends with it */
