@@ -311,7 +311,8 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
   const pending = d.get<UserItem>(userKey(t.runId, 0))
   if (pending?.pending) d.patch<UserItem>(pending.key, { pending: false })
   if (ev.data.replace === true) {
-    // the message's text so far was reasoning after all (a closing </think> with no opener): take it back
+    // the message's text so far is not the reply after all — reasoning (a closing </think> with no opener) or a
+    // repeat of what a `message` call of it sends: take it back
     if (seg) d.patch<AssistantItem>(seg.key, { text: '' })
     return
   }
