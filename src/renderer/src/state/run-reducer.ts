@@ -92,10 +92,12 @@ class Draft {
   nextOffset?: number
   /** items[0, older) came from older pages: kept in step when items are inserted or removed there */
   older: number
+  hideReasoning?: boolean
 
   constructor(readonly base: Transcript) {
     this.items = base.items
     this.runs = base.runs
+    this.hideReasoning = base.hideReasoning
     this.needsRefetch = base.needsRefetch
     this.loaded = base.loaded
     this.hasMore = base.hasMore
@@ -203,13 +205,15 @@ class Draft {
       this.loaded === b.loaded &&
       this.hasMore === b.hasMore &&
       this.nextOffset === b.nextOffset &&
-      this.older === b.older
+      this.older === b.older &&
+      this.hideReasoning === b.hideReasoning
     )
       return b
     return {
       ...b,
       items: this.items,
       runs: this.runs,
+      hideReasoning: this.hideReasoning,
       loaded: this.loaded,
       hasMore: this.hasMore,
       nextOffset: this.nextOffset,
@@ -352,6 +356,9 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
 }
 
 function applyThinking(d: Draft, t: RunTrack, ev: AgentEvent) {
+  // reasoning text reaches the window only at levels on and stream: the level read with history is stale (a patch
+  // since; a delta resync, which has none, keeps it), and stored reasoning shows again
+  d.hideReasoning = false
   const text = str(ev.data.text)
   const delta = str(ev.data.delta)
   let seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined

@@ -112,6 +112,12 @@ describe('a reasoning block in the run footer', () => {
     expect(shown(t)).toEqual([[undefined, 'Done 1.'], [undefined, 'Done 2.']])
     const resynced = reduce(reduce(emptyTranscript(SK), { type: 'hydrate', history: page('off') }), { type: 'hydrate', history: page(undefined) })
     expect(shown(resynced)).toEqual([[undefined, 'Done 2.']])
+    // the level was patched since the page was read: reasoning reaching the window live says it is not off, and a
+    // delta resync (no level of its own) then shows the stored reasoning again
+    const ev = run('r3')
+    let live = reduce(reduce(emptyTranscript(SK), { type: 'hydrate', history: page('off') }), { type: 'local.send', id: 'r3', text: 'go', ts: 300 })
+    live = apply(live, ev('lifecycle', { phase: 'start', startedAt: 300 }, 300), ev('reasoning', { phase: 'start' }, 301), ev('reasoning', { phase: 'end', text: 'plan 3' }, 302))
+    expect(shown(reduce(live, { type: 'hydrate', history: page(undefined) }))).toEqual([['plan 2', 'Done 2.']])
     for (const level of ['on', 'stream', undefined] as const) {
       expect(shown(reduce(emptyTranscript(SK), { type: 'hydrate', history: page(level) })), String(level)).toEqual([['plan 2', 'Done 2.']])
     }
