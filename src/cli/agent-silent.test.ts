@@ -39,6 +39,15 @@ describe('loopdesk agent: silent and repeated replies', () => {
     }
   })
 
+  it('the text streamed before a message call that sends it again: printed once', async () => {
+    for (const run of [viaGateway, local]) {
+      env.server.push({ textChunks: ['Here is the ', 'answer: 42.'], ...send('Here is the answer: 42.'), delayMs: 10 }, { textChunks: ['NO_', 'REPLY'] })
+      const r = await run(['-m', 'go', '--session-key', `agent:main:pre-${run === local ? 'l' : 'g'}`])
+      expect(r.code, r.err).toBe(0)
+      expect(r.out).toBe('Here is the answer: 42.\n')
+    }
+  })
+
   it('just NO_REPLY: prints nothing and exits 0', async () => {
     env.server.push({ textChunks: ['NO_', 'REPLY'] })
     const r = await viaGateway(['-m', 'thanks', '--session-key', 'agent:main:quiet'])

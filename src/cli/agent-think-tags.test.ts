@@ -40,4 +40,14 @@ describe('loopdesk agent: <think> tags', () => {
     const next = await viaGateway(['-m', 'go', '--session-key', 'agent:main:stray'])
     expect(next.out).toBe('43\n')
   })
+
+  it('a reasoning-family model whose template opened the block: even its first reply prints the answer alone', async () => {
+    const state = tempDir('loopdesk-cli-think-family-')
+    const local = { baseUrl: env.server.openaiBaseUrl, api: 'openai-completions' as const, models: [{ id: 'qwen3:8b', contextWindow: 32000, maxTokens: 1024 }] }
+    fs.writeFileSync(path.join(state, 'loopdesk.json'), JSON.stringify(testConfig(env.server, { models: { providers: { local } } })))
+    env.server.push({ textChunks: ['The user wants', ' a number.\n</th', 'ink>\n\n42'], delayMs: 200 })
+    const r = await runCliCaptured(['agent', '--local', '-m', 'go', '--model', 'local/qwen3:8b', '--state-dir', state], {})
+    expect(r.code, r.err).toBe(0)
+    expect(r.out).toBe('42\n')
+  })
 })

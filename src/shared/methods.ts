@@ -774,6 +774,12 @@ export interface ChatHistoryPage extends ChatHistorySessionState {
   thinkingLevel?: ThinkingLevel | null
   fastMode?: FastMode | null
   verboseLevel?: 'off' | 'on' | 'full' | null
+  /**
+   * Loopdesk (not in a cursor's delta, OpenClaw's closed shape): the reasoning level the session's runs use now —
+   * its own, else `agents.defaults.reasoningDefault`; at `off` the window shows the rows' stored reasoning no more
+   * than a live run shows it
+   */
+  reasoningLevel?: 'off' | 'on' | 'stream'
   hasMore: boolean
   nextOffset?: number
   /** OpenClaw v4, on the newest page (no offset): pass as `cursor` to get only what is appended later */

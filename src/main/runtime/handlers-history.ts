@@ -29,13 +29,16 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
         if (!earlier) throw invalid('sessionId does not belong to sessionKey')
       }
       const current: readonly TranscriptEntry[] = entry ? (await new Transcript(store.transcriptPath(sessionId)).readAll()).entries : []
-      const live = liveState(core, key, current, p.pendingBefore, p.inputRunIds)
+      // the level runs use now (embedded-runner.ts): a window hides stored reasoning at `off`, as live runs send none
+      const reasoningLevel = entry?.reasoningLevel ?? core.config.current.defaults.reasoningDefault
+      const live = { ...liveState(core, key, current, p.pendingBefore, p.inputRunIds), reasoningLevel }
       const rowOpts = { silentReplies: p.silentReplies }
 
       if (p.cursor !== undefined) {
         const d = historyDelta(p.cursor, { sessionKey: key, agentId, sessionId, entries: current })
         if (d.kind === 'reset') return { kind: 'reset' }
-        const { inFlightRun, sessionInfo, ...inputs } = live
+        // (OpenClaw's delta result is a closed shape: no reasoningLevel — the window keeps the one its page had)
+        const { inFlightRun, sessionInfo, reasoningLevel: _level, ...inputs } = live
         return { kind: 'delta', messages: d.messages, deltaCursor: d.deltaCursor, sessionInfo, ...(inFlightRun ? { inFlightRun } : {}), ...inputs }
       }
 

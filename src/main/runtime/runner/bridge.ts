@@ -9,9 +9,9 @@ import type { AgentStream, AssistantData, ReasoningData, UsageTotals } from '../
 import type { RunTiming } from '../../../shared/methods'
 import type { PayloadInput } from '../contracts'
 import { addUsage, emptyUsage } from './usage'
-import { isSilentReply } from '../reply'
+import { isDuplicateOfSent, isSilentReply } from '../reply'
 import { VisibleText } from './visible-text'
-import { ThinkTagText } from '../streaming/think-tag-text'
+import { ThinkTagText, type MessageModel } from '../streaming/think-tag-text'
 import { promoteThinkTags } from '../../../shared/think-tags'
 import type { NetworkFailure } from './network-failure'
 import type { SeenResponse } from './http-refusal'
@@ -123,8 +123,13 @@ export class RunBridge {
   private readonly badArgs = new Map<string, string>()
   private modelStartedAt?: number
   private readonly now: () => number
+  /**
+   * texts the `message` tool calls of the message being written will send (their arguments are complete; the tools
+   * run after the message ends): its own text repeating one is a repeat already (OpenClaw tracks pending sends too)
+   */
+  private readonly pendingSends: string[] = []
   /** what the assistant stream may show of the message being written (no NO_REPLY, no repeat of a sent text) */
-  private readonly visible = new VisibleText(() => this.messagingSent)
+  private readonly visible = new VisibleText(() => (this.pendingSends.length ? [...this.messagingSent, ...this.pendingSends] : this.messagingSent))
 
   constructor(private readonly o: BridgeOptions) {
     this.now = o.now ?? Date.now
@@ -163,9 +168,10 @@ export class RunBridge {
           this.currentThinking = ''
           this.reasoningBlock = undefined
           this.rawArgs.clear()
+          // the previous message's calls have run: what they sent is in messagingSent (a cancelled send is not)
+          this.pendingSends.length = 0
           this.visible.reset()
-          const m = event.message as { provider?: string; model?: string }
-          this.tags.start(m.provider && m.model ? `${m.provider}/${m.model}` : undefined)
+          this.tags.start(event.message as MessageModel)
         }
         return
       case 'message_update':
@@ -234,6 +240,7 @@ export class RunBridge {
     } else if (ame.type === 'toolcall_end') {
       const problem = jsonProblem(this.rawArgs.get(ame.contentIndex))
       if (problem) this.badArgs.set(ame.toolCall.id, problem)
+      else this.pendingSend(ame.toolCall)
     } else if (ame.type === 'thinking_start') {
       if (this.tags.nativeReasoning()) this.reasoningNative = true
       this.reasoningStarted(true)
@@ -244,6 +251,21 @@ export class RunBridge {
     } else if (ame.type === 'thinking_end') {
       this.reasoningEnded(typeof ame.content === 'string' ? ame.content : undefined)
     }
+  }
+
+  /**
+   * A `message` call in the message being written: its text goes to the user when the tool runs. Text of this
+   * message that streamed before it and repeats it is taken back now (it streamed at once: whether a call would
+   * repeat it could not be known), so the send is what the user sees, once; the rest of the message is then held
+   * until it ends, and it is stored as a repeat (`repeatsSent`, left out of history's text).
+   */
+  private pendingSend(call: { name: string; arguments: unknown }): void {
+    const text = call.name === 'message' ? (call.arguments as { text?: unknown } | undefined)?.text : undefined
+    if (typeof text !== 'string' || !text.trim() || isSilentReply(text)) return
+    this.pendingSends.push(text.trim())
+    if (!this.currentText || !isDuplicateOfSent(this.currentText, this.pendingSends)) return
+    this.currentText = ''
+    if (this.visible.rewrite()) this.o.emit('assistant', { text: '', delta: '', replace: true } satisfies AssistantData)
   }
 
   /**
@@ -266,6 +288,8 @@ export class RunBridge {
 
   /** The assistant stream: the message's visible text so far (no reasoning, no NO_REPLY, no repeat of a sent text). */
   private showText(): void {
+    // text that may still be template-opened reasoning is not shown yet (think-tag-text.ts)
+    if (this.tags.holding) return
     this.currentText = this.tags.visible
     const out = this.visible.stream(this.currentText)
     if (out) this.emitText('assistant', out.text, out.delta)

@@ -86,7 +86,8 @@ export class ChatProjection {
           typeof delta === 'string' && data.text.length === s.current.length + delta.length
             ? true
             : data.text.startsWith(s.current)
-        // replace: the message's text so far was reasoning after all (think-tag-text.ts): not a paragraph of the reply
+        // replace: the message's text so far was not the reply after all — reasoning (think-tag-text.ts) or a repeat
+        // of a `message` send (bridge.ts): not a paragraph of the reply
         if (extendsCurrent || data.replace === true) s.current = data.text
         else {
           // a new assistant message of the same run: keep the previous one as its own paragraph

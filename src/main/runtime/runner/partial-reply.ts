@@ -70,7 +70,7 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
       text = ''
       textStartedAt = undefined
     } else if (ev.stream === 'assistant') {
-      // a replacement (think-tag split) carries its whole text; other events only their delta
+      // a replacement (think-tag split, a repeat of a message send) carries its whole text; other events only their delta
       text = d.replace === true && typeof d.text === 'string' ? d.text : text + (typeof d.delta === 'string' ? d.delta : '')
       // the message's text starts when shown text does (a replacement may take it all back)
       if (text) textStartedAt ??= ev.ts

@@ -98,4 +98,40 @@ describe('silent replies', () => {
     const rows = await history('agent:main:s5')
     expect(rows.at(-1)).toMatchObject({ role: 'assistant', content: [{ type: 'text', text: 'All finished now.' }] })
   })
+
+  it('text streamed before a message tool call that sends the same: taken back, so it is shown once (stream, chat, CLI, history)', async () => {
+    env.server.push(
+      { textChunks: ['Here is ', 'the answer', ': 42.'], toolCalls: [{ name: 'message', args: { text: 'Here is the answer: 42.' } }], delayMs: 15 },
+      { textChunks: ['NO_', 'REPLY'], delayMs: 15 },
+    )
+    expect(await run('s6', 'agent:main:s6')).toEqual([])
+    // it streamed at once (no delay for text that may never be sent), then went when the call repeating it came
+    const assistant = agentEvents('s6').filter((e) => e.stream === 'assistant').map((e) => e.data as { text: string; replace?: boolean })
+    expect(assistant[0].text).toBe('Here is ')
+    expect(assistant.at(-1)).toEqual({ text: '', delta: '', replace: true })
+    const taken = agentEvents('s6').findIndex((e) => e.stream === 'assistant' && e.data.replace === true)
+    const block = agentEvents('s6').findIndex((e) => e.stream === 'block')
+    expect(taken).toBeLessThan(block)
+    // every chat event (what `loopdesk agent` prints from) has the text at most once
+    const chat = chatEvents('s6')
+    for (const c of chat) expect(chatText(c).match(/answer/g)?.length ?? 0).toBeLessThanOrEqual(1)
+    expect(chatText(chat.at(-1))).toBe('Here is the answer: 42.')
+    expect(endData('s6').silentReply).toBeUndefined()
+    // history: the call that sent it, not its text a second time
+    const rows = await history('agent:main:s6')
+    const texts = rows.filter((m) => m.role === 'assistant').flatMap((m) => (m.content as Array<{ type: string; text?: string }>).filter((c) => c.type === 'text'))
+    expect(texts).toEqual([])
+    expect(rows.some((m) => m.role === 'assistant' && (m.content as Array<{ type: string; name?: string }>).some((c) => c.type === 'toolCall' && c.name === 'message'))).toBe(true)
+  })
+
+  it('text before a message tool call that sends something else stays', async () => {
+    env.server.push(
+      { textChunks: ['Let me ', 'tell you.'], toolCalls: [{ name: 'message', args: { text: 'The answer is 42.' } }], delayMs: 15 },
+      { textChunks: ['NO_', 'REPLY'], delayMs: 15 },
+    )
+    await run('s7', 'agent:main:s7')
+    expect(agentEvents('s7').filter((e) => e.stream === 'assistant' && e.data.replace === true)).toEqual([])
+    const rows = await history('agent:main:s7')
+    expect(rows.find((m) => m.role === 'assistant')).toMatchObject({ content: [{ type: 'text', text: 'Let me tell you.' }, { type: 'toolCall', name: 'message' }] })
+  })
 })

@@ -5,7 +5,7 @@ import type { AgentEvent as PiEvent } from '@earendil-works/pi-agent-core'
 import type { BlockData } from '../../../shared/events'
 import { BlockChunker, type BlockBreak } from './chunker'
 import type { ReasoningMode } from './reasoning'
-import { ThinkTagText } from './think-tag-text'
+import { ThinkTagText, type MessageModel } from './think-tag-text'
 import { splitThinkTags } from '../../../shared/think-tags'
 
 export interface BlockStreamerOptions {
@@ -89,8 +89,7 @@ export class BlockStreamer {
           this.thinking.clear()
           this.sawText = false
           this.chunked = 0
-          const m = event.message as { provider?: string; model?: string }
-          this.tags.start(m.provider && m.model ? `${m.provider}/${m.model}` : undefined)
+          this.tags.start(event.message as MessageModel)
         }
         return
       case 'message_update':
@@ -128,6 +127,8 @@ export class BlockStreamer {
   }
 
   private pushVisible(): void {
+    // text that may still be template-opened reasoning is not sent yet (think-tag-text.ts)
+    if (this.tags.holding) return
     const visible = this.tags.visible
     if (visible.length <= this.chunked) return
     // the answer started: reasoning streamed so far is complete and goes out ahead of it
@@ -167,6 +168,8 @@ export class BlockStreamer {
       }
       case 'thinking_delta': {
         if (!ame.delta) return
+        // the server splits the reasoning out: the text is the reply (as the bridge takes it)
+        this.tags.nativeReasoning()
         const t = this.thinking.get(idx) ?? { text: '', sent: false }
         t.text += ame.delta
         this.thinking.set(idx, t)

@@ -92,10 +92,12 @@ class Draft {
   nextOffset?: number
   /** items[0, older) came from older pages: kept in step when items are inserted or removed there */
   older: number
+  hideReasoning?: boolean
 
   constructor(readonly base: Transcript) {
     this.items = base.items
     this.runs = base.runs
+    this.hideReasoning = base.hideReasoning
     this.needsRefetch = base.needsRefetch
     this.loaded = base.loaded
     this.hasMore = base.hasMore
@@ -203,13 +205,15 @@ class Draft {
       this.loaded === b.loaded &&
       this.hasMore === b.hasMore &&
       this.nextOffset === b.nextOffset &&
-      this.older === b.older
+      this.older === b.older &&
+      this.hideReasoning === b.hideReasoning
     )
       return b
     return {
       ...b,
       items: this.items,
       runs: this.runs,
+      hideReasoning: this.hideReasoning,
       loaded: this.loaded,
       hasMore: this.hasMore,
       nextOffset: this.nextOffset,
@@ -311,7 +315,8 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
   const pending = d.get<UserItem>(userKey(t.runId, 0))
   if (pending?.pending) d.patch<UserItem>(pending.key, { pending: false })
   if (ev.data.replace === true) {
-    // the message's text so far was reasoning after all (a closing </think> with no opener): take it back
+    // the message's text so far is not the reply after all — reasoning (a closing </think> with no opener) or a
+    // repeat of what a `message` call of it sends: take it back
     if (seg) d.patch<AssistantItem>(seg.key, { text: '' })
     return
   }
@@ -351,6 +356,9 @@ function applyAssistant(d: Draft, t: RunTrack, ev: AgentEvent) {
 }
 
 function applyThinking(d: Draft, t: RunTrack, ev: AgentEvent) {
+  // reasoning text reaches the window only at levels on and stream: the level read with history is stale (a patch
+  // since; a delta resync, which has none, keeps it), and stored reasoning shows again
+  d.hideReasoning = false
   const text = str(ev.data.text)
   const delta = str(ev.data.delta)
   let seg = t.openSeg ? d.get<AssistantItem>(t.openSeg) : undefined
@@ -946,6 +954,8 @@ interface PageEdge {
   orphans?: Record<string, ToolOutcome>
   /** the page's last run continues on a newer page: its calls' results may be there */
   openEndRun?: string
+  /** leave the rows' stored reasoning out (Transcript.hideReasoning) */
+  hideReasoning?: boolean
 }
 
 function withOutcome(tool: ToolItem, o: ToolOutcome): ToolItem {
@@ -1055,6 +1065,7 @@ function historyItems(
         }
         for (const p of parts(m.content)) {
           if (p.type === 'thinking' && typeof p.thinking === 'string' && p.thinking) {
+            if (edge.hideReasoning) continue
             if (openSeg && openSeg.text === '') openSeg.reasoning = (openSeg.reasoning ?? '') + p.thinking
             else openSeg = newSeg({ reasoning: p.thinking })
           } else if (p.type === 'text' && typeof p.text === 'string' && p.text) {
@@ -1203,7 +1214,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const live = new Set<string>(replay)
   if (inFlight) live.add(inFlight)
   const orphans: Record<string, ToolOutcome> = {}
-  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live, { orphans })
+  // a delta resync's page has no level: the last one read holds
+  const hideReasoning = h.reasoningLevel !== undefined ? h.reasoningLevel === 'off' : !!base.hideReasoning
+  const items = historyItems(h.messages, runs, inFlight && replay.has(inFlight) ? inFlight : undefined, live, { orphans, hideReasoning })
   const d = new Draft({ ...emptyTranscript(base.sessionKey), items, runs })
   // Events of runs already complete in history: remember their seq so late duplicates are dropped.
   for (const [runId, list] of byRun) {
@@ -1262,7 +1275,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   const part = d.result()
   // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
   const olderRuns: Record<string, RunTrack> = {}
-  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns, undefined, undefined, { results: orphans, orphans }) : []
+  const frozenItems = p?.frozen.length ? historyItems(p.frozen, olderRuns, undefined, undefined, { results: orphans, orphans, hideReasoning }) : []
   // Calls shown from older pages whose result was not loaded then: the refetched part may have it.
   for (let i = 0; i < keptItems.length; i++) {
     const it = keptItems[i]
@@ -1289,6 +1302,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     recentMessages: h.messages,
     historyCursor: h.deltaCursor,
     toolResults,
+    hideReasoning,
     // Without paging info (tests, older callers) the page itself is the cursor.
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,
     nextOffset: p ? p.rows + (keep ? base.olderIds.size : 0) : h.nextOffset,
@@ -1433,7 +1447,7 @@ function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Tra
   const continues =
     !!lastRun && (!!base.runs[lastRun] || base.items.some((it) => it.runId === lastRun) || Object.values(known).some((o) => o.runId === lastRun))
   const orphans: Record<string, ToolOutcome> = {}
-  const older = historyItems(msgs, runs, undefined, undefined, { results: known, orphans, openEndRun: continues ? lastRun : undefined })
+  const older = historyItems(msgs, runs, undefined, undefined, { results: known, orphans, openEndRun: continues ? lastRun : undefined, hideReasoning: base.hideReasoning })
   const baseKeys = new Set(base.items.map((i) => i.key))
   // A run split by the page boundary: its footer is in the newer part; re-key colliding items.
   const tag = `p${a.history.messages[0]?.id ?? 'first'}:`

@@ -90,4 +90,36 @@ describe('a reasoning block in the run footer', () => {
     expect(assistant(t).map((a) => a.reasoning)).toEqual(['plan'])
     expect(footer(t).thinkingSince).toBe(1030)
   })
+
+  it('history at level off shows no stored reasoning, as the live run showed none; other levels show it', () => {
+    const msgs = (n: number): HistoryMessage[] => [
+      { id: `u${n}`, runId: `r${n}`, role: 'user', content: 'go', timestamp: n * 100 },
+      { id: `a${n}`, runId: `r${n}`, role: 'assistant', timestamp: n * 100 + 10, content: [{ type: 'thinking', thinking: `plan ${n}` }, { type: 'text', text: `Done ${n}.` }] },
+    ]
+    const page = (reasoningLevel: 'off' | 'on' | 'stream' | undefined, messages = msgs(2)) => ({
+      sessionKey: SK,
+      sessionId: 's1',
+      messages,
+      hasMore: true,
+      nextOffset: 2,
+      ...(reasoningLevel ? { reasoningLevel } : {}),
+    })
+    const shown = (t: Transcript) => assistant(t).map((a) => [a.reasoning, a.text])
+    let t = reduce(emptyTranscript(SK), { type: 'hydrate', history: page('off') })
+    expect(shown(t)).toEqual([[undefined, 'Done 2.']])
+    // an older page, and a delta resync's page (no level of its own), follow the level last read
+    t = reduce(t, { type: 'prepend', history: { ...page(undefined, msgs(1)), hasMore: false } })
+    expect(shown(t)).toEqual([[undefined, 'Done 1.'], [undefined, 'Done 2.']])
+    const resynced = reduce(reduce(emptyTranscript(SK), { type: 'hydrate', history: page('off') }), { type: 'hydrate', history: page(undefined) })
+    expect(shown(resynced)).toEqual([[undefined, 'Done 2.']])
+    // the level was patched since the page was read: reasoning reaching the window live says it is not off, and a
+    // delta resync (no level of its own) then shows the stored reasoning again
+    const ev = run('r3')
+    let live = reduce(reduce(emptyTranscript(SK), { type: 'hydrate', history: page('off') }), { type: 'local.send', id: 'r3', text: 'go', ts: 300 })
+    live = apply(live, ev('lifecycle', { phase: 'start', startedAt: 300 }, 300), ev('reasoning', { phase: 'start' }, 301), ev('reasoning', { phase: 'end', text: 'plan 3' }, 302))
+    expect(shown(reduce(live, { type: 'hydrate', history: page(undefined) }))).toEqual([['plan 2', 'Done 2.']])
+    for (const level of ['on', 'stream', undefined] as const) {
+      expect(shown(reduce(emptyTranscript(SK), { type: 'hydrate', history: page(level) })), String(level)).toEqual([['plan 2', 'Done 2.']])
+    }
+  })
 })

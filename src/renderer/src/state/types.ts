@@ -181,6 +181,11 @@ export interface Transcript {
   recentMessages: readonly HistoryMessage[]
   /** where the transcript ended when `recentMessages` were read (none: the next resync is a full refetch) */
   historyCursor?: string
+  /**
+   * the session's reasoning level is `off` (chat.history's `reasoningLevel`, the last one read): history rows are
+   * shown without their stored reasoning, as a live run at `off` shows none (OpenClaw's Control UI does the same)
+   */
+  hideReasoning?: boolean
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()
