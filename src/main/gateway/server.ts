@@ -249,7 +249,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         }
         if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
         // the events' cumulative texts would make the answer grow with the square of a long reply
-        if (method === 'loopdesk.events.recent' && res.ok && conn.caps.has(ASSISTANT_DELTA_CAP)) {
+        if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events) && conn.caps.has(ASSISTANT_DELTA_CAP)) {
           const data = res.data as Results['loopdesk.events.recent']
           return { ok: true, data: { ...data, events: compactEventList(data.events) } }
         }

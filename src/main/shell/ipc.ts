@@ -102,7 +102,7 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
       const res = await dispatch((await hostReady).handlers, method, params, { transport: 'ipc' })
       // as the gateway does for its cap holders: a long reply's cumulative texts would cross into the page
       // once per event; the page's bridge rebuilds them (withAssistantText)
-      if (method === 'loopdesk.events.recent' && res.ok) {
+      if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events)) {
         const data = res.data as Results['loopdesk.events.recent']
         return { ok: true, data: { ...data, events: compactEventList(data.events) } }
       }
