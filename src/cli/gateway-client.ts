@@ -2,7 +2,7 @@
 // challenge → signed connect → hello-ok, request/response correlation, `expectFinal` for `agent`.
 import { randomUUID } from 'node:crypto'
 import WebSocket from 'ws'
-import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../shared/assistant-delta'
+import { ASSISTANT_DELTA_CAP, expandAssistantPayload, expandEventList } from '../shared/assistant-delta'
 import type { AgentEvent, AnyEvent } from '../shared/events'
 import { createNodeDeviceProof, type NodeDeviceIdentity } from './identity'
 
@@ -141,8 +141,11 @@ export class GatewayConnectionClient {
     }
     this.pending.delete(frame.id)
     if (p.timer) clearTimeout(p.timer)
-    if (frame.ok) p.resolve(frame.payload)
-    else {
+    if (frame.ok) {
+      // answered compact to this cap holder (gateway/assistant-delta.ts): callers get standard events
+      if (p.method === 'loopdesk.events.recent' && Array.isArray(frame.payload?.events)) expandEventList(frame.payload.events)
+      p.resolve(frame.payload)
+    } else {
       const e = frame.error ?? {}
       const retryAfterMs = e.retryable === true && typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined
       p.reject(new GatewayClientError('request', e.message ?? 'request failed', e.code, e.details, frame.payload, retryAfterMs))

@@ -48,3 +48,24 @@ export function compactAssistantPayload(ev: AgentEvent): AgentEvent {
   if (ev.sessionKey !== undefined) out.sessionKey = ev.sessionKey
   return out
 }
+
+/**
+ * A list of events (the answer of `loopdesk.events.recent`) in the compact form, for a client that rebuilds
+ * the texts (`expandEventList`): an assistant or thinking event whose text extends the previous one of its
+ * run and stream carries only `{delta, textLength}`, so the answer grows with the reply, not with its square
+ * (a 200,000-character reply streamed in 2,000 events was ~200 MB whole). The events are not changed: the
+ * ring's are shared.
+ */
+export function compactEventList(events: AgentEvent[]): AgentEvent[] {
+  const texts = { assistant: new AssistantTextTracker(), thinking: new AssistantTextTracker() }
+  return events.map((ev) => {
+    if (ev.stream === 'lifecycle') {
+      const phase = (ev.data as { phase?: unknown }).phase
+      // as the client forgets a run's texts at its end: what follows it goes whole
+      if (phase === 'end' || phase === 'error') for (const t of Object.values(texts)) t.forget(ev.runId)
+      return ev
+    }
+    const t = ev.stream === 'assistant' || ev.stream === 'thinking' ? texts[ev.stream] : undefined
+    return t?.compactable(ev) ? compactAssistantPayload(ev) : ev
+  })
+}

@@ -19,7 +19,7 @@ import { commandFinal, commandStartedResult, runlessCommand } from './command-wi
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
-import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload } from './assistant-delta'
+import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
@@ -248,6 +248,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           return { ok: true, data: historyResultFor(data, params, conn.protocol) }
         }
         if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
+        // the events' cumulative texts would make the answer grow with the square of a long reply
+        if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events) && conn.caps.has(ASSISTANT_DELTA_CAP)) {
+          const data = res.data as Results['loopdesk.events.recent']
+          return { ok: true, data: { ...data, events: compactEventList(data.events) } }
+        }
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
           return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }

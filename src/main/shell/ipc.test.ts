@@ -216,6 +216,24 @@ describe('every registered handler validates the sender and the params', () => {
     expect((await invoke(ipcChannel('health'), {})).error.code).toBe('FORBIDDEN')
   })
 
+  it('answers recentEvents compact: a long reply’s events cross into the page once, not once per event', async () => {
+    const reply = 'x'.repeat(1000)
+    const events = Array.from({ length: 100 }, (_, i) => ({
+      runId: 'r1',
+      seq: i + 1,
+      stream: 'assistant',
+      ts: i,
+      data: { text: reply.slice(0, (i + 1) * 10), delta: 'x'.repeat(10) },
+    }))
+    ;(host.handlers as any)['loopdesk.events.recent'] = async () => ({ events, approvals: [] })
+    const res = await invoke(ipcChannel('recentEvents'), GOOD.recentEvents)
+    expect(res.ok).toBe(true)
+    expect(JSON.stringify(res).length).toBeLessThan(3 * JSON.stringify(events.at(-1)).length + 100 * 100)
+    expect(res.data.events[0].data).toEqual({ text: 'x'.repeat(10), delta: 'x'.repeat(10) })
+    expect(res.data.events[1].data).toEqual({ delta: 'x'.repeat(10), textLength: 20 })
+    expect(events[1].data.text).toHaveLength(20) // the runtime's own events are left as they were
+  })
+
   it('turns a throwing handler into a structured error', async () => {
     ;(host.handlers as any).health = async () => {
       throw new Error('boom')

@@ -6,11 +6,11 @@
 import { ipcMain, type IpcMainInvokeEvent, type WebContents } from 'electron'
 import { BRIDGE_CALL_NAMES, BRIDGE_METHODS, ipcChannel, type BridgeCallName } from '../../shared/bridge'
 import { eventMatches, type AnyEvent, type EventFilter } from '../../shared/events'
-import type { ErrorShape, Result } from '../../shared/methods'
+import type { ErrorShape, Result, Results } from '../../shared/methods'
 import { PAIRING_CALL_NAMES, type PairingCallName } from '../../shared/pairing'
 import type { RuntimeHost } from '../api/host'
 import type { PairingApi } from '../gateway/device-pairing'
-import { AssistantTextTracker, compactAssistantPayload } from '../gateway/assistant-delta'
+import { AssistantTextTracker, compactAssistantPayload, compactEventList } from '../gateway/assistant-delta'
 import { isAppUrl, type OriginPolicy } from './origin'
 
 export const FORBIDDEN: ErrorShape = { code: 'FORBIDDEN', message: 'IPC sender is not the Loopdesk window' }
@@ -99,7 +99,14 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
     const method = BRIDGE_METHODS[name as BridgeCallName]
     register(ipcChannel(name), async (_event, params) => {
       const { dispatch } = await validation
-      return dispatch((await hostReady).handlers, method, params, { transport: 'ipc' })
+      const res = await dispatch((await hostReady).handlers, method, params, { transport: 'ipc' })
+      // as the gateway does for its cap holders: a long reply's cumulative texts would cross into the page
+      // once per event; the page's bridge rebuilds them (withAssistantText)
+      if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events)) {
+        const data = res.data as Results['loopdesk.events.recent']
+        return { ok: true, data: { ...data, events: compactEventList(data.events) } }
+      }
+      return res
     })
   }
 

@@ -54,6 +54,24 @@ describe('EventLog', () => {
     expect((await log.read('agent:main:a', 100)).map((e) => e.data.text)).toEqual(['plan', '', '42'])
   })
 
+  it('a run’s second message (after a tool) reads back with its own text, as the ring has it, not the first one’s + its own', async () => {
+    const dir = tempDir('ld-evlog-')
+    const file = path.join(dir, 'events', 's1.jsonl')
+    const log = new EventLog({ fileFor: () => file, flushMs: 10_000 })
+    const emitted = [
+      ev('r1', 1, 'assistant', { text: 'Let me look', delta: 'Let me look' }),
+      ev('r1', 2, 'tool', { phase: 'start', name: 'read', toolCallId: 't1' }),
+      ev('r1', 3, 'tool', { phase: 'result', name: 'read', toolCallId: 't1' }),
+      ev('r1', 4, 'thinking', { text: 'so', delta: 'so' }),
+      ev('r1', 5, 'assistant', { text: 'Fo', delta: 'Fo' }),
+      ev('r1', 6, 'assistant', { text: 'Found', delta: 'und' }),
+      ev('r1', 7, 'thinking', { text: 'next', delta: 'next' }), // a new reasoning block: no tool in between
+    ]
+    for (const e of emitted) log.add(e)
+    await log.flush()
+    expect((await log.read('agent:main:a', 100)).map((e) => e.data)).toEqual(emitted.map((e) => e.data))
+  })
+
   it('a disk slower than the interval gets one append at a time, each with everything pending, not a backlog of ticks', async () => {
     const dir = tempDir('ld-evlog-')
     const file = path.join(dir, 's.jsonl')

@@ -5,18 +5,19 @@
 //
 // Cheap on the hot path: an event is serialized when it is emitted (small, spread out), assistant and
 // thinking events without their cumulative text (rebuilt from the deltas on read: a long reply is not stored
-// over and over); lines are appended every 250 ms, one write per session, off the event loop (a crash loses at
-// most that much of the Inspector's history — and of a cut-off reply, which recovery rebuilds from this log;
-// shutdown writes everything). A streaming session's file stays open between appends: open + write + close
-// four times a second was three thread-pool round trips per append (measured with 4–30 sessions: ~120–240 µs
-// of main thread per append before, ~30–65 µs with the file kept open; serializing is ~12 µs per delta either
-// way). It is closed after `idleCloseMs` without a write, past `maxOpenFiles` open ones (the least recently
-// written first: more streaming sessions than that cost what they did before), before its trim replaces it,
-// when the session is reset, deleted or archived, and on shutdown. Opens, writes, closes and removals run one
-// at a time on one chain, so a file removed or replaced here is never written through its old descriptor (one
-// deleted by hand while open takes the appends until the idle close; the next ones make a new file).
-// Bounded: a file past `maxFileBytes` keeps its newest half. A session's file goes with its transcript
-// (reset, delete); a file that cannot be written loses only Inspector history, never a run.
+// over and over; its length is, so a new message's text starts afresh); lines are appended every 250 ms, one
+// write per session, off the event loop (a crash loses at most that much of the Inspector's history — and of
+// a cut-off reply, which recovery rebuilds from this log; shutdown writes everything). A streaming session's
+// file stays open between appends: open + write + close four times a second was three thread-pool round trips
+// per append (measured with 4–30 sessions: ~120–240 µs of main thread per append before, ~30–65 µs with the
+// file kept open; serializing is ~12 µs per delta either way). It is closed after `idleCloseMs` without a
+// write, past `maxOpenFiles` open ones (the least recently written first: more streaming sessions than that
+// cost what they did before), before its trim replaces it, when the session is reset, deleted or archived,
+// and on shutdown. Opens, writes, closes and removals run one at a time on one chain, so a file removed or
+// replaced here is never written through its old descriptor (one deleted by hand while open takes the appends
+// until the idle close; the next ones make a new file). Bounded: a file past `maxFileBytes` keeps its newest
+// half. A session's file goes with its transcript (reset, delete); a file that cannot be written loses only
+// Inspector history, never a run.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AgentEvent } from '../../../shared/events'
@@ -193,13 +194,25 @@ export class EventLog {
       } catch {
         continue // a torn last line (crash mid-append)
       }
-      if (CUMULATIVE.has(ev.stream)) {
+      if (ev.stream === 'tool') {
+        // a tool runs after its message ended: text after it is a new message (lines without textLength)
+        cumulative.delete(`${ev.runId}\u0000assistant`)
+      } else if (CUMULATIVE.has(ev.stream)) {
         const k = `${ev.runId}\u0000${ev.stream}`
-        const d = ev.data as { delta?: unknown; text?: unknown; replace?: unknown }
-        // a replacement (think-tag-text.ts) keeps its text: it is not the previous text + delta
-        const text = d.replace === true && typeof d.text === 'string' ? d.text : (cumulative.get(k) ?? '') + (typeof d.delta === 'string' ? d.delta : '')
+        const { textLength, ...data } = ev.data as { delta?: unknown; text?: unknown; replace?: unknown; textLength?: unknown }
+        ev.data = data
+        const delta = typeof data.delta === 'string' ? data.delta : ''
+        const prev = cumulative.get(k) ?? ''
+        // a replacement (think-tag-text.ts) keeps its text: it is not the previous text + delta; a text that
+        // does not extend the previous one is a new message (or one whose start the trim took): its delta
+        const text =
+          data.replace === true && typeof data.text === 'string'
+            ? data.text
+            : typeof textLength === 'number' && textLength !== prev.length + delta.length
+              ? delta
+              : prev + delta
         cumulative.set(k, text)
-        ev.data = { ...ev.data, text }
+        data.text = text
       }
       events.push(ev)
     }
@@ -271,11 +284,14 @@ async function readTail(file: string, max: number): Promise<string> {
   }
 }
 
-/** One line: assistant/thinking events without their cumulative text (read() rebuilds it), except replacements. */
+/**
+ * One line: assistant/thinking events without their cumulative text (read() rebuilds it), except replacements;
+ * its length stays (`textLength`, as in the compact wire form), so read() sees where a new message starts.
+ */
 function serialize(ev: AgentEvent): string {
   if (!CUMULATIVE.has(ev.stream) || (ev.data as { replace?: unknown }).replace === true) return JSON.stringify(ev)
-  const { text: _text, ...rest } = ev.data as { text?: unknown }
-  return JSON.stringify({ ...ev, data: rest })
+  const { text, ...rest } = ev.data as { text?: unknown }
+  return JSON.stringify({ ...ev, data: typeof text === 'string' ? { ...rest, textLength: text.length } : rest })
 }
 
 export const eventLogFile = (stateDir: string, agentId: string, sessionId: string): string =>

@@ -2,7 +2,7 @@
 // test page asks for it, otherwise the WebSocket bridge to the gateway that served this page
 // (browser mode: http://127.0.0.1:<port>/#token=…).
 import type { Bridge } from '../../../shared/bridge'
-import { expandAssistantPayload } from '../../../shared/assistant-delta'
+import { expandAssistantPayload, expandEventList } from '../../../shared/assistant-delta'
 import { isTokenChanged, pairingRequiredOf } from './connection'
 import type { FakeBridge, FakeBridgeOptions } from './fake-bridge'
 
@@ -135,7 +135,7 @@ export function rememberGatewayToken(token: string) {
 /**
  * The IPC transport sends assistant events compact ({delta, textLength} without the cumulative text, see
  * src/main/shell/ipc.ts); rebuild `text` here, in the page, so subscribers see standard AgentEvents and no
- * full-text copy crosses the context bridge per delta.
+ * full-text copy crosses the context bridge per delta. `recentEvents` answers come in the same form.
  */
 export function withAssistantText(ipc: Bridge): Bridge {
   const subscribe: Bridge['subscribe'] = (filter, listener) => {
@@ -146,5 +146,10 @@ export function withAssistantText(ipc: Bridge): Bridge {
     })
   }
   // a plain copy (the preload's object may be frozen by contextBridge): every call as is, subscribe wrapped
-  return { ...ipc, subscribe }
+  const recentEvents: Bridge['recentEvents'] = async (params) => {
+    const r = await ipc.recentEvents(params)
+    if (r.ok) expandEventList(r.data.events)
+    return r
+  }
+  return { ...ipc, subscribe, recentEvents }
 }

@@ -32,4 +32,23 @@ describe('IPC bridge assistant text', () => {
     expect(bridge.transport).toBe('ipc')
     expect(typeof bridge.health).toBe('function')
   })
+
+  it('rebuilds the texts of a compact recentEvents answer (src/main/shell/ipc.ts sends it so)', async () => {
+    const recentEvents: Bridge['recentEvents'] = async () => ({
+      ok: true,
+      data: {
+        approvals: [],
+        events: [
+          { runId: 'r', seq: 1, stream: 'assistant', ts: 1, data: { text: 'Hel', delta: 'Hel' } },
+          { runId: 'r', seq: 2, stream: 'assistant', ts: 2, data: { delta: 'lo', textLength: 5 } },
+        ],
+      },
+    })
+    const bridge = withAssistantText(Object.freeze({ transport: 'ipc', recentEvents } as unknown as Bridge))
+    const r = await bridge.recentEvents({ sessionKey: 'agent:main:main' })
+    expect(r.ok && r.data.events.map((e) => e.data)).toEqual([
+      { text: 'Hel', delta: 'Hel' },
+      { delta: 'lo', text: 'Hello' },
+    ])
+  })
 })

@@ -142,6 +142,33 @@ describe('ws-bridge', () => {
     expect(texts).toEqual(['Hel', 'Hello', 'Hello!', 'Next', 'Next one'])
   })
 
+  it('rebuilds the texts of a compact recentEvents answer (each answer on its own, thinking too)', async () => {
+    const s = await connected()
+    const ev = (runId: string, seq: number, stream: string, data: Record<string, unknown>) => ({ runId, seq, stream, ts: 1, data })
+    const answer = (events: unknown[]) => s.push({ type: 'res', id: s.lastReq('loopdesk.events.recent').id, ok: true, payload: { events, approvals: [] } })
+    const p = bridge!.recentEvents({ sessionKey: 'agent:main:main', limit: 5000 })
+    answer([
+      ev('r1', 1, 'assistant', { text: 'Hel', delta: 'Hel' }),
+      ev('r1', 2, 'thinking', { text: 'hm', delta: 'hm' }),
+      ev('r1', 3, 'assistant', { delta: 'lo', textLength: 5 }),
+      ev('r1', 4, 'thinking', { delta: 'm', textLength: 3 }),
+      ev('r1', 5, 'lifecycle', { phase: 'end' }),
+    ])
+    const r = await p
+    expect(r.ok && r.data.events.map((e) => e.data)).toEqual([
+      { text: 'Hel', delta: 'Hel' },
+      { text: 'hm', delta: 'hm' },
+      { delta: 'lo', text: 'Hello' },
+      { delta: 'm', text: 'hmm' },
+      { phase: 'end' },
+    ])
+    // a second answer starts from nothing: its first event of a run is whole
+    const again = bridge!.recentEvents({ sessionKey: 'agent:main:main', limit: 5000 })
+    answer([ev('r1', 3, 'assistant', { text: 'Hello', delta: 'lo' }), ev('r1', 4, 'assistant', { delta: '!', textLength: 6 })])
+    const r2 = await again
+    expect(r2.ok && r2.data.events.map((e) => e.data.text)).toEqual(['Hello', 'Hello!'])
+  })
+
   it('queues calls until connected, fails in-flight calls on disconnect, reconnects with backoff', async () => {
     vi.useFakeTimers()
     bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 100, backoffMaxMs: 1000 })

@@ -2,7 +2,7 @@
 // connect.challenge, connects with the token and a WebCrypto Ed25519 device identity, correlates
 // requests by id, reconnects with backoff, and filters events locally per subscriber.
 // Only standard WebSocket/WebCrypto APIs are used (no DOM-only types), so Node tests can drive it too.
-import { ASSISTANT_DELTA_CAP, expandAssistantPayload } from '../../../shared/assistant-delta'
+import { ASSISTANT_DELTA_CAP, expandAssistantPayload, expandEventList } from '../../../shared/assistant-delta'
 import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../shared/bridge'
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
 import { CHAT_COMMANDS_CAP, eventMatches, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
@@ -466,6 +466,13 @@ function toBridge(impl: WsBridgeImpl): WsBridge {
     // the gateway's own device.pair.* methods (src/shared/pairing.ts)
     ...(Object.keys(PAIRING_CALLS) as PairingCallName[]).map((name) => [name, (params: unknown) => impl.call(PAIRING_CALLS[name], params ?? {})]),
   ])
+  // the gateway answers this cap holder's recentEvents compact (gateway/assistant-delta.ts): texts rebuilt here
+  const recentEvents = calls.recentEvents as WsBridge['recentEvents']
+  calls.recentEvents = async (params: Parameters<WsBridge['recentEvents']>[0]) => {
+    const r = await recentEvents(params)
+    if (r.ok) expandEventList(r.data.events)
+    return r
+  }
   const bridge = Object.assign(calls, {
     transport: 'ws' as const,
     subscribe: impl.subscribe.bind(impl),
