@@ -1288,6 +1288,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     anchorCount: h.messages.length,
     recentMessages: h.messages,
     historyCursor: h.deltaCursor,
+    damaged: h.damagedLines ? { lines: h.damagedLines, file: h.transcriptFile ?? '' } : undefined,
     toolResults,
     // Without paging info (tests, older callers) the page itself is the cursor.
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,

@@ -181,6 +181,8 @@ export interface Transcript {
   recentMessages: readonly HistoryMessage[]
   /** where the transcript ended when `recentMessages` were read (none: the next resync is a full refetch) */
   historyCursor?: string
+  /** lines of the session's transcript file the runtime could not read (as of the last history load) */
+  damaged?: { lines: number; file: string }
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()
