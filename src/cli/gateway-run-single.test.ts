@@ -72,6 +72,22 @@ describe('gateway run: one gateway per state dir', () => {
     }
   }, 120_000)
 
+  it('two started at the same moment: one serves, the other gives way (exit 1) and leaves gateway.json to it', async () => {
+    // both pass the check before their runtimes start; the one whose record replaced a serving one's gives way
+    const runs = [runBin(['gateway', 'run', '--port', '0'], env()), runBin(['gateway', 'run', '--port', '0'], env())]
+    const first = await Promise.race(runs.map((r, i) => r.then((x) => ({ ...x, i }))))
+    try {
+      expect(first.code).toBe(1)
+      expect(first.stderr).toMatch(/^loopdesk: another gateway \(pid \d+, port \d+\) already serves this state dir/)
+      const info = readGatewayInfo(stateDir)!
+      expect(await servingGateway(stateDir, info)).toEqual(info)
+    } finally {
+      const pid = readGatewayInfo(stateDir)?.pid
+      if (pid) process.kill(pid, 'SIGTERM')
+    }
+    expect((await runs[1 - first.i]).code).toBe(0)
+  }, 120_000)
+
   it('a stale record never blocks: dead pid, pid reused by another process, live pid with nothing on its port', async () => {
     const base = { url: 'ws://127.0.0.1:1', startedAt: 1 }
     // the parent of this test process: alive, and not this process
@@ -102,6 +118,9 @@ describe('gateway run: one gateway per state dir', () => {
     } finally {
       gw.child.kill('SIGTERM')
     }
+    // SIGTERM right after the "listening" line drains (exit 0): the handlers are in place before it is printed
     expect(await gw.exited).toBe(0)
+    // the stale record is not put back when it stops
+    expect(readGatewayInfo(stateDir)).toBeUndefined()
   }, 120_000)
 })

@@ -107,17 +107,14 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
     throw err
   }
   // one started meanwhile (two launches at once): the later record-writer gives way
-  const raced = allowSecond ? undefined : await servingGateway(stateDir, gw.replaced)
-  if (raced) {
+  const other = gw.replaced && (await servingGateway(stateDir, gw.replaced))
+  if (other && !allowSecond) {
     await gw.close('another gateway serves this state dir')
     await host.shutdown({ drainMs: 0, reason: 'another gateway serves this state dir' })
-    throw new CliError(servedMessage(raced), EXIT.failed)
+    throw new CliError(servedMessage(other), EXIT.failed)
   }
-  if (gw.replaced) io.stderr(`loopdesk: warning: another gateway (pid ${gw.replaced.pid}, port ${gw.replaced.port}) also serves this state dir; the CLI and dashboard use this one until it stops\n`)
-  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
-  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
-
-  return new Promise<number>((resolve) => {
+  if (other) io.stderr(`loopdesk: warning: another gateway (pid ${other.pid}, port ${other.port}) also serves this state dir; the CLI and dashboard use this one until it stops\n`)
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false
     const off = io.onSignal((signal) => {
       if (stopping) {
@@ -141,4 +138,8 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
       })()
     })
   })
+  // only now: whoever waits for this line may signal at once, and must get a drain, not the default kill
+  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
+  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
+  return stopped
 }
