@@ -122,5 +122,12 @@ describe('gateway run: one gateway per state dir', () => {
     expect(await gw.exited).toBe(0)
     // the stale record is not put back when it stops
     expect(readGatewayInfo(stateDir)).toBeUndefined()
+
+    // nor does it keep `agent --local` from running embedded (which checks the process, not the port)
+    if (processStartTime(parent)) {
+      writeGatewayInfo(stateDir, { ...base, pid: parent, port: await freePort(), pidStart: 'not-its-start' })
+      const local = await runBin(['agent', '--local', '-m', 'hi', '--session-key', 'agent:main:local'], env())
+      expect([local.code, local.stdout]).toEqual([0, 'ok\n'])
+    }
   }, 120_000)
 })
