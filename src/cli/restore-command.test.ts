@@ -11,6 +11,7 @@ import { tempDir } from '../../test/fixtures/temp-dir'
 import { startTestRuntime } from '../../test/fixtures/test-runtime'
 import { applyRestore, planRestore } from './commands/restore'
 import { CliError } from './io'
+import { processStartTime } from '../main/runtime/sessions/process-info'
 
 let server: ModelServer
 let backup: string
@@ -176,6 +177,12 @@ describe('loopdesk restore', () => {
           () => fs.rmSync(path.join(sessions, 'sessions.json.lock')),
         ],
       ]
+      // a gateway record whose pid now belongs to another process (start time differs) is stale
+      if (processStartTime(pid)) {
+        fs.writeFileSync(path.join(state, 'gateway', 'gateway.json'), JSON.stringify({ port: 1, pid, url: 'ws://127.0.0.1:1', startedAt: 0, pidStart: 'not-its-start' }))
+        expect((await runCliCaptured(['restore', backup, '--state-dir', state])).code).toBe(0)
+        fs.rmSync(path.join(state, 'gateway', 'gateway.json'))
+      }
       for (const [use, why, stop] of users) {
         use()
         const r = await runCliCaptured(['restore', backup, '--yes', '--state-dir', state])

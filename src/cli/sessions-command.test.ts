@@ -1,6 +1,8 @@
 // `loopdesk sessions`: the gateway's sessions as a table (or JSON), newest first; --search by title, key and
 // messages. In-process CLI against the real runtime + gateway + scripted model server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { runCliCaptured } from '../../test/fixtures/cli-io'
 import { tempDir } from '../../test/fixtures/temp-dir'
@@ -107,6 +109,28 @@ describe('loopdesk sessions export', () => {
     expect(md.code).toBe(0)
     expect(md.out).toContain(long)
     expect(md.out).not.toContain('message too large')
+  })
+
+  it('a transcript with damaged lines is exported with a warning on stderr naming the count and the file', async () => {
+    await run('one', 'agent:main:torn', 'Reply one.')
+    await run('two', 'agent:main:torn', 'Reply two.')
+    expect((await cli(['export', 'agent:main:torn'])).err).toBe('')
+    const { sessionId } = await rt.call('chat.history', { sessionKey: 'agent:main:torn' })
+    const file = path.join(rt.stateDir, 'agents', 'main', 'sessions', `${sessionId}.jsonl`)
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    const i = lines.findIndex((l) => l.includes('"text":"one"'))
+    lines.splice(i, 1, lines[i].slice(0, 30), '%%%')
+    fs.writeFileSync(file, lines.join('\n'))
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const md = await cli(['export', 'agent:main:torn'])
+      expect(md.code).toBe(0)
+      expect(md.out).toContain('Reply two.')
+      expect(md.err).toBe(`loopdesk: warning: 2 lines of this conversation could not be read and are missing from the export (file ${file})\n`)
+      expect((await cli(['export', 'agent:main:torn', '--json'])).err).toContain('2 lines')
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('a session that does not exist, and usage errors', async () => {

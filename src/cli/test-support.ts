@@ -26,11 +26,11 @@ export interface GatewayProcess {
 }
 
 /**
- * `loopdesk gateway run --port 0`, resolved once it says it is listening. `detached`: in its own process
+ * `loopdesk gateway run --port 0` (+ `args`), resolved once it says it is listening. `detached`: in its own process
  * group, so a test can signal the whole group as a terminal's Ctrl-C does.
  */
-export function startGatewayProcess(env: NodeJS.ProcessEnv, opts: { detached?: boolean } = {}): Promise<GatewayProcess> {
-  const child = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0'], { env: { ...process.env, ...env }, detached: opts.detached })
+export function startGatewayProcess(env: NodeJS.ProcessEnv, opts: { detached?: boolean; args?: string[] } = {}): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [BIN, 'gateway', 'run', '--port', '0', ...(opts.args ?? [])], { env: { ...process.env, ...env }, detached: opts.detached })
   let out = ''
   const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)))
   return new Promise((resolve, reject) => {

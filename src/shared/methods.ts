@@ -762,6 +762,12 @@ interface ChatHistorySessionState {
   inputReceipts?: ChatInputReceipt[]
   /** the consumed receipts again, in OpenClaw's older shape */
   inputConsumptions?: Array<{ runId: string; consumedByEventId: string }>
+  /**
+   * Loopdesk: lines of the transcript read for this reply that could not be read (damaged, not a crash-torn
+   * last line) and are missing from it; absent when there are none. `transcriptFile` names that file.
+   */
+  damagedLines?: number
+  transcriptFile?: string
 }
 
 /** A chat.history page: the newest rows, or older ones with `offset`. */

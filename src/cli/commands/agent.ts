@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
-import { pidAlive, readGatewayInfo } from '../../main/gateway/state-files'
+import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import { RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
@@ -306,7 +306,8 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
 
 async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise<number> {
   const info = readGatewayInfo(stateDir)
-  if (info && info.pid !== process.pid && pidAlive(info.pid)) {
+  // (its recorded start time too: a pid the OS gave to another process since is no gateway)
+  if (info && info.pid !== process.pid && gatewayProcessAlive(info)) {
     throw new CliError(
       `a gateway (pid ${info.pid}, ${info.url}) owns ${stateDir}; run without --local to use it, or stop it first`,
       EXIT.failed,

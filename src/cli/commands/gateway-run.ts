@@ -7,13 +7,16 @@ import { readGatewayConfig, resolveStateDir, DEFAULT_PORT } from '../resolve'
 import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-files'
 import { PortInUseError } from '../../main/gateway/listen'
 import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
+import { servedMessage, servingGateway } from '../gateway-in-use'
 
-export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--verbose]
+export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--allow-second] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
   --port 0 picks a free port. Token: --token, else LOOPDESK_GATEWAY_TOKEN, else gateway.auth.token in
   loopdesk.json, else <stateDir>/gateway/token (generated on first start, loopback only: --bind lan|all needs
   one of the configured ones). Every client needs it, on any bind. A token from loopdesk.json or the token
-  file is followed while running: when it changes, clients that used the old one are disconnected (4001).`
+  file is followed while running: when it changes, clients that used the old one are disconnected (4001).
+  Refuses to start (exit 1) while another gateway (the desktop app's or another \`gateway run\`) serves the
+  same state dir; --allow-second starts anyway (the newest one is then the one the CLI and dashboard use).`
 
 const FLAGS = {
   port: { type: 'string' },
@@ -22,6 +25,7 @@ const FLAGS = {
   'state-dir': { type: 'string' },
   'drain-ms': { type: 'string' },
   verbose: { type: 'boolean' },
+  'allow-second': { type: 'boolean' },
   help: { type: 'boolean', alias: 'h' },
 } as const
 
@@ -64,6 +68,13 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
     throw new CliError(`cannot use the gateway token: ${(err as Error).message}`, explicitToken ? EXIT.usage : EXIT.failed)
   }
 
+  // before anything starts: a second runtime on this state dir is refused unless asked for
+  const allowSecond = !!flags['allow-second']
+  if (!allowSecond) {
+    const other = await servingGateway(stateDir)
+    if (other) throw new CliError(servedMessage(other), EXIT.failed)
+  }
+
   const verbose = !!flags.verbose
   const logger: GatewayLogger = {
     debug: verbose ? (m) => io.stderr(`[gateway] ${m}\n`) : undefined,
@@ -95,10 +106,15 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
     }
     throw err
   }
-  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
-  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
-
-  return new Promise<number>((resolve) => {
+  // one started meanwhile (two launches at once): the later record-writer gives way
+  const other = gw.replaced && (await servingGateway(stateDir, gw.replaced))
+  if (other && !allowSecond) {
+    await gw.close('another gateway serves this state dir')
+    await host.shutdown({ drainMs: 0, reason: 'another gateway serves this state dir' })
+    throw new CliError(servedMessage(other), EXIT.failed)
+  }
+  if (other) io.stderr(`loopdesk: warning: another gateway (pid ${other.pid}, port ${other.port}) also serves this state dir; the CLI and dashboard use this one until it stops\n`)
+  const stopped = new Promise<number>((resolve) => {
     let stopping = false
     const off = io.onSignal((signal) => {
       if (stopping) {
@@ -122,4 +138,8 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
       })()
     })
   })
+  // only now: whoever waits for this line may signal at once, and must get a drain, not the default kill
+  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
+  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
+  return stopped
 }

@@ -9,7 +9,7 @@
 // and the workspace only when the backup holds them.
 import fs from 'node:fs'
 import path from 'node:path'
-import { readGatewayInfo } from '../../main/gateway/state-files'
+import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import { sessionDirs } from '../../main/runtime/media/reference-scan'
 import { journalOwnerAlive, journalOwnerPid } from '../../main/runtime/runner/accepted-journal'
 import { isPidAlive } from '../../main/runtime/sessions/process-info'
@@ -99,7 +99,8 @@ export async function stateDirUsers(stateDir: string): Promise<string[]> {
   const users: string[] = []
   const alive = (pid: number) => pid !== process.pid && isPidAlive(pid)
   const gw = readGatewayInfo(stateDir)
-  if (gw && alive(gw.pid)) users.push(`a gateway (pid ${gw.pid}) serves it at ${gw.url}`)
+  // (its recorded start time too: a pid the OS gave to another process since is no gateway)
+  if (gw && gw.pid !== process.pid && gatewayProcessAlive(gw)) users.push(`a gateway (pid ${gw.pid}) serves it at ${gw.url}`)
   // session dirs hold the journals and most locks; the state dir itself the config's
   for (const dir of [stateDir, ...(await sessionDirs(stateDir))]) {
     for (const name of fs.readdirSync(dir)) {

@@ -151,13 +151,19 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
   if (!key) throw new UsageError('sessions export needs a session key (see: loopdesk sessions)')
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
-  const { messages, row, sessionKey } = await withGateway({ target, stateDir, io }, async (conn) => {
+  const { messages, row, sessionKey, damaged } = await withGateway({ target, stateDir, io }, async (conn) => {
     // a failed page throws here (it is a request): wholeConversation never gives up on its own
     const pages = (await wholeConversation(async (p) => (await conn.request('chat.history', { sessionKey: key, ...p })) as ChatHistoryPage)) ?? []
     const canonical = pages[0]?.sessionKey ?? key
-    return { messages: pages.flatMap((p) => p.messages), row: await sessionRow(conn, canonical), sessionKey: canonical }
+    const damaged = pages.find((p) => p.damagedLines)
+    return { messages: pages.flatMap((p) => p.messages), row: await sessionRow(conn, canonical), sessionKey: canonical, damaged }
   })
   if (!row && !messages.length) throw new CliError(`no session ${sessionKey} (see: loopdesk sessions)`, EXIT.failed)
+  // the export is still written (what could be read), but never silently short of what the session held
+  if (damaged) {
+    const n = damaged.damagedLines!
+    io.stderr(`loopdesk: warning: ${n} line${n === 1 ? '' : 's'} of this conversation could not be read and ${n === 1 ? 'is' : 'are'} missing from the export (file ${damaged.transcriptFile})\n`)
+  }
   if (flags.json) {
     io.stdout(JSON.stringify({ sessionKey, messages }) + '\n')
     return EXIT.ok

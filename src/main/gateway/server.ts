@@ -39,7 +39,8 @@ import { REJECTION_LIFTED_EVENT, type PairingEventName } from '../../shared/pair
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
-import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
+import { gatewayDir, gatewayProcessAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
+import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
@@ -93,6 +94,8 @@ export interface GatewayHandle {
   readonly httpUrl: string
   /** true when the configured port was taken and another one was chosen */
   readonly fellBack: boolean
+  /** the record of another gateway, still running, that this one's gateway.json replaced (put back on close) */
+  readonly replaced?: GatewayInfo
   connectionCount(): number
   /**
    * Rotates the shared token: stores it in the token file (for the CLI) and closes every connection that
@@ -689,8 +692,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   let replaced: GatewayInfo | undefined
   if (opts.writeInfo !== false) {
     const before = readGatewayInfo(opts.stateDir)
-    if (before && before.pid !== process.pid && pidAlive(before.pid)) replaced = before
-    writeGatewayInfo(opts.stateDir, { port, pid: process.pid, url, startedAt: Date.now() })
+    if (before && before.pid !== process.pid && gatewayProcessAlive(before)) replaced = before
+    const pidStart = ownProcessStartTime()
+    writeGatewayInfo(opts.stateDir, { port, pid: process.pid, url, startedAt: Date.now(), ...(pidStart ? { pidStart } : {}) })
   }
   log.info(`gateway: listening on ${url}${bound.fellBack ? ` (port ${opts.port} was taken)` : ''}`)
   host.gatewayLifecycle?.({ phase: 'start', port })
@@ -740,6 +744,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     url,
     httpUrl,
     fellBack: bound.fellBack,
+    replaced,
     connectionCount: () => conns.size,
     setToken: (token: string) => {
       if (!/^[\x21-\x7e]{16,512}$/.test(token)) throw new Error('the gateway token must be 16–512 printable ASCII characters without spaces')

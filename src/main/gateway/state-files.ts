@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { isPidAlive } from '../runtime/sessions/process-info'
+import { isPidAlive, processStartTime } from '../runtime/sessions/process-info'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -14,6 +14,8 @@ export interface GatewayInfo {
   pid: number
   url: string
   startedAt: number
+  /** the process's kernel start time (Linux): a pid reused by another process does not match it */
+  pidStart?: string
 }
 
 function ensureDir(dir: string) {
@@ -78,7 +80,9 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
   try {
     const v = JSON.parse(readFileSync(infoPath(stateDir), 'utf8')) as Partial<GatewayInfo>
     if (typeof v.port !== 'number' || typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined
-    return { port: v.port, url: v.url, pid: v.pid, startedAt: typeof v.startedAt === 'number' ? v.startedAt : 0 }
+    const info: GatewayInfo = { port: v.port, url: v.url, pid: v.pid, startedAt: typeof v.startedAt === 'number' ? v.startedAt : 0 }
+    if (typeof v.pidStart === 'string') info.pidStart = v.pidStart
+    return info
   } catch {
     return undefined
   }
@@ -92,9 +96,20 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
 export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number, previous?: GatewayInfo) {
   const cur = readGatewayInfo(stateDir)
   if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
-  if (previous && previous.pid !== pid && isPidAlive(previous.pid)) writeGatewayInfo(stateDir, previous)
+  if (previous && previous.pid !== pid && gatewayProcessAlive(previous)) writeGatewayInfo(stateDir, previous)
   else rmSync(infoPath(stateDir), { force: true })
 }
 
-/** True when a process with this pid exists (the lock holders' probe; a gateway records no start time). */
+/** True when a process with this pid exists (the lock holders' probe). */
 export const pidAlive = isPidAlive
+
+/**
+ * True when the process a gateway record names still runs: its pid exists and, where the record and the OS
+ * both tell a start time, it is the same process (not a pid the OS handed to another one since).
+ */
+export function gatewayProcessAlive(info: GatewayInfo): boolean {
+  if (!isPidAlive(info.pid)) return false
+  if (info.pidStart === undefined) return true
+  const now = processStartTime(info.pid)
+  return now === undefined || now === info.pidStart
+}

@@ -1,6 +1,8 @@
 // chat.history over the real runtime: cursor deltas against what session.message delivered, resets after
 // sessions.reset and compaction, messageId windows (also in a transcript a reset archived), waiting inputs.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { SessionMessagePayload } from '../../shared/methods'
 import { historyRowOfPayload } from '../../shared/history-row'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
@@ -216,5 +218,35 @@ describe('chat.history rows', () => {
     // a delta carries session.message payloads; the window turns them into the same rows
     const last = delta.kind === 'delta' ? delta.messages.at(-1) : undefined
     expect(historyRowOfPayload(last!)).toEqual(reply)
+  })
+})
+
+describe('chat.history damaged lines', () => {
+  it('a transcript with a damaged middle line says how many lines are missing and which file (page and window; not a delta)', async () => {
+    const key = 'agent:main:damaged'
+    await turn(key, 'first question', 'dmg-1')
+    await turn(key, 'second question', 'dmg-2')
+    const before = await t.call('chat.history', { sessionKey: key })
+    expect(before).not.toHaveProperty('damagedLines')
+    const file = path.join(t.stateDir, 'agents', 'main', 'sessions', `${before.sessionId}.jsonl`)
+    // the first user message cut in half, then a garbage line (the audit's damage)
+    const lines = fs.readFileSync(file, 'utf8').split('\n')
+    const i = lines.findIndex((l) => l.includes('first question'))
+    lines.splice(i, 1, lines[i].slice(0, 40), 'garbage garbage')
+    fs.writeFileSync(file, lines.join('\n'))
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const page = await t.call('chat.history', { sessionKey: key })
+      expect(page).toMatchObject({ damagedLines: 2, transcriptFile: file })
+      expect(page.messages.map((m) => m.content)).not.toContainEqual(expect.arrayContaining([expect.objectContaining({ text: 'first question' })]))
+      const window = await t.call('chat.history', { sessionKey: key, messageId: page.messages.at(-1)!.id })
+      expect(window).toMatchObject({ damagedLines: 2, transcriptFile: file })
+      const delta = await t.call('chat.history', { sessionKey: key, cursor: page.deltaCursor! })
+      // a delta stays in OpenClaw's closed shape: the window keeps the count its page had
+      expect(delta).not.toHaveProperty('damagedLines')
+      expect(warn.mock.calls.filter(([m]) => String(m).includes(file))).toHaveLength(1)
+    } finally {
+      warn.mockRestore()
+    }
   })
 })

@@ -28,7 +28,11 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
         earlier = transcriptOfSession(store, key, p.sessionId)
         if (!earlier) throw invalid('sessionId does not belong to sessionKey')
       }
-      const current: readonly TranscriptEntry[] = entry ? (await new Transcript(store.transcriptPath(sessionId)).readAll()).entries : []
+      const currentFile = entry ? store.transcriptPath(sessionId) : undefined
+      const read = currentFile ? await new Transcript(currentFile).readAll() : undefined
+      const current: readonly TranscriptEntry[] = read?.entries ?? []
+      // lost lines are said, not silently dropped (the window shows a notice, the CLI export a warning)
+      const damage = damageOf(currentFile, read?.damaged)
       // the level runs use now (embedded-runner.ts): a window hides stored reasoning at `off`, as live runs send none
       const reasoningLevel = entry?.reasoningLevel ?? core.config.current.defaults.reasoningDefault
       const live = { ...liveState(core, key, current, p.pendingBefore, p.inputRunIds), reasoningLevel }
@@ -37,7 +41,8 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       if (p.cursor !== undefined) {
         const d = historyDelta(p.cursor, { sessionKey: key, agentId, sessionId, entries: current })
         if (d.kind === 'reset') return { kind: 'reset' }
-        // (OpenClaw's delta result is a closed shape: no reasoningLevel — the window keeps the one its page had)
+        // (OpenClaw's delta result is a closed shape: no reasoningLevel and no damage count — the window keeps
+        // what its page had)
         const { inFlightRun, sessionInfo, reasoningLevel: _level, ...inputs } = live
         return { kind: 'delta', messages: d.messages, deltaCursor: d.deltaCursor, sessionInfo, ...(inFlightRun ? { inFlightRun } : {}), ...inputs }
       }
@@ -45,11 +50,12 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       // always present (OpenClaw): the session's own levels, null when it has none
       const levels = { thinkingLevel: entry?.thinkingLevel ?? null, fastMode: entry?.fastMode ?? null, verboseLevel: entry?.verboseLevel ?? null }
       if (p.messageId !== undefined) {
-        const entries = earlier ? (await new Transcript(earlier).readAll()).entries : current
+        const earlierRead = earlier ? await new Transcript(earlier).readAll() : undefined
+        const entries = earlierRead?.entries ?? current
         const messages = windowHistory(historyRows(entries, rowOpts), p.messageId, { limit: p.limit, maxChars: p.maxChars })
         const { inFlightRun, ...rest } = live
         // the run in flight writes into the current transcript, not an earlier one
-        const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest }
+        const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest, ...(earlier ? damageOf(earlier, earlierRead?.damaged) : damage) }
         return window
       }
 
@@ -58,9 +64,13 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       if (page.nextOffset !== undefined) result.nextOffset = page.nextOffset
       // the newest page ends where the transcript ends: a client holding it can ask for what comes after
       if (!p.offset) result.deltaCursor = tailCursor({ sessionKey: key, agentId, sessionId, entries: current })
-      return Object.assign(result, live)
+      return Object.assign(result, live, damage)
     },
   }
+}
+
+function damageOf(file: string | undefined, damaged: number[] | undefined): { damagedLines?: number; transcriptFile?: string } {
+  return file && damaged?.length ? { damagedLines: damaged.length, transcriptFile: file } : {}
 }
 
 /** What a reply tells about the session besides rows: the run in flight, started runs, inputs and receipts. */

@@ -23,7 +23,7 @@ afterEach(() => {
 const msg = (id: string, text = `text of ${id}`): TranscriptEntry => ({ type: 'message', id, timestamp: 1, message: { role: 'user', content: [{ type: 'text', text }] } })
 const line = (e: TranscriptEntry) => JSON.stringify(e) + '\n'
 /** what an uncached read gives */
-const full = () => (fs.existsSync(file) ? parseTranscript(fs.readFileSync(file, 'utf8')) : { entries: [], skipped: 0, torn: false })
+const full = () => (fs.existsSync(file) ? parseTranscript(fs.readFileSync(file, 'utf8')) : { entries: [], skipped: 0, torn: false, damaged: [] })
 const ids = (r: { entries: TranscriptEntry[] }) => r.entries.map((e) => (e.type === 'message' ? e.id : e.type))
 /** a different mtime than the file has now (the clock may not tick between two quick writes) */
 const bumpMtime = () => {
@@ -53,17 +53,17 @@ describe('transcript parse cache', () => {
     await t.append(msg('1'))
     await t.readAll()
     fs.appendFileSync(file, '{"type":"message","id":"torn')
-    for (let i = 0; i < 2; i++) expect(await t.readAll()).toEqual({ entries: [msg('1')], skipped: 1, torn: true })
+    for (let i = 0; i < 2; i++) expect(await t.readAll()).toEqual({ entries: [msg('1')], skipped: 1, torn: true, damaged: [] })
     await t.append(msg('2'))
     const r = await t.readAll()
-    expect(r).toEqual({ entries: [msg('1'), msg('2')], skipped: 1, torn: false })
+    expect(r).toEqual({ entries: [msg('1'), msg('2')], skipped: 1, torn: false, damaged: [] })
     expect(r).toEqual(full())
     // a write cut just before its '\n' still parses, as in a full parse
     fs.appendFileSync(file, JSON.stringify(msg('3')))
     expect(ids(await t.readAll())).toEqual(['1', '2', '3'])
     expect(await t.readAll()).toEqual(full())
     await t.append(msg('4'))
-    expect(await t.readAll()).toEqual({ entries: [msg('1'), msg('2'), msg('3'), msg('4')], skipped: 1, torn: false })
+    expect(await t.readAll()).toEqual({ entries: [msg('1'), msg('2'), msg('3'), msg('4')], skipped: 1, torn: false, damaged: [] })
   })
 
   it('external truncation, an in-place rewrite, a replaced file and a deleted file are all parsed again', async () => {
@@ -91,7 +91,7 @@ describe('transcript parse cache', () => {
     expect(ids(await t.readAll())).toEqual(['w', 'q'])
     // deleted (e.g. /new archived it), then a new session file under the same name
     fs.rmSync(file)
-    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false })
+    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false, damaged: [] })
     await t.append(msg('n'))
     expect(ids(await t.readAll())).toEqual(['n'])
     expect(first.entries).toHaveLength(3) // earlier results are untouched
@@ -104,7 +104,7 @@ describe('transcript parse cache', () => {
     await t.readAll()
     const archived = `${store}.reset.2026-01-01T00-00-00-000Z`
     fs.renameSync(store, archived)
-    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false })
+    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false, damaged: [] })
     expect(ids(await new Transcript(archived).readAll())).toEqual(['1', '2'])
     await t.append(msg('fresh'))
     expect(ids(await t.readAll())).toEqual(['fresh'])

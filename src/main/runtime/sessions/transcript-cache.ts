@@ -9,6 +9,11 @@
 // exactly what an uncached read gives. One read of the file: the checked bytes and the new ones together.
 //
 // Entries are shared between reads (each read gets its own array): treat them as read-only values.
+//
+// Damage: a line in the middle that does not parse is reported (`damaged`, 1-based line numbers; a warning
+// naming the file and lines is logged once per file per process, never the content). A torn LAST line is a
+// crash mid-write, expected and silent; when the next append terminates it, the appender writes the
+// TORN_LINE_MARK line right after it, so the fragment stays silent after that too.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
@@ -19,7 +24,12 @@ export interface TranscriptRead {
   skipped: number
   /** the file did not end with a newline (a write was cut short) */
   torn: boolean
+  /** 1-based numbers of lines before the last that could not be read (not crash-torn lines): lost data */
+  damaged: number[]
 }
+
+/** Written (as its own line) by an append that had to terminate a torn last line: that fragment is not damage. */
+export const TORN_LINE_MARK = '#torn-line-above'
 
 interface Cached {
   dev: number
@@ -31,6 +41,9 @@ interface Cached {
   parsed: number
   entries: TranscriptEntry[]
   skipped: number
+  /** '\n'-terminated lines in the parsed part */
+  lines: number
+  damaged: number[]
   /** last SAMPLE bytes of the parsed part */
   tail: Buffer
   /** what followed the last '\n' (a torn line) when last read */
@@ -52,17 +65,46 @@ const cache = new Map<string, Cached>()
 let cachedBytes = 0
 
 export function parseTranscript(text: string): TranscriptRead {
-  const lines = text.split('\n')
   const torn = text.length > 0 && !text.endsWith('\n')
-  const entries: TranscriptEntry[] = []
-  let skipped = 0
+  const end = text.lastIndexOf('\n') + 1
+  const p = parseComplete(text.slice(0, end), { entries: [], skipped: 0, lines: 0, damaged: [] })
+  const last = text.slice(end)
+  let skipped = p.skipped
+  if (last.trim() !== '') {
+    const e = parseLine(last)
+    if (e) p.entries.push(e)
+    else skipped++ // a torn last line: silent
+  }
+  return { entries: p.entries, skipped, torn, damaged: p.damaged }
+}
+
+interface Parsed {
+  entries: TranscriptEntry[]
+  skipped: number
+  lines: number
+  damaged: number[]
+}
+
+/** Parses '\n'-terminated lines onto `into` (line numbers go on from `into.lines`); returns `into`. */
+function parseComplete(text: string, into: Parsed): Parsed {
+  const lines = text.split('\n')
+  lines.pop() // what follows the last '\n' (empty: only complete lines are passed)
   for (const line of lines) {
+    into.lines++
+    if (line === TORN_LINE_MARK) {
+      // the line before was a crash-torn line, terminated by the append that wrote this mark
+      if (into.damaged.at(-1) === into.lines - 1) into.damaged.pop()
+      continue
+    }
     if (line.trim() === '') continue
     const e = parseLine(line)
-    if (e) entries.push(e)
-    else skipped++
+    if (e) into.entries.push(e)
+    else {
+      into.skipped++
+      into.damaged.push(into.lines)
+    }
   }
-  return { entries, skipped, torn }
+  return into
 }
 
 function parseLine(line: string): TranscriptEntry | undefined {
@@ -84,7 +126,7 @@ export function readTranscript(file: string): TranscriptRead {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       forget(key)
-      return { entries: [], skipped: 0, torn: false }
+      return { entries: [], skipped: 0, torn: false, damaged: [] }
     }
     throw err
   }
@@ -92,7 +134,7 @@ export function readTranscript(file: string): TranscriptRead {
     const st = fs.fstatSync(fd)
     let c = cache.get(key)
     if (c && (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed || (st.size === c.size && st.mtimeMs !== c.mtimeMs))) c = undefined
-    if (c && st.size === c.size && st.mtimeMs === c.mtimeMs) return result(c, c.partial) // unchanged
+    if (c && st.size === c.size && st.mtimeMs === c.mtimeMs) return result(key, c, c.partial) // unchanged
     // from the cached tail on: it must still be there, followed by what was appended since
     const keep = c ? c.tail.length : 0
     const from = (c?.parsed ?? 0) - keep
@@ -112,7 +154,9 @@ function parseAll(fd: number, st: fs.Stats): Cached {
 /** The cached parse (or none) extended by `fresh`, the bytes that follow its parsed part. */
 function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
   const complete = fresh.subarray(0, fresh.lastIndexOf(NL) + 1)
-  const added = complete.length > 0 ? parseTranscript(complete.toString('utf8')) : undefined
+  // the cached arrays are private (reads get copies), so they grow in place
+  const p: Parsed = c ? { entries: c.entries, skipped: c.skipped, lines: c.lines, damaged: c.damaged } : { entries: [], skipped: 0, lines: 0, damaged: [] }
+  if (complete.length > 0) parseComplete(complete.toString('utf8'), p)
   const parsed = (c?.parsed ?? 0) + complete.length
   return {
     dev: st.dev,
@@ -120,8 +164,10 @@ function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
     size: parsed + fresh.length - complete.length,
     mtimeMs: st.mtimeMs,
     parsed,
-    entries: c ? append(c.entries, added?.entries ?? []) : (added?.entries ?? []),
-    skipped: (c?.skipped ?? 0) + (added?.skipped ?? 0),
+    entries: p.entries,
+    skipped: p.skipped,
+    lines: p.lines,
+    damaged: p.damaged,
     tail: complete.length === 0 && c ? c.tail : lastBytes(c?.tail, complete),
     partial: fresh.subarray(complete.length).toString('utf8'),
   }
@@ -143,13 +189,7 @@ export function forgetTranscript(file: string): void {
   forget(path.resolve(file))
 }
 
-/** The cached array is private (reads get copies), so it grows in place. */
-function append(to: TranscriptEntry[], more: TranscriptEntry[]): TranscriptEntry[] {
-  for (const e of more) to.push(e)
-  return to
-}
-
-function result(c: Cached, partial: string): TranscriptRead {
+function result(key: string, c: Cached, partial: string): TranscriptRead {
   const entries = c.entries.slice()
   let skipped = c.skipped
   if (partial.trim() !== '') {
@@ -158,13 +198,24 @@ function result(c: Cached, partial: string): TranscriptRead {
     if (e) entries.push(e)
     else skipped++
   }
-  return { entries, skipped, torn: partial.length > 0 }
+  if (c.damaged.length) warnDamaged(key, c.damaged)
+  return { entries, skipped, torn: partial.length > 0, damaged: c.damaged.slice() }
+}
+
+const warned = new Set<string>()
+
+/** Once per file per process: which lines were lost (numbers only: the content may be private). */
+function warnDamaged(file: string, lines: number[]): void {
+  if (warned.has(file)) return
+  warned.add(file)
+  const shown = lines.length > 20 ? `${lines.slice(0, 20).join(', ')} … (${lines.length} in all)` : lines.join(', ')
+  console.warn(`[runtime] transcript ${file}: line${lines.length === 1 ? '' : 's'} ${shown} could not be read and ${lines.length === 1 ? 'is' : 'are'} skipped`)
 }
 
 /** Keeps `c` (unless the file is too large to keep) and returns what a read gives. */
 function remember(key: string, c: Cached, st: fs.Stats): TranscriptRead {
   forget(key)
-  if (st.size > MAX_CACHED_FILE_BYTES) return result(c, c.partial)
+  if (st.size > MAX_CACHED_FILE_BYTES) return result(key, c, c.partial)
   cache.set(key, c)
   cachedBytes += c.parsed
   // least recently read first
@@ -174,7 +225,7 @@ function remember(key: string, c: Cached, st: fs.Stats): TranscriptRead {
     cache.delete(k)
     cachedBytes -= old.parsed
   }
-  return result(c, c.partial)
+  return result(key, c, c.partial)
 }
 
 function forget(key: string): void {

@@ -1,10 +1,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
 import { exited, spawnChild, waitForLine } from './test-fixtures/child'
 import { Transcript, type TranscriptHeader } from './transcript'
+import { TORN_LINE_MARK } from './transcript-cache'
 
 let dir: string
 beforeEach(() => {
@@ -28,7 +29,7 @@ describe('Transcript', () => {
   it('writes the header once, then appends one JSON line per entry (mode 0600)', async () => {
     const t = new Transcript(path.join(dir, 'sub', 's.jsonl'))
     expect(t.exists()).toBe(false)
-    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false })
+    expect(await t.readAll()).toEqual({ entries: [], skipped: 0, torn: false, damaged: [] })
     expect(await t.ensureHeader(header)).toBe(true)
     expect(await t.ensureHeader(header)).toBe(false)
     await t.append(msg('1'))
@@ -90,10 +91,12 @@ describe('Transcript', () => {
     const after = await t.readAll()
     expect(after.torn).toBe(false)
     expect(after.skipped).toBe(1) // the torn fragment, now terminated, stays skipped
+    expect(after.damaged).toEqual([]) // ...and silent: a crash mid-write, not damage
     expect(after.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['h', '1', '2', '4'])
     const lines = fs.readFileSync(t.file, 'utf8').split('\n')
     expect(lines[3]).toBe(full.slice(0, 25))
-    expect(JSON.parse(lines[4]).id).toBe('4')
+    expect(lines[4]).toBe(TORN_LINE_MARK)
+    expect(JSON.parse(lines[5]).id).toBe('4')
   })
 
   it('a garbled middle line is skipped and counted, later lines are kept', async () => {
@@ -102,10 +105,51 @@ describe('Transcript', () => {
       file,
       [JSON.stringify(header), JSON.stringify(msg('1')), '{"type":"message", garbage', '[1,2]', '42', '', JSON.stringify(msg('2'))].join('\n') + '\n',
     )
-    const { entries, skipped, torn } = await new Transcript(file).readAll()
+    const { entries, skipped, torn, damaged } = await new Transcript(file).readAll()
     expect(skipped).toBe(3)
     expect(torn).toBe(false)
+    expect(damaged).toEqual([3, 4, 5])
     expect(entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['h', '1', '2'])
+  })
+
+  it('a damaged middle line is reported with its line number and logged once per file, without its content', async () => {
+    const file = path.join(dir, 'd.jsonl')
+    const q = JSON.stringify(msg('q', 'secret question'))
+    // a user message cut in half, then a garbage line, between intact lines (not a crash: no repair mark)
+    fs.writeFileSync(file, [JSON.stringify(header), JSON.stringify(msg('1')), q.slice(0, 30), 'xx garbage xx', JSON.stringify(msg('2'))].join('\n') + '\n')
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      const r = await new Transcript(file).readAll()
+      expect(r.damaged).toEqual([3, 4])
+      expect(r.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['h', '1', '2'])
+      await new Transcript(file).append(msg('3'))
+      expect((await new Transcript(file).readAll()).damaged).toEqual([3, 4]) // cached reads still report it
+      expect(warn).toHaveBeenCalledTimes(1)
+      const said = String(warn.mock.calls[0][0])
+      expect(said).toContain(file)
+      expect(said).toContain('3, 4')
+      expect(said).not.toContain('secret')
+      expect(said).not.toContain('garbage')
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
+  it('damage appended after a cached read is found; a torn line repaired in a later append stays silent', async () => {
+    const file = path.join(dir, 'e.jsonl')
+    const t = new Transcript(file)
+    await t.ensureHeader(header)
+    await t.append(msg('1'))
+    expect((await t.readAll()).damaged).toEqual([])
+    fs.appendFileSync(file, '{"type":"mess\n') // damage another writer left, ended by its own newline
+    await t.append(msg('2'))
+    fs.appendFileSync(file, '{"type":"message","id":"to') // a crash mid-write...
+    expect((await t.readAll()).damaged).toEqual([3]) // ...is silent while it is the last line
+    await t.append(msg('3')) // ...and once this append terminates it
+    const r = await t.readAll()
+    expect(r.damaged).toEqual([3])
+    expect(r.skipped).toBe(2)
+    expect(r.entries.map((e) => (e.type === 'message' ? e.id : 'h'))).toEqual(['h', '1', '2', '3'])
   })
 
   it('a complete last line without its newline is still read', async () => {

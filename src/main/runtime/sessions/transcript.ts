@@ -1,11 +1,12 @@
 // One append-only JSONL transcript per session (line 1 = header). Every entry is written with a single
 // O_APPEND write ending in '\n', so a crash can only tear the LAST line; readers skip a torn or garbled
-// line and keep everything else, and the next append first terminates a torn line so it stays separate.
+// line and keep everything else, and the next append first terminates a torn line so it stays separate
+// (followed by TORN_LINE_MARK, so readers know that fragment was a crash, not damage worth reporting).
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
 import { sessionsDir, transcriptFile } from './paths'
-import { cleanEndOf, parseTranscript, readTranscript, type TranscriptRead } from './transcript-cache'
+import { cleanEndOf, parseTranscript, readTranscript, TORN_LINE_MARK, type TranscriptRead } from './transcript-cache'
 
 export { parseTranscript, type TranscriptRead }
 
@@ -80,7 +81,7 @@ export class Transcript {
     if (entries.length) this.appendLines(entries)
   }
 
-  /** Every entry (torn / garbled lines skipped). Only what was appended since the last read is parsed. */
+  /** Every entry (torn / garbled lines skipped, garbled ones reported in `damaged`). Only what was appended since the last read is parsed. */
   async readAll(): Promise<TranscriptRead> {
     const read = readTranscript(this.file)
     const end = cleanEndOf(this.file)
@@ -110,7 +111,7 @@ export class Transcript {
       if (size > 0 && size !== this.endOfOurAppend) {
         const last = Buffer.alloc(1)
         fs.readSync(fd, last, 0, 1, size - 1)
-        if (last[0] !== NL) body = '\n' + body
+        if (last[0] !== NL) body = '\n' + TORN_LINE_MARK + '\n' + body
       }
       const buf = Buffer.from(body, 'utf8')
       this.endOfOurAppend = -1

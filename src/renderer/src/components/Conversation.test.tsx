@@ -1,5 +1,7 @@
 import { act, screen, waitFor } from '@testing-library/react'
 import { beforeEach, describe, expect, it } from 'vitest'
+import type { ChatHistoryPage, Result } from '../../../shared/methods'
+import { FakeBridge } from '../bridge/fake-bridge'
 import type { UserItem } from '../state/types'
 import { LONG, renderApp } from '../test-utils'
 
@@ -35,5 +37,25 @@ describe('conversation history paging', () => {
     expect(olderCalls()).toHaveLength(1)
     // nothing shown before was lost or repeated
     expect(questions()).toEqual(Array.from({ length: 200 }, (_, i) => `Question ${101 + i}`))
+  })
+})
+
+describe('conversation with damaged transcript lines', () => {
+  it('says quietly how many lines could not be read and which file; an intact session says nothing', async () => {
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, seed: [{ key: KEY, label: 'Damaged', messages: 4 }] })
+    const history = bridge.history.bind(bridge) as (p: unknown) => Promise<Result<ChatHistoryPage>>
+    let damaged = true
+    // the runtime's page for a transcript with two unreadable lines
+    ;(bridge as unknown as { history: typeof history }).history = async (p) => {
+      const r = await history(p)
+      return r.ok && damaged ? { ...r, data: { ...r.data, damagedLines: 2, transcriptFile: '/state/agents/main/sessions/s1.jsonl' } } : r
+    }
+    const { stores, controller } = await renderApp({}, bridge)
+    await waitFor(() => expect(stores.runs.getState().transcripts[KEY]?.loaded).toBe(true))
+    expect(await screen.findByRole('note')).toHaveTextContent('2 lines of this conversation could not be read (file /state/agents/main/sessions/s1.jsonl)')
+    // repaired (e.g. restored from a backup): the next load drops the notice
+    damaged = false
+    await act(() => controller.loadTranscript(KEY))
+    await waitFor(() => expect(screen.queryByRole('note')).toBeNull())
   })
 })

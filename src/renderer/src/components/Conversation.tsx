@@ -51,6 +51,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     return !!t && !!activeRun(t)
   })
   const loadError = useAppStore('runs', (s) => s.loadErrors[sessionKey])
+  const damagedLines = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.lines ?? 0)
+  const damagedFile = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.file ?? '')
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
@@ -151,6 +153,12 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   return (
     <div className="conversation">
       <RunAnnouncer sessionKey={sessionKey} />
+      {damagedLines > 0 && (
+        // quiet, outside the scrolled list: parts of the conversation are missing and the user should know why
+        <div className="conversation-notice" role="note">
+          {damagedLines === 1 ? '1 line' : `${damagedLines} lines`} of this conversation could not be read (file {damagedFile})
+        </div>
+      )}
       <div ref={scrollRef} className="conversation-scroll" tabIndex={-1}>
         {loadError && !items.length && (
           <div className="empty-state" role="alert">

@@ -1301,6 +1301,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     anchorCount: h.messages.length,
     recentMessages: h.messages,
     historyCursor: h.deltaCursor,
+    damaged: h.damagedLines ? { lines: h.damagedLines, file: h.transcriptFile ?? '' } : undefined,
     toolResults,
     hideReasoning,
     // Without paging info (tests, older callers) the page itself is the cursor.

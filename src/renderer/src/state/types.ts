@@ -186,6 +186,8 @@ export interface Transcript {
    * shown without their stored reasoning, as a live run at `off` shows none (OpenClaw's Control UI does the same)
    */
   hideReasoning?: boolean
+  /** lines of the session's transcript file the runtime could not read (as of the last history load) */
+  damaged?: { lines: number; file: string }
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()
