@@ -198,8 +198,8 @@ class RuntimeImpl implements Runtime {
       messageNotKept: (run) => {
         const journal = this.journals.get(run.agentId)
         if (!journal) return
-        journal.keepOpen(run.runId)
-        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId)
+        journal.keepOpen(run.runId, run.error)
+        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId, run.error)
       },
       messageKept: (run) => this.journals.get(run.agentId)?.kept(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {

@@ -145,9 +145,10 @@ export interface RunnerDeps {
   /**
    * The run ends (before its lifecycle end) without its message in the transcript: writing it failed, or it
    * waits for its place in the session lane (stopped while it waited there). Its accepted-message record must
-   * stay open: for the next start's recovery, unless `messageKept` follows.
+   * stay open: for the next start's recovery, unless `messageKept` follows. Also a run whose write failed with a
+   * storage error after its message was written (`error`: recovery closes the run with it and its streamed reply).
    */
-  messageNotKept?(run: { runId: string; agentId: string; sessionKey: string }): void
+  messageNotKept?(run: { runId: string; agentId: string; sessionKey: string; error?: string }): void
   /** A message held open by messageNotKept was written after all (in its place in the session lane): settle it. */
   messageKept?(run: { runId: string; agentId: string; sessionKey: string }): void
 }
@@ -356,8 +357,6 @@ export class EmbeddedRunner {
     let truncationTold = false
     // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
     let userTurnWritten = false
-    // ...but writing it failed (a storage error ends the run)
-    let userTurnLost = false
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -493,11 +492,8 @@ export class EmbeddedRunner {
             stored = { ...stored, ...inputStamp }
             inputStamp = undefined
           }
-          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any }).catch((err: unknown) => {
-            // its line never made it: the journal keeps the message (messageNotKept)
-            if (user) userTurnLost = true
-            throw err
-          })
+          // a refused write (storage error) ends the run; the journal keeps its message (messageNotKept)
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any })
         },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
@@ -798,7 +794,8 @@ export class EmbeddedRunner {
       if (aborted) input.lastToolError = undefined // tools cut off by the abort did not "fail"
       const payloads = deps.buildPayloads(input)
       if (reason === 'timeout') payloads.push(timeoutPayload(timeoutMs))
-      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
+      // a write refused part-way (the reply, a tool turn): what is missing is written by the next start's recovery
+      if (storage) this.messageNotKept(req, errorText)
       return await this.finish(req, {
         reason,
         payloads,
@@ -830,8 +827,9 @@ export class EmbeddedRunner {
             ? err.message
             : String(err)
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
-      // a storage failure is not written over (the transcript just refused a write): the journal keeps it
-      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
+      // a storage failure is not written over (the transcript just refused a write): the journal keeps it, also
+      // when the message itself was written (recovery closes the run with the error then)
+      if (storage) this.messageNotKept(req, message)
       else if (!userTurnWritten) {
         const stopReason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
         await this.keepUnsentTurn(req, unsentEnding(aborted, stopReason, message), { lockHeld: release !== undefined, resolved })
@@ -914,9 +912,9 @@ export class EmbeddedRunner {
     }
   }
 
-  private messageNotKept(req: RunRequest): void {
+  private messageNotKept(req: RunRequest, error?: string): void {
     try {
-      this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey })
+      this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey, ...(error !== undefined ? { error } : {}) })
     } catch (err) {
       console.warn('[runner] unkept message listener failed:', err)
     }

@@ -15,6 +15,8 @@ export interface PartialReply {
   startedAt?: number
   /** the run's last logged event: the last moment it is known to have been alive */
   lastAt: number
+  /** the error its lifecycle ended with, if the log has it (a run that ended on a storage error it could not write) */
+  error?: string
 }
 
 /** the log is bounded (~1 MiB, EventLog's maxFileBytes): never read more than twice that */
@@ -51,6 +53,7 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   let textStartedAt: number | undefined
   let startedAt: number | undefined
   let lastAt = 0
+  let error: string | undefined
   for (const line of raw.split('\n')) {
     // cheap filter before parsing: most lines of a busy session's log belong to other runs
     if (!line || !line.includes(runId)) continue
@@ -65,6 +68,7 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
     if (typeof ev.ts === 'number') lastAt = Math.max(lastAt, ev.ts)
     const d = (ev.data ?? {}) as { phase?: unknown; delta?: unknown; text?: unknown; replace?: unknown }
     if (ev.stream === 'lifecycle' && d.phase === 'start') startedAt ??= ev.ts
+    else if (ev.stream === 'lifecycle' && d.phase === 'error') error = typeof (d as { error?: unknown }).error === 'string' ? (d as { error: string }).error : undefined
     else if (ev.stream === 'tool') {
       // tools run after their message ended (and was written): text after them is a new message
       text = ''
@@ -79,5 +83,5 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   }
   if (!found) return undefined
   if (persistedText && text.startsWith(persistedText)) text = text.slice(persistedText.length)
-  return { text, textStartedAt, startedAt, lastAt }
+  return { text, textStartedAt, startedAt, lastAt, ...(error !== undefined ? { error } : {}) }
 }
