@@ -1188,6 +1188,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   for (const m of h.messages) if (typeof m.runId === 'string') inRuns.add(m.runId)
   for (const m of p?.frozen ?? []) if (typeof m.runId === 'string') inRuns.add(m.runId)
   for (const it of keptItems) if (it.runId) inRuns.add(it.runId)
+  // runs history has more of than their message (a reply, a tool turn, a closing error)
+  const answered = new Set<string>()
+  for (const m of [...h.messages, ...(p?.frozen ?? [])]) if (typeof m.runId === 'string' && m.role !== 'user') answered.add(m.runId)
   const inFlight = h.inFlightRun?.runId
   // Runs rebuilt from their events: the in-flight run (if its events are complete) and runs newer
   // than the history snapshot. The event ring also holds runs older than the loaded history (their
@@ -1197,7 +1200,10 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   for (const [runId, list] of byRun) {
     const complete = list[0].seq === 1
     const olderThanHistory = firstTs !== undefined && list[0].ts < firstTs
-    if (runId === inFlight ? complete : !inRuns.has(runId) && !olderThanHistory) replay.add(runId)
+    // a run that failed with only its message written (the disk refused its reply): what it streamed is in its
+    // events alone, so they draw it, above its error (recovery writes it at the next start)
+    const replyLost = complete && inRuns.has(runId) && !answered.has(runId) && list.some((e) => e.stream === 'lifecycle' && e.data.phase === 'error')
+    if (runId === inFlight ? complete : replyLost || (!inRuns.has(runId) && !olderThanHistory)) replay.add(runId)
   }
   const runs: Record<string, RunTrack> = {}
   const live = new Set<string>(replay)
