@@ -13,7 +13,7 @@ import { recoverInterruptedRuns } from './recovery'
 
 const KEY = 'agent:main:full'
 const FULL = 'Storage error (ENOSPC): the disk is full, so the conversation could not be saved and the run was stopped.'
-const ev = (runId: string, stream: string, ts: number, data: Record<string, unknown>) => JSON.stringify({ runId, seq: ts, stream, ts, data, sessionKey: KEY })
+const ev = (runId: string, seq: number, stream: string, ts: number, data: Record<string, unknown>) => JSON.stringify({ runId, seq, stream, ts, data, sessionKey: KEY })
 const user = (runId: string, text: string, ts: number): TranscriptEntry => ({
   type: 'message',
   id: `${runId}-u`,
@@ -35,7 +35,7 @@ async function failedSession(entries: TranscriptEntry[], events: string[]) {
   return { store, t, eventsFile: () => eventsFile }
 }
 
-const streamed = (runId: string) => [ev(runId, 'lifecycle', 1001, { phase: 'start' }), ev(runId, 'assistant', 1200, { delta: 'Half of ' }), ev(runId, 'assistant', 1300, { delta: 'the reply' })]
+const streamed = (runId: string) => [ev(runId, 1, 'lifecycle', 1001, { phase: 'start' }), ev(runId, 2, 'assistant', 1200, { delta: 'Half of ' }), ev(runId, 3, 'assistant', 1300, { delta: 'the reply' })]
 
 it('the message written, its reply refused: closed with the storage error and the streamed text', async () => {
   const s = await failedSession([user('r1', 'tell me', 1000)], streamed('r1'))
@@ -59,10 +59,27 @@ it('the message refused too: written, then closed with the storage error', async
 })
 
 it("the journal's error line never made it: the run's logged lifecycle error names it", async () => {
-  const s = await failedSession([user('r1', 'tell me', 1000)], [...streamed('r1'), ev('r1', 'lifecycle', 1400, { phase: 'error', error: FULL })])
+  const s = await failedSession([user('r1', 'tell me', 1000)], [...streamed('r1'), ev('r1', 4, 'lifecycle', 1400, { phase: 'error', error: FULL })])
   await recoverInterruptedRuns(s.store, { eventsFile: s.eventsFile, accepted: [{ runId: 'r1', sessionKey: KEY, text: 'tell me', at: 999 }] })
   const closing = (await s.t.readAll()).entries.find((e) => e.type === 'message' && e.message.role === 'assistant')
   expect(closing).toMatchObject({ message: { content: [{ type: 'text', text: 'Half of the reply' }], errorMessage: FULL } })
+})
+
+it('appends the full disk refused (a gap in the run\'s seq): the text stops at the gap, never a reply with its middle missing', async () => {
+  const s = await failedSession(
+    [user('r1', 'tell me', 1000)],
+    [
+      ev('r1', 1, 'lifecycle', 1001, { phase: 'start' }),
+      ev('r1', 2, 'assistant', 1200, { delta: 'The start, ' }),
+      ev('r1', 3, 'assistant', 1300, { delta: 'the middle' }),
+      // 4–9 were refused; a later append got in after the transcript's failed write was cut back
+      ev('r1', 10, 'assistant', 1900, { delta: ' and the end' }),
+      ev('r1', 11, 'lifecycle', 2000, { phase: 'error', error: FULL }),
+    ],
+  )
+  await recoverInterruptedRuns(s.store, { eventsFile: s.eventsFile, accepted: [{ runId: 'r1', sessionKey: KEY, text: 'tell me', at: 999, error: FULL }] })
+  const closing = (await s.t.readAll()).entries.find((e) => e.type === 'message' && e.message.role === 'assistant')
+  expect(closing).toMatchObject({ timestamp: 2000, message: { content: [{ type: 'text', text: 'The start, the middle' }], errorMessage: FULL } })
 })
 
 it('the journal keeps the error of a record held open, for the next start', () => {
