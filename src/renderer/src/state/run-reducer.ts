@@ -1259,6 +1259,10 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     else ensureRun(d, runId, list[0].ts)
     for (const ev of list) applyAgent(d, ev)
   }
+  // the same, when the ring no longer has its events whole (a long reply): what this window streamed stays
+  const lost = new Set<string>()
+  for (const runId of inRuns) if (!answered.has(runId) && !replay.has(runId) && runId !== inFlight) lost.add(runId)
+  if (lost.size) keepStreamedReplies(d, recentBase, lost)
   for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)
   keepApprovalOutcomes(d, recentBase)
   d.loaded = true
@@ -1397,6 +1401,27 @@ export function readableError(raw: string | undefined): string | undefined {
  * User messages we showed that the history snapshot does not have yet (just sent, or steered into
  * a live run) survive a refetch, in their run.
  */
+/**
+ * Runs history has only the message of, which this window saw fail after streaming (a reply the disk refused):
+ * the window's own items of the run — its text, tools, the footer with the error — take the place of history's
+ * bare footer, so the reply stays above its error. (The next start's recovery writes it into history.)
+ */
+function keepStreamedReplies(d: Draft, base: Transcript, runIds: Set<string>) {
+  for (const runId of runIds) {
+    const mine = base.items.filter((it) => it.runId === runId && it.kind !== 'user')
+    const footer = mine.find((it): it is RunItem => it.kind === 'run')
+    if (footer?.status !== 'error' || !mine.some((it) => it.kind === 'assistant')) continue
+    const own = base.runs[runId]
+    if (!own?.terminal) continue
+    let at = d.items.findLastIndex((it) => it.runId === runId && it.kind === 'user') + 1
+    if (at === 0) continue // its message is not on this page
+    d.remove(runKey(runId)) // history's footer comes after the message: `at` stays
+    for (const it of mine) d.insertAt(at++, it)
+    const t = d.track(runId) ?? d.addTrack(runId)
+    Object.assign(t, { ...own, buffer: own.buffer.slice(), users: Math.max(t.users, own.users) })
+  }
+}
+
 function keepLocalUsers(d: Draft, base: Transcript) {
   for (const u of base.items) {
     if (u.kind !== 'user' || !u.runId || d.find(u.key) >= 0) continue

@@ -30,6 +30,14 @@ describe('a reply the disk refused', () => {
     expect(shown(after)).toEqual(['user:tell me', 'assistant:Half of the reply', `run:error:${FULL}`])
   })
 
+  it('keeps what this window streamed when the ring has only the tail of the run (a long reply)', () => {
+    const live = reduce(emptyTranscript(SK), [{ type: 'local.send', id: 'r1', text: 'tell me', ts: 900 }, ...events('r1').map((event) => ({ type: 'agent' as const, event }))])
+    const after = reduce(live, { type: 'hydrate', history: page([userRow('r1', 'tell me', 1000)]), recent: { events: events('r1').slice(2), approvals: [] } })
+    expect(shown(after)).toEqual(['user:tell me', 'assistant:Half of the reply', `run:error:${FULL}`])
+    // a late duplicate of a streamed event changes nothing
+    expect(shown(reduce(after, { type: 'agent', event: events('r1')[2] }))).toEqual(shown(after))
+  })
+
   it('a reload reads the same from history and the ring', () => {
     const t = reduce(emptyTranscript(SK), { type: 'hydrate', history: page([userRow('r1', 'tell me', 1000)]), recent: { events: events('r1'), approvals: [] } })
     expect(shown(t)).toEqual(['user:tell me', 'assistant:Half of the reply', `run:error:${FULL}`])
