@@ -93,6 +93,34 @@ function interruptedReply(
   }
 }
 
+/**
+ * What closes a run that ended on a storage error (its record kept open, `error` set), for a transcript that
+ * holds `entries`: its message when the transcript lacks it, then its closing error turn with the reply as far as
+ * the event log has it. Recovery writes these at the next start; the runner, when the session's next run starts
+ * in the same process (the disk has room again), so they land before that run's turn, not after it.
+ */
+export function storageClosing(
+  entries: readonly TranscriptEntry[],
+  r: AcceptedRecord & { error: string },
+  row: { sessionId: string; model?: string; modelProvider?: string },
+  opts: Pick<RecoveryOptions, 'eventsFile'>,
+  now = Date.now(),
+): Extract<TranscriptEntry, { type: 'message' }>[] {
+  if (delivered(entries, r)) {
+    const c = interruptedReply(entries, r.runId, row, opts, r.error)
+    return c ? [c] : []
+  }
+  const user: Extract<TranscriptEntry, { type: 'message' }> = {
+    type: 'message',
+    id: crypto.randomUUID(),
+    timestamp: now,
+    runId: r.runId,
+    message: { role: 'user', content: [{ type: 'text', text: r.text }], timestamp: r.at },
+  }
+  const c = interruptedReply([user], r.runId, row, opts, r.error)
+  return c ? [user, c] : [user]
+}
+
 export async function recoverInterruptedRuns(store: SessionStore, opts: RecoveryOptions = {}): Promise<RecoveredRun[]> {
   const out: RecoveredRun[] = []
   const pendingBy = new Map<string, AcceptedRecord[]>()
@@ -135,20 +163,20 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       repairs.push(...closings.values())
       const restored = pending.filter((r) => !delivered(entries, r))
       for (const r of restored) {
-        const user: Extract<TranscriptEntry, { type: 'message' }> = {
+        if (r.error) {
+          // its run ended on a storage error: closed by it (and what it streamed), not left as a message the crash cut off
+          const written = storageClosing(entries, { ...r, error: r.error }, entry, opts, now)
+          repairs.push(...written)
+          if (written.length > 1) closings.set(r.runId, written[1])
+          continue
+        }
+        repairs.push({
           type: 'message',
           id: crypto.randomUUID(),
           timestamp: now,
           runId: r.runId,
           message: { role: 'user', content: [{ type: 'text', text: r.text }], timestamp: r.at },
-        }
-        repairs.push(user)
-        // its run ended on a storage error: closed by it (and what it streamed), not left as a message the crash cut off
-        const closing = r.error ? interruptedReply([user], r.runId, entry, opts, r.error) : undefined
-        if (closing) {
-          closings.set(r.runId, closing)
-          repairs.push(closing)
-        }
+        })
       }
       if (entries.length > 0 || runId) {
         if (restored.length > 0) {

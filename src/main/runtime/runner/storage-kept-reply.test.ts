@@ -82,3 +82,38 @@ it('a reply refused part-way by a full disk comes back after the restart with it
     await t.close()
   }
 })
+
+it("the session's next run, once the disk has room, closes the refused reply first: in its place, before its own turn", async () => {
+  const stateDir = tempDir('ld-diskfull-')
+  const key = 'agent:main:diskfull-next'
+  let t = await startTestRuntime(server, { stateDir })
+  try {
+    server.script([{ text: REPLY, chunks: 20 }])
+    const spy = diskFullForReply(3656)
+    try {
+      await t.call('agent', { sessionKey: key, message: 'write me a long one', idempotencyKey: 'n1' })
+      expect((await t.call('agent.wait', { runId: 'n1', timeoutMs: 10_000 })).status).toBe('error')
+    } finally {
+      spy.mockRestore()
+    }
+    // space is back: the user carries on in the same session
+    server.script([{ text: 'short answer' }])
+    await t.call('agent', { sessionKey: key, message: 'and now?', idempotencyKey: 'n2' })
+    expect((await t.call('agent.wait', { runId: 'n2', timeoutMs: 10_000 })).status).toBe('ok')
+    const live = await rows(t, key)
+    expect(live.map((r) => [r.role, textOf(r) === REPLY ? 'REPLY' : textOf(r)])).toEqual([
+      ['user', 'write me a long one'],
+      ['assistant', 'REPLY'],
+      ['user', 'and now?'],
+      ['assistant', 'short answer'],
+    ])
+    expect(live[1]).toMatchObject({ stopReason: 'error', errorMessage: expect.stringMatching(/Storage error \(ENOSPC\)/) })
+    // settled: the next start writes nothing more
+    expect([...t.runtime.core.accepted('main').pending()]).toEqual([])
+    await t.close()
+    t = await startTestRuntime(server, { stateDir })
+    expect((await rows(t, key)).length).toBe(4)
+  } finally {
+    await t.close()
+  }
+})
