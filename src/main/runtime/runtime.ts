@@ -192,14 +192,16 @@ class RuntimeImpl implements Runtime {
       sessionChanged: (key, reason, runId) => this.sessionChanged(key, reason, runId),
       setChatUsage: (runId, usage) => projection.setUsage(runId, usage),
       transcriptFsync: opts.transcriptFsync,
+      eventsFile: (agentId, sessionId) => eventLogFile(opts.stateDir, agentId, sessionId),
+      flushEvents: () => eventLog.flush(),
       // its record stays open past the lifecycle end: the next start's recovery writes the message
       // a collect batch's run carries the messages folded into it, each with its own record: they stay open too
       // (recovery writes each message, as it was accepted)
       messageNotKept: (run) => {
         const journal = this.journals.get(run.agentId)
         if (!journal) return
-        journal.keepOpen(run.runId)
-        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId)
+        journal.keepOpen(run.runId, run.error)
+        for (const t of this.core.tracked.values()) if (t.foldedInto === run.runId) journal.keepOpen(t.runId, run.error)
       },
       messageKept: (run) => this.journals.get(run.agentId)?.kept(run.runId),
       onTranscriptMessage: (sessionKey, entry, messageSeq) => {

@@ -17,6 +17,9 @@
 // nor its session going idle settles it, so the next start's recovery puts the message into its transcript.
 // A run stopped while it waited behind its session's earlier run is held open the same way until its message is
 // written in its place in the session lane, after that run's reply (`kept` then settles it).
+// A run whose transcript write failed with a storage error part-way through (its message written, its reply
+// refused) is held open too, with an `unwritten` line naming the error (best effort: the disk may still be full),
+// so recovery closes the run with that error and the reply as far as it streamed.
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -36,6 +39,8 @@ export interface AcceptedRecord {
   held?: boolean
   /** what its run was asked for besides the text (thinking, timeout, …): a restored message starts the same way */
   run?: AcceptedRun
+  /** its run's transcript write failed with this error (storage): recovery closes the run with it */
+  error?: string
 }
 
 type Line =
@@ -44,6 +49,7 @@ type Line =
   | { op: 'end'; runId: string }
   | { op: 'idle'; sessionKey: string; at: number }
   | { op: 'hold' | 'release'; runIds: string[] }
+  | { op: 'unwritten'; runId: string; error: string }
 
 const FILE_RE = /^accepted\.(\d+)-[0-9a-f]+\.jsonl$/
 /** The pid of the runtime that writes a journal file of this name, or undefined when it is not one. */
@@ -100,11 +106,17 @@ export class AcceptedJournal {
   }
 
   /**
-   * The run carrying `runId` ends without its message in the transcript (writing it failed): the record stays
-   * open for the rest of this process, so the next start's recovery writes the message.
+   * The run carrying `runId` ends without its message in the transcript (writing it failed), or without all of
+   * its run (a storage error part-way): the record stays open for the rest of this process, so the next start's
+   * recovery writes the message, and closes the run with `error` when one is given.
    */
-  keepOpen(runId: string): void {
-    if (this.open.has(runId)) this.unwritten.add(runId)
+  keepOpen(runId: string, error?: string): void {
+    const r = this.open.get(runId)
+    if (!r) return
+    this.unwritten.add(runId)
+    if (error === undefined || r.error === error) return
+    r.error = error
+    this.settle({ op: 'unwritten', runId, error })
   }
 
   /** A record held open by keepOpen was written into its transcript after all (in its place in the session lane): settle it. */
@@ -255,8 +267,13 @@ export function readDeadJournals(dir: string): DeadJournals {
         // lines written before runs were kept have none: such a message runs with the defaults
         const run = parseAcceptedRun(l.run, rec.media)
         if (run) rec.run = run
+        if (typeof l.error === 'string') rec.error = l.error
         open.set(l.runId, rec)
       } else if (l.op === 'end') open.delete(l.runId)
+      else if (l.op === 'unwritten') {
+        const r = open.get(l.runId)
+        if (r) r.error = l.error
+      }
       else if (l.op === 'hold' || l.op === 'release') {
         for (const id of l.runIds) {
           const r = open.get(id)
@@ -322,6 +339,7 @@ function parseLine(raw: string | undefined): Line | undefined {
       return typeof v.runId === 'string' && typeof v.sessionKey === 'string' && typeof v.text === 'string' && typeof v.at === 'number' ? v : undefined
     }
     if (v.op === 'end') return typeof v.runId === 'string' ? v : undefined
+    if (v.op === 'unwritten') return typeof v.runId === 'string' && typeof v.error === 'string' ? v : undefined
     if (v.op === 'idle') return typeof v.sessionKey === 'string' && typeof v.at === 'number' ? v : undefined
     if (v.op === 'hold' || v.op === 'release') return Array.isArray(v.runIds) && v.runIds.every((id) => typeof id === 'string') ? v : undefined
     if (v.op === 'owner') return v

@@ -45,6 +45,7 @@ import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
 import { loadImages, type SavedAttachment } from '../attachments'
+import { storageClosing } from './recovery'
 import { unsentEnding, unsentTurnEntries, type UnsentTurn } from './unsent-turn'
 
 /** APIs (besides the SSE-merged ones) whose pi implementation passes `options.fetch` to its client */
@@ -145,9 +146,14 @@ export interface RunnerDeps {
   /**
    * The run ends (before its lifecycle end) without its message in the transcript: writing it failed, or it
    * waits for its place in the session lane (stopped while it waited there). Its accepted-message record must
-   * stay open: for the next start's recovery, unless `messageKept` follows.
+   * stay open: for the next start's recovery, unless `messageKept` follows. Also a run whose write failed with a
+   * storage error after its message was written (`error`: recovery closes the run with it and its streamed reply).
    */
-  messageNotKept?(run: { runId: string; agentId: string; sessionKey: string }): void
+  messageNotKept?(run: { runId: string; agentId: string; sessionKey: string; error?: string }): void
+  /** the Inspector's event log of a session: where the streamed reply of a run that ended on a storage error is */
+  eventsFile?(agentId: string, sessionId: string): string
+  /** writes the event log's pending lines (appended every 250 ms) before it is read */
+  flushEvents?(): Promise<void>
   /** A message held open by messageNotKept was written after all (in its place in the session lane): settle it. */
   messageKept?(run: { runId: string; agentId: string; sessionKey: string }): void
 }
@@ -197,6 +203,8 @@ function abortError(reason: unknown): Error {
 export class EmbeddedRunner {
   private readonly live = new Map<string, LiveRun>()
   private readonly bySession = new Map<string, Set<string>>()
+  /** per session: runs that ended on a storage error whose turn is not closed in the transcript yet */
+  private readonly unclosed = new Map<string, Array<{ req: RunRequest; sessionId: string; error: string }>>()
   /** per session: writes of stopped runs' messages waiting for their place in the session lane */
   private readonly pendingKeeps = new Map<string, Set<Promise<void>>>()
   /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
@@ -356,8 +364,6 @@ export class EmbeddedRunner {
     let truncationTold = false
     // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
     let userTurnWritten = false
-    // ...but writing it failed (a storage error ends the run)
-    let userTurnLost = false
     try {
       // ---- session + model
       let entry: SessionEntry | undefined = store.get(req.sessionKey)
@@ -383,7 +389,9 @@ export class EmbeddedRunner {
       if (read.entries.length === 0) {
         await transcript.ensureHeader(sessionHeader(sessionId, workspaceDir, req.sessionKey))
       }
-      const history = rebuildHistory(read.entries)
+      // an earlier run of the session that ended on a storage error: its turn closes first, in its place
+      const entries = await this.closeUnclosed(req, sessionId, transcript, read.entries, entry!)
+      const history = rebuildHistory(entries)
       compactionCount = history.compactionCount
       // transcript entry id per message object (rebuilt history reuses the parsed message objects): the
       // messages this run writes are noted as they are written; the history's are indexed only if asked
@@ -395,7 +403,7 @@ export class EmbeddedRunner {
         if (own !== undefined) return own
         if (!historyIds) {
           historyIds = new WeakMap()
-          for (const e of read.entries) if (e.type === 'message') historyIds.set(e.message, e.id)
+          for (const e of entries) if (e.type === 'message') historyIds.set(e.message, e.id)
         }
         return historyIds.get(m)
       }
@@ -414,7 +422,7 @@ export class EmbeddedRunner {
         for (const r of repairs) history.messages.push((r as Extract<TranscriptEntry, { type: 'message' }>).message as unknown as AgentMessage)
       }
       // messages already in the transcript (repairs included): the next one written is number messageSeq + 1
-      let messageSeq = read.entries.filter((e) => e.type === 'message').length + history.orphanToolCalls.length
+      let messageSeq = entries.filter((e) => e.type === 'message').length + history.orphanToolCalls.length
       const append = async (entry: TranscriptEntry) => {
         await transcript.append(entry)
         if (entry.type === 'compaction') compactionCount++
@@ -493,11 +501,8 @@ export class EmbeddedRunner {
             stored = { ...stored, ...inputStamp }
             inputStamp = undefined
           }
-          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any }).catch((err: unknown) => {
-            // its line never made it: the journal keeps the message (messageNotKept)
-            if (user) userTurnLost = true
-            throw err
-          })
+          // a refused write (storage error) ends the run; the journal keeps its message (messageNotKept)
+          return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any })
         },
         persistToolResult: (msg) => {
           const capped = deps.capToolResultForPersist(msg)
@@ -798,7 +803,9 @@ export class EmbeddedRunner {
       if (aborted) input.lastToolError = undefined // tools cut off by the abort did not "fail"
       const payloads = deps.buildPayloads(input)
       if (reason === 'timeout') payloads.push(timeoutPayload(timeoutMs))
-      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
+      // a write refused part-way (the reply, a tool turn): what is missing is written by the session's next run
+      // once the disk has room, or else by the next start's recovery
+      if (storage) this.storageEnded(req, sessionId, errorText!)
       return await this.finish(req, {
         reason,
         payloads,
@@ -830,8 +837,9 @@ export class EmbeddedRunner {
             ? err.message
             : String(err)
       const reason: EndReason = aborted ? (live.endReason === 'timeout' ? 'timeout' : 'aborted') : 'error'
-      // a storage failure is not written over (the transcript just refused a write): the journal keeps it
-      if (storage && (!userTurnWritten || userTurnLost)) this.messageNotKept(req)
+      // a storage failure is not written over (the transcript just refused a write): the journal keeps it, also
+      // when the message itself was written (recovery closes the run with the error then)
+      if (storage) this.storageEnded(req, sessionId, message)
       else if (!userTurnWritten) {
         const stopReason = req.signal?.aborted ? req.signal.reason : controller.signal.reason
         await this.keepUnsentTurn(req, unsentEnding(aborted, stopReason, message), { lockHeld: release !== undefined, resolved })
@@ -914,9 +922,62 @@ export class EmbeddedRunner {
     }
   }
 
-  private messageNotKept(req: RunRequest): void {
+  /** The run ended on a storage error: its record stays open, and the session's next run closes its turn first. */
+  private storageEnded(req: RunRequest, sessionId: string, error: string): void {
+    this.messageNotKept(req, error)
+    if (!sessionId) return
+    const list = this.unclosed.get(req.sessionKey) ?? []
+    list.push({ req, sessionId, error })
+    this.unclosed.set(req.sessionKey, list)
+  }
+
+  /**
+   * Writes the turns of the session's earlier runs that ended on a storage error (recovery.ts `storageClosing`:
+   * the message if it is missing, the closing error with the reply as far as the event log has it) before this
+   * run's own, and settles their records. Returns the transcript's entries with them. A write that fails again
+   * (the disk still full) fails this run the same way; they stay for the next run or the next start.
+   */
+  private async closeUnclosed(
+    req: RunRequest,
+    sessionId: string,
+    transcript: Transcript,
+    entries: TranscriptEntry[],
+    row: SessionEntry,
+  ): Promise<TranscriptEntry[]> {
+    const list = this.unclosed.get(req.sessionKey)
+    if (!list?.length) return entries
+    this.unclosed.delete(req.sessionKey)
+    // the reply's last deltas may still wait for the log's next append
+    await this.deps.flushEvents?.().catch(() => undefined)
+    for (let i = 0; i < list.length; i++) {
+      const u = list[i]
+      if (u.sessionId !== sessionId) continue // reset since: the next start's recovery puts it into the session
+      const record = { runId: u.req.runId, sessionKey: u.req.sessionKey, text: u.req.message, at: u.req.acceptedAt, error: u.error }
+      const eventsFile = this.deps.eventsFile && ((id: string) => this.deps.eventsFile!(u.req.agentId, id))
+      const written = storageClosing(entries, record, { sessionId, model: row.model, modelProvider: row.modelProvider }, { eventsFile })
+      try {
+        await transcript.appendMany(written)
+      } catch (err) {
+        this.unclosed.set(req.sessionKey, [...list.slice(i), ...(this.unclosed.get(req.sessionKey) ?? [])])
+        throw err
+      }
+      let seq = entries.filter((e) => e.type === 'message').length
+      entries = [...entries, ...written]
+      for (const e of written) {
+        try {
+          this.deps.onTranscriptMessage?.(req.sessionKey, e, ++seq)
+        } catch (err) {
+          console.warn('[runner] transcript message listener failed:', err)
+        }
+      }
+      this.messageKept(u.req)
+    }
+    return entries
+  }
+
+  private messageNotKept(req: RunRequest, error?: string): void {
     try {
-      this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey })
+      this.deps.messageNotKept?.({ runId: req.runId, agentId: req.agentId, sessionKey: req.sessionKey, ...(error !== undefined ? { error } : {}) })
     } catch (err) {
       console.warn('[runner] unkept message listener failed:', err)
     }

@@ -3,6 +3,9 @@
 // still has it. Recovery rebuilds from it the text of the assistant message that was streaming and when the
 // run was last seen alive. Nothing is added to the streaming path: the log is written anyway, and a crash
 // loses at most its last unflushed 250 ms.
+// A run's events carry consecutive seq numbers, and the log writes them all: a gap means appends were lost (a
+// full disk refused them, then took later ones). The text stops at the gap — the reply as far as it is known
+// whole, never one with its middle missing (text after a later tool event is a new message, whole again).
 import fs from 'node:fs'
 import type { AgentEvent } from '../../../shared/events'
 
@@ -15,6 +18,8 @@ export interface PartialReply {
   startedAt?: number
   /** the run's last logged event: the last moment it is known to have been alive */
   lastAt: number
+  /** the error its lifecycle ended with, if the log has it (a run that ended on a storage error it could not write) */
+  error?: string
 }
 
 /** the log is bounded (~1 MiB, EventLog's maxFileBytes): never read more than twice that */
@@ -51,6 +56,9 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   let textStartedAt: number | undefined
   let startedAt: number | undefined
   let lastAt = 0
+  let error: string | undefined
+  let seq: number | undefined
+  let gap = false
   for (const line of raw.split('\n')) {
     // cheap filter before parsing: most lines of a busy session's log belong to other runs
     if (!line || !line.includes(runId)) continue
@@ -63,12 +71,20 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
     if (ev.runId !== runId) continue
     found = true
     if (typeof ev.ts === 'number') lastAt = Math.max(lastAt, ev.ts)
+    if (typeof ev.seq === 'number') {
+      if (seq !== undefined && ev.seq !== seq + 1) gap = true
+      seq = ev.seq
+    }
+    // past a gap the message's text is not known whole; a tool starts the next message afresh
+    if (gap && ev.stream !== 'lifecycle' && ev.stream !== 'tool') continue
     const d = (ev.data ?? {}) as { phase?: unknown; delta?: unknown; text?: unknown; replace?: unknown }
     if (ev.stream === 'lifecycle' && d.phase === 'start') startedAt ??= ev.ts
+    else if (ev.stream === 'lifecycle' && d.phase === 'error') error = typeof (d as { error?: unknown }).error === 'string' ? (d as { error: string }).error : undefined
     else if (ev.stream === 'tool') {
       // tools run after their message ended (and was written): text after them is a new message
       text = ''
       textStartedAt = undefined
+      gap = false
     } else if (ev.stream === 'assistant') {
       // a replacement (think-tag split, a repeat of a message send) carries its whole text; other events only their delta
       text = d.replace === true && typeof d.text === 'string' ? d.text : text + (typeof d.delta === 'string' ? d.delta : '')
@@ -79,5 +95,5 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   }
   if (!found) return undefined
   if (persistedText && text.startsWith(persistedText)) text = text.slice(persistedText.length)
-  return { text, textStartedAt, startedAt, lastAt }
+  return { text, textStartedAt, startedAt, lastAt, ...(error !== undefined ? { error } : {}) }
 }

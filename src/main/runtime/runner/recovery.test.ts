@@ -11,7 +11,13 @@ import { readPartialReply } from './partial-reply'
 import { INTERRUPTED_PARTIAL, INTERRUPTED_UNANSWERED, recoverInterruptedRuns } from './recovery'
 
 const KEY = 'agent:main:crash'
-const ev = (runId: string, stream: string, ts: number, data: Record<string, unknown>) => JSON.stringify({ runId, seq: ts, stream, ts, data, sessionKey: KEY })
+// a run's events carry consecutive seq numbers, as the bus numbers them
+const seqs = new Map<string, number>()
+const ev = (runId: string, stream: string, ts: number, data: Record<string, unknown>) => {
+  const seq = (seqs.get(runId) ?? 0) + 1
+  seqs.set(runId, seq)
+  return JSON.stringify({ runId, seq, stream, ts, data, sessionKey: KEY })
+}
 const user = (runId: string, text: string, ts: number): TranscriptEntry => ({
   type: 'message',
   id: `${runId}-u`,
@@ -54,6 +60,16 @@ describe('partial reply from the event log', () => {
     expect(readPartialReply(file, 'r1')).toEqual({ text: 'After it', textStartedAt: 160, startedAt: 100, lastAt: 170 })
     expect(readPartialReply(file, 'nope')).toBeUndefined()
     expect(readPartialReply(file + '.missing', 'r1')).toBeUndefined()
+  })
+
+  it('a gap in the run\'s seq (appends lost) ends the known text; a later tool event starts a whole message again', () => {
+    const file = path.join(tempDir('ld-partial-'), 'e.jsonl')
+    const line = (seq: number, stream: string, data: Record<string, unknown>) => JSON.stringify({ runId: 'g', seq, stream, ts: 100 + seq, data, sessionKey: KEY })
+    const head = [line(1, 'lifecycle', { phase: 'start' }), line(2, 'assistant', { delta: 'kept ' }), line(3, 'assistant', { delta: 'whole' })]
+    fs.writeFileSync(file, [...head, line(7, 'assistant', { delta: ' lost middle' })].join('\n'))
+    expect(readPartialReply(file, 'g')).toMatchObject({ text: 'kept whole', lastAt: 107 })
+    fs.writeFileSync(file, [...head, line(7, 'tool', { phase: 'result', toolCallId: 'c' }), line(8, 'assistant', { delta: 'next message' })].join('\n'))
+    expect(readPartialReply(file, 'g')).toMatchObject({ text: 'next message', lastAt: 108 })
   })
 })
 

@@ -8,6 +8,9 @@
 // The run that was cut off gets an assistant message closing it (stopReason `error`, `interrupted: true`)
 // holding the reply as far as it had streamed (partial-reply.ts), so the window and chat.history show what
 // the user saw, and that the run did not finish, even when earlier messages of it (tool turns) were complete.
+// A run whose transcript write failed with a storage error (a full disk: its record was kept open, naming the
+// error) is closed the same way, with that error instead of "Interrupted" — after its message, written here too
+// when the disk refused that as well.
 import type { TranscriptEntry } from '../contracts'
 import { acquireWriteLock, sessionHeader, Transcript, type SessionStore } from '../sessions'
 import type { AcceptedRecord } from './accepted-journal'
@@ -58,6 +61,8 @@ function interruptedReply(
   runId: string,
   row: { sessionId: string; model?: string; modelProvider?: string },
   opts: RecoveryOptions,
+  /** the error its run ended with (a storage error that kept its record open), when it was not a crash */
+  ended?: string,
 ): Extract<TranscriptEntry, { type: 'message' }> | undefined {
   const mine = entries.filter((e): e is Extract<TranscriptEntry, { type: 'message' }> => e.type === 'message' && e.runId === runId)
   const last = mine.at(-1)
@@ -66,6 +71,7 @@ function interruptedReply(
   const lastAssistant = mine.findLast((e) => e.message.role === 'assistant')?.message as { api?: unknown; provider?: unknown; model?: unknown; content?: unknown } | undefined
   const partial = opts.eventsFile ? readPartialReply(opts.eventsFile(row.sessionId), runId, lastAssistant ? textOf(lastAssistant.content) : '') : undefined
   const text = partial?.text.trim() ? partial.text : ''
+  const error = ended ?? partial?.error
   const endedAt = Math.max(partial?.lastAt ?? 0, last.timestamp)
   return {
     type: 'message',
@@ -80,11 +86,39 @@ function interruptedReply(
       model: lastAssistant?.model ?? row.model ?? 'unknown',
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
       stopReason: 'error',
-      errorMessage: text ? INTERRUPTED_PARTIAL : lastAssistant ? INTERRUPTED_RUN : INTERRUPTED_UNANSWERED,
-      interrupted: true,
+      // the run ended on its error (the window shows it with Retry); only a crash is "Interrupted"
+      ...(error ? { errorMessage: error } : { errorMessage: text ? INTERRUPTED_PARTIAL : lastAssistant ? INTERRUPTED_RUN : INTERRUPTED_UNANSWERED, interrupted: true }),
       timestamp: text && partial?.textStartedAt !== undefined ? partial.textStartedAt : endedAt,
     },
   }
+}
+
+/**
+ * What closes a run that ended on a storage error (its record kept open, `error` set), for a transcript that
+ * holds `entries`: its message when the transcript lacks it, then its closing error turn with the reply as far as
+ * the event log has it. Recovery writes these at the next start; the runner, when the session's next run starts
+ * in the same process (the disk has room again), so they land before that run's turn, not after it.
+ */
+export function storageClosing(
+  entries: readonly TranscriptEntry[],
+  r: AcceptedRecord & { error: string },
+  row: { sessionId: string; model?: string; modelProvider?: string },
+  opts: Pick<RecoveryOptions, 'eventsFile'>,
+  now = Date.now(),
+): Extract<TranscriptEntry, { type: 'message' }>[] {
+  if (delivered(entries, r)) {
+    const c = interruptedReply(entries, r.runId, row, opts, r.error)
+    return c ? [c] : []
+  }
+  const user: Extract<TranscriptEntry, { type: 'message' }> = {
+    type: 'message',
+    id: crypto.randomUUID(),
+    timestamp: now,
+    runId: r.runId,
+    message: { role: 'user', content: [{ type: 'text', text: r.text }], timestamp: r.at },
+  }
+  const c = interruptedReply([user], r.runId, row, opts, r.error)
+  return c ? [user, c] : [user]
 }
 
 export async function recoverInterruptedRuns(store: SessionStore, opts: RecoveryOptions = {}): Promise<RecoveredRun[]> {
@@ -115,9 +149,10 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       const cutOff = new Set<string>()
       if (entry.status === 'running' && entry.activeRunId) cutOff.add(entry.activeRunId)
       for (const r of pending) if (delivered(entries, r)) cutOff.add(r.runId)
+      const endedWith = new Map(pending.filter((r) => r.error).map((r) => [r.runId, r.error!]))
       const closings = new Map<string, Extract<TranscriptEntry, { type: 'message' }>>()
       for (const id of cutOff) {
-        const c = interruptedReply(entries, id, entry, opts)
+        const c = interruptedReply(entries, id, entry, opts, endedWith.get(id))
         if (c) closings.set(id, c)
       }
       // a dangling call ended when its run was last seen, not at the restart (the window times tool cards by it)
@@ -128,6 +163,13 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
       repairs.push(...closings.values())
       const restored = pending.filter((r) => !delivered(entries, r))
       for (const r of restored) {
+        if (r.error) {
+          // its run ended on a storage error: closed by it (and what it streamed), not left as a message the crash cut off
+          const written = storageClosing(entries, { ...r, error: r.error }, entry, opts, now)
+          repairs.push(...written)
+          if (written.length > 1) closings.set(r.runId, written[1])
+          continue
+        }
         repairs.push({
           type: 'message',
           id: crypto.randomUUID(),
@@ -143,13 +185,14 @@ export async function recoverInterruptedRuns(store: SessionStore, opts: Recovery
         repairs.push({ type: 'run', id: crypto.randomUUID(), timestamp: now, runId: runId ?? 'unknown', phase: 'interrupted', status: 'interrupted' })
         await transcript.appendMany(repairs)
       }
-      const lastError =
-        restored.length > 0
+      const storageError = [...closings.keys()].map((id) => endedWith.get(id)).find((e) => e !== undefined)
+      const lastError = storageError ??
+        (restored.length > 0
           ? `the run was interrupted (Loopdesk stopped before answering ${restored.length === 1 ? 'a message' : `${restored.length} messages`})`
-          : 'the run was interrupted (Loopdesk stopped while it was running)'
+          : 'the run was interrupted (Loopdesk stopped while it was running)')
       await store.update(key, (cur) =>
         cur && (cur.status === 'running' || pending.length > 0) && cur.sessionId === entry.sessionId
-          ? { ...cur, status: 'interrupted', activeRunId: undefined, endedAt: now, updatedAt: now, lastError }
+          ? { ...cur, status: storageError ? 'failed' : 'interrupted', activeRunId: undefined, endedAt: now, updatedAt: now, lastError }
           : undefined,
       )
       out.push({ sessionKey: key, sessionId: entry.sessionId, runId })

@@ -2,6 +2,8 @@
 // O_APPEND write ending in '\n', so a crash can only tear the LAST line; readers skip a torn or garbled
 // line and keep everything else, and the next append first terminates a torn line so it stays separate
 // (followed by TORN_LINE_MARK, so readers know that fragment was a crash, not damage worth reporting).
+// A write that fails part-way (a full disk) is cut back to where the file ended before it: no torn line is
+// left behind by a process that lives on, and the space it took is free again for what comes next.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
@@ -64,7 +66,7 @@ export class Transcript {
       fd = fs.openSync(this.file, 'a', 0o600)
     }
     try {
-      writeAll(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'))
+      writeOrUndo(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'), fs.fstatSync(fd).size)
       if (this.opts.fsync) fs.fsyncSync(fd)
     } finally {
       fs.closeSync(fd)
@@ -115,7 +117,7 @@ export class Transcript {
       }
       const buf = Buffer.from(body, 'utf8')
       this.endOfOurAppend = -1
-      writeAll(fd, buf)
+      writeOrUndo(fd, buf, size)
       if (this.opts.fsync) fs.fsyncSync(fd)
       this.endOfOurAppend = size + buf.length
     } finally {
@@ -124,7 +126,21 @@ export class Transcript {
   }
 }
 
-function writeAll(fd: number, buf: Buffer): void {
+/** Writes all of `buf`; when a write fails part-way, cuts the file back to `size` (its length before) and rethrows. */
+function writeOrUndo(fd: number, buf: Buffer, size: number): void {
   let off = 0
-  while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
+  try {
+    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
+  } catch (err) {
+    // a write that throws wrote nothing: only the earlier, partial ones are undone
+    if (off > 0) {
+      try {
+        fs.ftruncateSync(fd, size)
+      } catch (undo) {
+        // the torn line stays: readers skip it and the next append starts on a new line
+        console.warn(`[transcript] could not cut back a failed write: ${(undo as Error).message}`)
+      }
+    }
+    throw err
+  }
 }

@@ -1199,6 +1199,9 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   for (const m of h.messages) if (typeof m.runId === 'string') inRuns.add(m.runId)
   for (const m of p?.frozen ?? []) if (typeof m.runId === 'string') inRuns.add(m.runId)
   for (const it of keptItems) if (it.runId) inRuns.add(it.runId)
+  // runs history has more of than their message (a reply, a tool turn, a closing error)
+  const answered = new Set<string>()
+  for (const m of [...h.messages, ...(p?.frozen ?? [])]) if (typeof m.runId === 'string' && m.role !== 'user') answered.add(m.runId)
   const inFlight = h.inFlightRun?.runId
   // Runs rebuilt from their events: the in-flight run (if its events are complete) and runs newer
   // than the history snapshot. The event ring also holds runs older than the loaded history (their
@@ -1208,7 +1211,10 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   for (const [runId, list] of byRun) {
     const complete = list[0].seq === 1
     const olderThanHistory = firstTs !== undefined && list[0].ts < firstTs
-    if (runId === inFlight ? complete : !inRuns.has(runId) && !olderThanHistory) replay.add(runId)
+    // a run that failed with only its message written (the disk refused its reply): what it streamed is in its
+    // events alone, so they draw it, above its error (recovery writes it at the next start)
+    const replyLost = complete && inRuns.has(runId) && !answered.has(runId) && list.some((e) => e.stream === 'lifecycle' && e.data.phase === 'error')
+    if (runId === inFlight ? complete : replyLost || (!inRuns.has(runId) && !olderThanHistory)) replay.add(runId)
   }
   const runs: Record<string, RunTrack> = {}
   const live = new Set<string>(replay)
@@ -1266,6 +1272,10 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     else ensureRun(d, runId, list[0].ts)
     for (const ev of list) applyAgent(d, ev)
   }
+  // the same, when the ring no longer has its events whole (a long reply): what this window streamed stays
+  const lost = new Set<string>()
+  for (const runId of inRuns) if (!answered.has(runId) && !replay.has(runId) && runId !== inFlight) lost.add(runId)
+  if (lost.size) keepStreamedReplies(d, recentBase, lost)
   for (const req of a.recent?.approvals ?? []) applyApprovalRequested(d, req)
   keepApprovalOutcomes(d, recentBase)
   d.loaded = true
@@ -1406,6 +1416,27 @@ export function readableError(raw: string | undefined): string | undefined {
  * User messages we showed that the history snapshot does not have yet (just sent, or steered into
  * a live run) survive a refetch, in their run.
  */
+/**
+ * Runs history has only the message of, which this window saw fail after streaming (a reply the disk refused):
+ * the window's own items of the run — its text, tools, the footer with the error — take the place of history's
+ * bare footer, so the reply stays above its error. (The next start's recovery writes it into history.)
+ */
+function keepStreamedReplies(d: Draft, base: Transcript, runIds: Set<string>) {
+  for (const runId of runIds) {
+    const mine = base.items.filter((it) => it.runId === runId && it.kind !== 'user')
+    const footer = mine.find((it): it is RunItem => it.kind === 'run')
+    if (footer?.status !== 'error' || !mine.some((it) => it.kind === 'assistant')) continue
+    const own = base.runs[runId]
+    if (!own?.terminal) continue
+    let at = d.items.findLastIndex((it) => it.runId === runId && it.kind === 'user') + 1
+    if (at === 0) continue // its message is not on this page
+    d.remove(runKey(runId)) // history's footer comes after the message: `at` stays
+    for (const it of mine) d.insertAt(at++, it)
+    const t = d.track(runId) ?? d.addTrack(runId)
+    Object.assign(t, { ...own, buffer: own.buffer.slice(), users: Math.max(t.users, own.users) })
+  }
+}
+
 function keepLocalUsers(d: Draft, base: Transcript) {
   for (const u of base.items) {
     if (u.kind !== 'user' || !u.runId || d.find(u.key) >= 0) continue
