@@ -15,6 +15,8 @@ const EMPTY: Item[] = []
 const STICK_PX = 48
 /** Within this many px of the top, older history loads. */
 const LOAD_OLDER_PX = 800
+/** how long a search hit stays highlighted after the jump */
+const FOUND_HIGHLIGHT_MS = 2500
 
 function estimate(item: Item | undefined): number {
   if (!item) return 60
@@ -51,6 +53,9 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     return !!t && !!activeRun(t)
   })
   const loadError = useAppStore('runs', (s) => s.loadErrors[sessionKey])
+  // a message to land on (a search hit, the find bar's match): the item showing it
+  const focus = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.focus : undefined))
+  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.transcripts[sessionKey]?.msgKeys?.get(s.focus.messageId) : undefined))
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
@@ -131,6 +136,26 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     toBottom()
   }, [loaded, items.length, toBottom])
 
+  // Land on the focused message: scrolled to the middle of the view, no longer following the end; a search
+  // hit's highlight fades, the find bar's stays while it is open (it clears the focus).
+  const landed = useRef(0)
+  useEffect(() => {
+    if (!focus || !focusKey || landed.current === focus.seq) return
+    const index = itemsRef.current.findIndex((it) => it.key === focusKey)
+    if (index < 0) return
+    landed.current = focus.seq
+    opened.current = true
+    stick.current = false
+    setAtEnd(false)
+    virtualizer.scrollToIndex(index, { align: 'center' })
+  }, [focus, focusKey, virtualizer])
+  const fadeSeq = focus && !focus.persist ? focus.seq : undefined
+  useEffect(() => {
+    if (fadeSeq === undefined) return
+    const timer = setTimeout(() => controller.clearFocus(fadeSeq), FOUND_HIGHLIGHT_MS)
+    return () => clearTimeout(timer)
+  }, [fadeSeq, controller])
+
   const virtualItems = virtualizer.getVirtualItems()
   const first = virtualItems[0]?.index
   // Older history loads when the user reaches the top (the first item is rendered and the view is
@@ -189,7 +214,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 data-msg=""
                 data-kind={item.kind}
                 ref={virtualizer.measureElement}
-                className="row"
+                className={item.key === focusKey ? 'row row-found' : 'row'}
+                data-found={item.key === focusKey || undefined}
               >
                 <ItemView item={item} sessionKey={sessionKey} />
               </div>
