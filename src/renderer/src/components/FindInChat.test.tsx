@@ -1,6 +1,6 @@
 // Landing on a message far back in a long session: a sidebar search hit opens the session at the match, and
 // the find bar (Ctrl/Cmd+F) counts matches across the whole transcript, not only the loaded rows.
-import { fireEvent, screen, waitFor, within } from '@testing-library/react'
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { preloadSettings } from '../lazy-views'
@@ -49,6 +49,31 @@ describe('a search hit opens its session at the matching message', () => {
     expect(screen.getByRole('button', { name: /Jump to latest/ })).toBeInTheDocument()
     // the highlight fades
     await waitFor(() => expect(found()).toBeNull(), LONG)
+  })
+})
+
+describe('revealMessage', () => {
+  it('the latest request wins: a far message still loading does not take the focus from a later, nearer one', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { controller, stores } = await renderApp({ seed, historyDelayMs: 100 })
+    await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByText('Long'))
+    await waitFor(() => expect(stores.runs.getState().transcripts[KEY]?.loaded).toBe(true), LONG)
+    const far = controller.revealMessage(KEY, 'm247', { persist: true })
+    const near = controller.revealMessage(KEY, 'm2999', { persist: true })
+    expect(await near).toBe(true)
+    expect(await far).toBe(false)
+    expect(stores.runs.getState().focus?.messageId).toBe('m2999')
+    await waitFor(() => expect(found()).toHaveTextContent('Answer 1500.'))
+  })
+
+  it('says so when the message is gone (a stale hit) and loads nothing more', async () => {
+    const { controller, stores, bridge } = await renderApp({ seed })
+    await act(() => controller.selectSession(KEY))
+    const pages = () => bridge.calls.filter((c) => c.name === 'history' && (c.params as { offset?: number }).offset).length
+    expect(await act(() => controller.revealMessage(KEY, 'no-such-message'))).toBe(false)
+    expect(await screen.findByText('That message is no longer in this conversation')).toBeInTheDocument()
+    expect(pages()).toBe(0)
+    expect(stores.runs.getState().focus).toBeUndefined()
   })
 })
 

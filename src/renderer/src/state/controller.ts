@@ -105,6 +105,7 @@ export class Controller {
   private searchTimer?: ReturnType<typeof setTimeout>
   private searchSeq = 0
   private focusSeq = 0
+  private revealSeq = 0
   private disposed = false
 
   /** remote devices asking to be paired (the pairing prompt) */
@@ -717,10 +718,12 @@ export class Controller {
    * False when the message is not in the session's transcript (any more).
    */
   async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean } = {}): Promise<boolean> {
+    // the latest request wins: stepping quickly through matches never lands on an earlier one last
+    const mine = ++this.revealSeq
     if (this.stores.sessions.getState().selectedKey !== sessionKey) await this.selectSession(sessionKey)
     else if (!this.stores.runs.getState().transcripts[sessionKey]?.loaded) await this.loadTranscript(sessionKey)
     const found = await this.loadBackTo(sessionKey, messageId)
-    if (!found || this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    if (!found || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
     this.stores.runs.setState({ focus: { sessionKey, messageId, seq: ++this.focusSeq, ...(opts.persist ? { persist: true } : {}) } })
     return true
   }
@@ -740,14 +743,22 @@ export class Controller {
 
   private async loadBackTo(sessionKey: string, messageId: string): Promise<boolean> {
     const shown = () => !!this.stores.runs.getState().transcripts[sessionKey]?.msgKeys?.has(messageId)
+    // its row is loaded (a row that shows no item of its own is loaded without being shown: stop there too)
+    const loaded = () => {
+      const t = this.stores.runs.getState().transcripts[sessionKey]
+      return !!t && (t.olderIds.has(messageId) || t.recentIds.has(messageId) || !!t.msgKeys?.has(messageId))
+    }
     if (shown()) return true
-    const where = await this.bridge.history({ sessionKey, messageId, limit: 1 }).catch(() => undefined)
+    // rows as the window's pages count them (silent replies included), so a row a page has is found
+    const where = await this.bridge.history({ sessionKey, messageId, limit: 1, silentReplies: true }).catch(() => undefined)
     const row = where?.ok ? where.data.messages[0] : undefined
     if (!row) {
       this.toast('That message is no longer in this conversation')
       return false
     }
-    for (let round = 0; round < 50 && !shown(); round++) {
+    for (let round = 0; round < 50 && !loaded(); round++) {
+      // an older page the conversation asked for (its top reached) is on its way: wait for it
+      for (let w = 0; w < 100 && this.stores.runs.getState().loading[sessionKey]; w++) await new Promise((r) => setTimeout(r, 50))
       const t = this.stores.runs.getState().transcripts[sessionKey]
       if (!t?.hasMore || t.nextOffset === undefined) break
       // rows between the oldest loaded and the target (from their transcript positions; hidden messages make
