@@ -2,10 +2,11 @@
 // while a reply streams unless the user scrolled up ("Jump to latest" then). Older history pages
 // load when the top is reached; the reading position stays put when they are prepended.
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { Item } from '../state/types'
+import { showFindHighlight } from '../lib/find-highlight'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -34,6 +35,24 @@ function estimate(item: Item | undefined): number {
     case 'compaction':
       return 40
   }
+}
+
+/**
+ * The item to land on for a message: its first item, or — with a query — the first of its items (a long
+ * reply is several rows, a turn has tool cards) whose text has the query.
+ */
+export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string): number {
+  const at = items.findIndex((it) => it.key === firstKey)
+  if (at < 0 || !query) return at
+  const needle = query.toLowerCase()
+  const { runId, msg } = items[at]
+  for (let i = at; i < items.length && i < at + 200; i++) {
+    const it = items[i]
+    // the message's own items only (a live item reused by a refetch has no `msg`: its run bounds it)
+    if (i > at && (!runId || it.runId !== runId || (msg && it.msg && it.msg !== msg))) break
+    if ((it.kind === 'assistant' || it.kind === 'user') && it.text.toLowerCase().includes(needle)) return i
+  }
+  return at
 }
 
 interface Props {
@@ -138,17 +157,18 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   // Land on the focused message: scrolled to the middle of the view, no longer following the end; a search
   // hit's highlight fades, the find bar's stays while it is open (it clears the focus).
+  const foundIndex = useMemo(() => (focusKey ? itemOfMatch(items, focusKey, focus?.query) : -1), [items, focusKey, focus?.query])
+  const foundKey = foundIndex >= 0 ? items[foundIndex].key : undefined
   const landed = useRef(0)
   useEffect(() => {
-    if (!focus || !focusKey || landed.current === focus.seq) return
-    const index = itemsRef.current.findIndex((it) => it.key === focusKey)
-    if (index < 0) return
+    if (!focus || foundIndex < 0 || landed.current === focus.seq) return
+    const index = foundIndex
     landed.current = focus.seq
     opened.current = true
     stick.current = false
     setAtEnd(false)
     virtualizer.scrollToIndex(index, { align: 'center' })
-  }, [focus, focusKey, virtualizer])
+  }, [focus, foundIndex, virtualizer])
   const fadeSeq = focus && !focus.persist ? focus.seq : undefined
   useEffect(() => {
     if (fadeSeq === undefined) return
@@ -158,6 +178,13 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   const virtualItems = virtualizer.getVirtualItems()
   const first = virtualItems[0]?.index
+  const last = virtualItems[virtualItems.length - 1]?.index
+  // the find bar's query marked inside the matched row, each time that row is (re)rendered
+  const query = focus?.query
+  useEffect(() => {
+    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query)
+  }, [foundKey, query, first, last])
+  useEffect(() => () => showFindHighlight(undefined, undefined), [])
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
@@ -214,8 +241,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 data-msg=""
                 data-kind={item.kind}
                 ref={virtualizer.measureElement}
-                className={item.key === focusKey ? 'row row-found' : 'row'}
-                data-found={item.key === focusKey || undefined}
+                className={item.key === foundKey ? 'row row-found' : 'row'}
+                data-found={item.key === foundKey || undefined}
               >
                 <ItemView item={item} sessionKey={sessionKey} />
               </div>

@@ -47,7 +47,7 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
     (f: Found, i: number) => {
       setIndex(i)
       const m = f.matches[i]
-      if (m) void controller.revealMessage(sessionKey, m.messageId, { persist: true })
+      if (m) void controller.revealMessage(sessionKey, m.messageId, { persist: true, query: f.query })
     },
     [controller, sessionKey],
   )

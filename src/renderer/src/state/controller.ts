@@ -10,7 +10,7 @@ import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '.
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
-import { type AppStores, type QueueEntry, type SettingsState } from './stores'
+import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
@@ -717,14 +717,17 @@ export class Controller {
    * to it and highlights it. The loaded part stays contiguous, so paging up and down goes on from there.
    * False when the message is not in the session's transcript (any more).
    */
-  async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean } = {}): Promise<boolean> {
+  async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean; query?: string } = {}): Promise<boolean> {
     // the latest request wins: stepping quickly through matches never lands on an earlier one last
     const mine = ++this.revealSeq
     if (this.stores.sessions.getState().selectedKey !== sessionKey) await this.selectSession(sessionKey)
     else if (!this.stores.runs.getState().transcripts[sessionKey]?.loaded) await this.loadTranscript(sessionKey)
     const found = await this.loadBackTo(sessionKey, messageId)
     if (!found || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
-    this.stores.runs.setState({ focus: { sessionKey, messageId, seq: ++this.focusSeq, ...(opts.persist ? { persist: true } : {}) } })
+    const focus: MessageFocus = { sessionKey, messageId, seq: ++this.focusSeq }
+    if (opts.persist) focus.persist = true
+    if (opts.query) focus.query = opts.query
+    this.stores.runs.setState({ focus })
     return true
   }
 

@@ -47,6 +47,8 @@ export interface MessageFocus {
   seq: number
   /** the find bar's: stays highlighted while it is open (a search hit's highlight fades) */
   persist?: boolean
+  /** the find bar's query: marked inside the row, and picks the part of a long message that has it */
+  query?: string
 }
 
 export interface QueueEntry extends QueueItem {
