@@ -1,7 +1,7 @@
 // The Bridge is the only way the renderer reaches the runtime. Two transports implement it:
 // IPC through the preload (desktop window) and WebSocket to the gateway (browser mode).
 import type { AnyEvent, EventFilter } from './events'
-import type { ChatHistoryCursorResult, ChatHistoryPage, MethodName, ParamsOf, Result, ResultOf } from './methods'
+import type { ChatHistoryCursorResult, ChatHistoryPage, ChatHistoryWindow, MethodName, ParamsOf, Result, ResultOf } from './methods'
 import type { PairingBridge, PairingCallName } from './pairing'
 
 /**
@@ -32,6 +32,7 @@ export const BRIDGE_METHODS = {
   approvalResolve: 'exec.approval.resolve',
   recentEvents: 'loopdesk.events.recent',
   sessionsSearch: 'loopdesk.sessions.search',
+  chatFind: 'loopdesk.chat.find',
   modelsProbe: 'loopdesk.models.probe',
   providerRename: 'loopdesk.config.renameProvider',
   queueList: 'loopdesk.queue.list',
@@ -56,13 +57,18 @@ type Calls = {
   ) => Promise<Result<ResultOf<(typeof BRIDGE_METHODS)[K]>>>
 } & {
   // A page (older ones with offset), or with `cursor` (a page's `deltaCursor`) only what was appended since:
-  // the UI resyncs a loaded session that way. Anchored windows (`messageId` / `sessionId`) stay gateway-only.
+  // the UI resyncs a loaded session that way. A `messageId` window of the current transcript locates a
+  // message (a search hit); earlier transcripts (`sessionId`) stay gateway-only.
   history(params: HistoryCursorParams): Promise<Result<ChatHistoryCursorResult>>
   history(params: HistoryPageParams): Promise<Result<ChatHistoryPage>>
+  // The rows around one message (a search hit, a find match): where it is before paging back to it.
+  history(params: HistoryWindowParams): Promise<Result<ChatHistoryWindow>>
 }
 
 /** chat.history params for a page through the Bridge */
 export type HistoryPageParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId'> & { cursor?: undefined }
+/** chat.history params for the rows around one message of the current transcript */
+export type HistoryWindowParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'sessionId' | 'offset'> & { messageId: string; cursor?: undefined }
 /** chat.history params for a delta through the Bridge (offset cannot go with a cursor) */
 export type HistoryCursorParams = Omit<ParamsOf<'chat.history'>, 'cursor' | 'messageId' | 'sessionId' | 'offset'> & { cursor: string }
 

@@ -483,6 +483,16 @@ export const Schemas = {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
   }),
   /**
+   * find in one conversation: every message of the session's transcript containing `query` (case-insensitive,
+   * as loopdesk.sessions.search matches), counted; the newest `limit` of them listed, oldest first
+   */
+  'loopdesk.chat.find': Closed({
+    sessionKey: NonEmpty(),
+    agentId: AgentOfKey,
+    query: NonEmpty(200),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000 })),
+  }),
+  /**
    * one GET of a model server's model list: does the base URL (and the saved key) work, and which models
    * it serves. `provider`: a configured provider (its baseUrl, api and key — the key only to its own URL)
    */
@@ -834,9 +844,17 @@ export type SessionSendResult = Results['chat.send'] & { key: string; messageSeq
 /** A session whose transcript matched a content search: the newest matching message, as a snippet. */
 export interface SessionSearchMatch {
   key: string
+  /** the matching message: chat.history's row id (`__openclaw.id`), for a window around it (`messageId`) */
+  messageId: string
   /** toolResult: the match is in a tool's output (assistant: its text or a tool call it made) */
   role: 'user' | 'assistant' | 'toolResult'
   snippet: string
+}
+
+/** A message of one conversation that matched a find (`loopdesk.chat.find`). */
+export interface ChatFindMatch {
+  messageId: string
+  role: 'user' | 'assistant' | 'toolResult'
 }
 
 /** OpenClaw's health summary of one session store (src/commands/health.types.ts). */
@@ -1063,6 +1081,8 @@ export interface Results {
   'loopdesk.events.recent': { events: AgentEvent[]; approvals: ExecApprovalRequest[] }
   /** partial: the time budget ran out before every transcript was read (the newest sessions are read first) */
   'loopdesk.sessions.search': { matches: SessionSearchMatch[]; partial: boolean }
+  /** matches: the newest `limit` matching messages, oldest first; total: all of them (partial: the scan ran out of time) */
+  'loopdesk.chat.find': { matches: ChatFindMatch[]; total: number; partial: boolean }
   /** ok: the server listed its models (sorted by id); else why not. suggestedBaseUrl: the list was one level down (`/v1`) */
   'loopdesk.models.probe':
     | { ok: true; url: string; models: Array<{ id: string; contextWindow?: number }>; ms: number; suggestedBaseUrl?: string }

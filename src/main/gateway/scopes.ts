@@ -44,6 +44,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'exec.approval.resolve': AP,
   'loopdesk.events.recent': R,
   'loopdesk.sessions.search': R,
+  'loopdesk.chat.find': R,
   // it makes the runtime send requests (with a saved key, to that provider's own URL): as config.patch
   'loopdesk.models.probe': A,
   // a config write, as config.patch

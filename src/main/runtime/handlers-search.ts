@@ -1,14 +1,17 @@
 // loopdesk.sessions.search: content search across the sessions' transcripts for the sidebar. Newest
 // sessions are read first, within a time budget (a huge history answers with what it found, partial).
+// loopdesk.chat.find: every match within one session's transcript (the conversation's find bar).
 import type { Handlers } from '../api/dispatch'
 import type { SessionSearchMatch } from '../../shared/methods'
-import { agentIds, type RuntimeCore } from './handlers-context'
-import { searchTranscriptFile } from './sessions/transcript-search'
+import { agentIds, canonicalKey, type RuntimeCore } from './handlers-context'
+import { findInTranscriptFile, searchTranscriptFile } from './sessions/transcript-search'
 
 const DEFAULT_LIMIT = 50
 const BUDGET_MS = 2_000
+/** matches a find lists by default (all are counted) */
+const FIND_DEFAULT_LIMIT = 1_000
 
-export function searchHandlers(core: RuntimeCore, opts: { budgetMs?: number } = {}): Pick<Handlers, 'loopdesk.sessions.search'> {
+export function searchHandlers(core: RuntimeCore, opts: { budgetMs?: number } = {}): Pick<Handlers, 'loopdesk.sessions.search' | 'loopdesk.chat.find'> {
   return {
     async 'loopdesk.sessions.search'(p) {
       const limit = p.limit ?? DEFAULT_LIMIT
@@ -34,6 +37,16 @@ export function searchHandlers(core: RuntimeCore, opts: { budgetMs?: number } = 
         }
       }
       return { matches, partial }
+    },
+    async 'loopdesk.chat.find'(p) {
+      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
+      const store = core.store(agentId)
+      const sessionId = store.get(key)?.sessionId
+      // an unknown session (or one without a transcript yet) has no matches, as chat.history has no rows
+      if (!sessionId) return { matches: [], total: 0, partial: false }
+      const deadline = Date.now() + (opts.budgetMs ?? BUDGET_MS)
+      const found = await findInTranscriptFile(store.transcriptPath(sessionId), p.query, p.limit ?? FIND_DEFAULT_LIMIT, deadline)
+      return { matches: found.matches, total: found.total, partial: !!found.partial }
     },
   }
 }

@@ -35,6 +35,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   approvalResolve: { id: 'a1', decision: 'deny' },
   recentEvents: { sessionKey: 'agent:main:main' },
   sessionsSearch: { query: 'hello' },
+  chatFind: { sessionKey: 'agent:main:main', query: 'hello' },
   modelsProbe: { baseUrl: 'http://127.0.0.1:11434/v1' },
   providerRename: { from: 'local', to: 'lab' },
   queueList: { sessionKey: 'agent:main:main' },

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'react'
 import { inspectorCovers } from './layout'
 import { useAppStore, useController } from './app-context'
 import { Composer } from './components/Composer'
+import { FindBar } from './components/FindBar'
 import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
@@ -103,6 +104,8 @@ export function App() {
   // Remembers the session it was opened over: picking or creating another one (what it was opened
   // for) closes it.
   const [sidebarOver, setSidebarOver] = useState<{ key?: string } | null>(null)
+  // the find bar (Ctrl/Cmd+F); `signal` bumps on each press so an open bar takes focus again
+  const [find, setFind] = useState({ open: false, signal: 0 })
   const sidebarOpen = sidebarOver !== null && sidebarOver.key === selectedKey
   const setSidebarOpen = (open: boolean) => setSidebarOver(open ? { key: selectedKey } : null)
   const toggleRef = useRef<HTMLButtonElement>(null)
@@ -142,7 +145,7 @@ export function App() {
   }, [controller, sidebarOpen])
 
   // Keyboard (shortcuts.ts): Ctrl/Cmd+, settings; Ctrl/Cmd+Shift+I inspector; Ctrl/Cmd+Shift+O new session
-  // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take).
+  // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take); Ctrl/Cmd+F find in the conversation.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const name = shortcutOf(e)
@@ -151,7 +154,11 @@ export function App() {
         e.preventDefault()
         return
       }
-      if (name === 'settings') controller.openSettings()
+      if (name === 'find') {
+        // only over a conversation (not the welcome card)
+        if (!controller.stores.sessions.getState().selectedKey || controller.stores.settings.getState().settingsOpen) return
+        setFind((f) => ({ open: true, signal: f.signal + 1 }))
+      } else if (name === 'settings') controller.openSettings()
       else if (name === 'inspector') controller.setInspectorOpen(!controller.stores.inspector.getState().open)
       else if (name === 'newSession') {
         e.preventDefault()
@@ -205,6 +212,9 @@ export function App() {
           <Onboarding />
         ) : selectedKey ? (
           <FileDrop sessionKey={selectedKey}>
+            {find.open && (
+              <FindBar key={`find:${selectedKey}`} sessionKey={selectedKey} focusSignal={find.signal} onClose={() => setFind((f) => ({ ...f, open: false }))} />
+            )}
             <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
             <Composer key={`composer:${selectedKey}`} sessionKey={selectedKey} />
           </FileDrop>

@@ -2,6 +2,7 @@
 // aria-keyshortcuts say the same thing. New session is Ctrl/Cmd+Shift+O, as ChatGPT's "new chat":
 // Ctrl/Cmd+N opens a browser window in browser mode and a page cannot take it, and Alt/Option+N types a
 // character on macOS. Chromium, Firefox and Electron's default menu leave Ctrl+Shift+O to the page.
+// Ctrl/Cmd+F is the conversation's find bar (a page may take it from the browser's find).
 
 export interface Shortcut {
   /** KeyboardEvent.key (compared case-insensitively) */
@@ -17,6 +18,8 @@ export const SHORTCUTS = {
   settings: { key: ',', code: 'Comma', shift: false, label: ',' },
   inspector: { key: 'i', code: 'KeyI', shift: true, label: 'Shift+I' },
   newSession: { key: 'o', code: 'KeyO', shift: true, label: 'Shift+O' },
+  // the conversation's own find (the list is virtualized: the browser's find cannot reach most of it)
+  find: { key: 'f', code: 'KeyF', shift: false, label: 'F' },
 } satisfies Record<string, Shortcut>
 
 export type ShortcutName = keyof typeof SHORTCUTS

@@ -6,7 +6,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { searchHandlers } from '../handlers-search'
-import { searchTranscriptFile, searchTranscriptText } from './transcript-search'
+import { findInTranscriptFile, searchTranscriptFile, searchTranscriptText } from './transcript-search'
 
 const line = (o: object) => JSON.stringify(o)
 const msg = (role: string, content: unknown, id = Math.random().toString(36).slice(2)) =>
@@ -15,24 +15,24 @@ const msg = (role: string, content: unknown, id = Math.random().toString(36).sli
 describe('searchTranscriptText', () => {
   const jsonl = [
     line({ type: 'session', version: 3, id: 's1', timestamp: '2026-01-01T00:00:00Z', cwd: '/work' }),
-    msg('user', 'Where is the "tax" folder?'),
+    msg('user', 'Where is the "tax" folder?', 'u1'),
     msg('assistant', [
       { type: 'text', text: 'It is under ~/Documents/Taxes 2026, next to the receipts.' },
       { type: 'toolCall', id: 't1', name: 'exec', arguments: { command: 'ls ~/secret-folder' } },
-    ]),
-    msg('toolResult', [{ type: 'text', text: 'receipts-from-tool.pdf' }]),
-    msg('assistant', [{ type: 'text', text: 'The RECEIPTS are sorted by month.' }]),
+    ], 'a1'),
+    msg('toolResult', [{ type: 'text', text: 'receipts-from-tool.pdf' }], 'r1'),
+    msg('assistant', [{ type: 'text', text: 'The RECEIPTS are sorted by month.' }], 'a2'),
     '{"type":"message","message":{"role":"user","content":"torn receipts li',
   ].join('\n')
 
   it('finds the newest user or assistant message, case-insensitively, with a snippet', () => {
-    expect(searchTranscriptText(jsonl, 'receipts')).toEqual({ role: 'assistant', snippet: 'The RECEIPTS are sorted by month.' })
-    expect(searchTranscriptText(jsonl, 'DOCUMENTS/taxes')).toEqual({ role: 'assistant', snippet: 'It is under ~/Documents/Taxes 2026, next to the receipts.' })
+    expect(searchTranscriptText(jsonl, 'receipts')).toEqual({ messageId: 'a2', role: 'assistant', snippet: 'The RECEIPTS are sorted by month.' })
+    expect(searchTranscriptText(jsonl, 'DOCUMENTS/taxes')).toEqual({ messageId: 'a1', role: 'assistant', snippet: 'It is under ~/Documents/Taxes 2026, next to the receipts.' })
   })
   it('matches text that JSON escapes (quotes), tool calls (name and arguments) and tool output, not metadata', () => {
     expect(searchTranscriptText(jsonl, '"tax" folder')).toMatchObject({ role: 'user' })
-    expect(searchTranscriptText(jsonl, 'secret-folder')).toEqual({ role: 'assistant', snippet: 'exec: ls ~/secret-folder' })
-    expect(searchTranscriptText(jsonl, 'from-tool')).toEqual({ role: 'toolResult', snippet: 'receipts-from-tool.pdf' })
+    expect(searchTranscriptText(jsonl, 'secret-folder')).toEqual({ messageId: 'a1', role: 'assistant', snippet: 'exec: ls ~/secret-folder' })
+    expect(searchTranscriptText(jsonl, 'from-tool')).toEqual({ messageId: 'r1', role: 'toolResult', snippet: 'receipts-from-tool.pdf' })
     expect(searchTranscriptText(jsonl, 'parentId')).toBeUndefined()
     expect(searchTranscriptText(jsonl, '/work')).toBeUndefined()
     expect(searchTranscriptText(jsonl, 'command')).toBeUndefined() // an argument's name is not its value
@@ -62,14 +62,51 @@ describe('searchTranscriptFile', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-search-'))
     const file = path.join(dir, 's.jsonl')
     const filler = Array.from({ length: 12_000 }, (_, i) => msg('assistant', [{ type: 'text', text: `${'filler '.repeat(40)}${i}` }]))
-    fs.writeFileSync(file, [msg('user', 'the needle is at the very start'), ...filler].join('\n'))
+    fs.writeFileSync(file, [msg('user', 'the needle is at the very start', 'first'), ...filler].join('\n'))
     try {
       expect(fs.statSync(file).size).toBeGreaterThan(3_000_000)
-      expect(await searchTranscriptFile(file, 'NEEDLE')).toEqual({ hit: { role: 'user', snippet: 'the needle is at the very start' } })
+      expect(await searchTranscriptFile(file, 'NEEDLE')).toEqual({ hit: { messageId: 'first', role: 'user', snippet: 'the needle is at the very start' } })
       expect(await searchTranscriptFile(file, 'nowhere')).toEqual({})
       // past the deadline it stops after the first slice: the match at the start was never reached
       expect(await searchTranscriptFile(file, 'needle', Date.now() - 1)).toEqual({ partial: true })
       expect(await searchTranscriptFile(path.join(dir, 'missing.jsonl'), 'needle')).toEqual({})
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('findInTranscriptFile', () => {
+  it('lists every matching message of a large transcript oldest first, counts them all, keeps the newest `limit`', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-find-'))
+    const file = path.join(dir, 's.jsonl')
+    // 12,000 messages over 3 MB (several slices), every 1,000th one a match
+    const lines = Array.from({ length: 12_000 }, (_, i) =>
+      msg(i % 2 ? 'assistant' : 'user', i % 2 ? [{ type: 'text', text: `${'filler '.repeat(40)}${i % 1000 === 1 ? 'Marker' : ''}` }] : `${'x '.repeat(30)}${i % 1000 === 0 ? 'marker' : ''}`, `m${i}`),
+    )
+    fs.writeFileSync(file, lines.join('\n'))
+    try {
+      expect(fs.statSync(file).size).toBeGreaterThan(3_000_000)
+      const all = await findInTranscriptFile(file, 'MARKER', 100)
+      expect(all.total).toBe(24)
+      expect(all.partial).toBeUndefined()
+      expect(all.matches.slice(0, 3)).toEqual([
+        { messageId: 'm0', role: 'user' },
+        { messageId: 'm1', role: 'assistant' },
+        { messageId: 'm1000', role: 'user' },
+      ])
+      expect(all.matches.map((m) => m.messageId).at(-1)).toBe('m11001')
+      const few = await findInTranscriptFile(file, 'marker', 3)
+      expect(few).toEqual({
+        total: 24,
+        matches: [
+          { messageId: 'm10001', role: 'assistant' },
+          { messageId: 'm11000', role: 'user' },
+          { messageId: 'm11001', role: 'assistant' },
+        ],
+      })
+      expect(await findInTranscriptFile(file, 'marker', 3, Date.now() - 1)).toMatchObject({ partial: true })
+      expect(await findInTranscriptFile(path.join(dir, 'missing.jsonl'), 'marker', 3)).toEqual({ matches: [], total: 0 })
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -95,9 +132,13 @@ describe('loopdesk.sessions.search (real runtime)', () => {
 
   it('returns the sessions whose messages match, newest first, with the matching message', async () => {
     expect(await rt.call('loopdesk.sessions.search', { query: 'ulaanbaatar' })).toEqual({
-      matches: [{ key: 'agent:main:geo', role: 'assistant', snippet: '…of Mongolia is Ulaanbaatar.' }],
+      matches: [{ key: 'agent:main:geo', messageId: expect.any(String), role: 'assistant', snippet: '…of Mongolia is Ulaanbaatar.' }],
       partial: false,
     })
+    // the match's id is its chat.history row id: a window around it starts from that message
+    const [hit] = (await rt.call('loopdesk.sessions.search', { query: 'ulaanbaatar' })).matches
+    const around = await rt.call('chat.history', { sessionKey: 'agent:main:geo', messageId: hit.messageId, limit: 1 })
+    expect(around.messages.map((m) => [m.role, m.__openclaw?.id])).toEqual([['assistant', hit.messageId]])
     const both = await rt.call('loopdesk.sessions.search', { query: 'of ' })
     expect(both.matches.map((m) => m.key)).toEqual(['agent:main:geo2', 'agent:main:geo'])
     expect((await rt.call('loopdesk.sessions.search', { query: 'of ', limit: 1 })).matches).toHaveLength(1)
@@ -110,5 +151,31 @@ describe('loopdesk.sessions.search (real runtime)', () => {
   it('rejects an empty or oversized query', async () => {
     expect((await rt.raw('loopdesk.sessions.search', { query: '' })).ok).toBe(false)
     expect((await rt.raw('loopdesk.sessions.search', { query: 'x'.repeat(201) })).ok).toBe(false)
+  })
+
+  it('loopdesk.chat.find: every matching message of one session, oldest first, with their row ids', async () => {
+    const found = await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'MONGOLIA' })
+    expect(found.total).toBe(2)
+    expect(found.partial).toBe(false)
+    expect(found.matches.map((m) => m.role)).toEqual(['user', 'assistant'])
+    const rows = await rt.call('chat.history', { sessionKey: 'agent:main:geo' })
+    expect(found.matches.map((m) => m.messageId)).toEqual(rows.messages.map((m) => m.__openclaw?.id))
+    // bounded: the newest `limit` listed, all counted
+    expect(await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'mongolia', limit: 1 })).toEqual({
+      matches: [found.matches[1]],
+      total: 2,
+      partial: false,
+    })
+    // only that session; an unknown session has none
+    expect((await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:geo2', query: 'mongolia' })).total).toBe(0)
+    expect(await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:nothing-here', query: 'mongolia' })).toEqual({ matches: [], total: 0, partial: false })
+  })
+  it('loopdesk.chat.find validates its params (closed schema, bounded query and limit)', async () => {
+    expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: '' })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'x'.repeat(201) })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.chat.find', { query: 'x' })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'x', limit: 2001 })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'x', limit: 0 })).ok).toBe(false)
+    expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'x', offset: 1 })).ok).toBe(false)
   })
 })

@@ -7,6 +7,8 @@ import fs from 'node:fs'
 import { matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
 
 export interface TranscriptHit {
+  /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
+  messageId: string
   role: SearchRole
   /** one line of the message around the match, with … where it was cut */
   snippet: string
@@ -16,6 +18,42 @@ export interface TranscriptHit {
 export function searchTranscriptText(jsonl: string, query: string): TranscriptHit | undefined {
   const scan = new TranscriptScan(jsonl, query)
   return scan.next(Infinity)
+}
+
+export interface TranscriptFind {
+  /** the matching messages, oldest first: the newest `limit` of them */
+  matches: Array<{ messageId: string; role: SearchRole }>
+  /** how many messages match in all (more than `matches` holds when over `limit`) */
+  total: number
+  partial?: true
+}
+
+/**
+ * Every matching message of one transcript file (find in a conversation), counted, the newest `limit` kept;
+ * a slice at a time as searchTranscriptFile. Past `deadline`: what was found so far, `partial`.
+ */
+export async function findInTranscriptFile(file: string, query: string, limit: number, deadline = Infinity): Promise<TranscriptFind> {
+  let text: string
+  try {
+    text = await fs.promises.readFile(file, 'utf8')
+  } catch {
+    return { matches: [], total: 0 }
+  }
+  const scan = new TranscriptScan(text, query)
+  const newestFirst: TranscriptFind['matches'] = []
+  let total = 0
+  for (;;) {
+    // a slice may hold many matches: each call returns one and goes on from there
+    const stopAt = scan.position - SLICE_CHARS
+    for (let hit = scan.next(SLICE_CHARS); hit; hit = scan.next(scan.position - stopAt)) {
+      total++
+      if (newestFirst.length < limit) newestFirst.push({ messageId: hit.messageId, role: hit.role })
+    }
+    if (scan.done) break
+    if (Date.now() > deadline) return { matches: newestFirst.reverse(), total, partial: true }
+    await new Promise((r) => setImmediate(r))
+  }
+  return { matches: newestFirst.reverse(), total }
 }
 
 /** characters scanned between two turns of the event loop (~3 ms each): a large transcript does not hold it */
@@ -45,6 +83,11 @@ class TranscriptScan {
     return this.end <= 0
   }
 
+  /** where the scan goes on (it moves towards 0) */
+  get position(): number {
+    return this.end
+  }
+
   /** Scans at most about `chars` characters; the hit, or undefined (check `done` to tell "none" from "not yet"). */
   next(chars: number): TranscriptHit | undefined {
     const { jsonl, needle, encoded } = this
@@ -55,18 +98,19 @@ class TranscriptScan {
       const line = jsonl.slice(start, end)
       end = start - 1
       if (!line.toLowerCase().includes(encoded)) continue
-      let entry: { type?: unknown; message?: { role?: unknown; content?: unknown } }
+      let entry: { type?: unknown; id?: unknown; message?: { role?: unknown; content?: unknown } }
       try {
         entry = JSON.parse(line) as typeof entry
       } catch {
         continue // a torn last line
       }
       const role = entry.message?.role
-      if (entry.type !== 'message' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
+      if (entry.type !== 'message' || typeof entry.id !== 'string' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
       const snippet = matchMessageSnippet(entry.message!, needle)
       if (snippet !== undefined) {
-        this.end = 0
-        return { role, snippet }
+        // the next call goes on before this line (finding every match of a session)
+        this.end = end
+        return { messageId: entry.id, role, snippet }
       }
     }
     this.end = end

@@ -17,11 +17,13 @@ import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import { MAIN_KEY, SESSION_SCOPE } from '../../../shared/session-key'
 import { oneAgentHealth, oneAgentStatusParts } from '../../../shared/status-summary'
-import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams } from '../../../shared/bridge'
+import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams, HistoryWindowParams } from '../../../shared/bridge'
 import type {
   ConfigIssue,
+  ChatFindMatch,
   ChatHistoryCursorResult,
   ChatHistoryPage,
+  ChatHistoryWindow,
   HistoryMessage,
   ModelChoice,
   Prefs,
@@ -817,7 +819,8 @@ export class FakeBridge implements Bridge {
    */
   history(params: HistoryCursorParams): Promise<Result<ChatHistoryCursorResult>>
   history(params: HistoryPageParams): Promise<Result<ChatHistoryPage>>
-  async history(params: HistoryCursorParams | HistoryPageParams): Promise<Result<ChatHistoryPage | ChatHistoryCursorResult>> {
+  history(params: HistoryWindowParams): Promise<Result<ChatHistoryWindow>>
+  async history(params: HistoryCursorParams | HistoryPageParams | HistoryWindowParams): Promise<Result<ChatHistoryPage | ChatHistoryWindow | ChatHistoryCursorResult>> {
     this.record('history', params)
     if (this.opts.historyDelayMs > 0) await this.sleep(this.opts.historyDelayMs)
     const s = this.session(params.sessionKey)
@@ -826,7 +829,23 @@ export class FakeBridge implements Bridge {
     const inFlightRun = active ? { runId: active.runId, text: active.text } : undefined
     if (params.cursor !== undefined) return ok(this.historyDelta(s, params.cursor, inFlightRun))
     const limit = params.limit ?? 200
-    const offset = params.offset ?? 0
+    if ('messageId' in params && params.messageId !== undefined) {
+      // like the runtime's window: `limit` rows around the row, about half newer; [] when absent
+      const at = s.messages.findIndex((m) => m.id === params.messageId)
+      const newer = at < 0 ? 0 : Math.min(Math.floor(limit / 2), s.messages.length - 1 - at)
+      const from = Math.max(0, at - (limit - 1 - newer))
+      const window: ChatHistoryWindow = {
+        sessionKey: s.row.key,
+        sessionId: s.row.sessionId,
+        messages: at < 0 ? [] : s.messages.slice(from, at + newer + 1).map((m, i) => ({ ...m, __openclaw: { id: m.id, seq: from + i + 1 } })),
+        inFlightRun,
+        thinkingLevel: s.row.thinkingLevel ?? null,
+        fastMode: s.row.fastMode ?? null,
+        verboseLevel: s.row.verboseLevel ?? null,
+      }
+      return ok(window)
+    }
+    const offset = ('offset' in params ? params.offset : undefined) ?? 0
     const end = s.messages.length - offset
     const start = Math.max(0, end - limit)
     return ok({
@@ -1054,11 +1073,23 @@ export class FakeBridge implements Bridge {
         if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
         const snippet = matchMessageSnippet(m, params.query)
         if (snippet === undefined) continue
-        matches.push({ key: s.row.key, role: m.role, snippet })
+        matches.push({ key: s.row.key, messageId: m.id, role: m.role, snippet })
         break
       }
     }
     return ok({ matches, partial: false })
+  }
+
+  /** like the runtime: every matching message of the session, oldest first, the newest `limit` listed */
+  async chatFind(params: Parameters<Bridge['chatFind']>[0]): Promise<Result<Results['loopdesk.chat.find']>> {
+    this.record('chatFind', params)
+    const s = this.session(params.sessionKey)
+    const all: ChatFindMatch[] = []
+    for (const m of s?.messages ?? []) {
+      if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
+      if (matchMessageSnippet(m, params.query) !== undefined) all.push({ messageId: m.id, role: m.role })
+    }
+    return ok({ matches: all.slice(-(params.limit ?? 1000)), total: all.length, partial: false })
   }
 
   async modelsProbe(params: Parameters<Bridge['modelsProbe']>[0]): Promise<Result<Results['loopdesk.models.probe']>> {

@@ -2,10 +2,11 @@
 // while a reply streams unless the user scrolled up ("Jump to latest" then). Older history pages
 // load when the top is reached; the reading position stays put when they are prepended.
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react'
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { Item } from '../state/types'
+import { showFindHighlight } from '../lib/find-highlight'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -15,6 +16,8 @@ const EMPTY: Item[] = []
 const STICK_PX = 48
 /** Within this many px of the top, older history loads. */
 const LOAD_OLDER_PX = 800
+/** how long a search hit stays highlighted after the jump */
+const FOUND_HIGHLIGHT_MS = 2500
 
 function estimate(item: Item | undefined): number {
   if (!item) return 60
@@ -32,6 +35,24 @@ function estimate(item: Item | undefined): number {
     case 'compaction':
       return 40
   }
+}
+
+/**
+ * The item to land on for a message: its first item, or — with a query — the first of its items (a long
+ * reply is several rows, a turn has tool cards) whose text has the query.
+ */
+export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string): number {
+  const at = items.findIndex((it) => it.key === firstKey)
+  if (at < 0 || !query) return at
+  const needle = query.toLowerCase()
+  const { runId, msg } = items[at]
+  for (let i = at; i < items.length && i < at + 200; i++) {
+    const it = items[i]
+    // the message's own items only (a live item reused by a refetch has no `msg`: its run bounds it)
+    if (i > at && (!runId || it.runId !== runId || (msg && it.msg && it.msg !== msg))) break
+    if ((it.kind === 'assistant' || it.kind === 'user') && it.text.toLowerCase().includes(needle)) return i
+  }
+  return at
 }
 
 interface Props {
@@ -53,6 +74,9 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const loadError = useAppStore('runs', (s) => s.loadErrors[sessionKey])
   const damagedLines = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.lines ?? 0)
   const damagedFile = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.file ?? '')
+  // a message to land on (a search hit, the find bar's match): the item showing it
+  const focus = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.focus : undefined))
+  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.transcripts[sessionKey]?.msgKeys?.get(s.focus.messageId) : undefined))
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
@@ -133,8 +157,36 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     toBottom()
   }, [loaded, items.length, toBottom])
 
+  // Land on the focused message: scrolled to the middle of the view, no longer following the end; a search
+  // hit's highlight fades, the find bar's stays while it is open (it clears the focus).
+  const foundIndex = useMemo(() => (focusKey ? itemOfMatch(items, focusKey, focus?.query) : -1), [items, focusKey, focus?.query])
+  const foundKey = foundIndex >= 0 ? items[foundIndex].key : undefined
+  const landed = useRef(0)
+  useEffect(() => {
+    if (!focus || foundIndex < 0 || landed.current === focus.seq) return
+    const index = foundIndex
+    landed.current = focus.seq
+    opened.current = true
+    stick.current = false
+    setAtEnd(false)
+    virtualizer.scrollToIndex(index, { align: 'center' })
+  }, [focus, foundIndex, virtualizer])
+  const fadeSeq = focus && !focus.persist ? focus.seq : undefined
+  useEffect(() => {
+    if (fadeSeq === undefined) return
+    const timer = setTimeout(() => controller.clearFocus(fadeSeq), FOUND_HIGHLIGHT_MS)
+    return () => clearTimeout(timer)
+  }, [fadeSeq, controller])
+
   const virtualItems = virtualizer.getVirtualItems()
   const first = virtualItems[0]?.index
+  const last = virtualItems[virtualItems.length - 1]?.index
+  // the find bar's query marked inside the matched row, each time that row is (re)rendered
+  const query = focus?.query
+  useEffect(() => {
+    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query)
+  }, [foundKey, query, first, last])
+  useEffect(() => () => showFindHighlight(undefined, undefined), [])
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
@@ -197,7 +249,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 data-msg=""
                 data-kind={item.kind}
                 ref={virtualizer.measureElement}
-                className="row"
+                className={item.key === foundKey ? 'row row-found' : 'row'}
+                data-found={item.key === foundKey || undefined}
               >
                 <ItemView item={item} sessionKey={sessionKey} />
               </div>

@@ -51,6 +51,7 @@ export function Sidebar() {
   const search = useAppStore('sessions', (s) => s.search)
   const contentMatches = useAppStore('sessions', (s) => s.contentMatches)
   const contentSnippets = useAppStore('sessions', (s) => s.contentSnippets)
+  const contentHits = useAppStore('sessions', (s) => s.contentHits)
   const error = useAppStore('sessions', (s) => s.error)
   const showArchived = useAppStore('sessions', (s) => s.showArchived)
   const [confirm, setConfirm] = useState<{ kind: 'delete' | 'reset'; row: SessionRow } | null>(null)
@@ -129,6 +130,7 @@ export function Sidebar() {
             selected={row.key === selectedKey}
             now={now}
             snippet={search.trim() ? contentSnippets?.[row.key] : undefined}
+            hit={search.trim() ? contentHits?.[row.key] : undefined}
             onConfirm={(kind) => setConfirm({ kind, row })}
           />
         ))}
@@ -172,10 +174,12 @@ interface EntryProps {
   now: number
   /** while searching: the matching message of a session found by its messages */
   snippet?: string
+  /** the matching message (its history row id): the row opens the session there */
+  hit?: string
   onConfirm: (kind: 'delete' | 'reset') => void
 }
 
-const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, onConfirm }: EntryProps) {
+const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, hit, onConfirm }: EntryProps) {
   const controller = useController()
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
@@ -233,7 +237,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, o
           type="button"
           className="session-main"
           aria-current={selected ? 'true' : undefined}
-          onClick={() => void controller.selectSession(row.key)}
+          onClick={() => void (hit ? controller.revealMessage(row.key, hit) : controller.selectSession(row.key))}
           onDoubleClick={() => setEditing(true)}
         >
           <span className={`status-dot ${state}`} aria-hidden="true" />

@@ -11,7 +11,7 @@ import { isBlankMessage } from '../../../shared/hidden-chars'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
-import { type AppStores, type QueueEntry, type SettingsState } from './stores'
+import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
@@ -48,6 +48,10 @@ const WHOLE = true
  */
 const PAGE_ROWS = { wholeMessages: WHOLE, silentReplies: true } as const
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
+/** find matches listed per query (all are counted) */
+const FIND_LIMIT = 2000
+/** rows one request may load when jumping back to a message (chat.history caps a page at 6 MB too) */
+const MAX_WINDOW_FILL = 5000
 /** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
 const MAX_SAVE_RETRIES = 5
 /** Longest wait for a retry we accept from the gateway. */
@@ -101,6 +105,8 @@ export class Controller {
   private lastSent = new Map<string, { runIds: string[]; message: string; shown: string; wire?: WireAttachment[] }>()
   private searchTimer?: ReturnType<typeof setTimeout>
   private searchSeq = 0
+  private focusSeq = 0
+  private revealSeq = 0
   private disposed = false
 
   /** remote devices asking to be paired (the pairing prompt) */
@@ -670,35 +676,104 @@ export class Controller {
     return plan ?? planRefetch(undefined, history.data, fetched, more)!
   }
 
-  /** Loads the next older page of history (the conversation calls this when its top is reached). */
-  async loadOlder(sessionKey: string): Promise<void> {
+  /**
+   * Loads the next older page of history (the conversation calls this when its top is reached); `limit`
+   * rows (a jump back to a message loads more at once). False when nothing could be loaded.
+   */
+  async loadOlder(sessionKey: string, limit = HISTORY_PAGE): Promise<boolean> {
     const t = this.stores.runs.getState().transcripts[sessionKey]
-    if (!t?.hasMore || t.nextOffset === undefined || this.stores.runs.getState().loading[sessionKey]) return
+    if (!t?.hasMore || t.nextOffset === undefined || this.stores.runs.getState().loading[sessionKey]) return false
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
       let offset: number | undefined = t.nextOffset
       // A page that only repeats messages already shown (new ones arrived since the offset was
       // computed) moves the offset on; give up after a few such pages rather than loop.
       for (let round = 0; round < 10 && offset !== undefined; round++) {
-        const r = await this.bridge.history({ sessionKey, limit: HISTORY_PAGE, offset, ...PAGE_ROWS })
+        const r = await this.bridge.history({ sessionKey, limit, offset, ...PAGE_ROWS })
         if (!r.ok) {
           this.toast(`Could not load older messages: ${errorText(r.error)}`)
-          return
+          return false
         }
         const cur = this.stores.runs.getState().transcripts[sessionKey]
-        if (!cur) return
+        if (!cur) return false
         const page = olderPage(cur, r.data)
         if (page.messages.length || !page.hasMore) {
           this.dispatch(sessionKey, [{ type: 'prepend', history: page }])
-          return
+          return true
         }
         offset = page.nextOffset
       }
+      return false
     } catch (err) {
       this.toast(`Could not load older messages: ${errorText(err)}`)
+      return false
     } finally {
       this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
     }
+  }
+
+  /**
+   * Opens a session at one message (a search hit, a find match): loads history back to it — a `messageId`
+   * window first says where it is, so the pages between load in one request — then the conversation scrolls
+   * to it and highlights it. The loaded part stays contiguous, so paging up and down goes on from there.
+   * False when the message is not in the session's transcript (any more).
+   */
+  async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean; query?: string } = {}): Promise<boolean> {
+    // the latest request wins: stepping quickly through matches never lands on an earlier one last
+    const mine = ++this.revealSeq
+    if (this.stores.sessions.getState().selectedKey !== sessionKey) await this.selectSession(sessionKey)
+    else if (!this.stores.runs.getState().transcripts[sessionKey]?.loaded) await this.loadTranscript(sessionKey)
+    const found = await this.loadBackTo(sessionKey, messageId)
+    if (!found || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    const focus: MessageFocus = { sessionKey, messageId, seq: ++this.focusSeq }
+    if (opts.persist) focus.persist = true
+    if (opts.query) focus.query = opts.query
+    this.stores.runs.setState({ focus })
+    return true
+  }
+
+  /** Drops the highlight of a message (the find bar closed, a search hit's highlight faded). */
+  clearFocus(seq?: number) {
+    const f = this.stores.runs.getState().focus
+    if (f && (seq === undefined || f.seq === seq)) this.stores.runs.setState({ focus: undefined })
+  }
+
+  /** Every message of the session matching `query` (the find bar): oldest first, with the count of all. */
+  async findInChat(sessionKey: string, query: string) {
+    const r = await this.bridge.chatFind({ sessionKey, query: query.slice(0, 200), limit: FIND_LIMIT })
+    if (!r.ok) throw new Error(errorText(r.error))
+    return r.data
+  }
+
+  private async loadBackTo(sessionKey: string, messageId: string): Promise<boolean> {
+    const shown = () => !!this.stores.runs.getState().transcripts[sessionKey]?.msgKeys?.has(messageId)
+    // its row is loaded (a row that shows no item of its own is loaded without being shown: stop there too)
+    const loaded = () => {
+      const t = this.stores.runs.getState().transcripts[sessionKey]
+      return !!t && (t.olderIds.has(messageId) || t.recentIds.has(messageId) || !!t.msgKeys?.has(messageId))
+    }
+    if (shown()) return true
+    // rows as the window's pages count them (silent replies included), so a row a page has is found
+    const where = await this.bridge.history({ sessionKey, messageId, limit: 1, silentReplies: true }).catch(() => undefined)
+    const row = where?.ok ? where.data.messages[0] : undefined
+    if (!row) {
+      this.toast('That message is no longer in this conversation')
+      return false
+    }
+    for (let round = 0; round < 50 && !loaded(); round++) {
+      // an older page the conversation asked for (its top reached) is on its way: wait for it
+      for (let w = 0; w < 100 && this.stores.runs.getState().loading[sessionKey]; w++) await new Promise((r) => setTimeout(r, 50))
+      const t = this.stores.runs.getState().transcripts[sessionKey]
+      if (!t?.hasMore || t.nextOffset === undefined) break
+      // rows between the oldest loaded and the target (from their transcript positions; hidden messages make
+      // it a little more), and some before it to read on
+      const newestSeq = t.recentMessages[t.recentMessages.length - 1]?.__openclaw?.seq
+      const targetSeq = row.__openclaw?.seq
+      const gap = newestSeq && targetSeq ? newestSeq - targetSeq + 1 - t.nextOffset : 0
+      const limit = Math.min(MAX_WINDOW_FILL, Math.max(MAX_HISTORY_LIMIT, gap + HISTORY_PAGE / 2))
+      if (!(await this.loadOlder(sessionKey, limit))) break
+    }
+    return shown()
   }
 
   async loadQueue(sessionKey: string): Promise<void> {
@@ -847,7 +922,7 @@ export class Controller {
     clearTimeout(this.searchTimer)
     const q = search.trim()
     if (!q) {
-      this.stores.sessions.setState({ contentMatches: undefined, contentSnippets: undefined })
+      this.stores.sessions.setState({ contentMatches: undefined, contentSnippets: undefined, contentHits: undefined })
       return
     }
     const seq = ++this.searchSeq
@@ -859,11 +934,13 @@ export class Controller {
       if (seq !== this.searchSeq) return // a newer query won
       const keys = new Set(listed?.ok ? listed.data.sessions.map((s) => s.key) : [])
       const snippets: Record<string, string> = {}
+      const hits: Record<string, string> = {}
       for (const m of found?.ok ? found.data.matches : []) {
         keys.add(m.key)
         snippets[m.key] = m.snippet
+        if (m.messageId) hits[m.key] = m.messageId
       }
-      if (listed?.ok || found?.ok) this.stores.sessions.setState({ contentMatches: [...keys], contentSnippets: snippets })
+      if (listed?.ok || found?.ok) this.stores.sessions.setState({ contentMatches: [...keys], contentSnippets: snippets, contentHits: hits })
     }, 200)
   }
 

@@ -1039,11 +1039,11 @@ function historyItems(
         const collected = runId ? collectedTexts(text) : undefined
         if (runId && collected) {
           // Queued messages the runtime sent together: one item each, as the live view showed them.
-          for (const c of collected) out.push({ kind: 'user', key: userKey(runId, track(runId).users++), runId, ts: m.timestamp, text: c, via: 'collect' })
+          for (const c of collected) out.push({ kind: 'user', key: userKey(runId, track(runId).users++), runId, ts: m.timestamp, text: c, via: 'collect', msg: m.id })
           break
         }
         const key = runId ? userKey(runId, track(runId).users++) : `h:${m.id}`
-        out.push({ kind: 'user', key, runId, ts: m.timestamp, text })
+        out.push({ kind: 'user', key, runId, ts: m.timestamp, text, msg: m.id })
         break
       }
       case 'assistant': {
@@ -1058,6 +1058,7 @@ function historyItems(
             ts: m.timestamp,
             text: '',
             streaming: false,
+            msg: m.id,
             ...init,
           }
           out.push(seg)
@@ -1088,6 +1089,7 @@ function historyItems(
               args: p.arguments,
               status: 'running',
               startedAt: m.timestamp,
+              msg: m.id,
             })
           }
         }
@@ -1129,11 +1131,12 @@ function historyItems(
           status: m.isError ? 'failed' : 'done',
           result: historyResult(m),
           endedAt: m.timestamp,
+          resultMsg: m.id,
         }
         break
       }
       case 'compaction':
-        out.push({ kind: 'compaction', key: `c:${m.id}`, runId, ts: m.timestamp, summary: m.summary ?? messageText(m.content) })
+        out.push({ kind: 'compaction', key: `c:${m.id}`, runId, ts: m.timestamp, summary: m.summary ?? messageText(m.content), msg: m.id })
         break
       default:
         break
@@ -1318,14 +1321,26 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
     hasMore: p ? (keep ? base.hasMore : p.more) : !!h.hasMore,
     nextOffset: p ? p.rows + (keep ? base.olderIds.size : 0) : h.nextOffset,
   }
+  next.msgKeys = msgKeysOf(next.items, keep ? base.msgKeys : undefined)
   return shareUnchanged(next, base)
+}
+
+/** Which item shows each history row (its first item; a tool result: its call's card), added to `into`. */
+function msgKeysOf(items: readonly Item[], into?: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  const out = new Map(into)
+  for (const it of items) {
+    if (it.msg && !out.has(it.msg)) out.set(it.msg, it.key)
+    if (it.kind === 'tool' && it.resultMsg && !out.has(it.resultMsg)) out.set(it.resultMsg, it.key)
+  }
+  return out
 }
 
 /** Same display: ignores timestamps and the streaming-only `partial`; absent ≡ undefined ≡ false. */
 function sameItem(a: Item, b: Item): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)])
   for (const k of keys) {
-    if (k === 'ts' || k === 'partial') continue
+    // (which row an item came from is kept in Transcript.msgKeys, so a live item may stand for it)
+    if (k === 'ts' || k === 'partial' || k === 'msg' || k === 'resultMsg') continue
     const x = (a as unknown as Record<string, unknown>)[k] ?? false
     const y = (b as unknown as Record<string, unknown>)[k] ?? false
     if (x === y) continue
@@ -1497,6 +1512,7 @@ function prepend(base: Transcript, a: Extract<Action, { type: 'prepend' }>): Tra
     older: base.older + fixed.length,
     olderIds,
     toolResults: unresolved({ ...known, ...orphans }, [fixed]),
+    msgKeys: msgKeysOf(fixed, base.msgKeys),
   }
 }
 

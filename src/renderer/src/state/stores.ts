@@ -19,6 +19,8 @@ export interface SessionsState {
   contentMatches?: string[]
   /** key → the matching message's snippet, for sessions found by their messages */
   contentSnippets?: Record<string, string>
+  /** key → the matching message's history row id: opening the session from the search lands on it */
+  contentHits?: Record<string, string>
   /** archived sessions are listed too (they are loaded either way) */
   showArchived: boolean
   error?: string
@@ -34,6 +36,19 @@ export interface RunsState {
   /** sessions whose history is being fetched */
   loading: Record<string, boolean>
   loadErrors: Record<string, string | undefined>
+  /** a message to scroll to and highlight (a search hit, the find bar's current match); `seq` tells repeats apart */
+  focus?: MessageFocus
+}
+
+export interface MessageFocus {
+  sessionKey: string
+  /** history row id */
+  messageId: string
+  seq: number
+  /** the find bar's: stays highlighted while it is open (a search hit's highlight fades) */
+  persist?: boolean
+  /** the find bar's query: marked inside the row, and picks the part of a long message that has it */
+  query?: string
 }
 
 export interface QueueEntry extends QueueItem {

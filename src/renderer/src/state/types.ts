@@ -9,6 +9,8 @@ interface ItemBase {
   key: string
   runId?: string
   ts: number
+  /** the history row (transcript message) it was built from: a search hit or find match scrolls to it */
+  msg?: string
 }
 
 export interface UserItem extends ItemBase {
@@ -65,6 +67,8 @@ export interface ToolItem extends ItemBase {
   endedAt?: number
   /** startedAt/endedAt come from the tool's own events (not estimated from transcript timestamps) */
   timed?: boolean
+  /** the history row of its result (a match in a tool's output scrolls to the call's card) */
+  resultMsg?: string
   /** the exec approval this call asked for: waiting (no decision yet), or how it was answered */
   approval?: ToolApproval
 }
@@ -188,6 +192,11 @@ export interface Transcript {
   hideReasoning?: boolean
   /** lines of the session's transcript file the runtime could not read (as of the last history load) */
   damaged?: { lines: number; file: string }
+  /**
+   * history row id → key of the first item built from it (a tool result: its call's card). Kept beside the
+   * items because a refetch reuses unchanged item objects, which may predate their row (a live item).
+   */
+  msgKeys?: ReadonlyMap<string, string>
 }
 
 const NO_IDS: ReadonlySet<string> = new Set()

@@ -1,0 +1,153 @@
+// Find in the conversation (Ctrl/Cmd+F). The list is virtualized, so the browser's find cannot reach rows
+// that are not rendered, nor pages not loaded: the runtime searches the whole transcript
+// (loopdesk.chat.find) and the bar steps through its matches, each loaded and scrolled to by
+// controller.revealMessage. A match is a message (its text, a tool call or a tool's output).
+import { useCallback, useEffect, useRef, useState } from 'react'
+import { useController } from '../app-context'
+import type { ChatFindMatch } from '../../../shared/methods'
+import { IconArrowDown, IconArrowUp, IconX } from './icons'
+
+/** typing pauses this long before the runtime is asked */
+const FIND_DEBOUNCE_MS = 200
+
+interface Props {
+  sessionKey: string
+  /** bumps when Ctrl/Cmd+F is pressed again while the bar is open: focus and select the field */
+  focusSignal: number
+  onClose: () => void
+}
+
+interface Found {
+  query: string
+  matches: ChatFindMatch[]
+  total: number
+  partial: boolean
+}
+
+export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
+  const controller = useController()
+  const inputRef = useRef<HTMLInputElement>(null)
+  // where focus was when the bar opened: Escape gives it back
+  const returnTo = useRef<Element | null>(typeof document !== 'undefined' ? document.activeElement : null)
+  const [query, setQuery] = useState('')
+  const [found, setFound] = useState<Found>()
+  const [index, setIndex] = useState(-1)
+  const [error, setError] = useState<string>()
+  const seq = useRef(0)
+
+  useEffect(() => {
+    inputRef.current?.focus()
+    inputRef.current?.select()
+  }, [focusSignal])
+
+  // the highlight belongs to the bar: it goes when the bar does
+  useEffect(() => () => controller.clearFocus(), [controller])
+
+  const go = useCallback(
+    (f: Found, i: number) => {
+      setIndex(i)
+      const m = f.matches[i]
+      if (m) void controller.revealMessage(sessionKey, m.messageId, { persist: true, query: f.query })
+    },
+    [controller, sessionKey],
+  )
+
+  useEffect(() => {
+    const q = query.trim()
+    const mine = ++seq.current
+    if (!q) return // (cleared in onChange)
+    const timer = setTimeout(async () => {
+      try {
+        const r = await controller.findInChat(sessionKey, q)
+        if (mine !== seq.current) return // a newer query won
+        const f = { query: q, ...r }
+        setFound(f)
+        setError(undefined)
+        // the newest match first: the conversation is read from its end
+        if (f.matches.length) go(f, f.matches.length - 1)
+        else {
+          setIndex(-1)
+          controller.clearFocus()
+        }
+      } catch (err) {
+        if (mine === seq.current) setError(err instanceof Error ? err.message : String(err))
+      }
+    }, FIND_DEBOUNCE_MS)
+    return () => clearTimeout(timer)
+  }, [query, sessionKey, controller, go])
+
+  const step = useCallback(
+    (by: 1 | -1) => {
+      if (!found?.matches.length) return
+      const n = found.matches.length
+      go(found, (index + by + n) % n)
+    },
+    [found, index, go],
+  )
+
+  const close = useCallback(() => {
+    onClose()
+    const back = returnTo.current
+    if (back instanceof HTMLElement && back.isConnected && back !== document.body) back.focus()
+    else document.querySelector<HTMLElement>('.composer textarea')?.focus()
+  }, [onClose])
+
+  const onKeyDown = (e: React.KeyboardEvent<HTMLInputElement>) => {
+    if (e.key !== 'Enter') return
+    e.preventDefault()
+    step(e.shiftKey ? -1 : 1)
+  }
+  // Escape anywhere in the bar (the field or its buttons); the window's Escape (an overlay) does not see it
+  const onBarKeyDown = (e: React.KeyboardEvent<HTMLDivElement>) => {
+    if (e.key !== 'Escape' || e.defaultPrevented) return
+    e.preventDefault()
+    e.stopPropagation()
+    close()
+  }
+
+  const searching = query.trim() !== '' && found?.query !== query.trim() && !error
+  const status = error
+    ? `Find failed: ${error}`
+    : !query.trim() || searching
+      ? ''
+      : !found?.total
+        ? 'No matches'
+        : `${index + 1} of ${found.total}${found.partial ? '+' : ''}`
+  const none = !found?.matches.length
+
+  return (
+    <div className="find-bar" role="search" aria-label="Find in conversation" onKeyDown={onBarKeyDown}>
+      <input
+        ref={inputRef}
+        type="search"
+        className="find-input"
+        aria-label="Find in conversation"
+        placeholder="Find in conversation"
+        value={query}
+        maxLength={200}
+        onChange={(e) => {
+          setQuery(e.target.value)
+          if (e.target.value.trim()) return
+          setFound(undefined)
+          setIndex(-1)
+          setError(undefined)
+          controller.clearFocus()
+        }}
+        onKeyDown={onKeyDown}
+        aria-describedby="find-status"
+      />
+      <span id="find-status" className="find-status" role="status" aria-live="polite">
+        {status}
+      </span>
+      <button type="button" className="btn btn-ghost btn-icon" aria-label="Previous match" title="Previous match (Shift+Enter)" disabled={none} onClick={() => step(-1)}>
+        <IconArrowUp width={14} height={14} />
+      </button>
+      <button type="button" className="btn btn-ghost btn-icon" aria-label="Next match" title="Next match (Enter)" disabled={none} onClick={() => step(1)}>
+        <IconArrowDown width={14} height={14} />
+      </button>
+      <button type="button" className="btn btn-ghost btn-icon" aria-label="Close find" title="Close (Escape)" onClick={close}>
+        <IconX width={14} height={14} />
+      </button>
+    </div>
+  )
+}
