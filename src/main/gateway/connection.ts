@@ -37,6 +37,8 @@ export class GatewayConnection {
   handshakeTimer: NodeJS.Timeout | undefined
   /** counted in the per-IP pending-handshake budget */
   preauthCounted = false
+  /** which budget: the address, or the address's foreign-origin budget (see `preauthKey` in server.ts) */
+  preauthKey = ''
 
   constructor(
     readonly id: string,

@@ -327,6 +327,22 @@ describe('connect handshake', () => {
     }
   })
 
+  it("a foreign web page's pending sockets use their own budget: the address's clients still get in", async () => {
+    const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
+    try {
+      const evil = { Origin: 'http://evil.example' }
+      const pending = [1, 2, 3].map(() => RawClient.open(small.gw.url, evil))
+      await Promise.all(pending.map((c) => c.challenge()))
+      await expect(RawClient.open(small.gw.url, evil).opened).rejects.toThrow('HTTP 429')
+      const conn = await small.connect()
+      expect(conn.hello.type).toBe('hello-ok')
+      await conn.close()
+      for (const c of pending) c.ws.close()
+    } finally {
+      await small.stop()
+    }
+  })
+
   it('closes after 10 consecutive unauthorized calls', async () => {
     const conn = await t.connect({ scopes: ['operator.read'] })
     const errors: string[] = []

@@ -503,9 +503,20 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function releasePreauth(conn: GatewayConnection) {
     if (!conn.preauthCounted) return
     conn.preauthCounted = false
-    const n = (preauthByIp.get(conn.remoteAddress) ?? 1) - 1
-    if (n <= 0) preauthByIp.delete(conn.remoteAddress)
-    else preauthByIp.set(conn.remoteAddress, n)
+    const n = (preauthByIp.get(conn.preauthKey) ?? 1) - 1
+    if (n <= 0) preauthByIp.delete(conn.preauthKey)
+    else preauthByIp.set(conn.preauthKey, n)
+  }
+
+  // Any web page the user opens can open WebSockets to 127.0.0.1 and never send `connect`: counted with the
+  // address's own clients, a page holding the slots (re-opened each handshake timeout) locked the CLI and
+  // the dashboard out (429). A connection from a foreign browser origin — refused at connect anyway — counts
+  // in a budget of its own, so it can only use up that one.
+  function preauthKey(req: IncomingMessage): string {
+    const remote = req.socket.remoteAddress ?? 'unknown'
+    const origin = req.headers.origin
+    const foreign = typeof origin === 'string' && origin !== '' && !originAllowed(origin)
+    return foreign ? `${remote} foreign-origin` : remote
   }
 
   function helloOk(conn: GatewayConnection, deviceToken?: { token: string; issuedAtMs: number }) {
@@ -635,7 +646,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       () => limits.maxBufferedBytes,
     )
     conns.set(conn.id, conn)
-    preauthByIp.set(remote, (preauthByIp.get(remote) ?? 0) + 1)
+    conn.preauthKey = preauthKey(req)
+    preauthByIp.set(conn.preauthKey, (preauthByIp.get(conn.preauthKey) ?? 0) + 1)
     conn.preauthCounted = true
     conn.handshakeTimer = setTimeout(() => conn.close(CLOSE.policy, 'handshake timeout'), limits.handshakeTimeoutMs)
     nameOversizedPreauthClose(ws, () => conn.state === 'handshake')
@@ -672,8 +684,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
     if (closing) return rejectUpgrade(socket, 503, 'gateway shutting down')
-    const remote = req.socket.remoteAddress ?? 'unknown'
-    if ((preauthByIp.get(remote) ?? 0) >= limits.maxPreauthPerIp) {
+    if ((preauthByIp.get(preauthKey(req)) ?? 0) >= limits.maxPreauthPerIp) {
       return rejectUpgrade(socket, 429, 'too many pending connections')
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))

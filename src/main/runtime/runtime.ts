@@ -8,6 +8,7 @@ import { Accepting } from './accepting'
 import type { Handlers } from '../api/dispatch'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { ConfigManager, FileCredentialStore } from './config'
+import { ensurePrivateStateDir } from './private-state-dir'
 import type { CredentialStore, ResolvedConfig } from './contracts'
 import { EventBus, RunRegistry } from './events'
 import type { ConfigSource, PrefsProvider, RuntimeCore, TrackedRun } from './handlers-context'
@@ -521,6 +522,7 @@ class RuntimeImpl implements Runtime {
 /** Creates a runtime over a state dir (config, sessions, credentials), recovering interrupted runs. */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const env = opts.env ?? process.env
+  ensurePrivateStateDir(opts.stateDir)
   const proxy = await applyProxyEnv(env)
   for (const p of proxy.problems) console.warn(`[network] ${p.message}`)
   if (proxy.settings) console.warn(`[network] ${describeProxySettings(proxy.settings)}`)

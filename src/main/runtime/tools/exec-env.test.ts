@@ -2,6 +2,15 @@ import { describe, expect, it } from 'vitest'
 import { commandEnv, isSecretEnvName } from './exec-env'
 
 const env = (names: string[], value = 'v'): NodeJS.ProcessEnv => Object.fromEntries(names.map((n) => [n, value]))
+/** what every command gets: no pager or prompt to wait on, and no bare repository git finds by itself */
+const ALWAYS = {
+  PAGER: 'cat',
+  GIT_PAGER: 'cat',
+  GIT_TERMINAL_PROMPT: '0',
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'safe.bareRepository',
+  GIT_CONFIG_VALUE_0: 'explicit',
+}
 
 describe('commandEnv', () => {
   const SECRETS = [
@@ -90,13 +99,13 @@ describe('commandEnv', () => {
       REPO: 'git+ssh://git@github.com:org/repo.git',
       LOCAL: 'http://[::1]:8080/x',
     })
-    expect(Object.keys(out).filter((k) => !['PAGER', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT'].includes(k)).sort()).toEqual(['LOCAL', 'PLAIN_PROXY', 'REPO'])
+    expect(Object.keys(out).filter((k) => !(k in ALWAYS)).sort()).toEqual(['LOCAL', 'PLAIN_PROXY', 'REPO'])
   })
 
   it('tools.exec.envPassthrough keeps named variables, NAME_PREFIX_* groups, or everything with *', () => {
     const base = env(['GITHUB_TOKEN', 'NPM_TOKEN', 'NPM_CONFIG_PASSWORD', 'PGPASSWORD', 'OPENAI_API_KEY', 'PATH'])
     const named = commandEnv(base, { passthrough: ['GITHUB_TOKEN', 'NPM_*'], secretNames: [] })
-    expect(Object.keys(named).sort()).toEqual(['GITHUB_TOKEN', 'GIT_PAGER', 'GIT_TERMINAL_PROMPT', 'NPM_CONFIG_PASSWORD', 'NPM_TOKEN', 'PAGER', 'PATH'])
+    expect(Object.keys(named).filter((k) => !(k in ALWAYS)).sort()).toEqual(['GITHUB_TOKEN', 'NPM_CONFIG_PASSWORD', 'NPM_TOKEN', 'PATH'])
     const all = commandEnv(base, { passthrough: ['*'], secretNames: [] })
     for (const k of Object.keys(base)) expect(all).toHaveProperty([k], 'v')
     // a passed-through URL with a password stays too
@@ -105,7 +114,7 @@ describe('commandEnv', () => {
 
   it("strips a configured provider's apiKeyEnv whatever its name, and always sets the non-interactive variables", () => {
     const out = commandEnv({ MY_LLM_CRED: 'x', PAGER: 'less' }, { passthrough: [], secretNames: ['MY_LLM_CRED'] })
-    expect(out).toEqual({ PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' })
+    expect(out).toEqual(ALWAYS)
   })
 })
 

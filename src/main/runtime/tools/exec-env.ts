@@ -14,6 +14,7 @@
 // desktop tools need them. Stripping them would break ordinary commands and protect nothing.
 import type { ExecEnvPolicy } from '../contracts'
 import { BUILTIN_PROVIDER_ENV } from '../config/secrets'
+import { withGitBareRepoGuard } from './git-bare-guard'
 
 /** Loopdesk's own credentials (gateway token etc.). */
 const OWN_SECRET = /^LOOPDESK_.*(TOKEN|KEY|SECRET|PASSWORD)/i
@@ -78,7 +79,7 @@ function passes(name: string, passthrough: readonly string[]): boolean {
   return false
 }
 
-/** `base` without secrets (unless passed through), plus the non-interactive settings every command gets. */
+/** `base` without secrets (unless passed through), plus the non-interactive and git-safety settings every command gets. */
 export function commandEnv(base: NodeJS.ProcessEnv = process.env, policy?: ExecEnvPolicy): NodeJS.ProcessEnv {
   const extra = new Set(policy?.secretNames ?? [])
   const passthrough = policy?.passthrough ?? []
@@ -87,5 +88,5 @@ export function commandEnv(base: NodeJS.ProcessEnv = process.env, policy?: ExecE
     if (!isSecretEnvName(k, extra, v) || passes(k, passthrough)) env[k] = v
   }
   // Non-interactive: pagers and credential prompts would otherwise wait for input until the timeout.
-  return { ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' }
+  return withGitBareRepoGuard({ ...env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0' })
 }

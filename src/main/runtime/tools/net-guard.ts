@@ -5,6 +5,7 @@
 // (DNS rebinding) cannot slip through.
 import dns from 'node:dns'
 import net from 'node:net'
+import { isOwnAddress } from './own-addresses'
 
 export type AddressClass =
   | 'loopback'
@@ -112,12 +113,16 @@ const DESCRIBE: Record<Exclude<AddressClass, 'public'>, string> = {
   reserved: 'a reserved address',
 }
 
+const OWN = "an address of this machine's own network interfaces"
+
 /** What is wrong with contacting an address under the policy ("a private network address"); undefined when allowed. */
 export function blockReason(ip: string, policy: NetPolicy): string | undefined {
   const cls = classifyAddress(ip)
   if (cls === undefined) return 'not an IP address'
-  if (cls === 'public') return undefined
   if ((cls === 'loopback' || cls === 'unspecified') && policy.allowLoopback) return undefined
+  // the machine's own LAN or public address reaches its 0.0.0.0-bound services as loopback does
+  if (cls !== 'loopback' && cls !== 'unspecified' && !policy.allowLoopback && isOwnAddress(ip)) return OWN
+  if (cls === 'public') return undefined
   if ((cls === 'private' || cls === 'unique-local') && policy.allowPrivateNetwork) return undefined
   return DESCRIBE[cls]
 }
