@@ -43,6 +43,7 @@ import { gatewayDir, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayT
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
+import { projectDisplayMessage } from './display-projection'
 import { hiddenFromDisplay } from './display-hidden'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -469,12 +470,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (closing) return
     let hidden: boolean | undefined
     const hiddenOnV4 = (c: GatewayConnection) => c.protocol >= 4 && (hidden ??= hiddenFromDisplay(ev.message))
-    let message: string | undefined
+    // v3 (April) gets the stored message, v4 OpenClaw 2026.9's display copy (display-projection.ts); each built once
+    let stored: string | undefined
+    let projected: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !(copiesTo(c) || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
       if (hiddenOnV4(c)) continue
-      message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
-      c.sendText(message, { dropIfSlow: c.protocol < 4 })
+      const frame = c.protocol >= 4
+        ? (projected ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload({ ...ev, message: projectDisplayMessage(ev.message) }) }))
+        : (stored ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) }))
+      c.sendText(frame, { dropIfSlow: c.protocol < 4 })
     }
     // built only when a connection receives it: most appends have no v3 or hidden-message receiver
     deliver('sessions.changed', () => messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && (c.protocol < 4 || hiddenOnV4(c)), dropIfSlow: true })
