@@ -156,6 +156,7 @@ describe('session.message over the gateway', () => {
     await v4.request('sessions.create', { key })
     await v3.request('sessions.messages.subscribe', { key })
     await v4.request('sessions.messages.subscribe', { key })
+    const { deltaCursor } = (await v4.request('chat.history', { sessionKey: key })) as any
 
     fs.writeFileSync(path.join(env.stack.rt.workspace, 'projected.txt'), 'file text\n')
     const long = 'x'.repeat(20_000) + '\n\nDone. NO_REPLY'
@@ -177,6 +178,12 @@ describe('session.message over the gateway', () => {
     expect(result).not.toHaveProperty('details')
     expect(result.content[0].text).toContain('file text')
     expect(result.__openclaw).not.toHaveProperty('truncated')
+
+    // a v4 delta replays the same display copies; with wholeMessages (the window's) the stored messages
+    const delta = (await v4.request('chat.history', { sessionKey: key, cursor: deltaCursor })) as any
+    expect(delta.messages.map((p: any) => p.message)).toEqual(got.v4.map((p) => p.message))
+    const whole = (await v4.request('chat.history', { sessionKey: key, cursor: deltaCursor, wholeMessages: true })) as any
+    expect(whole.messages.map((p: any) => p.message)).toEqual(got.v3.map((p) => p.message))
     await v3.close()
     await v4.close()
   })
