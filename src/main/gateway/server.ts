@@ -19,7 +19,7 @@ import { commandFinal, commandStartedResult, runlessCommand } from './command-wi
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
-import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList } from './assistant-delta'
+import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
@@ -352,7 +352,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 
   /**
-   * Agent events other than tool events (those go through deliverTool); assistant events compact where
+   * Agent events other than tool events (those go through deliverTool); assistant and thinking events compact where
    * negotiated, v4 connections' with the session's agentId (agent-id-wire.ts). Each frame is built once.
    */
   function deliverAgent(ev: AgentEvent) {
@@ -362,7 +362,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const v = c.protocol >= 4 ? 4 : 3
-      if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
+      // the reply's and streamed reasoning's text, compact for a client that rebuilds them (assistant-delta.ts)
+      if (c.assistantTexts && isTextStream(ev) && c.assistantTexts.compactable(ev)) {
         c.sendText((frames[`compact:${v}`] ??= agentFrame(withAgentId(compactAssistantPayload(ev), v), frameSeq)))
       } else {
         c.sendText((frames[`full:${v}`] ??= agentFrame(withAgentId(ev, v), frameSeq)))
