@@ -53,7 +53,7 @@ const exactly = new Map(CONTROL_TOKENS.map((t) => [t, new RegExp(`^\\s*${escape(
 const stripEdgePunctuation = (s: string) => s.replace(/^\p{P}+/u, '').replace(/\p{P}+$/u, '')
 
 /** the whole text is a control token (repeated; edge punctuation aside) */
-function isControlOnly(text: string): boolean {
+export function isControlOnly(text: string): boolean {
   const t = text.trim()
   return CONTROL_TOKENS.some((tok) => exactly.get(tok)!.test(t) || exactly.get(tok)!.test(stripEdgePunctuation(t)))
 }
