@@ -1,7 +1,7 @@
 // The one method table: every operation the runtime offers, with closed TypeBox schemas for its params.
 // The gateway (WebSocket, OpenClaw names) and the preload bridge (IPC) both dispatch through this table,
 // so both transports expose the same operations with the same typed params and results.
-import Type, { type Static, type TSchema } from 'typebox'
+import Type, { type Static, type TLiteral, type TSchema } from 'typebox'
 import type {
   ApprovalDecision,
   AgentEvent,
@@ -15,6 +15,7 @@ import type { SessionApprovalReplay } from './session-approval'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from './config-values'
 
 import { MAX_MESSAGE_CHARS } from './message-limit'
+import { QUEUE_MODE_NAMES, type QueueModeName } from './queue-mode'
 
 export { MAX_MESSAGE_CHARS, PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel }
 
@@ -54,6 +55,9 @@ const QueueModeS = Type.Union([
   Type.Literal('collect'),
   Type.Literal('interrupt'),
 ])
+/** sessions.patch's queueMode: a mode, or any alias or retired name OpenClaw reads (stored as its mode; shared/queue-mode.ts) */
+// (one literal per name; typed as a one-member tuple of their union, which is the static type TypeBox derives)
+const QueueModeNameS = Type.Union(QUEUE_MODE_NAMES.map((n) => Type.Literal(n)) as [TLiteral<QueueModeName>])
 const VerboseS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('full')])
 const ReasoningS = Type.Union([Type.Literal('off'), Type.Literal('on'), Type.Literal('stream')])
 /** OpenClaw's session fast mode: on, off, or "auto" (the provider decides). */
@@ -341,7 +345,7 @@ export const Schemas = {
     verboseLevel: Type.Optional(Type.Union([VerboseS, Type.Null()])),
     reasoningLevel: Type.Optional(Type.Union([ReasoningS, Type.Null()])),
     model: Type.Optional(Type.Union([NonEmpty(256), Type.Null()])),
-    queueMode: Type.Optional(Type.Union([QueueModeS, Type.Null()])),
+    queueMode: Type.Optional(Type.Union([QueueModeNameS, Type.Null()])),
     queueDebounceMs: Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 600_000 }), Type.Null()])),
     queueCap: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 1000 }), Type.Null()])),
     queueDrop: Type.Optional(

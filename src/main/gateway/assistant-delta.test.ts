@@ -54,6 +54,35 @@ describe('compact assistant events (loopdesk.assistant-delta)', () => {
     await Promise.all([capped.close(), plain.close()])
   })
 
+  it('thinking events go compact too, tracked apart from the reply of the same run', async () => {
+    t = await startTestGateway()
+    const capped = await t.connect()
+    const plain = await t.connect({ assistantDeltas: false })
+    const rawCapped = new RawClient(socketOf(capped))
+    const rebuilt: AgentEvent[] = []
+    const standard: AgentEvent[] = []
+    capped.onEvent((e) => e.event === 'agent' && rebuilt.push(e.payload as AgentEvent))
+    plain.onEvent((e) => e.event === 'agent' && standard.push(e.payload as AgentEvent))
+    const emit = (seq: number, stream: 'assistant' | 'thinking', text: string, delta: string) =>
+      t!.host.emit({ event: 'agent', payload: { runId: 'rt', seq, stream, ts: seq, data: { text, delta }, sessionKey: 'agent:main:main' } })
+    emit(1, 'thinking', 'Let', 'Let')
+    emit(2, 'thinking', 'Let me', ' me')
+    emit(3, 'assistant', 'Ok', 'Ok')
+    emit(4, 'thinking', 'Let me see', ' see')
+    emit(5, 'assistant', 'Ok then', ' then')
+    // a new reasoning block restarts its text: whole again
+    emit(6, 'thinking', 'Now', 'Now')
+    emit(7, 'thinking', 'Now this', ' this')
+    t.host.emit({ event: 'agent', payload: { runId: 'rt', seq: 8, stream: 'lifecycle', ts: 8, data: { phase: 'end', endedAt: 8 }, sessionKey: 'agent:main:main' } })
+    await rawCapped.next((f) => f.event === 'agent' && f.payload.seq === 8)
+    await sleep(20)
+    const frames = rawCapped.frames.filter((f) => f.event === 'agent' && f.payload.seq < 8)
+    expect(frames.map((f) => typeof f.payload.data.text === 'string')).toEqual([true, false, true, false, false, true, false])
+    expect(frames[3].payload.data).toEqual({ delta: ' see', textLength: 10 })
+    expect(rebuilt.map((e) => e.data)).toEqual(standard.map((e) => e.data))
+    await Promise.all([capped.close(), plain.close()])
+  })
+
   it('a client joining mid-run gets the full text first', async () => {
     t = await startTestGateway()
     const early = await t.connect()

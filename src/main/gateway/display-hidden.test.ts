@@ -10,6 +10,11 @@ describe('hiddenFromDisplay', () => {
     expect(hiddenFromDisplay({ role: 'assistant', content: [text('NO_REPLY')], stopReason: 'stop' })).toBe(true)
     expect(hiddenFromDisplay({ role: 'assistant', content: [text('  no_reply ')] })).toBe(true)
     expect(hiddenFromDisplay({ role: 'assistant', content: [text('{"action":"NO_REPLY"}')] })).toBe(true)
+    // OpenClaw's other control tokens, and the token repeated
+    expect(hiddenFromDisplay({ role: 'assistant', content: [text('ANNOUNCE_SKIP')] })).toBe(true)
+    expect(hiddenFromDisplay({ role: 'assistant', content: [text('REPLY_SKIP.')] })).toBe(true)
+    expect(hiddenFromDisplay({ role: 'assistant', content: [text('NO_REPLY NO_REPLY')] })).toBe(true)
+    expect(hiddenFromDisplay({ role: 'assistant', content: [text('skip the ANNOUNCE_SKIP')] })).toBe(false)
     // reasoning does not make a silent reply visible
     expect(hiddenFromDisplay({ role: 'assistant', content: [{ type: 'thinking', thinking: 'hm' }, text('NO_REPLY')] })).toBe(true)
     expect(hiddenFromDisplay({ role: 'user', content: [text('   ')] })).toBe(true)

@@ -6,9 +6,11 @@
 // - anything marked `display: false`, and OpenClaw's runtime-context custom messages;
 // - a user message whose content is only blank text (no image or other block);
 // - an assistant message whose text — reasoning blocks aside, no other block — is the silent reply (NO_REPLY),
-//   as Loopdesk's own rule (`isSilentReply`, the one chat.history hides it by) reads it;
+//   as Loopdesk's own rule (`isSilentReply`, the one chat.history hides it by) reads it, or only OpenClaw's
+//   control tokens (NO_REPLY repeated, ANNOUNCE_SKIP, REPLY_SKIP: `isControlOnly`);
 // - an assistant "commentary" phase message that is not text next to a tool call.
 import { isSilentReply } from '../../shared/silent-reply'
+import { isControlOnly } from './display-projection'
 
 const REASONING = new Set(['thinking', 'reasoning', 'redacted_thinking'])
 const TEXT = new Set(['text', 'input_text', 'output_text'])
@@ -27,7 +29,7 @@ export function hiddenFromDisplay(message: unknown): boolean {
   if (role !== 'assistant') return false
   if (m.phase === 'commentary') return !textBesideToolCall(m.content)
   const text = replyText(m)
-  return text !== undefined && isSilentReply(text)
+  return text !== undefined && (isSilentReply(text) || isControlOnly(text))
 }
 
 /** blank text and nothing else (an empty list too); a message without content is not blank */

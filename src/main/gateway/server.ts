@@ -19,7 +19,7 @@ import { commandFinal, commandStartedResult, runlessCommand } from './command-wi
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
-import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList } from './assistant-delta'
+import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
 import { listenWithFallback } from './listen'
@@ -44,6 +44,7 @@ import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { sessionMessagePayload } from './session-message-wire'
+import { projectDisplayMessage } from './display-projection'
 import { hiddenFromDisplay } from './display-hidden'
 
 export type GatewayBind = 'loopback' | 'lan' | 'all'
@@ -354,7 +355,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 
   /**
-   * Agent events other than tool events (those go through deliverTool); assistant events compact where
+   * Agent events other than tool events (those go through deliverTool); assistant and thinking events compact where
    * negotiated, v4 connections' with the session's agentId (agent-id-wire.ts). Each frame is built once.
    */
   function deliverAgent(ev: AgentEvent) {
@@ -364,7 +365,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
       const v = c.protocol >= 4 ? 4 : 3
-      if (c.assistantTexts && ev.stream === 'assistant' && c.assistantTexts.compactable(ev)) {
+      // the reply's and streamed reasoning's text, compact for a client that rebuilds them (assistant-delta.ts)
+      if (c.assistantTexts && isTextStream(ev) && c.assistantTexts.compactable(ev)) {
         c.sendText((frames[`compact:${v}`] ??= agentFrame(withAgentId(compactAssistantPayload(ev), v), frameSeq)))
       } else {
         c.sendText((frames[`full:${v}`] ??= agentFrame(withAgentId(ev, v), frameSeq)))
@@ -472,12 +474,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (closing) return
     let hidden: boolean | undefined
     const hiddenOnV4 = (c: GatewayConnection) => c.protocol >= 4 && (hidden ??= hiddenFromDisplay(ev.message))
-    let message: string | undefined
+    // v3 (April) gets the stored message, v4 OpenClaw 2026.9's display copy (display-projection.ts); each built once
+    let stored: string | undefined
+    let projected: string | undefined
     for (const c of conns.values()) {
       if (!c.isOpen || !(copiesTo(c) || c.messageSubs.has(ev.sessionKey)) || !hasScope(c.scopes, SCOPES.read)) continue
       if (hiddenOnV4(c)) continue
-      message ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) })
-      c.sendText(message, { dropIfSlow: c.protocol < 4 })
+      const frame = c.protocol >= 4
+        ? (projected ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload({ ...ev, message: projectDisplayMessage(ev.message) }) }))
+        : (stored ??= JSON.stringify({ type: 'event', event: 'session.message', payload: sessionMessagePayload(ev) }))
+      c.sendText(frame, { dropIfSlow: c.protocol < 4 })
     }
     // built only when a connection receives it: most appends have no v3 or hidden-message receiver
     deliver('sessions.changed', () => messageChangedPayload(ev), { targeted: (c) => copiesTo(c) && (c.protocol < 4 || hiddenOnV4(c)), dropIfSlow: true })

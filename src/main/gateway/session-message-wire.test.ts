@@ -1,6 +1,8 @@
 // session.message over a real WebSocket, the real runtime behind the gateway: each transcript append carries
 // the session's list row (OpenClaw's `{sessionKey, message, messageId, messageSeq, ...row}`), the same fields
 // sessions.changed carries at its top level, and the row of the incarnation the message went into.
+import fs from 'node:fs'
+import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
@@ -143,5 +145,46 @@ describe('session.message over the gateway', () => {
     await v3.close()
     await list.close()
     await keyOnly.close()
+  })
+  it('v4 gets OpenClaw 2026.9\'s display copy (reply capped at 8,000 characters, trailing NO_REPLY stripped, tool details dropped); v3 the stored message', async () => {
+    const v3 = await connectGateway({ url: env.stack.gw.url, token: TOKEN, identity, minProtocol: 3, maxProtocol: 3 })
+    const v4 = await connect()
+    const key = 'agent:main:msg-projected'
+    const got = { v3: [] as any[], v4: [] as any[] }
+    v3.onEvent((e) => e.event === 'session.message' && (e.payload as any).sessionKey === key && got.v3.push(e.payload))
+    v4.onEvent((e) => e.event === 'session.message' && (e.payload as any).sessionKey === key && got.v4.push(e.payload))
+    await v4.request('sessions.create', { key })
+    await v3.request('sessions.messages.subscribe', { key })
+    await v4.request('sessions.messages.subscribe', { key })
+    const { deltaCursor } = (await v4.request('chat.history', { sessionKey: key })) as any
+
+    fs.writeFileSync(path.join(env.stack.rt.workspace, 'projected.txt'), 'file text\n')
+    const long = 'x'.repeat(20_000) + '\n\nDone. NO_REPLY'
+    env.server.push({ toolCalls: [{ name: 'read', args: { path: 'projected.txt' } }] }, { text: long })
+    await v4.request('chat.send', { sessionKey: key, message: 'hello projected', idempotencyKey: 'mp-1' })
+    await v4.request('agent.wait', { runId: 'mp-1', timeoutMs: 10_000 })
+    await until(() => got.v3.length >= 4 && got.v4.length >= 4)
+
+    const byRole = (list: any[], role: string) => list.find((p) => p.message.role === role && (role !== 'assistant' || p.messageSeq === 4)).message
+    // v3 (April): the stored message
+    expect(byRole(got.v3, 'assistant').content.find((b: any) => b.type === 'text').text).toBe(long)
+    expect(byRole(got.v3, 'toolResult').details).toMatchObject({ path: 'projected.txt' })
+    // v4: capped with OpenClaw's marker, the token gone with the cut text, marked truncated; the row identity kept
+    const reply = byRole(got.v4, 'assistant')
+    expect(reply.content.find((b: any) => b.type === 'text').text).toBe('x'.repeat(8000) + '\n...(truncated)...')
+    expect(reply.__openclaw).toMatchObject({ id: byRole(got.v3, 'assistant').__openclaw.id, seq: 4, truncated: true, reason: 'display-cap' })
+    expect(reply.usage).toMatchObject({ input: expect.any(Number), output: expect.any(Number) })
+    const result = byRole(got.v4, 'toolResult')
+    expect(result).not.toHaveProperty('details')
+    expect(result.content[0].text).toContain('file text')
+    expect(result.__openclaw).not.toHaveProperty('truncated')
+
+    // a v4 delta replays the same display copies; with wholeMessages (the window's) the stored messages
+    const delta = (await v4.request('chat.history', { sessionKey: key, cursor: deltaCursor })) as any
+    expect(delta.messages.map((p: any) => p.message)).toEqual(got.v4.map((p) => p.message))
+    const whole = (await v4.request('chat.history', { sessionKey: key, cursor: deltaCursor, wholeMessages: true })) as any
+    expect(whole.messages.map((p: any) => p.message)).toEqual(got.v3.map((p) => p.message))
+    await v3.close()
+    await v4.close()
   })
 })

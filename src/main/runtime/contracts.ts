@@ -14,6 +14,9 @@ import type { SessionOrganisation } from '../../shared/session-organisation'
 
 // ------------------------------------------------------------------ config (<stateDir>/loopdesk.json)
 
+
+/** a queue mode as loopdesk.json may name it: the four modes and April's retired names (config/schema.ts) */
+export type ConfigQueueMode = 'steer' | 'followup' | 'collect' | 'interrupt' | 'queue' | 'steer-backlog' | 'steer+backlog'
 export type ProviderApi =
   | 'openai-completions'
   | 'openai-responses'
@@ -86,9 +89,10 @@ export interface LoopdeskConfig {
   }
   messages?: {
     queue?: {
-      mode?: 'steer' | 'followup' | 'collect' | 'interrupt'
+      /** also April's retired `queue` / `steer-backlog` / `steer+backlog` (read as steer / followup) */
+      mode?: ConfigQueueMode
       /** per channel, OpenClaw's; Loopdesk reads `webchat` (config/defaults.ts MESSAGE_CHANNEL) */
-      byChannel?: Record<string, 'steer' | 'followup' | 'collect' | 'interrupt'>
+      byChannel?: Record<string, ConfigQueueMode>
       debounceMsByChannel?: Record<string, number>
       /** April's global key (OpenClaw 2026.9 has only debounceMsByChannel); read after the channel's entry */
       debounceMs?: number
@@ -208,7 +212,8 @@ export interface SessionEntry extends SessionOrganisation {
   thinkingLevel?: ThinkingLevel
   verboseLevel?: 'off' | 'on' | 'full'
   reasoningLevel?: 'off' | 'on' | 'stream'
-  queueMode?: 'steer' | 'followup' | 'collect' | 'interrupt'
+  /** as stored: an older file may hold an alias or a retired name (`steer-backlog`); read it with normalizeQueueMode */
+  queueMode?: string
   queueDebounceMs?: number
   queueCap?: number
   queueDrop?: 'old' | 'new' | 'summarize'

@@ -23,6 +23,7 @@ import { forkEntries, lastReplyPreview, writeForkTranscript } from './sessions/f
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../shared/session-title'
+import { normalizeQueueMode } from '../../shared/queue-mode'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 import { supportedPermissionMode } from './tools'
@@ -359,7 +360,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         ['thinkingLevel', thinking],
         ['verboseLevel', p.verboseLevel],
         ['reasoningLevel', p.reasoningLevel],
-        ['queueMode', p.queueMode],
+        // an alias or April's retired name is stored as the mode it stands for
+        ['queueMode', typeof p.queueMode === 'string' ? normalizeQueueMode(p.queueMode) : p.queueMode],
         ['queueDebounceMs', p.queueDebounceMs],
         ['queueCap', p.queueCap],
         ['queueDrop', p.queueDrop],

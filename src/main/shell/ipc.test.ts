@@ -290,6 +290,18 @@ describe('subscriptions', () => {
     expect(datas).toEqual([{ text: 'Hel', delta: 'Hel' }, { delta: 'lo', textLength: 5 }])
   })
 
+  it('sends streamed reasoning (thinking) compact too, apart from the reply of the same run', async () => {
+    await invoke(ipcChannel('subscribe'), SUBSCRIBE_GOOD)
+    const e = (seq: number, stream: 'assistant' | 'thinking', text: string, delta: string) =>
+      ({ event: 'agent', payload: { runId: 'r1', seq, stream, ts: seq, sessionKey: 'agent:main:main', data: { text, delta } } }) as const
+    host.emit(e(1, 'thinking', 'Let', 'Let'))
+    host.emit(e(2, 'thinking', 'Let me', ' me'))
+    host.emit(e(3, 'assistant', 'Ok', 'Ok'))
+    host.emit(e(4, 'thinking', 'Let me see', ' see'))
+    const datas = ours.sent.map((s) => (s.args[0] as any).event.payload.data)
+    expect(datas).toEqual([{ text: 'Let', delta: 'Let' }, { delta: ' me', textLength: 6 }, { text: 'Ok', delta: 'Ok' }, { delta: ' see', textLength: 10 }])
+  })
+
   it('filters by event name', async () => {
     await invoke(ipcChannel('subscribe'), { subId: `${PAGE}-2`, filter: { events: ['tick'] } })
     host.emit(chat('k'))

@@ -10,7 +10,7 @@ import type { ErrorShape, Result, Results } from '../../shared/methods'
 import { PAIRING_CALL_NAMES, type PairingCallName } from '../../shared/pairing'
 import type { RuntimeHost } from '../api/host'
 import type { PairingApi } from '../gateway/device-pairing'
-import { AssistantTextTracker, compactAssistantPayload, compactEventList } from '../gateway/assistant-delta'
+import { AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from '../gateway/assistant-delta'
 import { isAppUrl, type OriginPolicy } from './origin'
 
 export const FORBIDDEN: ErrorShape = { code: 'FORBIDDEN', message: 'IPC sender is not the Loopdesk window' }
@@ -161,7 +161,8 @@ export function registerBridgeIpc(opts: BridgeIpcOptions): BridgeIpc {
       if (ev.event === 'agent') {
         const phase = ev.payload.stream === 'lifecycle' ? (ev.payload.data as { phase?: string }).phase : undefined
         if (phase === 'end' || phase === 'error') texts.forget(ev.payload.runId)
-        else if (ev.payload.stream === 'assistant' && texts.compactable(ev.payload))
+        // streamed reasoning (`thinking`) carries its block so far too: the same
+        else if (isTextStream(ev.payload) && texts.compactable(ev.payload))
           out = { event: 'agent', payload: compactAssistantPayload(ev.payload) }
       }
       try {

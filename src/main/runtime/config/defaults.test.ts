@@ -57,6 +57,13 @@ describe('resolveConfig', () => {
     expect(q({ debounceMsByChannel: { webchat: 1200 } }).debounceMs).toBe(1200)
   })
 
+  it('reads April\'s retired queue modes as OpenClaw 2026.9\'s doctor rewrites them: queue → steer, steer-backlog → followup', () => {
+    const q = (queue: NonNullable<NonNullable<Parameters<typeof resolveConfig>[0]['messages']>['queue']>) => resolveConfig({ messages: { queue } }, '/state').queue
+    expect(q({ mode: 'steer-backlog' }).mode).toBe('followup')
+    expect(q({ mode: 'collect', byChannel: { webchat: 'steer+backlog' } }).mode).toBe('followup')
+    expect(q({ mode: 'queue' }).mode).toBe('steer')
+  })
+
   it('collects the configured providers\' key variables as exec secrets and keeps the passthrough list', () => {
     const c = resolveConfig(
       {

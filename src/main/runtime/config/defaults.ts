@@ -1,5 +1,6 @@
 // Fills every default the runtime relies on, so the rest of the code reads one complete object.
 import path from 'node:path'
+import { normalizeQueueMode } from '../../../shared/queue-mode'
 import { DEFAULT_AGENT_ID } from '../../../shared/session-key'
 import type { LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { expandHome } from './state-dir'
@@ -83,7 +84,7 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
     },
     queue: {
       // OpenClaw's order: the channel's entry, then the global one
-      mode: q.byChannel?.[MESSAGE_CHANNEL] ?? q.mode ?? D.queue.mode,
+      mode: normalizeQueueMode(q.byChannel?.[MESSAGE_CHANNEL]) ?? normalizeQueueMode(q.mode) ?? D.queue.mode,
       // v4 has only the per-channel key; `debounceMs` (April's global one) is still read after it
       debounceMs: q.debounceMsByChannel?.[MESSAGE_CHANNEL] ?? q.debounceMs ?? D.queue.debounceMs,
       cap: q.cap ?? D.queue.cap,

@@ -10,7 +10,9 @@ const Literals = <const L extends readonly string[]>(values: L) => Type.Union(va
 const Int = (min: number, max?: number) => Type.Integer(max === undefined ? { minimum: min } : { minimum: min, maximum: max })
 const NonEmpty = (opts: Record<string, unknown> = {}) => Type.String({ minLength: 1, ...opts })
 
-const QueueMode = Literals(['steer', 'followup', 'collect', 'interrupt'] as const)
+// the four modes and April's retired names, which OpenClaw 2026.9's doctor rewrites (queue → steer,
+// steer-backlog / steer+backlog → followup) and Loopdesk reads as that (config/defaults.ts)
+const QueueMode = Literals(['steer', 'followup', 'collect', 'interrupt', 'queue', 'steer-backlog', 'steer+backlog'] as const)
 
 export const AGENT_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,63}$'
 export const MODEL_REF_PATTERN = '^[^/\\s]+/\\S+$'

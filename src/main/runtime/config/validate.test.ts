@@ -97,6 +97,9 @@ describe('validateConfig', () => {
 
   it('checks OpenClaw\'s per-channel queue entries', () => {
     expect(validateConfig({ messages: { queue: { byChannel: { webchat: 'later' } } } }).map((i) => i.path)).toEqual(['messages.queue.byChannel.webchat'])
+    // April's retired modes are taken (read as steer / followup); OpenClaw's directive aliases are not config values
+    expect(validateConfig({ messages: { queue: { mode: 'steer-backlog', byChannel: { webchat: 'queue', x: 'steer+backlog' } } } })).toEqual([])
+    expect(validateConfig({ messages: { queue: { mode: 'coalesce' } } }).map((i) => i.path)).toEqual(['messages.queue.mode'])
     expect(validateConfig({ messages: { queue: { debounceMsByChannel: { webchat: -1 } } } }).map((i) => i.path)).toEqual(['messages.queue.debounceMsByChannel.webchat'])
   })
 

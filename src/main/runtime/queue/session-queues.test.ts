@@ -537,5 +537,7 @@ describe('settings', () => {
     expect(normalizeQueueMode('coalesce')).toBe('collect')
     expect(normalizeQueueMode('Follow-Ups')).toBe('followup')
     expect(normalizeQueueMode('whatever')).toBeUndefined()
+    // a session stored with April's steer-backlog runs as followup, over the config's mode
+    expect(resolveQueueSettings({ mode: 'collect' }, { queueMode: 'steer-backlog' }).mode).toBe('followup')
   })
 })

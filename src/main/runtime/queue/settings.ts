@@ -1,5 +1,6 @@
 // Queue settings resolution: inline (chat.send queueMode) → session entry → config → built-in defaults.
 import type { QueueMode } from '../../../shared/events'
+import { normalizeQueueMode } from '../../../shared/queue-mode'
 
 export type DropPolicy = 'old' | 'new' | 'summarize'
 
@@ -15,26 +16,17 @@ export interface QueueSettings {
 export const DEFAULT_QUEUE_SETTINGS: QueueSettings = { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' }
 
 export interface SessionQueueOverrides {
-  queueMode?: QueueMode
+  /** as stored (an alias or a retired name is read as its mode) */
+  queueMode?: string
   queueDebounceMs?: number
   queueCap?: number
   queueDrop?: DropPolicy
 }
 
-const MODES: readonly QueueMode[] = ['steer', 'followup', 'collect', 'interrupt']
 const DROPS: readonly DropPolicy[] = ['old', 'new', 'summarize']
 
-/** Accepts OpenClaw's aliases (queue → steer, abort → interrupt, coalesce → collect, …). */
-export function normalizeQueueMode(raw: unknown): QueueMode | undefined {
-  if (typeof raw !== 'string') return undefined
-  const m = raw.trim().toLowerCase()
-  if ((MODES as readonly string[]).includes(m)) return m as QueueMode
-  if (m === 'queue' || m === 'queued' || m === 'steering') return 'steer'
-  if (m === 'interrupts' || m === 'abort') return 'interrupt'
-  if (m === 'follow-up' || m === 'follow-ups' || m === 'followups') return 'followup'
-  if (m === 'coalesce') return 'collect'
-  return undefined
-}
+/** OpenClaw's aliases and April's retired names (queue → steer, steer-backlog → followup, …): shared/queue-mode.ts */
+export { normalizeQueueMode }
 
 function posInt(v: unknown, min: number): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) && v >= min ? Math.floor(v) : undefined

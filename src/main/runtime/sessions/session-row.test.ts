@@ -69,6 +69,15 @@ describe('toSessionRow', () => {
   })
 })
 
+describe('row queueMode', () => {
+  it('shows a stored alias or retired name as its mode, and no mode for an unknown name', () => {
+    const base = { sessionId: 's', updatedAt: 5 }
+    expect(toSessionRow('agent:main:q', { ...base, queueMode: 'steer-backlog' }, 'main').queueMode).toBe('followup')
+    expect(toSessionRow('agent:main:q', { ...base, queueMode: 'queue' }, 'main').queueMode).toBe('steer')
+    expect(toSessionRow('agent:main:q', { ...base, queueMode: 'later' }, 'main')).not.toHaveProperty('queueMode')
+  })
+})
+
 describe('row status and kind', () => {
   it('reports an interrupted run as failed + interrupted, other states as they are', () => {
     const row = toSessionRow('agent:main:x', { sessionId: 's', updatedAt: 1, status: 'interrupted', lastError: 'app exited' }, 'main')

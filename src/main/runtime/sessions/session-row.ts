@@ -1,5 +1,6 @@
 import type { SessionKind, SessionRow } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
+import { normalizeQueueMode } from '../../../shared/queue-mode'
 import { organisationRowFields } from '../../../shared/session-organisation'
 import type { SessionEntry } from '../contracts'
 
@@ -64,6 +65,13 @@ export function toSessionRow(key: string, entry: SessionEntry, agentId: string, 
   } else if (status !== 'idle') row.status = status
   const out = row as unknown as Record<string, unknown>
   for (const f of OPTIONAL_FIELDS) if (entry[f] !== undefined) out[f] = entry[f]
+  // a stored alias or April's retired name (steer-backlog) shows as the mode the session runs with; an unknown
+  // name is no mode of its own (the config's applies)
+  if (entry.queueMode !== undefined) {
+    const mode = normalizeQueueMode(entry.queueMode)
+    if (mode) out.queueMode = mode
+    else delete out.queueMode
+  }
   // a completed run after the last read makes the session unread again (the status note may have expired)
   Object.assign(row, organisationRowFields(entry, entry.endedAt, now))
   return row

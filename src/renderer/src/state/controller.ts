@@ -646,7 +646,8 @@ export class Controller {
     const cursor = resyncCursor(current)
     if (!current || !cursor) return undefined
     try {
-      const r = await this.bridge.history({ sessionKey, cursor })
+      // whole: over the gateway a v4 delta otherwise carries OpenClaw's display copies (8,000-character cap)
+      const r = await this.bridge.history({ sessionKey, cursor, wholeMessages: WHOLE })
       if (!r.ok || r.data.kind !== 'delta') return undefined
       // a reset (or another refetch) replaced what the cursor described while we waited
       if (this.stores.runs.getState().transcripts[sessionKey]?.historyCursor !== cursor) return undefined
