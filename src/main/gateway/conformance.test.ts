@@ -145,11 +145,12 @@ describe('sessions.list', () => {
     await c.close()
   })
 
-  it('derivedTitle: an invisible-only first message names nothing (the next one does); bidi controls are dropped', async () => {
+  it('derivedTitle: an invisible-only first message is refused and names nothing (the next one does); bidi controls are dropped', async () => {
     const c = await connect()
-    await runTurn(c, 'agent:main:title-blank', '\uFEFF\u200B\u200B', 'title-blank-1')
+    const refused = await failure(c.request('chat.send', { sessionKey: 'agent:main:title-blank', message: '\uFEFF\u200B\u200B', idempotencyKey: 'title-blank-1' }))
+    expect(refused.message).toMatch(/only invisible characters/)
     const blank = (await c.request('sessions.list', { search: 'title-blank', includeDerivedTitles: true })) as any
-    expect(blank.sessions[0]).not.toHaveProperty('derivedTitle')
+    expect(blank.sessions[0]?.derivedTitle).toBeUndefined()
     await runTurn(c, 'agent:main:title-blank', 'Real topic', 'title-blank-2')
     const named = (await c.request('sessions.list', { search: 'title-blank', includeDerivedTitles: true })) as any
     expect(named.sessions[0].derivedTitle).toBe('Real topic')
