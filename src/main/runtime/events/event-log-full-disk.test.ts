@@ -34,5 +34,82 @@ it('a part-way failed append leaves the file as it was; the next one follows who
   log.add(ev(3, 'after'))
   await log.close()
   const lines = fs.readFileSync(file, 'utf8').trim().split('\n')
-  expect(lines.map((l) => (JSON.parse(l) as AgentEvent).seq)).toEqual([1, 3])
+  // the refused line was held (ENOSPC) and goes in first once there is room
+  expect(lines.map((l) => (JSON.parse(l) as AgentEvent).seq)).toEqual([1, 2, 3])
+})
+
+/** fs.write refuses whole writes with `code` for the next `times` calls, then writes again. */
+function refuseWrites(times: number, code = 'ENOSPC'): void {
+  const real = fs.write
+  vi.spyOn(fs, 'write').mockImplementation(((fd: number, buf: Buffer, off: number, len: number, pos: null, cb: (err: Error | null, n: number) => void) => {
+    if (times-- > 0) return cb(Object.assign(new Error(`${code}: no space left on device, write`), { code }), 0)
+    return (real as (...a: unknown[]) => void)(fd, buf, off, len, pos, cb)
+  }) as unknown as typeof fs.write)
+}
+
+const seqs = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as AgentEvent).seq)
+
+it('lines a full disk refused are held and written first, in order, once there is room: no gap', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const errors: unknown[] = []
+  const log = new EventLog({ fileFor: () => file, flushMs: 10_000, retryMs: 10_000, onError: (e) => errors.push(e) })
+  log.add(ev(1, 'a'))
+  await log.flush()
+  refuseWrites(3)
+  for (let seq = 2; seq <= 4; seq++) {
+    log.add(ev(seq, 'x'.repeat(100)))
+    await log.flush() // refused: ENOSPC
+  }
+  expect(errors).toHaveLength(3)
+  expect(log.heldSize()).toBeGreaterThan(300)
+  log.add(ev(5, 'b'))
+  await log.flush() // room again
+  expect(log.heldSize()).toBe(0)
+  await log.close()
+  expect(seqs(file)).toEqual([1, 2, 3, 4, 5])
+})
+
+it('held lines are retried without new events (EDQUOT too); a removed file takes its held lines with it', async () => {
+  const dir = tempDir('ld-evfull-')
+  const files: Record<string, string> = { 'agent:main:a': path.join(dir, 'a.jsonl'), 'agent:main:b': path.join(dir, 'b.jsonl') }
+  const log = new EventLog({ fileFor: (k) => files[k], flushMs: 10_000, retryMs: 20, onError: () => {} })
+  refuseWrites(2, 'EDQUOT')
+  log.add(ev(1, 'one'))
+  log.add({ ...ev(1, 'gone'), sessionKey: 'agent:main:b' })
+  await log.flush() // both refused
+  await log.remove(files['agent:main:b'])
+  await vi.waitFor(() => expect(log.heldSize()).toBe(0), { timeout: 2_000, interval: 20 })
+  await log.close()
+  expect(seqs(files['agent:main:a'])).toEqual([1])
+  expect(fs.existsSync(files['agent:main:b'])).toBe(false)
+})
+
+it('past the bound the oldest held lines are dropped: the log has the gap recovery stops at, as before', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const log = new EventLog({ fileFor: () => file, flushMs: 10_000, retryMs: 10_000, maxHeldBytes: 700, onError: () => {} })
+  log.add(ev(1, 'a'))
+  await log.flush()
+  refuseWrites(4)
+  for (let seq = 2; seq <= 5; seq++) {
+    log.add(ev(seq, 'x'.repeat(200))) // ~300 bytes a line: only the newest two fit
+    await log.flush()
+  }
+  expect(log.heldSize()).toBeLessThanOrEqual(700)
+  log.add(ev(6, 'b'))
+  await log.close()
+  expect(seqs(file)).toEqual([1, 4, 5, 6])
+})
+
+it('a write that fails otherwise (not a full disk) drops its lines, as before', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const log = new EventLog({ fileFor: () => file, flushMs: 10_000, retryMs: 10_000, onError: () => {} })
+  log.add(ev(1, 'a'))
+  await log.flush()
+  refuseWrites(1, 'EIO')
+  log.add(ev(2, 'lost'))
+  await log.flush()
+  expect(log.heldSize()).toBe(0)
+  log.add(ev(3, 'b'))
+  await log.close()
+  expect(seqs(file)).toEqual([1, 3])
 })
