@@ -5,6 +5,7 @@ import path from 'node:path'
 import { afterEach, expect, it, vi } from 'vitest'
 import type { AgentEvent } from '../../../shared/events'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
+import { readPartialReply } from '../runner/partial-reply'
 import { EventLog } from './event-log'
 
 const ev = (seq: number, delta: string): AgentEvent => ({ runId: 'r', seq, stream: 'assistant', ts: seq, data: { text: delta, delta }, sessionKey: 'agent:main:a' })
@@ -112,4 +113,22 @@ it('a write that fails otherwise (not a full disk) drops its lines, as before', 
   log.add(ev(3, 'b'))
   await log.close()
   expect(seqs(file)).toEqual([1, 3])
+})
+
+it('a 200 KB reply streamed while the disk was full for a while comes back whole to recovery', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const log = new EventLog({ fileFor: () => file, flushMs: 10_000, retryMs: 10_000, onError: () => {} })
+  const chunk = (i: number) => String(i % 10).repeat(2_000)
+  let text = ''
+  log.add({ runId: 'r', seq: 1, stream: 'lifecycle', ts: 1, data: { phase: 'start' }, sessionKey: 'agent:main:a' })
+  for (let i = 0; i < 100; i++) {
+    if (i === 25) refuseWrites(50) // full from a quarter of the reply on, for half of it
+    text += chunk(i)
+    log.add({ runId: 'r', seq: i + 2, stream: 'assistant', ts: i + 2, data: { text, delta: chunk(i) }, sessionKey: 'agent:main:a' })
+    await log.flush()
+  }
+  await log.close()
+  const back = readPartialReply(file, 'r')
+  expect(back?.text.length).toBe(200_000)
+  expect(back?.text).toBe(text)
 })
