@@ -132,3 +132,29 @@ it('a 200 KB reply streamed while the disk was full for a while comes back whole
   expect(back?.text.length).toBe(200_000)
   expect(back?.text).toBe(text)
 })
+
+it('while lines are held the timer does not try the disk each tick, events streaming meanwhile: they join them until the retry', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const log = new EventLog({ fileFor: () => file, flushMs: 5, retryMs: 200, onError: () => {} })
+  let seq = 1
+  let refusals = 0
+  let fullUntil = Infinity
+  const real = fs.write
+  vi.spyOn(fs, 'write').mockImplementation(((fd: number, buf: Buffer, off: number, len: number, pos: null, cb: (err: Error | null, n: number) => void) => {
+    if (Date.now() < fullUntil) {
+      refusals++
+      log.add(ev(++seq, 'streaming')) // the reply goes on while the disk refuses its lines
+      return setTimeout(() => cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }), 0), 2)
+    }
+    return (real as (...a: unknown[]) => void)(fd, buf, off, len, pos, cb)
+  }) as unknown as typeof fs.write)
+  fullUntil = Date.now() + 120
+  log.add(ev(1, 'a'))
+  await log.flush() // refused
+  await new Promise((r) => setTimeout(r, 100)) // twenty ticks' time
+  expect(refusals).toBe(1) // not tried again before retryMs
+  expect(log.heldSize()).toBeGreaterThan(0)
+  await vi.waitFor(() => expect(log.heldSize()).toBe(0), { timeout: 2_000, interval: 10 }) // the retry, with room again
+  await log.close()
+  expect(seqs(file)).toEqual(Array.from({ length: seq }, (_, i) => i + 1))
+})

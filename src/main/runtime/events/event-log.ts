@@ -21,7 +21,8 @@
 //
 // A full disk (ENOSPC, EDQUOT) does not drop the lines it refused: they are held in memory (up to
 // `maxHeldBytes` for all sessions, the oldest dropped first past it) and written first, in order, by the next
-// flush the disk takes — a retry comes every `retryMs` while some are held. A dropped line left a gap in its
+// flush the disk takes — the timer retries every `retryMs` while some are held (its ticks in between add the new
+// lines to them), a flush asked for (recovery, shutdown) at once. A dropped line left a gap in its
 // run's seq, and recovery rebuilds a cut-off reply only up to the first gap (runner/partial-reply.ts): holding
 // them, a 200 KB reply the disk refused for a while comes back whole.
 import fs from 'node:fs'
@@ -63,6 +64,8 @@ export class EventLog {
   /** lines a full disk refused, per file, the file held longest first; touched only on the chain (and by remove) */
   private readonly held = new Map<string, string[]>()
   private heldBytes = 0
+  /** the timer's flushes leave held lines alone until then (the disk refused them a moment ago) */
+  private retryAt = 0
   /** files' sizes as written here (one stat per file, not one per append) */
   private readonly sizes = new Map<string, number>()
   private readonly dirs = new Set<string>()
@@ -109,7 +112,7 @@ export class EventLog {
   private tick(): void {
     this.timer = undefined
     if (this.busy > 0) this.timer = setTimeout(() => this.tick(), this.flushMs).unref()
-    else void this.flush()
+    else void this.write(false)
   }
 
   /** Runs `op` after every disk operation before it; the chain never rejects. */
@@ -117,8 +120,19 @@ export class EventLog {
     return (this.writing = this.writing.then(op).catch((err: unknown) => this.o.onError?.(err)))
   }
 
-  /** Appends what is pending (one write per file); resolves when every earlier write is done. */
+  /**
+   * Appends what is pending (one write per file), lines a full disk refused first; resolves when every earlier
+   * write is done.
+   */
   flush(): Promise<void> {
+    return this.write(true)
+  }
+
+  /**
+   * `retry`: also when the disk refused lines less than `retryMs` ago (a flush asked for: recovery, shutdown);
+   * the timer's ticks then add new lines to the held ones instead of writing megabytes in vain four times a second.
+   */
+  private write(retry: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     if (this.pending.size === 0 && this.held.size === 0) return this.writing
@@ -126,6 +140,11 @@ export class EventLog {
     this.pending.clear()
     this.busy++
     const done = this.enqueue(async () => {
+      if (!retry && this.held.size > 0 && Date.now() < this.retryAt) {
+        for (const [file, lines] of batch) this.hold(file, lines)
+        this.timer ??= setTimeout(() => this.tick(), this.retryAt - Date.now()).unref()
+        return
+      }
       // what a full disk refused before goes first, in order, ahead of the newer lines of its file
       const files = new Map(this.held)
       this.held.clear()
@@ -149,7 +168,10 @@ export class EventLog {
         } catch (err) {
           this.sizes.delete(file)
           await this.closeHandle(file)
-          if (isFull(err)) this.hold(file, lines)
+          if (isFull(err)) {
+            this.hold(file, lines)
+            this.retryAt = Date.now() + this.retryMs
+          }
           this.o.onError?.(err)
         }
       }
@@ -160,9 +182,14 @@ export class EventLog {
     return done
   }
 
-  /** On the chain: keeps lines the disk refused for the next flush; past the bound the oldest held go (a gap, as before). */
+  /**
+   * On the chain: keeps lines the disk refused (after those of the file held already) for the next flush; past
+   * the bound the oldest held go (a gap, as before).
+   */
   private hold(file: string, lines: string[]): void {
-    this.held.set(file, lines)
+    const kept = this.held.get(file)
+    if (kept) for (const l of lines) kept.push(l)
+    else this.held.set(file, lines)
     for (const l of lines) this.heldBytes += Buffer.byteLength(l) + 1
     for (const [f, ls] of this.held) {
       if (this.heldBytes <= this.maxHeldBytes) break
