@@ -88,3 +88,25 @@ it('a reader skips a torn line and keeps a whole line an older writer glued onto
   fs.writeFileSync(path.join(dir, `accepted.${pid}-abcd1234.jsonl`), text)
   expect(readDeadJournals(dir).records.map((r) => r.runId)).toEqual(['a', 'c', 'd'])
 })
+
+it('a compaction the disk refuses leaves no half-written temp file; the settles are appended instead', () => {
+  const dir = tempDir('ld-jfull-')
+  const j = new AcceptedJournal(dir)
+  j.accept(rec('open', 'kept', 0))
+  const real = fs.writeFileSync
+  vi.spyOn(fs, 'writeFileSync').mockImplementation(((file: fs.PathOrFileDescriptor, data: string) => {
+    real(file, data.slice(0, 10)) // the disk takes a little of it
+    throw enospc()
+  }) as typeof fs.writeFileSync)
+  vi.spyOn(console, 'warn').mockImplementation(() => {})
+  // settled records past the compaction threshold (4096 lines) with one still open: the next settle compacts
+  for (let i = 0; i < 2100; i++) {
+    j.accept(rec(`r${i}`, 't', i + 1))
+    j.end(`r${i}`)
+  }
+  expect(vi.mocked(fs.writeFileSync)).toHaveBeenCalled()
+  expect(fs.readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([])
+  vi.restoreAllMocks()
+  j.close()
+  expect(readDeadJournals(dir).records.map((r) => r.runId)).toEqual(['open'])
+})

@@ -75,6 +75,7 @@ export class AcceptedJournal {
   private headerBytes = 0
   /** the file's length after our last append (-1: unknown — it may end in a torn line) */
   private endOfOurAppend = -1
+  private compactWarned = false
   /**
    * closed at shutdown: what settles after that (the queues emptied by their own shutdown) is not answered, so
    * the records stay for the next start
@@ -180,11 +181,25 @@ export class AcceptedJournal {
     if (this.closed) return
     try {
       if (this.open.size === 0) this.reset([])
-      else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
-      else this.append(...lines)
+      else if (!(this.lines >= COMPACT_LINES && this.compact())) this.append(...lines)
     } catch (err) {
       // settling is an optimization: an unwritten settle only means recovery re-checks a handled message
       console.warn(`[runtime] accepted-message journal ${this.file}: ${(err as Error).message}`)
+    }
+  }
+
+  /**
+   * Rewrites the file with only the open records; false when that failed (a nearly full disk takes a short
+   * settle line but not the copy): the caller appends its line instead, so the settle is not lost.
+   */
+  private compact(): boolean {
+    try {
+      this.reset([...this.open.values()])
+      return true
+    } catch (err) {
+      if (!this.compactWarned) console.warn(`[runtime] accepted-message journal ${this.file}: could not compact: ${(err as Error).message}`)
+      this.compactWarned = true
+      return false
     }
   }
 
@@ -238,8 +253,14 @@ export class AcceptedJournal {
     const tmp = `${this.file}.tmp`
     let text = this.header()
     for (const r of records) text += JSON.stringify({ op: 'accept', ...r }) + '\n'
-    fs.writeFileSync(tmp, text, { mode: 0o600 })
-    fs.renameSync(tmp, this.file)
+    try {
+      fs.writeFileSync(tmp, text, { mode: 0o600 })
+      fs.renameSync(tmp, this.file)
+    } catch (err) {
+      // a full disk took part of it: give the space back (the file still holds every record)
+      fs.rmSync(tmp, { force: true })
+      throw err
+    }
     this.endOfOurAppend = Buffer.byteLength(text)
     this.lines = 1 + records.length
   }
