@@ -11,7 +11,7 @@ import { startModelServer, type ModelServer } from '../../test/fixtures/model-se
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { readGatewayInfo, writeGatewayInfo } from '../main/gateway/state-files'
 import { processStartTime } from '../main/runtime/sessions/process-info'
-import { servingGateway } from './gateway-in-use'
+import { servingGateway } from '../main/gateway/gateway-in-use'
 import { runBin, startGatewayProcess } from './test-support'
 
 let server: ModelServer

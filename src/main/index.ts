@@ -33,6 +33,7 @@ startShell<Runtime>(
         // The desktop app must start even when another program holds the port; the real port is
         // recorded in <stateDir>/gateway/gateway.json for the CLI.
         portFallback: true,
+        launchedBy: 'app',
         logger: gatewayLog,
         ...rest,
       })

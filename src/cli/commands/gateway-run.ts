@@ -7,7 +7,7 @@ import { readGatewayConfig, resolveStateDir, DEFAULT_PORT } from '../resolve'
 import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-files'
 import { PortInUseError } from '../../main/gateway/listen'
 import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
-import { servedMessage, servingGateway } from '../gateway-in-use'
+import { servedMessage, servingGateway } from '../../main/gateway/gateway-in-use'
 
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--allow-second] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
@@ -97,6 +97,7 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
       watchSharedToken: !pinnedToken,
       stateDir,
       allowedOrigins: cfg.allowedOrigins,
+      launchedBy: 'cli',
       logger,
     })
   } catch (err) {

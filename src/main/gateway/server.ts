@@ -77,6 +77,8 @@ export interface StartGatewayOptions {
   portFallback?: boolean
   /** record the bound port in <stateDir>/gateway/gateway.json (default true) */
   writeInfo?: boolean
+  /** recorded in gateway.json: the desktop app names a gateway it finds there by what started it */
+  launchedBy?: 'cli' | 'app'
   /**
    * follow rotations of the shared token (gateway.auth.token in the config, the token file); default
    * true. Off when the token was given explicitly (CLI --token / env), which nothing else may override.
@@ -711,7 +713,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const before = readGatewayInfo(opts.stateDir)
     if (before && before.pid !== process.pid && gatewayProcessAlive(before)) replaced = before
     const pidStart = ownProcessStartTime()
-    writeGatewayInfo(opts.stateDir, { port, pid: process.pid, url, startedAt: Date.now(), ...(pidStart ? { pidStart } : {}) })
+    writeGatewayInfo(opts.stateDir, {
+      port,
+      pid: process.pid,
+      url,
+      startedAt: Date.now(),
+      ...(pidStart ? { pidStart } : {}),
+      ...(opts.launchedBy ? { launchedBy: opts.launchedBy } : {}),
+    })
   }
   log.info(`gateway: listening on ${url}${bound.fellBack ? ` (port ${opts.port} was taken)` : ''}`)
   host.gatewayLifecycle?.({ phase: 'start', port })

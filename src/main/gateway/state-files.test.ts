@@ -53,6 +53,18 @@ describe('gateway.json', () => {
     expect(readGatewayInfo(dir)).toBeUndefined()
   })
 
+  it('names what started the gateway (the desktop app names it in its in-use question); other values are dropped', async () => {
+    const dir = tmp()
+    const gw = await startGateway({ host: new FakeHost(), port: 0, token: TEST_TOKEN, stateDir: dir, staticDir: null, launchedBy: 'cli' })
+    try {
+      expect(readGatewayInfo(dir)).toMatchObject({ pid: process.pid, port: gw.port, launchedBy: 'cli' })
+    } finally {
+      await gw.close()
+    }
+    writeFileSync(join(dir, 'gateway', 'gateway.json'), JSON.stringify({ port: 1, pid: 2, url: 'ws://127.0.0.1:1', startedAt: 3, launchedBy: 'robot' }))
+    expect(readGatewayInfo(dir)).toEqual({ port: 1, pid: 2, url: 'ws://127.0.0.1:1', startedAt: 3 })
+  })
+
   it('a gateway that replaced a live one’s record puts it back when it stops (two gateways on one state dir)', async () => {
     const dir = tmp()
     // another process's gateway already recorded here, still running

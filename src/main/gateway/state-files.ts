@@ -16,6 +16,8 @@ export interface GatewayInfo {
   startedAt: number
   /** the process's kernel start time (Linux): a pid reused by another process does not match it */
   pidStart?: string
+  /** what started it: `loopdesk gateway run` or the desktop app (older records: unknown) */
+  launchedBy?: 'cli' | 'app'
 }
 
 function ensureDir(dir: string) {
@@ -82,6 +84,7 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
     if (typeof v.port !== 'number' || typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined
     const info: GatewayInfo = { port: v.port, url: v.url, pid: v.pid, startedAt: typeof v.startedAt === 'number' ? v.startedAt : 0 }
     if (typeof v.pidStart === 'string') info.pidStart = v.pidStart
+    if (v.launchedBy === 'cli' || v.launchedBy === 'app') info.launchedBy = v.launchedBy
     return info
   } catch {
     return undefined

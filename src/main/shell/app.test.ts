@@ -28,6 +28,8 @@ function deps(overrides: Partial<ShellDeps> = {}): ShellDeps {
       order.push('gateway')
       return { port: opts.port === 18789 ? 18790 : opts.port, close: async () => void order.push('gateway.close') }
     },
+    // never this machine's own state dir's gateway.json
+    servingGateway: async () => undefined,
     ...overrides,
   }
 }
@@ -56,6 +58,34 @@ describe('startShell', () => {
     expect(fake.app.quit).toHaveBeenCalled()
     expect(createRuntime).not.toHaveBeenCalled()
     expect(FakeBrowserWindow.instances).toEqual([])
+  })
+
+  it('another gateway serving the data folder: asks first — Retry once it stopped starts the runtime', async () => {
+    const info = { pid: 4242, port: 18789, url: 'ws://127.0.0.1:18789', startedAt: 1, launchedBy: 'cli' as const }
+    const answers = [info, info, undefined]
+    const servingGateway = vi.fn(async () => answers.shift())
+    fake.dialog.responses.push(0, 0) // Retry, Retry
+    const shell = startShell(deps({ servingGateway }), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' })
+    await shell.ready
+    expect(servingGateway).toHaveBeenCalledWith('/tmp/loopdesk-state-x')
+    expect(fake.dialog.showMessageBox).toHaveBeenCalledTimes(2)
+    expect(fake.dialog.showMessageBox.mock.calls[0][0]).toMatchObject({
+      message: 'A Loopdesk gateway (pid 4242, started from a terminal) already uses this data folder',
+      buttons: ['Retry', 'Quit'],
+    })
+    expect(order).toEqual(['runtime', 'gateway'])
+  })
+
+  it('another gateway serving the data folder: Quit starts no runtime, no window, no gateway', async () => {
+    const info = { pid: 4242, port: 18789, url: 'ws://127.0.0.1:18789', startedAt: 1 }
+    const createRuntime = vi.fn()
+    fake.dialog.responses.push(1) // Quit
+    const shell = startShell(deps({ createRuntime, servingGateway: async () => info }), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' })
+    await shell.ready
+    expect(fake.app.quit).toHaveBeenCalled()
+    expect(createRuntime).not.toHaveBeenCalled()
+    expect(FakeBrowserWindow.instances).toEqual([])
+    expect(shell.gateway()).toBeUndefined()
   })
 
   it('the runtime gets the OS proxy settings when the environment names no proxy', async () => {

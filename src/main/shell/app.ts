@@ -6,6 +6,8 @@ import { app, BrowserWindow, dialog, nativeTheme, session } from 'electron'
 import type { RuntimeHost } from '../api/host'
 import type { CredentialStore } from '../runtime/contracts'
 import type { PairingApi } from '../gateway/device-pairing'
+import type { GatewayInfo } from '../gateway/state-files'
+import { claimDataFolder } from './data-folder-in-use'
 import { registerBridgeIpc, type BridgeIpc } from './ipc'
 import { APP_ENTRY_URL, devServerOrigin, type OriginPolicy } from './origin'
 import { resolveStateDir } from '../runtime/config/state-dir'
@@ -49,6 +51,8 @@ export interface GatewayStartOptions<R extends RuntimeHost = RuntimeHost> {
 export interface ShellDeps<R extends RuntimeHost = RuntimeHost> {
   createRuntime(opts: RuntimeOptions): Promise<R>
   startGateway?(opts: GatewayStartOptions<R>): Promise<GatewayHandle>
+  /** another gateway serving the state dir (default: gateway.json's live pid with its port answering) */
+  servingGateway?(stateDir: string): Promise<GatewayInfo | undefined>
 }
 
 export interface ShellPaths {
@@ -61,7 +65,10 @@ export interface ShellPaths {
 }
 
 export interface ShellController {
-  /** resolves when the app is ready and the window exists (rejects if start-up failed) */
+  /**
+   * resolves when the app is ready and the window exists — or without one when the user quit at the data
+   * folder's in-use question (rejects if start-up failed)
+   */
   readonly ready: Promise<void>
   window(): BrowserWindow | undefined
   runtime(): RuntimeHost | undefined
@@ -153,6 +160,28 @@ export function startShell<R extends RuntimeHost>(
     settings.onPrefsChange((p) => applyTheme(p.theme))
 
     const stateDir = resolveStateDir(env)
+    // another gateway (a terminal's `gateway run`, an app with another profile) serving the folder: ask first,
+    // never two runtimes on one state dir
+    const claim = await claimDataFolder(stateDir, {
+      serving: deps.servingGateway,
+      ask: async (q) => {
+        const { response } = await dialog.showMessageBox({
+          type: 'warning',
+          title: 'Loopdesk',
+          message: q.message,
+          detail: q.detail,
+          buttons: q.buttons,
+          defaultId: 0,
+          cancelId: 1,
+          noLink: true,
+        })
+        return response === 0 ? 'retry' : 'quit'
+      },
+    })
+    if (claim === 'quit') {
+      app.quit()
+      return
+    }
     const prefs = settings.prefs
     // started from the Dock / Start menu there is no HTTPS_PROXY: the OS proxy settings stand in
     const starting = withSystemProxy(env, (url) => session.defaultSession.resolveProxy(url)).then((runtimeEnv) =>

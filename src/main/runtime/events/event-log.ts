@@ -18,6 +18,13 @@
 // until the idle close; the next ones make a new file). Bounded: a file past `maxFileBytes` keeps its newest
 // half. A session's file goes with its transcript (reset, delete); a file that cannot be written loses only
 // Inspector history, never a run.
+//
+// A full disk (ENOSPC, EDQUOT) does not drop the lines it refused: they are held in memory (up to
+// `maxHeldBytes` for all sessions, the oldest dropped first past it) and written first, in order, by the next
+// flush the disk takes — the timer retries every `retryMs` while some are held (its ticks in between add the new
+// lines to them), a flush asked for (recovery, shutdown) at once. A dropped line left a gap in its
+// run's seq, and recovery rebuilds a cut-off reply only up to the first gap (runner/partial-reply.ts): holding
+// them, a 200 KB reply the disk refused for a while comes back whole.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AgentEvent } from '../../../shared/events'
@@ -34,6 +41,10 @@ export interface EventLogOptions {
   idleCloseMs?: number
   /** most files kept open at once (default 32): past it the least recently written one is closed */
   maxOpenFiles?: number
+  /** most bytes of lines a full disk refused kept for the next flush, all sessions together (default 8 MiB) */
+  maxHeldBytes?: number
+  /** while lines are held, a flush is tried this often even with nothing new (default 1 s) */
+  retryMs?: number
   onError?(err: unknown): void
 }
 
@@ -41,11 +52,20 @@ export interface EventLogOptions {
 export const EVENT_LOG_FLUSH_MS = 250
 const IDLE_CLOSE_MS = 5_000
 const MAX_OPEN_FILES = 32
+const MAX_HELD_BYTES = 8 * 1024 * 1024
+const RETRY_MS = 1_000
+/** the disk (or the user's quota) is full: the lines may go in once there is room again */
+const isFull = (err: unknown) => ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException | undefined)?.code ?? '')
 
 const CUMULATIVE = new Set(['assistant', 'thinking'])
 
 export class EventLog {
   private readonly pending = new Map<string, string[]>()
+  /** lines a full disk refused, per file, the file held longest first; touched only on the chain (and by remove) */
+  private readonly held = new Map<string, string[]>()
+  private heldBytes = 0
+  /** the timer's flushes leave held lines alone until then (the disk refused them a moment ago) */
+  private retryAt = 0
   /** files' sizes as written here (one stat per file, not one per append) */
   private readonly sizes = new Map<string, number>()
   private readonly dirs = new Set<string>()
@@ -61,12 +81,16 @@ export class EventLog {
   private readonly flushMs: number
   private readonly idleCloseMs: number
   private readonly maxOpenFiles: number
+  private readonly maxHeldBytes: number
+  private readonly retryMs: number
 
   constructor(private readonly o: EventLogOptions) {
     this.maxFileBytes = o.maxFileBytes ?? 1024 * 1024
     this.flushMs = o.flushMs ?? EVENT_LOG_FLUSH_MS
     this.idleCloseMs = o.idleCloseMs ?? IDLE_CLOSE_MS
     this.maxOpenFiles = Math.max(1, o.maxOpenFiles ?? MAX_OPEN_FILES)
+    this.maxHeldBytes = o.maxHeldBytes ?? MAX_HELD_BYTES
+    this.retryMs = o.retryMs ?? RETRY_MS
   }
 
   add(ev: AgentEvent): void {
@@ -88,7 +112,7 @@ export class EventLog {
   private tick(): void {
     this.timer = undefined
     if (this.busy > 0) this.timer = setTimeout(() => this.tick(), this.flushMs).unref()
-    else void this.flush()
+    else void this.write(false)
   }
 
   /** Runs `op` after every disk operation before it; the chain never rejects. */
@@ -96,16 +120,40 @@ export class EventLog {
     return (this.writing = this.writing.then(op).catch((err: unknown) => this.o.onError?.(err)))
   }
 
-  /** Appends what is pending (one write per file); resolves when every earlier write is done. */
+  /**
+   * Appends what is pending (one write per file), lines a full disk refused first; resolves when every earlier
+   * write is done.
+   */
   flush(): Promise<void> {
+    return this.write(true)
+  }
+
+  /**
+   * `retry`: also when the disk refused lines less than `retryMs` ago (a flush asked for: recovery, shutdown);
+   * the timer's ticks then add new lines to the held ones instead of writing megabytes in vain four times a second.
+   */
+  private write(retry: boolean): Promise<void> {
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
-    if (this.pending.size === 0) return this.writing
+    if (this.pending.size === 0 && this.held.size === 0) return this.writing
     const batch = [...this.pending]
     this.pending.clear()
     this.busy++
     const done = this.enqueue(async () => {
+      if (!retry && this.held.size > 0 && Date.now() < this.retryAt) {
+        for (const [file, lines] of batch) this.hold(file, lines)
+        this.timer ??= setTimeout(() => this.tick(), this.retryAt - Date.now()).unref()
+        return
+      }
+      // what a full disk refused before goes first, in order, ahead of the newer lines of its file
+      const files = new Map(this.held)
+      this.held.clear()
+      this.heldBytes = 0
       for (const [file, lines] of batch) {
+        const before = files.get(file)
+        files.set(file, before ? before.concat(lines) : lines)
+      }
+      for (const [file, lines] of files) {
         try {
           const text = lines.join('\n') + '\n'
           const fd = await this.handleFor(file)
@@ -120,13 +168,41 @@ export class EventLog {
         } catch (err) {
           this.sizes.delete(file)
           await this.closeHandle(file)
+          if (isFull(err)) {
+            this.hold(file, lines)
+            this.retryAt = Date.now() + this.retryMs
+          }
           this.o.onError?.(err)
         }
       }
       this.scheduleIdleClose()
+      if (this.held.size > 0) this.timer ??= setTimeout(() => this.tick(), this.retryMs).unref()
     })
     void done.then(() => this.busy--)
     return done
+  }
+
+  /**
+   * On the chain: keeps lines the disk refused (after those of the file held already) for the next flush; past
+   * the bound the oldest held go (a gap, as before).
+   */
+  private hold(file: string, lines: string[]): void {
+    const kept = this.held.get(file)
+    if (kept) for (const l of lines) kept.push(l)
+    else this.held.set(file, lines)
+    for (const l of lines) this.heldBytes += Buffer.byteLength(l) + 1
+    for (const [f, ls] of this.held) {
+      if (this.heldBytes <= this.maxHeldBytes) break
+      let drop = 0
+      while (drop < ls.length && this.heldBytes > this.maxHeldBytes) this.heldBytes -= Buffer.byteLength(ls[drop++]) + 1
+      if (drop === ls.length) this.held.delete(f)
+      else this.held.set(f, ls.slice(drop))
+    }
+  }
+
+  /** Bytes of lines a full disk refused, waiting for the next flush (for tests and diagnostics). */
+  heldSize(): number {
+    return this.heldBytes
   }
 
   /** The files open now (for tests and diagnostics). */
@@ -225,9 +301,17 @@ export class EventLog {
     this.sizes.delete(file)
     // after the appends already queued, and closed first: a later append opens a new file, never the removed one
     await this.enqueue(async () => {
+      this.dropHeld(file) // on the chain: also what a flush before this one held again
       await this.closeHandle(file)
       await fs.promises.rm(file, { force: true })
     })
+  }
+
+  private dropHeld(file: string): void {
+    const lines = this.held.get(file)
+    if (!lines) return
+    this.held.delete(file)
+    for (const l of lines) this.heldBytes -= Buffer.byteLength(l) + 1
   }
 
   /** Closes a session's file without dropping it (the session was archived: nothing streams into it now). */
@@ -240,6 +324,9 @@ export class EventLog {
     await this.flush()
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = undefined
+    // lines the disk still refuses are lost with the process, as before (no retry after shutdown)
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = undefined
     await this.enqueue(async () => {
       for (const file of [...this.handles.keys()]) await this.closeHandle(file)
     })

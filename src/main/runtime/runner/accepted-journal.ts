@@ -23,6 +23,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { endsInNewline, writeWholeOrUndo } from '../sessions/write-whole'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
 import { parseAcceptedRun, type AcceptedRun } from './accepted-run'
 
@@ -72,6 +73,9 @@ export class AcceptedJournal {
   private created = false
   /** byte length of the owner line at the start of the file */
   private headerBytes = 0
+  /** the file's length after our last append (-1: unknown — it may end in a torn line) */
+  private endOfOurAppend = -1
+  private compactWarned = false
   /**
    * closed at shutdown: what settles after that (the queues emptied by their own shutdown) is not answered, so
    * the records stay for the next start
@@ -177,11 +181,25 @@ export class AcceptedJournal {
     if (this.closed) return
     try {
       if (this.open.size === 0) this.reset([])
-      else if (this.lines >= COMPACT_LINES) this.reset([...this.open.values()])
-      else this.append(...lines)
+      else if (!(this.lines >= COMPACT_LINES && this.compact())) this.append(...lines)
     } catch (err) {
       // settling is an optimization: an unwritten settle only means recovery re-checks a handled message
       console.warn(`[runtime] accepted-message journal ${this.file}: ${(err as Error).message}`)
+    }
+  }
+
+  /**
+   * Rewrites the file with only the open records; false when that failed (a nearly full disk takes a short
+   * settle line but not the copy): the caller appends its line instead, so the settle is not lost.
+   */
+  private compact(): boolean {
+    try {
+      this.reset([...this.open.values()])
+      return true
+    } catch (err) {
+      if (!this.compactWarned) console.warn(`[runtime] accepted-message journal ${this.file}: could not compact: ${(err as Error).message}`)
+      this.compactWarned = true
+      return false
     }
   }
 
@@ -194,13 +212,28 @@ export class AcceptedJournal {
     return text
   }
 
+  /**
+   * All or nothing, like a transcript append: a write the disk refuses part-way is cut back off the file, so a
+   * torn accept line cannot swallow the line written after it; and when even that failed (the file does not end
+   * where our last append left it), the next append starts on a new line.
+   */
   private append(...lines: Line[]): void {
     let text = lines.map((l) => JSON.stringify(l) + '\n').join('')
     if (!this.created) {
       fs.mkdirSync(this.dir, { recursive: true })
       text = this.header() + text
     }
-    fs.appendFileSync(this.file, text, { mode: 0o600 })
+    const fd = fs.openSync(this.file, 'a+', 0o600)
+    try {
+      const size = fs.fstatSync(fd).size
+      if (size !== this.endOfOurAppend && !endsInNewline(fd, size)) text = '\n' + text
+      const buf = Buffer.from(text, 'utf8')
+      this.endOfOurAppend = -1
+      writeWholeOrUndo(fd, buf, size, 'accepted-message journal')
+      this.endOfOurAppend = size + buf.length
+    } finally {
+      fs.closeSync(fd)
+    }
     this.created = true
     this.lines += lines.length + (this.lines === 0 ? 1 : 0)
   }
@@ -213,14 +246,22 @@ export class AcceptedJournal {
       // update; replacing a file by rename makes ext4 write the new file out at once (~1.5 ms per run end
       // on a busy disk, blocking the event loop).
       fs.truncateSync(this.file, this.headerBytes)
+      this.endOfOurAppend = this.headerBytes
       this.lines = 1
       return
     }
     const tmp = `${this.file}.tmp`
     let text = this.header()
     for (const r of records) text += JSON.stringify({ op: 'accept', ...r }) + '\n'
-    fs.writeFileSync(tmp, text, { mode: 0o600 })
-    fs.renameSync(tmp, this.file)
+    try {
+      fs.writeFileSync(tmp, text, { mode: 0o600 })
+      fs.renameSync(tmp, this.file)
+    } catch (err) {
+      // a full disk took part of it: give the space back (the file still holds every record)
+      fs.rmSync(tmp, { force: true })
+      throw err
+    }
+    this.endOfOurAppend = Buffer.byteLength(text)
     this.lines = 1 + records.length
   }
 }
@@ -258,8 +299,8 @@ export function readDeadJournals(dir: string): DeadJournals {
     if (ownerAlive(file, pid, owner && owner.op === 'owner' ? owner.starttime : undefined)) continue
     const open = new Map<string, AcceptedRecord>()
     for (const raw of lines) {
-      const l = parseLine(raw)
-      if (!l) continue // a torn last line
+      const l = parseLine(raw) ?? parseGlued(raw)
+      if (!l) continue // a torn line
       if (l.op === 'accept') {
         const rec: AcceptedRecord = { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at }
         if (Array.isArray(l.media)) rec.media = l.media
@@ -328,6 +369,16 @@ function ownerAlive(file: string, pid: number, starttime: string | undefined): b
     if (now && now !== starttime) return false // pid recycled
   }
   return true
+}
+
+/**
+ * A torn line with a whole one glued on after it (written before appends were cut back on a part-way failure):
+ * the whole one, which starts at the last `{"op":"` — inside a JSON string that quote is escaped, so the text
+ * of a message cannot fake one.
+ */
+function parseGlued(raw: string): Line | undefined {
+  const at = raw.lastIndexOf('{"op":"')
+  return at > 0 ? parseLine(raw.slice(at)) : undefined
 }
 
 function parseLine(raw: string | undefined): Line | undefined {

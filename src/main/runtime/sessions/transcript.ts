@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
 import { sessionsDir, transcriptFile } from './paths'
+import { writeWholeOrUndo, endsInNewline } from './write-whole'
 import { cleanEndOf, parseTranscript, readTranscript, TORN_LINE_MARK, type TranscriptRead } from './transcript-cache'
 
 export { parseTranscript, type TranscriptRead }
@@ -23,8 +24,6 @@ export interface TranscriptOptions {
   /** fsync after every append (default false: a process crash cannot lose written data, only power loss) */
   fsync?: boolean
 }
-
-const NL = 0x0a
 
 export class Transcript {
   static sessionsDir(stateDir: string, agentId: string): string {
@@ -66,7 +65,7 @@ export class Transcript {
       fd = fs.openSync(this.file, 'a', 0o600)
     }
     try {
-      writeOrUndo(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'), fs.fstatSync(fd).size)
+      writeWholeOrUndo(fd, Buffer.from(JSON.stringify(header) + '\n', 'utf8'), fs.fstatSync(fd).size, 'transcript')
       if (this.opts.fsync) fs.fsyncSync(fd)
     } finally {
       fs.closeSync(fd)
@@ -110,37 +109,14 @@ export class Transcript {
       // A previous writer died mid-line: end that line first so ours is not glued onto it. Not needed when
       // the file still ends exactly where our own last append (ending in '\n') left it.
       const size = fs.fstatSync(fd).size
-      if (size > 0 && size !== this.endOfOurAppend) {
-        const last = Buffer.alloc(1)
-        fs.readSync(fd, last, 0, 1, size - 1)
-        if (last[0] !== NL) body = '\n' + TORN_LINE_MARK + '\n' + body
-      }
+      if (size > 0 && size !== this.endOfOurAppend && !endsInNewline(fd, size)) body = '\n' + TORN_LINE_MARK + '\n' + body
       const buf = Buffer.from(body, 'utf8')
       this.endOfOurAppend = -1
-      writeOrUndo(fd, buf, size)
+      writeWholeOrUndo(fd, buf, size, 'transcript')
       if (this.opts.fsync) fs.fsyncSync(fd)
       this.endOfOurAppend = size + buf.length
     } finally {
       fs.closeSync(fd)
     }
-  }
-}
-
-/** Writes all of `buf`; when a write fails part-way, cuts the file back to `size` (its length before) and rethrows. */
-function writeOrUndo(fd: number, buf: Buffer, size: number): void {
-  let off = 0
-  try {
-    while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off)
-  } catch (err) {
-    // a write that throws wrote nothing: only the earlier, partial ones are undone
-    if (off > 0) {
-      try {
-        fs.ftruncateSync(fd, size)
-      } catch (undo) {
-        // the torn line stays: readers skip it and the next append starts on a new line
-        console.warn(`[transcript] could not cut back a failed write: ${(undo as Error).message}`)
-      }
-    }
-    throw err
   }
 }

@@ -207,7 +207,12 @@ function makeFake() {
       getAllDisplays: vi.fn(() => fake.screen.displays),
     },
     nativeTheme: { themeSource: 'system', shouldUseDarkColors: false },
-    dialog: { showErrorBox: vi.fn() },
+    dialog: {
+      showErrorBox: vi.fn(),
+      /** answers with the first button unless a test queues responses */
+      responses: [] as number[],
+      showMessageBox: vi.fn(async (_opts: { buttons?: string[] }) => ({ response: fake.dialog.responses.shift() ?? 0, checkboxChecked: false })),
+    },
   }
 }
 

@@ -1,9 +1,10 @@
 // Is another gateway serving this state dir? `gateway run` refuses to start a second one (two runtimes on one
 // state dir keep separate queues and run state, and the newer one takes gateway.json over, so the CLI and
-// the dashboard silently switch to it). A stale record never counts: its process must still run (same pid
+// the dashboard silently switch to it); the desktop app asks before it starts its runtime on one
+// (shell/data-folder-in-use.ts). A stale record never counts: its process must still run (same pid
 // and, where known, the same start time: pids are reused) and its port must still accept connections.
 import net from 'node:net'
-import { gatewayProcessAlive, readGatewayInfo, type GatewayInfo } from '../main/gateway/state-files'
+import { gatewayProcessAlive, readGatewayInfo, type GatewayInfo } from './state-files'
 
 const PROBE_MS = 1000
 

@@ -1,0 +1,64 @@
+// The desktop app finds another gateway serving its data folder (a `loopdesk gateway run` in a terminal, or
+// another copy of the app with its own profile): starting its runtime there would put two runtimes on one
+// state dir — separate queues and run state over the same transcripts — and its gateway would take
+// gateway.json over, so the CLI and the dashboard would silently switch to it. The single-instance lock only
+// covers copies of the app with the same profile. So before its runtime starts, the app says who uses the
+// folder and waits: Retry (after the user stopped it) checks again, Quit quits. No electron here: the shell
+// only shows the question (app.ts), this decides it (tested in plain Node).
+import type { GatewayInfo } from '../gateway/state-files'
+import { servingGateway } from '../gateway/gateway-in-use'
+
+export interface InUseQuestion {
+  /** the dialog's main line */
+  message: string
+  /** what it means and what to do */
+  detail: string
+  /** button labels, Retry first (the default) */
+  buttons: [retry: string, quit: string]
+}
+
+export type InUseAnswer = 'retry' | 'quit'
+
+/** The question for a gateway found serving `stateDir`, named by what started it. */
+export function inUseQuestion(info: GatewayInfo, stateDir: string): InUseQuestion {
+  const who =
+    info.launchedBy === 'cli'
+      ? `A Loopdesk gateway (pid ${info.pid}, started from a terminal)`
+      : info.launchedBy === 'app'
+        ? `Another Loopdesk app (pid ${info.pid})`
+        : `A Loopdesk gateway (pid ${info.pid})`
+  const stop =
+    info.launchedBy === 'app'
+      ? 'Quit that Loopdesk'
+      : info.launchedBy === 'cli'
+        ? `Stop it (Ctrl+C in its terminal, or kill ${info.pid})`
+        : `Stop it (kill ${info.pid})`
+  return {
+    message: `${who} already uses this data folder`,
+    detail:
+      `${stateDir}\n\n${stop}, then choose Retry. ` +
+      'Two Loopdesk runtimes on one data folder would each run their own queues over the same conversations. ' +
+      (info.launchedBy === 'app' ? '' : 'Meanwhile `loopdesk dashboard --open` shows its conversations in a browser.'),
+    buttons: ['Retry', 'Quit'],
+  }
+}
+
+export interface DataFolderCheck {
+  /** the gateway serving the folder, if another one does (default: gateway.json's pid alive and its port answering) */
+  serving?: (stateDir: string) => Promise<GatewayInfo | undefined>
+  /** shows the question, resolves with the user's answer */
+  ask: (q: InUseQuestion, info: GatewayInfo) => Promise<InUseAnswer>
+}
+
+/**
+ * Resolves 'start' once no other gateway serves `stateDir` (at once when none does), or 'quit' when the user
+ * chose to quit instead of waiting for it.
+ */
+export async function claimDataFolder(stateDir: string, o: DataFolderCheck): Promise<'start' | 'quit'> {
+  const serving = o.serving ?? ((dir: string) => servingGateway(dir))
+  for (;;) {
+    const info = await serving(stateDir)
+    if (!info) return 'start'
+    if ((await o.ask(inUseQuestion(info, stateDir), info)) === 'quit') return 'quit'
+  }
+}
