@@ -184,9 +184,19 @@ describe('disk trouble', () => {
     assertIntact(before, rowsBefore)
     expect(again.final.ok).toBe(true)
     expect(fresh.final.ok).toBe(true)
-    // the session's transcript reads back: the failed reply is not half in the history
+    // the session's transcript reads back: the failed reply is never half a line in the history — it is kept
+    // only as the failed run's closing turn (the storage error, with the reply as far as the log had it),
+    // written in its place before the next run's turn once space was back
     const hist = await c.request('chat.history', { sessionKey: A, limit: 100 })
-    expect(JSON.stringify(hist.messages)).not.toContain('zzzzzzzzzz')
+    const rows = hist.messages as Array<{ role: string; stopReason?: string; errorMessage?: string; content?: unknown }>
+    const kept = rows.filter((m) => JSON.stringify(m.content ?? '').includes('zzzzzzzzzz'))
+    expect(kept.length).toBeLessThanOrEqual(1)
+    for (const m of kept) {
+      expect(m.role).toBe('assistant')
+      expect(m.stopReason).toBe('error')
+      expect(m.errorMessage).toMatch(STORAGE)
+      expect(rows.indexOf(m)).toBeLessThan(rows.findIndex((x) => JSON.stringify(x.content ?? '').includes('stored fine') && rows.indexOf(x) > rows.indexOf(m)))
+    }
     expect(gw!.alive()).toBe(true)
   })
 
