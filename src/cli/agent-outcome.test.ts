@@ -25,12 +25,14 @@ function local(args: string[]) {
 describe('loopdesk agent: how a run ends', () => {
   it('a run the timeout stopped exits 5; the note goes to stderr, the partial reply stays on stdout', async () => {
     for (const run of [viaGateway, local]) {
-      env.server.push({ textChunks: ['partial ', 'reply ', 'never ', 'finished'], delayMs: 700 })
-      const r = await run(['-m', 'slow please', '--timeout', '1', '--session-key', `agent:main:to-${run === local ? 'l' : 'g'}`])
+      // the first words at once, then a stall far past the timeout (a 700 ms first delay lost the race to a
+      // 1 s timeout on a loaded machine)
+      env.server.push({ textChunks: ['partial ', 'reply ', 'never ', 'finished'], firstDelayMs: 0, delayMs: 5000 })
+      const r = await run(['-m', 'slow please', '--timeout', '2', '--session-key', `agent:main:to-${run === local ? 'l' : 'g'}`])
       expect(r.code, r.err).toBe(5)
       expect(r.out).toContain('partial')
       expect(r.out).not.toContain('timed out')
-      expect(r.err).toMatch(/timed out after 1 s/)
+      expect(r.err).toMatch(/timed out after 2 s/)
       expect(r.err).toContain('run stopped (timeout)')
     }
   })
