@@ -97,6 +97,18 @@ describe('loopdesk config', () => {
     }
   })
 
+  it('allow-listing a build/test runner is written, with a warning per runner entry (it runs what the agent writes)', async () => {
+    const r = await cli(['set', 'tools.exec.allowlist', '["git status*", "npm test", "make*"]'])
+    expect(r).toMatchObject({ code: 0, out: 'set tools.exec.allowlist\n' })
+    expect(r.err).toBe(
+      'loopdesk: warning: "npm test" runs code the agent can write (package.json scripts): the agent may run anything through it without asking\n' +
+        'loopdesk: warning: "make*" runs code the agent can write (the Makefile): the agent may run anything through it without asking\n',
+    )
+    expect(onDisk().tools.exec.allowlist).toEqual(['git status*', 'npm test', 'make*'])
+    expect((await cli(['set', 'tools.exec.allowlist', '["git status*"]'])).err).toBe('')
+    await cli(['unset', 'tools'])
+  })
+
   it('an object is merged into the section (its other keys stay); a list replaces the list', async () => {
     await cli(['set', 'agents.defaults', '{"timeoutSeconds": 300}'])
     expect(onDisk().agents.defaults).toMatchObject({ timeoutSeconds: 300, model: { primary: 'mock/m1' } })

@@ -22,7 +22,31 @@ export interface CliConnectOptions {
   caps?: string[]
 }
 
+/** the longest wrong-token backoff (gateway auth-backoff.ts: loopback ≤ 4 s) the CLI sits out before one retry */
+const AUTH_BACKOFF_WAIT_MAX_MS = 5_000
+
+/** ms the gateway refuses this address for (AUTH_RATE_LIMITED), when short enough to wait out */
+function authBackoffWait(err: unknown): number | undefined {
+  if (!(err instanceof GatewayClientError) || err.detailCode !== 'AUTH_RATE_LIMITED') return undefined
+  const ms = (err.details as { retryAfterMs?: unknown }).retryAfterMs
+  return typeof ms === 'number' && ms >= 0 && ms <= AUTH_BACKOFF_WAIT_MAX_MS ? ms : undefined
+}
+
 export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+  try {
+    return await connectOnce(opts)
+  } catch (err) {
+    // wrong tokens from this address lately (another program, or this user before fixing theirs): the
+    // gateway takes none for a few seconds — wait once instead of failing a command whose token is right
+    const wait = authBackoffWait(err)
+    if (wait === undefined) throw err
+    opts.io.stderr(`loopdesk: the gateway refuses connects from this address for ${Math.ceil(wait / 1000)} s (too many wrong tokens lately); waiting…\n`)
+    await new Promise((r) => setTimeout(r, wait + 50))
+    return connectOnce(opts)
+  }
+}
+
+async function connectOnce(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
   // A state dir that does not exist (a typo in --state-dir) is not created for an identity: this
   // connection uses a throwaway one and keeps nothing.
   if (!existsSync(opts.stateDir)) return connectWithoutStateDir(opts)

@@ -33,6 +33,9 @@ export interface ConnectOptions {
   connectTimeoutMs?: number
 }
 
+/** `code` of a handshake error for an upgrade the gateway answered with an HTTP refusal: its message is whole */
+export const UPGRADE_REFUSED = 'UPGRADE_REFUSED'
+
 export type GatewayErrorKind = 'unreachable' | 'auth' | 'handshake' | 'request' | 'timeout' | 'closed'
 
 export class GatewayClientError extends Error {
@@ -237,6 +240,26 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
           err.code,
         ),
       )
+    })
+    // An HTTP answer instead of the upgrade: the gateway's own refusals (429: too many connections of this
+    // address still in their handshake; 503: stopping) mean it is up — "start one" would mislead. Anything
+    // else is not our gateway answering, as before.
+    ws.on('unexpected-response', (_req, res) => {
+      res.resume()
+      const status = res.statusCode ?? 0
+      if (status === 429) {
+        fail(
+          new GatewayClientError(
+            'handshake',
+            `gateway at ${opts.url} is running but refused the connection: too many connections from this address are still waiting in their handshake (HTTP 429) — another program may be holding them open; try again shortly`,
+            UPGRADE_REFUSED,
+          ),
+        )
+      } else if (status === 503) {
+        fail(new GatewayClientError('handshake', `gateway at ${opts.url} is running but refused the connection: it is shutting down (HTTP 503)`, UPGRADE_REFUSED))
+      } else {
+        fail(new GatewayClientError('unreachable', `cannot reach gateway at ${opts.url}: Unexpected server response: ${status}`))
+      }
     })
     ws.on('close', (code, reason) => {
       fail(new GatewayClientError('handshake', `gateway closed the connection during the handshake (${code} ${reason.toString()})`))

@@ -1,6 +1,6 @@
 // CLI plumbing shared by the commands: injectable I/O (tests run commands in-process), exit codes, and
 // mapping gateway failures to one clear line.
-import { GatewayClientError } from './gateway-client'
+import { GatewayClientError, UPGRADE_REFUSED } from './gateway-client'
 import { UsageError } from './args'
 import { relaunchedChildHooks } from './v8-pool'
 import readline from 'node:readline/promises'
@@ -57,6 +57,7 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
       case 'timeout':
         return { line: err.message, code: EXIT.timeout }
       case 'handshake':
+        if (err.code === UPGRADE_REFUSED) return { line: err.message, code: EXIT.failed }
         return { line: `gateway${target ? ` at ${target}` : ''} refused the connection: ${err.message}`, code: EXIT.failed }
       case 'closed':
         return { line: err.message, code: EXIT.failed }

@@ -64,4 +64,30 @@ describe('loopdesk status', () => {
     }
     expect((await cli([])).code).toBe(0)
   })
+
+  it('warns when loopdesk.json holds a key and other users can read it (no secret printed); exit stays 0', async () => {
+    const file = path.join(env.stack.rt.stateDir, 'loopdesk.json')
+    const good = fs.readFileSync(file, 'utf8')
+    const mode = fs.statSync(file).mode & 0o777
+    const config = env.stack.rt.runtime.core.config as unknown as { load(): void; reload(): void }
+    try {
+      const cfg = JSON.parse(good)
+      cfg.models = { ...cfg.models, providers: { ...cfg.models?.providers, x: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-status-secret-42' } } }
+      fs.writeFileSync(file, JSON.stringify(cfg))
+      fs.chmodSync(file, 0o644)
+      config.reload() // a hand edit while running: the runtime does not chmod behind the user's back
+      const r = await cli([])
+      expect(r.code).toBe(0)
+      expect(r.out).toContain(`\nwarning    ${file} holds secrets (models.providers.x.apiKey) and other users can read it (mode 0644): run chmod 600 ${file}\n`)
+      expect(r.out).not.toContain('sk-status-secret-42')
+      expect(JSON.parse((await cli(['--json'])).out).configFileExposed).toEqual({ path: file, mode: '0644', secrets: ['models.providers.x.apiKey'] })
+      config.load() // as at start: narrowed
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      expect((await cli([])).out).not.toContain('warning')
+    } finally {
+      fs.writeFileSync(file, good)
+      fs.chmodSync(file, mode)
+      config.load()
+    }
+  })
 })

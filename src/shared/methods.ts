@@ -972,6 +972,11 @@ export interface Results {
      */
     modelProblems?: ConfigIssue[]
     /**
+     * Loopdesk: loopdesk.json holds secrets (dot paths, never values) and other local users can read it — its
+     * mode could not be narrowed to 0600, or was widened since. Absent when the file is private or holds none.
+     */
+    configFileExposed?: { path: string; mode: string; secrets: string[] }
+    /**
      * The local gateway hosted by this process, when one listens: its REAL port (the desktop app picks a
      * free one when the configured port is taken). Over the gateway itself it also says how it was bound.
      */

@@ -3,6 +3,7 @@
 // guarded by the hash of what was read (a change made meanwhile elsewhere is not overwritten). Secrets
 // are write-only: get shows them as __REDACTED__, and `set … --stdin` takes one without it landing in the
 // shell's history.
+import { workspaceRunner } from '../../shared/exec-runners'
 import type { ResultOf } from '../../shared/methods'
 import { isPlainObject } from '../../main/runtime/config/validate'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
@@ -202,6 +203,15 @@ async function write(conn: GatewayConnectionClient, io: CliIO, cfg: ResultOf<'co
   if (res?.issues?.length) {
     io.stderr(`loopdesk: the file still has ${res.issues.length} problem(s); the last good config stays in use until they are fixed:\n`)
     for (const i of res.issues) io.stderr(`  ${i.path || '(file)'}: ${i.message}\n`)
+  }
+  // an allow-listed build/test runner runs whatever the agent writes into its scripts: say so (not refused)
+  const dotted = keys.join('.')
+  if (value !== null && ('tools.exec.allowlist'.startsWith(dotted) || dotted.startsWith('tools.exec.allowlist.'))) {
+    const list = (res?.config as { tools?: { exec?: { allowlist?: unknown } } } | undefined)?.tools?.exec?.allowlist
+    for (const e of Array.isArray(list) ? list : []) {
+      const runs = typeof e === 'string' ? workspaceRunner(e) : undefined
+      if (runs) io.stderr(`loopdesk: warning: "${e}" runs code the agent can write (${runs}): the agent may run anything through it without asking\n`)
+    }
   }
   // a model the runtime cannot run is valid config: say so now rather than at the next run
   if (keys.includes('model') || keys.includes('models') || keys.includes('agents')) {

@@ -9,7 +9,8 @@ import { commandTarget } from '../resolve'
 
 export const STATUS_HELP = `loopdesk status [--json] [--url ws://…] [--token T] [--state-dir D]
   Whether the gateway answers, and what it is doing: version, uptime, address, runs, sessions, where keys
-  are kept, the proxy model requests use, and config problems (exit 1 when there are any).`
+  are kept, the proxy model requests use, and config problems (exit 1 when there are any); warns when
+  loopdesk.json holds a key or token and other users can read it.`
 
 const FLAGS = { json: { type: 'boolean' }, ...TARGET_FLAGS } as const
 
@@ -48,6 +49,12 @@ export async function statusCommand(argv: string[], io: CliIO): Promise<number> 
       for (const i of s.configIssues) lines.push(`  ${i.path || '(file)'}: ${i.message}`)
     } else {
       lines.push('config     valid')
+    }
+    const exposed = s.configFileExposed
+    if (exposed) {
+      lines.push(
+        `warning    ${exposed.path} holds secrets (${exposed.secrets.join(', ')}) and other users can read it (mode ${exposed.mode}): run chmod 600 ${exposed.path}`,
+      )
     }
     const models = s.modelProblems ?? []
     if (models.length) {

@@ -22,13 +22,14 @@ import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog } from './handshake'
+import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
 import { PendingPairings } from './pending-pairings'
 import { RunOwners } from './run-owners'
 import { resultForProtocol } from './v3-results'
 import { ATTACHMENT_LIMITS } from '../../shared/attachments'
-import { CLOSE, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
+import { CLOSE, ConnectErrorCodes, LIMITS, SCOPES, checkConnectParams, checkRequestFrame, type ConnectParams, type GatewayLimits } from './protocol'
 import { SlidingWindowLimiter } from './rate-limit'
 import { historyResultFor } from './history-wire'
 import { paramSessionKey, stripToolOutput, toolAudienceFor, ToolRouter } from './tool-routing'
@@ -561,9 +562,53 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
-  function failHandshake(conn: GatewayConnection, id: string, message: string, details?: unknown, code = 'INVALID_REQUEST', closeCode: number = CLOSE.policy) {
-    conn.respond(id, { ok: false, error: details === undefined ? { code, message } : { code, message, details } })
+  function failHandshake(
+    conn: GatewayConnection,
+    id: string,
+    message: string,
+    details?: unknown,
+    code = 'INVALID_REQUEST',
+    closeCode: number = CLOSE.policy,
+    retry?: { retryable: true; retryAfterMs: number },
+  ) {
+    conn.respond(id, { ok: false, error: { code, message, ...(details === undefined ? {} : { details }), ...retry } })
     conn.close(closeCode, message)
+  }
+
+  // wrong tokens per address (auth-backoff.ts); direct loopback apart from proxied / remote connects, so a
+  // flood through a local proxy does not lock the user's own CLI out for minutes
+  const authBackoff = new AuthBackoff()
+  const backoffKey = (conn: GatewayConnection) => `${conn.isLocal ? 'local' : 'remote'} ${conn.remoteAddress}`
+  const GUESS_CODES: ReadonlySet<unknown> = new Set([ConnectErrorCodes.AUTH_TOKEN_MISMATCH, ConnectErrorCodes.AUTH_DEVICE_TOKEN_MISMATCH])
+
+  /** the address is refused for now: true when the connect was answered */
+  function refuseWhileLocked(conn: GatewayConnection, id: string, now: number): boolean {
+    const waitMs = authBackoff.retryAfter(backoffKey(conn), now)
+    if (waitMs <= 0) return false
+    const secs = Math.ceil(waitMs / 1000)
+    failHandshake(
+      conn,
+      id,
+      `unauthorized: too many failed connects from this address; retry in ${secs} s`,
+      { code: ConnectErrorCodes.AUTH_RATE_LIMITED, authReason: 'rate_limited', recommendedNextStep: 'wait_then_retry', canRetryWithDeviceToken: false, retryAfterMs: waitMs },
+      'INVALID_REQUEST',
+      CLOSE.policy,
+      { retryable: true, retryAfterMs: waitMs },
+    )
+    return true
+  }
+
+  /** counts a wrong token; logs the first of a burst and each lock, never every try (nor any token) */
+  function noteRejected(conn: GatewayConnection, detailCode: unknown, now: number): boolean {
+    if (!GUESS_CODES.has(detailCode)) return false
+    const out = authBackoff.failure(backoffKey(conn), conn.isLocal ? LOCAL_BACKOFF : REMOTE_BACKOFF, now)
+    if (out.first) log.info(`gateway: connect rejected (${String(detailCode)}) from ${conn.remoteAddress}`)
+    if (out.lockedMs) {
+      log.warn(
+        `gateway: ${out.count} failed connects (wrong token) from ${conn.remoteAddress}${conn.isLocal ? '' : ' (remote or proxied)'} since the first; refusing its connects for ${Math.ceil(out.lockedMs / 1000)} s (AUTH_RATE_LIMITED)`,
+      )
+    }
+    return true
   }
 
   function onHandshakeFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
@@ -583,6 +628,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const problem = checkConnectParams(req.params)
     if (problem) return failHandshake(conn, req.id, `invalid connect params: ${problem}`)
 
+    const now = Date.now()
+    if (refuseWhileLocked(conn, req.id, now)) return
     const result = evaluateConnect({
       params: req.params as ConnectParams,
       token: sharedToken,
@@ -594,17 +641,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       pending: pairing.pending,
       remoteAddress: conn.remoteAddress,
       usedNonces,
-      now: Date.now(),
+      now,
       skewMs: limits.signatureSkewMs,
     })
     if (!result.ok) {
-      log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
+      if (!noteRejected(conn, result.details.code, now)) log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
       if (result.pairingRequested) {
         log.info(`gateway: device ${result.pairingRequested.deviceId.slice(0, 16)} (${result.pairingRequested.clientId}) at ${conn.remoteAddress} asks to pair: request ${result.pairingRequested.requestId}`)
         pairing.requested(result.pairingRequested)
       }
       return failHandshake(conn, req.id, result.message, result.details, result.code, result.closeCode)
     }
+    authBackoff.success(backoffKey(conn))
     const params = req.params as ConnectParams
     conn.protocol = result.protocol
     conn.role = result.role

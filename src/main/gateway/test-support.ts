@@ -53,7 +53,7 @@ export interface Frame {
   ok?: boolean
   event?: string
   payload?: any
-  error?: { code: string; message: string; details?: any }
+  error?: { code: string; message: string; details?: any; retryable?: boolean; retryAfterMs?: number }
   seq?: number
 }
 

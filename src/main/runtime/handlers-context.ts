@@ -33,6 +33,8 @@ export interface ConfigSource {
   redacted(): Record<string, unknown>
   /** while the file has problems: its own content, redacted (config.get's `fileConfig`) */
   fileRedacted?(): Record<string, unknown> | undefined
+  /** the secrets the file holds when other users can read it (status's `configFileExposed`) */
+  exposure?(): { path: string; mode: string; secrets: string[] } | undefined
   /** 'set' / 'not set' per provider (credential store, env, file) and gateway.auth.token */
   secretsStatus(): Record<string, 'set' | 'not set'>
   /** RFC 7396 merge patch; throws on a stale baseHash (INVALID_REQUEST, details.code CONFLICT) or an invalid result (INVALID_REQUEST) */

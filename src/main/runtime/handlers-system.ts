@@ -32,6 +32,11 @@ type SystemHandlers = Pick<
 >
 
 /** The configured models a run could not use (the default, each agent's), as status reports them. */
+function configExposure(core: RuntimeCore): { configFileExposed?: NonNullable<Results['status']['configFileExposed']> } {
+  const exposed = core.config.exposure?.()
+  return exposed ? { configFileExposed: exposed } : {}
+}
+
 function modelProblems(core: RuntimeCore): { modelProblems?: ConfigIssue[] } {
   const cfg = core.config.current
   const refs: Array<[string, string | undefined]> = [
@@ -186,6 +191,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
         lanes: core.queue.stats(),
         configIssues: core.config.issues,
         ...modelProblems(core),
+        ...configExposure(core),
         ...(core.credentials.location ? { credentials: core.credentials.location } : {}),
         ...proxyStatus(),
         ...ownGateway(core.stateDir),

@@ -108,13 +108,16 @@ describe('ConfigManager', () => {
     expect(fs.readdirSync(stateDir)).toEqual(['loopdesk.json']) // no temp or lock files left
   })
 
-  it('patch keeps an existing file mode', () => {
-    fs.writeFileSync(file, '{}', { mode: 0o640 })
-    fs.chmodSync(file, 0o640)
+  it('patch keeps an existing private mode; one open to others becomes 0600 (it may hold keys)', () => {
+    fs.writeFileSync(file, '{}')
+    fs.chmodSync(file, 0o400)
     const cm = mk()
     cm.load()
     cm.patch({ gateway: { port: 1 } })
-    expect(fs.statSync(file).mode & 0o777).toBe(0o640)
+    expect(fs.statSync(file).mode & 0o777).toBe(0o400)
+    fs.chmodSync(file, 0o640)
+    cm.patch({ gateway: { port: 2 } })
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
   })
 
   it('patch with a stale baseHash is refused (details.code CONFLICT) and writes nothing', () => {
@@ -329,5 +332,58 @@ describe('ConfigManager', () => {
     cm.load()
     expect(cm.path).toBe(alt)
     expect(cm.current.gateway.port).toBe(1234)
+  })
+
+  describe('file mode (the file may hold keys)', () => {
+    const modeOf = (f: string) => fs.statSync(f).mode & 0o777
+    const withKey = { models: { providers: { x: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-hand-written-secret' } } } }
+
+    it('a write narrows a hand-made 0644 file to 0600 (an atomic write would keep the old mode)', () => {
+      fs.writeFileSync(file, JSON.stringify(withKey))
+      fs.chmodSync(file, 0o644)
+      const cm = mk()
+      cm.reload() // not load(): that narrows at start already
+      expect(modeOf(file)).toBe(0o644)
+      expect(cm.exposure()).toEqual({ path: file, mode: '0644', secrets: ['models.providers.x.apiKey'] })
+      cm.patch({ agents: { defaults: { timeoutSeconds: 31 } } }, cm.hash)
+      expect(modeOf(file)).toBe(0o600)
+      expect(cm.exposure()).toBeUndefined()
+    })
+
+    it('a write that keeps a .bak narrows an old, open .bak too', () => {
+      fs.writeFileSync(file, "{ models: { providers: { x: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-hand-written-secret' } } } } // unquoted keys\n")
+      fs.writeFileSync(`${file}.bak`, '{}')
+      fs.chmodSync(`${file}.bak`, 0o644)
+      const cm = mk()
+      cm.load()
+      // unquoted keys cannot be edited in place: the old text (with the key) goes to .bak
+      cm.patch({ gateway: { port: 2 } }, cm.hash)
+      expect(fs.readFileSync(`${file}.bak`, 'utf8')).toContain('sk-hand-written-secret')
+      expect(modeOf(`${file}.bak`)).toBe(0o600)
+    })
+
+    it('at start a file holding a secret is made 0600; one without secrets keeps its mode', () => {
+      fs.writeFileSync(file, JSON.stringify(withKey))
+      fs.chmodSync(file, 0o644)
+      mk().load()
+      expect(modeOf(file)).toBe(0o600)
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining('its mode is now 0600'))
+      expect(String(warn.mock.calls.at(-1))).not.toContain('sk-hand-written-secret')
+
+      fs.writeFileSync(file, JSON.stringify({ gateway: { port: 19001 } }))
+      fs.chmodSync(file, 0o644)
+      const cm = mk()
+      cm.load()
+      expect(modeOf(file)).toBe(0o644)
+      expect(cm.exposure()).toBeUndefined()
+    })
+
+    it('the gateway token counts as a secret; the placeholder does not', () => {
+      fs.writeFileSync(file, JSON.stringify({ gateway: { auth: { token: 'tok-0123456789' } }, models: { providers: { y: { baseUrl: 'http://127.0.0.1:9/v1', apiKey: '__REDACTED__' } } } }))
+      fs.chmodSync(file, 0o640)
+      const cm = mk()
+      cm.reload()
+      expect(cm.exposure()?.secrets).toEqual(['gateway.auth.token'])
+    })
   })
 })

@@ -7,11 +7,12 @@ import { ApiError, invalid } from '../../api/errors'
 import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { tryAcquireWriteLockSync } from '../sessions/write-lock'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
+import { configFileExposure, tightenFileMode, type ConfigFileExposure } from './config-file-mode'
 import { configTextFor, renameKeyInText } from './config-text'
 import { resolveConfig } from './defaults'
 import { applyMergePatch, type MergePatchOptions } from './merge-patch'
 import { parseConfigText } from './parse'
-import { redactAnyConfig, redactConfig, restoreRedacted } from './redact'
+import { redactAnyConfig, redactConfig, restoreRedacted, secretPathsIn } from './redact'
 import { renameProviderIn, type ProviderRename } from './rename-provider'
 import { secretsStatus } from './secrets'
 import { resolveConfigPath } from './state-dir'
@@ -168,7 +169,13 @@ export class ConfigManager {
       opts.beforeWrite?.()
       // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
       const { text: out, commentsLost } = configTextFor(textBefore, next)
-      if (commentsLost && text !== undefined) writeFileAtomicSync(`${this.path}.bak`, text, { mode: 0o600 })
+      // an atomic write keeps an existing file's mode: a hand-made 0644 file (or .bak) would stay readable by
+      // other users with the keys in it
+      if (commentsLost && text !== undefined) {
+        tightenFileMode(`${this.path}.bak`)
+        writeFileAtomicSync(`${this.path}.bak`, text, { mode: 0o600 })
+      }
+      tightenFileMode(this.path)
       writeFileAtomicSync(this.path, out, { mode: 0o600 })
       const hash = sha256(out)
       this.diskHash = hash
@@ -194,6 +201,11 @@ export class ConfigManager {
    */
   fileRedacted(): Record<string, unknown> | undefined {
     return this.fileRaw && this._issues.length ? redactAnyConfig(this.fileRaw) : undefined
+  }
+
+  /** The secrets the file holds when other users can read it (`status` warns); undefined when private or none. */
+  exposure(): ConfigFileExposure | undefined {
+    return configFileExposure(this.path, this.fileRaw ?? this.good.raw)
   }
 
   /** 'set' / 'not set' per provider key (configured and well-known built-ins) and for gateway.auth.token. */
@@ -246,6 +258,11 @@ export class ConfigManager {
       const parsed = parseConfigText(text)
       if (!parsed.ok) return this.reject([parsed.issue])
       value = parsed.value
+      // at start, a file holding secrets is made private (as every write does); later hand chmods are the
+      // user's, reported by status
+      if (source === 'load' && isPlainObject(value) && secretPathsIn(value).length && tightenFileMode(this.path)) {
+        console.warn(`[config] ${this.path} holds secrets and was readable by other users: its mode is now 0600`)
+      }
     }
     const issues = validateConfig(value)
     if (issues.length) {

@@ -18,6 +18,13 @@ function secretSlots(cfg: Record<string, unknown>): Array<{ parent: Record<strin
   return out
 }
 
+/** The paths of the secrets `cfg` holds in clear text (a non-empty string that is not the placeholder). */
+export function secretPathsIn(cfg: Record<string, unknown>): string[] {
+  return secretSlots(cfg)
+    .filter((s) => typeof s.parent[s.key] === 'string' && s.parent[s.key] !== '' && s.parent[s.key] !== REDACTED)
+    .map((s) => s.path)
+}
+
 export function redactConfig(cfg: LoopdeskConfig): Record<string, unknown> {
   const copy = structuredClone(cfg) as Record<string, unknown>
   for (const s of secretSlots(copy)) if (typeof s.parent[s.key] === 'string') s.parent[s.key] = REDACTED

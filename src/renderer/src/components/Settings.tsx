@@ -1,7 +1,7 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { createContext, useContext, useEffect, useId, useMemo, useRef, useState } from 'react'
+import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ModelChoice, Results } from '../../../shared/methods'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../../../shared/config-values'
 import { withScheme } from '../../../shared/base-url-scheme'
@@ -12,6 +12,8 @@ import { ConfirmDialog, Dialog } from './Dialog'
 import { fileUnreadable } from './Onboarding'
 import { Toasts } from './Toasts'
 import { useRefocus } from '../lib/refocus'
+import { ExecAllowlist } from './ExecAllowlist'
+import { UnsavedContext, useUnsaved } from './settings-unsaved'
 
 export const PROVIDERS = [
   { id: 'anthropic', name: 'Anthropic', env: 'ANTHROPIC_API_KEY' },
@@ -45,19 +47,6 @@ function get(obj: unknown, path: string[]): unknown {
  */
 export function formConfig(config: Results['config.get'] | undefined): Record<string, unknown> | undefined {
   return config?.fileConfig ?? config?.config
-}
-
-/** Where the forms say what they hold that is not saved yet: closing Settings asks before dropping it. */
-const UnsavedContext = createContext<{ report(id: string, what: string | undefined): void } | undefined>(undefined)
-
-/** `what` (e.g. "the Anthropic key") while the form holds unsaved input, else undefined. */
-function useUnsaved(what: string | undefined): void {
-  const ctx = useContext(UnsavedContext)
-  const id = useId()
-  useEffect(() => {
-    ctx?.report(id, what)
-    return () => ctx?.report(id, undefined)
-  }, [ctx, id, what])
 }
 
 function randomToken(): string {
@@ -1114,6 +1103,7 @@ function AgentSection() {
           </button>
         </div>
       </fieldset>
+      <ExecAllowlist form={form} />
     </div>
   )
 }

@@ -1,0 +1,52 @@
+// A gateway that answers the upgrade with 429 (this address's pending-handshake budget is full) is up: the
+// CLI must not tell the user to start one, nor fall back as if none ran. Real gateway, real sockets.
+import { afterEach, describe, expect, it } from 'vitest'
+import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { tempDir } from '../../test/fixtures/temp-dir'
+import { RawClient, startTestGateway, TEST_TOKEN, type TestGateway } from '../main/gateway/test-support'
+import { EXIT } from './io'
+
+let t: TestGateway | undefined
+let held: RawClient[] = []
+afterEach(async () => {
+  for (const c of held) c.ws.close()
+  held = []
+  await t?.stop()
+  t = undefined
+})
+
+describe('CLI against a gateway whose pending-connection budget is full', () => {
+  it('says the gateway is up but refused the connection (too many pending), exit code of a refused connection', async () => {
+    t = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
+    held = [1, 2, 3].map(() => RawClient.open(t!.gw.url))
+    await Promise.all(held.map((c) => c.challenge())) // idle sockets that never send connect, as preauth-dos.mjs
+    const r = await runCliCaptured(['gateway', 'call', 'health', '--url', t.gw.url, '--state-dir', tempDir('loopdesk-cli-busy-')], {
+      LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN,
+    })
+    expect(r.code).toBe(EXIT.failed)
+    expect(r.err).toContain(`gateway at ${t.gw.url} is running but refused the connection: too many connections from this address are still waiting in their handshake (HTTP 429)`)
+    expect(r.err).not.toMatch(/start one|cannot reach|not running/)
+
+    // once the idle sockets go, the same call gets in
+    for (const c of held) c.ws.close()
+    await Promise.all(held.map((c) => c.closed))
+    const ok = await runCliCaptured(['gateway', 'call', 'health', '--url', t.gw.url, '--state-dir', tempDir('loopdesk-cli-busy-')], {
+      LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN,
+    })
+    expect(ok.code).toBe(EXIT.ok)
+  })
+
+  it('an HTTP server that is no gateway still reads as "cannot reach" (exit 3)', async () => {
+    const http = await import('node:http')
+    const srv = http.createServer((_q, s) => s.writeHead(404).end('nope'))
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
+    try {
+      const url = `ws://127.0.0.1:${(srv.address() as { port: number }).port}`
+      const r = await runCliCaptured(['gateway', 'call', 'health', '--url', url, '--state-dir', tempDir('loopdesk-cli-busy-')], { LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN })
+      expect(r.code).toBe(EXIT.unreachable)
+      expect(r.err).toContain(`cannot reach gateway at ${url}: Unexpected server response: 404`)
+    } finally {
+      srv.close()
+    }
+  })
+})
