@@ -8,9 +8,10 @@
 // A file that changes keeps its comments when it is JSON with comments (config-text.ts), else it is written
 // as plain JSON; one without secrets to touch is left byte for byte.
 import fs from 'node:fs'
+import { tightenFileMode } from '../main/runtime/config/config-file-mode'
 import { configTextFor } from '../main/runtime/config/config-text'
 import { parseConfigText } from '../main/runtime/config/parse'
-import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted } from '../main/runtime/config/redact'
+import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted, secretPathsIn } from '../main/runtime/config/redact'
 import { isPlainObject } from '../main/runtime/config/validate'
 
 type Json = Record<string, unknown>
@@ -41,6 +42,8 @@ export function stripConfigSecrets(file: string, opts: { keepApiKeys: boolean })
   if (!cfg) return fs.existsSync(file) ? undefined : []
   const done = redactIn(cfg, (p) => p === GATEWAY_TOKEN_PATH || !opts.keepApiKeys)
   if (done.length) write(file, cfg)
+  // a backup's copy that keeps API keys (--include-keys) is private too
+  if (secretPathsIn(cfg).length) tightenFileMode(file)
   return done
 }
 
@@ -65,6 +68,8 @@ export function restoreConfigSecrets(file: string, current: string): string[] {
   } else if (gateway && isPlainObject(gateway.auth)) delete gateway.auth.token
   const dropped = dropRedacted(cfg).filter((p) => p !== GATEWAY_TOKEN_PATH)
   if (JSON.stringify(cfg) !== before) write(file, cfg)
+  // a restored file holding keys is private like the one it replaces (the archive's mode may be 0644)
+  if (secretPathsIn(cfg).length) tightenFileMode(file)
   return dropped
 }
 
