@@ -28,6 +28,8 @@ test('Ctrl+Shift+O opens a new session, from the composer too; the button names 
   await box.fill('a draft')
   await box.press('Control+Shift+O')
   await expect(page.locator('li.session')).toHaveCount(before + 1)
+  // the new row can be listed a moment before it is selected: wait for the selection to move
+  await expect(page.locator('li.session.selected')).not.toHaveAttribute('data-key', first!)
   const second = await page.locator('li.session.selected').getAttribute('data-key')
   expect(second).toBeTruthy()
   expect(second).not.toBe(first)
