@@ -343,11 +343,11 @@ export class EventLog {
   }
 }
 
-/** Writes all of `buf` (a write may take only part of it). */
-// plain descriptors and callbacks: FileHandle's promise API measured ~10–30 % more main thread per append
 /**
- * Writes all of `buf`; a write that fails part-way (a full disk) is cut back off the file's end, so no torn line
- * is left for the next append to be glued onto (that would lose the next event too: a gap recovery stops at).
+ * Writes all of `buf` (a write may take only part of it); a write that fails part-way (a full disk) is cut back
+ * off the file's end, so no torn line is left for the next append to be glued onto (that would lose the next
+ * event too: a gap recovery stops at). The async twin of `sessions/write-whole.ts`, on plain descriptors and
+ * callbacks: FileHandle's promise API measured ~10–30 % more main thread per append.
  */
 async function writeAll(fd: number, buf: Buffer): Promise<void> {
   let off = 0
