@@ -56,6 +56,7 @@ export class RunActivity {
   /** An event of this CLI's run (the caller filters by runId). */
   onEvent(ev: AnyEvent): void {
     if (ev.event === 'agent' && ev.payload.stream === 'tool') this.onTool(ev.payload as AgentEvent<ToolData>)
+    else if (ev.event === 'agent' && ev.payload.stream === 'error') this.onNotice(ev.payload.data)
     else if (ev.event === 'exec.approval.requested') this.onRequested(ev.payload)
     else if (ev.event === 'exec.approval.resolved') this.onResolved(ev.payload)
   }
@@ -86,6 +87,19 @@ export class RunActivity {
       const why = oneLine(text, 160)
       this.line(`✗ ${t.name} failed${why ? `: ${why}` : ''}`)
     }
+  }
+
+  /**
+   * The model server refused a request that is sent again (runtime retry-notice.ts): without a line a rate-limited
+   * run sat silent for as long as the server asked to wait, and then failed or answered with no hint why it was slow.
+   */
+  private onNotice(data: unknown) {
+    const d = (data ?? {}) as { reason?: unknown; status?: unknown; retryAfterMs?: unknown }
+    if (d.reason !== 'model_retry') return
+    const status = typeof d.status === 'number' && d.status > 0 ? ` (HTTP ${d.status})` : ''
+    const what = d.status === 429 ? 'rate limited by the model server' : 'the model server failed'
+    const wait = typeof d.retryAfterMs === 'number' ? ` in ${Math.max(1, Math.round(d.retryAfterMs / 1000))} s` : ''
+    this.line(`… ${what}${status}, retrying${wait}`)
   }
 
   private onRequested(req: ExecApprovalRequest) {
