@@ -434,7 +434,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
         // droppable when slow, as all of OpenClaw's session notices (a list refresh catches up)
-        return deliver('sessions.changed', sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
+        return deliver('sessions.changed', () => sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
         return deliver(ev.event, ev.payload)
