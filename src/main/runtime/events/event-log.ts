@@ -397,7 +397,8 @@ export class EventLog {
   }
 
   // whole runs are not tracked here: the cut may start mid-run, and read() rebuilds that run's text from
-  // the deltas it still has (a partial reply, marked by the missing start)
+  // the deltas it still has; recovery (partial-reply.ts) sees the missing start — the run's first line left is
+  // not its seq 1 — and keeps no text that starts mid-way, saying part of it was not saved
   private async keepNewestHalf(file: string): Promise<number> {
     const text = await fs.promises.readFile(file, 'utf8')
     const from = text.indexOf('\n', Math.floor(text.length / 2))
