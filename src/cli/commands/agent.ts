@@ -319,7 +319,12 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   const embedded = liveEmbeddedRuntime(stateDir)
   if (embedded) throw new CliError(`${embeddedRuntimeName(embedded)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
   // recorded before the runtime starts, so a gateway or app started meanwhile sees this run
-  const unregister = registerEmbeddedRuntime(stateDir, 'local')
+  let unregister = () => {}
+  try {
+    unregister = registerEmbeddedRuntime(stateDir, 'local')
+  } catch {
+    // a state dir that cannot take the record (read-only): the runtime's own start says what is wrong, or runs
+  }
   const { createRuntime } = await import('../../main/runtime/runtime')
   let host: RuntimeHost
   try {
