@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
+import { embeddedRuntimeName, liveEmbeddedRuntime, registerEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
 import { RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
@@ -24,7 +25,8 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   existing session by its id (\`loopdesk sessions --json\`); an unknown id fails, no session is made.
   --file attaches a file (repeat it for more; images go to the model as images; a message may then be
   empty). --timeout is the run timeout in seconds (default 600). --local runs embedded in this process
-  instead of through the gateway.
+  instead of through the gateway; it refuses (exit 1) while a gateway, the app or another --local run uses
+  the state dir.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
@@ -313,8 +315,24 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
       EXIT.failed,
     )
   }
+  // a runtime without a gateway (the app before its gateway is up, another --local run): nothing to go through
+  const embedded = liveEmbeddedRuntime(stateDir)
+  if (embedded) throw new CliError(`${embeddedRuntimeName(embedded)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
+  // recorded before the runtime starts, so a gateway or app started meanwhile sees this run
+  let unregister = () => {}
+  try {
+    unregister = registerEmbeddedRuntime(stateDir, 'local')
+  } catch {
+    // a state dir that cannot take the record (read-only): the runtime's own start says what is wrong, or runs
+  }
   const { createRuntime } = await import('../../main/runtime/runtime')
-  const host: RuntimeHost = await createRuntime({ stateDir, env: io.env })
+  let host: RuntimeHost
+  try {
+    host = await createRuntime({ stateDir, env: io.env })
+  } catch (err) {
+    unregister()
+    throw err
+  }
   const printer = new ReplyPrinter(io.stdout)
   let sessionKey: string | undefined
   const activity = new RunActivity({
@@ -354,5 +372,6 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     off()
     offSignal()
     await host.shutdown({ drainMs: 1000, reason: 'cli exit' })
+    unregister()
   }
 }

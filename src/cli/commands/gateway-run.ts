@@ -8,6 +8,7 @@ import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-
 import { PortInUseError } from '../../main/gateway/listen'
 import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
 import { servedMessage, servingGateway } from '../../main/gateway/gateway-in-use'
+import { embeddedRuntimeName, liveEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
 
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--allow-second] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
@@ -16,7 +17,8 @@ export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--
   one of the configured ones). Every client needs it, on any bind. A token from loopdesk.json or the token
   file is followed while running: when it changes, clients that used the old one are disconnected (4001).
   Refuses to start (exit 1) while another gateway (the desktop app's or another \`gateway run\`) serves the
-  same state dir; --allow-second starts anyway (the newest one is then the one the CLI and dashboard use).`
+  same state dir, or a runtime without one uses it (\`loopdesk agent --local\`, the app); --allow-second
+  starts anyway (the newest one is then the one the CLI and dashboard use).`
 
 const FLAGS = {
   port: { type: 'string' },
@@ -73,6 +75,11 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   if (!allowSecond) {
     const other = await servingGateway(stateDir)
     if (other) throw new CliError(servedMessage(other), EXIT.failed)
+    // a runtime with no gateway (a `loopdesk agent --local` run, the app before its gateway is up) counts too
+    const embedded = liveEmbeddedRuntime(stateDir)
+    if (embedded) {
+      throw new CliError(`${embeddedRuntimeName(embedded)} already uses this state dir — wait for it or stop it, or use --state-dir (--allow-second starts one anyway)`, EXIT.failed)
+    }
   }
 
   const verbose = !!flags.verbose

@@ -12,6 +12,7 @@ import path from 'node:path'
 import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import { sessionDirs } from '../../main/runtime/media/reference-scan'
 import { journalOwnerAlive, journalOwnerPid } from '../../main/runtime/runner/accepted-journal'
+import { embeddedRuntimeName, liveEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
 import { isPidAlive } from '../../main/runtime/sessions/process-info'
 import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
@@ -101,6 +102,9 @@ export async function stateDirUsers(stateDir: string): Promise<string[]> {
   const gw = readGatewayInfo(stateDir)
   // (its recorded start time too: a pid the OS gave to another process since is no gateway)
   if (gw && gw.pid !== process.pid && gatewayProcessAlive(gw)) users.push(`a gateway (pid ${gw.pid}) serves it at ${gw.url}`)
+  // a runtime without a gateway (agent --local, the app before its gateway is up) records itself under gateway/
+  const embedded = liveEmbeddedRuntime(stateDir)
+  if (embedded) users.push(`${embeddedRuntimeName(embedded)} uses it`)
   // session dirs hold the journals and most locks; the state dir itself the config's
   for (const dir of [stateDir, ...(await sessionDirs(stateDir))]) {
     for (const name of fs.readdirSync(dir)) {

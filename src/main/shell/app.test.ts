@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 vi.mock('electron', async () => (await import('./testing/fake-electron')).electronModule)
 import { ipcChannel } from '../../shared/bridge'
 import { startShell, type GatewayStartOptions, type RuntimeOptions, type ShellDeps } from './app'
+import type { EmbeddedRuntimeInfo } from '../gateway/embedded-runtimes'
 import { fake, FakeBrowserWindow, resetFake } from './testing/fake-electron'
 import { createFakeHost, type FakeHost } from './testing/fake-host'
 
@@ -30,6 +31,9 @@ function deps(overrides: Partial<ShellDeps> = {}): ShellDeps {
     },
     // never this machine's own state dir's gateway.json
     servingGateway: async () => undefined,
+    // nor its runtime records
+    embeddedRuntime: () => undefined,
+    registerRuntime: () => () => void order.push('unregistered'),
     ...overrides,
   }
 }
@@ -74,6 +78,18 @@ describe('startShell', () => {
       buttons: ['Retry', 'Quit'],
     })
     expect(order).toEqual(['runtime', 'gateway'])
+  })
+
+  it('a runtime without a gateway on the data folder (agent --local) asks too; the app records its own runtime only once it may start', async () => {
+    const answers: Array<EmbeddedRuntimeInfo | undefined> = [{ pid: 4242, launchedBy: 'local', startedAt: 1 }, undefined]
+    const registerRuntime = vi.fn((dir: string) => (order.push(`registered ${dir}`), () => void order.push('unregistered')))
+    const shell = startShell(deps({ embeddedRuntime: () => answers.shift(), registerRuntime }), paths, { LOOPDESK_STATE_DIR: '/tmp/loopdesk-state-x' })
+    await shell.ready
+    expect(fake.dialog.showMessageBox).toHaveBeenCalledTimes(1)
+    expect(fake.dialog.showMessageBox.mock.calls[0][0]).toMatchObject({ message: 'A `loopdesk agent --local` run (pid 4242) already uses this data folder' })
+    // recorded after the question was answered (Retry, then free), never while another runtime had the folder
+    expect(registerRuntime.mock.invocationCallOrder[0]).toBeGreaterThan(fake.dialog.showMessageBox.mock.invocationCallOrder[0])
+    expect(order.slice(0, 2)).toEqual(['registered /tmp/loopdesk-state-x', 'runtime'])
   })
 
   it('another gateway serving the data folder: Quit starts no runtime, no window, no gateway', async () => {
@@ -211,7 +227,7 @@ describe('startShell', () => {
     expect(willQuit).toBe(0) // deferred until the shutdown finished
     fake.app.quit() // a second quit while draining must not start another shutdown
     await vi.waitFor(() => expect(willQuit).toBe(1))
-    expect(order).toEqual(['runtime', 'gateway', 'gateway.close', 'runtime.shutdown'])
+    expect(order).toEqual(['runtime', 'gateway', 'gateway.close', 'runtime.shutdown', 'unregistered'])
     expect(host.shutdown).toHaveBeenCalledTimes(1)
     expect(host.shutdown).toHaveBeenCalledWith({ drainMs: 5000, reason: 'app quit' })
     expect(fake.ipcMain.handlers.size).toBe(0)

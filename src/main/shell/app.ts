@@ -8,6 +8,7 @@ import type { CredentialStore } from '../runtime/contracts'
 import type { PairingApi } from '../gateway/device-pairing'
 import type { GatewayInfo } from '../gateway/state-files'
 import { claimDataFolder } from './data-folder-in-use'
+import { registerEmbeddedRuntime, type EmbeddedRuntimeInfo } from '../gateway/embedded-runtimes'
 import { registerBridgeIpc, type BridgeIpc } from './ipc'
 import { APP_ENTRY_URL, devServerOrigin, type OriginPolicy } from './origin'
 import { resolveStateDir } from '../runtime/config/state-dir'
@@ -53,6 +54,10 @@ export interface ShellDeps<R extends RuntimeHost = RuntimeHost> {
   startGateway?(opts: GatewayStartOptions<R>): Promise<GatewayHandle>
   /** another gateway serving the state dir (default: gateway.json's live pid with its port answering) */
   servingGateway?(stateDir: string): Promise<GatewayInfo | undefined>
+  /** another runtime without a gateway on the state dir (default: a live record under gateway/runtimes/) */
+  embeddedRuntime?(stateDir: string): EmbeddedRuntimeInfo | undefined
+  /** records this app's runtime in the state dir; returns its removal (default: gateway/runtimes/<pid>.json) */
+  registerRuntime?(stateDir: string): () => void
 }
 
 export interface ShellPaths {
@@ -109,6 +114,8 @@ export function startShell<R extends RuntimeHost>(
   let win: BrowserWindow | undefined
   let runtime: R | undefined
   let gateway: GatewayHandle | undefined
+  /** removes this app's runtime record from the state dir (gateway/runtimes/) */
+  let unregisterRuntime: (() => void) | undefined
   let ipc: BridgeIpc | undefined
   let settings: ShellSettings | undefined
 
@@ -164,6 +171,7 @@ export function startShell<R extends RuntimeHost>(
     // never two runtimes on one state dir
     const claim = await claimDataFolder(stateDir, {
       serving: deps.servingGateway,
+      embedded: deps.embeddedRuntime,
       ask: async (q) => {
         const { response } = await dialog.showMessageBox({
           type: 'warning',
@@ -181,6 +189,13 @@ export function startShell<R extends RuntimeHost>(
     if (claim === 'quit') {
       app.quit()
       return
+    }
+    // from now on `gateway run`, `agent --local` and another app see this runtime, gateway or not
+    try {
+      unregisterRuntime = (deps.registerRuntime ?? ((dir) => registerEmbeddedRuntime(dir, 'app')))(stateDir)
+    } catch (err) {
+      // an unwritable state dir fails the runtime's own start with the real reason; this record is only a courtesy
+      console.warn(`[loopdesk] could not record this runtime in the state dir: ${(err as Error)?.message ?? err}`)
     }
     const prefs = settings.prefs
     // started from the Dock / Start menu there is no HTTPS_PROXY: the OS proxy settings stand in
@@ -236,6 +251,7 @@ export function startShell<R extends RuntimeHost>(
       console.error('[loopdesk] runtime shutdown failed:', err?.message),
     )
     ipc?.dispose()
+    unregisterRuntime?.()
   }
   app.on('before-quit', (event) => {
     if (phase === 'done') return

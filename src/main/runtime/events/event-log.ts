@@ -24,11 +24,15 @@
 // flush the disk takes — the timer retries every `retryMs` while some are held (its ticks in between add the new
 // lines to them), a flush asked for (recovery, shutdown) at once. A dropped line left a gap in its
 // run's seq, and recovery rebuilds a cut-off reply only up to the first gap (runner/partial-reply.ts): holding
-// them, a 200 KB reply the disk refused for a while comes back whole.
+// them, a 200 KB reply the disk refused for a while comes back whole. At shutdown, what the last flush could not
+// write gets one more, synchronous try; what even that loses is said in one line (counts and sessions, no
+// content). A process that exits without a shutdown (a second SIGTERM) makes the same synchronous try from its
+// 'exit' hook, for the pending lines too.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AgentEvent } from '../../../shared/events'
 import { writeFileAtomic } from '../sessions'
+import { writeWholeOrUndo } from '../sessions/write-whole'
 
 export interface EventLogOptions {
   /** the file a session's events go to, or undefined (unknown session: not kept) */
@@ -46,6 +50,16 @@ export interface EventLogOptions {
   /** while lines are held, a flush is tried this often even with nothing new (default 1 s) */
   retryMs?: number
   onError?(err: unknown): void
+  /** the one line saying what was lost at exit (default console.warn) */
+  warn?(line: string): void
+}
+
+/** one session's event-log lines that could not be written before the process ended */
+export interface LostLines {
+  /** the session id (the file's name) */
+  sessionId: string
+  lines: number
+  bytes: number
 }
 
 /** how often pending lines are appended: at most this much of a streaming reply is lost to a kill -9 */
@@ -83,6 +97,8 @@ export class EventLog {
   private readonly maxOpenFiles: number
   private readonly maxHeldBytes: number
   private readonly retryMs: number
+  /** close() or the exit hook has made the last try: nothing is written after it */
+  private ended = false
 
   constructor(private readonly o: EventLogOptions) {
     this.maxFileBytes = o.maxFileBytes ?? 1024 * 1024
@@ -91,6 +107,8 @@ export class EventLog {
     this.maxOpenFiles = Math.max(1, o.maxOpenFiles ?? MAX_OPEN_FILES)
     this.maxHeldBytes = o.maxHeldBytes ?? MAX_HELD_BYTES
     this.retryMs = o.retryMs ?? RETRY_MS
+    live.add(this)
+    ensureExitHook()
   }
 
   add(ev: AgentEvent): void {
@@ -319,21 +337,68 @@ export class EventLog {
     return this.enqueue(() => this.closeHandle(file))
   }
 
-  /** Writes what is pending and closes every file (shutdown). */
+  /**
+   * Writes what is pending and closes every file (shutdown). Lines the disk still refused get one more try, then
+   * what is lost is said in one line: the process ends, and nothing retries them after it.
+   */
   async close(): Promise<void> {
     await this.flush()
     if (this.idleTimer) clearTimeout(this.idleTimer)
     this.idleTimer = undefined
-    // lines the disk still refuses are lost with the process, as before (no retry after shutdown)
     if (this.timer) clearTimeout(this.timer)
     this.timer = undefined
     await this.enqueue(async () => {
       for (const file of [...this.handles.keys()]) await this.closeHandle(file)
+      this.lastTry()
     })
+    live.delete(this)
+  }
+
+  /**
+   * The process is exiting without close() (a second signal, process.exit): the event loop is gone, so what is
+   * pending and held is written synchronously, once. An append still in flight may land after these lines or
+   * never: recovery reads either as a gap in the run's seq and stops the text there.
+   */
+  exitSync(): void {
+    live.delete(this)
+    if (this.ended) return
+    if (this.timer) clearTimeout(this.timer)
+    if (this.idleTimer) clearTimeout(this.idleTimer)
+    this.lastTry()
+  }
+
+  /** Synchronous: held lines (then pending ones) appended whole or not at all; what fails is reported, once. */
+  private lastTry(): void {
+    this.ended = true
+    const files = new Map(this.held)
+    this.held.clear()
+    this.heldBytes = 0
+    for (const [file, lines] of this.pending) files.set(file, (files.get(file) ?? []).concat(lines))
+    this.pending.clear()
+    const lost: LostLines[] = []
+    let why = ''
+    for (const [file, lines] of files) {
+      const buf = Buffer.from(lines.join('\n') + '\n')
+      try {
+        // its own folder only: a state dir removed meanwhile is not made again
+        if (!fs.existsSync(path.dirname(file))) fs.mkdirSync(path.dirname(file))
+        const fd = fs.openSync(file, 'a', 0o600)
+        try {
+          writeWholeOrUndo(fd, buf, fs.fstatSync(fd).size, 'event-log')
+        } finally {
+          fs.closeSync(fd)
+        }
+      } catch (err) {
+        why ||= (err as NodeJS.ErrnoException).code ?? (err as Error).message
+        lost.push({ sessionId: path.basename(file, '.jsonl'), lines: lines.length, bytes: buf.length })
+      }
+    }
+    if (lost.length) (this.o.warn ?? console.warn)(lostLine(lost, why))
   }
 
   // whole runs are not tracked here: the cut may start mid-run, and read() rebuilds that run's text from
-  // the deltas it still has (a partial reply, marked by the missing start)
+  // the deltas it still has; recovery (partial-reply.ts) sees the missing start — the run's first line left is
+  // not its seq 1 — and keeps no text that starts mid-way, saying part of it was not saved
   private async keepNewestHalf(file: string): Promise<number> {
     const text = await fs.promises.readFile(file, 'utf8')
     const from = text.indexOf('\n', Math.floor(text.length / 2))
@@ -341,6 +406,25 @@ export class EventLog {
     await writeFileAtomic(file, kept, { mode: 0o600, fsync: false })
     return Buffer.byteLength(kept)
   }
+}
+
+/** One line for the log: how much of which sessions' event logs the process could not write (no content). */
+export function lostLine(lost: readonly LostLines[], why: string): string {
+  const lines = lost.reduce((n, l) => n + l.lines, 0)
+  const bytes = lost.reduce((n, l) => n + l.bytes, 0)
+  const each = lost.map((l) => `${l.sessionId} (${l.lines} line${l.lines === 1 ? '' : 's'}, ${l.bytes} bytes)`).join(', ')
+  return `[runtime] the Inspector's event log lost ${lines} line${lines === 1 ? '' : 's'} (${bytes} bytes) at exit, the disk refusing them (${why}) — session${lost.length === 1 ? '' : 's'} ${each}`
+}
+
+/** event logs not closed yet: a process that exits without closing them gives each a last synchronous try */
+const live = new Set<EventLog>()
+let exitHooked = false
+function ensureExitHook(): void {
+  if (exitHooked) return
+  exitHooked = true
+  process.on('exit', () => {
+    for (const log of [...live]) log.exitSync()
+  })
 }
 
 /**

@@ -229,8 +229,11 @@ export class HookRegistry {
       let res: unknown
       try {
         const limit = this.limitOf(reg)
-        res = timeSync(() => reg.handler({ ...event, message }, ctx), limit, (took) =>
-          this.logger.warn(`[hooks] ${blockedText('tool_result_persist handler of', this.who(reg), took, limit)}`),
+        res = timeSync(
+          () => reg.handler({ ...event, message }, ctx),
+          limit,
+          (took) => this.logger.warn(`[hooks] ${blockedText('tool_result_persist handler of', this.who(reg), took, limit)}`),
+          `tool_result_persist handler of ${this.who(reg)}`,
         )
       } catch (err) {
         this.logger.error(`[hooks] tool_result_persist handler of ${this.who(reg)} failed: ${errorText(err)}`)

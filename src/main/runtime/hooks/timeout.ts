@@ -11,7 +11,10 @@
 // would need their events, results and module state to cross a thread boundary (structured clone: no
 // closures, no in-place edits) and would make tool_result_persist block on the worker anyway — a different
 // plugin API, not a drop-in isolation. What we do: a synchronous stretch longer than the limit is logged
-// with the handler's name once it returns (its result is kept: it did finish), so a slow plugin is found.
+// with the handler's name once it returns (its result is kept: it did finish), so a slow plugin is found; and
+// one that does not return is named while it runs, by a watchdog thread (stall-watchdog.ts).
+
+import { watchCall } from './stall-watchdog'
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
 
@@ -39,7 +42,7 @@ export async function callWithTimeout<T>(
   who: string,
   onBlocked?: (ms: number) => void,
 ): Promise<T> {
-  const value = timeSync(fn, timeoutMs, onBlocked)
+  const value = timeSync(fn, timeoutMs, onBlocked, `${hook} ${who}`)
   if (!isThenable(value)) return value
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return await value
   let timer: ReturnType<typeof setTimeout> | undefined
@@ -55,13 +58,18 @@ export async function callWithTimeout<T>(
   }
 }
 
-/** Runs `fn` and reports (after it returned or threw) a synchronous stretch longer than `limitMs`. */
-export function timeSync<T>(fn: () => T, limitMs: number, onBlocked?: (ms: number) => void): T {
+/**
+ * Runs `fn` and reports (after it returned or threw) a synchronous stretch longer than `limitMs`; with `label`
+ * (the handler, in words) a stretch that goes on past the limit is also named while it runs (stall-watchdog.ts).
+ */
+export function timeSync<T>(fn: () => T, limitMs: number, onBlocked?: (ms: number) => void, label?: string): T {
   if (!onBlocked || !(limitMs > 0) || !Number.isFinite(limitMs)) return fn()
   const started = performance.now()
+  const done = label ? watchCall(label, limitMs) : undefined
   try {
     return fn()
   } finally {
+    done?.()
     const ms = performance.now() - started
     if (ms > limitMs) onBlocked(ms)
   }

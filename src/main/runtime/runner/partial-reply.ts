@@ -6,6 +6,10 @@
 // A run's events carry consecutive seq numbers, and the log writes them all: a gap means appends were lost (a
 // full disk refused them, then took later ones). The text stops at the gap — the reply as far as it is known
 // whole, never one with its middle missing (text after a later tool event is a new message, whole again).
+// The log's size cap keeps its newest half from a line start (EventLog.keepNewestHalf), which can fall inside a
+// streaming run: then the run's first line left is not its seq 1, and the text up to its next tool event has
+// lost its beginning — it is treated as past a gap, never a reply that starts mid-way as if whole.
+// `incomplete` says the log lost some of the run's text (a gap or a trimmed start): recovery says so.
 import fs from 'node:fs'
 import type { AgentEvent } from '../../../shared/events'
 
@@ -20,6 +24,8 @@ export interface PartialReply {
   lastAt: number
   /** the error its lifecycle ended with, if the log has it (a run that ended on a storage error it could not write) */
   error?: string
+  /** text of the message that was streaming is missing from the log (a seq gap before it, or its start trimmed away) */
+  incomplete?: true
 }
 
 /** the log is bounded (~1 MiB, EventLog's maxFileBytes): never read more than twice that */
@@ -59,6 +65,8 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   let error: string | undefined
   let seq: number | undefined
   let gap = false
+  /** assistant text of the current message was skipped past a gap */
+  let lost = false
   for (const line of raw.split('\n')) {
     // cheap filter before parsing: most lines of a busy session's log belong to other runs
     if (!line || !line.includes(runId)) continue
@@ -72,11 +80,15 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
     found = true
     if (typeof ev.ts === 'number') lastAt = Math.max(lastAt, ev.ts)
     if (typeof ev.seq === 'number') {
-      if (seq !== undefined && ev.seq !== seq + 1) gap = true
+      // the run's first line left must be its first event: else the trim took its start
+      if (seq === undefined ? ev.seq !== 1 : ev.seq !== seq + 1) gap = true
       seq = ev.seq
     }
     // past a gap the message's text is not known whole; a tool starts the next message afresh
-    if (gap && ev.stream !== 'lifecycle' && ev.stream !== 'tool') continue
+    if (gap && ev.stream !== 'lifecycle' && ev.stream !== 'tool') {
+      if (ev.stream === 'assistant') lost = true
+      continue
+    }
     const d = (ev.data ?? {}) as { phase?: unknown; delta?: unknown; text?: unknown; replace?: unknown }
     if (ev.stream === 'lifecycle' && d.phase === 'start') startedAt ??= ev.ts
     else if (ev.stream === 'lifecycle' && d.phase === 'error') error = typeof (d as { error?: unknown }).error === 'string' ? (d as { error: string }).error : undefined
@@ -85,6 +97,7 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
       text = ''
       textStartedAt = undefined
       gap = false
+      lost = false
     } else if (ev.stream === 'assistant') {
       // a replacement (think-tag split, a repeat of a message send) carries its whole text; other events only their delta
       text = d.replace === true && typeof d.text === 'string' ? d.text : text + (typeof d.delta === 'string' ? d.delta : '')
@@ -95,5 +108,5 @@ export function readPartialReply(file: string, runId: string, persistedText = ''
   }
   if (!found) return undefined
   if (persistedText && text.startsWith(persistedText)) text = text.slice(persistedText.length)
-  return { text, textStartedAt, startedAt, lastAt, ...(error !== undefined ? { error } : {}) }
+  return { text, textStartedAt, startedAt, lastAt, ...(error !== undefined ? { error } : {}), ...(lost ? { incomplete: true as const } : {}) }
 }

@@ -3,16 +3,19 @@
 // timed by the run's last logged event. The real SIGKILL cases are in ../kill9.test.ts.
 import fs from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
 import type { TranscriptEntry } from '../contracts'
+import { EventLog } from '../events/event-log'
 import { SessionStore, Transcript } from '../sessions'
 import { readPartialReply } from './partial-reply'
-import { INTERRUPTED_PARTIAL, INTERRUPTED_UNANSWERED, recoverInterruptedRuns } from './recovery'
+import { INTERRUPTED_INCOMPLETE, INTERRUPTED_PARTIAL, INTERRUPTED_UNANSWERED, recoverInterruptedRuns } from './recovery'
 
 const KEY = 'agent:main:crash'
 // a run's events carry consecutive seq numbers, as the bus numbers them
 const seqs = new Map<string, number>()
+// each test's runs start at seq 1, as a real run does (a first line past 1 is a start the trim took)
+beforeEach(() => seqs.clear())
 const ev = (runId: string, stream: string, ts: number, data: Record<string, unknown>) => {
   const seq = (seqs.get(runId) ?? 0) + 1
   seqs.set(runId, seq)
@@ -67,9 +70,58 @@ describe('partial reply from the event log', () => {
     const line = (seq: number, stream: string, data: Record<string, unknown>) => JSON.stringify({ runId: 'g', seq, stream, ts: 100 + seq, data, sessionKey: KEY })
     const head = [line(1, 'lifecycle', { phase: 'start' }), line(2, 'assistant', { delta: 'kept ' }), line(3, 'assistant', { delta: 'whole' })]
     fs.writeFileSync(file, [...head, line(7, 'assistant', { delta: ' lost middle' })].join('\n'))
-    expect(readPartialReply(file, 'g')).toMatchObject({ text: 'kept whole', lastAt: 107 })
+    expect(readPartialReply(file, 'g')).toMatchObject({ text: 'kept whole', lastAt: 107, incomplete: true })
     fs.writeFileSync(file, [...head, line(7, 'tool', { phase: 'result', toolCallId: 'c' }), line(8, 'assistant', { delta: 'next message' })].join('\n'))
     expect(readPartialReply(file, 'g')).toMatchObject({ text: 'next message', lastAt: 108 })
+  })
+})
+
+describe('partial reply from a trimmed event log', () => {
+  const line = (seq: number, stream: string, data: Record<string, unknown>) => JSON.stringify({ runId: 't', seq, stream, ts: 100 + seq, data, sessionKey: KEY })
+
+  it("the run's first line left is not its seq 1 (the trim took its start): no text that starts mid-way, marked incomplete", () => {
+    const file = path.join(tempDir('ld-partial-'), 'e.jsonl')
+    fs.writeFileSync(file, [line(40, 'assistant', { delta: 'middle of the ' }), line(41, 'assistant', { delta: 'reply' })].join('\n'))
+    expect(readPartialReply(file, 't')).toMatchObject({ text: '', incomplete: true, lastAt: 141 })
+    expect(readPartialReply(file, 't')?.startedAt).toBeUndefined()
+  })
+
+  it('a tool event after the trimmed start begins a whole message again: not incomplete', () => {
+    const file = path.join(tempDir('ld-partial-'), 'e.jsonl')
+    fs.writeFileSync(file, [line(40, 'assistant', { delta: 'lost start' }), line(41, 'tool', { phase: 'result', toolCallId: 'c' }), line(42, 'assistant', { delta: 'whole' })].join('\n'))
+    const back = readPartialReply(file, 't')
+    expect(back).toMatchObject({ text: 'whole', lastAt: 142 })
+    expect(back?.incomplete).toBeUndefined()
+  })
+
+  it('a run whose start is still in the log is whole, not incomplete', () => {
+    const file = path.join(tempDir('ld-partial-'), 'e.jsonl')
+    fs.writeFileSync(file, [line(1, 'lifecycle', { phase: 'start' }), line(2, 'assistant', { delta: 'all of it' })].join('\n'))
+    const back = readPartialReply(file, 't')
+    expect(back).toMatchObject({ text: 'all of it', startedAt: 101 })
+    expect(back?.incomplete).toBeUndefined()
+  })
+
+  it('recovery after the size cap trimmed the log mid-run: the reply says part of its text was not saved, never a tail as if whole', async () => {
+    const stateDir = tempDir('ld-trimmed-')
+    const eventsFile = path.join(stateDir, 'events', 'sid.jsonl')
+    // the real writer and its trim (newest half past maxFileBytes), a long reply streaming into it
+    const log = new EventLog({ fileFor: () => eventsFile, maxFileBytes: 4_096, flushMs: 10_000 })
+    let text = ''
+    log.add({ runId: 'r1', seq: 1, stream: 'lifecycle', ts: 1001, data: { phase: 'start' }, sessionKey: KEY })
+    for (let i = 0; i < 60; i++) {
+      const delta = `word${i} `
+      text += delta
+      log.add({ runId: 'r1', seq: i + 2, stream: 'assistant', ts: 1100 + i, data: { text, delta }, sessionKey: KEY })
+      await log.flush()
+    }
+    await log.close()
+    const kept = fs.readFileSync(eventsFile, 'utf8')
+    expect(kept).not.toContain('"phase":"start"') // the trim took the run's start
+    const s = await crashedSession('running', [user('r1', 'tell me', 1000)], kept.trim().split('\n'))
+    await recoverInterruptedRuns(s.store, { eventsFile: s.eventsFile })
+    const closing = (await s.t.readAll()).entries.find((e) => e.type === 'message' && e.message.role === 'assistant')
+    expect(closing).toMatchObject({ runId: 'r1', timestamp: 1159, message: { content: [], stopReason: 'error', errorMessage: INTERRUPTED_INCOMPLETE, interrupted: true } })
   })
 })
 

@@ -20,6 +20,8 @@ import { readPartialReply } from './partial-reply'
 /** the error of a run a crash cut off: with part of its reply written, or with none */
 export const INTERRUPTED_PARTIAL = 'Interrupted: Loopdesk stopped while this reply was being written.'
 export const INTERRUPTED_RUN = 'Interrupted: Loopdesk stopped before this run finished.'
+/** the reply's saved copy lost some of its text (a seq gap, or the event log's trim took its start) */
+export const INTERRUPTED_INCOMPLETE = 'Interrupted: Loopdesk stopped while this reply was being written, and part of its text was not saved.'
 export const INTERRUPTED_UNANSWERED = 'Interrupted: Loopdesk stopped before this message was answered.'
 
 export interface RecoveredRun {
@@ -87,7 +89,7 @@ function interruptedReply(
       usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
       stopReason: 'error',
       // the run ended on its error (the window shows it with Retry); only a crash is "Interrupted"
-      ...(error ? { errorMessage: error } : { errorMessage: text ? INTERRUPTED_PARTIAL : lastAssistant ? INTERRUPTED_RUN : INTERRUPTED_UNANSWERED, interrupted: true }),
+      ...(error ? { errorMessage: error } : { errorMessage: partial?.incomplete ? INTERRUPTED_INCOMPLETE : text ? INTERRUPTED_PARTIAL : lastAssistant ? INTERRUPTED_RUN : INTERRUPTED_UNANSWERED, interrupted: true }),
       timestamp: text && partial?.textStartedAt !== undefined ? partial.textStartedAt : endedAt,
     },
   }

@@ -1,0 +1,79 @@
+// Runtimes without a gateway on a state dir: a `loopdesk agent --local` run and the desktop app (whose gateway
+// may not have started yet, or failed to) each leave a record — `gateway/runtimes/<pid>.json`, pid and kernel
+// start time, as gateway.json does — so `gateway run`, the app and another `--local` run see them and never put
+// a second runtime on the folder. Under gateway/ because backup and restore leave that folder out: a copied
+// record of a live pid would make the restored folder look in use. A stale record (its process gone, or its pid
+// now another process's) never blocks: it is removed when found.
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { ownProcessStartTime } from '../runtime/sessions/process-info'
+import { gatewayDir, gatewayProcessAlive, writeFileAtomic } from './state-files'
+
+export interface EmbeddedRuntimeInfo {
+  pid: number
+  /** the process's kernel start time (Linux): a pid reused by another process does not match it */
+  pidStart?: string
+  /** the desktop app, or `loopdesk agent --local` */
+  launchedBy: 'app' | 'local'
+  startedAt: number
+}
+
+const runtimesDir = (stateDir: string) => join(gatewayDir(stateDir), 'runtimes')
+const recordPath = (stateDir: string, pid: number) => join(runtimesDir(stateDir), `${pid}.json`)
+
+/**
+ * Records this process's runtime on `stateDir`; the returned function removes the record (shutdown). A process
+ * that exits without calling it (process.exit, a second signal) removes it from its 'exit' hook.
+ */
+export function registerEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRuntimeInfo['launchedBy']): () => void {
+  const file = recordPath(stateDir, process.pid)
+  const info: EmbeddedRuntimeInfo = { pid: process.pid, launchedBy, startedAt: Date.now() }
+  const start = ownProcessStartTime()
+  if (start !== undefined) info.pidStart = start
+  mkdirSync(runtimesDir(stateDir), { recursive: true, mode: 0o700 })
+  writeFileAtomic(file, JSON.stringify(info) + '\n', 0o600)
+  const remove = () => {
+    process.off('exit', remove)
+    rmSync(file, { force: true })
+  }
+  process.on('exit', remove)
+  return remove
+}
+
+/** A runtime of another live process recorded on `stateDir` (the oldest), else undefined; stale records go. */
+export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | undefined {
+  let names: string[]
+  try {
+    names = readdirSync(runtimesDir(stateDir))
+  } catch {
+    return undefined
+  }
+  const live: EmbeddedRuntimeInfo[] = []
+  for (const name of names) {
+    if (!/^\d+\.json$/.test(name)) continue
+    const file = join(runtimesDir(stateDir), name)
+    let info: EmbeddedRuntimeInfo | undefined
+    try {
+      info = parse(JSON.parse(readFileSync(file, 'utf8')))
+    } catch {
+      continue // being written (atomic: never torn) or removed meanwhile
+    }
+    if (!info || info.pid === process.pid) continue
+    if (gatewayProcessAlive({ pid: info.pid, pidStart: info.pidStart, port: 0, url: '', startedAt: 0 })) live.push(info)
+    else rmSync(file, { force: true })
+  }
+  return live.sort((a, b) => a.startedAt - b.startedAt)[0]
+}
+
+function parse(v: unknown): EmbeddedRuntimeInfo | undefined {
+  const o = v as Partial<EmbeddedRuntimeInfo> | null
+  if (!o || typeof o.pid !== 'number' || (o.launchedBy !== 'app' && o.launchedBy !== 'local')) return undefined
+  const info: EmbeddedRuntimeInfo = { pid: o.pid, launchedBy: o.launchedBy, startedAt: typeof o.startedAt === 'number' ? o.startedAt : 0 }
+  if (typeof o.pidStart === 'string') info.pidStart = o.pidStart
+  return info
+}
+
+/** What the runtime is, for a one-line refusal: "the desktop app (pid 12)". */
+export function embeddedRuntimeName(info: EmbeddedRuntimeInfo): string {
+  return info.launchedBy === 'app' ? `the Loopdesk app (pid ${info.pid})` : `a \`loopdesk agent --local\` run (pid ${info.pid})`
+}
