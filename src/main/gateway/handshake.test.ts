@@ -308,20 +308,23 @@ describe('connect handshake', () => {
     }
   })
 
-  it('limits pending handshakes per address', async () => {
+  it('a full pending-handshake budget evicts its oldest idle socket instead of refusing the newcomer', async () => {
     const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
     try {
       const pending = [RawClient.open(small.gw.url), RawClient.open(small.gw.url), RawClient.open(small.gw.url)]
       await Promise.all(pending.map((c) => c.challenge()))
+      // a fourth idle socket gets in; the oldest goes, so the address still holds 3
       const extra = RawClient.open(small.gw.url)
-      await expect(extra.opened).rejects.toThrow('HTTP 429')
-      // an authenticated connection frees its slot
-      pending[0].ws.close()
-      await pending[0].closed
+      await extra.challenge()
+      expect(await pending[0].closed).toEqual({ code: 1008, reason: 'evicted: too many pending connections from this address' })
+      // the client that speaks at once gets in while the budget is full of idle sockets
       const conn = await small.connect()
       expect(conn.hello.type).toBe('hello-ok')
+      // one newcomer, one eviction
+      expect(await pending[1].closed).toMatchObject({ code: 1008 })
+      expect(pending[2].ws.readyState).toBe(pending[2].ws.OPEN)
       await conn.close()
-      for (const c of pending) c.ws.close()
+      for (const c of [...pending, extra]) c.ws.close()
     } finally {
       await small.stop()
     }
@@ -331,13 +334,17 @@ describe('connect handshake', () => {
     const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
     try {
       const evil = { Origin: 'http://evil.example' }
-      const pending = [1, 2, 3].map(() => RawClient.open(small.gw.url, evil))
+      const local = RawClient.open(small.gw.url)
+      await local.challenge()
+      const pending = [1, 2, 3, 4].map(() => RawClient.open(small.gw.url, evil))
       await Promise.all(pending.map((c) => c.challenge()))
-      await expect(RawClient.open(small.gw.url, evil).opened).rejects.toThrow('HTTP 429')
+      // the page's fourth socket evicts its own first one, never the address's idle socket
+      expect(await pending[0].closed).toMatchObject({ code: 1008 })
+      expect(local.ws.readyState).toBe(local.ws.OPEN)
       const conn = await small.connect()
       expect(conn.hello.type).toBe('hello-ok')
       await conn.close()
-      for (const c of pending) c.ws.close()
+      for (const c of [local, ...pending]) c.ws.close()
     } finally {
       await small.stop()
     }

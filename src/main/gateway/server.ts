@@ -185,7 +185,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   mkdirSync(gatewayDir(opts.stateDir), { recursive: true, mode: 0o700 })
 
   const conns = new Map<string, GatewayConnection>()
-  const preauthByIp = new Map<string, number>()
+  // each budget's connections still in their handshake, oldest first
+  const preauthByIp = new Map<string, Set<GatewayConnection>>()
   const dedupe = new AgentDedupe(limits.dedupeTtlMs, limits.dedupeMax)
   const usedNonces = new NonceLog(limits.signatureSkewMs * 2)
   const paired = new PairedDevices(opts.stateDir, (err) => log.warn(`gateway: could not save paired devices: ${String(err)}`))
@@ -512,9 +513,27 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function releasePreauth(conn: GatewayConnection) {
     if (!conn.preauthCounted) return
     conn.preauthCounted = false
-    const n = (preauthByIp.get(conn.preauthKey) ?? 1) - 1
-    if (n <= 0) preauthByIp.delete(conn.preauthKey)
-    else preauthByIp.set(conn.preauthKey, n)
+    const pending = preauthByIp.get(conn.preauthKey)
+    pending?.delete(conn)
+    if (pending?.size === 0) preauthByIp.delete(conn.preauthKey)
+  }
+
+  // A full budget sheds its oldest connection that has not sent a single frame: any local process could
+  // otherwise hold all the slots with sockets that never speak (re-opened each handshake timeout) and lock the
+  // CLI and the browser page out with 429. The budget still bounds the pending sockets; the user's clients send
+  // `connect` as soon as the challenge arrives, so they are never the idle ones. Only when every slot holds a
+  // connect still being judged is the upgrade refused (429).
+  function makePreauthRoom(key: string): boolean {
+    const pending = preauthByIp.get(key)
+    if (!pending || pending.size < limits.maxPreauthPerIp) return true
+    for (const c of pending) {
+      if (c.sentFrame) continue
+      releasePreauth(c)
+      c.close(CLOSE.policy, 'evicted: too many pending connections from this address')
+      log.debug?.(`gateway: evicted an idle pending connection from ${c.remoteAddress} (budget of ${limits.maxPreauthPerIp} full)`)
+      return true
+    }
+    return false
   }
 
   // Any web page the user opens can open WebSockets to 127.0.0.1 and never send `connect`: counted with the
@@ -676,6 +695,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   function onFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
     if (conn.state === 'closed') return
+    conn.sentFrame = true
     if (conn.state === 'handshake') return onHandshakeFrame(conn, data, isBinary)
     if (isBinary) {
       conn.respond('invalid', { ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid request frame: binary frames are not supported' } })
@@ -703,7 +723,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     )
     conns.set(conn.id, conn)
     conn.preauthKey = preauthKey(req)
-    preauthByIp.set(conn.preauthKey, (preauthByIp.get(conn.preauthKey) ?? 0) + 1)
+    const pending = preauthByIp.get(conn.preauthKey) ?? new Set<GatewayConnection>()
+    preauthByIp.set(conn.preauthKey, pending.add(conn))
     conn.preauthCounted = true
     conn.handshakeTimer = setTimeout(() => conn.close(CLOSE.policy, 'handshake timeout'), limits.handshakeTimeoutMs)
     nameOversizedPreauthClose(ws, () => conn.state === 'handshake')
@@ -740,7 +761,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
     if (closing) return rejectUpgrade(socket, 503, 'gateway shutting down')
-    if ((preauthByIp.get(preauthKey(req)) ?? 0) >= limits.maxPreauthPerIp) {
+    if (!makePreauthRoom(preauthKey(req))) {
       return rejectUpgrade(socket, 429, 'too many pending connections')
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
