@@ -65,8 +65,19 @@ describe('connect handshake', () => {
     expect(hello.features.events).toEqual(expect.arrayContaining(['agent', 'chat', 'tick', 'shutdown', 'sessions.changed']))
     // chat.send enforces expectedSessionRoutingContract, computed from sessionDefaults as scope|mainKey|defaultAgentId
     expect(hello.features.capabilities).toEqual(['chat-send-routing-contract'])
-    expect(hello.snapshot.stateDir).toBe(t.host.info.stateDir)
+    // read + write scopes: not the user's paths (admin only, below)
+    expect(hello.snapshot).not.toHaveProperty('stateDir')
     c.ws.close()
+  })
+
+  it("names the state dir and config path in hello only to an admin connection (a read-scoped one does not learn the user's paths)", async () => {
+    const reader = await t.connect({ scopes: ['operator.read'] })
+    expect(reader.hello.snapshot).not.toHaveProperty('stateDir')
+    expect(reader.hello.snapshot).not.toHaveProperty('configPath')
+    await reader.close()
+    const admin = await t.connect({ scopes: ['operator.admin'] })
+    expect(admin.hello.snapshot.stateDir).toBe(t.host.info.stateDir)
+    await admin.close()
   })
 
   it('negotiates protocol 3 for a v3-only client', async () => {

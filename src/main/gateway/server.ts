@@ -562,8 +562,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
-        configPath: host.info.configPath,
-        stateDir: host.info.stateDir,
+        // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
+        // client does not learn the home folder's path
+        ...(hasScope(conn.scopes, 'operator.admin') ? { configPath: host.info.configPath, stateDir: host.info.stateDir } : {}),
         sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },
