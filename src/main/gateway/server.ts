@@ -21,7 +21,7 @@ import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
-import { evaluateConnect, NonceLog } from './handshake'
+import { evaluateConnect, NonceLog, signedByPairedDevice } from './handshake'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
@@ -649,9 +649,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (problem) return failHandshake(conn, req.id, `invalid connect params: ${problem}`)
 
     const now = Date.now()
-    if (refuseWhileLocked(conn, req.id, now)) return
+    // A device already paired here (the user's CLI, the browser page) is let past its address's lock: another
+    // local process spamming wrong tokens would otherwise hold the user's own clients off for seconds. It
+    // proves a paired key over this connection's nonce — which a guesser lacks — and whether it may pass does
+    // not depend on its token, which is judged (and a wrong one counted) as for anyone else.
+    const params = req.params as ConnectParams
+    const pairedProof = () => signedByPairedDevice({ params, nonce: conn.nonce, now, skewMs: limits.signatureSkewMs, paired })
+    const locked = authBackoff.retryAfter(backoffKey(conn), now) > 0
+    if (locked && !pairedProof() && refuseWhileLocked(conn, req.id, now)) return
     const result = evaluateConnect({
-      params: req.params as ConnectParams,
+      params,
       token: sharedToken,
       nonce: conn.nonce,
       origin: conn.origin,
@@ -672,8 +679,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       }
       return failHandshake(conn, req.id, result.message, result.details, result.code, result.closeCode)
     }
-    authBackoff.success(backoffKey(conn))
-    const params = req.params as ConnectParams
+    // (a paired device let past a lock does not lift it: the guesser's lock runs on)
+    if (!locked) authBackoff.success(backoffKey(conn))
     conn.protocol = result.protocol
     conn.role = result.role
     conn.scopes = new Set(result.scopes)
