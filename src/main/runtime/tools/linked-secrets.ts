@@ -18,7 +18,7 @@ export class LinkedSecretError extends Error {
   }
 }
 
-/** Walk bounds: a Chromium profile (userData) can hold many files; the keys sit near its top. */
+/** Walk bounds per folder: a Chromium profile (userData) or years of transcripts can hold many files. */
 const MAX_ENTRIES = 20_000
 const MAX_DEPTH = 6
 /** The inventory is rebuilt at most this often (only when a multiply-linked file is opened at all). */
@@ -43,36 +43,33 @@ function fencedRoots(dirs: readonly PrivateDir[]): Array<{ dir: string; what: st
   return roots
 }
 
-function collect(dir: string, what: string, skip: string, inodes: Map<string, string>, budget: { left: number }, depth: number): void {
-  if (depth > MAX_DEPTH || budget.left <= 0) return
-  let st: fs.Stats | undefined
-  try {
-    st = fs.lstatSync(dir, { throwIfNoEntry: false })
-  } catch {
-    return
-  }
-  if (!st) return
-  if (st.isFile()) {
-    if (st.nlink > 1) inodes.set(`${st.dev}:${st.ino}`, what)
-    return
-  }
-  if (!st.isDirectory()) return // symlinks are not followed: their targets are fenced by real path already
-  let real: string
-  try {
-    real = fs.realpathSync.native(dir)
-  } catch {
-    return
-  }
-  if (real === skip) return // the workspace inside the state dir is the agent's own
-  let names: string[]
-  try {
-    names = fs.readdirSync(dir)
-  } catch {
-    return
-  }
-  for (const name of names) {
-    if (--budget.left <= 0) return
-    collect(path.join(dir, name), what, skip, inodes, budget, depth + 1)
+/**
+ * The multiply-linked regular files under `dir`, breadth-first (the keys and tokens sit near the top, so a folder
+ * with many transcripts or a big browser profile uses up its budget below them, not before them).
+ */
+function collect(dir: string, what: string, skip: string, inodes: Map<string, string>): void {
+  const queue: Array<{ p: string; depth: number }> = [{ p: dir, depth: 0 }]
+  for (let i = 0; i < queue.length && i < MAX_ENTRIES; i++) {
+    const { p, depth } = queue[i]
+    let st: fs.Stats | undefined
+    try {
+      st = fs.lstatSync(p, { throwIfNoEntry: false })
+    } catch {
+      continue
+    }
+    if (!st) continue
+    if (st.isFile()) {
+      if (st.nlink > 1) inodes.set(`${st.dev}:${st.ino}`, what)
+      continue
+    }
+    // symlinks are not followed: their targets are fenced by real path already
+    if (!st.isDirectory() || depth >= MAX_DEPTH) continue
+    try {
+      if (fs.realpathSync.native(p) === skip) continue // the workspace inside the state dir is the agent's own
+      for (const name of fs.readdirSync(p)) if (queue.length < MAX_ENTRIES) queue.push({ p: path.join(p, name), depth: depth + 1 })
+    } catch {
+      continue
+    }
   }
 }
 
@@ -81,8 +78,7 @@ function inventory(root: string, dirs: readonly PrivateDir[]): Inventory {
   const now = Date.now()
   if (cache && cache.key === key && now - cache.inv.at < TTL_MS) return cache.inv
   const inodes = new Map<string, string>()
-  const budget = { left: MAX_ENTRIES }
-  for (const r of fencedRoots(dirs)) collect(r.dir, r.what, root, inodes, budget, 0)
+  for (const r of fencedRoots(dirs)) collect(r.dir, r.what, root, inodes)
   const inv = { at: now, inodes }
   cache = { key, inv }
   return inv
