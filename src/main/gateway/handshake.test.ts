@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { generateKeyPairSync } from 'node:crypto'
 import { createNodeDeviceProof, generateNodeDeviceIdentity, publicKeyRawBase64Url } from '../../cli/identity'
@@ -336,6 +337,26 @@ describe('connect handshake', () => {
       expect(pending[2].ws.readyState).toBe(pending[2].ws.OPEN)
       await conn.close()
       for (const c of [...pending, extra]) c.ws.close()
+    } finally {
+      await small.stop()
+    }
+  })
+
+  it('an evicted socket is dropped at once, not left closing for a peer that never answers the close', async () => {
+    const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 2 } })
+    try {
+      // a raw upgrade whose peer never reads frames, so never answers a close frame
+      const raw = net.connect(small.gw.port, '127.0.0.1')
+      const upgraded = new Promise<void>((resolve) => raw.once('data', () => resolve()))
+      const gone = new Promise<number>((resolve) => raw.once('close', () => resolve(Date.now())))
+      raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.alloc(16, 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+      await upgraded
+      const others = [RawClient.open(small.gw.url), RawClient.open(small.gw.url)]
+      await Promise.all(others.map((c) => c.challenge()))
+      const evictedAt = Date.now()
+      const closedAt = await Promise.race([gone, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), 2000))])
+      expect(closedAt - evictedAt).toBeLessThan(1000)
+      for (const c of others) c.ws.close()
     } finally {
       await small.stop()
     }

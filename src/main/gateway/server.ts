@@ -530,6 +530,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       if (c.sentFrame) continue
       releasePreauth(c)
       c.close(CLOSE.policy, 'evicted: too many pending connections from this address')
+      // gone at once, not after a close handshake the peer may never answer: evictions are not bounded by the
+      // budget, so sockets left closing for ws's 30 s would pile up at the flood's rate
+      c.ws.terminate()
       log.debug?.(`gateway: evicted an idle pending connection from ${c.remoteAddress} (budget of ${limits.maxPreauthPerIp} full)`)
       return true
     }
