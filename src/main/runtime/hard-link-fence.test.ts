@@ -30,7 +30,7 @@ function toolResults(runId: string): string[] {
     .map((e) => (e.event === 'agent' ? JSON.stringify(e.payload.data) : ''))
 }
 
-it('read, edit and grep refuse a workspace hard link to a state-dir file; one to an ordinary file works', async () => {
+it('read, edit and grep refuse a workspace hard link to a state-dir file; one to an ordinary file works; write replaces the link', async () => {
   expect(t.workspace).toBe(path.join(t.stateDir, 'workspace'))
   fs.mkdirSync(path.join(t.stateDir, 'gateway'), { recursive: true })
   fs.mkdirSync(t.workspace, { recursive: true })
@@ -51,6 +51,8 @@ it('read, edit and grep refuse a workspace hard link to a state-dir file; one to
         { name: 'edit', args: { path: 'cfg.json', oldText: '{', newText: '{ ' } },
         { name: 'grep', args: { pattern: 'SECRET|store' } },
         { name: 'read', args: { path: 'vendor/dep/index.js' } },
+        // write replaces the name (rename), never writing through the link into the state dir's file
+        { name: 'write', args: { path: 'cfg.json', content: '{"mine": true}' } },
       ],
     },
     { text: 'done' },
@@ -58,7 +60,7 @@ it('read, edit and grep refuse a workspace hard link to a state-dir file; one to
   await t.call('agent', { message: 'go', idempotencyKey: 'hl-1', sessionKey: 'agent:main:hl' })
   expect((await t.call('agent.wait', { runId: 'hl-1', timeoutMs: 10_000 })).status).toBe('ok')
   const results = toolResults('hl-1')
-  expect(results).toHaveLength(4)
+  expect(results).toHaveLength(5)
   const all = results.join('\n')
   expect(all).not.toContain('SECRET-TOKEN-123')
   expect(results[0]).toContain('is a hard link to a file in Loopdesk')
@@ -67,4 +69,6 @@ it('read, edit and grep refuse a workspace hard link to a state-dir file; one to
   expect(results[2]).toContain('from the store')
   expect(results[3]).toContain('from the store')
   expect(fs.readFileSync(path.join(t.stateDir, 'loopdesk.json'), 'utf8')).toBe(configBefore)
+  expect(fs.readFileSync(path.join(t.workspace, 'cfg.json'), 'utf8')).toBe('{"mine": true}')
+  expect(fs.statSync(path.join(t.stateDir, 'loopdesk.json')).nlink).toBe(1)
 })
