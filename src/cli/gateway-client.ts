@@ -207,8 +207,25 @@ export class GatewayConnectionClient {
   }
 }
 
-/** Opens a socket, answers the challenge with a (signed) connect, and resolves after hello-ok. */
-export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionClient> {
+/** the gateway shed this socket from its full pre-handshake budget before our connect arrived */
+const PREAUTH_EVICTED = 'PREAUTH_EVICTED'
+
+/**
+ * Opens a socket, answers the challenge with a (signed) connect, and resolves after hello-ok. A socket the gateway
+ * evicted from its address's full pending-handshake budget (another process flooding it with idle sockets faster
+ * than our connect went out) is opened again, twice at most: the newest socket is the last one evicted.
+ */
+export async function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionClient> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await connectOnce(opts)
+    } catch (err) {
+      if (!(err instanceof GatewayClientError && err.code === PREAUTH_EVICTED) || attempt >= 2) throw err
+    }
+  }
+}
+
+function connectOnce(opts: ConnectOptions): Promise<GatewayConnectionClient> {
   const scopes = opts.scopes ?? ALL_OPERATOR_SCOPES
   const clientId = opts.clientId ?? 'cli'
   const clientMode = opts.clientMode ?? 'cli'
@@ -262,7 +279,9 @@ export function connectGateway(opts: ConnectOptions): Promise<GatewayConnectionC
       }
     })
     ws.on('close', (code, reason) => {
-      fail(new GatewayClientError('handshake', `gateway closed the connection during the handshake (${code} ${reason.toString()})`))
+      const why = reason.toString()
+      const evicted = code === 1008 && why.startsWith('evicted:')
+      fail(new GatewayClientError('handshake', `gateway closed the connection during the handshake (${code} ${why})`, evicted ? PREAUTH_EVICTED : undefined))
     })
     ws.on('message', (data) => {
       let frame: any

@@ -778,7 +778,8 @@ interface ChatHistorySessionState {
   inputConsumptions?: Array<{ runId: string; consumedByEventId: string }>
   /**
    * Loopdesk: lines of the transcript read for this reply that could not be read (damaged, not a crash-torn
-   * last line) and are missing from it; absent when there are none. `transcriptFile` names that file.
+   * last line) and are missing from it; absent when there are none. `transcriptFile` names that file relative to
+   * the gateway's state dir, with `/` separators (`agents/main/sessions/<sessionId>.jsonl`).
    */
   damagedLines?: number
   transcriptFile?: string

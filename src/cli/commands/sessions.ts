@@ -1,5 +1,6 @@
 // `loopdesk sessions`: the sessions a terminal user can continue with `agent --session-key`, newest first,
 // named as the window names them; --search finds them by their messages too, as the sidebar does.
+import path from 'node:path'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../shared/conversation-markdown'
 import type { ChatHistoryPage, ResultOf, SessionRow, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
@@ -151,18 +152,20 @@ async function exportSession(args: string[], flags: ParsedArgs['flags'], io: Cli
   if (!key) throw new UsageError('sessions export needs a session key (see: loopdesk sessions)')
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
-  const { messages, row, sessionKey, damaged } = await withGateway({ target, stateDir, io }, async (conn) => {
+  const { messages, row, sessionKey, damaged, gatewayStateDir } = await withGateway({ target, stateDir, io }, async (conn) => {
     // a failed page throws here (it is a request): wholeConversation never gives up on its own
     const pages = (await wholeConversation(async (p) => (await conn.request('chat.history', { sessionKey: key, ...p })) as ChatHistoryPage)) ?? []
     const canonical = pages[0]?.sessionKey ?? key
     const damaged = pages.find((p) => p.damagedLines)
-    return { messages: pages.flatMap((p) => p.messages), row: await sessionRow(conn, canonical), sessionKey: canonical, damaged }
+    // the page names the file relative to the gateway's state dir; hello tells an admin connection where that is
+    const gatewayStateDir = typeof conn.hello.snapshot?.stateDir === 'string' ? (conn.hello.snapshot.stateDir as string) : undefined
+    return { messages: pages.flatMap((p) => p.messages), row: await sessionRow(conn, canonical), sessionKey: canonical, damaged, gatewayStateDir }
   })
   if (!row && !messages.length) throw new CliError(`no session ${sessionKey} (see: loopdesk sessions)`, EXIT.failed)
   // the export is still written (what could be read), but never silently short of what the session held
   if (damaged) {
     const n = damaged.damagedLines!
-    io.stderr(`loopdesk: warning: ${n} line${n === 1 ? '' : 's'} of this conversation could not be read and ${n === 1 ? 'is' : 'are'} missing from the export (file ${damaged.transcriptFile})\n`)
+    io.stderr(`loopdesk: warning: ${n} line${n === 1 ? '' : 's'} of this conversation could not be read and ${n === 1 ? 'is' : 'are'} missing from the export (file ${damagedFileShown(damaged.transcriptFile ?? '', gatewayStateDir)})\n`)
   }
   if (flags.json) {
     io.stdout(JSON.stringify({ sessionKey, messages }) + '\n')
@@ -189,4 +192,10 @@ async function forkSession(args: string[], flags: ParsedArgs['flags'], io: CliIO
   })
   io.stdout(flags.json ? JSON.stringify(r) + '\n' : `${r.key}\n`)
   return EXIT.ok
+}
+
+/** Where a damaged transcript is: under the gateway's state dir when hello named it, else said relative to it. */
+function damagedFileShown(rel: string, stateDir: string | undefined): string {
+  if (path.isAbsolute(rel)) return rel // an older gateway sent the whole path
+  return stateDir ? path.join(stateDir, rel) : `${rel} in the gateway's state folder`
 }

@@ -1,6 +1,7 @@
 // Wrong-token connects are throttled per address: real gateway, real WebSockets (and the policy's clock
 // arithmetic on its own, where waiting for real would take minutes).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { RawClient, startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
 
@@ -76,6 +77,25 @@ describe('wrong-token backoff over real WebSockets', () => {
     expect((await tryConnect(TEST_TOKEN)).res.ok).toBe(true)
     for (let i = 0; i < 9; i++) expect((await tryConnect(WRONG)).res.error?.details?.code).toBe('AUTH_TOKEN_MISMATCH')
     expect((await tryConnect(TEST_TOKEN)).res.ok).toBe(true)
+  })
+
+  it("another local process's wrong tokens do not hold off a paired device (the user's CLI, the browser page): it is let past the lock, its token still judged", async () => {
+    // the CLI's identity pairs on its first loopback connect
+    await (await t.connect()).close()
+    for (let i = 0; i < 10; i++) await tryConnect(WRONG)
+    expect((await tryConnect(WRONG)).res.error?.details?.code).toBe('AUTH_RATE_LIMITED')
+    // locked: the paired device with the right token gets in at once, no wait
+    const cli = await t.connect()
+    expect(cli.hello.type).toBe('hello-ok')
+    await cli.close()
+    // ...which does not lift the lock for the guesser: the right token without a paired key is still refused
+    expect((await tryConnect(TEST_TOKEN)).res.error?.details?.code).toBe('AUTH_RATE_LIMITED')
+    // a device never paired here is locked out like any token-only connect (its key proves nothing)
+    const stranger = await t.connect({ identity: generateNodeDeviceIdentity() }).catch((e) => e)
+    expect(stranger.details?.code).toBe('AUTH_RATE_LIMITED')
+    // the paired device's token is judged: a wrong one is a mismatch (and counted), not a way around the token
+    const wrong = await t.connect({ token: WRONG }).catch((e) => e)
+    expect(wrong.details?.code).toBe('AUTH_TOKEN_MISMATCH')
   })
 
   it('a proxied (remote) flood gets the long lock and leaves direct loopback clients alone', async () => {

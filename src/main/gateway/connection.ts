@@ -31,6 +31,8 @@ export class GatewayConnection {
   /** which runs' tool events this connection gets, and whether with results (set at hello) */
   tools: ToolAudience = toolAudienceFor('', new Set())
   unauthorizedStreak = 0
+  /** set by its first frame (a pending connection that sent none may be evicted from a full pre-handshake budget) */
+  sentFrame = false
   droppedFrames = 0
   /** set when the client declared `loopdesk.assistant-delta` */
   assistantTexts: AssistantTextTracker | undefined

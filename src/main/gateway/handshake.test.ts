@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { generateKeyPairSync } from 'node:crypto'
 import { createNodeDeviceProof, generateNodeDeviceIdentity, publicKeyRawBase64Url } from '../../cli/identity'
@@ -65,8 +66,19 @@ describe('connect handshake', () => {
     expect(hello.features.events).toEqual(expect.arrayContaining(['agent', 'chat', 'tick', 'shutdown', 'sessions.changed']))
     // chat.send enforces expectedSessionRoutingContract, computed from sessionDefaults as scope|mainKey|defaultAgentId
     expect(hello.features.capabilities).toEqual(['chat-send-routing-contract'])
-    expect(hello.snapshot.stateDir).toBe(t.host.info.stateDir)
+    // read + write scopes: not the user's paths (admin only, below)
+    expect(hello.snapshot).not.toHaveProperty('stateDir')
     c.ws.close()
+  })
+
+  it("names the state dir and config path in hello only to an admin connection (a read-scoped one does not learn the user's paths)", async () => {
+    const reader = await t.connect({ scopes: ['operator.read'] })
+    expect(reader.hello.snapshot).not.toHaveProperty('stateDir')
+    expect(reader.hello.snapshot).not.toHaveProperty('configPath')
+    await reader.close()
+    const admin = await t.connect({ scopes: ['operator.admin'] })
+    expect(admin.hello.snapshot.stateDir).toBe(t.host.info.stateDir)
+    await admin.close()
   })
 
   it('negotiates protocol 3 for a v3-only client', async () => {
@@ -308,20 +320,43 @@ describe('connect handshake', () => {
     }
   })
 
-  it('limits pending handshakes per address', async () => {
+  it('a full pending-handshake budget evicts its oldest idle socket instead of refusing the newcomer', async () => {
     const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
     try {
       const pending = [RawClient.open(small.gw.url), RawClient.open(small.gw.url), RawClient.open(small.gw.url)]
       await Promise.all(pending.map((c) => c.challenge()))
+      // a fourth idle socket gets in; the oldest goes, so the address still holds 3
       const extra = RawClient.open(small.gw.url)
-      await expect(extra.opened).rejects.toThrow('HTTP 429')
-      // an authenticated connection frees its slot
-      pending[0].ws.close()
-      await pending[0].closed
+      await extra.challenge()
+      expect(await pending[0].closed).toEqual({ code: 1008, reason: 'evicted: too many pending connections from this address' })
+      // the client that speaks at once gets in while the budget is full of idle sockets
       const conn = await small.connect()
       expect(conn.hello.type).toBe('hello-ok')
+      // one newcomer, one eviction
+      expect(await pending[1].closed).toMatchObject({ code: 1008 })
+      expect(pending[2].ws.readyState).toBe(pending[2].ws.OPEN)
       await conn.close()
-      for (const c of pending) c.ws.close()
+      for (const c of [...pending, extra]) c.ws.close()
+    } finally {
+      await small.stop()
+    }
+  })
+
+  it('an evicted socket is dropped at once, not left closing for a peer that never answers the close', async () => {
+    const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 2 } })
+    try {
+      // a raw upgrade whose peer never reads frames, so never answers a close frame
+      const raw = net.connect(small.gw.port, '127.0.0.1')
+      const upgraded = new Promise<void>((resolve) => raw.once('data', () => resolve()))
+      const gone = new Promise<number>((resolve) => raw.once('close', () => resolve(Date.now())))
+      raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.alloc(16, 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+      await upgraded
+      const others = [RawClient.open(small.gw.url), RawClient.open(small.gw.url)]
+      await Promise.all(others.map((c) => c.challenge()))
+      const evictedAt = Date.now()
+      const closedAt = await Promise.race([gone, new Promise<number>((r) => setTimeout(() => r(Number.POSITIVE_INFINITY), 2000))])
+      expect(closedAt - evictedAt).toBeLessThan(1000)
+      for (const c of others) c.ws.close()
     } finally {
       await small.stop()
     }
@@ -331,13 +366,17 @@ describe('connect handshake', () => {
     const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
     try {
       const evil = { Origin: 'http://evil.example' }
-      const pending = [1, 2, 3].map(() => RawClient.open(small.gw.url, evil))
+      const local = RawClient.open(small.gw.url)
+      await local.challenge()
+      const pending = [1, 2, 3, 4].map(() => RawClient.open(small.gw.url, evil))
       await Promise.all(pending.map((c) => c.challenge()))
-      await expect(RawClient.open(small.gw.url, evil).opened).rejects.toThrow('HTTP 429')
+      // the page's fourth socket evicts its own first one, never the address's idle socket
+      expect(await pending[0].closed).toMatchObject({ code: 1008 })
+      expect(local.ws.readyState).toBe(local.ws.OPEN)
       const conn = await small.connect()
       expect(conn.hello.type).toBe('hello-ok')
       await conn.close()
-      for (const c of pending) c.ws.close()
+      for (const c of [local, ...pending]) c.ws.close()
     } finally {
       await small.stop()
     }

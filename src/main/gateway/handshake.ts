@@ -80,6 +80,39 @@ const reject = (
 
 const unauthorizedRole = (role: string) => reject(`unauthorized role: ${role}`, { code: 'UNAUTHORIZED_ROLE', role })
 
+/**
+ * The connect's device proof, checked against this connection's challenge: the device signed whichever token it
+ * presented (OpenClaw clients sign auth.token, which holds the device token when they reconnect without the
+ * shared secret). Undefined without a device.
+ */
+function deviceProofOf(input: Pick<HandshakeInput, 'params' | 'nonce' | 'now' | 'skewMs'>) {
+  const p = input.params
+  if (!p.device) return undefined
+  return verifyDeviceProof({
+    device: p.device,
+    clientId: p.client.id,
+    clientMode: p.client.mode,
+    role: p.role ?? 'operator',
+    scopes: p.scopes ?? [],
+    token: p.auth?.token || p.auth?.deviceToken || '',
+    platform: p.client.platform,
+    deviceFamily: p.client.deviceFamily,
+    challengeNonce: input.nonce,
+    now: input.now,
+    skewMs: input.skewMs,
+  })
+}
+
+/**
+ * The connect is signed by a device already paired with this gateway, for this connection's challenge — what
+ * lets it past its address's wrong-token lock (server.ts): a guesser sharing the address has no paired key, so
+ * this says nothing about the token, which is judged as usual afterwards.
+ */
+export function signedByPairedDevice(input: Pick<HandshakeInput, 'params' | 'nonce' | 'now' | 'skewMs' | 'paired'>): boolean {
+  const check = deviceProofOf(input)
+  return !!check?.ok && input.paired.isPaired(check.deviceId, check.publicKeyRaw)
+}
+
 export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | HandshakeRejection {
   const p = input.params
   if (p.maxProtocol < MIN_PROTOCOL || p.minProtocol > MAX_PROTOCOL || p.minProtocol > p.maxProtocol) {
@@ -114,25 +147,7 @@ export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | Hand
   if (role === 'node' && !p.device && (sharedOk || !given)) {
     return reject('device identity required', { code: ConnectErrorCodes.DEVICE_IDENTITY_REQUIRED }, CLOSE.policy, 'NOT_PAIRED')
   }
-  // The device signed whichever token it presented (OpenClaw clients sign auth.token, which holds the
-  // device token when they reconnect without the shared secret).
-  const signedToken = given || deviceTokenGiven || ''
-  const proof = () =>
-    p.device
-      ? verifyDeviceProof({
-          device: p.device,
-          clientId: p.client.id,
-          clientMode: p.client.mode,
-          role,
-          scopes: p.scopes ?? [],
-          token: signedToken,
-          platform: p.client.platform,
-          deviceFamily: p.client.deviceFamily,
-          challengeNonce: input.nonce,
-          now: input.now,
-          skewMs: input.skewMs,
-        })
-      : undefined
+  const proof = () => deviceProofOf(input)
 
   if (!sharedOk && deviceTokenGiven === undefined) {
     if (given === undefined || given === '') {

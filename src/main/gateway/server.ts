@@ -21,7 +21,7 @@ import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
-import { evaluateConnect, NonceLog } from './handshake'
+import { evaluateConnect, NonceLog, signedByPairedDevice } from './handshake'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
@@ -185,7 +185,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   mkdirSync(gatewayDir(opts.stateDir), { recursive: true, mode: 0o700 })
 
   const conns = new Map<string, GatewayConnection>()
-  const preauthByIp = new Map<string, number>()
+  // each budget's connections still in their handshake, oldest first
+  const preauthByIp = new Map<string, Set<GatewayConnection>>()
   const dedupe = new AgentDedupe(limits.dedupeTtlMs, limits.dedupeMax)
   const usedNonces = new NonceLog(limits.signatureSkewMs * 2)
   const paired = new PairedDevices(opts.stateDir, (err) => log.warn(`gateway: could not save paired devices: ${String(err)}`))
@@ -512,9 +513,30 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function releasePreauth(conn: GatewayConnection) {
     if (!conn.preauthCounted) return
     conn.preauthCounted = false
-    const n = (preauthByIp.get(conn.preauthKey) ?? 1) - 1
-    if (n <= 0) preauthByIp.delete(conn.preauthKey)
-    else preauthByIp.set(conn.preauthKey, n)
+    const pending = preauthByIp.get(conn.preauthKey)
+    pending?.delete(conn)
+    if (pending?.size === 0) preauthByIp.delete(conn.preauthKey)
+  }
+
+  // A full budget sheds its oldest connection that has not sent a single frame: any local process could
+  // otherwise hold all the slots with sockets that never speak (re-opened each handshake timeout) and lock the
+  // CLI and the browser page out with 429. The budget still bounds the pending sockets; the user's clients send
+  // `connect` as soon as the challenge arrives, so they are never the idle ones. Only when every slot holds a
+  // connect still being judged is the upgrade refused (429).
+  function makePreauthRoom(key: string): boolean {
+    const pending = preauthByIp.get(key)
+    if (!pending || pending.size < limits.maxPreauthPerIp) return true
+    for (const c of pending) {
+      if (c.sentFrame) continue
+      releasePreauth(c)
+      c.close(CLOSE.policy, 'evicted: too many pending connections from this address')
+      // gone at once, not after a close handshake the peer may never answer: evictions are not bounded by the
+      // budget, so sockets left closing for ws's 30 s would pile up at the flood's rate
+      c.ws.terminate()
+      log.debug?.(`gateway: evicted an idle pending connection from ${c.remoteAddress} (budget of ${limits.maxPreauthPerIp} full)`)
+      return true
+    }
+    return false
   }
 
   // Any web page the user opens can open WebSockets to 127.0.0.1 and never send `connect`: counted with the
@@ -543,8 +565,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
-        configPath: host.info.configPath,
-        stateDir: host.info.stateDir,
+        // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
+        // client does not learn the home folder's path
+        ...(hasScope(conn.scopes, 'operator.admin') ? { configPath: host.info.configPath, stateDir: host.info.stateDir } : {}),
         sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },
@@ -629,9 +652,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (problem) return failHandshake(conn, req.id, `invalid connect params: ${problem}`)
 
     const now = Date.now()
-    if (refuseWhileLocked(conn, req.id, now)) return
+    // A device already paired here (the user's CLI, the browser page) is let past its address's lock: another
+    // local process spamming wrong tokens would otherwise hold the user's own clients off for seconds. It
+    // proves a paired key over this connection's nonce — which a guesser lacks — and whether it may pass does
+    // not depend on its token, which is judged (and a wrong one counted) as for anyone else.
+    const params = req.params as ConnectParams
+    const pairedProof = () => signedByPairedDevice({ params, nonce: conn.nonce, now, skewMs: limits.signatureSkewMs, paired })
+    const locked = authBackoff.retryAfter(backoffKey(conn), now) > 0
+    if (locked && !pairedProof() && refuseWhileLocked(conn, req.id, now)) return
     const result = evaluateConnect({
-      params: req.params as ConnectParams,
+      params,
       token: sharedToken,
       nonce: conn.nonce,
       origin: conn.origin,
@@ -652,8 +682,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       }
       return failHandshake(conn, req.id, result.message, result.details, result.code, result.closeCode)
     }
-    authBackoff.success(backoffKey(conn))
-    const params = req.params as ConnectParams
+    // (a paired device let past a lock does not lift it: the guesser's lock runs on)
+    if (!locked) authBackoff.success(backoffKey(conn))
     conn.protocol = result.protocol
     conn.role = result.role
     conn.scopes = new Set(result.scopes)
@@ -676,6 +706,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   function onFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
     if (conn.state === 'closed') return
+    conn.sentFrame = true
     if (conn.state === 'handshake') return onHandshakeFrame(conn, data, isBinary)
     if (isBinary) {
       conn.respond('invalid', { ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid request frame: binary frames are not supported' } })
@@ -703,7 +734,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     )
     conns.set(conn.id, conn)
     conn.preauthKey = preauthKey(req)
-    preauthByIp.set(conn.preauthKey, (preauthByIp.get(conn.preauthKey) ?? 0) + 1)
+    const pending = preauthByIp.get(conn.preauthKey) ?? new Set<GatewayConnection>()
+    preauthByIp.set(conn.preauthKey, pending.add(conn))
     conn.preauthCounted = true
     conn.handshakeTimer = setTimeout(() => conn.close(CLOSE.policy, 'handshake timeout'), limits.handshakeTimeoutMs)
     nameOversizedPreauthClose(ws, () => conn.state === 'handshake')
@@ -740,7 +772,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
     if (closing) return rejectUpgrade(socket, 503, 'gateway shutting down')
-    if ((preauthByIp.get(preauthKey(req)) ?? 0) >= limits.maxPreauthPerIp) {
+    if (!makePreauthRoom(preauthKey(req))) {
       return rejectUpgrade(socket, 429, 'too many pending connections')
     }
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))

@@ -237,10 +237,12 @@ describe('chat.history damaged lines', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
     try {
       const page = await t.call('chat.history', { sessionKey: key })
-      expect(page).toMatchObject({ damagedLines: 2, transcriptFile: file })
+      // named relative to the state dir: read-scoped clients do not learn the user's home path
+      expect(page).toMatchObject({ damagedLines: 2, transcriptFile: `agents/main/sessions/${before.sessionId}.jsonl` })
+      expect(JSON.stringify(page)).not.toContain(t.stateDir)
       expect(page.messages.map((m) => m.content)).not.toContainEqual(expect.arrayContaining([expect.objectContaining({ text: 'first question' })]))
       const window = await t.call('chat.history', { sessionKey: key, messageId: page.messages.at(-1)!.id })
-      expect(window).toMatchObject({ damagedLines: 2, transcriptFile: file })
+      expect(window).toMatchObject({ damagedLines: 2, transcriptFile: `agents/main/sessions/${before.sessionId}.jsonl` })
       const delta = await t.call('chat.history', { sessionKey: key, cursor: page.deltaCursor! })
       // a delta stays in OpenClaw's closed shape: the window keeps the count its page had
       expect(delta).not.toHaveProperty('damagedLines')

@@ -1,6 +1,7 @@
 // chat.history: the newest page of a session's transcript (older ones with `offset`), the rows around one row
 // (`messageId`, also in a transcript from before a reset with `sessionId`), or — OpenClaw v4 — only what was
 // appended since a `cursor`; each with the session's live state (run in flight, waiting inputs, receipts).
+import path from 'node:path'
 import { invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import type { ChatHistoryPage, ChatHistoryWindow } from '../../shared/methods'
@@ -32,7 +33,7 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       const read = currentFile ? await new Transcript(currentFile).readAll() : undefined
       const current: readonly TranscriptEntry[] = read?.entries ?? []
       // lost lines are said, not silently dropped (the window shows a notice, the CLI export a warning)
-      const damage = damageOf(currentFile, read?.damaged)
+      const damage = damageOf(core.stateDir, currentFile, read?.damaged)
       // the level runs use now (embedded-runner.ts): a window hides stored reasoning at `off`, as live runs send none
       const reasoningLevel = entry?.reasoningLevel ?? core.config.current.defaults.reasoningDefault
       const live = { ...liveState(core, key, current, p.pendingBefore, p.inputRunIds), reasoningLevel }
@@ -55,7 +56,7 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
         const messages = windowHistory(historyRows(entries, rowOpts), p.messageId, { limit: p.limit, maxChars: p.maxChars })
         const { inFlightRun, ...rest } = live
         // the run in flight writes into the current transcript, not an earlier one
-        const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest, ...(earlier ? damageOf(earlier, earlierRead?.damaged) : damage) }
+        const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest, ...(earlier ? damageOf(core.stateDir, earlier, earlierRead?.damaged) : damage) }
         return window
       }
 
@@ -69,8 +70,18 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
   }
 }
 
-function damageOf(file: string | undefined, damaged: number[] | undefined): { damagedLines?: number; transcriptFile?: string } {
-  return file && damaged?.length ? { damagedLines: damaged.length, transcriptFile: file } : {}
+/**
+ * The file is named relative to the state dir (`agents/<id>/sessions/<sessionId>.jsonl`): every read-scoped
+ * client — a browser page, a remote one — gets these pages, and the absolute path would tell each the user's home
+ * folder and the state dir's place (OpenClaw sends `stateDir` / `configPath` to admin connections only). The
+ * window and `sessions export` say where the state folder is.
+ */
+function damageOf(stateDir: string, file: string | undefined, damaged: number[] | undefined): { damagedLines?: number; transcriptFile?: string } {
+  if (!file || !damaged?.length) return {}
+  const rel = path.relative(stateDir, file)
+  // (a transcript outside the state dir — never made so — would still not be named absolutely)
+  const shown = rel.startsWith('..') || path.isAbsolute(rel) ? path.basename(file) : rel
+  return { damagedLines: damaged.length, transcriptFile: shown.split(path.sep).join('/') }
 }
 
 /** What a reply tells about the session besides rows: the run in flight, started runs, inputs and receipts. */

@@ -7,6 +7,7 @@
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { refuseLinkedSecret } from './linked-secrets'
 
 export class WorkspaceEscapeError extends Error {
   constructor(message: string) {
@@ -25,6 +26,8 @@ export interface ResolvedPath {
   exists: boolean
   /** Loopdesk's private folders the workspace holds (see privateFences): nothing under them is served */
   fences?: Fence[]
+  /** the private folders the path was checked against: a hard link into them is refused at open (linked-secrets.ts) */
+  privateDirs?: readonly PrivateDir[]
 }
 
 /**
@@ -211,14 +214,21 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
   const fence = fenceOf(fences, real)
   if (!isInside(root, real) || fence) {
     const extra = exists ? readRootOf(real, opts.readRoots) : undefined
-    if (extra) return { abs: real, rel: real, root: extra, exists }
+    if (extra) return { abs: real, rel: real, root: extra, exists, ...(opts.privateDirs ? { privateDirs: opts.privateDirs } : {}) }
     if (!isInside(root, real)) throw outside(raw, root, real, viaLink)
     throw fenced(raw, root, fence!)
   }
   if (!exists && !opts.allowMissing) {
     throw new Error(`File not found: "${raw}" (looked for ${relOf(root, real)} in the workspace)`)
   }
-  return { abs: real, rel: relOf(root, real), root, exists, ...(fences.length ? { fences } : {}) }
+  return {
+    abs: real,
+    rel: relOf(root, real),
+    root,
+    exists,
+    ...(fences.length ? { fences } : {}),
+    ...(opts.privateDirs ? { privateDirs: opts.privateDirs } : {}),
+  }
 }
 
 /** The real directory of `readRoots` that holds `real` (strictly inside it), if any. */
@@ -314,6 +324,7 @@ const NONBLOCK = C.O_NONBLOCK ?? 0
  * Opened non-blocking: a FIFO (mkfifo in the workspace) would otherwise block open() until a writer comes,
  * holding a thread-pool thread for good — no abort reaches it, and four of them stall every file operation of
  * the process. Callers refuse anything that is not a regular file after fstat; regular files ignore the flag.
+ * A hard link to a file of a fenced folder is refused here too (refuseLinkedSecret).
  */
 export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
   let fh: FileHandle
@@ -330,6 +341,12 @@ export async function openConfined(rp: ResolvedPath, flags: number, mode?: numbe
     throw err
   }
   await verifyHandle(fh, rp)
+  try {
+    refuseLinkedSecret(fs.fstatSync(fh.fd), rp.rel, rp.root, rp.privateDirs)
+  } catch (err) {
+    await fh.close().catch(() => {})
+    throw err
+  }
   return fh
 }
 

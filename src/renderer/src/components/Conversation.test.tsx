@@ -48,11 +48,11 @@ describe('conversation with damaged transcript lines', () => {
     // the runtime's page for a transcript with two unreadable lines
     ;(bridge as unknown as { history: typeof history }).history = async (p) => {
       const r = await history(p)
-      return r.ok && damaged ? { ...r, data: { ...r.data, damagedLines: 2, transcriptFile: '/state/agents/main/sessions/s1.jsonl' } } : r
+      return r.ok && damaged ? { ...r, data: { ...r.data, damagedLines: 2, transcriptFile: 'agents/main/sessions/s1.jsonl' } } : r
     }
     const { stores, controller } = await renderApp({}, bridge)
     await waitFor(() => expect(stores.runs.getState().transcripts[KEY]?.loaded).toBe(true))
-    expect(await screen.findByRole('note')).toHaveTextContent('2 lines of this conversation could not be read (file /state/agents/main/sessions/s1.jsonl)')
+    expect(await screen.findByRole('note')).toHaveTextContent('2 lines of this conversation could not be read (file agents/main/sessions/s1.jsonl in Loopdesk\'s state folder)')
     // repaired (e.g. restored from a backup): the next load drops the notice
     damaged = false
     await act(() => controller.loadTranscript(KEY))

@@ -208,7 +208,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
       {damagedLines > 0 && (
         // quiet, outside the scrolled list: parts of the conversation are missing and the user should know why
         <div className="conversation-notice" role="note">
-          {damagedLines === 1 ? '1 line' : `${damagedLines} lines`} of this conversation could not be read (file {damagedFile})
+          {damagedLines === 1 ? '1 line' : `${damagedLines} lines`} of this conversation could not be read (file {damagedFile} in Loopdesk's state folder)
         </div>
       )}
       <div ref={scrollRef} className="conversation-scroll" tabIndex={-1}>

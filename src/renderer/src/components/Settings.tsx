@@ -7,6 +7,7 @@ import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../.
 import { withScheme } from '../../../shared/base-url-scheme'
 import { useAppStore, useController } from '../app-context'
 import { connectedGatewayUrl, gatewayToken, rememberGatewayToken } from '../bridge'
+import { ConfigExposedNotice } from './ConfigExposedNotice'
 import { CopyButton } from './CopyButton'
 import { ConfirmDialog, Dialog } from './Dialog'
 import { fileUnreadable } from './Onboarding'
@@ -1321,6 +1322,7 @@ export function SettingsDialog() {
           </nav>
           <div className="settings-content">
             <SaveRetryNotice />
+            <ConfigExposedNotice />
             {config && config.issues.length > 0 && (
               // saves still go through (unless they add a problem), but the runtime keeps the last good config;
               // a file it cannot read takes no save at all: say so before the user types anything in vain
