@@ -51,7 +51,7 @@ describe('v4 display projection in chat.history deltas', () => {
     await three.close()
   })
 
-  it('a failed turn: v4 gets OpenClaw\'s failure sentence live and no raw error, its delta resets; v3 the stored error', async () => {
+  it('a failed turn: v4 gets OpenClaw\'s failure sentence live and in pages, no raw error, its delta resets; v3 the stored error', async () => {
     const four = await v4()
     const three = await v3()
     const key = 'agent:main:delta-error'
@@ -82,6 +82,14 @@ describe('v4 display projection in chat.history deltas', () => {
     expect(whole.messages[1].message).toEqual(stored)
     const old = (await three.request('chat.history', { sessionKey: key, cursor: deltaCursor })) as any
     expect(old.messages[1].message).toEqual(stored)
+
+    // a v4 page's row of it reads the same sentence; the window's pages (wholeMessages) and v3 keep the error
+    const page = (await four.request('chat.history', { sessionKey: key })) as any
+    expect(page.messages[1]).toMatchObject({ role: 'assistant', stopReason: 'error', content: shown.content })
+    expect(JSON.stringify(page.messages[1])).not.toMatch(/Incorrect API key|SECRET|errorMessage/)
+    const wholePage = (await four.request('chat.history', { sessionKey: key, wholeMessages: true })) as any
+    expect(wholePage.messages[1]).toMatchObject({ stopReason: 'error', errorMessage: stored.errorMessage })
+    expect(((await three.request('chat.history', { sessionKey: key })) as any).messages[1]).toMatchObject({ errorMessage: stored.errorMessage })
     await four.close()
     await three.close()
   })

@@ -273,6 +273,11 @@ function pureFallback(m: Rec): boolean {
   return text !== undefined && text.trim() === STREAM_ERROR_FALLBACK_TEXT
 }
 
+/** a chat.history row of a failed turn as OpenClaw v4's pages send it (else the row itself) */
+export function projectFailedTurn<T>(row: T): T {
+  return isRec(row) && row.role === 'assistant' && row.stopReason === 'error' ? (projectErrorTurn(row) as T) : row
+}
+
 /** OpenClaw's copy of a failed assistant turn (`projectEmptyAssistantErrorMessages`): no raw provider error */
 function projectErrorTurn(message: Rec): Rec {
   const m: Rec = { ...message }

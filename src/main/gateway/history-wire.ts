@@ -4,10 +4,12 @@
 // as v4's session.message carried it: OpenClaw's display copy (display-projection.ts), and leaves out what v4
 // sent no session.message for (display-hidden.ts), as OpenClaw 2026.9's chat-history-delta.ts does; one that
 // meets a failed turn still pending recovery answers `reset`, as OpenClaw's does. A request that says
-// `wholeMessages` (the window, which rebuilds long replies from it) gets every stored message.
+// `wholeMessages` (the window, which rebuilds long replies from it) gets every stored message. v4 pages are
+// Loopdesk's rows (src/shared/history-row.ts), but a failed turn's reads OpenClaw's failure sentence there too,
+// without the raw provider error (the window's pages say `wholeMessages` and keep it).
 import type { ChatHistoryResult } from '../../shared/methods'
 import { hiddenFromDisplay } from './display-hidden'
-import { pendingAssistantError, projectDisplayMessage } from './display-projection'
+import { pendingAssistantError, projectDisplayMessage, projectFailedTurn } from './display-projection'
 
 const V4_PARAMS = ['cursor', 'messageId', 'sessionId', 'pendingBefore', 'inputRunIds'] as const
 
@@ -17,6 +19,9 @@ export function historyResultFor(result: ChatHistoryResult, params: unknown, pro
     if (result.messages.some((m) => pendingAssistantError(m.message))) return { kind: 'reset' }
     const shown = result.messages.filter((m) => !hiddenFromDisplay(m.message))
     return { ...result, messages: shown.map((m) => ({ ...m, message: projectDisplayMessage(m.message) })) }
+  }
+  if (protocol >= 4 && !('kind' in result) && p.wholeMessages !== true && result.messages.some((m) => m.role === 'assistant' && m.stopReason === 'error')) {
+    return { ...result, messages: result.messages.map(projectFailedTurn) }
   }
   if (protocol >= 4 || 'kind' in result) return result
   if (V4_PARAMS.some((k) => p[k] !== undefined)) return result
