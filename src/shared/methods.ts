@@ -609,7 +609,14 @@ export interface WaitResult {
   timeoutPhase?: 'queue'
   /** with pending: no model request was made yet */
   providerStarted?: false
+  /** (v4) an ended run's stop reason, as its lifecycle end said it */
+  stopReason?: string
+  /** (v4) what the run's end said about its reply (OpenClaw 2026.9's terminalReply) */
+  terminalReply?: TerminalReply
 }
+
+/** OpenClaw 2026.9's terminal reply fact: silence (NO_REPLY), nothing, or the reply's text (≤ 4,096 chars) */
+export type TerminalReply = { disposition: 'silent' } | { disposition: 'empty' } | { disposition: 'visible'; text: string }
 
 export interface ReplyPayload {
   text?: string

@@ -31,6 +31,8 @@ import { acquireWriteLock, sessionHeader, Transcript, type SessionStore } from '
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
+import { terminalReplyOf } from '../events/terminal-reply'
+import { isSilentReply } from '../../../shared/silent-reply'
 import { contextMismatchHint } from './context-mismatch'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
@@ -1111,6 +1113,9 @@ export class EmbeddedRunner {
       // the streamed assistant text is what the model wrote; a message_sending hook changed what was delivered:
       // chat finals / transports show this instead ("" = everything withheld)
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')
+      // OpenClaw 2026.9's reply fact for agent.wait: the run's last reply text (what delivery sent, after hooks)
+      const last = r.payloads.filter((p) => !p.isReasoning && !p.isError && p.text?.trim() && !isSilentReply(p.text)).at(-1)?.text
+      data.terminalReply = terminalReplyOf({ silent: data.silentReply === true, text: replyChanged ? (data.replyText as string) : last })
       this.emit(req, 'lifecycle', data)
     }
     const out = this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)
