@@ -32,6 +32,7 @@ import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } 
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
 import { terminalReplyOf } from '../events/terminal-reply'
+import { chatErrorDetail } from './error-detail'
 import { isSilentReply } from '../../../shared/silent-reply'
 import { contextMismatchHint } from './context-mismatch'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
@@ -1098,6 +1099,8 @@ export class EmbeddedRunner {
         endedAt,
         startedAt,
         errorKind: r.errorKind?.kind ?? 'unknown',
+        // OpenClaw v4's bounded request facts (a storage failure is no model request's)
+        ...(r.errorKind?.metaKind === 'storage' ? {} : { errorDetail: chatErrorDetail({ provider: r.resolved?.provider, model: r.resolved?.id, status: r.bridge?.lastResponse?.status, kind: r.errorKind?.kind }) }),
         // no retry ever follows under this runId: agent.wait needs no retry grace (reference §3, v4 executionSettled)
         executionSettled: true,
       })
