@@ -1042,7 +1042,7 @@ export interface Results {
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
   /** archived: where the transcript was moved to ([] when none was archived, e.g. deleteTranscript) */
   'sessions.delete': { ok: true; key: string; deleted: boolean; archived: string[] }
-  'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
+  'sessions.abort': { ok: true; abortedRunId: string | null; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
   'sessions.compact': { ok: true; key: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
   'models.list': { models: ModelChoice[]; defaultModel?: string }
   'commands.list': { commands: ChatCommandInfo[] }
