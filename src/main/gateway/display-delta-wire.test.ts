@@ -93,4 +93,25 @@ describe('v4 display projection in chat.history deltas', () => {
     await four.close()
     await three.close()
   })
+
+  it('a v4 page is the display copy too (8,000-character cap); wholeMessages, maxChars and v3 are not', async () => {
+    const four = await v4()
+    const three = await v3()
+    const key = 'agent:main:page-display'
+    await four.request('sessions.create', { key })
+    const long = 'p'.repeat(20_000)
+    env.server.push({ text: long })
+    await four.request('chat.send', { sessionKey: key, message: 'hello page', idempotencyKey: 'pd-1' })
+    await four.request('agent.wait', { runId: 'pd-1', timeoutMs: 10_000 })
+    const text = (page: any) => page.messages[1].content.find((b: any) => b.type === 'text').text
+
+    const page = (await four.request('chat.history', { sessionKey: key })) as any
+    expect(text(page)).toBe('p'.repeat(8000) + '\n...(truncated)...')
+    expect(page.messages[1].__openclaw).toMatchObject({ seq: 2, truncated: true, reason: 'display-cap' })
+    expect(text(await four.request('chat.history', { sessionKey: key, wholeMessages: true }))).toBe(long)
+    expect(text(await four.request('chat.history', { sessionKey: key, maxChars: 100 }))).toBe('p'.repeat(100))
+    expect(text(await three.request('chat.history', { sessionKey: key }))).toBe(long)
+    await four.close()
+    await three.close()
+  })
 })
