@@ -23,6 +23,8 @@ export interface AgentEvent<D = Record<string, unknown>> {
   sessionKey?: string
   /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
   agentId?: string
+  /** a child session's parent: on the gateway's wire to protocol-4 connections only (spawned-by-wire.ts) */
+  spawnedBy?: string
 }
 
 export type LifecycleData =
@@ -126,6 +128,8 @@ export interface ChatEvent {
   stopReason?: string
   /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
   agentId?: string
+  /** a child session's parent: on the gateway's wire to protocol-4 connections only (spawned-by-wire.ts) */
+  spawnedBy?: string
 }
 
 export interface UsageTotals {
