@@ -23,6 +23,8 @@ export interface AgentEvent<D = Record<string, unknown>> {
   sessionKey?: string
   /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
   agentId?: string
+  /** a child session's parent: on the gateway's wire to protocol-4 connections only (spawned-by-wire.ts) */
+  spawnedBy?: string
 }
 
 export type LifecycleData =
@@ -40,9 +42,21 @@ export type LifecycleData =
        */
       replyText?: string
     }
-  | { phase: 'error'; error: string; endedAt: number; startedAt?: number; errorKind?: ErrorKind }
+  | { phase: 'error'; error: string; endedAt: number; startedAt?: number; errorKind?: ErrorKind; errorDetail?: ChatErrorDetail }
 
 export type ErrorKind = 'refusal' | 'timeout' | 'rate_limit' | 'context_length' | 'unknown'
+
+/**
+ * OpenClaw v4's `errorDetail` on a failed run's chat error: bounded facts about the model request (each text
+ * ≤ 300 chars), never the provider's own wording here.
+ */
+export interface ChatErrorDetail {
+  provider?: string
+  model?: string
+  /** OpenClaw's failover reason: auth, billing, rate_limit, overloaded, server_error, timeout, format, model_not_found, context_overflow */
+  failoverReason?: string
+  httpStatus?: number
+}
 
 /** `text` is the cumulative visible text of the current assistant message, `delta` the new suffix. */
 export interface AssistantData {
@@ -108,10 +122,14 @@ export interface ChatEvent {
   replace?: true
   errorMessage?: string
   errorKind?: ErrorKind
+  /** error only, protocol 4 (v3's ChatEvent schema is closed): what is known of the failed model request */
+  errorDetail?: ChatErrorDetail
   usage?: UsageTotals
   stopReason?: string
   /** the session's agent: on the gateway's wire to protocol-4 connections only (OpenClaw v4 adds it) */
   agentId?: string
+  /** a child session's parent: on the gateway's wire to protocol-4 connections only (spawned-by-wire.ts) */
+  spawnedBy?: string
 }
 
 export interface UsageTotals {

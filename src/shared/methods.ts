@@ -609,7 +609,14 @@ export interface WaitResult {
   timeoutPhase?: 'queue'
   /** with pending: no model request was made yet */
   providerStarted?: false
+  /** (v4) an ended run's stop reason, as its lifecycle end said it */
+  stopReason?: string
+  /** (v4) what the run's end said about its reply (OpenClaw 2026.9's terminalReply) */
+  terminalReply?: TerminalReply
 }
+
+/** OpenClaw 2026.9's terminal reply fact: silence (NO_REPLY), nothing, or the reply's text (≤ 4,096 chars) */
+export type TerminalReply = { disposition: 'silent' } | { disposition: 'empty' } | { disposition: 'visible'; text: string }
 
 export interface ReplyPayload {
   text?: string
@@ -1036,7 +1043,7 @@ export interface Results {
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
   /** archived: where the transcript was moved to ([] when none was archived, e.g. deleteTranscript) */
   'sessions.delete': { ok: true; key: string; deleted: boolean; archived: string[] }
-  'sessions.abort': { ok: true; abortedRunId?: string; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
+  'sessions.abort': { ok: true; abortedRunId: string | null; status: 'aborted' | 'no-active-run'; abortedRunIds?: string[]; clearedQueued?: number }
   'sessions.compact': { ok: true; key: string; compacted: boolean; reason?: string; tokensBefore?: number; tokensAfter?: number }
   'models.list': { models: ModelChoice[]; defaultModel?: string }
   'commands.list': { commands: ChatCommandInfo[] }

@@ -187,7 +187,8 @@ describe('disk trouble', () => {
     // the session's transcript reads back: the failed reply is never half a line in the history — it is kept
     // only as the failed run's closing turn (the storage error, with the reply as far as the log had it),
     // written in its place before the next run's turn once space was back
-    const hist = await c.request('chat.history', { sessionKey: A, limit: 100 })
+    // the stored rows (a v4 page is otherwise OpenClaw's display copy: no errorMessage on a failed turn)
+    const hist = await c.request('chat.history', { sessionKey: A, limit: 100, wholeMessages: true })
     const rows = hist.messages as Array<{ role: string; stopReason?: string; errorMessage?: string; content?: unknown }>
     const kept = rows.filter((m) => JSON.stringify(m.content ?? '').includes('zzzzzzzzzz'))
     expect(kept.length).toBeLessThanOrEqual(1)

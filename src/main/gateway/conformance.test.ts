@@ -277,7 +277,7 @@ describe('narrower params', () => {
     await expect(c.request('agent.wait', { runId: 'behind-1', timeoutMs: 10_000 })).resolves.toMatchObject({ status: 'timeout', endedAt: expect.any(Number) })
     const hist = (await c.request('chat.history', { sessionKey: key })) as any
     expect(hist.messages.map((m: any) => m.runId)).toEqual(['hang-1', 'hang-1'])
-    expect(await c.request('sessions.abort', { runId: 'no-such-run' })).toEqual({ ok: true, status: 'no-active-run' })
+    expect(await c.request('sessions.abort', { runId: 'no-such-run' })).toEqual({ ok: true, abortedRunId: null, status: 'no-active-run' })
     expect(await failure(c.request('sessions.abort', {}))).toMatchObject({ code: 'INVALID_REQUEST' })
     await c.close()
   })

@@ -31,6 +31,8 @@ describe('hiddenFromDisplay', () => {
     expect(hiddenFromDisplay({ role: 'toolResult', toolCallId: 'c1', toolName: 'read', content: [text('NO_REPLY')], isError: false })).toBe(false)
     expect(hiddenFromDisplay({ role: 'assistant', content: [], stopReason: 'error', errorMessage: 'boom' })).toBe(false)
     expect(hiddenFromDisplay({ role: 'assistant', content: [], stopReason: 'aborted' })).toBe(false)
+    // a failed silent reply reads OpenClaw's failure sentence, so it is shown
+    expect(hiddenFromDisplay({ role: 'assistant', content: [text('NO_REPLY')], stopReason: 'error', errorMessage: '500 boom' })).toBe(false)
     expect(hiddenFromDisplay({ role: 'assistant', content: [text('')], stopReason: 'stop' })).toBe(false)
     expect(hiddenFromDisplay({ role: 'assistant', content: [text('NO_REPLY, sorry')] })).toBe(false)
     expect(hiddenFromDisplay({ role: 'user', content: [text(''), { type: 'image', data: 'AAAA', mimeType: 'image/png' }] })).toBe(false)

@@ -5,7 +5,7 @@
 // instead. Tool calls, tool results, errors and aborted (even empty) replies are shown — only these are not:
 // - anything marked `display: false`, and OpenClaw's runtime-context custom messages;
 // - a user message whose content is only blank text (no image or other block);
-// - an assistant message whose text — reasoning blocks aside, no other block — is the silent reply (NO_REPLY),
+// - an assistant message (not a failed one) whose text — reasoning blocks aside, no other block — is the silent reply (NO_REPLY),
 //   as Loopdesk's own rule (`isSilentReply`, the one chat.history hides it by) reads it, or only OpenClaw's
 //   control tokens (NO_REPLY repeated, ANNOUNCE_SKIP, REPLY_SKIP: `isControlOnly`);
 // - an assistant "commentary" phase message that is not text next to a tool call.
@@ -27,6 +27,8 @@ export function hiddenFromDisplay(message: unknown): boolean {
   if (role === 'custom') return m.customType === 'openclaw.runtime-context'
   if (role === 'user') return blankTextOnly(m.content ?? m.text)
   if (role !== 'assistant') return false
+  // a failed turn is shown whatever it held: a silent one reads OpenClaw's failure sentence (display-projection.ts)
+  if (m.stopReason === 'error') return false
   if (m.phase === 'commentary') return !textBesideToolCall(m.content)
   const text = replyText(m)
   return text !== undefined && (isSilentReply(text) || isControlOnly(text))

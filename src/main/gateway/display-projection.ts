@@ -10,12 +10,17 @@
 // - `details` dropped, but a tool result keeps its `changed` / `created` flags and its `diff` (capped);
 // - `usage` / `cost` dropped on non-assistant messages, reduced to known numeric fields on assistant ones;
 //   `providerReplay`, thinking signatures and `openclawReasoningReplay` dropped;
-// - media blocks (image/audio/video) lose their inline data and local paths (`omitted: true`, `bytes` = the
-//   decoded size); only an http(s) url (without credentials, query, hash) or a gateway media path stays;
+// - media blocks (image/audio/video) and their `source` record lose their inline data and local paths
+//   (`omitted: true`, `bytes` = the decoded size); only an http(s) url (without credentials, query, hash) or a
+//   gateway media path stays; an `attachment` block's record likewise;
 // - an assistant message with tool calls and visible text keeps plain text blocks (commentary-phase text
 //   dropped); one whose text blocks carry phases keeps only the final answer's.
-// Left as stored: assistant error messages (OpenClaw swaps in its own failure copy), envelopes and
-// OpenClaw-only metadata Loopdesk never writes.
+// - a failed assistant turn (stopReason "error") loses its raw error fields; one that showed nothing reads
+//   OpenClaw's failure sentence instead (error-copy.ts), one that did keeps its text (reasoning dropped) with
+//   that sentence before it when the failure could be classified.
+// Left as stored: envelopes and OpenClaw-only metadata Loopdesk never writes.
+import { assistantFailureCopy, recordedFailureCopy, STREAM_ERROR_FALLBACK_TEXT } from './error-copy'
+
 export const DISPLAY_TEXT_MAX_CHARS = 8000
 const TRUNCATED_MARKER = '\n...(truncated)...'
 
@@ -114,28 +119,57 @@ function decodedBytes(b64: string): number {
   return Math.max(0, Math.floor((s.length * 3) / 4) - pad)
 }
 
-/** a media block without its inline data or local paths; true when it was one */
+/**
+ * A media block without its inline data or local paths; true when it was one. As OpenClaw's
+ * `projectChatHistoryMediaBlock`: the block and its `source` record (Anthropic's `{type: "base64" | "url" |
+ * "file", …}`, copied) lose `data`, `blob`, `path`, `file`, `filePath`, `localPath`; their references (`url`,
+ * `openUrl`, `image_url`, …, and a `source` string on a block without a record) stay only as an http(s) url
+ * without credentials, query or hash, or a gateway media path. `omitted` marks what lost something — the block
+ * (an image's source loss marks the block only, an audio's the source only) — and `bytes` the decoded size of
+ * the first inline payload found (an audio source's on the source when the block had none of its own).
+ */
 function projectMedia(block: Rec): boolean {
   if (typeof block.type !== 'string' || !MEDIA.test(block.type)) return false
-  const payload = typeof block.data === 'string' ? block.data : typeof block.blob === 'string' ? block.blob : undefined
-  let omitted = false
-  for (const k of MEDIA_PRIVATE) {
-    if (k in block) {
-      delete block[k]
+  const topPayload = typeof block.data === 'string' || typeof block.blob === 'string'
+  const source = isRec(block.source) ? { ...block.source } : undefined
+  if (source) block.source = source
+  let payload: string | undefined
+  for (const record of source ? [block, source] : [block]) {
+    let omitted = false
+    const inline = typeof record.data === 'string' ? record.data : record.blob
+    if (payload === undefined && typeof inline === 'string') payload = inline
+    for (const k of MEDIA_PRIVATE) {
+      if (!Object.hasOwn(record, k)) continue
+      delete record[k]
       omitted = true
     }
+    const refs = record === block && !source ? [...MEDIA_REFERENCES, 'source'] : MEDIA_REFERENCES
+    for (const k of refs) {
+      if (!Object.hasOwn(record, k)) continue
+      const ref = mediaReference(record[k])
+      if (ref === undefined) {
+        delete record[k]
+        omitted = true
+      } else record[k] = ref
+    }
+    if (omitted) {
+      if (record === block || block.type !== 'image') record.omitted = true
+      if (record === block || block.type !== 'audio') block.omitted = true
+    }
   }
-  for (const k of MEDIA_REFERENCES) {
-    if (!(k in block)) continue
-    const ref = mediaReference(block[k])
-    if (ref === undefined) {
-      delete block[k]
-      omitted = true
-    } else block[k] = ref
-  }
-  if (omitted) block.omitted = true
-  if (payload !== undefined) block.bytes = decodedBytes(payload)
+  if (payload !== undefined) (block.type === 'audio' && !topPayload && source ? source : block).bytes = decodedBytes(payload)
   return true
+}
+
+/** an `attachment` block's record without inline data or local paths, its url as a media reference */
+function projectAttachment(block: Rec): void {
+  if (block.type !== 'attachment' || !isRec(block.attachment)) return
+  const a: Rec = { ...block.attachment }
+  for (const k of MEDIA_PRIVATE) delete a[k]
+  const url = mediaReference(a.url)
+  if (url === undefined) delete a.url
+  else a.url = url
+  block.attachment = a
 }
 
 function projectBlock(block: unknown, exactTool: boolean): { block: unknown; cut: boolean } {
@@ -171,6 +205,7 @@ function projectBlock(block: unknown, exactTool: boolean): { block: unknown; cut
   delete b.thinkingSignature
   delete b.openclawReasoningReplay
   projectMedia(b)
+  projectAttachment(b)
   return { block: b, cut }
 }
 
@@ -205,10 +240,93 @@ function mixedToolContent(content: unknown[]): unknown[] | undefined {
   return visible ? out : undefined
 }
 
+const ERROR_FIELDS = ['diagnostics', 'errorBody', 'errorCode', 'errorMessage', 'errorType']
+
+/** text a reader would see (a control token, pi's failure placeholder or blank is none) */
+function visibleReplyText(m: Rec): boolean {
+  const texts = Array.isArray(m.content) ? m.content.flatMap((b) => (isRec(b) && TEXT.has(b.type as string) ? [b.text] : [])) : [m.content]
+  return [...texts, m.text].some((t) => {
+    if (typeof t !== 'string') return false
+    const v = stripControlToken(t).trim()
+    return v.length > 0 && v !== STREAM_ERROR_FALLBACK_TEXT
+  })
+}
+
+const shows = (m: Rec) => m.display !== false && ((Array.isArray(m.content) && displayableNonText(m.content)) || visibleReplyText(m))
+
+/**
+ * A failed turn that showed nothing and belongs to a run: OpenClaw 2026.9 holds it back as possibly recovered
+ * by a later reply of that run, and a v4 history delta that meets one answers `reset` instead
+ * (`isPendingAssistantError`, chat-history-delta.ts).
+ */
+export function pendingAssistantError(message: unknown): boolean {
+  if (!isRec(message) || message.role !== 'assistant' || message.display === false || message.stopReason !== 'error') return false
+  const meta = isRec(message.__openclaw) ? message.__openclaw : {}
+  return pureFallback(message) || (typeof meta.runId === 'string' && meta.runId.trim() !== '' && !shows(message))
+}
+
+/** nothing but pi's placeholder text for a stream that failed before any content */
+function pureFallback(m: Rec): boolean {
+  const c = m.content
+  const text = typeof m.text === 'string' ? m.text : typeof c === 'string' ? c
+    : Array.isArray(c) && c.length > 0 && c.every((b) => isRec(b) && TEXT.has(b.type as string)) ? c.map((b) => ((b as Rec).text as string) ?? '').join('\n') : undefined
+  return text !== undefined && text.trim() === STREAM_ERROR_FALLBACK_TEXT
+}
+
+/** a chat.history row of a failed turn as OpenClaw v4's pages send it (else the row itself) */
+export function projectFailedTurn<T>(row: T): T {
+  return isRec(row) && row.role === 'assistant' && row.stopReason === 'error' ? (projectErrorTurn(row) as T) : row
+}
+
+/** OpenClaw's copy of a failed assistant turn (`projectEmptyAssistantErrorMessages`): no raw provider error */
+function projectErrorTurn(message: Rec): Rec {
+  const m: Rec = { ...message }
+  for (const k of ERROR_FIELDS) delete m[k]
+  const copy = assistantFailureCopy(message)
+  if (!shows(message)) {
+    delete m.phase
+    delete m.text
+    m.content = [{ type: 'text', text: copy }]
+    return m
+  }
+  let first = true
+  const content: unknown[] = []
+  const blocks = Array.isArray(m.content) ? m.content : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : []
+  for (const b of blocks) {
+    if (isRec(b) && REASONING.has(b.type as string)) continue
+    if (first && isRec(b) && TEXT.has(b.type as string)) {
+      first = false
+      if (typeof b.text === 'string' && b.text.startsWith(STREAM_ERROR_FALLBACK_TEXT)) {
+        const rest = b.text.slice(STREAM_ERROR_FALLBACK_TEXT.length)
+        if (rest) content.push({ ...b, text: rest })
+        continue
+      }
+    }
+    content.push(b)
+  }
+  if (typeof m.text === 'string' && m.text.startsWith(STREAM_ERROR_FALLBACK_TEXT)) m.text = m.text.slice(STREAM_ERROR_FALLBACK_TEXT.length)
+  // the sentence goes first only when the failure was classified, not for the generic one
+  if (recordedFailureCopy(message) !== undefined) {
+    const prepend = (text: string) => {
+      if (!text || content.some((b) => isRec(b) && TEXT.has(b.type as string) && typeof b.text === 'string' && b.text.includes(text))) return
+      const i = content.findIndex((b) => isRec(b) && TEXT.has(b.type as string) && typeof b.text === 'string')
+      if (i >= 0) content[i] = { ...(content[i] as Rec), text: [text, (content[i] as Rec).text].filter(Boolean).join('\n\n') }
+      else content.push({ type: 'text', text })
+    }
+    if (typeof m.text === 'string') prepend(m.text)
+    prepend(copy)
+    delete m.text
+  }
+  if (typeof m.content === 'string' && recordedFailureCopy(message) === undefined) {
+    if (m.content.startsWith(STREAM_ERROR_FALLBACK_TEXT)) m.content = m.content.slice(STREAM_ERROR_FALLBACK_TEXT.length)
+  } else if (m.content !== undefined || content.length > 0) m.content = content
+  return m
+}
+
 /** OpenClaw v4's display copy of one transcript message (the stored message is not changed) */
 export function projectDisplayMessage<T>(message: T): T {
   if (!isRec(message)) return message
-  const m: Rec = { ...message }
+  const m: Rec = message.role === 'assistant' && message.stopReason === 'error' ? projectErrorTurn(message) : { ...message }
   let cut = false
   delete m.providerReplay
   const role = lower(m.role)

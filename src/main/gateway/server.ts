@@ -14,6 +14,7 @@ import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
 import { AgentDedupe } from './agent-dedupe'
 import { withAgentId } from './agent-id-wire'
+import { SpawnedByWire } from './spawned-by-wire'
 import { chatPayloadFor } from './chat-wire'
 import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
 import { devicePairMethods } from './device-pair-methods'
@@ -346,6 +347,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 
   /** Chat events in each connection's protocol shape (chat-wire.ts); deltas may be dropped for slow readers. */
+  const spawnedBy = new SpawnedByWire()
   function deliverChat(ev: ChatEvent) {
     const scope = eventScope('chat')
     const frameSeq = ++seq
@@ -353,7 +355,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, scope)) continue
       const v = c.protocol >= 4 ? 4 : 3
-      frames[v] ??= JSON.stringify({ type: 'event', event: 'chat', payload: chatPayloadFor(ev, v), seq: frameSeq })
+      frames[v] ??= JSON.stringify({ type: 'event', event: 'chat', payload: spawnedBy.with(chatPayloadFor(ev, v), v), seq: frameSeq })
       c.sendText(frames[v], { dropIfSlow: ev.state === 'delta' })
     }
   }
@@ -371,9 +373,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       const v = c.protocol >= 4 ? 4 : 3
       // the reply's and streamed reasoning's text, compact for a client that rebuilds them (assistant-delta.ts)
       if (c.assistantTexts && isTextStream(ev) && c.assistantTexts.compactable(ev)) {
-        c.sendText((frames[`compact:${v}`] ??= agentFrame(withAgentId(compactAssistantPayload(ev), v), frameSeq)))
+        c.sendText((frames[`compact:${v}`] ??= agentFrame(spawnedBy.with(withAgentId(compactAssistantPayload(ev), v), v), frameSeq)))
       } else {
-        c.sendText((frames[`full:${v}`] ??= agentFrame(withAgentId(ev, v), frameSeq)))
+        c.sendText((frames[`full:${v}`] ??= agentFrame(spawnedBy.with(withAgentId(ev, v), v), frameSeq)))
       }
       if (ended) c.assistantTexts?.forget(ev.runId)
     }
@@ -396,7 +398,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const frame = (event: 'agent' | 'session.tool', withResults: boolean, v: number) => {
       const key = `${event}:${withResults}:${event === 'agent' ? v : 0}`
       const payload = withResults ? ev : (stripped ??= stripToolOutput(ev))
-      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload: event === 'agent' ? withAgentId(payload, v) : payload }))
+      return (frames[key] ??= JSON.stringify({ type: 'event', event, payload: event === 'agent' ? spawnedBy.with(withAgentId(payload, v), v) : payload }))
     }
     for (const c of conns.values()) {
       if (!c.isOpen || !hasScope(c.scopes, SCOPES.read)) continue
@@ -434,6 +436,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliverChat(ev.payload)
       case 'sessions.changed':
         toolRouter.onSessionsChanged(ev.payload)
+        spawnedBy.onSessionsChanged(ev.payload)
         // droppable when slow, as all of OpenClaw's session notices (a list refresh catches up)
         return deliver('sessions.changed', () => sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':

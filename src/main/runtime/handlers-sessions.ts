@@ -483,7 +483,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         const accepting = core.accepting.settled(core.accepting.sessionOf(p.runId!) ?? '', p.runId)
         if (accepting) await accepting
         const t = core.tracked.get(p.runId!)
-        if (!t) return { ok: true, status: 'no-active-run' }
+        // abortedRunId null, as both OpenClaw releases answer
+        if (!t) return { ok: true, abortedRunId: null, status: 'no-active-run' }
         key = t.sessionKey
       }
       checkMayAbort(core, key, p.runId, ctx.mayAbort)
@@ -499,7 +500,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         clearedQueued = core.followups.clear(key) + queuedRunIds.length
       }
       const extra = { ...(aborted.length > 1 ? { abortedRunIds: aborted } : {}), ...(clearedQueued !== undefined ? { clearedQueued } : {}) }
-      return aborted.length > 0 ? { ok: true, abortedRunId: aborted[0], status: 'aborted', ...extra } : { ok: true, status: 'no-active-run', ...extra }
+      return aborted.length > 0 ? { ok: true, abortedRunId: aborted[0], status: 'aborted', ...extra } : { ok: true, abortedRunId: null, status: 'no-active-run', ...extra }
     },
 
     async 'sessions.compact'(p) {

@@ -261,7 +261,7 @@ describe('chat.send, queue, /stop, chat.abort', () => {
     expect(last).toMatchObject({ role: 'assistant', aborted: true, runId: 'ab1' })
     expect(JSON.stringify(last.content)).toContain('Once upon')
     expect(await t.call('chat.abort', { sessionKey: 'main', runId: 'nope' })).toEqual({ ok: true, aborted: false, runIds: [] })
-    expect(await t.call('sessions.abort', { key: 'main' })).toEqual({ ok: true, status: 'no-active-run' })
+    expect(await t.call('sessions.abort', { key: 'main' })).toEqual({ ok: true, abortedRunId: null, status: 'no-active-run' })
   })
 })
 

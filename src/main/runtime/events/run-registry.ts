@@ -8,6 +8,7 @@
 import type { AgentEvent } from '../../../shared/events'
 import type { WaitResult } from '../../../shared/methods'
 import type { EventBusLike } from '../contracts'
+import { readTerminalReply } from './terminal-reply'
 
 export const DEFAULT_WAIT_TIMEOUT_MS = 30_000
 export const FINISHED_RUN_TTL_MS = 10 * 60_000
@@ -19,6 +20,8 @@ export interface RunSnapshot {
   startedAt?: number
   endedAt?: number
   error?: string
+  stopReason?: string
+  terminalReply?: WaitResult['terminalReply']
 }
 
 export interface ActiveRun {
@@ -76,6 +79,8 @@ export class RunRegistry {
       aborted?: unknown
       error?: unknown
       executionSettled?: unknown
+      stopReason?: unknown
+      terminalReply?: unknown
     }
     if (data.phase === 'start') {
       const startedAt = num(data.startedAt) ?? ev.ts
@@ -92,6 +97,11 @@ export class RunRegistry {
       endedAt: num(data.endedAt) ?? ev.ts,
     }
     if (startedAt !== undefined) snapshot.startedAt = startedAt
+    if (data.phase === 'end') {
+      if (typeof data.stopReason === 'string') snapshot.stopReason = data.stopReason
+      const reply = readTerminalReply(data.terminalReply)
+      if (reply) snapshot.terminalReply = reply
+    }
     if (data.phase === 'error') {
       snapshot.error = typeof data.error === 'string' ? data.error : 'run failed'
       if (data.executionSettled !== true && this.errorGraceMs > 0) {

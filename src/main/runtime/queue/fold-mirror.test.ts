@@ -29,7 +29,7 @@ describe('FoldMirror', () => {
       [1, { phase: 'start', startedAt: 10, foldedInto: 'b1' }],
       [2, { phase: 'end', startedAt: 10, endedAt: 20, stopReason: 'collected', foldedInto: 'b1' }],
     ])
-    await expect(runs.waitForAgentJob('f2', 0)).resolves.toEqual({ runId: 'f2', status: 'ok', startedAt: 10, endedAt: 20 })
+    await expect(runs.waitForAgentJob('f2', 0)).resolves.toEqual({ runId: 'f2', status: 'ok', startedAt: 10, endedAt: 20, stopReason: 'collected' })
     expect(mirror.foldedInto('b1')).toEqual([])
 
     mirror.fold(K, 'b2', ['f3'])

@@ -107,9 +107,9 @@ describe('queue modes (chat.send)', () => {
     const waits = await Promise.all(['k1', 'k2', 'k3', 'k4'].map((runId) => t.call('agent.wait', { runId, timeoutMs: 10_000 })))
     expect(waits.map((w) => w.status)).toEqual(['ok', 'ok', 'ok', 'ok'])
     expect(server.requests).toHaveLength(2) // k2..k4 were answered by ONE run
-    // the folded runIds report the batch run's own times
+    // the folded runIds report the batch run's own times (and reply), their stop reason "collected"
     const [, batch, f3, f4] = waits
-    for (const w of [f3, f4]) expect(w).toEqual({ ...batch, runId: w.runId })
+    for (const w of [f3, f4]) expect(w).toEqual({ ...batch, runId: w.runId, stopReason: 'collected' })
     for (const id of ['k3', 'k4']) {
       const life = agentEvents(id).filter((e) => e.stream === 'lifecycle').map((e) => e.data)
       expect(life).toEqual([

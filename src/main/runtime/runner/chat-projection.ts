@@ -3,7 +3,7 @@
 //  - delta: the run's cumulative visible text, at most one per run per 150 ms (trailing edge kept),
 //    flushed before a tool starts and before the final event; a pure NO_REPLY (or its prefix) is withheld.
 //  - final on lifecycle end, aborted (with the partial text) on lifecycle end {aborted}, error on lifecycle error.
-import type { AgentEvent, ChatEvent, ErrorKind, UsageTotals } from '../../../shared/events'
+import type { AgentEvent, ChatErrorDetail, ChatEvent, ErrorKind, UsageTotals } from '../../../shared/events'
 
 export const CHAT_DELTA_THROTTLE_MS = 150
 const SILENT = 'NO_REPLY'
@@ -188,6 +188,7 @@ export class ChatProjection {
     if (state === 'error') {
       out.errorMessage = typeof data.error === 'string' ? data.error : 'run failed'
       out.errorKind = (data.errorKind as ErrorKind | undefined) ?? 'unknown'
+      if (data.errorDetail && typeof data.errorDetail === 'object') out.errorDetail = data.errorDetail as ChatErrorDetail
       if (visible) out.message = message(visible, this.now())
     } else {
       if (visible) out.message = message(visible, this.now())

@@ -31,6 +31,9 @@ import { acquireWriteLock, sessionHeader, Transcript, type SessionStore } from '
 import { READ_ONLY_PROMPT, toolDeclaration, toolsForMode, unavailableToolText } from '../tools'
 import { RunBridge } from './bridge'
 import { isSilentRun } from './visible-text'
+import { terminalReplyOf } from '../events/terminal-reply'
+import { chatErrorDetail } from './error-detail'
+import { isSilentReply } from '../../../shared/silent-reply'
 import { contextMismatchHint } from './context-mismatch'
 import { classifyError, describeModelError, describeStorageError, isStorageError } from './errors'
 import { interruptedToolResult, rebuildHistory } from './history'
@@ -1096,6 +1099,8 @@ export class EmbeddedRunner {
         endedAt,
         startedAt,
         errorKind: r.errorKind?.kind ?? 'unknown',
+        // OpenClaw v4's bounded request facts (a storage failure is no model request's)
+        ...(r.errorKind?.metaKind === 'storage' ? {} : { errorDetail: chatErrorDetail({ provider: r.resolved?.provider, model: r.resolved?.id, status: r.bridge?.lastResponse?.status, kind: r.errorKind?.kind }) }),
         // no retry ever follows under this runId: agent.wait needs no retry grace (reference §3, v4 executionSettled)
         executionSettled: true,
       })
@@ -1111,6 +1116,9 @@ export class EmbeddedRunner {
       // the streamed assistant text is what the model wrote; a message_sending hook changed what was delivered:
       // chat finals / transports show this instead ("" = everything withheld)
       if (replyChanged) data.replyText = r.payloads.filter((p) => !p.isReasoning && p.text?.trim()).map((p) => p.text!).join('\n\n')
+      // OpenClaw 2026.9's reply fact for agent.wait: the run's last reply text (what delivery sent, after hooks)
+      const last = r.payloads.filter((p) => !p.isReasoning && !p.isError && p.text?.trim() && !isSilentReply(p.text)).at(-1)?.text
+      data.terminalReply = terminalReplyOf({ silent: data.silentReply === true, text: replyChanged ? (data.replyText as string) : last })
       this.emit(req, 'lifecycle', data)
     }
     const out = this.outcome(req, r.reason, r.payloads, r.timing, usage, r.resolved, r.error, r.sessionId, r.stopReason, r.errorKind?.metaKind, r.compactionCount)

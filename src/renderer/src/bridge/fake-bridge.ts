@@ -1015,9 +1015,9 @@ export class FakeBridge implements Bridge {
   async sessionsAbort(params: Parameters<Bridge['sessionsAbort']>[0]): Promise<Result<Results['sessions.abort']>> {
     this.record('sessionsAbort', params)
     const sessionKey = params.key ?? (params.runId ? this.runs.get(params.runId)?.sessionKey : undefined)
-    if (!sessionKey) return ok({ ok: true, status: 'no-active-run' })
+    if (!sessionKey) return ok({ ok: true, abortedRunId: null, status: 'no-active-run' })
     const r = await this.abort({ sessionKey, runId: params.runId })
-    const id = r.ok ? r.data.runIds[0] : undefined
+    const id = (r.ok ? r.data.runIds[0] : undefined) ?? null
     return ok({ ok: true, abortedRunId: id, status: id ? 'aborted' : 'no-active-run' })
   }
 
