@@ -1,11 +1,14 @@
 // The conversation: a virtualized list (only visible items are in the DOM) that follows the bottom
 // while a reply streams unless the user scrolled up ("Jump to latest" then). Older history pages
-// load when the top is reached; the reading position stays put when they are prepended.
+// load when the top is reached; the reading position stays put when they are prepended. After a jump
+// far back it shows a detached window of rows around the message (`state/detached-window.ts`): newer
+// rows load when its bottom is reached, until the live end takes over; "Jump to latest" goes there at once.
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
-import type { Item } from '../state/types'
+import type { DetachedView } from '../state/detached-window'
+import type { Item, Transcript } from '../state/types'
 import { showFindHighlight } from '../lib/find-highlight'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
@@ -63,9 +66,13 @@ interface Props {
 
 export function Conversation({ sessionKey, initialRect }: Props) {
   const controller = useController()
-  const items = useAppStore('runs', (s) => s.transcripts[sessionKey]?.items ?? EMPTY)
+  // a detached window (a jump far back) is shown instead of the live transcript, which goes on beside it
+  const detached = useAppStore('runs', (s) => !!s.detached?.[sessionKey])
+  const shown = (s: { transcripts: Record<string, Transcript>; detached?: Record<string, DetachedView | undefined> }) =>
+    s.detached?.[sessionKey]?.transcript ?? s.transcripts[sessionKey]
+  const items = useAppStore('runs', (s) => shown(s)?.items ?? EMPTY)
   const loaded = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.loaded)
-  const hasMore = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.hasMore)
+  const hasMore = useAppStore('runs', (s) => (s.detached?.[sessionKey] ? s.detached[sessionKey].hasOlder : !!s.transcripts[sessionKey]?.hasMore))
   const loading = useAppStore('runs', (s) => !!s.loading[sessionKey])
   const streaming = useAppStore('runs', (s) => {
     const t = s.transcripts[sessionKey]
@@ -76,12 +83,14 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const damagedFile = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.file ?? '')
   // a message to land on (a search hit, the find bar's match): the item showing it
   const focus = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.focus : undefined))
-  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.transcripts[sessionKey]?.msgKeys?.get(s.focus.messageId) : undefined))
+  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? shown(s)?.msgKeys?.get(s.focus.messageId) : undefined))
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
   const itemsRef = useRef(items)
   itemsRef.current = items
+  const detachedRef = useRef(detached)
+  detachedRef.current = detached
 
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -110,7 +119,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const snapHeight = useRef(0)
   const toBottom = useCallback(() => {
     const el = scrollRef.current
-    if (!el || !stick.current) return
+    // a detached window does not end at the end: nothing to follow there
+    if (!el || !stick.current || detachedRef.current) return
     snapHeight.current = el.scrollHeight
     el.scrollTop = snapHeight.current
   }, [])
@@ -193,14 +203,44 @@ export function Conversation({ sessionKey, initialRect }: Props) {
     const el = scrollRef.current
     if (first === 0 && hasMore && !loading && opened.current && el && el.scrollTop < LOAD_OLDER_PX) void controller.loadOlder(sessionKey)
   }, [first, hasMore, loading, controller, sessionKey])
+  // A detached window's newer rows load when its bottom is reached (after the jump has landed: before, the
+  // range can still be where the live end was)
+  useEffect(() => {
+    const el = scrollRef.current
+    if (!detached || loading || last !== items.length - 1 || !el) return
+    if (focus && landed.current !== focus.seq) return
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < LOAD_OLDER_PX) void controller.loadNewer(sessionKey)
+  }, [detached, last, items.length, loading, focus, controller, sessionKey])
+  // back at the live end (paged down to it, or "Jump to latest"): follow it again when the view is at the bottom
+  const wasDetached = useRef(detached)
+  const jumpedFromWindow = useRef(false)
+  useLayoutEffect(() => {
+    if (wasDetached.current && !detached) {
+      const el = scrollRef.current
+      if (jumpedFromWindow.current && itemsRef.current.length) {
+        // "Jump to latest": the live items replaced the window's, so their end is only known now
+        jumpedFromWindow.current = false
+        virtualizer.scrollToIndex(itemsRef.current.length - 1, { align: 'end' })
+        toBottom()
+      } else if (el && el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_PX) stick.current = true
+    }
+    if (detached) stick.current = false
+    wasDetached.current = detached
+  }, [detached, virtualizer, toBottom])
 
   const jump = useCallback((e: React.MouseEvent<HTMLButtonElement>) => {
     // the button goes away: focus on it would drop to the page, so it moves to the conversation it scrolled
     if (document.activeElement === e.currentTarget) scrollRef.current?.focus({ preventScroll: true })
+    // from a detached window: the live transcript replaces it, and the list follows its end from there
+    if (detachedRef.current) {
+      detachedRef.current = false
+      jumpedFromWindow.current = true
+      controller.jumpToLatest(sessionKey)
+    }
     stick.current = true
     toBottom()
     setAtEnd(true)
-  }, [toBottom])
+  }, [toBottom, controller, sessionKey])
 
   return (
     <div className="conversation">
@@ -237,6 +277,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           aria-label="Conversation"
           aria-relevant="additions"
           aria-busy={streaming || undefined}
+          data-items={items.length}
+          data-detached={detached || undefined}
           className="conversation-list"
         >
           {virtualItems.map((v) => {
@@ -263,7 +305,12 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           {loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
         </div>
       )}
-      {!atEnd && items.length > 0 && (
+      {detached && virtualItems[virtualItems.length - 1]?.index === items.length - 1 && (
+        <div className="load-newer" role="status">
+          {loading ? 'Loading newer messages…' : 'Scroll down for newer messages'}
+        </div>
+      )}
+      {(detached || !atEnd) && items.length > 0 && (
         <button type="button" className="btn jump-latest" onClick={jump}>
           <IconDown /> Jump to latest
         </button>
