@@ -728,13 +728,16 @@ export class Controller {
     const mine = ++this.revealSeq
     if (this.stores.sessions.getState().selectedKey !== sessionKey) await this.selectSession(sessionKey)
     else if (!this.stores.runs.getState().transcripts[sessionKey]?.loaded) await this.loadTranscript(sessionKey)
-    const found = await this.showMessage(sessionKey, messageId, () => mine === this.revealSeq)
-    if (!found || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    const where = await this.locate(sessionKey, messageId, () => mine === this.revealSeq)
+    if (!where || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
     const focus: MessageFocus = { sessionKey, messageId, seq: ++this.focusSeq }
     if (opts.persist) focus.persist = true
     if (opts.query) focus.query = opts.query
     if (opts.occurrence !== undefined) focus.occurrence = opts.occurrence
-    this.stores.runs.setState({ focus })
+    // the window and the focus in one update: the conversation never shows a window without knowing where to land
+    // (it would take its bottom for reached, where the live end's scroll position left it, and page on)
+    const detached = where === 'shown' ? this.stores.runs.getState().detached : { ...this.stores.runs.getState().detached, [sessionKey]: where === 'live' ? undefined : where }
+    this.stores.runs.setState({ focus, detached })
     return true
   }
 
@@ -767,32 +770,27 @@ export class Controller {
     this.setDetached(sessionKey, undefined)
   }
 
-  /** Shows the message: in what is shown already, else in the live transcript, else in a detached window. */
-  private async showMessage(sessionKey: string, messageId: string, current: () => boolean): Promise<boolean> {
-    if (detachedHas(this.detachedView(sessionKey), messageId)) return true
+  /**
+   * Where the message is shown: in what is shown already, else in the live transcript, else in a detached window
+   * opened around it (undefined: it is gone, or a later request took over).
+   */
+  private async locate(sessionKey: string, messageId: string, current: () => boolean): Promise<'shown' | 'live' | DetachedView | undefined> {
+    if (detachedHas(this.detachedView(sessionKey), messageId)) return 'shown'
     const live = () => {
       const t = this.stores.runs.getState().transcripts[sessionKey]
       return !!t && (!!t.msgKeys?.has(messageId) || t.olderIds.has(messageId) || t.recentIds.has(messageId))
     }
-    if (live()) {
-      this.jumpToLatest(sessionKey)
-      return true
-    }
+    if (live()) return 'live'
     // rows as the window's pages count them (silent replies included), so a row a page has is found
     const r = await this.bridge.history({ sessionKey, messageId, limit: OPEN_ROWS, ...PAGE_ROWS }).catch(() => undefined)
-    if (!current()) return false
+    if (!current()) return undefined
     const v = r?.ok ? openDetached(sessionKey, r.data, messageId) : undefined
     if (!v) {
       this.toast('That message is no longer in this conversation')
-      return false
+      return undefined
     }
     // the live transcript got it meanwhile (a refetch): no window needed
-    if (live()) {
-      this.jumpToLatest(sessionKey)
-      return true
-    }
-    this.setDetached(sessionKey, v)
-    return true
+    return live() ? 'live' : v
   }
 
   /** The next page of a detached window: older rows above it, or newer ones below (the end: back to latest). */
