@@ -10,6 +10,7 @@ import { activeRun } from '../state/run-reducer'
 import type { DetachedView } from '../state/detached-window'
 import type { Item, Transcript } from '../state/types'
 import { showFindHighlight } from '../lib/find-highlight'
+import { occurrencesIn, toolCallSearchText } from '../../../shared/message-search'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -40,22 +41,43 @@ function estimate(item: Item | undefined): number {
   }
 }
 
+/** What find reads of an item, as the runtime reads its message (`src/shared/message-search.ts`). */
+function findText(it: Item): string | undefined {
+  if (it.kind === 'assistant' || it.kind === 'user') return it.text
+  if (it.kind === 'tool') return toolCallSearchText(it.name, it.args)
+  return undefined
+}
+
 /**
- * The item to land on for a message: its first item, or — with a query — the first of its items (a long
- * reply is several rows, a turn has tool cards) whose text has the query.
+ * The item to land on for a message and the occurrence within it: its first item, or — with a query — the
+ * item (a long reply is several rows, a turn has tool cards) holding the `occurrence`-th occurrence of the
+ * query in the message (0: its first), and which one of that item's it is.
  */
-export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string): number {
+export function matchInItems(items: readonly Item[], firstKey: string, query?: string, occurrence = 0): { index: number; nth: number } {
   const at = items.findIndex((it) => it.key === firstKey)
-  if (at < 0 || !query) return at
+  if (at < 0 || !query) return { index: at, nth: occurrence }
   const needle = query.toLowerCase()
   const { runId, msg } = items[at]
+  let before = 0
+  let first = -1
   for (let i = at; i < items.length && i < at + 200; i++) {
     const it = items[i]
     // the message's own items only (a live item reused by a refetch has no `msg`: its run bounds it)
     if (i > at && (!runId || it.runId !== runId || (msg && it.msg && it.msg !== msg))) break
-    if ((it.kind === 'assistant' || it.kind === 'user') && it.text.toLowerCase().includes(needle)) return i
+    const text = findText(it)
+    const n = text ? occurrencesIn(text.toLowerCase(), needle) : 0
+    if (!n) continue
+    if (first < 0) first = i
+    if (occurrence < before + n) return { index: i, nth: occurrence - before }
+    before += n
   }
-  return at
+  // counted otherwise than the runtime (a tool's output, rendered text): the first item that has it, else the first
+  return first >= 0 ? { index: first, nth: 0 } : { index: at, nth: occurrence }
+}
+
+/** The item to land on for a message (see matchInItems). */
+export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string, occurrence = 0): number {
+  return matchInItems(items, firstKey, query, occurrence).index
 }
 
 interface Props {
@@ -169,8 +191,14 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   // Land on the focused message: scrolled to the middle of the view, no longer following the end; a search
   // hit's highlight fades, the find bar's stays while it is open (it clears the focus).
-  const foundIndex = useMemo(() => (focusKey ? itemOfMatch(items, focusKey, focus?.query) : -1), [items, focusKey, focus?.query])
+  const match = useMemo(
+    () => (focusKey ? matchInItems(items, focusKey, focus?.query, focus?.occurrence ?? 0) : { index: -1, nth: 0 }),
+    [items, focusKey, focus?.query, focus?.occurrence],
+  )
+  const foundIndex = match.index
   const foundKey = foundIndex >= 0 ? items[foundIndex].key : undefined
+  // the current occurrence is marked apart only while the find bar steps through them
+  const foundNth = focus?.occurrence !== undefined ? match.nth : undefined
   const landed = useRef(0)
   useEffect(() => {
     if (!focus || foundIndex < 0 || landed.current === focus.seq) return
@@ -194,8 +222,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // the find bar's query marked inside the matched row, each time that row is (re)rendered
   const query = focus?.query
   useEffect(() => {
-    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query)
-  }, [foundKey, query, first, last])
+    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
+  }, [foundKey, query, foundNth, first, last])
   useEffect(() => () => showFindHighlight(undefined, undefined), [])
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).

@@ -158,6 +158,44 @@ describe('find in the conversation', () => {
     expect(box).toHaveFocus()
   })
 
+  it('counts occurrences, not messages: Enter steps through each occurrence of a message before the next message', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { stores } = await renderApp({ seed })
+    await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByText('Main'))
+    const box = screen.getByRole('textbox', { name: /Message/ })
+    await user.type(box, 'kiwi, kiwi and more kiwi')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(screen.getByRole('log')).toHaveTextContent('kiwi, kiwi and more kiwi'), LONG)
+    // (the fake model's reply repeats the message: three occurrences there too)
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument(), LONG)
+    await waitFor(() => expect(stores.runs.getState().transcripts['agent:main:main']!.items.some((it) => it.kind === 'run' && it.status === 'done')).toBe(true), LONG)
+    fireEvent.keyDown(window, { key: 'f', code: 'KeyF', ctrlKey: true })
+    const bar = await screen.findByRole('search', { name: 'Find in conversation' })
+    await user.type(within(bar).getByRole('searchbox'), 'KIWI')
+    const status = within(bar).getByRole('status')
+    // two messages, three occurrences each: the newest first
+    await waitFor(() => expect(status).toHaveTextContent('6 of 6'), LONG)
+    const focus = () => stores.runs.getState().focus
+    await waitFor(() => expect(focus()).toMatchObject({ occurrence: 2, query: 'KIWI' }))
+    const reply = focus()!.messageId
+    // past the newest it wraps to the question's first occurrence, then its second and third
+    await user.keyboard('{Enter}')
+    expect(status).toHaveTextContent('1 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ occurrence: 0 }))
+    const question = focus()!.messageId
+    expect(question).not.toBe(reply)
+    expect(found()).toHaveTextContent('kiwi, kiwi and more kiwi')
+    await user.keyboard('{Enter}')
+    expect(status).toHaveTextContent('2 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 1 }))
+    await user.keyboard('{Enter}{Enter}')
+    expect(status).toHaveTextContent('4 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: reply, occurrence: 0 }))
+    await user.keyboard('{Shift>}{Enter}{/Shift}')
+    expect(status).toHaveTextContent('3 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 2 }))
+  })
+
   it('says when nothing matches, and Ctrl+F does nothing while a dialog is open', async () => {
     const user = userEvent.setup({ delay: null })
     await renderApp({ seed })
