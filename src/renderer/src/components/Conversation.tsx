@@ -199,6 +199,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const foundKey = foundIndex >= 0 ? items[foundIndex].key : undefined
   // the current occurrence is marked apart only while the find bar steps through them
   const foundNth = focus?.occurrence !== undefined ? match.nth : undefined
+  // a tool card opened to show its match: the marks are set again once its body is there
+  const foundOpen = useAppStore('ui', (s) => (foundKey ? !!s.expanded[foundKey] : false))
   const landed = useRef(0)
   useEffect(() => {
     if (!focus || foundIndex < 0 || landed.current === focus.seq) return
@@ -222,9 +224,17 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // the find bar's query marked inside the matched row, each time that row is (re)rendered
   const query = focus?.query
   useEffect(() => {
-    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
-  }, [foundKey, query, foundNth, first, last])
-  useEffect(() => () => showFindHighlight(undefined, undefined), [])
+    const current = showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
+    // inside a tall row (an opened tool card's output) the current occurrence may be out of view: bring it in
+    const at = current?.startContainer.parentElement
+    if (at && typeof at.scrollIntoView === 'function' && foundOpen) at.scrollIntoView({ block: 'nearest' })
+  }, [foundKey, query, foundNth, foundOpen, first, last])
+  useEffect(
+    () => () => {
+      showFindHighlight(undefined, undefined)
+    },
+    [],
+  )
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
@@ -322,7 +332,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 className={item.key === foundKey ? 'row row-found' : 'row'}
                 data-found={item.key === foundKey || undefined}
               >
-                <ItemView item={item} sessionKey={sessionKey} />
+                <ItemView item={item} sessionKey={sessionKey} found={item.key === foundKey ? (focus?.query ?? '') : undefined} />
               </div>
             )
           })}

@@ -196,6 +196,29 @@ describe('find in the conversation', () => {
     await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 2 }))
   })
 
+  it('a match inside a collapsed tool card opens the card, its output shown whole when the match is past the preview', async () => {
+    const user = userEvent.setup({ delay: null })
+    const output = `${'line of build output\n'.repeat(400)}error: persimmon not found\n`
+    const { stores } = await renderApp({
+      scripts: [{ steps: [{ kind: 'tool', name: 'exec', args: { command: 'make all' }, result: { content: [{ type: 'text', text: output }] }, durationMs: 20 }, { kind: 'text', text: 'Built.' }] }],
+    })
+    await user.type(screen.getByRole('textbox', { name: /Message/ }), 'build it')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    const card = await screen.findByRole('group', { name: 'Tool exec' }, LONG)
+    await waitFor(() => expect(stores.runs.getState().transcripts['agent:main:main']!.items.some((it) => it.kind === 'run' && it.status === 'done')).toBe(true), LONG)
+    // collapsed: the output is not in the page
+    expect(within(card).getByRole('button', { expanded: false })).toBeInTheDocument()
+    expect(card).not.toHaveTextContent('persimmon')
+    fireEvent.keyDown(window, { key: 'f', code: 'KeyF', ctrlKey: true })
+    const bar = await screen.findByRole('search', { name: 'Find in conversation' })
+    await user.type(within(bar).getByRole('searchbox'), 'persimmon')
+    await waitFor(() => expect(within(bar).getByRole('status')).toHaveTextContent('1 of 1'), LONG)
+    // the card is the found row, opened, and the match (past the 2,000-character preview) is shown
+    await waitFor(() => expect(found()).toHaveTextContent('error: persimmon not found'), LONG)
+    const opened = within(found()!).getByRole('group', { name: 'Tool exec' })
+    expect(within(opened).getAllByRole('button', { expanded: true }).length).toBeGreaterThan(0)
+  })
+
   it('says when nothing matches, and Ctrl+F does nothing while a dialog is open', async () => {
     const user = userEvent.setup({ delay: null })
     await renderApp({ seed })

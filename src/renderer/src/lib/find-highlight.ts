@@ -52,9 +52,9 @@ export function currentRange<T>(ranges: readonly T[], nth: number | undefined): 
  * Highlights `query` in `root` (replacing the previous marks), its `nth` occurrence apart as the current one;
  * without a root or query, clears them.
  */
-export function showFindHighlight(root: Node | null | undefined, query: string | undefined, nth?: number): void {
+export function showFindHighlight(root: Node | null | undefined, query: string | undefined, nth?: number): Range | undefined {
   const api = registry()
-  if (!api) return
+  if (!api) return undefined
   const ranges = root && query ? matchRanges(root, query) : []
   const current = currentRange(ranges, nth)
   const others = ranges.filter((r) => r !== current)
@@ -62,4 +62,5 @@ export function showFindHighlight(root: Node | null | undefined, query: string |
   else api.highlights.delete(NAME)
   if (current) api.highlights.set(CURRENT, new api.Highlight(current))
   else api.highlights.delete(CURRENT)
+  return current
 }

@@ -1446,6 +1446,12 @@ export class Controller {
     this.stores.settings.setState({ revealedToken: token })
   }
 
+  /** Opens (or closes) a tool card or an Inspector row: a find match inside a card opens it. */
+  setExpanded(key: string, open: boolean) {
+    if (!!this.stores.ui.getState().expanded[key] === open) return
+    this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: open } }))
+  }
+
   toggleExpanded(key: string) {
     this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: !s.expanded[key] } }))
   }
