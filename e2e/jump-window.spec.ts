@@ -11,6 +11,9 @@ const KEY = 'agent:main:jump-window'
 const TURNS = 2000
 const NEEDLE = 'quokka-ledger'
 const NEEDLE_AT = 10
+// a word three times in one early message: the find bar counts and steps through occurrences
+const THRICE = 'ochre'
+const THRICE_AT = 20
 // the detached window a jump opens holds 201 rows (state/detached-window.ts OPEN_ROWS), each turn two items
 // and a run footer: well under this, while the rows from the end down to turn 10 would be ~6,000 items
 const BOUNDED = 700
@@ -28,7 +31,7 @@ async function buildLongSession() {
   const out: string[] = []
   for (let i = 1; i <= TURNS; i++) {
     const runId = randomUUID()
-    const extra = i === NEEDLE_AT ? ` ${NEEDLE}` : ''
+    const extra = i === NEEDLE_AT ? ` ${NEEDLE}` : i === THRICE_AT ? ` in ${THRICE}, ${THRICE} or ${THRICE}` : ''
     const user = { type: 'message', id: randomUUID(), parentId, timestamp: new Date(t).toISOString(), runId, message: { role: 'user', content: [{ type: 'text', text: `Question ${i}: tell me about item ${i}${extra}` }], timestamp: t } }
     const reply = {
       type: 'message',
@@ -96,5 +99,25 @@ test('a jump to an early match loads a bounded window; paging down reaches the e
   await expect(log).not.toHaveAttribute('data-detached', 'true')
   await expect(log.getByText(`Answer ${TURNS}. Item ${TURNS} is fine.`)).toBeVisible({ timeout: 20_000 })
   await expect(latest).toHaveCount(0)
+
+  // find: three occurrences in one message far back, counted and stepped one by one, the current one marked apart
+  await page.getByRole('textbox', { name: 'Message' }).focus()
+  await page.keyboard.press('Control+f')
+  const bar = page.getByRole('search', { name: 'Find in conversation' })
+  await bar.getByRole('searchbox', { name: 'Find in conversation' }).fill(THRICE)
+  const status = bar.getByRole('status')
+  await expect(status).toHaveText('3 of 3', { timeout: 20_000 })
+  await expect(found).toContainText(`Question ${THRICE_AT}:`, { timeout: 20_000 })
+  await expect(log).toHaveAttribute('data-detached', 'true')
+  await expect.poll(() => page.evaluate('CSS.highlights.get("loopdesk-find-current")?.size')).toBe(1)
+  expect(await page.evaluate('CSS.highlights.get("loopdesk-find")?.size')).toBe(2)
+  const currentAt = () => page.evaluate('(() => { const r = [...CSS.highlights.get("loopdesk-find-current")][0]; return r.startContainer.textContent.slice(0, r.startOffset).split("ochre").length - 1 })()')
+  expect(await currentAt()).toBe(2)
+  await page.keyboard.press('Enter')
+  await expect(status).toHaveText('1 of 3')
+  await expect.poll(currentAt).toBe(0)
+  await page.keyboard.press('Enter')
+  await expect(status).toHaveText('2 of 3')
+  await expect.poll(currentAt).toBe(1)
   expect(errors).toEqual([])
 })
