@@ -314,7 +314,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           role="log"
           aria-label="Conversation"
           aria-relevant="additions"
-          aria-busy={streaming || undefined}
+          aria-busy={(streaming && !detached) || undefined}
           data-items={items.length}
           data-detached={detached || undefined}
           className="conversation-list"

@@ -98,6 +98,28 @@ describe('a search hit opens its session at the matching message', () => {
   })
 })
 
+describe('a reply running while a detached window is shown', () => {
+  it('streams into the live transcript; the window is not busy; "Jump to latest" shows the run going on', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { stores, controller } = await renderApp({ seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
+    await act(() => controller.selectSession(KEY))
+    await user.type(screen.getByRole('textbox', { name: /Message/ }), 'a long job')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(screen.getByRole('log')).toHaveAttribute('aria-busy', 'true'), LONG)
+    expect(await act(() => controller.revealMessage(KEY, 'm247'))).toBe(true)
+    await waitFor(() => expect(found()).toHaveTextContent('Answer 124.'), LONG)
+    // the list shows the window, which is not what streams
+    expect(screen.getByRole('log')).not.toHaveAttribute('aria-busy')
+    const live = () => stores.runs.getState().transcripts[KEY]!.items
+    await waitFor(() => expect(live().some((it) => it.kind === 'assistant' && it.text.includes('Working on it'))).toBe(true), LONG)
+    expect(stores.runs.getState().detached![KEY]!.transcript.items.some((it) => it.kind === 'assistant' && it.text.includes('Working on it'))).toBe(false)
+    await user.click(screen.getByRole('button', { name: /Jump to latest/ }))
+    expect(screen.getByRole('log')).toHaveAttribute('aria-busy', 'true')
+    await waitFor(() => expect(screen.getByRole('log')).toHaveTextContent('Working on it'), LONG)
+    await act(() => controller.stop())
+  })
+})
+
 describe('revealMessage', () => {
   it('the latest request wins: a far message still loading does not take the focus from a later, nearer one', async () => {
     const user = userEvent.setup({ delay: null })
