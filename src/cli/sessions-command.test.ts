@@ -53,8 +53,15 @@ describe('loopdesk sessions', () => {
   it('--search finds a session by its messages and shows the matching line; --json for scripts', async () => {
     const r = await cli(['--search', 'sunniest'])
     expect(r.code).toBe(0)
-    expect(r.out).toMatch(/agent:main:garden .*\n {4}assistant: Tomatoes go in the sunniest bed\.\n$/)
+    expect(r.out).toMatch(/agent:main:garden .*\n {4}assistant: Tomatoes go in the sunniest bed\. {2}\[message ([\w-]+)\]\n$/)
     expect(r.out).not.toContain('taxes')
+    // the matching message's id, for a chat.history window around it (`messageId`)
+    const hit = JSON.parse((await cli(['--search', 'sunniest', '--json'])).out) as Array<{ key: string; messageId?: string }>
+    const id = hit[0].messageId
+    expect(id).toBeTruthy()
+    expect(r.out).toContain(`[message ${id}]`)
+    const around = (await rt.call('chat.history', { sessionKey: 'agent:main:garden', messageId: id, limit: 1 })) as { messages: Array<{ __openclaw?: { id: string } }> }
+    expect(around.messages[0]?.__openclaw?.id).toBe(id)
     const byTitle = JSON.parse((await cli(['--search', 'tax', '--json'])).out) as Array<{ key: string; title: string; match?: string; readOnly?: boolean }>
     expect(byTitle.map((s) => s.key)).toEqual(['agent:main:taxes'])
     expect(byTitle[0].readOnly).toBe(true)

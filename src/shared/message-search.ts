@@ -27,6 +27,11 @@ function argumentText(value: unknown, max: number): string {
   return out.join(' ')
 }
 
+/** What a search reads of a tool call: "name: argument values" (the window's tool card counts matches in it). */
+export function toolCallSearchText(name: string, args: unknown, max = SEARCH_CHARS_PER_MESSAGE): string {
+  return `${name}: ${argumentText(args, max)}`
+}
+
 /**
  * What a content search reads of a message, part by part: user and assistant text, each tool call of the
  * assistant as "name: argument values", a tool result's text; at most SEARCH_CHARS_PER_MESSAGE characters.
@@ -46,8 +51,7 @@ export function searchableParts(message: { role?: unknown; content?: unknown }):
     let s: string | undefined
     if (part.type === 'text' && typeof part.text === 'string') s = part.text
     else if (part.type === 'toolCall' && role === 'assistant') {
-      const name = typeof part.name === 'string' ? part.name : 'tool'
-      s = `${name}: ${argumentText(part.arguments, max - size)}`
+      s = toolCallSearchText(typeof part.name === 'string' ? part.name : 'tool', part.arguments, max - size)
     }
     if (!s) continue
     s = s.slice(0, max - size)
@@ -71,6 +75,26 @@ function snippetAt(text: string, needle: string): string | undefined {
   const end = Math.min(text.length, at + needle.length + SNIPPET_AFTER)
   const body = text.slice(start, end).replace(/\s+/g, ' ').trim()
   return `${start > 0 ? '…' : ''}${body}${end < text.length ? '…' : ''}`
+}
+
+/**
+ * How many times `query` occurs (case-insensitively, not overlapping) in what a search reads of the message, part by
+ * part — the find bar steps through these. Bounded by what is read: SEARCH_CHARS_PER_MESSAGE / the query's length.
+ */
+export function countOccurrences(message: { role?: unknown; content?: unknown }, query: string): number {
+  const needle = query.toLowerCase()
+  if (!needle) return 0
+  let n = 0
+  for (const part of searchableParts(message)) n += occurrencesIn(part.toLowerCase(), needle)
+  return n
+}
+
+/** Non-overlapping occurrences of `needle` in `text` (both lowercase already): the renderer marks them the same way. */
+export function occurrencesIn(text: string, needle: string): number {
+  if (!needle) return 0
+  let n = 0
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++
+  return n
 }
 
 /** One line around the first match of `query` in what a search reads of the message (… where cut), or undefined. */

@@ -867,6 +867,11 @@ export interface SessionSearchMatch {
 export interface ChatFindMatch {
   messageId: string
   role: 'user' | 'assistant' | 'toolResult'
+  /**
+   * how often the query occurs in what find reads of the message (`src/shared/message-search.ts` countOccurrences:
+   * text, tool calls' names and arguments, tool output; ≤ 50,000 characters of it), at least 1
+   */
+  count: number
 }
 
 /** OpenClaw's health summary of one session store (src/commands/health.types.ts). */
@@ -1099,7 +1104,8 @@ export interface Results {
   /** partial: the time budget ran out before every transcript was read (the newest sessions are read first) */
   'loopdesk.sessions.search': { matches: SessionSearchMatch[]; partial: boolean }
   /** matches: the newest `limit` matching messages, oldest first; total: all of them (partial: the scan ran out of time) */
-  'loopdesk.chat.find': { matches: ChatFindMatch[]; total: number; partial: boolean }
+  /** `total` counts matching messages, `occurrences` the query's occurrences in them (both over the whole transcript) */
+  'loopdesk.chat.find': { matches: ChatFindMatch[]; total: number; occurrences: number; partial: boolean }
   /** ok: the server listed its models (sorted by id); else why not. suggestedBaseUrl: the list was one level down (`/v1`) */
   'loopdesk.models.probe':
     | { ok: true; url: string; models: Array<{ id: string; contextWindow?: number }>; ms: number; suggestedBaseUrl?: string }

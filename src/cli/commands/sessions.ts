@@ -19,7 +19,8 @@ loopdesk sessions export KEY [--thinking] [--json]
 loopdesk sessions fork KEY [--from-last-reply] [--json]
 loopdesk sessions prune [--older-than DAYS] [--yes]
   Lists the gateway's sessions, newest first (default 20): key, title, status (archived, read-only), last activity, tokens.
-  --search matches titles, keys and the messages themselves (with the matching line); --all includes
+  --search matches titles, keys and the messages themselves (with the matching line and its message id —
+  messageId in --json — which chat.history's messageId takes for the rows around it); --all includes
   archived sessions. Continue one with: loopdesk agent --session-key <key> -m …
   export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
   model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md
@@ -63,6 +64,8 @@ interface Listed {
   readOnly?: true
   /** --search: the matching message */
   match?: string
+  /** --search: that message's id (chat.history's row id, `__openclaw.id`): the window's jump opens a window around it */
+  messageId?: string
 }
 
 
@@ -75,7 +78,7 @@ function table(rows: Listed[], now: number): string {
   const out = [head]
   rows.forEach((r, i) => {
     out.push(lines[i])
-    if (r.match) out.push(`    ${plainLine(cut(r.match, 100))}`)
+    if (r.match) out.push(`    ${plainLine(cut(r.match, 100))}${r.messageId ? `  [message ${plainLine(r.messageId)}]` : ''}`)
   })
   return out.join('\n') + '\n'
 }
@@ -129,7 +132,7 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,
       ...(r.permissionMode === 'read-only' ? { readOnly: true as const } : {}),
-      ...(m ? { match: `${m.role}: ${m.snippet}` } : {}),
+      ...(m ? { match: `${m.role}: ${m.snippet}`, messageId: m.messageId } : {}),
     }
   })
   if (flags.json) io.stdout(JSON.stringify(listed) + '\n')

@@ -53,7 +53,7 @@ export function historyHandlers(core: RuntimeCore): Pick<Handlers, 'chat.history
       if (p.messageId !== undefined) {
         const earlierRead = earlier ? await new Transcript(earlier).readAll() : undefined
         const entries = earlierRead?.entries ?? current
-        const messages = windowHistory(historyRows(entries, rowOpts), p.messageId, { limit: p.limit, maxChars: p.maxChars })
+        const messages = windowHistory(historyRows(entries, rowOpts), p.messageId, { limit: p.limit, maxChars: p.maxChars, wholeMessages: p.wholeMessages })
         const { inFlightRun, ...rest } = live
         // the run in flight writes into the current transcript, not an earlier one
         const window: ChatHistoryWindow = { sessionKey: key, sessionId: p.sessionId ?? sessionId, messages, ...levels, ...(earlier || !inFlightRun ? {} : { inFlightRun }), ...rest, ...(earlier ? damageOf(core.stateDir, earlier, earlierRead?.damaged) : damage) }

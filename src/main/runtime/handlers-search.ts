@@ -43,10 +43,10 @@ export function searchHandlers(core: RuntimeCore, opts: { budgetMs?: number } = 
       const store = core.store(agentId)
       const sessionId = store.get(key)?.sessionId
       // an unknown session (or one without a transcript yet) has no matches, as chat.history has no rows
-      if (!sessionId) return { matches: [], total: 0, partial: false }
+      if (!sessionId) return { matches: [], total: 0, occurrences: 0, partial: false }
       const deadline = Date.now() + (opts.budgetMs ?? BUDGET_MS)
       const found = await findInTranscriptFile(store.transcriptPath(sessionId), p.query, p.limit ?? FIND_DEFAULT_LIMIT, deadline)
-      return { matches: found.matches, total: found.total, partial: !!found.partial }
+      return { matches: found.matches, total: found.total, occurrences: found.occurrences, partial: !!found.partial }
     },
   }
 }

@@ -100,6 +100,9 @@ describe('chat history', () => {
     const p = pageHistory(rows)
     expect(p.messages[0].content).toEqual([{ type: 'text', text: HISTORY_OMITTED_TEXT }])
     expect(pageHistory(rows, { maxChars: 5 }).messages[1].content).toEqual([{ type: 'text', text: 'hello' }])
+    // a window around a row (a jump's detached view) asks for whole rows as the window's pages do
+    expect(windowHistory(rows, 'small', { limit: 3 })[0].content).toEqual([{ type: 'text', text: HISTORY_OMITTED_TEXT }])
+    expect(windowHistory(rows, 'small', { limit: 3, wholeMessages: true })[0].content).toEqual(rows[0].content)
   })
 
   it('stops at 6 MiB total, keeping the newest messages', () => {

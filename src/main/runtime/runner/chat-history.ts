@@ -112,9 +112,10 @@ export function pageHistory(
 
 /**
  * chat.history `messageId` (OpenClaw v4): up to `limit` rows around the row whose `__openclaw.id` is `messageId`,
- * about half of them newer; [] when no row has it. Within 6 MiB the rows nearest the anchor are kept.
+ * about half of them newer; [] when no row has it. Within 6 MiB the rows nearest the anchor are kept; `wholeMessages`
+ * (the window's detached view of a jump) keeps a row over 128 KiB whole, as pages do.
  */
-export function windowHistory(rows: HistoryMessage[], messageId: string, opts: { limit?: number; maxChars?: number } = {}): HistoryMessage[] {
+export function windowHistory(rows: HistoryMessage[], messageId: string, opts: { limit?: number; maxChars?: number; wholeMessages?: boolean } = {}): HistoryMessage[] {
   const at = rows.findIndex((r) => r.__openclaw?.id === messageId)
   if (at < 0) return []
   const limit = opts.limit ?? HISTORY_DEFAULT_LIMIT
@@ -131,7 +132,7 @@ export function windowHistory(rows: HistoryMessage[], messageId: string, opts: {
   const kept: Array<[number, HistoryMessage]> = []
   let total = 0
   for (const i of order) {
-    const { row, size } = shapeRow(rows[i], opts.maxChars)
+    const { row, size } = shapeRow(rows[i], opts.maxChars, opts.wholeMessages)
     if (total + size > HISTORY_TOTAL_MAX_BYTES && kept.length > 0) break
     total += size
     kept.push([i, row])

@@ -89,24 +89,52 @@ describe('findInTranscriptFile', () => {
       expect(fs.statSync(file).size).toBeGreaterThan(3_000_000)
       const all = await findInTranscriptFile(file, 'MARKER', 100)
       expect(all.total).toBe(24)
+      expect(all.occurrences).toBe(24)
       expect(all.partial).toBeUndefined()
       expect(all.matches.slice(0, 3)).toEqual([
-        { messageId: 'm0', role: 'user' },
-        { messageId: 'm1', role: 'assistant' },
-        { messageId: 'm1000', role: 'user' },
+        { messageId: 'm0', role: 'user', count: 1 },
+        { messageId: 'm1', role: 'assistant', count: 1 },
+        { messageId: 'm1000', role: 'user', count: 1 },
       ])
       expect(all.matches.map((m) => m.messageId).at(-1)).toBe('m11001')
       const few = await findInTranscriptFile(file, 'marker', 3)
       expect(few).toEqual({
         total: 24,
+        occurrences: 24,
         matches: [
-          { messageId: 'm10001', role: 'assistant' },
-          { messageId: 'm11000', role: 'user' },
-          { messageId: 'm11001', role: 'assistant' },
+          { messageId: 'm10001', role: 'assistant', count: 1 },
+          { messageId: 'm11000', role: 'user', count: 1 },
+          { messageId: 'm11001', role: 'assistant', count: 1 },
         ],
       })
       expect(await findInTranscriptFile(file, 'marker', 3, Date.now() - 1)).toMatchObject({ partial: true })
-      expect(await findInTranscriptFile(path.join(dir, 'missing.jsonl'), 'marker', 3)).toEqual({ matches: [], total: 0 })
+      expect(await findInTranscriptFile(path.join(dir, 'missing.jsonl'), 'marker', 3)).toEqual({ matches: [], total: 0, occurrences: 0 })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('counts occurrences in a message: text parts, a tool call\'s name and arguments, tool output; case-insensitive, not overlapping', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-find-'))
+    const file = path.join(dir, 's.jsonl')
+    const lines = [
+      msg('user', 'Tea? tea, TEA — and teatime', 'u1'),
+      msg('assistant', [{ type: 'text', text: 'one tea' }, { type: 'toolCall', id: 'c1', name: 'tea_lookup', arguments: { q: 'green tea', n: 2 } }], 'a1'),
+      JSON.stringify({ type: 'message', id: 'r1', message: { role: 'toolResult', toolCallId: 'c1', toolName: 'tea_lookup', content: [{ type: 'text', text: 'tea tea' }] } }),
+      msg('user', 'aaaa', 'u2'),
+    ]
+    fs.writeFileSync(file, lines.join('\n'))
+    try {
+      const found = await findInTranscriptFile(file, 'TEA', 10)
+      expect(found.matches).toEqual([
+        { messageId: 'u1', role: 'user', count: 4 },
+        { messageId: 'a1', role: 'assistant', count: 3 },
+        { messageId: 'r1', role: 'toolResult', count: 2 },
+      ])
+      expect(found).toMatchObject({ total: 3, occurrences: 9 })
+      // "aa" twice in "aaaa", not three times; a message not listed is still counted
+      expect(await findInTranscriptFile(file, 'aa', 10)).toMatchObject({ matches: [{ messageId: 'u2', count: 2 }], occurrences: 2 })
+      expect(await findInTranscriptFile(file, 'tea', 1)).toMatchObject({ matches: [{ messageId: 'r1', count: 2 }], total: 3, occurrences: 9 })
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -164,11 +192,12 @@ describe('loopdesk.sessions.search (real runtime)', () => {
     expect(await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: 'mongolia', limit: 1 })).toEqual({
       matches: [found.matches[1]],
       total: 2,
+      occurrences: 2,
       partial: false,
     })
     // only that session; an unknown session has none
     expect((await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:geo2', query: 'mongolia' })).total).toBe(0)
-    expect(await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:nothing-here', query: 'mongolia' })).toEqual({ matches: [], total: 0, partial: false })
+    expect(await rt.call('loopdesk.chat.find', { sessionKey: 'agent:main:nothing-here', query: 'mongolia' })).toEqual({ matches: [], total: 0, occurrences: 0, partial: false })
   })
   it('loopdesk.chat.find validates its params (closed schema, bounded query and limit)', async () => {
     expect((await rt.raw('loopdesk.chat.find', { sessionKey: 'agent:main:geo', query: '' })).ok).toBe(false)

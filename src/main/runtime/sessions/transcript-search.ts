@@ -4,7 +4,7 @@
 // query as JSON would encode it, so a search over many sessions reads the files but parses almost nothing.
 // Metadata is not searched.
 import fs from 'node:fs'
-import { matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
+import { countOccurrences, matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
 
 export interface TranscriptHit {
   /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
@@ -21,10 +21,12 @@ export function searchTranscriptText(jsonl: string, query: string): TranscriptHi
 }
 
 export interface TranscriptFind {
-  /** the matching messages, oldest first: the newest `limit` of them */
-  matches: Array<{ messageId: string; role: SearchRole }>
+  /** the matching messages, oldest first: the newest `limit` of them, each with how often the query occurs in it */
+  matches: Array<{ messageId: string; role: SearchRole; count: number }>
   /** how many messages match in all (more than `matches` holds when over `limit`) */
   total: number
+  /** how many occurrences in all (those of messages not listed too) */
+  occurrences: number
   partial?: true
 }
 
@@ -37,23 +39,27 @@ export async function findInTranscriptFile(file: string, query: string, limit: n
   try {
     text = await fs.promises.readFile(file, 'utf8')
   } catch {
-    return { matches: [], total: 0 }
+    return { matches: [], total: 0, occurrences: 0 }
   }
-  const scan = new TranscriptScan(text, query)
+  const scan = new TranscriptScan(text, query, true)
   const newestFirst: TranscriptFind['matches'] = []
   let total = 0
+  let occurrences = 0
   for (;;) {
     // a slice may hold many matches: each call returns one and goes on from there
     const stopAt = scan.position - SLICE_CHARS
     for (let hit = scan.next(SLICE_CHARS); hit; hit = scan.next(scan.position - stopAt)) {
       total++
-      if (newestFirst.length < limit) newestFirst.push({ messageId: hit.messageId, role: hit.role })
+      // a match found in the raw line but not in what find reads of the message is no match (snippet: undefined)
+      const count = Math.max(1, hit.count ?? 1)
+      occurrences += count
+      if (newestFirst.length < limit) newestFirst.push({ messageId: hit.messageId, role: hit.role, count })
     }
     if (scan.done) break
-    if (Date.now() > deadline) return { matches: newestFirst.reverse(), total, partial: true }
+    if (Date.now() > deadline) return { matches: newestFirst.reverse(), total, occurrences, partial: true }
     await new Promise((r) => setImmediate(r))
   }
-  return { matches: newestFirst.reverse(), total }
+  return { matches: newestFirst.reverse(), total, occurrences }
 }
 
 /** characters scanned between two turns of the event loop (~3 ms each): a large transcript does not hold it */
@@ -72,6 +78,8 @@ class TranscriptScan {
   constructor(
     private readonly jsonl: string,
     query: string,
+    /** find: each hit says how often the query occurs in its message */
+    private readonly counting = false,
   ) {
     this.needle = query.toLowerCase()
     // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
@@ -89,7 +97,7 @@ class TranscriptScan {
   }
 
   /** Scans at most about `chars` characters; the hit, or undefined (check `done` to tell "none" from "not yet"). */
-  next(chars: number): TranscriptHit | undefined {
+  next(chars: number): (TranscriptHit & { count?: number }) | undefined {
     const { jsonl, needle, encoded } = this
     const stop = this.end - chars
     let end = this.end
@@ -110,7 +118,7 @@ class TranscriptScan {
       if (snippet !== undefined) {
         // the next call goes on before this line (finding every match of a session)
         this.end = end
-        return { messageId: entry.id, role, snippet }
+        return { messageId: entry.id, role, snippet, ...(this.counting ? { count: countOccurrences(entry.message!, needle) } : {}) }
       }
     }
     this.end = end

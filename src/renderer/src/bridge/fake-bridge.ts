@@ -35,7 +35,7 @@ import type {
   ThinkingLevel,
 } from '../../../shared/methods'
 import { PROVIDER_NAME_PATTERN } from '../../../shared/config-values'
-import { matchMessageSnippet } from '../../../shared/message-search'
+import { countOccurrences, matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
 import { deriveSessionTitleOf } from '../../../shared/session-title'
@@ -1087,9 +1087,10 @@ export class FakeBridge implements Bridge {
     const all: ChatFindMatch[] = []
     for (const m of s?.messages ?? []) {
       if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
-      if (matchMessageSnippet(m, params.query) !== undefined) all.push({ messageId: m.id, role: m.role })
+      if (matchMessageSnippet(m, params.query) !== undefined) all.push({ messageId: m.id, role: m.role, count: Math.max(1, countOccurrences(m, params.query)) })
     }
-    return ok({ matches: all.slice(-(params.limit ?? 1000)), total: all.length, partial: false })
+    const occurrences = all.reduce((n, m) => n + m.count, 0)
+    return ok({ matches: all.slice(-(params.limit ?? 1000)), total: all.length, occurrences, partial: false })
   }
 
   async modelsProbe(params: Parameters<Bridge['modelsProbe']>[0]): Promise<Result<Results['loopdesk.models.probe']>> {

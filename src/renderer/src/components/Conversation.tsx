@@ -1,12 +1,16 @@
 // The conversation: a virtualized list (only visible items are in the DOM) that follows the bottom
 // while a reply streams unless the user scrolled up ("Jump to latest" then). Older history pages
-// load when the top is reached; the reading position stays put when they are prepended.
+// load when the top is reached; the reading position stays put when they are prepended. After a jump
+// far back it shows a detached window of rows around the message (`state/detached-window.ts`): newer
+// rows load when its bottom is reached, until the live end takes over; "Jump to latest" goes there at once.
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
-import type { Item } from '../state/types'
+import type { DetachedView } from '../state/detached-window'
+import type { Item, Transcript } from '../state/types'
 import { showFindHighlight } from '../lib/find-highlight'
+import { occurrencesIn, toolCallSearchText } from '../../../shared/message-search'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -37,22 +41,43 @@ function estimate(item: Item | undefined): number {
   }
 }
 
+/** What find reads of an item, as the runtime reads its message (`src/shared/message-search.ts`). */
+function findText(it: Item): string | undefined {
+  if (it.kind === 'assistant' || it.kind === 'user') return it.text
+  if (it.kind === 'tool') return toolCallSearchText(it.name, it.args)
+  return undefined
+}
+
 /**
- * The item to land on for a message: its first item, or — with a query — the first of its items (a long
- * reply is several rows, a turn has tool cards) whose text has the query.
+ * The item to land on for a message and the occurrence within it: its first item, or — with a query — the
+ * item (a long reply is several rows, a turn has tool cards) holding the `occurrence`-th occurrence of the
+ * query in the message (0: its first), and which one of that item's it is.
  */
-export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string): number {
+export function matchInItems(items: readonly Item[], firstKey: string, query?: string, occurrence = 0): { index: number; nth: number } {
   const at = items.findIndex((it) => it.key === firstKey)
-  if (at < 0 || !query) return at
+  if (at < 0 || !query) return { index: at, nth: occurrence }
   const needle = query.toLowerCase()
   const { runId, msg } = items[at]
+  let before = 0
+  let first = -1
   for (let i = at; i < items.length && i < at + 200; i++) {
     const it = items[i]
     // the message's own items only (a live item reused by a refetch has no `msg`: its run bounds it)
     if (i > at && (!runId || it.runId !== runId || (msg && it.msg && it.msg !== msg))) break
-    if ((it.kind === 'assistant' || it.kind === 'user') && it.text.toLowerCase().includes(needle)) return i
+    const text = findText(it)
+    const n = text ? occurrencesIn(text.toLowerCase(), needle) : 0
+    if (!n) continue
+    if (first < 0) first = i
+    if (occurrence < before + n) return { index: i, nth: occurrence - before }
+    before += n
   }
-  return at
+  // counted otherwise than the runtime (a tool's output, rendered text): the first item that has it, else the first
+  return first >= 0 ? { index: first, nth: 0 } : { index: at, nth: occurrence }
+}
+
+/** The item to land on for a message (see matchInItems). */
+export function itemOfMatch(items: readonly Item[], firstKey: string, query?: string, occurrence = 0): number {
+  return matchInItems(items, firstKey, query, occurrence).index
 }
 
 interface Props {
@@ -63,9 +88,13 @@ interface Props {
 
 export function Conversation({ sessionKey, initialRect }: Props) {
   const controller = useController()
-  const items = useAppStore('runs', (s) => s.transcripts[sessionKey]?.items ?? EMPTY)
+  // a detached window (a jump far back) is shown instead of the live transcript, which goes on beside it
+  const detached = useAppStore('runs', (s) => !!s.detached?.[sessionKey])
+  const shown = (s: { transcripts: Record<string, Transcript>; detached?: Record<string, DetachedView | undefined> }) =>
+    s.detached?.[sessionKey]?.transcript ?? s.transcripts[sessionKey]
+  const items = useAppStore('runs', (s) => shown(s)?.items ?? EMPTY)
   const loaded = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.loaded)
-  const hasMore = useAppStore('runs', (s) => !!s.transcripts[sessionKey]?.hasMore)
+  const hasMore = useAppStore('runs', (s) => (s.detached?.[sessionKey] ? s.detached[sessionKey].hasOlder : !!s.transcripts[sessionKey]?.hasMore))
   const loading = useAppStore('runs', (s) => !!s.loading[sessionKey])
   const streaming = useAppStore('runs', (s) => {
     const t = s.transcripts[sessionKey]
@@ -76,12 +105,14 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const damagedFile = useAppStore('runs', (s) => s.transcripts[sessionKey]?.damaged?.file ?? '')
   // a message to land on (a search hit, the find bar's match): the item showing it
   const focus = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.focus : undefined))
-  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? s.transcripts[sessionKey]?.msgKeys?.get(s.focus.messageId) : undefined))
+  const focusKey = useAppStore('runs', (s) => (s.focus?.sessionKey === sessionKey ? shown(s)?.msgKeys?.get(s.focus.messageId) : undefined))
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
   const itemsRef = useRef(items)
   itemsRef.current = items
+  const detachedRef = useRef(detached)
+  detachedRef.current = detached
 
   const virtualizer = useVirtualizer({
     count: items.length,
@@ -110,7 +141,8 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const snapHeight = useRef(0)
   const toBottom = useCallback(() => {
     const el = scrollRef.current
-    if (!el || !stick.current) return
+    // a detached window does not end at the end: nothing to follow there
+    if (!el || !stick.current || detachedRef.current) return
     snapHeight.current = el.scrollHeight
     el.scrollTop = snapHeight.current
   }, [])
@@ -159,8 +191,16 @@ export function Conversation({ sessionKey, initialRect }: Props) {
 
   // Land on the focused message: scrolled to the middle of the view, no longer following the end; a search
   // hit's highlight fades, the find bar's stays while it is open (it clears the focus).
-  const foundIndex = useMemo(() => (focusKey ? itemOfMatch(items, focusKey, focus?.query) : -1), [items, focusKey, focus?.query])
+  const match = useMemo(
+    () => (focusKey ? matchInItems(items, focusKey, focus?.query, focus?.occurrence ?? 0) : { index: -1, nth: 0 }),
+    [items, focusKey, focus?.query, focus?.occurrence],
+  )
+  const foundIndex = match.index
   const foundKey = foundIndex >= 0 ? items[foundIndex].key : undefined
+  // the current occurrence is marked apart only while the find bar steps through them
+  const foundNth = focus?.occurrence !== undefined ? match.nth : undefined
+  // a tool card opened to show its match: the marks are set again once its body is there
+  const foundOpen = useAppStore('ui', (s) => (foundKey ? !!s.expanded[foundKey] : false))
   const landed = useRef(0)
   useEffect(() => {
     if (!focus || foundIndex < 0 || landed.current === focus.seq) return
@@ -184,23 +224,61 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // the find bar's query marked inside the matched row, each time that row is (re)rendered
   const query = focus?.query
   useEffect(() => {
-    showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query)
-  }, [foundKey, query, first, last])
-  useEffect(() => () => showFindHighlight(undefined, undefined), [])
+    const current = showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
+    // inside a tall row (an opened tool card's output) the current occurrence may be out of view: bring it in
+    const at = current?.startContainer.parentElement
+    if (at && typeof at.scrollIntoView === 'function' && foundOpen) at.scrollIntoView({ block: 'nearest' })
+  }, [foundKey, query, foundNth, foundOpen, first, last])
+  useEffect(
+    () => () => {
+      showFindHighlight(undefined, undefined)
+    },
+    [],
+  )
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
     const el = scrollRef.current
     if (first === 0 && hasMore && !loading && opened.current && el && el.scrollTop < LOAD_OLDER_PX) void controller.loadOlder(sessionKey)
   }, [first, hasMore, loading, controller, sessionKey])
+  // A detached window's newer rows load when its bottom is reached (after the jump has landed: before, the
+  // range can still be where the live end was)
+  useEffect(() => {
+    const el = scrollRef.current
+    if (!detached || loading || last !== items.length - 1 || !el) return
+    if (focus && landed.current !== focus.seq) return
+    if (el.scrollHeight - el.scrollTop - el.clientHeight < LOAD_OLDER_PX) void controller.loadNewer(sessionKey)
+  }, [detached, last, items.length, loading, focus, controller, sessionKey])
+  // back at the live end (paged down to it, or "Jump to latest"): follow it again when the view is at the bottom
+  const wasDetached = useRef(detached)
+  const jumpedFromWindow = useRef(false)
+  useLayoutEffect(() => {
+    if (wasDetached.current && !detached) {
+      const el = scrollRef.current
+      if (jumpedFromWindow.current && itemsRef.current.length) {
+        // "Jump to latest": the live items replaced the window's, so their end is only known now
+        jumpedFromWindow.current = false
+        virtualizer.scrollToIndex(itemsRef.current.length - 1, { align: 'end' })
+        toBottom()
+      } else if (el && el.scrollHeight - el.scrollTop - el.clientHeight <= STICK_PX) stick.current = true
+    }
+    if (detached) stick.current = false
+    wasDetached.current = detached
+  }, [detached, virtualizer, toBottom])
 
   const jump = useCallback((e: React.MouseEvent<HTMLButtonElement>) => {
     // the button goes away: focus on it would drop to the page, so it moves to the conversation it scrolled
     if (document.activeElement === e.currentTarget) scrollRef.current?.focus({ preventScroll: true })
+    // from a detached window: the live transcript replaces it, and the list follows its end from there
+    if (detachedRef.current) {
+      detachedRef.current = false
+      jumpedFromWindow.current = true
+      controller.jumpToLatest(sessionKey)
+    }
     stick.current = true
     toBottom()
     setAtEnd(true)
-  }, [toBottom])
+  }, [toBottom, controller, sessionKey])
 
   return (
     <div className="conversation">
@@ -236,7 +314,9 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           role="log"
           aria-label="Conversation"
           aria-relevant="additions"
-          aria-busy={streaming || undefined}
+          aria-busy={(streaming && !detached) || undefined}
+          data-items={items.length}
+          data-detached={detached || undefined}
           className="conversation-list"
         >
           {virtualItems.map((v) => {
@@ -252,7 +332,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 className={item.key === foundKey ? 'row row-found' : 'row'}
                 data-found={item.key === foundKey || undefined}
               >
-                <ItemView item={item} sessionKey={sessionKey} />
+                <ItemView item={item} sessionKey={sessionKey} found={item.key === foundKey ? (focus?.query ?? '') : undefined} />
               </div>
             )
           })}
@@ -263,7 +343,12 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           {loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
         </div>
       )}
-      {!atEnd && items.length > 0 && (
+      {detached && virtualItems[virtualItems.length - 1]?.index === items.length - 1 && (
+        <div className="load-newer" role="status">
+          {loading ? 'Loading newer messages…' : 'Scroll down for newer messages'}
+        </div>
+      )}
+      {(detached || !atEnd) && items.length > 0 && (
         <button type="button" className="btn jump-latest" onClick={jump}>
           <IconDown /> Jump to latest
         </button>

@@ -1,10 +1,12 @@
 // Find in the conversation (Ctrl/Cmd+F). The list is virtualized, so the browser's find cannot reach rows
 // that are not rendered, nor pages not loaded: the runtime searches the whole transcript
 // (loopdesk.chat.find) and the bar steps through its matches, each loaded and scrolled to by
-// controller.revealMessage. A match is a message (its text, a tool call or a tool's output).
+// controller.revealMessage. It counts and steps through occurrences of the query, each message's in turn
+// (`state/find-steps.ts`); the current one is marked apart from the others in its row.
 import { useCallback, useEffect, useRef, useState } from 'react'
 import { useController } from '../app-context'
 import type { ChatFindMatch } from '../../../shared/methods'
+import { cursorPosition, lastCursor, stepCursor, type FindCursor } from '../state/find-steps'
 import { IconArrowDown, IconArrowUp, IconX } from './icons'
 
 /** typing pauses this long before the runtime is asked */
@@ -21,6 +23,8 @@ interface Found {
   query: string
   matches: ChatFindMatch[]
   total: number
+  /** occurrences over the whole transcript (a runtime without counts: one per message) */
+  occurrences?: number
   partial: boolean
 }
 
@@ -31,7 +35,7 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
   const returnTo = useRef<Element | null>(typeof document !== 'undefined' ? document.activeElement : null)
   const [query, setQuery] = useState('')
   const [found, setFound] = useState<Found>()
-  const [index, setIndex] = useState(-1)
+  const [at, setAt] = useState<FindCursor>()
   const [error, setError] = useState<string>()
   const seq = useRef(0)
 
@@ -44,10 +48,10 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
   useEffect(() => () => controller.clearFocus(), [controller])
 
   const go = useCallback(
-    (f: Found, i: number) => {
-      setIndex(i)
-      const m = f.matches[i]
-      if (m) void controller.revealMessage(sessionKey, m.messageId, { persist: true, query: f.query })
+    (f: Found, c: FindCursor | undefined) => {
+      setAt(c)
+      const m = c ? f.matches[c.match] : undefined
+      if (m && c) void controller.revealMessage(sessionKey, m.messageId, { persist: true, query: f.query, occurrence: c.occurrence })
     },
     [controller, sessionKey],
   )
@@ -63,10 +67,10 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
         const f = { query: q, ...r }
         setFound(f)
         setError(undefined)
-        // the newest match first: the conversation is read from its end
-        if (f.matches.length) go(f, f.matches.length - 1)
+        // the newest occurrence first: the conversation is read from its end
+        if (f.matches.length) go(f, lastCursor(f.matches))
         else {
-          setIndex(-1)
+          setAt(undefined)
           controller.clearFocus()
         }
       } catch (err) {
@@ -79,10 +83,9 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
   const step = useCallback(
     (by: 1 | -1) => {
       if (!found?.matches.length) return
-      const n = found.matches.length
-      go(found, (index + by + n) % n)
+      go(found, stepCursor(found.matches, at, by))
     },
-    [found, index, go],
+    [found, at, go],
   )
 
   const close = useCallback(() => {
@@ -112,7 +115,7 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
       ? ''
       : !found?.total
         ? 'No matches'
-        : `${index + 1} of ${found.total}${found.partial ? '+' : ''}`
+        : `${at ? cursorPosition(found.matches, found.occurrences ?? found.total, at) : 0} of ${found.occurrences ?? found.total}${found.partial ? '+' : ''}`
   const none = !found?.matches.length
 
   return (
@@ -129,7 +132,7 @@ export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
           setQuery(e.target.value)
           if (e.target.value.trim()) return
           setFound(undefined)
-          setIndex(-1)
+          setAt(undefined)
           setError(undefined)
           controller.clearFocus()
         }}

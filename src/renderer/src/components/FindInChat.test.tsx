@@ -5,6 +5,8 @@ import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { preloadSettings } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
+import { MAX_DETACHED_ROWS, OPEN_ROWS } from '../state/detached-window'
+import type { Item } from '../state/types'
 
 beforeEach(() => localStorage.clear())
 // jsdom has no scrolling: the virtualizer's scrollTo moves scrollTop and fires the scroll a browser would
@@ -26,9 +28,9 @@ const seed = [
 const found = () => document.querySelector<HTMLElement>('[data-found]')
 
 describe('a search hit opens its session at the matching message', () => {
-  it('loads history back to the message (located by its id), scrolls to it and highlights it briefly', async () => {
+  it('opens a detached window of rows around the message (located by its id), scrolls to it and highlights it briefly', async () => {
     const user = userEvent.setup({ delay: null })
-    const { bridge, stores } = await renderApp({ seed })
+    const { bridge, stores, controller } = await renderApp({ seed })
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     await user.type(within(nav).getByRole('searchbox', { name: 'Search sessions' }), 'part 246 work')
     // the newest matching message: the answer
@@ -36,19 +38,85 @@ describe('a search hit opens its session at the matching message', () => {
     expect(stores.sessions.getState().contentHits?.[KEY]).toBe('m247')
     await user.click(snippet)
     await waitFor(() => expect(found()).toHaveTextContent('Answer 124. Part 246 works'), LONG)
-    // the hit was located by its id, then the pages in between loaded: one transcript, no gap
-    expect(bridge.calls.some((c) => c.name === 'history' && (c.params as { messageId?: string }).messageId === 'm247')).toBe(true)
-    const users = stores.runs
-      .getState()
-      .transcripts[KEY]!.items.filter((it) => it.kind === 'user')
-      .map((it) => Number(/Question (\d+)/.exec((it as { text: string }).text)![1]))
-    expect(users[0]).toBeLessThan(124)
-    expect(users).toEqual(Array.from({ length: users.length }, (_, i) => users[0] + i))
-    expect(users.at(-1)).toBe(1500)
-    // it is in view: the conversation no longer sits at its end
+    // one window around the hit, no pages from the end down to it (1,376 turns back)
+    const around = bridge.calls.filter((c) => c.name === 'history' && (c.params as { messageId?: string }).messageId === 'm247')
+    expect(around.map((c) => (c.params as { limit?: number }).limit)).toEqual([OPEN_ROWS])
+    expect(bridge.calls.some((c) => c.name === 'history' && (c.params as { offset?: number }).offset)).toBe(false)
+    const questions = (items: readonly Item[]) => items.filter((it) => it.kind === 'user').map((it) => Number(/Question (\d+)/.exec((it as { text: string }).text)![1]))
+    const windowed = () => questions(stores.runs.getState().detached![KEY]!.transcript.items)
+    expect(windowed().length).toBeLessThanOrEqual(OPEN_ROWS / 2 + 1)
+    expect(windowed()).toContain(124)
+    expect(windowed()).toEqual(Array.from({ length: windowed().length }, (_, i) => windowed()[0] + i))
+    expect(document.querySelector('[role=log]')!.getAttribute('data-detached')).not.toBeNull()
+    // the live transcript is left as it was: its newest rows only
+    expect(Math.min(...questions(stores.runs.getState().transcripts[KEY]!.items))).toBeGreaterThan(1300)
     expect(screen.getByRole('button', { name: /Jump to latest/ })).toBeInTheDocument()
     // the highlight fades
     await waitFor(() => expect(found()).toBeNull(), LONG)
+
+    // paging up adds older rows above it
+    const top = windowed()[0]
+    await act(() => controller.loadOlder(KEY))
+    expect(windowed()[0]).toBeLessThan(top)
+    expect(windowed()).toEqual(Array.from({ length: windowed().length }, (_, i) => windowed()[0] + i))
+
+    // a message sent meanwhile goes to the live transcript, not below the window
+    await user.type(screen.getByRole('textbox', { name: /Message/ }), 'brand new question')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(stores.runs.getState().transcripts[KEY]!.items.some((it) => it.kind === 'user' && it.text === 'brand new question')).toBe(true), LONG)
+    expect(stores.runs.getState().detached![KEY]!.transcript.items.some((it) => it.kind === 'user' && it.text === 'brand new question')).toBe(false)
+
+    // paging down goes on until the end is reached: then the live transcript is shown (where the window's rows
+    // were read: the same items), the new message at its end
+    let pages = 0
+    while (stores.runs.getState().detached?.[KEY] && pages < 40) {
+      await act(() => controller.loadNewer(KEY))
+      pages++
+      expect(stores.runs.getState().detached?.[KEY]?.rows.length ?? 0).toBeLessThanOrEqual(MAX_DETACHED_ROWS)
+    }
+    expect(stores.runs.getState().detached?.[KEY]).toBeUndefined()
+    expect(pages).toBeGreaterThan(5)
+    const live = stores.runs.getState().transcripts[KEY]!.items
+    await waitFor(() => expect(document.querySelector('[role=log]')!.getAttribute('data-items')).toBe(String(live.length)), LONG)
+    expect(document.querySelector('[role=log]')!.getAttribute('data-detached')).toBeNull()
+    expect(live.filter((it) => it.kind === 'user').at(-1)).toMatchObject({ text: 'brand new question' })
+  })
+
+  it('"Jump to latest" from a detached window shows the live end at once', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { stores, controller } = await renderApp({ seed })
+    await act(() => controller.selectSession(KEY))
+    expect(await act(() => controller.revealMessage(KEY, 'm247'))).toBe(true)
+    await waitFor(() => expect(found()).toHaveTextContent('Answer 124.'), LONG)
+    expect(screen.getByRole('log')).not.toHaveTextContent('Question 1500:')
+    await user.click(screen.getByRole('button', { name: /Jump to latest/ }))
+    expect(stores.runs.getState().detached?.[KEY]).toBeUndefined()
+    await waitFor(() => expect(screen.getByRole('log')).toHaveTextContent('Question 1500:'), LONG)
+    // a message the live transcript holds is scrolled to there, no window opened
+    expect(await act(() => controller.revealMessage(KEY, 'm2997'))).toBe(true)
+    expect(stores.runs.getState().detached?.[KEY]).toBeUndefined()
+  })
+})
+
+describe('a reply running while a detached window is shown', () => {
+  it('streams into the live transcript; the window is not busy; "Jump to latest" shows the run going on', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { stores, controller } = await renderApp({ seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
+    await act(() => controller.selectSession(KEY))
+    await user.type(screen.getByRole('textbox', { name: /Message/ }), 'a long job')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(screen.getByRole('log')).toHaveAttribute('aria-busy', 'true'), LONG)
+    expect(await act(() => controller.revealMessage(KEY, 'm247'))).toBe(true)
+    await waitFor(() => expect(found()).toHaveTextContent('Answer 124.'), LONG)
+    // the list shows the window, which is not what streams
+    expect(screen.getByRole('log')).not.toHaveAttribute('aria-busy')
+    const live = () => stores.runs.getState().transcripts[KEY]!.items
+    await waitFor(() => expect(live().some((it) => it.kind === 'assistant' && it.text.includes('Working on it'))).toBe(true), LONG)
+    expect(stores.runs.getState().detached![KEY]!.transcript.items.some((it) => it.kind === 'assistant' && it.text.includes('Working on it'))).toBe(false)
+    await user.click(screen.getByRole('button', { name: /Jump to latest/ }))
+    expect(screen.getByRole('log')).toHaveAttribute('aria-busy', 'true')
+    await waitFor(() => expect(screen.getByRole('log')).toHaveTextContent('Working on it'), LONG)
+    await act(() => controller.stop())
   })
 })
 
@@ -110,6 +178,67 @@ describe('find in the conversation', () => {
     expect(screen.queryByRole('search', { name: 'Find in conversation' })).toBeNull()
     expect(found()).toBeNull()
     expect(box).toHaveFocus()
+  })
+
+  it('counts occurrences, not messages: Enter steps through each occurrence of a message before the next message', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { stores } = await renderApp({ seed })
+    await user.click(within(screen.getByRole('navigation', { name: 'Sessions' })).getByText('Main'))
+    const box = screen.getByRole('textbox', { name: /Message/ })
+    await user.type(box, 'kiwi, kiwi and more kiwi')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    await waitFor(() => expect(screen.getByRole('log')).toHaveTextContent('kiwi, kiwi and more kiwi'), LONG)
+    // (the fake model's reply repeats the message: three occurrences there too)
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Send' })).toBeInTheDocument(), LONG)
+    await waitFor(() => expect(stores.runs.getState().transcripts['agent:main:main']!.items.some((it) => it.kind === 'run' && it.status === 'done')).toBe(true), LONG)
+    fireEvent.keyDown(window, { key: 'f', code: 'KeyF', ctrlKey: true })
+    const bar = await screen.findByRole('search', { name: 'Find in conversation' })
+    await user.type(within(bar).getByRole('searchbox'), 'KIWI')
+    const status = within(bar).getByRole('status')
+    // two messages, three occurrences each: the newest first
+    await waitFor(() => expect(status).toHaveTextContent('6 of 6'), LONG)
+    const focus = () => stores.runs.getState().focus
+    await waitFor(() => expect(focus()).toMatchObject({ occurrence: 2, query: 'KIWI' }))
+    const reply = focus()!.messageId
+    // past the newest it wraps to the question's first occurrence, then its second and third
+    await user.keyboard('{Enter}')
+    expect(status).toHaveTextContent('1 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ occurrence: 0 }))
+    const question = focus()!.messageId
+    expect(question).not.toBe(reply)
+    expect(found()).toHaveTextContent('kiwi, kiwi and more kiwi')
+    await user.keyboard('{Enter}')
+    expect(status).toHaveTextContent('2 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 1 }))
+    await user.keyboard('{Enter}{Enter}')
+    expect(status).toHaveTextContent('4 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: reply, occurrence: 0 }))
+    await user.keyboard('{Shift>}{Enter}{/Shift}')
+    expect(status).toHaveTextContent('3 of 6')
+    await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 2 }))
+  })
+
+  it('a match inside a collapsed tool card opens the card, its output shown whole when the match is past the preview', async () => {
+    const user = userEvent.setup({ delay: null })
+    const output = `${'line of build output\n'.repeat(400)}error: persimmon not found\n`
+    const { stores } = await renderApp({
+      scripts: [{ steps: [{ kind: 'tool', name: 'exec', args: { command: 'make all' }, result: { content: [{ type: 'text', text: output }] }, durationMs: 20 }, { kind: 'text', text: 'Built.' }] }],
+    })
+    await user.type(screen.getByRole('textbox', { name: /Message/ }), 'build it')
+    await user.click(screen.getByRole('button', { name: 'Send' }))
+    const card = await screen.findByRole('group', { name: 'Tool exec' }, LONG)
+    await waitFor(() => expect(stores.runs.getState().transcripts['agent:main:main']!.items.some((it) => it.kind === 'run' && it.status === 'done')).toBe(true), LONG)
+    // collapsed: the output is not in the page
+    expect(within(card).getByRole('button', { expanded: false })).toBeInTheDocument()
+    expect(card).not.toHaveTextContent('persimmon')
+    fireEvent.keyDown(window, { key: 'f', code: 'KeyF', ctrlKey: true })
+    const bar = await screen.findByRole('search', { name: 'Find in conversation' })
+    await user.type(within(bar).getByRole('searchbox'), 'persimmon')
+    await waitFor(() => expect(within(bar).getByRole('status')).toHaveTextContent('1 of 1'), LONG)
+    // the card is the found row, opened, and the match (past the 2,000-character preview) is shown
+    await waitFor(() => expect(found()).toHaveTextContent('error: persimmon not found'), LONG)
+    const opened = within(found()!).getByRole('group', { name: 'Tool exec' })
+    expect(within(opened).getAllByRole('button', { expanded: true }).length).toBeGreaterThan(0)
   })
 
   it('says when nothing matches, and Ctrl+F does nothing while a dialog is open', async () => {

@@ -210,14 +210,15 @@ const CompactionNote = memo(function CompactionNote({ item }: { item: Compaction
   )
 })
 
-export const ItemView = memo(function ItemView({ item, sessionKey }: { item: Item; sessionKey: string }) {
+/** `found`: the query of a find match or search hit landing on this item ('' without one) — a tool card opens to it. */
+export const ItemView = memo(function ItemView({ item, sessionKey, found }: { item: Item; sessionKey: string; found?: string }) {
   switch (item.kind) {
     case 'user':
       return <UserMessage item={item} sessionKey={sessionKey} />
     case 'assistant':
       return <AssistantMessage item={item} sessionKey={sessionKey} />
     case 'tool':
-      return <ToolCard item={item} />
+      return <ToolCard item={item} found={found} />
     case 'approval':
       return <ApprovalCard item={item} sessionKey={sessionKey} />
     case 'run':

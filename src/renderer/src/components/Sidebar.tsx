@@ -131,6 +131,7 @@ export function Sidebar() {
             now={now}
             snippet={search.trim() ? contentSnippets?.[row.key] : undefined}
             hit={search.trim() ? contentHits?.[row.key] : undefined}
+            query={search.trim() && contentHits?.[row.key] ? search.trim() : undefined}
             onConfirm={(kind) => setConfirm({ kind, row })}
           />
         ))}
@@ -176,10 +177,12 @@ interface EntryProps {
   snippet?: string
   /** the matching message (its history row id): the row opens the session there */
   hit?: string
+  /** with a hit: the search text, marked in the message the session opens at */
+  query?: string
   onConfirm: (kind: 'delete' | 'reset') => void
 }
 
-const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, hit, onConfirm }: EntryProps) {
+const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, hit, query, onConfirm }: EntryProps) {
   const controller = useController()
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
@@ -237,7 +240,8 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, h
           type="button"
           className="session-main"
           aria-current={selected ? 'true' : undefined}
-          onClick={() => void (hit ? controller.revealMessage(row.key, hit) : controller.selectSession(row.key))}
+          // the query too: the hit's row marks it, and a tool card holding it opens
+          onClick={() => void (hit ? controller.revealMessage(row.key, hit, { query }) : controller.selectSession(row.key))}
           onDoubleClick={() => setEditing(true)}
         >
           <span className={`status-dot ${state}`} aria-hidden="true" />

@@ -52,10 +52,14 @@ function useNow(active: boolean, everyMs = 500) {
   return now
 }
 
-/** `reveal`: hidden characters shown as tokens, with a warning line (arguments: paths and commands the tool used). */
-function Section({ title, text, reveal = false }: { title: string; text: string; reveal?: boolean }) {
+/**
+ * `reveal`: hidden characters shown as tokens, with a warning line (arguments: paths and commands the tool used).
+ * `find`: the find bar's query, when this card holds its match: a match past the preview shows the whole text.
+ */
+function Section({ title, text, reveal = false, find }: { title: string; text: string; reveal?: boolean; find?: string }) {
   const [all, setAll] = useState(false)
-  const shown = truncate(text, all ? MAX_SHOWN_CHARS : PREVIEW_CHARS)
+  const past = !!find && matchPastPreview(text, find)
+  const shown = truncate(text, all || past ? MAX_SHOWN_CHARS : PREVIEW_CHARS)
   return (
     <section className="tool-section">
       <div className="tool-section-head">
@@ -73,9 +77,24 @@ function Section({ title, text, reveal = false }: { title: string; text: string;
   )
 }
 
-export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
+/** The query occurs in `text`, but not within its preview (so "Show all" would be needed to see it). */
+export function matchPastPreview(text: string, query: string): boolean {
+  const lower = text.toLowerCase()
+  const needle = query.toLowerCase()
+  return !!needle && !lower.slice(0, PREVIEW_CHARS).includes(needle) && lower.includes(needle)
+}
+
+/** `found`: the find bar's (or a search hit's) query when this card holds the match — the card opens to show it. */
+export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem; found?: string }) {
   const controller = useController()
   const open = useAppStore('ui', (s) => !!s.expanded[item.key])
+  // a match inside the card: open it (kept open, as if the user had), the section with the match shown whole
+  const landed = found !== undefined
+  useEffect(() => {
+    if (landed && !open) controller.setExpanded(item.key, true)
+    // (only when a match lands here: closing the card afterwards is the user's)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [landed, item.key, controller])
   const running = item.status === 'running'
   // the call is blocked on the user, not running: no spinner, and the clock shows how long it has waited
   const waiting = running && !!item.approval && !item.approval.decision
@@ -110,9 +129,9 @@ export const ToolCard = memo(function ToolCard({ item }: { item: ToolItem }) {
       )}
       {open && (
         <div className="tool-body">
-          <Section title="Arguments" text={prettyJson(item.args)} reveal />
+          <Section title="Arguments" text={prettyJson(item.args)} reveal find={found} />
           {(item.result !== undefined || item.partial !== undefined) && (
-            <Section title={item.result !== undefined ? (item.status === 'failed' && !reason ? 'Error' : 'Result') : 'Output so far'} text={result} />
+            <Section title={item.result !== undefined ? (item.status === 'failed' && !reason ? 'Error' : 'Result') : 'Output so far'} text={result} find={found} />
           )}
           {item.meta && <p className="tool-meta">{item.meta}</p>}
         </div>

@@ -3,6 +3,8 @@
 // alone shows the match.
 
 const NAME = 'loopdesk-find'
+/** the current occurrence (the find bar's step), marked apart from the others */
+const CURRENT = 'loopdesk-find-current'
 /** ranges per row at most: a row of thousands of hits (one letter typed) marks the first ones */
 const MAX_RANGES = 500
 
@@ -37,11 +39,28 @@ function registry(): { highlights: HighlightRegistry; Highlight: HighlightCtor }
   return css?.highlights && Highlight ? { highlights: css.highlights, Highlight } : undefined
 }
 
-/** Highlights `query` in `root` (replacing the previous marks); without a root or query, clears them. */
-export function showFindHighlight(root: Node | null | undefined, query: string | undefined): void {
+/**
+ * The occurrence to mark as current among a row's ranges: the `nth` (counted as the runtime counts it), or the
+ * row's last when the rendered text holds fewer (markdown drops syntax the raw text had).
+ */
+export function currentRange<T>(ranges: readonly T[], nth: number | undefined): T | undefined {
+  if (nth === undefined || !ranges.length) return undefined
+  return ranges[Math.max(0, Math.min(nth, ranges.length - 1))]
+}
+
+/**
+ * Highlights `query` in `root` (replacing the previous marks), its `nth` occurrence apart as the current one;
+ * without a root or query, clears them.
+ */
+export function showFindHighlight(root: Node | null | undefined, query: string | undefined, nth?: number): Range | undefined {
   const api = registry()
-  if (!api) return
+  if (!api) return undefined
   const ranges = root && query ? matchRanges(root, query) : []
-  if (ranges.length) api.highlights.set(NAME, new api.Highlight(...ranges))
+  const current = currentRange(ranges, nth)
+  const others = ranges.filter((r) => r !== current)
+  if (others.length) api.highlights.set(NAME, new api.Highlight(...others))
   else api.highlights.delete(NAME)
+  if (current) api.highlights.set(CURRENT, new api.Highlight(current))
+  else api.highlights.delete(CURRENT)
+  return current
 }

@@ -14,6 +14,7 @@ import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './ru
 import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
+import { detachedHas, openDetached, OPEN_ROWS, pageLimit, withNewer, withOlder, type DetachedView } from './detached-window'
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
@@ -50,8 +51,6 @@ const PAGE_ROWS = { wholeMessages: WHOLE, silentReplies: true } as const
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 /** find matches listed per query (all are counted) */
 const FIND_LIMIT = 2000
-/** rows one request may load when jumping back to a message (chat.history caps a page at 6 MB too) */
-const MAX_WINDOW_FILL = 5000
 /** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
 const MAX_SAVE_RETRIES = 5
 /** Longest wait for a retry we accept from the gateway. */
@@ -454,6 +453,7 @@ export class Controller {
       return
     }
     if (p.session) this.upsertRow(p.session)
+    if (p.reason === 'reset') this.jumpToLatest(p.sessionKey) // the window's rows are another transcript's now
     if (p.reason === 'reset' && this.stores.runs.getState().transcripts[p.sessionKey]) void this.loadTranscript(p.sessionKey)
     // A run of this session finished: reconcile with the persisted transcript (same keys, no flicker).
     if ((p.reason === 'end' || p.reason === 'error') && this.stores.runs.getState().transcripts[p.sessionKey]) this.scheduleRefetch(p.sessionKey, 400)
@@ -544,6 +544,8 @@ export class Controller {
 
   async selectSession(key: string): Promise<void> {
     this.stores.sessions.setState({ selectedKey: key })
+    // opened (again) from the list: at its latest messages, not at a window a jump left
+    this.jumpToLatest(key)
     try {
       localStorage.setItem(LAST_SESSION_KEY, key)
     } catch {
@@ -567,6 +569,7 @@ export class Controller {
   }
 
   private dropTranscript(key: string) {
+    this.jumpToLatest(key)
     this.stores.runs.setState((s) => {
       const transcripts = { ...s.transcripts }
       delete transcripts[key]
@@ -682,6 +685,7 @@ export class Controller {
    * rows (a jump back to a message loads more at once). False when nothing could be loaded.
    */
   async loadOlder(sessionKey: string, limit = HISTORY_PAGE): Promise<boolean> {
+    if (this.detachedView(sessionKey)) return this.pageDetached(sessionKey, 'older')
     const t = this.stores.runs.getState().transcripts[sessionKey]
     if (!t?.hasMore || t.nextOffset === undefined || this.stores.runs.getState().loading[sessionKey]) return false
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
@@ -714,22 +718,26 @@ export class Controller {
   }
 
   /**
-   * Opens a session at one message (a search hit, a find match): loads history back to it — a `messageId`
-   * window first says where it is, so the pages between load in one request — then the conversation scrolls
-   * to it and highlights it. The loaded part stays contiguous, so paging up and down goes on from there.
-   * False when the message is not in the session's transcript (any more).
+   * Opens a session at one message (a search hit, a find match). A message the conversation shows is scrolled
+   * to; any other opens a detached window of the rows around it (`detached-window.ts`: a `messageId` window,
+   * paged both ways from there) instead of loading every row from the end down to it. Then the conversation
+   * scrolls to it and highlights it. False when the message is not in the session's transcript (any more).
    */
-  async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean; query?: string } = {}): Promise<boolean> {
+  async revealMessage(sessionKey: string, messageId: string, opts: { persist?: boolean; query?: string; occurrence?: number } = {}): Promise<boolean> {
     // the latest request wins: stepping quickly through matches never lands on an earlier one last
     const mine = ++this.revealSeq
     if (this.stores.sessions.getState().selectedKey !== sessionKey) await this.selectSession(sessionKey)
     else if (!this.stores.runs.getState().transcripts[sessionKey]?.loaded) await this.loadTranscript(sessionKey)
-    const found = await this.loadBackTo(sessionKey, messageId)
-    if (!found || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
+    const where = await this.locate(sessionKey, messageId, () => mine === this.revealSeq)
+    if (!where || mine !== this.revealSeq || this.stores.sessions.getState().selectedKey !== sessionKey) return false
     const focus: MessageFocus = { sessionKey, messageId, seq: ++this.focusSeq }
     if (opts.persist) focus.persist = true
     if (opts.query) focus.query = opts.query
-    this.stores.runs.setState({ focus })
+    if (opts.occurrence !== undefined) focus.occurrence = opts.occurrence
+    // the window and the focus in one update: the conversation never shows a window without knowing where to land
+    // (it would take its bottom for reached, where the live end's scroll position left it, and page on)
+    const detached = where === 'shown' ? this.stores.runs.getState().detached : { ...this.stores.runs.getState().detached, [sessionKey]: where === 'live' ? undefined : where }
+    this.stores.runs.setState({ focus, detached })
     return true
   }
 
@@ -746,35 +754,75 @@ export class Controller {
     return r.data
   }
 
-  private async loadBackTo(sessionKey: string, messageId: string): Promise<boolean> {
-    const shown = () => !!this.stores.runs.getState().transcripts[sessionKey]?.msgKeys?.has(messageId)
-    // its row is loaded (a row that shows no item of its own is loaded without being shown: stop there too)
-    const loaded = () => {
+  /** The session shown at a detached window (a jump far back), if it is. */
+  detachedView(sessionKey: string): DetachedView | undefined {
+    return this.stores.runs.getState().detached?.[sessionKey]
+  }
+
+  private setDetached(sessionKey: string, v: DetachedView | undefined) {
+    const cur = this.stores.runs.getState().detached
+    if (!v && !cur?.[sessionKey]) return
+    this.stores.runs.setState({ detached: { ...cur, [sessionKey]: v } })
+  }
+
+  /** Back to the session's live end (the conversation's "Jump to latest", a newer page that reached it). */
+  jumpToLatest(sessionKey: string) {
+    this.setDetached(sessionKey, undefined)
+  }
+
+  /**
+   * Where the message is shown: in what is shown already, else in the live transcript, else in a detached window
+   * opened around it (undefined: it is gone, or a later request took over).
+   */
+  private async locate(sessionKey: string, messageId: string, current: () => boolean): Promise<'shown' | 'live' | DetachedView | undefined> {
+    if (detachedHas(this.detachedView(sessionKey), messageId)) return 'shown'
+    const live = () => {
       const t = this.stores.runs.getState().transcripts[sessionKey]
-      return !!t && (t.olderIds.has(messageId) || t.recentIds.has(messageId) || !!t.msgKeys?.has(messageId))
+      return !!t && (!!t.msgKeys?.has(messageId) || t.olderIds.has(messageId) || t.recentIds.has(messageId))
     }
-    if (shown()) return true
+    if (live()) return 'live'
     // rows as the window's pages count them (silent replies included), so a row a page has is found
-    const where = await this.bridge.history({ sessionKey, messageId, limit: 1, silentReplies: true }).catch(() => undefined)
-    const row = where?.ok ? where.data.messages[0] : undefined
-    if (!row) {
+    const r = await this.bridge.history({ sessionKey, messageId, limit: OPEN_ROWS, ...PAGE_ROWS }).catch(() => undefined)
+    if (!current()) return undefined
+    const v = r?.ok ? openDetached(sessionKey, r.data, messageId) : undefined
+    if (!v) {
       this.toast('That message is no longer in this conversation')
+      return undefined
+    }
+    // the live transcript got it meanwhile (a refetch): no window needed
+    return live() ? 'live' : v
+  }
+
+  /** The next page of a detached window: older rows above it, or newer ones below (the end: back to latest). */
+  private async pageDetached(sessionKey: string, dir: 'older' | 'newer'): Promise<boolean> {
+    const v = this.detachedView(sessionKey)
+    if (!v || (dir === 'older' && !v.hasOlder) || this.stores.runs.getState().loading[sessionKey]) return false
+    const edge = dir === 'older' ? v.rows[0] : v.rows[v.rows.length - 1]
+    if (!edge) return false
+    this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
+    try {
+      const limit = pageLimit()
+      const r = await this.bridge.history({ sessionKey, messageId: edge.id, limit, ...PAGE_ROWS })
+      if (!r.ok) {
+        this.toast(`Could not load ${dir} messages: ${errorText(r.error)}`)
+        return false
+      }
+      // "Jump to latest", another jump or a session change meanwhile: this page is for a window no longer shown
+      if (this.detachedView(sessionKey) !== v) return false
+      const next = dir === 'older' ? withOlder(v, r.data.messages, limit) : withNewer(v, r.data.messages, limit)
+      this.setDetached(sessionKey, next === 'latest' ? undefined : next)
+      return true
+    } catch (err) {
+      this.toast(`Could not load ${dir} messages: ${errorText(err)}`)
       return false
+    } finally {
+      this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
     }
-    for (let round = 0; round < 50 && !loaded(); round++) {
-      // an older page the conversation asked for (its top reached) is on its way: wait for it
-      for (let w = 0; w < 100 && this.stores.runs.getState().loading[sessionKey]; w++) await new Promise((r) => setTimeout(r, 50))
-      const t = this.stores.runs.getState().transcripts[sessionKey]
-      if (!t?.hasMore || t.nextOffset === undefined) break
-      // rows between the oldest loaded and the target (from their transcript positions; hidden messages make
-      // it a little more), and some before it to read on
-      const newestSeq = t.recentMessages[t.recentMessages.length - 1]?.__openclaw?.seq
-      const targetSeq = row.__openclaw?.seq
-      const gap = newestSeq && targetSeq ? newestSeq - targetSeq + 1 - t.nextOffset : 0
-      const limit = Math.min(MAX_WINDOW_FILL, Math.max(MAX_HISTORY_LIMIT, gap + HISTORY_PAGE / 2))
-      if (!(await this.loadOlder(sessionKey, limit))) break
-    }
-    return shown()
+  }
+
+  /** Loads the rows after a detached window (the conversation calls this when its bottom is reached). */
+  loadNewer(sessionKey: string): Promise<boolean> {
+    return this.pageDetached(sessionKey, 'newer')
   }
 
   async loadQueue(sessionKey: string): Promise<void> {
@@ -1396,6 +1444,12 @@ export class Controller {
 
   setRevealedToken(token: string | undefined) {
     this.stores.settings.setState({ revealedToken: token })
+  }
+
+  /** Opens (or closes) a tool card or an Inspector row: a find match inside a card opens it. */
+  setExpanded(key: string, open: boolean) {
+    if (!!this.stores.ui.getState().expanded[key] === open) return
+    this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: open } }))
   }
 
   toggleExpanded(key: string) {

@@ -1,5 +1,6 @@
 // Zustand stores, one per concern. They are created per app instance (tests build fresh ones) and
 // only hold state; all bridge I/O and event routing lives in the controller.
+import type { DetachedView } from './detached-window'
 import { createStore, type StoreApi } from 'zustand/vanilla'
 import type { DevicePairRequested, QueueItem } from '../../../shared/events'
 import type { ModelChoice, Prefs, Results, SessionRow } from '../../../shared/methods'
@@ -38,6 +39,11 @@ export interface RunsState {
   loadErrors: Record<string, string | undefined>
   /** a message to scroll to and highlight (a search hit, the find bar's current match); `seq` tells repeats apart */
   focus?: MessageFocus
+  /**
+   * sessions shown at a detached window of rows around a jump's message instead of their live end
+   * (`detached-window.ts`); the live transcript goes on beside it
+   */
+  detached?: Record<string, DetachedView | undefined>
 }
 
 export interface MessageFocus {
@@ -49,6 +55,8 @@ export interface MessageFocus {
   persist?: boolean
   /** the find bar's query: marked inside the row, and picks the part of a long message that has it */
   query?: string
+  /** the find bar's: which occurrence of the query in the message (0 = its first) is the current one */
+  occurrence?: number
 }
 
 export interface QueueEntry extends QueueItem {
