@@ -45,6 +45,7 @@ import { gatewayDir, gatewayProcessAlive, readGatewayInfo, removeGatewayInfo, st
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
+import { statusWithoutPaths } from './status-redaction'
 import { sessionMessagePayload } from './session-message-wire'
 import { projectDisplayMessage } from './display-projection'
 import { hiddenFromDisplay } from './display-hidden'
@@ -264,7 +265,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         }
         // the runtime cannot know where this gateway listens; the gateway does (and it may be a fallback port)
         if (method === 'status' && res.ok) {
-          return { ok: true, data: { ...(res.data as object), gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
+          const status = hasScope(conn.scopes, SCOPES.admin) ? (res.data as Results['status']) : statusWithoutPaths(res.data as Results['status'])
+          return { ok: true, data: { ...status, gateway: { port, url: `ws://127.0.0.1:${port}`, bind, fellBack } } }
         }
         // a token set through this very call takes effect right after the response went out
         if (method === 'config.patch') tokenWatch?.release()
