@@ -585,6 +585,8 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   runtimeMs?: number
   model?: string
   modelProvider?: string
+  /** Loopdesk: the model chosen for this session (sessions.patch `model`, `/model`); absent = the default model */
+  modelOverride?: string
   thinkingLevel?: ThinkingLevel
   verboseLevel?: 'off' | 'on' | 'full'
   reasoningLevel?: 'off' | 'on' | 'stream'
