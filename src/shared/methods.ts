@@ -709,6 +709,11 @@ export interface HistoryMessage {
    * `context_truncated`, stored with the message): `message` is the note the run's footer shows
    */
   contextTruncated?: { message: string; promptTokens?: number; estimatedTokens?: number }
+  /**
+   * Loopdesk: the session's last model was no longer configured and this run used another (the run's agent
+   * `error` event `model_changed`, stored with its first reply): `message` is the note shown under the run
+   */
+  modelChanged?: { from: string; to: string; message: string }
 }
 
 export interface ModelChoice {
