@@ -620,6 +620,10 @@ export class FakeBridge implements Bridge {
           this.agentEvent(run, 'error', step.data)
           // like the runtime: stored with the model call's message, so history brings it back (runner/ollama-truncation.ts)
           if (step.data.reason === 'context_truncated' && typeof step.data.message === 'string') run.note = { contextTruncated: { message: step.data.message } }
+          // (runner/model-switch.ts: stored with the run's first reply)
+          if (step.data.reason === 'model_changed' && typeof step.data.message === 'string') {
+            run.note = { modelChanged: { from: String(step.data.from), to: String(step.data.to), message: step.data.message } }
+          }
         }
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))

@@ -204,6 +204,15 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           Check model setup
         </button>
       )}
+      {item.modelNote && (
+        // quiet, and kept under the run: the reply came from another model than the session's earlier ones
+        <div role="note" className="run-warning run-model-note">
+          <span>{item.modelNote}</span>{' '}
+          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openModelPicker(sessionKey)}>
+            Choose another model
+          </button>
+        </div>
+      )}
       {item.warning && (
         <div role="note" className="run-warning">
           <span>{item.warning}</span>{' '}
