@@ -6,7 +6,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { ModelChoice } from '../../../shared/methods'
 import { FakeBridge, type FakeBridgeOptions } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
-import { pickerOptions } from './ModelPicker'
+import { agentModel, pickerOptions } from './ModelPicker'
 
 beforeEach(() => localStorage.clear())
 
@@ -47,6 +47,15 @@ describe('pickerOptions', () => {
     expect(chosen.groups[1].options[0]).toMatchObject({ ref: 'local/q', current: true })
     const gone = pickerOptions(models, 'mock/m1', 'gone3/c1')
     expect(gone.groups.at(-1)).toEqual({ provider: 'Not available', options: [{ ref: 'gone3/c1', label: 'gone3/c1 (unavailable)', current: true, unavailable: true }] })
+  })
+})
+
+describe('agentModel', () => {
+  it("is the session's agent's own model when it has one (the runner's default for its sessions)", () => {
+    const config = { agents: { defaults: { model: { primary: 'mock/m1' } }, list: [{ id: 'main' }, { id: 'work', model: 'local/q' }] } }
+    expect(agentModel(config, 'work')).toBe('local/q')
+    expect(agentModel(config, 'main')).toBeUndefined()
+    expect(agentModel(undefined, 'main')).toBeUndefined()
   })
 })
 
@@ -93,14 +102,20 @@ describe('the header model picker', () => {
   })
 
   it('while a reply streams, the picker and the note say the change applies from the next message', async () => {
-    await renderApp({}, twoProviders({ scripts: [{ steps: [{ kind: 'untilAborted' }] }] }))
+    const { bridge } = await renderApp({}, twoProviders({ scripts: [{ steps: [{ kind: 'untilAborted' }] }] }))
     const user = userEvent.setup()
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'long job{Enter}')
     await waitFor(() => expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument(), LONG)
     await user.click(modelButton())
     const list = screen.getByRole('listbox', { name: 'Model for this session' })
     expect(list).toHaveAccessibleDescription(/applies from the next message/)
-    await user.click(within(list).getByRole('option', { name: /gpt-5/ }))
+    // Escape closes the picker, not the reply (Escape elsewhere stops it)
+    await user.keyboard('{Escape}')
+    expect(screen.queryByRole('listbox')).toBeNull()
+    expect(bridge.calls.some((c) => c.name === 'abort')).toBe(false)
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument()
+    await user.click(modelButton())
+    await user.click(within(screen.getByRole('listbox')).getByRole('option', { name: /gpt-5/ }))
     await waitFor(() => expect(toastText()).toContain('the change applies from the next message'))
   })
 })

@@ -45,11 +45,19 @@ export function overrideUsable(models: readonly ModelChoice[], override: string 
   return !override || models.some((m) => m.ref === override && m.configured)
 }
 
+/** an agent's own model in the config (`agents.list[].model`), if it has one */
+export function agentModel(config: unknown, agentId: string): string | undefined {
+  const list = (config as { agents?: { list?: Array<{ id?: unknown; model?: unknown }> } } | undefined)?.agents?.list
+  const model = Array.isArray(list) ? list.find((a) => a?.id === agentId)?.model : undefined
+  return typeof model === 'string' ? model : undefined
+}
+
 export function ModelPicker({ row }: { row: SessionRow }) {
   const controller = useController()
   const models = useAppStore('settings', (s) => s.models)
   const modelsLoaded = useAppStore('settings', (s) => s.modelsLoaded)
-  const defaultModel = useAppStore('settings', (s) => s.defaultModel)
+  // the session's agent's own model, else the global default (what the runner uses when nothing is chosen)
+  const defaultModel = useAppStore('settings', (s) => agentModel(s.config?.config, row.agentId) ?? s.defaultModel)
   const running = useAppStore('runs', (s) => {
     const t = s.transcripts[row.key]
     return !!t && !!activeRun(t)
