@@ -166,6 +166,26 @@ describe('loopdesk config', () => {
     core.credentials.delete('mockant')
   })
 
+  it('unset of a provider names the sessions that use it and what becomes of them (it removes it all the same)', async () => {
+    const { rt } = env.stack
+    const addProvider = async (id: string) =>
+      rt.call('config.patch', { patch: { models: { providers: { [id]: { baseUrl: env.server.openaiBaseUrl, api: 'openai-completions', models: [{ id: 'x' }, { id: 'y' }] } } } }, baseHash: (await rt.call('config.get', {})).hash })
+    await addProvider('lab2')
+    const pinned = await rt.call('sessions.create', { label: 'Pinned', model: 'lab2/x' })
+    const ran = await rt.call('sessions.create', { label: 'Ran', model: 'lab2/y' })
+    await rt.call('sessions.patch', { key: ran.key, model: null }) // back to the default; its row still names lab2
+    const r = await cli(['unset', 'models.providers.lab2'])
+    expect(r).toMatchObject({ code: 0, out: 'unset models.providers.lab2\n' })
+    expect(r.err).toBe(
+      `loopdesk: warning: 1 session chose a model of “lab2” (${pinned.key}): its messages fail until another model is chosen (the model name in the conversation header, or /model).\n` +
+        `loopdesk: warning: 1 session last ran on “lab2” (${ran.key}): from its next message it uses the default model, mock/m1.\n`,
+    )
+    expect(onDisk().models.providers.lab2).toBeUndefined()
+    // nothing uses the one unset next: no warning
+    await addProvider('lab3')
+    expect(await cli(['unset', 'models.providers.lab3'])).toMatchObject({ code: 0, err: '' })
+  })
+
   it('refuses what is not a config command, before connecting', async () => {
     for (const args of [[], ['frob'], ['set', 'a.b'], ['set', 'a[0].b', '1'], ['get', 'a..b'], ['set', 'x', '1', '--stdin'], ['path', 'x']]) {
       expect((await cli(args)).code, args.join(' ')).toBe(2)

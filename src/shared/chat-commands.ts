@@ -32,13 +32,29 @@ export const CHAT_COMMANDS: readonly ChatCommandInfo[] = [
     scope: 'text',
     acceptsArgs: false,
   },
+  {
+    name: 'model',
+    description: "Show this session's model and the configured ones, or choose one for its next messages (`default`: back to the default model).",
+    category: 'options',
+    source: 'native',
+    scope: 'text',
+    acceptsArgs: true,
+    args: [{ name: 'model', description: 'provider/model, default, status or list', type: 'string', required: false }],
+  },
 ]
 
+export type ChatCommandName = 'new' | 'reset' | 'stop' | 'model'
+
+/** Whether `/model …` changes the session (what sessions.patch does) rather than only showing where it stands. */
+export function modelCommandChanges(rest: string): boolean {
+  return rest.trim() !== '' && !/^(status|list)$/i.test(rest.trim())
+}
+
 /** The chat command a message is, if it is one (the runtime acts on it; the gateway's scopes gate it). */
-export function parseCommand(message: string): { command: 'new' | 'reset' | 'stop'; rest: string } | undefined {
-  const m = /^\s*\/(new|reset|stop)(?:\s+([\s\S]*))?$/i.exec(message)
+export function parseCommand(message: string): { command: ChatCommandName; rest: string } | undefined {
+  const m = /^\s*\/(new|reset|stop|model)(?:\s+([\s\S]*))?$/i.exec(message)
   if (!m) return undefined
-  const command = m[1].toLowerCase() as 'new' | 'reset' | 'stop'
+  const command = m[1].toLowerCase() as ChatCommandName
   const rest = (m[2] ?? '').trim()
   if (command === 'stop' && rest) return undefined // "/stop the music" is a message, not the command
   return { command, rest }

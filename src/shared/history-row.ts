@@ -101,6 +101,8 @@ export function historyRow(
     if (message.interrupted === true) row.interrupted = true
     const truncated = contextTruncatedOf(message.contextTruncated)
     if (truncated) row.contextTruncated = truncated
+    const changed = modelChangedOf(message.modelChanged)
+    if (changed) row.modelChanged = changed
     if (message.usage !== undefined) row.usage = message.usage
     if (message.stopReason === 'aborted') {
       row.aborted = true
@@ -119,6 +121,14 @@ function contextTruncatedOf(stored: unknown): HistoryMessage['contextTruncated']
   const promptTokens = count(s.promptTokens)
   const estimatedTokens = count(s.estimatedTokens)
   return { message: s.message, ...(promptTokens !== undefined ? { promptTokens } : {}), ...(estimatedTokens !== undefined ? { estimatedTokens } : {}) }
+}
+
+/** the run's note that the session moved to another model (runner/model-switch.ts), when well-formed */
+function modelChangedOf(stored: unknown): HistoryMessage['modelChanged'] {
+  if (!stored || typeof stored !== 'object') return undefined
+  const s = stored as Record<string, unknown>
+  if (typeof s.message !== 'string' || !s.message || typeof s.from !== 'string' || typeof s.to !== 'string') return undefined
+  return { from: s.from, to: s.to, message: s.message }
 }
 
 /** the reply's persisted abort mark (runner/bridge.ts), or one for a row written before marks were */

@@ -585,6 +585,8 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   runtimeMs?: number
   model?: string
   modelProvider?: string
+  /** Loopdesk: the model chosen for this session (sessions.patch `model`, `/model`); absent = the default model */
+  modelOverride?: string
   thinkingLevel?: ThinkingLevel
   verboseLevel?: 'off' | 'on' | 'full'
   reasoningLevel?: 'off' | 'on' | 'stream'
@@ -714,6 +716,11 @@ export interface HistoryMessage {
    * `context_truncated`, stored with the message): `message` is the note the run's footer shows
    */
   contextTruncated?: { message: string; promptTokens?: number; estimatedTokens?: number }
+  /**
+   * Loopdesk: the session's last model was no longer configured and this run used another (the run's agent
+   * `error` event `model_changed`, stored with its first reply): `message` is the note shown under the run
+   */
+  modelChanged?: { from: string; to: string; message: string }
 }
 
 export interface ModelChoice {

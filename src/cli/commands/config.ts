@@ -5,6 +5,7 @@
 // shell's history.
 import { workspaceRunner } from '../../shared/exec-runners'
 import type { ResultOf } from '../../shared/methods'
+import { byKey, providerUseText, sessionsUsingProvider } from '../../shared/provider-sessions'
 import { isPlainObject } from '../../main/runtime/config/validate'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway, writeWithRateLimitWait } from '../connect'
@@ -93,12 +94,31 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       return EXIT.failed
     }
     const value = sub === 'unset' ? null : newValue
-    return writeWithRateLimitWait(
+    // providers this unset removes, and the sessions that use them (read before the write: nothing changes them)
+    const removed = value === null ? removedProviders(current, keys) : []
+    const rows = removed.length ? ((await conn.request('sessions.list', { limit: 100_000, archived: 'all' })) as ResultOf<'sessions.list'>).sessions : []
+    const code = await writeWithRateLimitWait(
       io,
       () => write(conn, io, current, keys, path!, value),
       async () => write(conn, io, (await conn.request('config.get', {})) as ResultOf<'config.get'>, keys, path!, value),
     )
+    if (code === EXIT.ok && removed.length) {
+      const after = (await conn.request('models.list', {})) as ResultOf<'models.list'>
+      for (const id of removed) {
+        for (const line of providerUseText(sessionsUsingProvider(rows, id), id, after.defaultModel, byKey)) io.stderr(`loopdesk: warning: ${line}\n`)
+      }
+    }
+    return code
   })
+}
+
+/** The providers of one's own an unset of this path removes (`models.providers.X`, `models.providers`, `models`). */
+function removedProviders(cfg: ResultOf<'config.get'>, keys: string[]): string[] {
+  const providers = (cfg.config.models as { providers?: unknown } | undefined)?.providers
+  if (!isPlainObject(providers)) return []
+  if (keys.length === 3 && keys[0] === 'models' && keys[1] === 'providers') return keys[2] in providers ? [keys[2]] : []
+  if ((keys.length === 2 && keys[0] === 'models' && keys[1] === 'providers') || (keys.length === 1 && keys[0] === 'models')) return Object.keys(providers)
+  return []
 }
 
 /** `config rename-provider OLD NEW`: loopdesk.config.renameProvider with the hash just read (the key moves inside the runtime) */

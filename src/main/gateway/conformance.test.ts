@@ -207,13 +207,13 @@ describe('agents.list', () => {
 })
 
 describe('commands.list', () => {
-  it("fits CommandsListResult: the chat's /new, /reset and /stop, their args only when asked; none for the native scope", async () => {
+  it("fits CommandsListResult: the chat's /new, /reset, /stop and /model, their args only when asked; none for the native scope", async () => {
     const c = await connect()
     const params = { agentId: 'main', includeArgs: true, scope: 'text' }
     conforms('CommandsListParams', params)
     const withArgs = (await c.request('commands.list', params)) as any
     conforms('CommandsListResult', withArgs)
-    expect(withArgs.commands.map((x: any) => x.name)).toEqual(['new', 'reset', 'stop'])
+    expect(withArgs.commands.map((x: any) => x.name)).toEqual(['new', 'reset', 'stop', 'model'])
     expect(withArgs.commands[0]).toMatchObject({ acceptsArgs: true, args: [{ name: 'message', type: 'string' }] })
     const plain = (await c.request('commands.list', {})) as any
     conforms('CommandsListResult', plain)

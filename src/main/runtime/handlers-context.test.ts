@@ -8,6 +8,6 @@ describe('chat commands', () => {
       // one that takes no text is a message when text follows it
       expect(parseCommand(`/${c.name} more words`)?.command, c.name).toBe(c.acceptsArgs ? c.name : undefined)
     }
-    for (const other of ['/compact', '/model x', '/think high', '/status', 'new', '/newer']) expect(parseCommand(other), other).toBeUndefined()
+    for (const other of ['/compact', '/models x', '/think high', '/status', 'new', '/newer']) expect(parseCommand(other), other).toBeUndefined()
   })
 })

@@ -24,6 +24,7 @@ import { messageWithAttachments, normalizeAttachments, removeAttachments, saveAt
 import { checkRoutingContract, checkSendFence, sendFenceOf } from './chat-send-fence'
 import type { RunInput } from './runner/embedded-runner'
 import { acceptedRunOf } from './runner/accepted-run'
+import { modelCommand } from './model-command'
 
 type RunHandlers = Pick<Handlers, 'agent' | 'agent.wait' | 'chat.send' | 'chat.abort'>
 
@@ -104,12 +105,14 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
 
       return core.accepting.track('agent', p.idempotencyKey, target.key, acceptOrder.run(target.key, async () => {
         let message = p.message
-        const cmd = parseCommand(message)
+        // through agent only /new and /reset act (as OpenClaw); /stop and /model are text here
+        const parsed = parseCommand(message)
+        const cmd = parsed && (parsed.command === 'new' || parsed.command === 'reset') ? { command: parsed.command, rest: parsed.rest } : undefined
         let saved: SavedAttachment[] = []
         try {
           // checked inside the session's accept order, so no earlier message can rotate it in between
           checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
-          if (cmd && cmd.command !== 'stop') {
+          if (cmd) {
             await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
             await resetSession(core, target.key, target.agentId, cmd.command)
             message = cmd.rest || BARE_RESET_PROMPT
@@ -129,7 +132,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         core.sessionChanged(target.key, 'send', p.idempotencyKey)
         // an inbound user message like chat.send's (spec §6), whichever client sent it; a bare /new's stand-in
         // prompt is not one
-        if (!(cmd && cmd.command !== 'stop' && !cmd.rest)) {
+        if (!(cmd && !cmd.rest)) {
           core.hooks.messageReceived?.({ sessionKey: target.key, agentId: target.agentId, content: message, runId: p.idempotencyKey })
         }
         core.startRun(
@@ -210,7 +213,21 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         core.dedupe.set(cacheKey, result)
         return result
       }
-      // (not /stop here; the closure below would lose that narrowing)
+      if (cmd?.command === 'model') {
+        checkSendFence(core, key, agentId, fence, { command: true })
+        const rest = cmd.rest
+        // in the session's accept order: a message sent just before it is accepted (and runs) with the old model
+        return acceptOrder.run(key, async () => {
+          const { created } = await persistSessionMeta(core, key, agentId, {})
+          if (created) core.sessionChanged(key, 'create')
+          const running = [...core.tracked.values()].some((t) => t.sessionKey === key)
+          const messages = await modelCommand(core, key, agentId, rest, running)
+          const result: ResultOf<'chat.send'> = { status: 'command', ok: true, messages, sessionKey: key }
+          core.dedupe.set(cacheKey, result)
+          return result
+        })
+      }
+      // (not /stop or /model here; the closure below would lose that narrowing)
       const command = cmd ? { command: cmd.command, rest: cmd.rest } : undefined
       return core.accepting.track('chat', p.idempotencyKey, key, acceptOrder.run(key, async () => {
         unavailableWhenShuttingDown(core)

@@ -174,7 +174,7 @@ function validateModelRef(core: RuntimeCore, ref: string): string {
 }
 
 /** A chosen model: runs use the override; model/modelProvider show it right away. */
-function setModel(entry: SessionEntry, ref: string): void {
+export function setModel(entry: SessionEntry, ref: string): void {
   const slash = ref.indexOf('/')
   entry.modelOverride = ref
   entry.modelProvider = ref.slice(0, slash)

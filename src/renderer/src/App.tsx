@@ -8,6 +8,7 @@ import { Composer } from './components/Composer'
 import { FindBar } from './components/FindBar'
 import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
+import { ModelPicker } from './components/ModelPicker'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { createBridge, PairingRequiredError } from './bridge'
 import { PairingPrompt } from './components/PairingPrompt'
@@ -62,7 +63,8 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
         </h1>
         {row && (
           <span className="muted small">
-            {row.model ? `${row.model} · ` : ''}
+            <ModelPicker row={row} />
+            {' · '}
             {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
             <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
           </span>

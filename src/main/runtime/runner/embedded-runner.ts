@@ -7,6 +7,7 @@ import { Agent, type AgentMessage, type AgentTool } from '@earendil-works/pi-age
 import {
   clampThinkingLevel,
   createInitialSystemMessage,
+  type AssistantMessage,
   type Api,
   type Model,
   type SimpleStreamOptions,
@@ -44,6 +45,7 @@ import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { RetryWatch } from './retry-notice'
 import { estimateSent, isOllama, truncationNotice } from './ollama-truncation'
+import { modelSwitchOf, type ModelSwitch } from './model-switch'
 import { TurnPacer } from './turn-pacer'
 import { emptyUsage } from './usage'
 import { fastForCall, serviceTierFor } from './fast-mode'
@@ -365,6 +367,8 @@ export class EmbeddedRunner {
     // Ollama's prompt count per model call, against what was sent (ollama-truncation.ts): told once per run
     let sent: { model: Model<Api>; tokens: number } | undefined
     let truncationTold = false
+    // the session's last model was gone and this run uses another (model-switch.ts): stored with its first reply
+    let switched: ModelSwitch | undefined
     // pi wrote the run's message (its first user message): before that, an ending must write it (unsent-turn.ts)
     let userTurnWritten = false
     try {
@@ -382,6 +386,31 @@ export class EmbeddedRunner {
       resolved = models.resolve(req.model ?? entry!.modelOverride ?? agentCfg?.model ?? config.defaults.model)
       const authProblem = models.authProblem(resolved.provider)
       if (authProblem) throw new Error(authProblem)
+      const known = (ref: string) => {
+        try {
+          models.resolve(ref)
+          return true
+        } catch {
+          return false
+        }
+      }
+      // the session's last model is gone: it moves to the default, and the run says so (model-switch.ts)
+      switched = modelSwitchOf(entry!, resolved.ref, req.model !== undefined, (p) => models.list().some((m) => m.provider === p), known)
+      if (switched) {
+        console.warn(`[runner] ${req.sessionKey}: ${switched.message}`)
+        this.emit(req, 'error', { reason: 'model_changed', ...switched })
+      }
+      // Ollama read only part of the prompt (ollama-truncation.ts): told once per run
+      const truncationNote = (m: AssistantMessage) => {
+        if (!sent || truncationTold) return undefined
+        const u = m.usage
+        const notice = u && truncationNotice(sent.model, sent.tokens, u.input + u.cacheRead + u.cacheWrite)
+        if (!notice) return undefined
+        truncationTold = true
+        console.warn(`[runner] ${req.sessionKey}: ${notice.message}`)
+        this.emit(req, 'error', { ...notice })
+        return { contextTruncated: { promptTokens: notice.promptTokens, estimatedTokens: notice.estimatedTokens, message: notice.message } }
+      }
 
       // ---- transcript (write lock held for the whole run)
       const transcript = new Transcript(store.transcriptPath(sessionId), { fsync: deps.transcriptFsync })
@@ -483,14 +512,10 @@ export class EmbeddedRunner {
         redact: (text) => redactSecret(text, models.getApiKey(runModel.provider)),
         // stored with the message that showed it, so the run's note survives a reload (shared/history-row.ts)
         noteFor: (m) => {
-          if (!sent || truncationTold) return undefined
-          const u = m.usage
-          const notice = u && truncationNotice(sent.model, sent.tokens, u.input + u.cacheRead + u.cacheWrite)
-          if (!notice) return undefined
-          truncationTold = true
-          console.warn(`[runner] ${req.sessionKey}: ${notice.message}`)
-          this.emit(req, 'error', { ...notice })
-          return { contextTruncated: { promptTokens: notice.promptTokens, estimatedTokens: notice.estimatedTokens, message: notice.message } }
+          const moved = switched ? { modelChanged: switched } : undefined
+          switched = undefined
+          const notes = { ...moved, ...truncationNote(m) }
+          return Object.keys(notes).length ? notes : undefined
         },
         unavailableTool: (name) => unavailableToolText(name, entry!.permissionMode, tools.map((t) => t.name)),
         persist: (message) => {

@@ -15,6 +15,7 @@ const OPTIONAL_FIELDS = [
   'runtimeMs',
   'model',
   'modelProvider',
+  'modelOverride',
   'thinkingLevel',
   'verboseLevel',
   'reasoningLevel',

@@ -2,6 +2,7 @@
 // runtime from scripts: runs emit lifecycle/assistant (cumulative text)/thinking/reasoning/tool events with a
 // per-run seq, the chat projection (throttled deltas, final with usage), sessions.changed, exec
 // approvals and queue.changed; a transcript is kept so history/recentEvents behave like the runtime's.
+import { modelCommandChanges, parseCommand } from '../../../shared/chat-commands'
 import { INVISIBLE_ONLY, isBlankMessage } from '../../../shared/hidden-chars'
 import type {
   AgentEvent,
@@ -505,7 +506,8 @@ export class FakeBridge implements Bridge {
     const content = imageParts.length ? [{ type: 'text', text: message }, ...imageParts.map((text) => ({ type: 'text', text }))] : message
     // like the runtime: no label of its own (an unlabelled session gets a derived title from sessions.list);
     // the row says which model the run uses (Settings opens at its provider after a key error)
-    const primary = (this.config.agents as { defaults?: { model?: { primary?: string } } } | undefined)?.defaults?.model?.primary
+    // the session's chosen model, else the default one (as the runtime's runner)
+    const primary = s.row.modelOverride ?? (this.config.agents as { defaults?: { model?: { primary?: string } } } | undefined)?.defaults?.model?.primary
     const slash = primary?.indexOf('/') ?? -1
     const model = primary && slash > 0 ? { modelProvider: primary.slice(0, slash), model: primary.slice(slash + 1) } : {}
     s.row = { ...s.row, ...model, status: 'running', activeRunId: runId, startedAt: run.startedAt, endedAt: undefined, lastError: undefined }
@@ -618,6 +620,10 @@ export class FakeBridge implements Bridge {
           this.agentEvent(run, 'error', step.data)
           // like the runtime: stored with the model call's message, so history brings it back (runner/ollama-truncation.ts)
           if (step.data.reason === 'context_truncated' && typeof step.data.message === 'string') run.note = { contextTruncated: { message: step.data.message } }
+          // (runner/model-switch.ts: stored with the run's first reply)
+          if (step.data.reason === 'model_changed' && typeof step.data.message === 'string') {
+            run.note = { modelChanged: { from: String(step.data.from), to: String(step.data.to), message: step.data.message } }
+          }
         }
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
@@ -773,6 +779,19 @@ export class FakeBridge implements Bridge {
       const ids = [...this.runs.values()].filter((r) => r.sessionKey === s.row.key).map((r) => r.runId)
       ids.forEach((id) => (this.runs.get(id)!.aborted = true))
       return ok({ status: 'command', ok: true, aborted: ids.length > 0, runIds: ids })
+    }
+    const cmd = parseCommand(params.message)
+    if (cmd?.command === 'model') {
+      // as the runtime's model-command.ts, briefly: show, choose, or back to the default
+      const primary = (this.config.agents as { defaults?: { model?: { primary?: string } } } | undefined)?.defaults?.model?.primary
+      const arg = cmd.rest.trim()
+      let messages: string[]
+      if (!modelCommandChanges(arg)) messages = [s.row.modelOverride ? `This session uses ${s.row.modelOverride}.` : `This session uses the default model, ${primary}.`]
+      else {
+        const patched = await this.sessionsPatch({ key: s.row.key, model: arg === 'default' ? null : arg })
+        messages = !patched.ok ? [`Could not choose ${arg}: ${patched.error.message}.`] : [`This session now uses ${arg === 'default' ? `the default model, ${primary}` : arg}.`]
+      }
+      return ok({ status: 'command', ok: true, messages, sessionKey: s.row.key })
     }
     const message = withAttachmentLines(params.message, att.lines)
     const active = s.row.activeRunId ? this.runs.get(s.row.activeRunId) : undefined
@@ -978,7 +997,15 @@ export class FakeBridge implements Bridge {
     s.row = organised
     if (params.label !== undefined) s.row = { ...s.row, label: params.label ?? undefined }
     if (params.thinkingLevel !== undefined) s.row = { ...s.row, thinkingLevel: (params.thinkingLevel ?? undefined) as ThinkingLevel | undefined }
-    if (params.model !== undefined) s.row = { ...s.row, model: params.model ?? undefined }
+    if (params.model === null) {
+      const { modelOverride: _cleared, ...rest } = s.row
+      s.row = rest
+    } else if (params.model !== undefined) {
+      // as the runtime: a ref that is no model is refused; a chosen one shows on the row at once
+      const slash = params.model.indexOf('/')
+      if (slash <= 0) return fail('INVALID_REQUEST', `invalid model ref "${params.model}": expected "<provider>/<model>"`)
+      s.row = { ...s.row, modelOverride: params.model, modelProvider: params.model.slice(0, slash), model: params.model.slice(slash + 1) }
+    }
     if (params.fastMode !== undefined) s.row = { ...s.row, fastMode: params.fastMode ?? undefined }
     if (params.permissionMode !== undefined) s.row = { ...s.row, permissionMode: params.permissionMode ?? undefined }
     this.changed(s, 'patch')

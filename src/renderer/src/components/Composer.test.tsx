@@ -314,6 +314,7 @@ describe('slash commands', () => {
       expect.stringMatching(/^\/new/),
       expect.stringMatching(/^\/reset/),
       expect.stringMatching(/^\/stop/),
+      expect.stringMatching(/^\/model/),
     ])
     expect(box).toHaveAttribute('aria-expanded', 'true')
     expect(box).toHaveAttribute('aria-activedescendant', 'slash-new')

@@ -145,11 +145,17 @@ export function isModelSetupError(error: string | undefined): boolean {
   return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model/i.test(error)
 }
 
+/** A run that failed because the session's model is not configured (any more): another model fixes it, not a key. */
+export function isUnknownModelError(error: string | undefined): boolean {
+  return !!error && /unknown model provider "|unknown model "/i.test(error)
+}
+
 export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey: string }) {
   const controller = useController()
   // the provider the session's runs use (the runtime records it on the row), else the default model's:
   // Settings opens at it, where its key or endpoint is fixed
   const provider = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.modelProvider)
+  const override = useAppStore('sessions', (s) => s.rows.find((r) => r.key === sessionKey)?.modelOverride)
   const fallback = useAppStore('settings', (s) => s.defaultModel?.split('/')[0])
   const offline = useAppStore('settings', (s) => s.connection !== 'ready')
   const live = item.status === 'pending' || item.status === 'running' || item.status === 'compacting'
@@ -180,10 +186,32 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           Retry
         </button>
       )}
+      {canRetry && isUnknownModelError(item.error) && (
+        // Settings cannot change a session's model: the header's picker can (and Retry then sends it again)
+        <>
+          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openModelPicker(sessionKey)}>
+            Choose another model
+          </button>
+          {override && (
+            <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.setSessionModel(sessionKey, null)}>
+              Use default model
+            </button>
+          )}
+        </>
+      )}
       {item.status === 'error' && isModelSetupError(item.error) && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
           Check model setup
         </button>
+      )}
+      {item.modelNote && (
+        // quiet, and kept under the run: the reply came from another model than the session's earlier ones
+        <div role="note" className="run-warning run-model-note">
+          <span>{item.modelNote}</span>{' '}
+          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openModelPicker(sessionKey)}>
+            Choose another model
+          </button>
+        </div>
       )}
       {item.warning && (
         <div role="note" className="run-warning">

@@ -704,6 +704,25 @@ describe('endpoints of your own', () => {
     expect(screen.getByRole('alertdialog', { name: 'Remove endpoint?' })).not.toHaveTextContent('default model')
   })
 
+  it('names the sessions that use it: a chosen model of it fails until another is chosen, a last run on it moves to the default model', async () => {
+    const user = userEvent.setup()
+    const bridge = new FakeBridge({ tickMs: 1, chunkChars: 24, seed: [{ key: 'agent:main:main', label: 'Main' }, { key: 'agent:main:local', label: 'Local chat' }, { key: 'agent:main:other', label: 'Other' }] })
+    await bridge.settingsSet({
+      patch: { models: { providers: { mock: { baseUrl: 'http://127.0.0.1:9999/v1', api: 'openai-completions', models: [{ id: 'm1' }, { id: 'm2' }] } } } },
+    })
+    await bridge.sessionsPatch({ key: 'agent:main:main', model: 'mock/m2' })
+    // ran on mock/m1, then went back to the default: its row still names the provider it last ran on
+    await bridge.sessionsPatch({ key: 'agent:main:local', model: 'mock/m1' })
+    await bridge.sessionsPatch({ key: 'agent:main:local', model: null })
+    await renderApp({}, bridge)
+    await user.click(screen.getByRole('button', { name: 'Settings' }))
+    await user.click(within(await screen.findByRole('dialog', { name: 'Settings' })).getByRole('button', { name: 'Remove mock' }))
+    const confirm = screen.getByRole('alertdialog', { name: 'Remove endpoint?' })
+    expect(confirm).toHaveTextContent('1 session chose a model of “mock” (“Main”): its messages fail until another model is chosen')
+    expect(confirm).toHaveTextContent('1 session last ran on “mock” (“Local chat”): from its next message it uses the default model, anthropic/claude-sonnet-4-5.')
+    expect(confirm).not.toHaveTextContent('Other')
+  })
+
   it('a new endpoint gets a name of its own; a taken name is refused; after a save the form edits it', async () => {
     const user = userEvent.setup()
     const { bridge } = await renderApp({ configured: false })

@@ -3,6 +3,7 @@
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
 import { useEffect, useMemo, useRef, useState } from 'react'
 import type { ModelChoice, Results } from '../../../shared/methods'
+import { providerUseText, sessionsUsingProvider } from '../../../shared/provider-sessions'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../../../shared/config-values'
 import { withScheme } from '../../../shared/base-url-scheme'
 import { useAppStore, useController } from '../app-context'
@@ -257,6 +258,9 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
     setFocusEditOf(neighbour?.id ?? '')
   }
   const removesDefault = removing && primary.startsWith(`${removing.id}/`)
+  // the sessions that use it (chose one of its models, or last ran on it): the confirmation says what becomes of them
+  const sessionRows = useAppStore('sessions', (s) => s.rows)
+  const usedBy = useMemo(() => (removing ? providerUseText(sessionsUsingProvider(sessionRows, removing.id), removing.id, primary || undefined) : []), [removing, sessionRows, primary])
   // a save rebuilds the form (its Save button with it): focus goes to the saved endpoint's Edit, not to <body>
   // ('': to the form's first field, after the last endpoint was removed)
   const listRef = useRef<HTMLDivElement>(null)
@@ -336,6 +340,12 @@ function CustomEndpoints({ focusAt }: { focusAt?: string }) {
                   The default model “{primary}” is one of them: runs have no usable default until you pick another one.
                 </strong>
               )}
+              {usedBy.map((line) => (
+                <span key={line} data-provider-use>
+                  {' '}
+                  {line}
+                </span>
+              ))}
             </>
           }
           onConfirm={() => void remove(removing)}

@@ -1,5 +1,5 @@
 // The commands a message can be, offered while the draft is a "/" and the start of a name: /new, /reset,
-// /stop (src/shared/chat-commands.ts, the list the runtime parses). ↑/↓ choose, Tab or Enter completes,
+// /stop, /model (src/shared/chat-commands.ts, the list the runtime parses). ↑/↓ choose, Tab or Enter completes,
 // Enter on a command typed out whole sends it, Esc closes. The textarea keeps the focus; the
 // list is announced through aria-activedescendant.
 import { useMemo, useState } from 'react'

@@ -8,6 +8,7 @@ import type { AgentEvent, AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { isBlankMessage } from '../../../shared/hidden-chars'
+import { modelCommandChanges, parseCommand } from '../../../shared/chat-commands'
 import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
@@ -879,6 +880,39 @@ export class Controller {
     return !!r
   }
 
+  /**
+   * The model for the session's next runs (`null`: back to the default model; sessions.patch `model`). A reply
+   * already running keeps its model: the note says the change applies from the next message.
+   */
+  async setSessionModel(key: string, model: string | null): Promise<boolean> {
+    const r = await this.call(this.bridge.sessionsPatch({ key, model }), 'Could not change the model')
+    if (!r) return false
+    this.upsertRow(r.entry)
+    const t = this.stores.runs.getState().transcripts[key]
+    const running = !!(t && activeRun(t)) || r.entry.status === 'running'
+    const chosen = model ?? `the default model${this.stores.settings.getState().defaultModel ? `, ${this.stores.settings.getState().defaultModel}` : ''}`
+    this.toast(`This session now uses ${chosen}.${running ? ' The reply running now keeps its model; the change applies from the next message.' : ''}`, 'info')
+    return true
+  }
+
+  /**
+   * `/model` is answered by the runtime (its reply is the command's `messages`): said as a note; a bare `/model`
+   * (or `status`, `list`) also opens the header's picker, where the model is chosen.
+   */
+  private afterModelCommand(sessionKey: string, message: string, result: Results['chat.send']) {
+    if (result.status !== 'command') return
+    const cmd = parseCommand(message)
+    if (cmd?.command !== 'model') return
+    if (result.messages?.length) this.toast(result.messages.join(' '), 'info')
+    // (a chosen model reaches the row with the session's sessions.changed)
+    if (!modelCommandChanges(cmd.rest)) this.openModelPicker(sessionKey)
+  }
+
+  /** Opens the header's model picker of the session (a failed run's "Choose another model", a bare `/model`). */
+  openModelPicker(sessionKey: string) {
+    this.stores.ui.setState((s) => ({ modelPicker: { sessionKey, seq: (s.modelPicker?.seq ?? 0) + 1 } }))
+  }
+
   /** Archiving the open session while archived ones are hidden opens the next listed one. */
   async archiveSession(key: string, archived: boolean): Promise<boolean> {
     const r = await this.call(this.bridge.sessionsPatch({ key, archived }), archived ? 'Could not archive' : 'Could not unarchive')
@@ -1157,6 +1191,7 @@ export class Controller {
             { type: 'local.send', id, text: shown, ts: Date.now(), files },
             { type: 'local.sendResult', id, text: shown, result: d, ts: Date.now() },
           ])
+          this.afterModelCommand(sessionKey, message, d)
         }
         return true
       }
@@ -1174,6 +1209,7 @@ export class Controller {
         this.acceptedAt[r.data.runId] = this.acceptedAt[id]
       }
       this.dispatch(sessionKey, [{ type: 'local.sendResult', id, text: shown, result: r.data, ts: Date.now() }])
+      this.afterModelCommand(sessionKey, message, r.data)
       // what a Retry of this turn sends again (attachment bytes included): the session's last message only
       this.lastSent.delete(sessionKey)
       this.lastSent.set(sessionKey, { runIds: [id, ...(r.data.runId ? [r.data.runId] : [])], message, shown, wire })

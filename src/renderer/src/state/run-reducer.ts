@@ -552,6 +552,12 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
         if (f && typeof data.message === 'string') d.patch<RunItem>(f.key, { warning: data.message })
         return
       }
+      // the session's last model was gone: this run moved to the default one (runtime model-switch.ts)
+      if (data.reason === 'model_changed') {
+        const f = footer(d, t.runId)
+        if (f && typeof data.message === 'string') d.patch<RunItem>(f.key, { modelNote: data.message })
+        return
+      }
       // The gateway reports seq gaps it saw upstream: our copy may be incomplete.
       d.needsRefetch = true
       return
@@ -755,14 +761,23 @@ function keepApprovalOutcomes(d: Draft, base: Transcript) {
  */
 function keepRunWarnings(d: Draft, recent: AgentEvent[], base: Transcript) {
   const warnings = new Map<string, string>()
-  for (const it of base.items) if (it.kind === 'run' && it.warning) warnings.set(it.runId, it.warning)
+  const modelNotes = new Map<string, string>()
+  for (const it of base.items) {
+    if (it.kind === 'run' && it.warning) warnings.set(it.runId, it.warning)
+    if (it.kind === 'run' && it.modelNote) modelNotes.set(it.runId, it.modelNote)
+  }
   for (const ev of recent) {
     const data = ev.data as Record<string, unknown>
     if (ev.stream === 'error' && data.reason === 'context_truncated' && typeof data.message === 'string') warnings.set(ev.runId, data.message)
+    if (ev.stream === 'error' && data.reason === 'model_changed' && typeof data.message === 'string') modelNotes.set(ev.runId, data.message)
   }
   for (const [runId, warning] of warnings) {
     const now = d.get<RunItem>(runKey(runId))
     if (now && !now.warning) d.patch<RunItem>(now.key, { warning })
+  }
+  for (const [runId, modelNote] of modelNotes) {
+    const now = d.get<RunItem>(runKey(runId))
+    if (now && !now.modelNote) d.patch<RunItem>(now.key, { modelNote })
   }
 }
 
@@ -941,6 +956,8 @@ interface HistRun {
   wrote?: boolean
   /** Ollama read only part of a prompt of the run (the note stored with that model call's message) */
   warning?: string
+  /** the run moved the session to the default model (the note stored with its first reply) */
+  modelNote?: string
 }
 
 /**
@@ -1016,6 +1033,7 @@ function historyItems(
         ...(notice ? { notice } : {}),
         ...(cur.interrupted ? { interrupted: true } : {}),
         ...(cur.warning ? { warning: cur.warning } : {}),
+        ...(cur.modelNote ? { modelNote: cur.modelNote } : {}),
       })
     }
     cur = undefined
@@ -1103,6 +1121,7 @@ function historyItems(
           cur.hasAssistant = true
           if (m.silent) cur.silent = true
           if (m.contextTruncated?.message) cur.warning ??= m.contextTruncated.message
+          if (m.modelChanged?.message) cur.modelNote ??= m.modelChanged.message
           if (out.slice(msgStart).some((it) => it.kind === 'tool' || (it.kind === 'assistant' && it.text))) cur.shown = true
           cur.usage = addUsage(cur.usage, usageOf(m.usage))
           cur.interrupted = m.interrupted === true

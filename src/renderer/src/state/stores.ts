@@ -125,6 +125,8 @@ export interface UiState {
   toasts: Toast[]
   /** expanded tool cards / inspector rows, by key (survives virtualization) */
   expanded: Record<string, boolean>
+  /** a request to open the header's model picker (a failed run's "Choose another model", `/model`); seq tells repeats apart */
+  modelPicker?: { sessionKey: string; seq: number }
 }
 
 /** Remote devices asking to be paired with the gateway (state/pairing.ts keeps it). */

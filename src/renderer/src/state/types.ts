@@ -108,6 +108,8 @@ export interface RunItem extends ItemBase {
   retry?: { status: number; until?: number }
   /** something the user should act on that did not fail the run (Ollama cut the prompt to its context) */
   warning?: string
+  /** the session's last model was gone and this run used the default one (runtime model-switch.ts) */
+  modelNote?: string
   /** a crash cut the run off (recovery closed it): `error` says how far it got; shown as Interrupted, not Error */
   interrupted?: boolean
   /** the model is inside a reasoning block since this time (the runtime's `reasoning` stream; at every level) */

@@ -1,0 +1,83 @@
+// `/model` through chat.send: shows the session's model, chooses one for its next runs, goes back to the default.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntime, type TestRuntime } from '../../../test/fixtures/test-runtime'
+import { paramScope } from '../gateway/scopes'
+
+let server: ModelServer
+beforeAll(async () => {
+  server = await startModelServer()
+})
+afterAll(() => server.close())
+
+let t: TestRuntime
+beforeEach(async () => {
+  server.script([])
+  t = await startTestRuntime(server)
+})
+afterEach(() => t.close())
+
+const send = (sessionKey: string, message: string, idempotencyKey: string) => t.call('chat.send', { sessionKey, message, idempotencyKey })
+
+describe('/model', () => {
+  it('bare: says the default is in use and lists the configured models, writing nothing', async () => {
+    const c = await t.call('sessions.create', { label: 'x' })
+    const r = await send(c.key, '/model', 'm0')
+    expect(r).toMatchObject({ status: 'command', ok: true, sessionKey: c.key })
+    const text = (r as { messages: string[] }).messages.join('\n')
+    expect(text).toContain('uses the default model, mock/m1')
+    expect(text).toContain('mock/m1 (default)')
+    expect(text).toContain('mockant/c1')
+    expect(text).toContain('/model <provider/model>')
+    expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)?.modelOverride).toBeUndefined()
+  })
+
+  it('/model <ref> is the next run’s model and shows on the row; /model default clears it', async () => {
+    const c = await t.call('sessions.create', { label: 'x' })
+    const r = await send(c.key, '/model mockant/c1', 'm1')
+    expect((r as { messages: string[] }).messages[0]).toBe('This session now uses mockant/c1.')
+    const row = (await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)!
+    expect(row).toMatchObject({ modelOverride: 'mockant/c1', modelProvider: 'mockant', model: 'c1' })
+    server.script([{ text: 'from c1' }])
+    await send(c.key, 'hi', 'r1')
+    await t.call('agent.wait', { runId: 'r1', timeoutMs: 10_000 })
+    expect(server.requests.at(-1)!.api).toBe('anthropic')
+    // the command itself is no message in the transcript
+    expect((await t.call('chat.history', { sessionKey: c.key })).messages.map((m) => m.role)).toEqual(['user', 'assistant'])
+
+    const d = await send(c.key, '/model default', 'm2')
+    expect((d as { messages: string[] }).messages[0]).toBe('This session now uses the default model, mock/m1.')
+    expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)?.modelOverride).toBeUndefined()
+    server.script([{ text: 'from m1' }])
+    await send(c.key, 'again', 'r2')
+    await t.call('agent.wait', { runId: 'r2', timeoutMs: 10_000 })
+    expect(server.requests.at(-1)!.api).toBe('openai')
+  })
+
+  it('an unknown model is refused with the reason and changes nothing', async () => {
+    const c = await t.call('sessions.create', { label: 'x', model: 'mockant/c1' })
+    const r = await send(c.key, '/model gone/zz', 'm3')
+    expect((r as { messages: string[] }).messages[0]).toMatch(/^Could not choose gone\/zz: unknown model provider "gone"/)
+    expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)?.modelOverride).toBe('mockant/c1')
+  })
+
+  it('while a reply runs, says the change applies from the next message', async () => {
+    const c = await t.call('sessions.create', { label: 'x' })
+    server.script([{ text: 'slow reply', chunks: 10, delayMs: 80 }])
+    const n = server.requests.length
+    await send(c.key, 'go', 'r3')
+    await server.waitForRequests(n + 1) // the run has asked its model
+    const r = await send(c.key, '/model mockant/c1', 'm4')
+    expect((r as { messages: string[] }).messages[0]).toMatch(/applies from the next message/)
+    await t.call('agent.wait', { runId: 'r3', timeoutMs: 10_000 })
+    expect(server.requests.at(-1)!.api).toBe('openai')
+  })
+
+  it('choosing needs admin scope on the gateway (sessions.patch does it); showing does not; agent takes /model as text', () => {
+    expect(paramScope('chat.send', { message: '/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '/model default' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '/model' })).toBeUndefined()
+    expect(paramScope('chat.send', { message: '/model status' })).toBeUndefined()
+    expect(paramScope('agent', { message: '/model mock/m1' })).toBeUndefined()
+  })
+})
