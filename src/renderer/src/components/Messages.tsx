@@ -140,9 +140,12 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
   return parts.join(' · ')
 }
 
-/** Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL). */
+/**
+ * Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL, a
+ * context window larger than the server's — any error whose fix the runtime names as "Settings → Models").
+ */
 export function isModelSetupError(error: string | undefined): boolean {
-  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model/i.test(error)
+  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model|Settings → Models/i.test(error)
 }
 
 export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: RunItem; sessionKey: string }) {
