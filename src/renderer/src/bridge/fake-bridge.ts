@@ -76,6 +76,8 @@ export type FakeStep =
   | { kind: 'wait'; ms: number }
   /** an agent `error` event that does not end the run (a runtime notice: model_retry, context_truncated) */
   | { kind: 'notice'; data: Record<string, unknown> }
+  /** an agent `silence` event (the runtime's notice that the model server went quiet: model-silence.ts) */
+  | { kind: 'silence'; data: Record<string, unknown> }
   /** stream nothing until the run is stopped (a test then never races the run's natural end) */
   | { kind: 'untilAborted' }
 
@@ -619,6 +621,7 @@ export class FakeBridge implements Bridge {
           // like the runtime: stored with the model call's message, so history brings it back (runner/ollama-truncation.ts)
           if (step.data.reason === 'context_truncated' && typeof step.data.message === 'string') run.note = { contextTruncated: { message: step.data.message } }
         }
+        else if (step.kind === 'silence') this.agentEvent(run, 'silence', step.data)
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
         }

@@ -114,6 +114,9 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     const secs = item.retry.until !== undefined ? Math.max(0, Math.ceil((item.retry.until - now) / 1000)) : undefined
     const busy = item.retry.status === 429 ? 'Rate limited by the model server' : `The model server failed${item.retry.status ? ` (HTTP ${item.retry.status})` : ''}`
     parts.push(`${busy} — retrying${secs ? ` in ${secs} s` : '…'}`)
+  } else if ((item.status === 'pending' || item.status === 'running') && item.silent) {
+    // the model server went quiet (runtime model-silence.ts): not "Running…" as if all were well
+    parts.push(silenceText(item.silent, now))
   } else if ((item.status === 'pending' || item.status === 'running') && item.thinkingSince !== undefined) {
     // a reasoning model can think for minutes before its first word: say so, and for how long
     const secs = Math.max(0, Math.floor((now - item.thinkingSince) / 1000))
@@ -138,6 +141,13 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     if (cost) parts.push(cost)
   }
   return parts.join(' · ')
+}
+
+/** "No response from the model (mock) for 25 s" / "The model (mock) stopped sending 25 s ago" */
+export function silenceText(silent: NonNullable<RunItem['silent']>, now: number): string {
+  const secs = Math.max(0, Math.floor((now - silent.since) / 1000))
+  const who = silent.provider ? ` (${silent.provider})` : ''
+  return silent.what === 'request' ? `No response from the model${who} for ${secs} s` : `The model${who} stopped sending ${secs} s ago`
 }
 
 /**
@@ -168,6 +178,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         {live && !lost && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now, offline)}</span>
       </div>
+      {live && !lost && item.silent && !item.stopping && (
+        <button type="button" className="btn btn-link btn-xs" title="Stop waiting for the model" onClick={() => void controller.stop()}>
+          Stop
+        </button>
+      )}
       {canRetry && (
         <button
           type="button"
