@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
-import { RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
+import { MODEL_SILENCE_CAP, RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
@@ -225,8 +225,8 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
   // tool results too: a failed tool's line says why (they reach clients only at verbose full otherwise)
-  // and what a run that cannot start yet waits for (RunWaitNotice)
-  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, RUN_WAIT_CAP] })
+  // and what a run that cannot start yet waits for (RunWaitNotice), and a model server gone quiet (RunActivity)
+  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, RUN_WAIT_CAP, MODEL_SILENCE_CAP] })
   const printer = new ReplyPrinter(io.stdout)
   let sessionKey: string | undefined
   const activity = new RunActivity({

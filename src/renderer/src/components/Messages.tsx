@@ -8,6 +8,7 @@ import { messageBox } from '../lib/refocus'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { laneWaitText } from '../../../shared/lane-wait-text'
+import { silenceText } from '../../../shared/silence-text'
 import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
@@ -116,7 +117,7 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     parts.push(`${busy} — retrying${secs ? ` in ${secs} s` : '…'}`)
   } else if ((item.status === 'pending' || item.status === 'running') && item.silent) {
     // the model server went quiet (runtime model-silence.ts): not "Running…" as if all were well
-    parts.push(silenceText(item.silent, now))
+    parts.push(footerSilenceText(item.silent, now))
   } else if ((item.status === 'pending' || item.status === 'running') && item.thinkingSince !== undefined) {
     // a reasoning model can think for minutes before its first word: say so, and for how long
     const secs = Math.max(0, Math.floor((now - item.thinkingSince) / 1000))
@@ -143,12 +144,9 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
   return parts.join(' · ')
 }
 
-/** "No response from the model (mock) for 25 s" / "The model (mock) stopped sending 25 s ago" */
-export function silenceText(silent: NonNullable<RunItem['silent']>, now: number): string {
-  const secs = Math.max(0, Math.floor((now - silent.since) / 1000))
-  const who = silent.provider ? ` (${silent.provider})` : ''
-  return silent.what === 'request' ? `No response from the model${who} for ${secs} s` : `The model${who} stopped sending ${secs} s ago`
-}
+/** the footer's words for a silent model server, counted from when the silence began */
+export const footerSilenceText = (silent: NonNullable<RunItem['silent']>, now: number): string =>
+  silenceText(silent.what, now - silent.since, silent.provider)
 
 /**
  * Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL, a

@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
-import { silenceText } from './Messages'
+import { footerSilenceText } from './Messages'
 
 const log = () => screen.getByRole('log', { name: 'Conversation' })
 const footer = () => within(log()).getAllByRole('status').at(-1)?.textContent ?? ''
@@ -46,7 +46,7 @@ describe('a silent model server', () => {
   })
 
   it('counts from when the silence began', () => {
-    expect(silenceText({ what: 'request', since: 1000 }, 26_500)).toBe('No response from the model for 25 s')
-    expect(silenceText({ what: 'reply', since: 0, provider: 'ollama' }, 61_000)).toBe('The model (ollama) stopped sending 61 s ago')
+    expect(footerSilenceText({ what: 'request', since: 1000 }, 26_500)).toBe('No response from the model for 25 s')
+    expect(footerSilenceText({ what: 'reply', since: 0, provider: 'ollama' }, 61_000)).toBe('The model (ollama) stopped sending 61 s ago')
   })
 })
