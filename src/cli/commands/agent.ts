@@ -13,6 +13,7 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
+import { NO_MODEL_HELP } from './no-model-help'
 import { runLostError } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
@@ -194,7 +195,8 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
     if (emptyReply && failure === undefined && !final.result?.meta.aborted && !printer.printed.trim()) io.stderr('note: the model returned no text\n')
   }
   if (failure !== undefined) {
-    io.stderr(`error: ${failure}\n`)
+    // a fresh state dir: how to set a model up, not only the config key the runtime names
+    io.stderr(`error: ${/\bno model configured\b/.test(failure) ? NO_MODEL_HELP : failure}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {
