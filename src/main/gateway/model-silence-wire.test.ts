@@ -78,4 +78,14 @@ describe('a silent model server over the gateway', () => {
     await expect(c.request('agent.wait', { runId: 'ms-stall', timeoutMs: 1000 })).resolves.toMatchObject({ status: 'error' })
     await c.close()
   })
+
+  it("stalled mid-reply on Anthropic's API: the same error (its SDK, too, passes the stall on as the call's failure)", async () => {
+    const c = await connect(['tool-events', MODEL_SILENCE_CAP])
+    // Anthropic's stream opens with several frames before its first text: stalled after that text's frame
+    server.push({ textChunks: ['Half of it.', ' never sent'], stallAfterChunks: 3 })
+    const final = await c.request('agent', { sessionKey: 'ms-stall-ant', message: 'STALLMID', model: 'mockant/c1', idempotencyKey: 'ms-stall-ant' }, { expectFinal: true })
+    expect(final.result.payloads[0]).toEqual({ text: 'Half of it.' })
+    expect(final.result.meta.error.message).toMatch(/^The model server \(mockant\) stopped sending: no data for 0\.8 s in the middle of its reply\./)
+    await c.close()
+  })
 })
