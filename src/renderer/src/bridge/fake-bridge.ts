@@ -462,6 +462,11 @@ export class FakeBridge implements Bridge {
     return this.sessions.get(key)
   }
 
+  /** loopdesk.json was edited behind the window's back (an editor): these problems now, the last good config kept */
+  breakConfig(issues: ConfigIssue[]): void {
+    this.configIssues = [...issues]
+  }
+
   /** The runtime's event ring moved past the session's runs so far (a long session, a restart): history only. */
   forgetEvents(sessionKey: string): void {
     const s = this.session(sessionKey)

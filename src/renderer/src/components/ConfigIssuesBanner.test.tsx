@@ -1,6 +1,6 @@
 // A loopdesk.json the runtime cannot use while a model is set up: the main window says so over the
 // conversation (the last good settings stay in use) and leads to Settings — not only inside Settings.
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { preloadSettings } from '../lazy-views'
@@ -27,6 +27,21 @@ describe('config problems in the main window', () => {
     await renderApp({ configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
     const banner = await screen.findByRole('alert', { name: 'Config problems' }, LONG)
     expect(banner).toHaveTextContent('has a problem — gateway.bind: must be one of "loopback", "lan", "all". Loopdesk keeps using the last good settings until it is fixed. Open Settings')
+  })
+
+  it('the file broken (then fixed) in an editor while the window is open: seen when the window gets the focus back', async () => {
+    // opened broken (status reports the problem too), fixed, broken again, fixed
+    const { bridge } = await renderApp({ configIssues: [{ path: 'gateway.bind', message: 'must be one of "loopback", "lan", "all"' }] })
+    await screen.findByRole('alert', { name: 'Config problems' }, LONG)
+    bridge.breakConfig([])
+    act(() => void window.dispatchEvent(new Event('focus')))
+    await waitFor(() => expect(screen.queryByRole('alert', { name: 'Config problems' })).toBeNull(), LONG)
+    bridge.breakConfig([{ path: '', message: "syntax error: invalid character '}' (line 3, column 5)" }])
+    act(() => void window.dispatchEvent(new Event('focus')))
+    expect(await screen.findByRole('alert', { name: 'Config problems' }, LONG)).toHaveTextContent('syntax error')
+    bridge.breakConfig([])
+    act(() => void window.dispatchEvent(new Event('focus')))
+    await waitFor(() => expect(screen.queryByRole('alert', { name: 'Config problems' })).toBeNull(), LONG)
   })
 
   it('a valid file: no banner', async () => {

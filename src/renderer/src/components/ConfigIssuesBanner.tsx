@@ -1,6 +1,7 @@
 // A loopdesk.json that cannot be used (a syntax error, a bad value) while a model is set up: the runtime keeps
 // the last good config, but only Settings said so — a user who edited the file saw nothing change and no reason.
 // The welcome card says it when no model is set up (Onboarding.tsx); this banner says it over the conversation.
+import { useEffect } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { briefIssues, fileUnreadable } from './Onboarding'
 
@@ -12,6 +13,12 @@ export function ConfigIssuesBanner() {
   const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
   const path = useAppStore('settings', (s) => s.config?.path)
   const unreadable = useAppStore('settings', (s) => fileUnreadable(s.config))
+  // a file edited in an editor (broken, or fixed) is seen when the user comes back to the window
+  useEffect(() => {
+    const onFocus = () => void controller.refreshConfigIssues()
+    window.addEventListener('focus', onFocus)
+    return () => window.removeEventListener('focus', onFocus)
+  }, [controller])
   if (!issues.length) return null
   const brief = briefIssues(issues, 1)
   // a problem of the whole file (a syntax error) has no path to name
