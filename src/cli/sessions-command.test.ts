@@ -68,13 +68,13 @@ describe('loopdesk sessions', () => {
     expect((await cli(['--search', 'nothing like this'])).out).toBe('no sessions match "nothing like this"\n')
   })
 
-  it('a run the user stopped reads "stopped" (OpenClaw status killed)', async () => {
+  it('a run the user stopped leaves the session "idle", as the window says (OpenClaw status killed)', async () => {
     server.push({ textChunks: ['slow ', 'reply ', 'never ', 'finished'], delayMs: 300 })
     await rt.call('agent', { message: 'long one', sessionKey: 'agent:main:stopped', idempotencyKey: 'stop-1' })
     await server.waitForRequests(server.requests.length + 1, 10_000)
     await rt.call('chat.abort', { sessionKey: 'agent:main:stopped', runId: 'stop-1' })
     await rt.call('agent.wait', { runId: 'stop-1', timeoutMs: 10_000 })
-    expect((await cli(['--limit', '1'])).out.split('\n')[1]).toMatch(/^agent:main:stopped\s+long one\s+stopped\s/)
+    expect((await cli(['--limit', '1'])).out.split('\n')[1]).toMatch(/^agent:main:stopped\s+long one\s+idle\s/)
   })
 
   it('usage errors exit 2', async () => {

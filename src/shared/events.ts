@@ -12,6 +12,7 @@ export type AgentStream =
   | 'error'
   | 'reasoning'
   | 'lane'
+  | 'silence'
 
 /** One event of a run. `seq` is per run, starts at 1 and strictly increases. */
 export interface AgentEvent<D = Record<string, unknown>> {
@@ -93,6 +94,16 @@ export type LaneWaitData = (
   | { phase: 'waiting'; lane: 'session'; ahead: number }
   | { phase: 'waiting'; lane: 'global'; running: number; limit: number; ahead: number }
 ) & { message: string }
+
+/**
+ * Loopdesk's own stream (the gateway sends it only to clients with MODEL_SILENCE_CAP): nothing has come from
+ * the model server for `silentMs` — since the request went out (`since: "request"`: no first token yet) or since
+ * its last data mid-reply (`"reply"`; `idleTimeoutMs`: the silence after which the call fails). `resumed`: data
+ * came again, or the call ended. Runtime `runner/model-silence.ts`.
+ */
+export type SilenceData =
+  | { phase: 'silent'; since: 'request' | 'reply'; silentMs: number; provider: string; idleTimeoutMs?: number }
+  | { phase: 'resumed' }
 
 export type ToolData =
   | { phase: 'start'; name: string; toolCallId: string; args: unknown }
@@ -278,3 +289,5 @@ export function isRemovedQueuedEnd(ev: AgentEvent): boolean {
 }
 /** Loopdesk's "this client reads the `lane` agent stream" (LaneWaitData: a run waiting for a slot). */
 export const RUN_WAIT_CAP = 'loopdesk.run-wait'
+/** Loopdesk's "this client reads the `silence` agent stream" (SilenceData: no data from the model for a while). */
+export const MODEL_SILENCE_CAP = 'loopdesk.model-silence'

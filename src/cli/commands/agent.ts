@@ -5,7 +5,7 @@ import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
 import { embeddedRuntimeName, liveEmbeddedRuntime, registerEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
-import { RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
+import { MODEL_SILENCE_CAP, RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
@@ -14,6 +14,7 @@ import { CliError, EXIT, type CliIO } from '../io'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
+import { NO_MODEL_HELP } from './no-model-help'
 import { runLostError } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
@@ -196,7 +197,8 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
     if (emptyReply && failure === undefined && !final.result?.meta.aborted && !printer.printed.trim()) io.stderr('note: the model returned no text\n')
   }
   if (failure !== undefined) {
-    io.stderr(`error: ${failure}\n`)
+    // a fresh state dir: how to set a model up, not only the config key the runtime names
+    io.stderr(`error: ${/\bno model configured\b/.test(failure) ? NO_MODEL_HELP : failure}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {
@@ -227,8 +229,8 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
   // tool results too: a failed tool's line says why (they reach clients only at verbose full otherwise)
-  // and what a run that cannot start yet waits for (RunWaitNotice)
-  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, RUN_WAIT_CAP] })
+  // and what a run that cannot start yet waits for (RunWaitNotice), and a model server gone quiet (RunActivity)
+  const conn = await connectCli({ target, stateDir, io, caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, RUN_WAIT_CAP, MODEL_SILENCE_CAP] })
   const printer = new ReplyPrinter(io.stdout)
   let sessionKey: string | undefined
   const activity = new RunActivity({

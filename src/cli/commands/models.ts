@@ -68,6 +68,17 @@ function checkText({ provider, builtin, result: r, missing }: EndpointCheck): st
   )
 }
 
+/**
+ * A model's STATUS: "ready" only when --check found its endpoint answering and serving it — a key or an
+ * endpoint in the config says nothing about whether the server is up ("configured (not checked)").
+ */
+function modelStatus(m: ResultOf<'models.list'>['models'][number], check: EndpointCheck | undefined): string {
+  if (!m.configured) return 'no key'
+  if (!check) return 'configured (not checked)'
+  if (!check.result.ok) return check.builtin ? 'key refused' : 'not answering'
+  return check.missing.some((id) => `${check.provider}/${id}` === m.ref) ? 'not served' : 'ready'
+}
+
 export async function modelsCommand(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)
   if (flags.help) {
@@ -89,7 +100,8 @@ export async function modelsCommand(argv: string[], io: CliIO): Promise<number> 
         flags.all ? 'no models\n' : 'no model has a key yet — add one in Settings, set e.g. OPENAI_API_KEY, or configure a local endpoint (see --all)\n',
       )
     } else {
-      const rows = shown.map((m) => [m.ref === defaultModel ? `* ${m.ref}` : `  ${m.ref}`, m.name, kTokens(m.contextWindow), m.configured ? 'ready' : 'no key'])
+      const byProvider = new Map(checks.map((c) => [c.provider, c]))
+      const rows = shown.map((m) => [m.ref === defaultModel ? `* ${m.ref}` : `  ${m.ref}`, m.name, kTokens(m.contextWindow), modelStatus(m, byProvider.get(m.provider))])
       io.stdout(tableLines(['  MODEL', 'NAME', 'CONTEXT', 'STATUS'], rows).join('\n') + '\n')
     }
     if (flags.check) {

@@ -1,7 +1,8 @@
 // What `loopdesk agent` shows on stderr besides the reply: each tool the run calls (and a failed tool's
 // reason), and exec approvals — asked at the terminal when there is one, else how to answer them. Without
 // this a run waiting on an approval looked hung until the approval expired.
-import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, ToolData } from '../../shared/events'
+import type { AgentEvent, AnyEvent, ApprovalDecision, ExecApprovalRequest, ExecApprovalResolved, SilenceData, ToolData } from '../../shared/events'
+import { silenceText } from '../../shared/silence-text'
 import { argsSummary, notRunFromText, oneLine, resultText, revealInvisible } from '../../shared/tool-display'
 import type { CliIO } from '../io'
 import { terminalText } from '../table'
@@ -57,6 +58,7 @@ export class RunActivity {
   onEvent(ev: AnyEvent): void {
     if (ev.event === 'agent' && ev.payload.stream === 'tool') this.onTool(ev.payload as AgentEvent<ToolData>)
     else if (ev.event === 'agent' && ev.payload.stream === 'error') this.onNotice(ev.payload.data)
+    else if (ev.event === 'agent' && ev.payload.stream === 'silence') this.onSilence(ev.payload.data as SilenceData)
     else if (ev.event === 'exec.approval.requested') this.onRequested(ev.payload)
     else if (ev.event === 'exec.approval.resolved') this.onResolved(ev.payload)
   }
@@ -100,6 +102,17 @@ export class RunActivity {
     const what = d.status === 429 ? 'rate limited by the model server' : 'the model server failed'
     const wait = typeof d.retryAfterMs === 'number' ? ` in ${Math.max(1, Math.round(d.retryAfterMs / 1000))} s` : ''
     this.line(`… ${what}${status}, retrying${wait}`)
+  }
+
+  /**
+   * The model server went quiet (the runtime's `silence` stream): one line per silence, so a hung server does
+   * not look like a slow reply until the run timeout; what follows (the reply going on, its error) says the rest.
+   */
+  private onSilence(d: SilenceData) {
+    if (this.closed || d.phase !== 'silent') return
+    const text = silenceText(d.since, d.silentMs, d.provider)
+    const after = d.idleTimeoutMs ? `; the run fails after ${Math.round(d.idleTimeoutMs / 1000)} s without data` : ''
+    this.line(`waiting: ${text[0].toLowerCase()}${text.slice(1)}${after} (Ctrl-C stops it)`)
   }
 
   private onRequested(req: ExecApprovalRequest) {

@@ -126,8 +126,8 @@ export async function sessionsCommand(argv: string[], io: CliIO): Promise<number
       key: r.key,
       sessionId: r.sessionId,
       title: sessionTitle(r),
-      // OpenClaw's `killed` is a run the user stopped
-      status: r.status === 'running' ? 'running' : r.status === 'killed' ? 'stopped' : r.status === 'failed' || r.status === 'timeout' ? r.status : 'idle',
+      // OpenClaw's `killed` is a run the user stopped: the session is idle, as the window's sidebar says it
+      status: r.status === 'running' ? 'running' : r.status === 'failed' || r.status === 'timeout' ? r.status : 'idle',
       updatedAt: r.updatedAt,
       totalTokens: r.totalTokens ?? 0,
       archived: !!r.archived,

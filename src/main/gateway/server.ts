@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
-import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
+import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, MODEL_SILENCE_CAP, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
 import { dispatch } from '../api/dispatch'
 import { DEFAULT_AGENT_ID, MAIN_KEY, mainSessionKey, SESSION_SCOPE } from '../../shared/session-key'
@@ -432,6 +432,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         if (isRemovedQueuedEnd(ev.payload)) return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(QUEUE_REMOVED_CAP) })
         // the same for Loopdesk's `lane` stream (a run waiting for a slot): OpenClaw has no such event
         if (ev.payload.stream === 'lane') return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(RUN_WAIT_CAP) })
+        // and for `silence` (nothing from the model server for a while: model-silence.ts)
+        if (ev.payload.stream === 'silence') return deliver('agent', ev.payload, { targeted: (c) => c.caps.has(MODEL_SILENCE_CAP) })
         return deliverAgent(ev.payload)
       }
       case 'chat':

@@ -69,6 +69,11 @@ export interface AgentDefaults {
   blockStreamingBreak?: 'text_end' | 'message_end'
   bootstrapMaxChars?: number
   maxConcurrent?: number
+  /**
+   * the model stream: `idleTimeoutSeconds` of silence mid-reply fails the call (0 = never; OpenClaw's key),
+   * `silenceNoticeSeconds` of silence before the run says so (0 = never)
+   */
+  llm?: { idleTimeoutSeconds?: number; silenceNoticeSeconds?: number }
 }
 
 export interface AgentEntry {
@@ -150,6 +155,7 @@ export interface ResolvedConfig {
     blockStreamingBreak: 'text_end' | 'message_end'
     bootstrapMaxChars: number
     maxConcurrent: number
+    llm: { idleTimeoutSeconds: number; silenceNoticeSeconds: number }
   }
   queue: { mode: 'steer' | 'followup' | 'collect' | 'interrupt'; debounceMs: number; cap: number; drop: 'old' | 'new' | 'summarize' }
   exec: { allowlist: string[]; approvalTimeoutMs: number; timeoutSeconds: number; maxOutputChars: number; env?: ExecEnvPolicy }

@@ -14,6 +14,7 @@ import { createBridge, PairingRequiredError } from './bridge'
 import { PairingPrompt } from './components/PairingPrompt'
 import { PairingWaitScreen } from './components/PairingWait'
 import { Onboarding } from './components/Onboarding'
+import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
 import { InspectorView, SettingsView } from './lazy-views'
 import { LazyBoundary } from './lib/lazy-view'
 import { TokenChangedScreen } from './components/TokenChanged'
@@ -210,6 +211,8 @@ export function App() {
             </button>
           </div>
         )}
+        {/* the welcome card names the file's problems itself */}
+        {!needsModel && <ConfigIssuesBanner />}
         {needsModel ? (
           <Onboarding />
         ) : selectedKey ? (

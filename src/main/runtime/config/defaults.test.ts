@@ -33,6 +33,7 @@ describe('resolveConfig', () => {
         blockStreamingBreak: 'text_end',
         bootstrapMaxChars: 20000,
         maxConcurrent: 4,
+        llm: { idleTimeoutSeconds: 120, silenceNoticeSeconds: 20 },
       },
       queue: { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' },
       exec: {

@@ -16,6 +16,8 @@ export const CONFIG_DEFAULTS = {
   blockStreamingBreak: 'text_end',
   bootstrapMaxChars: 20_000,
   maxConcurrent: 4,
+  // OpenClaw's LLM idle timeout is 120 s; the notice comes well before it
+  llm: { idleTimeoutSeconds: 120, silenceNoticeSeconds: 20 },
   // OpenClaw 2026.9's built-in queue defaults (resolveQueueSettingsCore, src/auto-reply/reply/queue/settings.ts):
   // a message arriving while a run is active steers it; April's were collect / 1000 ms
   queue: { mode: 'steer', debounceMs: 500, cap: 20, drop: 'summarize' },
@@ -81,6 +83,10 @@ export function resolveConfig(raw: LoopdeskConfig, stateDir: string, env: NodeJS
       blockStreamingBreak: d.blockStreamingBreak ?? D.blockStreamingBreak,
       bootstrapMaxChars: d.bootstrapMaxChars ?? D.bootstrapMaxChars,
       maxConcurrent: d.maxConcurrent ?? D.maxConcurrent,
+      llm: {
+        idleTimeoutSeconds: d.llm?.idleTimeoutSeconds ?? D.llm.idleTimeoutSeconds,
+        silenceNoticeSeconds: d.llm?.silenceNoticeSeconds ?? D.llm.silenceNoticeSeconds,
+      },
     },
     queue: {
       // OpenClaw's order: the channel's entry, then the global one

@@ -70,6 +70,8 @@ export const AgentDefaultsSchema = Closed({
   blockStreamingBreak: Opt(Literals(['text_end', 'message_end'] as const)),
   bootstrapMaxChars: Opt(Int(0)),
   maxConcurrent: Opt(Int(1, 256)),
+  // OpenClaw's llm.idleTimeoutSeconds; silenceNoticeSeconds is Loopdesk's (seconds, fractions allowed)
+  llm: Opt(Closed({ idleTimeoutSeconds: Opt(Type.Number({ minimum: 0 })), silenceNoticeSeconds: Opt(Type.Number({ minimum: 0 })) })),
 })
 
 export const AgentEntrySchema = Closed({

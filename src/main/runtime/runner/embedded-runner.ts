@@ -44,6 +44,7 @@ import { createToolLoadout } from './tool-loadout'
 import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { RetryWatch } from './retry-notice'
+import { ModelStalledError, SilenceWatch } from './model-silence'
 import { estimateSent, isOllama, truncationNotice } from './ollama-truncation'
 import { modelSwitchOf, type ModelSwitch } from './model-switch'
 import { TurnPacer } from './turn-pacer'
@@ -214,8 +215,18 @@ export class EmbeddedRunner {
   private readonly pendingKeeps = new Map<string, Set<Promise<void>>>()
   /** heavy run steps (setup, finish) take turns with I/O, one per macrotask */
   private readonly turns = new TurnPacer()
-  /** model response reads wait for a turn while other heavy steps are queued (see sse-merge-fetch.ts) */
-  private readonly mergingFetch = sseMergeFetch({ beforeProcessing: () => this.turns.turnIfBusy() })
+  /**
+   * the merging fetch for one model call: its response reads wait for a turn while other heavy steps are queued
+   * (see sse-merge-fetch.ts), and each read is a sign of life for the call's silence watch
+   */
+  private watchedMergingFetch(watch: SilenceWatch): typeof fetch {
+    return sseMergeFetch({
+      beforeProcessing: () => {
+        watch.alive()
+        return this.turns.turnIfBusy()
+      },
+    })
+  }
 
   constructor(private readonly deps: RunnerDeps) {}
 
@@ -366,6 +377,9 @@ export class EmbeddedRunner {
     let compactionCount = 0
     // Ollama's prompt count per model call, against what was sent (ollama-truncation.ts): told once per run
     let sent: { model: Model<Api>; tokens: number } | undefined
+    // the current model call's silence watch (model-silence.ts), and the stall that failed a call, if one did
+    let silence: SilenceWatch | undefined
+    let stalled: ModelStalledError | undefined
     let truncationTold = false
     // the session's last model was gone and this run uses another (model-switch.ts): stored with its first reply
     let switched: ModelSwitch | undefined
@@ -668,10 +682,32 @@ export class EmbeddedRunner {
           // a response pi will retry is told to the user (retry-notice.ts)
           const retries = registry.retryPolicy && new RetryWatch(registry.retryPolicy)
           b.lastResponse = undefined
+          // a server that goes quiet is told, and a reply stalled mid-way fails the call — through the fetch, so
+          // only for the APIs whose client takes one (the others get the notice only)
+          const fetchable = wantsSseMerge(model.api) || RECORDABLE_APIS.has(model.api)
+          const llm = config.defaults.llm
+          const callAbort = new AbortController()
+          silence?.end()
+          const watch = (silence = new SilenceWatch(
+            { noticeAfterMs: llm.silenceNoticeSeconds * 1000, idleTimeoutMs: fetchable ? llm.idleTimeoutSeconds * 1000 : 0 },
+            model.provider,
+            {
+              emit: (data) => this.emit(req, 'silence', data),
+              stalled: (err) => {
+                stalled = err
+                // a plain Error, not an AbortError: the SDK passes it on as the call's failure
+                callAbort.abort(err)
+              },
+            },
+          ))
+          watch.start()
+          const stallable = (f: typeof fetch): typeof fetch => (input, init) =>
+            f(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, callAbort.signal]) : callAbort.signal })
           // Ollama cuts a prompt longer than its context silently: what was sent, to compare with what it read
           sent = isOllama(model) ? { model, tokens: estimateSent(context) } : undefined
           const onResponse = (res: Response, url: URL | undefined) => {
             // where a refusal came from (a 404 there is most often the base URL) and what a 200 sent (errors.ts)
+            watch.alive()
             if (url) b.lastResponse = { url, status: res.status, contentType: res.headers.get('content-type') ?? undefined }
             const notice = retries?.onResponse(res)
             if (notice) this.emit(req, 'error', { ...notice })
@@ -680,9 +716,9 @@ export class EmbeddedRunner {
           let opts = options?.fetch
             ? options
             : wantsSseMerge(model.api)
-              ? { ...options, fetch: recordingFetch(this.mergingFetch, record, onResponse) }
+              ? { ...options, fetch: recordingFetch(stallable(this.watchedMergingFetch(watch)), record, onResponse) }
               : RECORDABLE_APIS.has(model.api)
-                ? { ...options, fetch: recordingFetch((input, init) => globalThis.fetch(input, init), record, onResponse) }
+                ? { ...options, fetch: recordingFetch(stallable((input, init) => globalThis.fetch(input, init)), record, onResponse) }
                 : options
           const tier = serviceTierFor(model, fastForCall(fastMode, Date.now() - startedAt, req.fastAutoOnSeconds))
           if (tier) {
@@ -758,7 +794,14 @@ export class EmbeddedRunner {
           }
         })
       }
-      a.subscribe(b.listener)
+      // one listener (pi awaits each per event): the silence watch sees each token and the message's end first
+      a.subscribe((event) => {
+        if (event.type === 'message_update') {
+          const type = event.assistantMessageEvent.type
+          if (type === 'text_delta' || type === 'thinking_delta' || type === 'toolcall_delta') silence?.token()
+        } else if (event.type === 'message_end' && (event.message as { role?: string }).role === 'assistant') silence?.end()
+        return b.listener(event)
+      })
       live.isStreaming = () => a.state.isStreaming
       live.steer = (text) => a.steer(userMessage(text))
       live.followUp = (text) => a.followUp(userMessage(text))
@@ -821,7 +864,10 @@ export class EmbeddedRunner {
       }
       const errorText = storage
         ? describeStorageError(b.persistError)
-        : reason === 'error'
+        : reason === 'error' && stalled
+          ? // the SDK says only "terminated" (the body read failed): the stall is why — a failed call ends the run
+            stalled.message
+          : reason === 'error'
           ? describeModelError(last?.errorMessage, resolved.provider, b.networkFailure, b.lastResponse, models.getApiKey(resolved.provider) === LOCAL_DUMMY_KEY) +
             contextMismatchHint(last?.errorMessage ?? '', resolved.model, resolved.ref)
           : undefined
@@ -886,6 +932,7 @@ export class EmbeddedRunner {
         compactionCount,
       })
     } finally {
+      silence?.end()
       if (timer) clearTimeout(timer)
       req.signal?.removeEventListener('abort', onExternalAbort)
       if (agent?.state.isStreaming) await agent.waitForIdle().catch(() => undefined)

@@ -33,6 +33,18 @@ describe('describeModelError', () => {
     )
   })
 
+  it('a 403 naming another cause (the region) quotes it and blames no key, set or not', () => {
+    const raw = '403 {"error":{"message":"You are not allowed to access this model in your region.","type":"permission_error"}}'
+    for (const noKeySet of [true, false]) {
+      expect(describeModelError(raw, 'mock', undefined, undefined, noKeySet)).toBe(
+        'Model request failed (HTTP 403 from mock): You are not allowed to access this model in your region.',
+      )
+    }
+    // a bare refusal, or one about the key, still points at the key
+    expect(describeModelError('403 {"error":{"message":"Forbidden"}}', 'mock', undefined, undefined, true)).toMatch(/— the server wants an API key, and none is set for mock/)
+    expect(describeModelError('403 {"error":{"message":"Invalid token for this project"}}', 'mock')).toMatch(/— the server did not accept the API key for mock/)
+  })
+
   it('keeps HTTP errors with the provider message', () => {
     expect(describeModelError('500 {"error":{"message":"upstream exploded","type":"server_error"}}', 'mock')).toBe(
       'Model request failed (HTTP 500 from mock): upstream exploded',

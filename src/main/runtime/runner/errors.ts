@@ -34,7 +34,11 @@ export function describeModelError(raw: string | undefined, provider?: string, n
   if (!m) {
     const inner = jsonMessage(text)
     const t = inner ?? text
-    return t.length > 600 ? `${t.slice(0, 599)}…` : t
+    const cut = t.length > 600 ? `${t.slice(0, 599)}…` : t
+    // the server accepted the request, then sent an error frame in its stream (OpenAI's `{"error":…}`, Anthropic's
+    // `event: error`): the SDK passes on only its words, which name no server — say whose they are, as for a status
+    if (provider && seen && seen.status >= 200 && seen.status < 300) return `Model request failed (error in the reply stream${from}): ${cut}`
+    return cut
   }
   const status = Number(m[1])
   const body = m[2].trim()

@@ -17,6 +17,9 @@ export function refusalHint(status: number, detail: string, refused: SeenRespons
   if (status === 401 || status === 403) {
     // Anthropic's API reads its key from x-api-key, not the Bearer header OpenAI's SDK sends
     if (/x-api-key/i.test(detail) && refused && /\/(chat\/completions|responses)$/.test(refused.url.pathname)) return ` — ${ANTHROPIC_NOT_OPENAI}`
+    // a 403 can be about something else entirely (the region, the account, a policy): the server's reason,
+    // already quoted before the hint, is the message — a key hint there sends the user to the wrong setting
+    if (status === 403 && namesOtherCause(detail)) return ''
     const where = `Settings → Models, or \`loopdesk config set models.providers.${provider ?? '<provider>'}.apiKey --stdin\``
     // a server on the local network is asked without a key (a dummy one goes): this one wants a real one
     if (noKeySet) return ` — the server wants an API key, and none is set${provider ? ` for ${provider}` : ''}: add it (${where})`
@@ -39,6 +42,17 @@ export function refusalHint(status: number, detail: string, refused: SeenRespons
   if (openai) return ` — nothing is served at ${at}: check the base URL, and the API (a server that speaks Anthropic's API needs anthropic-messages)`
   if (/\/v1\/messages$/.test(path)) return ` — nothing is served at ${at}: check the base URL, and the API (an OpenAI-compatible server needs openai-completions)`
   return ` — nothing is served at ${at}: check the base URL`
+}
+
+/** words of a refusal about the credentials (a missing, wrong or expired key or token) */
+const KEY_WORDS = /\b(api[ _-]?key|key|token|auth\w*|credential\w*|unauthori[sz]ed|bearer|x-api-key|login|sign(ed)? in)\b/i
+/** a bare "Forbidden" names no cause: the key is still the likeliest one */
+const BARE_REFUSAL = /^(forbidden|access denied|permission denied|not allowed|error)\.?$/i
+
+/** A 403 whose body names its own cause, not the credentials ("not allowed … in your region"). */
+export function namesOtherCause(detail: string): boolean {
+  const d = detail.trim()
+  return d !== '' && !BARE_REFUSAL.test(d) && !KEY_WORDS.test(d)
 }
 
 /**

@@ -77,6 +77,8 @@ export type FakeStep =
   | { kind: 'wait'; ms: number }
   /** an agent `error` event that does not end the run (a runtime notice: model_retry, context_truncated) */
   | { kind: 'notice'; data: Record<string, unknown> }
+  /** an agent `silence` event (the runtime's notice that the model server went quiet: model-silence.ts) */
+  | { kind: 'silence'; data: Record<string, unknown> }
   /** stream nothing until the run is stopped (a test then never races the run's natural end) */
   | { kind: 'untilAborted' }
 
@@ -461,6 +463,11 @@ export class FakeBridge implements Bridge {
     return this.sessions.get(key)
   }
 
+  /** loopdesk.json was edited behind the window's back (an editor): these problems now, the last good config kept */
+  breakConfig(issues: ConfigIssue[]): void {
+    this.configIssues = [...issues]
+  }
+
   /** The runtime's event ring moved past the session's runs so far (a long session, a restart): history only. */
   forgetEvents(sessionKey: string): void {
     const s = this.session(sessionKey)
@@ -625,6 +632,7 @@ export class FakeBridge implements Bridge {
             run.note = { modelChanged: { from: String(step.data.from), to: String(step.data.to), message: step.data.message } }
           }
         }
+        else if (step.kind === 'silence') this.agentEvent(run, 'silence', step.data)
         else if (step.kind === 'untilAborted') {
           while (!run.aborted) await this.sleep(Math.max(1, this.opts.tickMs))
         }

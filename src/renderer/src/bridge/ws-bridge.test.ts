@@ -84,7 +84,7 @@ describe('ws-bridge', () => {
         maxProtocol: 4,
         client: { id: 'openclaw-control-ui', mode: 'ui' },
         role: 'operator',
-        caps: ['tool-events', 'loopdesk.tool-results', 'loopdesk.assistant-delta', 'loopdesk.chat-commands', 'loopdesk.reasoning-status', 'loopdesk.queue-removed', 'loopdesk.session-list-only', 'loopdesk.run-wait'],
+        caps: ['tool-events', 'loopdesk.tool-results', 'loopdesk.assistant-delta', 'loopdesk.chat-commands', 'loopdesk.reasoning-status', 'loopdesk.queue-removed', 'loopdesk.session-list-only', 'loopdesk.run-wait', 'loopdesk.model-silence'],
         auth: { token: 'tok' },
       },
     })

@@ -5,7 +5,7 @@
 import { ASSISTANT_DELTA_CAP, expandAssistantPayload, expandEventList } from '../../../shared/assistant-delta'
 import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../shared/bridge'
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
-import { CHAT_COMMANDS_CAP, eventMatches, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
+import { CHAT_COMMANDS_CAP, eventMatches, MODEL_SILENCE_CAP, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
 import type { ErrorShape, Result } from '../../../shared/methods'
 import { isPairingEventName, PAIRING_CALLS, type PairingCallName, type PairingEvent } from '../../../shared/pairing'
 
@@ -244,7 +244,7 @@ class WsBridgeImpl {
       role: 'operator',
       scopes: SCOPES,
       // compact assistant events: long replies cost O(n) bytes instead of O(n²); text is rebuilt in onEvent
-      caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, ASSISTANT_DELTA_CAP, CHAT_COMMANDS_CAP, REASONING_STATUS_CAP, QUEUE_REMOVED_CAP, SESSION_LIST_ONLY_CAP, RUN_WAIT_CAP],
+      caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, ASSISTANT_DELTA_CAP, CHAT_COMMANDS_CAP, REASONING_STATUS_CAP, QUEUE_REMOVED_CAP, SESSION_LIST_ONLY_CAP, RUN_WAIT_CAP, MODEL_SILENCE_CAP],
     }
     try {
       const identity = await this.identity

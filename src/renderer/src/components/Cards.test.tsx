@@ -178,9 +178,11 @@ describe('run status', () => {
       'Model request failed (HTTP 404 from odd): 404 page not found — nothing is served at http://127.0.0.1:11434/chat/completions: does the base URL need /v1 (http://127.0.0.1:11434/v1)?',
       'Model request failed (HTTP 404 from odd) — nothing is served at http://h/v1/chat/completions: check the base URL, and the API',
       'Model request failed (HTTP 404 from odd): model "x" not found, try pulling it first — the server does not serve this model id',
+      // a context window set larger than the server's (runner/context-mismatch.ts names the setting)
+      "Model request failed (HTTP 400 from mock): This model's maximum context length is 8192 tokens. — the server's context window is 8192 tokens, but mock/big is set to 200000: set its context window to 8192 (Settings → Models, the “mock” endpoint's model row) and its max tokens well below that",
     ])
       expect(isModelSetupError(e), e).toBe(true)
-    for (const e of ['The run timed out and was stopped.', 'HTTP 500: overloaded', 'HTTP 429: rate limit exceeded', 'The run failed', undefined])
+    for (const e of ['The run timed out and was stopped.', "message too large for this model's context window: ~9000 tokens, window 8192", 'HTTP 500: overloaded', 'HTTP 429: rate limit exceeded', 'The run failed', undefined])
       expect(isModelSetupError(e), String(e)).toBe(false)
   })
 

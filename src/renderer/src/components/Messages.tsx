@@ -8,6 +8,7 @@ import { messageBox } from '../lib/refocus'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { laneWaitText } from '../../../shared/lane-wait-text'
+import { silenceText } from '../../../shared/silence-text'
 import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
@@ -114,6 +115,9 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     const secs = item.retry.until !== undefined ? Math.max(0, Math.ceil((item.retry.until - now) / 1000)) : undefined
     const busy = item.retry.status === 429 ? 'Rate limited by the model server' : `The model server failed${item.retry.status ? ` (HTTP ${item.retry.status})` : ''}`
     parts.push(`${busy} — retrying${secs ? ` in ${secs} s` : '…'}`)
+  } else if ((item.status === 'pending' || item.status === 'running') && item.silent) {
+    // the model server went quiet (runtime model-silence.ts): not "Running…" as if all were well
+    parts.push(footerSilenceText(item.silent, now))
   } else if ((item.status === 'pending' || item.status === 'running') && item.thinkingSince !== undefined) {
     // a reasoning model can think for minutes before its first word: say so, and for how long
     const secs = Math.max(0, Math.floor((now - item.thinkingSince) / 1000))
@@ -140,9 +144,16 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
   return parts.join(' · ')
 }
 
-/** Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL). */
+/** the footer's words for a silent model server, counted from when the silence began */
+export const footerSilenceText = (silent: NonNullable<RunItem['silent']>, now: number): string =>
+  silenceText(silent.what, now - silent.since, silent.provider)
+
+/**
+ * Errors the user fixes in the model settings (a missing or wrong key, an unknown model, a wrong base URL, a
+ * context window larger than the server's — any error whose fix the runtime names as "Settings → Models").
+ */
 export function isModelSetupError(error: string | undefined): boolean {
-  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model/i.test(error)
+  return !!error && /\b(401|403)\b|api[ _-]?key|unauthori[sz]ed|authenticat|no (usable )?model|unknown model|model not found|check the base URL|base URL need \/v1|does not serve this model|Settings → Models/i.test(error)
 }
 
 /** A run that failed because the session's model is not configured (any more): another model fixes it, not a key. */
@@ -171,6 +182,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         {live && !lost && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now, offline)}</span>
       </div>
+      {live && !lost && item.silent && !item.stopping && (
+        <button type="button" className="btn btn-link btn-xs" title="Stop waiting for the model" onClick={() => void controller.stop()}>
+          Stop
+        </button>
+      )}
       {canRetry && (
         <button
           type="button"

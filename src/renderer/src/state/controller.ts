@@ -234,6 +234,19 @@ export class Controller {
     }
   }
 
+  /**
+   * The config file's problems again (window focus: the user may have edited loopdesk.json in an editor — the
+   * runtime sends no event for it). Not while Settings is open: its forms are seeded from the config.
+   */
+  async refreshConfigIssues(): Promise<void> {
+    const settings = this.stores.settings.getState()
+    if (settings.settingsOpen || settings.connection !== 'ready') return
+    // status too: the window falls back to its configIssues, which would keep a fixed problem shown
+    const [r] = await Promise.all([this.bridge.settingsGet({}).catch(() => undefined), this.loadStatus()])
+    if (!r?.ok || this.stores.settings.getState().settingsOpen) return
+    this.stores.settings.setState({ config: r.data })
+  }
+
   async loadStatus(): Promise<void> {
     const status = await this.bridge.status({}).catch(() => undefined)
     if (status?.ok) this.stores.settings.setState({ status: status.data })

@@ -453,6 +453,12 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
     const f = footer(d, t.runId)
     if (f?.retry) d.patch<RunItem>(f.key, { retry: undefined })
   }
+  // the model sent something (or the run ended): it is no longer silent
+  if (t.silent && ev.stream !== 'silence' && ev.stream !== 'error' && ev.stream !== 'lane') {
+    t.silent = false
+    const f = footer(d, t.runId)
+    if (f?.silent) d.patch<RunItem>(f.key, { silent: undefined })
+  }
   // text, a tool call, a compaction or the run's end: the model is no longer inside a reasoning block
   // (the block's own end may come late or never: a provider that closes blocks only with the message, an abort)
   if (t.thinking && (ev.stream === 'assistant' || ev.stream === 'tool' || ev.stream === 'compaction' || ev.stream === 'lifecycle')) endThinking(d, t)
@@ -517,6 +523,20 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
       if (f && !t.terminal && f.startedAt === undefined && (f.status === 'pending' || f.status === 'running') && waiting) {
         d.patch<RunItem>(f.key, { status: 'pending', waiting })
         drawWaitingMessage(d, t, str(data.message), ev.ts)
+      }
+      return
+    }
+    case 'silence': {
+      // nothing from the model server for a while (runtime model-silence.ts): the footer says so, with Stop
+      const f = footer(d, t.runId)
+      if (!f || t.terminal) return
+      if (data.phase === 'silent' && (data.since === 'request' || data.since === 'reply')) {
+        const silentMs = typeof data.silentMs === 'number' ? data.silentMs : 0
+        d.patch<RunItem>(f.key, { silent: { what: data.since, since: ev.ts - silentMs, ...(typeof data.provider === 'string' ? { provider: data.provider } : {}) } })
+        t.silent = true
+      } else if (f.silent) {
+        d.patch<RunItem>(f.key, { silent: undefined })
+        t.silent = false
       }
       return
     }

@@ -106,6 +106,11 @@ export interface RunItem extends ItemBase {
   notice?: 'length' | 'empty' | 'silent'
   /** the model server refused the request and it will be sent again (HTTP status; `until`: the wait it asked for) */
   retry?: { status: number; until?: number }
+  /**
+   * nothing has come from the model since `since` (the runtime's `silence` stream): before its first token
+   * (`request`) or mid-reply (`reply`); cleared by the next data
+   */
+  silent?: { what: 'request' | 'reply'; since: number; provider?: string }
   /** something the user should act on that did not fail the run (Ollama cut the prompt to its context) */
   warning?: string
   /** the session's last model was gone and this run used the default one (runtime model-switch.ts) */
@@ -151,6 +156,8 @@ export interface RunTrack {
   terminal: boolean
   /** its footer shows a model retry: the next output clears it */
   retrying?: boolean
+  /** its footer says the model went quiet (RunItem.silent): the next data clears it */
+  silent?: boolean
   /** queue "collect" mode: this run's message was answered by that run (no footer of its own) */
   foldedInto?: string
 }
