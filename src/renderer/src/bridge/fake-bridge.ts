@@ -974,7 +974,7 @@ export class FakeBridge implements Bridge {
     const at = parent.messages.findIndex((m) => m.id === params.entryId && m.role === 'user')
     if (at < 0) return fail('INVALID_REQUEST', `sessions.fork: no user message ${params.entryId} in this session's transcript`)
     const key = `agent:main:chat-${this.id('')}`
-    const row: SessionRow = { ...this.newRow(key), spawnedBy: parent.row.key, displayName: forkTitle(sessionTitle(parent.row)) }
+    const row: SessionRow = { ...this.newRow(key), spawnedBy: parent.row.key, displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })) }
     if (parent.row.permissionMode) row.permissionMode = parent.row.permissionMode
     const s: FakeSession = { row, messages: parent.messages.slice(0, at).map((m) => ({ ...m })), events: [], queue: [] }
     this.sessions.set(key, s)
