@@ -574,6 +574,10 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   /** the session this one was created from (sessions.create parentSessionKey) */
   spawnedBy?: string
   spawnDepth?: number
+  /** a fork's origin: the parent session and transcript, and (sessions.fork) the user message it was cut before */
+  forkSource?: { sessionKey: string; sessionId: string; entryId?: string }
+  /** OpenClaw's flag for a row with forkSource */
+  forkedFromParent?: boolean
   /** opaque; changes when the session is created or reset (expectedLifecycleRevision preconditions) */
   lifecycleRevision?: string
   /** first user message, when asked for with includeDerivedTitles */

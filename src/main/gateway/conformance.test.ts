@@ -717,6 +717,9 @@ describe('sessions.create with OpenClaw params', () => {
     const forked = (await c.request('sessions.fork', params)) as any
     conforms('SessionsForkResult', forked)
     expect(forked).toEqual({ sessionKey: expect.stringMatching(/^agent:main:/), editorText: 'Fork me here' })
+    const row = ((await c.request('sessions.list', {})) as any).sessions.find((r: any) => r.key === forked.sessionKey)
+    expect(row).toMatchObject({ forkedFromParent: true, forkSource: { sessionKey: 'agent:main:fork-src', entryId: params.entryId } })
+    conforms('SessionRow', row)
     await c.close()
   })
 

@@ -223,6 +223,10 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         ['spawnedBy', parent?.key],
         ['spawnDepth', p.spawnDepth],
       ]
+      if (p.fork && parent && parentEntry) {
+        const entryId = forkAt && forkAt !== 'last-completed' ? forkAt.beforeEntryId : undefined
+        settings.push(['forkSource', { sessionKey: parent.key, sessionId: parentEntry.sessionId, ...(entryId ? { entryId } : {}) }])
+      }
       const store = core.store(owner)
       const sessionId = newSessionId()
       // a fork's transcript is written before its row exists: no run can reach the session in between

@@ -42,7 +42,13 @@ describe('sessions.fork', () => {
     expect(fork.sessionKey).not.toBe('agent:main:main')
     expect(texts((await t.call('chat.history', { sessionKey: fork.sessionKey })).messages)).toEqual(['user:Capital of France?', 'assistant:Paris.'])
     const row = (await t.call('sessions.list', {})).sessions.find((s) => s.key === fork.sessionKey)!
-    expect(row).toMatchObject({ spawnedBy: 'agent:main:main', displayName: 'Capital of France? (fork)' })
+    const parentId = (await t.call('sessions.list', {})).sessions.find((s) => s.key === 'agent:main:main')!.sessionId
+    expect(row).toMatchObject({
+      spawnedBy: 'agent:main:main',
+      displayName: 'Capital of France? (fork)',
+      forkedFromParent: true,
+      forkSource: { sessionKey: 'agent:main:main', sessionId: parentId, entryId: second },
+    })
     // sending the text again there: the model sees the first turn and the question, not the old answer
     await run(fork.sessionKey, fork.editorText!, 'r3')
     const sent = JSON.stringify(server.requests.at(-1)!.body.messages)
@@ -60,6 +66,10 @@ describe('sessions.fork', () => {
     const fork = await t.call('sessions.fork', { sessionKey: 'agent:main:main', entryId: first })
     expect(fork.editorText).toBe('hello there')
     expect((await t.call('chat.history', { sessionKey: fork.sessionKey })).messages).toEqual([])
+    // a reset clears the conversation the fork came from: the row no longer says it is one
+    const reset = await t.call('sessions.reset', { key: fork.sessionKey })
+    expect(reset.entry.forkSource).toBeUndefined()
+    expect(reset.entry.forkedFromParent).toBeUndefined()
   })
 
   it('refuses an id that is not a user message of the session, and an unknown session, creating nothing', async () => {

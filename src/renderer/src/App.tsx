@@ -25,6 +25,7 @@ import { formatInt } from './lib/format'
 import { useTheme } from './theme'
 import { ariaKeys, keyLabel, sessionStepOf, shortcutOf } from './shortcuts'
 import { steppedSession, visibleSessions } from './components/session-order'
+import { ForkOrigin } from './components/ForkOrigin'
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
 
@@ -66,6 +67,7 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
             {row.model ? `${row.model} · ` : ''}
             {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
             <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
+            <ForkOrigin row={row} />
           </span>
         )}
       </div>

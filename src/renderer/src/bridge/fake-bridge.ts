@@ -955,6 +955,7 @@ export class FakeBridge implements Bridge {
     }
     const messages = copied.map((m) => ({ ...m }))
     const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
+    if (params.fork && parent) Object.assign(row, { forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId }, forkedFromParent: true })
     if (params.displayName !== undefined) row.displayName = params.displayName
     // as the runtime: a fork keeps its parent's permission mode unless one is given
     const mode = params.permissionMode ?? (params.fork ? parent?.row.permissionMode : undefined)
@@ -974,7 +975,13 @@ export class FakeBridge implements Bridge {
     const at = parent.messages.findIndex((m) => m.id === params.entryId && m.role === 'user')
     if (at < 0) return fail('INVALID_REQUEST', `sessions.fork: no user message ${params.entryId} in this session's transcript`)
     const key = `agent:main:chat-${this.id('')}`
-    const row: SessionRow = { ...this.newRow(key), spawnedBy: parent.row.key, displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })) }
+    const row: SessionRow = {
+      ...this.newRow(key),
+      spawnedBy: parent.row.key,
+      displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })),
+      forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId, entryId: params.entryId },
+      forkedFromParent: true,
+    }
     if (parent.row.permissionMode) row.permissionMode = parent.row.permissionMode
     const s: FakeSession = { row, messages: parent.messages.slice(0, at).map((m) => ({ ...m })), events: [], queue: [] }
     this.sessions.set(key, s)

@@ -39,6 +39,13 @@ describe('Regenerate', () => {
     expect(bridge.calls.filter((c) => c.name === 'sessionsFork')).toHaveLength(1)
     const again = await bridge.history({ sessionKey: original, limit: 50 })
     expect(again.ok && again.data.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
+    // the header says where the new session came from and leads back to the original, replaced reply and all
+    const header = screen.getByRole('banner')
+    expect(header).toHaveTextContent('Branched from')
+    await user.click(within(header).getByRole('button', { name: 'Main' }))
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe(original))
+    await waitFor(() => expect(within(log()).getByText('Second answer.')).toBeInTheDocument(), LONG)
+    expect(screen.getByRole('banner')).not.toHaveTextContent('Branched from')
   })
 
   it('is offered after Stop too, and not while a run is active', async () => {
