@@ -66,7 +66,10 @@ export function Sidebar() {
   const visible = useMemo(() => visibleSessions(rows, { search, showArchived, contentMatches }), [rows, search, contentMatches, showArchived])
   // The list is one Tab stop (roving tabindex): the row last focused while it is listed, else the open session,
   // else the first. Arrow keys, Home and End move between rows; a row's "…" is → (or Shift+F10 / the menu key).
-  const [focusKey, setFocusKey] = useState<string>()
+  // (the row focused counts only while the same session is open: one opened since — a click, Alt+↓/↑, a new
+  // one — takes the Tab stop with it)
+  const [focused, setFocused] = useState<{ key: string; open?: string }>()
+  const focusKey = focused && focused.open === selectedKey ? focused.key : undefined
   const tabStop = visible.find((r) => r.key === focusKey)?.key ?? visible.find((r) => r.key === selectedKey)?.key ?? visible[0]?.key
 
   // A row that had the focus and left the list (archived, deleted — here or elsewhere) hands the focus to the
@@ -119,7 +122,7 @@ export function Sidebar() {
         onFocus={(e) => {
           const key = (e.target as HTMLElement).closest<HTMLElement>('li[data-key]')?.dataset.key
           if (key) lastFocused.current = { key, index: visible.findIndex((r) => r.key === key) }
-          if (key) setFocusKey(key)
+          if (key) setFocused({ key, open: selectedKey })
         }}
         onKeyDown={(e) => {
           // between rows: from a row or its "…" (not from an open menu or the rename field, which have their own keys)

@@ -85,6 +85,12 @@ describe('Alt+↓ / Alt+↑: next / previous session', () => {
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus()
     await user.keyboard('{Alt>}{ArrowUp}{ArrowUp}{ArrowUp}{/Alt}')
     await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe(order[0]))
+    // the list's Tab stop followed the open session (not the row clicked before)
+    await user.keyboard('{Alt>}{ArrowDown}{/Alt}')
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe(order[1]))
+    within(nav()).getByRole('searchbox', { name: 'Search sessions' }).focus()
+    await user.tab()
+    expect(rowButton(seed.find((s) => s.key === order[1])!.label)).toHaveFocus()
   })
 
   it('follows a search: only the sessions listed', async () => {
