@@ -2,7 +2,7 @@
 // — as it was, or edited — in a new session forked just before it (sessions.fork); the original keeps its reply.
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 
@@ -92,5 +92,20 @@ describe('Edit', () => {
     expect(within(log()).queryByText('Answer one.')).toBeNull()
     const kept = await bridge.history({ sessionKey: original, limit: 50 })
     expect(kept.ok && kept.data.messages.length).toBe(4)
+  })
+
+  it('an edited message the runtime refuses waits in the new session\'s composer, not lost', async () => {
+    const { bridge, stores } = await renderApp({ scripts: [reply('Answer one.')] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Original{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^Done/), LONG)
+    const original = stores.sessions.getState().selectedKey!
+    await waitFor(() => expect(within(log()).getByRole('button', { name: 'Edit' })).toBeInTheDocument(), LONG)
+    vi.spyOn(bridge, 'send').mockResolvedValueOnce({ ok: false, error: { code: 'UNAVAILABLE', message: 'not connected' } })
+    await user.click(within(log()).getByRole('button', { name: 'Edit' }))
+    await user.clear(screen.getByRole('textbox', { name: 'Edit message' }))
+    await user.type(screen.getByRole('textbox', { name: 'Edit message' }), 'Reworded{Enter}')
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).not.toBe(original), LONG)
+    await waitFor(() => expect(screen.getByRole('textbox', { name: 'Message' })).toHaveValue('Reworded'), LONG)
   })
 })

@@ -1062,7 +1062,10 @@ export class Controller {
       await this.loadSessions()
       await this.selectSession(r.sessionKey)
       if (!message && !same?.wire?.length) return false
-      return this.sendEncoded(r.sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+      const sent = await this.sendEncoded(r.sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+      // refused (a toast says why): the new session is open and empty — its composer gets the text to send again
+      if (!sent && message) this.restoreDraft(r.sessionKey, message)
+      return sent
     } finally {
       this.forking = false
     }
