@@ -19,6 +19,7 @@ export const BRIDGE_METHODS = {
   status: 'status',
   sessionsList: 'sessions.list',
   sessionsCreate: 'sessions.create',
+  sessionsFork: 'sessions.fork',
   sessionsPatch: 'sessions.patch',
   sessionsReset: 'sessions.reset',
   sessionsDelete: 'sessions.delete',

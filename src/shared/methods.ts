@@ -335,6 +335,15 @@ export const Schemas = {
     /** OpenClaw: whether the child ends its parent; Loopdesk never ends a parent, so only false is taken */
     succeedsParent: Type.Optional(Type.Boolean()),
   }),
+  /**
+   * OpenClaw's: a new session with the conversation before user message `entryId` (its `__openclaw.id`); the
+   * result's editorText is that message's text, for the composer. Nothing is sent and the session is unchanged.
+   */
+  'sessions.fork': Closed({
+    sessionKey: NonEmpty(),
+    agentId: Type.Optional(NonEmpty(64)),
+    entryId: NonEmpty(256),
+  }),
   'sessions.patch': Closed({
     key: NonEmpty(),
     agentId: AgentOfKey,
@@ -565,6 +574,10 @@ export interface SessionRow extends Partial<OrganisationRowFields> {
   /** the session this one was created from (sessions.create parentSessionKey) */
   spawnedBy?: string
   spawnDepth?: number
+  /** a fork's origin: the parent session and transcript, and (sessions.fork) the user message it was cut before */
+  forkSource?: { sessionKey: string; sessionId: string; entryId?: string }
+  /** OpenClaw's flag for a row with forkSource */
+  forkedFromParent?: boolean
   /** opaque; changes when the session is created or reset (expectedLifecycleRevision preconditions) */
   lifecycleRevision?: string
   /** first user message, when asked for with includeDerivedTitles */
@@ -1051,6 +1064,8 @@ export interface Results {
     /** the first message was a bare /new or /reset: it started no run (runStarted false) and this is its reply */
     messages?: string[]
   }
+  /** the new session's key; editorText: the forked-at message's text (OpenClaw's editorAttachments are not sent) */
+  'sessions.fork': { sessionKey: string; editorText?: string }
   'sessions.patch': { ok: true; key: string; entry: SessionRow }
   'sessions.reset': { ok: true; key: string; entry: SessionRow; messages?: string[] }
   /** archived: where the transcript was moved to ([] when none was archived, e.g. deleteTranscript) */

@@ -708,6 +708,21 @@ describe('sessions.create with OpenClaw params', () => {
     await c.close()
   })
 
+  it('sessions.fork (the window\'s Regenerate and Edit) conforms, params and result', async () => {
+    const c = await connect()
+    await runTurn(c, 'agent:main:fork-src', 'Fork me here', 'fork-src-1')
+    const hist = (await c.request('chat.history', { sessionKey: 'agent:main:fork-src' })) as any
+    const params = { sessionKey: 'agent:main:fork-src', agentId: 'main', entryId: hist.messages[0].__openclaw.id }
+    conforms('SessionsForkParams', params)
+    const forked = (await c.request('sessions.fork', params)) as any
+    conforms('SessionsForkResult', forked)
+    expect(forked).toEqual({ sessionKey: expect.stringMatching(/^agent:main:/), editorText: 'Fork me here' })
+    const row = ((await c.request('sessions.list', {})) as any).sessions.find((r: any) => r.key === forked.sessionKey)
+    expect(row).toMatchObject({ forkedFromParent: true, forkSource: { sessionKey: 'agent:main:fork-src', entryId: params.entryId } })
+    conforms('SessionRow', row)
+    await c.close()
+  })
+
   it('refuses a missing parent and a bad level; a first message that cannot be accepted is a runError, the session stays', async () => {
     const c = await connect()
     // OpenClaw's code on the wire; the runtime's finer one in details

@@ -25,6 +25,7 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
   'sessions.subscribe': R,
   'sessions.unsubscribe': R,
   'sessions.create': W,
+  'sessions.fork': W,
   'sessions.patch': A,
   'sessions.reset': A,
   'sessions.delete': A,

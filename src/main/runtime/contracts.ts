@@ -210,6 +210,11 @@ export interface SessionEntry extends SessionOrganisation {
   spawnedBy?: string
   /** spawn lineage depth (sessions.create spawnDepth); absent = a root session */
   spawnDepth?: number
+  /**
+   * a fork's origin (OpenClaw's row field): the parent session and transcript it copied, and for sessions.fork the
+   * user message it was cut before; gone on reset (the conversation it describes is gone)
+   */
+  forkSource?: { sessionKey: string; sessionId: string; entryId?: string }
   /** model id the last run used (display) */
   model?: string
   modelProvider?: string

@@ -19,10 +19,10 @@ import { sessionLane } from './lanes'
 import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { eventLogFile } from './events/event-log'
 import { newSessionId, toSessionRow, Transcript } from './sessions'
-import { forkEntries, lastReplyPreview, writeForkTranscript } from './sessions/fork'
+import { forkEntries, lastReplyPreview, userMessageText, writeForkTranscript, type ForkPoint } from './sessions/fork'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
-import { deriveSessionTitleOf } from '../../shared/session-title'
+import { deriveSessionTitleOf, forkTitle, sessionTitle } from '../../shared/session-title'
 import { normalizeQueueMode } from '../../shared/queue-mode'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
@@ -39,6 +39,7 @@ type SessionHandlers = Pick<
   | 'sessions.delete'
   | 'sessions.abort'
   | 'sessions.compact'
+  | 'sessions.fork'
 >
 
 /** Aborts the session's running runs (and, with `includeQueued`, the ones waiting in its lane). */
@@ -183,6 +184,114 @@ export function setModel(entry: SessionEntry, ref: string): void {
 
 /** `chatSend`: how sessions.create sends a first message (the same path as chat.send). */
 export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send'>): SessionHandlers {
+  const create = async (p: ParamsOf<'sessions.create'>, ctx: Parameters<Handler<'sessions.create'>>[1], forkAt?: ForkPoint): Promise<ResultOf<'sessions.create'> & { editorText?: string }> => {
+      let key: string
+      let owner: string
+      if (p.key) {
+        ;({ key, agentId: owner } = canonicalKey(core, p.key, p.agentId))
+      } else {
+        owner = p.agentId ? assertAgent(core, p.agentId) : core.config.current.defaultAgentId
+        key = `agent:${owner}:chat-${newSessionId().slice(0, 8)}`
+      }
+      const model = p.model ? validateModelRef(core, p.model) : undefined
+      const thinking = p.thinkingLevel === undefined ? undefined : normalizeThinking(p.thinkingLevel)
+      const parent = p.parentSessionKey === undefined ? undefined : canonicalKey(core, p.parentSessionKey)
+      const parentEntry = parent ? requireEntry(core, parent.key, parent.agentId) : undefined
+      if (!parent && (p.fork || p.spawnDepth !== undefined || p.succeedsParent !== undefined)) {
+        throw invalid(`sessions.create ${p.fork ? 'fork' : p.spawnDepth !== undefined ? 'spawnDepth' : 'succeedsParent'} requires parentSessionKey`)
+      }
+      if (p.forkFrom && !p.fork) throw invalid('sessions.create forkFrom requires fork=true')
+      if (p.succeedsParent) throw invalid('sessions.create succeedsParent=true is not supported: Loopdesk never ends the parent session')
+      if (p.fork && p.key && core.store(owner).get(key)) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
+      const first = p.message ?? p.task
+      const attachments = p.attachments?.length ? p.attachments : undefined
+      if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
+      if (first !== undefined && !attachments) refuseBlank(first, 'message must not be empty')
+      if (first !== undefined && !chatSend) throw invalid('sessions.create cannot send a first message in this build')
+      // bad attachments are refused before anything is created (chat.send checks them again when it sends)
+      if (attachments) normalizeAttachments(attachments)
+      const category = p.category === undefined ? undefined : normalizeSessionCategory(p.category)
+      if (category && !category.ok) throw invalid(category.reason)
+      // a fork keeps its parent's mode unless the call sets one (a read-only conversation stays read-only)
+      const permissionMode =
+        p.permissionMode !== undefined ? supportedPermissionMode(p.permissionMode, 'sessions.create') : p.fork ? parentEntry?.permissionMode : undefined
+      const settings: Array<[keyof SessionEntry, unknown]> = [
+        ['label', p.label],
+        ['thinkingLevel', thinking],
+        ['fastMode', p.fastMode],
+        ['permissionMode', permissionMode],
+        ['spawnedBy', parent?.key],
+        ['spawnDepth', p.spawnDepth],
+      ]
+      if (p.fork && parent && parentEntry) {
+        const entryId = forkAt && forkAt !== 'last-completed' ? forkAt.beforeEntryId : undefined
+        settings.push(['forkSource', { sessionKey: parent.key, sessionId: parentEntry.sessionId, ...(entryId ? { entryId } : {}) }])
+      }
+      const store = core.store(owner)
+      const sessionId = newSessionId()
+      // a fork's transcript is written before its row exists: no run can reach the session in between
+      let forkPreview: string | undefined
+      let forkFile: string | undefined
+      let editorText: string | undefined
+      if (p.fork && parent && parentEntry) {
+        const fork = await forkOf(core, parent.agentId, parentEntry.sessionId, forkAt ?? p.forkFrom)
+        editorText = fork.editorText
+        forkFile = store.transcriptPath(sessionId)
+        await writeForkTranscript(forkFile, { sessionId, sessionKey: key, cwd: fork.cwd ?? core.config.current.defaults.workspace }, fork.entries)
+        forkPreview = lastReplyPreview(fork.entries)
+      }
+      let created = false
+      const now = Date.now()
+      let entry: SessionEntry | undefined
+      try {
+        entry = await store.update(key, (cur) => {
+          if (cur && forkFile) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
+          if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
+          const next: SessionEntry = cur
+            ? { ...cur, updatedAt: now }
+            : { sessionId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
+          created = !cur
+          const out = next as unknown as Record<string, unknown>
+          for (const [f, v] of settings) if (v !== undefined) out[f] = v
+          // a title for a new session only: an existing one keeps its own
+          if (created && p.displayName !== undefined) next.displayName = p.displayName
+          if (created && category?.ok) next.category = category.value
+          if (created && forkPreview !== undefined) next.lastMessagePreview = forkPreview
+          if (model !== undefined) setModel(next, model)
+          return next
+        })
+      } catch (err) {
+        if (forkFile) fs.rmSync(forkFile, { force: true })
+        throw err
+      }
+      const e = entry ?? store.get(key)!
+      if (created && p.emitCommandHooks && core.hooks.command) {
+        // as /new: plugins learn of the new conversation (and which one it moves on from, when it has a parent)
+        try {
+          await core.hooks.command({ command: 'new', sessionKey: key, agentId: owner, sessionId: parentEntry?.sessionId, nextSessionId: e.sessionId })
+        } catch (err) {
+          console.warn('[runtime] command:new hook failed:', err)
+        }
+      }
+      core.sessionChanged(key, created ? 'create' : 'patch')
+      const result: ResultOf<'sessions.create'> = { ok: true, key, sessionId: e.sessionId, entry: toSessionRow(key, e, owner) }
+      if (first === undefined) return editorText === undefined ? result : { ...result, editorText }
+      // the session exists now whatever happens to its first message: a refused send is reported, not thrown
+      const runId = p.idempotencyKey ?? crypto.randomUUID()
+      try {
+        const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId, ...(attachments ? { attachments } : {}) }, ctx)
+        if (sent.status !== 'command') return { ...result, runStarted: true, runId }
+        if (sent.runIds !== undefined) return { ...result, runStarted: false, runId } // /stop
+        // a bare /new or /reset ran in place of a run: its reply is what the caller gets, and the session is the
+        // one it started (a new sessionId), not the one created above
+        const now = store.get(key)
+        const current = now ? { sessionId: now.sessionId, entry: toSessionRow(key, now, owner) } : {}
+        return { ...result, ...current, runStarted: false, runId, messages: sent.messages ?? [] }
+      } catch (err) {
+        return { ...result, runStarted: false, runError: toErrorShape(err) }
+      }
+    }
+
   return {
     async 'sessions.list'(p) {
       const ids = p.agentId ? [assertAgent(core, p.agentId)] : agentIds(core)
@@ -247,106 +356,21 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       return { subscribed: false }
     },
 
-    async 'sessions.create'(p, ctx) {
-      let key: string
-      let owner: string
-      if (p.key) {
-        ;({ key, agentId: owner } = canonicalKey(core, p.key, p.agentId))
-      } else {
-        owner = p.agentId ? assertAgent(core, p.agentId) : core.config.current.defaultAgentId
-        key = `agent:${owner}:chat-${newSessionId().slice(0, 8)}`
-      }
-      const model = p.model ? validateModelRef(core, p.model) : undefined
-      const thinking = p.thinkingLevel === undefined ? undefined : normalizeThinking(p.thinkingLevel)
-      const parent = p.parentSessionKey === undefined ? undefined : canonicalKey(core, p.parentSessionKey)
-      const parentEntry = parent ? requireEntry(core, parent.key, parent.agentId) : undefined
-      if (!parent && (p.fork || p.spawnDepth !== undefined || p.succeedsParent !== undefined)) {
-        throw invalid(`sessions.create ${p.fork ? 'fork' : p.spawnDepth !== undefined ? 'spawnDepth' : 'succeedsParent'} requires parentSessionKey`)
-      }
-      if (p.forkFrom && !p.fork) throw invalid('sessions.create forkFrom requires fork=true')
-      if (p.succeedsParent) throw invalid('sessions.create succeedsParent=true is not supported: Loopdesk never ends the parent session')
-      if (p.fork && p.key && core.store(owner).get(key)) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
-      const first = p.message ?? p.task
-      const attachments = p.attachments?.length ? p.attachments : undefined
-      if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
-      if (first !== undefined && !attachments) refuseBlank(first, 'message must not be empty')
-      if (first !== undefined && !chatSend) throw invalid('sessions.create cannot send a first message in this build')
-      // bad attachments are refused before anything is created (chat.send checks them again when it sends)
-      if (attachments) normalizeAttachments(attachments)
-      const category = p.category === undefined ? undefined : normalizeSessionCategory(p.category)
-      if (category && !category.ok) throw invalid(category.reason)
-      // a fork keeps its parent's mode unless the call sets one (a read-only conversation stays read-only)
-      const permissionMode =
-        p.permissionMode !== undefined ? supportedPermissionMode(p.permissionMode, 'sessions.create') : p.fork ? parentEntry?.permissionMode : undefined
-      const settings: Array<[keyof SessionEntry, unknown]> = [
-        ['label', p.label],
-        ['thinkingLevel', thinking],
-        ['fastMode', p.fastMode],
-        ['permissionMode', permissionMode],
-        ['spawnedBy', parent?.key],
-        ['spawnDepth', p.spawnDepth],
-      ]
-      const store = core.store(owner)
-      const sessionId = newSessionId()
-      // a fork's transcript is written before its row exists: no run can reach the session in between
-      let forkPreview: string | undefined
-      let forkFile: string | undefined
-      if (p.fork && parent && parentEntry) {
-        const fork = await forkOf(core, parent.agentId, parentEntry.sessionId, p.forkFrom)
-        forkFile = store.transcriptPath(sessionId)
-        await writeForkTranscript(forkFile, { sessionId, sessionKey: key, cwd: fork.cwd ?? core.config.current.defaults.workspace }, fork.entries)
-        forkPreview = lastReplyPreview(fork.entries)
-      }
-      let created = false
-      const now = Date.now()
-      let entry: SessionEntry | undefined
-      try {
-        entry = await store.update(key, (cur) => {
-          if (cur && forkFile) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
-          if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
-          const next: SessionEntry = cur
-            ? { ...cur, updatedAt: now }
-            : { sessionId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
-          created = !cur
-          const out = next as unknown as Record<string, unknown>
-          for (const [f, v] of settings) if (v !== undefined) out[f] = v
-          // a title for a new session only: an existing one keeps its own
-          if (created && p.displayName !== undefined) next.displayName = p.displayName
-          if (created && category?.ok) next.category = category.value
-          if (created && forkPreview !== undefined) next.lastMessagePreview = forkPreview
-          if (model !== undefined) setModel(next, model)
-          return next
-        })
-      } catch (err) {
-        if (forkFile) fs.rmSync(forkFile, { force: true })
-        throw err
-      }
-      const e = entry ?? store.get(key)!
-      if (created && p.emitCommandHooks && core.hooks.command) {
-        // as /new: plugins learn of the new conversation (and which one it moves on from, when it has a parent)
-        try {
-          await core.hooks.command({ command: 'new', sessionKey: key, agentId: owner, sessionId: parentEntry?.sessionId, nextSessionId: e.sessionId })
-        } catch (err) {
-          console.warn('[runtime] command:new hook failed:', err)
-        }
-      }
-      core.sessionChanged(key, created ? 'create' : 'patch')
-      const result: ResultOf<'sessions.create'> = { ok: true, key, sessionId: e.sessionId, entry: toSessionRow(key, e, owner) }
-      if (first === undefined) return result
-      // the session exists now whatever happens to its first message: a refused send is reported, not thrown
-      const runId = p.idempotencyKey ?? crypto.randomUUID()
-      try {
-        const sent = await chatSend!({ sessionKey: key, message: first, idempotencyKey: runId, ...(attachments ? { attachments } : {}) }, ctx)
-        if (sent.status !== 'command') return { ...result, runStarted: true, runId }
-        if (sent.runIds !== undefined) return { ...result, runStarted: false, runId } // /stop
-        // a bare /new or /reset ran in place of a run: its reply is what the caller gets, and the session is the
-        // one it started (a new sessionId), not the one created above
-        const now = store.get(key)
-        const current = now ? { sessionId: now.sessionId, entry: toSessionRow(key, now, owner) } : {}
-        return { ...result, ...current, runStarted: false, runId, messages: sent.messages ?? [] }
-      } catch (err) {
-        return { ...result, runStarted: false, runError: toErrorShape(err) }
-      }
+    'sessions.create': (p, ctx) => create(p, ctx),
+
+    async 'sessions.fork'(p, ctx) {
+      // OpenClaw's fork at a user message: a new session with the conversation before it, and the message's text
+      // for the composer — the window sends it (as it was, or edited) there, so the original stays as it is
+      const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
+      const parentEntry = requireEntry(core, key, agentId)
+      const parentRow = toSessionRow(key, parentEntry, agentId)
+      await addDerivedTitle(core, parentRow) // named as the window names it: "<its title> (fork)"
+      const made = await create(
+        { parentSessionKey: key, fork: true, agentId, displayName: forkTitle(sessionTitle(parentRow)).slice(0, 500) },
+        ctx,
+        { beforeEntryId: p.entryId },
+      )
+      return { sessionKey: made.key, ...(made.editorText !== undefined ? { editorText: made.editorText } : {}) }
     },
 
     async 'sessions.patch'(p) {
@@ -634,11 +658,21 @@ export function modelDefaults(core: RuntimeCore): { modelProvider: string | null
 export { rowOf }
 
 /** The parent's conversation as a fork starts it, and the working directory its transcript names. */
-async function forkOf(core: RuntimeCore, agentId: string, sessionId: string, from?: 'last-completed'): Promise<{ entries: TranscriptEntry[]; cwd?: string }> {
+async function forkOf(
+  core: RuntimeCore,
+  agentId: string,
+  sessionId: string,
+  from?: ForkPoint,
+): Promise<{ entries: TranscriptEntry[]; cwd?: string; editorText?: string }> {
   const parent = Transcript.forSession(core.stateDir, agentId, sessionId)
   const read = parent.exists() ? await parent.readAll() : { entries: [] as TranscriptEntry[] }
   const entries = forkEntries(read.entries, from)
-  if (!entries) throw invalid('sessions.create forkFrom=last-completed: the parent has no completed reply to fork from')
+  if (!entries) {
+    throw from === 'last-completed' || !from
+      ? invalid('sessions.create forkFrom=last-completed: the parent has no completed reply to fork from')
+      : invalid(`sessions.fork: no user message ${from.beforeEntryId} in this session's transcript`)
+  }
   const header = read.entries.find((x) => x.type === 'session')
-  return { entries, cwd: header?.type === 'session' ? header.cwd : undefined }
+  const editorText = from && from !== 'last-completed' ? userMessageText(read.entries, from.beforeEntryId) : undefined
+  return { entries, cwd: header?.type === 'session' ? header.cwd : undefined, ...(editorText !== undefined ? { editorText } : {}) }
 }

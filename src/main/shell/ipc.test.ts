@@ -22,6 +22,7 @@ const GOOD: { [K in BridgeCallName]: ParamsOf<(typeof BRIDGE_METHODS)[K]> } = {
   status: {},
   sessionsList: { limit: 10 },
   sessionsCreate: { label: 'x' },
+  sessionsFork: { sessionKey: 'agent:main:main', entryId: 'm1' },
   sessionsPatch: { key: 'agent:main:main', label: null },
   sessionsReset: { key: 'agent:main:main' },
   sessionsDelete: { key: 'agent:main:main' },

@@ -25,7 +25,9 @@ import { useAttentionTitle } from './window-title'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
 import { useTheme } from './theme'
-import { ariaKeys, keyLabel, shortcutOf } from './shortcuts'
+import { ariaKeys, keyLabel, sessionStepOf, shortcutOf } from './shortcuts'
+import { steppedSession, visibleSessions } from './components/session-order'
+import { ForkOrigin } from './components/ForkOrigin'
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
 
@@ -68,6 +70,7 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
             {' · '}
             {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
             <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
+            <ForkOrigin row={row} />
           </span>
         )}
       </div>
@@ -148,9 +151,21 @@ export function App() {
   }, [controller, sidebarOpen])
 
   // Keyboard (shortcuts.ts): Ctrl/Cmd+, settings; Ctrl/Cmd+Shift+I inspector; Ctrl/Cmd+Shift+O new session
-  // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take); Ctrl/Cmd+F find in the conversation.
+  // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take); Ctrl/Cmd+F find in the conversation;
+  // Alt+↓ / Alt+↑ the next / previous session.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
+      const step = sessionStepOf(e)
+      if (step) {
+        // Alt+↓ / Alt+↑: the next / previous session of the sidebar's list; focus stays where it is (the composer)
+        e.preventDefault()
+        if (document.querySelector('[aria-modal="true"]')) return
+        const s = controller.stores.sessions.getState()
+        const list = visibleSessions(s.rows, { search: s.search, showArchived: s.showArchived, contentMatches: s.contentMatches })
+        const key = steppedSession(list, s.selectedKey, step)
+        if (key && key !== s.selectedKey) void controller.selectSession(key)
+        return
+      }
       const name = shortcutOf(e)
       // nothing changes behind an open dialog (a confirmation, Settings): its keyboard user cannot see it
       if (name && document.querySelector('[aria-modal="true"]')) {

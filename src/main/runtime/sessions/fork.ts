@@ -7,16 +7,32 @@ import type { TranscriptEntry } from '../contracts'
 import { sessionHeader, Transcript } from './transcript'
 
 /**
- * The entries a fork starts with: the parent's messages and compactions, all of them or (`last-completed`)
- * through its last completed reply. Undefined when `last-completed` finds no completed reply.
+ * Where a fork ends: the parent's end, its last completed reply (`last-completed`), or just before one of its
+ * user messages (`sessions.fork`: the copy ends where that message was sent, so it can be sent again, edited
+ * or not, without the reply it got).
  */
-export function forkEntries(entries: readonly TranscriptEntry[], from?: 'last-completed'): TranscriptEntry[] | undefined {
+export type ForkPoint = 'last-completed' | { beforeEntryId: string }
+
+/**
+ * The entries a fork starts with: the parent's messages and compactions up to the fork point. Undefined when
+ * there is no such point (no completed reply; no user message with that id).
+ */
+export function forkEntries(entries: readonly TranscriptEntry[], from?: ForkPoint): TranscriptEntry[] | undefined {
   let end = entries.length
   if (from === 'last-completed') {
     end = entries.findLastIndex((e) => e.type === 'message' && isCompletedReply(e.message)) + 1
     if (end === 0) return undefined
+  } else if (from) {
+    end = entries.findIndex((e) => e.type === 'message' && e.id === from.beforeEntryId && e.message.role === 'user')
+    if (end < 0) return undefined
   }
   return entries.slice(0, end).filter((e) => e.type === 'message' || e.type === 'compaction')
+}
+
+/** The text of the user message with that entry id (what `sessions.fork` hands back for the composer). */
+export function userMessageText(entries: readonly TranscriptEntry[], entryId: string): string | undefined {
+  const e = entries.find((x) => x.type === 'message' && x.id === entryId && x.message.role === 'user')
+  return e?.type === 'message' ? textOf(e.message.content) : undefined
 }
 
 /** The text of the last assistant reply among the entries (the new row's preview), at most 200 chars. */

@@ -9,6 +9,7 @@ const OPTIONAL_FIELDS = [
   'displayName',
   'spawnedBy',
   'spawnDepth',
+  'forkSource',
   'activeRunId',
   'startedAt',
   'endedAt',
@@ -66,6 +67,7 @@ export function toSessionRow(key: string, entry: SessionEntry, agentId: string, 
   } else if (status !== 'idle') row.status = status
   const out = row as unknown as Record<string, unknown>
   for (const f of OPTIONAL_FIELDS) if (entry[f] !== undefined) out[f] = entry[f]
+  if (entry.forkSource) row.forkedFromParent = true
   // a stored alias or April's retired name (steer-backlog) shows as the mode the session runs with; an unknown
   // name is no mode of its own (the config's applies)
   if (entry.queueMode !== undefined) {

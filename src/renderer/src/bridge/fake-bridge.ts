@@ -39,7 +39,7 @@ import { PROVIDER_NAME_PATTERN } from '../../../shared/config-values'
 import { countOccurrences, matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
-import { deriveSessionTitleOf } from '../../../shared/session-title'
+import { deriveSessionTitleOf, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { DevicePairRequested } from '../../../shared/events'
 import {
@@ -982,6 +982,7 @@ export class FakeBridge implements Bridge {
     }
     const messages = copied.map((m) => ({ ...m }))
     const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
+    if (params.fork && parent) Object.assign(row, { forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId }, forkedFromParent: true })
     if (params.displayName !== undefined) row.displayName = params.displayName
     // as the runtime: a fork keeps its parent's permission mode unless one is given
     const mode = params.permissionMode ?? (params.fork ? parent?.row.permissionMode : undefined)
@@ -991,6 +992,28 @@ export class FakeBridge implements Bridge {
     this.sessions.set(key, s)
     this.changed(s, 'create')
     return ok({ ok: true, key, sessionId: s.row.sessionId, entry: { ...s.row } })
+  }
+
+  async sessionsFork(params: Parameters<Bridge['sessionsFork']>[0]): Promise<Result<Results['sessions.fork']>> {
+    this.record('sessionsFork', params)
+    const parent = this.session(params.sessionKey)
+    if (!parent) return fail('NOT_FOUND', `session not found: ${params.sessionKey}`)
+    // as the runtime: the conversation before that user message, and its text for the composer
+    const at = parent.messages.findIndex((m) => m.id === params.entryId && m.role === 'user')
+    if (at < 0) return fail('INVALID_REQUEST', `sessions.fork: no user message ${params.entryId} in this session's transcript`)
+    const key = `agent:main:chat-${this.id('')}`
+    const row: SessionRow = {
+      ...this.newRow(key),
+      spawnedBy: parent.row.key,
+      displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })),
+      forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId, entryId: params.entryId },
+      forkedFromParent: true,
+    }
+    if (parent.row.permissionMode) row.permissionMode = parent.row.permissionMode
+    const s: FakeSession = { row, messages: parent.messages.slice(0, at).map((m) => ({ ...m })), events: [], queue: [] }
+    this.sessions.set(key, s)
+    this.changed(s, 'create')
+    return ok({ sessionKey: key, editorText: textOf(parent.messages[at].content) })
   }
 
   async sessionsPatch(params: Parameters<Bridge['sessionsPatch']>[0]): Promise<Result<Results['sessions.patch']>> {

@@ -3,12 +3,14 @@
 import { memo, useEffect, useState } from 'react'
 import { useApp, useAppStore, useController } from '../app-context'
 import { retryableRun } from '../state/run-reducer'
+import { entryIdOf, regenerableRun } from '../state/fork-point'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { messageBox } from '../lib/refocus'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { laneWaitText } from '../../../shared/lane-wait-text'
 import { silenceText } from '../../../shared/silence-text'
+import { isBlankMessage } from '../../../shared/hidden-chars'
 import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
@@ -16,6 +18,22 @@ import { ToolCard } from './ToolCard'
 export const UserMessage = memo(function UserMessage({ item, sessionKey }: { item: UserItem; sessionKey: string }) {
   const controller = useController()
   const sending = useAppStore('composer', (s) => s.sending)
+  // a message read back from the transcript can be edited (a steered or batched one is part of another turn)
+  const entryId = useAppStore('runs', (s) => (item.via || item.pending || item.error ? undefined : entryIdOf(s.transcripts[sessionKey], item.key)))
+  const [editing, setEditing] = useState(false)
+  if (editing && entryId) {
+    return (
+      <EditMessage
+        text={item.text}
+        onCancel={() => setEditing(false)}
+        onSend={(text) => {
+          setEditing(false)
+          messageBox()?.focus()
+          void controller.sendInFork(sessionKey, entryId, { text })
+        }}
+      />
+    )
+  }
   return (
     <div className={`msg msg-user ${item.error ? 'msg-failed' : ''}`}>
       <div className="bubble">
@@ -27,6 +45,13 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
         )}
         <div className="user-text">{item.text}</div>
       </div>
+      {entryId && (
+        <div className="msg-user-tools">
+          <button type="button" className="btn btn-link btn-xs" title="Edit this message and send it in a new session; this one is kept" onClick={() => setEditing(true)}>
+            Edit
+          </button>
+        </div>
+      )}
       {item.pending && <div className="msg-note">Sending…</div>}
       {item.error && (
         <div className="msg-note error-text" role="alert">
@@ -51,6 +76,52 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
     </div>
   )
 })
+
+/**
+ * A user message being edited in place. Sending forks the conversation just before it (the original session is
+ * kept as it is) and sends the new text there — said beside the buttons, so nobody expects an overwrite.
+ */
+function EditMessage({ text, onCancel, onSend }: { text: string; onCancel: () => void; onSend: (text: string) => void }) {
+  const [value, setValue] = useState(text)
+  const blank = isBlankMessage(value.trim())
+  const send = () => {
+    if (!blank) onSend(value)
+  }
+  return (
+    <div className="msg msg-user msg-editing">
+      <textarea
+        className="edit-message"
+        aria-label="Edit message"
+        aria-describedby="edit-message-note"
+        autoFocus
+        value={value}
+        rows={Math.min(10, value.split('\n').length + 1)}
+        onChange={(e) => setValue(e.target.value)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            e.preventDefault()
+            e.stopPropagation()
+            onCancel()
+          } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+            e.preventDefault()
+            send()
+          }
+        }}
+      />
+      <div className="msg-note" id="edit-message-note">
+        Sends in a new session with the conversation before this message; this session stays as it is.
+      </div>
+      <div className="msg-tools">
+        <button type="button" className="btn btn-xs" onClick={onCancel}>
+          Cancel
+        </button>
+        <button type="button" className="btn btn-primary btn-xs" disabled={blank} onClick={send}>
+          Send in new session
+        </button>
+      </div>
+    </div>
+  )
+}
 
 /** The whole message an assistant item belongs to (long replies are split over several items). */
 export function fullMessageText(items: Item[], key: string): string {
@@ -174,6 +245,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
   const now = useTicker(live && !offline)
   // only the session's failed last turn, while nothing runs or is being sent
   const canRetry = useAppStore('runs', (s) => item.status === 'error' && retryableRun(s.transcripts[sessionKey]) === item.runId)
+  // the last finished turn (also a stopped or cut-off one): sent again in a new session, this one kept
+  const regenerate = useAppStore('runs', (s) => {
+    const r = item.status === 'done' || item.status === 'stopped' ? regenerableRun(s.transcripts[sessionKey]) : undefined
+    return r?.runId === item.runId ? r.entryId : undefined
+  })
   const sending = useAppStore('composer', (s) => s.sending)
   return (
     <div className="run-status-row">
@@ -214,6 +290,20 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
             </button>
           )}
         </>
+      )}
+      {regenerate && (
+        <button
+          type="button"
+          className="btn btn-link btn-xs"
+          disabled={sending}
+          title="Send the same message again in a new session; this one is kept"
+          onClick={() => {
+            messageBox()?.focus()
+            void controller.sendInFork(sessionKey, regenerate, { runId: item.runId })
+          }}
+        >
+          Regenerate
+        </button>
       )}
       {item.status === 'error' && isModelSetupError(item.error) && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>

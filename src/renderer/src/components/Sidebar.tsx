@@ -4,7 +4,8 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
 import { isProtectedSessionKey } from '../../../shared/session-key'
-import { compareForSidebar, sessionActivityAt } from '../../../shared/session-organisation'
+import { sessionActivityAt } from '../../../shared/session-organisation'
+import { visibleSessions } from './session-order'
 import { useAppStore, useController } from '../app-context'
 import { approvalsOf, isWaiting } from '../state/stores'
 import { downloadText } from '../lib/download'
@@ -62,14 +63,14 @@ export function Sidebar() {
   }, [])
 
   const archivedCount = useMemo(() => rows.filter((r) => r.archived).length, [rows])
-  const visible = useMemo(() => {
-    const q = search.trim().toLowerCase()
-    const matches = new Set(contentMatches ?? [])
-    const listed = rows.filter(
-      (r) => (showArchived || !r.archived) && (!q || sessionTitle(r).toLowerCase().includes(q) || r.key.includes(q) || matches.has(r.key)),
-    )
-    return listed.sort(compareForSidebar)
-  }, [rows, search, contentMatches, showArchived])
+  const visible = useMemo(() => visibleSessions(rows, { search, showArchived, contentMatches }), [rows, search, contentMatches, showArchived])
+  // The list is one Tab stop (roving tabindex): the row last focused while it is listed, else the open session,
+  // else the first. Arrow keys, Home and End move between rows; a row's "…" is → (or Shift+F10 / the menu key).
+  // (the row focused counts only while the same session is open: one opened since — a click, Alt+↓/↑, a new
+  // one — takes the Tab stop with it)
+  const [focused, setFocused] = useState<{ key: string; open?: string }>()
+  const focusKey = focused && focused.open === selectedKey ? focused.key : undefined
+  const tabStop = visible.find((r) => r.key === focusKey)?.key ?? visible.find((r) => r.key === selectedKey)?.key ?? visible[0]?.key
 
   // A row that had the focus and left the list (archived, deleted — here or elsewhere) hands the focus to the
   // row now in its place, instead of letting it fall to the page. Focus that moved on elsewhere is left alone.
@@ -121,6 +122,24 @@ export function Sidebar() {
         onFocus={(e) => {
           const key = (e.target as HTMLElement).closest<HTMLElement>('li[data-key]')?.dataset.key
           if (key) lastFocused.current = { key, index: visible.findIndex((r) => r.key === key) }
+          if (key) setFocused({ key, open: selectedKey })
+        }}
+        onKeyDown={(e) => {
+          // between rows: from a row or its "…" (not from an open menu or the rename field, which have their own keys)
+          const target = e.target as HTMLElement
+          if (e.altKey || e.ctrlKey || e.metaKey || target.closest('[role="menu"]') || target.tagName === 'INPUT') return
+          const rowsHere = [...(listRef.current?.querySelectorAll<HTMLElement>('li[data-key] .session-main') ?? [])]
+          const li = target.closest<HTMLElement>('li[data-key]')
+          const i = rowsHere.findIndex((b) => b.closest('li') === li)
+          let next: HTMLElement | undefined
+          if (e.key === 'ArrowDown') next = rowsHere[Math.min(i + 1, rowsHere.length - 1)]
+          else if (e.key === 'ArrowUp') next = rowsHere[Math.max(i - 1, 0)]
+          else if (e.key === 'Home') next = rowsHere[0]
+          else if (e.key === 'End') next = rowsHere[rowsHere.length - 1]
+          else if (e.key === 'ArrowLeft' && !target.classList.contains('session-main')) next = rowsHere[i]
+          else return
+          e.preventDefault()
+          next?.focus()
         }}
       >
         {visible.map((row) => (
@@ -128,6 +147,7 @@ export function Sidebar() {
             key={row.key}
             row={row}
             selected={row.key === selectedKey}
+            tabStop={row.key === tabStop}
             now={now}
             snippet={search.trim() ? contentSnippets?.[row.key] : undefined}
             hit={search.trim() ? contentHits?.[row.key] : undefined}
@@ -172,6 +192,8 @@ export function Sidebar() {
 interface EntryProps {
   row: SessionRow
   selected: boolean
+  /** the list's one Tab stop (the others are reached with the arrow keys) */
+  tabStop: boolean
   now: number
   /** while searching: the matching message of a session found by its messages */
   snippet?: string
@@ -182,7 +204,7 @@ interface EntryProps {
   onConfirm: (kind: 'delete' | 'reset') => void
 }
 
-const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, hit, query, onConfirm }: EntryProps) {
+const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, snippet, hit, query, onConfirm }: EntryProps) {
   const controller = useController()
   const [menu, setMenu] = useState(false)
   const [editing, setEditing] = useState(false)
@@ -240,6 +262,16 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, h
           type="button"
           className="session-main"
           aria-current={selected ? 'true' : undefined}
+          aria-keyshortcuts="Shift+F10 ArrowRight"
+          tabIndex={tabStop ? 0 : -1}
+          onKeyDown={(e) => {
+            // the row's actions without a second Tab stop: → or the context-menu keys open its "…" menu
+            if (e.altKey || e.ctrlKey || e.metaKey) return
+            if (e.key === 'ArrowRight' || e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
+              e.preventDefault()
+              setMenu(true)
+            }
+          }}
           // the query too: the hit's row marks it, and a tool card holding it opens
           onClick={() => void (hit ? controller.revealMessage(row.key, hit, { query }) : controller.selectSession(row.key))}
           onDoubleClick={() => setEditing(true)}
@@ -293,6 +325,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, now, snippet, h
           aria-label={`Actions for ${title}`}
           aria-haspopup="menu"
           aria-expanded={menu}
+          tabIndex={-1}
           onClick={() => setMenu((m) => !m)}
         >
           <IconMore />

@@ -1122,6 +1122,9 @@ export class Controller {
    * same attachments when this window sent it (their bytes are kept for the session's last message only);
    * otherwise the text the runtime stored (attachments named by their saved paths). Like "Regenerate".
    */
+  /** a sendInFork is under way (a second click must not fork twice) */
+  private forking = false
+
   async retry(sessionKey: string, runId: string): Promise<boolean> {
     const t = this.stores.runs.getState().transcripts[sessionKey]
     if (!t || retryableRun(t) !== runId || this.stores.composer.getState().sending) return false
@@ -1132,6 +1135,35 @@ export class Controller {
     const message = same?.message ?? user?.text.trim() ?? ''
     if (!message && !same?.wire?.length) return false
     return this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+  }
+
+  /**
+   * Regenerate and Edit: a new session with the conversation before that user message (sessions.fork — the
+   * original stays as it is), which opens, and the message sent there: `text` (an edit) or, for Regenerate, the
+   * message as it was — with its attachments when this window sent it (`runId`: the run it started), else the
+   * text the runtime stored.
+   */
+  async sendInFork(sessionKey: string, entryId: string, edit: { text: string } | { runId: string }): Promise<boolean> {
+    if (this.stores.composer.getState().sending || this.forking) return false
+    const edited = 'text' in edit ? edit.text.trim() : undefined
+    if (edited !== undefined && (isBlankMessage(edited) || messageOverLimit(edited))) return false
+    this.forking = true
+    try {
+      const r = await this.call(this.bridge.sessionsFork({ sessionKey, entryId }), 'Could not start a new branch')
+      if (!r) return false
+      const kept = 'runId' in edit ? this.lastSent.get(sessionKey) : undefined
+      const same = kept && 'runId' in edit && kept.runIds.includes(edit.runId) ? kept : undefined
+      const message = edited ?? same?.message ?? r.editorText?.trim() ?? ''
+      await this.loadSessions()
+      await this.selectSession(r.sessionKey)
+      if (!message && !same?.wire?.length) return false
+      const sent = await this.sendEncoded(r.sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+      // refused (a toast says why): the new session is open and empty — its composer gets the text to send again
+      if (!sent && message) this.restoreDraft(r.sessionKey, message)
+      return sent
+    } finally {
+      this.forking = false
+    }
   }
 
   /**
