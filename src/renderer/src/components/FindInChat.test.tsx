@@ -206,7 +206,7 @@ describe('find in the conversation', () => {
     await waitFor(() => expect(focus()).toMatchObject({ occurrence: 0 }))
     const question = focus()!.messageId
     expect(question).not.toBe(reply)
-    expect(found()).toHaveTextContent('kiwi, kiwi and more kiwi')
+    await waitFor(() => expect(found()).toHaveTextContent('kiwi, kiwi and more kiwi'), LONG)
     await user.keyboard('{Enter}')
     expect(status).toHaveTextContent('2 of 6')
     await waitFor(() => expect(focus()).toMatchObject({ messageId: question, occurrence: 1 }))

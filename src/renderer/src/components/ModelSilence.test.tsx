@@ -31,7 +31,9 @@ describe('a silent model server', () => {
       steps: [
         { kind: 'text', text: 'Line 1 of a long reply.' },
         { kind: 'silence', data: { phase: 'silent', since: 'reply', silentMs: 20_000, provider: 'mock', idleTimeoutMs: 120_000 } },
-        { kind: 'wait', ms: 400 },
+        // long enough to be drawn before the next text on a loaded machine (events are applied in batches: a
+        // silence and the text after it in one batch is never shown — rightly, the model was not silent then)
+        { kind: 'wait', ms: 2500 },
         { kind: 'text', text: ' And the rest.' },
         { kind: 'wait', ms: 400 },
       ],
