@@ -4,7 +4,7 @@
 import type { EventName } from '../../shared/events'
 import { REJECTION_LIFTED_EVENT, type PairingEventName } from '../../shared/pairing'
 import type { MethodName } from '../../shared/methods'
-import { modelCommandChanges, parseCommand } from '../../shared/chat-commands'
+import { modelCommandChanges, normalizeChatText, parseCommand } from '../../shared/chat-commands'
 import { SCOPES, type Scope } from './protocol'
 
 const R = SCOPES.read
@@ -80,7 +80,8 @@ export function paramScope(method: MethodName, params: unknown): { scope: Scope;
   }
   if (method === 'chat.send' && p.suppressCommandInterpretation !== true && typeof p.message === 'string') {
     // choosing a model is what sessions.patch (admin) does; showing it is a reader's
-    const cmd = parseCommand(p.message)
+    // parsed as the runtime will read it (control characters removed), not as sent
+    const cmd = parseCommand(normalizeChatText(p.message))
     if (cmd?.command === 'model' && modelCommandChanges(cmd.rest)) return { scope: A, message: '/model <model> requires admin scope (it is what sessions.patch does)' }
   }
   if (method === 'chat.send' && ['originatingChannel', 'originatingTo', 'originatingAccountId', 'originatingThreadId'].some(given)) return { scope: A, message: 'originating route fields require admin scope' }

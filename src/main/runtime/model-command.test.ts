@@ -80,4 +80,15 @@ describe('/model', () => {
     expect(paramScope('chat.send', { message: '/model status' })).toBeUndefined()
     expect(paramScope('agent', { message: '/model mock/m1' })).toBeUndefined()
   })
+
+  it('a control character the runtime removes does not hide /model <ref> from the scope check', async () => {
+    // the runtime strips C0 controls from chat.send's text and then acts on the command…
+    const c = await t.call('sessions.create', {})
+    const r = await send(c.key, '\u0001/model mockant/c1', 'm5')
+    expect(r).toMatchObject({ status: 'command' })
+    // …so the gateway must see the command in it too
+    expect(paramScope('chat.send', { message: '\u0001/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '/mo\u0002del mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '\u0001/model mock/m1', suppressCommandInterpretation: true })).toBeUndefined()
+  })
 })
