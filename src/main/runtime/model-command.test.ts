@@ -91,4 +91,13 @@ describe('/model', () => {
     expect(paramScope('chat.send', { message: '/mo\u0002del mock/m1' })).toMatchObject({ scope: 'operator.admin' })
     expect(paramScope('chat.send', { message: '\u0001/model mock/m1', suppressCommandInterpretation: true })).toBeUndefined()
   })
+
+  it('sessions.send and sessions.steer act on /model too (they go through chat.send), so they need admin for it', async () => {
+    const c = await t.call('sessions.create', {})
+    await t.call('sessions.send', { key: c.key, message: '/model mockant/c1' })
+    expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)?.modelOverride).toBe('mockant/c1')
+    expect(paramScope('sessions.send', { key: c.key, message: '/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('sessions.steer', { key: c.key, message: '\u0001/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('sessions.send', { key: c.key, message: '/model' })).toBeUndefined()
+  })
 })
