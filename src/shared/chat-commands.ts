@@ -50,6 +50,18 @@ export function modelCommandChanges(rest: string): boolean {
   return rest.trim() !== '' && !/^(status|list)$/i.test(rest.trim())
 }
 
+// C0 controls other than tab, LF and CR, and DEL (the runtime refuses NUL before this runs)
+const DISALLOWED_CHAT_CONTROLS = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
+
+/**
+ * chat.send's text as the runtime acts on it: NFC, control characters other than tab and line breaks removed.
+ * The gateway's scope check parses commands from this too — else "\u0001/model x" passed it as plain text and
+ * the runtime, after removing the \u0001, ran it as the admin-only /model command.
+ */
+export function normalizeChatText(message: string): string {
+  return message.normalize('NFC').replace(DISALLOWED_CHAT_CONTROLS, '')
+}
+
 /** The chat command a message is, if it is one (the runtime acts on it; the gateway's scopes gate it). */
 export function parseCommand(message: string): { command: ChatCommandName; rest: string } | undefined {
   const m = /^\s*\/(new|reset|stop|model)(?:\s+([\s\S]*))?$/i.exec(message)

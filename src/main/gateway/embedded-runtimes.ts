@@ -4,7 +4,7 @@
 // a second runtime on the folder. Under gateway/ because backup and restore leave that folder out: a copied
 // record of a live pid would make the restored folder look in use. A stale record (its process gone, or its pid
 // now another process's) never blocks: it is removed when found.
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { gatewayDir, gatewayProcessAlive, writeFileAtomic } from './state-files'
@@ -54,15 +54,31 @@ export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | und
     const file = join(runtimesDir(stateDir), name)
     let info: EmbeddedRuntimeInfo | undefined
     try {
-      info = parse(JSON.parse(readFileSync(file, 'utf8')))
+      info = parse(JSON.parse(readRecord(file)))
     } catch {
-      continue // being written (atomic: never torn) or removed meanwhile
+      continue // being written (atomic: never torn) or removed meanwhile; or no record at all
     }
     if (!info || info.pid === process.pid) continue
     if (gatewayProcessAlive({ pid: info.pid, pidStart: info.pidStart, port: 0, url: '', startedAt: 0 })) live.push(info)
     else rmSync(file, { force: true })
   }
   return live.sort((a, b) => a.startedAt - b.startedAt)[0]
+}
+
+/**
+ * A record's text. Records are regular files (written by rename): anything else under that name — a FIFO, which
+ * blocked every `gateway run`, `agent --local` and app start on open() for good, or a symlink to /dev/zero — is
+ * refused (throws), opened without following a symlink and without waiting for a FIFO's writer.
+ */
+function readRecord(file: string): string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  try {
+    const st = fstatSync(fd)
+    if (!st.isFile() || st.size > 4096) throw new Error('not a runtime record')
+    return readFileSync(fd, 'utf8')
+  } finally {
+    closeSync(fd)
+  }
 }
 
 function parse(v: unknown): EmbeddedRuntimeInfo | undefined {

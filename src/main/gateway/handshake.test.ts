@@ -362,6 +362,30 @@ describe('connect handshake', () => {
     }
   })
 
+  it('sockets already closed after one frame, whose peers never answer the close, do not keep the budget full', async () => {
+    const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 2 } })
+    const raws: net.Socket[] = []
+    try {
+      for (let i = 0; i < 2; i++) {
+        // a raw upgrade that sends one junk text frame (the gateway closes it) and never reads the close frame
+        const raw = net.connect(small.gw.port, '127.0.0.1')
+        raws.push(raw)
+        raw.on('error', () => {})
+        const upgraded = new Promise<void>((resolve) => raw.once('data', () => resolve()))
+        raw.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${Buffer.alloc(16, i + 1).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+        await upgraded
+        raw.write(Buffer.from([0x81, 0x81, 0, 0, 0, 0, 0x78])) // masked (zero mask) text frame "x"
+      }
+      await new Promise((r) => setTimeout(r, 100))
+      const conn = await small.connect()
+      expect(conn.hello.type).toBe('hello-ok')
+      await conn.close()
+    } finally {
+      for (const r of raws) r.destroy()
+      await small.stop()
+    }
+  })
+
   it("a foreign web page's pending sockets use their own budget: the address's clients still get in", async () => {
     const small = await startTestGateway({}, { limits: { maxPreauthPerIp: 3 } })
     try {

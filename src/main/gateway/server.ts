@@ -534,7 +534,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const pending = preauthByIp.get(key)
     if (!pending || pending.size < limits.maxPreauthPerIp) return true
     for (const c of pending) {
-      if (c.sentFrame) continue
+      // a socket the gateway already closed (a junk or refused first frame) only waits for its peer's close
+      // frame: evictable too, or 32 peers that never answer it hold every slot for ws's 30 s close timeout
+      if (c.sentFrame && c.state !== 'closed') continue
       releasePreauth(c)
       c.close(CLOSE.policy, 'evicted: too many pending connections from this address')
       // gone at once, not after a close handshake the peer may never answer: evictions are not bounded by the

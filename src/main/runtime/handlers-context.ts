@@ -1,4 +1,5 @@
 // What the method handlers share: the runtime's parts plus session-resolution helpers.
+import { normalizeChatText } from '../../shared/chat-commands'
 import type { AnyEvent, QueueItem, SessionsChangedEvent } from '../../shared/events'
 import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
 export { CHAT_COMMANDS, parseCommand } from '../../shared/chat-commands'
@@ -219,14 +220,11 @@ export function rejectControlChars(message: string): void {
   if (message.includes('\u0000')) throw invalid('message must not contain NUL characters')
 }
 
-// C0 controls other than tab, LF and CR, and DEL (NUL is refused before this runs)
-const DISALLOWED_CHAT_CONTROLS = /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/g
-
 /**
  * chat.send's text as OpenClaw takes it (`sanitizeChatSendMessageInput`): NUL refused, NFC-normalized, the other
  * control characters except tab and line breaks removed. `agent` takes its message as sent (OpenClaw does too).
  */
 export function sanitizeChatMessage(message: string): string {
   rejectControlChars(message)
-  return message.normalize('NFC').replace(DISALLOWED_CHAT_CONTROLS, '')
+  return normalizeChatText(message)
 }

@@ -80,4 +80,24 @@ describe('/model', () => {
     expect(paramScope('chat.send', { message: '/model status' })).toBeUndefined()
     expect(paramScope('agent', { message: '/model mock/m1' })).toBeUndefined()
   })
+
+  it('a control character the runtime removes does not hide /model <ref> from the scope check', async () => {
+    // the runtime strips C0 controls from chat.send's text and then acts on the command…
+    const c = await t.call('sessions.create', {})
+    const r = await send(c.key, '\u0001/model mockant/c1', 'm5')
+    expect(r).toMatchObject({ status: 'command' })
+    // …so the gateway must see the command in it too
+    expect(paramScope('chat.send', { message: '\u0001/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '/mo\u0002del mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('chat.send', { message: '\u0001/model mock/m1', suppressCommandInterpretation: true })).toBeUndefined()
+  })
+
+  it('sessions.send and sessions.steer act on /model too (they go through chat.send), so they need admin for it', async () => {
+    const c = await t.call('sessions.create', {})
+    await t.call('sessions.send', { key: c.key, message: '/model mockant/c1' })
+    expect((await t.call('sessions.list', {})).sessions.find((s) => s.key === c.key)?.modelOverride).toBe('mockant/c1')
+    expect(paramScope('sessions.send', { key: c.key, message: '/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('sessions.steer', { key: c.key, message: '\u0001/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
+    expect(paramScope('sessions.send', { key: c.key, message: '/model' })).toBeUndefined()
+  })
 })
