@@ -45,7 +45,7 @@ import { gatewayDir, gatewayProcessAlive, readGatewayInfo, removeGatewayInfo, st
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
-import { statusWithoutPaths } from './status-redaction'
+import { healthWithoutPaths, statusWithoutPaths } from './status-redaction'
 import { sessionMessagePayload } from './session-message-wire'
 import { projectDisplayMessage } from './display-projection'
 import { hiddenFromDisplay } from './display-hidden'
@@ -257,7 +257,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
           return { ok: true, data: historyResultFor(data, params, conn.protocol) }
         }
-        if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
+        if (method === 'health' && res.ok) {
+          healthSnapshot = res.data as Results['health']
+          if (!hasScope(conn.scopes, SCOPES.read)) return { ok: true, data: healthWithoutPaths(healthSnapshot) }
+        }
         // the events' cumulative texts would make the answer grow with the square of a long reply
         if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events) && conn.caps.has(ASSISTANT_DELTA_CAP)) {
           const data = res.data as Results['loopdesk.events.recent']
@@ -571,7 +574,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       snapshot: {
         presence: [],
         // (a host without a health handler: the summary's required minimum)
-        health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
+        // paths and recent keys as OpenClaw's cached summary has them, for read-scoped clients and above
+        health: healthSnapshot ? (hasScope(conn.scopes, SCOPES.read) ? healthSnapshot : healthWithoutPaths(healthSnapshot)) : { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
