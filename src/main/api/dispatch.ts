@@ -12,6 +12,12 @@ export interface CallContext {
    * started); absent, every run may be stopped
    */
   mayAbort?: (runId: string) => boolean
+  /**
+   * false when the caller lacks the scope sessions.patch needs (a gateway connection without operator.admin):
+   * sessions.create may then make a session with settings but not change an existing one's (OpenClaw's
+   * allowExistingModelSelection); absent, it may
+   */
+  maySetExistingSession?: boolean
 }
 
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>

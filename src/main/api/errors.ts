@@ -19,6 +19,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * OpenClaw's missing-scope refusal from inside a handler (the gateway answers a v3 client's FORBIDDEN as
+ * INVALID_REQUEST, as its own scope check does)
+ */
+export const missingScopeError = (scope: string) =>
+  new ApiError('FORBIDDEN', `missing scope: ${scope}`, { code: 'MISSING_SCOPE', missingScope: scope, requiredScopes: [scope] })
+
 export const invalid = (message: string, details?: unknown) => new ApiError('INVALID_REQUEST', message, details)
 
 /** Maps anything thrown by a handler to an ErrorShape without leaking stack traces. */

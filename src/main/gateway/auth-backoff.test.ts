@@ -98,6 +98,35 @@ describe('wrong-token backoff over real WebSockets', () => {
     expect(wrong.details?.code).toBe('AUTH_TOKEN_MISMATCH')
   })
 
+  it('a paired device’s own wrong tokens lock that device (same schedule), not the address nor other devices', async () => {
+    const guesser = generateNodeDeviceIdentity()
+    const other = generateNodeDeviceIdentity()
+    // both pair on their first loopback connect
+    await (await t.connect({ identity: guesser })).close()
+    await (await t.connect({ identity: other })).close()
+    for (let i = 0; i < 10; i++) {
+      const e = await t.connect({ identity: guesser, token: WRONG }).catch((err) => err)
+      expect(e.details?.code).toBe('AUTH_TOKEN_MISMATCH')
+    }
+    // locked: its next try is refused before its token is judged — the right one too
+    for (const token of [WRONG, TEST_TOKEN]) {
+      const e = await t.connect({ identity: guesser, token }).catch((err) => err)
+      expect(e.details?.code).toBe('AUTH_RATE_LIMITED')
+      expect(e.message).toMatch(/too many failed connects from this device/)
+      expect(e.details?.retryAfterMs).toBeGreaterThan(0)
+      expect(e.details?.retryAfterMs).toBeLessThanOrEqual(LOCAL_BACKOFF.baseLockMs)
+    }
+    expect(logs.some((l) => l.startsWith('warn') && l.includes('paired device'))).toBe(true)
+    // its failures are its own: the address, another paired device and a token-only client are not held off
+    expect((await tryConnect(TEST_TOKEN)).res.ok).toBe(true)
+    await (await t.connect({ identity: other })).close()
+    // the lock runs out (loopback: a second); then the right token gets in and forgets the failures
+    await sleep(LOCAL_BACKOFF.baseLockMs + 100)
+    await (await t.connect({ identity: guesser })).close()
+    for (let i = 0; i < 9; i++) await t.connect({ identity: guesser, token: WRONG }).catch(() => undefined)
+    await (await t.connect({ identity: guesser })).close()
+  })
+
   it('a proxied (remote) flood gets the long lock and leaves direct loopback clients alone', async () => {
     const proxied = { 'X-Forwarded-For': '203.0.113.7' }
     for (let i = 0; i < 10; i++) await tryConnect(WRONG, proxied)

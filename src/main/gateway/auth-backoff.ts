@@ -7,7 +7,8 @@
 // After `maxFailures` in `windowMs` the address is refused for `baseLockMs`; each further failure right
 // after a lock (within `windowMs` of it) locks again for twice as long, up to the cap. A success, or a
 // quiet window, forgets the address. The lock is checked before any credential: no token is judged while
-// it holds, so a locked address learns nothing.
+// it holds, so a locked address learns nothing. Keys are the caller's (server.ts): an address, or a paired
+// device's id for that device's own wrong tokens (it is let past its address's lock, so it needs one of its own).
 
 export interface AuthBackoffPolicy {
   maxFailures: number

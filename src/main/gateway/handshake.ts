@@ -104,13 +104,14 @@ function deviceProofOf(input: Pick<HandshakeInput, 'params' | 'nonce' | 'now' | 
 }
 
 /**
- * The connect is signed by a device already paired with this gateway, for this connection's challenge — what
- * lets it past its address's wrong-token lock (server.ts): a guesser sharing the address has no paired key, so
- * this says nothing about the token, which is judged as usual afterwards.
+ * The id of the device already paired with this gateway that signed the connect, for this connection's challenge;
+ * undefined when none did. It lets the connect past its address's wrong-token lock and counts its wrong tokens
+ * under its own id instead (server.ts): a guesser sharing the address has no paired key. It says nothing about
+ * the token, which is judged as usual afterwards.
  */
-export function signedByPairedDevice(input: Pick<HandshakeInput, 'params' | 'nonce' | 'now' | 'skewMs' | 'paired'>): boolean {
+export function pairedSignerOf(input: Pick<HandshakeInput, 'params' | 'nonce' | 'now' | 'skewMs' | 'paired'>): string | undefined {
   const check = deviceProofOf(input)
-  return !!check?.ok && input.paired.isPaired(check.deviceId, check.publicKeyRaw)
+  return check?.ok && input.paired.isPaired(check.deviceId, check.publicKeyRaw) ? check.deviceId : undefined
 }
 
 export function evaluateConnect(input: HandshakeInput): HandshakeAccepted | HandshakeRejection {

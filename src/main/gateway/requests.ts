@@ -2,7 +2,7 @@
 // method table, and the two-response `agent` method.
 import { dispatch, isMethodName, validateParams } from '../api/dispatch'
 import type { RuntimeHost } from '../api/host'
-import type { AgentFinal, MethodName, Result } from '../../shared/methods'
+import type { AgentFinal, ErrorShape, MethodName, Result } from '../../shared/methods'
 import { AgentDedupe, type CachedResponse } from './agent-dedupe'
 import type { GatewayConnection } from './connection'
 import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from './protocol'
@@ -170,9 +170,12 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   }
   const handled = res
   if (ctx.hooks?.after) res = ctx.hooks.after(conn, name, req.params, res)
-  conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: wireError(res.error) })
+  conn.respond(id, res.ok ? { ok: true, payload: res.data } : { ok: false, error: forProtocol(conn, wireError(res.error)) })
   ctx.hooks?.sent?.(conn, name, req.params, handled, res)
 }
+
+/** v3 clients do not know FORBIDDEN (a handler's missing-scope refusal): the same message and details as INVALID_REQUEST */
+const forProtocol = (conn: GatewayConnection, e: ErrorShape): ErrorShape => (e.code === 'FORBIDDEN' && conn.protocol < 4 ? { ...e, code: 'INVALID_REQUEST' } : e)
 
 const missingScopeDetails = (required: Scope) => ({ code: 'MISSING_SCOPE', missingScope: required, requiredScopes: [required] })
 

@@ -32,9 +32,12 @@ export class RunOwners {
     return o.connId === conn.id || (o.deviceId !== undefined && o.deviceId === conn.deviceId)
   }
 
-  /** The dispatch context of a request on `conn`: non-admin connections may stop only the runs they own. */
+  /**
+ * The dispatch context of a request on `conn`: non-admin connections may stop only the runs they own, and may not
+ * change an existing session's settings through sessions.create (sessions.patch needs admin).
+ */
   callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'>): CallContext {
     if (hasScope(conn.scopes, 'operator.admin')) return { transport: 'ws', connId: conn.id }
-    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn) }
+    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false }
   }
 }

@@ -68,8 +68,8 @@ export const METHOD_SCOPES: Record<MethodName, Scope | null> = {
  * - chat.send `originating*` (where a reply is delivered) → operator.admin
  * - agent `provider` / `model`, and a `/new` or `/reset` message → operator.admin (OpenClaw §2.2: what
  *   sessions.patch and sessions.reset, both admin methods, would do; chat.send's /new stays a writer's)
- * - chat.send, sessions.send and sessions.steer `/model <model>` → operator.admin (sessions.patch's `model`); a
- *   bare `/model` only shows it
+ * - chat.send, sessions.send, sessions.steer and sessions.create's first message `/model <model>` → operator.admin
+ *   (sessions.patch's `model`); a bare `/model` only shows it
  */
 export function paramScope(method: MethodName, params: unknown): { scope: Scope; message?: string } | undefined {
   const p = params && typeof params === 'object' ? (params as Record<string, unknown>) : {}
@@ -81,11 +81,13 @@ export function paramScope(method: MethodName, params: unknown): { scope: Scope;
     if (cmd && (cmd.command === 'new' || cmd.command === 'reset')) return { scope: A, message: `/${cmd.command} through agent requires admin scope (chat.send takes it from a writer)` }
   }
   // sessions.send / sessions.steer hand their message to chat.send's handler as is: the same commands act there
+  // so does sessions.create's first message (`message`, else `task`)
   const commandText = (method === 'chat.send' && p.suppressCommandInterpretation !== true) || method === 'sessions.send' || method === 'sessions.steer'
-  if (commandText && typeof p.message === 'string') {
+  const text = commandText ? p.message : method === 'sessions.create' ? (p.message ?? p.task) : undefined
+  if (typeof text === 'string') {
     // choosing a model is what sessions.patch (admin) does; showing it is a reader's
     // parsed as the runtime will read it (control characters removed), not as sent
-    const cmd = parseCommand(normalizeChatText(p.message))
+    const cmd = parseCommand(normalizeChatText(text))
     if (cmd?.command === 'model' && modelCommandChanges(cmd.rest)) return { scope: A, message: '/model <model> requires admin scope (it is what sessions.patch does)' }
   }
   if (method === 'chat.send' && ['originatingChannel', 'originatingTo', 'originatingAccountId', 'originatingThreadId'].some(given)) return { scope: A, message: 'originating route fields require admin scope' }

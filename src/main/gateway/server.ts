@@ -22,7 +22,7 @@ import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
 import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, compactEventList, isTextStream } from './assistant-delta'
 import { GatewayConnection, type SendOptions } from './connection'
-import { evaluateConnect, NonceLog, signedByPairedDevice } from './handshake'
+import { evaluateConnect, NonceLog, pairedSignerOf } from './handshake'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { listenWithFallback } from './listen'
 import { PairedDevices } from './paired-devices'
@@ -45,7 +45,7 @@ import { gatewayDir, gatewayProcessAlive, readGatewayInfo, removeGatewayInfo, st
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
-import { statusWithoutPaths } from './status-redaction'
+import { healthWithoutPaths, statusWithoutPaths } from './status-redaction'
 import { sessionMessagePayload } from './session-message-wire'
 import { projectDisplayMessage } from './display-projection'
 import { hiddenFromDisplay } from './display-hidden'
@@ -257,7 +257,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
           if (key) conn.tools.sessions.add(key)
           return { ok: true, data: historyResultFor(data, params, conn.protocol) }
         }
-        if (method === 'health' && res.ok) healthSnapshot = res.data as Results['health']
+        if (method === 'health' && res.ok) {
+          healthSnapshot = res.data as Results['health']
+          if (!hasScope(conn.scopes, SCOPES.read)) return { ok: true, data: healthWithoutPaths(healthSnapshot) }
+        }
         // the events' cumulative texts would make the answer grow with the square of a long reply
         if (method === 'loopdesk.events.recent' && res.ok && Array.isArray((res.data as { events?: unknown }).events) && conn.caps.has(ASSISTANT_DELTA_CAP)) {
           const data = res.data as Results['loopdesk.events.recent']
@@ -571,7 +574,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       snapshot: {
         presence: [],
         // (a host without a health handler: the summary's required minimum)
-        health: healthSnapshot ?? { ok: true, ts: now, durationMs: 0 },
+        // paths and recent keys as OpenClaw's cached summary has them, for read-scoped clients and above
+        health: healthSnapshot ? (hasScope(conn.scopes, SCOPES.read) ? healthSnapshot : healthWithoutPaths(healthSnapshot)) : { ok: true, ts: now, durationMs: 0 },
         stateVersion: { presence: 0, health: 0 },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
@@ -608,20 +612,22 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 
   // wrong tokens per address (auth-backoff.ts); direct loopback apart from proxied / remote connects, so a
-  // flood through a local proxy does not lock the user's own CLI out for minutes
+  // flood through a local proxy does not lock the user's own CLI out for minutes. A paired device's own wrong
+  // tokens count under its id instead (`device`): its own lock, on the same schedule as its address's
   const authBackoff = new AuthBackoff()
-  const backoffKey = (conn: GatewayConnection) => `${conn.isLocal ? 'local' : 'remote'} ${conn.remoteAddress}`
+  const backoffKey = (conn: GatewayConnection, device?: string) =>
+    device !== undefined ? `device ${device}` : `${conn.isLocal ? 'local' : 'remote'} ${conn.remoteAddress}`
   const GUESS_CODES: ReadonlySet<unknown> = new Set([ConnectErrorCodes.AUTH_TOKEN_MISMATCH, ConnectErrorCodes.AUTH_DEVICE_TOKEN_MISMATCH])
 
-  /** the address is refused for now: true when the connect was answered */
-  function refuseWhileLocked(conn: GatewayConnection, id: string, now: number): boolean {
-    const waitMs = authBackoff.retryAfter(backoffKey(conn), now)
+  /** the address (or the paired `device`) is refused for now: true when the connect was answered */
+  function refuseWhileLocked(conn: GatewayConnection, id: string, now: number, device?: string): boolean {
+    const waitMs = authBackoff.retryAfter(backoffKey(conn, device), now)
     if (waitMs <= 0) return false
     const secs = Math.ceil(waitMs / 1000)
     failHandshake(
       conn,
       id,
-      `unauthorized: too many failed connects from this address; retry in ${secs} s`,
+      `unauthorized: too many failed connects from this ${device !== undefined ? 'device' : 'address'}; retry in ${secs} s`,
       { code: ConnectErrorCodes.AUTH_RATE_LIMITED, authReason: 'rate_limited', recommendedNextStep: 'wait_then_retry', canRetryWithDeviceToken: false, retryAfterMs: waitMs },
       'INVALID_REQUEST',
       CLOSE.policy,
@@ -631,13 +637,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
 
   /** counts a wrong token; logs the first of a burst and each lock, never every try (nor any token) */
-  function noteRejected(conn: GatewayConnection, detailCode: unknown, now: number): boolean {
+  function noteRejected(conn: GatewayConnection, detailCode: unknown, now: number, device?: string): boolean {
     if (!GUESS_CODES.has(detailCode)) return false
-    const out = authBackoff.failure(backoffKey(conn), conn.isLocal ? LOCAL_BACKOFF : REMOTE_BACKOFF, now)
-    if (out.first) log.info(`gateway: connect rejected (${String(detailCode)}) from ${conn.remoteAddress}`)
+    const out = authBackoff.failure(backoffKey(conn, device), conn.isLocal ? LOCAL_BACKOFF : REMOTE_BACKOFF, now)
+    const who = device !== undefined ? `paired device ${device.slice(0, 16)} at ${conn.remoteAddress}` : conn.remoteAddress
+    if (out.first) log.info(`gateway: connect rejected (${String(detailCode)}) from ${who}`)
     if (out.lockedMs) {
       log.warn(
-        `gateway: ${out.count} failed connects (wrong token) from ${conn.remoteAddress}${conn.isLocal ? '' : ' (remote or proxied)'} since the first; refusing its connects for ${Math.ceil(out.lockedMs / 1000)} s (AUTH_RATE_LIMITED)`,
+        `gateway: ${out.count} failed connects (wrong token) from ${who}${conn.isLocal ? '' : ' (remote or proxied)'} since the first; refusing its connects for ${Math.ceil(out.lockedMs / 1000)} s (AUTH_RATE_LIMITED)`,
       )
     }
     return true
@@ -665,10 +672,24 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     // local process spamming wrong tokens would otherwise hold the user's own clients off for seconds. It
     // proves a paired key over this connection's nonce — which a guesser lacks — and whether it may pass does
     // not depend on its token, which is judged (and a wrong one counted) as for anyone else.
+    // Its own wrong tokens are counted under its device id, with a lock of its own (checked before its token,
+    // as the address's), so a paired read-only or remote device cannot guess the shared token freely.
     const params = req.params as ConnectParams
-    const pairedProof = () => signedByPairedDevice({ params, nonce: conn.nonce, now, skewMs: limits.signatureSkewMs, paired })
+    let signerChecked = false
+    let signer: string | undefined
+    const pairedSigner = () => {
+      if (!signerChecked) signer = pairedSignerOf({ params, nonce: conn.nonce, now, skewMs: limits.signatureSkewMs, paired })
+      signerChecked = true
+      return signer
+    }
     const locked = authBackoff.retryAfter(backoffKey(conn), now) > 0
-    if (locked && !pairedProof() && refuseWhileLocked(conn, req.id, now)) return
+    // a lock under the id it claims is worth the signature check only when there is one
+    const claimed = typeof params.device?.id === 'string' ? params.device.id : undefined
+    const deviceLocked = claimed !== undefined && authBackoff.retryAfter(backoffKey(conn, claimed), now) > 0
+    if (locked || deviceLocked) {
+      const device = pairedSigner()
+      if (device !== undefined ? refuseWhileLocked(conn, req.id, now, device) : locked && refuseWhileLocked(conn, req.id, now)) return
+    }
     const result = evaluateConnect({
       params,
       token: sharedToken,
@@ -684,7 +705,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       skewMs: limits.signatureSkewMs,
     })
     if (!result.ok) {
-      if (!noteRejected(conn, result.details.code, now)) log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
+      // a paired device's guess is its own (pairedSigner: only for the guess codes, where it is worth the check)
+      const guess = GUESS_CODES.has(result.details.code)
+      if (!noteRejected(conn, result.details.code, now, guess ? pairedSigner() : undefined)) log.info(`gateway: connect rejected (${String(result.details.code ?? result.code)}) from ${conn.remoteAddress}`)
       if (result.pairingRequested) {
         log.info(`gateway: device ${result.pairingRequested.deviceId.slice(0, 16)} (${result.pairingRequested.clientId}) at ${conn.remoteAddress} asks to pair: request ${result.pairingRequested.requestId}`)
         pairing.requested(result.pairingRequested)
@@ -693,6 +716,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
     // (a paired device let past a lock does not lift it: the guesser's lock runs on)
     if (!locked) authBackoff.success(backoffKey(conn))
+    if (claimed !== undefined && result.deviceId === claimed) authBackoff.success(backoffKey(conn, claimed))
     conn.protocol = result.protocol
     conn.role = result.role
     conn.scopes = new Set(result.scopes)

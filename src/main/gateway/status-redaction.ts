@@ -22,3 +22,20 @@ export function statusWithoutPaths(s: Status): Status {
     ...(s.credentials?.store === 'file' ? { credentials: { store: 'file' as const, path: REDACTED } } : {}),
   }
 }
+
+type Health = Results['health']
+
+/**
+ * `health` (and hello-ok's `snapshot.health`) for a connection without operator.read. OpenClaw sends the store
+ * paths and recent session keys to every read-scoped client (its health collector ignores the audience for them:
+ * kept, a known exposure — ARCHITECTURE.md) but `health` needs operator.read there; Loopdesk serves it with no
+ * scope (a liveness probe), so a caller below read gets the counts only.
+ */
+export function healthWithoutPaths(h: Health): Health {
+  const sessions = (s: Health['sessions']): Health['sessions'] => (s ? { ...s, path: REDACTED, recent: [] } : s)
+  return {
+    ...h,
+    ...(h.sessions ? { sessions: sessions(h.sessions) } : {}),
+    ...(Array.isArray(h.agents) ? { agents: h.agents.map((a) => ({ ...a, sessions: sessions(a.sessions) })) } : {}),
+  }
+}

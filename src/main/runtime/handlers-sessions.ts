@@ -1,7 +1,8 @@
 // sessions.* handlers and the session operations other handlers reuse (reset, abort).
 import crypto from 'node:crypto'
 import fs from 'node:fs'
-import { ApiError, invalid, toErrorShape } from '../api/errors'
+import { isDeepStrictEqual } from 'node:util'
+import { ApiError, invalid, missingScopeError, toErrorShape } from '../api/errors'
 import type { Handler, Handlers } from '../api/dispatch'
 import { canonicalSessionKey, MAIN_KEY } from '../../shared/session-key'
 import type { SessionEntry, TranscriptEntry } from './contracts'
@@ -174,6 +175,14 @@ function validateModelRef(core: RuntimeCore, ref: string): string {
   return core.models().resolve(ref).ref
 }
 
+/** Whether sessions.create's settings (and model) would change the existing entry `cur`. */
+function changesSettings(cur: SessionEntry, settings: ReadonlyArray<[keyof SessionEntry, unknown]>, model: string | undefined): boolean {
+  if (model !== undefined && model !== cur.modelOverride) return true
+  // no recorded mode is guarded (tools/permission-mode.ts): naming it changes nothing
+  const now = (f: keyof SessionEntry) => (f === 'permissionMode' ? (cur.permissionMode ?? 'guarded') : cur[f])
+  return settings.some(([f, v]) => v !== undefined && !isDeepStrictEqual(v, now(f)))
+}
+
 /** A chosen model: runs use the override; model/modelProvider show it right away. */
 export function setModel(entry: SessionEntry, ref: string): void {
   const slash = ref.indexOf('/')
@@ -247,6 +256,9 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
         entry = await store.update(key, (cur) => {
           if (cur && forkFile) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
           if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
+          // changing an existing session's settings is what sessions.patch (admin) does: a writer may name the
+          // values it already has (a repeated create), not new ones (OpenClaw refuses the same with missing scope)
+          if (cur && ctx.maySetExistingSession === false && changesSettings(cur, settings, model)) throw missingScopeError('operator.admin')
           const next: SessionEntry = cur
             ? { ...cur, updatedAt: now }
             : { sessionId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }
