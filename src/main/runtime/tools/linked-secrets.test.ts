@@ -76,8 +76,8 @@ it('a check during a running walk waits for it (refused, not passed) and shares 
   const before = linkWalkCount()
   let first: 'refused' | 'passed' | undefined
   const p1 = refuseLinkedSecret(st, 'token', ws, dirs).then(() => (first = 'passed'), () => (first = 'refused'))
-  // the event loop turns while the first walk runs: a timer fires before it is done
-  await new Promise((r) => setTimeout(r, 0))
+  // the event loop turns while the first walk runs (a synchronous walk would be done before any turn)
+  await new Promise((r) => setImmediate(r))
   expect(first).toBeUndefined()
   const second = refuseLinkedSecret(st, 'token', ws, dirs)
   await expect(second).rejects.toThrow(/hard link to a file in Loopdesk's state folder/)
