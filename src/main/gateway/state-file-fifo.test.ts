@@ -1,7 +1,7 @@
 // Start-up reads of small state files (the token, gateway.json, the CLI's identity and device tokens, paired
-// devices, loopdesk.json) with a FIFO planted under the file's name: each read refuses it at once and goes on
-// as with a damaged file. A plain readFileSync waited in open() for a writer — `gateway run`, the CLI and the
-// app's start hung for good.
+// devices, credentials.json, loopdesk.json) with a FIFO planted under the file's name: each read refuses it at
+// once and goes on as with a damaged file. A plain readFileSync waited in open() for a writer — `gateway run`,
+// the CLI and the app's start hung for good.
 import { execFileSync, spawnSync } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
@@ -49,6 +49,13 @@ const cases: Array<{ name: string; file: string; mod: string; call: (s: string) 
     mod: 'main/gateway/paired-devices.ts',
     call: (s) => `(m) => new m.PairedDevices(${s}).isPaired('d', 'k')`,
     expected: false,
+  },
+  {
+    name: 'credentials.json',
+    file: 'credentials.json',
+    mod: 'main/runtime/config/credential-store.ts',
+    call: (s) => `(m) => new m.FileCredentialStore({ stateDir: ${s} }).list()`,
+    expected: [],
   },
   {
     name: "loopdesk.json (the runtime's config)",
