@@ -5,9 +5,10 @@
 // The gateway keeps one live token per device: each shared-token connect replaces it. Two CLIs of one state
 // dir connecting at once each get a token and only the later-issued one works, whichever CLI writes last;
 // so changes happen under the file's cross-process lock and an older-issued token never replaces a newer one.
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { writeFileAtomic } from '../main/gateway/state-files'
+import { readSmallRegularFile } from '../main/runtime/read-small-file'
 import { tryAcquireWriteLockSync } from '../main/runtime/sessions/write-lock'
 
 export interface StoredDeviceToken {
@@ -54,12 +55,12 @@ function valid(v: unknown): v is StoredDeviceToken {
 
 function read(stateDir: string): StoreFile {
   try {
-    const v = JSON.parse(readFileSync(deviceTokensPath(stateDir), 'utf8')) as Partial<StoreFile>
+    const v = JSON.parse(readSmallRegularFile(deviceTokensPath(stateDir), 1024 * 1024)) as Partial<StoreFile>
     const gateways: Record<string, StoredDeviceToken> = {}
     for (const [k, e] of Object.entries(v?.gateways ?? {})) if (valid(e)) gateways[k] = e
     return { version: 1, gateways }
   } catch {
-    // absent or corrupt: nothing stored (a corrupt file is replaced on the next save)
+    // absent, corrupt or no regular file (a FIFO is not waited on): nothing stored (a corrupt file is replaced on the next save)
     return { version: 1, gateways: {} }
   }
 }

@@ -1,10 +1,11 @@
 // The CLI's Ed25519 device identity at <stateDir>/identity/device.json (0600), in OpenClaw's file format
 // `{version:1, deviceId, publicKeyPem, privateKeyPem, createdAtMs}`.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto'
-import { chmodSync, mkdirSync, readFileSync } from 'node:fs'
+import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildDeviceAuthPayloadV3, type DeviceAuthPayloadParams, type DeviceProof } from '../shared/device-identity'
 import { writeFileAtomic } from '../main/gateway/state-files'
+import { readSmallRegularFile } from '../main/runtime/read-small-file'
 
 export interface NodeDeviceIdentity {
   deviceId: string
@@ -39,7 +40,7 @@ export function generateNodeDeviceIdentity(): NodeDeviceIdentity {
 export function loadOrCreateDeviceIdentity(stateDir: string): NodeDeviceIdentity {
   const path = identityPath(stateDir)
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as Partial<NodeDeviceIdentity> & { version?: number }
+    const v = JSON.parse(readSmallRegularFile(path, 64 * 1024)) as Partial<NodeDeviceIdentity> & { version?: number }
     if (v.version === 1 && typeof v.publicKeyPem === 'string' && typeof v.privateKeyPem === 'string') {
       const deviceId = deviceIdFromPem(v.publicKeyPem)
       try {
@@ -50,7 +51,7 @@ export function loadOrCreateDeviceIdentity(stateDir: string): NodeDeviceIdentity
       return { deviceId, publicKeyPem: v.publicKeyPem, privateKeyPem: v.privateKeyPem }
     }
   } catch {
-    // absent or unreadable: create below
+    // absent, unreadable or no regular file (a FIFO is not waited on): create below, replacing it
   }
   const id = generateNodeDeviceIdentity()
   mkdirSync(join(stateDir, 'identity'), { recursive: true, mode: 0o700 })

@@ -1,12 +1,12 @@
 // Where the CLI finds the state dir and the gateway: flags, then LOOPDESK_GATEWAY_URL / _TOKEN, then the
 // files the running gateway wrote into the state dir (gateway.json, gateway/token), then the config port.
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } from '../main/runtime/config/state-dir'
 import type { LoopdeskConfig } from '../main/runtime/contracts'
 import { validateConfig } from '../main/runtime/config/validate'
 import { readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
+import { MAX_CONFIG_BYTES, readFailure, readSmallRegularFile } from '../main/runtime/read-small-file'
 import { str, UsageError, type ParsedArgs } from './args'
 
 export const DEFAULT_PORT = 18789
@@ -36,10 +36,10 @@ export function readGatewayConfig(stateDir: string, env: NodeJS.ProcessEnv = {})
   const file = resolveConfigPath(stateDir, env)
   let text: string
   try {
-    text = readFileSync(file, 'utf8')
+    text = readSmallRegularFile(file, MAX_CONFIG_BYTES)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    return code === 'ENOENT' ? {} : { problem: `cannot read ${file} (${code ?? String(err)})` }
+    return code === 'ENOENT' ? {} : { problem: `cannot read ${file} (${readFailure(err)})` }
   }
   const parsed = parseConfigText(text)
   const issues = parsed.ok ? validateConfig(parsed.value) : [parsed.issue]

@@ -4,8 +4,9 @@
 // a second runtime on the folder. Under gateway/ because backup and restore leave that folder out: a copied
 // record of a live pid would make the restored folder look in use. A stale record (its process gone, or its pid
 // now another process's) never blocks: it is removed when found.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
+import { readSmallRegularFile } from '../runtime/read-small-file'
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { gatewayDir, gatewayProcessAlive, writeFileAtomic } from './state-files'
 
@@ -71,14 +72,7 @@ export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | und
  * refused (throws), opened without following a symlink and without waiting for a FIFO's writer.
  */
 function readRecord(file: string): string {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  try {
-    const st = fstatSync(fd)
-    if (!st.isFile() || st.size > 4096) throw new Error('not a runtime record')
-    return readFileSync(fd, 'utf8')
-  } finally {
-    closeSync(fd)
-  }
+  return readSmallRegularFile(file, 4096, { noFollow: true })
 }
 
 function parse(v: unknown): EmbeddedRuntimeInfo | undefined {

@@ -7,8 +7,8 @@
 // of the shared secret. Only a SHA-256 of each token is stored (devices.json, 0600) — the token itself
 // exists only in the hello-ok that delivered it, so a leaked state dir does not let anyone connect.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { readSmallRegularFile } from '../runtime/read-small-file'
 import { gatewayDir, writeFileAtomic } from './state-files'
 
 export interface DeviceTokenRecord {
@@ -53,7 +53,7 @@ export class PairedDevices {
   constructor(stateDir: string, private readonly onError: (err: unknown) => void = () => {}) {
     this.path = join(gatewayDir(stateDir), 'devices.json')
     try {
-      const list = JSON.parse(readFileSync(this.path, 'utf8')) as { devices?: PairedDevice[] }
+      const list = JSON.parse(readSmallRegularFile(this.path, 4 * 1024 * 1024)) as { devices?: PairedDevice[] }
       for (const d of list.devices ?? []) {
         if (!d || typeof d.deviceId !== 'string' || typeof d.publicKey !== 'string') continue
         const tokens: Record<string, DeviceTokenRecord> = {}

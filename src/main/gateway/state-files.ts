@@ -1,8 +1,9 @@
 // Gateway files in the state dir: the shared token (0600) and gateway.json (where the running gateway
 // listens, so the CLI finds it even when the desktop app had to pick another port).
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive, processStartTime } from '../runtime/sessions/process-info'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
@@ -36,10 +37,10 @@ const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
 /** What a shared gateway token may be: 16–512 printable ASCII characters, no spaces. */
 export const isValidGatewayToken = (token: string): boolean => TOKEN_RE.test(token)
 
-/** Reads the stored token; undefined when absent or unusable. */
+/** Reads the stored token; undefined when absent or unusable (a FIFO or device there too: never waited on). */
 export function readGatewayToken(stateDir: string): string | undefined {
   try {
-    const t = readFileSync(tokenPath(stateDir), 'utf8').trim()
+    const t = readSmallRegularFile(tokenPath(stateDir), 4096).trim()
     return TOKEN_RE.test(t) ? t : undefined
   } catch {
     return undefined
@@ -78,9 +79,10 @@ export function writeGatewayInfo(stateDir: string, info: GatewayInfo) {
   writeFileAtomic(infoPath(stateDir), JSON.stringify(info, null, 2) + '\n', 0o600)
 }
 
+/** gateway.json's record; undefined when absent or damaged (not a regular file, over 64 KiB, not the shape). */
 export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
   try {
-    const v = JSON.parse(readFileSync(infoPath(stateDir), 'utf8')) as Partial<GatewayInfo>
+    const v = JSON.parse(readSmallRegularFile(infoPath(stateDir), 64 * 1024)) as Partial<GatewayInfo>
     if (typeof v.port !== 'number' || typeof v.url !== 'string' || typeof v.pid !== 'number') return undefined
     const info: GatewayInfo = { port: v.port, url: v.url, pid: v.pid, startedAt: typeof v.startedAt === 'number' ? v.startedAt : 0 }
     if (typeof v.pidStart === 'string') info.pidStart = v.pidStart

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import { ApiError, invalid } from '../../api/errors'
 import type { CredentialStore, LoopdeskConfig, ResolvedConfig } from '../contracts'
 import { tryAcquireWriteLockSync } from '../sessions/write-lock'
+import { MAX_CONFIG_BYTES, readFailure, readSmallRegularFile } from '../read-small-file'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
 import { configFileExposure, tightenFileMode, type ConfigFileExposure } from './config-file-mode'
 import { configTextFor, renameKeyInText } from './config-text'
@@ -245,8 +246,7 @@ export class ConfigManager {
     try {
       text = readText(this.path)
     } catch (err) {
-      const e = err as NodeJS.ErrnoException
-      this._issues = [{ path: '', message: `cannot read ${this.path}: ${e.code ?? e.message}` }]
+      this._issues = [{ path: '', message: `cannot read ${this.path}: ${readFailure(err)}` }]
       this.fileRaw = undefined
       return { ok: false, issues: this.issues, changed: false }
     }
@@ -298,7 +298,7 @@ const issueKey = (i: ConfigIssue) => `${i.path}\u0000${i.message}`
 
 function readText(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8')
+    return readSmallRegularFile(file, MAX_CONFIG_BYTES)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw err

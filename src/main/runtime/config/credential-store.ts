@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { invalid } from '../../api/errors'
 import type { CredentialLocation, CredentialStore } from '../contracts'
+import { readSmallRegularFile } from '../read-small-file'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
 import { isPlainObject } from './validate'
 
@@ -68,7 +69,7 @@ export class FileCredentialStore implements CredentialStore {
     this.loadedMtime = st.mtimeMs
     const keys = new Map<string, string>()
     try {
-      const data = JSON.parse(fs.readFileSync(this.path, 'utf8')) as unknown
+      const data = JSON.parse(readSmallRegularFile(this.path, 1024 * 1024)) as unknown
       if (!isPlainObject(data)) throw new Error('not an object')
       for (const [p, k] of Object.entries(data)) if (typeof k === 'string' && k !== '') keys.set(p, k)
       this.corrupt = false

@@ -4,7 +4,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, expect, it } from 'vitest'
-import { LinkedSecretError, refuseLinkedSecret } from './linked-secrets'
+import { LinkedSecretError, linkWalkCount, refuseLinkedSecret } from './linked-secrets'
 
 let base: string
 let home: string | undefined
@@ -24,7 +24,7 @@ function tree(files: Record<string, string>) {
   }
 }
 
-it("refuses a link to the state dir's token and to ~/.ssh's key, not links among the workspace's own files", () => {
+it("refuses a link to the state dir's token and to ~/.ssh's key, not links among the workspace's own files", async () => {
   process.env.HOME = path.join(base, 'home')
   tree({ 'state/gateway/token': 't', 'home/.ssh/id_ed25519': 'k', 'state/workspace/store/a.js': 'a', 'elsewhere/b.js': 'b' })
   const ws = path.join(base, 'state', 'workspace')
@@ -35,11 +35,63 @@ it("refuses a link to the state dir's token and to ~/.ssh's key, not links among
   fs.linkSync(path.join(ws, 'store/a.js'), path.join(ws, 'node_modules/a.js'))
   fs.linkSync(path.join(base, 'elsewhere/b.js'), path.join(ws, 'node_modules/b.js'))
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
-  const check = (rel: string) => () => refuseLinkedSecret(fs.statSync(path.join(ws, rel)), rel, ws, dirs)
-  expect(check('token')).toThrow(LinkedSecretError)
-  expect(check('token')).toThrow(/hard link to a file in Loopdesk's state folder/)
-  expect(check('key')).toThrow(/your SSH folder/)
-  expect(check('node_modules/a.js')).not.toThrow()
-  expect(check('store/a.js')).not.toThrow()
-  expect(check('node_modules/b.js')).not.toThrow()
+  const check = (rel: string) => refuseLinkedSecret(fs.statSync(path.join(ws, rel)), rel, ws, dirs)
+  await expect(check('token')).rejects.toThrow(LinkedSecretError)
+  await expect(check('token')).rejects.toThrow(/hard link to a file in Loopdesk's state folder/)
+  await expect(check('key')).rejects.toThrow(/your SSH folder/)
+  await expect(check('node_modules/a.js')).resolves.toBeUndefined()
+  await expect(check('store/a.js')).resolves.toBeUndefined()
+  await expect(check('node_modules/b.js')).resolves.toBeUndefined()
+})
+
+it('keeps one inventory per workspace: two agents alternating do not rebuild on every open', async () => {
+  process.env.HOME = path.join(base, 'home')
+  tree({ 'state/gateway/token': 't', 'a/x': '', 'b/x': '' })
+  const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  for (const w of ['a', 'b']) fs.linkSync(path.join(base, 'state/gateway/token'), path.join(base, w, 'token'))
+  const before = linkWalkCount()
+  for (let i = 0; i < 6; i++) {
+    for (const w of ['a', 'b']) {
+      const ws = path.join(base, w)
+      await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
+    }
+  }
+  // one walk per workspace, not one per open (the single-entry cache walked 12 times)
+  expect(linkWalkCount() - before).toBe(2)
+})
+
+it('a check during a running walk waits for it (refused, not passed) and shares it; the walk leaves the event loop free', async () => {
+  process.env.HOME = path.join(base, 'home')
+  // many files ahead of the token in the breadth-first walk, so the walk takes a while
+  for (let j = 0; j < 20; j++) {
+    const sub = path.join(base, 'state', 'agents', `d${j}`)
+    fs.mkdirSync(sub, { recursive: true })
+    for (let i = 0; i < 100; i++) fs.writeFileSync(path.join(sub, `f${i}`), '')
+  }
+  tree({ 'state/agents/d0/deep/deeper/token': 't', 'ws/x': '' })
+  const ws = path.join(base, 'ws')
+  fs.linkSync(path.join(base, 'state/agents/d0/deep/deeper/token'), path.join(ws, 'token'))
+  const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  const st = fs.statSync(path.join(ws, 'token'))
+  const before = linkWalkCount()
+  let first: 'refused' | 'passed' | undefined
+  const p1 = refuseLinkedSecret(st, 'token', ws, dirs).then(() => (first = 'passed'), () => (first = 'refused'))
+  // the event loop turns while the first walk runs (a synchronous walk would be done before any turn)
+  await new Promise((r) => setImmediate(r))
+  expect(first).toBeUndefined()
+  const second = refuseLinkedSecret(st, 'token', ws, dirs)
+  await expect(second).rejects.toThrow(/hard link to a file in Loopdesk's state folder/)
+  await p1
+  expect(first).toBe('refused')
+  expect(linkWalkCount() - before).toBe(1)
+})
+
+it('walks a state dir that is a symlink where it points', async () => {
+  process.env.HOME = path.join(base, 'home')
+  tree({ 'real-state/gateway/token': 't', 'ws/x': '' })
+  fs.symlinkSync(path.join(base, 'real-state'), path.join(base, 'state'))
+  const ws = path.join(base, 'ws')
+  fs.linkSync(path.join(base, 'real-state/gateway/token'), path.join(ws, 'token'))
+  const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
 })

@@ -342,7 +342,7 @@ export async function openConfined(rp: ResolvedPath, flags: number, mode?: numbe
   }
   await verifyHandle(fh, rp)
   try {
-    refuseLinkedSecret(fs.fstatSync(fh.fd), rp.rel, rp.root, rp.privateDirs)
+    await refuseLinkedSecret(fs.fstatSync(fh.fd), rp.rel, rp.root, rp.privateDirs)
   } catch (err) {
     await fh.close().catch(() => {})
     throw err
