@@ -1,6 +1,6 @@
 // The built renderer's first paint: what index.html loads (the entry chunk and the chunks it imports
 // statically) stays under Vite's 500 kB chunk warning, and the views not needed at first paint —
-// Settings, the Inspector, syntax highlighting — are chunks loaded later by dynamic import.
+// Settings, the Inspector, the find bar, syntax highlighting — are chunks loaded later by dynamic import.
 import { resolve } from 'node:path'
 import { build, type Rollup } from 'vite'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -45,7 +45,7 @@ describe('renderer bundle', () => {
   it('Settings, the Inspector and highlight.js load after first paint, the chat view before it', () => {
     const first = modulesOf(firstPaint())
     const later = modulesOf(chunks.filter((c) => !firstPaint().includes(c)))
-    for (const lazy of ['/components/Settings.tsx', '/components/Inspector.tsx', '/markdown/highlight.ts', '/node_modules/highlight.js/', '/node_modules/typebox/']) {
+    for (const lazy of ['/components/Settings.tsx', '/components/Inspector.tsx', '/components/FindBar.tsx', '/markdown/highlight.ts', '/node_modules/highlight.js/', '/node_modules/typebox/']) {
       expect(first.filter((id) => id.includes(lazy)), lazy).toEqual([])
     }
     for (const lazy of ['/components/Settings.tsx', '/components/Inspector.tsx', '/node_modules/highlight.js/']) {

@@ -5,17 +5,15 @@ import { useEffect, useRef, useState } from 'react'
 import { inspectorCovers } from './layout'
 import { useAppStore, useController } from './app-context'
 import { Composer } from './components/Composer'
-import { FindBar } from './components/FindBar'
 import { Conversation } from './components/Conversation'
 import { FileDrop } from './components/FileDrop'
 import { ModelPicker } from './components/ModelPicker'
 import { IconMenu, IconPanel, IconSettings } from './components/icons'
 import { createBridge, PairingRequiredError } from './bridge'
-import { PairingPrompt } from './components/PairingPrompt'
-import { PairingWaitScreen } from './components/PairingWait'
+import { PairingLive } from './components/PairingLive'
 import { Onboarding } from './components/Onboarding'
 import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
-import { InspectorView, SettingsView } from './lazy-views'
+import { FindBarView, InspectorView, PairingWaitView, SettingsView } from './lazy-views'
 import { LazyBoundary } from './lib/lazy-view'
 import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
@@ -86,7 +84,13 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
         >
           <IconPanel /> <span className="btn-label">Inspector</span>
         </button>
-        <button type="button" className="btn btn-ghost btn-sm" title={`Settings (${keyLabel('settings')})`} aria-keyshortcuts={ariaKeys('settings')} onClick={() => controller.openSettings()}>
+        <button
+          type="button"
+          className="btn btn-ghost btn-sm"
+          title={`Settings (${keyLabel('settings')})`}
+          aria-keyshortcuts={ariaKeys('settings')}
+          onClick={() => controller.openSettings()}
+        >
           <IconSettings /> <span className="btn-label">Settings</span>
         </button>
       </div>
@@ -103,7 +107,9 @@ export function App() {
   const connectionError = useAppStore('settings', (s) => s.connectionError)
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
-  const pairingRequired = useAppStore('settings', (s) => (s.connection === 'error' ? s.pairingRequired : undefined))
+  const pairingRequired = useAppStore('settings', (s) =>
+    s.connection === 'error' ? s.pairingRequired : undefined,
+  )
   useTheme()
   useAttentionTitle()
   // the sidebar as an overlay (narrow windows only; wider ones always show it and ignore this)
@@ -130,14 +136,16 @@ export function App() {
     wasInspectorOpen.current = inspectorOpen
     if (!closed) return
     const active = document.activeElement
-    if (!active || active === document.body) document.querySelector<HTMLElement>('[data-inspector-toggle]')?.focus()
+    if (!active || active === document.body)
+      document.querySelector<HTMLElement>('[data-inspector-toggle]')?.focus()
   }, [inspectorOpen])
 
   // Escape closes an overlay (the sidebar, or the inspector where it covers the conversation) unless
   // something inside (a menu, a dialog, the slash menu) already handled it.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (e.key !== 'Escape' || e.defaultPrevented || controller.stores.settings.getState().settingsOpen) return
+      if (e.key !== 'Escape' || e.defaultPrevented || controller.stores.settings.getState().settingsOpen)
+        return
       if (sidebarOpen) {
         setSidebarOver(null)
         toggleRef.current?.focus()
@@ -161,7 +169,11 @@ export function App() {
         e.preventDefault()
         if (document.querySelector('[aria-modal="true"]')) return
         const s = controller.stores.sessions.getState()
-        const list = visibleSessions(s.rows, { search: s.search, showArchived: s.showArchived, contentMatches: s.contentMatches })
+        const list = visibleSessions(s.rows, {
+          search: s.search,
+          showArchived: s.showArchived,
+          contentMatches: s.contentMatches,
+        })
         const key = steppedSession(list, s.selectedKey, step)
         if (key && key !== s.selectedKey) void controller.selectSession(key)
         return
@@ -174,7 +186,11 @@ export function App() {
       }
       if (name === 'find') {
         // only over a conversation (not the welcome card)
-        if (!controller.stores.sessions.getState().selectedKey || controller.stores.settings.getState().settingsOpen) return
+        if (
+          !controller.stores.sessions.getState().selectedKey ||
+          controller.stores.settings.getState().settingsOpen
+        )
+          return
         setFind((f) => ({ open: true, signal: f.signal + 1 }))
       } else if (name === 'settings') controller.openSettings()
       else if (name === 'inspector') controller.setInspectorOpen(!controller.stores.inspector.getState().open)
@@ -195,24 +211,46 @@ export function App() {
   // then start over with a fresh page (a reload connects as at first)
   if (pairingRequired)
     return (
-      <PairingWaitScreen
-        initial={new PairingRequiredError(pairingRequired.message, pairingRequired.requestId, pairingRequired.deviceId, pairingRequired.rejectedForMs)}
-        connect={createBridge}
-        onConnected={(bridge) => {
-          ;(bridge as { close?: () => void }).close?.()
-          location.reload()
-        }}
-        onRefused={(err) => controller.stores.settings.setState({ pairingRequired: undefined, tokenChanged: true, connectionError: err.message })}
-      />
+      <LazyBoundary name="Pairing">
+        <PairingWaitView
+          initial={
+            new PairingRequiredError(
+              pairingRequired.message,
+              pairingRequired.requestId,
+              pairingRequired.deviceId,
+              pairingRequired.rejectedForMs,
+            )
+          }
+          connect={createBridge}
+          onConnected={(bridge) => {
+            ;(bridge as { close?: () => void }).close?.()
+            location.reload()
+          }}
+          onRefused={(err) =>
+            controller.stores.settings.setState({
+              pairingRequired: undefined,
+              tokenChanged: true,
+              connectionError: err.message,
+            })
+          }
+        />
+      </LazyBoundary>
     )
   return (
     <div className={`app ${inspectorOpen ? 'with-inspector' : ''} ${sidebarOpen ? 'sidebar-open' : ''}`}>
       <Sidebar />
       {/* click-outside for the overlays; styles.css shows them only where they are overlays */}
-      {sidebarOpen && <div className="overlay-backdrop sidebar-backdrop" aria-hidden="true" onClick={closeSidebar} />}
+      {sidebarOpen && (
+        <div className="overlay-backdrop sidebar-backdrop" aria-hidden="true" onClick={closeSidebar} />
+      )}
       <main className="chat">
-        <Header sessionKey={selectedKey} sidebarOpen={sidebarOpen} onToggleSidebar={() => (sidebarOpen ? closeSidebar() : setSidebarOpen(true))} toggleRef={toggleRef} />
-        <PairingPrompt />
+        <Header
+          sessionKey={selectedKey}
+          sidebarOpen={sidebarOpen}
+          onToggleSidebar={() => (sidebarOpen ? closeSidebar() : setSidebarOpen(true))}
+          toggleRef={toggleRef}
+        />
+        <PairingLive />
         {connection === 'connecting' && connectionError && (
           <div className="callout callout-warn" role="status">
             {connectionError}
@@ -233,18 +271,30 @@ export function App() {
         ) : selectedKey ? (
           <FileDrop sessionKey={selectedKey}>
             {find.open && (
-              <FindBar key={`find:${selectedKey}`} sessionKey={selectedKey} focusSignal={find.signal} onClose={() => setFind((f) => ({ ...f, open: false }))} />
+              <LazyBoundary key={`find:${selectedKey}`} name="Find" className="find-bar">
+                <FindBarView
+                  sessionKey={selectedKey}
+                  focusSignal={find.signal}
+                  onClose={() => setFind((f) => ({ ...f, open: false }))}
+                />
+              </LazyBoundary>
             )}
             <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
             <Composer key={`composer:${selectedKey}`} sessionKey={selectedKey} />
           </FileDrop>
         ) : (
-          <div className="empty-state">{connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}</div>
+          <div className="empty-state">
+            {connection === 'connecting' ? 'Connecting…' : 'Create a session to start.'}
+          </div>
         )}
       </main>
       {inspectorOpen && selectedKey && (
         <>
-          <div className="overlay-backdrop inspector-backdrop" aria-hidden="true" onClick={() => controller.setInspectorOpen(false)} />
+          <div
+            className="overlay-backdrop inspector-backdrop"
+            aria-hidden="true"
+            onClick={() => controller.setInspectorOpen(false)}
+          />
           <LazyBoundary name="Inspector" className="inspector">
             <InspectorView sessionKey={selectedKey} />
           </LazyBoundary>
@@ -252,7 +302,12 @@ export function App() {
       )}
       {/* Settings' load-failure notice is a modal dialog in its place: its Close (or Escape) gives the chat back */}
       {settingsOpen && (
-        <LazyBoundary name="Settings" className="modal-backdrop" onClose={() => controller.closeSettings()} failureFooter={<Toasts inline />}>
+        <LazyBoundary
+          name="Settings"
+          className="modal-backdrop"
+          onClose={() => controller.closeSettings()}
+          failureFooter={<Toasts inline />}
+        >
           <SettingsView />
         </LazyBoundary>
       )}

@@ -4,3 +4,9 @@ import { lazyView } from './lib/lazy-view'
 
 export const { View: SettingsView, preload: preloadSettings } = lazyView(() => import('./components/Settings').then((m) => m.SettingsDialog))
 export const { View: InspectorView, preload: preloadInspector } = lazyView(() => import('./components/Inspector').then((m) => m.Inspector))
+// opened with Ctrl/Cmd+F: its chunk kept what first paint loads under 500 kB (test/renderer-bundle.test.ts)
+export const { View: FindBarView, preload: preloadFindBar } = lazyView(() => import('./components/FindBar').then((m) => m.FindBar))
+// a browser the gateway no longer knows (its pairing was removed) waits for approval here; at start main.tsx imports it
+export const { View: PairingWaitView } = lazyView(() => import('./components/PairingWait').then((m) => m.PairingWaitScreen))
+export const { View: PairingRequestsView } = lazyView(() => import('./components/PairingPrompt').then((m) => m.PairingRequests))
+export const { View: ModelListView, preload: preloadModelList } = lazyView(() => import('./components/ModelList').then((m) => m.ModelList))

@@ -12,7 +12,7 @@ import { IconArrowDown, IconArrowUp, IconX } from './icons'
 /** typing pauses this long before the runtime is asked */
 const FIND_DEBOUNCE_MS = 200
 
-interface Props {
+export interface FindBarProps {
   sessionKey: string
   /** bumps when Ctrl/Cmd+F is pressed again while the bar is open: focus and select the field */
   focusSignal: number
@@ -28,7 +28,7 @@ interface Found {
   partial: boolean
 }
 
-export function FindBar({ sessionKey, focusSignal, onClose }: Props) {
+export function FindBar({ sessionKey, focusSignal, onClose }: FindBarProps) {
   const controller = useController()
   const inputRef = useRef<HTMLInputElement>(null)
   // where focus was when the bar opened: Escape gives it back

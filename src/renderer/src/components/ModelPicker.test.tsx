@@ -2,13 +2,18 @@
 // default model", a failed run's way back from a removed provider, and `/model` in the composer.
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { ModelChoice } from '../../../shared/methods'
 import { FakeBridge, type FakeBridgeOptions } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
+import { preloadModelList } from '../lazy-views'
 import { agentModel, pickerOptions } from './ModelPicker'
 
 beforeEach(() => localStorage.clear())
+// the list is a chunk of its own, preloaded while the app is idle (warm-up.tsx); here before the first open, as there
+beforeAll(async () => {
+  await preloadModelList()
+})
 
 const KEY = 'agent:main:main'
 const modelButton = () => screen.getByRole('button', { name: /^Model: / })
@@ -67,8 +72,9 @@ describe('the header model picker', () => {
     expect(modelButton()).toHaveAttribute('aria-haspopup', 'listbox')
     modelButton().focus()
     await user.keyboard('{Enter}')
-    const list = screen.getByRole('listbox', { name: 'Model for this session' })
-    expect(list).toHaveFocus()
+    // (the list is a chunk of its own: here once it has loaded, at once after that)
+    const list = await screen.findByRole('listbox', { name: 'Model for this session' })
+    await waitFor(() => expect(list).toHaveFocus())
     expect(modelButton()).toHaveAttribute('aria-expanded', 'true')
     // grouped by provider, the default marked, the current option active
     expect(within(list).getByRole('group', { name: 'anthropic' })).toBeInTheDocument()

@@ -24,7 +24,7 @@ describe('pairing prompt', () => {
   it('names the device (short id, client, platform, address, scopes) and lists several, newest first', async () => {
     const { bridge } = await renderApp()
     const ids: string[] = []
-    act(() => {
+    await act(async () => {
       ids.push(bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', clientMode: 'ui', platform: 'iOS 19', remoteIp: '192.168.1.23', scopes: ['operator.read', 'operator.write'], ts: Date.now() - 1000 }).requestId)
       ids.push(bridge.requestPairing({ deviceId: TABLET, clientId: 'cli', clientMode: 'cli', remoteIp: '10.0.0.8', ts: Date.now() }).requestId)
     })
@@ -46,7 +46,7 @@ describe('pairing prompt', () => {
 
   it('a loopback address means the device came through a proxy on this machine: says so', async () => {
     const { bridge } = await renderApp()
-    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '::ffff:127.0.0.1' }))
+    await act(async () => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '::ffff:127.0.0.1' }))
     await waitFor(() => expect(card('openclaw-ios')).toHaveTextContent('::ffff:127.0.0.1 (through a proxy: the device’s own address is not known)'))
   })
 
@@ -54,7 +54,8 @@ describe('pairing prompt', () => {
     const bridge = new FakeBridge({ tickMs: 1 })
     bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-android' })
     await renderApp({}, bridge)
-    expect(card('openclaw-android')).toBeInTheDocument()
+    // (the cards are a chunk of their own: drawn once it is here)
+    await waitFor(() => expect(card('openclaw-android')).toBeInTheDocument())
     expect(bridge.calls.some((c) => c.name === 'pairingList')).toBe(true)
   })
 
@@ -62,7 +63,7 @@ describe('pairing prompt', () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp()
     let requestId = ''
-    act(() => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
+    await act(async () => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
     await user.click(await screen.findByRole('button', { name: /^Approve openclaw-ios/ }))
     expect(bridge.calls.filter((c) => c.name === 'pairingApprove')).toEqual([{ name: 'pairingApprove', params: { requestId } }])
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Device pairing requests' })).toBeNull())
@@ -74,7 +75,7 @@ describe('pairing prompt', () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp()
     let phoneReq = ''
-    act(() => {
+    await act(async () => {
       phoneReq = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId
       bridge.requestPairing({ deviceId: TABLET, clientId: 'cli' })
     })
@@ -90,9 +91,9 @@ describe('pairing prompt', () => {
   it('disappears when the request is answered elsewhere (device.pair.resolved from the CLI)', async () => {
     const { bridge } = await renderApp()
     let requestId = ''
-    act(() => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
+    await act(async () => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
     await waitFor(() => card('openclaw-ios'))
-    act(() => bridge.resolvePairingElsewhere(requestId, 'approved'))
+    await act(async () => bridge.resolvePairingElsewhere(requestId, 'approved'))
     await waitFor(() => expect(screen.queryByRole('region', { name: 'Device pairing requests' })).toBeNull())
     expect(bridge.calls.some((c) => c.name === 'pairingApprove' || c.name === 'pairingReject')).toBe(false)
   })
@@ -101,7 +102,7 @@ describe('pairing prompt', () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp()
     let requestId = ''
-    act(() => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
+    await act(async () => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
     await screen.findByRole('button', { name: /^Approve openclaw-ios/ })
     bridge.expirePairing(requestId) // gone on the gateway, no event
     await user.click(screen.getByRole('button', { name: /^Approve openclaw-ios/ }))
@@ -112,7 +113,7 @@ describe('pairing prompt', () => {
   it('a failed answer keeps the card with the reason, and it can be tried again', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp()
-    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }))
+    await act(async () => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }))
     const approve = await screen.findByRole('button', { name: /^Approve openclaw-ios/ })
     const real = bridge.pairingApprove.bind(bridge)
     const spy = vi.spyOn(bridge, 'pairingApprove').mockResolvedValueOnce({ ok: false, error: { code: 'UNAVAILABLE', message: 'connection to the gateway was lost' } })
@@ -127,7 +128,7 @@ describe('pairing prompt', () => {
     vi.useFakeTimers({ shouldAdvanceTime: true })
     const { bridge } = await renderApp()
     let requestId = ''
-    act(() => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
+    await act(async () => void (requestId = bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }).requestId))
     await waitFor(() => card('openclaw-ios'))
     const lists = bridge.calls.filter((c) => c.name === 'pairingList').length
     bridge.expirePairing(requestId)
@@ -139,19 +140,19 @@ describe('pairing prompt', () => {
   it('a reconnect reads the list again (events may have been missed meanwhile)', async () => {
     const bridge = new ConnectedFake({ tickMs: 1 })
     await renderApp({}, bridge)
-    act(() => bridge.set({ state: 'reconnecting' }))
+    await act(async () => bridge.set({ state: 'reconnecting' }))
     // asked while this page was disconnected: its event never reached the page
     bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }, { unannounced: true })
     await act(() => new Promise((r) => setTimeout(r, 20)))
     expect(screen.queryByRole('region', { name: 'Device pairing requests' })).toBeNull()
-    act(() => bridge.set({ state: 'open' }))
+    await act(async () => bridge.set({ state: 'open' }))
     await waitFor(() => card('openclaw-ios'))
   })
 
   it('a rejected device shows as "Recently rejected" with "Allow to ask again", which lifts the rejection', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge } = await renderApp()
-    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '192.168.1.23' }))
+    await act(async () => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios', remoteIp: '192.168.1.23' }))
     await user.click(await screen.findByRole('button', { name: /^Reject openclaw-ios/ }))
     const rejected = await screen.findByRole('list', { name: 'Recently rejected devices' })
     const line = within(rejected).getByRole('listitem')
@@ -174,10 +175,10 @@ describe('pairing prompt', () => {
     await waitFor(() => expect(within(rejected).getAllByRole('listitem')).toHaveLength(2))
     const lists = bridge.calls.filter((c) => c.name === 'pairingList').length
 
-    act(() => bridge.liftRejectionElsewhere(TABLET)) // loopdesk.device.pair.liftRejection in another window
+    await act(async () => bridge.liftRejectionElsewhere(TABLET)) // loopdesk.device.pair.liftRejection in another window
     await waitFor(() => expect(within(rejected).getAllByRole('listitem')).toHaveLength(1))
     expect(rejected).toHaveTextContent('openclaw-ios (a1b2c3d4e5f6…)')
-    act(() => bridge.removeDeviceElsewhere(PHONE)) // loopdesk devices remove <id>
+    await act(async () => bridge.removeDeviceElsewhere(PHONE)) // loopdesk devices remove <id>
     await waitFor(() => expect(screen.queryByRole('list', { name: 'Recently rejected devices' })).toBeNull())
     expect(bridge.calls.filter((c) => c.name === 'pairingList').length).toBe(lists) // the events said it all
     expect(screen.queryByText(/may ask to connect again now/)).toBeNull() // no toast: it was not this window's doing
@@ -185,10 +186,10 @@ describe('pairing prompt', () => {
 
   it('a request removed by the CLI (device.pair.remove of a device that only asks) takes its card away', async () => {
     const { bridge } = await renderApp()
-    act(() => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }))
-    act(() => void bridge.requestPairing({ deviceId: TABLET, clientId: 'cli' }))
+    await act(async () => void bridge.requestPairing({ deviceId: PHONE, clientId: 'openclaw-ios' }))
+    await act(async () => void bridge.requestPairing({ deviceId: TABLET, clientId: 'cli' }))
     await waitFor(() => card('openclaw-ios'))
-    act(() => bridge.removeDeviceElsewhere(PHONE))
+    await act(async () => bridge.removeDeviceElsewhere(PHONE))
     await waitFor(() => expect(screen.queryByRole('group', { name: 'A device asks to connect: openclaw-ios' })).toBeNull())
     expect(card('cli')).toBeInTheDocument()
     // dropped, not rejected: it is not listed as recently rejected

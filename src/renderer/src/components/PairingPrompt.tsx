@@ -116,14 +116,13 @@ const RejectedLine = memo(function RejectedLine({ device }: { device: RejectedDe
   )
 })
 
-export function PairingPrompt() {
+/** The requests and recent rejections, inside PairingLive's live wrapper (this file is a chunk of its own). */
+export function PairingRequests() {
   const requests = useAppStore('pairing', (s) => s.requests)
   const rejected = useAppStore('pairing', (s) => s.rejected)
-  const any = requests.length > 0
-  // the live wrapper stays mounted so a screen reader announces a request when it arrives
   return (
-    <div className="pairing-live" aria-live="polite">
-      {any && (
+    <>
+      {requests.length > 0 && (
         <div className="pairing-prompt" role="region" aria-label="Device pairing requests">
           {requests.length > 1 && <p className="pairing-count">{requests.length} devices ask to connect</p>}
           {requests.map((r) => (
@@ -138,6 +137,6 @@ export function PairingPrompt() {
           ))}
         </ul>
       )}
-    </div>
+    </>
   )
 }

@@ -165,7 +165,7 @@ describe('a page whose pairing went away while it ran (browser mode)', () => {
   it('the refused reconnect shows the wait screen with the new request instead of the Retry notice', async () => {
     const bridge = new ConnectedFake({ tickMs: 1 })
     await renderApp({}, bridge)
-    act(() =>
+    await act(async () =>
       bridge.set({
         state: 'failed',
         error: { message: "pairing required: approve request req-77 on the gateway's machine (loopdesk devices approve), then connect again", details: { code: 'PAIRING_REQUIRED', requestId: 'req-77', deviceId: DEVICE } },
@@ -176,7 +176,7 @@ describe('a page whose pairing went away while it ran (browser mode)', () => {
     expect(screen.queryByRole('textbox', { name: 'Message' })).toBeNull()
     expect(screen.queryByText(/Not connected to the Loopdesk runtime/)).toBeNull()
     // back (approved and reconnected some other way): the app again
-    act(() => bridge.set({ state: 'open' }))
+    await act(async () => bridge.set({ state: 'open' }))
     expect(screen.queryByRole('main', { name: 'This browser is waiting for approval' })).toBeNull()
     expect(screen.getByRole('textbox', { name: 'Message' })).toBeInTheDocument()
   })
@@ -184,7 +184,7 @@ describe('a page whose pairing went away while it ran (browser mode)', () => {
   it('a reconnect refused as rejected shows that it was rejected, not a request to approve', async () => {
     const bridge = new ConnectedFake({ tickMs: 1 })
     await renderApp({}, bridge)
-    act(() => bridge.set({ state: 'failed', error: { message: REJECTED_MESSAGE, details: { code: 'PAIRING_REQUIRED', reason: 'rejected', retryAfterMs: 540_000, deviceId: DEVICE } } }))
+    await act(async () => bridge.set({ state: 'failed', error: { message: REJECTED_MESSAGE, details: { code: 'PAIRING_REQUIRED', reason: 'rejected', retryAfterMs: 540_000, deviceId: DEVICE } } }))
     expect(screen.getByRole('main', { name: 'Pairing was rejected' })).toBeInTheDocument()
     expect(screen.getByRole('status')).toHaveTextContent('You can ask again in 9 min.')
     expect(screen.queryByRole('textbox', { name: 'Message' })).toBeNull()

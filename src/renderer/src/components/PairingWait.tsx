@@ -12,7 +12,7 @@ import { CopyButton } from './CopyButton'
 /** how often the page asks again while it waits */
 export const PAIRING_RETRY_MS = 4000
 
-interface Props {
+export interface PairingWaitProps {
   /** the refusal that brought the page here */
   initial: PairingRequiredError
   /** one connect attempt: a bridge once paired; PairingRequiredError while not */
@@ -30,7 +30,7 @@ type Phase = 'waiting' | 'checking' | 'expired' | 'rejected'
 /** "10 min", "45 s" */
 const timeLeft = (ms: number) => (ms >= 60_000 ? `${Math.ceil(ms / 60_000)} min` : `${Math.max(1, Math.ceil(ms / 1000))} s`)
 
-export function PairingWaitScreen({ initial, connect, onConnected, onRefused, retryMs = PAIRING_RETRY_MS, waitMs = PAIRING_REQUEST_TTL_MS }: Props) {
+export function PairingWaitScreen({ initial, connect, onConnected, onRefused, retryMs = PAIRING_RETRY_MS, waitMs = PAIRING_REQUEST_TTL_MS }: PairingWaitProps) {
   const [request, setRequest] = useState({ requestId: initial.requestId, deviceId: initial.deviceId, message: initial.message })
   const [phase, setPhase] = useState<Phase>(initial.rejectedForMs !== undefined ? 'rejected' : 'waiting')
   /** while rejected: when the gateway lets this browser ask again */

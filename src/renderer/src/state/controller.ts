@@ -9,7 +9,7 @@ import type { ApprovalDecision } from '../../../shared/events'
 import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { isBlankMessage } from '../../../shared/hidden-chars'
 import { modelCommandChanges, parseCommand } from '../../../shared/chat-commands'
-import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '../../../shared/conversation-markdown'
+import type { MarkdownMessage } from '../../../shared/conversation-markdown'
 import { EventLog } from './event-log'
 import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './run-reducer'
 import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState } from './stores'
@@ -994,6 +994,8 @@ export class Controller {
   async exportMarkdown(key: string): Promise<{ filename: string; markdown: string } | undefined> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
     const title = row ? sessionTitle(row) : key
+    // a chunk of its own: only an export needs it (what first paint loads stays under 500 kB)
+    const { conversationMarkdown, wholeConversation } = await import('../../../shared/conversation-markdown')
     const pages = await wholeConversation((p) => this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export'))
     if (!pages) return undefined
     const messages = pages.flatMap((p) => p.messages) as MarkdownMessage[]
