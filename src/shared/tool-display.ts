@@ -37,6 +37,11 @@ export function argsSummary(args: unknown): string {
   if (typeof args === 'string') return oneLine(args)
   if (typeof args !== 'object') return oneLine(String(args))
   const o = args as Record<string, unknown>
+  // grep/glob: the pattern is what the call is about; their path (often ".") only says where it looked
+  if (typeof o.pattern === 'string' && o.pattern && typeof o.command !== 'string') {
+    const where = typeof o.path === 'string' && o.path && o.path !== '.' ? ` in ${o.path}` : ''
+    return oneLine(o.pattern + where)
+  }
   for (const k of PREFERRED_KEYS) if (typeof o[k] === 'string' && o[k]) return oneLine(o[k] as string)
   const parts: string[] = []
   for (const [k, v] of Object.entries(o)) {
