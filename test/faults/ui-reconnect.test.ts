@@ -101,7 +101,9 @@ describe('browser UI transport across a gateway crash', () => {
       const list = await bridge.sessionsList({})
       // a run cut off by the crash: failed + interrupted (OpenClaw's row status enum has no "interrupted")
       expect(list.ok && list.data.sessions.find((s) => s.key === key)).toMatchObject({ status: 'failed', interrupted: true })
-      const hist = await bridge.history({ sessionKey: key })
+      // as the window's controller asks (PAGE_ROWS): the stored rows, not OpenClaw v4's display copy (whose
+      // failure sentence replaces a failed turn's own error text)
+      const hist = await bridge.history({ sessionKey: key, wholeMessages: true })
       expect(hist.ok).toBe(true)
       const users = hist.ok ? hist.data.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content)) : []
       expect(users.some((u) => u.includes('SLOW story please'))).toBe(true)
