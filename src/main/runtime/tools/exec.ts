@@ -6,6 +6,7 @@ import type { ToolRunContext } from '../contracts'
 import { matchesAllowlist } from './allowlist'
 import type { ApprovalOutcome, DetailedApprovals } from './approvals'
 import { commandEnv } from './exec-env'
+import { BinarySniffer, binaryNote } from './binary-output'
 import { HeadTailBuffer } from './output-buffer'
 import { terminalText } from './terminal-text'
 import { workspaceRoot } from './paths'
@@ -65,8 +66,44 @@ interface RunOutcome {
   signal: NodeJS.Signals | null
   timedOut: boolean
   aborted: boolean
-  output: HeadTailBuffer
+  output: CommandOutput
   durationMs: number
+}
+
+/** What a command printed, per stream binary or text, kept within the output cap. */
+class CommandOutput {
+  readonly text: HeadTailBuffer
+  readonly binary = { stdout: new BinarySniffer(), stderr: new BinarySniffer() }
+  private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') }
+
+  constructor(maxChars: number) {
+    this.text = new HeadTailBuffer(maxChars)
+  }
+
+  push(stream: 'stdout' | 'stderr', b: Buffer): void {
+    // a binary stream is counted, not decoded: its bytes would reach the card and the model as U+FFFD
+    if (!this.binary[stream].feed(b)) this.text.push(this.decoders[stream].write(b), b.length)
+  }
+
+  end(): void {
+    for (const s of ['stdout', 'stderr'] as const) if (!this.binary[s].isBinary) this.text.push(this.decoders[s].end(), 0)
+  }
+
+  /** The text as a terminal shows it, then a note per binary stream. */
+  shown(): string {
+    const text = terminalText(this.text.toString())
+    const note = binaryNote(this.binary)
+    if (!note) return text
+    return text ? `${text}${text.endsWith('\n') ? '' : '\n'}${note}` : note
+  }
+
+  get details(): { truncated: boolean; bytes: number; lines: number; binaryBytes?: { stdout?: number; stderr?: number } } {
+    const { stdout, stderr } = this.binary
+    const binaryBytes = stdout.isBinary || stderr.isBinary
+      ? { ...(stdout.isBinary ? { stdout: stdout.hidden } : {}), ...(stderr.isBinary ? { stderr: stderr.hidden } : {}) }
+      : undefined
+    return { truncated: this.text.truncated, bytes: this.text.totalBytes, lines: this.text.totalLines, ...(binaryBytes ? { binaryBytes } : {}) }
+  }
 }
 
 function runCommand(
@@ -77,7 +114,7 @@ function runCommand(
   maxChars: number,
   signal: AbortSignal | undefined,
   onOutput: () => void,
-  output = new HeadTailBuffer(maxChars),
+  output = new CommandOutput(maxChars),
 ): Promise<RunOutcome> {
   const started = Date.now()
   return new Promise<RunOutcome>((resolve, reject) => {
@@ -88,13 +125,12 @@ function runCommand(
     let settled = false
     let graceTimer: NodeJS.Timeout | undefined
 
-    const decoders = { out: new StringDecoder('utf8'), err: new StringDecoder('utf8') }
     child.stdout!.on('data', (b: Buffer) => {
-      output.push(decoders.out.write(b))
+      output.push('stdout', b)
       onOutput()
     })
     child.stderr!.on('data', (b: Buffer) => {
-      output.push(decoders.err.write(b))
+      output.push('stderr', b)
       onOutput()
     })
 
@@ -111,8 +147,7 @@ function runCommand(
       if (timer) clearTimeout(timer)
       if (graceTimer) clearTimeout(graceTimer)
       signal?.removeEventListener('abort', onAbort)
-      output.push(decoders.out.end())
-      output.push(decoders.err.end())
+      output.end()
       // Background children may keep the pipes open; stop reading so the call can return.
       child.stdout?.destroy()
       child.stderr?.destroy()
@@ -185,10 +220,10 @@ export const execTool = defineTool(
     throwIfAborted(signal, 'exec')
 
     const timeoutSec = Math.min(p.timeoutSeconds ?? ctx.execTimeoutSeconds, EXEC_MAX_TIMEOUT_SECONDS)
-    const output = new HeadTailBuffer(ctx.execMaxOutputChars)
+    const output = new CommandOutput(ctx.execMaxOutputChars)
     const update = throttle(() => {
       try {
-        onUpdate?.({ content: [{ type: 'text', text: terminalText(output.toString()) }], details: { running: true, chars: output.totalChars } })
+        onUpdate?.({ content: [{ type: 'text', text: output.shown() }], details: { running: true, chars: output.text.totalChars } })
       } catch {
         // a failing listener must not break the command
       }
@@ -200,9 +235,9 @@ export const execTool = defineTool(
       update.cancel()
     }
 
-    const text = terminalText(r.output.toString())
+    const text = r.output.shown()
     const shown = text.length ? text : '(no output)'
-    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, truncated: r.output.truncated, cwd, approval }
+    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, ...r.output.details, cwd, approval }
     if (r.aborted) throw new Error(`exec aborted: the command and its child processes were killed\n\nOutput so far:\n${shown}`)
     if (r.timedOut) {
       throw new Error(`exec timed out after ${timeoutSec}s: the command and its child processes were killed\n\nOutput so far:\n${shown}`)
