@@ -246,8 +246,11 @@ describe('exec: running commands', () => {
     expect(t.length).toBeLessThan(2100)
     expect(t.startsWith('1\n2\n3\n')).toBe(true)
     expect(t.trimEnd().endsWith('99999\n100000')).toBe(true)
-    expect(t).toMatch(/characters of output omitted/)
-    expect(r.details).toMatchObject({ truncated: true })
+    // the marker states what the command printed, not what was kept, and sits between whole lines
+    const m = /\n(\d+)\n\[output truncated: 100,000 lines, 588,895 bytes; kept the first (\d+) and last (\d+) lines\]\n(\d+)\n/.exec(t)!
+    expect(m[1]).toBe(m[2])
+    expect(Number(m[4])).toBe(100_000 - Number(m[3]) + 1)
+    expect(r.details).toMatchObject({ truncated: true, bytes: 588_895, lines: 100_000 })
   })
 
   it('does not hang when a background child keeps the pipes open after the shell exits', async () => {
@@ -399,21 +402,39 @@ describe('helpers', () => {
     expect(matchesAllowlist('anything; at all', ['*'])).toBe(true)
   })
 
-  it('HeadTailBuffer keeps head and tail within the cap', () => {
+  it('HeadTailBuffer keeps head and tail within the cap, cut at line ends, counting bytes and lines', () => {
     const b = new HeadTailBuffer(1000)
-    for (let i = 0; i < 10_000; i++) b.push(`${i}\n`)
+    for (let i = 0; i < 10_000; i++) b.push(`${i} é\n`)
     const s = b.toString()
-    expect(s.startsWith('0\n1\n2\n')).toBe(true)
-    expect(s.endsWith('9998\n9999\n')).toBe(true)
+    expect(s.startsWith('0 é\n1 é\n2 é\n')).toBe(true)
+    expect(s.endsWith('9998 é\n9999 é\n')).toBe(true)
     expect(s.length).toBeLessThan(1100)
     expect(b.truncated).toBe(true)
+    expect(b.totalLines).toBe(10_000)
+    expect(b.totalBytes).toBe(b.totalChars + 10_000) // é is two bytes
+    expect(s).toMatch(/\n\d+ é\n\[output truncated: 10,000 lines, [\d,]+ bytes; kept the first \d+ and last \d+ lines\]\n\d+ é\n/)
   })
 })
 
 describe('exec: terminal output', () => {
-  it('binary and terminal control bytes do not reach the model: NULs become a note, colours and progress redraws vanish', async () => {
+  it('terminal control bytes do not reach the model: a stray one becomes a note, colours and progress redraws vanish', async () => {
     const ctx = makeCtx(sb.ws, allowAll)
-    const r = await run(ctx, 'exec', { command: `head -c 3000 /dev/zero; printf '\\033[32mgreen\\033[0m\\n 10%%\\r100%%\\n'` })
-    expect(textOf(r)).toBe('green\n100%\n[3000 control characters removed (binary output?)]')
+    const r = await run(ctx, 'exec', { command: `printf 'bell\\007\\n'; printf '\\033[32mgreen\\033[0m\\n 10%%\\r100%%\\n'` })
+    expect(textOf(r)).toBe('bell\ngreen\n100%\n[1 control character removed (binary output?)]')
+  })
+
+  it('binary output is a note with its size, not replacement characters; a text stream beside it stays readable', async () => {
+    const ctx = makeCtx(sb.ws, allowAll)
+    const r = await run(ctx, 'exec', { command: `head -c 3000 /dev/urandom; echo 'warning: wrote random bytes' >&2` })
+    expect(textOf(r)).toBe('warning: wrote random bytes\n[binary output on stdout: 3,000 bytes, not shown]')
+    expect(r.details).toMatchObject({ binaryBytes: { stdout: 3000 } })
+    const zeros = await run(ctx, 'exec', { command: 'head -c 5000 /dev/zero' })
+    expect(textOf(zeros)).toBe('[binary output on stdout: 5,000 bytes, not shown]')
+    // a failing command keeps its exit line and the note
+    const failed = await run(ctx, 'exec', { command: 'head -c 100 /dev/urandom; exit 3' }).then(
+      () => '',
+      (e: Error) => e.message,
+    )
+    expect(failed).toBe('Command exited with code 3\n\n[binary output on stdout: 100 bytes, not shown]')
   })
 })

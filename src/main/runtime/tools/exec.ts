@@ -1,13 +1,11 @@
 // `exec`: a shell command in the workspace. Needs the user's approval unless allow-listed; runs with a
 // timeout and an output cap; abort/timeout kill the whole process tree; partial output streams out.
-import { StringDecoder } from 'node:string_decoder'
 import Type from 'typebox'
 import type { ToolRunContext } from '../contracts'
 import { matchesAllowlist } from './allowlist'
 import type { ApprovalOutcome, DetailedApprovals } from './approvals'
 import { commandEnv } from './exec-env'
-import { HeadTailBuffer } from './output-buffer'
-import { terminalText } from './terminal-text'
+import { CommandOutput } from './command-output'
 import { workspaceRoot } from './paths'
 import { killTree, spawnShell } from './process-tree'
 import { textResult, ToolAbortedError, throwIfAborted } from './result'
@@ -65,7 +63,7 @@ interface RunOutcome {
   signal: NodeJS.Signals | null
   timedOut: boolean
   aborted: boolean
-  output: HeadTailBuffer
+  output: CommandOutput
   durationMs: number
 }
 
@@ -77,7 +75,7 @@ function runCommand(
   maxChars: number,
   signal: AbortSignal | undefined,
   onOutput: () => void,
-  output = new HeadTailBuffer(maxChars),
+  output = new CommandOutput(maxChars),
 ): Promise<RunOutcome> {
   const started = Date.now()
   return new Promise<RunOutcome>((resolve, reject) => {
@@ -88,13 +86,12 @@ function runCommand(
     let settled = false
     let graceTimer: NodeJS.Timeout | undefined
 
-    const decoders = { out: new StringDecoder('utf8'), err: new StringDecoder('utf8') }
     child.stdout!.on('data', (b: Buffer) => {
-      output.push(decoders.out.write(b))
+      output.push('stdout', b)
       onOutput()
     })
     child.stderr!.on('data', (b: Buffer) => {
-      output.push(decoders.err.write(b))
+      output.push('stderr', b)
       onOutput()
     })
 
@@ -111,8 +108,7 @@ function runCommand(
       if (timer) clearTimeout(timer)
       if (graceTimer) clearTimeout(graceTimer)
       signal?.removeEventListener('abort', onAbort)
-      output.push(decoders.out.end())
-      output.push(decoders.err.end())
+      output.end()
       // Background children may keep the pipes open; stop reading so the call can return.
       child.stdout?.destroy()
       child.stderr?.destroy()
@@ -185,10 +181,10 @@ export const execTool = defineTool(
     throwIfAborted(signal, 'exec')
 
     const timeoutSec = Math.min(p.timeoutSeconds ?? ctx.execTimeoutSeconds, EXEC_MAX_TIMEOUT_SECONDS)
-    const output = new HeadTailBuffer(ctx.execMaxOutputChars)
+    const output = new CommandOutput(ctx.execMaxOutputChars)
     const update = throttle(() => {
       try {
-        onUpdate?.({ content: [{ type: 'text', text: terminalText(output.toString()) }], details: { running: true, chars: output.totalChars } })
+        onUpdate?.({ content: [{ type: 'text', text: output.shown() }], details: { running: true, chars: output.text.totalChars } })
       } catch {
         // a failing listener must not break the command
       }
@@ -200,9 +196,9 @@ export const execTool = defineTool(
       update.cancel()
     }
 
-    const text = terminalText(r.output.toString())
+    const text = r.output.shown()
     const shown = text.length ? text : '(no output)'
-    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, truncated: r.output.truncated, cwd, approval }
+    const details = { exitCode: r.code, signal: r.signal, durationMs: r.durationMs, ...r.output.details, cwd, approval }
     if (r.aborted) throw new Error(`exec aborted: the command and its child processes were killed\n\nOutput so far:\n${shown}`)
     if (r.timedOut) {
       throw new Error(`exec timed out after ${timeoutSec}s: the command and its child processes were killed\n\nOutput so far:\n${shown}`)

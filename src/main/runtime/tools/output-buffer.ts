@@ -1,9 +1,17 @@
 // Bounded capture of process output: keeps the first `head` and the last `tail` characters and counts
-// what was dropped in between, so memory stays flat however much a command prints.
+// what was dropped in between, so memory stays flat however much a command prints. It also counts the bytes
+// and lines the command produced, so its marker can say how big the whole output was.
+import { countLines, joinAroundMarker, snapHeadEnd, snapTailStart, truncationMarker } from './output-cut'
+
 export class HeadTailBuffer {
   private head = ''
   private tail = ''
   private dropped = 0
+  private bytes = 0
+  private newlines = 0
+  private last = ''
+  /** the last dropped character: a newline there means the tail starts a line */
+  private beforeTail = ''
   private readonly headCap: number
   private readonly tailCap: number
 
@@ -13,8 +21,12 @@ export class HeadTailBuffer {
     this.tailCap = cap - this.headCap
   }
 
-  push(chunk: string): void {
+  /** `bytes`: what the chunk was on the wire (a decoder's leftovers count 0: their bytes came with an earlier chunk). */
+  push(chunk: string, bytes = Buffer.byteLength(chunk)): void {
+    this.bytes += bytes
     if (!chunk) return
+    for (let i = chunk.indexOf('\n'); i !== -1; i = chunk.indexOf('\n', i + 1)) this.newlines++
+    this.last = chunk[chunk.length - 1]
     if (this.head.length < this.headCap) {
       const room = this.headCap - this.head.length
       this.head += chunk.slice(0, room)
@@ -25,6 +37,7 @@ export class HeadTailBuffer {
     if (this.tail.length > this.tailCap) {
       const cut = this.tail.length - this.tailCap
       this.dropped += cut
+      this.beforeTail = this.tail[cut - 1]
       this.tail = this.tail.slice(cut)
     }
   }
@@ -37,8 +50,20 @@ export class HeadTailBuffer {
     return this.head.length + this.tail.length + this.dropped
   }
 
+  get totalBytes(): number {
+    return this.bytes
+  }
+
+  get totalLines(): number {
+    return this.newlines + (this.last && this.last !== '\n' ? 1 : 0)
+  }
+
   toString(): string {
     if (!this.dropped) return this.head + this.tail
-    return `${this.head}\n\n… [${this.dropped} characters of output omitted] …\n\n${this.tail}`
+    // cut at line boundaries where one is near, so no line is shown half
+    const head = this.head.slice(0, snapHeadEnd(this.head, this.head.length))
+    const tail = this.beforeTail === '\n' ? this.tail : this.tail.slice(snapTailStart(' ' + this.tail, 1) - 1)
+    const marker = truncationMarker({ lines: this.totalLines, amount: this.bytes, unit: 'bytes' }, countLines(head), countLines(tail))
+    return joinAroundMarker(head, marker, tail)
   }
 }

@@ -22,7 +22,8 @@ describe('sanitizeToolResultForEvent', () => {
       details: { exitCode: 0 },
     })
     const out = sanitizeToolResultForEvent(input) as { content: any[]; details: unknown }
-    expect(out.content[0].text).toMatch(/^x{2400}\n…\(truncated 2000 chars\)…\nx{5600}$/)
+    expect(out.content[0].text).toMatch(/^x{2350,2400}\n\[output truncated: 1 line, 10,000 characters; kept the first 1 and last 1 line\]\nx{5400,5600}$/)
+    expect(out.content[0].text.length).toBeLessThanOrEqual(EVENT_TEXT_MAX_CHARS)
     expect(out.content[1]).toEqual({ type: 'image', mimeType: 'image/png', bytes: 1234, omitted: true })
     expect(out.content[2]).toBe(input.content[2])
     expect(out.details).toEqual({ exitCode: 0 })
@@ -35,7 +36,7 @@ describe('sanitizeToolResultForEvent', () => {
     expect(sanitizeToolResultForEvent(null)).toBe(null)
     expect(sanitizeToolResultForEvent(42)).toBe(42)
     expect(sanitizeToolResultForEvent({ foo: 1 })).toEqual({ foo: 1 })
-    expect((sanitizeToolResultForEvent('z'.repeat(9000)) as string).length).toBeLessThan(8100)
+    expect((sanitizeToolResultForEvent('z'.repeat(9000)) as string).length).toBeLessThanOrEqual(EVENT_TEXT_MAX_CHARS)
     expect(sanitizeToolResultForEvent([{ type: 'image', data: 'AAAA' }])).toEqual([{ type: 'image', bytes: 4, omitted: true }])
   })
 })
@@ -56,7 +57,7 @@ describe('capToolResultForPersist', () => {
     expect(out).not.toBe(m)
     expect(textLen(out)).toBeLessThanOrEqual(PERSIST_TEXT_MAX_CHARS)
     expect(textLen(out)).toBeGreaterThan(PERSIST_TEXT_MAX_CHARS - 200)
-    expect(out.content[0].text).toMatch(/^h{11000,12000}\n\n\[… truncated: \d+ of 60007 characters omitted \(tool output exceeded 40000 characters\)\]$/)
+    expect(out.content[0].text).toMatch(/^h{11000,12000}\n\[output truncated: 1 line, 60,007 characters; kept the first 1 and last 1 line\]$/)
     expect(out.content[1]).toBe(img)
     expect(out.content[2].text).toMatch(/^m{27000,28000}$/)
     expect(out.content[3]).toEqual({ type: 'text', text: 'the end' })
@@ -70,11 +71,32 @@ describe('capToolResultForPersist', () => {
     const text = out.content[0].text as string
     expect(text.startsWith('Command exited with code 3\n\nline 1\n')).toBe(true)
     expect(text.endsWith('line 20000\nERR line')).toBe(true)
-    expect(text).toContain('characters omitted')
+    // cut at line ends, and the marker counts the lines of the whole text and the kept ones
+    const m = /\n(.*)\n\[output truncated: 20,003 lines, [\d,]+ characters; kept the first ([\d,]+) and last ([\d,]+) lines\]\n(.*)\n/.exec(text)!
+    const [first, last] = [m[2], m[3]].map((n) => Number(n.replace(/,/g, '')))
+    // the text's first two lines are the exit line and a blank one
+    expect(m[1]).toBe(`line ${first - 2}`)
+    expect(m[4]).toBe(`line ${20_003 - last + 1 - 2}`)
     expect(text.length).toBeLessThanOrEqual(PERSIST_TEXT_MAX_CHARS)
     const three = capToolResultForPersist(msg([{ type: 'text', text: 'a'.repeat(20_000) }, { type: 'text', text: 'b'.repeat(30_000) }, { type: 'text', text: 'c'.repeat(30_000) }])) as any
     expect(three.content.map((b: any) => b.text[0])).toEqual(['a', 'c'])
-    expect(three.content[0].text).toContain('characters omitted')
+    expect(three.content[0].text).toContain('[output truncated: 1 line, 80,000 characters;')
+  })
+
+  it("an exec result cut by exec's own buffer keeps exec's totals: one marker, the real size, the lines kept", async () => {
+    const { HeadTailBuffer } = await import('./output-buffer')
+    const b = new HeadTailBuffer(100_000)
+    for (let i = 1; i <= 50_000; i++) b.push(`noisy output line ${i}\n`)
+    const out = capToolResultForPersist(msg([{ type: 'text', text: `Command exited with code 1\n\n${b.toString()}` }])) as any
+    const text = out.content[0].text as string
+    expect(text.length).toBeLessThanOrEqual(PERSIST_TEXT_MAX_CHARS)
+    expect(text.match(/\[output truncated/g)).toHaveLength(1)
+    const m = /\n(.*)\n\[output truncated: 50,000 lines, ([\d,]+) bytes; kept the first (\d+) and last ([\d,]+) lines\]\n(.*)\n/.exec(text)!
+    expect(Number(m[2].replace(/,/g, ''))).toBe(b.totalBytes)
+    expect(m[1]).toBe(`noisy output line ${m[3]}`)
+    expect(m[5]).toBe(`noisy output line ${50_000 - Number(m[4].replace(/,/g, '')) + 1}`)
+    expect(text.startsWith('Command exited with code 1\n\nnoisy output line 1\n')).toBe(true)
+    expect(text.endsWith('noisy output line 50000\n')).toBe(true)
   })
 
   it('ignores non-messages', () => {

@@ -1,6 +1,9 @@
 // Size limits for tool results: a light copy for events/logs (8,000 chars per text block, image bytes
 // dropped) and a heavier cap for what is persisted in the transcript (40,000 chars of text in total). Both
-// keep the start and the end of a text and cut its middle.
+// keep the start and the end of a text and cut its middle, with one marker that states the output's real size
+// (`output-cut.ts`: an earlier cut's marker, e.g. exec's own, is read, not cut away with its numbers).
+import { cutMiddle, joinAroundMarker, markerReserve, planCut } from './output-cut'
+
 export const EVENT_TEXT_MAX_CHARS = 8000
 export const PERSIST_TEXT_MAX_CHARS = 40_000
 /** At least this much of the head survives the persistence cap. */
@@ -12,10 +15,7 @@ type Block = Record<string, unknown> & { type?: unknown }
 const HEAD_SHARE = 0.3
 
 function cutText(text: string): string {
-  if (text.length <= EVENT_TEXT_MAX_CHARS) return text
-  const head = Math.floor(EVENT_TEXT_MAX_CHARS * HEAD_SHARE)
-  const tail = EVENT_TEXT_MAX_CHARS - head
-  return `${text.slice(0, head)}\n…(truncated ${text.length - EVENT_TEXT_MAX_CHARS} chars)…\n${text.slice(text.length - tail)}`
+  return cutMiddle(text, EVENT_TEXT_MAX_CHARS, HEAD_SHARE)
 }
 
 function sanitizeBlock(b: unknown): unknown {
@@ -41,13 +41,9 @@ export function sanitizeToolResultForEvent(result: unknown): unknown {
   return { ...r, content: r.content.map(sanitizeBlock) }
 }
 
-function notice(omitted: number, total: number): string {
-  return `\n\n[… truncated: ${omitted} of ${total} characters omitted (tool output exceeded ${PERSIST_TEXT_MAX_CHARS} characters)]`
-}
-
 /**
  * Caps the total text of a toolResult message at PERSIST_TEXT_MAX_CHARS: its start and its end are kept (the end
- * holds most: a command's errors and exit status come last), with a notice where the middle was cut. Text blocks
+ * holds most: a command's errors and exit status come last), with a marker where the middle was cut. Text blocks
  * wholly inside the cut are dropped; images are kept as they are. Returns the input itself when nothing needs
  * cutting; never mutates it.
  */
@@ -60,12 +56,11 @@ export function capToolResultForPersist<T>(msg: T): T {
   for (const b of blocks) if (isText(b)) total += b.text.length
   if (total <= PERSIST_TEXT_MAX_CHARS) return msg
 
-  // notice(total, total) is the longest notice possible (+2 for the break after it), so kept text + the real
-  // notice stays within the cap.
-  const budget = Math.max(PERSIST_MIN_KEEP_CHARS, PERSIST_TEXT_MAX_CHARS - notice(total, total).length - 2)
-  const headEnd = Math.floor(budget * HEAD_SHARE)
-  const tailStart = total - (budget - headEnd)
-  const note = notice(tailStart - headEnd, total)
+  // planned on the blocks' text as one: the marker's longest form is reserved, so kept text + marker stays
+  // within the cap
+  const all = blocks.filter(isText).map((b) => b.text).join('')
+  const budget = Math.max(PERSIST_MIN_KEEP_CHARS, PERSIST_TEXT_MAX_CHARS - markerReserve(all))
+  const { headEnd, tailStart, marker } = planCut(all, budget, HEAD_SHARE)!
   const out: unknown[] = []
   let at = 0 // offset of the current block in the concatenated text
   let noted = false
@@ -83,7 +78,7 @@ export function capToolResultForPersist<T>(msg: T): T {
     const cutHere = !noted && end > headEnd
     if (!head && !tail && !cutHere) continue
     if (cutHere) noted = true
-    const text = cutHere ? (head ? head + note : note.trimStart()) + (tail ? '\n\n' + tail : '') : head + tail
+    const text = cutHere ? joinAroundMarker(head, marker, tail) : head + tail
     out.push({ ...b, text })
   }
   return { ...(msg as object), content: out } as T
