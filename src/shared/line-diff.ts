@@ -40,7 +40,10 @@ export function lineDiff(oldText: string, newText: string, maxCells = MAX_DIFF_C
     const lcs = new Uint32Array((n + 1) * w)
     for (let i = n - 1; i >= 0; i--)
       for (let j = m - 1; j >= 0; j--)
-        lcs[i * w + j] = midA[i] === midB[j] ? lcs[(i + 1) * w + j + 1] + 1 : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1])
+        lcs[i * w + j] =
+          midA[i] === midB[j]
+            ? lcs[(i + 1) * w + j + 1] + 1
+            : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1])
     let i = 0
     let j = 0
     while (i < n || j < m) {

@@ -14,7 +14,9 @@ import { PREVIEW_LINES } from './ToolFileView'
 function withApp(ui: React.ReactElement) {
   const stores = createAppStores()
   const controller = new Controller(new FakeBridge(), stores)
-  const wrapper = ({ children }: { children: React.ReactNode }) => <AppContext.Provider value={{ controller, stores }}>{children}</AppContext.Provider>
+  const wrapper = ({ children }: { children: React.ReactNode }) => (
+    <AppContext.Provider value={{ controller, stores }}>{children}</AppContext.Provider>
+  )
   return render(ui, { wrapper })
 }
 
@@ -43,11 +45,24 @@ afterEach(() => vi.useRealTimers())
 
 describe('write and edit cards', () => {
   it('an edit shows a line diff of old → new, each line named for a screen reader', async () => {
-    withApp(<ToolCard item={tool({ name: 'edit', args: { path: 'notes.txt', oldText: 'alpha\nbeta\ngamma', newText: 'alpha\nBETA (changed)\ngamma' }, result: text('Edited notes.txt') })} />)
+    withApp(
+      <ToolCard
+        item={tool({
+          name: 'edit',
+          args: { path: 'notes.txt', oldText: 'alpha\nbeta\ngamma', newText: 'alpha\nBETA (changed)\ngamma' },
+          result: text('Edited notes.txt'),
+        })}
+      />,
+    )
     const card = await expand('edit')
     const diff = within(card).getByRole('list', { name: 'Change: 1 lines removed, 1 added' })
     const rows = within(diff).getAllByRole('listitem')
-    expect(rows.map((r) => r.textContent)).toEqual([' unchanged: alpha', '−removed: beta', '+added: BETA (changed)', ' unchanged: gamma'])
+    expect(rows.map((r) => r.textContent)).toEqual([
+      ' unchanged: alpha',
+      '−removed: beta',
+      '+added: BETA (changed)',
+      ' unchanged: gamma',
+    ])
     expect(rows[1]).toHaveClass('tool-line-removed')
     expect(rows[2]).toHaveClass('tool-line-added')
     // the visual marks are hidden from screen readers, the words are not shown
@@ -59,11 +74,24 @@ describe('write and edit cards', () => {
   })
 
   it('a write shows the file text with line numbers and its size, not escaped JSON', async () => {
-    withApp(<ToolCard item={tool({ name: 'write', args: { path: 'notes.txt', content: 'alpha\nbeta\ngamma\n' }, result: text('Created notes.txt (17 bytes)') })} />)
+    withApp(
+      <ToolCard
+        item={tool({
+          name: 'write',
+          args: { path: 'notes.txt', content: 'alpha\nbeta\ngamma\n' },
+          result: text('Created notes.txt (17 bytes)'),
+        })}
+      />,
+    )
     const card = await expand('write')
     const file = within(card).getByRole('list', { name: 'File content, 3 lines' })
     const rows = within(file).getAllByRole('listitem')
-    expect(rows.map((r) => [r.querySelector('.tool-line-no')!.textContent, r.querySelector('.tool-line-text')!.textContent])).toEqual([
+    expect(
+      rows.map((r) => [
+        r.querySelector('.tool-line-no')!.textContent,
+        r.querySelector('.tool-line-text')!.textContent,
+      ]),
+    ).toEqual([
       ['1', 'alpha'],
       ['2', 'beta'],
       ['3', 'gamma'],
@@ -79,12 +107,18 @@ describe('write and edit cards', () => {
     withApp(<ToolCard item={tool({ name: 'write', args: { path: 'big.txt', content } })} />)
     const card = await expand('write')
     expect(within(card).getAllByRole('listitem')).toHaveLength(PREVIEW_LINES)
-    await userEvent.setup().click(within(card).getByRole('button', { name: `Show all (${PREVIEW_LINES + 50} lines)` }))
+    await userEvent
+      .setup()
+      .click(within(card).getByRole('button', { name: `Show all (${PREVIEW_LINES + 50} lines)` }))
     expect(within(card).getAllByRole('listitem')).toHaveLength(PREVIEW_LINES + 50)
   })
 
   it('hidden characters in an edit are marked, with a warning', async () => {
-    withApp(<ToolCard item={tool({ name: 'edit', args: { path: 'a.sh', oldText: 'rm x', newText: 'rm \u202ey' } })} />)
+    withApp(
+      <ToolCard
+        item={tool({ name: 'edit', args: { path: 'a.sh', oldText: 'rm x', newText: 'rm \u202ey' } })}
+      />,
+    )
     const card = await expand('edit')
     expect(card.querySelector('.tool-diff .hidden-char-bidi')).not.toBeNull()
     expect(card.textContent).not.toMatch(/\u202e/)
@@ -94,14 +128,25 @@ describe('write and edit cards', () => {
 
 describe('collapsed card', () => {
   it('a failed call shows the first line of its error', () => {
-    withApp(<ToolCard item={tool({ name: 'edit', args: { path: 'n.txt', oldText: 'x', newText: 'y' }, status: 'failed', result: text('\noldText was not found in "n.txt".\nHint: …') })} />)
+    withApp(
+      <ToolCard
+        item={tool({
+          name: 'edit',
+          args: { path: 'n.txt', oldText: 'x', newText: 'y' },
+          status: 'failed',
+          result: text('\noldText was not found in "n.txt".\nHint: …'),
+        })}
+      />,
+    )
     const peek = screen.getByRole('group', { name: 'Tool edit' }).querySelector('.tool-error-peek')!
     expect(peek).toHaveTextContent('Error: oldText was not found in "n.txt".')
     expect(peek.textContent).not.toContain('Hint')
   })
 
   it('the error line marks hidden characters; a denied call shows none', () => {
-    const { rerender } = withApp(<ToolCard item={tool({ status: 'failed', result: 'no such file: a\u200bb' })} />)
+    const { rerender } = withApp(
+      <ToolCard item={tool({ status: 'failed', result: 'no such file: a\u200bb' })} />,
+    )
     const card = screen.getByRole('group', { name: 'Tool exec' })
     expect(card.querySelector('.tool-error-peek .hidden-char')).not.toBeNull()
     rerender(<ToolCard item={tool({ status: 'failed', result: 'exec denied by user' })} />)

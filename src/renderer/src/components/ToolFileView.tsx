@@ -12,13 +12,15 @@ import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 export const PREVIEW_LINES = 200
 export const MAX_SHOWN_LINES = 5_000
 
-export type FileChange = { kind: 'edit'; oldText: string; newText: string } | { kind: 'write'; content: string }
+export type FileChange =
+  { kind: 'edit'; oldText: string; newText: string } | { kind: 'write'; content: string }
 
 /** The file change a call's arguments describe (the runtime's `write` {path, content}, `edit` {path, oldText, newText}). */
 export function fileChangeOf(name: string, args: unknown): FileChange | undefined {
   if (!args || typeof args !== 'object') return undefined
   const a = args as Record<string, unknown>
-  if (name === 'edit' && typeof a.oldText === 'string' && typeof a.newText === 'string') return { kind: 'edit', oldText: a.oldText, newText: a.newText }
+  if (name === 'edit' && typeof a.oldText === 'string' && typeof a.newText === 'string')
+    return { kind: 'edit', oldText: a.oldText, newText: a.newText }
   if (name === 'write' && typeof a.content === 'string') return { kind: 'write', content: a.content }
   return undefined
 }
@@ -45,7 +47,11 @@ function MoreButton({ total, all, onClick }: { total: number; all: boolean; onCl
   )
 }
 
-const SR_PREFIX: Record<DiffLine['kind'], string> = { removed: 'removed: ', added: 'added: ', same: 'unchanged: ' }
+const SR_PREFIX: Record<DiffLine['kind'], string> = {
+  removed: 'removed: ',
+  added: 'added: ',
+  same: 'unchanged: ',
+}
 const MARK: Record<DiffLine['kind'], string> = { removed: '−', added: '+', same: ' ' }
 
 export function EditDiff({ oldText, newText, find }: { oldText: string; newText: string; find?: string }) {
@@ -68,7 +74,11 @@ export function EditDiff({ oldText, newText, find }: { oldText: string; newText:
         </span>
         <CopyButton text={diffText(lines)} label="Copy change" />
       </div>
-      <div className="tool-pre tool-lines tool-diff" role="list" aria-label={`Change: ${removed} lines removed, ${added} added`}>
+      <div
+        className="tool-pre tool-lines tool-diff"
+        role="list"
+        aria-label={`Change: ${removed} lines removed, ${added} added`}
+      >
         {lines.slice(0, limit).map((l, i) => (
           <div key={i} role="listitem" className={`tool-line tool-line-${l.kind}`}>
             <span className="tool-line-mark" aria-hidden="true">
