@@ -99,3 +99,17 @@ export function notRunFromText(text: string): NotRun | undefined {
   if (/^(Operation aborted|[\w.-]+ aborted)\b/.test(t)) return 'stopped'
   return undefined
 }
+
+/** The first line of a text that shows something, trimmed and cut to `max` (a failed call's reason, collapsed). */
+export function firstLine(text: string, max = 160): string {
+  const line = text.split(/\r?\n|\r/).find((l) => l.trim()) ?? ''
+  return oneLine(line, max)
+}
+
+/** The last line of a text that shows something, trimmed and cut to `max` (a running command's output so far). */
+export function lastLine(text: string, max = 160): string {
+  // only the tail is looked at: output so far can be large and this runs on every update
+  const lines = text.slice(-4 * max - 2000).split(/\r?\n|\r/)
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i].trim()) return oneLine(lines[i], max)
+  return ''
+}

@@ -1,13 +1,16 @@
-// A tool call, inline where it ran: name, one-line argument summary, live status and duration;
-// expandable arguments and result (pretty JSON, previewed with "Show all"), each copyable.
+// A tool call, inline where it ran: name, one-line argument summary, live status and duration; collapsed, a
+// failed call's first error line or a running call's last output line; expandable arguments and result (pretty
+// JSON, previewed with "Show all"), each copyable — a write's or an edit's text as the file's lines or a diff.
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { formatDuration, formatInt } from '../lib/format'
-import { argsSummary, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
+import { argsSummary, firstLine, lastLine, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
+import { useThrottled } from '../lib/use-throttled'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconChevron, IconShield, IconTool } from './icons'
+import { EditDiff, fileChangeOf, WrittenFile } from './ToolFileView'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
   running: 'Running…',
@@ -40,6 +43,15 @@ function approvalRecord(item: ToolItem, reason: NotRun | undefined): string | un
   if (reason === 'approval-timeout') return 'Nobody answered the approval in time — the command was not run'
   if (a?.decision === 'deny' && reason === 'stopped') return 'The run was stopped while the approval waited'
   return undefined
+}
+
+/** How often at most a collapsed running card's last output line changes. */
+const LIVE_LINE_MS = 250
+
+/** The arguments without the texts a file view shows (write's content, edit's oldText/newText). */
+function otherArgs(args: unknown): unknown {
+  const { content: _c, oldText: _o, newText: _n, ...rest } = args as Record<string, unknown>
+  return rest
 }
 
 function useNow(active: boolean, everyMs = 500) {
@@ -106,6 +118,12 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
   const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
   const summary = argsSummary(item.args)
   const result = item.result !== undefined ? resultText(item.result) : item.partial !== undefined ? resultText(item.partial) : ''
+  const change = open ? fileChangeOf(item.name, item.args) : undefined
+  // collapsed: why it failed (first line of the error), or what a running call printed last — partial output
+  // can arrive per chunk, the line follows it a few times a second at most
+  const failedLine = !open && item.status === 'failed' && !reason && item.result !== undefined ? firstLine(resultText(item.result)) : ''
+  const partial = useThrottled(running && !waiting && !open ? item.partial : undefined, LIVE_LINE_MS)
+  const liveLine = running && !waiting && !open && partial !== undefined ? lastLine(resultText(partial)) : ''
   return (
     <div role="group" aria-label={`Tool ${item.name}`} className={`tool-card tool-${tone}`}>
       <button type="button" className="tool-head" aria-expanded={open} onClick={() => controller.toggleExpanded(item.key)}>
@@ -127,9 +145,24 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
           {record}
         </p>
       )}
+      {failedLine && (
+        <p className="tool-line-peek tool-error-peek">
+          <span className="sr-only">Error: </span>
+          {revealHidden(failedLine)}
+        </p>
+      )}
+      {liveLine && (
+        <p className="tool-line-peek">
+          <span className="sr-only">Latest output: </span>
+          {revealHidden(liveLine)}
+        </p>
+      )}
       {open && (
         <div className="tool-body">
-          <Section title="Arguments" text={prettyJson(item.args)} reveal find={found} />
+          {change?.kind === 'edit' && <EditDiff oldText={change.oldText} newText={change.newText} find={found} />}
+          {change?.kind === 'write' && <WrittenFile content={change.content} find={found} />}
+          {/* the file's text is shown above: the rest (path, flags) stays as arguments */}
+          <Section title="Arguments" text={prettyJson(change ? otherArgs(item.args) : item.args)} reveal find={found} />
           {(item.result !== undefined || item.partial !== undefined) && (
             <Section title={item.result !== undefined ? (item.status === 'failed' && !reason ? 'Error' : 'Result') : 'Output so far'} text={result} find={found} />
           )}
