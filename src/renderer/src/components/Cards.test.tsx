@@ -57,6 +57,13 @@ describe('tool card', () => {
     expect(card).toHaveTextContent('200 ms')
   })
 
+  it('a command approved after a wait shows its own run time, the wait apart', () => {
+    const approval = { decision: 'allow-once' as const, resolvedBy: 'user' as const, askedAt: 1000, resolvedAt: 31_000 }
+    withApp(<ToolCard item={tool({ status: 'done', endedAt: 31_100, approval, result: { content: [{ type: 'text', text: 'hello' }] } })} />)
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    expect(card.querySelector('.tool-duration')).toHaveTextContent(/^100 ms · waited 30\.0 s for approval$/)
+  })
+
   it('hidden and bidi characters in the arguments show as marked tokens (summary and expanded), with a warning', async () => {
     const user = userEvent.setup()
     // U+202E would show "cat /tmp/\u202Etxt.exe" as "cat /tmp/exe.txt"; the U+200B splits a path invisibly

@@ -2,12 +2,13 @@
 // expandable arguments and result (pretty JSON, previewed with "Show all"), each copyable.
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
-import { formatDuration, formatInt } from '../lib/format'
+import { formatInt } from '../lib/format'
 import { argsSummary, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
 import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconChevron, IconShield, IconTool } from './icons'
+import { toolTiming } from './tool-timing'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
   running: 'Running…',
@@ -102,8 +103,8 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
   const record = approvalRecord(item, reason)
   const tone = waiting ? 'approval' : reason === 'denied' ? 'denied' : reason ? 'not-run' : item.status
   const now = useNow(running)
-  const end = item.endedAt ?? (running ? now : undefined)
-  const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
+  const time = toolTiming(item, now)
+  const duration = [time.run, time.waited && `waited ${time.waited} for approval`].filter(Boolean).join(' · ')
   const summary = argsSummary(item.args)
   const result = item.result !== undefined ? resultText(item.result) : item.partial !== undefined ? resultText(item.partial) : ''
   return (
