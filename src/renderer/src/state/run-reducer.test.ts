@@ -414,6 +414,24 @@ describe('approvals', () => {
     early = reduce(early, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'timeout', ts: 3 } })
     expect(tool(early).approval).toEqual({ decision: 'deny', resolvedBy: 'timeout', askedAt: 1, resolvedAt: 3 })
   })
+
+  it('an approval card knows when its tool card carries the answer (then it is not shown twice); without one it stays', () => {
+    const r = runEvents('r1')
+    const request = { id: 'ap1', runId: 'r1', sessionKey: SK, toolCallId: 'c1', command: 'ls', cwd: '/w', createdAt: 1, expiresAt: 2 }
+    const card = (t: Transcript) => t.items.find((i) => i.kind === 'approval') as { onTool?: boolean; decision?: string }
+    let early = reduce(applyAll(emptyTranscript(SK), [r.start()]), { type: 'approval.requested', request })
+    expect(card(early).onTool).toBeUndefined()
+    early = reduce(early, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'allow-once', resolvedBy: 'user', ts: 3 } })
+    expect(card(early)).toMatchObject({ decision: 'allow-once' })
+    expect(card(early).onTool).toBeUndefined() // no tool card yet: this card is where the answer shows
+    early = applyAll(early, [r.tool('c1', 'exec', { command: 'ls' })])
+    expect(card(early).onTool).toBe(true)
+
+    const other = reduce(applyAll(emptyTranscript(SK), [r.start()]), { type: 'approval.requested', request: { ...request, toolCallId: 'elsewhere' } })
+    const answered = reduce(other, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'user', ts: 3 } })
+    expect(card(answered)).toMatchObject({ decision: 'deny' })
+    expect(card(answered).onTool).toBeUndefined()
+  })
 })
 
 // ----------------------------------------------------------------------------------- history + live

@@ -408,6 +408,7 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
     const asked = d.items.find((it): it is ApprovalItem => it.kind === 'approval' && it.request.toolCallId === toolCallId)
     if (asked) item.approval = { decision: asked.decision, resolvedBy: asked.resolvedBy, askedAt: asked.request.createdAt, resolvedAt: asked.resolvedAt }
     d.insertInRun(t.runId, item)
+    if (asked) d.patch<ApprovalItem>(asked.key, { onTool: true })
   }
   if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name, startedAt: ev.ts, timed: true })
   else if (phase === 'update') d.patch<ToolItem>(key, { partial: data.partialResult })
@@ -749,7 +750,7 @@ function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
   const item: Item = { kind: 'approval', key, runId: req.runId, ts: req.createdAt, request: req }
   const toolAt = req.toolCallId ? d.find(toolKey(req.toolCallId)) : -1
   if (toolAt >= 0 && !(d.items[toolAt] as ToolItem).approval?.decision) d.patch<ToolItem>(toolKey(req.toolCallId), { approval: { askedAt: req.createdAt } })
-  if (toolAt >= 0) d.insertAt(toolAt + 1, item)
+  if (toolAt >= 0) d.insertAt(toolAt + 1, { ...item, onTool: true })
   else if (d.runs[req.runId]) d.insertInRun(req.runId, item)
   else {
     ensureRun(d, req.runId, req.createdAt)
@@ -766,7 +767,9 @@ function applyApprovalDecided(d: Draft, id: string, outcome: Pick<ToolApproval, 
   d.patch<ApprovalItem>(key, { ...outcome, resolvedAt })
   const toolCallId = before?.request.toolCallId
   const tool = toolCallId ? d.get<ToolItem>(toolKey(toolCallId)) : undefined
-  if (tool) d.patch<ToolItem>(tool.key, { approval: { askedAt: tool.approval?.askedAt ?? before?.request.createdAt, ...outcome, resolvedAt } })
+  if (!tool) return
+  d.patch<ToolItem>(tool.key, { approval: { askedAt: tool.approval?.askedAt ?? before?.request.createdAt, ...outcome, resolvedAt } })
+  d.patch<ApprovalItem>(key, { onTool: true })
 }
 
 /** A rebuild from history has no approvals in it: tool cards keep the answers already seen. */

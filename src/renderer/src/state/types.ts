@@ -87,6 +87,8 @@ export interface ApprovalItem extends ItemBase {
   decision?: ApprovalDecision
   resolvedBy?: 'user' | 'timeout' | 'abort'
   resolvedAt?: number
+  /** its tool card is in the transcript and carries the answer: once answered, this card is not shown twice */
+  onTool?: boolean
 }
 
 export type RunStatus = 'pending' | 'running' | 'compacting' | 'done' | 'error' | 'stopped'
