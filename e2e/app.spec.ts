@@ -308,9 +308,9 @@ test('Fork through the real runtime: a new session with the conversation so far;
 test('Read-only through the real runtime: the next run offers the model no write tools; a write it calls anyway changes nothing', async ({ page }) => {
   await open(page)
   await newSession(page)
-  const lock = page.getByRole('button', { name: 'Read-only', exact: true })
+  const lock = page.getByRole('switch', { name: 'Read-only', exact: true })
   await lock.click()
-  await expect(lock).toHaveAttribute('aria-pressed', 'true')
+  await expect(lock).toHaveAttribute('aria-checked', 'true')
   await expect(page.getByText('Read-only: no file changes or commands')).toBeVisible()
   env.model.push({ toolCalls: [{ name: 'write', args: { path: 'e2e-made.txt', content: 'x' } }] }, { text: 'I cannot change files here.', chunks: 2 })
   await send(page, 'create a file')
@@ -322,7 +322,7 @@ test('Read-only through the real runtime: the next run offers the model no write
   await shot(page, 'app-read-only')
   // allowed again: the next run gets every tool
   await lock.click()
-  await expect(lock).toHaveAttribute('aria-pressed', 'false')
+  await expect(lock).toHaveAttribute('aria-checked', 'false')
   env.model.push({ text: 'Tools are back.', chunks: 2 })
   await send(page, 'and now?')
   await expect(log(page).getByText('Tools are back.')).toBeVisible()

@@ -124,7 +124,9 @@ test('exec approval: Approve lets the tool run', async ({ page }) => {
   await expect(approval).toContainText('rm -rf build')
   await shot(page, 'stub-approval')
   await approval.getByRole('button', { name: 'Approve' }).click()
-  await expect(approval).toContainText('Approved')
+  // the tool card carries the answer; the answered approval card goes
+  await expect(page.getByRole('group', { name: 'Tool exec' })).toContainText('Approved once')
+  await expect(approval).toHaveCount(0)
   await expect(page.getByRole('group', { name: 'Tool exec' })).toContainText('Done')
   await expect(lastStatus(page)).toHaveText(/^Done/)
 })

@@ -1,9 +1,10 @@
-// Exec approval request: the command, where it runs, and Approve / Deny. Shows the outcome after.
-import { memo, useEffect, useRef, useState } from 'react'
+// Exec approval request: the command, where it runs, and Approve / Deny. Once answered it goes away when its
+// tool card (just above) carries the answer ("Approved once"); without a tool card it shows the outcome.
+import { memo, useEffect, useId, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useController } from '../app-context'
-import { useRefocus } from '../lib/refocus'
-import type { ApprovalItem } from '../state/types'
+import { messageBox, useRefocus } from '../lib/refocus'
+import { toolKey, type ApprovalItem } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconShield } from './icons'
 
@@ -26,7 +27,14 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
   const left = Math.max(0, Math.round((item.request.expiresAt - now) / 1000))
   // the answered card keeps the focus its buttons had (they go): a screen reader reads the outcome there
   const card = useRef<HTMLDivElement>(null)
-  const refocus = useRefocus(pending, () => [card.current])
+  // answered with the tool card showing the answer, the card goes: focus moves to that tool card's header
+  const toolHead = () => {
+    const key = item.request.toolCallId && toolKey(item.request.toolCallId)
+    const row = [...document.querySelectorAll<HTMLElement>('.row[data-key]')].find((r) => r.dataset.key === key)
+    return row?.querySelector<HTMLElement>('.tool-head')
+  }
+  const refocus = useRefocus(pending, () => [card.current, toolHead(), messageBox()])
+  const scopeId = useId()
   const decide = async (d: ApprovalDecision) => {
     refocus()
     setBusy(true)
@@ -43,6 +51,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
         ? 'Cancelled (run stopped)'
         : OUTCOME[item.decision]
     : undefined
+  if (!pending && item.onTool) return null
   return (
     <div ref={card} tabIndex={-1} role="group" aria-label="Approval required" className={`approval-card ${pending ? 'pending' : 'resolved'}`}>
       <div className="approval-head">
@@ -63,8 +72,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
             type="button"
             className="btn"
             disabled={busy}
-            // the runtime allows exactly this command line, in this session only (not the program in general)
-            title="Run this exact command again without asking, in this session"
+            aria-describedby={scopeId}
             onClick={() => void decide('allow-always')}
           >
             Always allow
@@ -72,6 +80,10 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
           <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => void decide('deny')}>
             Deny
           </button>
+          {/* the runtime allows exactly this command line, in this session only (not the program in general) */}
+          <span id={scopeId} className="approval-scope">
+            Always allow: this exact command, in this session only
+          </span>
         </div>
       ) : (
         <div className={`approval-outcome ${item.decision === 'deny' ? 'denied' : 'approved'}`}>{outcome}</div>

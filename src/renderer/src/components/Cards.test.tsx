@@ -57,6 +57,13 @@ describe('tool card', () => {
     expect(card).toHaveTextContent('200 ms')
   })
 
+  it('a command approved after a wait shows its own run time, the wait apart', () => {
+    const approval = { decision: 'allow-once' as const, resolvedBy: 'user' as const, askedAt: 1000, resolvedAt: 31_000 }
+    withApp(<ToolCard item={tool({ status: 'done', endedAt: 31_100, approval, result: { content: [{ type: 'text', text: 'hello' }] } })} />)
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    expect(card.querySelector('.tool-duration')).toHaveTextContent(/^100 ms · waited 30\.0 s for approval$/)
+  })
+
   it('hidden and bidi characters in the arguments show as marked tokens (summary and expanded), with a warning', async () => {
     const user = userEvent.setup()
     // U+202E would show "cat /tmp/\u202Etxt.exe" as "cat /tmp/exe.txt"; the U+200B splits a path invisibly
@@ -126,6 +133,16 @@ describe('approval card', () => {
     rerender(<ApprovalCard item={approval({ decision: 'deny', resolvedBy: 'user' })} sessionKey="agent:main:main" />)
     expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Denied')
     expect(screen.queryByRole('button', { name: 'Approve' })).not.toBeInTheDocument()
+    // with its tool card carrying the answer ("Denied — the command was not run"), the card is not shown twice
+    rerender(<ApprovalCard item={approval({ decision: 'deny', resolvedBy: 'user', onTool: true })} sessionKey="agent:main:main" />)
+    expect(screen.queryByRole('group', { name: 'Approval required' })).not.toBeInTheDocument()
+  })
+
+  it('says what "Always allow" covers in text, not only in a tooltip', () => {
+    withApp(<ApprovalCard item={approval({ onTool: true })} sessionKey="agent:main:main" />)
+    const card = screen.getByRole('group', { name: 'Approval required' })
+    expect(card).toHaveTextContent('Always allow: this exact command, in this session only')
+    expect(within(card).getByRole('button', { name: 'Always allow' })).toHaveAccessibleDescription('Always allow: this exact command, in this session only')
   })
 
   it('invisible and text-direction characters in the command are named, with a warning', () => {
@@ -160,7 +177,9 @@ describe('approval card', () => {
     expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Waiting for approval')
     await user.click(within(card).getByRole('button', { name: 'Approve' }))
     await waitFor(() => expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Done'), LONG)
-    expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('Approved')
+    // the tool card says who decided; the answered approval card is not left under it as a duplicate
+    expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Approved once')
+    expect(screen.queryByRole('group', { name: 'Approval required' })).not.toBeInTheDocument()
     await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
     await act(async () => {})
   })

@@ -351,14 +351,19 @@ describe('slash commands', () => {
 })
 
 describe('read-only', () => {
-  it('the lock makes the session read-only (sessions.patch), says so under the box and in the sidebar, and allows changes again', async () => {
+  it('the switch makes the session read-only (sessions.patch), says so under the box and in the sidebar, and allows changes again', async () => {
     const { bridge } = await renderApp()
     const user = userEvent.setup()
-    const lock = screen.getByRole('button', { name: 'Read-only' })
-    expect(lock).toHaveAttribute('aria-pressed', 'false')
+    const lock = screen.getByRole('switch', { name: 'Read-only' })
+    expect(lock).toHaveAttribute('aria-checked', 'false')
+    // off, it shows the mode in force — not "Read-only", which read as a status while the agent wrote files
+    expect(lock).toHaveTextContent(/^Changes allowed$/)
+    expect(lock.querySelector('svg')).toBeNull()
     expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
     await user.click(lock)
-    await waitFor(() => expect(lock).toHaveAttribute('aria-pressed', 'true'))
+    await waitFor(() => expect(lock).toHaveAttribute('aria-checked', 'true'))
+    expect(lock).toHaveTextContent(/^Read-only$/)
+    expect(lock.querySelector('svg')).not.toBeNull() // the lock only when read-only
     const patch = bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params as { key: string; permissionMode: unknown }
     expect(patch.permissionMode).toBe('read-only')
     expect(screen.getByText(/Read-only: no file changes or commands/)).toBeInTheDocument()
@@ -370,7 +375,8 @@ describe('read-only', () => {
     expect(listed.ok && listed.data.sessions.find((r) => r.key === patch.key)?.permissionMode).toBe('read-only')
 
     await user.click(lock)
-    await waitFor(() => expect(lock).toHaveAttribute('aria-pressed', 'false'))
+    await waitFor(() => expect(lock).toHaveAttribute('aria-checked', 'false'))
+    expect(lock).toHaveTextContent(/^Changes allowed$/)
     expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toMatchObject({ key: patch.key, permissionMode: null })
     expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
     expect(within(nav).queryByRole('img', { name: 'Read-only' })).toBeNull()

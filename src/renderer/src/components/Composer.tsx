@@ -338,10 +338,14 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           <button type="button" className="btn btn-ghost btn-icon composer-attach" aria-label="Attach files" title="Attach files (or paste, or drop them here)" onClick={() => picker.current?.click()}>
             <IconPaperclip />
           </button>
+          {/* A switch whose visible text is the mode in force (a button labelled with the mode it would switch to
+              read as a status while the agent was writing files). Its name stays "Read-only", on or off. */}
           <button
             type="button"
+            role="switch"
+            aria-checked={readOnly}
+            aria-label="Read-only"
             className={`btn btn-ghost btn-sm composer-readonly ${readOnly ? 'is-on' : ''}`}
-            aria-pressed={readOnly}
             disabled={!connected}
             title={
               readOnly
@@ -350,7 +354,14 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
             }
             onClick={() => void controller.setReadOnly(sessionKey, !readOnly)}
           >
-            <IconLock /> Read-only
+            <span className="composer-readonly-track" aria-hidden="true" />
+            {readOnly ? (
+              <>
+                <IconLock /> Read-only
+              </>
+            ) : (
+              'Changes allowed'
+            )}
           </button>
           {running ? (
             <>

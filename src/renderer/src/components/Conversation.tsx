@@ -33,7 +33,7 @@ function estimate(item: Item | undefined): number {
     case 'tool':
       return 52
     case 'approval':
-      return 150
+      return item.decision && item.onTool ? 0 : 150 // answered, its tool card carries the answer: not drawn
     case 'run':
       return 34
     case 'compaction':
@@ -328,6 +328,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 data-index={v.index}
                 data-msg=""
                 data-kind={item.kind}
+                data-key={item.key}
                 ref={virtualizer.measureElement}
                 className={item.key === foundKey ? 'row row-found' : 'row'}
                 data-found={item.key === foundKey || undefined}

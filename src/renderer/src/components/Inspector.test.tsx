@@ -12,6 +12,7 @@ beforeAll(async () => {
   await preloadInspector()
 })
 beforeEach(() => localStorage.clear())
+const NODE_FS: string = 'node:fs'
 
 describe('inspector', () => {
   it('is toggled by the Inspector button and shows the run’s events with filters and raw JSON', async () => {
@@ -110,6 +111,50 @@ describe('run timeline', () => {
       .getAllByRole('listitem')
       .map((li) => li.textContent!.replace(/\s*\(.*|\+.*$/, ''))
     expect(steps).toEqual(['Accepted', 'Started', 'Tool exec', 'First delta', 'Ended'].filter((s) => s !== 'Accepted' || steps[0] === 'Accepted'))
+  })
+
+  it('"Errors only" narrows the timeline to the failed calls too (the others counted); off, its chip is not struck through', async () => {
+    const user = userEvent.setup({ delay: null })
+    const ok = (path: string) => ({ kind: 'tool' as const, name: 'read', args: { path }, result: { content: [{ type: 'text', text: 'x' }] }, durationMs: 20 })
+    await renderApp({
+      tickMs: 5,
+      scripts: [
+        {
+          steps: [
+            ok('a.txt'),
+            { kind: 'tool', name: 'exec', args: { command: 'false' }, result: { content: [{ type: 'text', text: 'exit 1' }] }, isError: true, durationMs: 20 },
+            ok('b.txt'),
+            { kind: 'text', text: 'One call failed.' },
+          ],
+        },
+      ],
+    })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'go{Enter}')
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
+    const toggle = within(panel).getByRole('button', { name: 'Errors only' })
+    // off it reads as a filter not in use, not as "errors hidden" (the stream chips' struck-through off look)
+    const sheet = document.head.appendChild(document.createElement('style'))
+    // the tests load no CSS (and the renderer's types know no node:fs): read the app's sheet from the checkout
+    const fs = (await import(/* @vite-ignore */ NODE_FS)) as { readFileSync: (path: string, enc: 'utf8') => string }
+    sheet.textContent = fs.readFileSync('src/renderer/src/styles.css', 'utf8')
+    expect(getComputedStyle(within(panel).getByRole('button', { name: 'tool' })).textDecoration).toBe('none') // shown stream
+    expect(getComputedStyle(toggle).textDecoration).toBe('none')
+    await user.click(within(panel).getByRole('button', { name: 'tool' }))
+    expect(getComputedStyle(within(panel).getByRole('button', { name: 'tool' })).textDecoration).toMatch(/line-through/) // hidden stream
+    await user.click(within(panel).getByRole('button', { name: 'tool' }))
+    sheet.remove()
+    const tools = () =>
+      within(screen.getByRole('list', { name: /Timeline of run/ }))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent!)
+        .filter((t) => /^Tool|hidden/.test(t))
+    expect(tools().map((t) => t.replace(/\s*\(.*/, ''))).toEqual(['Tool read', 'Tool exec', 'Tool read'])
+    await user.click(toggle)
+    await waitFor(() => expect(tools().map((t) => t.replace(/\s*\(.*/, ''))).toEqual(['Tool exec', '2 tool calls without errors hidden']))
+    await user.click(toggle)
+    await waitFor(() => expect(tools()).toHaveLength(3))
   })
 })
 

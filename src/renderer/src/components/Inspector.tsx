@@ -38,8 +38,11 @@ const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boo
   )
 })
 
-function Timeline({ t }: { t: RunTimeline }) {
+/** `errorsOnly`: the "Errors only" filter — tool calls that did not fail are left out (counted), the run's frame stays. */
+function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
   const base = t.acceptedAt ?? t.startedAt
+  const tools = errorsOnly ? t.tools.filter((tool) => tool.isError) : t.tools
+  const left = t.tools.length - tools.length
   const rel = (ts?: number) => (ts !== undefined && base !== undefined ? `+${formatDuration(ts - base) || '0 ms'}` : '—')
   // in the order things happened (a run that calls a tool first has its first text delta after it);
   // what has not happened yet (no delta so far) comes last, before the end
@@ -47,7 +50,7 @@ function Timeline({ t }: { t: RunTimeline }) {
     ...(t.acceptedAt !== undefined ? [{ key: 'accepted', label: 'Accepted', at: t.acceptedAt }] : []),
     { key: 'started', label: 'Started', at: t.startedAt },
     { key: 'first-delta', label: 'First delta', at: t.firstDeltaAt },
-    ...t.tools.map((tool) => ({
+    ...tools.map((tool) => ({
       key: `tool-${tool.toolCallId}`,
       label: `Tool ${tool.name}${tool.endedAt !== undefined ? ` (${formatDuration(tool.endedAt - tool.startedAt)})` : ' (running)'}`,
       at: tool.startedAt,
@@ -66,6 +69,15 @@ function Timeline({ t }: { t: RunTimeline }) {
           <span className="tl-time">{rel(s.at)}</span>
         </li>
       ))}
+      {left > 0 && (
+        <li className="tl-hidden">
+          <span className="tl-dot" />
+          <span>
+            {left} tool {left === 1 ? 'call' : 'calls'} without errors hidden
+          </span>
+          <span className="tl-time" />
+        </li>
+      )}
       <li className={t.outcome === 'error' ? 'tl-error' : ''}>
         <span className="tl-dot tl-end" />
         <span>{t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
@@ -175,7 +187,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
           <h3>
             Run timeline <span className="muted small mono">{timeline.runId.slice(0, 8)}</span>
           </h3>
-          <Timeline t={timeline} />
+          <Timeline t={timeline} errorsOnly={errorsOnly} />
         </section>
       )}
       <div ref={scrollRef} className="inspector-log" role="list" aria-label="Events">

@@ -55,15 +55,17 @@ describe('focus after an action removes its control', () => {
     expect(screen.getByRole('textbox', { name: 'Message' })).toHaveFocus()
   })
 
-  it('answering an approval from the keyboard leaves focus on the card, which reads the outcome', async () => {
+  it('answering an approval from the keyboard moves focus to its tool card, which carries the outcome', async () => {
     await renderApp()
     const user = userEvent.setup({ delay: null })
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
     const card = await screen.findByRole('group', { name: 'Approval required' }, LONG)
     within(card).getByRole('button', { name: 'Approve' }).focus()
     await user.keyboard('{Enter}')
-    await waitFor(() => expect(card).toHaveTextContent('Approved'))
-    await waitFor(() => expect(card).toHaveFocus())
+    await waitFor(() => expect(card).not.toBeInTheDocument())
+    const tool = screen.getByRole('group', { name: 'Tool exec' })
+    expect(tool).toHaveTextContent('Approved once')
+    await waitFor(() => expect(tool.querySelector('.tool-head')).toHaveFocus())
   })
 
   it('closing the inspector from its Close button gives focus to the header’s Inspector button', async () => {

@@ -3,7 +3,7 @@
 // JSON, previewed with "Show all"), each copyable — a write's or an edit's text as the file's lines or a diff.
 import { memo, useEffect, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
-import { formatDuration, formatInt } from '../lib/format'
+import { formatInt } from '../lib/format'
 import { argsSummary, firstLine, lastLine, MAX_SHOWN_CHARS, notRunFromText, prettyJson, PREVIEW_CHARS, resultText, truncate, type NotRun } from '../../../shared/tool-display'
 import { useThrottled } from '../lib/use-throttled'
 import type { ToolItem } from '../state/types'
@@ -11,6 +11,7 @@ import { CopyButton } from './CopyButton'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconChevron, IconShield, IconTool } from './icons'
 import { EditDiff, fileChangeOf, WrittenFile } from './ToolFileView'
+import { toolTiming } from './tool-timing'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
   running: 'Running…',
@@ -114,8 +115,8 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
   const record = approvalRecord(item, reason)
   const tone = waiting ? 'approval' : reason === 'denied' ? 'denied' : reason ? 'not-run' : item.status
   const now = useNow(running)
-  const end = item.endedAt ?? (running ? now : undefined)
-  const duration = item.startedAt !== undefined && end !== undefined ? formatDuration(end - item.startedAt) : ''
+  const time = toolTiming(item, now)
+  const duration = [time.run, time.waited && `waited ${time.waited} for approval`].filter(Boolean).join(' · ')
   const summary = argsSummary(item.args)
   const result = item.result !== undefined ? resultText(item.result) : item.partial !== undefined ? resultText(item.partial) : ''
   const change = open ? fileChangeOf(item.name, item.args) : undefined

@@ -399,17 +399,38 @@ describe('approvals', () => {
     const tool = (t: Transcript) => t.items.find((i): i is ToolItem => i.kind === 'tool')!
     let t = applyAll(emptyTranscript(SK), [r.start(), r.tool('c1', 'exec', { command: 'rm -rf build' })])
     t = reduce(t, { type: 'approval.requested', request })
-    expect(tool(t).approval).toEqual({})
+    expect(tool(t).approval).toEqual({ askedAt: 1 })
     t = reduce(t, { type: 'local.approvalDecided', id: 'ap1', decision: 'allow-always' })
-    expect(tool(t).approval).toEqual({ decision: 'allow-always', resolvedBy: 'user' })
+    expect(tool(t).approval).toEqual({ decision: 'allow-always', resolvedBy: 'user', askedAt: 1 })
+    // the runtime's answer brings when it was answered (the card shows the wait apart from the run time)
+    t = reduce(t, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'allow-always', resolvedBy: 'user', ts: 30_001 } })
+    expect(tool(t).approval).toEqual({ decision: 'allow-always', resolvedBy: 'user', askedAt: 1, resolvedAt: 30_001 })
 
     const r2 = runEvents('r1')
     let early = applyAll(emptyTranscript(SK), [r2.start()])
     early = reduce(early, { type: 'approval.requested', request })
     early = applyAll(early, [r2.tool('c1', 'exec', { command: 'rm -rf build' })])
-    expect(tool(early).approval).toEqual({ decision: undefined, resolvedBy: undefined })
+    expect(tool(early).approval).toEqual({ askedAt: 1 })
     early = reduce(early, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'timeout', ts: 3 } })
-    expect(tool(early).approval).toEqual({ decision: 'deny', resolvedBy: 'timeout' })
+    expect(tool(early).approval).toEqual({ decision: 'deny', resolvedBy: 'timeout', askedAt: 1, resolvedAt: 3 })
+  })
+
+  it('an approval card knows when its tool card carries the answer (then it is not shown twice); without one it stays', () => {
+    const r = runEvents('r1')
+    const request = { id: 'ap1', runId: 'r1', sessionKey: SK, toolCallId: 'c1', command: 'ls', cwd: '/w', createdAt: 1, expiresAt: 2 }
+    const card = (t: Transcript) => t.items.find((i) => i.kind === 'approval') as { onTool?: boolean; decision?: string }
+    let early = reduce(applyAll(emptyTranscript(SK), [r.start()]), { type: 'approval.requested', request })
+    expect(card(early).onTool).toBeUndefined()
+    early = reduce(early, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'allow-once', resolvedBy: 'user', ts: 3 } })
+    expect(card(early)).toMatchObject({ decision: 'allow-once' })
+    expect(card(early).onTool).toBeUndefined() // no tool card yet: this card is where the answer shows
+    early = applyAll(early, [r.tool('c1', 'exec', { command: 'ls' })])
+    expect(card(early).onTool).toBe(true)
+
+    const other = reduce(applyAll(emptyTranscript(SK), [r.start()]), { type: 'approval.requested', request: { ...request, toolCallId: 'elsewhere' } })
+    const answered = reduce(other, { type: 'approval.resolved', resolved: { id: 'ap1', runId: 'r1', sessionKey: SK, decision: 'deny', resolvedBy: 'user', ts: 3 } })
+    expect(card(answered)).toMatchObject({ decision: 'deny' })
+    expect(card(answered).onTool).toBeUndefined()
   })
 })
 

@@ -406,8 +406,9 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
     }
     // the approval request can arrive before the call's own events (a different event stream)
     const asked = d.items.find((it): it is ApprovalItem => it.kind === 'approval' && it.request.toolCallId === toolCallId)
-    if (asked) item.approval = { decision: asked.decision, resolvedBy: asked.resolvedBy }
+    if (asked) item.approval = { decision: asked.decision, resolvedBy: asked.resolvedBy, askedAt: asked.request.createdAt, resolvedAt: asked.resolvedAt }
     d.insertInRun(t.runId, item)
+    if (asked) d.patch<ApprovalItem>(asked.key, { onTool: true })
   }
   if (phase === 'start') d.patch<ToolItem>(key, { args: data.args, name, startedAt: ev.ts, timed: true })
   else if (phase === 'update') d.patch<ToolItem>(key, { partial: data.partialResult })
@@ -748,8 +749,8 @@ function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
   if (d.find(key) >= 0) return
   const item: Item = { kind: 'approval', key, runId: req.runId, ts: req.createdAt, request: req }
   const toolAt = req.toolCallId ? d.find(toolKey(req.toolCallId)) : -1
-  if (toolAt >= 0 && !(d.items[toolAt] as ToolItem).approval?.decision) d.patch<ToolItem>(toolKey(req.toolCallId), { approval: {} })
-  if (toolAt >= 0) d.insertAt(toolAt + 1, item)
+  if (toolAt >= 0 && !(d.items[toolAt] as ToolItem).approval?.decision) d.patch<ToolItem>(toolKey(req.toolCallId), { approval: { askedAt: req.createdAt } })
+  if (toolAt >= 0) d.insertAt(toolAt + 1, { ...item, onTool: true })
   else if (d.runs[req.runId]) d.insertInRun(req.runId, item)
   else {
     ensureRun(d, req.runId, req.createdAt)
@@ -758,11 +759,17 @@ function applyApprovalRequested(d: Draft, req: ExecApprovalRequest) {
 }
 
 /** The answer goes on the approval card and on its tool card, which keeps it after a reload drops the approval card. */
-function applyApprovalDecided(d: Draft, id: string, outcome: Required<ToolApproval>) {
+function applyApprovalDecided(d: Draft, id: string, outcome: Pick<ToolApproval, 'decision' | 'resolvedBy' | 'resolvedAt'>) {
   const key = approvalKey(id)
-  d.patch(key, outcome)
-  const toolCallId = d.get<ApprovalItem>(key)?.request.toolCallId
-  if (toolCallId && d.find(toolKey(toolCallId)) >= 0) d.patch<ToolItem>(toolKey(toolCallId), { approval: outcome })
+  const before = d.get<ApprovalItem>(key)
+  // the local answer has no runtime time; the runtime's resolved event that follows brings it
+  const resolvedAt = outcome.resolvedAt ?? before?.resolvedAt
+  d.patch<ApprovalItem>(key, { ...outcome, resolvedAt })
+  const toolCallId = before?.request.toolCallId
+  const tool = toolCallId ? d.get<ToolItem>(toolKey(toolCallId)) : undefined
+  if (!tool) return
+  d.patch<ToolItem>(tool.key, { approval: { askedAt: tool.approval?.askedAt ?? before?.request.createdAt, ...outcome, resolvedAt } })
+  d.patch<ApprovalItem>(key, { onTool: true })
 }
 
 /** A rebuild from history has no approvals in it: tool cards keep the answers already seen. */
@@ -1566,7 +1573,7 @@ function applyOne(d: Draft, a: Action) {
     case 'approval.requested':
       return applyApprovalRequested(d, a.request)
     case 'approval.resolved':
-      return applyApprovalDecided(d, a.resolved.id, { decision: a.resolved.decision, resolvedBy: a.resolved.resolvedBy })
+      return applyApprovalDecided(d, a.resolved.id, { decision: a.resolved.decision, resolvedBy: a.resolved.resolvedBy, resolvedAt: a.resolved.ts })
     case 'local.approvalDecided':
       return applyApprovalDecided(d, a.id, { decision: a.decision, resolvedBy: 'user' })
     case 'queue':

@@ -76,6 +76,9 @@ export interface ToolItem extends ItemBase {
 export interface ToolApproval {
   decision?: ApprovalDecision
   resolvedBy?: 'user' | 'timeout' | 'abort'
+  /** when the approval was asked and answered (runtime clock): the card shows the wait apart from the run time */
+  askedAt?: number
+  resolvedAt?: number
 }
 
 export interface ApprovalItem extends ItemBase {
@@ -83,6 +86,9 @@ export interface ApprovalItem extends ItemBase {
   request: ExecApprovalRequest
   decision?: ApprovalDecision
   resolvedBy?: 'user' | 'timeout' | 'abort'
+  resolvedAt?: number
+  /** its tool card is in the transcript and carries the answer: once answered, this card is not shown twice */
+  onTool?: boolean
 }
 
 export type RunStatus = 'pending' | 'running' | 'compacting' | 'done' | 'error' | 'stopped'
