@@ -25,6 +25,6 @@ export default defineConfig({
     root: resolve('src/renderer'),
     resolve: { alias: { '@renderer': resolve('src/renderer/src'), '@shared': resolve('src/shared') } },
     plugins: [react()],
-    build: { minify: true, rollupOptions: { input: resolve('src/renderer/index.html') } },
+    build: { minify: true, modulePreload: { polyfill: false }, rollupOptions: { input: resolve('src/renderer/index.html') } },
   },
 })

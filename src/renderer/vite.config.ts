@@ -16,6 +16,8 @@ export default defineConfig({
     outDir: resolve(root, '../../out/renderer'),
     emptyOutDir: true,
     minify: true,
+    // Chromium has modulepreload: no polyfill in the entry
+    modulePreload: { polyfill: false },
     rollupOptions: { input: resolve(root, 'index.html') },
   },
 })

@@ -13,9 +13,8 @@ import { createBridge, PairingRequiredError } from './bridge'
 import { PairingLive } from './components/PairingLive'
 import { Onboarding } from './components/Onboarding'
 import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
-import { FindBarView, InspectorView, PairingWaitView, SettingsView } from './lazy-views'
+import { FindBarView, InspectorView, PairingWaitView, SettingsView, TokenChangedView } from './lazy-views'
 import { LazyBoundary } from './lib/lazy-view'
-import { TokenChangedScreen } from './components/TokenChanged'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
 import { approvalsOf, isWaiting } from './state/stores'
@@ -206,7 +205,12 @@ export function App() {
     return () => window.removeEventListener('keydown', onKey)
   }, [controller])
 
-  if (tokenChanged) return <TokenChangedScreen detail={connectionError} />
+  if (tokenChanged)
+    return (
+      <LazyBoundary name="Sign-in">
+        <TokenChangedView detail={connectionError} />
+      </LazyBoundary>
+    )
   // browser mode: the gateway no longer knows this browser (its pairing was removed) — wait for approval,
   // then start over with a fresh page (a reload connects as at first)
   if (pairingRequired)

@@ -10,3 +10,7 @@ export const { View: FindBarView, preload: preloadFindBar } = lazyView(() => imp
 export const { View: PairingWaitView } = lazyView(() => import('./components/PairingWait').then((m) => m.PairingWaitScreen))
 export const { View: PairingRequestsView } = lazyView(() => import('./components/PairingPrompt').then((m) => m.PairingRequests))
 export const { View: ModelListView, preload: preloadModelList } = lazyView(() => import('./components/ModelList').then((m) => m.ModelList))
+export const { View: FileChangeLazyView, preload: preloadFileChange } = lazyView(() => import('./components/ToolFileView').then((m) => m.FileChangeView))
+// the gateway's token changed (or was refused) under the page: main.tsx imports it at start
+export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView(() => import('./components/TokenChanged').then((m) => m.TokenChangedScreen))
+export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))

@@ -5,7 +5,6 @@ import { App } from './App'
 import { AppContext } from './app-context'
 import type { Bridge } from '../../shared/bridge'
 import { createBridge, PairingRequiredError, TokenChangedError } from './bridge'
-import { TokenChangedScreen } from './components/TokenChanged'
 import { Controller } from './state/controller'
 import { createAppStores, saveDraftsNow } from './state/stores'
 import { warmUp } from './warm-up'
@@ -17,10 +16,12 @@ async function boot() {
   try {
     bridge = await createBridge()
   } catch (err) {
+    // the token and pairing screens are chunks of their own: what first paint loads stays under 500 kB
+    // (test/renderer-bundle.test.ts)
+    const { TokenChangedScreen } = await import('./components/TokenChanged')
     if (err instanceof TokenChangedError) return root.render(<TokenChangedScreen detail={err.message} reason={err.reason} />)
     if (err instanceof PairingRequiredError) {
-      // this browser is not paired yet: wait for an approval, asking again now and then (a chunk of its own:
-      // what first paint loads stays under 500 kB, test/renderer-bundle.test.ts)
+      // this browser is not paired yet: wait for an approval, asking again now and then
       const { PairingWaitScreen } = await import('./components/PairingWait')
       return root.render(
         <PairingWaitScreen

@@ -1,9 +1,14 @@
 import { act, render, screen } from '@testing-library/react'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { ConnectedFake, renderApp } from '../test-utils'
+import { preloadTokenChanged } from '../lazy-views'
 import { TokenChangedScreen } from './TokenChanged'
 
 beforeEach(() => localStorage.clear())
+// the screen is a chunk of its own in the app; here loaded before, as a running app loads it when it is needed
+beforeAll(async () => {
+  await preloadTokenChanged()
+})
 
 describe('gateway token changed (browser mode)', () => {
   it('says to open the new link instead of reconnecting forever; a reconnect in progress is not that', async () => {

@@ -2,14 +2,20 @@
 // running call's last output line on the collapsed card.
 import { act, render, screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { afterEach, describe, expect, it, vi } from 'vitest'
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { AppContext } from '../app-context'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { Controller } from '../state/controller'
 import { createAppStores } from '../state/stores'
 import type { ToolItem } from '../state/types'
 import { ToolCard } from './ToolCard'
+import { preloadFileChange } from '../lazy-views'
 import { PREVIEW_LINES } from './ToolFileView'
+
+// the file views are a chunk of their own, preloaded while the app is idle (warm-up.tsx); here before the first card
+beforeAll(async () => {
+  await preloadFileChange()
+})
 
 function withApp(ui: React.ReactElement) {
   const stores = createAppStores()

@@ -10,7 +10,9 @@ import type { ToolItem } from '../state/types'
 import { CopyButton } from './CopyButton'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconChevron, IconShield, IconTool } from './icons'
-import { EditDiff, fileChangeOf, WrittenFile } from './ToolFileView'
+import { LazyBoundary } from '../lib/lazy-view'
+import { FileChangeLazyView } from '../lazy-views'
+import { fileChangeOf } from './file-change'
 import { toolTiming } from './tool-timing'
 
 const STATUS_LABEL: Record<ToolItem['status'], string> = {
@@ -160,8 +162,11 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
       )}
       {open && (
         <div className="tool-body">
-          {change?.kind === 'edit' && <EditDiff oldText={change.oldText} newText={change.newText} find={found} />}
-          {change?.kind === 'write' && <WrittenFile content={change.content} find={found} />}
+          {change && (
+            <LazyBoundary name="File change">
+              <FileChangeLazyView change={change} find={found} />
+            </LazyBoundary>
+          )}
           {/* the file's text is shown above: the rest (path, flags) stays as arguments */}
           <Section title="Arguments" text={prettyJson(change ? otherArgs(item.args) : item.args)} reveal find={found} />
           {(item.result !== undefined || item.partial !== undefined) && (

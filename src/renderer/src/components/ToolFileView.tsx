@@ -2,28 +2,18 @@
 // text, a write as the file's text with line numbers (not the escaped JSON of its arguments). Each line is
 // prefixed for screen readers ("removed", "added"), the visual +/− and numbers are hidden from them. Bounded:
 // a preview of lines, "Show all" up to a cap, and the diff itself has a work bound (`src/shared/line-diff.ts`).
+// A chunk of its own (lazy-views.ts), loaded when a card is opened or while idle: what first paint loads stays
+// under 500 kB (test/renderer-bundle.test.ts).
 import { useMemo, useState } from 'react'
 import { diffText, lineDiff, splitLines, type DiffLine } from '../../../shared/line-diff'
 import { formatBytes, formatInt } from '../lib/format'
 import { CopyButton } from './CopyButton'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
+import type { FileChange } from './file-change'
 
 /** Lines shown before "Show all", and the cap after it (keeps one card from freezing the window). */
 export const PREVIEW_LINES = 200
 export const MAX_SHOWN_LINES = 5_000
-
-export type FileChange =
-  { kind: 'edit'; oldText: string; newText: string } | { kind: 'write'; content: string }
-
-/** The file change a call's arguments describe (the runtime's `write` {path, content}, `edit` {path, oldText, newText}). */
-export function fileChangeOf(name: string, args: unknown): FileChange | undefined {
-  if (!args || typeof args !== 'object') return undefined
-  const a = args as Record<string, unknown>
-  if (name === 'edit' && typeof a.oldText === 'string' && typeof a.newText === 'string')
-    return { kind: 'edit', oldText: a.oldText, newText: a.newText }
-  if (name === 'write' && typeof a.content === 'string') return { kind: 'write', content: a.content }
-  return undefined
-}
 
 /** The first line holding the query (case-insensitive), or -1. */
 function firstLineWith(lines: string[], query: string | undefined): number {
@@ -121,5 +111,14 @@ export function WrittenFile({ content, find }: { content: string; find?: string 
       <HiddenCharsWarning text={content} what="file content" />
       {cut && <MoreButton total={lines.length} all={all} onClick={showAll} />}
     </section>
+  )
+}
+
+/** The view of a call's file change, as the lazy chunk's one export (ToolCard renders it when opened). */
+export function FileChangeView({ change, find }: { change: FileChange; find?: string }) {
+  return change.kind === 'edit' ? (
+    <EditDiff oldText={change.oldText} newText={change.newText} find={find} />
+  ) : (
+    <WrittenFile content={change.content} find={find} />
   )
 }

@@ -15,7 +15,10 @@ import { activeRun, reduce, retryableRun, runsWithGaps, type Action } from './ru
 import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState } from './stores'
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
-import { detachedHas, openDetached, OPEN_ROWS, pageLimit, withNewer, withOlder, type DetachedView } from './detached-window'
+import type { DetachedView } from './detached-window'
+
+// a chunk of its own, loaded by the first jump far back (what first paint loads stays under 500 kB)
+const detachedWindows = () => import('./detached-window')
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/session-organisation'
@@ -789,6 +792,8 @@ export class Controller {
    * opened around it (undefined: it is gone, or a later request took over).
    */
   private async locate(sessionKey: string, messageId: string, current: () => boolean): Promise<'shown' | 'live' | DetachedView | undefined> {
+    const { detachedHas, openDetached, OPEN_ROWS } = await detachedWindows()
+    if (!current()) return undefined
     if (detachedHas(this.detachedView(sessionKey), messageId)) return 'shown'
     const live = () => {
       const t = this.stores.runs.getState().transcripts[sessionKey]
@@ -815,6 +820,7 @@ export class Controller {
     if (!edge) return false
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
+      const { pageLimit, withNewer, withOlder } = await detachedWindows()
       const limit = pageLimit()
       const r = await this.bridge.history({ sessionKey, messageId: edge.id, limit, ...PAGE_ROWS })
       if (!r.ok) {
