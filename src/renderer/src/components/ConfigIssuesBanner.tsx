@@ -6,11 +6,11 @@ import { useEffect } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { LazyBoundary } from '../lib/lazy-view'
 import { ConfigIssuesNoticeView } from '../lazy-views'
+import { configIssuesOf } from './Onboarding'
 
 export function ConfigIssuesBanner() {
   const controller = useController()
-  // config.get's view; status reports the same problems (an older runtime may send only that)
-  const any = useAppStore('settings', (s) => !!(s.config?.issues.length || s.status?.configIssues?.length))
+  const any = useAppStore('settings', (s) => configIssuesOf(s).length > 0)
   // a file edited in an editor (broken, or fixed) is seen when the user comes back to the window
   useEffect(() => {
     const onFocus = () => void controller.refreshConfigIssues()

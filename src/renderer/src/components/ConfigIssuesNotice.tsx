@@ -1,13 +1,10 @@
 // The config-problem notice over the conversation (ConfigIssuesBanner.tsx decides when it shows).
 import { useAppStore, useController } from '../app-context'
-import { briefIssues, fileUnreadable } from './Onboarding'
-
-const NO_ISSUES: ReadonlyArray<{ path: string; message: string }> = []
+import { briefIssues, configIssuesOf, fileUnreadable } from './Onboarding'
 
 export function ConfigIssuesNotice() {
   const controller = useController()
-  // config.get's view; status reports the same problems (an older runtime may send only that)
-  const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
+  const issues = useAppStore('settings', configIssuesOf)
   const path = useAppStore('settings', (s) => s.config?.path)
   const unreadable = useAppStore('settings', (s) => fileUnreadable(s.config))
   if (!issues.length) return null

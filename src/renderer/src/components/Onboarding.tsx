@@ -3,6 +3,7 @@
 // dialog's code loads only when the dialog opens.
 import type { Results } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
+import type { SettingsState } from '../state/stores'
 
 /** The file has problems and cannot be read as a config object (a syntax error, no access): no save can fix it. */
 export function fileUnreadable(config: Results['config.get'] | undefined): boolean {
@@ -18,10 +19,13 @@ export function briefIssues(issues: ReadonlyArray<{ path: string; message: strin
 // one instance: a selector returning a new [] each time would re-render forever
 const NO_ISSUES: ReadonlyArray<{ path: string; message: string }> = []
 
+/** The config file's problems as the window shows them (a store selector): config.get's view, else status's (an older runtime may send only that). */
+export const configIssuesOf = (s: SettingsState): ReadonlyArray<{ path: string; message: string }> =>
+  s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)
+
 export function Onboarding() {
   const controller = useController()
-  // config.get's view; status reports the same problems (an older runtime may send only that)
-  const issues = useAppStore('settings', (s) => (s.config?.issues.length ? s.config.issues : (s.status?.configIssues ?? NO_ISSUES)))
+  const issues = useAppStore('settings', configIssuesOf)
   const path = useAppStore('settings', (s) => s.config?.path)
   const unreadable = useAppStore('settings', (s) => fileUnreadable(s.config))
   const brief = briefIssues(issues)
