@@ -75,7 +75,15 @@ describe('gateway run: one gateway per state dir', () => {
   it('two started at the same moment: one serves, the other gives way (exit 1) and leaves gateway.json to it', async () => {
     // both pass the check before their runtimes start; the one whose record replaced a serving one's gives way
     const runs = [runBin(['gateway', 'run', '--port', '0'], env()), runBin(['gateway', 'run', '--port', '0'], env())]
-    const first = await Promise.race(runs.map((r, i) => r.then((x) => ({ ...x, i }))))
+    let timer: NodeJS.Timeout | undefined
+    // bounded: when neither gives way (both serve) the test says so instead of hanging to its timeout
+    const neither = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        for (const r of runs) r.child.kill('SIGKILL')
+        reject(new Error('neither gateway gave way within 60 s: both serve this state dir'))
+      }, 60_000)
+    })
+    const first = await Promise.race([...runs.map((r, i) => r.then((x) => ({ ...x, i }))), neither]).finally(() => clearTimeout(timer))
     try {
       expect(first.code).toBe(1)
       expect(first.stderr).toMatch(/^loopdesk: another gateway \(pid \d+, port \d+\) already serves this state dir/)

@@ -5,15 +5,20 @@ import { fileURLToPath } from 'node:url'
 export const BIN = fileURLToPath(new URL('../../bin/loopdesk.mjs', import.meta.url))
 
 /** One CLI invocation to its end; `env` is added to this process's environment. */
-export function runBin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
+/** Runs the CLI to its end; `.child` is the process (a test can stop it when it never ends). */
+export function runBin(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> & { child: ChildProcess } {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } })
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d) => (stdout += d))
     child.stderr.on('data', (d) => (stderr += d))
     child.on('close', (code) => resolve({ code, stdout, stderr }))
   })
+  return Object.assign(done, { child })
 }
 
 export interface GatewayProcess {

@@ -22,11 +22,16 @@ export function servedMessage(info: GatewayInfo): string {
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port })
+    let settled = false
     const done = (ok: boolean) => {
+      if (settled) return
+      settled = true
       socket.destroy()
       resolve(ok)
     }
-    socket.setTimeout(PROBE_MS, () => done(false))
+    // decided after the poll phase: a connect that completed while this process was stalled past the
+    // timeout (a loaded machine) is seen before the timer's verdict
+    socket.setTimeout(PROBE_MS, () => setImmediate(() => done(false)))
     socket.once('connect', () => done(true))
     socket.once('error', () => done(false))
   })

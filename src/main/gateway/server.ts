@@ -41,7 +41,7 @@ import { REJECTION_LIFTED_EVENT, type PairingEventName } from '../../shared/pair
 import { SessionApprovalFeed } from './session-approvals'
 import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
-import { gatewayDir, gatewayProcessAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, writeGatewayInfo, type GatewayInfo } from './state-files'
+import { claimGatewayInfo, gatewayDir, removeGatewayInfo, storeGatewayToken, type GatewayInfo } from './state-files'
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
 import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
@@ -823,10 +823,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // another live gateway's record this one replaces; put back when this one stops
   let replaced: GatewayInfo | undefined
   if (opts.writeInfo !== false) {
-    const before = readGatewayInfo(opts.stateDir)
-    if (before && before.pid !== process.pid && gatewayProcessAlive(before)) replaced = before
     const pidStart = ownProcessStartTime()
-    writeGatewayInfo(opts.stateDir, {
+    replaced = claimGatewayInfo(opts.stateDir, {
       port,
       pid: process.pid,
       url,

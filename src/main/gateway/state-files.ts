@@ -5,6 +5,7 @@ import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } fro
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive, processStartTime } from '../runtime/sessions/process-info'
+import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -94,15 +95,46 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
 }
 
 /**
+ * Writes this gateway's record and returns the record of another gateway, still running, that it replaces
+ * (two on one state dir: `gateway run` then gives way). Read and write happen under the record lock, so of
+ * two gateways starting at the same moment the second always sees the first.
+ */
+export function claimGatewayInfo(stateDir: string, info: GatewayInfo): GatewayInfo | undefined {
+  ensureDir(gatewayDir(stateDir))
+  return withRecordLock(stateDir, () => {
+    const before = readGatewayInfo(stateDir)
+    writeGatewayInfo(stateDir, info)
+    return before && before.pid !== info.pid && gatewayProcessAlive(before) ? before : undefined
+  })
+}
+
+/**
+ * gateway.json's read-then-write as one step across processes (`gateway.json.lock`, the session stores' lock
+ * kind: a dead holder's is taken over). Held for a read and a write, so a wait is milliseconds; past 3 s it
+ * goes ahead without (a record written late beats a gateway that cannot start).
+ */
+function withRecordLock<T>(stateDir: string, fn: () => T): T {
+  const release = tryAcquireWriteLockSync(infoPath(stateDir), { timeoutMs: 3000, staleMs: 10_000 })
+  try {
+    return fn()
+  } finally {
+    release?.()
+  }
+}
+
+/**
  * Removes gateway.json only if it still describes this process (another gateway may have replaced it). When
  * this gateway had replaced one that still runs (`previous`: two gateways on one state dir), that one's
  * record is put back: the CLI, `status` and `restore`'s in-use check must still find it.
  */
 export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number, previous?: GatewayInfo) {
-  const cur = readGatewayInfo(stateDir)
-  if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
-  if (previous && previous.pid !== pid && gatewayProcessAlive(previous)) writeGatewayInfo(stateDir, previous)
-  else rmSync(infoPath(stateDir), { force: true })
+  if (!readGatewayInfo(stateDir)) return
+  withRecordLock(stateDir, () => {
+    const cur = readGatewayInfo(stateDir)
+    if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
+    if (previous && previous.pid !== pid && gatewayProcessAlive(previous)) writeGatewayInfo(stateDir, previous)
+    else rmSync(infoPath(stateDir), { force: true })
+  })
 }
 
 /** True when a process with this pid exists (the lock holders' probe). */
