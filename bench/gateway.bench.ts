@@ -40,6 +40,18 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (n: number) => n.toFixed(2)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
+/** CPU time (user + system, ms) a process has used so far; undefined where /proc is not there. */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // utime and stime: fields 14 and 15 overall (f[0] is field 3), in clock ticks (100 per second on Linux)
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100
+  } catch {
+    return undefined
+  }
+}
+
 interface HostReply {
   type: 'reply'
   cmd: string
@@ -85,6 +97,10 @@ class HostProcess {
       child.once('exit', (code) => reject(new Error(`gateway host exited (${code})`)))
     })
     return new HostProcess(child, url)
+  }
+
+  get pid(): number {
+    return this.child.pid!
   }
 
   call(msg: Record<string, unknown>): Promise<HostReply> {
@@ -254,10 +270,12 @@ async function main() {
     const clientLoop = monitorEventLoopDelay({ resolution: 1 })
     clientLoop.enable()
     const clientCpu0 = process.cpuUsage()
+    const cpu0 = [cpuMsOf(hostProc.pid), cpuMsOf(server.pid)]
     const t0 = performance.now()
     await pool(RUNS, true)
     const elapsed = performance.now() - t0
     const clientCpu = process.cpuUsage(clientCpu0)
+    const cpu1 = [cpuMsOf(hostProc.pid), cpuMsOf(server.pid)]
     clientLoop.disable()
     const stats = (await hostProc.call({ cmd: 'stats' })) as unknown as HostStats
     ack.sort((a, b) => a - b)
@@ -299,6 +317,11 @@ async function main() {
     }
     console.log(
       `    client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%; ${clientGc.length} GC pauses, longest ${fmt(Math.max(0, ...clientGc.map(([a, b]) => b - a)))} ms)`,
+    )
+    // what each process costs per run: on 2 cores the three compete, and an ack waits for the server's turn
+    const perRun = (i: number) => (cpu0[i] === undefined || cpu1[i] === undefined ? 'n/a' : fmt((cpu1[i]! - cpu0[i]!) / RUNS))
+    console.log(
+      `    CPU per run     client ${fmt((clientCpu.user + clientCpu.system) / 1000 / RUNS)} ms · runtime + gateway ${perRun(0)} ms · model server ${perRun(1)} ms   (10 ms ticks)`,
     )
   }
   const med = (k: keyof (typeof passes)[number]) => median(passes.map((x) => x[k]))

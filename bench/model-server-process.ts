@@ -6,7 +6,7 @@ import readline from 'node:readline'
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
-export async function startModelServerProcess(): Promise<{ url: string; openaiBaseUrl: string; stop(): void }> {
+export async function startModelServerProcess(): Promise<{ url: string; openaiBaseUrl: string; pid: number; stop(): void }> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/model-server-cli.ts')], {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -16,5 +16,5 @@ export async function startModelServerProcess(): Promise<{ url: string; openaiBa
     child.once('exit', (code) => reject(new Error(`model server exited (${code})`)))
   })
   const info = JSON.parse(line) as { url: string; openaiBaseUrl: string }
-  return { url: info.url, openaiBaseUrl: info.openaiBaseUrl, stop: () => child.kill('SIGTERM') }
+  return { url: info.url, openaiBaseUrl: info.openaiBaseUrl, pid: child.pid!, stop: () => child.kill('SIGTERM') }
 }
