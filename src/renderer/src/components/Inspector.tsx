@@ -8,7 +8,6 @@ import { clockTime, formatDuration, formatInt } from '../lib/format'
 import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
 import { isErrorEvent, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
-import { revealToolCard, toolItemOf } from '../state/reveal'
 import { inspectorCovers } from '../layout'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
@@ -28,12 +27,15 @@ function ShowInConversation({ sessionKey, call }: { sessionKey: string; call: { 
   const controller = useController()
   const [missing, setMissing] = useState(false)
   const show = () => {
-    const item = toolItemOf(controller.stores, sessionKey, call.id)
+    // in what the conversation shows: a detached window, else the live transcript
+    const runs = controller.stores.runs.getState()
+    const shown = runs.detached?.[sessionKey]?.transcript ?? runs.transcripts[sessionKey]
+    const item = shown?.items.find((it) => it.kind === 'tool' && it.toolCallId === call.id)
     setMissing(!item)
     if (!item) return
     // a drawer over the conversation would hide the card it shows
     if (inspectorCovers()) controller.setInspectorOpen(false)
-    revealToolCard(controller.stores, sessionKey, item.key)
+    controller.stores.ui.setState({ reveal: { sessionKey, key: item.key, seq: performance.now() } })
   }
   return (
     <>

@@ -3,8 +3,8 @@
 // with it), so they stay one click away in a 30-call reply. Its own chunk (lazy-views.ts): first paint is at budget.
 import { useController } from '../app-context'
 import { argsSummary } from '../../../shared/tool-display'
+import type { AppStores } from '../state/stores'
 import type { ToolGroup as Group } from '../state/tool-groups'
-import { revealToolCard } from '../state/reveal'
 import { revealHidden } from './HiddenChars'
 import { IconChevron, IconTool } from './icons'
 import { attentionOf, countsText, namesText } from './tool-group-summary'
@@ -12,11 +12,16 @@ import { attentionOf, countsText, namesText } from './tool-group-summary'
 /** Listed by name at most; the rest are counted (the first failed one is always "Jump to failed"). */
 const MAX_LISTED = 5
 
+/** The conversation opens the card (its group too), scrolls to it, outlines and focuses it (Conversation.tsx). */
+function revealCard(stores: AppStores, sessionKey: string, key: string) {
+  stores.ui.setState({ reveal: { sessionKey, key, seq: performance.now() } })
+}
+
 export function ToolGroupRow({ group, open, sessionKey }: { group: Group; open: boolean; sessionKey: string }) {
   const controller = useController()
   const attention = attentionOf(group.tools)
   const failed = attention.find((t) => t.status === 'failed')
-  const reveal = (key: string) => revealToolCard(controller.stores, sessionKey, key)
+  const reveal = (key: string) => revealCard(controller.stores, sessionKey, key)
   const counts = countsText(group.tools)
   return (
     <div role="group" aria-label={counts} className={`tool-group${failed ? ' tool-group-failed' : ''}`}>
