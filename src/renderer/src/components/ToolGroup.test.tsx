@@ -1,7 +1,7 @@
 // A reply with many tool calls: one group row, its failed call one click away, the Inspector's link to a card.
 import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { preloadFindBar, preloadInspector, preloadToolGroup } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
 
@@ -12,6 +12,7 @@ beforeAll(async () => {
   await preloadFindBar()
 })
 beforeEach(() => localStorage.clear())
+afterEach(() => vi.unstubAllGlobals())
 
 const steps = Array.from({ length: 10 }, (_, i) => ({
   kind: 'tool' as const,
@@ -79,5 +80,26 @@ describe('tool call groups', () => {
     const card = within(found() as HTMLElement).getByRole('group', { name: 'Tool read' })
     expect(within(card).getByRole('button', { name: /read/ })).toHaveAttribute('aria-expanded', 'true')
     expect(screen.getByRole('button', { name: /10 tool calls/ })).toHaveAttribute('aria-expanded', 'true')
+  })
+
+  it('in a narrow window the Inspector drawer closes to show the card, and a call not loaded is said so', async () => {
+    const { user, controller, stores } = await tenCalls()
+    vi.stubGlobal('matchMedia', (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }))
+    controller.setInspectorOpen(true)
+    const inspector = await screen.findByRole('complementary', { name: 'Inspector' })
+    const links = await within(inspector).findAllByRole('button', { name: 'Show read call in conversation' })
+    // a call whose card is not in what the conversation holds (an older page): nothing to scroll to
+    const t = stores.runs.getState().transcripts['agent:main:main']!
+    const pathOf = (it: (typeof t.items)[number]) => (it.kind === 'tool' ? (it.args as { path: string }).path : undefined)
+    stores.runs.setState({ transcripts: { 'agent:main:main': { ...t, items: t.items.filter((it) => pathOf(it) !== 'file-8.txt') } } })
+    await user.click(links[0])
+    expect(within(inspector).getByRole('status')).toHaveTextContent('Not in the loaded part of the conversation')
+    expect(stores.inspector.getState().open).toBe(true)
+    // one that is: the drawer, which covers the conversation, closes
+    await user.click(links[links.length - 1])
+    await waitFor(() => expect(stores.inspector.getState().open).toBe(false))
+    // the oldest row: the first read call's start
+    const shown = stores.runs.getState().transcripts['agent:main:main']!.items.find((it) => it.key === stores.ui.getState().reveal?.key)
+    expect(shown && pathOf(shown)).toBe('file-1.txt')
   })
 })
