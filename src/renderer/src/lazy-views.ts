@@ -14,3 +14,5 @@ export const { View: FileChangeLazyView, preload: preloadFileChange } = lazyView
 // the gateway's token changed (or was refused) under the page: main.tsx imports it at start
 export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView(() => import('./components/TokenChanged').then((m) => m.TokenChangedScreen))
 export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))
+// a run of many tool calls as one row (components/ToolGroup.tsx)
+export const { View: ToolGroupView, preload: preloadToolGroup } = lazyView(() => import('./components/ToolGroup').then((m) => m.ToolGroupRow))

@@ -3,13 +3,16 @@
 // load when the top is reached; the reading position stays put when they are prepended. After a jump
 // far back it shows a detached window of rows around the message (`state/detached-window.ts`): newer
 // rows load when its bottom is reached, until the live end takes over; "Jump to latest" goes there at once.
+// A run of many tool calls is one row that opens to the cards (`state/tool-groups.ts`).
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
 import type { DetachedView } from '../state/detached-window'
 import type { Item, Transcript } from '../state/types'
-import { showFindHighlight } from '../lib/find-highlight'
+import { groupOf, toolRows, type Row } from '../state/tool-groups'
+import { LazyBoundary } from '../lib/lazy-view'
+import { ToolGroupView } from '../lazy-views'
 import { occurrencesIn, toolCallSearchText } from '../../../shared/message-search'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
@@ -22,9 +25,12 @@ const STICK_PX = 48
 const LOAD_OLDER_PX = 800
 /** how long a search hit stays highlighted after the jump */
 const FOUND_HIGHLIGHT_MS = 2500
+/** the find marks' code, fetched with the first query (a chunk of its own: first paint is at its budget) */
+const findMarks = () => import('../lib/find-highlight')
 
-function estimate(item: Item | undefined): number {
-  if (!item) return 60
+function estimate(row: Row | undefined): number {
+  if (!row?.item) return row ? 44 : 60
+  const item = row.item
   switch (item.kind) {
     case 'user':
       return 56 + Math.ceil(item.text.length / 90) * 22
@@ -109,13 +115,17 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const scrollRef = useRef<HTMLDivElement>(null)
   const listRef = useRef<HTMLDivElement>(null)
   const [atEnd, setAtEnd] = useState(true)
-  const itemsRef = useRef(items)
-  itemsRef.current = items
+  // a group's open state is kept in the ui store beside the cards' (rows remount as they scroll by)
+  const expanded = useAppStore('ui', (s) => s.expanded)
+  const rows = useMemo(() => toolRows(items, (k) => !!expanded[k]), [items, expanded])
+  const reveal = useAppStore('ui', (s) => (s.reveal?.sessionKey === sessionKey ? s.reveal : undefined))
+  const itemsRef = useRef(rows)
+  itemsRef.current = rows
   const detachedRef = useRef(detached)
   detachedRef.current = detached
 
   const virtualizer = useVirtualizer({
-    count: items.length,
+    count: rows.length,
     getScrollElement: () => scrollRef.current,
     estimateSize: (i) => estimate(itemsRef.current[i]),
     getItemKey: (i) => itemsRef.current[i]?.key ?? i,
@@ -200,17 +210,50 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // the current occurrence is marked apart only while the find bar steps through them
   const foundNth = focus?.occurrence !== undefined ? match.nth : undefined
   // a tool card opened to show its match: the marks are set again once its body is there
-  const foundOpen = useAppStore('ui', (s) => (foundKey ? !!s.expanded[foundKey] : false))
+  const foundOpen = foundKey ? !!expanded[foundKey] : false
+  // a match (or a card to show) inside a closed group opens the group, once per landing; its row is there next render
+  const rowOf = (key?: string) => (key ? rows.findIndex((r) => r.item && r.key === key) : -1)
+  const foundRow = rowOf(foundKey)
+  const revealRow = rowOf(reveal?.key)
+  useEffect(() => {
+    for (const key of [foundKey, reveal?.key]) {
+      const g = key && groupOf(rows, key)
+      if (g) controller.setExpanded(g, true)
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [foundKey, focus?.seq, reveal?.seq, controller])
   const landed = useRef(0)
   useEffect(() => {
-    if (!focus || foundIndex < 0 || landed.current === focus.seq) return
-    const index = foundIndex
+    if (!focus || foundRow < 0 || landed.current === focus.seq) return
     landed.current = focus.seq
     opened.current = true
     stick.current = false
     setAtEnd(false)
-    virtualizer.scrollToIndex(index, { align: 'center' })
-  }, [focus, foundIndex, virtualizer])
+    virtualizer.scrollToIndex(foundRow, { align: 'center' })
+  }, [focus, foundRow, virtualizer])
+  // a tool card shown on request (the Inspector, a group's "Jump to failed"): scrolled to, outlined for a while
+  const revealed = useRef(0)
+  useEffect(() => {
+    if (!reveal || revealRow < 0 || revealed.current === reveal.seq) return
+    const seq = (revealed.current = reveal.seq)
+    controller.setExpanded(reveal.key, true)
+    opened.current = true
+    stick.current = false
+    setAtEnd(false)
+    virtualizer.scrollToIndex(revealRow, { align: 'center' })
+    setTimeout(() => controller.stores.ui.getState().reveal?.seq === seq && controller.stores.ui.setState({ reveal: undefined }), FOUND_HIGHLIGHT_MS)
+  }, [reveal, revealRow, virtualizer, controller])
+  // …and its header focused once its row is rendered (the scroll can take a frame or two)
+  const focusedFor = useRef(0)
+  useEffect(() => {
+    if (!reveal || focusedFor.current === reveal.seq) return
+    const row = [...(listRef.current?.children ?? [])].find((el) => (el as HTMLElement).dataset.key === reveal.key)
+    const head = row?.querySelector<HTMLElement>('.tool-head')
+    if (head) {
+      focusedFor.current = reveal.seq
+      head.focus({ preventScroll: true })
+    }
+  })
   const fadeSeq = focus && !focus.persist ? focus.seq : undefined
   useEffect(() => {
     if (fadeSeq === undefined) return
@@ -223,18 +266,23 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const last = virtualItems[virtualItems.length - 1]?.index
   // the find bar's query marked inside the matched row, each time that row is (re)rendered
   const query = focus?.query
+  const marked = useRef(false)
   useEffect(() => {
-    const current = showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
-    // inside a tall row (an opened tool card's output) the current occurrence may be out of view: bring it in
-    const at = current?.startContainer.parentElement
-    if (at && typeof at.scrollIntoView === 'function' && foundOpen) at.scrollIntoView({ block: 'nearest' })
+    if (!query && !marked.current) return
+    marked.current = !!query
+    let live = true
+    void findMarks().then(({ showFindHighlight }) => {
+      if (!live) return // a newer render's marks replace these
+      const current = showFindHighlight(foundKey ? listRef.current?.querySelector('[data-found]') : undefined, query, foundNth)
+      // inside a tall row (an opened tool card's output) the current occurrence may be out of view: bring it in
+      const at = current?.startContainer.parentElement
+      if (at && typeof at.scrollIntoView === 'function' && foundOpen) at.scrollIntoView({ block: 'nearest' })
+    })
+    return () => {
+      live = false
+    }
   }, [foundKey, query, foundNth, foundOpen, first, last])
-  useEffect(
-    () => () => {
-      showFindHighlight(undefined, undefined)
-    },
-    [],
-  )
+  useEffect(() => () => void (marked.current && findMarks().then((m) => m.showFindHighlight(undefined, undefined))), [])
   // Older history loads when the user reaches the top (the first item is rendered and the view is
   // near it: right after opening, the range can still include item 0 before the jump to the end).
   useEffect(() => {
@@ -245,10 +293,10 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   // range can still be where the live end was)
   useEffect(() => {
     const el = scrollRef.current
-    if (!detached || loading || last !== items.length - 1 || !el) return
+    if (!detached || loading || last !== rows.length - 1 || !el) return
     if (focus && landed.current !== focus.seq) return
     if (el.scrollHeight - el.scrollTop - el.clientHeight < LOAD_OLDER_PX) void controller.loadNewer(sessionKey)
-  }, [detached, last, items.length, loading, focus, controller, sessionKey])
+  }, [detached, last, rows.length, loading, focus, controller, sessionKey])
   // back at the live end (paged down to it, or "Jump to latest"): follow it again when the view is at the bottom
   const wasDetached = useRef(detached)
   const jumpedFromWindow = useRef(false)
@@ -320,20 +368,26 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           className="conversation-list"
         >
           {virtualItems.map((v) => {
-            const item = items[v.index]
-            if (!item) return null
+            const { key, item, group } = rows[v.index] ?? {}
+            if (!key) return null
             return (
               <div
                 key={v.key}
                 data-index={v.index}
                 data-msg=""
-                data-kind={item.kind}
-                data-key={item.key}
+                data-kind={item?.kind ?? 'tool-group'}
+                data-key={key}
                 ref={virtualizer.measureElement}
-                className={item.key === foundKey ? 'row row-found' : 'row'}
-                data-found={item.key === foundKey || undefined}
+                className={`row${key === foundKey || key === reveal?.key ? ' row-found' : ''}${item && group ? ' row-in-group' : ''}`}
+                data-found={key === foundKey || undefined}
               >
-                <ItemView item={item} sessionKey={sessionKey} found={item.key === foundKey ? (focus?.query ?? '') : undefined} />
+                {item ? (
+                  <ItemView item={item} sessionKey={sessionKey} found={key === foundKey ? (focus?.query ?? '') : undefined} />
+                ) : (
+                  <LazyBoundary name="tool calls">
+                    <ToolGroupView group={group!} open={!!expanded[key]} sessionKey={sessionKey} />
+                  </LazyBoundary>
+                )}
               </div>
             )
           })}
@@ -344,7 +398,7 @@ export function Conversation({ sessionKey, initialRect }: Props) {
           {loading ? 'Loading earlier messages…' : 'Scroll up for earlier messages'}
         </div>
       )}
-      {detached && virtualItems[virtualItems.length - 1]?.index === items.length - 1 && (
+      {detached && last === rows.length - 1 && (
         <div className="load-newer" role="status">
           {loading ? 'Loading newer messages…' : 'Scroll down for newer messages'}
         </div>

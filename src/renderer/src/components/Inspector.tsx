@@ -2,20 +2,59 @@
 // run, raw JSON per row with copy, and a per-run timeline. Events come from a bounded ring kept
 // outside React; this panel only renders (virtualized) while open.
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { memo, useMemo, useRef } from 'react'
+import { memo, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
-import { EVENTS_PER_SESSION, isErrorEvent, timelines, type LoggedEvent, type RunTimeline } from '../state/event-log'
+import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
+import { isErrorEvent, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
+import { inspectorCovers } from '../layout'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
 
 const STREAMS = ['lifecycle', 'lane', 'assistant', 'thinking', 'reasoning', 'tool', 'compaction', 'chat', 'approval', 'queue', 'session', 'error', 'block'] as const
 const PREVIEW_JSON_CHARS = 20_000
 
-const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boolean; onToggle: () => void }) {
+/** The tool call a tool event is about (its card in the conversation), if any. */
+function toolCallOf(e: LoggedEvent): { id: string; name: string } | undefined {
+  if (e.event.event !== 'agent' || e.stream !== 'tool') return undefined
+  const d = e.event.payload.data as { toolCallId?: unknown; name?: unknown }
+  return typeof d.toolCallId === 'string' && d.toolCallId ? { id: d.toolCallId, name: String(d.name ?? 'tool') } : undefined
+}
+
+/** "Show in conversation": the call's card scrolled to, opened (its group too), outlined and focused. */
+function ShowInConversation({ sessionKey, call }: { sessionKey: string; call: { id: string; name: string } }) {
+  const controller = useController()
+  const [missing, setMissing] = useState(false)
+  const show = () => {
+    // in what the conversation shows: a detached window, else the live transcript
+    const runs = controller.stores.runs.getState()
+    const shown = runs.detached?.[sessionKey]?.transcript ?? runs.transcripts[sessionKey]
+    const item = shown?.items.find((it) => it.kind === 'tool' && it.toolCallId === call.id)
+    setMissing(!item)
+    if (!item) return
+    // a drawer over the conversation would hide the card it shows
+    if (inspectorCovers()) controller.setInspectorOpen(false)
+    controller.stores.ui.setState({ reveal: { sessionKey, key: item.key, seq: performance.now() } })
+  }
+  return (
+    <>
+      <button type="button" className="btn btn-link btn-xs ev-link" aria-label={`Show ${call.name} call in conversation`} onClick={show}>
+        Show in conversation
+      </button>
+      {missing && (
+        <span role="status" className="muted small ev-link-note">
+          Not in the loaded part of the conversation
+        </span>
+      )}
+    </>
+  )
+}
+
+const Row = memo(function Row({ e, open, onToggle, sessionKey }: { e: LoggedEvent; open: boolean; onToggle: () => void; sessionKey: string }) {
   const json = open ? JSON.stringify(e.event, null, 2) : ''
   const seq = e.event.event === 'agent' ? e.event.payload.seq : e.event.event === 'chat' ? e.event.payload.seq : undefined
+  const call = toolCallOf(e)
   return (
     <div className={`ev-row ${open ? 'open' : ''}${isErrorEvent(e) ? ' ev-error' : ''}`}>
       <button type="button" className="ev-head" aria-expanded={open} onClick={onToggle}>
@@ -25,6 +64,7 @@ const Row = memo(function Row({ e, open, onToggle }: { e: LoggedEvent; open: boo
         {seq !== undefined && <span className="ev-seq">#{seq}</span>}
         <span className="ev-summary">{summary(e)}</span>
       </button>
+      {call && <ShowInConversation sessionKey={sessionKey} call={call} />}
       {open && (
         <div className="ev-body">
           <div className="ev-body-head">
@@ -206,7 +246,7 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
                 className="row"
                 style={{ top: v.start }}
               >
-                <Row e={e} open={!!expanded[key]} onToggle={() => controller.toggleExpanded(key)} />
+                <Row e={e} open={!!expanded[key]} onToggle={() => controller.toggleExpanded(key)} sessionKey={sessionKey} />
               </div>
             )
           })}

@@ -127,6 +127,8 @@ export interface UiState {
   expanded: Record<string, boolean>
   /** a request to open the header's model picker (a failed run's "Choose another model", `/model`); seq tells repeats apart */
   modelPicker?: { sessionKey: string; seq: number }
+  /** a tool card to scroll to, open (and its group) and outline briefly: the Inspector's "Show in conversation", a group's "Jump to failed" */
+  reveal?: { sessionKey: string; key: string; seq: number }
 }
 
 /** Remote devices asking to be paired with the gateway (state/pairing.ts keeps it). */

@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest'
+import type { ToolItem } from '../state/types'
+import { attentionOf, countsText, namesText } from './tool-group-summary'
+
+const tool = (name: string, status: ToolItem['status'] = 'done', id = name + status + Math.random()): ToolItem => ({ kind: 'tool', key: id, runId: 'r', ts: 1, toolCallId: id, name, args: {}, status })
+
+describe('tool group summary', () => {
+  it('counts the calls, the failed and the running ones', () => {
+    const tools = [...Array.from({ length: 9 }, () => tool('exec')), tool('read', 'failed'), tool('read', 'failed'), tool('write', 'running')]
+    expect(countsText(tools)).toBe('12 tool calls · 2 failed · 1 running')
+    expect(countsText([tool('a'), tool('b'), tool('c'), tool('d')])).toBe('4 tool calls')
+    expect(attentionOf(tools).map((t) => `${t.name} ${t.status}`)).toEqual(['read failed', 'read failed', 'write running'])
+  })
+
+  it('names the tools, most used first, the rest counted', () => {
+    const tools = [tool('read'), tool('exec'), tool('exec'), tool('exec'), tool('read'), tool('write')]
+    expect(namesText(tools)).toBe('exec ×3, read ×2, write')
+    expect(namesText([tool('a'), tool('b'), tool('c'), tool('d'), tool('e'), tool('f')], 4)).toBe('a, b, c, d, +2 more')
+  })
+})

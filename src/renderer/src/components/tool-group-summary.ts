@@ -1,0 +1,25 @@
+// What a collapsed tool group's row says: how many calls, how many failed or still run, the tools used.
+import type { ToolItem } from '../state/types'
+
+/** The calls a collapsed group keeps reachable: failed ones and those still running, in order. */
+export function attentionOf(tools: readonly ToolItem[]): ToolItem[] {
+  return tools.filter((t) => t.status === 'failed' || t.status === 'running')
+}
+
+/** "12 tool calls · 2 failed · 1 running" */
+export function countsText(tools: readonly ToolItem[]): string {
+  const n = (s: ToolItem['status']) => tools.filter((t) => t.status === s).length
+  const parts = [`${tools.length} tool calls`]
+  for (const [s, label] of [['failed', 'failed'], ['interrupted', 'interrupted'], ['running', 'running']] as const) if (n(s)) parts.push(`${n(s)} ${label}`)
+  return parts.join(' · ')
+}
+
+/** "exec ×8, read ×3, write" — most used first, at most `max` names then "+N more". */
+export function namesText(tools: readonly ToolItem[], max = 4): string {
+  const counts = new Map<string, number>()
+  for (const t of tools) counts.set(t.name, (counts.get(t.name) ?? 0) + 1)
+  const sorted = [...counts].sort((a, b) => b[1] - a[1])
+  const shown = sorted.slice(0, max).map(([name, c]) => (c > 1 ? `${name} ×${c}` : name))
+  if (sorted.length > max) shown.push(`+${sorted.length - max} more`)
+  return shown.join(', ')
+}
