@@ -377,8 +377,10 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const parentEntry = requireEntry(core, key, agentId)
       const parentRow = toSessionRow(key, parentEntry, agentId)
       await addDerivedTitle(core, parentRow) // named as the window names it: "<its title> (fork)"
+      // numbered past the names the agent's sessions have ("(fork 2)"): a second Regenerate is told apart
+      const taken = core.store(agentId).list().flatMap(([, e]) => [e.label, e.displayName].filter((n): n is string => !!n))
       const made = await create(
-        { parentSessionKey: key, fork: true, agentId, displayName: forkTitle(sessionTitle(parentRow)).slice(0, 500) },
+        { parentSessionKey: key, fork: true, agentId, displayName: forkTitle(sessionTitle(parentRow), taken) },
         ctx,
         { beforeEntryId: p.entryId },
       )

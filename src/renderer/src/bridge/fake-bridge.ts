@@ -1005,7 +1005,10 @@ export class FakeBridge implements Bridge {
     const row: SessionRow = {
       ...this.newRow(key),
       spawnedBy: parent.row.key,
-      displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })),
+      displayName: forkTitle(
+        sessionTitle({ ...parent.row, ...derivedTitleOf(parent) }),
+        [...this.sessions.values()].flatMap((x) => [x.row.label, x.row.displayName].filter((n): n is string => !!n)),
+      ),
       forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId, entryId: params.entryId },
       forkedFromParent: true,
     }
