@@ -8,7 +8,7 @@ import { startGateway, type GatewayHandle } from './server'
 import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { MODEL_SILENCE_CAP } from '../../shared/events'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startModelServer, type ModelServer, type ReplyTurn } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { until } from '../../../test/fixtures/until'
 
@@ -88,4 +88,23 @@ describe('a silent model server over the gateway', () => {
     expect(final.result.meta.error.message).toMatch(/^The model server \(mockant\) stopped sending: no data for 0\.8 s in the middle of its reply\./)
     await c.close()
   })
+
+  // the stream opened (the model's message began) and then nothing: stuck, though no text came — on either API
+  const opened: Array<[string, string, ReplyTurn]> = [
+    ['Anthropic: after message_start', 'mockant/c1', { textChunks: ['never sent'], stallAfterChunks: 1 }],
+    ['OpenAI: after the role-only first chunk', 'mock/m1', { textChunks: ['never sent'], openWithRole: true, stallAfterChunks: 1, firstDelayMs: 0 }],
+  ]
+  for (const [api, model, turn] of opened) {
+    it(`${api}: the idle timeout applies (the notice says since the reply); the stall fails the run`, async () => {
+      const c = await connect(['tool-events', MODEL_SILENCE_CAP])
+      const events: EventFrameIn[] = []
+      c.onEvent((e) => events.push(e))
+      const runId = `ms-open-${model.split('/')[0]}`
+      server.push(turn)
+      const final = await c.request('agent', { sessionKey: runId, message: 'OPENED', model, idempotencyKey: runId }, { expectFinal: true })
+      expect(silenceOf(events, runId)[0]?.data).toMatchObject({ phase: 'silent', since: 'reply', idleTimeoutMs: 800 })
+      expect(final.result.meta.error.message).toMatch(/stopped sending: no data for 0\.8 s/)
+      await c.close()
+    })
+  }
 })

@@ -45,6 +45,7 @@ import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { RetryWatch } from './retry-notice'
 import { ModelStalledError, SilenceWatch } from './model-silence'
+import { opensReply } from './reply-opened'
 import { estimateSent, isOllama, truncationNotice } from './ollama-truncation'
 import { modelSwitchOf, type ModelSwitch } from './model-switch'
 import { TurnPacer } from './turn-pacer'
@@ -230,6 +231,11 @@ export class EmbeddedRunner {
       beforeProcessing: () => {
         watch.alive()
         return this.turns.turnIfBusy()
+      },
+      // the model's message opened (Anthropic's message_start, OpenAI's first chunk with a choice): the reply is
+      // under way, so silence past the idle timeout fails it from here on, not only after a token of text
+      onEvents: (text, dialect) => {
+        if (!watch.replying && opensReply(text, dialect)) watch.token()
       },
     })
   }
