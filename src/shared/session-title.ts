@@ -60,16 +60,7 @@ export function sessionTitle(row: { label?: string; displayName?: string; derive
   return row.label || row.displayName || row.derivedTitle || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
 }
 
-/**
- * The name a fork of a session gets (window and CLI), within sessions.create's 500 characters for it:
- * "<title> (fork)", or "(fork 2)", "(fork 3)", … when `taken` (the names sessions have now) holds it already,
- * so regenerating twice does not make two sessions of the same name.
- */
-export function forkTitle(title: string, taken: Iterable<string> = []): string {
-  const names = new Set(taken)
-  const base = title.slice(0, 480) // room for the suffix, so a long title keeps its number
-  for (let n = 1; ; n++) {
-    const name = `${base} (fork${n > 1 ? ` ${n}` : ''})`
-    if (!names.has(name)) return name
-  }
+/** The name a fork of a session gets (window and CLI), within sessions.create's 500 characters for it. */
+export function forkTitle(title: string): string {
+  return `${title} (fork)`.slice(0, 500)
 }
