@@ -43,8 +43,6 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | '
  * the paragraph's start or end in a text field (the message box), so there it is Cmd+Option+↓ / ↑: no text key
  * of macOS, and no browser's (Cmd+Option+←/→ switch tabs, the vertical arrows do nothing), as Xcode steps files.
  */
-export const sessionStepKeys = (mac = isMac()) => (mac ? '⌘⌥↓ / ⌘⌥↑' : 'Alt+↓ / Alt+↑')
-
 /** +1 / -1 for the next / previous session shortcut, if this key press is one. */
 export function sessionStepOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>, mac = isMac()): 1 | -1 | undefined {
   if (!e.altKey || e.ctrlKey || e.metaKey !== mac || e.shiftKey) return undefined
