@@ -308,7 +308,7 @@ test('Fork through the real runtime: a new session with the conversation so far;
 test('Read-only through the real runtime: the next run offers the model no write tools; a write it calls anyway changes nothing', async ({ page }) => {
   await open(page)
   await newSession(page)
-  const lock = page.getByRole('switch', { name: 'Read-only', exact: true })
+  const lock = page.getByRole('switch', { name: /read-only/i }) // "Changes allowed (read-only off)" / "Read-only"
   await lock.click()
   await expect(lock).toHaveAttribute('aria-checked', 'true')
   await expect(page.getByText('Read-only: no file changes or commands')).toBeVisible()

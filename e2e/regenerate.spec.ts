@@ -69,7 +69,7 @@ test('Regenerate and Edit send again in a new session forked before the message;
   await expect(editor).toHaveValue('Name a colour')
   await editor.fill('Name a planet')
   await editor.press('Enter')
-  await expect(title(page)).toHaveText('Name a colour (fork)', { timeout: 10_000 })
+  await expect(title(page)).toHaveText('Name a colour (fork 2)', { timeout: 10_000 }) // the Regenerate above made "(fork)"
   await expect(log.getByText(/^Reply \d+ to Name a planet\.$/)).toBeVisible({ timeout: 10_000 })
   await expect(log).not.toContainText('Name a fruit')
   expect(env.model.requests.at(-1)!.body?.messages.filter((m: { role: string }) => m.role === 'user')).toHaveLength(1)

@@ -8,7 +8,7 @@ import { startGateway, type GatewayHandle } from './server'
 import { connectGateway, type EventFrameIn } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { MODEL_SILENCE_CAP } from '../../shared/events'
-import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startModelServer, type ModelServer, type ReplyTurn } from '../../../test/fixtures/model-server'
 import { startTestRuntime, testConfig, type TestRuntime } from '../../../test/fixtures/test-runtime'
 import { until } from '../../../test/fixtures/until'
 
@@ -88,4 +88,55 @@ describe('a silent model server over the gateway', () => {
     expect(final.result.meta.error.message).toMatch(/^The model server \(mockant\) stopped sending: no data for 0\.8 s in the middle of its reply\./)
     await c.close()
   })
+
+  // a content block began (here an empty tool call whose arguments never come) and then nothing: stuck, though
+  // no text came — on either API
+  const began: Array<[string, string, ReplyTurn]> = [
+    ['Anthropic: after a content block began', 'mockant/c1', { textChunks: ['never sent'], stallAfterChunks: 2 }],
+    [
+      'OpenAI: after a tool call began',
+      'mock/m1',
+      { toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }], openWithRole: true, stallAfterChunks: 2, firstDelayMs: 0 },
+    ],
+  ]
+  for (const [api, model, turn] of began) {
+    it(`${api}: the idle timeout applies (the notice says since the reply); the stall fails the run`, async () => {
+      const c = await connect(['tool-events', MODEL_SILENCE_CAP])
+      const events: EventFrameIn[] = []
+      c.onEvent((e) => events.push(e))
+      const runId = `ms-open-${model.split('/')[0]}`
+      server.push(turn)
+      const final = await c.request('agent', { sessionKey: runId, message: 'OPENED', model, idempotencyKey: runId }, { expectFinal: true })
+      expect(silenceOf(events, runId)[0]?.data).toMatchObject({ phase: 'silent', since: 'reply', idleTimeoutMs: 800 })
+      expect(final.result.meta.error.message).toMatch(/stopped sending: no data for 0\.8 s/)
+      await c.close()
+    })
+  }
+
+  // only the envelope came (Anthropic's message_start, OpenAI's role-only chunk — both sent before a reasoning
+  // model's silent thinking): still "no response yet", only noticed, never failed for it
+  const enveloped: Array<[string, string, ReplyTurn]> = [
+    ['Anthropic: after message_start', 'mockant/c1', { textChunks: ['never sent'], stallAfterChunks: 1 }],
+    ['OpenAI: after the role-only first chunk', 'mock/m1', { textChunks: ['never sent'], openWithRole: true, stallAfterChunks: 1, firstDelayMs: 0 }],
+  ]
+  for (const [api, model, turn] of enveloped) {
+    it(`${api}: only the notice (since the request); past the idle timeout the run still runs until stopped`, async () => {
+      const c = await connect(['tool-events', MODEL_SILENCE_CAP])
+      const events: EventFrameIn[] = []
+      c.onEvent((e) => events.push(e))
+      const runId = `ms-env-${model.split('/')[0]}`
+      server.push(turn)
+      await c.request('agent', { sessionKey: runId, message: 'ENVELOPE', model, idempotencyKey: runId })
+      await until(() => silenceOf(events, runId).length > 0, 5000)
+      expect(silenceOf(events, runId)[0]?.data).toMatchObject({ phase: 'silent', since: 'request' })
+      await new Promise((r) => setTimeout(r, 1200))
+      await expect(c.request('agent.wait', { runId, timeoutMs: 10 })).resolves.toMatchObject({ status: 'timeout' })
+      await c.request('chat.abort', { sessionKey: runId })
+      const p = (e: EventFrameIn) => e.payload as AgentPayload
+      await until(() => events.some((e) => e.event === 'agent' && p(e).runId === runId && p(e).stream === 'lifecycle' && p(e).data.phase === 'end'), 5000)
+      // Stop ended it, not an idle-timeout error
+      expect(events.some((e) => e.event === 'agent' && p(e).runId === runId && p(e).stream === 'lifecycle' && p(e).data.phase === 'error')).toBe(false)
+      await c.close()
+    })
+  }
 })

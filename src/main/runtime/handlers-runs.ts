@@ -42,6 +42,12 @@ const runOf = (req: Parameters<typeof acceptedRunOf>[0]) => {
   return run ? { run } : {}
 }
 
+/**
+ * The session's chosen model as the message is accepted (null: none): its run uses this one, so a model change
+ * (/model, sessions.patch) applies to the messages accepted after it, never to one that waits its turn.
+ */
+const acceptedModel = (core: RuntimeCore, key: string, agentId: string): string | null => core.store(agentId).get(key)?.modelOverride ?? null
+
 function unavailableWhenShuttingDown(core: RuntimeCore): void {
   if (core.isShuttingDown()) throw new ApiError('UNAVAILABLE', 'Loopdesk is shutting down; not accepting new runs', undefined, true)
 }
@@ -109,6 +115,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         const parsed = parseCommand(message)
         const cmd = parsed && (parsed.command === 'new' || parsed.command === 'reset') ? { command: parsed.command, rest: parsed.rest } : undefined
         let saved: SavedAttachment[] = []
+        let sessionModel: string | null
         try {
           // checked inside the session's accept order, so no earlier message can rotate it in between
           checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
@@ -123,7 +130,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
           // attachments and message on disk before the ack: a crash before the run writes the transcript loses neither
           saved = saveAttachments(core.stateDir, decoded)
           message = messageWithAttachments(message, saved)
-          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved), ...runOf({ ...runOpts, attachments: saved }) })
+          sessionModel = acceptedModel(core, target.key, target.agentId)
+          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved), ...runOf({ ...runOpts, sessionModel, attachments: saved }) })
         } catch (err) {
           removeAttachments(saved)
           core.dedupe.delete(cacheKey)
@@ -143,6 +151,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             message,
             acceptedAt,
             ...runOpts,
+            sessionModel,
             ...(saved.length ? { attachments: saved } : {}),
           },
           'agent',
@@ -259,6 +268,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         // attachments and message on disk before the ack (the message may wait in a queue): a crash must not lose them
         const saved = saveAttachments(core.stateDir, decoded)
         message = messageWithAttachments(message, saved)
+        const sessionModel = acceptedModel(core, key, agentId)
         const journal = core.accepted(agentId)
         try {
           journal.accept({
@@ -267,7 +277,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             text: message,
             at: Date.now(),
             ...mediaOf(saved),
-            ...runOf({ thinking, timeoutMs, ...speed, input, attachments: saved }),
+            ...runOf({ thinking, timeoutMs, ...speed, input, sessionModel, attachments: saved }),
           })
         } catch (err) {
           removeAttachments(saved)
@@ -289,6 +299,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
               thinking,
               timeoutMs,
               queueMode: p.queueMode,
+              sessionModel,
               ...speed,
               ...(input ? { input } : {}),
               ...attachments,
@@ -315,6 +326,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
             acceptedAt,
             thinking,
             timeoutMs,
+            sessionModel,
             ...speed,
             ...(input ? { input } : {}),
             ...attachments,

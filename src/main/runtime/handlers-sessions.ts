@@ -23,7 +23,8 @@ import { newSessionId, toSessionRow, Transcript } from './sessions'
 import { forkEntries, lastReplyPreview, userMessageText, writeForkTranscript, type ForkPoint } from './sessions/fork'
 import type { ParamsOf, ResultOf, SessionRow } from '../../shared/methods'
 import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type OrganisationPatch, type SessionOrganisation } from '../../shared/session-organisation'
-import { deriveSessionTitleOf, forkTitle, sessionTitle } from '../../shared/session-title'
+import { deriveSessionTitleOf, sessionTitle } from '../../shared/session-title'
+import { numberedForkTitle } from '../../shared/fork-name'
 import { normalizeQueueMode } from '../../shared/queue-mode'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
@@ -377,8 +378,10 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const parentEntry = requireEntry(core, key, agentId)
       const parentRow = toSessionRow(key, parentEntry, agentId)
       await addDerivedTitle(core, parentRow) // named as the window names it: "<its title> (fork)"
+      // numbered past the names the agent's sessions have ("(fork 2)"): a second Regenerate is told apart
+      const taken = core.store(agentId).list().flatMap(([, e]) => [e.label, e.displayName].filter((n): n is string => !!n))
       const made = await create(
-        { parentSessionKey: key, fork: true, agentId, displayName: forkTitle(sessionTitle(parentRow)).slice(0, 500) },
+        { parentSessionKey: key, fork: true, agentId, displayName: numberedForkTitle(sessionTitle(parentRow), taken) },
         ctx,
         { beforeEntryId: p.entryId },
       )

@@ -73,6 +73,31 @@ describe('/model', () => {
     expect(server.requests.at(-1)!.api).toBe('openai')
   })
 
+  it('a change applies to the messages accepted after it: one queued before it runs on the old model, one after on the new', async () => {
+    const c = await t.call('sessions.create', { label: 'x' })
+    server.script([{ text: 'slow reply', chunks: 10, delayMs: 80 }, { text: 'queued before' }, { text: 'sent after' }, { text: 'agent after' }])
+    const n = server.requests.length
+    await send(c.key, 'go', 'q1')
+    await server.waitForRequests(n + 1)
+    // accepted while q1 runs: it waits its turn, and starts only after the change below
+    expect(await t.call('chat.send', { sessionKey: c.key, message: 'before the change', idempotencyKey: 'q2', queueMode: 'followup' })).toMatchObject({ status: 'queued' })
+    await send(c.key, '/model mockant/c1', 'm5')
+    await t.call('chat.send', { sessionKey: c.key, message: 'after the change', idempotencyKey: 'q3', queueMode: 'followup' })
+    for (const id of ['q1', 'q2', 'q3']) await t.call('agent.wait', { runId: id, timeoutMs: 10_000 })
+    const apis = server.requests.slice(n).map((r) => r.api)
+    expect(apis).toEqual(['openai', 'openai', 'anthropic'])
+    // the header's picker (sessions.patch) is ordered the same way, and so is an `agent` message
+    server.script([{ text: 'slow again', chunks: 10, delayMs: 80 }, { text: 'queued' }, { text: 'after' }])
+    const m = server.requests.length
+    await send(c.key, 'go again', 'q4')
+    await server.waitForRequests(m + 1)
+    await t.call('agent', { sessionKey: c.key, message: 'agent before', idempotencyKey: 'q5' })
+    await t.call('sessions.patch', { key: c.key, model: 'mock/m1' })
+    await t.call('agent', { sessionKey: c.key, message: 'agent after', idempotencyKey: 'q6' })
+    for (const id of ['q4', 'q5', 'q6']) await t.call('agent.wait', { runId: id, timeoutMs: 10_000 })
+    expect(server.requests.slice(m).map((r) => r.api)).toEqual(['anthropic', 'anthropic', 'openai'])
+  })
+
   it('choosing needs admin scope on the gateway (sessions.patch does it); showing does not; agent takes /model as text', () => {
     expect(paramScope('chat.send', { message: '/model mock/m1' })).toMatchObject({ scope: 'operator.admin' })
     expect(paramScope('chat.send', { message: '/model default' })).toMatchObject({ scope: 'operator.admin' })

@@ -59,6 +59,24 @@ describe('sessions.fork', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe(before)
   })
 
+  it('regenerating twice: the second fork is "(fork 2)", not a second "(fork)"; a fork of the fork keeps its own name', async () => {
+    server.script([{ text: 'Paris.' }])
+    await run('agent:main:main', 'Capital of France?', 'n1')
+    const [first] = await userIds('agent:main:main')
+    const names = async () => (await t.call('sessions.list', {})).sessions.map((s) => s.displayName).filter(Boolean)
+    const a = await t.call('sessions.fork', { sessionKey: 'agent:main:main', entryId: first })
+    const b = await t.call('sessions.fork', { sessionKey: 'agent:main:main', entryId: first })
+    const c = await t.call('sessions.fork', { sessionKey: 'agent:main:main', entryId: first })
+    const rows = (await t.call('sessions.list', {})).sessions
+    const nameOf = (key: string) => rows.find((r) => r.key === key)?.displayName
+    expect([nameOf(a.sessionKey), nameOf(b.sessionKey), nameOf(c.sessionKey)]).toEqual([
+      'Capital of France? (fork)',
+      'Capital of France? (fork 2)',
+      'Capital of France? (fork 3)',
+    ])
+    expect(new Set(await names()).size).toBe((await names()).length)
+  })
+
   it('at the first message: an empty session, and its text', async () => {
     server.script([{ text: 'Hi.' }])
     await run('agent:main:main', 'hello there', 'e1')

@@ -13,7 +13,7 @@ import { createBridge, PairingRequiredError } from './bridge'
 import { PairingLive } from './components/PairingLive'
 import { Onboarding } from './components/Onboarding'
 import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
-import { FindBarView, InspectorView, PairingWaitView, SettingsView, TokenChangedView } from './lazy-views'
+import { FindBarView, ForkOriginView, InspectorView, PairingWaitView, SettingsView, TokenChangedView } from './lazy-views'
 import { LazyBoundary } from './lib/lazy-view'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
@@ -24,7 +24,6 @@ import { formatInt } from './lib/format'
 import { useTheme } from './theme'
 import { ariaKeys, keyLabel, sessionStepOf, shortcutOf } from './shortcuts'
 import { steppedSession, visibleSessions } from './components/session-order'
-import { ForkOrigin } from './components/ForkOrigin'
 
 /** Where the inspector is an overlay rather than a column (keep in step with styles.css). */
 
@@ -67,7 +66,11 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
             {' · '}
             {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
             <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
-            <ForkOrigin row={row} />
+            {row.forkSource && (
+              <LazyBoundary name="where it came from">
+                <ForkOriginView row={row} />
+              </LazyBoundary>
+            )}
           </span>
         )}
       </div>
@@ -159,12 +162,12 @@ export function App() {
 
   // Keyboard (shortcuts.ts): Ctrl/Cmd+, settings; Ctrl/Cmd+Shift+I inspector; Ctrl/Cmd+Shift+O new session
   // (Ctrl/Cmd+N is the browser's own new window, which a page cannot take); Ctrl/Cmd+F find in the conversation;
-  // Alt+↓ / Alt+↑ the next / previous session.
+  // Alt+↓ / Alt+↑ (Cmd+Option+↓ / ↑ on a Mac) the next / previous session.
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const step = sessionStepOf(e)
       if (step) {
-        // Alt+↓ / Alt+↑: the next / previous session of the sidebar's list; focus stays where it is (the composer)
+        // the next / previous session of the sidebar's list; focus stays where it is (the composer)
         e.preventDefault()
         if (document.querySelector('[aria-modal="true"]')) return
         const s = controller.stores.sessions.getState()

@@ -13,6 +13,8 @@ export const { View: ModelListView, preload: preloadModelList } = lazyView(() =>
 export const { View: FileChangeLazyView, preload: preloadFileChange } = lazyView(() => import('./components/ToolFileView').then((m) => m.FileChangeView))
 // the gateway's token changed (or was refused) under the page: main.tsx imports it at start
 export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView(() => import('./components/TokenChanged').then((m) => m.TokenChangedScreen))
+// the header's "Branched from …" of a forked session (first paint had no room for it: test/renderer-bundle.test.ts)
+export const { View: ForkOriginView, preload: preloadForkOrigin } = lazyView(() => import('./components/ForkOrigin').then((m) => m.ForkOrigin))
 export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))
 // a run of many tool calls as one row (components/ToolGroup.tsx)
 export const { View: ToolGroupView, preload: preloadToolGroup } = lazyView(() => import('./components/ToolGroup').then((m) => m.ToolGroupRow))

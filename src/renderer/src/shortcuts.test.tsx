@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from './test-utils'
 import { preloadInspector, preloadSettings } from './lazy-views'
-import { shortcutOf } from './shortcuts'
+import { sessionStepOf, shortcutOf } from './shortcuts'
 
 beforeEach(() => localStorage.clear())
 // lazily loaded views: load them first, as the app's idle warm-up does (see narrow-layout.test.tsx)
@@ -30,6 +30,43 @@ describe('shortcutOf', () => {
     expect(shortcutOf({ ...k, shiftKey: false, ctrlKey: true, key: 'o', code: 'KeyO' })).toBeUndefined()
     expect(shortcutOf({ ...k, ctrlKey: true, altKey: true, key: 'O', code: 'KeyO' })).toBeUndefined()
     expect(shortcutOf({ ...k, key: 'O', code: 'KeyO' })).toBeUndefined()
+  })
+})
+
+describe('sessionStepOf', () => {
+  const k = { ctrlKey: false, metaKey: false, altKey: false, shiftKey: false }
+  it('Windows and Linux: Alt+↓ / Alt+↑', () => {
+    expect(sessionStepOf({ ...k, altKey: true, key: 'ArrowDown' }, false)).toBe(1)
+    expect(sessionStepOf({ ...k, altKey: true, key: 'ArrowUp' }, false)).toBe(-1)
+    expect(sessionStepOf({ ...k, altKey: true, metaKey: true, key: 'ArrowDown' }, false)).toBeUndefined()
+  })
+
+  it('a Mac: Cmd+Option+↓ / ↑ — Option+↑/↓ alone stays the text field\'s paragraph move', () => {
+    expect(sessionStepOf({ ...k, altKey: true, metaKey: true, key: 'ArrowDown' }, true)).toBe(1)
+    expect(sessionStepOf({ ...k, altKey: true, metaKey: true, key: 'ArrowUp' }, true)).toBe(-1)
+    expect(sessionStepOf({ ...k, altKey: true, key: 'ArrowDown' }, true)).toBeUndefined()
+    expect(sessionStepOf({ ...k, altKey: true, key: 'ArrowUp' }, true)).toBeUndefined()
+    expect(sessionStepOf({ ...k, metaKey: true, key: 'ArrowDown' }, true)).toBeUndefined() // ⌘↓: the end of the text
+  })
+
+  it('in the window on a Mac, Option+↓ in the message box is left to the text field; Cmd+Option+↓ opens the next session', async () => {
+    const platform = Object.getOwnPropertyDescriptor(navigator, 'platform')
+    Object.defineProperty(navigator, 'platform', { value: 'MacIntel', configurable: true })
+    try {
+      const { controller } = await renderApp()
+      await controller.createSession()
+      await controller.createSession()
+      const before = controller.stores.sessions.getState().selectedKey
+      const option = press({ key: 'ArrowDown', altKey: true })
+      expect(option.defaultPrevented).toBe(false)
+      expect(controller.stores.sessions.getState().selectedKey).toBe(before)
+      const cmdOption = press({ key: 'ArrowDown', altKey: true, metaKey: true })
+      expect(cmdOption.defaultPrevented).toBe(true)
+      await waitFor(() => expect(controller.stores.sessions.getState().selectedKey).not.toBe(before))
+    } finally {
+      if (platform) Object.defineProperty(navigator, 'platform', platform)
+      else delete (navigator as { platform?: string }).platform
+    }
   })
 })
 

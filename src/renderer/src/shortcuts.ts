@@ -37,16 +37,15 @@ export function shortcutOf(e: Pick<KeyboardEvent, 'key' | 'code' | 'ctrlKey' | '
 }
 
 /**
- * Next / previous session in the sidebar's order: Alt+↓ / Alt+↑ (Option on a Mac), as Slack and Discord step
- * through channels. Chromium, Firefox and Electron leave Alt+↑/↓ to the page (Alt+←/→ are Back/Forward; Ctrl+Tab
- * and Ctrl+1–9 are the browser's tab keys, and Cmd+Shift+[ / ] on a Mac). In a text field it replaces the
- * caret's jump to the paragraph's start or end on a Mac.
+ * Next / previous session in the sidebar's order: Alt+↓ / Alt+↑, as Slack and Discord step through channels on
+ * Windows and Linux. Chromium, Firefox and Electron leave Alt+↑/↓ to the page (Alt+←/→ are Back/Forward; Ctrl+Tab
+ * and Ctrl+1–9 are the browser's tab keys, and Cmd+Shift+[ / ] on a Mac). On a Mac Option+↑/↓ moves the caret to
+ * the paragraph's start or end in a text field (the message box), so there it is Cmd+Option+↓ / ↑: no text key
+ * of macOS, and no browser's (Cmd+Option+←/→ switch tabs, the vertical arrows do nothing), as Xcode steps files.
  */
-export const SESSION_STEP_KEYS = { next: 'Alt+ArrowDown', previous: 'Alt+ArrowUp' } as const
-
 /** +1 / -1 for the next / previous session shortcut, if this key press is one. */
-export function sessionStepOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): 1 | -1 | undefined {
-  if (!e.altKey || e.ctrlKey || e.metaKey || e.shiftKey) return undefined
+export function sessionStepOf(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>, mac = isMac()): 1 | -1 | undefined {
+  if (!e.altKey || e.ctrlKey || e.metaKey !== mac || e.shiftKey) return undefined
   return e.key === 'ArrowDown' ? 1 : e.key === 'ArrowUp' ? -1 : undefined
 }
 

@@ -69,6 +69,8 @@ export interface ChatSubmit {
   bootstrapContextMode?: 'lightweight'
   lane?: string
   model?: string
+  /** the session's chosen model when the message was accepted (see RunRequest.sessionModel) */
+  sessionModel?: string | null
 }
 
 export type ChatSubmitResult =
@@ -83,7 +85,7 @@ interface Meta extends AcceptedRun {
 /** What a queued message's run is started with (its first message's, for a collected batch). */
 function metaOf(p: ChatSubmit): Meta {
   const meta: Meta = { runId: p.runId, agentId: p.agentId }
-  for (const k of ['thinking', 'timeoutMs', 'attachments', 'fastMode', 'fastAutoOnSeconds', 'input', 'extraSystemPrompt', 'bootstrapContextMode', 'lane', 'model'] as const) {
+  for (const k of ['thinking', 'timeoutMs', 'attachments', 'fastMode', 'fastAutoOnSeconds', 'input', 'extraSystemPrompt', 'bootstrapContextMode', 'lane', 'model', 'sessionModel'] as const) {
     if (p[k] !== undefined) (meta as unknown as Record<string, unknown>)[k] = p[k]
   }
   return meta
@@ -139,6 +141,7 @@ export class ChatQueueModes {
             ...(m.bootstrapContextMode ? { bootstrapContextMode: m.bootstrapContextMode } : {}),
             ...(m.lane !== undefined ? { lane: m.lane } : {}),
             ...(m.model !== undefined ? { model: m.model } : {}),
+            ...(m.sessionModel !== undefined ? { sessionModel: m.sessionModel } : {}),
             ...(attachments.length ? { attachments } : {}),
           })
         } catch (err) {

@@ -8,10 +8,10 @@ import type { RunInput, RunRequest } from './embedded-runner'
 
 export type AcceptedRun = Pick<
   RunRequest,
-  'thinking' | 'timeoutMs' | 'extraSystemPrompt' | 'bootstrapContextMode' | 'lane' | 'model' | 'attachments' | 'fastMode' | 'fastAutoOnSeconds' | 'input'
+  'thinking' | 'timeoutMs' | 'extraSystemPrompt' | 'bootstrapContextMode' | 'lane' | 'model' | 'sessionModel' | 'attachments' | 'fastMode' | 'fastAutoOnSeconds' | 'input'
 >
 
-const KEYS = ['thinking', 'timeoutMs', 'extraSystemPrompt', 'bootstrapContextMode', 'lane', 'model', 'attachments', 'fastMode', 'fastAutoOnSeconds', 'input'] as const
+const KEYS = ['thinking', 'timeoutMs', 'extraSystemPrompt', 'bootstrapContextMode', 'lane', 'model', 'sessionModel', 'attachments', 'fastMode', 'fastAutoOnSeconds', 'input'] as const
 
 /** The run options of a request worth keeping (undefined ones left out), or undefined when it has none. */
 export function acceptedRunOf(req: AcceptedRun): AcceptedRun | undefined {
@@ -44,6 +44,7 @@ export function parseAcceptedRun(raw: unknown, media: readonly string[] | undefi
   if (raw.bootstrapContextMode === 'lightweight') out.bootstrapContextMode = 'lightweight'
   if (str(raw.lane)) out.lane = raw.lane
   if (str(raw.model)) out.model = raw.model
+  if (raw.sessionModel === null || str(raw.sessionModel)) out.sessionModel = raw.sessionModel
   if (typeof raw.fastMode === 'boolean' || raw.fastMode === 'auto') out.fastMode = raw.fastMode
   if (num(raw.fastAutoOnSeconds)) out.fastAutoOnSeconds = raw.fastAutoOnSeconds
   if (Array.isArray(raw.attachments)) {

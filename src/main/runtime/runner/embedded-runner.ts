@@ -45,6 +45,7 @@ import { recordingFetch, type NetworkFailure } from './network-failure'
 import { sseMergeFetch, wantsSseMerge } from './sse-merge-fetch'
 import { RetryWatch } from './retry-notice'
 import { ModelStalledError, SilenceWatch } from './model-silence'
+import { opensReply } from './reply-opened'
 import { estimateSent, isOllama, truncationNotice } from './ollama-truncation'
 import { modelSwitchOf, type ModelSwitch } from './model-switch'
 import { TurnPacer } from './turn-pacer'
@@ -73,6 +74,12 @@ export interface RunRequest {
   lane?: string
   /** "<provider>/<model>" override */
   model?: string
+  /**
+   * the session's chosen model (`modelOverride`; null: none) when the message was accepted: the run uses it, not
+   * the row's choice when it starts, so a /model or sessions.patch {model} applies to the messages accepted after
+   * it — one that waited its turn keeps the model it was sent under. Undefined: the row's choice at the start.
+   */
+  sessionModel?: string | null
   /** external cancellation (chat.abort, /stop, shutdown) */
   signal?: AbortSignal
   /** called when the run leaves the lanes and starts */
@@ -224,6 +231,11 @@ export class EmbeddedRunner {
       beforeProcessing: () => {
         watch.alive()
         return this.turns.turnIfBusy()
+      },
+      // the model's message opened (Anthropic's message_start, OpenAI's first chunk with a choice): the reply is
+      // under way, so silence past the idle timeout fails it from here on, not only after a token of text
+      onEvents: (text, dialect) => {
+        if (!watch.replying && opensReply(text, dialect)) watch.token()
       },
     })
   }
@@ -397,7 +409,8 @@ export class EmbeddedRunner {
       const agentCfg = config.agents.find((a) => a.id === req.agentId)
       const workspaceDir = agentCfg?.workspace ?? config.defaults.workspace
       const models = deps.models()
-      resolved = models.resolve(req.model ?? entry!.modelOverride ?? agentCfg?.model ?? config.defaults.model)
+      const chosen = req.sessionModel !== undefined ? (req.sessionModel ?? undefined) : entry!.modelOverride
+      resolved = models.resolve(req.model ?? chosen ?? agentCfg?.model ?? config.defaults.model)
       const authProblem = models.authProblem(resolved.provider)
       if (authProblem) throw new Error(authProblem)
       const known = (ref: string) => {
@@ -409,7 +422,7 @@ export class EmbeddedRunner {
         }
       }
       // the session's last model is gone: it moves to the default, and the run says so (model-switch.ts)
-      switched = modelSwitchOf(entry!, resolved.ref, req.model !== undefined, (p) => models.list().some((m) => m.provider === p), known)
+      switched = modelSwitchOf({ ...entry!, modelOverride: chosen }, resolved.ref, req.model !== undefined, (p) => models.list().some((m) => m.provider === p), known)
       if (switched) {
         console.warn(`[runner] ${req.sessionKey}: ${switched.message}`)
         this.emit(req, 'error', { reason: 'model_changed', ...switched })

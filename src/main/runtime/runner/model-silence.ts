@@ -3,9 +3,10 @@
 // sign of life — the response headers, each network read of the body, each token pi parses — and:
 //  - after `noticeAfterMs` of silence emits Loopdesk's agent stream `silence` {phase: "silent"} (once per
 //    silence; {phase: "resumed"} when data comes again), so the window and `loopdesk agent` can say so;
-//  - once the reply has started (a first token), fails the call after `idleTimeoutMs` of silence (OpenClaw's
-//    `agents.defaults.llm.idleTimeoutSeconds`, 120 s). Before the first token only the notice: a reasoning
-//    model may think for minutes before it sends anything on some APIs, and the run timeout still applies.
+//  - once the reply has started (a first token, or the event that opens the model's message: reply-opened.ts),
+//    fails the call after `idleTimeoutMs` of silence (OpenClaw's `agents.defaults.llm.idleTimeoutSeconds`,
+//    120 s). Before that only the notice: a server may queue the request, or a reasoning model think for
+//    minutes before it opens its message on some APIs, and the run timeout still applies.
 // Timers are armed per deadline, not per chunk: a chunk only stores its time.
 import type { SilenceData } from '../../../shared/events'
 
@@ -36,8 +37,11 @@ export class ModelStalledError extends Error {
 
 export class SilenceWatch {
   private lastAt = 0
-  /** a first token came: the reply is under way (the idle timeout applies) */
-  private replying = false
+  private _replying = false
+  /** a first token (or the message's opening event) came: the reply is under way (the idle timeout applies) */
+  get replying(): boolean {
+    return this._replying
+  }
   private noticed = false
   private active = false
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -53,7 +57,7 @@ export class SilenceWatch {
   start(): void {
     this.end()
     this.active = true
-    this.replying = false
+    this._replying = false
     this.lastAt = this.now()
     this.arm()
   }
@@ -66,12 +70,13 @@ export class SilenceWatch {
     else this.arm()
   }
 
-  /** a token of the reply (text, reasoning, tool-call arguments) */
+  /** the reply is under way: a token of it (text, reasoning, tool-call arguments), or the event that opened the
+   * model's message (reply-opened.ts: Anthropic's `message_start`, OpenAI's first chunk with a choice) */
   token(): void {
     if (!this.active) return
     if (!this.replying) {
       // the idle timeout starts to apply: its deadline may come before the pending one
-      this.replying = true
+      this._replying = true
       clearTimeout(this.timer)
       this.timer = undefined
     }

@@ -57,6 +57,8 @@ export interface SseMergeFetchOptions {
    * stream's processing runs (the runner hands out turns so no I/O phase processes many streams at once)
    */
   beforeProcessing?: () => Promise<void> | undefined
+  /** the decoded text of each read, before merging (the silence watch looks for the reply's opening event) */
+  onEvents?: (text: string, dialect: SseDialect) => void
 }
 
 export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
@@ -65,7 +67,9 @@ export function sseMergeFetch(opts: SseMergeFetchOptions = {}): typeof fetch {
     if (!res.ok || !res.body || !(res.headers.get('content-type') ?? '').includes('text/event-stream')) return res
     const headers = new Headers(res.headers)
     headers.delete('content-length') // the merged body is shorter
-    const body = mergeDeltaEvents(res.body as AsyncIterable<Uint8Array>, opts.beforeProcessing, dialectOf(input))
+    const dialect = dialectOf(input)
+    const onEvents = opts.onEvents && ((text: string) => opts.onEvents!(text, dialect))
+    const body = mergeDeltaEvents(res.body as AsyncIterable<Uint8Array>, opts.beforeProcessing, dialect, onEvents)
     return new StreamResponse({ status: res.status, statusText: res.statusText, headers, url: res.url }, body) as unknown as Response
   }
 }
@@ -75,6 +79,7 @@ export function mergeDeltaEvents(
   body: AsyncIterable<Uint8Array>,
   beforeProcessing?: () => Promise<void> | undefined,
   dialect: SseDialect = 'openai',
+  onEvents?: (text: string) => void,
 ): StreamBody {
   const reads = body[Symbol.asyncIterator]()
   const decoder = new TextDecoder()
@@ -100,6 +105,7 @@ export function mergeDeltaEvents(
       if (!decode) return { done: false, value: r.value }
       const text = carry + decoder.decode(r.value, { stream: true })
       carry = ''
+      onEvents?.(text)
       if (merge && text.includes('\r')) merge = false
       if (!merge) {
         if (text) return { done: false, value: encoder.encode(text) }

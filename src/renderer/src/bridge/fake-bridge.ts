@@ -39,7 +39,8 @@ import { PROVIDER_NAME_PATTERN } from '../../../shared/config-values'
 import { countOccurrences, matchMessageSnippet } from '../../../shared/message-search'
 import { archivedWorkRefusal, deleteRefusal, keptOnReset, patchOrganisation, withOrganisation } from './fake-organisation'
 import { normalizeSessionCategory } from '../../../shared/session-organisation'
-import { deriveSessionTitleOf, forkTitle, sessionTitle } from '../../../shared/session-title'
+import { deriveSessionTitleOf, sessionTitle } from '../../../shared/session-title'
+import { numberedForkTitle } from '../../../shared/fork-name'
 import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { DevicePairRequested } from '../../../shared/events'
 import {
@@ -1005,7 +1006,10 @@ export class FakeBridge implements Bridge {
     const row: SessionRow = {
       ...this.newRow(key),
       spawnedBy: parent.row.key,
-      displayName: forkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) })),
+      displayName: numberedForkTitle(
+        sessionTitle({ ...parent.row, ...derivedTitleOf(parent) }),
+        [...this.sessions.values()].flatMap((x) => [x.row.label, x.row.displayName].filter((n): n is string => !!n)),
+      ),
       forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId, entryId: params.entryId },
       forkedFromParent: true,
     }

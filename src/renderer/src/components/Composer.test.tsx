@@ -354,15 +354,18 @@ describe('read-only', () => {
   it('the switch makes the session read-only (sessions.patch), says so under the box and in the sidebar, and allows changes again', async () => {
     const { bridge } = await renderApp()
     const user = userEvent.setup()
-    const lock = screen.getByRole('switch', { name: 'Read-only' })
+    const lock = screen.getByRole('switch', { name: /read-only/i })
     expect(lock).toHaveAttribute('aria-checked', 'false')
     // off, it shows the mode in force — not "Read-only", which read as a status while the agent wrote files
     expect(lock).toHaveTextContent(/^Changes allowed$/)
+    // Label in Name (WCAG 2.5.3): the name starts with the text shown, and says which switch it is
+    expect(lock).toHaveAccessibleName('Changes allowed (read-only off)')
     expect(lock.querySelector('svg')).toBeNull()
     expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
     await user.click(lock)
     await waitFor(() => expect(lock).toHaveAttribute('aria-checked', 'true'))
     expect(lock).toHaveTextContent(/^Read-only$/)
+    expect(lock).toHaveAccessibleName('Read-only')
     expect(lock.querySelector('svg')).not.toBeNull() // the lock only when read-only
     const patch = bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params as { key: string; permissionMode: unknown }
     expect(patch.permissionMode).toBe('read-only')
@@ -377,6 +380,7 @@ describe('read-only', () => {
     await user.click(lock)
     await waitFor(() => expect(lock).toHaveAttribute('aria-checked', 'false'))
     expect(lock).toHaveTextContent(/^Changes allowed$/)
+    expect(lock).toHaveAccessibleName('Changes allowed (read-only off)')
     expect(bridge.calls.filter((c) => c.name === 'sessionsPatch').at(-1)!.params).toMatchObject({ key: patch.key, permissionMode: null })
     expect(screen.queryByText(/Read-only: no file changes or commands/)).toBeNull()
     expect(within(nav).queryByRole('img', { name: 'Read-only' })).toBeNull()

@@ -339,12 +339,13 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
             <IconPaperclip />
           </button>
           {/* A switch whose visible text is the mode in force (a button labelled with the mode it would switch to
-              read as a status while the agent was writing files). Its name stays "Read-only", on or off. */}
+              read as a status while the agent was writing files). Its name holds that text (WCAG 2.5.3 Label in
+              Name: "click Changes allowed" works by voice) and, off, says which switch it is. */}
           <button
             type="button"
             role="switch"
             aria-checked={readOnly}
-            aria-label="Read-only"
+            aria-label={readOnly ? undefined : 'Changes allowed (read-only off)'}
             className={`btn btn-ghost btn-sm composer-readonly ${readOnly ? 'is-on' : ''}`}
             disabled={!connected}
             title={

@@ -15,6 +15,9 @@ import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
 
+/** the link buttons' class, one string for all of them (first paint's budget: test/renderer-bundle.test.ts) */
+const LINK = 'btn btn-link btn-xs'
+
 export const UserMessage = memo(function UserMessage({ item, sessionKey }: { item: UserItem; sessionKey: string }) {
   const controller = useController()
   const sending = useAppStore('composer', (s) => s.sending)
@@ -47,7 +50,7 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
       </div>
       {entryId && (
         <div className="msg-user-tools">
-          <button type="button" className="btn btn-link btn-xs" title="Edit this message and send it in a new session; this one is kept" onClick={() => setEditing(true)}>
+          <button type="button" className={LINK} title="Edit this message and send it in a new session; this one is kept" onClick={() => setEditing(true)}>
             Edit
           </button>
         </div>
@@ -66,7 +69,7 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
           {!item.files && item.failed?.retryable && (
             <>
               {' '}
-              <button type="button" className="btn btn-link btn-xs" disabled={sending} onClick={() => void controller.resend(sessionKey, item)}>
+              <button type="button" className={LINK} disabled={sending} onClick={() => void controller.resend(sessionKey, item)}>
                 Retry
               </button>
             </>
@@ -259,14 +262,30 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         <span>{runStatusText(item, now, offline)}</span>
       </div>
       {live && !lost && item.silent && !item.stopping && (
-        <button type="button" className="btn btn-link btn-xs" title="Stop waiting for the model" onClick={() => void controller.stop()}>
-          Stop
-        </button>
+        <>
+          <button type="button" className={LINK} title="Stop waiting for the model" onClick={() => void controller.stop()}>
+            Stop
+          </button>
+          {/* Retry's path once the run has stopped (state/stop-and-retry.ts, a chunk of its own: first paint's budget) */}
+          <button
+            type="button"
+            className={LINK}
+            disabled={sending}
+            title="Stop waiting and send the same message again"
+            onClick={() => {
+              // the button goes with the silence: the message box keeps the keyboard, not <body> (as Retry's does)
+              messageBox()?.focus()
+              void import('../state/stop-and-retry').then((m) => m.stopAndRetry(controller, sessionKey, item.runId))
+            }}
+          >
+            Stop and retry
+          </button>
+        </>
       )}
       {canRetry && (
         <button
           type="button"
-          className="btn btn-link btn-xs"
+          className={LINK}
           disabled={sending}
           title="Send the same message again"
           onClick={() => {
@@ -281,11 +300,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
       {canRetry && isUnknownModelError(item.error) && (
         // Settings cannot change a session's model: the header's picker can (and Retry then sends it again)
         <>
-          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openModelPicker(sessionKey)}>
+          <button type="button" className={LINK} onClick={() => controller.openModelPicker(sessionKey)}>
             Choose another model
           </button>
           {override && (
-            <button type="button" className="btn btn-link btn-xs" onClick={() => void controller.setSessionModel(sessionKey, null)}>
+            <button type="button" className={LINK} onClick={() => void controller.setSessionModel(sessionKey, null)}>
               Use default model
             </button>
           )}
@@ -294,7 +313,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
       {regenerate && (
         <button
           type="button"
-          className="btn btn-link btn-xs"
+          className={LINK}
           disabled={sending}
           title="Send the same message again in a new session; this one is kept"
           onClick={() => {
@@ -306,7 +325,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         </button>
       )}
       {item.status === 'error' && isModelSetupError(item.error) && (
-        <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
+        <button type="button" className={LINK} onClick={() => controller.openSettings('models', provider ?? fallback)}>
           Check model setup
         </button>
       )}
@@ -314,7 +333,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         // quiet, and kept under the run: the reply came from another model than the session's earlier ones
         <div role="note" className="run-warning run-model-note">
           <span>{item.modelNote}</span>{' '}
-          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openModelPicker(sessionKey)}>
+          <button type="button" className={LINK} onClick={() => controller.openModelPicker(sessionKey)}>
             Choose another model
           </button>
         </div>
@@ -322,7 +341,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
       {item.warning && (
         <div role="note" className="run-warning">
           <span>{item.warning}</span>{' '}
-          <button type="button" className="btn btn-link btn-xs" onClick={() => controller.openSettings('models', provider ?? fallback)}>
+          <button type="button" className={LINK} onClick={() => controller.openSettings('models', provider ?? fallback)}>
             Open model settings
           </button>
         </div>

@@ -16,7 +16,7 @@ beforeEach(() => localStorage.clear())
 
 describe('Regenerate', () => {
   it('sends the last message again in a new session that opens; the original keeps its reply', async () => {
-    const { bridge, stores } = await renderApp({ scripts: [reply('First answer.'), reply('Second answer.'), reply('Another take.')] })
+    const { bridge, stores } = await renderApp({ scripts: [reply('First answer.'), reply('Second answer.'), reply('Another take.'), reply('A third take.')] })
     const user = userEvent.setup()
     const box = () => screen.getByRole('textbox', { name: 'Message' })
     await user.type(box(), 'Hello{Enter}')
@@ -41,11 +41,19 @@ describe('Regenerate', () => {
     expect(again.ok && again.data.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant'])
     // the header says where the new session came from and leads back to the original, replaced reply and all
     const header = screen.getByRole('banner')
-    expect(header).toHaveTextContent('Branched from')
+    await waitFor(() => expect(header).toHaveTextContent('Branched from')) // a lazy chunk
     await user.click(within(header).getByRole('button', { name: 'Main' }))
     await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe(original))
     await waitFor(() => expect(within(log()).getByText('Second answer.')).toBeInTheDocument(), LONG)
     expect(screen.getByRole('banner')).not.toHaveTextContent('Branched from')
+    // regenerating again: a second fork, told apart by its name
+    await user.click(within(log()).getByRole('button', { name: 'Regenerate' }))
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).not.toBe(original), LONG)
+    const second = stores.sessions.getState().selectedKey!
+    expect(second).not.toBe(forked)
+    const nameOf = (key: string) => stores.sessions.getState().rows.find((r) => r.key === key)?.displayName
+    expect(nameOf(second)).toBe(nameOf(forked)!.replace(/ \(fork\)$/, ' (fork 2)'))
+    await waitFor(() => expect(within(log()).getByText('A third take.')).toBeInTheDocument(), LONG)
   })
 
   it('is offered after Stop too, and not while a run is active', async () => {

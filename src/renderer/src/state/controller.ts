@@ -1133,9 +1133,9 @@ export class Controller {
   /** a sendInFork is under way (a second click must not fork twice) */
   private forking = false
 
-  async retry(sessionKey: string, runId: string): Promise<boolean> {
+  async retry(sessionKey: string, runId: string, stopped?: boolean): Promise<boolean> {
     const t = this.stores.runs.getState().transcripts[sessionKey]
-    if (!t || retryableRun(t) !== runId || this.stores.composer.getState().sending) return false
+    if (!t || retryableRun(t, stopped) !== runId || this.stores.composer.getState().sending) return false
     if (this.stores.sessions.getState().selectedKey !== sessionKey) return false
     const kept = this.lastSent.get(sessionKey)
     const same = kept && kept.runIds.includes(runId) ? kept : undefined

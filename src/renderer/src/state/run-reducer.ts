@@ -1658,14 +1658,15 @@ export function activeRun(t: Transcript): RunItem | undefined {
 /**
  * The failed run a Retry may send again: the session's last turn ended in an error (a model error, a lost
  * connection, …) and nothing runs. Only the last turn: retrying an older one would answer out of order.
+ * `stopped`: a stopped one too (the silence notice's "Stop and retry" stops the run, then retries it).
  */
-export function retryableRun(t: Transcript | undefined): string | undefined {
+export function retryableRun(t: Transcript | undefined, stopped?: boolean): string | undefined {
   if (!t || activeRun(t)) return undefined
   for (let i = t.items.length - 1; i >= 0; i--) {
     const it = t.items[i]
     if (it.kind === 'user' && it.runId === undefined) return undefined // a later message that was not sent
     if (it.kind !== 'run') continue
-    if (it.status !== 'error') return undefined
+    if (it.status !== 'error' && !(stopped && it.status === 'stopped')) return undefined
     return t.items.some((u) => u.kind === 'user' && u.runId === it.runId) ? it.runId : undefined
   }
   return undefined

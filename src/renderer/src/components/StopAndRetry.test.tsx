@@ -1,0 +1,55 @@
+// "Stop and retry" beside the silence notice: the silent run is stopped and, once it has ended, the same message
+// goes again in the same session by Retry's path (new idempotency key, attachments kept) — not only Stop.
+import { screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeEach, describe, expect, it } from 'vitest'
+import type { FakeScript } from '../bridge/fake-bridge'
+import { LONG, renderApp } from '../test-utils'
+
+type SendParams = { sessionKey: string; message: string; idempotencyKey: string }
+const sends = (bridge: { calls: Array<{ name: string; params: unknown }> }) => bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as SendParams)
+const log = () => screen.getByRole('log', { name: 'Conversation' })
+const statuses = () => within(log()).getAllByRole('status').map((s) => s.textContent ?? '')
+const silent: FakeScript = {
+  steps: [{ kind: 'silence', data: { phase: 'silent', since: 'request', silentMs: 20_000, provider: 'mock' } }, { kind: 'untilAborted' }],
+}
+const answers: FakeScript = { steps: [{ kind: 'text', text: 'Here it is.' }] }
+
+beforeEach(() => localStorage.clear())
+
+describe('Stop and retry beside the silence notice', () => {
+  it('stops the silent run, then sends the same message again in the same session; the message box keeps the keyboard', async () => {
+    const { bridge, controller } = await renderApp({ scripts: [silent, answers] })
+    const user = userEvent.setup()
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'Summarise the notes{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^No response from the model \(mock\) for 2\d s/), LONG)
+    const session = controller.stores.sessions.getState().selectedKey
+    await user.click(within(log()).getByRole('button', { name: 'Stop and retry' }))
+    expect(box).toHaveFocus()
+    await waitFor(() => expect(sends(bridge)).toHaveLength(2), LONG)
+    const [first, again] = sends(bridge)
+    expect(again).toMatchObject({ sessionKey: session, message: 'Summarise the notes' })
+    expect(again.idempotencyKey).not.toBe(first.idempotencyKey)
+    expect(bridge.calls.filter((c) => c.name === 'abort')).toHaveLength(1)
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^Done/), LONG)
+    expect(statuses().some((s) => /^Stopped/.test(s))).toBe(true)
+    expect(within(log()).getByText('Here it is.')).toBeInTheDocument()
+    expect(within(log()).queryByRole('button', { name: 'Stop and retry' })).toBeNull()
+    expect(controller.stores.sessions.getState().selectedKey).toBe(session)
+  })
+
+  it('Retry stays for failed turns only: a stopped turn offers Regenerate, not Retry', async () => {
+    const { controller } = await renderApp({ scripts: [silent] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'hello{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^No response/), LONG)
+    await user.click(within(log()).getByRole('button', { name: 'Stop' }))
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^Stopped/), LONG)
+    expect(within(log()).queryByRole('button', { name: 'Retry' })).toBeNull()
+    const key = controller.stores.sessions.getState().selectedKey!
+    const run = controller.stores.runs.getState().transcripts[key].items.findLast((i) => i.kind === 'run')!
+    // Retry's own check, without the stopped-run allowance Stop and retry passes
+    await expect(controller.retry(key, (run as { runId: string }).runId)).resolves.toBe(false)
+  })
+})
