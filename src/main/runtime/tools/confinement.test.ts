@@ -380,6 +380,47 @@ describe('a config file LOOPDESK_CONFIG_PATH keeps outside the state dir, inside
   })
 })
 
+describe("the user's credential locations inside the workspace (a workspace set to the home folder)", () => {
+  // base/ is the home folder and the workspace: ~/.aws, ~/.netrc, ~/.ssh are in it
+  let home: string | undefined
+  beforeEach(() => {
+    home = process.env.HOME
+    process.env.HOME = sb.base
+    mkdirSync(path.join(sb.base, '.aws'))
+    writeFileSync(path.join(sb.base, '.aws', 'credentials'), 'aws_secret_access_key = AWS-SECRET\n')
+    writeFileSync(path.join(sb.base, '.netrc'), 'machine example.com password NETRC-SECRET\n')
+    mkdirSync(path.join(sb.base, '.ssh'))
+    writeFileSync(path.join(sb.base, '.ssh', 'id_ed25519'), 'SSH-SECRET\n')
+  })
+  afterEach(() => {
+    process.env.HOME = home
+  })
+
+  it('read, write, edit and ls refuse them, directly and through a symlink; searches pass over them', async () => {
+    const ctx = makeCtx(sb.base)
+    await expect(run(ctx, 'read', { path: '.aws/credentials' })).rejects.toThrow(/your AWS credentials/)
+    await expect(run(ctx, 'read', { path: '.netrc' })).rejects.toThrow(/netrc/)
+    await expect(run(ctx, 'read', { path: '.ssh/id_ed25519' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'ls', { path: '.ssh' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'write', { path: '.ssh/authorized_keys', content: 'ssh-ed25519 AAAA attacker' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'edit', { path: '.netrc', oldText: 'NETRC', newText: 'X' })).rejects.toThrow(/netrc/)
+    await expect(run(ctx, 'write', { path: '.npmrc', content: 'registry=https://evil.example/' })).rejects.toThrow(/npm/)
+    symlinkSync(path.join(sb.base, '.aws'), path.join(sb.ws, 'aws'))
+    await expect(run(ctx, 'read', { path: 'ws/aws/credentials' })).rejects.toThrow(/your AWS credentials/)
+    expect(existsSync(path.join(sb.base, '.ssh', 'authorized_keys'))).toBe(false)
+    expect(existsSync(path.join(sb.base, '.npmrc'))).toBe(false)
+    const found = textOf(await run(ctx, 'grep', { pattern: 'SECRET' }))
+    expect(found).not.toMatch(/AWS-SECRET|NETRC-SECRET|SSH-SECRET/)
+    expect(found).toMatch(/outside\/secret\.txt/)
+    const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
+    expect(globbed).toMatch(/^ws\/ok\.txt$/m)
+    expect(globbed).not.toMatch(/\.aws|\.netrc|\.ssh/)
+    await expect(run(ctx, 'glob', { pattern: '.aws/**' })).rejects.toThrow(/your AWS credentials/)
+    // the rest of the home folder still works
+    expect(textOf(await run(ctx, 'read', { path: 'ws/ok.txt' }))).toBe('fine')
+  })
+})
+
 describe("git's own files (.git)", () => {
   const GIT = /the repository's own data \(\.git\)/
   const hasGit = (() => {

@@ -7,6 +7,7 @@
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { credentialPaths } from './credential-paths'
 import { refuseLinkedSecret } from './linked-secrets'
 
 export class WorkspaceEscapeError extends Error {
@@ -37,14 +38,19 @@ export interface ResolvedPath {
  */
 export interface PrivateDir {
   dir: string
-  /** `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir */
-  what: 'state' | 'userData' | 'config'
+  /**
+   * `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir;
+   * `credentials`: one of the user's credential folders or files (credential-paths.ts), named by `label`
+   */
+  what: 'state' | 'userData' | 'config' | 'credentials'
+  label?: string
 }
 
 /** A private folder the workspace holds, by its real path. */
 export interface Fence {
   real: string
   what: PrivateDir['what']
+  label?: string
 }
 
 /** The private folders a tool context names (the desktop app's only in the desktop app). */
@@ -56,6 +62,7 @@ export function privateDirsOf(ctx: { stateDir?: string; userDataDir?: string; co
   if (ctx.configPath && !(ctx.stateDir && isInside(realOrPlanned(ctx.stateDir), realOrPlanned(ctx.configPath)))) {
     for (const f of [ctx.configPath, `${ctx.configPath}.bak`, `${ctx.configPath}.lock`]) dirs.push({ dir: f, what: 'config' })
   }
+  for (const c of credentialPaths()) dirs.push({ dir: c.dir, what: 'credentials', label: c.label })
   return dirs
 }
 
@@ -100,10 +107,10 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
  */
 export function privateFences(root: string, dirs: readonly PrivateDir[] | undefined): Fence[] {
   const fences: Fence[] = []
-  for (const { dir, what } of dirs ?? []) {
+  for (const { dir, what, label } of dirs ?? []) {
     const real = realOrPlanned(dir)
     if (real !== root && isInside(real, root)) continue
-    if (isInside(root, real)) fences.push({ real, what })
+    if (isInside(root, real)) fences.push({ real, what, ...(label ? { label } : {}) })
   }
   return fences.sort((a, b) => b.real.length - a.real.length)
 }
@@ -130,15 +137,16 @@ export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fen
 }
 
 /** What a fenced folder is, for the refusal the model reads. */
-const FENCE_NAMES: Record<Fence['what'], (real: string) => string> = {
+const FENCE_NAMES: Record<Fence['what'], (real: string, label?: string) => string> = {
   state: (real) => `in Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
   userData: (real) => `in the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
   config: (real) => `Loopdesk's own config file (${real}: its exec allowlist applies at once; it may hold keys)`,
+  credentials: (real, label) => `in ${label ?? 'a credentials folder'} (${real}: logins and keys — an exec command the user approves can still use them)`,
 }
 
 function fenced(input: string, root: string, fence: Fence): WorkspaceEscapeError {
   return new WorkspaceEscapeError(
-    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real)}, ` +
+    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real, fence.label)}, ` +
       `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
       'workspace of its own (agents.defaults.workspace).',
   )
