@@ -419,6 +419,19 @@ describe("the user's credential locations inside the workspace (a workspace set 
     // the rest of the home folder still works
     expect(textOf(await run(ctx, 'read', { path: 'ws/ok.txt' }))).toBe('fine')
   })
+
+  it('a name not made yet is compared as a case-insensitive file system (macOS, Windows) would read it', async () => {
+    const ctx = makeCtx(sb.base, { userDataDir: path.join(sb.base, '.config', 'loopdesk') })
+    // ~/.npmrc and ~/.pypirc do not exist: on APFS or NTFS these names would create them
+    await expect(run(ctx, 'write', { path: '.NPMRC', content: 'registry=https://evil.example/' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.PyPirc', content: '[pypi]' })).rejects.toThrow(/PyPI/)
+    await expect(run(ctx, 'write', { path: '.npmrc. ', content: 'x' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.Config/LoopDesk/plugins/x.js', content: 'x' })).rejects.toThrow(/desktop app's data folder/)
+    await expect(run(ctx, 'write', { path: '.SSH/authorized_keys', content: 'ssh-ed25519 AAAA attacker' })).rejects.toThrow(/your SSH folder/)
+    expect(readdirSync(sb.base).sort()).toEqual(['.aws', '.netrc', '.ssh', 'outside', 'ws'])
+    // names that merely start alike are no fence
+    await run(ctx, 'write', { path: '.npmrc-notes.txt', content: 'x' })
+  })
 })
 
 describe("git's own files (.git)", () => {

@@ -131,9 +131,26 @@ function realOrPlanned(dir: string): string {
   }
 }
 
-/** The fence holding `real`, if any (the innermost: fences are sorted so). */
+/**
+ * The fence holding `real`, if any (the innermost: fences are sorted so). Compared as a case-insensitive,
+ * normalization-insensitive file system would, with Windows' trailing dots and spaces dropped: realpath gives an
+ * existing name its on-disk spelling, but a name not made yet keeps the model's — on macOS or Windows a new
+ * `.NPMRC` or `.SSH/authorized_keys` is the `.npmrc` npm reads, the `.ssh` sshd reads. On a case-sensitive file
+ * system that refuses a few names that only look like a fenced one, nothing else.
+ */
 export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fence | undefined {
-  return fences?.find((f) => isInside(f.real, real))
+  if (!fences?.length) return undefined
+  const key = fenceKey(real)
+  return fences.find((f) => isInside(fenceKey(f.real), key))
+}
+
+function fenceKey(p: string): string {
+  return p
+    .normalize('NFC')
+    .toLowerCase()
+    .split(path.sep)
+    .map((c) => c.replace(/[. ]+$/, '') || c)
+    .join(path.sep)
 }
 
 /** What a fenced folder is, for the refusal the model reads. */
