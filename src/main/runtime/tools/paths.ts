@@ -342,6 +342,7 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
 
 /** O_NONBLOCK where the OS has it (not on Windows, which has no FIFOs a path could name). */
 const NONBLOCK = C.O_NONBLOCK ?? 0
+const NOCTTY = C.O_NOCTTY ?? 0
 
 /**
  * Opens a resolved path without following a final symlink (O_NOFOLLOW), then verifies the descriptor.
@@ -352,9 +353,16 @@ const NONBLOCK = C.O_NONBLOCK ?? 0
  * A hard link to a file of a fenced folder is refused here too (refuseLinkedSecret).
  */
 export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
+  // A device is refused before it is opened: opening one is itself an act (a watchdog arms, a tape rewinds, a
+  // serial line raises DTR) in a workspace that holds /dev (a workspace set to "/"), and a tty never becomes the
+  // runtime's controlling terminal (O_NOCTTY). A socket cannot be opened at all.
+  const pre = fs.lstatSync(rp.abs, { throwIfNoEntry: false })
+  if (pre && (pre.isCharacterDevice() || pre.isBlockDevice() || pre.isSocket())) {
+    throw new Error(`"${rp.rel}" is a ${pre.isSocket() ? 'socket' : 'device'}, not a regular file`)
+  }
   let fh: FileHandle
   try {
-    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK, mode)
+    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK | NOCTTY, mode)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code === 'ELOOP') {
