@@ -432,6 +432,18 @@ describe("the user's credential locations inside the workspace (a workspace set 
     // names that merely start alike are no fence
     await run(ctx, 'write', { path: '.npmrc-notes.txt', content: 'x' })
   })
+
+  it('searches pass over a name only a case-insensitive file system would take for a fenced one, and still search the rest', async () => {
+    // on Linux `.SSH` is a folder of its own; read refuses it (as macOS would), so grep and glob must pass over it
+    // rather than fail the whole search on it
+    mkdirSync(path.join(sb.base, '.SSH'))
+    writeFileSync(path.join(sb.base, '.SSH', 'id_rsa'), 'SSH-SECRET\n')
+    writeFileSync(path.join(sb.ws, 'notes.txt'), 'my SECRET notes\n')
+    const ctx = makeCtx(sb.base)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'SECRET' })).split('\n')).toEqual(['outside/secret.txt:1: TOP SECRET', 'ws/notes.txt:1: my SECRET notes'])
+    expect(textOf(await run(ctx, 'glob', { pattern: '**/*' }))).not.toMatch(/SSH/i)
+    await expect(run(ctx, 'read', { path: '.SSH/id_rsa' })).rejects.toThrow(/your SSH folder/)
+  })
 })
 
 describe("git's own files (.git)", () => {

@@ -144,6 +144,16 @@ export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fen
   return fences.find((f) => isInside(fenceKey(f.real), key))
 }
 
+/**
+ * What a directory walk (grep, glob) passes over: the entries `fenceOf` refuses. Most names are ruled out by their
+ * own name alone (a Set lookup), so a walk of a big workspace holding fences costs no full-path comparison per entry.
+ */
+export function fenceSkipper(fences: readonly Fence[] | undefined): ((abs: string, name: string) => boolean) | undefined {
+  if (!fences?.length) return undefined
+  const names = new Set(fences.map((f) => fenceKey(path.basename(f.real))))
+  return (abs, name) => names.has(fenceKey(name)) && fenceOf(fences, abs) !== undefined
+}
+
 function fenceKey(p: string): string {
   return p
     .normalize('NFC')
@@ -158,7 +168,7 @@ const FENCE_NAMES: Record<Fence['what'], (real: string, label?: string) => strin
   state: (real) => `in Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
   userData: (real) => `in the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
   config: (real) => `Loopdesk's own config file (${real}: its exec allowlist applies at once; it may hold keys)`,
-  credentials: (real, label) => `in ${label ?? 'a credentials folder'} (${real}: logins and keys — an exec command the user approves can still use them)`,
+  credentials: (real, label) => `in ${label ?? 'a credentials folder'}, at ${real} (logins and keys; an exec command the user approves can still use them)`,
 }
 
 function fenced(input: string, root: string, fence: Fence): WorkspaceEscapeError {
