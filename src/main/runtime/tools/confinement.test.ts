@@ -446,6 +446,45 @@ describe("the user's credential locations inside the workspace (a workspace set 
   })
 })
 
+describe("git's user-wide config in the workspace (a workspace set to the home folder, a dotfiles repo)", () => {
+  let home: string | undefined
+  let xdg: string | undefined
+  beforeEach(() => {
+    home = process.env.HOME
+    xdg = process.env.XDG_CONFIG_HOME
+    process.env.HOME = sb.base
+    delete process.env.XDG_CONFIG_HOME
+    writeFileSync(path.join(sb.base, '.gitconfig'), '[user]\n\tname = me\n')
+  })
+  afterEach(() => {
+    process.env.HOME = home
+    if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+    else process.env.XDG_CONFIG_HOME = xdg
+  })
+  const GITCONFIG = /git's user-wide config/
+
+  it('write and edit refuse ~/.gitconfig and ~/.config/git/config (core.fsmonitor runs for an allow-listed git status); read works', async () => {
+    const ctx = makeCtx(sb.base)
+    await expect(run(ctx, 'write', { path: '.gitconfig', content: '[core]\n\tfsmonitor = touch /tmp/pwned\n' })).rejects.toThrow(GITCONFIG)
+    await expect(run(ctx, 'edit', { path: '.gitconfig', oldText: 'name = me', newText: 'name = me\n[core]\n\tpager = sh' })).rejects.toThrow(GITCONFIG)
+    await expect(run(ctx, 'write', { path: '.config/git/config', content: '[core]\n\tpager = sh\n' })).rejects.toThrow(GITCONFIG)
+    expect(readFileSync(path.join(sb.base, '.gitconfig'), 'utf8')).toBe('[user]\n\tname = me\n')
+    expect(existsSync(path.join(sb.base, '.config'))).toBe(false)
+    expect(textOf(await run(ctx, 'read', { path: '.gitconfig' }))).toMatch(/name = me/)
+  })
+
+  it('also where ~/.gitconfig links into the workspace (a dotfiles repo)', async () => {
+    const dotfiles = path.join(sb.ws, 'dotfiles')
+    mkdirSync(dotfiles)
+    writeFileSync(path.join(dotfiles, 'gitconfig'), '[user]\n\tname = me\n')
+    rmSync(path.join(sb.base, '.gitconfig'))
+    symlinkSync(path.join(dotfiles, 'gitconfig'), path.join(sb.base, '.gitconfig'))
+    const ctx = makeCtx(sb.ws)
+    await expect(run(ctx, 'write', { path: 'dotfiles/gitconfig', content: '[core]\n\tpager = sh\n' })).rejects.toThrow(GITCONFIG)
+    await run(ctx, 'write', { path: 'dotfiles/bashrc', content: '# fine' })
+  })
+})
+
 describe("git's own files (.git)", () => {
   const GIT = /the repository's own data \(\.git\)/
   const hasGit = (() => {

@@ -6,6 +6,7 @@
 // 0.1-0.5 ms on a busy machine) — a tool call used to make four of them before even opening the file.
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { credentialPaths } from './credential-paths'
 import { refuseLinkedSecret } from './linked-secrets'
@@ -196,13 +197,32 @@ const VCS_DIRS = new Set(['.git', '.hg'])
  * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
  * spaces, as case-insensitive file systems and Windows match names.
  */
-export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel'>, shown: string): void {
+export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel' | 'abs'>, shown: string): void {
+  refuseGitGlobalConfig(rp, shown)
   const parts = rp.rel.split(/[\\/]/)
   const vcs = parts.map((p) => p.replace(/[. ]+$/, '').toLowerCase()).find((p) => VCS_DIRS.has(p))
   if (vcs) {
     throw new WorkspaceEscapeError(
       `Access denied: "${shown}" is the repository's own data (${vcs}): changing its config or hooks could make a ${vcs === '.git' ? 'git' : 'hg'} ` +
         'command run anything without an approval, so write and edit do not touch it. Use its commands (exec) for repository changes.',
+    )
+  }
+}
+
+/**
+ * git's user-wide config files (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), by real path: a dotfiles folder they
+ * link into counts. They name commands as `.git/config` does (core.fsmonitor, core.pager), for every repository, so a
+ * workspace that holds one (the home folder, a dotfiles repo) may read it but not write it.
+ */
+function refuseGitGlobalConfig(rp: Pick<ResolvedPath, 'abs'>, shown: string): void {
+  const home = os.homedir()
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config')
+  const target = fenceKey(rp.abs)
+  for (const f of [path.join(home, '.gitconfig'), path.join(xdg, 'git', 'config')]) {
+    if (fenceKey(realOrPlanned(f)) !== target) continue
+    throw new WorkspaceEscapeError(
+      `Access denied: "${shown}" is git's user-wide config (${f}): it names commands every git command runs (core.fsmonitor, ` +
+        "core.pager), so write and edit do not touch it. Change it with git config through exec, which the user approves.",
     )
   }
 }
