@@ -33,6 +33,18 @@ describe('resolveInWorkspace', () => {
     await expect(resolveInWorkspace(sb.ws, '../ws-evil/new.txt', { allowMissing: true })).rejects.toThrow(DENIED)
   })
 
+  it('on Windows refuses a UNC or device path before touching it (realpath would connect to the server)', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!
+    Object.defineProperty(process, 'platform', { value: 'win32' })
+    try {
+      for (const p of ['\\\\attacker.example\\share\\x', '//attacker.example/share/x', '\\\\.\\COM1', '\\\\?\\C:\\x']) {
+        await expect(resolveInWorkspace(sb.ws, p)).rejects.toThrow(/is a network or device path/)
+      }
+    } finally {
+      Object.defineProperty(process, 'platform', platform)
+    }
+  })
+
   it('refuses absolute paths outside the workspace', async () => {
     await expect(resolveInWorkspace(sb.ws, '/etc/passwd')).rejects.toThrow(DENIED)
     await expect(resolveInWorkspace(sb.ws, path.join(sb.outside, 'new.txt'), { allowMissing: true })).rejects.toThrow(DENIED)

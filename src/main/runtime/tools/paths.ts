@@ -247,6 +247,11 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
   const root = await workspaceRoot(workspaceDir)
   const raw = input === undefined || input.trim() === '' ? '.' : input
   if (raw.includes('\0')) throw new Error('Invalid path: contains a NUL byte')
+  // On Windows a UNC or device path (\\server\share, \\?\, \\.\COM1) is refused before any file system call: the
+  // realpath below would already connect to the server (and hand it the user's NTLM credentials) or open the device.
+  if (process.platform === 'win32' && /^[\\/]{2}/.test(raw)) {
+    throw new WorkspaceEscapeError(`Access denied: "${raw}" is a network or device path; only paths inside the workspace are allowed`)
+  }
   if (raw === '~' || raw.startsWith('~/')) {
     throw new Error(`Invalid path "${raw}": "~" is not expanded; use a path relative to the workspace`)
   }
