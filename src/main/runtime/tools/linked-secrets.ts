@@ -80,10 +80,10 @@ function record(st: Stats, inodes: Set<string>): void {
 }
 
 /**
- * The multiply-linked regular files under `dir`, breadth-first (the keys and tokens sit near the top, so a folder
- * with many transcripts or a big browser profile uses up its budget below them, not before them). The root is
- * taken by its real path (a state dir that is a symlink is walked where it points); below it symlinks are not
- * followed — their targets are fenced by real path already — so every path under it is real too.
+ * The multiply-linked regular files under the real folder `real` (`skip`, a workspace inside it, left out),
+ * breadth-first (the keys and tokens sit near the top, so a folder with many transcripts or a big browser profile
+ * uses up its budget below them, not before them). Symlinks below it are not followed — their targets are fenced by
+ * real path already — so every path under it is real too.
  */
 async function collect(real: string, skip: string, inodes: Set<string>): Promise<void> {
   let budget = MAX_ENTRIES - 1
