@@ -4,9 +4,10 @@ import { randomUUID } from 'node:crypto'
 import WebSocket from 'ws'
 import { ASSISTANT_DELTA_CAP, expandAssistantPayload, expandEventList } from '../shared/assistant-delta'
 import type { AgentEvent, AnyEvent } from '../shared/events'
+import { FULL_OPERATOR_SCOPES } from '../shared/scopes'
 import { createNodeDeviceProof, type NodeDeviceIdentity } from './identity'
 
-export const ALL_OPERATOR_SCOPES = ['operator.admin', 'operator.read', 'operator.write', 'operator.approvals']
+export const ALL_OPERATOR_SCOPES: string[] = [...FULL_OPERATOR_SCOPES]
 
 export interface ConnectOptions {
   url: string

@@ -3,12 +3,15 @@
 // start time, as gateway.json does — so `gateway run`, the app and another `--local` run see them and never put
 // a second runtime on the folder. Under gateway/ because backup and restore leave that folder out: a copied
 // record of a live pid would make the restored folder look in use. A stale record (its process gone, or its pid
-// now another process's) never blocks: it is removed when found.
-import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+// now another process's) never blocks: it is removed when found. Where the OS tells start times (Linux), a record
+// counts only when its start time matches the live process's: one without a start time, or naming a pid whose start
+// cannot be read (another user's, a hidden /proc), cannot be told from a forged or recycled one, and a planted
+// record naming any live process (the shell, init) would otherwise block every `agent --local` for good.
+import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
-import { ownProcessStartTime } from '../runtime/sessions/process-info'
-import { gatewayDir, gatewayProcessAlive, writeFileAtomic } from './state-files'
+import { isPidAlive, ownProcessStartTime, processStartTime } from '../runtime/sessions/process-info'
+import { gatewayDir, writeFileAtomic } from './state-files'
 
 export interface EmbeddedRuntimeInfo {
   pid: number
@@ -35,7 +38,7 @@ export function registerEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRu
   writeFileAtomic(file, JSON.stringify(info) + '\n', 0o600)
   const remove = () => {
     process.off('exit', remove)
-    rmSync(file, { force: true })
+    removeRecordFile(file)
   }
   process.on('exit', remove)
   return remove
@@ -60,10 +63,30 @@ export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | und
       continue // being written (atomic: never torn) or removed meanwhile; or no record at all
     }
     if (!info || info.pid === process.pid) continue
-    if (gatewayProcessAlive({ pid: info.pid, pidStart: info.pidStart, port: 0, url: '', startedAt: 0 })) live.push(info)
-    else rmSync(file, { force: true })
+    if (recordedProcessAlive(info)) live.push(info)
+    else removeRecordFile(file)
   }
   return live.sort((a, b) => a.startedAt - b.startedAt)[0]
+}
+
+/**
+ * True when the process a record names runs and is the one that wrote it. Where this process can read its own start
+ * time the platform tells them, so the record's must be there and match; elsewhere (macOS, Windows) only the pid
+ * can be checked.
+ */
+export function recordedProcessAlive(info: Pick<EmbeddedRuntimeInfo, 'pid' | 'pidStart'>): boolean {
+  if (!isPidAlive(info.pid)) return false
+  if (ownProcessStartTime() === undefined) return true
+  return info.pidStart !== undefined && processStartTime(info.pid) === info.pidStart
+}
+
+/** Removes a record only if it is still a regular file: a FIFO, a symlink or a folder under a record's name is left. */
+function removeRecordFile(file: string): void {
+  try {
+    if (lstatSync(file).isFile()) unlinkSync(file)
+  } catch {
+    // gone meanwhile, or the folder is not ours to change: the record stays stale and is skipped again
+  }
 }
 
 /**

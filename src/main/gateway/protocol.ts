@@ -68,15 +68,7 @@ export const GATEWAY_CLIENT_IDS = [
 
 export const GATEWAY_CLIENT_MODES = ['webchat', 'cli', 'ui', 'backend', 'node', 'worker', 'probe', 'test'] as const
 
-export const SCOPES = {
-  read: 'operator.read',
-  write: 'operator.write',
-  admin: 'operator.admin',
-  approvals: 'operator.approvals',
-  /** device tokens (device.token.rotate/revoke); admin satisfies it too */
-  pairing: 'operator.pairing',
-} as const
-export type Scope = (typeof SCOPES)[keyof typeof SCOPES]
+export { SCOPES, type Scope } from '../../shared/scopes'
 
 /** Connect failure detail codes (`error.details.code`), as in connect-error-details. */
 export const ConnectErrorCodes = {

@@ -3,6 +3,7 @@
 // here: only an admin connection may stop it from the gateway.
 import type { CallContext } from '../api/dispatch'
 import type { GatewayConnection } from './connection'
+import { SCOPES } from './protocol'
 import { hasScope } from './scopes'
 
 interface Owner {
@@ -37,7 +38,7 @@ export class RunOwners {
  * change an existing session's settings through sessions.create (sessions.patch needs admin).
  */
   callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'>): CallContext {
-    if (hasScope(conn.scopes, 'operator.admin')) return { transport: 'ws', connId: conn.id }
+    if (hasScope(conn.scopes, SCOPES.admin)) return { transport: 'ws', connId: conn.id }
     return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false }
   }
 }

@@ -580,7 +580,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         uptimeMs: Math.max(0, now - host.info.startedAt),
         // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
         // client does not learn the home folder's path
-        ...(hasScope(conn.scopes, 'operator.admin') ? { configPath: host.info.configPath, stateDir: host.info.stateDir } : {}),
+        ...(hasScope(conn.scopes, SCOPES.admin) ? { configPath: host.info.configPath, stateDir: host.info.stateDir } : {}),
         sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },

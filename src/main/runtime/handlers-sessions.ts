@@ -26,6 +26,7 @@ import { applyOrganisationPatch, normalizeSessionCategory, organisationOf, type 
 import { deriveSessionTitleOf, sessionTitle } from '../../shared/session-title'
 import { numberedForkTitle } from '../../shared/fork-name'
 import { normalizeQueueMode } from '../../shared/queue-mode'
+import { SCOPES } from '../../shared/scopes'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 import { supportedPermissionMode } from './tools'
@@ -259,7 +260,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
           if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
           // changing an existing session's settings is what sessions.patch (admin) does: a writer may name the
           // values it already has (a repeated create), not new ones (OpenClaw refuses the same with missing scope)
-          if (cur && ctx.maySetExistingSession === false && changesSettings(cur, settings, model)) throw missingScopeError('operator.admin')
+          if (cur && ctx.maySetExistingSession === false && changesSettings(cur, settings, model)) throw missingScopeError(SCOPES.admin)
           const next: SessionEntry = cur
             ? { ...cur, updatedAt: now }
             : { sessionId, lifecycleRevision: newLifecycleRevision(), createdAt: now, updatedAt: now, status: 'idle' }

@@ -33,6 +33,18 @@ describe('resolveInWorkspace', () => {
     await expect(resolveInWorkspace(sb.ws, '../ws-evil/new.txt', { allowMissing: true })).rejects.toThrow(DENIED)
   })
 
+  it('on Windows refuses a UNC or device path before touching it (realpath would connect to the server)', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!
+    Object.defineProperty(process, 'platform', { value: 'win32' })
+    try {
+      for (const p of ['\\\\attacker.example\\share\\x', '//attacker.example/share/x', '\\\\.\\COM1', '\\\\?\\C:\\x']) {
+        await expect(resolveInWorkspace(sb.ws, p)).rejects.toThrow(/is a network or device path/)
+      }
+    } finally {
+      Object.defineProperty(process, 'platform', platform)
+    }
+  })
+
   it('refuses absolute paths outside the workspace', async () => {
     await expect(resolveInWorkspace(sb.ws, '/etc/passwd')).rejects.toThrow(DENIED)
     await expect(resolveInWorkspace(sb.ws, path.join(sb.outside, 'new.txt'), { allowMissing: true })).rejects.toThrow(DENIED)
@@ -377,6 +389,111 @@ describe('a config file LOOPDESK_CONFIG_PATH keeps outside the state dir, inside
     writeFileSync(path.join(state, 'loopdesk.json'), '{}\n')
     const inState = makeCtx(sb.base, { stateDir: state, configPath: path.join(state, 'loopdesk.json') })
     await expect(run(inState, 'read', { path: 'state/loopdesk.json' })).rejects.toThrow(/Loopdesk's own state folder/)
+  })
+})
+
+describe("the user's credential locations inside the workspace (a workspace set to the home folder)", () => {
+  // base/ is the home folder and the workspace: ~/.aws, ~/.netrc, ~/.ssh are in it
+  let home: string | undefined
+  beforeEach(() => {
+    home = process.env.HOME
+    process.env.HOME = sb.base
+    mkdirSync(path.join(sb.base, '.aws'))
+    writeFileSync(path.join(sb.base, '.aws', 'credentials'), 'aws_secret_access_key = AWS-SECRET\n')
+    writeFileSync(path.join(sb.base, '.netrc'), 'machine example.com password NETRC-SECRET\n')
+    mkdirSync(path.join(sb.base, '.ssh'))
+    writeFileSync(path.join(sb.base, '.ssh', 'id_ed25519'), 'SSH-SECRET\n')
+  })
+  afterEach(() => {
+    process.env.HOME = home
+  })
+
+  it('read, write, edit and ls refuse them, directly and through a symlink; searches pass over them', async () => {
+    const ctx = makeCtx(sb.base)
+    await expect(run(ctx, 'read', { path: '.aws/credentials' })).rejects.toThrow(/your AWS credentials/)
+    await expect(run(ctx, 'read', { path: '.netrc' })).rejects.toThrow(/netrc/)
+    await expect(run(ctx, 'read', { path: '.ssh/id_ed25519' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'ls', { path: '.ssh' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'write', { path: '.ssh/authorized_keys', content: 'ssh-ed25519 AAAA attacker' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'edit', { path: '.netrc', oldText: 'NETRC', newText: 'X' })).rejects.toThrow(/netrc/)
+    await expect(run(ctx, 'write', { path: '.npmrc', content: 'registry=https://evil.example/' })).rejects.toThrow(/npm/)
+    symlinkSync(path.join(sb.base, '.aws'), path.join(sb.ws, 'aws'))
+    await expect(run(ctx, 'read', { path: 'ws/aws/credentials' })).rejects.toThrow(/your AWS credentials/)
+    expect(existsSync(path.join(sb.base, '.ssh', 'authorized_keys'))).toBe(false)
+    expect(existsSync(path.join(sb.base, '.npmrc'))).toBe(false)
+    const found = textOf(await run(ctx, 'grep', { pattern: 'SECRET' }))
+    expect(found).not.toMatch(/AWS-SECRET|NETRC-SECRET|SSH-SECRET/)
+    expect(found).toMatch(/outside\/secret\.txt/)
+    const globbed = textOf(await run(ctx, 'glob', { pattern: '**/*' }))
+    expect(globbed).toMatch(/^ws\/ok\.txt$/m)
+    expect(globbed).not.toMatch(/\.aws|\.netrc|\.ssh/)
+    await expect(run(ctx, 'glob', { pattern: '.aws/**' })).rejects.toThrow(/your AWS credentials/)
+    // the rest of the home folder still works
+    expect(textOf(await run(ctx, 'read', { path: 'ws/ok.txt' }))).toBe('fine')
+  })
+
+  it('a name not made yet is compared as a case-insensitive file system (macOS, Windows) would read it', async () => {
+    const ctx = makeCtx(sb.base, { userDataDir: path.join(sb.base, '.config', 'loopdesk') })
+    // ~/.npmrc and ~/.pypirc do not exist: on APFS or NTFS these names would create them
+    await expect(run(ctx, 'write', { path: '.NPMRC', content: 'registry=https://evil.example/' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.PyPirc', content: '[pypi]' })).rejects.toThrow(/PyPI/)
+    await expect(run(ctx, 'write', { path: '.npmrc. ', content: 'x' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.Config/LoopDesk/plugins/x.js', content: 'x' })).rejects.toThrow(/desktop app's data folder/)
+    await expect(run(ctx, 'write', { path: '.SSH/authorized_keys', content: 'ssh-ed25519 AAAA attacker' })).rejects.toThrow(/your SSH folder/)
+    expect(readdirSync(sb.base).sort()).toEqual(['.aws', '.netrc', '.ssh', 'outside', 'ws'])
+    // names that merely start alike are no fence
+    await run(ctx, 'write', { path: '.npmrc-notes.txt', content: 'x' })
+  })
+
+  it('searches pass over a name only a case-insensitive file system would take for a fenced one, and still search the rest', async () => {
+    // on Linux `.SSH` is a folder of its own; read refuses it (as macOS would), so grep and glob must pass over it
+    // rather than fail the whole search on it
+    mkdirSync(path.join(sb.base, '.SSH'))
+    writeFileSync(path.join(sb.base, '.SSH', 'id_rsa'), 'SSH-SECRET\n')
+    writeFileSync(path.join(sb.ws, 'notes.txt'), 'my SECRET notes\n')
+    const ctx = makeCtx(sb.base)
+    expect(textOf(await run(ctx, 'grep', { pattern: 'SECRET' })).split('\n')).toEqual(['outside/secret.txt:1: TOP SECRET', 'ws/notes.txt:1: my SECRET notes'])
+    expect(textOf(await run(ctx, 'glob', { pattern: '**/*' }))).not.toMatch(/SSH/i)
+    await expect(run(ctx, 'read', { path: '.SSH/id_rsa' })).rejects.toThrow(/your SSH folder/)
+  })
+})
+
+describe("git's user-wide config in the workspace (a workspace set to the home folder, a dotfiles repo)", () => {
+  let home: string | undefined
+  let xdg: string | undefined
+  beforeEach(() => {
+    home = process.env.HOME
+    xdg = process.env.XDG_CONFIG_HOME
+    process.env.HOME = sb.base
+    delete process.env.XDG_CONFIG_HOME
+    writeFileSync(path.join(sb.base, '.gitconfig'), '[user]\n\tname = me\n')
+  })
+  afterEach(() => {
+    process.env.HOME = home
+    if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+    else process.env.XDG_CONFIG_HOME = xdg
+  })
+  const GITCONFIG = /git's user-wide config/
+
+  it('write and edit refuse ~/.gitconfig and ~/.config/git/config (core.fsmonitor runs for an allow-listed git status); read works', async () => {
+    const ctx = makeCtx(sb.base)
+    await expect(run(ctx, 'write', { path: '.gitconfig', content: '[core]\n\tfsmonitor = touch /tmp/pwned\n' })).rejects.toThrow(GITCONFIG)
+    await expect(run(ctx, 'edit', { path: '.gitconfig', oldText: 'name = me', newText: 'name = me\n[core]\n\tpager = sh' })).rejects.toThrow(GITCONFIG)
+    await expect(run(ctx, 'write', { path: '.config/git/config', content: '[core]\n\tpager = sh\n' })).rejects.toThrow(GITCONFIG)
+    expect(readFileSync(path.join(sb.base, '.gitconfig'), 'utf8')).toBe('[user]\n\tname = me\n')
+    expect(existsSync(path.join(sb.base, '.config'))).toBe(false)
+    expect(textOf(await run(ctx, 'read', { path: '.gitconfig' }))).toMatch(/name = me/)
+  })
+
+  it('also where ~/.gitconfig links into the workspace (a dotfiles repo)', async () => {
+    const dotfiles = path.join(sb.ws, 'dotfiles')
+    mkdirSync(dotfiles)
+    writeFileSync(path.join(dotfiles, 'gitconfig'), '[user]\n\tname = me\n')
+    rmSync(path.join(sb.base, '.gitconfig'))
+    symlinkSync(path.join(dotfiles, 'gitconfig'), path.join(sb.base, '.gitconfig'))
+    const ctx = makeCtx(sb.ws)
+    await expect(run(ctx, 'write', { path: 'dotfiles/gitconfig', content: '[core]\n\tpager = sh\n' })).rejects.toThrow(GITCONFIG)
+    await run(ctx, 'write', { path: 'dotfiles/bashrc', content: '# fine' })
   })
 })
 

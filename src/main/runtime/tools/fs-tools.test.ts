@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { GLOB_MAX_RESULTS } from './glob'
@@ -62,6 +63,20 @@ describe('read', () => {
     put('a.txt', 'hello\n')
     expect(textOf(await within(run(ctx, 'grep', { pattern: 'hello', path: 'pipe' })))).toMatch(/^No matches/)
     expect(textOf(await within(run(ctx, 'grep', { pattern: 'hello' })))).toBe('a.txt:1: hello')
+  })
+
+  it.skipIf(process.platform === 'win32')('refuses a device or a socket without opening it (a workspace that holds /dev)', async () => {
+    const dev = makeCtx('/dev')
+    await expect(run(dev, 'read', { path: 'null' })).rejects.toThrow(/"null" is a device, not a regular file/)
+    await expect(run(dev, 'edit', { path: 'zero', oldText: 'a', newText: 'b' })).rejects.toThrow(/is a device/)
+    await expect(run(dev, 'grep', { pattern: 'x', path: 'null' })).resolves.toBeDefined() // passes over it, as over a FIFO
+    const server = net.createServer()
+    await new Promise<void>((resolve) => server.listen(path.join(sb.ws, 'sock'), resolve))
+    try {
+      await expect(run(ctx, 'read', { path: 'sock' })).rejects.toThrow(/"sock" is a socket, not a regular file/)
+    } finally {
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 
   it('returns PNG files as image blocks', async () => {

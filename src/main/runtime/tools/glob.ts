@@ -3,7 +3,7 @@ import { promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
 import { compileGlob, literalPrefix } from './glob-match'
-import { checkFence, isInside, privateDirsOf, resolveInWorkspace } from './paths'
+import { checkFence, fenceSkipper, isInside, privateDirsOf, resolveInWorkspace } from './paths'
 import { textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
 import { walk, type WalkState } from './walk'
@@ -55,7 +55,7 @@ export const globTool = defineTool(
     const hits: string[] = []
     let total = 0
     const state: WalkState = { visited: 0, truncated: false }
-    for await (const e of walk(start, signal, state, undefined, base.fences?.map((f) => f.real))) {
+    for await (const e of walk(start, signal, state, undefined, fenceSkipper(base.fences))) {
       const relToBase = startRel ? `${startRel}/${e.rel}` : e.rel
       if (!re.test(relToBase)) continue
       total++

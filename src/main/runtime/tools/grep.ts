@@ -5,7 +5,7 @@ import { constants as C, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import Type from 'typebox'
 import { compileGlob } from './glob-match'
-import { openConfined, privateDirsOf, resolveInWorkspace, type ResolvedPath } from './paths'
+import { fenceSkipper, openConfined, privateDirsOf, resolveInWorkspace, type ResolvedPath } from './paths'
 import { RegexSearcher } from './regex-worker'
 import { looksBinary, textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
@@ -114,7 +114,7 @@ export const grepTool = defineTool(
       } else {
         const filter = p.glob?.trim() ? compileGlob(p.glob.trim()) : undefined
         const byName = !!p.glob && !p.glob.includes('/')
-        for await (const e of walk(base.abs, signal, state, undefined, base.fences?.map((f) => f.real))) {
+        for await (const e of walk(base.abs, signal, state, undefined, fenceSkipper(base.fences))) {
           if (e.kind !== 'file') continue // symlinks are not followed
           throwIfAborted(signal, 'grep')
           if (filter && !filter.test(byName ? path.posix.basename(e.rel) : e.rel)) continue

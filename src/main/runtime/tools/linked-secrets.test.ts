@@ -44,20 +44,70 @@ it("refuses a link to the state dir's token and to ~/.ssh's key, not links among
   await expect(check('node_modules/b.js')).resolves.toBeUndefined()
 })
 
-it('keeps one inventory per workspace: two agents alternating do not rebuild on every open', async () => {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+it("one walk of a folder serves every workspace's fence set: ten agents alternating walk the state dir once", async () => {
   process.env.HOME = path.join(base, 'home')
-  tree({ 'state/gateway/token': 't', 'a/x': '', 'b/x': '' })
+  const names = Array.from({ length: 10 }, (_, i) => `w${i}`)
+  tree({ 'state/gateway/token': 't', ...Object.fromEntries(names.map((w) => [`${w}/x`, ''])) })
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
-  for (const w of ['a', 'b']) fs.linkSync(path.join(base, 'state/gateway/token'), path.join(base, w, 'token'))
+  for (const w of names) fs.linkSync(path.join(base, 'state/gateway/token'), path.join(base, w, 'token'))
+  await sleep(80) // past the links' ctime, so the first walk speaks for them
   const before = linkWalkCount()
-  for (let i = 0; i < 6; i++) {
-    for (const w of ['a', 'b']) {
+  for (let i = 0; i < 3; i++) {
+    for (const w of names) {
       const ws = path.join(base, w)
       await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
     }
   }
-  // one walk per workspace, not one per open (the single-entry cache walked 12 times)
-  expect(linkWalkCount() - before).toBe(2)
+  // one inventory per folder, shared (one per workspace's fence set walked 10 times, and again past the LRU's 8)
+  expect(linkWalkCount() - before).toBe(1)
+})
+
+it('a hard link made right after a walk is judged by a new walk, not the cached one', async () => {
+  process.env.HOME = path.join(base, 'home')
+  tree({ 'state/gateway/token': 't', 'ws/x': '', 'elsewhere/lib.js': 'l' })
+  const ws = path.join(base, 'ws')
+  const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  // an ordinary multiply-linked file opened first: the state dir is walked while its token has one link
+  fs.linkSync(path.join(base, 'elsewhere/lib.js'), path.join(ws, 'lib.js'))
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'lib.js')), 'lib.js', ws, dirs)).resolves.toBeUndefined()
+  // well within the 2 s the walk is trusted for
+  fs.linkSync(path.join(base, 'state/gateway/token'), path.join(ws, 'token'))
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(/Loopdesk's state folder/)
+  // once a walk started well after the link, the cached inventory judges it: no walk per open
+  await sleep(80)
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
+  const before = linkWalkCount()
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
+  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'lib.js')), 'lib.js', ws, dirs)).resolves.toBeUndefined()
+  expect(linkWalkCount() - before).toBe(0)
+})
+
+it("refuses links to the user's credential files and folders (~/.aws, ~/.netrc, ~/.config/gh/hosts.yml, …); missing ones cost nothing", async () => {
+  process.env.HOME = path.join(base, 'home')
+  tree({
+    'home/.aws/credentials': 'aws_secret_access_key=x',
+    'home/.netrc': 'machine example.com password p',
+    'home/.config/gh/hosts.yml': 'oauth_token: t',
+    'home/.docker/config.json': '{"auths":{}}',
+    'home/.config/other.txt': 'fine',
+    'ws/x': '',
+  })
+  const ws = path.join(base, 'ws')
+  const link = (from: string, to: string) => fs.linkSync(path.join(base, 'home', from), path.join(ws, to))
+  link('.aws/credentials', 'aws')
+  link('.netrc', 'netrc')
+  link('.config/gh/hosts.yml', 'gh')
+  link('.docker/config.json', 'docker')
+  link('.config/other.txt', 'other')
+  const check = (rel: string) => refuseLinkedSecret(fs.statSync(path.join(ws, rel)), rel, ws, [])
+  await expect(check('aws')).rejects.toThrow(/your AWS credentials \(~\/\.aws\)/)
+  await expect(check('netrc')).rejects.toThrow(/~\/\.netrc/)
+  await expect(check('gh')).rejects.toThrow(/GitHub CLI/)
+  await expect(check('docker')).rejects.toThrow(/Docker/)
+  // a file beside them in ~/.config is no credential
+  await expect(check('other')).resolves.toBeUndefined()
 })
 
 it('a check during a running walk waits for it (refused, not passed) and shares it; the walk leaves the event loop free', async () => {
@@ -73,6 +123,7 @@ it('a check during a running walk waits for it (refused, not passed) and shares 
   fs.linkSync(path.join(base, 'state/agents/d0/deep/deeper/token'), path.join(ws, 'token'))
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
   const st = fs.statSync(path.join(ws, 'token'))
+  await sleep(80) // past the link's ctime: a walk in progress speaks for it
   const before = linkWalkCount()
   let first: 'refused' | 'passed' | undefined
   const p1 = refuseLinkedSecret(st, 'token', ws, dirs).then(() => (first = 'passed'), () => (first = 'refused'))

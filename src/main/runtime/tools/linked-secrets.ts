@@ -3,19 +3,26 @@
 // workspace. Refusing every file with more than one link would break ordinary trees — pnpm's store and
 // `git clone --local` hard-link thousands of files — so a regular file with st_nlink > 1 is compared (device +
 // inode) with the files of the folders it must not reach: Loopdesk's state dir (the workspace inside it
-// excepted), the desktop app's userData, a config file kept elsewhere, and the user's ~/.ssh and ~/.gnupg.
+// excepted), the desktop app's userData, a config file kept elsewhere, and the user's credential locations
+// (credential-paths.ts: ~/.ssh, ~/.gnupg, ~/.aws, ~/.netrc, …).
 // Writes need no such check: write and edit replace the name by rename (atomic-write.ts), so they never
 // write through a link into the other file; edit reads first, and that read is checked here.
 //
-// The walk runs on the thread pool (opendir + lstat), never synchronously: tens of thousands of lstat calls
-// took 200-300 ms of the runtime's event loop per rebuild. A check waits for a walk in progress (it never
-// passes unchecked), and concurrent checks of one fence set share one walk.
+// One inventory per fenced folder, shared by every workspace (only a workspace inside the folder — the default
+// `<stateDir>/workspace` — gets a walk of its own that leaves it out); a fenced single file is stat'ed at each
+// check instead. The walk runs on the thread pool (opendir + lstat), never synchronously: tens of thousands of
+// lstat calls took 200-300 ms of the runtime's event loop per rebuild. A check waits for a walk in progress (it
+// never passes unchecked), and concurrent checks share one walk.
+//
+// Freshness: a walk is trusted for 2 s, and only if it started after the checked file's ctime. Making a link
+// (and renaming a file into a fenced folder) sets the inode's ctime, so a link made after a walk — within its
+// 2 s — is not judged by that walk but by a new one; a file linked long ago is judged by the cached inventory.
 import type { Dirent, Stats } from 'node:fs'
 import fs, { promises as fsp } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import type { PrivateDir } from './paths'
-
+import { credentialPaths } from './credential-paths'
+import { isInside, type PrivateDir } from './paths'
 export class LinkedSecretError extends Error {
   constructor(message: string) {
     super(message)
@@ -26,60 +33,59 @@ export class LinkedSecretError extends Error {
 /** Walk bounds per folder: a Chromium profile (userData) or years of transcripts can hold many files. */
 const MAX_ENTRIES = 20_000
 const MAX_DEPTH = 6
-/** The inventory is rebuilt at most this often (only when a multiply-linked file is opened at all). */
+/** A folder's inventory is trusted this long (it is rebuilt only when a multiply-linked file is opened at all). */
 const TTL_MS = 2_000
-/** Inventories kept, one per fence set (workspace + private folders): agents with different workspaces alternate. */
-const MAX_CACHED = 8
+/**
+ * A file's ctime is the kernel's coarse clock, which may lag the wall clock by a tick: a walk must have started
+ * this long after it to have seen the link.
+ */
+const CTIME_SLACK_MS = 50
+/** Folder inventories kept: the fenced folders of several agents' fence sets (a few each), least recently used out. */
+const MAX_CACHED = 64
 /** lstat calls in flight per walk: enough to keep the pool busy, few enough that other file work gets a turn. */
 const PARALLEL = 16
 
 interface Inventory {
-  at: number
-  /** `${dev}:${ino}` of every multiply-linked regular file in the fenced folders → what it is */
-  inodes: Map<string, string>
+  /** Date.now() before the walk read anything */
+  startedAt: number
+  /** `${dev}:${ino}` of every multiply-linked regular file in the folder */
+  inodes: Set<string>
 }
 
-/** Finished inventories by fence set, least recently used first (a Map keeps insertion order). */
+/** Finished inventories by folder walk (real path + the workspace left out), least recently used first. */
 const cache = new Map<string, Inventory>()
-/** Walks in progress by fence set: a check arriving meanwhile waits for the same walk. */
-const walking = new Map<string, Promise<Inventory>>()
-/** How many walks were started (tests count rebuilds). */
+/** Walks in progress by folder walk: a check arriving meanwhile waits for the same walk. */
+const walking = new Map<string, { startedAt: number; done: Promise<Inventory> }>()
+/** How many folder walks were started (tests count rebuilds). */
 let walks = 0
 export function linkWalkCount(): number {
   return walks
 }
 
-/** The folders whose files a workspace hard link may not reach, with a name for the refusal. */
+/** The folders and files a workspace hard link may not reach, with a name for the refusal. */
 function fencedRoots(dirs: readonly PrivateDir[], home: string): Array<{ dir: string; what: string }> {
-  const roots = dirs.map((d) => ({
-    dir: d.dir,
-    what: d.what === 'state' ? "Loopdesk's state folder" : d.what === 'userData' ? "the desktop app's data folder" : "Loopdesk's config file",
-  }))
-  roots.push({ dir: path.join(home, '.ssh'), what: 'your SSH folder (~/.ssh)' }, { dir: path.join(home, '.gnupg'), what: 'your GnuPG folder (~/.gnupg)' })
+  const roots = dirs
+    .filter((d) => d.what !== 'credentials')
+    .map((d) => ({
+      dir: d.dir,
+      what: d.what === 'state' ? "Loopdesk's state folder" : d.what === 'userData' ? "the desktop app's data folder" : "Loopdesk's config file",
+    }))
+  // always the whole list (a caller passing only Loopdesk's folders still gets them), for this home folder
+  for (const c of credentialPaths(home)) roots.push({ dir: c.dir, what: c.label })
   return roots
 }
 
-function record(st: Stats, what: string, inodes: Map<string, string>): void {
-  if (st.isFile() && st.nlink > 1 && !inodes.has(`${st.dev}:${st.ino}`)) inodes.set(`${st.dev}:${st.ino}`, what)
+function record(st: Stats, inodes: Set<string>): void {
+  if (st.isFile() && st.nlink > 1) inodes.add(`${st.dev}:${st.ino}`)
 }
 
 /**
- * The multiply-linked regular files under `dir`, breadth-first (the keys and tokens sit near the top, so a folder
- * with many transcripts or a big browser profile uses up its budget below them, not before them). The root is
- * taken by its real path (a state dir that is a symlink is walked where it points); below it symlinks are not
- * followed — their targets are fenced by real path already — so every path under it is real too.
+ * The multiply-linked regular files under the real folder `real` (`skip`, a workspace inside it, left out),
+ * breadth-first (the keys and tokens sit near the top, so a folder with many transcripts or a big browser profile
+ * uses up its budget below them, not before them). Symlinks below it are not followed — their targets are fenced by
+ * real path already — so every path under it is real too.
  */
-async function collect(dir: string, what: string, skip: string, inodes: Map<string, string>): Promise<void> {
-  let real: string
-  let st: Stats
-  try {
-    real = await fsp.realpath(dir)
-    st = await fsp.stat(real)
-  } catch {
-    return // not made (yet): nothing to link to
-  }
-  if (!st.isDirectory()) return record(st, what, inodes) // the outside config file, its .bak and .lock
-  if (real === skip) return
+async function collect(real: string, skip: string, inodes: Set<string>): Promise<void> {
   let budget = MAX_ENTRIES - 1
   let level = [real]
   for (let depth = 0; depth < MAX_DEPTH && level.length > 0 && budget > 0; depth++) {
@@ -104,7 +110,7 @@ async function collect(dir: string, what: string, skip: string, inodes: Map<stri
       } catch {
         // unreadable or gone meanwhile: its files stay unknown, as they would to the agent
       }
-      await lstatAll(files, (s) => record(s, what, inodes))
+      await lstatAll(files, (s) => record(s, inodes))
     }
     level = next
   }
@@ -134,34 +140,72 @@ function lstatAll(files: readonly string[], each: (st: Stats) => void): Promise<
   })
 }
 
-async function walk(root: string, dirs: readonly PrivateDir[], home: string): Promise<Inventory> {
-  walks++
-  const inodes = new Map<string, string>()
-  // one root after another: the first named (state dir) keeps its name for a file found in two roots
-  for (const r of fencedRoots(dirs, home)) await collect(r.dir, r.what, root, inodes)
-  return { at: Date.now(), inodes }
+/**
+ * The inventory of the folder `real` (the workspace `skip` left out), from a walk that started at or after `need`:
+ * a cached one, the one in progress, or a new one (after a too-old one in progress ends: one walk per folder at a time).
+ */
+async function folderInventory(real: string, skip: string, need: number): Promise<Set<string>> {
+  const key = `${real}\0${skip}`
+  for (;;) {
+    const hit = cache.get(key)
+    if (hit && hit.startedAt >= need) {
+      cache.delete(key)
+      cache.set(key, hit) // most recently used last
+      return hit.inodes
+    }
+    const running = walking.get(key)
+    if (running && running.startedAt >= need) return (await running.done).inodes
+    if (running) {
+      await running.done.catch(() => {})
+      continue
+    }
+    walks++
+    const startedAt = Date.now()
+    const inodes = new Set<string>()
+    const done = collect(real, skip, inodes).then(() => ({ startedAt, inodes }))
+    walking.set(key, { startedAt, done })
+    void done
+      .then((inv) => {
+        cache.delete(key)
+        cache.set(key, inv)
+        while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string)
+      }, () => {})
+      .finally(() => {
+        if (walking.get(key)?.done === done) walking.delete(key)
+      })
+    return (await done).inodes
+  }
 }
 
-async function inventory(root: string, dirs: readonly PrivateDir[]): Promise<Inventory> {
-  const home = os.homedir()
-  const key = JSON.stringify([root, home, dirs])
-  const hit = cache.get(key)
-  if (hit && Date.now() - hit.at < TTL_MS) {
-    cache.delete(key)
-    cache.set(key, hit) // most recently used last
-    return hit
+/**
+ * What fenced place the file `st` is a hard link into, if any. Each fenced root is taken by its real path (a state
+ * dir that is a symlink is walked where it points; below it symlinks are not followed — their targets are fenced by
+ * real path already). A root that does not exist costs one failed realpath; a root that is a file is compared by a
+ * fresh stat. Roots are asked in order, so the state dir's name wins for a file found in two.
+ */
+async function linkedInto(st: Stats, root: string, dirs: readonly PrivateDir[]): Promise<string | undefined> {
+  const id = `${st.dev}:${st.ino}`
+  const now = Date.now()
+  // a walk older than the TTL, or one that may have started before this file's last link, cannot speak for it
+  const need = Math.max(now - TTL_MS, Math.min(st.ctimeMs + CTIME_SLACK_MS, now))
+  for (const r of fencedRoots(dirs, os.homedir())) {
+    let real: string
+    let rst: Stats
+    try {
+      real = fs.realpathSync.native(r.dir)
+      rst = fs.statSync(real)
+    } catch {
+      continue // not made (yet): nothing to link to
+    }
+    if (!rst.isDirectory()) {
+      if (rst.isFile() && `${rst.dev}:${rst.ino}` === id) return r.what // the outside config file, ~/.netrc, …
+      continue
+    }
+    if (real === root) continue // the workspace is that folder: the user gave it to the agent
+    const skip = isInside(real, root) ? root : ''
+    if ((await folderInventory(real, skip, need)).has(id)) return r.what
   }
-  let pending = walking.get(key)
-  if (!pending) {
-    pending = walk(root, dirs, home).finally(() => walking.delete(key))
-    walking.set(key, pending)
-    void pending.then((inv) => {
-      cache.delete(key)
-      cache.set(key, inv)
-      while (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string)
-    }, () => {})
-  }
-  return pending
+  return undefined
 }
 
 /**
@@ -170,7 +214,7 @@ async function inventory(root: string, dirs: readonly PrivateDir[]): Promise<Inv
  */
 export async function refuseLinkedSecret(st: Stats, shown: string, root: string, dirs: readonly PrivateDir[] | undefined): Promise<void> {
   if (!st.isFile() || st.nlink <= 1) return
-  const what = (await inventory(root, dirs ?? [])).inodes.get(`${st.dev}:${st.ino}`)
+  const what = await linkedInto(st, root, dirs ?? [])
   if (what) {
     throw new LinkedSecretError(
       `Access denied: "${shown}" is a hard link to a file in ${what}, which file tools never read. ` +

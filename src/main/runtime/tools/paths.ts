@@ -6,7 +6,9 @@
 // 0.1-0.5 ms on a busy machine) — a tool call used to make four of them before even opening the file.
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
+import { credentialPaths } from './credential-paths'
 import { refuseLinkedSecret } from './linked-secrets'
 
 export class WorkspaceEscapeError extends Error {
@@ -37,14 +39,19 @@ export interface ResolvedPath {
  */
 export interface PrivateDir {
   dir: string
-  /** `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir */
-  what: 'state' | 'userData' | 'config'
+  /**
+   * `config`: the config file (and its .bak and .lock) when LOOPDESK_CONFIG_PATH puts it outside the state dir;
+   * `credentials`: one of the user's credential folders or files (credential-paths.ts), named by `label`
+   */
+  what: 'state' | 'userData' | 'config' | 'credentials'
+  label?: string
 }
 
 /** A private folder the workspace holds, by its real path. */
 export interface Fence {
   real: string
   what: PrivateDir['what']
+  label?: string
 }
 
 /** The private folders a tool context names (the desktop app's only in the desktop app). */
@@ -56,6 +63,7 @@ export function privateDirsOf(ctx: { stateDir?: string; userDataDir?: string; co
   if (ctx.configPath && !(ctx.stateDir && isInside(realOrPlanned(ctx.stateDir), realOrPlanned(ctx.configPath)))) {
     for (const f of [ctx.configPath, `${ctx.configPath}.bak`, `${ctx.configPath}.lock`]) dirs.push({ dir: f, what: 'config' })
   }
+  for (const c of credentialPaths()) dirs.push({ dir: c.dir, what: 'credentials', label: c.label })
   return dirs
 }
 
@@ -100,10 +108,10 @@ export async function workspaceRoot(workspaceDir: string): Promise<string> {
  */
 export function privateFences(root: string, dirs: readonly PrivateDir[] | undefined): Fence[] {
   const fences: Fence[] = []
-  for (const { dir, what } of dirs ?? []) {
+  for (const { dir, what, label } of dirs ?? []) {
     const real = realOrPlanned(dir)
     if (real !== root && isInside(real, root)) continue
-    if (isInside(root, real)) fences.push({ real, what })
+    if (isInside(root, real)) fences.push({ real, what, ...(label ? { label } : {}) })
   }
   return fences.sort((a, b) => b.real.length - a.real.length)
 }
@@ -124,21 +132,49 @@ function realOrPlanned(dir: string): string {
   }
 }
 
-/** The fence holding `real`, if any (the innermost: fences are sorted so). */
+/**
+ * The fence holding `real`, if any (the innermost: fences are sorted so). Compared as a case-insensitive,
+ * normalization-insensitive file system would, with Windows' trailing dots and spaces dropped: realpath gives an
+ * existing name its on-disk spelling, but a name not made yet keeps the model's — on macOS or Windows a new
+ * `.NPMRC` or `.SSH/authorized_keys` is the `.npmrc` npm reads, the `.ssh` sshd reads. On a case-sensitive file
+ * system that refuses a few names that only look like a fenced one, nothing else.
+ */
 export function fenceOf(fences: readonly Fence[] | undefined, real: string): Fence | undefined {
-  return fences?.find((f) => isInside(f.real, real))
+  if (!fences?.length) return undefined
+  const key = fenceKey(real)
+  return fences.find((f) => isInside(fenceKey(f.real), key))
+}
+
+/**
+ * What a directory walk (grep, glob) passes over: the entries `fenceOf` refuses. Most names are ruled out by their
+ * own name alone (a Set lookup), so a walk of a big workspace holding fences costs no full-path comparison per entry.
+ */
+export function fenceSkipper(fences: readonly Fence[] | undefined): ((abs: string, name: string) => boolean) | undefined {
+  if (!fences?.length) return undefined
+  const names = new Set(fences.map((f) => fenceKey(path.basename(f.real))))
+  return (abs, name) => names.has(fenceKey(name)) && fenceOf(fences, abs) !== undefined
+}
+
+function fenceKey(p: string): string {
+  return p
+    .normalize('NFC')
+    .toLowerCase()
+    .split(path.sep)
+    .map((c) => c.replace(/[. ]+$/, '') || c)
+    .join(path.sep)
 }
 
 /** What a fenced folder is, for the refusal the model reads. */
-const FENCE_NAMES: Record<Fence['what'], (real: string) => string> = {
+const FENCE_NAMES: Record<Fence['what'], (real: string, label?: string) => string> = {
   state: (real) => `in Loopdesk's own state folder (${real}: its settings, keys, plugins and conversations)`,
   userData: (real) => `in the Loopdesk desktop app's data folder (${real}: its window settings and stored provider keys)`,
   config: (real) => `Loopdesk's own config file (${real}: its exec allowlist applies at once; it may hold keys)`,
+  credentials: (real, label) => `in ${label ?? 'a credentials folder'}, at ${real} (logins and keys; an exec command the user approves can still use them)`,
 }
 
 function fenced(input: string, root: string, fence: Fence): WorkspaceEscapeError {
   return new WorkspaceEscapeError(
-    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real)}, ` +
+    `Access denied: "${input}" is ${FENCE_NAMES[fence.what](fence.real, fence.label)}, ` +
       `which file tools never touch, even though the workspace (${root}) contains it. Work in other folders, or give the agent a ` +
       'workspace of its own (agents.defaults.workspace).',
   )
@@ -161,13 +197,32 @@ const VCS_DIRS = new Set(['.git', '.hg'])
  * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
  * spaces, as case-insensitive file systems and Windows match names.
  */
-export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel'>, shown: string): void {
+export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel' | 'abs'>, shown: string): void {
+  refuseGitGlobalConfig(rp, shown)
   const parts = rp.rel.split(/[\\/]/)
   const vcs = parts.map((p) => p.replace(/[. ]+$/, '').toLowerCase()).find((p) => VCS_DIRS.has(p))
   if (vcs) {
     throw new WorkspaceEscapeError(
       `Access denied: "${shown}" is the repository's own data (${vcs}): changing its config or hooks could make a ${vcs === '.git' ? 'git' : 'hg'} ` +
         'command run anything without an approval, so write and edit do not touch it. Use its commands (exec) for repository changes.',
+    )
+  }
+}
+
+/**
+ * git's user-wide config files (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), by real path: a dotfiles folder they
+ * link into counts. They name commands as `.git/config` does (core.fsmonitor, core.pager), for every repository, so a
+ * workspace that holds one (the home folder, a dotfiles repo) may read it but not write it.
+ */
+function refuseGitGlobalConfig(rp: Pick<ResolvedPath, 'abs'>, shown: string): void {
+  const home = os.homedir()
+  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config')
+  const target = fenceKey(rp.abs)
+  for (const f of [path.join(home, '.gitconfig'), path.join(xdg, 'git', 'config')]) {
+    if (fenceKey(realOrPlanned(f)) !== target) continue
+    throw new WorkspaceEscapeError(
+      `Access denied: "${shown}" is git's user-wide config (${f}): it names commands every git command runs (core.fsmonitor, ` +
+        "core.pager), so write and edit do not touch it. Change it with git config through exec, which the user approves.",
     )
   }
 }
@@ -192,6 +247,11 @@ export async function resolveInWorkspace(workspaceDir: string, input: string | u
   const root = await workspaceRoot(workspaceDir)
   const raw = input === undefined || input.trim() === '' ? '.' : input
   if (raw.includes('\0')) throw new Error('Invalid path: contains a NUL byte')
+  // On Windows a UNC or device path (\\server\share, \\?\, \\.\COM1) is refused before any file system call: the
+  // realpath below would already connect to the server (and hand it the user's NTLM credentials) or open the device.
+  if (process.platform === 'win32' && /^[\\/]{2}/.test(raw)) {
+    throw new WorkspaceEscapeError(`Access denied: "${raw}" is a network or device path; only paths inside the workspace are allowed`)
+  }
   if (raw === '~' || raw.startsWith('~/')) {
     throw new Error(`Invalid path "${raw}": "~" is not expanded; use a path relative to the workspace`)
   }
@@ -317,6 +377,7 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
 
 /** O_NONBLOCK where the OS has it (not on Windows, which has no FIFOs a path could name). */
 const NONBLOCK = C.O_NONBLOCK ?? 0
+const NOCTTY = C.O_NOCTTY ?? 0
 
 /**
  * Opens a resolved path without following a final symlink (O_NOFOLLOW), then verifies the descriptor.
@@ -327,9 +388,16 @@ const NONBLOCK = C.O_NONBLOCK ?? 0
  * A hard link to a file of a fenced folder is refused here too (refuseLinkedSecret).
  */
 export async function openConfined(rp: ResolvedPath, flags: number, mode?: number): Promise<FileHandle> {
+  // A device is refused before it is opened: opening one is itself an act (a watchdog arms, a tape rewinds, a
+  // serial line raises DTR) in a workspace that holds /dev (a workspace set to "/"), and a tty never becomes the
+  // runtime's controlling terminal (O_NOCTTY). A socket cannot be opened at all.
+  const pre = fs.lstatSync(rp.abs, { throwIfNoEntry: false })
+  if (pre && (pre.isCharacterDevice() || pre.isBlockDevice() || pre.isSocket())) {
+    throw new Error(`"${rp.rel}" is a ${pre.isSocket() ? 'socket' : 'device'}, not a regular file`)
+  }
   let fh: FileHandle
   try {
-    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK, mode)
+    fh = await fsp.open(rp.abs, flags | C.O_NOFOLLOW | NONBLOCK | NOCTTY, mode)
   } catch (err) {
     const e = err as NodeJS.ErrnoException
     if (e.code === 'ELOOP') {

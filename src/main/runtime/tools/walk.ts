@@ -33,8 +33,8 @@ export async function* walk(
   signal: AbortSignal | undefined,
   state: WalkState = { visited: 0, truncated: false },
   maxEntries = WALK_MAX_ENTRIES,
-  /** real paths not to list or enter (the private folders and files a workspace holds: paths.ts privateFences) */
-  skip?: readonly string[],
+  /** entries not to list or enter (the private folders and files a workspace holds: paths.ts fenceSkipper) */
+  skip?: (abs: string, name: string) => boolean,
 ): AsyncGenerator<WalkEntry> {
   const stack: string[] = ['']
   while (stack.length) {
@@ -57,7 +57,7 @@ export async function* walk(
       const kind = kindOf(d)
       if (kind === 'dir' && SKIP_DIRS.has(d.name)) continue
       const abs = path.join(start, rel)
-      if (skip?.includes(abs)) continue
+      if (skip?.(abs, d.name)) continue
       yield { abs, rel, kind }
       if (kind === 'dir') subdirs.push(rel)
     }

@@ -17,6 +17,7 @@ import type {
 import { eventMatches } from '../../../shared/events'
 import { ATTACHMENT_LIMITS, attachmentLine, formatMb, sniffImage, withAttachmentLines } from '../../../shared/attachments'
 import { MAIN_KEY, SESSION_SCOPE } from '../../../shared/session-key'
+import { SCOPES } from '../../../shared/scopes'
 import { oneAgentHealth, oneAgentStatusParts } from '../../../shared/status-summary'
 import type { Bridge, BridgeCallName, HistoryCursorParams, HistoryPageParams, HistoryWindowParams } from '../../../shared/bridge'
 import type {
@@ -1509,7 +1510,7 @@ export class FakeBridge implements Bridge {
       clientId: 'openclaw-control-ui',
       clientMode: 'ui',
       role: 'operator',
-      scopes: ['operator.read'],
+      scopes: [SCOPES.read],
       remoteIp: '192.0.2.10',
       ts: Date.now(),
       ...device,

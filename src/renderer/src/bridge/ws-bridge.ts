@@ -7,6 +7,7 @@ import { BRIDGE_METHODS, type Bridge, type BridgeCallName } from '../../../share
 import { createWebDeviceProof, ed25519Supported, generateWebDeviceIdentity, type WebDeviceIdentity } from '../../../shared/device-identity'
 import { CHAT_COMMANDS_CAP, eventMatches, MODEL_SILENCE_CAP, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AgentEvent, type AnyEvent, type EventFilter } from '../../../shared/events'
 import type { ErrorShape, Result } from '../../../shared/methods'
+import { FULL_OPERATOR_SCOPES } from '../../../shared/scopes'
 import { isPairingEventName, PAIRING_CALLS, type PairingCallName, type PairingEvent } from '../../../shared/pairing'
 
 /** The subset of the WebSocket API this bridge uses (browser WebSocket and `ws` both fit). */
@@ -73,7 +74,6 @@ export interface WsBridge extends Bridge {
 }
 
 const OPEN = 1
-const SCOPES = ['operator.admin', 'operator.read', 'operator.write', 'operator.approvals']
 // Connect failures that retrying cannot fix: stop and tell the user.
 const FATAL_CONNECT_CODES = new Set([
   'AUTH_TOKEN_MISSING',
@@ -242,7 +242,7 @@ class WsBridgeImpl {
       maxProtocol: 4,
       client,
       role: 'operator',
-      scopes: SCOPES,
+      scopes: [...FULL_OPERATOR_SCOPES],
       // compact assistant events: long replies cost O(n) bytes instead of O(n²); text is rebuilt in onEvent
       caps: [TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, ASSISTANT_DELTA_CAP, CHAT_COMMANDS_CAP, REASONING_STATUS_CAP, QUEUE_REMOVED_CAP, SESSION_LIST_ONLY_CAP, RUN_WAIT_CAP, MODEL_SILENCE_CAP],
     }
@@ -259,7 +259,7 @@ class WsBridgeImpl {
           clientId: client.id,
           clientMode: client.mode,
           role: 'operator',
-          scopes: SCOPES,
+          scopes: [...FULL_OPERATOR_SCOPES],
           signedAtMs,
           token: auth.token || auth.deviceToken || '', // the gateway checks the signature over the token presented
           nonce,
