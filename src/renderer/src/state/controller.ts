@@ -291,6 +291,8 @@ export class Controller {
         break
       case 'exec.approval.requested':
         if (sessionKey) this.setApprovalPending(sessionKey, ev.payload.id, ev.payload.expiresAt)
+        // its run's user message is in the transcript by now (a list read at the run's start may have been too early)
+        if (sessionKey && this.untitled(sessionKey)) this.scheduleTitleRefresh()
         if (sessionKey) this.enqueue(sessionKey, { type: 'approval.requested', request: ev.payload })
         break
       case 'exec.approval.resolved':
@@ -482,7 +484,9 @@ export class Controller {
       // event rows carry no derived title: keep the one we have (a reset starts a new one)
       const known = i < 0 || incoming.sessionId !== s.rows[i].sessionId ? undefined : s.rows[i].derivedTitle
       const row = incoming.derivedTitle === undefined && known !== undefined ? { ...incoming, derivedTitle: known } : incoming
-      if (!row.label && row.derivedTitle === undefined && row.lastMessagePreview) this.scheduleTitleRefresh()
+      // a run going on has a user message too (lastMessagePreview comes only at its end): a session another
+      // client (the CLI) started is named while it runs, not after — e.g. while it waits on an approval
+      if (!row.label && row.derivedTitle === undefined && (row.lastMessagePreview || row.activeRunId)) this.scheduleTitleRefresh()
       const rows = i < 0 ? [row, ...s.rows] : s.rows.map((r, j) => (j === i ? row : r))
       return { rows: rows.slice().sort((a, b) => b.updatedAt - a.updatedAt) }
     })
@@ -498,6 +502,12 @@ export class Controller {
       this.titleTimer = undefined
       if (!this.disposed) void this.loadSessions()
     }, 1000)
+  }
+
+  /** A known session with no name of its own yet (no label, no derived title). */
+  private untitled(sessionKey: string): boolean {
+    const row = this.stores.sessions.getState().rows.find((r) => r.key === sessionKey)
+    return !!row && !row.label && !row.displayName && row.derivedTitle === undefined
   }
 
   /** The first message sent in an unnamed session names it at once (the runtime derives the same title). */
