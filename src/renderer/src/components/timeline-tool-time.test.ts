@@ -1,6 +1,7 @@
 // The Inspector timeline's tool durations leave an approval's wait out, as the tool card does.
 import { describe, expect, it } from 'vitest'
-import { EventLog, timelines } from '../state/event-log'
+import { EventLog } from '../state/event-log'
+import { timelines } from '../state/run-timeline'
 import { timelineToolTime } from './timeline-tool-time'
 
 function run(opts: { decision?: 'allow-once' | 'deny'; details?: unknown; requestFirst?: boolean; result?: boolean }) {

@@ -1,6 +1,6 @@
 // What the Inspector's run timeline says a tool call took: the tool card's rule (tool-timing.ts), so a command
 // approved after 30 s reads "100 ms · waited 30.0 s for approval" there too, not "30.1 s".
-import type { TimelineTool } from '../state/event-log'
+import type { TimelineTool } from '../state/run-timeline'
 import type { ToolItem } from '../state/types'
 import { toolTiming } from './tool-timing'
 
