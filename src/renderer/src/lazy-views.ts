@@ -14,3 +14,5 @@ export const { View: FileChangeLazyView, preload: preloadFileChange } = lazyView
 // the gateway's token changed (or was refused) under the page: main.tsx imports it at start
 export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView(() => import('./components/TokenChanged').then((m) => m.TokenChangedScreen))
 export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))
+// several approvals waiting in the open session, together (App mounts it only then)
+export const { View: ApprovalBatchView, preload: preloadApprovalBatch } = lazyView(() => import('./components/ApprovalBatch').then((m) => m.ApprovalBatch))
