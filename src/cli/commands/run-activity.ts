@@ -121,12 +121,15 @@ export class RunActivity {
     const command = oneLine(req.command, 200)
     this.pending.set(req.id, { command, asking: ctl })
     const seconds = Math.max(0, Math.round((req.expiresAt - Date.now()) / 1000))
-    this.line(`? the agent wants to run:${approvalText(req.command)}\n  in ${req.cwd} (expires in ${seconds} s)`)
+    // several at once (runs of this session, parallel calls): each question says how many wait
+    const waiting = this.waiting() > 1 ? `; ${this.waiting()} approvals waiting` : ''
+    this.line(`? the agent wants to run:${approvalText(req.command)}\n  in ${req.cwd} (expires in ${seconds} s${waiting})`)
     const ask = this.d.io.ask
     if (!ask) {
       if (this.d.othersCanAnswer) {
         const params = JSON.stringify({ id: req.id, decision: 'allow-once' })
-        this.line(`  approve or deny it in the Loopdesk window, or: loopdesk gateway call exec.approval.resolve --params '${params}'`)
+        const all = this.waiting() > 1 ? ` (all ${this.waiting()} at once there: Allow all / Deny all)` : ''
+        this.line(`  approve or deny it in the Loopdesk window${all}, or: loopdesk gateway call exec.approval.resolve --params '${params}'`)
       } else {
         // an embedded run with no terminal: nobody else exists to answer it
         this.line('  no terminal to ask and no other client: denied')
@@ -137,7 +140,10 @@ export class RunActivity {
     this.asking = this.asking.then(async () => {
       try {
         while (!ctl.signal.aborted) {
-          const typed = await ask(`  run it? [y] once, [a] always, [N] no: `, ctl.signal)
+          // asked in the order they came: with others waiting, this one's command is not the last line printed
+          const n = this.waiting()
+          const question = n > 1 ? `  ${n} approvals waiting; the first is:${approvalText(req.command)}\n  run it?` : '  run it?'
+          const typed = await ask(`${terminalText(question)} [y] once, [a] always, [N] no: `, ctl.signal)
           if (typed === undefined) return
           const decision = parseApprovalAnswer(typed)
           if (decision) return await this.answer(req.id, decision)
@@ -147,6 +153,13 @@ export class RunActivity {
         this.line(`  could not ask: ${err instanceof Error ? err.message : String(err)}`)
       }
     })
+  }
+
+  /** approvals still waiting for an answer (one answered here waits only for its resolved event) */
+  private waiting(): number {
+    let n = 0
+    for (const id of this.pending.keys()) if (!this.answeredHere.has(id)) n++
+    return n
   }
 
   private async answer(id: string, decision: ApprovalDecision) {

@@ -13,7 +13,15 @@ import { createBridge, PairingRequiredError } from './bridge'
 import { PairingLive } from './components/PairingLive'
 import { Onboarding } from './components/Onboarding'
 import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
-import { FindBarView, ForkOriginView, InspectorView, PairingWaitView, SettingsView, TokenChangedView } from './lazy-views'
+import {
+  ApprovalBatchView,
+  FindBarView,
+  ForkOriginView,
+  InspectorView,
+  PairingWaitView,
+  SettingsView,
+  TokenChangedView,
+} from './lazy-views'
 import { LazyBoundary } from './lib/lazy-view'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
@@ -106,6 +114,7 @@ export function App() {
   const inspectorOpen = useAppStore('inspector', (s) => s.open)
   const settingsOpen = useAppStore('settings', (s) => s.settingsOpen)
   const connection = useAppStore('settings', (s) => s.connection)
+  const approvals = useAppStore('sessions', (s) => (selectedKey ? approvalsOf(s, selectedKey) : 0))
   const connectionError = useAppStore('settings', (s) => s.connectionError)
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
@@ -287,6 +296,11 @@ export function App() {
               </LazyBoundary>
             )}
             <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
+            {approvals > 1 && (
+              <LazyBoundary name="Approvals">
+                <ApprovalBatchView sessionKey={selectedKey} />
+              </LazyBoundary>
+            )}
             <Composer key={`composer:${selectedKey}`} sessionKey={selectedKey} />
           </FileDrop>
         ) : (

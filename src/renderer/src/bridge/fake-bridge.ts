@@ -75,6 +75,8 @@ export type FakeStep =
       /** ask for exec approval first (denied → tool error) */
       approval?: boolean
     }
+  /** tool calls the model made together, run at once (their approvals wait together: the window's Allow all) */
+  | { kind: 'parallel'; tools: Array<Extract<FakeStep, { kind: 'tool' }>> }
   | { kind: 'error'; message: string }
   | { kind: 'wait'; ms: number }
   /** an agent `error` event that does not end the run (a runtime notice: model_retry, context_truncated) */
@@ -645,6 +647,8 @@ export class FakeBridge implements Bridge {
           return this.finish(s, run, 'failed', step.message)
         } else if (step.kind === 'tool') {
           await this.runTool(s, run, step)
+        } else if (step.kind === 'parallel') {
+          await Promise.all(step.tools.map((t) => this.runTool(s, run, t)))
         }
       }
       const usage: UsageTotals = {

@@ -63,6 +63,18 @@ describe('a pending exec approval', () => {
   })
 })
 
+describe('a session another client started', () => {
+  it('is named after its first message while its run waits on an approval, not after its key', async () => {
+    const { bridge } = await renderApp({ seed, scripts: [{ steps: [{ kind: 'tool', name: 'exec', args: { command: 'make deploy' }, result: text('ok'), approval: true }] }] })
+    // as `loopdesk agent --session-id …` does: the window sends nothing, the row comes from sessions.changed
+    await act(() => bridge.run({ sessionKey: 'agent:main:cli-7f3a', message: 'Deploy the docs site\nthen tell me', idempotencyKey: 'cli-run-1' }))
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await waitFor(() => expect(row('Deploy the docs site then tell me')).toHaveTextContent('Needs approval'), LONG)
+    expect(within(nav).queryByText('cli-7f3a')).toBeNull()
+    expect(bridge.isRunning('agent:main:cli-7f3a')).toBe(true) // named before the run ended, not by its end
+  })
+})
+
 const text = (t: string) => ({ content: [{ type: 'text', text: t }] })
 const call = (over: Partial<ToolItem>): ToolItem => ({
   kind: 'tool',

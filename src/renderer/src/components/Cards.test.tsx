@@ -101,10 +101,23 @@ describe('tool card', () => {
     expect(within(card).getByText(/"command": "ls -la"/)).toBeInTheDocument()
     const pres = card.querySelectorAll('pre')
     expect(pres[1].textContent!.length).toBe(2000)
-    await user.click(within(card).getByRole('button', { name: /Show all/ }))
+    // the whole output is here: the count is its size
+    await user.click(within(card).getByRole('button', { name: 'Show all (5,000 characters)' }))
     expect(card.querySelectorAll('pre')[1].textContent!.length).toBe(5000)
     expect(within(card).getByRole('button', { name: 'Copy arguments' })).toBeInTheDocument()
     expect(within(card).getByRole('button', { name: 'Copy result' })).toBeInTheDocument()
+  })
+
+  it('a cut output\'s Show all counts what was kept, not the output the marker sizes', async () => {
+    const user = userEvent.setup()
+    // what the runtime stores of a 1.2 MB output (tools/output-cut.ts): head, the marker with the real size, tail
+    const stored = `${'head line\n'.repeat(300)}[output truncated: 50,000 lines, 1,188,894 bytes; kept the first 300 and last 200 lines]\n${'tail line\n'.repeat(200)}`
+    withApp(<ToolCard item={tool({ status: 'done', endedAt: 2000, result: { content: [{ type: 'text', text: stored }] } })} />)
+    await user.click(screen.getByRole('button', { name: /exec/ }))
+    const card = screen.getByRole('group', { name: 'Tool exec' })
+    expect(within(card).queryByRole('button', { name: /^Show all \(/ })).toBeNull()
+    await user.click(within(card).getByRole('button', { name: `Show all kept output (${stored.length.toLocaleString('en-US')} characters)` }))
+    expect(card.querySelectorAll('pre')[1]).toHaveTextContent('1,188,894 bytes')
   })
 
   it('interrupted tools say so', () => {

@@ -5,6 +5,7 @@ import { useVirtualizer } from '@tanstack/react-virtual'
 import { memo, useMemo, useRef, useState } from 'react'
 import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
+import { timelineToolTime } from './timeline-tool-time'
 import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
 import { isErrorEvent, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
@@ -92,7 +93,8 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
     { key: 'first-delta', label: 'First delta', at: t.firstDeltaAt },
     ...tools.map((tool) => ({
       key: `tool-${tool.toolCallId}`,
-      label: `Tool ${tool.name}${tool.endedAt !== undefined ? ` (${formatDuration(tool.endedAt - tool.startedAt)})` : ' (running)'}`,
+      // the call's own time, an approval's wait apart (as its tool card says)
+      label: `Tool ${tool.name} (${timelineToolTime(tool)})`,
       at: tool.startedAt,
       className: tool.isError ? 'tl-error' : '',
       dot: 'tl-tool',

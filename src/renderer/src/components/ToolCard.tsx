@@ -85,7 +85,8 @@ function Section({ title, text, reveal = false, find }: { title: string; text: s
       {reveal && <HiddenCharsWarning text={text} what={title === 'Arguments' ? 'call’s arguments' : title.toLowerCase()} />}
       {shown.truncated && (
         <button type="button" className="btn btn-link btn-xs" onClick={() => setAll(true)} disabled={all}>
-          {all ? `Showing the first ${formatInt(MAX_SHOWN_CHARS)} characters` : `Show all (${formatInt(text.length)} characters)`}
+          {/* a cut output (output-cut.ts's marker, naming the real size) is not "all": say it is what was kept */}
+          {all ? `Showing the first ${formatInt(MAX_SHOWN_CHARS)} characters` : `Show all${/^\[output truncated: /m.test(text) ? ' kept output' : ''} (${formatInt(text.length)} characters)`}
         </button>
       )}
     </section>

@@ -189,8 +189,8 @@ export class Controller {
     for (const list of Object.values(this.stores.composer.getState().attachments)) releasePreviews(list)
   }
 
-  /** Shows a toast for 6 s (or until dismissed); returns its id. */
-  private toast(text: string, kind: 'error' | 'info' = 'error'): number {
+  /** Shows a toast for 6 s (or until dismissed); returns its id. (Public for a view whose own notice is gone with it.) */
+  toast(text: string, kind: 'error' | 'info' = 'error'): number {
     const id = Date.now() + Math.random()
     this.stores.ui.setState((s) => ({ toasts: [...s.toasts.slice(-3), { id, kind, text }] }))
     setTimeout(() => this.stores.ui.setState((s) => ({ toasts: s.toasts.filter((t) => t.id !== id) })), 6000)
@@ -291,6 +291,8 @@ export class Controller {
         break
       case 'exec.approval.requested':
         if (sessionKey) this.setApprovalPending(sessionKey, ev.payload.id, ev.payload.expiresAt)
+        // its run's user message is in the transcript by now (a list read at the run's start may have been too early)
+        if (sessionKey && !this.stores.sessions.getState().rows.find((r) => r.key === sessionKey)?.derivedTitle) this.scheduleTitleRefresh()
         if (sessionKey) this.enqueue(sessionKey, { type: 'approval.requested', request: ev.payload })
         break
       case 'exec.approval.resolved':
@@ -482,7 +484,9 @@ export class Controller {
       // event rows carry no derived title: keep the one we have (a reset starts a new one)
       const known = i < 0 || incoming.sessionId !== s.rows[i].sessionId ? undefined : s.rows[i].derivedTitle
       const row = incoming.derivedTitle === undefined && known !== undefined ? { ...incoming, derivedTitle: known } : incoming
-      if (!row.label && row.derivedTitle === undefined && row.lastMessagePreview) this.scheduleTitleRefresh()
+      // a run going on has a user message too (lastMessagePreview comes only at its end): a session another
+      // client (the CLI) started is named while it runs, not after — e.g. while it waits on an approval
+      if (!row.label && row.derivedTitle === undefined && (row.lastMessagePreview || row.activeRunId)) this.scheduleTitleRefresh()
       const rows = i < 0 ? [row, ...s.rows] : s.rows.map((r, j) => (j === i ? row : r))
       return { rows: rows.slice().sort((a, b) => b.updatedAt - a.updatedAt) }
     })
@@ -1379,12 +1383,18 @@ export class Controller {
     } else if (r) await this.loadQueue(sessionKey)
   }
 
-  async resolveApproval(sessionKey: string, id: string, decision: ApprovalDecision): Promise<void> {
-    const r = await this.call(this.bridge.approvalResolve({ id, decision }), 'Could not answer the approval')
-    if (r) {
-      this.setApprovalPending(sessionKey, id, undefined)
-      this.dispatch(sessionKey, [{ type: 'local.approvalDecided', id, decision }])
+  /**
+   * Answers one approval. A failure is a toast, or with `quiet` only returned, for the approval it is about
+   * (Allow all sends one call each: ApprovalBatch.tsx says which failed).
+   */
+  async resolveApproval(sessionKey: string, id: string, decision: ApprovalDecision, quiet?: boolean): Promise<string | undefined> {
+    const e = await this.bridge.approvalResolve({ id, decision }).then((r) => (r.ok ? '' : errorText(r.error)), errorText)
+    if (e) {
+      if (!quiet) this.toast(`Could not answer the approval: ${e}`)
+      return e
     }
+    this.setApprovalPending(sessionKey, id, undefined)
+    this.dispatch(sessionKey, [{ type: 'local.approvalDecided', id, decision }])
   }
 
   // ------------------------------------------------------------------------------ inspector & settings

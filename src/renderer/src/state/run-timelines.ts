@@ -1,6 +1,7 @@
 // What the Inspector reads out of the logged events (state/event-log.ts): which report a failure, and each
 // run's timeline. Apart from the log itself so that only the Inspector's chunk carries it (first paint is at budget).
 import type { LoggedEvent } from './event-log'
+import type { ToolApproval } from './types'
 
 /**
  * An event that reports something going wrong, whatever its stream: a run's lifecycle error, an agent `error`
@@ -17,12 +18,24 @@ export function isErrorEvent(e: LoggedEvent): boolean {
   return false
 }
 
+export interface TimelineTool {
+  name: string
+  toolCallId: string
+  startedAt: number
+  endedAt?: number
+  isError?: boolean
+  /** the exec approval it asked for (the wait is not the call's own time: components/tool-timing.ts) */
+  approval?: ToolApproval
+  /** the result's details (exec's `durationMs`, `approval`) */
+  details?: unknown
+}
+
 export interface RunTimeline {
   runId: string
   acceptedAt?: number
   startedAt?: number
   firstDeltaAt?: number
-  tools: Array<{ name: string; toolCallId: string; startedAt: number; endedAt?: number; isError?: boolean }>
+  tools: TimelineTool[]
   endedAt?: number
   outcome?: 'done' | 'error' | 'stopped'
 }
@@ -38,7 +51,29 @@ export function timelines(events: LoggedEvent[], accepted: Record<string, number
     }
     return t
   }
+  // approvals by id: a resolved event names the approval, not its call
+  const asked = new Map<string, { runId: string; toolCallId: string }>()
+  const toolOf = (runId: string, toolCallId: string) => get(runId).tools.find((x) => x.toolCallId === toolCallId)
+  const pendingApprovals = new Map<string, ToolApproval>() // asked before the call's own start event arrived
   for (const { event } of events) {
+    if (event.event === 'exec.approval.requested') {
+      const r = event.payload
+      asked.set(r.id, { runId: r.runId, toolCallId: r.toolCallId })
+      const approval: ToolApproval = { askedAt: r.createdAt }
+      const tool = toolOf(r.runId, r.toolCallId)
+      if (tool) tool.approval = approval
+      else pendingApprovals.set(r.toolCallId, approval)
+      continue
+    }
+    if (event.event === 'exec.approval.resolved') {
+      const r = event.payload
+      const at = asked.get(r.id)
+      const tool = at && toolOf(at.runId, at.toolCallId)
+      const answer = { decision: r.decision, resolvedBy: r.resolvedBy, resolvedAt: r.ts }
+      if (tool) tool.approval = { ...tool.approval, ...answer }
+      else if (at) pendingApprovals.set(at.toolCallId, { ...pendingApprovals.get(at.toolCallId), ...answer })
+      continue
+    }
     if (event.event !== 'agent') continue
     const ev = event.payload
     const t = get(ev.runId)
@@ -58,11 +93,15 @@ export function timelines(events: LoggedEvent[], accepted: Record<string, number
       let tool = t.tools.find((x) => x.toolCallId === id)
       if (!tool) {
         tool = { name: String(d.name ?? 'tool'), toolCallId: id, startedAt: ev.ts }
+        const approval = pendingApprovals.get(id)
+        if (approval) tool.approval = approval
         t.tools.push(tool)
       }
       if (d.phase === 'result') {
         tool.endedAt = ev.ts
         tool.isError = !!d.isError
+        const details = (d.result as { details?: unknown } | undefined)?.details
+        if (details !== undefined) tool.details = details
       }
     }
   }

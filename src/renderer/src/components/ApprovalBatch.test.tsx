@@ -1,0 +1,151 @@
+// Several approvals waiting in the open session: shown together, each decidable, Allow all / Deny all per run.
+import { act, screen, waitFor, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import type { FakeStep } from '../bridge/fake-bridge'
+import { preloadApprovalBatch } from '../lazy-views'
+import { LONG, renderApp } from '../test-utils'
+
+// a lazy chunk: loaded first, as the idle warm-up does in the app
+beforeAll(async () => {
+  await preloadApprovalBatch()
+})
+beforeEach(() => {
+  localStorage.clear()
+  document.title = 'Loopdesk'
+})
+
+const exec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
+  kind: 'tool',
+  name: 'exec',
+  args: { command },
+  result: { content: [{ type: 'text', text: `ran ${command}` }] },
+  approval: true,
+  durationMs: 10,
+})
+const threeAtOnce = {
+  scripts: [
+    {
+      steps: [
+        { kind: 'parallel' as const, tools: [exec('make build'), exec('make test'), exec('rm -rf dist')] },
+        { kind: 'text' as const, text: 'All done.' },
+      ],
+    },
+  ],
+}
+
+async function start(opts = threeAtOnce, waiting = 3) {
+  const user = userEvent.setup({ delay: null })
+  const app = await renderApp(opts)
+  await user.type(screen.getByRole('textbox', { name: 'Message' }), 'build, test and clean{Enter}')
+  const batch = await screen.findByRole('region', { name: `${waiting} commands wait for approval` }, LONG)
+  return { ...app, user, batch }
+}
+
+const resolves = (bridge: { calls: Array<{ name: string; params: unknown }> }) =>
+  bridge.calls
+    .filter((c) => c.name === 'approvalResolve')
+    .map((c) => c.params as { id: string; decision: string })
+const entry = (batch: HTMLElement, command: string) => within(batch).getByRole('group', { name: command })
+
+describe('approvals waiting together', () => {
+  it('three of one run are listed together, each decidable on its own; Allow all answers the rest', async () => {
+    const { user, batch, bridge } = await start()
+    expect(within(batch).getByRole('group', { name: 'This run: 3 waiting' })).toBeInTheDocument()
+    expect(within(batch).getAllByRole('listitem')).toHaveLength(3)
+    // one answered on its own: the others still wait, the list says so
+    await user.click(within(entry(batch, 'make test')).getByRole('button', { name: 'Deny' }))
+    await waitFor(() =>
+      expect(screen.getByRole('region', { name: '2 commands wait for approval' })).toBeInTheDocument(),
+    )
+    expect(resolves(bridge)).toEqual([expect.objectContaining({ decision: 'deny' })])
+    expect(within(batch).queryByRole('group', { name: 'make test' })).toBeNull()
+    // the keyboard user's focus went to the next approval, not to <body>
+    expect(document.activeElement).toHaveTextContent('Approve')
+    expect(batch).toContainElement(document.activeElement as HTMLElement)
+    await user.click(within(batch).getByRole('button', { name: 'Allow all 2' }))
+    // none left to list together: the panel goes, the run goes on
+    await waitFor(() => expect(screen.queryByRole('region', { name: /wait for approval/ })).toBeNull())
+    await waitFor(() => expect(screen.getAllByRole('status').at(-1)).toHaveTextContent(/^Done/), LONG)
+    const decisions = resolves(bridge)
+    expect(decisions.map((d) => d.decision)).toEqual(['deny', 'allow-once', 'allow-once'])
+    expect(new Set(decisions.map((d) => d.id)).size).toBe(3) // each its own call
+    expect(document.activeElement).toBe(screen.getByRole('textbox', { name: 'Message' }))
+  })
+
+  it('Deny all answers each; a failure is said on the approval it is about, the others are answered', async () => {
+    const { user, batch, bridge } = await start()
+    const failing = bridge.pendingApprovals().find((r) => r.command === 'make test')!.id
+    const real = bridge.approvalResolve.bind(bridge)
+    bridge.approvalResolve = async (p) =>
+      p.id === failing ? { ok: false, error: { code: 'UNAVAILABLE', message: 'gateway busy' } } : real(p)
+    await user.click(within(batch).getByRole('button', { name: 'Deny all' }))
+    // the other two were denied: one left, decided on its card in the conversation again — the failure named there
+    await waitFor(() => expect(screen.queryByRole('region', { name: /wait for approval/ })).toBeNull())
+    expect(bridge.pendingApprovals().map((r) => r.command)).toEqual(['make test'])
+    expect(screen.getByRole('group', { name: 'Approval required' })).toHaveTextContent('make test')
+    expect(
+      await screen.findByText('Could not answer the approval for make test: gateway busy'),
+    ).toBeInTheDocument()
+  })
+
+  it('a failure among several still waiting is said on that approval in the list', async () => {
+    const { user, batch, bridge } = await start()
+    const failing = new Set(
+      bridge
+        .pendingApprovals()
+        .filter((r) => r.command !== 'make build')
+        .map((r) => r.id),
+    )
+    const real = bridge.approvalResolve.bind(bridge)
+    bridge.approvalResolve = async (p) =>
+      failing.has(p.id) ? { ok: false, error: { code: 'UNAVAILABLE', message: 'gateway busy' } } : real(p)
+    await user.click(within(batch).getByRole('button', { name: 'Allow all 3' }))
+    await waitFor(() =>
+      expect(screen.getByRole('region', { name: '2 commands wait for approval' })).toBeInTheDocument(),
+    )
+    expect(within(entry(batch, 'make test')).getByRole('alert')).toHaveTextContent(
+      'Could not answer this one: gateway busy',
+    )
+    expect(within(entry(batch, 'rm -rf dist')).getByRole('alert')).toHaveTextContent(
+      'Could not answer this one: gateway busy',
+    )
+    expect(within(batch).queryByRole('group', { name: 'make build' })).toBeNull()
+    // tried again, it goes through: the notice goes with the approval
+    failing.clear()
+    await user.click(within(batch).getByRole('button', { name: 'Allow all 2' }))
+    await waitFor(() => expect(screen.queryByRole('region', { name: /wait for approval/ })).toBeNull())
+    expect(bridge.pendingApprovals()).toEqual([])
+  })
+
+  it('runs of the session are grouped: Allow all answers only its own run', async () => {
+    const { user, bridge, stores } = await start(
+      { scripts: [{ steps: [{ kind: 'parallel', tools: [exec('make a'), exec('make b')] }] }] },
+      2,
+    )
+    // a second run's approval (another client's run of the same session, as the runtime would send it)
+    const now = Date.now()
+    const key = stores.sessions.getState().selectedKey!
+    act(() =>
+      bridge.inject({
+        event: 'exec.approval.requested',
+        payload: {
+          id: 'ap-other',
+          runId: 'run-other',
+          sessionKey: key,
+          toolCallId: 'call-other',
+          command: 'make c',
+          cwd: '/w',
+          createdAt: now,
+          expiresAt: now + 60_000,
+        },
+      }),
+    )
+    const region = await screen.findByRole('region', { name: '3 commands wait for approval' })
+    const first = within(region).getByRole('group', { name: 'Run 1 of 2: 2 waiting' })
+    expect(within(region).getByRole('group', { name: 'Run 2 of 2: 1 waiting' })).toHaveTextContent('make c')
+    await user.click(within(first).getByRole('button', { name: 'Allow all 2' }))
+    await waitFor(() => expect(bridge.pendingApprovals()).toHaveLength(0))
+    expect(resolves(bridge).map((c) => c.id)).not.toContain('ap-other')
+  })
+})

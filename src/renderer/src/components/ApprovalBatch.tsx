@@ -1,0 +1,193 @@
+// Several exec approvals waiting in the open session: all of them in one place above the message box, each
+// decidable on its own, and per run "Allow all N" / "Deny all" — each a real exec.approval.resolve of its own,
+// a failure said on the approval it is about. A chunk of its own (lazy-views.ts): App mounts it only when
+// two or more approvals wait, which first paint never needs.
+import { useId, useState } from 'react'
+import type { ApprovalDecision } from '../../../shared/events'
+import { useAppStore, useController } from '../app-context'
+import { messageBox } from '../lib/refocus'
+import { oneLine } from '../../../shared/tool-display'
+import type { ApprovalItem, Item } from '../state/types'
+import { HiddenCharsWarning, revealHidden } from './HiddenChars'
+import { IconShield } from './icons'
+
+const NONE: Item[] = []
+
+/** The session's approvals still waiting, grouped by run in the order they were asked. */
+export function pendingByRun(
+  items: readonly Item[],
+  waiting: Record<string, number> | undefined,
+): Array<[string, ApprovalItem[]]> {
+  const groups = new Map<string, ApprovalItem[]>()
+  for (const it of items) {
+    if (it.kind !== 'approval' || it.decision || !waiting || !(it.request.id in waiting)) continue
+    const list = groups.get(it.request.runId)
+    if (list) list.push(it)
+    else groups.set(it.request.runId, [it])
+  }
+  return [...groups]
+}
+
+/** After an answer took its buttons away: the next approval waiting here, else the one left in the conversation, else the message box. */
+function focusNext() {
+  setTimeout(() => {
+    const active = document.activeElement
+    if (active && active !== document.body && active.isConnected) return // focus the user put somewhere else stays
+    const next =
+      document.querySelector<HTMLElement>('.approval-batch button:not([disabled])') ??
+      document.querySelector<HTMLElement>('.approval-card.pending button:not([disabled])') ??
+      messageBox()
+    next?.focus()
+  }, 0)
+}
+
+export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
+  const controller = useController()
+  const items = useAppStore('runs', (s) => s.transcripts[sessionKey]?.items ?? NONE)
+  const waiting = useAppStore('sessions', (s) => s.pendingApprovals[sessionKey])
+  // approval id → what is being sent for it, or why it could not be answered
+  const [busy, setBusy] = useState<Record<string, boolean>>({})
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const headId = useId()
+  const groups = pendingByRun(items, waiting)
+  const total = groups.reduce((n, [, list]) => n + list.length, 0)
+  if (total < 2) return null // one alone is decided on its card in the conversation
+
+  const decide = async (list: ApprovalItem[], decision: ApprovalDecision) => {
+    const ids = list.map((it) => it.request.id)
+    setBusy((b) => ({ ...b, ...Object.fromEntries(ids.map((id) => [id, true])) }))
+    setErrors((e) => Object.fromEntries(Object.entries(e).filter(([id]) => !ids.includes(id))))
+    // one call per approval, all sent at once: each succeeds or fails on its own
+    const failed = await Promise.all(
+      ids.map(async (id) => [id, await controller.resolveApproval(sessionKey, id, decision, true)] as const),
+    )
+    setBusy((b) => Object.fromEntries(Object.entries(b).filter(([id]) => !ids.includes(id))))
+    const errs = failed.filter((f): f is readonly [string, string] => f[1] !== undefined)
+    if (errs.length) setErrors((e) => ({ ...e, ...Object.fromEntries(errs) }))
+    // one left waiting (the failed one) is decided on its card again, and this list goes: say it there, naming it
+    const left = Object.keys(controller.stores.sessions.getState().pendingApprovals[sessionKey] ?? {}).length
+    if (left < 2)
+      for (const [id, e] of errs) {
+        const it = list.find((x) => x.request.id === id)
+        controller.toast(`Could not answer the approval for ${oneLine(it?.request.command ?? id, 80)}: ${e}`)
+      }
+    focusNext()
+  }
+
+  return (
+    <section className="approval-batch" aria-labelledby={headId}>
+      <h2 id={headId} className="approval-head">
+        <IconShield />
+        {total} commands wait for approval
+      </h2>
+      {groups.map(([runId, list], g) => (
+        <RunGroup
+          key={runId}
+          label={groups.length > 1 ? `Run ${g + 1} of ${groups.length}` : 'This run'}
+          list={list}
+          busy={busy}
+          errors={errors}
+          decide={decide}
+        />
+      ))}
+    </section>
+  )
+}
+
+interface GroupProps {
+  label: string
+  list: ApprovalItem[]
+  busy: Record<string, boolean>
+  errors: Record<string, string>
+  decide: (list: ApprovalItem[], decision: ApprovalDecision) => Promise<void>
+}
+
+function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
+  const open = list.filter((it) => !busy[it.request.id])
+  return (
+    <div role="group" aria-label={`${label}: ${list.length} waiting`} className="approval-batch-run">
+      <ul className="approval-batch-list">
+        {list.map((it) => (
+          <BatchEntry
+            key={it.key}
+            item={it}
+            busy={!!busy[it.request.id]}
+            error={errors[it.request.id]}
+            decide={decide}
+          />
+        ))}
+      </ul>
+      {list.length > 1 && (
+        <div className="approval-actions">
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={!open.length}
+            onClick={() => void decide(open, 'allow-once')}
+          >
+            Allow all {open.length}
+          </button>
+          <button
+            type="button"
+            className="btn btn-danger-outline"
+            disabled={!open.length}
+            onClick={() => void decide(open, 'deny')}
+          >
+            Deny all
+          </button>
+          <span className="approval-scope">{label}: each command once; nothing is allowed for later</span>
+        </div>
+      )}
+    </div>
+  )
+}
+
+function BatchEntry({
+  item,
+  busy,
+  error,
+  decide,
+}: {
+  item: ApprovalItem
+  busy: boolean
+  error?: string
+  decide: GroupProps['decide']
+}) {
+  const id = useId()
+  const { command, cwd } = item.request
+  return (
+    <li className="approval-batch-item">
+      <div role="group" aria-labelledby={id}>
+        {/* each bidi control / invisible character a marked token: what is approved reads as what runs */}
+        <pre id={id} className="approval-command">
+          {revealHidden(command)}
+        </pre>
+        <HiddenCharsWarning text={command} what="command" />
+        <div className="approval-cwd">in {cwd}</div>
+        <div className="approval-actions">
+          <button
+            type="button"
+            className="btn btn-sm btn-primary"
+            disabled={busy}
+            onClick={() => void decide([item], 'allow-once')}
+          >
+            Approve
+          </button>
+          <button
+            type="button"
+            className="btn btn-sm btn-danger-outline"
+            disabled={busy}
+            onClick={() => void decide([item], 'deny')}
+          >
+            Deny
+          </button>
+        </div>
+        {error && (
+          <p role="alert" className="approval-batch-error">
+            Could not answer this one: {error}
+          </p>
+        )}
+      </div>
+    </li>
+  )
+}
