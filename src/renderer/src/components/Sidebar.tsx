@@ -4,7 +4,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
 import { isProtectedSessionKey } from '../../../shared/session-key'
-import { sessionActivityAt } from '../../../shared/session-organisation'
+import { sessionActivityAt } from '../../../shared/sidebar-order'
 import { visibleSessions } from './session-order'
 import { useAppStore, useController } from '../app-context'
 import { approvalsOf, isWaiting } from '../state/stores'

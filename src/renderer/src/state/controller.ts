@@ -21,7 +21,7 @@ import type { DetachedView } from './detached-window'
 const detachedWindows = () => import('./detached-window')
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
-import { compareForSidebar } from '../../../shared/session-organisation'
+import { compareForSidebar } from '../../../shared/sidebar-order'
 import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
 import { PairingRequests } from './pairing'
