@@ -24,7 +24,7 @@ import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/sidebar-order'
 import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
-import { PairingRequests } from './pairing'
+import { lazyPairing, type PairingApi } from './pairing-lazy'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
@@ -113,14 +113,14 @@ export class Controller {
   private disposed = false
 
   /** remote devices asking to be paired (the pairing prompt) */
-  readonly pairing: PairingRequests
+  readonly pairing: PairingApi
 
   constructor(
     readonly bridge: Bridge,
     readonly stores: AppStores,
     private readonly schedule: Schedule = flushScheduler,
   ) {
-    this.pairing = new PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))
+    this.pairing = lazyPairing(() => import('./pairing').then((m) => new m.PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))))
   }
 
   // ------------------------------------------------------------------------------ startup
