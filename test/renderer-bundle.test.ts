@@ -47,6 +47,8 @@ const onlyLazyUse = [
 /** Loaded after first paint by a dynamic import of their own (the idle warm-up or the start fetches them). */
 const splitOff = [
   '/state/pairing.ts', // the pairing requests' logic, fetched at start (state/pairing-lazy.ts)
+  '/components/SessionMenu.tsx', // a session row's "…" menu
+  '/renderer/src/warm-up.tsx', // the idle warm-up itself (main.tsx imports it after the start)
 ]
 
 const modulesOf = (list: Rollup.OutputChunk[]) => list.flatMap((c) => c.moduleIds).map((id) => id.replaceAll('\\', '/'))

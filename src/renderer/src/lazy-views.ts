@@ -14,3 +14,5 @@ export const { View: FileChangeLazyView, preload: preloadFileChange } = lazyView
 // the gateway's token changed (or was refused) under the page: main.tsx imports it at start
 export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView(() => import('./components/TokenChanged').then((m) => m.TokenChangedScreen))
 export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))
+// a session row's "…" menu (Sidebar.tsx)
+export const { View: SessionMenuView, preload: preloadSessionMenu } = lazyView(() => import('./components/SessionMenu').then((m) => m.SessionMenu))
