@@ -48,6 +48,7 @@ const onlyLazyUse = [
 const splitOff = [
   '/state/pairing.ts', // the pairing requests' logic, fetched at start (state/pairing-lazy.ts)
   '/components/SessionMenu.tsx', // a session row's "…" menu
+  '/state/config-writes.ts', // config writes and their retries, loaded by the first save
   '/renderer/src/warm-up.tsx', // the idle warm-up itself (main.tsx imports it after the start)
 ]
 
