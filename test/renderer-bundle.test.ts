@@ -49,6 +49,7 @@ const splitOff = [
   '/state/pairing.ts', // the pairing requests' logic, fetched at start (state/pairing-lazy.ts)
   '/components/SessionMenu.tsx', // a session row's "…" menu
   '/state/config-writes.ts', // config writes and their retries, loaded by the first save
+  '/components/EditMessage.tsx', // a user message being edited in place
   '/renderer/src/warm-up.tsx', // the idle warm-up itself (main.tsx imports it after the start)
 ]
 

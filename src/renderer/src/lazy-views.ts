@@ -16,3 +16,5 @@ export const { View: TokenChangedView, preload: preloadTokenChanged } = lazyView
 export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./components/ConfigIssuesNotice').then((m) => m.ConfigIssuesNotice))
 // a session row's "…" menu (Sidebar.tsx)
 export const { View: SessionMenuView, preload: preloadSessionMenu } = lazyView(() => import('./components/SessionMenu').then((m) => m.SessionMenu))
+// a user message being edited in place (Messages.tsx)
+export const { View: EditMessageView, preload: preloadEditMessage } = lazyView(() => import('./components/EditMessage').then((m) => m.EditMessage))

@@ -10,7 +10,7 @@ import { createRoot } from 'react-dom/client'
 import { AppContext, type AppContextValue } from './app-context'
 import { ItemView } from './components/Messages'
 import { formatInt } from './lib/format'
-import { preloadFileChange, preloadFindBar, preloadInspector, preloadModelList, preloadSessionMenu, preloadSettings } from './lazy-views'
+import { preloadFileChange, preloadFindBar, preloadInspector, preloadModelList, preloadSessionMenu, preloadSettings, preloadEditMessage } from './lazy-views'
 import { loadHighlighter, type Highlighter } from './markdown/highlighter'
 import { LANGUAGE_NAMES } from './markdown/languages'
 import type { Item } from './state/types'
@@ -78,7 +78,7 @@ export function warmUp(ctx: AppContextValue, idle: Idle = onIdle): void {
     () => void formatInt(12345),
     () => void Lexer.lex(SAMPLE_MARKDOWN),
     () => renderSample(ctx),
-    () => Promise.all([preloadSettings(), preloadInspector(), preloadFindBar(), preloadModelList(), preloadFileChange(), preloadSessionMenu()]),
+    () => Promise.all([preloadSettings(), preloadInspector(), preloadFindBar(), preloadModelList(), preloadFileChange(), preloadSessionMenu(), preloadEditMessage()]),
   ]
   const next = () => {
     const step = steps.shift()
