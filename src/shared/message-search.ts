@@ -2,35 +2,16 @@
 // output contains the query case-insensitively. The runtime's transcript search and the renderer's fake
 // bridge share it, so the window's tests search as the app does.
 
+import { occurrencesIn, SEARCH_CHARS_PER_MESSAGE, toolCallSearchText } from './search-text'
+
+// the window's own part of the search, apart (see search-text.ts)
+export { occurrencesIn, SEARCH_CHARS_PER_MESSAGE, toolCallSearchText }
+
 // little before the match: the sidebar shows about 30 characters of it
 const SNIPPET_BEFORE = 20
 const SNIPPET_AFTER = 80
-/** what is searched of one message at most: a huge tool output or argument is searched by its start only */
-export const SEARCH_CHARS_PER_MESSAGE = 50_000
 
 export type SearchRole = 'user' | 'assistant' | 'toolResult'
-
-/** The values of a tool call's arguments (strings, numbers, booleans; nested), space-separated, up to `max` chars. */
-function argumentText(value: unknown, max: number): string {
-  const out: string[] = []
-  let size = 0
-  const walk = (v: unknown, depth: number) => {
-    if (size >= max || depth > 20) return
-    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') {
-      const s = String(v).slice(0, max - size)
-      out.push(s)
-      size += s.length + 1
-    } else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1)
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1)
-  }
-  walk(value, 0)
-  return out.join(' ')
-}
-
-/** What a search reads of a tool call: "name: argument values" (the window's tool card counts matches in it). */
-export function toolCallSearchText(name: string, args: unknown, max = SEARCH_CHARS_PER_MESSAGE): string {
-  return `${name}: ${argumentText(args, max)}`
-}
 
 /**
  * What a content search reads of a message, part by part: user and assistant text, each tool call of the
@@ -86,14 +67,6 @@ export function countOccurrences(message: { role?: unknown; content?: unknown },
   if (!needle) return 0
   let n = 0
   for (const part of searchableParts(message)) n += occurrencesIn(part.toLowerCase(), needle)
-  return n
-}
-
-/** Non-overlapping occurrences of `needle` in `text` (both lowercase already): the renderer marks them the same way. */
-export function occurrencesIn(text: string, needle: string): number {
-  if (!needle) return 0
-  let n = 0
-  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + needle.length)) n++
   return n
 }
 

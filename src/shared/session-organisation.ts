@@ -238,19 +238,5 @@ export function organisationOf(e: SessionOrganisation): SessionOrganisation {
   return org
 }
 
-type SidebarOrderFields = { pinned?: boolean; archived?: boolean; updatedAt: number; startedAt?: number; endedAt?: number; createdAt?: number }
-
-/**
- * When a session last had a run (started or ended), else when it was created, else its updatedAt. Not
- * updatedAt alone: every sessions.patch (a rename, a setting) bumps that, and such a change must not move it.
- */
-export function sessionActivityAt(r: { updatedAt: number; startedAt?: number; endedAt?: number; createdAt?: number }): number {
-  const ran = Math.max(r.startedAt ?? -Infinity, r.endedAt ?? -Infinity)
-  return ran !== -Infinity ? ran : (r.createdAt ?? r.updatedAt)
-}
-
-/** Sidebar order: pinned sessions first and archived ones (when shown) last, each group most recent activity first. */
-export function compareForSidebar(a: SidebarOrderFields, b: SidebarOrderFields): number {
-  const rank = (r: { pinned?: boolean; archived?: boolean }) => (r.archived ? 2 : r.pinned ? 0 : 1)
-  return rank(a) - rank(b) || sessionActivityAt(b) - sessionActivityAt(a) || b.updatedAt - a.updatedAt
-}
+// the sidebar's order lives apart: the renderer's first paint needs it without this module's patch logic
+export { compareForSidebar, sessionActivityAt } from './sidebar-order'

@@ -20,3 +20,7 @@ export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./compone
 export const { View: ToolGroupView, preload: preloadToolGroup } = lazyView(() => import('./components/ToolGroup').then((m) => m.ToolGroupRow))
 // several approvals waiting in the open session, together (App mounts it only then)
 export const { View: ApprovalBatchView, preload: preloadApprovalBatch } = lazyView(() => import('./components/ApprovalBatch').then((m) => m.ApprovalBatch))
+// a session row's "…" menu (Sidebar.tsx)
+export const { View: SessionMenuView, preload: preloadSessionMenu } = lazyView(() => import('./components/SessionMenu').then((m) => m.SessionMenu))
+// a user message being edited in place (Messages.tsx)
+export const { View: EditMessageView, preload: preloadEditMessage } = lazyView(() => import('./components/EditMessage').then((m) => m.EditMessage))

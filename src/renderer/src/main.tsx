@@ -7,7 +7,6 @@ import type { Bridge } from '../../shared/bridge'
 import { createBridge, PairingRequiredError, TokenChangedError } from './bridge'
 import { Controller } from './state/controller'
 import { createAppStores, saveDraftsNow } from './state/stores'
-import { warmUp } from './warm-up'
 import './styles.css'
 
 async function boot() {
@@ -57,7 +56,8 @@ async function startApp(root: Root, bridge: Bridge) {
   )
   await controller.start()
   // Pay one-time costs (grammars, lexer, first render of the views) while idle, not during the first reply.
-  warmUp({ controller, stores })
+  // The warm-up is a chunk of its own (its sample conversation included): first paint does not need it.
+  void import('./warm-up').then(({ warmUp }) => warmUp({ controller, stores }), () => undefined)
 }
 
 void boot()

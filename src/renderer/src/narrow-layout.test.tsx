@@ -5,7 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeBridge } from './bridge/fake-bridge'
 import { renderApp } from './test-utils'
-import { preloadInspector } from './lazy-views'
+import { preloadInspector, preloadSessionMenu } from './lazy-views'
 
 const seed = [
   { key: 'agent:main:main', label: 'Main' },
@@ -16,7 +16,7 @@ const seed = [
 // suspends inside a click's act() would wait for a flush that never comes; lib/lazy-view.test.tsx
 // covers the loading itself)
 beforeAll(async () => {
-  await preloadInspector()
+  await Promise.all([preloadInspector(), preloadSessionMenu()])
 })
 beforeEach(() => localStorage.clear())
 afterEach(() => vi.unstubAllGlobals())

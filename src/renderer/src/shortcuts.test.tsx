@@ -4,13 +4,13 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from './test-utils'
-import { preloadInspector, preloadSettings } from './lazy-views'
+import { preloadInspector, preloadSessionMenu, preloadSettings } from './lazy-views'
 import { sessionStepOf, shortcutOf } from './shortcuts'
 
 beforeEach(() => localStorage.clear())
 // lazily loaded views: load them first, as the app's idle warm-up does (see narrow-layout.test.tsx)
 beforeAll(async () => {
-  await Promise.all([preloadInspector(), preloadSettings()])
+  await Promise.all([preloadInspector(), preloadSettings(), preloadSessionMenu()])
 })
 
 const press = (init: KeyboardEventInit) => {

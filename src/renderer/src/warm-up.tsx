@@ -10,7 +10,18 @@ import { createRoot } from 'react-dom/client'
 import { AppContext, type AppContextValue } from './app-context'
 import { ItemView } from './components/Messages'
 import { formatInt } from './lib/format'
-import { preloadApprovalBatch, preloadFileChange, preloadFindBar, preloadForkOrigin, preloadInspector, preloadModelList, preloadSettings, preloadToolGroup } from './lazy-views'
+import {
+  preloadApprovalBatch,
+  preloadEditMessage,
+  preloadFileChange,
+  preloadFindBar,
+  preloadForkOrigin,
+  preloadInspector,
+  preloadModelList,
+  preloadSessionMenu,
+  preloadSettings,
+  preloadToolGroup,
+} from './lazy-views'
 import { loadHighlighter, type Highlighter } from './markdown/highlighter'
 import { LANGUAGE_NAMES } from './markdown/languages'
 import type { Item } from './state/types'
@@ -88,6 +99,8 @@ export function warmUp(ctx: AppContextValue, idle: Idle = onIdle): void {
         preloadToolGroup(),
         preloadForkOrigin(),
         preloadApprovalBatch(),
+        preloadSessionMenu(),
+        preloadEditMessage(),
       ]),
   ]
   const next = () => {

@@ -1,7 +1,13 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { LONG, renderApp, settle } from '../test-utils'
+import { preloadSessionMenu } from '../lazy-views'
+
+// a row's "…" menu is a chunk of its own: loaded first, as the idle warm-up does
+beforeAll(async () => {
+  await preloadSessionMenu()
+})
 
 beforeEach(() => localStorage.clear())
 

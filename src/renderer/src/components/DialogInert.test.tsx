@@ -4,10 +4,10 @@ import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
-import { preloadSettings } from '../lazy-views'
+import { preloadSessionMenu, preloadSettings } from '../lazy-views'
 
 beforeAll(async () => {
-  await preloadSettings()
+  await Promise.all([preloadSettings(), preloadSessionMenu()])
 })
 beforeEach(() => localStorage.clear())
 

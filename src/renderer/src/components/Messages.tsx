@@ -6,11 +6,12 @@ import { retryableRun } from '../state/run-reducer'
 import { entryIdOf, regenerableRun } from '../state/fork-point'
 import { formatCost, formatDuration, formatTokens } from '../lib/format'
 import { messageBox } from '../lib/refocus'
+import { LazyBoundary } from '../lib/lazy-view'
+import { EditMessageView } from '../lazy-views'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
 import { laneWaitText } from '../../../shared/lane-wait-text'
 import { silenceText } from '../../../shared/silence-text'
-import { isBlankMessage } from '../../../shared/hidden-chars'
 import { ApprovalCard } from './ApprovalCard'
 import { CopyButton } from './CopyButton'
 import { ToolCard } from './ToolCard'
@@ -26,15 +27,18 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
   const [editing, setEditing] = useState(false)
   if (editing && entryId) {
     return (
-      <EditMessage
-        text={item.text}
-        onCancel={() => setEditing(false)}
-        onSend={(text) => {
-          setEditing(false)
-          messageBox()?.focus()
-          void controller.sendInFork(sessionKey, entryId, { text })
-        }}
-      />
+      // a chunk of its own (EditMessage.tsx), preloaded while idle: what first paint loads stays under 500 kB
+      <LazyBoundary name="the editor" className="msg msg-user">
+        <EditMessageView
+          text={item.text}
+          onCancel={() => setEditing(false)}
+          onSend={(text) => {
+            setEditing(false)
+            messageBox()?.focus()
+            void controller.sendInFork(sessionKey, entryId, { text })
+          }}
+        />
+      </LazyBoundary>
     )
   }
   return (
@@ -79,52 +83,6 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
     </div>
   )
 })
-
-/**
- * A user message being edited in place. Sending forks the conversation just before it (the original session is
- * kept as it is) and sends the new text there — said beside the buttons, so nobody expects an overwrite.
- */
-function EditMessage({ text, onCancel, onSend }: { text: string; onCancel: () => void; onSend: (text: string) => void }) {
-  const [value, setValue] = useState(text)
-  const blank = isBlankMessage(value.trim())
-  const send = () => {
-    if (!blank) onSend(value)
-  }
-  return (
-    <div className="msg msg-user msg-editing">
-      <textarea
-        className="edit-message"
-        aria-label="Edit message"
-        aria-describedby="edit-message-note"
-        autoFocus
-        value={value}
-        rows={Math.min(10, value.split('\n').length + 1)}
-        onChange={(e) => setValue(e.target.value)}
-        onKeyDown={(e) => {
-          if (e.key === 'Escape') {
-            e.preventDefault()
-            e.stopPropagation()
-            onCancel()
-          } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
-            e.preventDefault()
-            send()
-          }
-        }}
-      />
-      <div className="msg-note" id="edit-message-note">
-        Sends in a new session with the conversation before this message; this session stays as it is.
-      </div>
-      <div className="msg-tools">
-        <button type="button" className="btn btn-xs" onClick={onCancel}>
-          Cancel
-        </button>
-        <button type="button" className="btn btn-primary btn-xs" disabled={blank} onClick={send}>
-          Send in new session
-        </button>
-      </div>
-    </div>
-  )
-}
 
 /** The whole message an assistant item belongs to (long replies are split over several items). */
 export function fullMessageText(items: Item[], key: string): string {

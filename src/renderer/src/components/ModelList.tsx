@@ -4,7 +4,7 @@ import { useEffect, useId, useMemo, useRef, useState, type RefObject } from 'rea
 import type { SessionRow } from '../../../shared/methods'
 import { useAppStore, useController } from '../app-context'
 import { activeRun } from '../state/run-reducer'
-import { pickerOptions, type PickerOption } from './ModelPicker'
+import { pickerOptions, type PickerOption } from './picker-options'
 
 export interface ModelListProps {
   row: SessionRow

@@ -7,7 +7,8 @@ import type { ModelChoice } from '../../../shared/methods'
 import { FakeBridge, type FakeBridgeOptions } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
 import { preloadModelList } from '../lazy-views'
-import { agentModel, pickerOptions } from './ModelPicker'
+import { agentModel } from './ModelPicker'
+import { pickerOptions } from './picker-options'
 
 beforeEach(() => localStorage.clear())
 // the list is a chunk of its own, preloaded while the app is idle (warm-up.tsx); here before the first open, as there

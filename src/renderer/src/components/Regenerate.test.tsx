@@ -2,9 +2,15 @@
 // — as it was, or edited — in a new session forked just before it (sessions.fork); the original keeps its reply.
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
+import { preloadEditMessage } from '../lazy-views'
+
+// the message editor is a chunk of its own: loaded first, as the idle warm-up does
+beforeAll(async () => {
+  await preloadEditMessage()
+})
 
 type SendParams = { sessionKey: string; message: string }
 const sends = (bridge: { calls: Array<{ name: string; params: unknown }> }) => bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as SendParams)

@@ -1,8 +1,14 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it, vi } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { FakeBridge } from '../bridge/fake-bridge'
 import { LONG, renderApp, settle } from '../test-utils'
+import { preloadSessionMenu } from '../lazy-views'
+
+// a row's "…" menu is a chunk of its own: loaded first, as the idle warm-up does
+beforeAll(async () => {
+  await preloadSessionMenu()
+})
 
 /** Opens a sidebar row's actions menu and picks one of its items. */
 async function pickAction(user: ReturnType<typeof userEvent.setup>, title: string, item: string) {

@@ -3,12 +3,12 @@
 // ones are hidden behind "Show archived".
 import { memo, useEffect, useMemo, useRef, useState } from 'react'
 import type { SessionRow } from '../../../shared/methods'
-import { isProtectedSessionKey } from '../../../shared/session-key'
-import { sessionActivityAt } from '../../../shared/session-organisation'
+import { sessionActivityAt } from '../../../shared/sidebar-order'
 import { visibleSessions } from './session-order'
 import { useAppStore, useController } from '../app-context'
 import { approvalsOf, isWaiting } from '../state/stores'
-import { downloadText } from '../lib/download'
+import { LazyBoundary } from '../lib/lazy-view'
+import { SessionMenuView } from '../lazy-views'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
@@ -41,9 +41,6 @@ export const STATE_LABEL: Record<SessionState, string> = {
   error: 'Error',
   unknown: 'Connection lost',
 }
-
-/** Where work lands by default: the runtime refuses to archive or delete an agent's main (or the global) session. */
-const archivable = (key: string) => !isProtectedSessionKey(key)
 
 export function Sidebar() {
   const controller = useController()
@@ -231,7 +228,6 @@ const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, s
 
   useEffect(() => {
     if (!menu) return
-    menuRef.current?.querySelector<HTMLElement>('[role="menuitem"]')?.focus()
     const close = (e: MouseEvent) => {
       if (!menuRef.current?.contains(e.target as Node)) setMenu(false)
     }
@@ -331,69 +327,17 @@ const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, s
           <IconMore />
         </button>
         {menu && (
-          <div
-            role="menu"
-            className="menu"
-            aria-label={`Actions for ${title}`}
-            onKeyDown={(e) => {
-              const items = [...(menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]') ?? [])]
-              const i = items.indexOf(document.activeElement as HTMLElement)
-              if (e.key === 'Escape') closeMenuToButton()
-              else if (e.key === 'ArrowDown') items[(i + 1) % items.length]?.focus()
-              else if (e.key === 'ArrowUp') items[(i - 1 + items.length) % items.length]?.focus()
-              else if (e.key === 'Home') items[0]?.focus()
-              else if (e.key === 'End') items[items.length - 1]?.focus()
-              else return
-              e.preventDefault()
-            }}
-            // Tab or Shift+Tab takes focus out: the menu closes (it would stay open behind the focus, and
-            // Escape on "…" would then close the sidebar instead). No relatedTarget (a click where buttons
-            // take no focus, as in Safari): left to the outside-mousedown handler, or the click is lost.
-            onBlur={(e) => {
-              if (e.relatedTarget && !e.currentTarget.contains(e.relatedTarget as Node)) setMenu(false)
-            }}
-          >
-            <button type="button" role="menuitem" onClick={() => (setMenu(false), setEditing(true))}>
-              Rename
-            </button>
-            {!row.archived && (
-              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.pinSession(row.key, !row.pinned))}>
-                {row.pinned ? 'Unpin' : 'Pin'}
-              </button>
-            )}
-            {archivable(row.key) && (
-              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.archiveSession(row.key, !row.archived))}>
-                {row.archived ? 'Unarchive' : 'Archive'}
-              </button>
-            )}
-            {!row.archived && (
-              <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), void controller.compactSession(row.key))}>
-                Compact
-              </button>
-            )}
-            {!row.archived && (
-              <button type="button" role="menuitem" onClick={() => (setMenu(false), void controller.forkSession(row.key))}>
-                Fork
-              </button>
-            )}
-            <button
-              type="button"
-              role="menuitem"
-              onClick={() => (closeMenuToButton(), void controller.exportMarkdown(row.key).then((r) => r && downloadText(r.filename, r.markdown)))}
-            >
-              Export as Markdown
-            </button>
-            {/* closed to "…" first: the confirmation gives focus back to what had it when it opened */}
-            <button type="button" role="menuitem" onClick={() => (closeMenuToButton(), onConfirm('reset'))}>
-              Reset
-            </button>
-            {/* an agent's main session cannot be deleted (Reset clears it) */}
-            {archivable(row.key) && (
-              <button type="button" role="menuitem" className="danger" onClick={() => (closeMenuToButton(), onConfirm('delete'))}>
-                Delete
-              </button>
-            )}
-          </div>
+          // a chunk of its own (SessionMenu.tsx), preloaded while idle: what first paint loads stays under 500 kB
+          <LazyBoundary name="actions" className="menu">
+            <SessionMenuView
+              row={row}
+              title={title}
+              onClose={() => setMenu(false)}
+              onCloseToButton={closeMenuToButton}
+              onRename={() => (setMenu(false), setEditing(true))}
+              onConfirm={onConfirm}
+            />
+          </LazyBoundary>
         )}
       </div>
     </li>

@@ -3,8 +3,14 @@
 // anywhere, in the sidebar's order.
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { renderApp } from '../test-utils'
+import { preloadSessionMenu } from '../lazy-views'
+
+// a row's "…" menu is a chunk of its own: loaded first, as the idle warm-up does
+beforeAll(async () => {
+  await preloadSessionMenu()
+})
 
 const seed = Array.from({ length: 6 }, (_, i) => ({ key: `agent:main:s${i}`, label: `Session ${i}`, messages: 2 }))
 const nav = () => screen.getByRole('navigation', { name: 'Sessions' })

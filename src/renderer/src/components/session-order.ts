@@ -2,7 +2,7 @@
 // ones only with "Show archived"; while searching, those whose name or messages match. One function, so the
 // next/previous-session shortcut steps through exactly what the list shows.
 import type { SessionRow } from '../../../shared/methods'
-import { compareForSidebar } from '../../../shared/session-organisation'
+import { compareForSidebar } from '../../../shared/sidebar-order'
 import { sessionTitle } from '../../../shared/session-title'
 
 export function visibleSessions(rows: readonly SessionRow[], opts: { search: string; showArchived: boolean; contentMatches?: readonly string[] }): SessionRow[] {

@@ -16,15 +16,16 @@ import { type AppStores, type MessageFocus, type QueueEntry, type SettingsState 
 import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import type { DetachedView } from './detached-window'
+import type { ConfigWrites } from './config-writes'
 
 // a chunk of its own, loaded by the first jump far back (what first paint loads stays under 500 kB)
 const detachedWindows = () => import('./detached-window')
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
-import { compareForSidebar } from '../../../shared/session-organisation'
+import { compareForSidebar } from '../../../shared/sidebar-order'
 import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
-import { PairingRequests } from './pairing'
+import { lazyPairing, type PairingApi } from './pairing-lazy'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
 import { formatInt } from '../lib/format'
@@ -55,19 +56,6 @@ const PAGE_ROWS = { wholeMessages: WHOLE, silentReplies: true } as const
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 /** find matches listed per query (all are counted) */
 const FIND_LIMIT = 2000
-/** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */
-const MAX_SAVE_RETRIES = 5
-/** Longest wait for a retry we accept from the gateway. */
-const MAX_SAVE_RETRY_MS = 120_000
-
-/** ms to wait before sending a refused request again, when the error says it may be retried. */
-export function retryDelay(e: ErrorShape): number | undefined {
-  if (e.code !== 'UNAVAILABLE' || !e.retryable) return undefined
-  const ms = e.retryAfterMs
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return undefined
-  return Math.min(ms, MAX_SAVE_RETRY_MS)
-}
-
 export function errorText(e: ErrorShape | unknown): string {
   if (e && typeof e === 'object' && 'message' in e) {
     const err = e as ErrorShape
@@ -113,14 +101,14 @@ export class Controller {
   private disposed = false
 
   /** remote devices asking to be paired (the pairing prompt) */
-  readonly pairing: PairingRequests
+  readonly pairing: PairingApi
 
   constructor(
     readonly bridge: Bridge,
     readonly stores: AppStores,
     private readonly schedule: Schedule = flushScheduler,
   ) {
-    this.pairing = new PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))
+    this.pairing = lazyPairing(() => import('./pairing').then((m) => new m.PairingRequests(bridge, stores.pairing, (text, kind) => this.toast(text, kind))))
   }
 
   // ------------------------------------------------------------------------------ startup
@@ -1434,7 +1422,7 @@ export class Controller {
    * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
    */
   async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings', replacePaths?: string[]): Promise<boolean> {
-    return !!(await this.writeConfig((baseHash) => this.bridge.settingsSet({ patch, baseHash, ...(replacePaths ? { replacePaths } : {}) }), what))
+    return (await this.configWrites()).patch(patch, what, replacePaths)
   }
 
   /**
@@ -1443,96 +1431,31 @@ export class Controller {
    * the form's edits of the entry under its new name. Saved and refused like patchConfig.
    */
   async renameProvider(from: string, to: string, patch: Record<string, unknown>, what: string, replacePaths?: string[]): Promise<boolean> {
-    return !!(await this.writeConfig((baseHash) => this.bridge.providerRename({ from, to, patch, baseHash, ...(replacePaths ? { replacePaths } : {}) }), what))
-  }
-
-  /** one config write with the hash the settings were read at: a conflict reloads them, a rate limit waits and retries */
-  private async writeConfig(send: (baseHash: string | undefined) => Promise<Result<Results['config.patch']>>, what: string): Promise<Results['config.patch'] | undefined> {
-    let cur: Results['config.get'] | undefined
-    let r: Results['config.patch'] | undefined
-    for (let attempt = 0; ; attempt++) {
-      cur = this.stores.settings.getState().config
-      // a transport that throws is a failure like any other, never retried (no retryAfterMs)
-      const res: Result<Results['config.patch']> = await send(cur?.hash).catch((err: unknown) => ({ ok: false, error: { code: 'UNAVAILABLE', message: errorText(err) } }))
-      if (res.ok) {
-        r = res.data
-        break
-      }
-      if ((res.error.details as { code?: string } | undefined)?.code === 'CONFLICT') {
-        // the file changed since the form was filled (another window, the CLI, an editor): saving over
-        // it could undo that change, so show what is there now and let the user save again
-        await this.loadSettings()
-        this.toast(`${what}: the settings were changed elsewhere meanwhile (another window, the CLI or an editor). They are reloaded — check them and save again.`)
-        return undefined
-      }
-      const wait = attempt < MAX_SAVE_RETRIES ? retryDelay(res.error) : undefined
-      if (wait === undefined) {
-        this.toast(`${what}: ${errorText(res.error)}`)
-        return undefined
-      }
-      const rateLimited = (res.error.details as { code?: string } | undefined)?.code === 'RATE_LIMITED'
-      if (!(await this.waitToRetrySave(wait, rateLimited, what))) return undefined
-    }
-    const done = r
-    // issues: the save may have fixed the file's problems (or only some); older runtimes do not say.
-    // fileConfig: while problems remain, what the file says — the saved values the forms show (config is the
-    // last good one); gone once the file is valid
-    const issues = done.issues
-    this.stores.settings.setState((s) => ({
-      config: s.config
-        ? { ...s.config, hash: done.hash, config: done.config, fileConfig: done.fileConfig, secrets: done.secrets, ...(issues ? { issues, valid: issues.length === 0 } : {}) }
-        : s.config,
-    }))
-    // Keys and endpoints change which models are usable.
-    const models = await this.bridge.modelsList({}).catch(() => undefined)
-    if (models?.ok) this.stores.settings.setState({ models: models.data.models, defaultModel: models.data.defaultModel, modelsLoaded: true })
-    if (!cur) await this.loadSettings()
-    return done
-  }
-
-  private saveWaiters = new Set<{ retryAt: number; rateLimited: boolean; what: string; settle(go: boolean): void }>()
-
-  /** Waits until a refused save may be sent again; false when the user cancelled it (or on dispose). */
-  private waitToRetrySave(ms: number, rateLimited: boolean, what: string): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const w = {
-        retryAt: Date.now() + ms,
-        rateLimited,
-        what,
-        settle: (go: boolean) => {
-          clearTimeout(timer)
-          this.saveWaiters.delete(w)
-          this.publishSaveRetry()
-          resolve(go)
-        },
-      }
-      const timer = setTimeout(() => w.settle(true), ms)
-      this.saveWaiters.add(w)
-      this.publishSaveRetry()
-    })
-  }
-
-  private publishSaveRetry() {
-    const all = [...this.saveWaiters]
-    const last = all.reduce<(typeof all)[number] | undefined>((a, b) => (!a || b.retryAt > a.retryAt ? b : a), undefined)
-    this.stores.settings.setState({
-      saveRetry: last ? { retryAt: last.retryAt, count: all.length, rateLimited: all.some((w) => w.rateLimited), what: last.what } : undefined,
-    })
+    return (await this.configWrites()).renameProvider(from, to, patch, what, replacePaths)
   }
 
   /** Drops the saves waiting to be retried (the forms keep their values; the user may save again). */
   cancelSaveRetries() {
-    for (const w of [...this.saveWaiters]) w.settle(false)
+    this.writes?.cancelRetries()
   }
 
   /** First usable model: when no default model is set yet, use one of this provider's. */
   async ensureDefaultModel(provider: string): Promise<void> {
-    const { config, models } = this.stores.settings.getState()
-    // the file's default (saved while it has problems) counts: never overwrite the user's choice
-    const primary = ((config?.fileConfig ?? config?.config) as { agents?: { defaults?: { model?: { primary?: string } } } } | undefined)?.agents?.defaults?.model?.primary
-    if (primary) return
-    const pick = models.find((m) => m.provider === provider && m.configured)
-    if (pick) await this.patchConfig({ agents: { defaults: { model: { primary: pick.ref } } } }, 'Could not set the default model')
+    await (await this.configWrites()).ensureDefaultModel(provider)
+  }
+
+  /** config writes (Settings, its forms) are a chunk of their own, loaded by the first one: first paint does not need them */
+  private writes?: ConfigWrites
+  private writesLoading?: Promise<ConfigWrites>
+  private configWrites(): Promise<ConfigWrites> {
+    this.writesLoading ??= import('./config-writes').then(
+      ({ ConfigWrites }) => (this.writes = new ConfigWrites(this.bridge, this.stores.settings, (text) => this.toast(text), () => this.loadSettings())),
+      (err: unknown) => {
+        this.writesLoading = undefined
+        throw err
+      },
+    )
+    return this.writesLoading
   }
 
   async setPrefs(p: Partial<Prefs>): Promise<void> {
