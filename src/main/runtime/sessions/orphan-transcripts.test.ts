@@ -36,6 +36,9 @@ async function twoSessions(): Promise<{ stateDir: string; ids: Record<string, st
   return { stateDir, ids }
 }
 
+/** a user message line: what makes a transcript worth listing */
+const msg = JSON.stringify({ type: 'message', id: 'u1', timestamp: new Date(0).toISOString(), message: { role: 'user', content: [{ type: 'text', text: 'hi' }], timestamp: 0 } }) + '\n'
+
 const storeFile = (stateDir: string) => path.join(stateDir, 'agents/main/sessions/sessions.json')
 
 describe('transcripts sessions.json no longer lists', () => {
@@ -68,10 +71,12 @@ describe('transcripts sessions.json no longer lists', () => {
     const dir = path.dirname(storeFile(stateDir))
     // an older transcript of main no row names (a reset the process did not finish archiving)
     const stale = path.join(dir, 'stale-main.jsonl')
-    fs.writeFileSync(stale, JSON.stringify({ type: 'session', version: 1, id: 'stale-main', timestamp: new Date(0).toISOString(), cwd: '/', sessionKey: 'agent:main:main' }) + '\n')
+    fs.writeFileSync(stale, JSON.stringify({ type: 'session', version: 1, id: 'stale-main', timestamp: new Date(0).toISOString(), cwd: '/', sessionKey: 'agent:main:main' }) + '\n' + msg)
     fs.writeFileSync(path.join(dir, 'no-header.jsonl'), Buffer.alloc(200))
-    fs.writeFileSync(path.join(dir, 'ops.jsonl'), JSON.stringify({ type: 'session', version: 1, id: 'ops', timestamp: new Date().toISOString(), cwd: '/', sessionKey: 'agent:ops:main' }) + '\n')
-    fs.writeFileSync(path.join(dir, 'other-id.jsonl'), JSON.stringify({ type: 'session', version: 1, id: 'not-this-file', timestamp: new Date().toISOString(), cwd: '/', sessionKey: 'agent:main:x' }) + '\n')
+    // a header and nothing else (a fork whose copy the disk refused)
+    fs.writeFileSync(path.join(dir, 'empty.jsonl'), JSON.stringify({ type: 'session', version: 1, id: 'empty', timestamp: new Date().toISOString(), cwd: '/', sessionKey: 'agent:main:empty' }) + '\n')
+    fs.writeFileSync(path.join(dir, 'ops.jsonl'), JSON.stringify({ type: 'session', version: 1, id: 'ops', timestamp: new Date().toISOString(), cwd: '/', sessionKey: 'agent:ops:main' }) + '\n' + msg)
+    fs.writeFileSync(path.join(dir, 'other-id.jsonl'), JSON.stringify({ type: 'session', version: 1, id: 'not-this-file', timestamp: new Date().toISOString(), cwd: '/', sessionKey: 'agent:main:x' }) + '\n' + msg)
     const t = await startTestRuntime(server, { stateDir })
     try {
       const rows = (await t.call('sessions.list', {})).sessions
@@ -87,7 +92,7 @@ describe('transcripts sessions.json no longer lists', () => {
     const { stateDir, ids } = await twoSessions()
     const dir = path.dirname(storeFile(stateDir))
     const old = path.join(dir, 'older-work.jsonl')
-    fs.writeFileSync(old, JSON.stringify({ type: 'session', version: 1, id: 'older-work', timestamp: new Date(0).toISOString(), cwd: '/', sessionKey: 'agent:main:work' }) + '\n')
+    fs.writeFileSync(old, JSON.stringify({ type: 'session', version: 1, id: 'older-work', timestamp: new Date(0).toISOString(), cwd: '/', sessionKey: 'agent:main:work' }) + '\n' + msg)
     fs.utimesSync(old, new Date(1000), new Date(1000))
     fs.rmSync(storeFile(stateDir))
     const t = await startTestRuntime(server, { stateDir })

@@ -67,7 +67,8 @@ function readOrphan(file: string, id: string, store: SessionStore): Orphan | und
     const buf = Buffer.alloc(Math.min(HEADER_MAX_BYTES, st.size))
     const n = fs.readSync(fd, buf, 0, buf.length, 0)
     const nl = buf.subarray(0, n).indexOf(0x0a)
-    if (nl < 0) return undefined
+    // a header alone holds nothing to list (a fork whose copy failed, a run that never wrote its message)
+    if (nl < 0 || st.size <= nl + 1) return undefined
     const h = JSON.parse(buf.subarray(0, nl).toString('utf8')) as { type?: unknown; id?: unknown; sessionKey?: unknown; timestamp?: unknown }
     if (h?.type !== 'session' || h.id !== id || typeof h.sessionKey !== 'string') return undefined
     const key = store.canonicalKey(h.sessionKey)
