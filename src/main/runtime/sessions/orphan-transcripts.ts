@@ -1,10 +1,11 @@
-// Start-up: a live transcript (`<sessionId>.jsonl`) that no row of sessions.json names gets its row back.
-// sessions.json is the only index of the conversations: when it is lost (a power loss leaving it NUL-filled or
-// empty, a hand edit gone wrong, a deleted file) the store starts empty and every conversation vanished from
-// the list although each transcript is still on disk — and the next message to `main` started a new one.
-// Each transcript's header names its session key, so the row can be rebuilt: the key, the session id and
-// its times (the rest — labels, model choices — was only in the lost row). Per key, the newest transcript
-// wins; a key that still has a row keeps it (its orphan, if any, is left where it is, untouched).
+// Start-up: when sessions.json lists no session at all, every live transcript (`<sessionId>.jsonl`) gets its
+// row back. sessions.json is the only index of the conversations: when it is lost (a power loss leaving it
+// NUL-filled or empty, a hand edit gone wrong, a deleted file) the store starts empty and every conversation
+// vanished from the list although each transcript is still on disk — and the next message to `main` started a
+// new one. Each transcript's header names its session key, so the row can be rebuilt: the key, the session id
+// and its times (the rest — labels, model choices — was only in the lost row). Per key, the newest transcript
+// wins. A store that still lists sessions is not second-guessed: a transcript it does not name may be one
+// sessions.delete was stopped from archiving (its row goes first), and that session must stay deleted.
 // Archived transcripts (`<id>.jsonl.<reason>.<ts>`) are not looked at: their names never match.
 import fs from 'node:fs'
 import path from 'node:path'
@@ -27,7 +28,7 @@ interface Orphan {
   createdAt?: number
 }
 
-/** Gives every unindexed live transcript with a readable header its row back; returns what was re-added. */
+/** With no session listed: every live transcript with a readable header gets its row back; returns what was re-added. */
 export async function adoptOrphanTranscripts(store: SessionStore): Promise<AdoptedTranscript[]> {
   let names: string[]
   try {
@@ -35,11 +36,11 @@ export async function adoptOrphanTranscripts(store: SessionStore): Promise<Adopt
   } catch {
     return []
   }
-  const known = new Set(store.list().map(([, e]) => e.sessionId))
+  if (store.list().length > 0) return []
   const newest = new Map<string, Orphan>()
   for (const name of names) {
     const id = LIVE_RE.exec(name)?.[1]
-    if (!id || !isValidSessionId(id) || known.has(id)) continue
+    if (!id || !isValidSessionId(id)) continue
     const o = readOrphan(path.join(store.dir, name), id, store)
     if (!o) continue
     const cur = newest.get(o.key)
@@ -53,7 +54,7 @@ export async function adoptOrphanTranscripts(store: SessionStore): Promise<Adopt
     )
     if (stored?.sessionId === o.sessionId) out.push({ sessionKey: o.key, sessionId: o.sessionId })
   }
-  if (out.length) console.warn(`[sessions] ${store.path}: ${out.length} session(s) it no longer listed were restored from their transcripts`)
+  if (out.length) console.warn(`[sessions] ${store.path} listed no session: ${out.length} restored from their transcripts`)
   return out
 }
 
