@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { conversationMarkdown } from './conversation-markdown'
+import { conversationMarkdown, wholeConversation } from './conversation-markdown'
+import type { ChatHistoryPage } from './methods'
 
 const opts = { title: 'A chat', sessionKey: 'agent:main:x', now: Date.UTC(2026, 10, 23, 19, 30) }
 
@@ -47,5 +48,47 @@ describe('conversationMarkdown', () => {
     // a call that never ran is not "failed"
     const denied = [{ type: 'text', text: 'exec denied by user: the command was not run' }]
     expect(conversationMarkdown([{ role: 'toolResult', toolName: 'exec', isError: true, content: denied }], opts)).toContain('*`exec` denied (not run):*')
+  })
+})
+
+describe('wholeConversation while the session is being written', () => {
+  /** chat.history over a live transcript: offset counts back from the newest message, as the runtime's does */
+  function livePager(initial: number, opts: { appendPerPage?: number; resetAfterPage?: number; limit?: number } = {}) {
+    let sessionId = 's1'
+    let msgs = Array.from({ length: initial }, (_, i) => ({ role: 'user', content: `m${i}`, __openclaw: { id: `${sessionId}-${i}` } }))
+    let served = 0
+    return async (p: { offset?: number; limit?: number }): Promise<ChatHistoryPage> => {
+      const limit = opts.limit ?? p.limit ?? 1000
+      const end = msgs.length - (p.offset ?? 0)
+      const first = Math.max(0, end - limit)
+      const page: ChatHistoryPage = {
+        sessionKey: 'agent:main:main',
+        sessionId,
+        messages: msgs.slice(first, end) as ChatHistoryPage['messages'],
+        hasMore: first > 0,
+        ...(first > 0 ? { nextOffset: msgs.length - first } : {}),
+      }
+      served++
+      // a run writing meanwhile: new messages land between two page requests
+      for (let k = 0; k < (opts.appendPerPage ?? 0); k++) msgs.push({ role: 'assistant', content: `new${msgs.length}`, __openclaw: { id: `${sessionId}-${msgs.length}` } })
+      if (served === opts.resetAfterPage) {
+        sessionId = 's2'
+        msgs = [{ role: 'user', content: 'after reset', __openclaw: { id: 's2-0' } }]
+      }
+      return page
+    }
+  }
+
+  const ids = (pages: ChatHistoryPage[] | undefined) => pages!.flatMap((p) => p.messages.map((m) => m.__openclaw!.id))
+
+  it('messages appended between pages are not exported twice, and none is skipped', async () => {
+    const out = ids(await wholeConversation(livePager(2500, { appendPerPage: 7, limit: 1000 })))
+    expect(new Set(out).size).toBe(out.length)
+    expect(out.slice(0, 2500)).toEqual(Array.from({ length: 2500 }, (_, i) => `s1-${i}`))
+  })
+
+  it('a reset between pages does not splice two conversations together: the export is read again', async () => {
+    const out = ids(await wholeConversation(livePager(2500, { resetAfterPage: 1, limit: 1000 })))
+    expect(out).toEqual(['s2-0'])
   })
 })

@@ -10,15 +10,29 @@ export type ExportPageParams = Pick<ParamsOf<'chat.history'>, 'limit' | 'offset'
 /**
  * Every message of a session, oldest first: chat.history paged backwards from the newest, 1,000 messages a
  * page with `wholeMessages` (no message replaced by the over-128-KiB placeholder). `page` undefined = give up.
+ * The session may be written meanwhile (a run going on): `offset` counts back from the newest message, so what
+ * was appended between two pages shifts the older page onto messages already read — those are left out by
+ * their row id. A reset between pages (another transcript) starts the reading over, a few times at most.
  */
 export async function wholeConversation(page: (params: ExportPageParams) => Promise<ChatHistoryPage | undefined>): Promise<ChatHistoryPage[] | undefined> {
-  const pages: ChatHistoryPage[] = []
-  for (let offset = 0; ; ) {
-    const p = await page({ limit: 1000, offset, wholeMessages: true })
-    if (!p) return undefined
-    pages.unshift(p)
-    if (!p.hasMore || p.nextOffset === undefined || p.nextOffset <= offset) return pages
-    offset = p.nextOffset
+  for (let attempt = 1; ; attempt++) {
+    const pages: ChatHistoryPage[] = []
+    const seen = new Set<string>()
+    let switched = false
+    for (let offset = 0; ; ) {
+      const p = await page({ limit: 1000, offset, wholeMessages: true })
+      if (!p) return undefined
+      if (pages.length && p.sessionId !== pages[0].sessionId) {
+        switched = true
+        break
+      }
+      const fresh = p.messages.filter((m) => !m.__openclaw?.id || !seen.has(m.__openclaw.id))
+      for (const m of fresh) if (m.__openclaw?.id) seen.add(m.__openclaw.id)
+      pages.unshift(fresh.length === p.messages.length ? p : { ...p, messages: fresh })
+      if (!p.hasMore || p.nextOffset === undefined || p.nextOffset <= offset) break
+      offset = p.nextOffset
+    }
+    if (!switched || attempt >= 3) return pages
   }
 }
 

@@ -31,6 +31,7 @@ import type { RuntimeHooks } from './runner/hooks'
 import { IdempotencyCache } from './runner/idempotency'
 import { installExtensions, type Extensions, type ExtensionsOptions } from './hooks/extensions'
 import { recoverInterruptedRuns, type RecoveredRun } from './runner/recovery'
+import { adoptOrphanTranscripts } from './sessions/orphan-transcripts'
 import { AcceptedJournal, readDeadJournals, removeJournals, type AcceptedRecord } from './runner/accepted-journal'
 import { SessionStore, sessionsDir } from './sessions'
 import { MediaJanitor, type MediaJanitorOptions } from './media/media-janitor'
@@ -315,6 +316,10 @@ class RuntimeImpl implements Runtime {
     )
     const interruptedRunIds = new Set<string>()
     for (const a of this.config.current.agents) {
+      // a lost sessions.json must not hide the conversations still on disk: first their rows come back
+      await adoptOrphanTranscripts(this.core.store(a.id)).catch((err) =>
+        console.warn(`[runtime] could not look for unlisted transcripts of agent ${a.id}: ${(err as Error).message}`),
+      )
       // messages a dead process acknowledged but never answered go back into their sessions
       const dead = readDeadJournals(sessionsDir(this.opts.stateDir, a.id))
       // a message the user paused was not left unanswered: it stays theirs to send (journaled again here, before

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { ApiError } from '../../api/errors'
 import { ConfigManager } from './config-manager'
 import { FileCredentialStore } from './credential-store'
+import { MAX_CONFIG_BYTES } from '../read-small-file'
 
 let stateDir: string
 let file: string
@@ -156,6 +157,23 @@ describe('ConfigManager', () => {
     expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: { port: 1 } }')
     expect(cm.current.gateway.port).toBe(1)
     expect(() => cm.patch([] as never)).toThrow(/must be an object/)
+  })
+
+  it('a patch whose file would be too large to read back is refused and writes nothing (the next start would lose every setting)', () => {
+    fs.writeFileSync(file, '{ gateway: { port: 1 } }')
+    const cm = mk()
+    cm.load()
+    const beforeWrite = vi.fn()
+    const huge = 'x'.repeat(MAX_CONFIG_BYTES)
+    expect(() => cm.patch({ models: { providers: { p: { baseUrl: 'http://127.0.0.1:1/v1', headers: { 'X-Big': huge } } } } }, undefined, { beforeWrite })).toThrow(
+      /would be \d+ bytes, over the 16777216/,
+    )
+    expect(beforeWrite).not.toHaveBeenCalled()
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ gateway: { port: 1 } }')
+    expect(fs.readdirSync(stateDir)).toEqual(['loopdesk.json'])
+    // what the limit allows is still written and reads back
+    cm.patch({ models: { providers: { p: { baseUrl: 'http://127.0.0.1:1/v1', headers: { 'X-Big': 'x'.repeat(1_000_000) } } } } })
+    expect(mk().load().ok).toBe(true)
   })
 
   it('patch refuses to rewrite a file with a syntax error, but can repair a schema-invalid one', () => {

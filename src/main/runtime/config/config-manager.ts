@@ -167,9 +167,14 @@ export class ConfigManager {
           { code: 'CONFIG_INVALID', issues },
         )
       }
-      opts.beforeWrite?.()
       // the user's comments stay (edited in place); where they cannot, the annotated file is kept beside it
       const { text: out, commentsLost } = configTextFor(textBefore, next)
+      // a file over the read limit would be written, then refused by the next start: every setting gone
+      const bytes = Buffer.byteLength(out, 'utf8')
+      if (bytes > MAX_CONFIG_BYTES) {
+        throw invalid(`config patch refused: the config file would be ${bytes} bytes, over the ${MAX_CONFIG_BYTES} Loopdesk can read back`)
+      }
+      opts.beforeWrite?.()
       // an atomic write keeps an existing file's mode: a hand-made 0644 file (or .bak) would stay readable by
       // other users with the keys in it
       if (commentsLost && text !== undefined) {

@@ -2,6 +2,7 @@
 // another way" without losing the original). The parent's transcript is only read; the child gets its own
 // file with the parent's messages and compaction summaries — not the parent's run markers, which describe
 // runs of the parent (a copied unfinished one would look like an interrupted run of the child).
+import fs from 'node:fs'
 import { isCompletedReply, textOf } from '../../../shared/history-row'
 import type { TranscriptEntry } from '../contracts'
 import { sessionHeader, Transcript } from './transcript'
@@ -53,7 +54,13 @@ export async function writeForkTranscript(
   entries: TranscriptEntry[],
 ): Promise<void> {
   const t = new Transcript(file)
-  const wrote = await t.ensureHeader(sessionHeader(header.sessionId, header.cwd, header.sessionKey))
-  if (!wrote) throw new Error(`a transcript for session ${header.sessionId} already exists`)
-  await t.appendMany(entries)
+  if (t.exists()) throw new Error(`a transcript for session ${header.sessionId} already exists`)
+  try {
+    await t.ensureHeader(sessionHeader(header.sessionId, header.cwd, header.sessionKey))
+    await t.appendMany(entries)
+  } catch (err) {
+    // a copy the disk refused leaves no empty or header-only file behind (no row names it: nothing would remove it)
+    fs.rmSync(file, { force: true })
+    throw err
+  }
 }

@@ -5,6 +5,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
+import { writeForkTranscript } from './fork'
 import { Transcript, type TranscriptHeader } from './transcript'
 
 let dir: string
@@ -55,4 +56,14 @@ it('a header write that fails part-way leaves an empty file, so the header is wr
   expect(fs.statSync(t.file).size).toBe(0)
   expect(await t.ensureHeader(header)).toBe(true)
   expect((await t.readAll()).entries).toEqual([header])
+})
+
+it('a fork whose copy the disk refuses leaves no file (no row would ever name it), at the header or at the messages', async () => {
+  for (const room of [10, 300]) {
+    const file = path.join(dir, `fork-${room}.jsonl`)
+    diskFullAfter(room)
+    await expect(writeForkTranscript(file, { sessionId: 'fork', sessionKey: 'agent:main:f', cwd: '/w' }, [msg('1', 'x'.repeat(10_000))])).rejects.toMatchObject({ code: 'ENOSPC' })
+    vi.restoreAllMocks()
+    expect(fs.existsSync(file)).toBe(false)
+  }
 })
