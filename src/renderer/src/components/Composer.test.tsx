@@ -314,6 +314,7 @@ describe('slash commands', () => {
     const { bridge } = await renderApp()
     const user = userEvent.setup()
     const box = screen.getByRole('textbox', { name: 'Message' })
+    expect(box).not.toHaveAttribute('aria-expanded')
     await user.type(box, '/')
     const menu = screen.getByRole('listbox', { name: 'Commands' })
     expect(within(menu).getAllByRole('option').map((o) => o.textContent)).toEqual([
@@ -322,7 +323,9 @@ describe('slash commands', () => {
       expect.stringMatching(/^\/stop/),
       expect.stringMatching(/^\/model/),
     ])
-    expect(box).toHaveAttribute('aria-expanded', 'true')
+    // a textarea (role textbox) takes no aria-expanded; the list is tied to it by aria-controls
+    expect(box).not.toHaveAttribute('aria-expanded')
+    expect(box).toHaveAttribute('aria-controls', menu.id)
     expect(box).toHaveAttribute('aria-activedescendant', 'slash-new')
     await user.keyboard('{ArrowDown}')
     expect(box).toHaveAttribute('aria-activedescendant', 'slash-reset')

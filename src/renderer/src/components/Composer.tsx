@@ -308,7 +308,8 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           ref={ref}
           aria-label="Message"
           aria-autocomplete="list"
-          aria-expanded={slash.open}
+          // no aria-expanded: a textarea is a textbox, which does not take it (axe aria-allowed-attr);
+          // aria-controls + aria-activedescendant say the command list is there
           aria-controls={slash.open ? SLASH_MENU_ID : undefined}
           aria-activedescendant={slash.active ? slashOptionId(slash.active.name) : undefined}
           rows={1}
