@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
-import { statSync, writeFileSync, chmodSync } from 'node:fs'
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { join } from 'node:path'
 import { listenWithFallback, PortInUseError } from './listen'
-import { ensureGatewayToken, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, tokenPath, writeGatewayInfo } from './state-files'
+import { ensureGatewayToken, pidAlive, readGatewayInfo, removeGatewayInfo, storeGatewayToken, tokenPath, writeFileAtomic, writeGatewayInfo } from './state-files'
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
 import { startTestGateway, TEST_TOKEN } from './test-support'
@@ -127,5 +127,21 @@ describe('listenWithFallback', () => {
 
   it('refuses to start without a token', async () => {
     await expect(startTestGateway({}, { token: '' })).rejects.toThrow(/token/)
+  })
+})
+
+describe('writeFileAtomic (token, devices, the CLI identity)', () => {
+  it('leaves no temp file behind when the write fails, and narrows an existing file to the mode asked', () => {
+    const dir = tmp()
+    // a folder where the file should go: the rename fails as a full disk's write would
+    mkdirSync(join(dir, 'taken'))
+    expect(() => writeFileAtomic(join(dir, 'taken'), 'x', 0o600)).toThrow()
+    expect(readdirSync(dir)).toEqual(['taken'])
+    const file = join(dir, 'secret')
+    writeFileSync(file, 'old', { mode: 0o644 })
+    chmodSync(file, 0o644)
+    writeFileAtomic(file, 'new', 0o600)
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    expect(readFileSync(file, 'utf8')).toBe('new')
   })
 })

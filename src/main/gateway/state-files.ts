@@ -1,11 +1,12 @@
 // Gateway files in the state dir: the shared token (0600) and gateway.json (where the running gateway
 // listens, so the CLI finds it even when the desktop app had to pick another port).
 import { randomBytes } from 'node:crypto'
-import { chmodSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive, processStartTime } from '../runtime/sessions/process-info'
 import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
+import { writeFileAtomicSync } from '../runtime/sessions/atomic-write'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -26,12 +27,17 @@ function ensureDir(dir: string) {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
 }
 
-/** Writes atomically (temp file + rename) so a crash never leaves a half-written file. */
+/**
+ * Writes atomically with exactly `mode` (the stores' temp file + fsync + rename: a crash or a full disk never
+ * leaves a half-written file, nor a temp file behind). An existing file is narrowed to `mode` first.
+ */
 export function writeFileAtomic(path: string, data: string, mode: number) {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  writeFileSync(tmp, data, { mode })
-  chmodSync(tmp, mode)
-  renameSync(tmp, path)
+  try {
+    if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode)
+  } catch {
+    // not there yet: created with `mode`
+  }
+  writeFileAtomicSync(path, data, { mode })
 }
 
 const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
