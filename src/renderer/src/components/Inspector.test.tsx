@@ -1,7 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { EventLog, timelines } from '../state/event-log'
+import { EventLog } from '../state/event-log'
+import { timelines } from '../state/run-timeline'
 import { LONG, renderApp } from '../test-utils'
 import { preloadInspector } from '../lazy-views'
 

@@ -8,7 +8,6 @@ import { sessionActivityAt } from '../../../shared/session-organisation'
 import { visibleSessions } from './session-order'
 import { useAppStore, useController } from '../app-context'
 import { approvalsOf, isWaiting } from '../state/stores'
-import { downloadText } from '../lib/download'
 import { relativeTime } from '../../../shared/relative-time'
 import { plainPreview } from '../markdown/plain-preview'
 import { ConfirmDialog } from './Dialog'
@@ -379,7 +378,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, s
             <button
               type="button"
               role="menuitem"
-              onClick={() => (closeMenuToButton(), void controller.exportMarkdown(row.key).then((r) => r && downloadText(r.filename, r.markdown)))}
+              onClick={() => (closeMenuToButton(), void controller.exportMarkdown(row.key).then(async (r) => r && (await import('../lib/download')).downloadText(r.filename, r.markdown)))}
             >
               Export as Markdown
             </button>
