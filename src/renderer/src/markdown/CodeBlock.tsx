@@ -38,7 +38,7 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, 
   const nodes = useMemo(() => (wanted && hl ? cachedHighlight(hl, code, lang) : undefined), [wanted, hl, code, lang])
   const label = knownLanguage(lang) ?? (lang?.trim().split(/\s+/)[0] || 'text')
   return (
-    <div className={`code-block${cont ? ' code-cont' : ''}${split ? ' code-split' : ''}`}>
+    <div className={`code-block${cont ? ' code-cont' : ''}${split ? ' code-cut' : ''}`}>
       {!cont && (
         <div className="code-head">
           <span className="code-lang">{label}</span>

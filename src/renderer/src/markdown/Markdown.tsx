@@ -261,14 +261,13 @@ export const MarkdownBlock = memo(
     if (plain) return <div className="md-block md-plain">{src}</div>
     // An unfinished code fence is shown unhighlighted until it closes (highlighting per frame is costly).
     const tokens = lex(prefix + src)
-    const last = tokens.length - 1
     return (
       <div className={done ? 'md-block' : 'md-block md-tail'}>
         {tokens.map((t, i) =>
           !done && t.type === 'code' ? (
             <CodeBlock key={i} code={(t as Tokens.Code).text} lang={(t as Tokens.Code).lang} streaming cont={!!prefix && !i} />
           ) : (
-            blockToken(t, String(i), !!prefix && !i, continued && i === last)
+            blockToken(t, String(i), !!prefix && !i, continued && i === tokens.length - 1)
           ),
         )}
       </div>

@@ -213,7 +213,8 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
     lines++
     pos = next
     // Huge unfinished block (one endless paragraph or table): cut at this line end to bound per-frame work.
-    if (fence === null && next - blockStart > MAX_TAIL_CHARS) {
+    // (a table sooner, at 4,000: its unfinished piece is rebuilt, rows × cells of elements, every frame)
+    if (fence === null && next - blockStart > (table ? 4_000 : MAX_TAIL_CHARS)) {
       finish(next, next, table)
       sawContent = false
       lines = 0
