@@ -42,7 +42,8 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, 
       {!cont && (
         <div className="code-head">
           <span className="code-lang">{label}</span>
-          <CopyButton text={code} label="Copy code" />
+          {/* a cut block's first piece would copy only itself: the reply's Copy has it whole */}
+          {!split && <CopyButton text={code} label="Copy code" />}
         </div>
       )}
       <pre>

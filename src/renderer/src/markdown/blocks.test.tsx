@@ -95,6 +95,8 @@ describe('huge blocks rendered', () => {
     const blocks = container.querySelectorAll('.code-block')
     expect(blocks.length).toBeGreaterThan(1)
     expect(container.querySelectorAll('.code-head')).toHaveLength(1)
+    // its first piece's Copy would copy only that piece: none (the reply's Copy has the block whole)
+    expect(container.querySelectorAll('button[aria-label="Copy code"]')).toHaveLength(0)
     expect([...blocks].map((b) => b.querySelector('code')!.textContent).join('\n')).toBe(code)
     expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['Here is the file:', 'Done.'])
   })

@@ -50,7 +50,7 @@ export interface SplitState {
 
 const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/
 /** A GFM table's delimiter row (`|---|:--:|`), loosely: what follows a first line with a `|` in it. */
-const TABLE_DELIM_RE = /^[\s|:-]*-[\s|:-]*$/
+const TABLE_DELIM_RE = /^[\s|:]*-[\s|:-]*$/
 
 function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
@@ -144,8 +144,7 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
         finish(blankAt, pos)
       }
       let cut = pos + MAX_LINE_CHARS
-      const c = text.charCodeAt(cut - 1)
-      if (c >= 0xd800 && c <= 0xdbff) cut--
+      if ((text.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut-- // a high surrogate
       blankAt = -1
       midLine = true
       finish(cut, cut, fence !== null ? opener : table, true)
