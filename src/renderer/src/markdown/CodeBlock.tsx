@@ -22,11 +22,15 @@ interface Props {
   lang?: string
   /** still streaming: skip highlighting until the fence closes */
   streaming?: boolean
+  /** continues a code block cut into pieces (a huge one, `blocks.ts`): no header of its own, joined to the one above */
+  cont?: boolean
+  /** goes on in the next piece: joined to it (a cut block is too long to highlight) */
+  split?: boolean
 }
 
-export const CodeBlock = memo(function CodeBlock({ code, lang, streaming }: Props) {
+export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, split }: Props) {
   const hl = useHighlighter()
-  const wanted = !streaming && highlightable(code, lang)
+  const wanted = !streaming && !cont && !split && highlightable(code, lang)
   // plain text until the highlighter's chunk is here (it is fetched once, by the first block that needs it)
   useEffect(() => {
     if (wanted && !hl) void loadHighlighter()
@@ -34,11 +38,14 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming }: Prop
   const nodes = useMemo(() => (wanted && hl ? cachedHighlight(hl, code, lang) : undefined), [wanted, hl, code, lang])
   const label = knownLanguage(lang) ?? (lang?.trim().split(/\s+/)[0] || 'text')
   return (
-    <div className="code-block">
-      <div className="code-head">
-        <span className="code-lang">{label}</span>
-        <CopyButton text={code} label="Copy code" />
-      </div>
+    <div className={`code-block${cont ? ' code-cont' : ''}${split ? ' code-cut' : ''}`}>
+      {!cont && (
+        <div className="code-head">
+          <span className="code-lang">{label}</span>
+          {/* a cut block's first piece would copy only itself: the reply's Copy has it whole */}
+          {!split && <CopyButton text={code} label="Copy code" />}
+        </div>
+      )}
       <pre>
         <code className={nodes ? `hljs language-${label}` : undefined}>{nodes ?? code}</code>
       </pre>

@@ -122,7 +122,9 @@ function inlineToken(t: Token, key: string, reveal = false): ReactNode {
   }
 }
 
-function blockToken(t: Token, key: string): ReactNode {
+/** For a piece of a code block or table cut into several blocks (`blocks.ts`): `cont` continues one (its fence
+ * or header rows are the cut's, not shown again), `split` goes on in the next block. */
+function blockToken(t: Token, key: string, cont?: boolean, split?: boolean): ReactNode {
   switch (t.type) {
     case 'space':
     case 'def':
@@ -145,7 +147,7 @@ function blockToken(t: Token, key: string): ReactNode {
     }
     case 'code': {
       const c = t as Tokens.Code
-      return <CodeBlock key={key} code={c.text} lang={c.lang} />
+      return <CodeBlock key={key} code={c.text} lang={c.lang} cont={cont} split={split} />
     }
     case 'blockquote':
       return <blockquote key={key}>{blocks((t as Tokens.Blockquote).tokens, key + '.')}</blockquote>
@@ -172,7 +174,7 @@ function blockToken(t: Token, key: string): ReactNode {
       return (
         <div key={key} className="md-table-wrap">
           <table>
-            <thead>
+            <thead className={cont ? 'sr-only' : undefined}>
               <tr>
                 {tb.header.map((c, i) => (
                   <th key={i} style={align(c.align)}>
@@ -247,21 +249,31 @@ interface BlockProps {
   src: string
   plain: boolean
   done: boolean
+  /** what the block continues (the cut code block's fence, the table's header rows): lexed before it */
+  prefix: string
+  /** the block's last code block or table goes on in the next block */
+  continued: boolean
 }
 
 /** One top-level block; memoized by content so finished blocks never re-render. */
 export const MarkdownBlock = memo(
-  function MarkdownBlock({ src, plain, done }: BlockProps) {
+  function MarkdownBlock({ src, plain, done, prefix, continued }: BlockProps) {
     if (plain) return <div className="md-block md-plain">{src}</div>
     // An unfinished code fence is shown unhighlighted until it closes (highlighting per frame is costly).
-    const tokens = lex(src)
+    const tokens = lex(prefix + src)
     return (
       <div className={done ? 'md-block' : 'md-block md-tail'}>
-        {done ? blocks(tokens, '') : tokens.map((t, i) => (t.type === 'code' ? <CodeBlock key={i} code={(t as Tokens.Code).text} lang={(t as Tokens.Code).lang} streaming /> : blockToken(t, String(i))))}
+        {tokens.map((t, i) =>
+          !done && t.type === 'code' ? (
+            <CodeBlock key={i} code={(t as Tokens.Code).text} lang={(t as Tokens.Code).lang} streaming cont={!!prefix && !i} />
+          ) : (
+            blockToken(t, String(i), !!prefix && !i, continued && i === tokens.length - 1)
+          ),
+        )}
       </div>
     )
   },
-  (a, b) => a.src === b.src && a.plain === b.plain && a.done === b.done,
+  (a, b) => a.src === b.src && a.plain === b.plain && a.done === b.done && a.prefix === b.prefix && a.continued === b.continued,
 )
 
 /** Blocks are grouped into chunks of this many by index: a chunk is one memoized, layout-contained
@@ -274,6 +286,8 @@ interface ChunkBlock {
   src: string
   done: boolean
   plain: boolean
+  prefix: string
+  continued: boolean
 }
 
 function sameBlocks(a: ChunkBlock[], b: ChunkBlock[]): boolean {
@@ -281,7 +295,7 @@ function sameBlocks(a: ChunkBlock[], b: ChunkBlock[]): boolean {
   for (let i = 0; i < a.length; i++) {
     const x = a[i]
     const y = b[i]
-    if (x.src !== y.src || x.done !== y.done || x.plain !== y.plain) return false
+    if (x.src !== y.src || x.done !== y.done || x.plain !== y.plain || x.prefix !== y.prefix || x.continued !== y.continued) return false
   }
   return true
 }
@@ -295,7 +309,7 @@ const MarkdownChunk = memo(
     return (
       <div className="md-chunk" style={{ containIntrinsicSize: `auto ${estimate}px` }}>
         {blocks.map((b, i) => (
-          <MarkdownBlock key={i} src={b.src} done={b.done} plain={b.plain} />
+          <MarkdownBlock key={i} src={b.src} done={b.done} plain={b.plain} prefix={b.prefix} continued={b.continued} />
         ))}
       </div>
     )
@@ -327,10 +341,12 @@ export function Markdown({ text, cacheKey, plain, offset = 0, final = false }: M
   }, [text, cacheKey])
   const children = []
   for (let c = 0; c * BLOCKS_PER_CHUNK < parts.length; c++) {
-    const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p) => ({
+    const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p, i) => ({
       src: p.src,
       done: p.done || final,
       plain: !!plain || offset + p.offset >= PLAIN_TEXT_AFTER_CHARS,
+      prefix: p.prefix,
+      continued: !!parts[c * BLOCKS_PER_CHUNK + i + 1]?.prefix,
     }))
     children.push(<MarkdownChunk key={c} blocks={blocks} />)
   }

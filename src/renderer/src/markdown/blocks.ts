@@ -5,6 +5,31 @@
 
 /** Above this many chars an unfinished tail is cut at a line end, so one frame never re-lexes a huge block. */
 export const MAX_TAIL_CHARS = 16_000
+/** A fenced code block is cut into pieces of about this size (a line end past it): one streaming into a
+ * 30,000-line block re-lexed, re-rendered and re-laid out the whole block every frame (seconds per frame).
+ * Blocks this long are not highlighted anyway (`MAX_HIGHLIGHT_CHARS`). */
+export const MAX_FENCE_PIECE_CHARS = 50_000
+/** A line longer than this is cut (a megabyte without a line end was one block, re-lexed every frame). */
+export const MAX_LINE_CHARS = 32_000
+
+/**
+ * Where a cut block left off, for the block after the cut: rendered after `prefix` (the code fence's opening
+ * line, a table's header and delimiter rows), so a cut code block or table stays one in its pieces.
+ */
+interface Carry {
+  /** the open fence's marker (``` or ~~~, its length) */
+  fence: string | null
+  /** the open fence's opening line, with its line end */
+  opener: string
+  /** the table's header + delimiter rows, with their line ends, while a table goes on */
+  table: string
+  /** what the block starting here continues ('' for a block of its own) */
+  prefix: string
+  /** the block starts in the middle of a line (a long line's cut) */
+  midLine: boolean
+}
+
+const NO_CARRY: Carry = { fence: null, opener: '', table: '', prefix: '', midLine: false }
 
 export interface SplitState {
   /** the text this state was computed for */
@@ -13,11 +38,19 @@ export interface SplitState {
   blocks: string[]
   /** offsets where each finished block starts (parallel to blocks) */
   offsets: number[]
+  /** what each finished block continues ('' or a Carry's prefix; parallel to blocks) */
+  prefixes: string[]
   /** where the unfinished tail starts */
   stableEnd: number
+  /** the scanner's state at stableEnd */
+  carry: Carry
+  /** the last block start that continues nothing (no fence or table open there): where a row may be cut */
+  cleanEnd: number
 }
 
 const FENCE_RE = /^ {0,3}(`{3,}|~{3,})/
+/** A GFM table's delimiter row (`|---|:--:|`), loosely: what follows a first line with a `|` in it. */
+const TABLE_DELIM_RE = /^[\s|:]*-[\s|:-]*$/
 
 function isBlank(line: string): boolean {
   for (let i = 0; i < line.length; i++) {
@@ -52,41 +85,87 @@ function sharesPrefix(text: string, prev: string, end: number): boolean {
 
 /**
  * Incremental split: pass the previous state for the same message. When `text` extends the
- * previous text, only the tail is scanned again.
+ * previous text, only the tail is scanned again. Every cut depends only on the text before it, so
+ * a streamed text and the same text whole are split alike.
  */
 export function splitBlocks(text: string, prev?: SplitState): SplitState {
   let blocks: string[]
   let offsets: number[]
+  let prefixes: string[]
   let blockStart: number
+  let carry: Carry
+  let cleanEnd: number
   if (prev && text.length >= prev.stableEnd && sharesPrefix(text, prev.text, prev.stableEnd)) {
     blocks = prev.blocks.slice()
     offsets = prev.offsets.slice()
+    prefixes = prev.prefixes.slice()
     blockStart = prev.stableEnd
+    carry = prev.carry
+    cleanEnd = prev.cleanEnd
   } else {
     blocks = []
     offsets = []
+    prefixes = []
     blockStart = 0
+    carry = NO_CARRY
+    cleanEnd = 0
   }
-  const finish = (end: number, next: number) => {
+  let { fence, opener, table, prefix, midLine } = carry
+  /** a new block starts at `at`: what it continues, and the scanner's state there */
+  const startAt = (at: number, next: string) => {
+    blockStart = at
+    prefix = next
+    if (!next) cleanEnd = at
+    carry = { fence, opener, table, prefix, midLine }
+  }
+  /** ends the block at `end` (its trailing line ends dropped unless `whole`: a line's cut keeps every character) */
+  const finish = (end: number, next: number, continues = '', whole = false) => {
     let e = end
-    while (e > blockStart && (text[e - 1] === '\n' || text[e - 1] === '\r')) e--
+    while (!whole && e > blockStart && (text[e - 1] === '\n' || text[e - 1] === '\r')) e--
     if (e > blockStart) {
       blocks.push(text.slice(blockStart, e))
       offsets.push(blockStart)
+      prefixes.push(prefix)
     }
-    blockStart = next
+    startAt(next, continues)
   }
 
   let pos = blockStart
-  let fence: string | null = null
   let blankAt = -1 // start of the first blank line after content, while pending
   let sawContent = false
+  let lines = 0 // content lines of this block so far (a table is told by its second)
   while (pos < text.length) {
     const nl = text.indexOf('\n', pos)
+    const end = nl === -1 ? text.length : nl
+    if (end - pos > MAX_LINE_CHARS) {
+      // A huge line: cut it (not inside a surrogate pair); the rest goes on in a block continuing this one.
+      if (!midLine && fence === null && blankAt >= 0 && text[pos] !== ' ' && text[pos] !== '\t') {
+        table = ''
+        finish(blankAt, pos)
+      }
+      let cut = pos + MAX_LINE_CHARS
+      if ((text.charCodeAt(cut - 1) & 0xfc00) === 0xd800) cut-- // a high surrogate
+      blankAt = -1
+      midLine = true
+      finish(cut, cut, fence !== null ? opener : table, true)
+      sawContent = true
+      pos = cut
+      continue
+    }
+    if (midLine) {
+      // the rest of a cut line: content, never a fence, a blank line or a new block
+      if (nl === -1) break
+      midLine = false
+      sawContent = true
+      lines++
+      pos = nl + 1
+      continue
+    }
     if (nl === -1) {
       // Incomplete last line: it belongs to the tail, but its first char already tells whether the
       // pending blank line ends the block.
       if (fence === null && blankAt >= 0 && pos < text.length && text[pos] !== ' ' && text[pos] !== '\t') {
+        table = ''
         finish(blankAt, pos)
       }
       break
@@ -96,34 +175,51 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
     if (fence !== null) {
       if (closesFence(line, fence)) {
         fence = null
+        opener = ''
         finish(next, next)
         sawContent = false
+        lines = 0
+      } else if (next - blockStart > MAX_FENCE_PIECE_CHARS) {
+        finish(next, next, opener)
       }
       pos = next
       continue
     }
     if (isBlank(line)) {
-      if (!sawContent) blockStart = next // skip leading blank lines
-      else if (blankAt < 0) blankAt = pos
+      if (!sawContent) {
+        // skip leading blank lines (a blank line ends a table a cut left open)
+        table = ''
+        startAt(next, '')
+      } else if (blankAt < 0) blankAt = pos
       pos = next
       continue
     }
     const indented = line[0] === ' ' || line[0] === '\t'
     if (blankAt >= 0 && !indented) {
+      table = ''
       finish(blankAt, pos)
+      lines = 0
     }
     blankAt = -1
     const m = FENCE_RE.exec(line)
-    if (m) fence = m[1]
+    if (m) {
+      fence = m[1]
+      opener = text.slice(pos, next)
+    } else if (lines === 1 && !prefix && !table && TABLE_DELIM_RE.test(line) && text.slice(blockStart, pos).includes('|')) {
+      table = text.slice(blockStart, next)
+    }
     sawContent = true
+    lines++
     pos = next
-    // Huge unfinished block (one endless paragraph): cut at this line end to bound per-frame work.
-    if (fence === null && next - blockStart > MAX_TAIL_CHARS) {
-      finish(next, next)
+    // Huge unfinished block (one endless paragraph or table): cut at this line end to bound per-frame work.
+    // (a table sooner, at 4,000: its unfinished piece is rebuilt, rows × cells of elements, every frame)
+    if (fence === null && next - blockStart > (table ? 4_000 : MAX_TAIL_CHARS)) {
+      finish(next, next, table)
       sawContent = false
+      lines = 0
     }
   }
-  return { text, blocks, offsets, stableEnd: blockStart }
+  return { text, blocks, offsets, prefixes, stableEnd: blockStart, carry, cleanEnd }
 }
 
 /** `s` without its trailing CR/LF characters. A loop, not /[\r\n]+$/: that regex retries from every position of
@@ -135,12 +231,14 @@ function trimLineEnds(s: string): string {
 }
 
 /** All blocks including the unfinished tail (the tail is last, flagged by `done: false`). */
-export function blocksWithTail(state: SplitState): Array<{ src: string; offset: number; done: boolean }> {
-  const out = state.blocks.map((src, i) => ({ src, offset: state.offsets[i], done: true }))
+export function blocksWithTail(state: SplitState): Array<{ src: string; offset: number; done: boolean; prefix: string }> {
+  const out = state.blocks.map((src, i) => ({ src, offset: state.offsets[i], done: true, prefix: state.prefixes[i] }))
   const raw = state.text.slice(state.stableEnd)
-  const tail = raw.replace(/^(?:[ \t\r]*\n)+/, '')
+  const prefix = state.carry.prefix
+  // (blank lines inside a cut code block are its own)
+  const tail = prefix && state.carry.fence !== null ? raw : raw.replace(/^(?:[ \t\r]*\n)+/, '')
   const offset = state.text.length - tail.length
-  if (tail.trim().length > 0) out.push({ src: trimLineEnds(tail), offset, done: false })
+  if (tail.trim().length > 0) out.push({ src: trimLineEnds(tail), offset, done: false, prefix })
   return out
 }
 
@@ -155,7 +253,8 @@ export const SEAL_CHARS = 12_000
  */
 export function sealPoint(text: string, fromK = 1): number {
   for (let k = fromK; k * SEAL_CHARS <= text.length; k++) {
-    const b = splitBlocks(text.slice(0, k * SEAL_CHARS)).stableEnd
+    // a block continuing a cut code block or table is never a row's first: its fence or header would be lost
+    const b = splitBlocks(text.slice(0, k * SEAL_CHARS)).cleanEnd
     if (b > 0) return b
   }
   return 0

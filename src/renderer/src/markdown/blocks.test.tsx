@@ -1,0 +1,110 @@
+// Huge code blocks, tables and lines are cut into bounded blocks while they stream, and each piece still
+// renders as what it is part of (markdown/blocks.ts: a cut block is lexed after its fence or header rows).
+import { render } from '@testing-library/react'
+import { Marked } from 'marked'
+import { describe, expect, it } from 'vitest'
+import { blocksWithTail, MAX_FENCE_PIECE_CHARS, MAX_LINE_CHARS, sealParts, splitBlocks, type SplitState } from './blocks'
+import { Markdown } from './Markdown'
+
+const lexer = new Marked({ gfm: true })
+
+function bigCode(lines: number): { text: string; code: string } {
+  const body = Array.from({ length: lines }, (_, i) => `const value${i} = compute(${i}) // line ${i}`).join('\n')
+  return { text: `Here is the file:\n\n\`\`\`ts\n${body}\n\`\`\`\n\nDone.`, code: body }
+}
+
+function bigTable(rows: number): string {
+  const out = ['| id | name | status |', '|---|:--|--:|']
+  for (let i = 0; i < rows; i++) out.push(`| ${i} | item-${i} with a few words | ${i % 2 ? 'ok' : 'failed'} |`)
+  return `The table:\n\n${out.join('\n')}\n\nEnd.`
+}
+
+/** Streams `text` in `step`-character deltas, returning the largest unfinished tail seen. */
+function streamed(text: string, step: number): { state: SplitState; maxTail: number } {
+  let state = splitBlocks('')
+  let maxTail = 0
+  for (let i = step; i < text.length + step; i += step) {
+    state = splitBlocks(text.slice(0, i), state)
+    maxTail = Math.max(maxTail, state.text.length - state.stableEnd)
+  }
+  return { state, maxTail }
+}
+
+describe('huge blocks', () => {
+  it('cuts an open code fence of 30,000 lines into bounded pieces, each still code', () => {
+    const { text, code } = bigCode(30_000)
+    const { state, maxTail } = streamed(text, 997)
+    // the tail re-lexed and re-rendered per frame stays bounded (it was the whole block: ~1.2 MB)
+    expect(maxTail).toBeLessThan(MAX_FENCE_PIECE_CHARS + 200)
+    const parts = blocksWithTail(state)
+    expect(parts.map((p) => p.src)).toEqual(blocksWithTail(splitBlocks(text)).map((p) => p.src))
+    const codeParts = parts.filter((p) => p.src.includes('const value'))
+    expect(codeParts.length).toBeGreaterThan(10)
+    const texts = codeParts.map((p) => {
+      const tokens = lexer.lexer(p.prefix + p.src).filter((t) => t.type !== 'space')
+      expect(tokens.map((t) => t.type)).toEqual(['code'])
+      return (tokens[0] as { text: string }).text
+    })
+    expect(texts.join('\n')).toBe(code)
+    expect(codeParts.slice(1).every((p) => p.prefix === '```ts\n')).toBe(true)
+  })
+
+  it('keeps every row of a long table in a table, its header rows carried to each piece', () => {
+    const text = bigTable(2_000)
+    const { state, maxTail } = streamed(text, 613)
+    // the unfinished piece, rebuilt row by row every frame, stays small (a table's pieces are cut at ~4,000 chars)
+    expect(maxTail).toBeLessThan(4_000 + 613 + 200)
+    const parts = blocksWithTail(state).filter((p) => p.src.includes('item-'))
+    expect(parts.length).toBeGreaterThan(3)
+    let rows = 0
+    for (const p of parts) {
+      const tokens = lexer.lexer(p.prefix + p.src).filter((t) => t.type !== 'space')
+      expect(tokens.map((t) => t.type)).toEqual(['table'])
+      rows += (tokens[0] as { rows: unknown[] }).rows.length
+    }
+    expect(rows).toBe(2_000)
+    // a blank line ends the table: what follows is a paragraph of its own again
+    expect(blocksWithTail(state).at(-1)).toMatchObject({ src: 'End.', prefix: '' })
+  })
+
+  it('cuts a line without line ends, losing nothing', () => {
+    const text = 'x'.repeat(1_000_000)
+    const { state, maxTail } = streamed(text, 4_000)
+    expect(maxTail).toBeLessThanOrEqual(MAX_LINE_CHARS + 4_000)
+    expect(blocksWithTail(state).map((p) => p.src).join('')).toBe(text)
+    // a surrogate pair is never cut in two
+    const emoji = '😀'.repeat(40_000)
+    expect(blocksWithTail(splitBlocks(emoji)).every((p) => !/^[\udc00-\udfff]|[\ud800-\udbff]$/.test(p.src))).toBe(true)
+  })
+
+  it('never starts a row inside a cut code block or table', () => {
+    const { text } = bigCode(6_000)
+    const rows = sealParts(text)
+    // the fence is whole in one row; the rows before and after it are cut as usual
+    expect(rows.filter((r) => r.includes('```ts')).length).toBe(1)
+    const fenced = rows.find((r) => r.includes('```ts'))!
+    expect(fenced).toContain('line 5999\n```')
+    expect(rows.join('')).toBe(text)
+  })
+})
+
+describe('huge blocks rendered', () => {
+  it('shows a cut code block as one: one header, every line, no line shown as text outside the code', () => {
+    const { text, code } = bigCode(3_000)
+    const { container } = render(<Markdown text={text} cacheKey="huge-code" final />)
+    const blocks = container.querySelectorAll('.code-block')
+    expect(blocks.length).toBeGreaterThan(1)
+    expect(container.querySelectorAll('.code-head')).toHaveLength(1)
+    // its first piece's Copy would copy only that piece: none (the reply's Copy has the block whole)
+    expect(container.querySelectorAll('button[aria-label="Copy code"]')).toHaveLength(0)
+    expect([...blocks].map((b) => b.querySelector('code')!.textContent).join('\n')).toBe(code)
+    expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['Here is the file:', 'Done.'])
+  })
+
+  it('shows a cut table as tables with one visible header row', () => {
+    const { container } = render(<Markdown text={bigTable(2_000)} cacheKey="huge-table" final />)
+    expect(container.querySelectorAll('tbody tr')).toHaveLength(2_000)
+    expect(container.querySelectorAll('thead:not(.sr-only)')).toHaveLength(1)
+    expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['The table:', 'End.'])
+  })
+})
