@@ -161,9 +161,16 @@ describe('loopdesk sessions fork', () => {
     expect(row).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
     const json = JSON.parse((await cli(['fork', 'agent:main:garden', '--from-last-reply', '--json'])).out)
     expect(json).toMatchObject({ ok: true, entry: { spawnedBy: 'agent:main:garden' } })
+    // the gateway numbers forks as the window's are: "(fork)" is taken by now
+    expect(json.entry.displayName).toBe('plan the garden beds (fork 2)')
     // a short key is the default agent's: the fork is named after the same title
     const short = JSON.parse((await cli(['fork', 'Garden', '--json'])).out)
-    expect(short.entry).toMatchObject({ displayName: 'plan the garden beds (fork)', spawnedBy: 'agent:main:garden' })
+    expect(short.entry).toMatchObject({ displayName: 'plan the garden beds (fork 3)', spawnedBy: 'agent:main:garden' })
+    // a name given is kept as it is
+    const named = JSON.parse((await cli(['fork', 'agent:main:garden', '--name', 'Raised beds', '--json'])).out)
+    expect(named.entry).toMatchObject({ label: 'Raised beds', spawnedBy: 'agent:main:garden' })
+    expect(named.entry.displayName).toBeUndefined()
+    expect((await cli(['fork', 'agent:main:garden', '--name', ' '])).code).toBe(2)
     expect((await cli(['fork', 'agent:main:nobody'])).code).toBe(1)
     expect((await cli(['fork'])).code).toBe(2)
     expect(await cli(['fork', 'agent:main:garden', '--thinking'])).toMatchObject({ code: 2, err: 'loopdesk: sessions fork takes no --thinking (see: loopdesk --help)\n' })

@@ -59,8 +59,3 @@ export function deriveSessionTitleOf(content: unknown): string | undefined {
 export function sessionTitle(row: { label?: string; displayName?: string; derivedTitle?: string; key: string }): string {
   return row.label || row.displayName || row.derivedTitle || (row.key.endsWith(':main') ? 'Main session' : row.key.split(':').pop() || row.key)
 }
-
-/** The name a fork of a session gets (window and CLI), within sessions.create's 500 characters for it. */
-export function forkTitle(title: string): string {
-  return `${title} (fork)`.slice(0, 500)
-}

@@ -5,7 +5,7 @@ import { conversationMarkdown, wholeConversation, type MarkdownMessage } from '.
 import type { ChatHistoryPage, ResultOf, SessionRow, SessionSearchMatch } from '../../shared/methods'
 import { relativeTime } from '../../shared/relative-time'
 import { canonicalSessionKey } from '../../shared/session-key'
-import { forkTitle, sessionTitle } from '../../shared/session-title'
+import { sessionTitle } from '../../shared/session-title'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError, type ParsedArgs } from '../args'
 import { withGateway } from '../connect'
 import type { GatewayConnectionClient } from '../gateway-client'
@@ -16,7 +16,7 @@ import { commandTarget } from '../resolve'
 
 export const SESSIONS_HELP = `loopdesk sessions [--search TEXT] [--limit N] [--all] [--json] [--url ws://…] [--token T] [--state-dir D]
 loopdesk sessions export KEY [--thinking] [--json]
-loopdesk sessions fork KEY [--from-last-reply] [--json]
+loopdesk sessions fork KEY [--from-last-reply] [--name NAME] [--json]
 loopdesk sessions prune [--older-than DAYS] [--yes]
   Lists the gateway's sessions, newest first (default 20): key, title, status (archived, read-only), last activity, tokens.
   --search matches titles, keys and the messages themselves (with the matching line and its message id —
@@ -25,7 +25,8 @@ loopdesk sessions prune [--older-than DAYS] [--yes]
   export prints a session's conversation as Markdown (tool calls one line each, --thinking adds the
   model's reasoning) or, with --json, its messages as the gateway keeps them: loopdesk sessions export KEY > chat.md
   fork starts a new session with a copy of KEY's conversation (--from-last-reply: only through its last
-  completed reply) and prints the new key, to go on with: loopdesk agent --session-key <new key> -m …
+  completed reply) and prints the new key; it is named "<KEY's title> (fork)", "(fork 2)", … as the window's forks are,
+  or --name NAME. Go on with it: loopdesk agent --session-key <new key> -m …
   prune lists the transcripts /new, /reset and deletions archived more than DAYS ago (default 30) and, with
   --yes, deletes them (never a live transcript; reads the state dir, no gateway needed). A running Loopdesk
   removes archives older than session.archiveRetentionDays (default 30; 0 keeps them) on its own.`
@@ -33,6 +34,7 @@ loopdesk sessions prune [--older-than DAYS] [--yes]
 const FLAGS = {
   thinking: { type: 'boolean' },
   'from-last-reply': { type: 'boolean' },
+  name: { type: 'string' },
   'older-than': { type: 'string' },
   yes: { type: 'boolean' },
   search: { type: 'string', alias: 's' },
@@ -47,7 +49,7 @@ const GATEWAY = ['url', 'token', 'state-dir']
 const SUB_FLAGS: Record<'list' | 'export' | 'fork' | 'prune', string[]> = {
   list: ['search', 'limit', 'all', 'json', ...GATEWAY],
   export: ['json', 'thinking', ...GATEWAY],
-  fork: ['from-last-reply', 'json', ...GATEWAY],
+  fork: ['from-last-reply', 'name', 'json', ...GATEWAY],
   prune: ['older-than', 'yes', 'state-dir'], // the state dir only: no gateway
 }
 
@@ -184,15 +186,17 @@ async function forkSession(args: string[], flags: ParsedArgs['flags'], io: CliIO
   if (!key) throw new UsageError('sessions fork needs a session key (see: loopdesk sessions)')
   if (extra.length) throw new UsageError(`unexpected argument: ${extra[0]}`)
   const { stateDir, target } = commandTarget(flags, io.env)
-  const r = await withGateway({ target, stateDir, io }, async (conn) => {
-    const row = await sessionRow(conn, key)
-    return (await conn.request('sessions.create', {
+  const name = str(flags.name)?.trim()
+  if (flags.name !== undefined && !name) throw new UsageError('sessions fork --name needs a name')
+  // unnamed, the gateway names it ("<title> (fork 2)" when "(fork)" is taken): one rule for every client
+  const r = await withGateway({ target, stateDir, io }, async (conn) =>
+    (await conn.request('sessions.create', {
       parentSessionKey: key,
       fork: true,
       ...(flags['from-last-reply'] ? { forkFrom: 'last-completed' } : {}),
-      displayName: forkTitle(row ? sessionTitle(row) : key),
-    })) as ResultOf<'sessions.create'>
-  })
+      ...(name ? { label: name } : {}),
+    })) as ResultOf<'sessions.create'>,
+  )
   io.stdout(flags.json ? JSON.stringify(r) + '\n' : `${r.key}\n`)
   return EXIT.ok
 }

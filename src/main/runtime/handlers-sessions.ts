@@ -214,6 +214,10 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       if (p.forkFrom && !p.fork) throw invalid('sessions.create forkFrom requires fork=true')
       if (p.succeedsParent) throw invalid('sessions.create succeedsParent=true is not supported: Loopdesk never ends the parent session')
       if (p.fork && p.key && core.store(owner).get(key)) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
+      // a fork the caller does not name is named here, so the sidebar's Fork, the CLI, Regenerate and any OpenClaw
+      // client get the same numbered name; a name (or label) the caller passes is kept as it is
+      const displayName =
+        p.displayName ?? (p.fork && parent && parentEntry && p.label === undefined ? await forkName(core, parent.key, parent.agentId, parentEntry, owner) : undefined)
       const first = p.message ?? p.task
       const attachments = p.attachments?.length ? p.attachments : undefined
       if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
@@ -268,7 +272,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
           const out = next as unknown as Record<string, unknown>
           for (const [f, v] of settings) if (v !== undefined) out[f] = v
           // a title for a new session only: an existing one keeps its own
-          if (created && p.displayName !== undefined) next.displayName = p.displayName
+          if (created && displayName !== undefined) next.displayName = displayName
           if (created && category?.ok) next.category = category.value
           if (created && forkPreview !== undefined) next.lastMessagePreview = forkPreview
           if (model !== undefined) setModel(next, model)
@@ -376,16 +380,9 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       // OpenClaw's fork at a user message: a new session with the conversation before it, and the message's text
       // for the composer — the window sends it (as it was, or edited) there, so the original stays as it is
       const { key, agentId } = canonicalKey(core, p.sessionKey, p.agentId)
-      const parentEntry = requireEntry(core, key, agentId)
-      const parentRow = toSessionRow(key, parentEntry, agentId)
-      await addDerivedTitle(core, parentRow) // named as the window names it: "<its title> (fork)"
-      // numbered past the names the agent's sessions have ("(fork 2)"): a second Regenerate is told apart
-      const taken = core.store(agentId).list().flatMap(([, e]) => [e.label, e.displayName].filter((n): n is string => !!n))
-      const made = await create(
-        { parentSessionKey: key, fork: true, agentId, displayName: numberedForkTitle(sessionTitle(parentRow), taken) },
-        ctx,
-        { beforeEntryId: p.entryId },
-      )
+      requireEntry(core, key, agentId)
+      // unnamed: create names it as every fork is named ("<parent's title> (fork 2)" after a first Regenerate)
+      const made = await create({ parentSessionKey: key, fork: true, agentId }, ctx, { beforeEntryId: p.entryId })
       return { sessionKey: made.key, ...(made.editorText !== undefined ? { editorText: made.editorText } : {}) }
     },
 
@@ -672,6 +669,17 @@ export function modelDefaults(core: RuntimeCore): { modelProvider: string | null
 }
 
 export { rowOf }
+
+/**
+ * "<parent's title> (fork)", the title read as sessions.list reads it, numbered past the names the new session's
+ * agent has ("(fork 2)", …) so a second fork of one session is told apart.
+ */
+async function forkName(core: RuntimeCore, parentKey: string, parentAgentId: string, parentEntry: SessionEntry, owner: string): Promise<string> {
+  const parentRow = toSessionRow(parentKey, parentEntry, parentAgentId)
+  await addDerivedTitle(core, parentRow)
+  const taken = core.store(owner).list().flatMap(([, e]) => [e.label, e.displayName].filter((n): n is string => !!n))
+  return numberedForkTitle(sessionTitle(parentRow), taken)
+}
 
 /** The parent's conversation as a fork starts it, and the working directory its transcript names. */
 async function forkOf(

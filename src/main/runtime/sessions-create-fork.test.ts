@@ -63,6 +63,27 @@ describe('sessions.create fork', () => {
     expect(texts((await t.call('chat.history', { sessionKey: 'agent:main:main' })).messages)).toHaveLength(4)
   })
 
+  it('an unnamed fork is named "<title> (fork)", then "(fork 2)" — after a Regenerate too; a name or label given is kept', async () => {
+    server.script([{ text: 'Paris.' }])
+    await run('agent:main:main', 'Capital of France?', 'n1')
+    const a = await t.call('sessions.create', { parentSessionKey: 'agent:main:main', fork: true })
+    const b = await t.call('sessions.create', { parentSessionKey: 'agent:main:main', fork: true })
+    expect([a.entry.displayName, b.entry.displayName]).toEqual(['Capital of France? (fork)', 'Capital of France? (fork 2)'])
+    // sessions.fork (Regenerate, Edit) counts on from the same names
+    const entryId = (await t.call('chat.history', { sessionKey: 'agent:main:main' })).messages.find((m) => m.role === 'user')!.__openclaw!.id
+    const regen = await t.call('sessions.fork', { sessionKey: 'agent:main:main', entryId })
+    const rows = (await t.call('sessions.list', {})).sessions
+    expect(rows.find((r) => r.key === regen.sessionKey)?.displayName).toBe('Capital of France? (fork 3)')
+    const named = await t.call('sessions.create', { parentSessionKey: 'agent:main:main', fork: true, displayName: 'My copy' })
+    expect(named.entry.displayName).toBe('My copy')
+    const labelled = await t.call('sessions.create', { parentSessionKey: 'agent:main:main', fork: true, label: 'Labelled' })
+    expect(labelled.entry).toMatchObject({ label: 'Labelled' })
+    expect(labelled.entry.displayName).toBeUndefined()
+    // a child that is not a fork is not named after its parent
+    const child = await t.call('sessions.create', { parentSessionKey: 'agent:main:main' })
+    expect(child.entry.displayName).toBeUndefined()
+  })
+
   it('forkFrom last-completed leaves out a failed last turn', async () => {
     server.script([{ text: 'Good answer.' }, { status: 500, message: 'boom' }])
     await run('agent:main:main', 'first', 'l1')

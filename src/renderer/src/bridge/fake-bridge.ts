@@ -990,6 +990,8 @@ export class FakeBridge implements Bridge {
     const row: SessionRow = { ...this.newRow(key, params.label), ...(category ? { category } : {}), ...(parent ? { spawnedBy: parent.row.key } : {}) }
     if (params.fork && parent) Object.assign(row, { forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId }, forkedFromParent: true })
     if (params.displayName !== undefined) row.displayName = params.displayName
+    // as the runtime: a fork nobody named is "<parent's title> (fork)", numbered past the names taken
+    else if (params.fork && parent && params.label === undefined) row.displayName = this.forkName(parent)
     // as the runtime: a fork keeps its parent's permission mode unless one is given
     const mode = params.permissionMode ?? (params.fork ? parent?.row.permissionMode : undefined)
     if (mode === 'workspace' || mode === 'full') return fail('INVALID_REQUEST', `sessions.create permissionMode "${mode}" is not offered`)
@@ -998,6 +1000,12 @@ export class FakeBridge implements Bridge {
     this.sessions.set(key, s)
     this.changed(s, 'create')
     return ok({ ok: true, key, sessionId: s.row.sessionId, entry: { ...s.row } })
+  }
+
+  /** The runtime's name for an unnamed fork of `parent`. */
+  private forkName(parent: FakeSession): string {
+    const taken = [...this.sessions.values()].flatMap((x) => [x.row.label, x.row.displayName].filter((n): n is string => !!n))
+    return numberedForkTitle(sessionTitle({ ...parent.row, ...derivedTitleOf(parent) }), taken)
   }
 
   async sessionsFork(params: Parameters<Bridge['sessionsFork']>[0]): Promise<Result<Results['sessions.fork']>> {
@@ -1011,10 +1019,7 @@ export class FakeBridge implements Bridge {
     const row: SessionRow = {
       ...this.newRow(key),
       spawnedBy: parent.row.key,
-      displayName: numberedForkTitle(
-        sessionTitle({ ...parent.row, ...derivedTitleOf(parent) }),
-        [...this.sessions.values()].flatMap((x) => [x.row.label, x.row.displayName].filter((n): n is string => !!n)),
-      ),
+      displayName: this.forkName(parent),
       forkSource: { sessionKey: parent.row.key, sessionId: parent.row.sessionId, entryId: params.entryId },
       forkedFromParent: true,
     }

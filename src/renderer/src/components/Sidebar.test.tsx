@@ -287,10 +287,23 @@ describe('fork', () => {
     await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
     await pickAction(user, 'Main', 'Fork')
     await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
-    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toEqual({ parentSessionKey: 'agent:main:main', fork: true, displayName: 'Main (fork)' })
+    // no name sent: the runtime (here the FakeBridge, as the runtime) names it, as it names every fork
+    expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toEqual({ parentSessionKey: 'agent:main:main', fork: true })
     expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected')
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
     expect(within(nav).getByText('Main')).toBeInTheDocument()
+  })
+
+  it('a second Fork of the same session is "(fork 2)", as a second Regenerate is', async () => {
+    const user = userEvent.setup({ delay: null })
+    await renderApp({ seed })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
+    await pickAction(user, 'Main', 'Fork')
+    await waitFor(() => expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected'))
+    await pickAction(user, 'Main', 'Fork')
+    await waitFor(() => expect(within(nav).getByText('Main (fork 2)').closest('li')).toHaveClass('selected'))
+    expect(within(nav).getAllByText(/^Main \(fork/).map((e) => e.textContent).sort()).toEqual(['Main (fork 2)', 'Main (fork)'])
   })
 
   it('forking a session while it runs copies it through its last completed reply', async () => {

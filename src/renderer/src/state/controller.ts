@@ -23,7 +23,7 @@ const detachedWindows = () => import('./detached-window')
 import { HISTORY_PAGE, MAX_HISTORY_LIMIT, olderPage, planDelta, planRefetch, refetchLimit, resyncCursor, type RefetchPlan } from './history-paging'
 import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/sidebar-order'
-import { deriveSessionTitle, forkTitle, sessionTitle } from '../../../shared/session-title'
+import { deriveSessionTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
 import { lazyPairing, type PairingApi } from './pairing-lazy'
 import { mergeListedRows } from './session-rows'
@@ -856,9 +856,9 @@ export class Controller {
    */
   async forkSession(key: string): Promise<string | undefined> {
     const row = this.stores.sessions.getState().rows.find((r) => r.key === key)
-    const title = row ? sessionTitle(row) : key
     const running = row?.status === 'running' || !!row?.activeRunId
-    const params = { parentSessionKey: key, fork: true, displayName: forkTitle(title), ...(running ? { forkFrom: 'last-completed' as const } : {}) }
+    // no name sent: the runtime names it as every fork ("<title> (fork 2)" when "(fork)" is taken)
+    const params = { parentSessionKey: key, fork: true, ...(running ? { forkFrom: 'last-completed' as const } : {}) }
     const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
     if (!r) return undefined
     this.upsertRow(r.entry)
