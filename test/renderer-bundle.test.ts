@@ -50,6 +50,7 @@ const splitOff = [
   '/components/SessionMenu.tsx', // a session row's "…" menu
   '/state/config-writes.ts', // config writes and their retries, loaded by the first save
   '/components/EditMessage.tsx', // a user message being edited in place
+  '/components/OtherApprovals.tsx', // "N approvals wait in other sessions" above the message box
   '/renderer/src/warm-up.tsx', // the idle warm-up itself (main.tsx imports it after the start)
 ]
 

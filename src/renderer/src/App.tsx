@@ -15,6 +15,7 @@ import { Onboarding } from './components/Onboarding'
 import { ConfigIssuesBanner } from './components/ConfigIssuesBanner'
 import {
   ApprovalBatchView,
+  OtherApprovalsView,
   FindBarView,
   ForkOriginView,
   InspectorView,
@@ -25,7 +26,7 @@ import {
 import { LazyBoundary } from './lib/lazy-view'
 import { Toasts } from './components/Toasts'
 import { sessionState, Sidebar, STATE_LABEL } from './components/Sidebar'
-import { approvalsOf, isWaiting } from './state/stores'
+import { approvalsOf, approvalsTotal, isWaiting } from './state/stores'
 import { useAttentionTitle } from './window-title'
 import { sessionTitle } from '../../shared/session-title'
 import { formatInt } from './lib/format'
@@ -115,6 +116,7 @@ export function App() {
   const settingsOpen = useAppStore('settings', (s) => s.settingsOpen)
   const connection = useAppStore('settings', (s) => s.connection)
   const approvals = useAppStore('sessions', (s) => (selectedKey ? approvalsOf(s, selectedKey) : 0))
+  const approvalsElsewhere = useAppStore('sessions', (s) => approvalsTotal(s) - (selectedKey ? approvalsOf(s, selectedKey) : 0))
   const connectionError = useAppStore('settings', (s) => s.connectionError)
   const needsModel = useAppStore('settings', (s) => s.modelsLoaded && !s.models.some((m) => m.configured))
   const tokenChanged = useAppStore('settings', (s) => s.connection === 'error' && !!s.tokenChanged)
@@ -296,6 +298,11 @@ export function App() {
               </LazyBoundary>
             )}
             <Conversation key={`log:${selectedKey}`} sessionKey={selectedKey} />
+            {approvalsElsewhere > 0 && (
+              <LazyBoundary name="Approvals elsewhere">
+                <OtherApprovalsView sessionKey={selectedKey} />
+              </LazyBoundary>
+            )}
             {approvals > 1 && (
               <LazyBoundary name="Approvals">
                 <ApprovalBatchView sessionKey={selectedKey} />

@@ -20,6 +20,8 @@ export const { View: ConfigIssuesNoticeView } = lazyView(() => import('./compone
 export const { View: ToolGroupView, preload: preloadToolGroup } = lazyView(() => import('./components/ToolGroup').then((m) => m.ToolGroupRow))
 // several approvals waiting in the open session, together (App mounts it only then)
 export const { View: ApprovalBatchView, preload: preloadApprovalBatch } = lazyView(() => import('./components/ApprovalBatch').then((m) => m.ApprovalBatch))
+// approvals waiting in sessions other than the open one, above the message box (App mounts it only then)
+export const { View: OtherApprovalsView, preload: preloadOtherApprovals } = lazyView(() => import('./components/OtherApprovals').then((m) => m.OtherApprovals))
 // a session row's "…" menu (Sidebar.tsx)
 export const { View: SessionMenuView, preload: preloadSessionMenu } = lazyView(() => import('./components/SessionMenu').then((m) => m.SessionMenu))
 // a user message being edited in place (Messages.tsx)

@@ -12,6 +12,7 @@ import { ItemView } from './components/Messages'
 import { formatInt } from './lib/format'
 import {
   preloadApprovalBatch,
+  preloadOtherApprovals,
   preloadEditMessage,
   preloadFileChange,
   preloadFindBar,
@@ -99,6 +100,7 @@ export function warmUp(ctx: AppContextValue, idle: Idle = onIdle): void {
         preloadToolGroup(),
         preloadForkOrigin(),
         preloadApprovalBatch(),
+        preloadOtherApprovals(),
         preloadSessionMenu(),
         preloadEditMessage(),
       ]),
