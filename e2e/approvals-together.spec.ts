@@ -5,7 +5,7 @@ import { shot } from './shots'
 
 const exec = (command: string) => ({ kind: 'tool', name: 'exec', args: { command }, result: { content: [{ type: 'text', text: `ran ${command}` }] }, approval: true, durationMs: 50 })
 
-async function openApp(page: Page) {
+async function openApp(page: Page, extra: Record<string, unknown> = {}) {
   const errors: string[] = []
   page.on('pageerror', (e) => errors.push(e.message))
   await page.addInitScript((o) => {
@@ -13,6 +13,7 @@ async function openApp(page: Page) {
   }, {
     tickMs: 25,
     scripts: [{ steps: [{ kind: 'parallel', tools: [exec('make build'), exec('make test'), exec('rm -rf dist')] }, { kind: 'text', text: 'All three ran.' }] }],
+    ...extra,
   })
   await page.goto('/')
   await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeVisible()
@@ -77,5 +78,37 @@ test('Deny all: one answer refused by the gateway is said on that approval; the 
   await expect(left.getByRole('group', { name: 'rm -rf dist' }).getByRole('alert')).toHaveText('Could not answer this one: gateway busy')
   await expect(left.getByRole('group', { name: 'make build' })).toHaveCount(0)
   await shot(page, 'stub-approvals-together-failed')
+  expect(errors).toEqual([])
+})
+
+test('approvals waiting in another session: named above the message box, its button opens the session at its first approval', async ({ page }) => {
+  const errors = await openApp(page, {
+    seed: [
+      { key: 'agent:main:main', label: 'Main', messages: 2 },
+      { key: 'agent:main:taxes', label: 'Tax questions', messages: 2 },
+    ],
+  })
+  await expect(page.getByRole('region', { name: '3 commands wait for approval' })).toBeVisible()
+  // the open session's own approvals are not "elsewhere"
+  await expect(page.getByRole('region', { name: /in another session|in other sessions/ })).toHaveCount(0)
+  const nav = page.getByRole('navigation', { name: 'Sessions' })
+  await nav.getByText('Tax questions').click()
+  const notice = page.getByRole('region', { name: '3 approvals wait in another session' })
+  await expect(notice).toBeVisible()
+  // above the message box, like the list it stands for
+  const noticeBox = (await notice.boundingBox())!
+  const composerBox = (await page.getByRole('textbox', { name: 'Message' }).boundingBox())!
+  expect(noticeBox.y + noticeBox.height).toBeLessThanOrEqual(composerBox.y)
+  await shot(page, 'stub-approvals-elsewhere')
+  // keyboard: focus its button, Enter — Main opens with focus on its list's first Approve
+  await notice.getByRole('button', { name: 'Open “Main”' }).focus()
+  await page.keyboard.press('Enter')
+  await expect(nav.locator('li.selected')).toContainText('Main')
+  const batch = page.getByRole('region', { name: '3 commands wait for approval' })
+  await expect(batch.getByRole('button', { name: 'Approve' }).first()).toBeFocused()
+  await expect(page.getByRole('region', { name: /in another session|in other sessions/ })).toHaveCount(0)
+  // decided from there: Enter approves that one, focus goes on to the next
+  await page.keyboard.press('Enter')
+  await expect(page.getByRole('region', { name: '2 commands wait for approval' })).toBeVisible()
   expect(errors).toEqual([])
 })
