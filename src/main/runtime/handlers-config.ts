@@ -8,8 +8,10 @@ import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
 import { cleanPastedKey } from './config/pasted-key'
 import { isPlainObject } from './config/validate'
+import { renamedRef } from './runner/accepted-run'
 import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
+import { renameInWaitingMessages } from './waiting-model-rename'
 import { endpointBaseUrl } from './models/endpoint-url'
 import { withScheme } from '../../shared/base-url-scheme'
 
@@ -100,7 +102,7 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
  * (a session that cannot be updated keeps the old ref and says so when it runs); returns how many moved.
  */
 async function moveSessionModels(core: RuntimeCore, from: string, to: string): Promise<number> {
-  const moved = (ref: string | undefined) => (ref?.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined)
+  const moved = (ref: string | undefined) => renamedRef(ref, from, to)
   let count = 0
   for (const agentId of agentIds(core)) {
     const store = core.store(agentId)
@@ -227,8 +229,12 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         }
         throw err
       }
+      // messages waiting their turn follow at once (the models in use still know the old name until the refresh);
+      // again once the rows moved: one accepted meanwhile recorded a row's old choice
+      renameInWaitingMessages(core, from, to)
       await core.refreshModels()
       const movedSessions = await moveSessionModels(core, from, to)
+      renameInWaitingMessages(core, from, to)
       return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues, movedRefs, movedSessions }
     },
   }
