@@ -14,6 +14,7 @@ import { envRefName } from './models'
 import { renameInWaitingMessages } from './waiting-model-rename'
 import { endpointBaseUrl } from './models/endpoint-url'
 import { withScheme } from '../../shared/base-url-scheme'
+import { nestingProblem } from '../../shared/nesting-limit'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
 
@@ -93,6 +94,9 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
   const parsed = parseConfigText(p.raw as string)
   if (!parsed.ok) throw invalid(`config.patch raw: ${parsed.issue.message}`, { issues: [parsed.issue] })
   if (!isPlainObject(parsed.value)) throw invalid('config.patch raw must be an object')
+  // raw's depth was bounded before parsing (parseConfigText); its size in values only now
+  const deep = nestingProblem(parsed.value)
+  if (deep) throw invalid(`config.patch raw: ${deep}`, { code: 'TOO_DEEP' })
   return parsed.value
 }
 
