@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import { dispatch } from '../../main/api/dispatch'
 import type { RuntimeHost } from '../../main/api/host'
 import { gatewayProcessAlive, readGatewayInfo } from '../../main/gateway/state-files'
-import { embeddedRuntimeName, liveEmbeddedRuntime, registerEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
+import { claimEmbeddedRuntime, embeddedRuntimeName, liveEmbeddedRuntime, RuntimeInUseError, type EmbeddedRuntimeInfo } from '../../main/gateway/embedded-runtimes'
 import { MODEL_SILENCE_CAP, RUN_WAIT_CAP, TOOL_EVENTS_CAP, TOOL_RESULTS_CAP, type AnyEvent, type ChatEvent } from '../../shared/events'
 import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
@@ -317,15 +317,19 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
       EXIT.failed,
     )
   }
-  // a runtime without a gateway (the app before its gateway is up, another --local run): nothing to go through
-  const embedded = liveEmbeddedRuntime(stateDir)
-  if (embedded) throw new CliError(`${embeddedRuntimeName(embedded)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
-  // recorded before the runtime starts, so a gateway or app started meanwhile sees this run
+  // a runtime without a gateway (the app before its gateway is up, another --local run): nothing to go through.
+  // Checked and recorded in one locked step, before the runtime starts, so of two starting at once one runs and
+  // a gateway or app started meanwhile sees this run
+  const inUse = (holder: EmbeddedRuntimeInfo) => new CliError(`${embeddedRuntimeName(holder)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
   let unregister = () => {}
   try {
-    unregister = registerEmbeddedRuntime(stateDir, 'local')
-  } catch {
-    // a state dir that cannot take the record (read-only): the runtime's own start says what is wrong, or runs
+    unregister = claimEmbeddedRuntime(stateDir, 'local')
+  } catch (err) {
+    if (err instanceof RuntimeInUseError) throw inUse(err.holder)
+    // a state dir that cannot take the record (read-only): the runtime's own start says what is wrong, or runs —
+    // but never beside a runtime that is recorded
+    const embedded = liveEmbeddedRuntime(stateDir)
+    if (embedded) throw inUse(embedded)
   }
   const { createRuntime } = await import('../../main/runtime/runtime')
   let host: RuntimeHost

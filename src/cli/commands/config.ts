@@ -5,6 +5,7 @@
 // shell's history.
 import { workspaceRunner } from '../../shared/exec-runners'
 import type { ResultOf } from '../../shared/methods'
+import { nestingProblem } from '../../shared/nesting-limit'
 import { byKey, providerUseText, sessionsUsingProvider } from '../../shared/provider-sessions'
 import { isPlainObject } from '../../main/runtime/config/validate'
 import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
@@ -80,6 +81,9 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     if (!flags.stdin && value === undefined) throw new UsageError('config set needs a value (or --stdin)')
     const text = flags.stdin ? await readStdin(io) : value!
     newValue = SECRET_KEY.test(keys.at(-1)!) ? text : parseValue(text) // a key is a string, even when it looks like a number
+    // said here, before a request: sending a value nested ~100k deep ran the stack out (the gateway refuses it too)
+    const deep = nestingProblem(patchAt(keys, newValue))
+    if (deep) throw new UsageError(`config set: the value is ${deep}`)
     if (!flags.stdin && SECRET_KEY.test(keys.at(-1)!)) io.stderr('loopdesk: note: that secret is in your shell history now; --stdin keeps it out\n')
   }
   const { stateDir, target } = commandTarget(flags, io.env)

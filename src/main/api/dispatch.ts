@@ -2,6 +2,7 @@
 import { Compile } from 'typebox/compile'
 import { Schemas, type MethodName, type ParamsOf, type Result, type ResultOf } from '../../shared/methods'
 import { ApiError, invalid, toErrorShape } from './errors'
+import { nestingProblem } from '../../shared/nesting-limit'
 
 export interface CallContext {
   transport: 'ipc' | 'ws' | 'local'
@@ -70,6 +71,9 @@ export async function dispatch<M extends MethodName>(
   try {
     if (!isMethodName(method)) throw invalid(`unknown method: ${String(method)}`)
     const p = params === undefined ? {} : params
+    // before anything walks them (the schema check, a config merge): a value nested ~100k deep runs the stack out
+    const deep = nestingProblem(p)
+    if (deep) throw invalid(`invalid ${method} params: ${deep}`, { code: 'TOO_DEEP' })
     const problem = validateParams(method, p)
     if (problem) throw invalid(`invalid ${method} params: ${problem}`)
     const data = await (handlers[method] as Handler<M>)(p as ParamsOf<M>, ctx)

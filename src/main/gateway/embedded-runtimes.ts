@@ -11,7 +11,8 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../runtime/sessions/process-info'
-import { gatewayDir, writeFileAtomic } from './state-files'
+import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
+import { gatewayDir, infoPath, writeFileAtomic } from './state-files'
 
 export interface EmbeddedRuntimeInfo {
   pid: number
@@ -42,6 +43,34 @@ export function registerEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRu
   }
   process.on('exit', remove)
   return remove
+}
+
+/** Another runtime's live record was found by claimEmbeddedRuntime: this one must not start. */
+export class RuntimeInUseError extends Error {
+  constructor(readonly holder: EmbeddedRuntimeInfo) {
+    super(`${embeddedRuntimeName(holder)} already uses this state dir`)
+    this.name = 'RuntimeInUseError'
+  }
+}
+
+/**
+ * The in-use check and this process's record as one step across processes: two \`agent --local\` runs (or the app
+ * and one) starting at the same moment both read "none" and both recorded themselves and ran. Taken under
+ * gateway.json's record lock (as claimGatewayInfo takes it), so of two starting together the second sees the
+ * first's record. Returns the record's remover; throws RuntimeInUseError when another live runtime holds the
+ * folder, and the fs error when the record cannot be written.
+ */
+export function claimEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRuntimeInfo['launchedBy']): () => void {
+  mkdirSync(runtimesDir(stateDir), { recursive: true, mode: 0o700 })
+  // held for a directory read and one write; past 3 s it goes ahead without (as gateway.json's claim does)
+  const release = tryAcquireWriteLockSync(infoPath(stateDir), { timeoutMs: 3000, staleMs: 10_000 })
+  try {
+    const holder = liveEmbeddedRuntime(stateDir)
+    if (holder) throw new RuntimeInUseError(holder)
+    return registerEmbeddedRuntime(stateDir, launchedBy)
+  } finally {
+    release?.()
+  }
 }
 
 /** A runtime of another live process recorded on `stateDir` (the oldest), else undefined; stale records go. */

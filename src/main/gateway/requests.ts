@@ -9,6 +9,7 @@ import { CLOSE, SCOPES, checkRequestFrame, type RequestFrame, type Scope } from 
 import { CONTROL_PLANE_WRITE_METHODS, type SlidingWindowLimiter } from './rate-limit'
 import { RUN_STARTING_METHODS, RunOwners } from './run-owners'
 import { wireError } from './wire-error'
+import { nestingProblem } from '../../shared/nesting-limit'
 import { METHOD_SCOPES, hasScope, paramScope } from './scopes'
 
 /** A method the gateway answers itself (its own state, e.g. device tokens), outside the runtime's table. */
@@ -71,6 +72,12 @@ export function parseRequest(conn: GatewayConnection, text: string): RequestFram
   const problem = checkRequestFrame(value)
   if (problem) {
     conn.respond(frameId(value), invalidRequest(`invalid request frame: ${problem}`))
+    return undefined
+  }
+  // every method's params, the gateway's own included, before a handler walks them (see nesting-limit.ts)
+  const deep = nestingProblem((value as RequestFrame).params)
+  if (deep) {
+    conn.respond(frameId(value), invalidRequest(`invalid ${(value as RequestFrame).method} params: ${deep}`, { code: 'TOO_DEEP' }))
     return undefined
   }
   return value as RequestFrame

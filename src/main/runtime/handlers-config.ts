@@ -8,10 +8,13 @@ import { staleBaseHash } from './config/config-manager'
 import { configPatchOptions } from './config/merge-patch'
 import { cleanPastedKey } from './config/pasted-key'
 import { isPlainObject } from './config/validate'
+import { renamedRef } from './runner/accepted-run'
 import { agentIds, type RuntimeCore } from './handlers-context'
 import { envRefName } from './models'
+import { renameInWaitingMessages } from './waiting-model-rename'
 import { endpointBaseUrl } from './models/endpoint-url'
 import { withScheme } from '../../shared/base-url-scheme'
+import { nestingProblem } from '../../shared/nesting-limit'
 
 type ConfigHandlers = Pick<Handlers, 'config.get' | 'config.patch' | 'loopdesk.config.renameProvider'>
 
@@ -91,6 +94,9 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
   const parsed = parseConfigText(p.raw as string)
   if (!parsed.ok) throw invalid(`config.patch raw: ${parsed.issue.message}`, { issues: [parsed.issue] })
   if (!isPlainObject(parsed.value)) throw invalid('config.patch raw must be an object')
+  // raw's depth was bounded before parsing (parseConfigText); its size in values only now
+  const deep = nestingProblem(parsed.value)
+  if (deep) throw invalid(`config.patch raw: ${deep}`, { code: 'TOO_DEEP' })
   return parsed.value
 }
 
@@ -100,7 +106,7 @@ export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: stri
  * (a session that cannot be updated keeps the old ref and says so when it runs); returns how many moved.
  */
 async function moveSessionModels(core: RuntimeCore, from: string, to: string): Promise<number> {
-  const moved = (ref: string | undefined) => (ref?.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined)
+  const moved = (ref: string | undefined) => renamedRef(ref, from, to)
   let count = 0
   for (const agentId of agentIds(core)) {
     const store = core.store(agentId)
@@ -227,8 +233,12 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
         }
         throw err
       }
+      // messages waiting their turn follow at once (the models in use still know the old name until the refresh);
+      // again once the rows moved: one accepted meanwhile recorded a row's old choice
+      renameInWaitingMessages(core, from, to)
       await core.refreshModels()
       const movedSessions = await moveSessionModels(core, from, to)
+      renameInWaitingMessages(core, from, to)
       return { ok: true, hash: core.config.hash, config: core.config.redacted(), ...fileView(), secrets: secrets(), issues: core.config.issues, movedRefs, movedSessions }
     },
   }

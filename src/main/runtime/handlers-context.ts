@@ -66,6 +66,8 @@ export interface QueueModesHandle {
   reorder(sessionKey: string, ids: string[]): string[]
   /** a message paused before the runtime stopped, back in its queue and held; returns its item id */
   restoreHeld?(p: ChatSubmit & { enqueuedAt?: number }): string
+  /** a provider was renamed: waiting messages' recorded models follow it; returns how many moved */
+  renameProvider?(from: string, to: string): number
 }
 
 export interface PrefsProvider {
@@ -84,6 +86,8 @@ export interface TrackedRun {
   source: 'agent' | 'chat'
   /** a message collected into another run's batch (queue modes): that run's id, which carries its text */
   foldedInto?: string
+  /** the request the runner got: while the run waits in its lanes a provider rename still rewrites its models */
+  request?: RunRequest
 }
 
 export interface RuntimeCore {

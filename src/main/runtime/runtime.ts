@@ -448,7 +448,8 @@ class RuntimeImpl implements Runtime {
     const controller = new AbortController()
     const t = { runId: req.runId, sessionKey: req.sessionKey, agentId: req.agentId, controller, source } as TrackedRun
     this.core.tracked.set(req.runId, t)
-    t.done = this.core.runner.run({ ...req, signal: controller.signal }).then(
+    t.request = { ...req, signal: controller.signal }
+    t.done = this.core.runner.run(t.request).then(
       (outcome) => {
         this.core.tracked.delete(req.runId)
         this.settleIfIdle(req.sessionKey, req.agentId)

@@ -8,7 +8,7 @@ import type { CredentialStore } from '../runtime/contracts'
 import type { PairingApi } from '../gateway/device-pairing'
 import type { GatewayInfo } from '../gateway/state-files'
 import { claimDataFolder } from './data-folder-in-use'
-import { registerEmbeddedRuntime, type EmbeddedRuntimeInfo } from '../gateway/embedded-runtimes'
+import { claimEmbeddedRuntime, RuntimeInUseError, type EmbeddedRuntimeInfo } from '../gateway/embedded-runtimes'
 import { registerBridgeIpc, type BridgeIpc } from './ipc'
 import { APP_ENTRY_URL, devServerOrigin, type OriginPolicy } from './origin'
 import { resolveStateDir } from '../runtime/config/state-dir'
@@ -169,33 +169,39 @@ export function startShell<R extends RuntimeHost>(
     const stateDir = resolveStateDir(env)
     // another gateway (a terminal's `gateway run`, an app with another profile) serving the folder: ask first,
     // never two runtimes on one state dir
-    const claim = await claimDataFolder(stateDir, {
-      serving: deps.servingGateway,
-      embedded: deps.embeddedRuntime,
-      ask: async (q) => {
-        const { response } = await dialog.showMessageBox({
-          type: 'warning',
-          title: 'Loopdesk',
-          message: q.message,
-          detail: q.detail,
-          buttons: q.buttons,
-          defaultId: 0,
-          cancelId: 1,
-          noLink: true,
-        })
-        return response === 0 ? 'retry' : 'quit'
-      },
-    })
-    if (claim === 'quit') {
-      app.quit()
-      return
-    }
-    // from now on `gateway run`, `agent --local` and another app see this runtime, gateway or not
-    try {
-      unregisterRuntime = (deps.registerRuntime ?? ((dir) => registerEmbeddedRuntime(dir, 'app')))(stateDir)
-    } catch (err) {
-      // an unwritable state dir fails the runtime's own start with the real reason; this record is only a courtesy
-      console.warn(`[loopdesk] could not record this runtime in the state dir: ${(err as Error)?.message ?? err}`)
+    for (;;) {
+      const claim = await claimDataFolder(stateDir, {
+        serving: deps.servingGateway,
+        embedded: deps.embeddedRuntime,
+        ask: async (q) => {
+          const { response } = await dialog.showMessageBox({
+            type: 'warning',
+            title: 'Loopdesk',
+            message: q.message,
+            detail: q.detail,
+            buttons: q.buttons,
+            defaultId: 0,
+            cancelId: 1,
+            noLink: true,
+          })
+          return response === 0 ? 'retry' : 'quit'
+        },
+      })
+      if (claim === 'quit') {
+        app.quit()
+        return
+      }
+      // from now on `gateway run`, `agent --local` and another app see this runtime, gateway or not; checked again
+      // with the record, in one locked step: an `agent --local` that started since the check above wins, and the
+      // question comes back
+      try {
+        unregisterRuntime = (deps.registerRuntime ?? ((dir) => claimEmbeddedRuntime(dir, 'app')))(stateDir)
+      } catch (err) {
+        if (err instanceof RuntimeInUseError) continue
+        // an unwritable state dir fails the runtime's own start with the real reason; this record is only a courtesy
+        console.warn(`[loopdesk] could not record this runtime in the state dir: ${(err as Error)?.message ?? err}`)
+      }
+      break
     }
     const prefs = settings.prefs
     // started from the Dock / Start menu there is no HTTPS_PROXY: the OS proxy settings stand in

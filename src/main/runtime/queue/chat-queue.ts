@@ -7,7 +7,7 @@ import type { FastMode, ThinkingLevel } from '../../../shared/methods'
 import { parseSessionKey } from '../../../shared/session-key'
 import type { SessionEntry } from '../contracts'
 import type { RunInput, RunRequest } from '../runner/embedded-runner'
-import type { AcceptedRun } from '../runner/accepted-run'
+import { moveRunModels, type AcceptedRun } from '../runner/accepted-run'
 import { SessionQueues, type SubmitResult } from './session-queues'
 import { resolveQueueSettings, type QueueSettings } from './settings'
 
@@ -259,6 +259,15 @@ export class ChatQueueModes {
   /** Removes every waiting message; returns the run ids they would have had. */
   clear(sessionKey: string, reason = 'cleared'): string[] {
     return this.queues.clear(sessionKey, reason).flatMap((i) => (i.runId ? [i.runId] : []))
+  }
+
+  /** A provider was renamed: the waiting messages' recorded models follow it (see moveRunModels). */
+  renameProvider(from: string, to: string): number {
+    let moved = 0
+    this.queues.forEachMeta((m) => {
+      if (m && typeof m === 'object' && moveRunModels(m as Meta, from, to)) moved++
+    })
+    return moved
   }
 
   queuedCount(sessionKey: string): number {

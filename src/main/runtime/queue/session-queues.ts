@@ -167,6 +167,11 @@ export class SessionQueues {
     return this.sessions.get(sessionKey)?.entries.find((e) => e.item.id === id)?.meta
   }
 
+  /** Every item's submit() meta, waiting or not (a provider rename rewrites the models they carry). */
+  forEachMeta(fn: (meta: unknown) => void): void {
+    for (const s of this.sessions.values()) for (const e of s.entries) if (e.meta !== undefined) fn(e.meta)
+  }
+
   /** The sessions that have a queue (waiting or recently finished items). */
   sessionKeys(): string[] {
     return [...this.sessions.keys()]

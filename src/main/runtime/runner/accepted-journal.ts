@@ -25,7 +25,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { endsInNewline, writeWholeOrUndo } from '../sessions/write-whole'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
-import { parseAcceptedRun, type AcceptedRun } from './accepted-run'
+import { moveRunModels, parseAcceptedRun, type AcceptedRun } from './accepted-run'
 
 export interface AcceptedRecord {
   runId: string
@@ -51,6 +51,7 @@ type Line =
   | { op: 'idle'; sessionKey: string; at: number }
   | { op: 'hold' | 'release'; runIds: string[] }
   | { op: 'unwritten'; runId: string; error: string }
+  | { op: 'rename'; from: string; to: string }
 
 const FILE_RE = /^accepted\.(\d+)-[0-9a-f]+\.jsonl$/
 /** The pid of the runtime that writes a journal file of this name, or undefined when it is not one. */
@@ -147,6 +148,18 @@ export class AcceptedJournal {
       changed.push(id)
     }
     if (changed.length > 0) this.settle({ op: held ? 'hold' : 'release', runIds: changed })
+  }
+
+  /**
+   * A provider was renamed: the open records' models (`<from>/…`) name `<to>/…` now, in memory (a compaction
+   * writes them so) and by a `rename` line that a reader applies to every record before it. Best effort, like
+   * settling. Returns the run ids whose model moved.
+   */
+  renameProvider(from: string, to: string): string[] {
+    const moved: string[] = []
+    for (const r of this.open.values()) if (r.run && moveRunModels(r.run, from, to)) moved.push(r.runId)
+    if (moved.length > 0) this.settle({ op: 'rename', from, to })
+    return moved
   }
 
   /** Nothing of the session is running or queued: every message accepted for it so far was handled. */
@@ -323,6 +336,9 @@ export function readDeadJournals(dir: string): DeadJournals {
           else delete r.held
         }
       }
+      else if (l.op === 'rename') {
+        for (const r of open.values()) if (r.run) moveRunModels(r.run, l.from, l.to)
+      }
       else if (l.op === 'idle') for (const [id, r] of open) if (r.sessionKey === l.sessionKey && r.at <= l.at) open.delete(id)
     }
     records.push(...open.values())
@@ -393,6 +409,7 @@ function parseLine(raw: string | undefined): Line | undefined {
     if (v.op === 'unwritten') return typeof v.runId === 'string' && typeof v.error === 'string' ? v : undefined
     if (v.op === 'idle') return typeof v.sessionKey === 'string' && typeof v.at === 'number' ? v : undefined
     if (v.op === 'hold' || v.op === 'release') return Array.isArray(v.runIds) && v.runIds.every((id) => typeof id === 'string') ? v : undefined
+    if (v.op === 'rename') return typeof v.from === 'string' && typeof v.to === 'string' ? v : undefined
     if (v.op === 'owner') return v
     return undefined
   } catch {

@@ -70,3 +70,20 @@ export function parseAcceptedRun(raw: unknown, media: readonly string[] | undefi
   }
   return Object.keys(out).length > 0 ? out : undefined
 }
+
+/** `<from>/model` as `<to>/model` after a provider rename; undefined when the ref names another provider. */
+export function renamedRef(ref: string | null | undefined, from: string, to: string): string | undefined {
+  return typeof ref === 'string' && ref.startsWith(`${from}/`) ? `${to}/${ref.slice(from.length + 1)}` : undefined
+}
+
+/**
+ * A waiting message's models (its request's `model`, the session's choice recorded at accept) follow a provider
+ * rename: it was sent to that endpoint, which has a new name now. True when one moved.
+ */
+export function moveRunModels(run: Pick<AcceptedRun, 'model' | 'sessionModel'>, from: string, to: string): boolean {
+  const model = renamedRef(run.model, from, to)
+  const sessionModel = renamedRef(run.sessionModel, from, to)
+  if (model) run.model = model
+  if (sessionModel) run.sessionModel = sessionModel
+  return !!(model || sessionModel)
+}

@@ -205,7 +205,9 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
   const lost = live && offline
   const now = useTicker(live && !offline)
   // only the session's failed last turn, while nothing runs or is being sent
-  const canRetry = useAppStore('runs', (s) => item.status === 'error' && retryableRun(s.transcripts[sessionKey]) === item.runId)
+  // — and a stopped one that "Stop and retry" gave up on (it stopped too late to be sent again)
+  const retryStopped = item.status === 'stopped' && !!item.stopRetryTimedOut
+  const canRetry = useAppStore('runs', (s) => (item.status === 'error' || retryStopped) && retryableRun(s.transcripts[sessionKey], retryStopped) === item.runId)
   // the last finished turn (also a stopped or cut-off one): sent again in a new session, this one kept
   const regenerate = useAppStore('runs', (s) => {
     const r = item.status === 'done' || item.status === 'stopped' ? regenerableRun(s.transcripts[sessionKey]) : undefined
@@ -219,11 +221,13 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
         {live && !lost && <span className="spinner" aria-hidden="true" />}
         <span>{runStatusText(item, now, offline)}</span>
       </div>
-      {live && !lost && item.silent && !item.stopping && (
+      {live && !lost && ((item.silent && !item.stopping) || item.stopRetryTimedOut) && (
         <>
-          <button type="button" className={LINK} title="Stop waiting for the model" onClick={() => void controller.stop()}>
-            Stop
-          </button>
+          {!item.stopping && (
+            <button type="button" className={LINK} title="Stop waiting for the model" onClick={() => void controller.stop()}>
+              Stop
+            </button>
+          )}
           {/* Retry's path once the run has stopped (state/stop-and-retry.ts, a chunk of its own: first paint's budget) */}
           <button
             type="button"
@@ -249,7 +253,7 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
           onClick={() => {
             // Retry goes away once the message is sent again: the message box keeps the keyboard, not <body>
             messageBox()?.focus()
-            void controller.retry(sessionKey, item.runId)
+            void controller.retry(sessionKey, item.runId, retryStopped)
           }}
         >
           Retry

@@ -5,6 +5,7 @@ import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
 import { LONG, renderApp } from '../test-utils'
+import { stopAndRetry } from '../state/stop-and-retry'
 
 type SendParams = { sessionKey: string; message: string; idempotencyKey: string }
 const sends = (bridge: { calls: Array<{ name: string; params: unknown }> }) => bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as SendParams)
@@ -51,5 +52,29 @@ describe('Stop and retry beside the silence notice', () => {
     const run = controller.stores.runs.getState().transcripts[key].items.findLast((i) => i.kind === 'run')!
     // Retry's own check, without the stopped-run allowance Stop and retry passes
     await expect(controller.retry(key, (run as { runId: string }).runId)).resolves.toBe(false)
+  })
+
+  it('a stop that does not take in time sends nothing and says so; the footer keeps Stop and retry, then offers Retry once stopped', async () => {
+    const { bridge, controller } = await renderApp({ scripts: [silent, answers] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Summarise the notes{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^No response/), LONG)
+    const key = controller.stores.sessions.getState().selectedKey!
+    const runId = sends(bridge)[0].idempotencyKey
+    // the runtime does not answer the stop (a stuck connection, a tool ignoring it)
+    const abort = bridge.abort.bind(bridge)
+    let held: (() => void) | undefined
+    bridge.abort = (p) => new Promise((resolve) => (held = () => void abort(p).then(resolve)))
+    await expect(stopAndRetry(controller, key, runId, 300)).resolves.toBe(false)
+    expect(sends(bridge)).toHaveLength(1)
+    expect(screen.getByText('The reply did not stop within 1 s, so the message was not sent again. Retry once it has stopped.')).toBeInTheDocument()
+    expect(within(log()).getByRole('button', { name: 'Stop and retry' })).toBeEnabled()
+    // the stop lands late: the stopped turn can be sent again
+    held!()
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^Stopped/), LONG)
+    await user.click(within(log()).getByRole('button', { name: 'Retry' }))
+    await waitFor(() => expect(sends(bridge)).toHaveLength(2), LONG)
+    expect(sends(bridge)[1]).toMatchObject({ sessionKey: key, message: 'Summarise the notes' })
+    await waitFor(() => expect(within(log()).getByText('Here it is.')).toBeInTheDocument(), LONG)
   })
 })

@@ -1305,6 +1305,11 @@ export class Controller {
    * Stops the active run of the selected session ("Stopping…" until its terminal event). Messages queued
    * behind it are held first, so they do not start when it ends: they stay listed to send or remove.
    */
+  /** Stop and retry gave up waiting for `runId` to end (stop-and-retry.ts): its footer keeps a way to retry. */
+  stopRetryTimedOut(sessionKey: string, runId: string): void {
+    this.dispatch(sessionKey, [{ type: 'local.stopRetryTimedOut', runId }])
+  }
+
   async stop(): Promise<void> {
     const sessionKey = this.stores.sessions.getState().selectedKey
     const t = this.transcript()

@@ -72,6 +72,7 @@ export type Action =
   | { type: 'local.stopFailed'; runId: string }
   /** Stop was acknowledged but no terminal event came: settle the run locally as stopped */
   | { type: 'local.stopSettle'; runId: string; ts: number }
+  | { type: 'local.stopRetryTimedOut'; runId: string }
   | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
   | { type: 'gap.flush'; runId?: string }
   | { type: 'hydrate'; history: ChatHistoryPage; recent?: Results['loopdesk.events.recent']; paging?: RefetchPaging }
@@ -1606,6 +1607,11 @@ function applyOne(d: Draft, a: Action) {
     case 'local.stopFailed': {
       const t = d.runs[a.runId]
       if (t && !t.terminal) d.patch<RunItem>(runKey(a.runId), { stopping: false })
+      return
+    }
+    case 'local.stopRetryTimedOut': {
+      const t = d.runs[a.runId]
+      if (t && !t.terminal) d.patch<RunItem>(runKey(a.runId), { stopRetryTimedOut: true })
       return
     }
     case 'local.stopSettle': {

@@ -99,6 +99,11 @@ export interface RunItem extends ItemBase {
   status: RunStatus
   /** Stop was requested and the terminal event has not arrived yet */
   stopping?: boolean
+  /**
+   * "Stop and retry" gave up waiting for the run to end (state/stop-and-retry.ts): nothing was sent again, so the
+   * footer keeps it offered while the run goes on, and Retry once it has stopped
+   */
+  stopRetryTimedOut?: boolean
   startedAt?: number
   endedAt?: number
   error?: string
