@@ -1422,7 +1422,7 @@ export class Controller {
    * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
    */
   async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings', replacePaths?: string[]): Promise<boolean> {
-    return (await this.configWrites()).patch(patch, what, replacePaths)
+    return (await this.configWrites(what))?.patch(patch, what, replacePaths) ?? false
   }
 
   /**
@@ -1431,7 +1431,7 @@ export class Controller {
    * the form's edits of the entry under its new name. Saved and refused like patchConfig.
    */
   async renameProvider(from: string, to: string, patch: Record<string, unknown>, what: string, replacePaths?: string[]): Promise<boolean> {
-    return (await this.configWrites()).renameProvider(from, to, patch, what, replacePaths)
+    return (await this.configWrites(what))?.renameProvider(from, to, patch, what, replacePaths) ?? false
   }
 
   /** Drops the saves waiting to be retried (the forms keep their values; the user may save again). */
@@ -1441,21 +1441,26 @@ export class Controller {
 
   /** First usable model: when no default model is set yet, use one of this provider's. */
   async ensureDefaultModel(provider: string): Promise<void> {
-    await (await this.configWrites()).ensureDefaultModel(provider)
+    await (await this.configWrites('Could not choose a default model'))?.ensureDefaultModel(provider)
   }
 
-  /** config writes (Settings, its forms) are a chunk of their own, loaded by the first one: first paint does not need them */
+  /**
+   * config writes (Settings, its forms) are a chunk of their own, loaded by the first one: first paint does not need
+   * them. One that cannot load is a failed save (a toast, undefined), not a rejection the forms' busy state never ends.
+   */
   private writes?: ConfigWrites
   private writesLoading?: Promise<ConfigWrites>
-  private configWrites(): Promise<ConfigWrites> {
+  private async configWrites(what: string): Promise<ConfigWrites | undefined> {
     this.writesLoading ??= import('./config-writes').then(
       ({ ConfigWrites }) => (this.writes = new ConfigWrites(this.bridge, this.stores.settings, (text) => this.toast(text), () => this.loadSettings())),
-      (err: unknown) => {
-        this.writesLoading = undefined
-        throw err
-      },
     )
-    return this.writesLoading
+    try {
+      return await this.writesLoading
+    } catch (err) {
+      this.writesLoading = undefined // asked for again by the next save
+      this.toast(`${what}: ${errorText(err)} (reload the window if this goes on)`)
+      return undefined
+    }
   }
 
   async setPrefs(p: Partial<Prefs>): Promise<void> {
