@@ -12,7 +12,9 @@ export async function stopAndRetry(controller: Controller, sessionKey: string, r
     const t = runs.getState().transcripts[sessionKey]
     return !t || activeRun(t)?.runId !== runId
   }
-  await controller.stop()
+  // stop() acts on the open session's run: with another one opened while this chunk loaded, that run would go
+  if (controller.stores.sessions.getState().selectedKey !== sessionKey) return false
+  if (!ended()) await controller.stop()
   if (!ended()) {
     await new Promise<void>((resolve) => {
       const done = () => {
