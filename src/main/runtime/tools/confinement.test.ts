@@ -445,6 +445,28 @@ describe("the user's credential locations inside the workspace (a workspace set 
     await run(ctx, 'write', { path: '.npmrc-notes.txt', content: 'x' })
   })
 
+  it("git's other credential store and the XDG config folder's logins count, where XDG_CONFIG_HOME puts them too", async () => {
+    const xdg = process.env.XDG_CONFIG_HOME
+    try {
+      delete process.env.XDG_CONFIG_HOME
+      mkdirSync(path.join(sb.base, '.config', 'git'), { recursive: true })
+      writeFileSync(path.join(sb.base, '.config', 'git', 'credentials'), 'https://me:GIT-SECRET@github.com\n')
+      const ctx = makeCtx(sb.base)
+      // git credential-store reads ~/.config/git/credentials as it reads ~/.git-credentials
+      await expect(run(ctx, 'read', { path: '.config/git/credentials' })).rejects.toThrow(/git's stored credentials/)
+      expect(textOf(await run(ctx, 'grep', { pattern: 'GIT-SECRET' }))).toMatch(/^No matches/)
+      // with XDG_CONFIG_HOME set, git, gh and gcloud keep them under it
+      process.env.XDG_CONFIG_HOME = path.join(sb.base, 'xdg')
+      await expect(run(ctx, 'write', { path: 'xdg/git/credentials', content: 'x' })).rejects.toThrow(/git's stored credentials/)
+      await expect(run(ctx, 'write', { path: 'xdg/gh/hosts.yml', content: 'x' })).rejects.toThrow(/GitHub CLI/)
+      await expect(run(ctx, 'write', { path: 'xdg/gcloud/credentials.db', content: 'x' })).rejects.toThrow(/Google Cloud/)
+      expect(existsSync(path.join(sb.base, 'xdg'))).toBe(false)
+    } finally {
+      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = xdg
+    }
+  })
+
   it("an NTFS stream name (::$DATA, ::$INDEX_ALLOCATION) is the fenced file or folder itself, as Windows reads it", async () => {
     const ctx = makeCtx(sb.base)
     // on NTFS `.npmrc::$DATA` is .npmrc's own content and `.ssh::$INDEX_ALLOCATION` is the .ssh folder
