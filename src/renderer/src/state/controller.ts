@@ -994,8 +994,13 @@ export class Controller {
     const title = row ? sessionTitle(row) : key
     // a chunk of its own: only an export needs it (what first paint loads stays under 500 kB)
     const { conversationMarkdown, wholeConversation } = await import('../../../shared/conversation-markdown')
-    const pages = await wholeConversation((p) => this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export'))
-    if (!pages) return undefined
+    let failed = false
+    const pages = await wholeConversation(async (p) => (await this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export')) ?? ((failed = true), undefined))
+    if (!pages) {
+      // a failed page said why; else the session kept being reset while it was read
+      if (!failed) this.toast(`Could not export “${title}”: it was reset while being read. Try again.`)
+      return undefined
+    }
     const messages = pages.flatMap((p) => p.messages) as MarkdownMessage[]
     const markdown = conversationMarkdown(messages, { title, sessionKey: key, now: Date.now() })
     this.toast(`Exported “${title}” (${formatInt(messages.length)} messages)`, 'info')
