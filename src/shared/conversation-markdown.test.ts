@@ -92,3 +92,18 @@ describe('wholeConversation while the session is being written', () => {
     expect(out).toEqual(['s2-0'])
   })
 })
+
+describe('wholeConversation over a session reset again and again', () => {
+  it('gives up (undefined) rather than returning part of a conversation as the whole', async () => {
+    let served = 0
+    // every page request finds another transcript (resets faster than the export reads), each 2,500 messages long
+    const page = async (p: { offset?: number; limit?: number }): Promise<ChatHistoryPage> => {
+      const sessionId = `s${served++}`
+      const end = 2500 - (p.offset ?? 0)
+      const first = Math.max(0, end - (p.limit ?? 1000))
+      const messages = Array.from({ length: end - first }, (_, i) => ({ role: 'user', content: 'x', __openclaw: { id: `${sessionId}-${first + i}` } }))
+      return { sessionKey: 'agent:main:main', sessionId, messages: messages as ChatHistoryPage['messages'], hasMore: first > 0, ...(first > 0 ? { nextOffset: 2500 - first } : {}) }
+    }
+    await expect(wholeConversation(page)).resolves.toBeUndefined()
+  })
+})

@@ -12,7 +12,8 @@ export type ExportPageParams = Pick<ParamsOf<'chat.history'>, 'limit' | 'offset'
  * page with `wholeMessages` (no message replaced by the over-128-KiB placeholder). `page` undefined = give up.
  * The session may be written meanwhile (a run going on): `offset` counts back from the newest message, so what
  * was appended between two pages shifts the older page onto messages already read — those are left out by
- * their row id. A reset between pages (another transcript) starts the reading over, a few times at most.
+ * their row id. A reset between pages (another transcript) starts the reading over, a few times at most (then
+ * undefined: part of a conversation is not exported as the whole).
  */
 export async function wholeConversation(page: (params: ExportPageParams) => Promise<ChatHistoryPage | undefined>): Promise<ChatHistoryPage[] | undefined> {
   for (let attempt = 1; ; attempt++) {
@@ -32,7 +33,9 @@ export async function wholeConversation(page: (params: ExportPageParams) => Prom
       if (!p.hasMore || p.nextOffset === undefined || p.nextOffset <= offset) break
       offset = p.nextOffset
     }
-    if (!switched || attempt >= 3) return pages
+    if (!switched) return pages
+    // reset faster than it is read: what was read is only part of a conversation, never exported as the whole
+    if (attempt >= 3) return undefined
   }
 }
 

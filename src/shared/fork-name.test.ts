@@ -18,4 +18,10 @@ describe('numberedForkTitle', () => {
     expect(second).toMatch(/ \(fork 2\)$/)
     expect(second.length).toBeLessThanOrEqual(500)
   })
+
+  it('a long title is cut between characters, not inside an emoji (no lone surrogate shown as "�")', () => {
+    const name = forkTitle(`${'x'.repeat(479)}😀 and more`, [])
+    expect(name).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/)
+    expect(name).toBe(`${'x'.repeat(479)} (fork)`)
+  })
 })

@@ -5,7 +5,9 @@
 /** "<title> (fork)", else the first "(fork N)" not in `taken` (the names sessions have now), within 500 characters. */
 export function numberedForkTitle(title: string, taken: Iterable<string>): string {
   const names = new Set(taken)
-  const base = title.slice(0, 480) // room for the suffix, so a long title keeps its number
+  // room for the suffix, so a long title keeps its number; not cut inside a surrogate pair (an emoji)
+  const cut = title.slice(0, 480)
+  const base = /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
   for (let n = 1; ; n++) {
     const name = `${base} (fork${n > 1 ? ` ${n}` : ''})`
     if (!names.has(name)) return name

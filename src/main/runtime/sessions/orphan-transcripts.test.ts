@@ -80,6 +80,19 @@ describe('transcripts sessions.json no longer lists', () => {
     }
   })
 
+  it('a store that lists no session because the last one was deleted is trusted too: that deletion, stopped before its transcript moved, stays done', async () => {
+    const { stateDir } = await twoSessions()
+    // sessions.delete of the last row writes a valid, empty store, then archives the transcript: stopped in between
+    fs.writeFileSync(storeFile(stateDir), '{}\n')
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      expect((await t.call('sessions.list', {})).sessions.filter((s) => s.key === 'agent:main:work')).toEqual([])
+    } finally {
+      await t.close()
+      fs.rmSync(stateDir, { recursive: true, force: true })
+    }
+  })
+
   it('a transcript without a readable header, with a header only, of another agent or another id is left alone', async () => {
     const { stateDir, ids } = await twoSessions()
     const dir = path.dirname(storeFile(stateDir))

@@ -1,5 +1,5 @@
-// Start-up: when sessions.json lists no session at all, every live transcript (`<sessionId>.jsonl`) gets its
-// row back. sessions.json is the only index of the conversations: when it is lost (a power loss leaving it
+// Start-up: when sessions.json lists no session at all and is not a valid empty store (what deleting the last
+// session leaves), every live transcript (`<sessionId>.jsonl`) gets its row back. sessions.json is the only index of the conversations: when it is lost (a power loss leaving it
 // NUL-filled or empty, a hand edit gone wrong, a deleted file) the store starts empty and every conversation
 // vanished from the list although each transcript is still on disk — and the next message to `main` started a
 // new one. Each transcript's header names its session key, so the row can be rebuilt: the key, the session id
@@ -36,7 +36,7 @@ export async function adoptOrphanTranscripts(store: SessionStore): Promise<Adopt
   } catch {
     return []
   }
-  if (store.list().length > 0) return []
+  if (store.list().length > 0 || storeEmptiedOnPurpose(store.path)) return []
   const newest = new Map<string, Orphan>()
   for (const name of names) {
     const id = LIVE_RE.exec(name)?.[1]
@@ -56,6 +56,20 @@ export async function adoptOrphanTranscripts(store: SessionStore): Promise<Adopt
   }
   if (out.length) console.warn(`[sessions] ${store.path} listed no session: ${out.length} restored from their transcripts`)
   return out
+}
+
+/**
+ * sessions.json is a valid store with no session in it: what deleting the last session writes (its row goes first,
+ * then its transcript is archived), so a deletion stopped in between must not bring it back. A lost store is not
+ * that: missing, emptied, NUL-filled or unparsable (and one whose rows were all unusable has keys).
+ */
+function storeEmptiedOnPurpose(file: string): boolean {
+  try {
+    const raw: unknown = JSON.parse(fs.readFileSync(file, 'utf8'))
+    return !!raw && typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0
+  } catch {
+    return false
+  }
 }
 
 /** The header's session key (this agent's, canonical) when the file is a regular transcript of `id`. */

@@ -445,6 +445,40 @@ describe("the user's credential locations inside the workspace (a workspace set 
     await run(ctx, 'write', { path: '.npmrc-notes.txt', content: 'x' })
   })
 
+  it("git's other credential store and the XDG config folder's logins count, where XDG_CONFIG_HOME puts them too", async () => {
+    const xdg = process.env.XDG_CONFIG_HOME
+    try {
+      delete process.env.XDG_CONFIG_HOME
+      mkdirSync(path.join(sb.base, '.config', 'git'), { recursive: true })
+      writeFileSync(path.join(sb.base, '.config', 'git', 'credentials'), 'https://me:GIT-SECRET@github.com\n')
+      const ctx = makeCtx(sb.base)
+      // git credential-store reads ~/.config/git/credentials as it reads ~/.git-credentials
+      await expect(run(ctx, 'read', { path: '.config/git/credentials' })).rejects.toThrow(/git's stored credentials/)
+      expect(textOf(await run(ctx, 'grep', { pattern: 'GIT-SECRET' }))).toMatch(/^No matches/)
+      // with XDG_CONFIG_HOME set, git, gh and gcloud keep them under it
+      process.env.XDG_CONFIG_HOME = path.join(sb.base, 'xdg')
+      await expect(run(ctx, 'write', { path: 'xdg/git/credentials', content: 'x' })).rejects.toThrow(/git's stored credentials/)
+      await expect(run(ctx, 'write', { path: 'xdg/gh/hosts.yml', content: 'x' })).rejects.toThrow(/GitHub CLI/)
+      await expect(run(ctx, 'write', { path: 'xdg/gcloud/credentials.db', content: 'x' })).rejects.toThrow(/Google Cloud/)
+      expect(existsSync(path.join(sb.base, 'xdg'))).toBe(false)
+    } finally {
+      if (xdg === undefined) delete process.env.XDG_CONFIG_HOME
+      else process.env.XDG_CONFIG_HOME = xdg
+    }
+  })
+
+  it("an NTFS stream name (::$DATA, ::$INDEX_ALLOCATION) is the fenced file or folder itself, as Windows reads it", async () => {
+    const ctx = makeCtx(sb.base)
+    // on NTFS `.npmrc::$DATA` is .npmrc's own content and `.ssh::$INDEX_ALLOCATION` is the .ssh folder
+    await expect(run(ctx, 'write', { path: '.npmrc::$DATA', content: 'registry=https://evil.example/' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.NPMRC. :x:$DATA', content: 'x' })).rejects.toThrow(/npm/)
+    await expect(run(ctx, 'write', { path: '.ssh::$INDEX_ALLOCATION/authorized_keys', content: 'ssh-ed25519 AAAA attacker' })).rejects.toThrow(/your SSH folder/)
+    await expect(run(ctx, 'write', { path: 'ws/.git::$INDEX_ALLOCATION/config', content: '[core]\n\tpager = sh\n' })).rejects.toThrow(/own data \(\.git\)/)
+    expect(readdirSync(sb.base).sort()).toEqual(['.aws', '.netrc', '.ssh', 'outside', 'ws'])
+    // a colon elsewhere in a name is no stream of a fenced one
+    await run(ctx, 'write', { path: 'ws/notes:npmrc.txt', content: 'x' })
+  })
+
   it('searches pass over a name only a case-insensitive file system would take for a fenced one, and still search the rest', async () => {
     // on Linux `.SSH` is a folder of its own; read refuses it (as macOS would), so grep and glob must pass over it
     // rather than fail the whole search on it

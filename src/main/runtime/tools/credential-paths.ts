@@ -9,8 +9,10 @@ import os from 'node:os'
 import path from 'node:path'
 
 export interface CredentialPath {
-  /** relative to the home folder, '/'-separated */
+  /** relative to the home folder, '/'-separated (`xdg`: to the user's config folder) */
   rel: string
+  /** under `$XDG_CONFIG_HOME` when that is set, and under ~/.config either way (the tools that honour it, and those that do not) */
+  xdg?: boolean
   /** what the refusal calls it */
   label: string
 }
@@ -19,7 +21,7 @@ export const CREDENTIAL_PATHS: readonly CredentialPath[] = [
   { rel: '.ssh', label: 'your SSH folder (~/.ssh)' },
   { rel: '.gnupg', label: 'your GnuPG folder (~/.gnupg)' },
   { rel: '.aws', label: 'your AWS credentials (~/.aws)' },
-  { rel: '.config/gcloud', label: 'your Google Cloud credentials (~/.config/gcloud)' },
+  { rel: 'gcloud', xdg: true, label: 'your Google Cloud credentials (~/.config/gcloud)' },
   { rel: '.azure', label: 'your Azure credentials (~/.azure)' },
   { rel: '.kube/config', label: 'your Kubernetes config (~/.kube/config)' },
   { rel: '.docker/config.json', label: 'your Docker registry logins (~/.docker/config.json)' },
@@ -27,12 +29,18 @@ export const CREDENTIAL_PATHS: readonly CredentialPath[] = [
   { rel: '.npmrc', label: 'your npm config and tokens (~/.npmrc)' },
   { rel: '.pypirc', label: 'your PyPI config and tokens (~/.pypirc)' },
   { rel: '.git-credentials', label: "git's stored credentials (~/.git-credentials)" },
-  { rel: '.config/gh/hosts.yml', label: "the GitHub CLI's tokens (~/.config/gh/hosts.yml)" },
+  // credential-store's second file, read as the first is
+  { rel: 'git/credentials', xdg: true, label: "git's stored credentials (~/.config/git/credentials)" },
+  { rel: 'gh/hosts.yml', xdg: true, label: "the GitHub CLI's tokens (~/.config/gh/hosts.yml)" },
   { rel: '.cargo/credentials.toml', label: "Cargo's registry tokens (~/.cargo/credentials.toml)" },
   { rel: '.cargo/credentials', label: "Cargo's registry tokens (~/.cargo/credentials)" },
 ]
 
 /** The credential locations under `home` (the current user's home folder unless given), as absolute paths. */
-export function credentialPaths(home: string = os.homedir()): Array<{ dir: string; label: string }> {
-  return CREDENTIAL_PATHS.map((c) => ({ dir: path.join(home, ...c.rel.split('/')), label: c.label }))
+export function credentialPaths(home: string = os.homedir(), xdgConfig = process.env.XDG_CONFIG_HOME): Array<{ dir: string; label: string }> {
+  const config = [path.join(home, '.config')]
+  if (xdgConfig && path.isAbsolute(xdgConfig) && path.resolve(xdgConfig) !== config[0]) config.push(path.resolve(xdgConfig))
+  return CREDENTIAL_PATHS.flatMap((c) =>
+    (c.xdg ? config : [home]).map((base) => ({ dir: path.join(base, ...c.rel.split('/')), label: c.label })),
+  )
 }

@@ -156,12 +156,17 @@ export function fenceSkipper(fences: readonly Fence[] | undefined): ((abs: strin
 }
 
 function fenceKey(p: string): string {
-  return p
-    .normalize('NFC')
-    .toLowerCase()
-    .split(path.sep)
-    .map((c) => c.replace(/[. ]+$/, '') || c)
-    .join(path.sep)
+  return p.normalize('NFC').split(path.sep).map(fsName).join(path.sep)
+}
+
+/**
+ * One path component as Windows and case-insensitive file systems match it: no case, no trailing dots or spaces,
+ * and no NTFS stream suffix — `.npmrc::$DATA` is .npmrc's own content and `.ssh::$INDEX_ALLOCATION` the .ssh
+ * folder itself, so a name not made yet would otherwise pass as another file. (A drive's `c:` becomes `c` on both
+ * sides of a comparison.)
+ */
+function fsName(c: string): string {
+  return (c.replace(/:.*$/s, '') || c).replace(/[. ]+$/, '').toLowerCase() || c.toLowerCase()
 }
 
 /** What a fenced folder is, for the refusal the model reads. */
@@ -194,13 +199,13 @@ const VCS_DIRS = new Set(['.git', '.hg'])
  * or a Mercurial `.hg` folder.
  * git runs what its own files name — core.fsmonitor, core.pager, diff.external, hooks — so an edited
  * `.git/config` would make an allow-listed `git status` run any command without an approval. Reading stays
- * allowed; git's own changes go through git commands (exec). Compared without case and trailing dots or
- * spaces, as case-insensitive file systems and Windows match names.
+ * allowed; git's own changes go through git commands (exec). Compared without case, trailing dots or spaces and
+ * NTFS stream suffixes, as case-insensitive file systems and Windows match names (fsName).
  */
 export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel' | 'abs'>, shown: string): void {
   refuseGitGlobalConfig(rp, shown)
   const parts = rp.rel.split(/[\\/]/)
-  const vcs = parts.map((p) => p.replace(/[. ]+$/, '').toLowerCase()).find((p) => VCS_DIRS.has(p))
+  const vcs = parts.map(fsName).find((p) => VCS_DIRS.has(p))
   if (vcs) {
     throw new WorkspaceEscapeError(
       `Access denied: "${shown}" is the repository's own data (${vcs}): changing its config or hooks could make a ${vcs === '.git' ? 'git' : 'hg'} ` +

@@ -237,7 +237,11 @@ export const RunStatus = memo(function RunStatus({ item, sessionKey }: { item: R
             onClick={() => {
               // the button goes with the silence: the message box keeps the keyboard, not <body> (as Retry's does)
               messageBox()?.focus()
-              void import('../state/stop-and-retry').then((m) => m.stopAndRetry(controller, sessionKey, item.runId))
+              // a chunk that cannot load says so (else the click did nothing); the run is left as it was
+              void import('../state/stop-and-retry').then(
+                (m) => m.stopAndRetry(controller, sessionKey, item.runId),
+                (err: Error) => controller.toast(`Could not stop and retry: ${err.message} (reload the window if this goes on)`),
+              )
             }}
           >
             Stop and retry

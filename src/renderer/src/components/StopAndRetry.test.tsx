@@ -4,8 +4,8 @@ import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
-import { LONG, renderApp } from '../test-utils'
 import { stopAndRetry } from '../state/stop-and-retry'
+import { LONG, renderApp } from '../test-utils'
 
 type SendParams = { sessionKey: string; message: string; idempotencyKey: string }
 const sends = (bridge: { calls: Array<{ name: string; params: unknown }> }) => bridge.calls.filter((c) => c.name === 'send').map((c) => c.params as SendParams)
@@ -38,6 +38,24 @@ describe('Stop and retry beside the silence notice', () => {
     expect(within(log()).getByText('Here it is.')).toBeInTheDocument()
     expect(within(log()).queryByRole('button', { name: 'Stop and retry' })).toBeNull()
     expect(controller.stores.sessions.getState().selectedKey).toBe(session)
+  })
+
+  it("stops only the run it was pressed for: another session opened meanwhile keeps its run (stop() acts on the open one)", async () => {
+    const { bridge, controller } = await renderApp({ scripts: [silent, silent] })
+    const user = userEvent.setup()
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'first{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^No response/), LONG)
+    const first = controller.stores.sessions.getState().selectedKey!
+    const firstRun = (controller.stores.runs.getState().transcripts[first].items.findLast((i) => i.kind === 'run') as { runId: string }).runId
+    // the click's chunk is on its way while the user opens another session and sends there
+    const other = (await controller.createSession('other'))!
+    await controller.selectSession(other)
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'second{Enter}')
+    await waitFor(() => expect(statuses().at(-1)).toMatch(/^No response/), LONG)
+    await expect(stopAndRetry(controller, first, firstRun, 50)).resolves.toBe(false)
+    expect(bridge.calls.filter((c) => c.name === 'abort')).toHaveLength(0)
+    expect(sends(bridge)).toHaveLength(2)
+    expect(statuses().at(-1)).toMatch(/^No response/)
   })
 
   it('Retry stays for failed turns only: a stopped turn offers Regenerate, not Retry', async () => {

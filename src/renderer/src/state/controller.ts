@@ -994,8 +994,13 @@ export class Controller {
     const title = row ? sessionTitle(row) : key
     // a chunk of its own: only an export needs it (what first paint loads stays under 500 kB)
     const { conversationMarkdown, wholeConversation } = await import('../../../shared/conversation-markdown')
-    const pages = await wholeConversation((p) => this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export'))
-    if (!pages) return undefined
+    let failed = false
+    const pages = await wholeConversation(async (p) => (await this.call(this.bridge.history({ sessionKey: key, ...p }), 'Could not export')) ?? ((failed = true), undefined))
+    if (!pages) {
+      // a failed page said why; else the session kept being reset while it was read
+      if (!failed) this.toast(`Could not export “${title}”: it was reset while being read. Try again.`)
+      return undefined
+    }
     const messages = pages.flatMap((p) => p.messages) as MarkdownMessage[]
     const markdown = conversationMarkdown(messages, { title, sessionKey: key, now: Date.now() })
     this.toast(`Exported “${title}” (${formatInt(messages.length)} messages)`, 'info')
@@ -1427,7 +1432,7 @@ export class Controller {
    * the promise is pending, and the Settings dialog says when the retry happens (`saveRetry`).
    */
   async patchConfig(patch: Record<string, unknown>, what = 'Could not save settings', replacePaths?: string[]): Promise<boolean> {
-    return (await this.configWrites()).patch(patch, what, replacePaths)
+    return (await this.configWrites(what))?.patch(patch, what, replacePaths) ?? false
   }
 
   /**
@@ -1436,7 +1441,7 @@ export class Controller {
    * the form's edits of the entry under its new name. Saved and refused like patchConfig.
    */
   async renameProvider(from: string, to: string, patch: Record<string, unknown>, what: string, replacePaths?: string[]): Promise<boolean> {
-    return (await this.configWrites()).renameProvider(from, to, patch, what, replacePaths)
+    return (await this.configWrites(what))?.renameProvider(from, to, patch, what, replacePaths) ?? false
   }
 
   /** Drops the saves waiting to be retried (the forms keep their values; the user may save again). */
@@ -1446,21 +1451,26 @@ export class Controller {
 
   /** First usable model: when no default model is set yet, use one of this provider's. */
   async ensureDefaultModel(provider: string): Promise<void> {
-    await (await this.configWrites()).ensureDefaultModel(provider)
+    await (await this.configWrites('Could not choose a default model'))?.ensureDefaultModel(provider)
   }
 
-  /** config writes (Settings, its forms) are a chunk of their own, loaded by the first one: first paint does not need them */
+  /**
+   * config writes (Settings, its forms) are a chunk of their own, loaded by the first one: first paint does not need
+   * them. One that cannot load is a failed save (a toast, undefined), not a rejection the forms' busy state never ends.
+   */
   private writes?: ConfigWrites
   private writesLoading?: Promise<ConfigWrites>
-  private configWrites(): Promise<ConfigWrites> {
+  private async configWrites(what: string): Promise<ConfigWrites | undefined> {
     this.writesLoading ??= import('./config-writes').then(
       ({ ConfigWrites }) => (this.writes = new ConfigWrites(this.bridge, this.stores.settings, (text) => this.toast(text), () => this.loadSettings())),
-      (err: unknown) => {
-        this.writesLoading = undefined
-        throw err
-      },
     )
-    return this.writesLoading
+    try {
+      return await this.writesLoading
+    } catch (err) {
+      this.writesLoading = undefined // asked for again by the next save
+      this.toast(`${what}: ${errorText(err)} (reload the window if this goes on)`)
+      return undefined
+    }
   }
 
   async setPrefs(p: Partial<Prefs>): Promise<void> {

@@ -16,10 +16,14 @@ export async function stopAndRetry(controller: Controller, sessionKey: string, r
     const t = runs.getState().transcripts[sessionKey]
     return !t || activeRun(t)?.runId !== runId
   }
+  // stop() acts on the open session's run: with another one opened while this chunk loaded, that run would go
+  if (controller.stores.sessions.getState().selectedKey !== sessionKey) return false
   const deadline = Date.now() + waitMs
-  let timer: ReturnType<typeof setTimeout> | undefined
-  await Promise.race([controller.stop(), new Promise((r) => (timer = setTimeout(r, waitMs)))])
-  clearTimeout(timer)
+  if (!ended()) {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    await Promise.race([controller.stop(), new Promise((r) => (timer = setTimeout(r, waitMs)))])
+    clearTimeout(timer)
+  }
   if (!ended() && Date.now() < deadline) {
     await new Promise<void>((resolve) => {
       const done = () => {
