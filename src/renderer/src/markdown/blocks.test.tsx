@@ -3,7 +3,7 @@
 import { render } from '@testing-library/react'
 import { Marked } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { blocksWithTail, MAX_FENCE_PIECE_CHARS, MAX_LINE_CHARS, sealParts, splitBlocks, type SplitState } from './blocks'
+import { blocksWithTail, MAX_FENCE_PIECE_CHARS, MAX_LINE_CHARS, SEAL_CHARS, sealParts, splitBlocks, splitWork, type SplitState } from './blocks'
 import { Markdown } from './Markdown'
 
 const lexer = new Marked({ gfm: true })
@@ -85,6 +85,55 @@ describe('huge blocks', () => {
     const fenced = rows.find((r) => r.includes('```ts'))!
     expect(fenced).toContain('line 5999\n```')
     expect(rows.join('')).toBe(text)
+  })
+})
+
+/** The rows as sealing defined them: for each row, text[0, k·SEAL_CHARS) split afresh for k = 1, 2, … */
+function naiveSealParts(text: string): string[] {
+  const out: string[] = []
+  let rest = text
+  for (;;) {
+    let cut = 0
+    for (let k = 1; k * SEAL_CHARS <= rest.length && !cut; k++) cut = splitBlocks(rest.slice(0, k * SEAL_CHARS)).cleanEnd
+    if (!cut) break
+    out.push(rest.slice(0, cut))
+    rest = rest.slice(cut)
+  }
+  out.push(rest)
+  return out
+}
+
+describe('sealing a huge reply into rows', () => {
+  // a 1.4 MB code block has no row boundary until it ends: each step used to split the text from its start again
+  const { text: code } = bigCode(35_000)
+  const line = 'intro\n\n' + 'y'.repeat(1_400_000) + '\n\nafter'
+  const table = bigTable(25_000)
+  const prose = Array.from({ length: 25_000 }, (_, i) => `Paragraph ${i} with a few words to make it realistic.`).join('\n\n')
+
+  it.each([
+    ['code block', code],
+    ['line', line],
+    ['table', table],
+    ['prose', prose],
+  ])('does work linear in the length of a 1.4 MB %s', (_, text) => {
+    expect(text.length).toBeGreaterThan(1_000_000)
+    splitWork.chars = 0
+    const rows = sealParts(text)
+    expect(rows.join('')).toBe(text)
+    // each 12,000-character step rescans at most the unfinished piece (≤ ~50,000) once more
+    expect(splitWork.chars).toBeLessThan(6 * text.length)
+  })
+
+  it('finds a huge line\'s end once, not again for each of its cuts', () => {
+    splitWork.chars = 0
+    const { blocks } = splitBlocks('x'.repeat(1_400_000))
+    expect(blocks.length).toBeGreaterThan(40)
+    expect(splitWork.chars).toBeLessThan(2 * 1_400_000)
+  })
+
+  it('cuts where splitting each prefix afresh cuts', () => {
+    const mixed = [bigCode(4_000).text, bigTable(1_500), 'z'.repeat(70_000), prose.slice(0, 60_000)].join('\n\n')
+    for (const text of [mixed, code.slice(0, 300_000), table.slice(0, 200_000)]) expect(sealParts(text)).toEqual(naiveSealParts(text))
   })
 })
 
