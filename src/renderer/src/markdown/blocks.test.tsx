@@ -1,8 +1,8 @@
 // Huge code blocks, tables and lines are cut into bounded blocks while they stream, and each piece still
 // renders as what it is part of (markdown/blocks.ts: a cut block is lexed after its fence or header rows).
-import { render } from '@testing-library/react'
+import { act, fireEvent, render } from '@testing-library/react'
 import { Marked } from 'marked'
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { blocksWithTail, MAX_FENCE_PIECE_CHARS, MAX_LINE_CHARS, SEAL_CHARS, sealParts, splitBlocks, splitWork, type SplitState } from './blocks'
 import { Markdown } from './Markdown'
 
@@ -144,8 +144,8 @@ describe('huge blocks rendered', () => {
     const blocks = container.querySelectorAll('.code-block')
     expect(blocks.length).toBeGreaterThan(1)
     expect(container.querySelectorAll('.code-head')).toHaveLength(1)
-    // its first piece's Copy would copy only that piece: none (the reply's Copy has the block whole)
-    expect(container.querySelectorAll('button[aria-label="Copy code"]')).toHaveLength(0)
+    // the first piece's header has the one Copy (tested below)
+    expect(container.querySelectorAll('button[aria-label="Copy code"]')).toHaveLength(1)
     expect([...blocks].map((b) => b.querySelector('code')!.textContent).join('\n')).toBe(code)
     expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['Here is the file:', 'Done.'])
   })
@@ -155,5 +155,38 @@ describe('huge blocks rendered', () => {
     expect(container.querySelectorAll('tbody tr')).toHaveLength(2_000)
     expect(container.querySelectorAll('thead:not(.sr-only)')).toHaveLength(1)
     expect([...container.querySelectorAll('p')].map((p) => p.textContent)).toEqual(['The table:', 'End.'])
+  })
+
+  describe('Copy of a cut code block', () => {
+    const writeText = vi.fn((_: string) => Promise.resolve())
+    Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true })
+    afterEach(() => writeText.mockClear())
+
+    const copy = async (container: HTMLElement) => {
+      const buttons = container.querySelectorAll('button[aria-label="Copy code"]')
+      expect(buttons).toHaveLength(1)
+      await act(async () => {
+        fireEvent.click(buttons[0])
+        await Promise.resolve()
+      })
+      return writeText.mock.calls.at(-1)?.[0]
+    }
+
+    it('copies the whole block, every piece, from the first piece\'s header', async () => {
+      const { text, code } = bigCode(3_000)
+      const { container } = render(<Markdown text={text} cacheKey="copy-whole" final />)
+      expect(code.length).toBeGreaterThan(2 * MAX_FENCE_PIECE_CHARS)
+      expect(await copy(container)).toBe(code)
+    })
+
+    it('copies what has streamed so far, not what had when the first piece was drawn', async () => {
+      const { text } = bigCode(3_000)
+      const at = text.indexOf('line 2500\n') + 'line 2500'.length
+      const { container, rerender } = render(<Markdown text={text.slice(0, text.indexOf('line 1500\n'))} cacheKey="copy-streaming" />)
+      rerender(<Markdown text={text.slice(0, at)} cacheKey="copy-streaming" />)
+      const copied = await copy(container)
+      expect(copied?.endsWith('// line 2500')).toBe(true)
+      expect(copied?.split('\n')).toHaveLength(2_501)
+    })
   })
 })
