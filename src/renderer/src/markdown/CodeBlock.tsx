@@ -26,9 +26,11 @@ interface Props {
   cont?: boolean
   /** goes on in the next piece: joined to it (a cut block is too long to highlight) */
   split?: boolean
+  /** a cut block's first piece: the whole block, its pieces joined, for its Copy */
+  copyWhole?: () => string
 }
 
-export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, split }: Props) {
+export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, split, copyWhole }: Props) {
   const hl = useHighlighter()
   const wanted = !streaming && !cont && !split && highlightable(code, lang)
   // plain text until the highlighter's chunk is here (it is fetched once, by the first block that needs it)
@@ -42,8 +44,8 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, 
       {!cont && (
         <div className="code-head">
           <span className="code-lang">{label}</span>
-          {/* a cut block's first piece would copy only itself: the reply's Copy has it whole */}
-          {!split && <CopyButton text={code} label="Copy code" />}
+          {/* a cut block's first piece copies the whole block, read from the message only on click */}
+          {split ? copyWhole && <CopyButton text={copyWhole} label="Copy code" /> : <CopyButton text={code} label="Copy code" />}
         </div>
       )}
       <pre>

@@ -3,7 +3,7 @@
 // the growing tail block is lexed and re-rendered. Tokens from `marked`'s lexer are turned into React
 // elements here — no HTML from the model is ever injected.
 import { Marked, type Token, type Tokens } from 'marked'
-import { Fragment, memo, useMemo, type MouseEvent, type ReactNode } from 'react'
+import { Fragment, memo, useCallback, useLayoutEffect, useMemo, useRef, type MouseEvent, type ReactNode } from 'react'
 import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
 import { CodeBlock } from './CodeBlock'
 import { decodeEntities } from './entities'
@@ -124,7 +124,7 @@ function inlineToken(t: Token, key: string, reveal = false): ReactNode {
 
 /** For a piece of a code block or table cut into several blocks (`blocks.ts`): `cont` continues one (its fence
  * or header rows are the cut's, not shown again), `split` goes on in the next block. */
-function blockToken(t: Token, key: string, cont?: boolean, split?: boolean): ReactNode {
+function blockToken(t: Token, key: string, cont?: boolean, split?: boolean, copyWhole?: () => string): ReactNode {
   switch (t.type) {
     case 'space':
     case 'def':
@@ -147,7 +147,7 @@ function blockToken(t: Token, key: string, cont?: boolean, split?: boolean): Rea
     }
     case 'code': {
       const c = t as Tokens.Code
-      return <CodeBlock key={key} code={c.text} lang={c.lang} cont={cont} split={split} />
+      return <CodeBlock key={key} code={c.text} lang={c.lang} cont={cont} split={split} copyWhole={split && !cont ? copyWhole : undefined} />
     }
     case 'blockquote':
       return <blockquote key={key}>{blocks((t as Tokens.Blockquote).tokens, key + '.')}</blockquote>
@@ -253,11 +253,15 @@ interface BlockProps {
   prefix: string
   /** the block's last code block or table goes on in the next block */
   continued: boolean
+  /** the block's index in its message, for `wholeCode` */
+  index: number
+  /** the whole code block cut at the end of block `index` (its pieces joined), read on Copy */
+  wholeCode: (index: number) => string
 }
 
 /** One top-level block; memoized by content so finished blocks never re-render. */
 export const MarkdownBlock = memo(
-  function MarkdownBlock({ src, plain, done, prefix, continued }: BlockProps) {
+  function MarkdownBlock({ src, plain, done, prefix, continued, index, wholeCode }: BlockProps) {
     if (plain) return <div className="md-block md-plain">{src}</div>
     // An unfinished code fence is shown unhighlighted until it closes (highlighting per frame is costly).
     const tokens = lex(prefix + src)
@@ -267,13 +271,14 @@ export const MarkdownBlock = memo(
           !done && t.type === 'code' ? (
             <CodeBlock key={i} code={(t as Tokens.Code).text} lang={(t as Tokens.Code).lang} streaming cont={!!prefix && !i} />
           ) : (
-            blockToken(t, String(i), !!prefix && !i, continued && i === tokens.length - 1)
+            blockToken(t, String(i), !!prefix && !i, continued && i === tokens.length - 1, () => wholeCode(index))
           ),
         )}
       </div>
     )
   },
-  (a, b) => a.src === b.src && a.plain === b.plain && a.done === b.done && a.prefix === b.prefix && a.continued === b.continued,
+  (a, b) =>
+    a.src === b.src && a.plain === b.plain && a.done === b.done && a.prefix === b.prefix && a.continued === b.continued && a.index === b.index && a.wholeCode === b.wholeCode,
 )
 
 /** Blocks are grouped into chunks of this many by index: a chunk is one memoized, layout-contained
@@ -300,8 +305,15 @@ function sameBlocks(a: ChunkBlock[], b: ChunkBlock[]): boolean {
   return true
 }
 
+interface ChunkProps {
+  blocks: ChunkBlock[]
+  /** the index of the chunk's first block in its message */
+  first: number
+  wholeCode: (index: number) => string
+}
+
 const MarkdownChunk = memo(
-  function MarkdownChunk({ blocks }: { blocks: ChunkBlock[] }) {
+  function MarkdownChunk({ blocks, first, wholeCode }: ChunkProps) {
     let chars = 0
     for (const b of blocks) chars += b.src.length
     // Placeholder height while the chunk is skipped (off-screen and never rendered yet).
@@ -309,13 +321,31 @@ const MarkdownChunk = memo(
     return (
       <div className="md-chunk" style={{ containIntrinsicSize: `auto ${estimate}px` }}>
         {blocks.map((b, i) => (
-          <MarkdownBlock key={i} src={b.src} done={b.done} plain={b.plain} prefix={b.prefix} continued={b.continued} />
+          <MarkdownBlock key={i} src={b.src} done={b.done} plain={b.plain} prefix={b.prefix} continued={b.continued} index={first + i} wholeCode={wholeCode} />
         ))}
       </div>
     )
   },
-  (a, b) => sameBlocks(a.blocks, b.blocks),
+  (a, b) => a.first === b.first && a.wholeCode === b.wholeCode && sameBlocks(a.blocks, b.blocks),
 )
+
+type Part = ReturnType<typeof blocksWithTail>[number]
+
+/**
+ * The code block cut into pieces starting at the end of part `index` (`blocks.ts` cuts one past 50,000
+ * characters), whole: its pieces' text in the message relexed together. Read only when Copy is clicked, so
+ * no piece holds a second copy of the block.
+ */
+function cutCode(text: string, parts: Part[], index: number): string {
+  const first = parts[index]
+  if (!first) return ''
+  let last = index
+  while (parts[last + 1]?.prefix) last++
+  const end = parts[last].offset + parts[last].src.length
+  const tokens = lex(first.prefix + text.slice(first.offset, end))
+  for (let i = tokens.length - 1; i >= 0; i--) if (tokens[i].type === 'code') return (tokens[i] as Tokens.Code).text
+  return ''
+}
 
 const splitCache = new LruCache<string, SplitState>(400)
 
@@ -339,6 +369,12 @@ export function Markdown({ text, cacheKey, plain, offset = 0, final = false }: M
     if (cacheKey) splitCache.set(cacheKey, state)
     return blocksWithTail(state)
   }, [text, cacheKey])
+  // what a finished piece's Copy reads: the text now, not the text when the piece last rendered (memoized)
+  const latest = useRef({ text, parts })
+  useLayoutEffect(() => {
+    latest.current = { text, parts }
+  }, [text, parts])
+  const wholeCode = useCallback((index: number) => cutCode(latest.current.text, latest.current.parts, index), [])
   const children = []
   for (let c = 0; c * BLOCKS_PER_CHUNK < parts.length; c++) {
     const blocks = parts.slice(c * BLOCKS_PER_CHUNK, (c + 1) * BLOCKS_PER_CHUNK).map((p, i) => ({
@@ -348,7 +384,7 @@ export function Markdown({ text, cacheKey, plain, offset = 0, final = false }: M
       prefix: p.prefix,
       continued: !!parts[c * BLOCKS_PER_CHUNK + i + 1]?.prefix,
     }))
-    children.push(<MarkdownChunk key={c} blocks={blocks} />)
+    children.push(<MarkdownChunk key={c} blocks={blocks} first={c * BLOCKS_PER_CHUNK} wholeCode={wholeCode} />)
   }
   return <div className="md">{children}</div>
 }

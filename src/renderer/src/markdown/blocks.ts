@@ -31,6 +31,9 @@ interface Carry {
 
 const NO_CARRY: Carry = { fence: null, opener: '', table: '', prefix: '', midLine: false }
 
+/** Characters `splitBlocks` has looked at so far (its line-end searches): how the sealing test shows its work is linear. */
+export const splitWork = { chars: 0 }
+
 export interface SplitState {
   /** the text this state was computed for */
   text: string
@@ -134,8 +137,14 @@ export function splitBlocks(text: string, prev?: SplitState): SplitState {
   let blankAt = -1 // start of the first blank line after content, while pending
   let sawContent = false
   let lines = 0 // content lines of this block so far (a table is told by its second)
+  // the last line end found: a huge line is cut many times, and searching again to its end each time was quadratic
+  let found = -2
   while (pos < text.length) {
-    const nl = text.indexOf('\n', pos)
+    if (found !== -1 && found < pos) {
+      found = text.indexOf('\n', pos)
+      splitWork.chars += (found === -1 ? text.length : found + 1) - pos
+    }
+    const nl = found
     const end = nl === -1 ? text.length : nl
     if (end - pos > MAX_LINE_CHARS) {
       // A huge line: cut it (not inside a surrogate pair); the rest goes on in a block continuing this one.
@@ -250,13 +259,21 @@ export const SEAL_CHARS = 12_000
  * the smallest k that has one (0 = no cut yet). It depends only on text[0, k·SEAL_CHARS), so the
  * live stream (checked whenever the text crosses a multiple) and a reload (the whole text) cut at
  * the same offsets and produce the same items.
+ * Each step resumes the split of the step before (`scan.state` carries it from call to call while no cut
+ * is found): splitting text[0, k·SEAL_CHARS) afresh for every k was quadratic — a 1.4 MB code block,
+ * which has no boundary until it ends, froze the window for ~0.4 s when its reply was rebuilt from history.
  */
-export function sealPoint(text: string, fromK = 1): number {
+export function sealPoint(text: string, fromK = 1, scan: { state?: SplitState } = {}): number {
+  let state = scan.state
   for (let k = fromK; k * SEAL_CHARS <= text.length; k++) {
+    state = splitBlocks(text.slice(0, k * SEAL_CHARS), state)
     // a block continuing a cut code block or table is never a row's first: its fence or header would be lost
-    const b = splitBlocks(text.slice(0, k * SEAL_CHARS)).cleanEnd
-    if (b > 0) return b
+    if (state.cleanEnd > 0) {
+      scan.state = undefined
+      return state.cleanEnd
+    }
   }
+  scan.state = state
   return 0
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { AgentEvent, ChatEvent } from '../../../shared/events'
 import type { ChatHistoryPage, HistoryMessage } from '../../../shared/methods'
-import { SEAL_CHARS } from '../markdown/blocks'
+import { SEAL_CHARS, splitWork } from '../markdown/blocks'
 import { collectedTexts } from '../../../shared/collect-prompt'
 import { activeRun, MAX_BUFFERED_EVENTS, readableError, reduce, runsWithGaps, type Action } from './run-reducer'
 import { emptyTranscript, type AssistantItem, type Item, type RunItem, type ToolItem, type Transcript } from './types'
@@ -627,6 +627,19 @@ describe('long replies', () => {
     })
     expect(reloaded.items.map((i) => i.key)).toEqual(live.items.map((i) => i.key))
     expect(reloaded.items.map((i) => (i.kind === 'assistant' ? i.text : i.kind))).toEqual(live.items.map((i) => (i.kind === 'assistant' ? i.text : i.kind)))
+  })
+
+  it('checks a streaming 1.4 MB code block for a row cut with work linear in its length', () => {
+    const code = '```ts\n' + Array.from({ length: 35_000 }, (_, i) => `const value${i} = compute(${i}) // line ${i}`).join('\n') + '\n```\n\nDone.'
+    const r = runEvents('r1')
+    r.start()
+    for (let i = 0; i < code.length; i += 4_000) r.say(code.slice(i, i + 4_000))
+    r.end()
+    splitWork.chars = 0
+    const items = applyAll(emptyTranscript(SK), r.evs).items.filter((i) => i.kind === 'assistant') as AssistantItem[]
+    expect(items.map((p) => p.text).join('')).toBe(code)
+    // each crossing of a 12,000-character multiple split the whole text so far again (quadratic)
+    expect(splitWork.chars).toBeLessThan(6 * code.length)
   })
 
   it('seals the same way whatever the delta sizes are', () => {

@@ -260,6 +260,7 @@ function openSegment(d: Draft, t: RunTrack, ts: number, init: Partial<AssistantI
   d.insertInRun(t.runId, seg)
   t.openSeg = seg.key
   t.sealK = 0
+  t.sealScan = undefined
   return seg
 }
 
@@ -270,8 +271,10 @@ function openSegment(d: Draft, t: RunTrack, ts: number, init: Partial<AssistantI
 function maybeSeal(d: Draft, t: RunTrack, seg: AssistantItem) {
   const k = Math.floor(seg.text.length / SEAL_CHARS)
   if (k <= (t.sealK ?? 0)) return
-  const cut = sealPoint(seg.text, (t.sealK ?? 0) + 1)
+  const scan = { state: t.sealScan }
+  const cut = sealPoint(seg.text, (t.sealK ?? 0) + 1, scan)
   t.sealK = k
+  t.sealScan = scan.state
   if (cut <= 0) return
   const head = seg.text.slice(0, cut)
   const rest = seg.text.slice(cut)

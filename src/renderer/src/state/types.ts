@@ -4,6 +4,7 @@
 import type { ApprovalDecision, ExecApprovalRequest, UsageTotals } from '../../../shared/events'
 import type { HistoryMessage } from '../../../shared/methods'
 import type { RunWaiting } from '../../../shared/lane-wait-text'
+import type { SplitState } from '../markdown/blocks'
 
 interface ItemBase {
   key: string
@@ -161,6 +162,8 @@ export interface RunTrack {
   segBase?: string
   /** multiples of SEAL_CHARS of the open segment already checked for a cut */
   sealK?: number
+  /** the open segment's split up to sealK·SEAL_CHARS, so the next check resumes it (`sealPoint`) */
+  sealScan?: SplitState
   sawAssistant: boolean
   /** the footer shows "Thinking…" (RunItem.thinkingSince): checked per event without looking the footer up */
   thinking?: boolean
