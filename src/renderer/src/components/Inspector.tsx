@@ -40,7 +40,7 @@ function ShowInConversation({ sessionKey, call }: { sessionKey: string; call: { 
   }
   return (
     <>
-      <button type="button" className="btn btn-link btn-xs ev-link" aria-label={`Show ${call.name} call in conversation`} onClick={show}>
+      <button type="button" className="btn btn-link btn-xs ev-link" aria-label={`Show in conversation: ${call.name} call`} onClick={show}>
         Show in conversation
       </button>
       {missing && (
