@@ -89,8 +89,9 @@ test('header and composer fit; sidebar opens as an overlay and closes', async ({
 test('while a reply streams, Steer / Queue / Stop stay inside the composer', async ({ page }) => {
   const errors = await openApp(page)
   await page.evaluate(() => {
-    // the scripted table reply is used up by a first message; the built-in "long" script streams a while
-    ;(globalThis as { __LOOPDESK_FAKE_BRIDGE__?: { opts: { tickMs: number } } }).__LOOPDESK_FAKE_BRIDGE__!.opts.tickMs = 40
+    // the scripted table reply is used up by a first message; the built-in "long" script streams a while — slowly
+    // enough (~30 s) that it is still running when Stop is clicked on a loaded machine (at 40 ms a tick it ended first)
+    ;(globalThis as { __LOOPDESK_FAKE_BRIDGE__?: { opts: { tickMs: number } } }).__LOOPDESK_FAKE_BRIDGE__!.opts.tickMs = 120
   })
   const box = page.getByRole('textbox', { name: 'Message' })
   await box.fill('first')
