@@ -58,7 +58,7 @@ test('the Inspector\'s "Show in conversation" lands on the card inside the group
   const inspector = page.getByRole('complementary', { name: 'Inspector' })
   // the failed call's result row ("Errors only": the list is long and virtualized)
   await inspector.getByRole('button', { name: 'Errors only' }).click()
-  await inspector.getByRole('button', { name: 'Show read call in conversation' }).first().click()
+  await inspector.getByRole('button', { name: 'Show in conversation: read call' }).first().click()
   const card = log.getByRole('group', { name: 'Tool read' }).filter({ hasText: 'src/file-17.ts' })
   const head = card.getByRole('button', { name: /read/ })
   await expect(head).toHaveAttribute('aria-expanded', 'true')

@@ -58,7 +58,7 @@ describe('tool call groups', () => {
     await screen.findByRole('group', { name: '10 tool calls · 1 failed' })
     controller.setInspectorOpen(true)
     const inspector = await screen.findByRole('complementary', { name: 'Inspector' })
-    const links = await within(inspector).findAllByRole('button', { name: 'Show read call in conversation' })
+    const links = await within(inspector).findAllByRole('button', { name: 'Show in conversation: read call' })
     // the newest event first: the last read call's (the 9th call's) result
     await user.click(links[0])
     await waitFor(() => expect(screen.getAllByRole('group', { name: /^Tool / })).toHaveLength(10))
@@ -87,7 +87,7 @@ describe('tool call groups', () => {
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }))
     controller.setInspectorOpen(true)
     const inspector = await screen.findByRole('complementary', { name: 'Inspector' })
-    const links = await within(inspector).findAllByRole('button', { name: 'Show read call in conversation' })
+    const links = await within(inspector).findAllByRole('button', { name: 'Show in conversation: read call' })
     // a call whose card is not in what the conversation holds (an older page): nothing to scroll to
     const t = stores.runs.getState().transcripts['agent:main:main']!
     const pathOf = (it: (typeof t.items)[number]) => (it.kind === 'tool' ? (it.args as { path: string }).path : undefined)
