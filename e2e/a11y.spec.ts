@@ -281,8 +281,11 @@ for (const theme of THEMES) {
     // the view follows the end: back up to the group's row, open now, with its calls under it
     const box = (await log(page).boundingBox())!
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
-    await page.mouse.wheel(0, -5000)
-    await expect(toggle).toHaveAttribute('aria-expanded', 'true')
+    // (rows mount as the view passes them: scroll until the group's row is back)
+    await expect(async () => {
+      await page.mouse.wheel(0, -2000)
+      await expect(toggle).toHaveAttribute('aria-expanded', 'true', { timeout: 500 })
+    }).toPass({ timeout: 10_000 })
     await audit(page, `tool group open (${theme})`)
     await page.getByRole('button', { name: 'Allow all 2' }).click()
     await expect(log(page).getByText('Both ran.')).toBeVisible()
