@@ -1,20 +1,26 @@
 // Accessibility audit: axe-core (WCAG 2.0/2.1/2.2 A and AA rules) over the states a user meets, in Chromium
 // against the real stack (browser mode), in the light and the dark theme. A `serious` or `critical`
-// violation fails the state it was found in; the rest are printed so they stay visible.
+// violation fails the state it was found in, and so does a heading-order finding; the rest are printed so
+// they stay visible.
 import { rmSync } from 'node:fs'
 import AxeBuilder from '@axe-core/playwright'
 import { expect, test, type Page } from '@playwright/test'
 import { startGateway } from '../src/main/gateway/server'
 import { startTestRuntime } from '../test/fixtures/test-runtime'
 import { STATIC_DIR, useBrowserGateway } from './browser-gateway'
+import { startProxy } from './forwarding-proxy'
 
 const TOKEN = 'e2e-a11y-token-0123456789abcdef'
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa']
 const THEMES = ['light', 'dark'] as const
 const env = useBrowserGateway(TOKEN, { text: 'Fallback answer.', chunks: 2 })
 
+/** best-practice rules that fail like a serious WCAG violation: the outline stays consistent (a screen
+ * reader's heading list is how a long conversation is walked) */
+const ALSO_BLOCKING = ['heading-order']
+
 /** Runs axe on the page as it is now; fails (softly: every state is still audited) on a serious/critical
- * WCAG violation. axe's best-practice rules (landmarks, heading order…) are printed, never fail. */
+ * WCAG violation or one of ALSO_BLOCKING. axe's other best-practice rules (landmarks…) are printed, never fail. */
 async function audit(page: Page, state: string): Promise<void> {
   // let transitions and lazy chunks settle: axe reads computed colours
   await page.waitForTimeout(150)
@@ -25,8 +31,10 @@ async function audit(page: Page, state: string): Promise<void> {
       .map((n) => `      ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`)
       .join('\n')}`
   if (violations.length) console.log(`axe ${state}:\n${violations.map(line).join('\n')}`)
-  const blocking = violations.filter((v) => (v.impact === 'serious' || v.impact === 'critical') && v.tags.some((t) => TAGS.includes(t)))
-  expect.soft(blocking.map((v) => `${v.id} ×${v.nodes.length}`), `serious/critical axe violations in ${state}`).toEqual([])
+  const blocking = violations.filter(
+    (v) => ((v.impact === 'serious' || v.impact === 'critical') && v.tags.some((t) => TAGS.includes(t))) || ALSO_BLOCKING.includes(v.id),
+  )
+  expect.soft(blocking.map((v) => `${v.id} ×${v.nodes.length}`), `blocking axe violations in ${state}`).toEqual([])
 }
 
 /** In the page (e2e/ has no DOM lib): what shows focus on an element — its own and its nearest ancestors'
@@ -231,5 +239,116 @@ for (const theme of THEMES) {
       await audit(page, `Settings → ${section} (${theme})`)
       await keyboardWalk(page, `Settings → ${section} (${theme})`)
     }
+  })
+}
+
+// The states above plus those a user meets less often: pairing (both ends), a refused token, the narrow layout,
+// a confirmation dialog, a tool group closed and open, several approvals listed together.
+
+/** The built renderer against the in-page FakeBridge (scripted runtime): states the real stack reaches slowly. */
+async function openFake(page: Page, theme: 'light' | 'dark', opts: Record<string, unknown>): Promise<void> {
+  await page.emulateMedia({ colorScheme: theme })
+  await page.addInitScript({ content: FOCUS_HELPERS })
+  await page.addInitScript((o) => {
+    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = o
+  }, { tickMs: 5, ...opts })
+  await page.goto('/')
+  // (a narrow window hides the sessions behind a button)
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', theme)
+}
+
+const read = (path: string) => ({ kind: 'tool', name: 'read', args: { path }, result: { content: [{ type: 'text', text: `text of ${path}` }] } })
+const exec = (command: string) => ({ kind: 'tool', name: 'exec', args: { command }, result: { content: [{ type: 'text', text: `ran ${command}` }] }, approval: true })
+
+for (const theme of THEMES) {
+  test(`a tool group closed and open, two approvals listed together, the delete confirmation (${theme})`, async ({ page }) => {
+    test.setTimeout(90_000)
+    await openFake(page, theme, {
+      scripts: [{ steps: [read('a.txt'), read('b.txt'), read('c.txt'), read('d.txt'), { kind: 'parallel', tools: [exec('make build'), exec('make test')] }, { kind: 'text', text: 'Both ran.' }] }],
+    })
+    // a session of its own: the main one cannot be deleted
+    await page.getByRole('button', { name: 'New session' }).click()
+    await expect(page.getByText('Start a conversation')).toBeVisible()
+    await send(page, 'read and build')
+    await expect(page.getByRole('region', { name: '2 commands wait for approval' })).toBeVisible()
+    const toggle = log(page).getByRole('button', { name: /^\d+ tool calls/ })
+    await expect(toggle).toHaveAttribute('aria-expanded', 'false')
+    await audit(page, `two approvals waiting, tool group closed (${theme})`)
+    await keyboardWalk(page, `two approvals waiting, tool group closed (${theme})`)
+    await toggle.click()
+    await expect(log(page).getByRole('group', { name: 'Tool read' }).first()).toBeVisible()
+    // the view follows the end: back up to the group's row, open now, with its calls under it
+    const box = (await log(page).boundingBox())!
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
+    // (rows mount as the view passes them: scroll until the group's row is back)
+    await expect(async () => {
+      await page.mouse.wheel(0, -2000)
+      await expect(toggle).toHaveAttribute('aria-expanded', 'true', { timeout: 500 })
+    }).toPass({ timeout: 10_000 })
+    await audit(page, `tool group open (${theme})`)
+    await page.getByRole('button', { name: 'Allow all 2' }).click()
+    await expect(log(page).getByText('Both ran.')).toBeVisible()
+
+    const nav = page.getByRole('navigation', { name: 'Sessions' })
+    await nav.locator('button.session-main[aria-current="true"]').focus()
+    await page.keyboard.press('ArrowRight')
+    await nav.getByRole('menuitem', { name: 'Delete' }).click()
+    await expect(page.getByRole('alertdialog', { name: 'Delete session?' })).toBeVisible()
+    await audit(page, `delete confirmation (${theme})`)
+    await keyboardWalk(page, `delete confirmation (${theme})`)
+    await page.keyboard.press('Escape')
+    await expect(page.getByRole('alertdialog')).toHaveCount(0)
+  })
+
+  test(`a narrow window: the Inspector and the sessions as drawers (${theme})`, async ({ page }) => {
+    await page.setViewportSize({ width: 420, height: 800 })
+    await openFake(page, theme, { scripts: [{ steps: [read('a.txt'), { kind: 'text', text: 'Read it.' }] }] })
+    await send(page, 'read it')
+    await expect(log(page).getByText('Read it.')).toBeVisible()
+    await page.getByRole('button', { name: 'Inspector' }).click()
+    await expect(page.getByRole('complementary', { name: 'Inspector' })).toBeVisible()
+    await audit(page, `narrow, Inspector drawer (${theme})`)
+    await keyboardWalk(page, `narrow, Inspector drawer (${theme})`)
+    await page.getByRole('button', { name: 'Close inspector' }).click()
+    await page.getByRole('button', { name: 'Show sessions' }).click()
+    await expect(page.getByRole('navigation', { name: 'Sessions' })).toBeInViewport()
+    await audit(page, `narrow, sessions drawer (${theme})`)
+  })
+
+  test(`pairing: the request card in a paired window, the wait screen in the new browser (${theme})`, async ({ page, browser }) => {
+    test.setTimeout(60_000)
+    await open(page, env.origin, theme)
+    // a browser the gateway sees as remote (through a forwarding proxy) must be paired first
+    const proxy = await startProxy(env.origin, theme === 'light' ? '203.0.113.70' : '203.0.113.71')
+    const context = await browser.newContext({ colorScheme: theme })
+    try {
+      const remote = await context.newPage()
+      await remote.addInitScript({ content: FOCUS_HELPERS })
+      await remote.goto(`${proxy.origin}/#token=${TOKEN}`)
+      await expect(remote.getByRole('main', { name: 'This browser is waiting for approval' })).toBeVisible({ timeout: 15_000 })
+      await audit(remote, `pairing wait screen (${theme})`)
+      await keyboardWalk(remote, `pairing wait screen (${theme})`)
+      const prompt = page.getByRole('region', { name: 'Device pairing requests' })
+      await expect(prompt).toBeVisible({ timeout: 10_000 })
+      await audit(page, `pairing request card (${theme})`)
+      await keyboardWalk(page, `pairing request card (${theme})`)
+      // answered, so later states do not carry the request
+      await prompt.getByRole('button', { name: /^Approve / }).first().click()
+      await expect(prompt).toHaveCount(0, { timeout: 10_000 })
+    } finally {
+      await context.close()
+      proxy.server.closeAllConnections()
+      await new Promise((r) => proxy.server.close(r))
+    }
+  })
+
+  test(`a link whose token the gateway refuses: the token screen (${theme})`, async ({ page }) => {
+    await page.emulateMedia({ colorScheme: theme })
+    await page.addInitScript({ content: FOCUS_HELPERS })
+    await page.goto(`${env.origin}/#token=e2e-a11y-not-the-token-0123456789`)
+    await expect(page.getByRole('alert', { name: 'This link’s gateway token is not valid' })).toBeVisible({ timeout: 15_000 })
+    await audit(page, `token refused (${theme})`)
+    await keyboardWalk(page, `token refused (${theme})`)
   })
 }

@@ -4,6 +4,7 @@ import { memo, useEffect, useId, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useController } from '../app-context'
 import { messageBox, useRefocus } from '../lib/refocus'
+import { groupOf, toolRows } from '../state/tool-groups'
 import { toolKey, type ApprovalItem } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconShield } from './icons'
@@ -28,12 +29,19 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
   // the answered card keeps the focus its buttons had (they go): a screen reader reads the outcome there
   const card = useRef<HTMLDivElement>(null)
   // answered with the tool card showing the answer, the card goes: focus moves to that tool card's header
-  const toolHead = () => {
-    const key = item.request.toolCallId && toolKey(item.request.toolCallId)
-    const row = [...document.querySelectorAll<HTMLElement>('.row[data-key]')].find((r) => r.dataset.key === key)
-    return row?.querySelector<HTMLElement>('.tool-head')
+  // (or its closed group's row)
+  const key = item.request.toolCallId && toolKey(item.request.toolCallId)
+  const rowOf = (k: string | undefined) => [...document.querySelectorAll<HTMLElement>('.row[data-key]')].find((r) => r.dataset.key === k)
+  const toolHead = () => rowOf(key)?.querySelector<HTMLElement>('.tool-head')
+  // that card inside a closed group is not rendered: the group's row, where the call is, left closed as the
+  // user had it (opening it would pour its calls between them and where they were reading)
+  const groupHead = () => {
+    const items = controller.stores.runs.getState().transcripts[sessionKey]?.items
+    const expanded = controller.stores.ui.getState().expanded
+    const group = key && items ? groupOf(toolRows(items, (k) => !!expanded[k]), key) : undefined
+    return group ? rowOf(group)?.querySelector<HTMLElement>('.tool-group-head') : undefined
   }
-  const refocus = useRefocus(pending, () => [card.current, toolHead(), messageBox()])
+  const refocus = useRefocus(pending, () => [card.current, toolHead(), groupHead(), messageBox()])
   const scopeId = useId()
   const decide = async (d: ApprovalDecision) => {
     refocus()

@@ -120,6 +120,23 @@ describe('tool card', () => {
     expect(card.querySelectorAll('pre')[1]).toHaveTextContent('1,188,894 bytes')
   })
 
+  it('in the window\'s outline: the card is a heading under the title (h1 → h2), its sections under it (h3), no level skipped', async () => {
+    const write = { kind: 'tool' as const, name: 'write', args: { path: 'a.txt', content: 'one\ntwo' }, result: { content: [{ type: 'text', text: 'wrote a.txt' }] } }
+    await renderApp({ scripts: [{ steps: [write, { kind: 'text', text: 'Written.' }] }] })
+    const user = userEvent.setup({ delay: null })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write it{Enter}')
+    await screen.findByText('Written.', undefined, LONG)
+    const card = screen.getByRole('group', { name: 'Tool write' })
+    await user.click(within(card).getByRole('button', { name: /write/ }))
+    expect(within(card).getByRole('heading', { level: 2 })).toHaveTextContent(/^write/)
+    // the file's view is a chunk of its own: there once it loaded
+    await waitFor(() => expect(within(card).getAllByRole('heading', { level: 3 }).map((h) => h.textContent)).toEqual(['Content', 'Arguments', 'Result']), LONG)
+    // axe's heading-order: each heading at most one level below the one before it
+    const levels = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')].map((h) => Number(h.tagName[1]))
+    expect(levels[0]).toBe(1)
+    levels.forEach((l, i) => i && expect(l, `heading ${i} (h${l}) after h${levels[i - 1]}`).toBeLessThanOrEqual(levels[i - 1] + 1))
+  })
+
   it('interrupted tools say so', () => {
     withApp(<ToolCard item={tool({ status: 'interrupted', endedAt: 1500 })} />)
     expect(screen.getByRole('group', { name: 'Tool exec' })).toHaveTextContent('Interrupted')

@@ -38,6 +38,7 @@ function ShowInConversation({ sessionKey, call }: { sessionKey: string; call: { 
     if (inspectorCovers()) controller.setInspectorOpen(false)
     controller.stores.ui.setState({ reveal: { sessionKey, key: item.key, seq: performance.now() } })
   }
+  // its name starts with what it shows (axe label-content-name-mismatch: speech input says the visible words)
   return (
     <>
       <button type="button" className="btn btn-link btn-xs ev-link" aria-label={`Show in conversation: ${call.name} call`} onClick={show}>

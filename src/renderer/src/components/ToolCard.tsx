@@ -78,7 +78,7 @@ function Section({ title, text, reveal = false, find }: { title: string; text: s
   return (
     <section className="tool-section">
       <div className="tool-section-head">
-        <h4>{title}</h4>
+        <h3>{title}</h3>
         <CopyButton text={text} label={`Copy ${title.toLowerCase()}`} />
       </div>
       <pre className="tool-pre">{reveal ? revealHidden(shown.text) : shown.text}</pre>
@@ -130,19 +130,22 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
   const liveLine = running && !waiting && !open && partial !== undefined ? lastLine(resultText(partial)) : ''
   return (
     <div role="group" aria-label={`Tool ${item.name}`} className={`tool-card tool-${tone}`}>
-      <button type="button" className="tool-head" aria-expanded={open} onClick={() => controller.toggleExpanded(item.key)}>
-        <IconChevron className="chev" />
-        <IconTool className="tool-icon" />
-        <span className="tool-name">{item.name}</span>
-        {summary && <span className="tool-summary">{revealHidden(summary)}</span>}
-        <span className="tool-right">
-          <span className={`badge badge-${tone}`}>
-            {running && !waiting && <span className="spinner" aria-hidden="true" />}
-            {waiting ? 'Waiting for approval' : reason ? NOT_RUN_LABEL[reason] : STATUS_LABEL[item.status]}
+      {/* the header a heading (the disclosure pattern's): its sections (h3) sit under it, after the title's h1 */}
+      <h2 className="tool-title">
+        <button type="button" className="tool-head" aria-expanded={open} onClick={() => controller.toggleExpanded(item.key)}>
+          <IconChevron className="chev" />
+          <IconTool className="tool-icon" />
+          <span className="tool-name">{item.name}</span>
+          {summary && <span className="tool-summary">{revealHidden(summary)}</span>}
+          <span className="tool-right">
+            <span className={`badge badge-${tone}`}>
+              {running && !waiting && <span className="spinner" aria-hidden="true" />}
+              {waiting ? 'Waiting for approval' : reason ? NOT_RUN_LABEL[reason] : STATUS_LABEL[item.status]}
+            </span>
+            {duration && <span className="tool-duration">{duration}</span>}
           </span>
-          {duration && <span className="tool-duration">{duration}</span>}
-        </span>
-      </button>
+        </button>
+      </h2>
       {record && (
         <p className={`tool-approval ${reason === 'denied' ? 'denied' : ''}`}>
           <IconShield width={12} height={12} aria-hidden="true" />

@@ -58,7 +58,7 @@ export function EditDiff({ oldText, newText, find }: { oldText: string; newText:
   return (
     <section className="tool-section">
       <div className="tool-section-head">
-        <h4>Change</h4>
+        <h3>Change</h3>
         <span className="tool-section-info">
           −{formatInt(removed)} +{formatInt(added)} lines
         </span>
@@ -92,7 +92,7 @@ export function WrittenFile({ content, find }: { content: string; find?: string 
   return (
     <section className="tool-section">
       <div className="tool-section-head">
-        <h4>Content</h4>
+        <h3>Content</h3>
         <span className="tool-section-info">
           {formatInt(lines.length)} {lines.length === 1 ? 'line' : 'lines'} · {formatBytes(bytes)}
         </span>

@@ -105,4 +105,23 @@ describe('tool call groups', () => {
     const shown = stores.runs.getState().transcripts['agent:main:main']!.items.find((it) => it.key === stores.ui.getState().reveal?.key)
     expect(shown && pathOf(shown)).toBe('file-1.txt')
   })
+
+  it('a call waiting for approval is said so in its closed group; answering it focuses the group row', async () => {
+    const reads = steps.filter((st) => st.name === 'read' && !st.isError).slice(0, 4)
+    const exec = { kind: 'tool' as const, name: 'exec', args: { command: 'rm -rf build' }, result: { content: [{ type: 'text', text: 'removed' }] }, approval: true }
+    await renderApp({ scripts: [{ steps: [...reads, exec, { kind: 'text' as const, text: 'Cleaned.' }] }] })
+    const user = userEvent.setup({ delay: null })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'clean up{Enter}')
+    const group = await screen.findByRole('group', { name: '5 tool calls · 1 waiting for approval' }, LONG)
+    expect(within(group).getByRole('list', { name: 'Failed and running calls' })).toHaveTextContent('Waiting for approval: exec rm -rf build')
+    expect(group).not.toHaveTextContent('Running:')
+    const card = screen.getByRole('group', { name: 'Approval required' })
+    within(card).getByRole('button', { name: 'Approve' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(card).not.toBeInTheDocument())
+    // not the message box: the row holding the call, still closed
+    const toggle = screen.getByRole('button', { name: /^5 tool calls/ })
+    await waitFor(() => expect(toggle).toHaveFocus())
+    expect(toggle).toHaveAttribute('aria-expanded', 'false')
+  })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolItem } from '../state/types'
-import { attentionOf, countsText, namesText } from './tool-group-summary'
+import { attentionLabel, attentionOf, countsText, namesText } from './tool-group-summary'
 
 const tool = (name: string, status: ToolItem['status'] = 'done', id = name + status + Math.random()): ToolItem => ({ kind: 'tool', key: id, runId: 'r', ts: 1, toolCallId: id, name, args: {}, status })
 
@@ -10,6 +10,14 @@ describe('tool group summary', () => {
     expect(countsText(tools)).toBe('12 tool calls · 2 failed · 1 running')
     expect(countsText([tool('a'), tool('b'), tool('c'), tool('d')])).toBe('4 tool calls')
     expect(attentionOf(tools).map((t) => `${t.name} ${t.status}`)).toEqual(['read failed', 'read failed', 'write running'])
+  })
+
+  it('a call waiting for approval is counted and named apart from the running ones', () => {
+    const waiting: ToolItem = { ...tool('exec', 'running'), approval: { askedAt: 1 } }
+    const answered: ToolItem = { ...tool('exec', 'running'), approval: { decision: 'allow-once' } }
+    const tools = [tool('read'), tool('read'), tool('write', 'running'), answered, waiting]
+    expect(countsText(tools)).toBe('5 tool calls · 2 running · 1 waiting for approval')
+    expect(attentionOf(tools).map(attentionLabel)).toEqual(['Running', 'Running', 'Waiting for approval'])
   })
 
   it('names the tools, most used first, the rest counted', () => {

@@ -1,16 +1,24 @@
 // What a collapsed tool group's row says: how many calls, how many failed or still run, the tools used.
 import type { ToolItem } from '../state/types'
 
-/** The calls a collapsed group keeps reachable: failed ones and those still running, in order. */
+/** Blocked on the user's answer, not running (what its card says too): told apart in the row. */
+export const waitsForApproval = (t: ToolItem) => t.status === 'running' && !!t.approval && !t.approval.decision
+
+/** How the row's list names a call's state. */
+export const attentionLabel = (t: ToolItem) => (t.status === 'failed' ? 'Failed' : waitsForApproval(t) ? 'Waiting for approval' : 'Running')
+
+/** The calls a collapsed group keeps reachable: failed ones and those still running (or waiting), in order. */
 export function attentionOf(tools: readonly ToolItem[]): ToolItem[] {
   return tools.filter((t) => t.status === 'failed' || t.status === 'running')
 }
 
-/** "12 tool calls · 2 failed · 1 running" */
+/** "12 tool calls · 2 failed · 1 running · 1 waiting for approval" */
 export function countsText(tools: readonly ToolItem[]): string {
-  const n = (s: ToolItem['status']) => tools.filter((t) => t.status === s).length
+  const n = (s: ToolItem['status']) => tools.filter((t) => t.status === s && !waitsForApproval(t)).length
+  const waiting = tools.filter(waitsForApproval).length
   const parts = [`${tools.length} tool calls`]
   for (const [s, label] of [['failed', 'failed'], ['interrupted', 'interrupted'], ['running', 'running']] as const) if (n(s)) parts.push(`${n(s)} ${label}`)
+  if (waiting) parts.push(`${waiting} waiting for approval`)
   return parts.join(' · ')
 }
 
