@@ -32,7 +32,7 @@ function nestedRules(css: string): string[] {
 
 describe('styles.css', () => {
   it('has no rule nested in another rule, and every block closed', () => {
-    expect(styles).toContain('.tool-head {')
+    expect(styles).toContain('.tool-head:hover {')
     expect(nestedRules(styles)).toEqual([])
   })
 
