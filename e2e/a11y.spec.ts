@@ -88,6 +88,9 @@ async function keyboardWalk(page: Page, state: string): Promise<void> {
   })()`)
   for (let i = 0; i < 200; i++) {
     await page.keyboard.press('Tab')
+    // a frame or two, as between a person's key presses: focus scrolled the conversation, and its virtualized
+    // rows mount on the next frame (pressed back to back, Tab could pass rows not mounted yet)
+    await page.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`)
     const done = await page.evaluate(`(() => {
       const w = window.__walk, el = document.activeElement
       const last = w[w.length - 1]
@@ -279,11 +282,14 @@ for (const theme of THEMES) {
     await toggle.click()
     await expect(log(page).getByRole('group', { name: 'Tool read' }).first()).toBeVisible()
     // the view follows the end: back up to the group's row, open now, with its calls under it
-    const box = (await log(page).boundingBox())!
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2)
-    // (rows mount as the view passes them: scroll until the group's row is back)
+    // (rows mount as the view passes them: scroll the conversation to its top until the group's row is back —
+    // not by the wheel, which an open card's own scrolling output under the pointer can take)
     await expect(async () => {
-      await page.mouse.wheel(0, -2000)
+      await page.evaluate(`(() => {
+        for (let e = document.querySelector('[role="log"][aria-label="Conversation"]'); e; e = e.parentElement) {
+          if (e.scrollHeight > e.clientHeight && getComputedStyle(e).overflowY !== 'visible') return void (e.scrollTop = 0)
+        }
+      })()`)
       await expect(toggle).toHaveAttribute('aria-expanded', 'true', { timeout: 500 })
     }).toPass({ timeout: 10_000 })
     await audit(page, `tool group open (${theme})`)
