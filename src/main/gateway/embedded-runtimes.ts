@@ -11,8 +11,7 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../runtime/sessions/process-info'
-import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
-import { gatewayDir, infoPath, writeFileAtomic } from './state-files'
+import { gatewayDir, withGatewayRecordLock, writeFileAtomic } from './state-files'
 
 export interface EmbeddedRuntimeInfo {
   pid: number
@@ -62,15 +61,11 @@ export class RuntimeInUseError extends Error {
  */
 export function claimEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRuntimeInfo['launchedBy']): () => void {
   mkdirSync(runtimesDir(stateDir), { recursive: true, mode: 0o700 })
-  // held for a directory read and one write; past 3 s it goes ahead without (as gateway.json's claim does)
-  const release = tryAcquireWriteLockSync(infoPath(stateDir), { timeoutMs: 3000, staleMs: 10_000 })
-  try {
+  return withGatewayRecordLock(stateDir, () => {
     const holder = liveEmbeddedRuntime(stateDir)
     if (holder) throw new RuntimeInUseError(holder)
     return registerEmbeddedRuntime(stateDir, launchedBy)
-  } finally {
-    release?.()
-  }
+  })
 }
 
 /** A runtime of another live process recorded on `stateDir` (the oldest), else undefined; stale records go. */

@@ -116,7 +116,7 @@ export function readGatewayInfo(stateDir: string): GatewayInfo | undefined {
  */
 export function claimGatewayInfo(stateDir: string, info: GatewayInfo): GatewayInfo | undefined {
   ensureDir(gatewayDir(stateDir))
-  return withRecordLock(stateDir, () => {
+  return withGatewayRecordLock(stateDir, () => {
     const before = readGatewayInfo(stateDir)
     writeGatewayInfo(stateDir, info)
     return before && before.pid !== info.pid && gatewayProcessAlive(before) ? before : undefined
@@ -124,11 +124,12 @@ export function claimGatewayInfo(stateDir: string, info: GatewayInfo): GatewayIn
 }
 
 /**
- * gateway.json's read-then-write as one step across processes (`gateway.json.lock`, the session stores' lock
- * kind: a dead holder's is taken over). Held for a read and a write, so a wait is milliseconds; past 3 s it
- * goes ahead without (a record written late beats a gateway that cannot start).
+ * A check-then-write on the state dir's runtime records (gateway.json here, `gateway/runtimes/` in
+ * embedded-runtimes.ts) as one step across processes (`gateway.json.lock`, the session stores' lock kind: a dead
+ * holder's is taken over). Held for a read and a write, so a wait is milliseconds; past 3 s it goes ahead without
+ * (a record written late beats a runtime that cannot start).
  */
-function withRecordLock<T>(stateDir: string, fn: () => T): T {
+export function withGatewayRecordLock<T>(stateDir: string, fn: () => T): T {
   const release = tryAcquireWriteLockSync(infoPath(stateDir), { timeoutMs: 3000, staleMs: 10_000 })
   try {
     return fn()
@@ -144,7 +145,7 @@ function withRecordLock<T>(stateDir: string, fn: () => T): T {
  */
 export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: number, previous?: GatewayInfo) {
   if (!readGatewayInfo(stateDir)) return
-  withRecordLock(stateDir, () => {
+  withGatewayRecordLock(stateDir, () => {
     const cur = readGatewayInfo(stateDir)
     if (!cur || cur.pid !== pid || (port !== undefined && cur.port !== port)) return
     if (previous && previous.pid !== pid && gatewayProcessAlive(previous)) writeGatewayInfo(stateDir, previous)
