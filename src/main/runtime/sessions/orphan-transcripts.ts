@@ -30,13 +30,14 @@ interface Orphan {
 
 /** With no session listed: every live transcript with a readable header gets its row back; returns what was re-added. */
 export async function adoptOrphanTranscripts(store: SessionStore): Promise<AdoptedTranscript[]> {
+  // checked first: every start passes here, and a store that lists sessions needs no folder listing
+  if (store.list().length > 0 || storeEmptiedOnPurpose(store.path)) return []
   let names: string[]
   try {
     names = fs.readdirSync(store.dir)
   } catch {
     return []
   }
-  if (store.list().length > 0 || storeEmptiedOnPurpose(store.path)) return []
   const newest = new Map<string, Orphan>()
   for (const name of names) {
     const id = LIVE_RE.exec(name)?.[1]
