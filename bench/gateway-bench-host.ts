@@ -125,10 +125,13 @@ function watchStalls() {
 // GC pauses on the main thread: a young-generation scavenge every ~100 ms of 5–8 ms was the largest single
 // cause of slow acks measured here (a frame arriving during one waits for it)
 let gcPauses: { minor: number[]; major: number[] } = { minor: [], major: [] }
+// the same pauses on the wall clock shared with the client, to tell how much of a slow ack was one
+let gcSpans: Array<[number, number]> = []
 const gcObserver = new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
     const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind
     ;(kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? gcPauses.minor : gcPauses.major).push(e.duration)
+    gcSpans.push([performance.timeOrigin + e.startTime, performance.timeOrigin + e.startTime + e.duration])
   }
 })
 gcObserver.observe({ entryTypes: ['gc'] })
@@ -180,6 +183,7 @@ process.on('message', (raw) => {
         stalls = []
         gaps = []
         gcPauses = { minor: [], major: [] }
+        gcSpans = []
         if (stallTimer) clearInterval(stallTimer)
         watchStalls()
         cpuAt = process.cpuUsage()
@@ -211,6 +215,7 @@ process.on('message', (raw) => {
           cmd: msg.cmd,
           handler: { p50: pct(h, 50), p99: pct(h, 99), n: h.length },
           spans: handlerSpans,
+          gcSpans,
           loop: loop ? { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 } : undefined,
           cpuPct: ((cpu.user + cpu.system) / 1000 / wall) * 100,
           wallMs: wall,

@@ -14,9 +14,9 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { availableParallelism } from 'node:os'
-import { build } from 'esbuild'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
+import { bundleEntry } from './bench-bundle'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
 import { relaunchPoolSize } from '../src/cli/v8-pool'
@@ -72,10 +72,7 @@ async function hostEntry(): Promise<string[]> {
   const size = HOST_POOL_SIZE
   const pool = size === undefined ? [] : [`--v8-pool-size=${size}`]
   if (process.env.BENCH_HOST_TSX) return [...pool, '--import', 'tsx', entry]
-  const outfile = path.join(ROOT, 'node_modules/.cache/loopdesk-bench/gateway-bench-host.mjs')
-  fs.mkdirSync(path.dirname(outfile), { recursive: true })
-  await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'warning' })
-  return [...pool, outfile]
+  return [...pool, await bundleEntry(ROOT, 'bench/gateway-bench-host.ts', 'gateway-bench-host.mjs')]
 }
 
 /** The runtime + gateway process, driven over IPC (one command at a time). */
@@ -215,18 +212,22 @@ async function main() {
 
   /** The slowest 1% of acks, split on the shared wall clock: until the server's handler started (frame in
    * flight + waiting for the server's event loop), the handler, and after it (write + the client's loop). */
-  function printSlowSplit(spans: Record<string, [number, number]>) {
+  function printSlowSplit(spans: Record<string, [number, number]>, serverGc: Array<[number, number]> = []) {
     const all = Object.entries(ackWall)
       .map(([id, [sent, got]]) => ({ id, ms: got - sent, sent, got, span: spans[id] }))
       .filter((x) => x.span)
       .sort((a, b) => b.ms - a.ms)
     const slow = all.slice(0, Math.max(1, Math.ceil(all.length / 100)))
     if (!slow.length) return
+    const avg2 = (xs: number[]) => (xs.length ? fmt(xs.reduce((a, b) => a + b, 0) / xs.length) : '–')
     const avg = (f: (x: (typeof slow)[number]) => number) => fmt(slow.reduce((a, x) => a + f(x), 0) / slow.length)
     // of the time after the handler, how much the client itself spent in GC pauses
-    const clientGcIn = (from: number, to: number) => clientGc.reduce((a, [s, e]) => a + Math.max(0, Math.min(e, to) - Math.max(s, from)), 0)
+    const overlap = (spansIn: Array<[number, number]>, from: number, to: number) => spansIn.reduce((a, [s, e]) => a + Math.max(0, Math.min(e, to) - Math.max(s, from)), 0)
+    const clientGcIn = (from: number, to: number) => overlap(clientGc, from, to)
+    const inGc = all.filter((x) => overlap(serverGc, x.sent, x.span[0]) > 0)
+    if (serverGc.length) console.log(`      acks that waited for a server GC pause: ${inGc.length} of ${all.length} (their mean ${avg2(inGc.map((x) => x.ms))} ms)`)
     console.log(
-      `      slowest 1% (${slow.length}): ${avg((x) => x.ms)} ms = until handler ${avg((x) => x.span[0] - x.sent)} + handler ${avg((x) => x.span[1] - x.span[0])} + after ${avg((x) => x.got - x.span[1])} ms (mean; of the after, client GC ${avg((x) => clientGcIn(x.span[1], x.got))} ms)`,
+      `      slowest 1% (${slow.length}): ${avg((x) => x.ms)} ms = until handler ${avg((x) => x.span[0] - x.sent)} (server GC ${avg((x) => overlap(serverGc, x.sent, x.span[0]))}) + handler ${avg((x) => x.span[1] - x.span[0])} + after ${avg((x) => x.got - x.span[1])} ms (mean; of the after, client GC ${avg((x) => clientGcIn(x.span[1], x.got))} ms)`,
     )
   }
 
@@ -245,6 +246,7 @@ async function main() {
   type HostStats = {
     handler: { p50: number; p99: number }
     spans: Record<string, [number, number]>
+    gcSpans: Array<[number, number]>
     loop: { p50: number; p99: number; max: number }
     cpuPct: number
     wallMs: number
@@ -298,7 +300,7 @@ async function main() {
     console.log(`      of which runtime agent handler p50 ${fmt(stats.handler.p50)} ms   p99 ${fmt(stats.handler.p99)} ms`)
     // The slowest 1% of acks, split on the shared wall clock: until the server's handler started (frame
     // in flight + waiting for the server's event loop), the handler, and after it (write + the client's loop).
-    printSlowSplit(stats.spans)
+    printSlowSplit(stats.spans, stats.gcSpans)
     console.log(`    first event     p50 ${fmt(r.first50)} ms   p99 ${fmt(r.first99)} ms`)
     console.log(`    total (final)   p50 ${fmt(r.total50)} ms   p99 ${fmt(r.total99)} ms`)
     console.log(
@@ -362,7 +364,7 @@ async function main() {
     console.log(
       `  open loop at ${Math.round(share * 100)}% of that throughput (${fmt(rate)} runs/s offered, ${fmt(RUNS / (elapsed / 1000))} done): ack p50 ${fmt(pct(ack, 50))} ms   p99 ${fmt(pct(ack, 99))} ms   (server CPU ${stats.cpuPct.toFixed(0)}%, loop delay p99 ${fmt(stats.loop.p99)} ms)`,
     )
-    printSlowSplit(stats.spans)
+    printSlowSplit(stats.spans, stats.gcSpans)
   }
 
   // ------------------------------------------------------------------ 1b. the gateway's own share of the ack
@@ -442,7 +444,18 @@ async function main() {
   process.exitCode = ok ? 0 : 1
 }
 
-main().catch((err) => {
+/** The client runs bundled as the CLI ships (BENCH_CLIENT_TSX=1: through tsx): tsx's keepNames wrappers
+ * were CPU and GC work in the process that receives the acks. */
+async function launch(): Promise<void> {
+  if (process.env.BENCH_CLIENT_TSX || process.env.LOOPDESK_BENCH_ROOT) return main()
+  const bundle = await bundleEntry(ROOT, 'bench/gateway.bench.ts', 'gateway-bench-client.mjs')
+  const child = spawn(process.execPath, [bundle], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, LOOPDESK_BENCH_ROOT: ROOT } })
+  const forward = (sig: NodeJS.Signals) => child.kill(sig)
+  process.on('SIGINT', forward).on('SIGTERM', forward)
+  process.exitCode = await new Promise<number>((resolve) => child.once('exit', (code, sig) => resolve(code ?? (sig ? 1 : 0))))
+}
+
+launch().catch((err) => {
   console.error(err)
   process.exit(1)
 })

@@ -3,11 +3,17 @@
 import { spawn } from 'node:child_process'
 import path from 'node:path'
 import readline from 'node:readline'
+import { bundleEntry } from './bench-bundle'
 
-export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
+// a bundled bench runs from node_modules/.cache: its launcher passes the checkout's root on
+export const ROOT = process.env.LOOPDESK_BENCH_ROOT ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 
 export async function startModelServerProcess(): Promise<{ url: string; openaiBaseUrl: string; pid: number; stop(): void }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/fixtures/model-server-cli.ts')], {
+  // bundled (BENCH_MODEL_TSX=1: through tsx): it stands in for a remote API, whose CPU is not this machine's
+  const entry = process.env.BENCH_MODEL_TSX
+    ? ['--import', 'tsx', path.join(ROOT, 'test/fixtures/model-server-cli.ts')]
+    : [await bundleEntry(ROOT, 'test/fixtures/model-server-cli.ts', 'model-server-cli.mjs')]
+  const child = spawn(process.execPath, entry, {
     cwd: ROOT,
     stdio: ['pipe', 'pipe', 'inherit'],
   })

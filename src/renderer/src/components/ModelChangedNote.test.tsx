@@ -2,8 +2,9 @@
 // model-switch.ts) says so under the run — live, and after a reload whose events no longer hold the run.
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeEach, describe, expect, it } from 'vitest'
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
+import { preloadModelList } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
 
 const MESSAGE = 'Model changed: gone/m1 → anthropic/claude-sonnet-4-5 (its provider was removed). This session now uses the default model.'
@@ -15,6 +16,9 @@ const switched: FakeScript = {
 }
 const log = () => screen.getByRole('log', { name: 'Conversation' })
 
+beforeAll(async () => {
+  await preloadModelList()
+})
 beforeEach(() => localStorage.clear())
 
 describe('the model-changed note', () => {
@@ -26,7 +30,8 @@ describe('the model-changed note', () => {
     await waitFor(() => expect(within(log()).getAllByRole('status').at(-1)?.textContent).toMatch(/^Done/), LONG)
     // not an error, and no model settings to open: the session's model is chosen in the header
     await user.click(within(within(log()).getByRole('note')).getByRole('button', { name: 'Choose another model' }))
-    expect(await screen.findByRole('listbox', { name: 'Model for this session' })).toHaveFocus()
+    // the list is a lazy chunk: under load its import alone can take longer than findBy's 1 s
+    await waitFor(() => expect(screen.getByRole('listbox', { name: 'Model for this session' })).toHaveFocus(), LONG)
     await user.keyboard('{Escape}')
 
     first.unmount()
