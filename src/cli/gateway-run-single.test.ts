@@ -104,9 +104,12 @@ describe('gateway run: one gateway per state dir', () => {
     await new Promise<void>((r) => listening.listen(0, '127.0.0.1', r))
     try {
       const port = (listening.address() as net.AddressInfo).port
-      expect(await servingGateway(stateDir, { ...base, pid: parent, port })).toBeDefined()
+      // an earlier version's record (no start time) counts when written after its process started
+      expect(await servingGateway(stateDir, { ...base, pid: parent, port, startedAt: Date.now() })).toBeDefined()
       const start = processStartTime(parent)
       if (start) {
+        // ...and not when its process started after it: the pid was reused
+        expect(await servingGateway(stateDir, { ...base, pid: parent, port })).toBeUndefined()
         expect(await servingGateway(stateDir, { ...base, pid: parent, port, pidStart: start })).toBeDefined()
         // the pid now belongs to another process than the one recorded (its start time differs)
         expect(await servingGateway(stateDir, { ...base, pid: parent, port, pidStart: 'not-its-start' })).toBeUndefined()

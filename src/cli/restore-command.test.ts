@@ -162,7 +162,7 @@ describe('loopdesk restore', () => {
       const pid = other.pid!
       const users: Array<[() => void, RegExp, () => void]> = [
         [
-          () => fs.writeFileSync(path.join(state, 'gateway', 'gateway.json'), JSON.stringify({ port: 1, pid, url: 'ws://127.0.0.1:1', startedAt: 0 })),
+          () => fs.writeFileSync(path.join(state, 'gateway', 'gateway.json'), JSON.stringify({ port: 1, pid, url: 'ws://127.0.0.1:1', startedAt: Date.now() })),
           new RegExp(`a gateway \\(pid ${pid}\\) serves it at ws://127\\.0\\.0\\.1:1`),
           () => fs.rmSync(path.join(state, 'gateway', 'gateway.json')),
         ],

@@ -10,7 +10,8 @@
 import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
-import { isPidAlive, ownProcessStartTime, processStartTime } from '../runtime/sessions/process-info'
+import { ownProcessStartTime } from '../runtime/sessions/process-info'
+import { recordedProcessAlive } from './record-alive'
 import { gatewayDir, withGatewayRecordLock, writeFileAtomic } from './state-files'
 
 export interface EmbeddedRuntimeInfo {
@@ -93,16 +94,8 @@ export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | und
   return live.sort((a, b) => a.startedAt - b.startedAt)[0]
 }
 
-/**
- * True when the process a record names runs and is the one that wrote it. Where this process can read its own start
- * time the platform tells them, so the record's must be there and match; elsewhere (macOS, Windows) only the pid
- * can be checked.
- */
-export function recordedProcessAlive(info: Pick<EmbeddedRuntimeInfo, 'pid' | 'pidStart'>): boolean {
-  if (!isPidAlive(info.pid)) return false
-  if (ownProcessStartTime() === undefined) return true
-  return info.pidStart !== undefined && processStartTime(info.pid) === info.pidStart
-}
+// the rule for every runtime record and gateway.json: record-alive.ts
+export { recordedProcessAlive }
 
 /** Removes a record only if it is still a regular file: a FIFO, a symlink or a folder under a record's name is left. */
 function removeRecordFile(file: string): void {

@@ -25,7 +25,7 @@ function slowWriter(stateDir: string) {
     const release = tryAcquireWriteLockSync(infoPath(dir))
     process.stdout.write('locked\\n')
     setTimeout(() => {
-      writeGatewayInfo(dir, { port: 1, pid: process.pid, url: 'ws://127.0.0.1:1', startedAt: 1 })
+      writeGatewayInfo(dir, { port: 1, pid: process.pid, url: 'ws://127.0.0.1:1', startedAt: Date.now() })
       release()
       process.stdout.write('written\\n')
     }, 300)

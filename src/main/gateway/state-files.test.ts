@@ -8,6 +8,7 @@ import { ensureGatewayToken, pidAlive, readGatewayInfo, removeGatewayInfo, store
 import { FakeHost } from './fake-host'
 import { startGateway } from './server'
 import { startTestGateway, TEST_TOKEN } from './test-support'
+import { processStartTime } from '../runtime/sessions/process-info'
 import { tempDir } from '../../../test/fixtures/temp-dir'
 
 const tmp = () => tempDir('loopdesk-state-')
@@ -70,7 +71,7 @@ describe('gateway.json', () => {
     // another process's gateway already recorded here, still running
     const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
     try {
-      const first = { port: 1, pid: other.pid!, url: 'ws://127.0.0.1:1', startedAt: 5 }
+      const first = { port: 1, pid: other.pid!, url: 'ws://127.0.0.1:1', startedAt: Date.now(), pidStart: processStartTime(other.pid!) }
       writeGatewayInfo(dir, first)
       const gw = await startGateway({ host: new FakeHost(), port: 0, token: TEST_TOKEN, stateDir: dir, staticDir: null })
       expect(readGatewayInfo(dir)).toMatchObject({ pid: process.pid, port: gw.port })

@@ -4,8 +4,9 @@ import { randomBytes } from 'node:crypto'
 import { chmodSync, closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
-import { isPidAlive, processStartTime } from '../runtime/sessions/process-info'
+import { isPidAlive } from '../runtime/sessions/process-info'
 import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
+import { recordedProcessAlive } from './record-alive'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -157,12 +158,9 @@ export function removeGatewayInfo(stateDir: string, pid = process.pid, port?: nu
 export const pidAlive = isPidAlive
 
 /**
- * True when the process a gateway record names still runs: its pid exists and, where the record and the OS
- * both tell a start time, it is the same process (not a pid the OS handed to another one since).
+ * True when the process a gateway record names still runs and is the gateway that wrote it: the runtime records'
+ * rule (record-alive.ts) — on Linux its start time must match, or (older records without one) precede the record.
  */
 export function gatewayProcessAlive(info: GatewayInfo): boolean {
-  if (!isPidAlive(info.pid)) return false
-  if (info.pidStart === undefined) return true
-  const now = processStartTime(info.pid)
-  return now === undefined || now === info.pidStart
+  return recordedProcessAlive(info)
 }

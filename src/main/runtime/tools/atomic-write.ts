@@ -5,8 +5,11 @@ import { randomBytes } from 'node:crypto'
 import { constants as C, promises as fsp } from 'node:fs'
 import path from 'node:path'
 import { fenceOf, isInside, mkdirsInside, openConfined, WorkspaceEscapeError, type ResolvedPath } from './paths'
+import { refuseStartupWrite } from './startup-files'
 
 export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8Array): Promise<{ bytes: number; created: boolean }> {
+  // files that run code later (~/.bashrc, ~/.config/autostart/, what ~/.gitconfig includes): never written
+  refuseStartupWrite(rp.abs, rp.rel)
   const dir = path.dirname(rp.abs)
   await mkdirsInside(rp.root, dir, rp.fences)
 
@@ -35,6 +38,8 @@ export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8
     } finally {
       await fh.close()
     }
+    // the folder, checked before, may have become a link into a start-up folder since: judged where it is now
+    refuseStartupWrite(path.join(await fsp.realpath(dir), path.basename(rp.abs)), rp.rel)
     await fsp.rename(tmp.abs, rp.abs)
   } catch (err) {
     await fsp.unlink(tmp.abs).catch(() => {})

@@ -6,6 +6,7 @@ import { openConfined, privateDirsOf, refuseGitInternals, resolveInWorkspace } f
 import { formatBytes, looksBinary, textResult, throwIfAborted } from './result'
 import { READ_MAX_FILE_BYTES } from './read'
 import { defineTool } from './spec'
+import { refuseStartupWrite } from './startup-files'
 import { WRITE_MAX_BYTES } from './write'
 
 const params = Type.Object({
@@ -44,6 +45,7 @@ export const editTool = defineTool(
     if (p.oldText === '') throw new Error('oldText must not be empty; use write to create or overwrite a file')
     const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx) })
     refuseGitInternals(rp, p.path)
+    refuseStartupWrite(rp.abs, p.path)
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

@@ -3,6 +3,7 @@
 import Type from 'typebox'
 import type { ToolRunContext } from '../contracts'
 import { matchesAllowlist } from './allowlist'
+import { allowlistStartupReason } from './exec-startup-guard'
 import type { ApprovalOutcome, DetailedApprovals } from './approvals'
 import { commandEnv } from './exec-env'
 import { CommandOutput } from './command-output'
@@ -40,7 +41,11 @@ export class ExecDeniedError extends Error {
 export type ExecApproval = 'allowlist' | 'allow-once' | 'allow-always' | 'allowed-before'
 
 async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCallId: string, signal?: AbortSignal): Promise<ExecApproval> {
-  if (matchesAllowlist(command, ctx.execAllowlist)) return 'allowlist'
+  // an allow-listed command that names a start-up file or git's user-wide config is asked about all the same
+  // (not under a lone "*": the user turned approvals off, shell syntax included)
+  if (matchesAllowlist(command, ctx.execAllowlist)) {
+    if (ctx.execAllowlist.some((e) => e.trim() === '*') || !allowlistStartupReason(command, cwd)) return 'allowlist'
+  }
   const req = { runId: ctx.runId, sessionKey: ctx.sessionKey, toolCallId, command, cwd }
   const detailed = (ctx.approvals as Partial<DetailedApprovals>).requestDetailed
   let outcome: ApprovalOutcome

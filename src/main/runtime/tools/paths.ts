@@ -117,7 +117,7 @@ export function privateFences(root: string, dirs: readonly PrivateDir[] | undefi
 }
 
 /** realpath of `dir`; for one not made yet, the real path it will have (its nearest existing ancestor's + the rest). */
-function realOrPlanned(dir: string): string {
+export function realOrPlanned(dir: string): string {
   const tail: string[] = []
   let cur = path.resolve(dir)
   for (;;) {
@@ -155,7 +155,8 @@ export function fenceSkipper(fences: readonly Fence[] | undefined): ((abs: strin
   return (abs, name) => names.has(fenceKey(name)) && fenceOf(fences, abs) !== undefined
 }
 
-function fenceKey(p: string): string {
+/** A path as a case-insensitive, normalization-insensitive file system (and NTFS) compares it: fsName per component. */
+export function fenceKey(p: string): string {
   return p.normalize('NFC').split(path.sep).map(fsName).join(path.sep)
 }
 

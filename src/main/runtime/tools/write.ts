@@ -4,6 +4,7 @@ import { atomicWriteConfined } from './atomic-write'
 import { privateDirsOf, refuseGitInternals, resolveInWorkspace } from './paths'
 import { formatBytes, textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
+import { refuseStartupWrite } from './startup-files'
 
 export const WRITE_MAX_BYTES = 10 * 1024 * 1024
 
@@ -30,6 +31,7 @@ export const writeTool = defineTool(
     const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, privateDirs: privateDirsOf(ctx) })
     if (rp.rel === '.') throw new Error('path must name a file, not the workspace directory')
     refuseGitInternals(rp, p.path)
+    refuseStartupWrite(rp.abs, p.path)
     throwIfAborted(signal, 'write')
     const { bytes, created } = await atomicWriteConfined(rp, p.content)
     return textResult(`${created ? 'Created' : 'Overwrote'} ${rp.rel} (${bytes} bytes)`, { path: rp.rel, bytes, created })

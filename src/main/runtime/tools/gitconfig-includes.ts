@@ -1,0 +1,128 @@
+// What git's user-wide config (~/.gitconfig, $XDG_CONFIG_HOME/git/config) pulls in from elsewhere: the files its
+// `[include] path` and `[includeIf "…"] path` name (config as much as ~/.gitconfig itself: core.fsmonitor,
+// core.pager), and the folders its `core.hooksPath` (hooks every repository's commit runs) and `init.templateDir`
+// (hooks copied into every new clone) name. startup-files.ts refuses writes to them. Read at each check — a few
+// small files — so a change to ~/.gitconfig counts at once. Bounded: git's own include depth (10), 32 files, 256 KiB
+// each; a file that cannot be read contributes nothing, as git would skip it.
+import os from 'node:os'
+import path from 'node:path'
+import { readSmallRegularFile } from '../read-small-file'
+
+const MAX_DEPTH = 10
+const MAX_FILES = 32
+const MAX_BYTES = 256 * 1024
+
+export interface GitConfigRef {
+  /** absolute path (not resolved: the caller compares real paths) */
+  file: string
+  /** a folder whose contents all count (hooks, templates), not a single file */
+  folder: boolean
+  /** what it is, for the refusal */
+  why: string
+  /** the config file that names it */
+  from: string
+}
+
+/** One `section.key = value` of a config file; section and key lower-cased (git's are case-insensitive), subsection kept. */
+export interface ConfigEntry {
+  section: string
+  key: string
+  value: string
+}
+
+/**
+ * The entries of a git config file's text. Enough of git's syntax for the keys read here: `[section]`,
+ * `[section "sub"]`, the old `[section.sub]`, a key on the header's line, quoted values with escapes, `#`/`;`
+ * comments, backslash line continuations, a bare key (true).
+ */
+export function parseGitConfig(text: string): ConfigEntry[] {
+  const out: ConfigEntry[] = []
+  let section = ''
+  const lines = text.replace(/\r\n/g, '\n').split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i].trimStart()
+    if (line.startsWith('[')) {
+      const m = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\]/.exec(line)
+      if (!m) continue
+      section = m[1].split('.')[0].toLowerCase()
+      line = line.slice(m[0].length).trimStart()
+    }
+    const km = /^([A-Za-z][A-Za-z0-9-]*)\s*(=?)/.exec(line)
+    if (!km || !section) continue
+    const key = km[1].toLowerCase()
+    if (!km[2]) {
+      out.push({ section, key, value: 'true' })
+      continue
+    }
+    let rest = line.slice(km[0].length)
+    let value = ''
+    let quoted = false
+    for (;;) {
+      let j = 0
+      let cont = false
+      for (; j < rest.length; j++) {
+        const c = rest[j]
+        if (c === '\\') {
+          if (j === rest.length - 1) {
+            cont = true
+            break
+          }
+          const n = rest[++j]
+          value += n === 'n' ? '\n' : n === 't' ? '\t' : n === 'b' ? '' : n
+        } else if (c === '"') quoted = !quoted
+        else if (!quoted && (c === '#' || c === ';')) break
+        else value += c
+      }
+      if (!cont || i + 1 >= lines.length) break
+      rest = lines[++i]
+    }
+    out.push({ section, key, value: value.trim() })
+  }
+  return out
+}
+
+/** git's path expansion: `~/` (and `~` alone) is the home folder; relative paths are taken from `base`. */
+function expand(p: string, home: string, base: string): string | undefined {
+  if (p === '~' || p.startsWith('~/')) return path.join(home, p.slice(1))
+  if (p.startsWith('~') || p.startsWith('%(prefix)')) return undefined // another user's home, git's install prefix
+  return path.isAbsolute(p) ? path.normalize(p) : base ? path.resolve(base, p) : undefined
+}
+
+/** The user-wide config files git reads, by the rule git uses. */
+export function userGitConfigFiles(home: string = os.homedir(), xdgConfig = process.env.XDG_CONFIG_HOME): string[] {
+  return [path.join(home, '.gitconfig'), path.join(xdgConfig || path.join(home, '.config'), 'git', 'config')]
+}
+
+/** What git's user-wide config (and what it includes, to the bounds above) names that runs or becomes config. */
+export function gitConfigRefs(home: string = os.homedir(), roots: string[] = userGitConfigFiles(home)): GitConfigRef[] {
+  const refs: GitConfigRef[] = []
+  const seen = new Set<string>()
+  const visit = (file: string, depth: number) => {
+    if (seen.has(file) || seen.size >= MAX_FILES) return
+    seen.add(file)
+    let text: string
+    try {
+      text = readSmallRegularFile(file, MAX_BYTES)
+    } catch {
+      return // absent, unreadable, not a regular file or too large: git would not read it either (or fail)
+    }
+    const dir = path.dirname(file)
+    for (const e of parseGitConfig(text)) {
+      if ((e.section === 'include' || e.section === 'includeif') && e.key === 'path') {
+        const target = expand(e.value, home, dir) // relative to the including file
+        if (!target) continue
+        refs.push({ file: target, folder: false, why: 'a config file git includes', from: file })
+        if (depth < MAX_DEPTH) visit(target, depth + 1)
+      } else if (e.section === 'core' && e.key === 'hookspath') {
+        // a relative hooksPath is each repository's own folder: not one place to fence
+        const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
+        if (target) refs.push({ file: target, folder: true, why: "git's hooks folder (core.hooksPath)", from: file })
+      } else if (e.section === 'init' && e.key === 'templatedir') {
+        const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
+        if (target) refs.push({ file: target, folder: true, why: "git's template folder (init.templateDir)", from: file })
+      }
+    }
+  }
+  for (const r of roots) visit(r, 1)
+  return refs
+}
