@@ -570,7 +570,12 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       type: 'hello-ok',
       protocol: conn.protocol,
       server: { version: host.info.version, connId: conn.id },
-      features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS], capabilities: [...SERVER_CAPABILITIES] },
+      // v3's HelloOk is closed: `features` has only methods and events (capabilities came with v4)
+      features: {
+        methods: [...METHOD_NAMES, ...Object.keys(localMethods)],
+        events: [...GATEWAY_EVENTS],
+        ...(conn.protocol >= 4 ? { capabilities: [...SERVER_CAPABILITIES] } : {}),
+      },
       snapshot: {
         presence: [],
         // (a host without a health handler: the summary's required minimum)
@@ -584,10 +589,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },
-      // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with auth.deviceToken)
-      auth: deviceToken
-        ? { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs }
-        : { role: conn.role, scopes: [...conn.scopes] },
+      // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with
+      // auth.deviceToken). v3's `auth` is there only with a token: its schema requires `deviceToken` in it
+      ...(deviceToken
+        ? { auth: { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs } }
+        : conn.protocol >= 4
+          ? { auth: { role: conn.role, scopes: [...conn.scopes] } }
+          : {}),
       policy: {
         maxPayload: limits.maxPayload,
         maxBufferedBytes: limits.maxBufferedBytes,
