@@ -17,6 +17,8 @@ import { withAgentId } from './agent-id-wire'
 import { SpawnedByWire } from './spawned-by-wire'
 import { chatPayloadFor } from './chat-wire'
 import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
+import { approvalMethods } from './approval-methods'
+import { approvalRequestedWire } from './approval-wire'
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
@@ -220,7 +222,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     // it — or may not see it — finds no hole in the seq it follows
     deliver(ev.event, ev.payload, { dropIfSlow: true, ...(ev.event === REJECTION_LIFTED_EVENT ? { targeted: () => true } : {}) }),
   )
+  // the approvals this gateway saw requested and not yet answered: session.approval events, exec.approval.list/get
+  const approvalFeed = new SessionApprovalFeed()
   const localMethods = {
+    ...approvalMethods(approvalFeed),
     ...deviceTokenMethods({ paired, connections: () => conns.values() }),
     ...devicePairMethods({ pairing, connections: () => conns.values() }),
   }
@@ -448,7 +453,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliver('sessions.changed', () => sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
-        return deliver(ev.event, ev.payload)
+        // with OpenClaw's request/createdAtMs/expiresAtMs next to Loopdesk's fields (approval-wire.ts)
+        return deliver(ev.event, approvalRequestedWire(ev.payload))
       case 'exec.approval.resolved':
         deliverSessionApproval(approvalFeed.resolved(ev.payload))
         return deliver(ev.event, ev.payload)
@@ -459,7 +465,6 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return
     }
   }
-  const approvalFeed = new SessionApprovalFeed()
   /** to v4 connections that subscribed to the session with includeApprovals — targeted, no frame seq */
   function deliverSessionApproval(ev: SessionApprovalEvent | undefined) {
     if (!ev) return
