@@ -157,7 +157,8 @@ describe('event forwarding', () => {
     const ev = collect(c)
     const closed = new Promise<number>((r) => c.onClose((code) => r(code)))
     await t.gw.close('maintenance', { restartExpectedMs: 1000 })
-    expect(await closed).toBe(1001)
+    // OpenClaw's close code for a stopping gateway (server-close.ts), whether or not it restarts
+    expect(await closed).toBe(1012)
     expect(ev.find((e) => e.event === 'shutdown')?.payload).toEqual({ reason: 'maintenance', restartExpectedMs: 1000 })
     expect(t.gw.connectionCount()).toBe(0)
   })

@@ -861,7 +861,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       const text = JSON.stringify({ type: 'event', event: 'shutdown', payload, seq: ++seq })
       for (const c of conns.values()) {
         if (c.isOpen) c.sendText(text)
-        c.close(CLOSE.goingAway, 'gateway shutting down')
+        c.close(CLOSE.serviceRestart, 'gateway shutting down')
       }
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
