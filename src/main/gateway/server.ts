@@ -151,6 +151,7 @@ export const GATEWAY_EVENTS = [
   'session.approval',
   'queue.changed',
   'tick',
+  'health',
   'shutdown',
 ] as const
 
@@ -517,9 +518,27 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (res?.ok) healthSnapshot = res.data
   }
   await refreshHealth()
+  // OpenClaw broadcasts each refreshed summary as a `health` event whose frame carries `stateVersion` (the health
+  // counter counts them; hello's snapshot reports the current one). Unguarded as OpenClaw's, but a connection
+  // without read scope gets the summary without paths, as its `health` calls do; droppable (the next one follows)
+  let healthVersion = 0
+  function deliverHealth() {
+    if (closing || !healthSnapshot) return
+    const snapshot = healthSnapshot
+    const stateVersion = { presence: 0, health: ++healthVersion }
+    const frameSeq = ++seq
+    const frames: { full?: string; redacted?: string } = {}
+    for (const c of conns.values()) {
+      if (!c.isOpen) continue
+      const frame = hasScope(c.scopes, SCOPES.read)
+        ? (frames.full ??= JSON.stringify({ type: 'event', event: 'health', payload: snapshot, seq: frameSeq, stateVersion }))
+        : (frames.redacted ??= JSON.stringify({ type: 'event', event: 'health', payload: healthWithoutPaths(snapshot), seq: frameSeq, stateVersion }))
+      c.sendText(frame, { dropIfSlow: true })
+    }
+  }
   const tickTimer = setInterval(() => {
     deliver('tick', { ts: Date.now() })
-    void refreshHealth()
+    void refreshHealth().then(deliverHealth)
   }, limits.tickIntervalMs)
   tickTimer.unref()
 
@@ -586,7 +605,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         // (a host without a health handler: the summary's required minimum)
         // paths and recent keys as OpenClaw's cached summary has them, for read-scoped clients and above
         health: healthSnapshot ? (hasScope(conn.scopes, SCOPES.read) ? healthSnapshot : healthWithoutPaths(healthSnapshot)) : { ok: true, ts: now, durationMs: 0 },
-        stateVersion: { presence: 0, health: 0 },
+        stateVersion: { presence: 0, health: healthVersion },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
         // client does not learn the home folder's path
