@@ -170,6 +170,16 @@ export const Schemas = {
     cwd: Type.Optional(NonEmpty(4096)),
     /** refused by the handler with the reason: OpenClaw's internal model-run flag has no Loopdesk counterpart */
     modelRun: Type.Optional(Type.Boolean()),
+    /** OpenClaw's macOS/iOS apps name the wake word that started the turn (its voicewake routing); no effect here */
+    voiceWakeTrigger: Type.Optional(Type.String({ maxLength: 512 })),
+    /** OpenClaw v4 channel delivery (a reply delivered by itself or only through the message tool): no channels here */
+    sourceReplyDeliveryMode: Type.Optional(Type.Union([Type.Literal('automatic'), Type.Literal('message_tool_only')])),
+    /** OpenClaw v4: only false (every run offers its message tool); true is refused by the handler with the reason */
+    disableMessageTool: Type.Optional(Type.Boolean()),
+    /** OpenClaw v4: only false (the prompt is stored as every message is); true is refused by the handler */
+    suppressPromptPersistence: Type.Optional(Type.Boolean()),
+    /** OpenClaw v4: only "visible" (a run updates its session as usual); "internal" is refused by the handler */
+    sessionEffects: Type.Optional(Type.Union([Type.Literal('visible'), Type.Literal('internal')])),
   }),
   'agent.wait': Closed({
     runId: NonEmpty(256),

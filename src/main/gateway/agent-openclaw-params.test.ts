@@ -1,7 +1,8 @@
 // OpenClaw `agent` params beyond Loopdesk's own, over the gateway of a REAL runtime: bootstrapContextMode
 // "lightweight" leaves the workspace's bootstrap files out of the system prompt; bootstrapContextRunKind and
 // cleanupBundleMcpOnRunEnd are taken; promptMode other than "full", internalEvents, cwd and modelRun are
-// refused with the reason, before anything runs.
+// refused with the reason, before anything runs; so are v4's disableMessageTool / suppressPromptPersistence /
+// sessionEffects "internal", whose neutral values are taken, like the apps' voiceWakeTrigger.
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -75,5 +76,27 @@ describe('OpenClaw agent params', () => {
     expect(env.server.requests.length).toBe(before)
     const list = (await c.request('sessions.list', {})) as { sessions: Array<{ key: string }> }
     expect(list.sessions.some((s) => s.key === 'agent:main:refused')).toBe(false)
+  })
+
+  it("the apps' voiceWakeTrigger and v4's delivery mode are taken; the message tool, prompt storage and session effects only as they are", async () => {
+    // what OpenClaw's macOS app sends with a voice-wake turn, and v4's reply-delivery and run-effect fields
+    const prompt = await systemPromptOf({
+      sessionKey: 'agent:main:wake',
+      idempotencyKey: 'wake-1',
+      voiceWakeTrigger: 'hey claw',
+      sourceReplyDeliveryMode: 'message_tool_only',
+      disableMessageTool: false,
+      suppressPromptPersistence: false,
+      sessionEffects: 'visible',
+    })
+    expect(prompt).toContain(MARK)
+    const before = env.server.requests.length
+    expect(await refusal({ idempotencyKey: 'w1', disableMessageTool: true })).toMatch(/disableMessageTool is not supported/)
+    expect(await refusal({ idempotencyKey: 'w2', suppressPromptPersistence: true })).toMatch(/suppressPromptPersistence is not supported/)
+    expect(await refusal({ idempotencyKey: 'w3', sessionEffects: 'internal' })).toMatch(/sessionEffects "internal" is not supported/)
+    expect(await refusal({ idempotencyKey: 'w4', sourceReplyDeliveryMode: 'sometimes' })).toMatch(/invalid agent params/)
+    // OpenClaw's gateway-internal fields stay refused by the schema (no subagents, ACP or swarms here)
+    expect(await refusal({ idempotencyKey: 'w5', swarmCollector: true })).toMatch(/invalid agent params/)
+    expect(env.server.requests.length).toBe(before)
   })
 })

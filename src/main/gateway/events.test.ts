@@ -151,13 +151,43 @@ describe('event forwarding', () => {
     await c.close()
   })
 
+  it('broadcasts each refreshed health summary with stateVersion (paths redacted without read scope); hello reports the count', async () => {
+    t = await startTestGateway({}, { limits: { tickIntervalMs: 40 } })
+    const reader = await t.connect({ scopes: ['operator.read'] })
+    const none = await t.connect({ identity: null })
+    const frames: any[] = []
+    const hidden: any[] = []
+    socketOf(reader).on('message', (d) => {
+      const f = JSON.parse(d.toString())
+      if (f.event === 'health') frames.push(f)
+    })
+    socketOf(none).on('message', (d) => {
+      const f = JSON.parse(d.toString())
+      if (f.event === 'health') hidden.push(f)
+    })
+    await until(() => frames.length >= 2 && hidden.length >= 1, 3000)
+    const [a, b] = frames
+    expect(a.payload).toMatchObject({ ok: true, sessions: expect.any(Object) })
+    expect(typeof a.seq).toBe('number')
+    expect(b.stateVersion.health).toBe(a.stateVersion.health + 1)
+    expect(a.stateVersion.presence).toBe(0)
+    // the same event, without the paths, for a connection that may not read sessions
+    const same = hidden.find((f) => f.seq === a.seq) ?? hidden[0]
+    expect(same.payload.sessions.path).toBe('[redacted]')
+    expect(reader.hello.features.events).toContain('health')
+    const later = await t.connect({ scopes: ['operator.read'] })
+    expect(later.hello.snapshot.stateVersion.health).toBeGreaterThanOrEqual(b.stateVersion.health)
+    await Promise.all([reader.close(), none.close(), later.close()])
+  })
+
   it('broadcasts shutdown on close and closes the sockets', async () => {
     t = await startTestGateway()
     const c = await t.connect()
     const ev = collect(c)
     const closed = new Promise<number>((r) => c.onClose((code) => r(code)))
     await t.gw.close('maintenance', { restartExpectedMs: 1000 })
-    expect(await closed).toBe(1001)
+    // OpenClaw's close code for a stopping gateway (server-close.ts), whether or not it restarts
+    expect(await closed).toBe(1012)
     expect(ev.find((e) => e.event === 'shutdown')?.payload).toEqual({ reason: 'maintenance', restartExpectedMs: 1000 })
     expect(t.gw.connectionCount()).toBe(0)
   })

@@ -38,7 +38,8 @@ export type GatewayLimits = { -readonly [K in keyof typeof LIMITS]: number }
 
 export const CLOSE = {
   normal: 1000,
-  goingAway: 1001,
+  /** the gateway stops (OpenClaw closes every client with 1012 on shutdown, restart or not) */
+  serviceRestart: 1012,
   protocolError: 1002,
   policy: 1008,
   tooBig: 1009,

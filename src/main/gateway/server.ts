@@ -17,6 +17,8 @@ import { withAgentId } from './agent-id-wire'
 import { SpawnedByWire } from './spawned-by-wire'
 import { chatPayloadFor } from './chat-wire'
 import { commandFinal, commandStartedResult, runlessCommand } from './command-wire'
+import { approvalMethods } from './approval-methods'
+import { approvalRequestedWire } from './approval-wire'
 import { devicePairMethods } from './device-pair-methods'
 import { DevicePairing, type PairingApi } from './device-pairing'
 import { deviceTokenMethods } from './device-token-methods'
@@ -149,6 +151,7 @@ export const GATEWAY_EVENTS = [
   'session.approval',
   'queue.changed',
   'tick',
+  'health',
   'shutdown',
 ] as const
 
@@ -220,7 +223,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     // it — or may not see it — finds no hole in the seq it follows
     deliver(ev.event, ev.payload, { dropIfSlow: true, ...(ev.event === REJECTION_LIFTED_EVENT ? { targeted: () => true } : {}) }),
   )
+  // the approvals this gateway saw requested and not yet answered: session.approval events, exec.approval.list/get
+  const approvalFeed = new SessionApprovalFeed()
   const localMethods = {
+    ...approvalMethods(approvalFeed),
     ...deviceTokenMethods({ paired, connections: () => conns.values() }),
     ...devicePairMethods({ pairing, connections: () => conns.values() }),
   }
@@ -448,7 +454,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return deliver('sessions.changed', () => sessionsChangedPayload(ev.payload), { targeted: (c) => c.sessionsSubscribed, dropIfSlow: true })
       case 'exec.approval.requested':
         deliverSessionApproval(approvalFeed.requested(ev.payload))
-        return deliver(ev.event, ev.payload)
+        // with OpenClaw's request/createdAtMs/expiresAtMs next to Loopdesk's fields (approval-wire.ts)
+        return deliver(ev.event, approvalRequestedWire(ev.payload))
       case 'exec.approval.resolved':
         deliverSessionApproval(approvalFeed.resolved(ev.payload))
         return deliver(ev.event, ev.payload)
@@ -459,7 +466,6 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         return
     }
   }
-  const approvalFeed = new SessionApprovalFeed()
   /** to v4 connections that subscribed to the session with includeApprovals — targeted, no frame seq */
   function deliverSessionApproval(ev: SessionApprovalEvent | undefined) {
     if (!ev) return
@@ -512,9 +518,27 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     if (res?.ok) healthSnapshot = res.data
   }
   await refreshHealth()
+  // OpenClaw broadcasts each refreshed summary as a `health` event whose frame carries `stateVersion` (the health
+  // counter counts them; hello's snapshot reports the current one). Unguarded as OpenClaw's, but a connection
+  // without read scope gets the summary without paths, as its `health` calls do; droppable (the next one follows)
+  let healthVersion = 0
+  function deliverHealth() {
+    if (closing || !healthSnapshot) return
+    const snapshot = healthSnapshot
+    const stateVersion = { presence: 0, health: ++healthVersion }
+    const frameSeq = ++seq
+    const frames: { full?: string; redacted?: string } = {}
+    for (const c of conns.values()) {
+      if (!c.isOpen) continue
+      const frame = hasScope(c.scopes, SCOPES.read)
+        ? (frames.full ??= JSON.stringify({ type: 'event', event: 'health', payload: snapshot, seq: frameSeq, stateVersion }))
+        : (frames.redacted ??= JSON.stringify({ type: 'event', event: 'health', payload: healthWithoutPaths(snapshot), seq: frameSeq, stateVersion }))
+      c.sendText(frame, { dropIfSlow: true })
+    }
+  }
   const tickTimer = setInterval(() => {
     deliver('tick', { ts: Date.now() })
-    void refreshHealth()
+    void refreshHealth().then(deliverHealth)
   }, limits.tickIntervalMs)
   tickTimer.unref()
 
@@ -570,13 +594,18 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       type: 'hello-ok',
       protocol: conn.protocol,
       server: { version: host.info.version, connId: conn.id },
-      features: { methods: [...METHOD_NAMES, ...Object.keys(localMethods)], events: [...GATEWAY_EVENTS], capabilities: [...SERVER_CAPABILITIES] },
+      // v3's HelloOk is closed: `features` has only methods and events (capabilities came with v4)
+      features: {
+        methods: [...METHOD_NAMES, ...Object.keys(localMethods)],
+        events: [...GATEWAY_EVENTS],
+        ...(conn.protocol >= 4 ? { capabilities: [...SERVER_CAPABILITIES] } : {}),
+      },
       snapshot: {
         presence: [],
         // (a host without a health handler: the summary's required minimum)
         // paths and recent keys as OpenClaw's cached summary has them, for read-scoped clients and above
         health: healthSnapshot ? (hasScope(conn.scopes, SCOPES.read) ? healthSnapshot : healthWithoutPaths(healthSnapshot)) : { ok: true, ts: now, durationMs: 0 },
-        stateVersion: { presence: 0, health: 0 },
+        stateVersion: { presence: 0, health: healthVersion },
         uptimeMs: Math.max(0, now - host.info.startedAt),
         // where the user's files live, for admin connections only (as OpenClaw): a read-scoped page or remote
         // client does not learn the home folder's path
@@ -584,10 +613,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         sessionDefaults: { defaultAgentId, mainKey: MAIN_KEY, mainSessionKey: mainSessionKey(defaultAgentId), scope: SESSION_SCOPE },
         authMode: 'token',
       },
-      // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with auth.deviceToken)
-      auth: deviceToken
-        ? { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs }
-        : { role: conn.role, scopes: [...conn.scopes] },
+      // v4 always reports role/scopes; a verified device also gets its device token (persist it, reconnect with
+      // auth.deviceToken). v3's `auth` is there only with a token: its schema requires `deviceToken` in it
+      ...(deviceToken
+        ? { auth: { deviceToken: deviceToken.token, role: conn.role, scopes: [...conn.scopes], issuedAtMs: deviceToken.issuedAtMs } }
+        : conn.protocol >= 4
+          ? { auth: { role: conn.role, scopes: [...conn.scopes] } }
+          : {}),
       policy: {
         maxPayload: limits.maxPayload,
         maxBufferedBytes: limits.maxBufferedBytes,
@@ -848,7 +880,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       const text = JSON.stringify({ type: 'event', event: 'shutdown', payload, seq: ++seq })
       for (const c of conns.values()) {
         if (c.isOpen) c.sendText(text)
-        c.close(CLOSE.goingAway, 'gateway shutting down')
+        c.close(CLOSE.serviceRestart, 'gateway shutting down')
       }
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {

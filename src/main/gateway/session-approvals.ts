@@ -1,7 +1,8 @@
 // `session.approval` events (OpenClaw v4) for connections that subscribed to a session's transcript with
 // `includeApprovals: true`: each exec approval of the session as it is requested (phase pending) and as it
 // ends (phase terminal: allowed, denied, expired, cancelled). A terminal snapshot repeats the request's
-// details, so the requests this gateway saw are remembered until they end.
+// details, so the requests this gateway saw are remembered until they end — which also answers OpenClaw's
+// exec.approval.list / exec.approval.get (approval-methods.ts).
 import type { ExecApprovalRequest, ExecApprovalResolved } from '../../shared/events'
 import { pendingApprovalSnapshot, terminalApprovalSnapshot, type SessionApprovalEvent } from '../../shared/session-approval'
 
@@ -15,6 +16,16 @@ export class SessionApprovalFeed {
     if (this.open.size >= MAX_OPEN) this.open.delete(this.open.keys().next().value!)
     this.open.set(req.id, req)
     return { sessionKey: req.sessionKey, updatedAtMs: req.createdAt, phase: 'pending', approval: pendingApprovalSnapshot(req) }
+  }
+
+  /** the requests still waiting for an answer, oldest first (exec.approval.list) */
+  pending(): ExecApprovalRequest[] {
+    return [...this.open.values()]
+  }
+
+  /** a request still waiting for an answer (exec.approval.get) */
+  get(id: string): ExecApprovalRequest | undefined {
+    return this.open.get(id)
   }
 
   /** The terminal event, or undefined for a request this gateway never saw (it started later). */

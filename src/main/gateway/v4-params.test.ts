@@ -185,7 +185,9 @@ describe('chat.send v4 fields over the gateway', () => {
     expect(server.requests.length).toBe(n + 2)
     // the routing contract as an OpenClaw client computes it from hello-ok (the server advertises that it checks it)
     const d = v3.hello.snapshot.sessionDefaults
-    expect(v3.hello.features.capabilities).toContain('chat-send-routing-contract')
+    // (advertised on v4: v3's HelloOk is closed and has no features.capabilities; a v3 client that sends it is checked all the same)
+    expect(writer.hello.features.capabilities).toContain('chat-send-routing-contract')
+    expect(v3.hello.features).not.toHaveProperty('capabilities')
     const contract = `${d.scope}|${d.mainKey}|${d.defaultAgentId}`
     const fresh = { ...stale, expectedLeafEntryId: leaf, expectedPermissionMode: null, expectedToolOverrides: {}, expectedSessionRoutingContract: contract }
     conforms('ChatSendParams', fresh)

@@ -10,9 +10,13 @@ const WIRE_CODE: Partial<Record<string, 'INVALID_REQUEST' | 'UNAVAILABLE'>> = {
   STORAGE_ERROR: 'UNAVAILABLE',
 }
 
+const detailsOf = (e: ErrorShape): Record<string, unknown> =>
+  e.details && typeof e.details === 'object' && !Array.isArray(e.details) ? (e.details as Record<string, unknown>) : {}
+
 export function wireError(e: ErrorShape): ErrorShape {
+  // OpenClaw's own approval handlers say it in `details.reason` (under INVALID_REQUEST): both, so either reading works
+  if (e.code === 'APPROVAL_NOT_FOUND') return { ...e, details: { reason: 'APPROVAL_NOT_FOUND', ...detailsOf(e) } }
   const code = WIRE_CODE[e.code]
   if (!code) return e
-  const details = e.details && typeof e.details === 'object' && !Array.isArray(e.details) ? (e.details as Record<string, unknown>) : {}
-  return { ...e, code: code as ErrorShape['code'], details: { code: e.code, ...details } }
+  return { ...e, code: code as ErrorShape['code'], details: { code: e.code, ...detailsOf(e) } }
 }

@@ -425,4 +425,9 @@ function refuseUnsupportedAgentParams(p: ParamsOf<'agent'>): void {
   }
   if (p.cwd !== undefined) throw invalid("cwd is not supported: a run works in its agent's workspace, which its tools are confined to")
   if (p.modelRun !== undefined) throw invalid('modelRun is not supported: Loopdesk has no separate model-only runs')
+  if (p.disableMessageTool === true) throw invalid('disableMessageTool is not supported: every run offers its message tool')
+  if (p.suppressPromptPersistence === true) {
+    throw invalid("suppressPromptPersistence is not supported: a run's message is stored in the session's transcript")
+  }
+  if (p.sessionEffects === 'internal') throw invalid('sessionEffects "internal" is not supported: every run updates its session')
 }
