@@ -43,4 +43,25 @@ describe('styles.css', () => {
     ])
     expect(nestedRules('@media (x) {\n.a { color: red }\n}\n')).toEqual([])
   })
+
+  it('the approvals list and the other sessions\' notice share one box rule (no copy of it to drift apart)', () => {
+    const box = ['width', 'max-width', 'margin', 'border', 'border-radius', 'background']
+    expect(propertiesApart(styles, ['.approval-batch', '.other-approvals'], box)).toEqual([])
+    expect(propertiesApart('.a {\n  width: 1px;\n}\n.b {\n  width: 1px;\n}\n', ['.a', '.b'], ['width'])).toEqual(['width'])
+    expect(propertiesApart('.a,\n.b {\n  width: 1px;\n}\n', ['.a', '.b'], ['width'])).toEqual([])
+  })
 })
+
+/** The `props` that every one of `selectors` declares, but not all in one rule (top-level rules only). */
+function propertiesApart(css: string, selectors: string[], props: string[]): string[] {
+  const src = css.replace(/\/\*[\s\S]*?\*\//g, '')
+  const rules = [...src.matchAll(/(^|\n)([^{}@]+)\{([^{}]*)\}/g)].map((m) => ({
+    selectors: m[2].split(',').map((x) => x.trim()),
+    props: new Set([...m[3].matchAll(/(?:^|;)\s*([a-z-]+)\s*:/g)].map((p) => p[1])),
+  }))
+  return props.filter((prop) => {
+    const owners = rules.filter((r) => r.props.has(prop) && selectors.some((sel) => r.selectors.includes(sel)))
+    const all = selectors.every((sel) => owners.some((r) => r.selectors.includes(sel)))
+    return all && !owners.some((r) => selectors.every((sel) => r.selectors.includes(sel)))
+  })
+}

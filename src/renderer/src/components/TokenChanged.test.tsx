@@ -33,6 +33,8 @@ describe('token refused at page load (browser mode)', () => {
     expect(screen.getByRole('alert', { name: 'This page needs the gateway token' })).toHaveTextContent('opened without an access token')
     rerender(<TokenChangedScreen reason="invalid" />)
     expect(screen.getByRole('alert', { name: 'This link’s gateway token is not valid' })).toHaveTextContent('loopdesk dashboard')
+    // the screen is the page's main landmark (it replaces the app)
+    expect(screen.getByRole('main', { name: 'This link’s gateway token is not valid' })).toContainElement(screen.getByRole('heading', { level: 1 }))
     rerender(<TokenChangedScreen />)
     expect(screen.getByRole('alert', { name: 'The gateway token changed' })).toHaveTextContent('no longer accepted')
   })

@@ -20,13 +20,16 @@ const TEXT: Record<TokenRefusal, { title: string; why: string }> = {
 export function TokenChangedScreen({ detail, reason = 'changed' }: { detail?: string; reason?: TokenRefusal }) {
   const text = TEXT[reason]
   return (
-    <div className="fatal" role="alert" aria-labelledby="token-changed-title">
-      <h1 id="token-changed-title">{text.title}</h1>
-      <p>{text.why}</p>
-      <p>
-        Open the link printed by <code>loopdesk dashboard</code> (it carries the current token).
-      </p>
-      {detail && <p className="muted small">Gateway said: {detail}</p>}
-    </div>
+    // the page's one landmark (it replaces the app): without it axe found the content outside any region
+    <main className="fatal" aria-labelledby="token-changed-title">
+      <div role="alert" aria-labelledby="token-changed-title">
+        <h1 id="token-changed-title">{text.title}</h1>
+        <p>{text.why}</p>
+        <p>
+          Open the link printed by <code>loopdesk dashboard</code> (it carries the current token).
+        </p>
+        {detail && <p className="muted small">Gateway said: {detail}</p>}
+      </div>
+    </main>
   )
 }

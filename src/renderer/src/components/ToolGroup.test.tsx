@@ -37,7 +37,7 @@ describe('tool call groups', () => {
     const toggle = within(group).getByRole('button', { name: /10 tool calls/ })
     expect(toggle).toHaveAttribute('aria-expanded', 'false')
     expect(screen.queryByRole('group', { name: 'Tool exec' })).toBeNull()
-    expect(within(group).getByRole('list', { name: 'Failed and running calls' })).toHaveTextContent('Failed: exec file-6.txt')
+    expect(within(group).getByRole('list', { name: 'Failed calls' })).toHaveTextContent('Failed: exec file-6.txt')
 
     await user.click(within(group).getByRole('button', { name: 'Jump to failed' }))
     await waitFor(() => expect(toggle).toHaveAttribute('aria-expanded', 'true'))
@@ -113,7 +113,7 @@ describe('tool call groups', () => {
     const user = userEvent.setup({ delay: null })
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'clean up{Enter}')
     const group = await screen.findByRole('group', { name: '5 tool calls · 1 waiting for approval' }, LONG)
-    expect(within(group).getByRole('list', { name: 'Failed and running calls' })).toHaveTextContent('Waiting for approval: exec rm -rf build')
+    expect(within(group).getByRole('list', { name: 'Calls waiting for approval' })).toHaveTextContent('Waiting for approval: exec rm -rf build')
     expect(group).not.toHaveTextContent('Running:')
     const card = screen.getByRole('group', { name: 'Approval required' })
     within(card).getByRole('button', { name: 'Approve' }).focus()

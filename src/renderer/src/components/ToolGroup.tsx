@@ -7,7 +7,7 @@ import type { AppStores } from '../state/stores'
 import type { ToolGroup as Group } from '../state/tool-groups'
 import { revealHidden } from './HiddenChars'
 import { IconChevron, IconTool } from './icons'
-import { attentionLabel, attentionOf, countsText, namesText } from './tool-group-summary'
+import { attentionLabel, attentionListLabel, attentionOf, countsText, namesText } from './tool-group-summary'
 
 /** Listed by name at most; the rest are counted (the first failed one is always "Jump to failed"). */
 const MAX_LISTED = 5
@@ -38,7 +38,7 @@ export function ToolGroupRow({ group, open, sessionKey }: { group: Group; open: 
               Jump to failed
             </button>
           )}
-          <ul aria-label="Failed and running calls">
+          <ul aria-label={attentionListLabel(attention)}>
             {attention.slice(0, MAX_LISTED).map((t) => (
               <li key={t.key}>
                 <button type="button" className={`btn btn-link btn-xs tool-group-link tool-${t.status}`} onClick={() => reveal(t.key)}>

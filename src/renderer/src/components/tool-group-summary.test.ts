@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ToolItem } from '../state/types'
-import { attentionLabel, attentionOf, countsText, namesText } from './tool-group-summary'
+import { attentionLabel, attentionListLabel, attentionOf, countsText, namesText } from './tool-group-summary'
 
 const tool = (name: string, status: ToolItem['status'] = 'done', id = name + status + Math.random()): ToolItem => ({ kind: 'tool', key: id, runId: 'r', ts: 1, toolCallId: id, name, args: {}, status })
 
@@ -18,6 +18,15 @@ describe('tool group summary', () => {
     const tools = [tool('read'), tool('read'), tool('write', 'running'), answered, waiting]
     expect(countsText(tools)).toBe('5 tool calls · 2 running · 1 waiting for approval')
     expect(attentionOf(tools).map(attentionLabel)).toEqual(['Running', 'Running', 'Waiting for approval'])
+  })
+
+  it("the list's name says what it holds: a call waiting for approval is not called running", () => {
+    const waiting: ToolItem = { ...tool('exec', 'running'), approval: { askedAt: 1 } }
+    expect(attentionListLabel([tool('read', 'failed')])).toBe('Failed calls')
+    expect(attentionListLabel([tool('read', 'failed'), tool('write', 'running')])).toBe('Failed and running calls')
+    expect(attentionListLabel([waiting])).toBe('Calls waiting for approval')
+    expect(attentionListLabel([tool('write', 'running'), waiting])).toBe('Running calls and calls waiting for approval')
+    expect(attentionListLabel([tool('read', 'failed'), tool('write', 'running'), waiting])).toBe('Failed and running calls and calls waiting for approval')
   })
 
   it('names the tools, most used first, the rest counted', () => {

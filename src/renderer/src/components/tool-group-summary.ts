@@ -12,6 +12,15 @@ export function attentionOf(tools: readonly ToolItem[]): ToolItem[] {
   return tools.filter((t) => t.status === 'failed' || t.status === 'running')
 }
 
+/** The row's list's name, for what it holds: "Failed calls", "Running calls and calls waiting for approval", … */
+export function attentionListLabel(tools: readonly ToolItem[]): string {
+  const kinds = new Set(tools.map(attentionLabel))
+  const states = [kinds.has('Failed') && 'failed', kinds.has('Running') && 'running'].filter(Boolean).join(' and ')
+  const named = states ? `${states[0].toUpperCase()}${states.slice(1)} calls` : ''
+  if (!kinds.has('Waiting for approval')) return named
+  return named ? `${named} and calls waiting for approval` : 'Calls waiting for approval'
+}
+
 /** "12 tool calls · 2 failed · 1 running · 1 waiting for approval" */
 export function countsText(tools: readonly ToolItem[]): string {
   const n = (s: ToolItem['status']) => tools.filter((t) => t.status === s && !waitsForApproval(t)).length

@@ -3,6 +3,7 @@ import { CopyButton } from '../components/CopyButton'
 import { loadHighlighter, useHighlighter, type Highlighter } from './highlighter'
 import { highlightable, knownLanguage } from './languages'
 import { LruCache } from '../lib/lru'
+import { codeLineGroups, groupLines } from './code-lines'
 
 // Rows re-mount when scrolled back into view; don't re-highlight the same code each time.
 const highlighted = new LruCache<string, ReturnType<Highlighter['highlight']>>(300)
@@ -49,8 +50,20 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, 
         </div>
       )}
       <pre>
-        <code className={nodes ? `hljs language-${label}` : undefined}>{nodes ?? code}</code>
+        <code className={nodes ? `hljs language-${label}` : undefined}>{nodes ?? <PlainCode code={code} />}</code>
       </pre>
     </div>
   )
 })
+
+/** Plain code (or a reply's plain-text tail); a long one in line groups the browser skips while off-screen (code-lines.ts). */
+export function PlainCode({ code }: { code: string }) {
+  const groups = useMemo(() => codeLineGroups(code), [code])
+  if (groups.length === 1) return code
+  return groups.map((g, i) => (
+    // the skipped group's height: its lines at the pre's line height (1.5), so the row does not jump when drawn
+    <span key={i} className="code-lines" style={{ containIntrinsicSize: `auto ${groupLines(g) * 1.5}em` }}>
+      {g}
+    </span>
+  ))
+}

@@ -5,7 +5,7 @@
 import { Marked, type Token, type Tokens } from 'marked'
 import { Fragment, memo, useCallback, useLayoutEffect, useMemo, useRef, type MouseEvent, type ReactNode } from 'react'
 import { blocksWithTail, splitBlocks, type SplitState } from './blocks'
-import { CodeBlock } from './CodeBlock'
+import { CodeBlock, PlainCode } from './CodeBlock'
 import { decodeEntities } from './entities'
 import { footnoteDef, footnoteRef, jumpToFootnote, type FootnoteDefToken, type FootnoteRefToken } from './footnotes'
 import { LruCache } from '../lib/lru'
@@ -262,7 +262,12 @@ interface BlockProps {
 /** One top-level block; memoized by content so finished blocks never re-render. */
 export const MarkdownBlock = memo(
   function MarkdownBlock({ src, plain, done, prefix, continued, index, wholeCode }: BlockProps) {
-    if (plain) return <div className="md-block md-plain">{src}</div>
+    if (plain)
+      return (
+        <div className="md-block md-plain">
+          <PlainCode code={src} />
+        </div>
+      )
     // An unfinished code fence is shown unhighlighted until it closes (highlighting per frame is costly).
     const tokens = lex(prefix + src)
     return (

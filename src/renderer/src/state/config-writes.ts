@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla'
 import type { Bridge } from '../../../shared/bridge'
 import type { ErrorShape, Result, Results } from '../../../shared/methods'
-import { errorText } from './controller'
+import { errorText } from './error-text'
 import type { SettingsState } from './stores'
 
 /** A refused config save is retried at most this many times (the gateway allows 3 writes per 60 s). */

@@ -6,7 +6,7 @@ import { inspectorCovers } from '../layout'
 import { isConnectionAware, isTokenChanged, pairingRequiredOf } from '../bridge/connection'
 import type { AgentEvent, AnyEvent, QueueItem } from '../../../shared/events'
 import type { ApprovalDecision } from '../../../shared/events'
-import type { ErrorShape, ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
+import type { ParamsOf, Prefs, Result, Results, SessionRow } from '../../../shared/methods'
 import { isBlankMessage } from '../../../shared/hidden-chars'
 import { modelCommandChanges, parseCommand } from '../../../shared/chat-commands'
 import type { MarkdownMessage } from '../../../shared/conversation-markdown'
@@ -17,6 +17,7 @@ import { emptyTranscript, type Transcript, type UserItem } from './types'
 import { flushScheduler, type Schedule } from './flush-scheduler'
 import type { DetachedView } from './detached-window'
 import type { ConfigWrites } from './config-writes'
+import { errorText } from './error-text'
 
 // a chunk of its own, loaded by the first jump far back (what first paint loads stays under 500 kB)
 const detachedWindows = () => import('./detached-window')
@@ -56,13 +57,6 @@ const PAGE_ROWS = { wholeMessages: WHOLE, silentReplies: true } as const
 const LAST_SESSION_KEY = 'loopdesk.lastSession'
 /** find matches listed per query (all are counted) */
 const FIND_LIMIT = 2000
-export function errorText(e: ErrorShape | unknown): string {
-  if (e && typeof e === 'object' && 'message' in e) {
-    const err = e as ErrorShape
-    return err.code ? `${err.message}` : String(err.message)
-  }
-  return String(e)
-}
 
 function newId(): string {
   try {
