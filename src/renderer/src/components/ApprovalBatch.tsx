@@ -154,31 +154,27 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
         ))}
       </ul>
       {list.length > 1 && (
-        <div className="approval-actions">
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={!open.length}
-            onClick={allowAll}
-          >
-            Allow all {open.length}
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger-outline"
-            disabled={!open.length}
-            onClick={() => void decide(open, 'deny')}
-          >
-            Deny all
-          </button>
-          <span className="approval-scope">{label}: each command once; nothing is allowed for later</span>
-          {unseen > 0 && (
-            <p role="status" className="approval-batch-changed">
-              {unseen === 1 ? '1 command' : `${unseen} commands`} just joined this list — nothing was allowed. Review,
-              then choose Allow all again.
-            </p>
-          )}
-        </div>
+        <>
+          <div className="approval-actions">
+            <button type="button" className="btn btn-primary" disabled={!open.length} onClick={allowAll}>
+              Allow all {open.length}
+            </button>
+            <button
+              type="button"
+              className="btn btn-danger-outline"
+              disabled={!open.length}
+              onClick={() => void decide(open, 'deny')}
+            >
+              Deny all
+            </button>
+            <span className="approval-scope">{label}: each command once; nothing is allowed for later</span>
+          </div>
+          {/* there before its text, so a screen reader says it when a held-back click fills it */}
+          <p role="status" className="approval-batch-changed">
+            {unseen > 0 &&
+              `${unseen === 1 ? '1 command' : `${unseen} commands`} just joined this list — nothing was allowed. Review, then choose Allow all again.`}
+          </p>
+        </>
       )}
     </div>
   )
