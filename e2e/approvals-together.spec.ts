@@ -49,6 +49,8 @@ test('three approvals of one run: listed together, one denied by keyboard, the r
   const focused = () => allowAll.evaluate((el: unknown) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)
   for (let i = 0; i < 6 && !(await focused()); i++) await page.keyboard.press('Tab')
   await expect(allowAll).toBeFocused()
+  // Allow all approves only approvals on screen for a moment (ApprovalBatch's SEEN_FOR_MS): a user reads first
+  await page.waitForTimeout(700)
   await page.keyboard.press('Enter')
   await expect(page.getByRole('region', { name: /wait for approval/ })).toHaveCount(0)
   await expect(page.getByRole('textbox', { name: 'Message' })).toBeFocused()

@@ -6,7 +6,7 @@ import net from 'node:net'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
 import { testConfig } from '../../test/fixtures/test-runtime'
 import { readGatewayInfo, writeGatewayInfo } from '../main/gateway/state-files'
@@ -73,8 +73,10 @@ describe('gateway run: one gateway per state dir', () => {
   }, 120_000)
 
   it('two started at the same moment: one serves, the other gives way (exit 1) and leaves gateway.json to it', async () => {
-    // both pass the check before their runtimes start; the one whose record replaced a serving one's gives way
+    // the runtime records' claim is one locked step, so the later one sees the first's and gives way
     const runs = [runBin(['gateway', 'run', '--port', '0'], env()), runBin(['gateway', 'run', '--port', '0'], env())]
+    const said = ['', '']
+    runs.forEach((r, i) => r.child.stdout!.on('data', (d) => (said[i] += String(d))))
     let timer: NodeJS.Timeout | undefined
     // bounded: when neither gives way (both serve) the test says so instead of hanging to its timeout
     const neither = new Promise<never>((_, reject) => {
@@ -86,12 +88,17 @@ describe('gateway run: one gateway per state dir', () => {
     const first = await Promise.race([...runs.map((r, i) => r.then((x) => ({ ...x, i }))), neither]).finally(() => clearTimeout(timer))
     try {
       expect(first.code).toBe(1)
-      expect(first.stderr).toMatch(/^loopdesk: another gateway \(pid \d+, port \d+\) already serves this state dir/)
+      // the later one sees the first's claim (its runtime record, before gateway.json) or, later still, its gateway.json
+      expect(first.stderr).toMatch(/^loopdesk: (another gateway \(pid \d+, port \d+\) already serves|a `loopdesk gateway run` \(pid \d+\) already uses) this state dir/)
+      expect(first.stderr.trim().split('\n')).toHaveLength(1)
+      // the loser may give way before the winner listens: wait (bounded) for it
+      const winner = runs[1 - first.i]!.child.pid
+      await vi.waitFor(() => expect(said[1 - first.i]).toContain('listening on'), { timeout: 30_000, interval: 50 })
+      expect(readGatewayInfo(stateDir)?.pid).toBe(winner)
       const info = readGatewayInfo(stateDir)!
       expect(await servingGateway(stateDir, info)).toEqual(info)
     } finally {
-      const pid = readGatewayInfo(stateDir)?.pid
-      if (pid) process.kill(pid, 'SIGTERM')
+      runs[1 - first.i]!.child.kill('SIGTERM')
     }
     expect((await runs[1 - first.i]).code).toBe(0)
   }, 120_000)

@@ -320,7 +320,11 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   // a runtime without a gateway (the app before its gateway is up, another --local run): nothing to go through.
   // Checked and recorded in one locked step, before the runtime starts, so of two starting at once one runs and
   // a gateway or app started meanwhile sees this run
-  const inUse = (holder: EmbeddedRuntimeInfo) => new CliError(`${embeddedRuntimeName(holder)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
+  const inUse = (holder: EmbeddedRuntimeInfo) =>
+    holder.launchedBy === 'gateway'
+      ? // a `gateway run` still starting: no gateway.json yet, but it claimed the folder first
+        new CliError(`a gateway (\`loopdesk gateway run\`, pid ${holder.pid}) owns ${stateDir}; run without --local to use it, or stop it first`, EXIT.failed)
+      : new CliError(`${embeddedRuntimeName(holder)} already uses ${stateDir}; wait for it or stop it first`, EXIT.failed)
   let unregister = () => {}
   try {
     unregister = claimEmbeddedRuntime(stateDir, 'local')

@@ -8,7 +8,7 @@ import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-
 import { PortInUseError } from '../../main/gateway/listen'
 import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
 import { servedMessage, servingGateway } from '../../main/gateway/gateway-in-use'
-import { embeddedRuntimeName, liveEmbeddedRuntime } from '../../main/gateway/embedded-runtimes'
+import { claimEmbeddedRuntime, embeddedRuntimeName, liveEmbeddedRuntime, registerEmbeddedRuntime, RuntimeInUseError } from '../../main/gateway/embedded-runtimes'
 
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--allow-second] [--verbose]
   Runs the headless gateway (ws://127.0.0.1:<port>, default ${DEFAULT_PORT} or gateway.port in loopdesk.json).
@@ -75,79 +75,99 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   if (!allowSecond) {
     const other = await servingGateway(stateDir)
     if (other) throw new CliError(servedMessage(other), EXIT.failed)
-    // a runtime with no gateway (a `loopdesk agent --local` run, the app before its gateway is up) counts too
-    const embedded = liveEmbeddedRuntime(stateDir)
+  }
+  // Recorded now, before the runtime is built, and checked in the same locked step: gateway.json is written only
+  // once the gateway listens, so an `agent --local` (or another `gateway run`) starting meanwhile read "none" there
+  // and both ran a runtime on the folder. A runtime without a gateway (`agent --local`, the app before its
+  // gateway is up) that claimed first wins.
+  let unregister = () => {}
+  try {
+    unregister = allowSecond ? registerEmbeddedRuntime(stateDir, 'gateway') : claimEmbeddedRuntime(stateDir, 'gateway')
+  } catch (err) {
+    if (err instanceof RuntimeInUseError) {
+      throw new CliError(`${embeddedRuntimeName(err.holder)} already uses this state dir — wait for it or stop it, or use --state-dir (--allow-second starts one anyway)`, EXIT.failed)
+    }
+    // a state dir that cannot take the record (read-only): the runtime's own start says what is wrong, or runs —
+    // but never beside a runtime that is recorded
+    const embedded = allowSecond ? undefined : liveEmbeddedRuntime(stateDir)
     if (embedded) {
       throw new CliError(`${embeddedRuntimeName(embedded)} already uses this state dir — wait for it or stop it, or use --state-dir (--allow-second starts one anyway)`, EXIT.failed)
     }
   }
-
-  const verbose = !!flags.verbose
-  const logger: GatewayLogger = {
-    debug: verbose ? (m) => io.stderr(`[gateway] ${m}\n`) : undefined,
-    info: (m) => (verbose ? io.stderr(`[gateway] ${m}\n`) : undefined),
-    warn: (m) => io.stderr(`[gateway] warning: ${m}\n`),
-    error: (m) => io.stderr(`[gateway] error: ${m}\n`),
-  }
-
-  const { createRuntime } = await import('../../main/runtime/runtime')
-  const host = await createRuntime({ stateDir, env: io.env })
-  let gw: Awaited<ReturnType<typeof startGateway>>
   try {
-    gw = await startGateway({
-      host,
-      port,
-      bind,
-      token,
-      tokenGenerated: !explicitToken,
-      // a token from --token / the environment is pinned; one from loopdesk.json or the token file follows rotations
-      watchSharedToken: !pinnedToken,
-      stateDir,
-      allowedOrigins: cfg.allowedOrigins,
-      launchedBy: 'cli',
-      logger,
-    })
-  } catch (err) {
-    await host.shutdown({ drainMs: 0, reason: 'gateway failed to start' })
-    if (err instanceof PortInUseError) {
-      throw new CliError(`port ${port} is already in use (another gateway or the desktop app?) — pass --port 0 for any free port`, EXIT.failed)
+    return await serve()
+  } finally {
+    unregister()
+  }
+
+  async function serve(): Promise<number> {
+    const verbose = !!flags.verbose
+    const logger: GatewayLogger = {
+      debug: verbose ? (m) => io.stderr(`[gateway] ${m}\n`) : undefined,
+      info: (m) => (verbose ? io.stderr(`[gateway] ${m}\n`) : undefined),
+      warn: (m) => io.stderr(`[gateway] warning: ${m}\n`),
+      error: (m) => io.stderr(`[gateway] error: ${m}\n`),
     }
-    throw err
-  }
-  // one started meanwhile (two launches at once): the later record-writer gives way
-  const other = gw.replaced && (await servingGateway(stateDir, gw.replaced))
-  if (other && !allowSecond) {
-    await gw.close('another gateway serves this state dir')
-    await host.shutdown({ drainMs: 0, reason: 'another gateway serves this state dir' })
-    throw new CliError(servedMessage(other), EXIT.failed)
-  }
-  if (other) io.stderr(`loopdesk: warning: another gateway (pid ${other.pid}, port ${other.port}) also serves this state dir; the CLI and dashboard use this one until it stops\n`)
-  const stopped = new Promise<number>((resolve) => {
-    let stopping = false
-    const off = io.onSignal((signal) => {
-      if (stopping) {
-        io.stderr(`second ${signal}: exiting without waiting for runs\n`)
-        off()
-        resolve(EXIT.interrupted)
-        return
+
+    const { createRuntime } = await import('../../main/runtime/runtime')
+    const host = await createRuntime({ stateDir, env: io.env })
+    let gw: Awaited<ReturnType<typeof startGateway>>
+    try {
+      gw = await startGateway({
+        host,
+        port,
+        bind,
+        token,
+        tokenGenerated: !explicitToken,
+        // a token from --token / the environment is pinned; one from loopdesk.json or the token file follows rotations
+        watchSharedToken: !pinnedToken,
+        stateDir,
+        allowedOrigins: cfg.allowedOrigins,
+        launchedBy: 'cli',
+        logger,
+      })
+    } catch (err) {
+      await host.shutdown({ drainMs: 0, reason: 'gateway failed to start' })
+      if (err instanceof PortInUseError) {
+        throw new CliError(`port ${port} is already in use (another gateway or the desktop app?) — pass --port 0 for any free port`, EXIT.failed)
       }
-      stopping = true
-      io.stderr(`${signal}: draining active runs (up to ${Math.round(drainMs / 1000)} s)…\n`)
-      void (async () => {
-        try {
-          await host.shutdown({ drainMs, reason: signal })
-        } catch (err) {
-          io.stderr(`runtime shutdown failed: ${(err as Error).message}\n`)
+      throw err
+    }
+    // one started meanwhile (two launches at once): the later record-writer gives way
+    const other = gw.replaced && (await servingGateway(stateDir, gw.replaced))
+    if (other && !allowSecond) {
+      await gw.close('another gateway serves this state dir')
+      await host.shutdown({ drainMs: 0, reason: 'another gateway serves this state dir' })
+      throw new CliError(servedMessage(other), EXIT.failed)
+    }
+    if (other) io.stderr(`loopdesk: warning: another gateway (pid ${other.pid}, port ${other.port}) also serves this state dir; the CLI and dashboard use this one until it stops\n`)
+    const stopped = new Promise<number>((resolve) => {
+      let stopping = false
+      const off = io.onSignal((signal) => {
+        if (stopping) {
+          io.stderr(`second ${signal}: exiting without waiting for runs\n`)
+          off()
+          resolve(EXIT.interrupted)
+          return
         }
-        await gw.close(`gateway stopped (${signal})`)
-        io.stderr('gateway stopped\n')
-        off()
-        resolve(EXIT.ok)
-      })()
+        stopping = true
+        io.stderr(`${signal}: draining active runs (up to ${Math.round(drainMs / 1000)} s)…\n`)
+        void (async () => {
+          try {
+            await host.shutdown({ drainMs, reason: signal })
+          } catch (err) {
+            io.stderr(`runtime shutdown failed: ${(err as Error).message}\n`)
+          }
+          await gw.close(`gateway stopped (${signal})`)
+          io.stderr('gateway stopped\n')
+          off()
+          resolve(EXIT.ok)
+        })()
+      })
     })
-  })
-  // only now: whoever waits for this line may signal at once, and must get a drain, not the default kill
-  io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
-  io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
-  return stopped
+    // only now: whoever waits for this line may signal at once, and must get a drain, not the default kill
+    io.stdout(`loopdesk gateway listening on ${gw.url} (state dir ${stateDir})\n`)
+    io.stdout(`browser UI: run \`loopdesk dashboard\` for the login link\n`)
+    return stopped
+  }
 }

@@ -1,5 +1,6 @@
-// Runtimes without a gateway on a state dir: a `loopdesk agent --local` run and the desktop app (whose gateway
-// may not have started yet, or failed to) each leave a record — `gateway/runtimes/<pid>.json`, pid and kernel
+// Runtimes on a state dir: a `loopdesk agent --local` run, the desktop app (whose gateway may not have started
+// yet, or failed to) and `loopdesk gateway run` (claimed before its runtime is built: gateway.json is written only
+// once it listens, and a `--local` run starting meanwhile read "none" there) each leave a record — `gateway/runtimes/<pid>.json`, pid and kernel
 // start time, as gateway.json does — so `gateway run`, the app and another `--local` run see them and never put
 // a second runtime on the folder. Under gateway/ because backup and restore leave that folder out: a copied
 // record of a live pid would make the restored folder look in use. A stale record (its process gone, or its pid
@@ -18,8 +19,8 @@ export interface EmbeddedRuntimeInfo {
   pid: number
   /** the process's kernel start time (Linux): a pid reused by another process does not match it */
   pidStart?: string
-  /** the desktop app, or `loopdesk agent --local` */
-  launchedBy: 'app' | 'local'
+  /** the desktop app, `loopdesk agent --local`, or `loopdesk gateway run` (from before its runtime is built) */
+  launchedBy: 'app' | 'local' | 'gateway'
   startedAt: number
 }
 
@@ -117,7 +118,7 @@ function readRecord(file: string): string {
 
 function parse(v: unknown): EmbeddedRuntimeInfo | undefined {
   const o = v as Partial<EmbeddedRuntimeInfo> | null
-  if (!o || typeof o.pid !== 'number' || (o.launchedBy !== 'app' && o.launchedBy !== 'local')) return undefined
+  if (!o || typeof o.pid !== 'number' || (o.launchedBy !== 'app' && o.launchedBy !== 'local' && o.launchedBy !== 'gateway')) return undefined
   const info: EmbeddedRuntimeInfo = { pid: o.pid, launchedBy: o.launchedBy, startedAt: typeof o.startedAt === 'number' ? o.startedAt : 0 }
   if (typeof o.pidStart === 'string') info.pidStart = o.pidStart
   return info
@@ -125,5 +126,7 @@ function parse(v: unknown): EmbeddedRuntimeInfo | undefined {
 
 /** What the runtime is, for a one-line refusal: "the desktop app (pid 12)". */
 export function embeddedRuntimeName(info: EmbeddedRuntimeInfo): string {
-  return info.launchedBy === 'app' ? `the Loopdesk app (pid ${info.pid})` : `a \`loopdesk agent --local\` run (pid ${info.pid})`
+  if (info.launchedBy === 'app') return `the Loopdesk app (pid ${info.pid})`
+  if (info.launchedBy === 'gateway') return `a \`loopdesk gateway run\` (pid ${info.pid})`
+  return `a \`loopdesk agent --local\` run (pid ${info.pid})`
 }

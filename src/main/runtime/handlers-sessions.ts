@@ -215,9 +215,13 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       if (p.succeedsParent) throw invalid('sessions.create succeedsParent=true is not supported: Loopdesk never ends the parent session')
       if (p.fork && p.key && core.store(owner).get(key)) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
       // a fork the caller does not name is named here, so the sidebar's Fork, the CLI, Regenerate and any OpenClaw
-      // client get the same numbered name; a name (or label) the caller passes is kept as it is
-      const displayName =
-        p.displayName ?? (p.fork && parent && parentEntry && p.label === undefined ? await forkName(core, parent.key, parent.agentId, parentEntry, owner) : undefined)
+      // client get the same numbered name; a name (or label) the caller passes is kept as it is. Its number is
+      // picked in the store update below, against the names stored then: two forks made at the same moment
+      // (in this process or another) both read "(fork 2)" free when it was picked before the update
+      const forkTitle =
+        p.displayName === undefined && p.fork && parent && parentEntry && p.label === undefined
+          ? await forkBaseTitle(core, parent.key, parent.agentId, parentEntry)
+          : undefined
       const first = p.message ?? p.task
       const attachments = p.attachments?.length ? p.attachments : undefined
       if (attachments && first === undefined) throw invalid('sessions.create attachments go with a first message: send message (or task) too')
@@ -259,7 +263,7 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
       const now = Date.now()
       let entry: SessionEntry | undefined
       try {
-        entry = await store.update(key, (cur) => {
+        entry = await store.update(key, (cur, all) => {
           if (cur && forkFile) throw invalid(`sessions.create fork makes a new session: ${key} already exists`)
           if (cur && model === undefined && settings.every(([, v]) => v === undefined)) return undefined
           // changing an existing session's settings is what sessions.patch (admin) does: a writer may name the
@@ -272,7 +276,8 @@ export function sessionHandlers(core: RuntimeCore, chatSend?: Handler<'chat.send
           const out = next as unknown as Record<string, unknown>
           for (const [f, v] of settings) if (v !== undefined) out[f] = v
           // a title for a new session only: an existing one keeps its own
-          if (created && displayName !== undefined) next.displayName = displayName
+          const displayName = !created ? undefined : p.displayName ?? (forkTitle !== undefined ? numberedForkTitle(forkTitle, sessionNames(all.values())) : undefined)
+          if (displayName !== undefined) next.displayName = displayName
           if (created && category?.ok) next.category = category.value
           if (created && forkPreview !== undefined) next.lastMessagePreview = forkPreview
           if (model !== undefined) setModel(next, model)
@@ -671,14 +676,22 @@ export function modelDefaults(core: RuntimeCore): { modelProvider: string | null
 export { rowOf }
 
 /**
- * "<parent's title> (fork)", the title read as sessions.list reads it, numbered past the names the new session's
- * agent has ("(fork 2)", …) so a second fork of one session is told apart.
+ * The parent's title as sessions.list reads it, which its forks are named after: "<title> (fork)", numbered past
+ * the names the new session's agent has ("(fork 2)", …: numberedForkTitle, in the store update) so a second fork
+ * of one session is told apart.
  */
-async function forkName(core: RuntimeCore, parentKey: string, parentAgentId: string, parentEntry: SessionEntry, owner: string): Promise<string> {
+async function forkBaseTitle(core: RuntimeCore, parentKey: string, parentAgentId: string, parentEntry: SessionEntry): Promise<string> {
   const parentRow = toSessionRow(parentKey, parentEntry, parentAgentId)
   await addDerivedTitle(core, parentRow)
-  const taken = core.store(owner).list().flatMap(([, e]) => [e.label, e.displayName].filter((n): n is string => !!n))
-  return numberedForkTitle(sessionTitle(parentRow), taken)
+  return sessionTitle(parentRow)
+}
+
+/** The names sessions go by (label and display name), which a fork's number steps past. */
+function* sessionNames(entries: Iterable<SessionEntry>): Iterable<string> {
+  for (const e of entries) {
+    if (e.label) yield e.label
+    if (e.displayName) yield e.displayName
+  }
 }
 
 /** The parent's conversation as a fork starts it, and the working directory its transcript names. */

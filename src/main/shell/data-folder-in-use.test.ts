@@ -96,4 +96,10 @@ describe('inUseQuestion', () => {
     expect(older.detail).toContain('Stop it (kill 43), then choose Retry.')
     expect(older.detail).toContain('loopdesk dashboard --open')
   })
+
+  it('a `gateway run` still starting (its runtime record, no gateway.json yet) is named as the terminal gateway it is', () => {
+    const q = inUseQuestion({ pid: 44, launchedBy: 'gateway', startedAt: 1 }, '/data')
+    expect(q.message).toBe('A Loopdesk gateway (pid 44, started from a terminal) already uses this data folder')
+    expect(q.detail).toContain('Stop it (Ctrl+C in its terminal, or kill 44), then choose Retry.')
+  })
 })

@@ -36,8 +36,10 @@ export function inUseQuestion(info: FolderUser, stateDir: string): InUseQuestion
       buttons: ['Retry', 'Quit'],
     }
   }
+  // a `gateway run` still starting (its runtime record, no gateway.json yet) is the same terminal gateway
+  const fromTerminal = info.launchedBy === 'cli' || info.launchedBy === 'gateway'
   const who =
-    info.launchedBy === 'cli'
+    fromTerminal
       ? `A Loopdesk gateway (pid ${info.pid}, started from a terminal)`
       : info.launchedBy === 'app'
         ? `Another Loopdesk app (pid ${info.pid})`
@@ -45,7 +47,7 @@ export function inUseQuestion(info: FolderUser, stateDir: string): InUseQuestion
   const stop =
     info.launchedBy === 'app'
       ? 'Quit that Loopdesk'
-      : info.launchedBy === 'cli'
+      : fromTerminal
         ? `Stop it (Ctrl+C in its terminal, or kill ${info.pid})`
         : `Stop it (kill ${info.pid})`
   return {

@@ -398,6 +398,22 @@ describe('SessionStore', () => {
     expect(store.get(KEY)?.label).toBe('locked')
   })
 
+  it("a mutator's view of the other entries is replayed on fresher data too (a fork's free name, picked across processes)", async () => {
+    const store = new SessionStore({ stateDir, agentId: 'main' })
+    await store.update(KEY, () => entry({ displayName: 'Trip' }))
+    const pickName = (_cur: SessionEntry | undefined, all: ReadonlyMap<string, SessionEntry>): SessionEntry => {
+      const names = new Set([...all.values()].map((e) => e.displayName))
+      let n = 1
+      while (names.has(`Trip (fork${n > 1 ? ` ${n}` : ''})`)) n++
+      return entry({ sessionId: 'mine', displayName: `Trip (fork${n > 1 ? ` ${n}` : ''})` })
+    }
+    const mine = store.update('agent:main:chat-mine', pickName)
+    // another process stores its fork "Trip (fork)" before our flush: ours steps past it
+    fs.writeFileSync(store.path, JSON.stringify({ [KEY]: entry({ displayName: 'Trip' }), 'agent:main:chat-theirs': entry({ sessionId: 'theirs', displayName: 'Trip (fork)' }) }))
+    expect((await mine)?.displayName).toBe('Trip (fork 2)')
+    expect(readDisk(store)['agent:main:chat-theirs'].displayName).toBe('Trip (fork)')
+  })
+
   it('whenIdle resolves after queued writes', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main' })
     await store.whenIdle()

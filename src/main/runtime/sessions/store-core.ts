@@ -16,7 +16,12 @@ import { copyPlainJson, NOT_PLAIN } from './plain-json'
 import { decodeStore, deepFreeze, encodeMember, isEntry, memberChunks } from './store-file'
 import { acquireWriteLock, tryAcquireWriteLockSync } from './write-lock'
 
-export type SessionMutator = (cur: SessionEntry | undefined) => SessionEntry | undefined | null
+/**
+ * `all`: every entry of the store as this update sees it (read-only) — the same fresher data a replay gives `cur`,
+ * so a choice made against the other sessions (a fork's free "(fork N)" name) is made again if another process
+ * wrote meanwhile, never against a stale list.
+ */
+export type SessionMutator = (cur: SessionEntry | undefined, all: ReadonlyMap<string, SessionEntry>) => SessionEntry | undefined | null
 
 interface LoggedOp {
   key: string
@@ -137,7 +142,7 @@ export class StoreCore {
   private apply(key: string, mutator: SessionMutator, shared: boolean): { result: SessionEntry | undefined; changed: boolean } {
     const cur = this.entries.get(key)
     // entries are plain JSON (normalized / parsed): a plain copy is a full private copy
-    const next = mutator(cur && !shared ? privateCopy(cur) : cur)
+    const next = mutator(cur && !shared ? privateCopy(cur) : cur, this.entries)
     if (next === undefined) return { result: cur, changed: false }
     if (next === null) {
       if (!cur) return { result: undefined, changed: false }

@@ -2,7 +2,10 @@
 // decidable on its own, and per run "Allow all N" / "Deny all" — each a real exec.approval.resolve of its own,
 // a failure said on the approval it is about. A chunk of its own (lazy-views.ts): App mounts it only when
 // two or more approvals wait, which first paint never needs.
-import { useId, useState } from 'react'
+// "Allow all" approves exactly the approvals its render listed (the click's closure), and only once each has been
+// on screen SEEN_FOR_MS: a command arriving just before the click re-rendered the list under the pointer, and the
+// click approved it unseen. A click then approves nothing and says what changed; the next one (once seen) does.
+import { useId, useLayoutEffect, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useAppStore, useController } from '../app-context'
 import { messageBox } from '../lib/refocus'
@@ -12,6 +15,22 @@ import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconShield } from './icons'
 
 const NONE: Item[] = []
+
+/** How long an approval is on screen before "Allow all" may approve it (a pointer already on its way is not a look). */
+export const SEEN_FOR_MS = 600
+
+/** When each of `ids` was first on screen (after its render was committed); forgotten once gone. Read it in handlers. */
+function useFirstSeen(ids: readonly string[]): { readonly current: ReadonlyMap<string, number> } {
+  const seen = useRef(new Map<string, number>())
+  const sig = ids.join('\n')
+  useLayoutEffect(() => {
+    const now = Date.now()
+    const shown = new Set(sig ? sig.split('\n') : [])
+    for (const id of shown) if (!seen.current.has(id)) seen.current.set(id, now)
+    for (const id of [...seen.current.keys()]) if (!shown.has(id)) seen.current.delete(id)
+  }, [sig])
+  return seen
+}
 
 /** The session's approvals still waiting, grouped by run in the order they were asked. */
 export function pendingByRun(
@@ -104,6 +123,23 @@ interface GroupProps {
 
 function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
   const open = list.filter((it) => !busy[it.request.id])
+  const ids = list.map((it) => it.request.id)
+  const firstSeen = useFirstSeen(ids)
+  // approvals "Allow all" held back (new to the list just before the click), for the list they were counted in:
+  // the note goes when the list changes again
+  const sig = ids.join('\n')
+  const [held, setHeld] = useState<{ sig: string; count: number }>()
+  const unseen = held?.sig === sig ? held.count : 0
+  const allowAll = () => {
+    const now = Date.now()
+    const fresh = open.filter((it) => now - (firstSeen.current.get(it.request.id) ?? now) < SEEN_FOR_MS)
+    if (fresh.length) {
+      setHeld({ sig, count: fresh.length })
+      return
+    }
+    setHeld(undefined)
+    void decide(open, 'allow-once')
+  }
   return (
     <div role="group" aria-label={`${label}: ${list.length} waiting`} className="approval-batch-run">
       <ul className="approval-batch-list">
@@ -118,25 +154,27 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
         ))}
       </ul>
       {list.length > 1 && (
-        <div className="approval-actions">
-          <button
-            type="button"
-            className="btn btn-primary"
-            disabled={!open.length}
-            onClick={() => void decide(open, 'allow-once')}
-          >
-            Allow all {open.length}
-          </button>
-          <button
-            type="button"
-            className="btn btn-danger-outline"
-            disabled={!open.length}
-            onClick={() => void decide(open, 'deny')}
-          >
-            Deny all
-          </button>
-          <span className="approval-scope">{label}: each command once; nothing is allowed for later</span>
-        </div>
+        <>
+          <div className="approval-actions">
+            <button type="button" className="btn btn-primary" disabled={!open.length} onClick={allowAll}>
+              Allow all {open.length}
+            </button>
+            <button
+              type="button"
+              className="btn btn-danger-outline"
+              disabled={!open.length}
+              onClick={() => void decide(open, 'deny')}
+            >
+              Deny all
+            </button>
+            <span className="approval-scope">{label}: each command once; nothing is allowed for later</span>
+          </div>
+          {/* there before its text, so a screen reader says it when a held-back click fills it */}
+          <p role="status" className="approval-batch-changed">
+            {unseen > 0 &&
+              `${unseen === 1 ? '1 command' : `${unseen} commands`} just joined this list — nothing was allowed. Review, then choose Allow all again.`}
+          </p>
+        </>
       )}
     </div>
   )

@@ -1,6 +1,6 @@
 // "Stop and retry" beside the silence notice: the silent run is stopped and, once it has ended, the same message
 // goes again in the same session by Retry's path (new idempotency key, attachments kept) — not only Stop.
-import { screen, waitFor, within } from '@testing-library/react'
+import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { FakeScript } from '../bridge/fake-bridge'
@@ -90,6 +90,10 @@ describe('Stop and retry beside the silence notice', () => {
     // the stop lands late: the stopped turn can be sent again
     held!()
     await waitFor(() => expect(statuses().at(-1)).toMatch(/^Stopped/), LONG)
+    // a history reload (a reconnect) rebuilds the run from chat.history, which cannot tell this stop from a plain
+    // one: the Retry stays (beside Regenerate, which a stopped turn always has once history names its message)
+    await act(() => controller.loadTranscript(key))
+    expect(within(log()).getByRole('button', { name: 'Retry' })).toBeEnabled()
     await user.click(within(log()).getByRole('button', { name: 'Retry' }))
     await waitFor(() => expect(sends(bridge)).toHaveLength(2), LONG)
     expect(sends(bridge)[1]).toMatchObject({ sessionKey: key, message: 'Summarise the notes' })

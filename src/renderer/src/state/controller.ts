@@ -26,6 +26,7 @@ import { withAttachmentLines } from '../../../shared/attachments'
 import { compareForSidebar } from '../../../shared/sidebar-order'
 import { deriveSessionTitle, sessionTitle } from '../../../shared/session-title'
 import { DismissedOutcomes } from './queue-dismissed'
+import { RetryWanted } from './retry-wanted'
 import { lazyPairing, type PairingApi } from './pairing-lazy'
 import { mergeListedRows } from './session-rows'
 import { admitFiles, echoLines, encodeAttachments, releasePreviews, type PendingAttachment, type WireAttachment } from './attachments'
@@ -499,6 +500,8 @@ export class Controller {
   }
 
   private readonly dismissedOutcomes = new DismissedOutcomes()
+  /** runs whose Stop and retry timed out: Retry once stopped, through history rebuilds and reloads */
+  private readonly retryWanted = new RetryWanted()
 
   private onQueue(sessionKey: string, incoming: QueueItem[]) {
     // outcomes the user cleared stay cleared (the runtime keeps sending its recent finished items)
@@ -627,7 +630,8 @@ export class Controller {
       this.pending.delete(sessionKey)
       const base = this.stores.runs.getState().transcripts[sessionKey] ?? emptyTranscript(sessionKey)
       let t: Transcript = reduce(base, pending)
-      t = reduce(t, [{ type: 'hydrate', history: plan.history, recent: recent.ok ? recent.data : undefined, paging: plan.paging }, ...buffered])
+      const retryWanted = this.retryWanted.get(sessionKey)
+      t = reduce(t, [{ type: 'hydrate', history: plan.history, recent: recent.ok ? recent.data : undefined, paging: plan.paging, retryWanted }, ...buffered])
       // a run still waiting for a slot (its lane event replayed from the runtime's ring): the row and header say so
       const waiting = activeRun(t)
       if (waiting?.waiting) this.trackWaiting(sessionKey, { runId: waiting.runId, seq: 0, ts: waiting.ts, stream: 'lane', data: { phase: 'waiting' } })
@@ -1133,7 +1137,9 @@ export class Controller {
     const user = t.items.find((it): it is UserItem => it.kind === 'user' && it.runId === runId)
     const message = same?.message ?? user?.text.trim() ?? ''
     if (!message && !same?.wire?.length) return false
-    return this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+    const sent = await this.sendEncoded(sessionKey, message, message, same?.shown ?? message, undefined, [], same?.wire, 'retry')
+    if (sent) this.retryWanted.delete(sessionKey)
+    return sent
   }
 
   /**
@@ -1306,6 +1312,7 @@ export class Controller {
    */
   /** Stop and retry gave up waiting for `runId` to end (stop-and-retry.ts): its footer keeps a way to retry. */
   stopRetryTimedOut(sessionKey: string, runId: string): void {
+    this.retryWanted.set(sessionKey, runId)
     this.dispatch(sessionKey, [{ type: 'local.stopRetryTimedOut', runId }])
   }
 

@@ -75,7 +75,14 @@ export type Action =
   | { type: 'local.stopRetryTimedOut'; runId: string }
   | { type: 'local.approvalDecided'; id: string; decision: ApprovalDecision }
   | { type: 'gap.flush'; runId?: string }
-  | { type: 'hydrate'; history: ChatHistoryPage; recent?: Results['loopdesk.events.recent']; paging?: RefetchPaging }
+  | {
+      type: 'hydrate'
+      history: ChatHistoryPage
+      recent?: Results['loopdesk.events.recent']
+      paging?: RefetchPaging
+      /** a run whose "Stop and retry" timed out (state/retry-wanted.ts): its rebuilt item keeps `stopRetryTimedOut` */
+      retryWanted?: string
+    }
   | { type: 'prepend'; history: ChatHistoryPage }
 
 // ------------------------------------------------------------------------------------------- draft
@@ -812,6 +819,21 @@ function keepRunWarnings(d: Draft, recent: AgentEvent[], base: Transcript) {
   }
 }
 
+/**
+ * A run whose "Stop and retry" gave up waiting: history has no trace of that wish (a plain Stop ends a run the same
+ * way), so the rebuilt item takes it from the item it replaces, or from what the window kept (`wanted`, a reload):
+ * once stopped, its footer offers Retry rather than Regenerate.
+ */
+function keepRetryWanted(d: Draft, base: Transcript, wanted: string | undefined) {
+  const runIds = new Set<string>()
+  for (const it of base.items) if (it.kind === 'run' && it.stopRetryTimedOut) runIds.add(it.runId)
+  if (wanted) runIds.add(wanted)
+  for (const runId of runIds) {
+    const now = d.get<RunItem>(runKey(runId))
+    if (now && !now.stopRetryTimedOut) d.patch<RunItem>(now.key, { stopRetryTimedOut: true })
+  }
+}
+
 function applyQueue(d: Draft, items: QueueItem[]) {
   // A queued follow-up that started a run: show its text as that run's user message. Messages
   // "collected" into one run are all shown, in queue (= batch) order, as that run's messages — the same items
@@ -1335,6 +1357,7 @@ function hydrate(base: Transcript, a: Extract<Action, { type: 'hydrate' }>): Tra
   keepLocalUsers(d, recentBase)
   applyEventTimings(d, recent, recentBase)
   keepRunWarnings(d, recent, recentBase)
+  keepRetryWanted(d, recentBase, a.retryWanted)
   const part = d.result()
   // Stitch: kept older part, then the messages that leave the refetched part, then the refetched part.
   const olderRuns: Record<string, RunTrack> = {}
