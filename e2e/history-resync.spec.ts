@@ -82,8 +82,10 @@ test('a reconnect resyncs the open session with a history delta: what was added 
   await expect(log.getByText('second question from the CLI')).toBeVisible()
   // the resync asked with the cursor and got a delta
   await expect.poll(() => history.slice(from).some((c) => typeof c.params.cursor === 'string' && c.reply?.kind === 'delta'), { timeout: 15_000 }).toBe(true)
-  // let the end-of-run resync settle, then every row is there once
+  // a quiet second for a late resync (the end-of-run one, when the page saw the run end) to go wrong, then every
+  // request asked has its reply, and every row is there once
   await page.waitForTimeout(1000)
+  await expect.poll(() => history.slice(from).every((c) => c.reply !== undefined)).toBe(true)
   const shown = await rows(page)
   const once = (text: string) => shown.filter((r) => r.includes(text)).length
   expect(once('first question')).toBe(1)

@@ -3,7 +3,8 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, expect, it } from 'vitest'
+import type { Stats } from 'node:fs'
+import { afterEach, beforeEach, expect, it, vi } from 'vitest'
 import { LinkedSecretError, linkWalkCount, refuseLinkedSecret } from './linked-secrets'
 
 let base: string
@@ -13,6 +14,7 @@ beforeEach(() => {
   home = process.env.HOME
 })
 afterEach(() => {
+  vi.restoreAllMocks()
   process.env.HOME = home
   fs.rmSync(base, { recursive: true, force: true })
 })
@@ -44,15 +46,28 @@ it("refuses a link to the state dir's token and to ~/.ssh's key, not links among
   await expect(check('node_modules/b.js')).resolves.toBeUndefined()
 })
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+/**
+ * The check's clock driven by the test: Date.now() reads `clock.now` (walks record it as their start), and a
+ * file's ctime is set in its Stats — the kernel's ctime comes from another, coarser clock the test cannot drive.
+ */
+const clock = { now: 0 }
+function driveClock(now: number): void {
+  clock.now = now
+  vi.spyOn(Date, 'now').mockImplementation(() => clock.now)
+}
+function withCtime(st: Stats, ctimeMs: number): Stats {
+  return Object.assign(Object.create(Object.getPrototypeOf(st) as object) as Stats, st, { ctimeMs })
+}
+/** A whole second plus 300 ms on the driven clock. */
+const T0 = 1_800_000_000_300
 
 it("one walk of a folder serves every workspace's fence set: ten agents alternating walk the state dir once", async () => {
   process.env.HOME = path.join(base, 'home')
   const names = Array.from({ length: 10 }, (_, i) => `w${i}`)
   tree({ 'state/gateway/token': 't', ...Object.fromEntries(names.map((w) => [`${w}/x`, ''])) })
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  // linked just now: the walk that follows speaks for them all the same, as it holds the token's inode
   for (const w of names) fs.linkSync(path.join(base, 'state/gateway/token'), path.join(base, w, 'token'))
-  await sleep(80) // past the links' ctime, so the first walk speaks for them
   const before = linkWalkCount()
   for (let i = 0; i < 3; i++) {
     for (const w of names) {
@@ -64,24 +79,66 @@ it("one walk of a folder serves every workspace's fence set: ten agents alternat
   expect(linkWalkCount() - before).toBe(1)
 })
 
-it('a hard link made right after a walk is judged by a new walk, not the cached one', async () => {
+function linkedFixture() {
   process.env.HOME = path.join(base, 'home')
   tree({ 'state/gateway/token': 't', 'ws/x': '', 'elsewhere/lib.js': 'l' })
   const ws = path.join(base, 'ws')
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
-  // an ordinary multiply-linked file opened first: the state dir is walked while its token has one link
   fs.linkSync(path.join(base, 'elsewhere/lib.js'), path.join(ws, 'lib.js'))
-  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'lib.js')), 'lib.js', ws, dirs)).resolves.toBeUndefined()
-  // well within the 2 s the walk is trusted for
+  const check = (rel: string, ctimeMs: number) => refuseLinkedSecret(withCtime(fs.statSync(path.join(ws, rel)), ctimeMs), rel, ws, dirs)
+  return { ws, check }
+}
+
+it("a hard link made after a walk to a file the walk saw is refused by that walk, whatever the file's ctime says", async () => {
+  const { ws, check } = linkedFixture()
+  driveClock(T0)
+  // an ordinary multiply-linked file opened first: the state dir is walked while its token has one link
+  await expect(check('lib.js', T0 - 10_000)).resolves.toBeUndefined()
   fs.linkSync(path.join(base, 'state/gateway/token'), path.join(ws, 'token'))
-  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(/Loopdesk's state folder/)
-  // once a walk started well after the link, the cached inventory judges it: no walk per open
-  await sleep(80)
-  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
+  // the link's ctime read from a clock that lagged a second (a loaded VM's coarse clock, a whole-second file
+  // system): by time alone the walk would speak for it; it saw the token's inode, so it refuses it
+  clock.now = T0 + 100
   const before = linkWalkCount()
-  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'token')), 'token', ws, dirs)).rejects.toThrow(LinkedSecretError)
-  await expect(refuseLinkedSecret(fs.statSync(path.join(ws, 'lib.js')), 'lib.js', ws, dirs)).resolves.toBeUndefined()
+  await expect(check('token', T0 - 1_000)).rejects.toThrow(/Loopdesk's state folder/)
+  await expect(check('token', T0 + 50)).rejects.toThrow(LinkedSecretError)
   expect(linkWalkCount() - before).toBe(0)
+})
+
+it('a file made in a fenced folder after a walk and linked is judged by a new walk; then the cached one serves until 2 s', async () => {
+  const { ws, check } = linkedFixture()
+  driveClock(T0)
+  await expect(check('lib.js', T0 - 10_000)).resolves.toBeUndefined()
+  // a new token (as a rotation writes it: a new inode), linked 10 ms after the walk started
+  fs.writeFileSync(path.join(base, 'state/gateway/token.tmp'), 'new')
+  fs.renameSync(path.join(base, 'state/gateway/token.tmp'), path.join(base, 'state/gateway/token'))
+  fs.linkSync(path.join(base, 'state/gateway/token'), path.join(ws, 'token'))
+  clock.now = T0 + 20
+  let before = linkWalkCount()
+  await expect(check('token', T0 + 10)).rejects.toThrow(/Loopdesk's state folder/)
+  expect(linkWalkCount() - before).toBe(1)
+  // that walk started after both files' ctime: it judges them, no walk per open
+  clock.now = T0 + 1_900
+  before = linkWalkCount()
+  await expect(check('token', T0 + 10)).rejects.toThrow(LinkedSecretError)
+  await expect(check('lib.js', T0 - 10_000)).resolves.toBeUndefined()
+  expect(linkWalkCount() - before).toBe(0)
+  // past its 2 s it speaks for nothing
+  clock.now = T0 + 2_100
+  await expect(check('lib.js', T0 - 10_000)).resolves.toBeUndefined()
+  expect(linkWalkCount() - before).toBe(1)
+})
+
+it('a whole-second ctime (a 1 s or 2 s file system clock) may be up to 2 s late: a walk within it does not speak for the file', async () => {
+  const { ws, check } = linkedFixture()
+  driveClock(T0) // 300 ms into a second
+  await expect(check('lib.js', T0 - 10_000)).resolves.toBeUndefined()
+  fs.writeFileSync(path.join(base, 'state/new-key'), 'k')
+  fs.linkSync(path.join(base, 'state/new-key'), path.join(ws, 'key'))
+  // made 100 ms after the walk started; its ctime reads the second it began in, 300 ms before the walk
+  clock.now = T0 + 200
+  const before = linkWalkCount()
+  await expect(check('key', T0 - 300)).rejects.toThrow(/Loopdesk's state folder/)
+  expect(linkWalkCount() - before).toBe(1)
 })
 
 it("refuses links to the user's credential files and folders (~/.aws, ~/.netrc, ~/.config/gh/hosts.yml, …); missing ones cost nothing", async () => {
@@ -122,8 +179,8 @@ it('a check during a running walk waits for it (refused, not passed) and shares 
   const ws = path.join(base, 'ws')
   fs.linkSync(path.join(base, 'state/agents/d0/deep/deeper/token'), path.join(ws, 'token'))
   const dirs = [{ dir: path.join(base, 'state'), what: 'state' as const }]
+  // linked just now: the second check waits for the first one's walk, which holds the token's inode
   const st = fs.statSync(path.join(ws, 'token'))
-  await sleep(80) // past the link's ctime: a walk in progress speaks for it
   const before = linkWalkCount()
   let first: 'refused' | 'passed' | undefined
   const p1 = refuseLinkedSecret(st, 'token', ws, dirs).then(() => (first = 'passed'), () => (first = 'refused'))

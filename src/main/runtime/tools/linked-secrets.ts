@@ -14,9 +14,12 @@
 // lstat calls took 200-300 ms of the runtime's event loop per rebuild. A check waits for a walk in progress (it
 // never passes unchecked), and concurrent checks share one walk.
 //
-// Freshness: a walk is trusted for 2 s, and only if it started after the checked file's ctime. Making a link
-// (and renaming a file into a fenced folder) sets the inode's ctime, so a link made after a walk — within its
-// 2 s — is not judged by that walk but by a new one; a file linked long ago is judged by the cached inventory.
+// Freshness: an inventory holds every regular file of the folder (device + inode), whatever its link count, so
+// a link made after the walk to a file the walk saw is refused by it — no clock involved. A walk is trusted for
+// 2 s; a file it did not see passes by it only if the walk started after that file's ctime: creating a file in,
+// or renaming one into, a fenced folder sets the inode's ctime, so such a file linked just after a walk is judged
+// by a new walk. The ctime comes from another clock than Date.now() (the kernel's coarse clock, which lags under
+// load; a whole-second one on HFS+, ext3, FAT), so it gets a margin: 50 ms, or 2 s more for a whole-second ctime.
 import type { Dirent, Stats } from 'node:fs'
 import fs, { promises as fsp } from 'node:fs'
 import os from 'node:os'
@@ -37,9 +40,11 @@ const MAX_DEPTH = 6
 const TTL_MS = 2_000
 /**
  * A file's ctime is the kernel's coarse clock, which may lag the wall clock by a tick: a walk must have started
- * this long after it to have seen the link.
+ * this long after it to have seen the file.
  */
 const CTIME_SLACK_MS = 50
+/** A ctime in whole seconds may come from a 1 s (HFS+, ext3) or 2 s (FAT) clock: the change may be this much later. */
+const COARSE_CTIME_MS = 2_000
 /** Folder inventories kept: the fenced folders of several agents' fence sets (a few each), least recently used out. */
 const MAX_CACHED = 64
 /** lstat calls in flight per walk: enough to keep the pool busy, few enough that other file work gets a turn. */
@@ -48,8 +53,12 @@ const PARALLEL = 16
 interface Inventory {
   /** Date.now() before the walk read anything */
   startedAt: number
-  /** `${dev}:${ino}` of every multiply-linked regular file in the folder */
-  inodes: Set<string>
+  /** the inode of every regular file the walk saw, by device (any link count: one linked later is the same inode) */
+  inodes: Map<number, Set<number>>
+}
+
+function holds(inv: Inventory, st: Stats): boolean {
+  return inv.inodes.get(st.dev)?.has(st.ino) === true
 }
 
 /** Finished inventories by folder walk (real path + the workspace left out), least recently used first. */
@@ -75,17 +84,20 @@ function fencedRoots(dirs: readonly PrivateDir[], home: string): Array<{ dir: st
   return roots
 }
 
-function record(st: Stats, inodes: Set<string>): void {
-  if (st.isFile() && st.nlink > 1) inodes.add(`${st.dev}:${st.ino}`)
+function record(st: Stats, inodes: Inventory['inodes']): void {
+  if (!st.isFile()) return
+  let set = inodes.get(st.dev)
+  if (!set) inodes.set(st.dev, (set = new Set()))
+  set.add(st.ino)
 }
 
 /**
- * The multiply-linked regular files under the real folder `real` (`skip`, a workspace inside it, left out),
+ * The regular files under the real folder `real` (`skip`, a workspace inside it, left out),
  * breadth-first (the keys and tokens sit near the top, so a folder with many transcripts or a big browser profile
  * uses up its budget below them, not before them). Symlinks below it are not followed — their targets are fenced by
  * real path already — so every path under it is real too.
  */
-async function collect(real: string, skip: string, inodes: Set<string>): Promise<void> {
+async function collect(real: string, skip: string, inodes: Inventory['inodes']): Promise<void> {
   let budget = MAX_ENTRIES - 1
   let level = [real]
   for (let depth = 0; depth < MAX_DEPTH && level.length > 0 && budget > 0; depth++) {
@@ -141,27 +153,31 @@ function lstatAll(files: readonly string[], each: (st: Stats) => void): Promise<
 }
 
 /**
- * The inventory of the folder `real` (the workspace `skip` left out), from a walk that started at or after `need`:
- * a cached one, the one in progress, or a new one (after a too-old one in progress ends: one walk per folder at a time).
+ * Whether the file `st` is one of the folder `real`'s (the workspace `skip` left out). An inventory from a walk that
+ * started at or after `fresh` answers yes when it holds the file; no only if the walk also started at or after
+ * `seen` (when the file's current place in the folder was already made). Otherwise the walk in progress or a new
+ * one answers (after a too-old one in progress ends, which may answer yes: one walk per folder at a time).
  */
-async function folderInventory(real: string, skip: string, need: number): Promise<Set<string>> {
+async function folderHolds(real: string, skip: string, st: Stats, fresh: number, seen: number): Promise<boolean> {
   const key = `${real}\0${skip}`
+  const need = Math.max(fresh, seen)
   for (;;) {
     const hit = cache.get(key)
-    if (hit && hit.startedAt >= need) {
+    if (hit && hit.startedAt >= fresh) {
       cache.delete(key)
       cache.set(key, hit) // most recently used last
-      return hit.inodes
+      if (holds(hit, st)) return true
+      if (hit.startedAt >= seen) return false
     }
     const running = walking.get(key)
-    if (running && running.startedAt >= need) return (await running.done).inodes
+    if (running && running.startedAt >= need) return holds(await running.done, st)
     if (running) {
       await running.done.catch(() => {})
       continue
     }
     walks++
     const startedAt = Date.now()
-    const inodes = new Set<string>()
+    const inodes: Inventory['inodes'] = new Map()
     const done = collect(real, skip, inodes).then(() => ({ startedAt, inodes }))
     walking.set(key, { startedAt, done })
     void done
@@ -173,8 +189,17 @@ async function folderInventory(real: string, skip: string, need: number): Promis
       .finally(() => {
         if (walking.get(key)?.done === done) walking.delete(key)
       })
-    return (await done).inodes
+    return holds(await done, st)
   }
+}
+
+/**
+ * When a walk must have started to have seen the file `ctimeMs` belongs to where it is now: its ctime plus the
+ * margin for the ctime's clock (never later than now — a walk starting now sees it).
+ */
+function seenAfter(ctimeMs: number, now: number): number {
+  const margin = CTIME_SLACK_MS + (ctimeMs % 1000 === 0 ? COARSE_CTIME_MS : 0)
+  return Math.min(ctimeMs + margin, now)
 }
 
 /**
@@ -184,10 +209,11 @@ async function folderInventory(real: string, skip: string, need: number): Promis
  * fresh stat. Roots are asked in order, so the state dir's name wins for a file found in two.
  */
 async function linkedInto(st: Stats, root: string, dirs: readonly PrivateDir[]): Promise<string | undefined> {
-  const id = `${st.dev}:${st.ino}`
   const now = Date.now()
-  // a walk older than the TTL, or one that may have started before this file's last link, cannot speak for it
-  const need = Math.max(now - TTL_MS, Math.min(st.ctimeMs + CTIME_SLACK_MS, now))
+  // a walk older than the TTL speaks for no file; one that may have started before this file's ctime only for
+  // the files it saw
+  const fresh = now - TTL_MS
+  const seen = seenAfter(st.ctimeMs, now)
   for (const r of fencedRoots(dirs, os.homedir())) {
     let real: string
     let rst: Stats
@@ -198,12 +224,12 @@ async function linkedInto(st: Stats, root: string, dirs: readonly PrivateDir[]):
       continue // not made (yet): nothing to link to
     }
     if (!rst.isDirectory()) {
-      if (rst.isFile() && `${rst.dev}:${rst.ino}` === id) return r.what // the outside config file, ~/.netrc, …
+      if (rst.isFile() && rst.dev === st.dev && rst.ino === st.ino) return r.what // the outside config file, ~/.netrc, …
       continue
     }
     if (real === root) continue // the workspace is that folder: the user gave it to the agent
     const skip = isInside(real, root) ? root : ''
-    if ((await folderInventory(real, skip, need)).has(id)) return r.what
+    if (await folderHolds(real, skip, st, fresh, seen)) return r.what
   }
   return undefined
 }

@@ -67,6 +67,12 @@ function newId(): string {
   }
 }
 
+/**
+ * A delta resync lost with the connection: the reconnect resyncs from the same cursor. Asking for a full page
+ * instead would only queue that request for after the reconnect — a whole page where a delta would do.
+ */
+class ResyncOnReconnect extends Error {}
+
 export class Controller {
   readonly log = new EventLog()
   private pending = new Map<string, Action[]>()
@@ -640,7 +646,7 @@ export class Controller {
         loadErrors: { ...s.loadErrors, [sessionKey]: undefined },
       }))
     } catch (err) {
-      this.stores.runs.setState((s) => ({ loadErrors: { ...s.loadErrors, [sessionKey]: errorText(err) } }))
+      if (!(err instanceof ResyncOnReconnect)) this.stores.runs.setState((s) => ({ loadErrors: { ...s.loadErrors, [sessionKey]: errorText(err) } }))
     } finally {
       this.duringFetch.delete(sessionKey)
       this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: false } }))
@@ -650,7 +656,9 @@ export class Controller {
 
   /**
    * The refetch plan from a chat.history delta, when the transcript has a cursor and the runtime can answer
-   * from it; undefined (refetch in full) on `reset`, on any failure, or when the transcript changed meanwhile.
+   * from it; undefined (refetch in full) on `reset`, on any failure, or when the transcript changed meanwhile —
+   * except a failure because the connection dropped meanwhile: that load ends, and the reconnect's resync asks
+   * with the same cursor.
    */
   private async planFromDelta(sessionKey: string, current: Transcript | undefined): Promise<RefetchPlan | undefined> {
     const cursor = resyncCursor(current)
@@ -658,13 +666,21 @@ export class Controller {
     try {
       // whole: over the gateway a v4 delta otherwise carries OpenClaw's display copies (8,000-character cap)
       const r = await this.bridge.history({ sessionKey, cursor, wholeMessages: WHOLE })
-      if (!r.ok || r.data.kind !== 'delta') return undefined
+      if (!r.ok) return this.deltaFailed()
+      if (r.data.kind !== 'delta') return undefined
       // a reset (or another refetch) replaced what the cursor described while we waited
       if (this.stores.runs.getState().transcripts[sessionKey]?.historyCursor !== cursor) return undefined
       return planDelta(current, r.data)
-    } catch {
-      return undefined
+    } catch (err) {
+      if (err instanceof ResyncOnReconnect) throw err
+      return this.deltaFailed()
     }
+  }
+
+  /** A delta call failed: refetch in full, unless the connection is down — then its reconnect resyncs. */
+  private deltaFailed(): undefined {
+    if (this.stores.settings.getState().connection === 'connecting') throw new ResyncOnReconnect()
+    return undefined
   }
 
   /** The refetch plan from the newest page(s): back until the anchor of the part shown is included. */

@@ -187,6 +187,29 @@ describe('history resync with delta cursors (controller + fake runtime)', () => 
     expect(stores.runs.getState().loadErrors[SK]).toBeUndefined()
   })
 
+  it('a cursor call lost with the connection asks no full page: the reconnect resyncs with the same cursor', async () => {
+    const { bridge, controller, stores, t, settled, mark } = await open([{ key: SK, messages: 10 }])
+    const cursor = t().historyCursor
+    bridge.appendHistory(SK, 4)
+    // the resync's delta is in flight when the gateway drops the page (the WebSocket bridge fails it so)
+    bridge.cursorCalls = () => {
+      bridge.cursorCalls = undefined
+      bridge.set({ state: 'reconnecting', error: { message: 'closed' } })
+      return Promise.resolve({ ok: false, error: { code: 'UNAVAILABLE', message: 'connection to the gateway was lost' } })
+    }
+    const calls = mark()
+    await controller.loadTranscript(SK)
+    expect(calls().map((c) => c.params.cursor)).toEqual([cursor])
+    expect(stores.runs.getState().loadErrors[SK]).toBeUndefined()
+    bridge.set({ state: 'open' })
+    await until(() => calls().length === 2, 'the reconnect resync')
+    await settled()
+    expect(calls().map((c) => c.params.cursor)).toEqual([cursor, cursor])
+    expect(delta(calls()[1].reply).messages).toHaveLength(4)
+    expect(questions(t())).toEqual(range(1, 7))
+    expect(uniqueKeys(t())).toBe(true)
+  })
+
   it('a run this window streamed live, then a reconnect: the delta repeats its messages, each shown once', async () => {
     const { bridge, controller, t, settled, mark } = await open([{ key: SK, messages: 10 }])
     expect(await controller.send('one more question')).toBe(true)
