@@ -21,10 +21,20 @@ function historyCommand(sessionKey: string | undefined): string {
 
 /**
  * The CLI error for a failure after the ack (`runId` known): a timeout or a closed connection gets the run's
- * story; anything else is returned unchanged.
+ * story; anything else is returned unchanged. `sentKey` is the idempotency key the request carried: a wait that
+ * ran out before the ack cannot tell whether the gateway took the message, but if it did, that key is the run's
+ * id (the gateway's `agent` runs under it) — so the line still names it and how to wait for or stop it.
  */
-export function runLostError(err: unknown, runId: string | undefined, sessionKey: string | undefined): unknown {
-  if (!(err instanceof GatewayClientError) || runId === undefined) return err
+export function runLostError(err: unknown, runId: string | undefined, sessionKey: string | undefined, sentKey?: string): unknown {
+  if (!(err instanceof GatewayClientError)) return err
+  if (runId === undefined && err.kind === 'timeout' && sentKey !== undefined) {
+    const after = /after (\d+ ms)/.exec(err.message)?.[1]
+    return new CliError(
+      `stopped waiting${after ? ` after ${after}` : ''} before the gateway acknowledged the message; if it took it, run ${sentKey} goes on — wait for it: ${waitCommand(sentKey)}; stop it: ${stopCommand(sentKey, sessionKey)}`,
+      EXIT.timeout,
+    )
+  }
+  if (runId === undefined) return err
   if (err.kind === 'timeout') {
     const after = /after (\d+ ms)/.exec(err.message)?.[1]
     return new CliError(

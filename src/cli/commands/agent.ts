@@ -300,7 +300,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     }
     if (err instanceof GatewayClientError && err.kind === 'request') throw sessionNotFound(req, err.details) ?? err
     // the wait ran out or the gateway went away after it had the message: say what became of the run
-    throw runLostError(err, events.runId, sessionKey ?? (req.params.sessionKey as string | undefined))
+    throw runLostError(err, events.runId, sessionKey ?? (req.params.sessionKey as string | undefined), req.params.idempotencyKey as string | undefined)
   } finally {
     offEvents()
     offSignal()

@@ -64,7 +64,8 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
       if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
         io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
       }
-      throw runLostError(err, runId, sessionKey)
+      const sentKey = method === 'agent' && typeof (params as { idempotencyKey?: unknown })?.idempotencyKey === 'string' ? (params as { idempotencyKey: string }).idempotencyKey : undefined
+      throw runLostError(err, runId, sessionKey, sentKey)
     } finally {
       offEvents()
     }
