@@ -56,7 +56,8 @@ describe('approvals waiting together', () => {
     const { user, batch, bridge } = await start()
     expect(within(batch).getByRole('group', { name: 'This run: 3 waiting' })).toBeInTheDocument()
     expect(within(batch).getAllByRole('listitem')).toHaveLength(3)
-    // one answered on its own: the others still wait, the list says so
+    // one answered on its own (once the list has been on screen a moment): the others still wait, the list says so
+    await looked()
     await user.click(within(entry(batch, 'make test')).getByRole('button', { name: 'Deny' }))
     await waitFor(() =>
       expect(screen.getByRole('region', { name: '2 commands wait for approval' })).toBeInTheDocument(),
@@ -185,6 +186,28 @@ describe('approvals waiting together', () => {
     await waitFor(() => expect(resolves(bridge)).toHaveLength(3))
     expect(new Set(resolves(bridge).map((r) => r.id)).size).toBe(3)
     expect(resolves(bridge).map((r) => r.id)).toContain('ap-late')
+  })
+
+  it('an entry that just moved into place under the pointer answers nothing for a moment; the keyboard is not held back', async () => {
+    const fourAtOnce = { scripts: [{ steps: [{ kind: 'parallel' as const, tools: [exec('make a'), exec('make b'), exec('make c'), exec('rm -rf ~')] }] }] }
+    const { user, batch, bridge } = await start(fourAtOnce, 4)
+    await looked()
+    // "make a" approved: "make b" moves up into its place, where the pointer still is
+    await user.click(within(entry(batch, 'make a')).getByRole('button', { name: 'Approve' }))
+    await waitFor(() => expect(screen.getByRole('region', { name: '3 commands wait for approval' })).toBeInTheDocument())
+    await user.click(within(entry(batch, 'make b')).getByRole('button', { name: 'Approve' }))
+    expect(resolves(bridge)).toHaveLength(1)
+    expect(within(batch).getByRole('status')).toHaveTextContent('make b had just moved into place — nothing was answered.')
+    // by keyboard the focused entry is answered at once (focus names the command it is on)
+    within(entry(batch, 'make c')).getByRole('button', { name: 'Deny' }).focus()
+    await user.keyboard('{Enter}')
+    await waitFor(() => expect(resolves(bridge)).toHaveLength(2))
+    expect(resolves(bridge)[1]).toMatchObject({ decision: 'deny' })
+    // once it has been in its place a moment, the pointer answers it
+    await looked()
+    await user.click(within(entry(batch, 'make b')).getByRole('button', { name: 'Approve' }))
+    await waitFor(() => expect(resolves(bridge)).toHaveLength(3))
+    expect(resolves(bridge).map((r) => r.decision)).toEqual(['allow-once', 'deny', 'allow-once'])
   })
 
   it('Allow all right as the list appears approves nothing until it has been seen', async () => {

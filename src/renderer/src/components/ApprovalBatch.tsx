@@ -5,7 +5,11 @@
 // "Allow all" approves exactly the approvals its render listed (the click's closure), and only once each has been
 // on screen SEEN_FOR_MS: a command arriving just before the click re-rendered the list under the pointer, and the
 // click approved it unseen. A click then approves nothing and says what changed; the next one (once seen) does.
-import { useId, useLayoutEffect, useRef, useState } from 'react'
+// An entry's own Approve / Deny follow the same rule for the pointer: an entry that just appeared or moved (one
+// above it answered — here, in another window or by the CLI) took the place the pointer was aimed at, so a mouse
+// click on it within SEEN_FOR_MS answers nothing and says so. The keyboard (click detail 0) is not held back:
+// focus names the command it is on.
+import { useId, useLayoutEffect, useRef, useState, type MouseEvent } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useAppStore, useController } from '../app-context'
 import { messageBox } from '../lib/refocus'
@@ -103,6 +107,7 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
         <RunGroup
           key={runId}
           label={groups.length > 1 ? `Run ${g + 1} of ${groups.length}` : 'This run'}
+          first={groups.slice(0, g).reduce((n, [, l]) => n + l.length, 0)}
           list={list}
           busy={busy}
           errors={errors}
@@ -115,13 +120,15 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
 
 interface GroupProps {
   label: string
+  /** the place in the whole list of this group's first entry */
+  first: number
   list: ApprovalItem[]
   busy: Record<string, boolean>
   errors: Record<string, string>
   decide: (list: ApprovalItem[], decision: ApprovalDecision) => Promise<void>
 }
 
-function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
+function RunGroup({ label, first, list, busy, errors, decide }: GroupProps) {
   const open = list.filter((it) => !busy[it.request.id])
   const ids = list.map((it) => it.request.id)
   const firstSeen = useFirstSeen(ids)
@@ -130,6 +137,9 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
   const sig = ids.join('\n')
   const [held, setHeld] = useState<{ sig: string; count: number }>()
   const unseen = held?.sig === sig ? held.count : 0
+  // an entry's own button held back for the pointer (the entry had just moved into place), for this list
+  const [moved, setMoved] = useState<{ sig: string; command: string }>()
+  const movedCommand = moved?.sig === sig ? moved.command : undefined
   const allowAll = () => {
     const now = Date.now()
     const fresh = open.filter((it) => now - (firstSeen.current.get(it.request.id) ?? now) < SEEN_FOR_MS)
@@ -143,16 +153,23 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
   return (
     <div role="group" aria-label={`${label}: ${list.length} waiting`} className="approval-batch-run">
       <ul className="approval-batch-list">
-        {list.map((it) => (
+        {list.map((it, i) => (
           <BatchEntry
             key={it.key}
             item={it}
+            place={first + i}
+            onHeld={(command) => setMoved(command === undefined ? undefined : { sig, command })}
             busy={!!busy[it.request.id]}
             error={errors[it.request.id]}
             decide={decide}
           />
         ))}
       </ul>
+      {list.length < 2 && (
+        <p role="status" className="approval-batch-changed">
+          {movedCommand !== undefined && movedNote(movedCommand)}
+        </p>
+      )}
       {list.length > 1 && (
         <>
           <div className="approval-actions">
@@ -171,8 +188,9 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
           </div>
           {/* there before its text, so a screen reader says it when a held-back click fills it */}
           <p role="status" className="approval-batch-changed">
-            {unseen > 0 &&
-              `${unseen === 1 ? '1 command' : `${unseen} commands`} just joined this list — nothing was allowed. Review, then choose Allow all again.`}
+            {unseen > 0
+              ? `${unseen === 1 ? '1 command' : `${unseen} commands`} just joined this list — nothing was allowed. Review, then choose Allow all again.`
+              : movedCommand !== undefined && movedNote(movedCommand)}
           </p>
         </>
       )}
@@ -180,19 +198,38 @@ function RunGroup({ label, list, busy, errors, decide }: GroupProps) {
   )
 }
 
+const movedNote = (command: string) =>
+  `${oneLine(command, 60)} had just moved into place — nothing was answered. Check it, then choose again.`
+
 function BatchEntry({
   item,
+  place,
   busy,
   error,
   decide,
+  onHeld,
 }: {
   item: ApprovalItem
+  /** its place in the whole list: when it changes, the entry moved under a pointer aimed at another */
+  place: number
   busy: boolean
   error?: string
   decide: GroupProps['decide']
+  /** a pointer click held back on this command (undefined: an answer went out) */
+  onHeld: (command: string | undefined) => void
 }) {
   const id = useId()
   const { command, cwd } = item.request
+  const placed = useRef<{ place: number; at: number }>(undefined)
+  useLayoutEffect(() => {
+    if (placed.current?.place !== place) placed.current = { place, at: Date.now() }
+  }, [place])
+  const answer = (e: MouseEvent, decision: ApprovalDecision) => {
+    // a pointer click (detail ≥ 1) on an entry that just appeared or moved was aimed at what was there before
+    if (e.detail > 0 && Date.now() - (placed.current?.at ?? 0) < SEEN_FOR_MS) return onHeld(command)
+    onHeld(undefined)
+    void decide([item], decision)
+  }
   return (
     <li className="approval-batch-item">
       <div role="group" aria-labelledby={id}>
@@ -207,7 +244,7 @@ function BatchEntry({
             type="button"
             className="btn btn-sm btn-primary"
             disabled={busy}
-            onClick={() => void decide([item], 'allow-once')}
+            onClick={(e) => answer(e, 'allow-once')}
           >
             Approve
           </button>
@@ -215,11 +252,12 @@ function BatchEntry({
             type="button"
             className="btn btn-sm btn-danger-outline"
             disabled={busy}
-            onClick={() => void decide([item], 'deny')}
+            onClick={(e) => answer(e, 'deny')}
           >
             Deny
           </button>
         </div>
+
         {error && (
           <p role="alert" className="approval-batch-error">
             Could not answer this one: {error}
