@@ -27,6 +27,10 @@ async function tenCalls() {
   const user = userEvent.setup()
   await user.type(screen.getByRole('textbox', { name: 'Message' }), 'read them{Enter}')
   await screen.findByText('All read.', undefined, LONG)
+  // the run's end too: events arriving after the text (lifecycle end, chat final) re-render the Inspector's rows,
+  // and a link captured before that was detached when clicked (a loaded box saw it)
+  const log = screen.getByRole('log', { name: 'Conversation' })
+  await waitFor(() => expect(within(log).getAllByRole('status').at(-1)?.textContent).toMatch(/^Done/), LONG)
   return { ...app, user }
 }
 
@@ -96,7 +100,7 @@ describe('tool call groups', () => {
     const pathOf = (it: (typeof t.items)[number]) => (it.kind === 'tool' ? (it.args as { path: string }).path : undefined)
     stores.runs.setState({ transcripts: { 'agent:main:main': { ...t, items: t.items.filter((it) => pathOf(it) !== 'file-8.txt') } } })
     await user.click(links[0])
-    expect(within(inspector).getByRole('status')).toHaveTextContent('Not in the loaded part of the conversation')
+    await waitFor(() => expect(within(inspector).getByRole('status')).toHaveTextContent('Not in the loaded part of the conversation'))
     expect(stores.inspector.getState().open).toBe(true)
     // one that is: the drawer, which covers the conversation, closes
     await user.click(links[links.length - 1])
