@@ -2,6 +2,7 @@
 // once: `cp*` or `git config*` on the allowlist must not write ~/.bashrc or ~/.gitconfig without an approval.
 // Real files in a temp HOME.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ExecApprovalRequest } from '../../../shared/events'
@@ -77,6 +78,26 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('cp a.ts b.ts')).toBeUndefined()
     expect(why('ls src/*.ts')).toBeUndefined()
     expect(why('cat ~/notes.txt')).toBeUndefined()
+  })
+
+  it('names them as the shell spells them: ~user, a glued short option, a quoted path with spaces', () => {
+    const user = os.userInfo().username
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why(`cp x ~${user}/.bashrc`)).toMatch(/\.bashrc/)
+    expect(why(`sort -o${home}/.profile x`)).toMatch(/\.profile/)
+    expect(why('sort -o~/.profile x')).toMatch(/\.profile/)
+    mkdirSync(path.join(home, 'my tools'))
+    const saved = process.env.PATH
+    process.env.PATH = [path.join(home, 'my tools'), '/usr/bin'].join(path.delimiter)
+    try {
+      expect(why(`cp x "${home}/my tools/ls"`)).toMatch(/a folder on your PATH/)
+      expect(why(`cp x '${home}/my tools/ls'`)).toMatch(/a folder on your PATH/)
+    } finally {
+      process.env.PATH = saved
+    }
+    // another user's ~ is theirs, and a quoted word stays one word
+    expect(why('cp x ~nosuchuser0/.bashrc')).toBeUndefined()
+    expect(why('echo "a b" c')).toBeUndefined()
   })
 
   it('a lone "*" allowlist (approvals off) is left as the user set it', async () => {

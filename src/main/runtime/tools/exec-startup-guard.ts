@@ -8,18 +8,55 @@
 // only an approval or a workspace that holds none of them covers that.
 import os from 'node:os'
 import path from 'node:path'
-import { gitConfigRefs, userGitConfigFiles } from './gitconfig-includes'
+import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
-import { startupPaths } from './startup-files'
+import { startupFences } from './startup-files'
 
-/** The words of an allow-listed command (no shell control left in it): quotes dropped, `--opt=value` split. */
+/**
+ * The words of an allow-listed command (no shell control left in it: allowlist.ts refuses `$`, `\\`, `;`, …) as
+ * the shell splits them — a quoted word keeps its spaces — each with the spellings that may name a path in it:
+ * the value of `--opt=value` or `of=value`, and the rest of a glued short option (`-o~/.bashrc`).
+ */
 function words(command: string): string[] {
-  return command
-    .replace(/["']/g, '')
-    .split(/\s+/)
-    .flatMap((w) => (w.includes('=') ? [w, w.slice(w.indexOf('=') + 1)] : [w]))
-    .filter(Boolean)
+  const out: string[] = []
+  let cur: string | undefined
+  let quote = ''
+  for (const c of command) {
+    if (quote) {
+      if (c === quote) quote = ''
+      else cur += c
+    } else if (c === '"' || c === "'") {
+      quote = c
+      cur ??= ''
+    } else if (/\s/.test(c)) {
+      if (cur !== undefined) out.push(cur)
+      cur = undefined
+    } else cur = (cur ?? '') + c
+  }
+  if (cur !== undefined) out.push(cur)
+  return out.flatMap((w) => {
+    const forms = [w]
+    if (w.includes('=')) forms.push(w.slice(w.indexOf('=') + 1))
+    if (/^-[^-]./.test(w)) forms.push(w.slice(2))
+    return forms.filter(Boolean)
+  })
+}
+
+/** The current user's name, for `~name/…` (undefined where the OS has none to give). */
+function userName(): string | undefined {
+  try {
+    return os.userInfo().username
+  } catch {
+    return undefined
+  }
+}
+
+/** `~`, `~/…` and `~name/…` when `name` is this user (the shell expands each to the home folder); others as given. */
+function expandTilde(w: string, home: string): string {
+  const m = /^~([^/]*)(\/.*)?$/s.exec(w)
+  if (!m || (m[1] && m[1] !== userName())) return w
+  return path.join(home, m[2] ?? '')
 }
 
 /** `git config` that writes a config file other than the repository's own (read-only forms excepted). */
@@ -40,13 +77,11 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
   const ws = words(command)
   if (writesGitUserConfig(ws)) return "it changes git's user-wide config"
   const fences = [
-    ...startupPaths(home).map((s) => ({ key: fenceKey(realOrPlanned(s.file)), label: s.label })),
+    ...startupFences(home).map((f) => ({ key: f.key, label: f.label })),
     ...userGitConfigFiles(home).map((f) => ({ key: fenceKey(realOrPlanned(f)), label: `git's user-wide config ${f}` })),
-    ...gitConfigRefs(home).map((r) => ({ key: fenceKey(realOrPlanned(r.file)), label: `${r.why} ${r.file}` })),
   ]
   for (const w of ws.slice(1)) {
-    const expanded = w === '~' || w.startsWith('~/') ? path.join(home, w.slice(1)) : w
-    const abs = path.resolve(cwd, expanded)
+    const abs = path.resolve(cwd, expandTilde(w, home))
     const segs = abs.split(path.sep)
     const magic = segs.findIndex(hasMagic)
     if (magic >= 0) {
