@@ -62,6 +62,36 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(allowlistStartupReason('git config user.name me', sb.ws)).toBeUndefined()
   })
 
+  it("a repository `git config` write of a key that names a command asks (the next `git status` would run it); harmless keys and reads do not", () => {
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    for (const cmd of [
+      'git config core.fsmonitor ./evil.sh',
+      'git config --local core.hooksPath .githooks',
+      'git config alias.st !./evil.sh',
+      'git config --add filter.x.clean ./evil.sh',
+      'git config set core.pager ./evil.sh',
+      'git config --type=path diff.external ./evil.sh',
+      'git -C sub config remote.origin.uploadpack ./evil.sh',
+      'git config hook.pre-commit.command ./evil.sh',
+    ]) {
+      expect(why(cmd), cmd).toMatch(/which can name a command git runs/)
+    }
+    for (const cmd of [
+      'git config user.email me@example.com',
+      'git config core.autocrlf input',
+      'git config --type bool core.filemode false',
+      'git config --type=bool core.filemode false',
+      'git config branch.main.rebase true',
+      'git config remote.origin.url git@example.com:me/repo.git',
+      'git config merge.conflictStyle zdiff3',
+      'git config core.fsmonitor',
+      'git config --get core.pager',
+      'git config --unset core.fsmonitor',
+    ]) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
+  })
+
   it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
     mkdirSync(path.join(home, 'dot'))
     writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')
