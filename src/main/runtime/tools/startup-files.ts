@@ -16,8 +16,11 @@ import { fenceKey, isInside, realOrPlanned, WorkspaceEscapeError } from './paths
 export interface StartupPath {
   /** '/'-separated, under `base` */
   rel: string
-  /** home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME; zdot: $ZDOTDIR too */
-  base: 'home' | 'config' | 'data' | 'zdot'
+  /**
+   * home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME;
+   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%
+   */
+  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata'
   /** what it is, for the refusal ("shell start-up file ~/.bashrc") */
   label: string
 }
@@ -39,6 +42,12 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   { rel: 'Library/LaunchAgents', base: 'home', label: 'the login agents folder ~/Library/LaunchAgents' },
   // a .desktop entry here shadows the system's launcher of the same name: the user's next click runs its Exec=
   { rel: 'applications', base: 'data', label: 'the application launchers folder ~/.local/share/applications' },
+  // Windows: what the Startup folder holds runs at the next sign-in; PowerShell runs its profile scripts at each
+  // start and loads a module from Modules/ when one of its commands is typed (Documents may live in OneDrive)
+  { rel: 'Microsoft/Windows/Start Menu/Programs/Startup', base: 'appdata', label: 'the Windows Startup folder (%APPDATA%\\…\\Startup)' },
+  ...['Documents', 'OneDrive/Documents'].flatMap((docs) =>
+    ['PowerShell', 'WindowsPowerShell'].map((ps) => ({ rel: `${docs}/${ps}`, base: 'home' as const, label: `PowerShell's profile folder ~/${docs}/${ps}` })),
+  ),
 ]
 
 /** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR), as absolute paths. */
@@ -53,6 +62,7 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
     zdot: withEnv(home, env.ZDOTDIR),
     config: withEnv(path.join(home, '.config'), env.XDG_CONFIG_HOME),
     data: withEnv(path.join(home, '.local', 'share'), env.XDG_DATA_HOME),
+    appdata: withEnv(path.join(home, 'AppData', 'Roaming'), env.APPDATA),
   }
   const fixed = STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
   return [...fixed, ...pathFolders(home, env.PATH)]
@@ -105,7 +115,7 @@ function statSig(file: string): string {
 /** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
 export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
-  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
+  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
   const fences: StartupFence[] = [
