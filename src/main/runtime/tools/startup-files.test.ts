@@ -47,6 +47,11 @@ describe('shell and session start-up files', () => {
       '.config/environment.d/x.conf',
       'Library/LaunchAgents/x.plist',
       '.local/share/applications/firefox.desktop',
+      '.local/share/systemd/user/x.service',
+      '.local/share/dbus-1/services/org.freedesktop.Notifications.service',
+      '.config/plasma-workspace/env/x.sh',
+      '.config/plasma-workspace/shutdown/x.sh',
+      '.config/autostart-scripts/x.sh',
     ]) {
       await expect(run(ctx, 'write', { path: rel, content: 'x' })).rejects.toThrow(REFUSED)
     }

@@ -37,6 +37,14 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   ...['.xprofile', '.xsessionrc', '.xinitrc', '.xsession'].map((f) => ({ rel: f, base: 'home' as const, label: `session start-up file ~/${f}` })),
   { rel: 'autostart', base: 'config', label: 'the session autostart folder ~/.config/autostart' },
   { rel: 'systemd/user', base: 'config', label: 'the systemd user services folder ~/.config/systemd/user' },
+  // (systemd reads user units from the data folder too)
+  { rel: 'systemd/user', base: 'data', label: 'the systemd user services folder ~/.local/share/systemd/user' },
+  // a D-Bus session service file's Exec= runs when a program asks for that name (one here shadows the system's)
+  { rel: 'dbus-1/services', base: 'data', label: 'the D-Bus session services folder ~/.local/share/dbus-1/services' },
+  // KDE Plasma sources env/ scripts at sign-in and runs shutdown/ ones at sign-out; autostart-scripts/ in older Plasma
+  { rel: 'plasma-workspace/env', base: 'config', label: "Plasma's sign-in scripts folder ~/.config/plasma-workspace/env" },
+  { rel: 'plasma-workspace/shutdown', base: 'config', label: "Plasma's sign-out scripts folder ~/.config/plasma-workspace/shutdown" },
+  { rel: 'autostart-scripts', base: 'config', label: "Plasma's autostart scripts folder ~/.config/autostart-scripts" },
   // the user session's environment (LD_PRELOAD, PATH for every program the session starts)
   { rel: 'environment.d', base: 'config', label: "the session's environment folder ~/.config/environment.d" },
   { rel: 'Library/LaunchAgents', base: 'home', label: 'the login agents folder ~/Library/LaunchAgents' },
