@@ -18,9 +18,9 @@ export interface StartupPath {
   rel: string
   /**
    * home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME;
-   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%
+   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%; pyuser: ~/.local and $PYTHONUSERBASE
    */
-  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata'
+  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata' | 'pyuser'
   /** what it is, for the refusal ("shell start-up file ~/.bashrc") */
   label: string
 }
@@ -50,6 +50,12 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   { rel: 'Library/LaunchAgents', base: 'home', label: 'the login agents folder ~/Library/LaunchAgents' },
   // a .desktop entry here shadows the system's launcher of the same name: the user's next click runs its Exec=
   { rel: 'applications', base: 'data', label: 'the application launchers folder ~/.local/share/applications' },
+  // Python runs each `import` line of a .pth file (and usercustomize.py) in its user site-packages at every start,
+  // any version's folder, made or not yet: ~/.local/lib/pythonX.Y (or $PYTHONUSERBASE/lib), ~/Library/Python on macOS,
+  // %APPDATA%\Python on Windows. (What else ~/.local/lib holds — a user-wide npm prefix's packages — runs too.)
+  { rel: 'lib', base: 'pyuser', label: "Python's user site-packages folder ~/.local/lib (a .pth file there runs at each Python start)" },
+  { rel: 'Library/Python', base: 'home', label: "Python's user site-packages folder ~/Library/Python (a .pth file there runs at each Python start)" },
+  { rel: 'Python', base: 'appdata', label: "Python's user site-packages folder %APPDATA%\\Python (a .pth file there runs at each Python start)" },
   // Windows: what the Startup folder holds runs at the next sign-in; PowerShell runs its profile scripts at each
   // start and loads a module from Modules/ when one of its commands is typed (Documents may live in OneDrive)
   { rel: 'Microsoft/Windows/Start Menu/Programs/Startup', base: 'appdata', label: 'the Windows Startup folder (%APPDATA%\\…\\Startup)' },
@@ -71,6 +77,7 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
     config: withEnv(path.join(home, '.config'), env.XDG_CONFIG_HOME),
     data: withEnv(path.join(home, '.local', 'share'), env.XDG_DATA_HOME),
     appdata: withEnv(path.join(home, 'AppData', 'Roaming'), env.APPDATA),
+    pyuser: withEnv(path.join(home, '.local'), env.PYTHONUSERBASE),
   }
   const fixed = STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
   return [...fixed, ...pathFolders(home, env.PATH)]
@@ -123,7 +130,7 @@ function statSig(file: string): string {
 /** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
 export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
-  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
+  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PYTHONUSERBASE, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
   const fences: StartupFence[] = [
