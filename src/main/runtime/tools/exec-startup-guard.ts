@@ -3,10 +3,10 @@
 // `git config*` would let the model write a shell start-up file or git's user-wide config — the very files write
 // and edit refuse (startup-files.ts) — without an approval. So an allow-listed command whose arguments name one of
 // them (by path, by a glob that could reach one, or `git config` writing the user-wide config or a repository key
-// that names a command) is asked about
-// like any other command. A heuristic over the command's words, not a sandbox: a program can still write them on
-// its own (an archive extracted in the home folder, a script `npm run` starts, `cp -r autostart ~/.config/`);
-// only an approval or a workspace that holds none of them covers that.
+// that names a command) is asked about like any other command, as is a copy, move or unpack (cp, mv, rsync, tar,
+// unzip, …) given a folder that holds one (`cp payload/.bashrc ~/`). A heuristic over the command's words, not a
+// sandbox: a program can still write them on its own (a script `npm run` starts, an allow-listed program not on
+// that list); only an approval or a workspace that holds none of them covers that.
 import os from 'node:os'
 import path from 'node:path'
 import { userGitConfigFiles } from './gitconfig-includes'
@@ -115,6 +115,12 @@ function gitConfigReason(ws: string[]): string | undefined {
 }
 
 /**
+ * Programs that write into a folder they are given (`cp payload/.bashrc ~/`, `tar -xf a.tar -C ~`): a folder
+ * argument that holds a start-up file is where they may write one, though the word names no start-up file itself.
+ */
+const FOLDER_WRITERS = new Set(['cp', 'mv', 'rsync', 'install', 'ln', 'tar', 'bsdtar', 'unzip', '7z', '7za', 'cpio', 'scp', 'ditto'])
+
+/**
  * Why an allow-listed `command` run in `cwd` must still be approved: the start-up file or git config it names;
  * undefined when it names none.
  */
@@ -126,6 +132,7 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     ...startupFences(home).map((f) => ({ key: f.key, label: f.label })),
     ...userGitConfigFiles(home).map((f) => ({ key: fenceKey(realOrPlanned(f)), label: `git's user-wide config ${f}` })),
   ]
+  const writer = ws.length > 0 && FOLDER_WRITERS.has(path.basename(ws[0]))
   for (const w of ws.slice(1).flatMap(pathForms)) {
     const abs = path.resolve(cwd, expandTilde(w, home))
     const segs = abs.split(path.sep)
@@ -140,6 +147,8 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     const key = fenceKey(realOrPlanned(abs))
     const hit = fences.find((f) => isInside(f.key, key))
     if (hit) return `it names ${hit.label}`
+    const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined
+    if (holder) return `it may write into ${w}, which holds ${holder.label}`
   }
   return undefined
 }
