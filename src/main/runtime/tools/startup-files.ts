@@ -64,7 +64,7 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   ),
 ]
 
-/** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR), as absolute paths. */
+/** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR, APPDATA, PYTHONUSERBASE, PATH), as absolute paths. */
 export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string }> {
   const withEnv = (defaults: string, v: string | undefined) => {
     const bases = [defaults]
