@@ -180,6 +180,22 @@ describe('event forwarding', () => {
     await Promise.all([reader.close(), none.close(), later.close()])
   })
 
+  it('a failed health refresh is not broadcast as a new summary (the last one, with a new stateVersion)', async () => {
+    t = await startTestGateway({}, { limits: { tickIntervalMs: 40 } })
+    const c = await t.connect({ scopes: ['operator.read'] })
+    const ev = collect(c)
+    await until(() => ev.some((e) => e.event === 'health'), 3000)
+    ;(t.host.handlers as unknown as Record<string, () => Promise<unknown>>).health = async () => {
+      throw new Error('health failed')
+    }
+    await sleep(60)
+    const before = ev.filter((e) => e.event === 'health').length
+    const ticks = ev.filter((e) => e.event === 'tick').length
+    await until(() => ev.filter((e) => e.event === 'tick').length >= ticks + 4, 3000)
+    expect(ev.filter((e) => e.event === 'health').length).toBe(before)
+    await c.close()
+  })
+
   it('broadcasts shutdown on close and closes the sockets', async () => {
     t = await startTestGateway()
     const c = await t.connect()

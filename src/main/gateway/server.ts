@@ -513,9 +513,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // hello-ok's snapshot.health: the runtime's last health summary (the same shape `health` answers), as
   // OpenClaw keeps a cached one — refreshed at start, with every tick and by every `health` call
   let healthSnapshot: Results['health'] | undefined
-  const refreshHealth = async () => {
+  /** true when a new summary came (a failed refresh keeps the last one, which is not broadcast again as news) */
+  const refreshHealth = async (): Promise<boolean> => {
     const res = await dispatch(host.handlers, 'health', {}, { transport: 'ws' }).catch(() => undefined)
     if (res?.ok) healthSnapshot = res.data
+    return !!res?.ok
   }
   await refreshHealth()
   // OpenClaw broadcasts each refreshed summary as a `health` event whose frame carries `stateVersion` (the health
@@ -538,7 +540,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
   const tickTimer = setInterval(() => {
     deliver('tick', { ts: Date.now() })
-    void refreshHealth().then(deliverHealth)
+    void refreshHealth().then((fresh) => fresh && deliverHealth())
   }, limits.tickIntervalMs)
   tickTimer.unref()
 

@@ -9,7 +9,7 @@ import { refuseStartupWrite } from './startup-files'
 
 export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8Array): Promise<{ bytes: number; created: boolean }> {
   // files that run code later (~/.bashrc, ~/.config/autostart/, what ~/.gitconfig includes): never written
-  refuseStartupWrite(rp.abs, rp.rel)
+  refuseStartupWrite(rp.abs, rp.rel, rp.root)
   const dir = path.dirname(rp.abs)
   await mkdirsInside(rp.root, dir, rp.fences)
 
@@ -39,7 +39,7 @@ export async function atomicWriteConfined(rp: ResolvedPath, data: string | Uint8
       await fh.close()
     }
     // the folder, checked before, may have become a link into a start-up folder since: judged where it is now
-    refuseStartupWrite(path.join(await fsp.realpath(dir), path.basename(rp.abs)), rp.rel)
+    refuseStartupWrite(path.join(await fsp.realpath(dir), path.basename(rp.abs)), rp.rel, rp.root)
     await fsp.rename(tmp.abs, rp.abs)
   } catch (err) {
     await fsp.unlink(tmp.abs).catch(() => {})

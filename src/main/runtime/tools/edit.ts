@@ -45,7 +45,7 @@ export const editTool = defineTool(
     if (p.oldText === '') throw new Error('oldText must not be empty; use write to create or overwrite a file')
     const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { privateDirs: privateDirsOf(ctx) })
     refuseGitInternals(rp, p.path)
-    refuseStartupWrite(rp.abs, p.path)
+    refuseStartupWrite(rp.abs, p.path, rp.root)
     const fh = await openConfined(rp, C.O_RDONLY)
     let buf: Buffer
     try {

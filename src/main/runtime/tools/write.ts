@@ -31,7 +31,7 @@ export const writeTool = defineTool(
     const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, privateDirs: privateDirsOf(ctx) })
     if (rp.rel === '.') throw new Error('path must name a file, not the workspace directory')
     refuseGitInternals(rp, p.path)
-    refuseStartupWrite(rp.abs, p.path)
+    refuseStartupWrite(rp.abs, p.path, rp.root)
     throwIfAborted(signal, 'write')
     const { bytes, created } = await atomicWriteConfined(rp, p.content)
     return textResult(`${created ? 'Created' : 'Overwrote'} ${rp.rel} (${bytes} bytes)`, { path: rp.rel, bytes, created })

@@ -62,7 +62,8 @@ export function PlainCode({ code }: { code: string }) {
   if (groups.length === 1) return code
   return groups.map((g, i) => (
     // the skipped group's height: its lines at the pre's line height (1.5), so the row does not jump when drawn
-    <span key={i} className="code-lines" style={{ containIntrinsicSize: `auto ${groupLines(g) * 1.5}em` }}>
+    // (the height only: a width would make a skipped group in a code block that wide, styles.css `pre .code-lines`)
+    <span key={i} className="code-lines" style={{ containIntrinsicHeight: `auto ${groupLines(g) * 1.5}em` }}>
       {g}
     </span>
   ))

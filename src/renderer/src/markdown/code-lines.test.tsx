@@ -31,7 +31,7 @@ describe('long code blocks in line groups', () => {
     expect(Math.max(...texts)).toBeLessThan(LINES_PER_GROUP * 80)
     const groups = container.querySelectorAll('.code-lines')
     expect(groups.length).toBeGreaterThanOrEqual(4500 / LINES_PER_GROUP)
-    expect([...groups].every((g) => /^auto \d+(\.\d+)?em$/.test((g as HTMLElement).style.containIntrinsicSize))).toBe(true)
+    expect([...groups].every((g) => /^auto \d+(\.\d+)?em$/.test((g as HTMLElement).style.containIntrinsicHeight))).toBe(true)
     // the pieces' code elements hold the code, line ends and all (find, selection and screen readers read it);
     // past PLAIN_TEXT_AFTER_CHARS the rest is plain text, grouped the same way
     const shown = [...container.querySelectorAll('.code-block code')].map((c) => c.textContent).join('\n')
