@@ -14,6 +14,7 @@ import { groupOf, toolRows, type Row } from '../state/tool-groups'
 import { LazyBoundary } from '../lib/lazy-view'
 import { ToolGroupView } from '../lazy-views'
 import { occurrencesIn, toolCallSearchText } from '../../../shared/search-text'
+import { renderedMarkdownText } from '../../../shared/rendered-text'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -49,7 +50,9 @@ function estimate(row: Row | undefined): number {
 
 /** What find reads of an item, as the runtime reads its message (`src/shared/message-search.ts`). */
 function findText(it: Item): string | undefined {
-  if (it.kind === 'assistant' || it.kind === 'user') return it.text
+  // a reply as rendered (no URLs, no markdown syntax), as the runtime counts it and the marks find it
+  if (it.kind === 'assistant') return renderedMarkdownText(it.text)
+  if (it.kind === 'user') return it.text
   if (it.kind === 'tool') return toolCallSearchText(it.name, it.args)
   return undefined
 }
