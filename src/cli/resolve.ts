@@ -1,13 +1,16 @@
 // Where the CLI finds the state dir and the gateway: flags, then LOOPDESK_GATEWAY_URL / _TOKEN, then the
 // files the running gateway wrote into the state dir (gateway.json, gateway/token), then the config port.
+// A gateway.json whose process is gone (crashed, killed) names an address that may be anyone's now: it is
+// never connected to on the record's word alone (source 'stale').
 import { resolve } from 'node:path'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } from '../main/runtime/config/state-dir'
 import type { LoopdeskConfig } from '../main/runtime/contracts'
 import { validateConfig } from '../main/runtime/config/validate'
-import { readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
+import { gatewayProcessAlive, infoPath, readGatewayInfo, readGatewayToken } from '../main/gateway/state-files'
 import { MAX_CONFIG_BYTES, readFailure, readSmallRegularFile } from '../main/runtime/read-small-file'
 import { str, UsageError, type ParsedArgs } from './args'
+import { GatewayClientError } from './gateway-client'
 
 export const DEFAULT_PORT = 18789
 
@@ -63,8 +66,18 @@ export function isLoopbackUrl(url: string): boolean {
 export interface GatewayTarget {
   url: string
   token: string | undefined
-  /** where the URL came from, for error messages */
-  source: 'flag' | 'env' | 'state' | 'default'
+  /**
+   * where the URL came from, for error messages; 'stale': gateway.json's, but its process is not alive
+   * (`recordedProcessAlive`) — nothing connects to it (`staleGatewayError`) and no token goes with it
+   */
+  source: 'flag' | 'env' | 'state' | 'stale' | 'default'
+  /** the dead process a 'stale' record names */
+  stalePid?: number
+}
+
+/** What connecting to a 'stale' target says instead (exit 3, as for no gateway at the URL). */
+export function staleGatewayError(stateDir: string, target: GatewayTarget): GatewayClientError {
+  return new GatewayClientError('unreachable', `gateway not running (stale record for pid ${target.stalePid} in ${infoPath(stateDir)})`)
 }
 
 export function resolveGatewayTarget(
@@ -74,6 +87,7 @@ export function resolveGatewayTarget(
 ): GatewayTarget {
   let url: string
   let source: GatewayTarget['source']
+  let stalePid: number | undefined
   if (flags.url) {
     url = flags.url
     source = 'flag'
@@ -84,7 +98,14 @@ export function resolveGatewayTarget(
     const info = readGatewayInfo(stateDir)
     if (info) {
       url = info.url
-      source = 'state'
+      // The port of a gateway that is gone may belong to another program by now: the state dir's token (or a
+      // device token kept for that URL) must not go there. A token the user gave (flag, env) is theirs to send.
+      const ownToken = flags.token !== undefined || !!env.LOOPDESK_GATEWAY_TOKEN?.trim()
+      if (ownToken || gatewayProcessAlive(info)) source = 'state'
+      else {
+        source = 'stale'
+        stalePid = info.pid
+      }
     } else {
       url = `ws://127.0.0.1:${readGatewayConfig(stateDir, env).port ?? DEFAULT_PORT}`
       source = 'default'
@@ -100,8 +121,8 @@ export function resolveGatewayTarget(
   const token =
     flags.token ??
     (env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ??
-    (isLoopbackUrl(url) ? readGatewayToken(stateDir) : undefined)
-  return { url, token, source }
+    (isLoopbackUrl(url) && source !== 'stale' ? readGatewayToken(stateDir) : undefined)
+  return source === 'stale' ? { url, token, source, stalePid } : { url, token, source }
 }
 
 /** http://127.0.0.1:<port>/#token=… for browser mode. */

@@ -151,13 +151,18 @@ describe('rotate-token with no gateway running', () => {
     expect(JSON.parse(j.out())).toEqual({ ok: true, via: 'state-dir', url: null, dashboardUrl: null })
   })
 
-  it('a gateway.json left by a gateway that is gone: the link at the port it recorded', async () => {
+  it('a gateway.json left by a gateway that is gone: rotated in the state dir, no link at the port it recorded', async () => {
+    // (that port may be another program's by now, and the link carries the token: see stale-gateway-record.test.ts)
     const dir = tempDir('loopdesk-rot-rec-')
     writeGatewayInfo(dir, { port: 1, pid: 2 ** 22 + 1, url: DOWN, startedAt: 0 })
+    const before = ensureGatewayToken(dir)
     const c = captureIO()
     expect(await runCli(['gateway', 'rotate-token', '--state-dir', dir], c.io)).toBe(0)
-    expect(c.out()).toBe(`http://127.0.0.1:1/#token=${readGatewayToken(dir)}\n`)
-    expect(c.err()).toBe(`no gateway running at ${DOWN}; the new token is stored in ${dir} and applies when the gateway starts\n`)
+    expect(c.out()).toBe('')
+    expect(c.err()).toBe(
+      `gateway not running (stale record for pid ${2 ** 22 + 1}); the new token is stored in ${dir} and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`,
+    )
+    expect(readGatewayToken(dir)).not.toBe(before)
   })
 
   it('usage errors exit 2', async () => {

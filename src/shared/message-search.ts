@@ -2,6 +2,7 @@
 // output contains the query case-insensitively. The runtime's transcript search and the renderer's fake
 // bridge share it, so the window's tests search as the app does.
 
+import { renderedMarkdownText } from './rendered-text'
 import { occurrencesIn, SEARCH_CHARS_PER_MESSAGE, toolCallSearchText } from './search-text'
 
 // the window's own part of the search, apart (see search-text.ts)
@@ -17,11 +18,13 @@ export type SearchRole = 'user' | 'assistant' | 'toolResult'
  * What a content search reads of a message, part by part: user and assistant text, each tool call of the
  * assistant as "name: argument values", a tool result's text; at most SEARCH_CHARS_PER_MESSAGE characters.
  */
-export function searchableParts(message: { role?: unknown; content?: unknown }): string[] {
+export function searchableParts(message: { role?: unknown; content?: unknown }, opts: { rendered?: boolean } = {}): string[] {
   const max = SEARCH_CHARS_PER_MESSAGE
   const { role, content } = message
   if (role !== 'user' && role !== 'assistant' && role !== 'toolResult') return []
-  if (typeof content === 'string') return [content.slice(0, max)]
+  // find reads a reply as the window shows it (markdown rendered: no URLs, no syntax); the sidebar's search the source
+  const text = (s: string) => (opts.rendered && role === 'assistant' ? renderedMarkdownText(s.slice(0, max)) : s)
+  if (typeof content === 'string') return [text(content).slice(0, max)]
   if (!Array.isArray(content)) return []
   const parts: string[] = []
   let size = 0
@@ -30,7 +33,7 @@ export function searchableParts(message: { role?: unknown; content?: unknown }):
     if (!c || typeof c !== 'object') continue
     const part = c as { type?: unknown; text?: unknown; name?: unknown; arguments?: unknown }
     let s: string | undefined
-    if (part.type === 'text' && typeof part.text === 'string') s = part.text
+    if (part.type === 'text' && typeof part.text === 'string') s = text(part.text)
     else if (part.type === 'toolCall' && role === 'assistant') {
       s = toolCallSearchText(typeof part.name === 'string' ? part.name : 'tool', part.arguments, max - size)
     }
@@ -59,14 +62,16 @@ function snippetAt(text: string, needle: string): string | undefined {
 }
 
 /**
- * How many times `query` occurs (case-insensitively, not overlapping) in what a search reads of the message, part by
- * part — the find bar steps through these. Bounded by what is read: SEARCH_CHARS_PER_MESSAGE / the query's length.
+ * How many times `query` occurs (case-insensitively, not overlapping) in what find reads of the message, part by
+ * part — the find bar steps through these: a reply's text as rendered (`rendered-text.ts`), so an occurrence only in
+ * a link's URL or in markdown syntax is none, as the window marks none there. Bounded by what is read:
+ * SEARCH_CHARS_PER_MESSAGE / the query's length.
  */
 export function countOccurrences(message: { role?: unknown; content?: unknown }, query: string): number {
   const needle = query.toLowerCase()
   if (!needle) return 0
   let n = 0
-  for (const part of searchableParts(message)) n += occurrencesIn(part.toLowerCase(), needle)
+  for (const part of searchableParts(message, { rendered: true })) n += occurrencesIn(part.toLowerCase(), needle)
   return n
 }
 

@@ -153,7 +153,7 @@ async function printPath(io: CliIO, stateDir: string, target: GatewayTarget): Pr
     const current = await withGateway({ target, stateDir, io }, (conn) => conn.request('config.get', {}) as Promise<ResultOf<'config.get'>>)
     io.stdout(current.path + '\n')
   } catch (err) {
-    const local = target.source === 'state' || target.source === 'default'
+    const local = target.source === 'state' || target.source === 'stale' || target.source === 'default'
     if (!(err instanceof GatewayClientError && err.kind === 'unreachable' && local)) throw err
     io.stdout(resolveConfigPath(stateDir, io.env) + '\n')
     io.stderr('loopdesk: note: no gateway running; that is the file one started with this state dir reads\n')

@@ -6,7 +6,7 @@ import { connectGateway } from '../gateway-client'
 import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity } from '../identity'
 import { CliError, EXIT, type CliIO } from '../io'
 import { openInBrowser } from '../open-browser'
-import { commandTarget, dashboardUrl } from '../resolve'
+import { commandTarget, dashboardUrl, staleGatewayError } from '../resolve'
 
 export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--token T] [--state-dir D]
   Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser
@@ -25,6 +25,7 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
   const { target, stateDir } = commandTarget(flags, io.env)
+  if (target.source === 'stale') throw staleGatewayError(stateDir, target)
   if (!target.token) {
     // nothing recorded in the state dir: most likely no gateway has run with it, which is what to say
     if (target.source === 'default') {

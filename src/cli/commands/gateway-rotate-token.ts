@@ -14,7 +14,7 @@ export const GATEWAY_ROTATE_TOKEN_HELP = `loopdesk gateway rotate-token [--url w
   Replaces the shared gateway token with a new random one and prints the new dashboard URL. A running
   gateway applies it at once (clients that used the old token are disconnected; device-token clients
   stay); otherwise the state dir is updated and the gateway uses the new token when it starts (the URL is
-  printed then only when the address is known: --url, LOOPDESK_GATEWAY_URL or the state dir's record).`
+  printed then only when the address is known: --url or LOOPDESK_GATEWAY_URL).`
 
 const FLAGS = {
   json: { type: 'boolean' },
@@ -37,15 +37,17 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
     via = 'gateway'
   } catch (err) {
     // no gateway there: a local one gets the token from the state dir when it starts
-    if (!(err instanceof GatewayClientError && err.kind === 'unreachable') || !isLoopbackUrl(target.url)) throw err
+    const stale = target.source === 'stale' // never connected to (connectCli): the record's gateway is gone
+    if (!(err instanceof GatewayClientError && err.kind === 'unreachable') || !(stale || isLoopbackUrl(target.url))) throw err
     await rotateInStateDir(stateDir, token, io)
     via = 'state-dir'
   }
 
-  // The link needs the gateway's address: the running one's, one the user named (--url, env), or the last
-  // one gateway.json recorded. Without any of these, where the next gateway listens is unknown (--port 0,
-  // LOOPDESK_GATEWAY_PORT, the app picking a free port), so no guessed link.
-  const url = via === 'gateway' || target.source !== 'default' ? target.url : undefined
+  // The link needs the gateway's address: the running one's or one the user named (--url, env). Without
+  // these, where the next gateway listens is unknown (--port 0, LOOPDESK_GATEWAY_PORT, the app picking a free
+  // port), so no guessed link — nor one at the port of a gateway.json whose process is gone: another program
+  // may hold that port now, and the link carries the token.
+  const url = via === 'gateway' || (target.source !== 'default' && target.source !== 'stale') ? target.url : undefined
   const link = url === undefined ? undefined : dashboardUrl(url, token)
   if (flags.json) {
     io.stdout(JSON.stringify({ ok: true, via, url: url ?? null, dashboardUrl: link ?? null }) + '\n')
@@ -56,7 +58,9 @@ export async function gatewayRotateToken(argv: string[], io: CliIO): Promise<num
         ? `gateway token rotated at ${target.url}; clients that used the old token were disconnected\n`
         : url
           ? `no gateway running at ${url}; the new token is stored in ${stateDir} and applies when the gateway starts\n`
-          : `no gateway is running for ${stateDir}; the new token is stored there and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`,
+          : target.source === 'stale'
+            ? `gateway not running (stale record for pid ${target.stalePid}); the new token is stored in ${stateDir} and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`
+            : `no gateway is running for ${stateDir}; the new token is stored there and applies when the gateway starts (then \`loopdesk dashboard\` prints the link)\n`,
     )
   }
   if (io.env.LOOPDESK_GATEWAY_TOKEN?.trim()) {

@@ -3,7 +3,7 @@
 // time in priority order (higher first) and their results are merged per hook. Every asynchronous
 // handler has a time limit (default 10 s; per handler via register opts): past it, before_tool_call
 // blocks (fail closed) and every other hook is skipped with an error in the log (fail open).
-// Handlers run on the main thread: synchronous work cannot be cut off, only reported (see timeout.ts).
+// Handlers run on the main thread; a call's synchronous part is stopped at its limit too (see timeout.ts).
 import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, timeSync, type TimeoutSetting } from './timeout'
 import {
   consoleHookLogger,

@@ -2,19 +2,19 @@
 // dead service) must not hold a run, a tool call or a chat command forever: past its limit the caller
 // moves on — fail-closed hooks (before_tool_call) block with a reason, the others are skipped and logged.
 //
-// THE LIMIT: only asynchronous work can be cut off. Hooks are plain functions of plugin / hook modules
-// loaded into the main process (they close over their module's state, mutate the event in place —
-// agent:bootstrap edits context.bootstrapFiles — and tool_result_persist must answer synchronously), so
-// they run on the main thread. A handler that computes synchronously for a long time blocks every
-// session, the gateway and the UI for that long, and one that loops forever hangs the app: JavaScript
-// cannot interrupt a running function, and no timer fires while it runs. Running hooks in a worker thread
-// would need their events, results and module state to cross a thread boundary (structured clone: no
-// closures, no in-place edits) and would make tool_result_persist block on the worker anyway — a different
-// plugin API, not a drop-in isolation. What we do: a synchronous stretch longer than the limit is logged
-// with the handler's name once it returns (its result is kept: it did finish), so a slow plugin is found; and
-// one that does not return is named while it runs, by a watchdog thread (stall-watchdog.ts).
-
-import { watchCall } from './stall-watchdog'
+// Synchronous work too: hooks are plain functions of plugin / hook modules loaded into the main process (they
+// close over their module's state, mutate the event in place — agent:bootstrap edits context.bootstrapFiles —
+// and tool_result_persist must answer synchronously), so they run on the main thread, where a handler that
+// loops blocks every session, the gateway and the UI, and no timer fires to stop it. Each call's synchronous
+// part (up to its return or first await) is therefore entered through a one-line `vm` script run with
+// `timeout`: V8's watchdog terminates the execution at the limit — the handler itself stays an ordinary
+// function of the main realm, same objects, same in-place edits, so the hook API is unchanged. A stopped
+// handler counts as timed out (HookTimeoutError). What this cannot bound: code after a handler's first await
+// (it runs later in a microtask, outside the call), a module's top level while it is imported, and
+// `register(api)`. A stopped handler's `finally` blocks do not run and what it was editing stays half done; it
+// was the handler that held every session, so that is the lesser harm. Worker threads would isolate more but
+// need events, results and module state to cross a thread boundary — a different plugin API.
+import { createContext, Script, type Context } from 'node:vm'
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
 
@@ -59,19 +59,40 @@ export async function callWithTimeout<T>(
 }
 
 /**
- * Runs `fn` and reports (after it returned or threw) a synchronous stretch longer than `limitMs`; with `label`
- * (the handler, in words) a stretch that goes on past the limit is also named while it runs (stall-watchdog.ts).
+ * Runs `fn` with its synchronous part stopped at `limitMs` (HookTimeoutError, `label` naming it), and reports
+ * a synchronous stretch longer than the limit — one stopped, or one that returned just past it — to `onBlocked`.
  */
 export function timeSync<T>(fn: () => T, limitMs: number, onBlocked?: (ms: number) => void, label?: string): T {
   if (!onBlocked || !(limitMs > 0) || !Number.isFinite(limitMs)) return fn()
   const started = performance.now()
-  const done = label ? watchCall(label, limitMs) : undefined
+  let stopped = false
   try {
-    return fn()
+    return callBounded(fn, limitMs, label ?? 'a hook handler')
+  } catch (err) {
+    stopped = err instanceof HookTimeoutError
+    throw err
   } finally {
-    done?.()
+    // (V8's watchdog may stop it a hair before this clock says the limit passed)
     const ms = performance.now() - started
-    if (ms > limitMs) onBlocked(ms)
+    if (stopped || ms > limitMs) onBlocked(Math.max(ms, limitMs))
+  }
+}
+
+// one context and script for every call: `fn` is handed over through the context's global (saved and put back,
+// so a hook that runs another hook nests), and the script only calls it
+let trampoline: { ctx: Context & { __hookCall?: () => unknown }; script: Script } | undefined
+
+function callBounded<T>(fn: () => T, limitMs: number, label: string): T {
+  const t = (trampoline ??= { ctx: createContext({}), script: new Script('__hookCall()') })
+  const outer = t.ctx.__hookCall
+  t.ctx.__hookCall = fn
+  try {
+    return t.script.runInContext(t.ctx, { timeout: Math.max(1, Math.ceil(limitMs)) }) as T
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new HookTimeoutError(label, '(synchronous part)', limitMs)
+    throw err
+  } finally {
+    t.ctx.__hookCall = outer
   }
 }
 
@@ -79,7 +100,7 @@ export function timeSync<T>(fn: () => T, limitMs: number, onBlocked?: (ms: numbe
 export function blockedText(hook: string, who: string, ms: number, limitMs: number): string {
   return (
     `${hook} ${who} ran synchronously for ${Math.round(ms)} ms (limit ${limitMs} ms) and blocked the app meanwhile; ` +
-    'synchronous work cannot be cut off — make the handler asynchronous or move the work out of the hook'
+    'one still running at its limit is stopped — make the handler asynchronous or move the work out of the hook'
   )
 }
 

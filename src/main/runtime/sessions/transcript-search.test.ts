@@ -139,6 +139,26 @@ describe('findInTranscriptFile', () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it('counts a reply as the window renders it: a match only in a link\'s URL or in markdown syntax is none', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-find-'))
+    const file = path.join(dir, 's.jsonl')
+    const lines = [
+      msg('assistant', [{ type: 'text', text: 'See [the guide](https://docs.example/guide) or **the** guide.' }], 'a1'),
+      msg('assistant', [{ type: 'text', text: 'Only a [link](https://docs.example/x).' }], 'a2'),
+      // the user's own text is shown as written
+      msg('user', 'docs.example **the**', 'u1'),
+    ]
+    fs.writeFileSync(file, lines.join('\n'))
+    try {
+      // the sidebar's search still finds a2 by its source; find lists only what it can mark
+      expect(await findInTranscriptFile(file, 'docs.example', 10)).toEqual({ matches: [{ messageId: 'u1', role: 'user', count: 1 }], total: 1, occurrences: 1 })
+      expect(await findInTranscriptFile(file, 'guide', 10)).toMatchObject({ matches: [{ messageId: 'a1', count: 2 }], occurrences: 2 })
+      expect(await findInTranscriptFile(file, '**the**', 10)).toMatchObject({ matches: [{ messageId: 'u1', count: 1 }], total: 1 })
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })
 
 describe('loopdesk.sessions.search (real runtime)', () => {

@@ -116,9 +116,13 @@ class TranscriptScan {
       if (entry.type !== 'message' || typeof entry.id !== 'string' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
       const snippet = matchMessageSnippet(entry.message!, needle)
       if (snippet !== undefined) {
+        // find counts what the window shows (a reply's rendered markdown): a match only in its source (a URL,
+        // `**` between words) is none there
+        const count = this.counting ? countOccurrences(entry.message!, needle) : undefined
+        if (count === 0) continue
         // the next call goes on before this line (finding every match of a session)
         this.end = end
-        return { messageId: entry.id, role, snippet, ...(this.counting ? { count: countOccurrences(entry.message!, needle) } : {}) }
+        return { messageId: entry.id, role, snippet, ...(count !== undefined ? { count } : {}) }
       }
     }
     this.end = end

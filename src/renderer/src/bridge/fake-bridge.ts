@@ -1159,7 +1159,8 @@ export class FakeBridge implements Bridge {
     const all: ChatFindMatch[] = []
     for (const m of s?.messages ?? []) {
       if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'toolResult') continue
-      if (matchMessageSnippet(m, params.query) !== undefined) all.push({ messageId: m.id, role: m.role, count: Math.max(1, countOccurrences(m, params.query)) })
+      const count = matchMessageSnippet(m, params.query) !== undefined ? countOccurrences(m, params.query) : 0
+      if (count) all.push({ messageId: m.id, role: m.role, count })
     }
     const occurrences = all.reduce((n, m) => n + m.count, 0)
     return ok({ matches: all.slice(-(params.limit ?? 1000)), total: all.length, occurrences, partial: false })

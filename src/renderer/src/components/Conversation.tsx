@@ -14,6 +14,7 @@ import { groupOf, toolRows, type Row } from '../state/tool-groups'
 import { LazyBoundary } from '../lib/lazy-view'
 import { ToolGroupView } from '../lazy-views'
 import { occurrencesIn, toolCallSearchText } from '../../../shared/search-text'
+import { renderedMarkdownText } from '../../../shared/rendered-text'
 import { IconDown } from './icons'
 import { ItemView } from './Messages'
 import { RunAnnouncer } from './RunAnnouncer'
@@ -49,7 +50,9 @@ function estimate(row: Row | undefined): number {
 
 /** What find reads of an item, as the runtime reads its message (`src/shared/message-search.ts`). */
 function findText(it: Item): string | undefined {
-  if (it.kind === 'assistant' || it.kind === 'user') return it.text
+  // a reply as rendered (no URLs, no markdown syntax), as the runtime counts it and the marks find it
+  if (it.kind === 'assistant') return renderedMarkdownText(it.text)
+  if (it.kind === 'user') return it.text
   if (it.kind === 'tool') return toolCallSearchText(it.name, it.args)
   return undefined
 }
@@ -216,12 +219,19 @@ export function Conversation({ sessionKey, initialRect }: Props) {
   const foundRow = rowOf(foundKey)
   const revealRow = rowOf(reveal?.key)
   useEffect(() => {
-    for (const key of [foundKey, reveal?.key]) {
-      const g = key && groupOf(rows, key)
-      if (g) controller.setExpanded(g, true)
-    }
+    const found = foundKey && groupOf(rows, foundKey)
+    if (found) controller.openForMatch(found)
+    const shown = reveal?.key && groupOf(rows, reveal.key)
+    if (shown) controller.setExpanded(shown, true)
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [foundKey, focus?.seq, reveal?.seq, controller])
+  // find moved on to another item, or closed: the cards and groups it opened for earlier matches fold back (not
+  // while the focused message is briefly not among the items — a history refetch replacing them)
+  const foundGroup = foundKey ? groupOf(rows, foundKey) : undefined
+  const focusLost = !!focus && !foundKey
+  useEffect(() => {
+    if (!focusLost) controller.foldFindOpened([foundKey, foundGroup])
+  }, [foundKey, foundGroup, focusLost, controller])
   const landed = useRef(0)
   useEffect(() => {
     if (!focus || foundRow < 0 || landed.current === focus.seq) return
@@ -380,6 +390,9 @@ export function Conversation({ sessionKey, initialRect }: Props) {
                 ref={virtualizer.measureElement}
                 className={`row${key === foundKey || key === reveal?.key ? ' row-found' : ''}${item && group ? ' row-in-group' : ''}`}
                 data-found={key === foundKey || undefined}
+                // a click or a key inside a card (or group) find opened makes it the user's: it stays open
+                onPointerDown={() => controller.keepOpened(key, group?.key)}
+                onKeyDown={() => controller.keepOpened(key, group?.key)}
               >
                 {item ? (
                   <ItemView item={item} sessionKey={sessionKey} found={key === foundKey ? (focus?.query ?? '') : undefined} />

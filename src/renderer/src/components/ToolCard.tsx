@@ -104,10 +104,11 @@ export function matchPastPreview(text: string, query: string): boolean {
 export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem; found?: string }) {
   const controller = useController()
   const open = useAppStore('ui', (s) => !!s.expanded[item.key])
-  // a match inside the card: open it (kept open, as if the user had), the section with the match shown whole
+  // a match inside the card: open it, the section with the match shown whole (a search hit's stays open; one
+  // the find bar opened folds back when find moves on, unless the user took it over: Conversation.tsx)
   const landed = found !== undefined
   useEffect(() => {
-    if (landed && !open) controller.setExpanded(item.key, true)
+    if (landed && !open) controller.openForMatch(item.key)
     // (only when a match lands here: closing the card afterwards is the user's)
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [landed, item.key, controller])

@@ -8,22 +8,64 @@ const CURRENT = 'loopdesk-find-current'
 /** ranges per row at most: a row of thousands of hits (one letter typed) marks the first ones */
 const MAX_RANGES = 500
 
-/** The ranges of `query` (case-insensitive) in the text under `root`; a match spanning elements is not found. */
+/** inline elements: text inside them joins its neighbours (`a **b** c` is one run of text, as find counts it) */
+const INLINE = new Set(['A', 'ABBR', 'B', 'BDI', 'BDO', 'CODE', 'DEL', 'EM', 'I', 'INS', 'KBD', 'MARK', 'S', 'SMALL', 'SPAN', 'STRONG', 'SUB', 'SUP', 'U', 'BUTTON'])
+
+/** the element a text node's run of text belongs to: its nearest non-inline ancestor */
+function blockOf(node: Node): Node | null {
+  let el = node.parentElement
+  while (el && INLINE.has(el.tagName)) el = el.parentElement
+  return el
+}
+
+/**
+ * The ranges of `query` (case-insensitive) in the text under `root`: within a block (a paragraph, an item, a cell,
+ * a code block) an occurrence may span elements — `**bold**`, a link, highlighted code's spans — as find counts
+ * the rendered text (`src/shared/rendered-text.ts`); never across blocks. Text under `[data-find-skip]` (a code
+ * block's language label) is not the message's and is left out.
+ */
 export function matchRanges(root: Node, query: string): Range[] {
   const needle = query.toLowerCase()
   if (!needle) return []
   const doc = root.ownerDocument ?? (root as Document)
   const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT)
   const out: Range[] = []
-  for (let node = walker.nextNode(); node && out.length < MAX_RANGES; node = walker.nextNode()) {
-    const text = (node.nodeValue ?? '').toLowerCase()
-    for (let at = text.indexOf(needle); at >= 0 && out.length < MAX_RANGES; at = text.indexOf(needle, at + needle.length)) {
+  // one block's text nodes at a time, joined
+  let nodes: Text[] = []
+  let block: Node | null = null
+  const flush = () => {
+    if (!nodes.length) return
+    const starts: number[] = []
+    let joined = ''
+    for (const n of nodes) {
+      starts.push(joined.length)
+      joined += n.nodeValue ?? ''
+    }
+    const at = (offset: number, end: boolean): [Text, number] => {
+      // the node holding `offset` (an end offset at a node's end stays in that node)
+      let i = nodes.length - 1
+      while (i > 0 && (end ? starts[i] >= offset : starts[i] > offset)) i--
+      return [nodes[i], offset - starts[i]]
+    }
+    const text = joined.toLowerCase()
+    for (let i = text.indexOf(needle); i >= 0 && out.length < MAX_RANGES; i = text.indexOf(needle, i + needle.length)) {
       const r = doc.createRange()
-      r.setStart(node, at)
-      r.setEnd(node, at + needle.length)
+      r.setStart(...at(i, false))
+      r.setEnd(...at(i + needle.length, true))
       out.push(r)
     }
+    nodes = []
   }
+  for (let node = walker.nextNode(); node && out.length < MAX_RANGES; node = walker.nextNode()) {
+    if (node.parentElement?.closest('[data-find-skip]')) continue
+    const b = blockOf(node)
+    if (b !== block) {
+      flush()
+      block = b
+    }
+    nodes.push(node as Text)
+  }
+  if (out.length < MAX_RANGES) flush()
   return out
 }
 

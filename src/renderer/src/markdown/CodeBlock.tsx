@@ -43,7 +43,8 @@ export const CodeBlock = memo(function CodeBlock({ code, lang, streaming, cont, 
   return (
     <div className={`code-block${cont ? ' code-cont' : ''}${split ? ' code-cut' : ''}`}>
       {!cont && (
-        <div className="code-head">
+        // (not the reply's text: find neither counts nor marks the language label)
+        <div className="code-head" data-find-skip="">
           <span className="code-lang">{label}</span>
           {/* a cut block's first piece copies the whole block, read from the message only on click */}
           {split ? copyWhole && <CopyButton text={copyWhole} label="Copy code" /> : <CopyButton text={code} label="Copy code" />}

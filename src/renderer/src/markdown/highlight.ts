@@ -22,7 +22,7 @@ import typescript from 'highlight.js/lib/languages/typescript'
 import xml from 'highlight.js/lib/languages/xml'
 import yaml from 'highlight.js/lib/languages/yaml'
 import { createElement, type ReactNode } from 'react'
-import { decodeEntities } from './entities'
+import { decodeEntities } from '../../../shared/html-entities'
 import { highlightable, knownLanguage, LANGUAGE_ALIASES, type LanguageName } from './languages'
 
 // typed by the names list, so the two cannot drift apart

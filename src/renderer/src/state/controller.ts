@@ -1500,14 +1500,56 @@ export class Controller {
     this.stores.settings.setState({ revealedToken: token })
   }
 
-  /** Opens (or closes) a tool card or an Inspector row: a find match inside a card opens it. */
+  /** Opens (or closes) a tool card, a tool group or an Inspector row on the user's behalf: theirs from now on. */
   setExpanded(key: string, open: boolean) {
+    this.keepOpened(key)
     if (!!this.stores.ui.getState().expanded[key] === open) return
     this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: open } }))
   }
 
   toggleExpanded(key: string) {
+    this.keepOpened(key)
     this.stores.ui.setState((s) => ({ expanded: { ...s.expanded, [key]: !s.expanded[key] } }))
+  }
+
+  /**
+   * Opens a card or group holding the match landed on. For the find bar's match (a persistent focus) a card
+   * that was closed is recorded as find's, to fold back once find moves on; a search hit's stays open.
+   */
+  openForMatch(key: string) {
+    const ui = this.stores.ui.getState()
+    if (ui.expanded[key]) return
+    const byFind = !!this.stores.runs.getState().focus?.persist
+    this.stores.ui.setState((s) => ({
+      expanded: { ...s.expanded, [key]: true },
+      ...(byFind ? { findOpened: { ...s.findOpened, [key]: true as const } } : {}),
+    }))
+  }
+
+  /** The user interacted with a card or group find opened: it stays open when find moves on. */
+  keepOpened(...keys: (string | undefined)[]) {
+    const opened = this.stores.ui.getState().findOpened
+    if (!opened || !keys.some((k) => k && opened[k])) return
+    const rest = { ...opened }
+    for (const k of keys) if (k) delete rest[k]
+    this.stores.ui.setState({ findOpened: rest })
+  }
+
+  /** Find moved on (or closed): what it opened for earlier matches folds back, `keep` (the current one's) excepted. */
+  foldFindOpened(keep: (string | undefined)[] = []) {
+    const opened = this.stores.ui.getState().findOpened
+    if (!opened) return
+    const fold = Object.keys(opened).filter((k) => !keep.includes(k))
+    if (!fold.length) return
+    this.stores.ui.setState((s) => {
+      const expanded = { ...s.expanded }
+      const rest = { ...s.findOpened }
+      for (const k of fold) {
+        delete expanded[k]
+        delete rest[k]
+      }
+      return { expanded, findOpened: rest }
+    })
   }
 }
 

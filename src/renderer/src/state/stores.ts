@@ -125,6 +125,11 @@ export interface UiState {
   toasts: Toast[]
   /** expanded tool cards / inspector rows, by key (survives virtualization) */
   expanded: Record<string, boolean>
+  /**
+   * cards and groups the find bar opened only to show a match (they were closed): folded back when find moves
+   * on or closes (`Controller.foldFindOpened`), unless the user took them over (toggled, clicked, typed in them)
+   */
+  findOpened?: Record<string, true>
   /** a request to open the header's model picker (a failed run's "Choose another model", `/model`); seq tells repeats apart */
   modelPicker?: { sessionKey: string; seq: number }
   /** a tool card to scroll to, open (and its group) and outline briefly: the Inspector's "Show in conversation", a group's "Jump to failed" */
