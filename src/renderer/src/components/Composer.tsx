@@ -146,6 +146,7 @@ const EMPTY_QUEUE: QueueEntry[] = []
 const COUNT_FROM = Math.floor(MAX_MESSAGE_CHARS * 0.9)
 const BLOCKED_ID = 'composer-blocked'
 const INVISIBLE_ONLY_TEXT = 'Nothing to send: the message has only invisible characters.'
+const OPENING_TEXT = 'Opening the new session…'
 
 /** Why nothing can be sent now, in the words the hint line and the buttons' tooltips use. */
 export function offlineReason(connection: 'connecting' | 'ready' | 'error'): string | undefined {
@@ -199,8 +200,10 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
   const over = length !== undefined && length > MAX_MESSAGE_CHARS ? length - MAX_MESSAGE_CHARS : 0
   // typed but shows nothing (a lone U+200B, bidi controls): the runtime refuses it like an empty message
   const invisibleOnly = !!draft.trim() && !attachments.length && isBlankMessage(draft)
-  const blocked = offline ?? (over ? tooLongText(over) : invisibleOnly ? INVISIBLE_ONLY_TEXT : undefined)
-  const canSend = connected && !over && !encoding && (!isBlankMessage(draft) || attachments.length > 0)
+  // a new session is on its way to being opened: what is typed now belongs to it, not to this one
+  const opening = useAppStore('ui', (s) => !!s.openingSession)
+  const blocked = offline ?? (opening ? OPENING_TEXT : over ? tooLongText(over) : invisibleOnly ? INVISIBLE_ONLY_TEXT : undefined)
+  const canSend = connected && !opening && !over && !encoding && (!isBlankMessage(draft) || attachments.length > 0)
   const steerTitle = attachments.some((a) => a.image)
     ? 'Inject into the running reply (images reach it as a saved file path; Queue sends them as images)'
     : 'Inject into the running reply'
@@ -313,6 +316,7 @@ export function Composer({ sessionKey }: { sessionKey: string }) {
           aria-controls={slash.open ? SLASH_MENU_ID : undefined}
           aria-activedescendant={slash.active ? slashOptionId(slash.active.name) : undefined}
           rows={1}
+          readOnly={opening}
           placeholder={waiting ? 'Queue a follow-up (the reply has not started yet)…' : running ? 'Steer the running reply or queue a follow-up…' : 'Message Loopdesk…'}
           value={draft}
           onChange={(e) => {

@@ -857,11 +857,23 @@ export class Controller {
   }
 
   async createSession(label?: string): Promise<string | undefined> {
-    const r = await this.call(this.bridge.sessionsCreate(label ? { label } : {}), 'Could not create a session')
-    if (!r) return undefined
-    this.upsertRow(r.entry)
-    await this.selectSession(r.key)
-    return r.key
+    return this.opening(async () => {
+      const r = await this.call(this.bridge.sessionsCreate(label ? { label } : {}), 'Could not create a session')
+      if (!r) return undefined
+      this.upsertRow(r.entry)
+      await this.selectSession(r.key)
+      return r.key
+    })
+  }
+
+  /** While a session is made to be opened, the shown one's message box takes no input (`UiState.openingSession`). */
+  private async opening<T>(make: () => Promise<T>): Promise<T> {
+    this.stores.ui.setState({ openingSession: true })
+    try {
+      return await make()
+    } finally {
+      this.stores.ui.setState({ openingSession: false })
+    }
   }
 
   /**
@@ -873,11 +885,13 @@ export class Controller {
     const running = row?.status === 'running' || !!row?.activeRunId
     // no name sent: the runtime names it as every fork ("<title> (fork 2)" when "(fork)" is taken)
     const params = { parentSessionKey: key, fork: true, ...(running ? { forkFrom: 'last-completed' as const } : {}) }
-    const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
-    if (!r) return undefined
-    this.upsertRow(r.entry)
-    await this.selectSession(r.key)
-    return r.key
+    return this.opening(async () => {
+      const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
+      if (!r) return undefined
+      this.upsertRow(r.entry)
+      await this.selectSession(r.key)
+      return r.key
+    })
   }
 
   async renameSession(key: string, label: string): Promise<boolean> {

@@ -134,6 +134,12 @@ export interface UiState {
   modelPicker?: { sessionKey: string; seq: number }
   /** a tool card to scroll to, open (and its group) and outline briefly: the Inspector's "Show in conversation", a group's "Jump to failed" */
   reveal?: { sessionKey: string; key: string; seq: number }
+  /**
+   * a new session (New session, Fork) is being created and will open: the message box of the one still shown
+   * takes no input meanwhile — a message typed and sent in that moment went to the old session, the new one
+   * opening empty right after
+   */
+  openingSession?: boolean
 }
 
 /** Remote devices asking to be paired with the gateway (state/pairing.ts keeps it). */
