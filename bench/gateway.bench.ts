@@ -40,6 +40,15 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (n: number) => n.toFixed(2)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
+/** ms this process's main thread has spent ready to run but not running (Linux schedstat), or undefined */
+function clientRunQueueMs(): number | undefined {
+  try {
+    return Number(fs.readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6
+  } catch {
+    return undefined
+  }
+}
+
 /** CPU time (user + system, ms) a process has used so far; undefined where /proc is not there. */
 function cpuMsOf(pid: number): number | undefined {
   try {
@@ -272,11 +281,13 @@ async function main() {
     const clientLoop = monitorEventLoopDelay({ resolution: 1 })
     clientLoop.enable()
     const clientCpu0 = process.cpuUsage()
+    const clientWait0 = clientRunQueueMs()
     const cpu0 = [cpuMsOf(hostProc.pid), cpuMsOf(server.pid)]
     const t0 = performance.now()
     await pool(RUNS, true)
     const elapsed = performance.now() - t0
     const clientCpu = process.cpuUsage(clientCpu0)
+    const clientWait1 = clientRunQueueMs()
     const cpu1 = [cpuMsOf(hostProc.pid), cpuMsOf(server.pid)]
     clientLoop.disable()
     const stats = (await hostProc.call({ cmd: 'stats' })) as unknown as HostStats
@@ -318,7 +329,7 @@ async function main() {
       console.log(`      main thread waited ${fmt(stats.runQueueMs)} ms of ${fmt(stats.wallMs)} ms for a CPU (other processes running: machine load)`)
     }
     console.log(
-      `    client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%; ${clientGc.length} GC pauses, longest ${fmt(Math.max(0, ...clientGc.map(([a, b]) => b - a)))} ms)`,
+      `    client event-loop delay p99 ${fmt(clientLoop.percentile(99) / 1e6)} ms   (client CPU ${(((clientCpu.user + clientCpu.system) / 1000 / elapsed) * 100).toFixed(0)}%; ${clientGc.length} GC pauses, longest ${fmt(Math.max(0, ...clientGc.map(([a, b]) => b - a)))} ms${clientWait0 !== undefined && clientWait1 !== undefined ? `; its main thread waited ${fmt(clientWait1 - clientWait0)} ms for a CPU` : ''})`,
     )
     // what each process costs per run: on 2 cores the three compete, and an ack waits for the server's turn
     const perRun = (i: number) => (cpu0[i] === undefined || cpu1[i] === undefined ? 'n/a' : fmt((cpu1[i]! - cpu0[i]!) / RUNS))
