@@ -169,6 +169,21 @@ describe('shell and session start-up files', () => {
     await expect(run(ctx, 'write', { path: 'scripts/deploy.sh', content: 'x' })).rejects.toThrow(/a folder on your PATH/)
   })
 
+  it("a PATH folder inside a project workspace (direnv's PATH_add bin, a venv's bin) is the project's; the home folder's still is not", async () => {
+    put('proj/bin/build', '#!/bin/sh\n')
+    put('proj/.venv/bin/activate', '')
+    process.env.PATH = [path.join(home, 'proj/bin'), path.join(home, 'proj/.venv/bin'), path.join(home, '.local/bin'), '/usr/bin'].join(path.delimiter)
+    const proj = makeCtx(path.join(home, 'proj'))
+    await run(proj, 'write', { path: 'bin/build', content: '#!/bin/sh\nnpm run build\n' })
+    await run(proj, 'edit', { path: 'bin/build', oldText: 'npm run build', newText: 'npm run build -- --prod' })
+    await run(proj, 'write', { path: '.venv/bin/tool', content: 'x' })
+    expect(readFileSync(path.join(home, 'proj/bin/build'), 'utf8')).toBe('#!/bin/sh\nnpm run build -- --prod\n')
+    // a workspace holding the home folder: every PATH folder in it is still fenced, the project's too
+    const ctx = makeCtx(home)
+    await expect(run(ctx, 'write', { path: 'proj/bin/build', content: 'x' })).rejects.toThrow(/a folder on your PATH/)
+    await expect(run(ctx, 'write', { path: '.local/bin/git', content: 'x' })).rejects.toThrow(/a folder on your PATH/)
+  })
+
   it('a batch of writes resolves the start-up locations once, not three times per write', async () => {
     const ctx = makeCtx(sb.ws)
     await run(ctx, 'write', { path: 'warm.txt', content: 'x' })

@@ -65,7 +65,7 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
 ]
 
 /** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR, APPDATA, PYTHONUSERBASE, PATH), as absolute paths. */
-export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string }> {
+export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string; onPath?: true }> {
   const withEnv = (defaults: string, v: string | undefined) => {
     const bases = [defaults]
     if (v && path.isAbsolute(v) && path.resolve(v) !== defaults) bases.push(path.resolve(v))
@@ -89,11 +89,11 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
  * shadows the system's of the same name once made executable. Folders outside the home folder are not the user's
  * to write, or are a project's own (node_modules/.bin).
  */
-function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string }> {
+function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string; onPath: true }> {
   return (envPath ?? '')
     .split(path.delimiter)
     .filter((d) => path.isAbsolute(d) && path.resolve(d) !== home && isInside(home, path.resolve(d)))
-    .map((d) => ({ file: path.resolve(d), label: `a folder on your PATH (${d}: its files run as commands)` }))
+    .map((d) => ({ file: path.resolve(d), label: `a folder on your PATH (${d}: its files run as commands)`, onPath: true }))
 }
 
 /** A start-up location by the key paths.ts compares fences with (fenceKey of its real path). */
@@ -105,6 +105,11 @@ export interface StartupFence {
   label: string
   /** the refusal's reason, after `writing "…" is refused: ` */
   reason: string
+  /**
+   * a folder on $PATH: the home folder's key. Inside a workspace that does not hold the home folder it is the
+   * project's own (direnv's `PATH_add bin`, a venv's bin, node_modules/.bin): the user put it there for that project
+   */
+  onPathHome?: string
 }
 
 /**
@@ -133,12 +138,14 @@ export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEn
   const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PYTHONUSERBASE, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
+  const homeKey = fenceKey(realOrPlanned(home))
   const fences: StartupFence[] = [
     ...startupPaths(home, env).map((s) => ({
       key: fenceKey(realOrPlanned(s.file)),
       fileOnly: false,
       label: s.label,
       reason: `${s.label} runs commands outside approval (the next shell, login or session runs it without asking)`,
+      ...(s.onPath ? { onPathHome: homeKey } : {}),
     })),
     ...gitConfigRefs(home, roots).map((r) => ({
       key: fenceKey(realOrPlanned(r.file)),
@@ -156,7 +163,8 @@ export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEn
  * start-up folder, or is a file or folder git's user-wide config pulls in. Compared as paths.ts compares fences:
  * case-, normalization-, trailing-dot- and NTFS-stream-insensitive, so a new `.BASHRC` on macOS is the one bash reads.
  * `root`, the workspace's real path: a start-up folder the workspace is (or lies in) is the project the user
- * opened — ~/.config/fish, ~/bin, a project folder that is on $PATH — and does not fence the whole workspace off,
+ * opened — ~/.config/fish, ~/bin, a project folder that is on $PATH — and does not fence the whole workspace off
+ * (nor does a PATH folder inside a project workspace that does not hold the home folder: its bin/ put on PATH by direnv),
  * as a workspace inside Loopdesk's state folder is not fenced from it (paths.ts privateFences); the fences inside
  * a workspace (a home-folder one) still hold.
  */
@@ -166,6 +174,8 @@ export function refuseStartupWrite(abs: string, shown: string, root?: string): v
   for (const f of startupFences()) {
     if (!(f.fileOnly ? f.key === target : isInside(f.key, target))) continue
     if (rootKey !== undefined && !f.fileOnly && isInside(f.key, rootKey)) continue
+    // a PATH folder in a project workspace (one below the home folder, not holding it) is the project's
+    if (rootKey !== undefined && f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)) continue
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
     )
