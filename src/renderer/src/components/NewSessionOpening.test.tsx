@@ -38,4 +38,25 @@ describe('opening a new session', () => {
     expect(sent.sessionKey).toBe(stores.sessions.getState().selectedKey)
     expect(within(screen.getByRole('log', { name: 'Conversation' })).getByText('meant for the new one')).toBeInTheDocument()
   })
+
+  it("the new session's box takes input as soon as it is shown, not only once its history has loaded", async () => {
+    const { bridge, stores } = await renderApp({ seed: [{ key: 'agent:main:old', label: 'Old talk' }] })
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).toBe('agent:main:old'))
+    // the new session's history is slow to come
+    let release!: () => void
+    const gate = new Promise<void>((r) => (release = r))
+    const history = bridge.history.bind(bridge) as (p: unknown) => Promise<unknown>
+    ;(bridge as unknown as { history: (p: unknown) => Promise<unknown> }).history = async (p) => {
+      if ((p as { sessionKey: string }).sessionKey !== 'agent:main:old') await gate
+      return history(p)
+    }
+    const user = userEvent.setup()
+    await user.click(screen.getByRole('button', { name: 'New session' }))
+    await waitFor(() => expect(stores.sessions.getState().selectedKey).not.toBe('agent:main:old'), LONG)
+    const box = screen.getByRole('textbox', { name: 'Message' })
+    await user.type(box, 'typed at once')
+    expect(box).toHaveValue('typed at once')
+    expect(screen.queryByText('Opening the new session…')).toBeNull()
+    await act(async () => release())
+  })
 })

@@ -857,20 +857,21 @@ export class Controller {
   }
 
   async createSession(label?: string): Promise<string | undefined> {
-    return this.opening(async () => {
-      const r = await this.call(this.bridge.sessionsCreate(label ? { label } : {}), 'Could not create a session')
-      if (!r) return undefined
-      this.upsertRow(r.entry)
-      await this.selectSession(r.key)
-      return r.key
-    })
+    const r = await this.opening(this.call(this.bridge.sessionsCreate(label ? { label } : {}), 'Could not create a session'))
+    if (!r) return undefined
+    this.upsertRow(r.entry)
+    await this.selectSession(r.key)
+    return r.key
   }
 
-  /** While a session is made to be opened, the shown one's message box takes no input (`UiState.openingSession`). */
-  private async opening<T>(make: () => Promise<T>): Promise<T> {
+  /**
+   * While a session is made to be opened, the shown one's message box takes no input (`UiState.openingSession`);
+   * it ends as the new one is selected (in the same tick: selectSession sets it first), not when its history loaded.
+   */
+  private async opening<T>(made: Promise<T>): Promise<T> {
     this.stores.ui.setState({ openingSession: true })
     try {
-      return await make()
+      return await made
     } finally {
       this.stores.ui.setState({ openingSession: false })
     }
@@ -885,13 +886,11 @@ export class Controller {
     const running = row?.status === 'running' || !!row?.activeRunId
     // no name sent: the runtime names it as every fork ("<title> (fork 2)" when "(fork)" is taken)
     const params = { parentSessionKey: key, fork: true, ...(running ? { forkFrom: 'last-completed' as const } : {}) }
-    return this.opening(async () => {
-      const r = await this.call(this.bridge.sessionsCreate(params), 'Could not fork')
-      if (!r) return undefined
-      this.upsertRow(r.entry)
-      await this.selectSession(r.key)
-      return r.key
-    })
+    const r = await this.opening(this.call(this.bridge.sessionsCreate(params), 'Could not fork'))
+    if (!r) return undefined
+    this.upsertRow(r.entry)
+    await this.selectSession(r.key)
+    return r.key
   }
 
   async renameSession(key: string, label: string): Promise<boolean> {
