@@ -27,21 +27,18 @@ function historyCommand(sessionKey: string | undefined): string {
  */
 export function runLostError(err: unknown, runId: string | undefined, sessionKey: string | undefined, sentKey?: string): unknown {
   if (!(err instanceof GatewayClientError)) return err
-  if (runId === undefined && err.kind === 'timeout' && sentKey !== undefined) {
+  if (err.kind === 'timeout') {
+    // acknowledged: the run goes on; not yet: it does if the gateway took the message, under the key sent
+    const id = runId ?? sentKey
+    if (id === undefined) return err
     const after = /after (\d+ ms)/.exec(err.message)?.[1]
+    const story = runId !== undefined ? `, but run ${id} goes on in the gateway` : ` before the gateway acknowledged the message; if it took it, run ${id} goes on`
     return new CliError(
-      `stopped waiting${after ? ` after ${after}` : ''} before the gateway acknowledged the message; if it took it, run ${sentKey} goes on — wait for it: ${waitCommand(sentKey)}; stop it: ${stopCommand(sentKey, sessionKey)}`,
+      `stopped waiting${after ? ` after ${after}` : ''}${story} — wait for it: ${waitCommand(id)}; stop it: ${stopCommand(id, sessionKey)}`,
       EXIT.timeout,
     )
   }
   if (runId === undefined) return err
-  if (err.kind === 'timeout') {
-    const after = /after (\d+ ms)/.exec(err.message)?.[1]
-    return new CliError(
-      `stopped waiting${after ? ` after ${after}` : ''}, but run ${runId} goes on in the gateway — wait for it: ${waitCommand(runId)}; stop it: ${stopCommand(runId, sessionKey)}`,
-      EXIT.timeout,
-    )
-  }
   if (err.kind === 'closed') {
     const why = /\(([^)]*)\)$/.exec(err.message)?.[1]
     return new CliError(
