@@ -1,11 +1,12 @@
 // Gateway files in the state dir: the shared token (0600) and gateway.json (where the running gateway
 // listens, so the CLI finds it even when the desktop app had to pick another port).
 import { randomBytes } from 'node:crypto'
-import { chmodSync, closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { readSmallRegularFile } from '../runtime/read-small-file'
 import { isPidAlive } from '../runtime/sessions/process-info'
 import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
+import { writeFileAtomicSync } from '../runtime/sessions/atomic-write'
 import { recordedProcessAlive } from './record-alive'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
@@ -28,26 +29,12 @@ function ensureDir(dir: string) {
 }
 
 /**
- * Writes atomically with exactly `mode` (temp file, fsync, rename): a crash never leaves a half-written file, and
- * a write the disk refuses leaves no temp file behind. The folder must exist (a `--state-dir` that does not is
- * never created by a write).
+ * Writes atomically with exactly `mode` (the stores' temp file, fsync, rename): a crash never leaves a half-written
+ * file, and a write the disk refuses leaves no temp file behind. The folder must exist (a `--state-dir` that does
+ * not is never created by a write).
  */
 export function writeFileAtomic(path: string, data: string, mode: number) {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
-  try {
-    const fd = openSync(tmp, 'wx', mode)
-    try {
-      fchmodSync(fd, mode) // the umask may have narrowed it
-      writeFileSync(fd, data)
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    renameSync(tmp, path)
-  } catch (err) {
-    rmSync(tmp, { force: true })
-    throw err
-  }
+  writeFileAtomicSync(path, data, { mode, exactMode: true, createDir: false })
 }
 
 const TOKEN_RE = /^[\x21-\x7e]{16,512}$/

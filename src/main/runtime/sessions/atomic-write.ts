@@ -8,6 +8,10 @@ import path from 'node:path'
 export interface AtomicWriteOptions {
   /** mode for a new file; an existing file keeps its own mode (default 0o600) */
   mode?: number
+  /** the file gets exactly `mode`, an existing one too (secrets: a file someone widened is narrowed back) */
+  exactMode?: boolean
+  /** create the folder when missing (default true); false: a missing folder fails the write (ENOENT) */
+  createDir?: boolean
   /** fsync the data (and the directory entry) before returning (default true) */
   fsync?: boolean
   /**
@@ -38,12 +42,14 @@ export type AtomicWriteData = string | Uint8Array | readonly Uint8Array[]
 
 function begin(file: string, data: AtomicWriteData, opts: AtomicWriteOptions): Pending {
   const dir = path.dirname(file)
-  fs.mkdirSync(dir, { recursive: true })
+  if (opts.createDir !== false) fs.mkdirSync(dir, { recursive: true })
   let mode = opts.mode ?? 0o600
-  try {
-    mode = fs.statSync(file).mode & 0o777
-  } catch {
-    // new file: use the requested mode
+  if (!opts.exactMode) {
+    try {
+      mode = fs.statSync(file).mode & 0o777
+    } catch {
+      // new file: use the requested mode
+    }
   }
   const tmp = `${file}.${process.pid}.${++tmpCounter}.tmp`
   const fd = fs.openSync(tmp, 'wx', mode)
