@@ -5,14 +5,22 @@ import { expect, test } from '@playwright/test'
 
 const LINES = 600
 const WIDE_AT = 5
-const code = Array.from({ length: LINES }, (_, i) => (i === WIDE_AT ? `const wide = '${'x'.repeat(400)}END'` : `const value${i} = compute(${i}) // c${i}`)).join('\n')
+const code = Array.from({ length: LINES }, (_, i) =>
+  i === WIDE_AT ? `const wide = '${'x'.repeat(400)}END'` : `const value${i} = compute(${i}) // c${i}`,
+).join('\n')
 // no language: a plain block (a highlighted one is not grouped)
 const reply = `Intro.\n\n\`\`\`\n${code}\n\`\`\`\n\nEnd of the reply.`
 
-test('a line wider than a long plain code block is reached by scrolling the block sideways', async ({ page }) => {
+test('a line wider than a long plain code block is reached by scrolling the block sideways', async ({
+  page,
+}) => {
   test.setTimeout(120_000)
   await page.addInitScript((text) => {
-    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = { tickMs: 5, chunkChars: 6000, scripts: [{ steps: [{ kind: 'text', text }] }] }
+    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = {
+      tickMs: 5,
+      chunkChars: 6000,
+      scripts: [{ steps: [{ kind: 'text', text }] }],
+    }
   }, reply)
   await page.goto('/')
   const box = page.getByRole('textbox', { name: 'Message' })
@@ -20,11 +28,15 @@ test('a line wider than a long plain code block is reached by scrolling the bloc
   await box.press('Enter')
   const log = page.getByRole('log', { name: 'Conversation' })
   await expect(log.getByRole('status').last()).toHaveText(/^Done/, { timeout: 60_000 })
-  await page.locator('.conversation-scroll').evaluate((el) => ((el as unknown as { scrollTop: number }).scrollTop = 0))
+  await page
+    .locator('.conversation-scroll')
+    .evaluate((el) => ((el as unknown as { scrollTop: number }).scrollTop = 0))
   const pre = log.locator('.code-block pre').first()
   await expect(pre.locator('.code-lines').first()).toBeVisible()
   // (e2e/ has no DOM lib: in-page code as text) where the wide line's END is once the block is scrolled to its right edge
-  const seen = (await page.evaluate(`(() => {
+  // — retried until the conversation has settled (a row measured late moved the line under the probe once, on CI)
+  await expect(async () => {
+    const seen = (await page.evaluate(`(() => {
     const pre = document.querySelector('.code-block pre')
     pre.scrollLeft = pre.scrollWidth
     const group = pre.querySelector('.code-lines')
@@ -38,7 +50,8 @@ test('a line wider than a long plain code block is reached by scrolling the bloc
     const hit = document.elementFromPoint(end.x + end.width / 2, end.y + end.height / 2)
     return { scrolls: pre.scrollWidth > pre.clientWidth, inside: end.left >= box.left && end.right <= box.right, hit: hit === group }
   })()`)) as { scrolls: boolean; inside: boolean; hit: boolean }
-  expect(seen).toEqual({ scrolls: true, inside: true, hit: true })
+    expect(seen).toEqual({ scrolls: true, inside: true, hit: true })
+  }).toPass({ timeout: 15_000 })
   // groups still span the block: a short line's group is no narrower than the block
   const narrow = (await page.evaluate(
     `(() => {
