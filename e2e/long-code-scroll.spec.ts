@@ -3,6 +3,7 @@
 // LONG_CODE_TRACE=1 adds the rendering steps' times), and that the block still reads and copies as one.
 // The block's lines are drawn in groups the browser may skip off-screen (markdown/code-lines.ts).
 import { expect, test, type Page } from '@playwright/test'
+import { openFakeApp, sendMessage } from './fake-app'
 
 const LINES = 3000
 const code = Array.from({ length: LINES }, (_, i) => `const value${i} = compute(${i}, 'line ${i} of the long file') // c${i}`).join('\n')
@@ -14,13 +15,8 @@ async function openWithReply(page: Page) {
   await page.addInitScript({
     content: `window.__long = []; new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__long.push(e.duration) }).observe({ type: 'longtask', buffered: true })`,
   })
-  await page.addInitScript((text) => {
-    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = { tickMs: 5, chunkChars: 6000, scripts: [{ steps: [{ kind: 'text', text }] }] }
-  }, reply)
-  await page.goto('/')
-  const box = page.getByRole('textbox', { name: 'Message' })
-  await box.fill('show me the file')
-  await box.press('Enter')
+  await openFakeApp(page, { tickMs: 5, chunkChars: 6000, scripts: [{ steps: [{ kind: 'text', text: reply }] }] })
+  await sendMessage(page, 'show me the file')
   const log = page.getByRole('log', { name: 'Conversation' })
   await expect(log.getByText('End of the reply.')).toBeVisible({ timeout: 60_000 })
   await expect(log.getByRole('status').last()).toHaveText(/^Done/, { timeout: 20_000 })

@@ -2,6 +2,7 @@
 // line wider than the block: the block scrolls sideways to the line's end, as a short block does, and the line
 // is drawn there — a group's content-visibility clips its paint at its box, which cut such a line off.
 import { expect, test } from '@playwright/test'
+import { openFakeApp, sendMessage } from './fake-app'
 
 const LINES = 600
 const WIDE_AT = 5
@@ -15,17 +16,8 @@ test('a line wider than a long plain code block is reached by scrolling the bloc
   page,
 }) => {
   test.setTimeout(120_000)
-  await page.addInitScript((text) => {
-    ;(globalThis as { __LOOPDESK_FAKE__?: unknown }).__LOOPDESK_FAKE__ = {
-      tickMs: 5,
-      chunkChars: 6000,
-      scripts: [{ steps: [{ kind: 'text', text }] }],
-    }
-  }, reply)
-  await page.goto('/')
-  const box = page.getByRole('textbox', { name: 'Message' })
-  await box.fill('show me the file')
-  await box.press('Enter')
+  await openFakeApp(page, { tickMs: 5, chunkChars: 6000, scripts: [{ steps: [{ kind: 'text', text: reply }] }] })
+  await sendMessage(page, 'show me the file')
   const log = page.getByRole('log', { name: 'Conversation' })
   await expect(log.getByRole('status').last()).toHaveText(/^Done/, { timeout: 60_000 })
   await page
