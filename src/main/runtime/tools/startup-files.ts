@@ -1,5 +1,6 @@
 // Files that run code later without an approval: shell start-up files, session autostart entries, user services,
-// login agents, launchers — and what git's user-wide config pulls in (gitconfig-includes.ts). Writing one is
+// login agents, launchers, the user config of programs that run commands from it (hg, tmux, gdb, editors, direnv,
+// Cargo, Yarn, pip's index) — and what git's user-wide config pulls in (gitconfig-includes.ts). Writing one is
 // running a command outside `exec`'s approval the next time a shell, a session or git starts, so `write` and `edit`
 // refuse them by real path (a dotfiles repo they link into counts). Reading them is harmless and stays allowed, so
 // they are write-only fences, not private folders (paths.ts). Only a workspace that holds one can reach it at all
@@ -18,12 +19,17 @@ export interface StartupPath {
   rel: string
   /**
    * home: the home folder; config: ~/.config and $XDG_CONFIG_HOME; data: ~/.local/share and $XDG_DATA_HOME;
-   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%; pyuser: ~/.local and $PYTHONUSERBASE
+   * zdot: $ZDOTDIR too; appdata: ~/AppData/Roaming and %APPDATA%; pyuser: ~/.local and $PYTHONUSERBASE;
+   * cargo: ~/.cargo and $CARGO_HOME; rustup: ~/.rustup and $RUSTUP_HOME
    */
-  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata' | 'pyuser'
+  base: 'home' | 'config' | 'data' | 'zdot' | 'appdata' | 'pyuser' | 'cargo' | 'rustup'
   /** what it is, for the refusal ("shell start-up file ~/.bashrc") */
   label: string
+  /** when it runs, for the refusal (default: the next shell, login or session) */
+  when?: string
 }
+
+const EDITOR = 'the next start of that editor runs it without asking'
 
 export const STARTUP_PATHS: readonly StartupPath[] = [
   // bash: login shells read the first of .bash_profile, .bash_login, .profile; interactive ones .bashrc
@@ -62,10 +68,68 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   ...['Documents', 'OneDrive/Documents'].flatMap((docs) =>
     ['PowerShell', 'WindowsPowerShell'].map((ps) => ({ rel: `${docs}/${ps}`, base: 'home' as const, label: `PowerShell's profile folder ~/${docs}/${ps}` })),
   ),
+  // Mercurial: like ~/.gitconfig — [hooks] run on commit/pull, an [alias] starting with `!` is a shell command
+  // (hg reads $XDG_CONFIG_HOME/hg/hgrc, ~/.hgrc and, on Windows, ~/mercurial.ini)
+  ...['.hgrc', 'mercurial.ini'].map((f) => ({ rel: f, base: 'home' as const, label: `Mercurial's user config ~/${f}`, when: 'hg runs its [hooks] and `!` aliases without asking' })),
+  { rel: 'hg', base: 'config', label: "Mercurial's user config folder ~/.config/hg", when: 'hg runs its [hooks] and `!` aliases without asking' },
+  // tmux: run-shell and if-shell in its config run at each server start; ~/.tmux/ holds what it sources (TPM's plugins)
+  { rel: '.tmux.conf', base: 'home', label: "tmux's config ~/.tmux.conf", when: 'its run-shell lines run at the next tmux start' },
+  { rel: '.tmux', base: 'home', label: "tmux's folder ~/.tmux (sourced files, TPM's plugins)", when: 'its run-shell lines run at the next tmux start' },
+  { rel: 'tmux', base: 'config', label: "tmux's config folder ~/.config/tmux", when: 'its run-shell lines run at the next tmux start' },
+  // debuggers: gdb's init files run `shell`/`python` commands at each start (gdb 11+ also reads ~/.config/gdb/); lldb's alike
+  ...['.gdbinit', '.gdbearlyinit', '.lldbinit'].map((f) => ({ rel: f, base: 'home' as const, label: `the debugger's init file ~/${f}`, when: 'the next debugger start runs it without asking' })),
+  { rel: 'gdb', base: 'config', label: "gdb's config folder ~/.config/gdb", when: 'the next gdb start runs it without asking' },
+  // vim: the vimrc and everything under ~/.vim (plugin/, ftplugin/, after/, autoload/, pack/) is Vim script it runs;
+  // Windows spells them _vimrc and vimfiles; Vim 9.1 also reads ~/.config/vim
+  ...['.vimrc', '.gvimrc', '.exrc', '_vimrc', '_gvimrc', '.vim', 'vimfiles'].map((f) => ({ rel: f, base: 'home' as const, label: `Vim's start-up ~/${f}`, when: EDITOR })),
+  { rel: 'vim', base: 'config', label: "Vim's config folder ~/.config/vim", when: EDITOR },
+  // neovim: its config folder, and the data folder its plugin managers install into (site/pack, lazy/) — all run
+  { rel: 'nvim', base: 'config', label: "Neovim's config folder ~/.config/nvim", when: EDITOR },
+  { rel: 'nvim', base: 'data', label: "Neovim's plugin folder ~/.local/share/nvim", when: EDITOR },
+  // Emacs: its init file (the compiled one is loaded when newer), ~/.emacs.d (init.el, elpa/), ~/.config/emacs (27+)
+  ...['.emacs', '.emacs.el', '.emacs.elc', '.emacs.d'].map((f) => ({ rel: f, base: 'home' as const, label: `Emacs's start-up ~/${f}`, when: EDITOR })),
+  { rel: 'emacs', base: 'config', label: "Emacs's config folder ~/.config/emacs", when: EDITOR },
+  // direnv: direnvrc and lib/*.sh run before every .envrc, direnv.toml's [whitelist] allows .envrc files unasked,
+  // and its data folder's allow/ entries are the .envrc files the user allowed
+  { rel: 'direnv', base: 'config', label: "direnv's config folder ~/.config/direnv", when: 'direnv runs it on the next cd into a folder with an .envrc' },
+  { rel: 'direnv', base: 'data', label: "direnv's allow list ~/.local/share/direnv", when: 'direnv runs the .envrc files it lists on the next cd' },
+  { rel: '.direnvrc', base: 'home', label: "direnv's start-up file ~/.direnvrc", when: 'direnv runs it on the next cd into a folder with an .envrc' },
+  // Cargo: config.toml (build.rustc-wrapper, target.*.runner, [alias]), bin/ (on PATH), env (sourced by ~/.profile),
+  // registry/ and git/ (dependency sources whose build.rs runs at the next build): all of ~/.cargo; rustup's
+  // toolchains are the rustc and cargo every project runs
+  { rel: '', base: 'cargo', label: "Cargo's folder ~/.cargo (config, installed commands, dependency sources)", when: 'the next cargo build or command runs it without asking' },
+  { rel: '', base: 'rustup', label: "rustup's folder ~/.rustup (the installed Rust toolchains)", when: 'the next cargo or rustc run runs it without asking' },
+  // Yarn: yarnPath (Berry's .yarnrc.yml) and yarn-path (classic .yarnrc) name a JS file every yarn call runs
+  ...['.yarnrc.yml', '.yarnrc'].map((f) => ({ rel: f, base: 'home' as const, label: `Yarn's user config ~/${f}`, when: 'its yarnPath runs at every yarn call' })),
+  // pip (and uv, conda): no command of their own, but the index URL chooses the packages the next install
+  // downloads, and installing runs their build code — a supply-chain switch the user never approved
+  ...[
+    { rel: 'pip', base: 'config' as const, label: "pip's config folder ~/.config/pip" },
+    { rel: '.pip', base: 'home' as const, label: "pip's config folder ~/.pip" },
+    { rel: 'Library/Application Support/pip', base: 'home' as const, label: "pip's config folder ~/Library/Application Support/pip" },
+    { rel: 'pip', base: 'appdata' as const, label: "pip's config folder %APPDATA%\\pip" },
+    { rel: 'uv', base: 'config' as const, label: "uv's config folder ~/.config/uv" },
+    { rel: '.condarc', base: 'home' as const, label: "conda's config ~/.condarc" },
+  ].map((e) => ({ ...e, when: 'its index URL picks the packages, and so the build code, the next install runs' })),
+  // Python's interactive start-up file ($PYTHONSTARTUP when set: see envFiles; ~/.pythonrc.py by convention)
+  ...['.pythonrc.py', '.pythonrc'].map((f) => ({ rel: f, base: 'home' as const, label: `Python's start-up file ~/${f}`, when: 'the next interactive python runs it without asking' })),
+  // readline has no command of its own, but a macro types keys: one bound to Return can prefix every line the
+  // user enters in bash (or any readline prompt) with a command of the model's
+  { rel: '.inputrc', base: 'home', label: "readline's key bindings ~/.inputrc", when: 'a macro bound to a key types a command at the next shell prompt' },
 ]
 
-/** The start-up locations under `home` (`env`: XDG_CONFIG_HOME, XDG_DATA_HOME, ZDOTDIR, APPDATA, PYTHONUSERBASE, PATH), as absolute paths. */
-export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string; onPath?: true }> {
+/** Files an environment variable names (read only when set to an absolute path). */
+const ENV_FILES: ReadonlyArray<{ name: string; label: string; when: string }> = [
+  { name: 'PYTHONSTARTUP', label: "Python's start-up file ($PYTHONSTARTUP)", when: 'the next interactive python runs it without asking' },
+  { name: 'PIP_CONFIG_FILE', label: "pip's config file ($PIP_CONFIG_FILE)", when: 'its index URL picks the packages, and so the build code, the next install runs' },
+  { name: 'INPUTRC', label: "readline's key bindings ($INPUTRC)", when: 'a macro bound to a key types a command at the next shell prompt' },
+]
+
+/** The environment variables startupPaths reads (the fence list's cache key holds each). */
+export const STARTUP_ENV = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'APPDATA', 'PYTHONUSERBASE', 'CARGO_HOME', 'RUSTUP_HOME', 'PATH', ...ENV_FILES.map((e) => e.name)] as const
+
+/** The start-up locations under `home` (`env`: the STARTUP_ENV variables), as absolute paths. */
+export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string; when?: string; onPath?: true }> {
   const withEnv = (defaults: string, v: string | undefined) => {
     const bases = [defaults]
     if (v && path.isAbsolute(v) && path.resolve(v) !== defaults) bases.push(path.resolve(v))
@@ -78,9 +142,17 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
     data: withEnv(path.join(home, '.local', 'share'), env.XDG_DATA_HOME),
     appdata: withEnv(path.join(home, 'AppData', 'Roaming'), env.APPDATA),
     pyuser: withEnv(path.join(home, '.local'), env.PYTHONUSERBASE),
+    cargo: withEnv(path.join(home, '.cargo'), env.CARGO_HOME),
+    rustup: withEnv(path.join(home, '.rustup'), env.RUSTUP_HOME),
   }
-  const fixed = STARTUP_PATHS.flatMap((s) => bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/')), label: s.label })))
-  return [...fixed, ...pathFolders(home, env.PATH)]
+  const fixed = STARTUP_PATHS.flatMap((s) =>
+    bases[s.base].map((b) => ({ file: path.join(b, ...s.rel.split('/').filter(Boolean)), label: s.label, ...(s.when ? { when: s.when } : {}) })),
+  )
+  const named = ENV_FILES.flatMap((e) => {
+    const v = env[e.name]
+    return v && path.isAbsolute(v) ? [{ file: path.resolve(v), label: e.label, when: e.when }] : []
+  })
+  return [...fixed, ...named, ...pathFolders(home, env.PATH)]
 }
 
 /**
@@ -135,7 +207,7 @@ function statSig(file: string): string {
 /** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
 export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
-  const key = [home, env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.ZDOTDIR, env.APPDATA, env.PYTHONUSERBASE, env.PATH, ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
+  const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
   const homeKey = fenceKey(realOrPlanned(home))
@@ -144,7 +216,7 @@ export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEn
       key: fenceKey(realOrPlanned(s.file)),
       fileOnly: false,
       label: s.label,
-      reason: `${s.label} runs commands outside approval (the next shell, login or session runs it without asking)`,
+      reason: `${s.label} runs commands outside approval (${s.when ?? 'the next shell, login or session runs it without asking'})`,
       ...(s.onPath ? { onPathHome: homeKey } : {}),
     })),
     ...gitConfigRefs(home, roots).map((r) => ({
