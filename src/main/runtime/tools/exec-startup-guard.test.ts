@@ -116,6 +116,14 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('cp x ~/.tmux.conf')).toMatch(/tmux's config/)
   })
 
+  it("a file in a working tree's relative core.hooksPath folder asks", () => {
+    writeFileSync(path.join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n')
+    mkdirSync(path.join(sb.ws, 'proj/.git'), { recursive: true })
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('cp evil.sh proj/.githooks/pre-commit')).toMatch(/hooks folder \(core.hooksPath = \.githooks\)/)
+    expect(why('cp evil.sh other/.githooks/pre-commit')).toBeUndefined()
+  })
+
   it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
     mkdirSync(path.join(home, 'dot'))
     writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')

@@ -12,7 +12,8 @@ import path from 'node:path'
 import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
-import { startupFences } from './startup-files'
+import { relativeHooksFolder } from './git-hooks-relative'
+import { relativeHooksPaths, startupFences } from './startup-files'
 
 /**
  * The words of an allow-listed command (no shell control left in it: allowlist.ts refuses `$`, `\\`, `;`, …) as
@@ -170,6 +171,8 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     const key = fenceKey(realOrPlanned(abs))
     const hit = fences.find((f) => isInside(f.key, key))
     if (hit) return `it names ${hit.label}`
+    const hooks = relativeHooksPaths(home).find((h) => relativeHooksFolder(realOrPlanned(abs), h.rel) !== undefined)
+    if (hooks) return `it names a file in a repository's hooks folder (core.hooksPath = ${hooks.rel})`
     const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined
     if (holder) return `it may write into ${w}, which holds ${holder.label}`
   }

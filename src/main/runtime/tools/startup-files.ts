@@ -12,6 +12,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { gitConfigRefs, userGitConfigFiles } from './gitconfig-includes'
+import { relativeHooksFolder } from './git-hooks-relative'
 import { fenceKey, isInside, realOrPlanned, WorkspaceEscapeError } from './paths'
 
 export interface StartupPath {
@@ -193,7 +194,13 @@ export interface StartupFence {
  * The key holds the environment the list is read from and ~/.gitconfig's stat, so those count at once.
  */
 const CACHE_MS = 2_000
-let cached: { key: string; at: number; fences: StartupFence[] } | undefined
+let cached: { key: string; at: number; fences: StartupFence[]; relHooks: RelativeHooks[] } | undefined
+
+/** A relative core.hooksPath from git's user-wide config: a hooks folder in every working tree (git-hooks-relative.ts). */
+export interface RelativeHooks {
+  rel: string
+  from: string
+}
 
 function statSig(file: string): string {
   try {
@@ -206,11 +213,21 @@ function statSig(file: string): string {
 
 /** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
 export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
+  return resolveFences(home, env).fences
+}
+
+/** The relative core.hooksPath values git's user-wide config (and what it includes) sets, read with the fences. */
+export function relativeHooksPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): RelativeHooks[] {
+  return resolveFences(home, env).relHooks
+}
+
+function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupFence[]; relHooks: RelativeHooks[] } {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
   const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
-  if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached.fences
+  if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached
   const homeKey = fenceKey(realOrPlanned(home))
+  const refs = gitConfigRefs(home, roots)
   const fences: StartupFence[] = [
     ...startupPaths(home, env).map((s) => ({
       key: fenceKey(realOrPlanned(s.file)),
@@ -219,15 +236,15 @@ export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEn
       reason: `${s.label} runs commands outside approval (${s.when ?? 'the next shell, login or session runs it without asking'})`,
       ...(s.onPath ? { onPathHome: homeKey } : {}),
     })),
-    ...gitConfigRefs(home, roots).map((r) => ({
+    ...refs.filter((r) => !r.relative).map((r) => ({
       key: fenceKey(realOrPlanned(r.file)),
       fileOnly: !r.folder,
       label: `${r.why} ${r.file}`,
       reason: `it is ${r.why} (from ${r.from}), which names commands git runs outside approval`,
     })),
   ]
-  cached = { key, at: now, fences }
-  return fences
+  cached = { key, at: now, fences, relHooks: refs.filter((r) => r.relative).map((r) => ({ rel: r.file, from: r.from })) }
+  return cached
 }
 
 /**
@@ -250,6 +267,15 @@ export function refuseStartupWrite(abs: string, shown: string, root?: string): v
     if (rootKey !== undefined && f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)) continue
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
+    )
+  }
+  // a relative core.hooksPath: that folder in each git working tree holds hooks the user's next commit runs
+  for (const h of relativeHooksPaths()) {
+    const dir = relativeHooksFolder(abs, h.rel)
+    if (dir === undefined || (rootKey !== undefined && isInside(fenceKey(dir), rootKey))) continue
+    throw new WorkspaceEscapeError(
+      `Access denied: writing "${shown}" is refused: it is in ${dir}, this repository's hooks folder (core.hooksPath = ${h.rel} in ${h.from}), ` +
+        'whose hooks git runs outside approval. Reading it is fine; change it through exec, which the user approves.',
     )
   }
 }
