@@ -124,6 +124,20 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('cp evil.sh other/.githooks/pre-commit')).toBeUndefined()
   })
 
+  it('an existing executable in the home folder asks when the home folder is on $PATH (`.`)', () => {
+    writeFileSync(path.join(home, 'deploy'), '#!/bin/sh\n', { mode: 0o755 })
+    const saved = process.env.PATH
+    try {
+      process.env.PATH = ['/usr/bin', '.'].join(path.delimiter)
+      expect(allowlistStartupReason('cp evil.sh ~/deploy', sb.ws)).toMatch(/an executable in your home folder, which is on your PATH/)
+      expect(allowlistStartupReason('cp evil.sh ~/notes.txt', sb.ws)).toBeUndefined()
+      process.env.PATH = '/usr/bin'
+      expect(allowlistStartupReason('cp evil.sh ~/deploy', sb.ws)).toBeUndefined()
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
   it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
     mkdirSync(path.join(home, 'dot'))
     writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')

@@ -13,7 +13,7 @@ import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
 import { relativeHooksFolder } from './git-hooks-relative'
-import { relativeHooksPaths, startupFences } from './startup-files'
+import { homeExecutableOnPath, relativeHooksPaths, startupFences } from './startup-files'
 
 /**
  * The words of an allow-listed command (no shell control left in it: allowlist.ts refuses `$`, `\\`, `;`, …) as
@@ -171,6 +171,7 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     const key = fenceKey(realOrPlanned(abs))
     const hit = fences.find((f) => isInside(f.key, key))
     if (hit) return `it names ${hit.label}`
+    if (homeExecutableOnPath(realOrPlanned(abs), home)) return `it names ${w}, an executable in your home folder, which is on your PATH`
     const hooks = relativeHooksPaths(home).find((h) => relativeHooksFolder(realOrPlanned(abs), h.rel) !== undefined)
     if (hooks) return `it names a file in a repository's hooks folder (core.hooksPath = ${hooks.rel})`
     const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined

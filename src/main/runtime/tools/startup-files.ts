@@ -161,12 +161,52 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
  * there is a command the user types — overwriting one keeps its executable mode (atomic-write.ts), and a new one
  * shadows the system's of the same name once made executable. Folders outside the home folder are not the user's
  * to write, or are a project's own (node_modules/.bin).
+ * A relative entry (`bin`, `.`, an empty one: the current folder) is looked up from whatever folder the shell is
+ * in; it is fenced where a new terminal starts, the home folder (`bin` → ~/bin). In a project folder it names the
+ * project's own scripts, which the user runs from there anyway, and a file write or edit makes is never newly
+ * executable (a new file gets 0666 less the umask), so only an existing executable changes: left to the project.
+ * `.` and an empty entry make the home folder itself a PATH folder: see homeOnPath.
  */
 function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string; onPath: true }> {
-  return (envPath ?? '')
-    .split(path.delimiter)
-    .filter((d) => path.isAbsolute(d) && path.resolve(d) !== home && isInside(home, path.resolve(d)))
-    .map((d) => ({ file: path.resolve(d), label: `a folder on your PATH (${d}: its files run as commands)`, onPath: true }))
+  return pathEntries(envPath)
+    .filter((d) => path.resolve(home, d) !== home && isInside(home, path.resolve(home, d)))
+    .map((d) => ({
+      file: path.resolve(home, d),
+      label: path.isAbsolute(d)
+        ? `a folder on your PATH (${d}: its files run as commands)`
+        : `a folder on your PATH (${d}, relative: ${path.resolve(home, d)} in a terminal opened in the home folder; its files run as commands)`,
+      onPath: true,
+    }))
+}
+
+/** $PATH's entries, an empty one as `.` (the shells read it as the current folder); none when PATH is unset or empty. */
+function pathEntries(envPath: string | undefined): string[] {
+  return envPath ? envPath.split(path.delimiter).map((d) => d || '.') : []
+}
+
+/**
+ * Whether the home folder itself is on $PATH (by its path, `.` or an empty entry — a terminal starts there). It is
+ * not fenced whole (every note in it would be), but an existing executable file directly in it is a command the
+ * user's next terminal runs by name, and a write or edit keeps its mode: that is refused (homeExecutable).
+ */
+function homeOnPath(home: string, envPath: string | undefined): boolean {
+  return pathEntries(envPath).some((d) => path.resolve(home, d) === home)
+}
+
+/** Whether `abs` (a real path) is an existing executable directly in the home folder while that is on $PATH. */
+export function homeExecutableOnPath(abs: string, home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): boolean {
+  const onPath = resolveFences(home, env).homeOnPath
+  return onPath !== undefined && fenceKey(path.dirname(abs)) === onPath && isExecutableFile(abs)
+}
+
+/** An existing file with an executable bit (lstat: a link is replaced by the write, not followed). */
+function isExecutableFile(abs: string): boolean {
+  try {
+    const st = fs.lstatSync(abs)
+    return st.isFile() && (st.mode & 0o111) !== 0
+  } catch {
+    return false
+  }
 }
 
 /** A start-up location by the key paths.ts compares fences with (fenceKey of its real path). */
@@ -194,7 +234,7 @@ export interface StartupFence {
  * The key holds the environment the list is read from and ~/.gitconfig's stat, so those count at once.
  */
 const CACHE_MS = 2_000
-let cached: { key: string; at: number; fences: StartupFence[]; relHooks: RelativeHooks[] } | undefined
+let cached: { key: string; at: number; fences: StartupFence[]; relHooks: RelativeHooks[]; homeOnPath?: string } | undefined
 
 /** A relative core.hooksPath from git's user-wide config: a hooks folder in every working tree (git-hooks-relative.ts). */
 export interface RelativeHooks {
@@ -221,7 +261,7 @@ export function relativeHooksPaths(home: string = os.homedir(), env: NodeJS.Proc
   return resolveFences(home, env).relHooks
 }
 
-function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupFence[]; relHooks: RelativeHooks[] } {
+function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupFence[]; relHooks: RelativeHooks[]; homeOnPath?: string } {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
   const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
@@ -243,7 +283,13 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
       reason: `it is ${r.why} (from ${r.from}), which names commands git runs outside approval`,
     })),
   ]
-  cached = { key, at: now, fences, relHooks: refs.filter((r) => r.relative).map((r) => ({ rel: r.file, from: r.from })) }
+  cached = {
+    key,
+    at: now,
+    fences,
+    relHooks: refs.filter((r) => r.relative).map((r) => ({ rel: r.file, from: r.from })),
+    ...(homeOnPath(home, env.PATH) ? { homeOnPath: homeKey } : {}),
+  }
   return cached
 }
 
@@ -267,6 +313,12 @@ export function refuseStartupWrite(abs: string, shown: string, root?: string): v
     if (rootKey !== undefined && f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)) continue
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
+    )
+  }
+  // the home folder on PATH (`.`, an empty entry): its existing executables are commands a new terminal runs
+  if (homeExecutableOnPath(abs)) {
+    throw new WorkspaceEscapeError(
+      `Access denied: writing "${shown}" is refused: it is an executable file in your home folder, which is on your PATH (a terminal opened there runs it by name), and a write keeps its executable mode. Change it through exec, which the user approves.`,
     )
   }
   // a relative core.hooksPath: that folder in each git working tree holds hooks the user's next commit runs
