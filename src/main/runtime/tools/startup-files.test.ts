@@ -310,6 +310,25 @@ describe('user config of programs that run commands from it', () => {
     }
   })
 
+  it("KDE 4's session script folders and the file managers' script and service-menu folders ($XDG_DATA_HOME too)", async () => {
+    process.env.XDG_DATA_HOME = path.join(home, 'data')
+    const ctx = makeCtx(home)
+    for (const rel of [
+      '.kde/Autostart/x.sh',
+      '.kde4/env/x.sh',
+      '.kde/shutdown/x.sh',
+      '.local/share/nautilus/scripts/Open Terminal Here',
+      'data/nautilus/scripts/x',
+      '.local/share/nemo/scripts/x',
+      '.local/share/nemo/actions/x.nemo_action',
+      '.local/share/kio/servicemenus/x.desktop',
+      '.local/share/kservices5/ServiceMenus/x.desktop',
+    ]) {
+      await expect(run(ctx, 'write', { path: rel, content: 'x' }), rel).rejects.toThrow(REFUSED)
+    }
+    await run(ctx, 'write', { path: '.kde/share/notes.txt', content: 'fine' })
+  })
+
   it('the variables the programs read are honoured: $XDG_CONFIG_HOME, $XDG_DATA_HOME, $CARGO_HOME, $RUSTUP_HOME, $PYTHONSTARTUP, $PIP_CONFIG_FILE, $INPUTRC', async () => {
     process.env.XDG_CONFIG_HOME = path.join(home, 'cfg')
     process.env.XDG_DATA_HOME = path.join(home, 'data')

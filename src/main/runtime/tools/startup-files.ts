@@ -52,6 +52,19 @@ export const STARTUP_PATHS: readonly StartupPath[] = [
   { rel: 'plasma-workspace/env', base: 'config', label: "Plasma's sign-in scripts folder ~/.config/plasma-workspace/env" },
   { rel: 'plasma-workspace/shutdown', base: 'config', label: "Plasma's sign-out scripts folder ~/.config/plasma-workspace/shutdown" },
   { rel: 'autostart-scripts', base: 'config', label: "Plasma's autostart scripts folder ~/.config/autostart-scripts" },
+  // KDE 4 kept the same three in its own folder (~/.kde, or ~/.kde4 on some distributions)
+  ...['.kde', '.kde4'].flatMap((kde) =>
+    ['Autostart', 'env', 'shutdown'].map((f) => ({ rel: `${kde}/${f}`, base: 'home' as const, label: `KDE's session scripts folder ~/${kde}/${f}` })),
+  ),
+  // file managers' script and context-menu folders: run when the user picks the entry, so an existing one
+  // overwritten (its mode kept) or a menu entry shadowing one the user knows runs the model's command on that click
+  ...[
+    { rel: 'nautilus/scripts', label: "GNOME Files' scripts folder ~/.local/share/nautilus/scripts" },
+    { rel: 'nemo/scripts', label: "Nemo's scripts folder ~/.local/share/nemo/scripts" },
+    { rel: 'nemo/actions', label: "Nemo's actions folder ~/.local/share/nemo/actions" },
+    { rel: 'kio/servicemenus', label: "Dolphin's service menus folder ~/.local/share/kio/servicemenus" },
+    { rel: 'kservices5/ServiceMenus', label: "Dolphin's service menus folder ~/.local/share/kservices5/ServiceMenus" },
+  ].map((e) => ({ ...e, base: 'data' as const, when: 'the next click on its menu entry runs it without asking' })),
   // the user session's environment (LD_PRELOAD, PATH for every program the session starts)
   { rel: 'environment.d', base: 'config', label: "the session's environment folder ~/.config/environment.d" },
   { rel: 'Library/LaunchAgents', base: 'home', label: 'the login agents folder ~/Library/LaunchAgents' },
