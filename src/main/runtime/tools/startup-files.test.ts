@@ -4,6 +4,7 @@ import fs, { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { gitConfigRefs, parseGitConfig } from './gitconfig-includes'
+import { startupFences } from './startup-files'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 
 let sb: Sandbox
@@ -235,6 +236,18 @@ describe('shell and session start-up files', () => {
       // a change to ~/.gitconfig counts at once all the same
       put('.gitconfig', '[include]\n\tpath = ws/extra.cfg\n')
       await expect(run(ctx, 'write', { path: 'extra.cfg', content: 'x' })).rejects.toThrow(/a config file git includes/)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it('one resolve of the list looks each folder up once (some 90 locations share ~/.config, ~/.local/share)', () => {
+    const spy = vi.spyOn(fs.realpathSync, 'native')
+    try {
+      startupFences(path.join(home, 'fresh-home'))
+      const paths = spy.mock.calls.map(([p]) => String(p))
+      expect(paths.filter((p) => p === path.join(home, 'fresh-home', '.config'))).toHaveLength(1)
+      expect(paths.length).toBe(new Set(paths).size)
     } finally {
       spy.mockRestore()
     }

@@ -13,7 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { gitConfigRefs, userGitConfigFiles } from './gitconfig-includes'
 import { relativeHooksFolder } from './git-hooks-relative'
-import { fenceKey, isInside, realOrPlanned, WorkspaceEscapeError } from './paths'
+import { fenceKey, isInside, WorkspaceEscapeError } from './paths'
 
 export interface StartupPath {
   /** '/'-separated, under `base` */
@@ -264,6 +264,28 @@ function statSig(file: string): string {
   }
 }
 
+/**
+ * paths.ts realOrPlanned with its folders' answers remembered for one resolve: some 90 locations share a few
+ * parents (~/.config, ~/.local/share), and each missing one cost a failed realpath per location that walked it.
+ */
+function plannedMemo(): (p: string) => string {
+  const memo = new Map<string, string>()
+  const planned = (p: string): string => {
+    const abs = path.resolve(p)
+    let real = memo.get(abs)
+    if (real !== undefined) return real
+    try {
+      real = fs.realpathSync.native(abs)
+    } catch {
+      const parent = path.dirname(abs)
+      real = parent === abs ? abs : path.join(planned(parent), path.basename(abs))
+    }
+    memo.set(abs, real)
+    return real
+  }
+  return planned
+}
+
 /** The start-up locations and what git's user-wide config pulls in, resolved (see CACHE_MS). */
 export function startupFences(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): StartupFence[] {
   return resolveFences(home, env).fences
@@ -279,6 +301,7 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
   const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached
+  const realOrPlanned = plannedMemo()
   const homeKey = fenceKey(realOrPlanned(home))
   const refs = gitConfigRefs(home, roots)
   const fences: StartupFence[] = [
