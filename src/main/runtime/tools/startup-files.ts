@@ -13,6 +13,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { gitConfigRefs, userGitConfigFiles } from './gitconfig-includes'
 import { relativeHooksFolder } from './git-hooks-relative'
+import { hgrcIncludes, hgrcPathEntries, userHgrcFiles } from './hgrc-includes'
 import { fenceKey, isInside, WorkspaceEscapeError } from './paths'
 
 export interface StartupPath {
@@ -139,8 +140,8 @@ const ENV_FILES: ReadonlyArray<{ name: string; label: string; when: string }> = 
   { name: 'INPUTRC', label: "readline's key bindings ($INPUTRC)", when: 'a macro bound to a key types a command at the next shell prompt' },
 ]
 
-/** The environment variables startupPaths reads (the fence list's cache key holds each). */
-export const STARTUP_ENV = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'APPDATA', 'PYTHONUSERBASE', 'CARGO_HOME', 'RUSTUP_HOME', 'PATH', ...ENV_FILES.map((e) => e.name)] as const
+/** The environment variables the fence list is read from (startupPaths, $HGRCPATH): its cache key holds each. */
+export const STARTUP_ENV = ['XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'ZDOTDIR', 'APPDATA', 'PYTHONUSERBASE', 'CARGO_HOME', 'RUSTUP_HOME', 'PATH', 'HGRCPATH', ...ENV_FILES.map((e) => e.name)] as const
 
 /** The start-up locations under `home` (`env`: the STARTUP_ENV variables), as absolute paths. */
 export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): Array<{ file: string; label: string; when?: string; onPath?: true }> {
@@ -298,7 +299,8 @@ export function relativeHooksPaths(home: string = os.homedir(), env: NodeJS.Proc
 
 function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupFence[]; relHooks: RelativeHooks[]; homeOnPath?: string } {
   const roots = userGitConfigFiles(home, env.XDG_CONFIG_HOME, env.GIT_CONFIG_GLOBAL)
-  const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...roots.map((r) => `${r}=${statSig(r)}`)].join('\0')
+  const hgRoots = userHgrcFiles(home, env)
+  const key = [home, ...STARTUP_ENV.map((k) => env[k]), ...[...roots, ...hgRoots].map((r) => `${r}=${statSig(r)}`)].join('\0')
   const now = Date.now()
   if (cached && cached.key === key && now - cached.at >= 0 && now - cached.at < CACHE_MS) return cached
   const realOrPlanned = plannedMemo()
@@ -311,6 +313,19 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
       label: s.label,
       reason: `${s.label} runs commands outside approval (${s.when ?? 'the next shell, login or session runs it without asking'})`,
       ...(s.onPath ? { onPathHome: homeKey } : {}),
+    })),
+    // $HGRCPATH's entries (read instead of ~/.hgrc) and what hg's user config %includes
+    ...hgrcPathEntries(env).map((file) => ({
+      key: fenceKey(realOrPlanned(file)),
+      fileOnly: false,
+      label: `Mercurial's config ${file} ($HGRCPATH)`,
+      reason: `Mercurial's config ${file} ($HGRCPATH) runs commands outside approval (hg runs its [hooks] and \`!\` aliases without asking)`,
+    })),
+    ...hgrcIncludes(home, hgRoots, env).map((r) => ({
+      key: fenceKey(realOrPlanned(r.file)),
+      fileOnly: true,
+      label: `a config file Mercurial includes ${r.file}`,
+      reason: `it is a config file Mercurial includes (from ${r.from}), which names commands hg runs outside approval`,
     })),
     ...refs.filter((r) => !r.relative).map((r) => ({
       key: fenceKey(realOrPlanned(r.file)),
