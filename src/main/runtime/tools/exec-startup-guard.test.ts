@@ -92,6 +92,52 @@ describe('exec: allow-listed commands that would write files that run code later
     }
   })
 
+  it("another program's config write that names no file asks (pip/npm/yarn config set, hg config --edit); reads do not", () => {
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('pip config set global.index-url https://evil.example/simple')).toMatch(/pip's config/)
+    expect(why('python3 -m pip config --user set global.extra-index-url https://evil.example')).toMatch(/pip's config/)
+    expect(why('pip3.12 config edit')).toMatch(/pip's config/)
+    expect(why('npm config set node-options=--require=/tmp/x.js')).toMatch(/npm's user config/)
+    expect(why('npm set script-shell ./evil.sh')).toMatch(/npm's user config/)
+    expect(why('yarn config set yarnPath ./evil.js')).toMatch(/Yarn's config/)
+    expect(why('hg config --edit')).toMatch(/Mercurial's config/)
+    for (const cmd of ['pip config list', 'pip install -r requirements.txt', 'npm config get registry', 'npm run build', 'npm config set x y --location=project', 'yarn config get yarnPath', 'hg config ui.username']) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
+  })
+
+  it('names the new start-up locations by path: ~/.hgrc, ~/.vim, ~/.cargo/config.toml, ~/.yarnrc.yml, pip.conf', () => {
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('cp x ~/.hgrc')).toMatch(/Mercurial's user config/)
+    expect(why('cp -r x ~/.vim/plugin/')).toMatch(/Vim's start-up/)
+    expect(why('tee ~/.cargo/config.toml')).toMatch(/Cargo's folder/)
+    expect(why('cp x ~/.yarnrc.yml')).toMatch(/Yarn's user config/)
+    expect(why('cp x ~/.config/pip/pip.conf')).toMatch(/pip's config folder/)
+    expect(why('cp x ~/.tmux.conf')).toMatch(/tmux's config/)
+  })
+
+  it("a file in a working tree's relative core.hooksPath folder asks", () => {
+    writeFileSync(path.join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n')
+    mkdirSync(path.join(sb.ws, 'proj/.git'), { recursive: true })
+    const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
+    expect(why('cp evil.sh proj/.githooks/pre-commit')).toMatch(/hooks folder \(core.hooksPath = \.githooks\)/)
+    expect(why('cp evil.sh other/.githooks/pre-commit')).toBeUndefined()
+  })
+
+  it('an existing executable in the home folder asks when the home folder is on $PATH (`.`)', () => {
+    writeFileSync(path.join(home, 'deploy'), '#!/bin/sh\n', { mode: 0o755 })
+    const saved = process.env.PATH
+    try {
+      process.env.PATH = ['/usr/bin', '.'].join(path.delimiter)
+      expect(allowlistStartupReason('cp evil.sh ~/deploy', sb.ws)).toMatch(/an executable in your home folder, which is on your PATH/)
+      expect(allowlistStartupReason('cp evil.sh ~/notes.txt', sb.ws)).toBeUndefined()
+      process.env.PATH = '/usr/bin'
+      expect(allowlistStartupReason('cp evil.sh ~/deploy', sb.ws)).toBeUndefined()
+    } finally {
+      process.env.PATH = saved
+    }
+  })
+
   it('names them by path, ~, quotes split apart, --opt=value, a glob that could reach one, and what ~/.gitconfig includes', () => {
     mkdirSync(path.join(home, 'dot'))
     writeFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = dot/extra\n')

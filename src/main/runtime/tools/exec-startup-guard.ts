@@ -12,7 +12,8 @@ import path from 'node:path'
 import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
-import { startupFences } from './startup-files'
+import { relativeHooksFolder } from './git-hooks-relative'
+import { homeExecutableOnPath, relativeHooksPaths, startupFences } from './startup-files'
 
 /**
  * The words of an allow-listed command (no shell control left in it: allowlist.ts refuses `$`, `\\`, `;`, …) as
@@ -115,6 +116,29 @@ function gitConfigReason(ws: string[]): string | undefined {
 }
 
 /**
+ * Other programs' own commands that write their user-wide config without naming its file: `pip config set
+ * global.index-url …` (the next install's packages and build code), `npm config set node-options=--require=…`
+ * (~/.npmrc: every npm run), `yarn config set yarnPath …` (classic writes ~/.yarnrc), `hg config --edit`
+ * (~/.hgrc's [hooks]). (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
+ */
+function toolConfigReason(ws: string[]): string | undefined {
+  const at = (re: RegExp) => ws.findIndex((w) => re.test(path.basename(w)))
+  const sub = (i: number) => (i < 0 ? [] : ws.slice(i + 1).filter((w) => !w.startsWith('-')))
+  const pip = at(/^pip(\d+(\.\d+)?)?$/)
+  if (pip >= 0 && sub(pip)[0] === 'config' && ['set', 'edit'].includes(sub(pip)[1])) return "it changes pip's config (its index URL picks the code the next install runs)"
+  const npm = at(/^(npm|pnpm)$/)
+  if (npm >= 0 && !ws.includes('--location=project')) {
+    const [a, b] = sub(npm)
+    if ((a === 'config' && ['set', 'edit'].includes(b)) || a === 'set') return "it changes npm's user config (~/.npmrc: scripts' shell, node options)"
+  }
+  const yarn = at(/^yarn$/)
+  if (yarn >= 0 && sub(yarn)[0] === 'config' && sub(yarn)[1] === 'set') return "it changes Yarn's config (yarnPath names a file every yarn call runs)"
+  const hg = at(/^hg$/)
+  if (hg >= 0 && sub(hg)[0] === 'config' && ws.slice(hg + 1).some((w) => w === '-e' || w === '--edit')) return "it edits Mercurial's config ([hooks] run commands)"
+  return undefined
+}
+
+/**
  * Programs that write into a folder they are given (`cp payload/.bashrc ~/`, `tar -xf a.tar -C ~`): a folder
  * argument that holds a start-up file is where they may write one, though the word names no start-up file itself.
  */
@@ -126,7 +150,7 @@ const FOLDER_WRITERS = new Set(['cp', 'mv', 'rsync', 'install', 'ln', 'tar', 'bs
  */
 export function allowlistStartupReason(command: string, cwd: string, home: string = os.homedir()): string | undefined {
   const ws = shellWords(command)
-  const git = gitConfigReason(ws)
+  const git = gitConfigReason(ws) ?? toolConfigReason(ws)
   if (git) return git
   const fences = [
     ...startupFences(home).map((f) => ({ key: f.key, label: f.label })),
@@ -147,6 +171,9 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     const key = fenceKey(realOrPlanned(abs))
     const hit = fences.find((f) => isInside(f.key, key))
     if (hit) return `it names ${hit.label}`
+    if (homeExecutableOnPath(realOrPlanned(abs), home)) return `it names ${w}, an executable in your home folder, which is on your PATH`
+    const hooks = relativeHooksPaths(home).find((h) => relativeHooksFolder(realOrPlanned(abs), h.rel) !== undefined)
+    if (hooks) return `it names a file in a repository's hooks folder (core.hooksPath = ${hooks.rel})`
     const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined
     if (holder) return `it may write into ${w}, which holds ${holder.label}`
   }

@@ -17,6 +17,11 @@ export interface GitConfigRef {
   file: string
   /** a folder whose contents all count (hooks, templates), not a single file */
   folder: boolean
+  /**
+   * `file` is a relative core.hooksPath as written: relative to each working tree's top folder, so it is no one
+   * place (git-hooks-relative.ts judges it per repository)
+   */
+  relative?: true
   /** what it is, for the refusal */
   why: string
   /** the config file that names it */
@@ -123,9 +128,10 @@ export function gitConfigRefs(home: string = os.homedir(), roots: string[] = use
         refs.push({ file: target, folder: false, why: 'a config file git includes', from: file })
         if (depth < MAX_DEPTH) visit(target, depth + 1)
       } else if (e.section === 'core' && e.key === 'hookspath') {
-        // a relative hooksPath is each repository's own folder: not one place to fence
+        // a relative hooksPath is each repository's own folder (`.githooks` in every working tree): kept as written
         const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
         if (target) refs.push({ file: target, folder: true, why: "git's hooks folder (core.hooksPath)", from: file })
+        else if (e.value) refs.push({ file: e.value, folder: true, relative: true, why: "git's hooks folder (core.hooksPath, relative)", from: file })
       } else if (e.section === 'init' && e.key === 'templatedir') {
         const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
         if (target) refs.push({ file: target, folder: true, why: "git's template folder (init.templateDir)", from: file })

@@ -1,0 +1,63 @@
+// What Mercurial's user config pulls in: `%include PATH` lines (relative to the including file, `~` and
+// environment variables expanded, as hg reads them) are config as much as ~/.hgrc itself — [hooks] and `!` aliases
+// run commands — so startup-files.ts refuses writes to them, as it does git's includes (gitconfig-includes.ts).
+// $HGRCPATH, when set, is read instead of the user's files: its absolute entries count too. Bounded like git's:
+// 10 deep, 32 files, 256 KiB each; a file that cannot be read contributes nothing, as hg skips a missing include.
+import os from 'node:os'
+import path from 'node:path'
+import { readSmallRegularFile } from '../read-small-file'
+
+const MAX_DEPTH = 10
+const MAX_FILES = 32
+const MAX_BYTES = 256 * 1024
+
+export interface HgInclude {
+  /** absolute path (not resolved: the caller compares real paths) */
+  file: string
+  /** the config file that names it */
+  from: string
+}
+
+/** $HGRCPATH's absolute entries (files, or folders whose *.rc files hg reads). */
+export function hgrcPathEntries(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env.HGRCPATH ?? '').split(path.delimiter).filter((e) => e && path.isAbsolute(e)).map((e) => path.resolve(e))
+}
+
+/** The user-wide files hg reads (~/.hgrc, ~/mercurial.ini, the XDG one) and $HGRCPATH's absolute entries. */
+export function userHgrcFiles(home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): string[] {
+  const files = [path.join(home, '.hgrc'), path.join(home, 'mercurial.ini'), path.join(env.XDG_CONFIG_HOME || path.join(home, '.config'), 'hg', 'hgrc')]
+  return [...new Set([...files, ...hgrcPathEntries(env)])]
+}
+
+/** hg's path expansion for %include: `~` (this user) and `$VAR` / `${VAR}`; undefined for another user's `~name`. */
+function expand(p: string, home: string, env: NodeJS.ProcessEnv): string | undefined {
+  const vars = p.replace(/\$(?:\{(\w+)\}|(\w+))/g, (m, a: string | undefined, b: string | undefined) => env[a ?? b ?? ''] ?? m)
+  if (vars === '~' || vars.startsWith('~/')) return path.join(home, vars.slice(1))
+  return vars.startsWith('~') ? undefined : vars
+}
+
+/** The files the user's hg config includes, followed to the bounds above. */
+export function hgrcIncludes(home: string = os.homedir(), roots: string[] = userHgrcFiles(home), env: NodeJS.ProcessEnv = process.env): HgInclude[] {
+  const out: HgInclude[] = []
+  const seen = new Set<string>()
+  const visit = (file: string, depth: number) => {
+    if (seen.has(file) || seen.size >= MAX_FILES) return
+    seen.add(file)
+    let text: string
+    try {
+      text = readSmallRegularFile(file, MAX_BYTES)
+    } catch {
+      return // absent, unreadable, a folder ($HGRCPATH may name one: its *.rc files are fenced with it) or too large
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const m = /^%include\s+(\S|\S.*\S)\s*$/.exec(line)
+      const inc = m ? expand(m[1], home, env) : undefined
+      if (!inc) continue
+      const target = path.resolve(path.dirname(file), inc)
+      out.push({ file: target, from: file })
+      if (depth < MAX_DEPTH) visit(target, depth + 1)
+    }
+  }
+  for (const r of roots) visit(r, 1)
+  return out
+}
