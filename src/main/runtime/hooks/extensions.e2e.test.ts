@@ -369,6 +369,36 @@ describe('hook time limits (hooks.timeoutMs)', () => {
   })
 })
 
+describe('loading plugins and hook scripts is time-limited (hooks.timeoutMs)', () => {
+  it('a plugin whose register(api) or top level loops, or whose register never settles, fails to load; the runtime starts without it', async () => {
+    await t.close()
+    write('plugins/loops-register/index.mjs', `export function register(api) { api.on('before_agent_start', () => ({ prependContext: 'LOOPER' })); for (;;) {} }`)
+    write('plugins/loops-top/index.mjs', `for (;;) {}\nexport function register() {}`)
+    write('plugins/never-settles/index.mjs', `export function register() { return new Promise(() => {}) }`)
+    write('hooks/loops-top/handler.mjs', `export const events = ['command:new']\nwhile (true) {}\nexport default function () {}`)
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server, { hooks: { timeoutMs: 300 } })))
+    const started = Date.now()
+    t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+    expect(Date.now() - started).toBeLessThan(8000)
+    ext = t.runtime.extensions!
+    expect(ext.plugins.loaded).toEqual(['policy'])
+    const failed = Object.fromEntries(ext.plugins.failed.map((f) => [f.id, f]))
+    expect(failed['loops-register']).toEqual({
+      id: 'loops-register',
+      error: 'register(api) ran past the time limit (300 ms) and was stopped',
+      timedOut: { phase: 'register', timeoutMs: 300 },
+    })
+    expect(failed['loops-top']).toMatchObject({ timedOut: { phase: 'module', timeoutMs: 300 } })
+    expect(failed['never-settles']).toMatchObject({ timedOut: { phase: 'register', timeoutMs: 300 } })
+    expect(ext.internalHooks.failed).toEqual([{ id: 'state/loops-top', error: expect.stringMatching(/top level ran past the time limit \(300 ms\) and was stopped/) }])
+    expect(logs).toContain('error [plugins] plugin "loops-register" failed to load and was skipped: register(api) ran past the time limit (300 ms) and was stopped')
+    // the runtime runs, with the plugins that loaded
+    server.script([{ text: 'hello' }])
+    expect((await run('hi', 'ld1')).status).toBe('ok')
+    expect(usersOf(server.requests[0])).toEqual(['[policy] be brief\n\nhi'])
+  })
+})
+
 describe('chat events stay clean', () => {
   it('the final chat text is not affected by hooks', async () => {
     server.script([{ text: 'plain answer' }])

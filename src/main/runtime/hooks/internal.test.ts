@@ -193,4 +193,19 @@ describe('loadInternalHooks', () => {
     const boot = await h.runBootstrap({ workspaceDir: '/w', sessionKey: 'k', bootstrapFiles: [] })
     expect(boot.files).toEqual([{ name: 'WS.md', content: 'ws' }])
   })
+
+  it("stops a hook module whose top level loops (hooks.timeoutMs): reported as failed, the other hooks load", async () => {
+    hook('state', 'spins', 'handler.mjs', `export const events = ['command:new']\nfor (;;) {}\nexport default function () {}`)
+    hook('state', 'fine', 'handler.mjs', `export const events = ['command:new']\nexport default function (ev) { ev.messages.push('fine') }`)
+    const h = new InternalHooks({ logger })
+    const started = Date.now()
+    const res = await loadInternalHooks(h, { roots: [{ label: 'state', dir: join(root, 'state') }], logger, timeoutMs: 200 })
+    expect(Date.now() - started).toBeLessThan(3000)
+    expect(res).toEqual({
+      loaded: ['state/fine'],
+      failed: [{ id: 'state/spins', error: 'failed to import: its top level ran past the time limit (200 ms) and was stopped' }],
+    })
+    expect(lines).toContain('error [internal-hooks] hook "state/spins" failed to load and was skipped: failed to import: its top level ran past the time limit (200 ms) and was stopped')
+    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['fine'])
+  })
 })

@@ -9,8 +9,8 @@
 // 'command' subscribes to every action of that type). Without `events` the hook is reported as failed.
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { importFresh } from './plugins'
-import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
+import { loadModuleBounded } from './load-module'
+import { blockedText, callWithTimeout, DEFAULT_HOOK_TIMEOUT_MS, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import type { HookLogger } from './types'
 
 export type InternalHookType = 'command' | 'session' | 'agent' | 'gateway' | 'message'
@@ -158,8 +158,10 @@ export interface LoadInternalHooksResult {
  */
 export async function loadInternalHooks(
   hooks: InternalHooks,
-  opts: { roots: Array<{ label: string; dir: string }>; logger: HookLogger },
+  /** timeoutMs: limit for each module's top level (default 10 s, hooks.timeoutMs; 0 = none) — see load-module.ts */
+  opts: { roots: Array<{ label: string; dir: string }>; logger: HookLogger; timeoutMs?: number },
 ): Promise<LoadInternalHooksResult> {
+  const limit = opts.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
   const result: LoadInternalHooksResult = { loaded: [], failed: [] }
   for (const root of opts.roots) {
     let names: string[]
@@ -183,7 +185,10 @@ export async function loadInternalHooks(
         if (!entry) throw new Error('no handler.mjs or handler.js')
         let mod: Record<string, unknown>
         try {
-          mod = await importFresh(entry)
+          mod = await loadModuleBounded(entry, {
+            timeoutMs: limit,
+            onUnbounded: (why) => opts.logger.warn(`[internal-hooks] loading hook "${id}" without a time limit on its top level: ${why}`),
+          })
         } catch (err) {
           throw new Error(`failed to import: ${errorText(err)}`, { cause: err })
         }

@@ -82,6 +82,15 @@ export function timeSync<T>(fn: () => T, limitMs: number, onBlocked?: (ms: numbe
 // so a hook that runs another hook nests), and the script only calls it
 let trampoline: { ctx: Context & { __hookCall?: () => unknown }; script: Script } | undefined
 
+/**
+ * Runs `fn` with its synchronous part stopped by V8's watchdog at `limitMs` (HookTimeoutError naming `label`);
+ * limitMs <= 0 or non-finite = no limit. What it was doing when stopped stays half done (no `finally` runs).
+ */
+export function runBounded<T>(fn: () => T, limitMs: number, label: string): T {
+  if (!(limitMs > 0) || !Number.isFinite(limitMs)) return fn()
+  return callBounded(fn, limitMs, label)
+}
+
 function callBounded<T>(fn: () => T, limitMs: number, label: string): T {
   const t = (trampoline ??= { ctx: createContext({}), script: new Script('__hookCall()') })
   const outer = t.ctx.__hookCall
