@@ -369,6 +369,33 @@ describe('hook time limits (hooks.timeoutMs)', () => {
   })
 })
 
+describe('a handler stopped at its limit leaves nothing half edited', () => {
+  it('tool_result_persist stopped after editing the result in place: the transcript gets the result as the tool made it', async () => {
+    ext.registry.register(
+      'tool_result_persist',
+      (ev) => {
+        const m = ev.message as unknown as { content: Array<{ type: string; text: string }> }
+        m.content[0].text = 'HALF-EDITED'
+        for (;;) {
+          /* stopped by the watchdog */
+        }
+      },
+      { pluginId: 'stuck-redactor', timeoutMs: 200 },
+    )
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'AAA')
+    server.script([{ toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }] }, { text: 'done' }])
+    expect((await run('read a.txt', 'he1')).status).toBe('ok')
+    const entry = t.runtime.core.store('main').get(K)!
+    const { entries } = await new Transcript(t.runtime.core.store('main').transcriptPath(entry.sessionId)).readAll()
+    const persisted = entries.filter((e) => e.type === 'message' && e.message.role === 'toolResult')
+    expect(persisted).toHaveLength(1)
+    expect(JSON.stringify(persisted[0])).toContain('AAA')
+    expect(JSON.stringify(persisted[0])).not.toContain('HALF-EDITED')
+    expect(logs).toContainEqual(expect.stringMatching(/tool_result_persist handler of plugin "stuck-redactor" failed: .*did not answer within 200 ms/))
+  })
+})
+
 describe('loading plugins and hook scripts is time-limited (hooks.timeoutMs)', () => {
   it('a plugin whose register(api) or top level loops, or whose register never settles, fails to load; the runtime starts without it', async () => {
     await t.close()

@@ -9,6 +9,7 @@
 // 'command' subscribes to every action of that type). Without `events` the hook is reported as failed.
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { copyPlain } from './event-copy'
 import { loadModuleBounded } from './load-module'
 import { blockedText, callWithTimeout, DEFAULT_HOOK_TIMEOUT_MS, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import type { HookLogger } from './types'
@@ -93,22 +94,26 @@ export class InternalHooks {
     sessionKey: string,
     context: C,
   ): Promise<InternalHookEvent<C>> {
-    const event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
+    let event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
     const list = [...(this.handlers.get(type) ?? []), ...(this.handlers.get(`${type}:${action}`) ?? [])]
     const ms = readTimeout(this.timeoutMs)
     for (const h of list) {
       const who = h.source ? `hook "${h.source}"` : 'handler'
+      // its own copy of context and messages, taken back only if it answers in time: one stopped (or failing)
+      // half-way through an edit of bootstrapFiles leaves the list as it was (event-copy.ts)
+      const working: InternalHookEvent<C> = { ...event, context: copyPlain(event.context), messages: copyPlain(event.messages) }
       try {
-        await callWithTimeout(() => h.fn(event as unknown as InternalHookEvent), ms, `${type}:${action}`, who, (took) =>
+        await callWithTimeout(() => h.fn(working as unknown as InternalHookEvent), ms, `${type}:${action}`, who, (took) =>
           this.logger.warn(`[internal-hooks] ${blockedText(`${type}:${action}`, who, took, ms)}`),
         )
+        event = working
       } catch (err) {
         const what = err instanceof HookTimeoutError ? `timed out after ${err.timeoutMs} ms; skipped` : `failed: ${errorText(err)}`
         this.logger.error(`[internal-hooks] ${type}:${action} ${who} ${what}`)
       }
     }
-    // Only strings reach the user; anything else a handler pushed is dropped.
-    event.messages = event.messages.filter((m): m is string => typeof m === 'string' && m.length > 0)
+    // Only strings reach the user; anything else a handler pushed is dropped (or a non-array put in its place).
+    event.messages = (Array.isArray(event.messages) ? event.messages : []).filter((m): m is string => typeof m === 'string' && m.length > 0)
     return event
   }
 

@@ -9,11 +9,16 @@
 // part (up to its return or first await) is therefore entered through a one-line `vm` script run with
 // `timeout`: V8's watchdog terminates the execution at the limit — the handler itself stays an ordinary
 // function of the main realm, same objects, same in-place edits, so the hook API is unchanged. A stopped
-// handler counts as timed out (HookTimeoutError). What this cannot bound: code after a handler's first await
-// (it runs later in a microtask, outside the call), a module's top level while it is imported, and
-// `register(api)`. A stopped handler's `finally` blocks do not run and what it was editing stays half done; it
-// was the handler that held every session, so that is the lesser harm. Worker threads would isolate more but
-// need events, results and module state to cross a thread boundary — a different plugin API.
+// handler counts as timed out (HookTimeoutError). The same watchdog bounds loading: a module's top level
+// (load-module.ts) and a plugin's `register(api)` (plugins.ts). A stopped handler's `finally` blocks do not run;
+// it works on its own copy of the event (event-copy.ts), so what it was editing is dropped, not left half done.
+// What this cannot bound: code after a handler's first await. It runs later, as a microtask of the main
+// realm's queue, started by the event loop and not inside any call of ours — the `vm` timeout covers only the
+// script it runs, and a context with `microtaskMode: 'afterEvaluate'` drains only microtasks queued for that
+// context's own functions, not the continuation of a main-realm handler. The handler's promise is still raced
+// against the limit (a handler that never settles counts as timed out), but a continuation that loops
+// synchronously holds the thread, and that timer with it, until it returns. Worker threads would bound it too
+// but need events, results and module state to cross a thread boundary — a different plugin API.
 import { createContext, Script, type Context } from 'node:vm'
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
