@@ -144,6 +144,23 @@ describe('loadPlugins', () => {
     expect(r.count()).toBe(1)
   })
 
+  it('a register(api) that settles past the limit (its code after an await held the thread) fails to load too', async () => {
+    plugin('late', {
+      'index.mjs': `export async function register(api) {
+        await null
+        const until = Date.now() + 300
+        while (Date.now() < until) {}
+        api.on('agent_end', () => {})
+      }`,
+    })
+    const r = new HookRegistry({ logger })
+    const res = await loadPlugins(r, { dir, logger, timeoutMs: 100 })
+    expect(res.failed).toEqual([
+      { id: 'late', error: 'register(api) did not finish within the time limit (100 ms)', timedOut: { phase: 'register', timeoutMs: 100 } },
+    ])
+    expect(r.count()).toBe(0)
+  })
+
   it("stops a module whose top level loops; it is evaluated once, and not again in this process", async () => {
     plugin('a-spins', { 'index.mjs': `globalThis.__ldSpins = (globalThis.__ldSpins ?? 0) + 1\nfor (;;) {}\nexport function register() {}` })
     // the loop in a module it imports counts too

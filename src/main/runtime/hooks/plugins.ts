@@ -127,8 +127,15 @@ function settleWithin<T>(p: PromiseLike<T>, ms: number, onLate: () => Error): Pr
   Promise.resolve(p).catch(() => {})
   if (!(ms > 0) || !Number.isFinite(ms)) return Promise.resolve(p)
   let timer: ReturnType<typeof setTimeout> | undefined
+  const started = performance.now()
   const late = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(onLate()), ms)))
-  return Promise.race([Promise.resolve(p), late]).finally(() => clearTimeout(timer))
+  return Promise.race([Promise.resolve(p), late])
+    .then((v) => {
+      // settled past the limit before the timer could fire (the thread was held): late all the same
+      if (performance.now() - started > ms) throw onLate()
+      return v
+    })
+    .finally(() => clearTimeout(timer))
 }
 
 async function loadOne(registry: HookRegistry, id: string, pluginDir: string, opts: LoadPluginsOptions): Promise<void> {

@@ -426,3 +426,34 @@ describe('a stopped handler leaves nothing half edited (each handler works on a 
     expect(history).toEqual([{ role: 'user', content: 'hi' }])
   })
 })
+
+describe('code after a handler\'s first await', () => {
+  const spin = (ms: number) => {
+    const until = Date.now() + ms
+    while (Date.now() < until) {
+      /* holds the thread: the limit's timer cannot fire */
+    }
+  }
+
+  it('an answer that comes past the limit counts as timed out, even when the timer could not fire before it', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger, timeoutMs: 50 })
+    r.register('before_tool_call', async () => {
+      await null
+      spin(200)
+      return { block: false, params: { command: 'late rewrite' } }
+    }, { pluginId: 'late' })
+    expect(await r.runBeforeToolCall(toolEvent, toolCtx)).toEqual({
+      params: toolEvent.params,
+      block: true,
+      blockReason: 'Tool call blocked: before_tool_call hook of plugin "late" did not answer within 50 ms',
+    })
+    r.register('message_sending', async () => {
+      await new Promise((res) => setTimeout(res, 1))
+      spin(200)
+      return { content: 'late' }
+    }, { pluginId: 'late' })
+    expect(await r.runMessageSending({ to: 'u', content: 'x' }, {})).toEqual({ content: 'x', cancel: false })
+    expect(lines.map((l) => l.msg)).toContain('[hooks] message_sending handler of plugin "late" timed out after 50 ms; skipped (the message is sent)')
+  })
+})

@@ -36,7 +36,8 @@ export class HookTimeoutError extends Error {
 
 /**
  * Calls `fn`; if it returns a promise that does not settle within `timeoutMs`, rejects with HookTimeoutError
- * (the handler keeps running in the background; its late result is ignored). Synchronous results and throws
+ * (the handler keeps running in the background; its late result is ignored — also one that settles past the limit
+ * before the timer could fire, the thread held meanwhile). Synchronous results and throws
  * pass straight through. timeoutMs <= 0 or non-finite = no limit. `onBlocked(ms)`: the synchronous part of
  * the call (up to its return or first await) took longer than the limit — it could not be cut off.
  */
@@ -51,13 +52,18 @@ export async function callWithTimeout<T>(
   if (!isThenable(value)) return value
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return await value
   let timer: ReturnType<typeof setTimeout> | undefined
+  const started = performance.now()
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HookTimeoutError(hook, who, timeoutMs)), timeoutMs)
   })
   // a rejection that comes after the timeout must not surface as an unhandled rejection
   Promise.resolve(value).catch(() => {})
   try {
-    return await Promise.race([value, expired])
+    const result = await Promise.race([value, expired])
+    // settled past the limit all the same: code after an await that ran synchronously past it kept the timer from
+    // firing, and its answer came first — too late counts as timed out, whoever held the thread
+    if (performance.now() - started > timeoutMs) throw new HookTimeoutError(hook, who, timeoutMs)
+    return result
   } finally {
     clearTimeout(timer)
   }
