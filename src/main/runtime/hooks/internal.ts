@@ -192,6 +192,7 @@ export async function loadInternalHooks(
         try {
           mod = await loadModuleBounded(entry, {
             timeoutMs: limit,
+            label: `loading hook "${id}"`,
             onUnbounded: (why) => opts.logger.warn(`[internal-hooks] loading hook "${id}" without a time limit on its top level: ${why}`),
           })
         } catch (err) {

@@ -10,10 +10,12 @@
 // await (import() only), and a file changed since this process loaded it (require's cache is keyed by path, so a
 // reload goes through import() with a fresh URL). A module stopped part-way stays half-evaluated in Node's module
 // cache: it is not loaded again in this process (a restart tries again), and another module importing a file that
-// was stopped gets an error rather than its half-made exports.
+// was stopped gets an error rather than its half-made exports. (A timer cannot say "still loading" while a top level
+// blocks the event loop; the stall watchdog's thread can, on stderr.)
 import { statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
+import { watchPending } from './stall-watchdog'
 import { HookTimeoutError, runBounded } from './timeout'
 
 /** The module's top level ran past its time limit and was stopped. */
@@ -36,6 +38,8 @@ export interface LoadModuleOptions {
   timeoutMs: number
   /** said before an import whose top level cannot be bounded (why: a short reason) */
   onUnbounded?(why: string): void
+  /** what is loading, in words: named on stderr should the thread stall during an unbounded import */
+  label?: string
 }
 
 /** Imports a module by path, bypassing the module cache when the file changed (reloads). */
@@ -54,7 +58,7 @@ export async function loadModuleBounded(entry: string, opts: LoadModuleOptions):
   const before = required.get(entry)
   if (before !== undefined && before !== mtime) {
     opts.onUnbounded?.('the file changed since this process first loaded it')
-    return importFresh(entry)
+    return watchedImport(entry, opts)
   }
   let exported: unknown
   try {
@@ -70,10 +74,20 @@ export async function loadModuleBounded(entry: string, opts: LoadModuleOptions):
     // not evaluated at all: top-level await in the graph, or a Node without require(esm)
     if (code !== 'ERR_REQUIRE_ASYNC_MODULE' && code !== 'ERR_REQUIRE_ESM') throw err
     opts.onUnbounded?.(code === 'ERR_REQUIRE_ASYNC_MODULE' ? 'it uses top-level await' : 'this Node cannot require() ES modules')
-    return importFresh(entry)
+    return watchedImport(entry, opts)
   }
   required.set(entry, mtime)
   return asNamespace(exported)
+}
+
+// the top level runs unbounded: a stall of the thread meanwhile is named on stderr (stall-watchdog.ts)
+async function watchedImport(entry: string, opts: LoadModuleOptions): Promise<Record<string, unknown>> {
+  const unwatch = watchPending(opts.label ?? `loading ${entry}`, opts.timeoutMs)
+  try {
+    return await importFresh(entry)
+  } finally {
+    unwatch()
+  }
 }
 
 // import() of CommonJS shows module.exports as `default` next to its named exports; keep that shape

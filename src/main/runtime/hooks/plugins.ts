@@ -9,6 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
 import { loadModuleBounded, ModuleLoadTimeoutError } from './load-module'
 import type { HookRegistry } from './registry'
+import { watchPending } from './stall-watchdog'
 import { DEFAULT_HOOK_TIMEOUT_MS, HookTimeoutError, runBounded } from './timeout'
 import { isHookName, type HookLogger, type HookName, type PluginHookHandlers, type RegisterOptions } from './types'
 
@@ -147,6 +148,7 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
     mod = await loadModuleBounded(found.entry, {
       timeoutMs: limit,
       // said before the import, so a top level that hangs is attributable in the log
+      label: `loading plugin "${id}"`,
       onUnbounded: (why) => opts.logger.warn(`[plugins] loading plugin "${id}" without a time limit on its top level: ${why}`),
     })
   } catch (err) {
@@ -172,7 +174,12 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
   try {
     const ret = runBounded(() => register(api), limit, `plugin "${id}" register(api)`)
     if (ret && typeof (ret as PromiseLike<unknown>).then === 'function') {
-      await settleWithin(ret as PromiseLike<unknown>, limit, () => new PluginLoadTimeoutError(id, 'register', limit, 'unsettled'))
+      const unwatch = watchPending(`plugin "${id}" register(api)`, limit)
+      try {
+        await settleWithin(ret as PromiseLike<unknown>, limit, () => new PluginLoadTimeoutError(id, 'register', limit, 'unsettled'))
+      } finally {
+        unwatch()
+      }
     }
   } catch (err) {
     failed = true

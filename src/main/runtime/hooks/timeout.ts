@@ -17,9 +17,11 @@
 // script it runs, and a context with `microtaskMode: 'afterEvaluate'` drains only microtasks queued for that
 // context's own functions, not the continuation of a main-realm handler. The handler's promise is still raced
 // against the limit (a handler that never settles counts as timed out), but a continuation that loops
-// synchronously holds the thread, and that timer with it, until it returns. Worker threads would bound it too
+// synchronously holds the thread, and that timer with it, until it returns; a watchdog thread then names the
+// calls still pending on stderr (stall-watchdog.ts). Worker threads would bound it too
 // but need events, results and module state to cross a thread boundary — a different plugin API.
 import { createContext, Script, type Context } from 'node:vm'
+import { enterBounded, watchPending } from './stall-watchdog'
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000
 
@@ -53,6 +55,9 @@ export async function callWithTimeout<T>(
   if (!(timeoutMs > 0) || !Number.isFinite(timeoutMs)) return await value
   let timer: ReturnType<typeof setTimeout> | undefined
   const started = performance.now()
+  // until it settles or times out, a stall of the whole thread meanwhile is named on stderr (once timed out it is
+  // let go: one that never settles must not be named for every later stall)
+  const unwatch = watchPending(`${hook} ${who}`, timeoutMs)
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new HookTimeoutError(hook, who, timeoutMs)), timeoutMs)
   })
@@ -66,6 +71,7 @@ export async function callWithTimeout<T>(
     return result
   } finally {
     clearTimeout(timer)
+    unwatch()
   }
 }
 
@@ -106,12 +112,15 @@ function callBounded<T>(fn: () => T, limitMs: number, label: string): T {
   const t = (trampoline ??= { ctx: createContext({}), script: new Script('__hookCall()') })
   const outer = t.ctx.__hookCall
   t.ctx.__hookCall = fn
+  // a stall inside it is V8's watchdog's to end: the stall watchdog does not name pending calls for it
+  const leave = enterBounded()
   try {
     return t.script.runInContext(t.ctx, { timeout: Math.max(1, Math.ceil(limitMs)) }) as T
   } catch (err) {
     if ((err as { code?: unknown } | null)?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new HookTimeoutError(label, '(synchronous part)', limitMs)
     throw err
   } finally {
+    leave()
     t.ctx.__hookCall = outer
   }
 }
