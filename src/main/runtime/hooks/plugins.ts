@@ -147,8 +147,8 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
   try {
     mod = await loadModuleBounded(found.entry, {
       timeoutMs: limit,
-      // said before the import, so a top level that hangs is attributable in the log
       label: `loading plugin "${id}"`,
+      // said before the import, so a top level that hangs is attributable in the log
       onUnbounded: (why) => opts.logger.warn(`[plugins] loading plugin "${id}" without a time limit on its top level: ${why}`),
     })
   } catch (err) {

@@ -18,8 +18,8 @@
 // context's own functions, not the continuation of a main-realm handler. The handler's promise is still raced
 // against the limit (a handler that never settles counts as timed out), but a continuation that loops
 // synchronously holds the thread, and that timer with it, until it returns; a watchdog thread then names the
-// calls still pending on stderr (stall-watchdog.ts). Worker threads would bound it too
-// but need events, results and module state to cross a thread boundary — a different plugin API.
+// calls still pending on stderr (stall-watchdog.ts). Worker threads would bound it too but need events, results
+// and module state to cross a thread boundary — a different plugin API.
 import { createContext, Script, type Context } from 'node:vm'
 import { enterBounded, watchPending } from './stall-watchdog'
 
