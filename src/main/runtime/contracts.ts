@@ -130,8 +130,9 @@ export interface LoopdeskConfig {
    *  because the agent's own write tool can create files in its workspace (that would bypass exec approval) */
   hooks?: {
     internal?: { enabled?: boolean; workspace?: boolean }
-    /** limit per async plugin / internal hook call in ms (default 10 000; 0 = none). Past it before_tool_call
-     *  blocks the tool (fail closed); every other hook is skipped and logged. A plugin may set its own per handler. */
+    /** limit per plugin / internal hook call in ms (default 10 000; 0 = none). Past it before_tool_call
+     *  blocks the tool (fail closed); every other hook is skipped and logged. A plugin may set its own per handler.
+     *  Loading a plugin or hook script has the same limit (its module's top level, register(api)). */
     timeoutMs?: number
   }
   plugins?: { enabled?: boolean; disabled?: string[] }

@@ -369,6 +369,63 @@ describe('hook time limits (hooks.timeoutMs)', () => {
   })
 })
 
+describe('a handler stopped at its limit leaves nothing half edited', () => {
+  it('tool_result_persist stopped after editing the result in place: the transcript gets the result as the tool made it', async () => {
+    ext.registry.register(
+      'tool_result_persist',
+      (ev) => {
+        const m = ev.message as unknown as { content: Array<{ type: string; text: string }> }
+        m.content[0].text = 'HALF-EDITED'
+        for (;;) {
+          /* stopped by the watchdog */
+        }
+      },
+      { pluginId: 'stuck-redactor', timeoutMs: 200 },
+    )
+    fs.mkdirSync(t.workspace, { recursive: true })
+    fs.writeFileSync(path.join(t.workspace, 'a.txt'), 'AAA')
+    server.script([{ toolCalls: [{ id: 'c1', name: 'read', args: { path: 'a.txt' } }] }, { text: 'done' }])
+    expect((await run('read a.txt', 'he1')).status).toBe('ok')
+    const entry = t.runtime.core.store('main').get(K)!
+    const { entries } = await new Transcript(t.runtime.core.store('main').transcriptPath(entry.sessionId)).readAll()
+    const persisted = entries.filter((e) => e.type === 'message' && e.message.role === 'toolResult')
+    expect(persisted).toHaveLength(1)
+    expect(JSON.stringify(persisted[0])).toContain('AAA')
+    expect(JSON.stringify(persisted[0])).not.toContain('HALF-EDITED')
+    expect(logs).toContainEqual(expect.stringMatching(/tool_result_persist handler of plugin "stuck-redactor" failed: .*did not answer within 200 ms/))
+  })
+})
+
+describe('loading plugins and hook scripts is time-limited (hooks.timeoutMs)', () => {
+  it('a plugin whose register(api) or top level loops, or whose register never settles, fails to load; the runtime starts without it', async () => {
+    await t.close()
+    write('plugins/loops-register/index.mjs', `export function register(api) { api.on('before_agent_start', () => ({ prependContext: 'LOOPER' })); for (;;) {} }`)
+    write('plugins/loops-top/index.mjs', `for (;;) {}\nexport function register() {}`)
+    write('plugins/never-settles/index.mjs', `export function register() { return new Promise(() => {}) }`)
+    write('hooks/loops-top/handler.mjs', `export const events = ['command:new']\nwhile (true) {}\nexport default function () {}`)
+    fs.writeFileSync(path.join(stateDir, 'loopdesk.json'), JSON.stringify(testConfig(server, { hooks: { timeoutMs: 300 } })))
+    const started = Date.now()
+    t = await startTestRuntime(server, { stateDir, runtime: { extensions: { logger } } })
+    expect(Date.now() - started).toBeLessThan(8000)
+    ext = t.runtime.extensions!
+    expect(ext.plugins.loaded).toEqual(['policy'])
+    const failed = Object.fromEntries(ext.plugins.failed.map((f) => [f.id, f]))
+    expect(failed['loops-register']).toEqual({
+      id: 'loops-register',
+      error: 'register(api) ran past the time limit (300 ms) and was stopped',
+      timedOut: { phase: 'register', timeoutMs: 300 },
+    })
+    expect(failed['loops-top']).toMatchObject({ timedOut: { phase: 'module', timeoutMs: 300 } })
+    expect(failed['never-settles']).toMatchObject({ timedOut: { phase: 'register', timeoutMs: 300 } })
+    expect(ext.internalHooks.failed).toEqual([{ id: 'state/loops-top', error: expect.stringMatching(/top level ran past the time limit \(300 ms\) and was stopped/) }])
+    expect(logs).toContain('error [plugins] plugin "loops-register" failed to load and was skipped: register(api) ran past the time limit (300 ms) and was stopped')
+    // the runtime runs, with the plugins that loaded
+    server.script([{ text: 'hello' }])
+    expect((await run('hi', 'ld1')).status).toBe('ok')
+    expect(usersOf(server.requests[0])).toEqual(['[policy] be brief\n\nhi'])
+  })
+})
+
 describe('chat events stay clean', () => {
   it('the final chat text is not affected by hooks', async () => {
     server.script([{ text: 'plain answer' }])

@@ -16,6 +16,7 @@ import { InternalHooks, loadInternalHooks, type LoadInternalHooksResult } from '
 import { loadPlugins, type LoadPluginsResult } from './plugins'
 import { HookRegistry } from './registry'
 import { pluginRuntimeHooks, type PluginRuntimeHooks } from './runtime-hooks'
+import { readTimeout } from './timeout'
 import { consoleHookLogger, type HookLogger } from './types'
 import { agentFinalOf } from '../runner/agent-final'
 
@@ -75,10 +76,12 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
   const hookTimeoutMs = () => core.config.current.raw.hooks?.timeoutMs
   const registry = opts.registry ?? new HookRegistry({ logger, timeoutMs: hookTimeoutMs })
   const internal = opts.internal ?? new InternalHooks({ logger, timeoutMs: hookTimeoutMs })
+  // loading a plugin or hook module (its top level, a plugin's register(api)) has the same limit as a hook call
+  const loadTimeoutMs = readTimeout(hookTimeoutMs)
 
   const plugins: LoadPluginsResult =
     (opts.loadPlugins ?? raw.plugins?.enabled !== false)
-      ? await loadPlugins(registry, { dir: path.join(core.stateDir, 'plugins'), disabled: raw.plugins?.disabled, logger })
+      ? await loadPlugins(registry, { dir: path.join(core.stateDir, 'plugins'), disabled: raw.plugins?.disabled, logger, timeoutMs: loadTimeoutMs })
       : { loaded: [], failed: [], skipped: [] }
   let internalHooks: LoadInternalHooksResult = { loaded: [], failed: [] }
   if (opts.loadInternalHooks ?? raw.hooks?.internal?.enabled !== false) {
@@ -93,7 +96,7 @@ export async function installExtensions(host: ExtensionHost, opts: ExtensionsOpt
       seen.add(dir)
       roots.push({ label: `workspace:${a.id}`, dir })
     }
-    internalHooks = await loadInternalHooks(internal, { roots, logger })
+    internalHooks = await loadInternalHooks(internal, { roots, logger, timeoutMs: loadTimeoutMs })
   }
 
   const plugin: PluginRuntimeHooks = pluginRuntimeHooks({

@@ -1,7 +1,15 @@
 // Plugin hooks (registry + plugin loader) and internal hooks (command / agent:bootstrap scripts).
 export * from './types'
 export { HookRegistry, type BeforeToolCallOutcome, type MessageSendingOutcome } from './registry'
-export { loadPlugins, resolvePluginEntry, type LoadPluginsOptions, type LoadPluginsResult, type PluginApi } from './plugins'
+export {
+  loadPlugins,
+  PluginLoadTimeoutError,
+  resolvePluginEntry,
+  type LoadPluginsOptions,
+  type LoadPluginsResult,
+  type PluginApi,
+  type PluginLoadFailure,
+} from './plugins'
 export {
   InternalHooks,
   loadInternalHooks,

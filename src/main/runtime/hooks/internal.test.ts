@@ -41,11 +41,39 @@ describe('InternalHooks', () => {
     )
     h.on('command:new', (ev) => void ev.messages.push('next'), 'state/next')
     const started = Date.now()
-    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['started', 'next'])
+    // what it pushed before it was stopped is dropped with its copy of the event
+    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['next'])
     expect(Date.now() - started).toBeLessThan(2000)
     expect(lines).toEqual([
       expect.stringMatching(/^warn \[internal-hooks\] command:new hook "state\/spin" ran synchronously for \d+ ms \(limit 50 ms\) and blocked the app meanwhile; one still running at its limit is stopped/),
       'error [internal-hooks] command:new hook "state/spin" timed out after 50 ms; skipped',
+    ])
+  })
+
+  it('agent:bootstrap: a handler stopped (or failing) half-way through editing the file list leaves it as it was', async () => {
+    const h = new InternalHooks({ logger, timeoutMs: 50 })
+    h.on('agent:bootstrap', (ev) => {
+      const files = ev.context.bootstrapFiles as Array<{ name: string; content: string }>
+      files[0].content = 'half'
+      files.splice(1)
+      for (;;) {
+        /* stopped by the watchdog */
+      }
+    }, 'state/stopped')
+    h.on('agent:bootstrap', (ev) => {
+      ;(ev.context.bootstrapFiles as unknown[]).length = 0
+      throw new Error('oops')
+    }, 'state/throws')
+    h.on('agent:bootstrap', (ev) => void (ev.context.bootstrapFiles as Array<{ name: string; content: string }>).push({ name: 'EXTRA.md', content: 'x' }), 'state/adds')
+    const files = [
+      { name: 'AGENTS.md', content: 'rules' },
+      { name: 'SOUL.md', content: 'tone' },
+    ]
+    const out = await h.runBootstrap({ workspaceDir: '/w', sessionKey: 'k', bootstrapFiles: files })
+    expect(out.files).toEqual([...files, { name: 'EXTRA.md', content: 'x' }])
+    expect(files).toEqual([
+      { name: 'AGENTS.md', content: 'rules' },
+      { name: 'SOUL.md', content: 'tone' },
     ])
   })
 
@@ -83,7 +111,9 @@ describe('InternalHooks', () => {
     const ev = await h.trigger('command', 'new', 'agent:main:main', context)
     expect(order).toEqual(['type:new', 'specific-1', 'specific-2-throws', 'specific-3'])
     expect(ev.messages).toEqual(['Started a fresh session.', 'second'])
-    expect(context.touched).toBe(true)
+    // handlers edit their copy; the event handed back carries it (the caller's own object is left alone)
+    expect(ev.context.touched).toBe(true)
+    expect(context.touched).toBeUndefined()
     expect(ev.timestamp).toBeInstanceOf(Date)
     expect(lines.some((l) => l.includes('command:new') && l.includes('hook bug'))).toBe(true)
     expect(await h.runCommand('new', 'k')).toEqual(['Started a fresh session.', 'second'])
@@ -192,5 +222,20 @@ describe('loadInternalHooks', () => {
     expect(await h.runCommand('new', 'agent:main:main')).toEqual(['hello from state agent:main:main', 'hello from workspace'])
     const boot = await h.runBootstrap({ workspaceDir: '/w', sessionKey: 'k', bootstrapFiles: [] })
     expect(boot.files).toEqual([{ name: 'WS.md', content: 'ws' }])
+  })
+
+  it("stops a hook module whose top level loops (hooks.timeoutMs): reported as failed, the other hooks load", async () => {
+    hook('state', 'spins', 'handler.mjs', `export const events = ['command:new']\nfor (;;) {}\nexport default function () {}`)
+    hook('state', 'fine', 'handler.mjs', `export const events = ['command:new']\nexport default function (ev) { ev.messages.push('fine') }`)
+    const h = new InternalHooks({ logger })
+    const started = Date.now()
+    const res = await loadInternalHooks(h, { roots: [{ label: 'state', dir: join(root, 'state') }], logger, timeoutMs: 200 })
+    expect(Date.now() - started).toBeLessThan(3000)
+    expect(res).toEqual({
+      loaded: ['state/fine'],
+      failed: [{ id: 'state/spins', error: 'failed to import: its top level ran past the time limit (200 ms) and was stopped' }],
+    })
+    expect(lines).toContain('error [internal-hooks] hook "state/spins" failed to load and was skipped: failed to import: its top level ran past the time limit (200 ms) and was stopped')
+    expect(await h.runCommand('new', 'agent:main:main')).toEqual(['fine'])
   })
 })

@@ -9,8 +9,9 @@
 // 'command' subscribes to every action of that type). Without `events` the hook is reported as failed.
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { importFresh } from './plugins'
-import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
+import { copyPlain } from './event-copy'
+import { loadModuleBounded } from './load-module'
+import { blockedText, callWithTimeout, DEFAULT_HOOK_TIMEOUT_MS, HookTimeoutError, readTimeout, type TimeoutSetting } from './timeout'
 import type { HookLogger } from './types'
 
 export type InternalHookType = 'command' | 'session' | 'agent' | 'gateway' | 'message'
@@ -93,22 +94,26 @@ export class InternalHooks {
     sessionKey: string,
     context: C,
   ): Promise<InternalHookEvent<C>> {
-    const event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
+    let event: InternalHookEvent<C> = { type, action, sessionKey, context, timestamp: new Date(), messages: [] }
     const list = [...(this.handlers.get(type) ?? []), ...(this.handlers.get(`${type}:${action}`) ?? [])]
     const ms = readTimeout(this.timeoutMs)
     for (const h of list) {
       const who = h.source ? `hook "${h.source}"` : 'handler'
+      // its own copy of context and messages, taken back only if it answers in time: one stopped (or failing)
+      // half-way through an edit of bootstrapFiles leaves the list as it was (event-copy.ts)
+      const working: InternalHookEvent<C> = { ...event, context: copyPlain(event.context), messages: copyPlain(event.messages) }
       try {
-        await callWithTimeout(() => h.fn(event as unknown as InternalHookEvent), ms, `${type}:${action}`, who, (took) =>
+        await callWithTimeout(() => h.fn(working as unknown as InternalHookEvent), ms, `${type}:${action}`, who, (took) =>
           this.logger.warn(`[internal-hooks] ${blockedText(`${type}:${action}`, who, took, ms)}`),
         )
+        event = working
       } catch (err) {
         const what = err instanceof HookTimeoutError ? `timed out after ${err.timeoutMs} ms; skipped` : `failed: ${errorText(err)}`
         this.logger.error(`[internal-hooks] ${type}:${action} ${who} ${what}`)
       }
     }
-    // Only strings reach the user; anything else a handler pushed is dropped.
-    event.messages = event.messages.filter((m): m is string => typeof m === 'string' && m.length > 0)
+    // Only strings reach the user; anything else a handler pushed is dropped (or a non-array put in its place).
+    event.messages = (Array.isArray(event.messages) ? event.messages : []).filter((m): m is string => typeof m === 'string' && m.length > 0)
     return event
   }
 
@@ -158,8 +163,10 @@ export interface LoadInternalHooksResult {
  */
 export async function loadInternalHooks(
   hooks: InternalHooks,
-  opts: { roots: Array<{ label: string; dir: string }>; logger: HookLogger },
+  /** timeoutMs: limit for each module's top level (default 10 s, hooks.timeoutMs; 0 = none) — see load-module.ts */
+  opts: { roots: Array<{ label: string; dir: string }>; logger: HookLogger; timeoutMs?: number },
 ): Promise<LoadInternalHooksResult> {
+  const limit = opts.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
   const result: LoadInternalHooksResult = { loaded: [], failed: [] }
   for (const root of opts.roots) {
     let names: string[]
@@ -183,7 +190,11 @@ export async function loadInternalHooks(
         if (!entry) throw new Error('no handler.mjs or handler.js')
         let mod: Record<string, unknown>
         try {
-          mod = await importFresh(entry)
+          mod = await loadModuleBounded(entry, {
+            timeoutMs: limit,
+            label: `loading hook "${id}"`,
+            onUnbounded: (why) => opts.logger.warn(`[internal-hooks] loading hook "${id}" without a time limit on its top level: ${why}`),
+          })
         } catch (err) {
           throw new Error(`failed to import: ${errorText(err)}`, { cause: err })
         }

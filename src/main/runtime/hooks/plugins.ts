@@ -1,11 +1,16 @@
 // Loads plugins from <stateDir>/plugins/<id>/. Each folder holds an ES module (package.json "main",
 // else index.mjs, else index.js) exporting `register(api)` (a named export, or a default export that is
 // the function or an object with it). A broken plugin is reported in `failed` and skipped; the hooks it
-// registered before failing are removed so a half-initialised plugin never runs.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+// registered before failing are removed so a half-initialised plugin never runs. Loading is time-limited like a
+// hook call (hooks.timeoutMs): the module's top level (load-module.ts) and register(api) — its synchronous part
+// stopped by V8's watchdog, its returned promise raced against the limit — so a plugin that loops or never
+// settles fails to load instead of hanging the runtime's start.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, relative, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { loadModuleBounded, ModuleLoadTimeoutError } from './load-module'
 import type { HookRegistry } from './registry'
+import { watchPending } from './stall-watchdog'
+import { DEFAULT_HOOK_TIMEOUT_MS, HookTimeoutError, runBounded } from './timeout'
 import { isHookName, type HookLogger, type HookName, type PluginHookHandlers, type RegisterOptions } from './types'
 
 export interface PluginApi {
@@ -22,14 +27,46 @@ export interface LoadPluginsOptions {
   dir: string
   disabled?: string[]
   logger: HookLogger
-  /** how long an async register(api) may take before the plugin counts as failed */
-  registerTimeoutMs?: number
+  /**
+   * limit (ms) for the module's top level and for register(api) — its synchronous part and the promise it returns;
+   * past it the plugin is stopped and counts as failed. Default 10 s (hooks.timeoutMs); 0 = none.
+   */
+  timeoutMs?: number
+}
+
+/** Which part of loading a plugin ran past the time limit. */
+export type PluginLoadPhase = 'module' | 'register'
+
+export interface PluginLoadFailure {
+  id: string
+  error: string
+  /** set when the plugin was stopped at the time limit */
+  timedOut?: { phase: PluginLoadPhase; timeoutMs: number }
 }
 
 export interface LoadPluginsResult {
   loaded: string[]
-  failed: Array<{ id: string; error: string }>
+  failed: PluginLoadFailure[]
   skipped: string[]
+}
+
+/** A plugin's top level or register(api) ran past the load time limit (stopped, or its promise not settled). */
+export class PluginLoadTimeoutError extends Error {
+  constructor(
+    readonly pluginId: string,
+    readonly phase: PluginLoadPhase,
+    readonly timeoutMs: number,
+    how: 'stopped' | 'unsettled',
+  ) {
+    super(
+      phase === 'module'
+        ? `its module's top level ran past the time limit (${timeoutMs} ms) and was stopped`
+        : how === 'stopped'
+          ? `register(api) ran past the time limit (${timeoutMs} ms) and was stopped`
+          : `register(api) did not finish within the time limit (${timeoutMs} ms)`,
+    )
+    this.name = 'PluginLoadTimeoutError'
+  }
 }
 
 function errorText(err: unknown): string {
@@ -85,36 +122,37 @@ function prefixedLogger(id: string, logger: HookLogger): HookLogger {
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((res, rej) => {
-    const t = setTimeout(() => rej(new Error(`${what} did not finish within ${ms} ms`)), ms)
-    p.then(
-      (v) => {
-        clearTimeout(t)
-        res(v)
-      },
-      (e) => {
-        clearTimeout(t)
-        rej(e)
-      },
-    )
-  })
-}
-
-/** Imports a module by path, bypassing the module cache when the file changed (reloads). */
-export async function importFresh(entry: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(entry)
-  url.searchParams.set('mtime', String(statSync(entry).mtimeMs))
-  return (await import(/* @vite-ignore */ url.href)) as Record<string, unknown>
+/** Settles as `p` does, or rejects with `onLate()` once `ms` passed (ms <= 0: no limit). */
+function settleWithin<T>(p: PromiseLike<T>, ms: number, onLate: () => Error): Promise<T> {
+  // a rejection after the limit must not surface as an unhandled rejection
+  Promise.resolve(p).catch(() => {})
+  if (!(ms > 0) || !Number.isFinite(ms)) return Promise.resolve(p)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const started = performance.now()
+  const late = new Promise<never>((_, rej) => (timer = setTimeout(() => rej(onLate()), ms)))
+  return Promise.race([Promise.resolve(p), late])
+    .then((v) => {
+      // settled past the limit before the timer could fire (the thread was held): late all the same
+      if (performance.now() - started > ms) throw onLate()
+      return v
+    })
+    .finally(() => clearTimeout(timer))
 }
 
 async function loadOne(registry: HookRegistry, id: string, pluginDir: string, opts: LoadPluginsOptions): Promise<void> {
   const found = resolvePluginEntry(pluginDir)
   if ('error' in found) throw new Error(found.error)
+  const limit = opts.timeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
   let mod: Record<string, unknown>
   try {
-    mod = await importFresh(found.entry)
+    mod = await loadModuleBounded(found.entry, {
+      timeoutMs: limit,
+      label: `loading plugin "${id}"`,
+      // said before the import, so a top level that hangs is attributable in the log
+      onUnbounded: (why) => opts.logger.warn(`[plugins] loading plugin "${id}" without a time limit on its top level: ${why}`),
+    })
   } catch (err) {
+    if (err instanceof ModuleLoadTimeoutError) throw new PluginLoadTimeoutError(id, 'module', limit, 'stopped')
     throw new Error(`failed to import ${relative(opts.dir, found.entry)}: ${errorText(err)}`, { cause: err })
   }
   const register = findRegister(mod)
@@ -134,12 +172,19 @@ async function loadOne(registry: HookRegistry, id: string, pluginDir: string, op
   }
   const api: PluginApi = { id, register: add, on: add, logger }
   try {
-    const ret = register(api)
+    const ret = runBounded(() => register(api), limit, `plugin "${id}" register(api)`)
     if (ret && typeof (ret as PromiseLike<unknown>).then === 'function') {
-      await withTimeout(Promise.resolve(ret), opts.registerTimeoutMs ?? 10_000, 'register(api)')
+      const unwatch = watchPending(`plugin "${id}" register(api)`, limit)
+      try {
+        await settleWithin(ret as PromiseLike<unknown>, limit, () => new PluginLoadTimeoutError(id, 'register', limit, 'unsettled'))
+      } finally {
+        unwatch()
+      }
     }
   } catch (err) {
     failed = true
+    if (err instanceof HookTimeoutError) throw new PluginLoadTimeoutError(id, 'register', limit, 'stopped')
+    if (err instanceof PluginLoadTimeoutError) throw err
     throw new Error(`register(api) failed: ${errorText(err)}`, { cause: err })
   }
 }
@@ -171,7 +216,9 @@ export async function loadPlugins(registry: HookRegistry, opts: LoadPluginsOptio
       registry.unregisterPlugin(id)
       const error = errorText(err)
       opts.logger.error(`[plugins] plugin "${id}" failed to load and was skipped: ${error}`)
-      result.failed.push({ id, error })
+      result.failed.push(
+        err instanceof PluginLoadTimeoutError ? { id, error, timedOut: { phase: err.phase, timeoutMs: err.timeoutMs } } : { id, error },
+      )
     }
   }
   return result

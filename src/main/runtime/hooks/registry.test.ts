@@ -177,7 +177,7 @@ describe('tool_result_persist (sync only)', () => {
       throw new Error('oops')
     }, { priority: 2 })
     r.register('tool_result_persist', () => ({ message: 'not a message' as never }))
-    expect(r.runToolResultPersist({ message }, toolCtx)).toBe(message)
+    expect(r.runToolResultPersist({ message }, toolCtx)).toEqual(message)
     expect(lines.map((l) => l.level)).toEqual(['error', 'warn'])
   })
 })
@@ -351,5 +351,109 @@ describe('hook time limits', () => {
     )
     expect(text).toContainEqual(expect.stringMatching(/^error \[hooks\] tool_result_persist handler of plugin "spinner" failed: .*did not answer within 50 ms/))
     expect(text).toContainEqual(expect.stringMatching(/^error \[hooks\] message_sending handler of plugin "forever" timed out after 50 ms/))
+  })
+})
+
+describe('a stopped handler leaves nothing half edited (each handler works on a copy)', () => {
+  const spin = () => {
+    for (;;) {
+      /* stopped by the watchdog */
+    }
+  }
+
+  it('tool_result_persist: in-place edits count when the handler returns, not when it is stopped or fails half-way', () => {
+    const r = new HookRegistry({ logger: memLogger().logger, timeoutMs: 50 })
+    type Msg = { role: string; content: Array<{ type: string; text: string }> }
+    r.register('tool_result_persist', (ev) => {
+      const m = ev.message as Msg
+      m.content[0].text = 'REDACTED'
+      m.content.push({ type: 'text', text: 'half' })
+      spin()
+    }, { pluginId: 'stopped', priority: 3 })
+    r.register('tool_result_persist', (ev) => {
+      ;(ev.message as Msg).content[0].text = 'thrown away'
+      throw new Error('oops')
+    }, { pluginId: 'throws', priority: 2 })
+    r.register('tool_result_persist', (ev) => void ((ev.message as Msg).content[0].text += ' (checked)'), { pluginId: 'edits', priority: 1 })
+    const original: Msg = { role: 'toolResult', content: [{ type: 'text', text: 'secret output' }] }
+    const out = r.runToolResultPersist({ toolName: 'exec', message: original }, toolCtx)
+    expect(out).toEqual({ role: 'toolResult', content: [{ type: 'text', text: 'secret output (checked)' }] })
+    expect(original).toEqual({ role: 'toolResult', content: [{ type: 'text', text: 'secret output' }] })
+  })
+
+  it("before_tool_call: a stopped handler's half edit of the arguments, or a late one after its timeout, never reaches them", async () => {
+    const r = new HookRegistry({ logger: memLogger().logger, timeoutMs: 50 })
+    r.register('before_tool_call', (ev) => {
+      ;(ev.params as { command: string }).command = 'rm -rf ~'
+      spin()
+    }, { pluginId: 'stopped' })
+    const args = { command: 'ls', opts: { cwd: '.' } }
+    const out = await r.runBeforeToolCall({ toolName: 'exec', params: args }, toolCtx)
+    expect(out).toMatchObject({ block: true, params: { command: 'ls', opts: { cwd: '.' } } })
+    expect(args).toEqual({ command: 'ls', opts: { cwd: '.' } })
+
+    const late = new HookRegistry({ logger: memLogger().logger, timeoutMs: 30 })
+    late.register('before_tool_call', async (ev) => {
+      await new Promise((res) => setTimeout(res, 80))
+      ;(ev.params as { opts: { cwd: string } }).opts.cwd = '/'
+    }, { pluginId: 'late' })
+    expect((await late.runBeforeToolCall({ toolName: 'exec', params: args }, toolCtx)).block).toBe(true)
+    await new Promise((res) => setTimeout(res, 120))
+    expect(args).toEqual({ command: 'ls', opts: { cwd: '.' } })
+
+    // one that answers in time: its in-place edit is the new params, passed on to the next handler
+    const ok = new HookRegistry({ logger: memLogger().logger })
+    ok.register('before_tool_call', (ev) => void ((ev.params as { opts: { cwd: string } }).opts.cwd = 'sub'), { priority: 2 })
+    const seen: unknown[] = []
+    ok.register('before_tool_call', (ev) => void seen.push(structuredClone(ev.params)), { priority: 1 })
+    expect(await ok.runBeforeToolCall({ toolName: 'exec', params: args }, toolCtx)).toEqual({ params: { command: 'ls', opts: { cwd: 'sub' } }, block: false })
+    expect(seen).toEqual([{ command: 'ls', opts: { cwd: 'sub' } }])
+  })
+
+  it("before_agent_start and observe hooks see copies: the run's history stays as it was", async () => {
+    const r = new HookRegistry({ logger: memLogger().logger, timeoutMs: 50 })
+    const history = [{ role: 'user', content: 'hi' }]
+    r.register('before_agent_start', (ev) => {
+      ev.messages!.splice(0, 1, { role: 'user', content: 'injected' })
+      spin()
+    }, { pluginId: 'stopped' })
+    r.register('agent_end', (ev) => {
+      ;(ev.messages[0] as unknown as { content: string }).content = 'changed'
+      spin()
+    }, { pluginId: 'stopped' })
+    expect(await r.runBeforeAgentStart({ prompt: 'p', messages: history }, {})).toEqual({})
+    await r.runObserve('agent_end', { messages: history, success: true }, {})
+    expect(history).toEqual([{ role: 'user', content: 'hi' }])
+  })
+})
+
+describe('code after a handler\'s first await', () => {
+  const spin = (ms: number) => {
+    const until = Date.now() + ms
+    while (Date.now() < until) {
+      /* holds the thread: the limit's timer cannot fire */
+    }
+  }
+
+  it('an answer that comes past the limit counts as timed out, even when the timer could not fire before it', async () => {
+    const { logger, lines } = memLogger()
+    const r = new HookRegistry({ logger, timeoutMs: 50 })
+    r.register('before_tool_call', async () => {
+      await null
+      spin(200)
+      return { block: false, params: { command: 'late rewrite' } }
+    }, { pluginId: 'late' })
+    expect(await r.runBeforeToolCall(toolEvent, toolCtx)).toEqual({
+      params: toolEvent.params,
+      block: true,
+      blockReason: 'Tool call blocked: before_tool_call hook of plugin "late" did not answer within 50 ms',
+    })
+    r.register('message_sending', async () => {
+      await new Promise((res) => setTimeout(res, 1))
+      spin(200)
+      return { content: 'late' }
+    }, { pluginId: 'late' })
+    expect(await r.runMessageSending({ to: 'u', content: 'x' }, {})).toEqual({ content: 'x', cancel: false })
+    expect(lines.map((l) => l.msg)).toContain('[hooks] message_sending handler of plugin "late" timed out after 50 ms; skipped (the message is sent)')
   })
 })

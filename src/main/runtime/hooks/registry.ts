@@ -3,7 +3,10 @@
 // time in priority order (higher first) and their results are merged per hook. Every asynchronous
 // handler has a time limit (default 10 s; per handler via register opts): past it, before_tool_call
 // blocks (fail closed) and every other hook is skipped with an error in the log (fail open).
-// Handlers run on the main thread; a call's synchronous part is stopped at its limit too (see timeout.ts).
+// Handlers run on the main thread; a call's synchronous part is stopped at its limit too (see timeout.ts). Each
+// handler gets its own copy of the event (event-copy.ts): a modifying handler's copy is taken back only when it
+// answered in time, so one stopped half-way through an in-place edit leaves nothing of it behind.
+import { copyPlain } from './event-copy'
 import { blockedText, callWithTimeout, HookTimeoutError, readTimeout, timeSync, type TimeoutSetting } from './timeout'
 import {
   consoleHookLogger,
@@ -156,7 +159,8 @@ export class HookRegistry {
     await Promise.all(
       regs.map(async (reg) => {
         try {
-          await this.call(reg, event, ctx)
+          // observe-only: whatever it edits stays in its copy (parallel handlers do not see each other's edits)
+          await this.call(reg, copyPlain(event), ctx)
         } catch (err) {
           this.failed(hookName, reg, err, 'skipped')
         }
@@ -176,7 +180,8 @@ export class HookRegistry {
     for (const reg of this.handlers('before_agent_start')) {
       let res: BeforeAgentStartResult | void | undefined
       try {
-        res = (await this.call(reg, event, ctx)) as BeforeAgentStartResult | void | undefined
+        // its answer is the result; the history it is shown is a copy (the run's own messages stay as they are)
+        res = (await this.call(reg, copyPlain(event), ctx)) as BeforeAgentStartResult | void | undefined
       } catch (err) {
         this.failed('before_agent_start', reg, err, 'skipped')
         continue
@@ -200,16 +205,18 @@ export class HookRegistry {
     let params = event.params
     for (const reg of this.handlers('before_tool_call')) {
       let res: BeforeToolCallResult | void | undefined
+      const ev = copyPlain({ ...event, params })
       try {
-        res = (await this.call(reg, { ...event, params }, ctx)) as BeforeToolCallResult | void | undefined
+        res = (await this.call(reg, ev, ctx)) as BeforeToolCallResult | void | undefined
       } catch (err) {
         const why = err instanceof HookTimeoutError ? `did not answer within ${err.timeoutMs} ms` : `failed: ${errorText(err)}`
         const reason = `Tool call blocked: before_tool_call hook of ${this.who(reg)} ${why}`
         this.logger.error(`[hooks] ${reason}`)
         return { params, block: true, blockReason: reason }
       }
+      // answered in time: its copy's params (edited in place or not) go on, unless it returned others
+      params = res && typeof res === 'object' && res.params !== undefined ? res.params : ev.params
       if (!res || typeof res !== 'object') continue
-      if (res.params !== undefined) params = res.params
       if (res.block === true) {
         const blockReason =
           typeof res.blockReason === 'string' && res.blockReason.trim() ? res.blockReason : DEFAULT_BLOCK_REASON
@@ -227,10 +234,11 @@ export class HookRegistry {
     let message = event.message
     for (const reg of this.handlers('tool_result_persist')) {
       let res: unknown
+      const ev = copyPlain({ ...event, message })
       try {
         const limit = this.limitOf(reg)
         res = timeSync(
-          () => reg.handler({ ...event, message }, ctx),
+          () => reg.handler(ev, ctx),
           limit,
           (took) => this.logger.warn(`[hooks] ${blockedText('tool_result_persist handler of', this.who(reg), took, limit)}`),
           `tool_result_persist handler of ${this.who(reg)}`,
@@ -248,12 +256,13 @@ export class HookRegistry {
         )
         continue
       }
-      if (!res || typeof res !== 'object') continue
-      const next = (res as { message?: unknown }).message
+      // answered: its copy of the message, edited in place or not, unless it returned another
+      const next = res && typeof res === 'object' ? (res as { message?: unknown }).message : undefined
       if (next && typeof next === 'object' && typeof (next as HookMessage).role === 'string') {
         message = next as HookMessage
-      } else if (next !== undefined) {
-        this.logger.warn(`[hooks] tool_result_persist handler of ${this.who(reg)} returned an invalid message; ignored`)
+      } else {
+        if (next !== undefined) this.logger.warn(`[hooks] tool_result_persist handler of ${this.who(reg)} returned an invalid message; ignored`)
+        message = ev.message
       }
     }
     return message
@@ -268,7 +277,7 @@ export class HookRegistry {
     for (const reg of this.handlers('message_sending')) {
       let res: MessageSendingResult | void | undefined
       try {
-        res = (await this.call(reg, { ...event, content }, ctx)) as MessageSendingResult | void | undefined
+        res = (await this.call(reg, copyPlain({ ...event, content }), ctx)) as MessageSendingResult | void | undefined
       } catch (err) {
         this.failed('message_sending', reg, err, 'skipped (the message is sent)')
         continue
