@@ -1,10 +1,12 @@
 // Content search over transcripts (the sidebar's "search sessions and messages"): the newest message whose
 // text, tool call (name and arguments) or tool output contains the query, with a snippet around the match
 // (message-search.ts: bounded per message). A line is only parsed when its raw JSON already contains the
-// query as JSON would encode it, so a search over many sessions reads the files but parses almost nothing.
+// query as JSON would encode it, or each of its words and marks for a reply whose rendering may show it
+// (rendered-find.ts `mayShow`), so a search over many sessions reads the files but parses almost nothing.
 // Metadata is not searched.
 import fs from 'node:fs'
 import { countOccurrences, matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
+import { mayShow, queryShape, type QueryShape } from '../../../shared/rendered-find'
 
 export interface TranscriptHit {
   /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
@@ -74,6 +76,7 @@ class TranscriptScan {
   private end: number
   private readonly needle: string
   private readonly encoded: string
+  private readonly shape: QueryShape
 
   constructor(
     private readonly jsonl: string,
@@ -84,6 +87,7 @@ class TranscriptScan {
     this.needle = query.toLowerCase()
     // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
     this.encoded = JSON.stringify(this.needle).slice(1, -1)
+    this.shape = queryShape(this.needle)
     this.end = this.needle ? jsonl.length : 0
   }
 
@@ -105,7 +109,10 @@ class TranscriptScan {
       const start = jsonl.lastIndexOf('\n', end - 1) + 1
       const line = jsonl.slice(start, end)
       end = start - 1
-      if (!line.toLowerCase().includes(encoded)) continue
+      const lower = line.toLowerCase()
+      // a reply may show the query where its source has it not (`AT&amp;T` shows "AT&T"): such a line is parsed too
+      const inSource = lower.includes(encoded)
+      if (!inSource && !mayShow(lower, this.shape)) continue
       let entry: { type?: unknown; id?: unknown; message?: { role?: unknown; content?: unknown } }
       try {
         entry = JSON.parse(line) as typeof entry
@@ -114,15 +121,21 @@ class TranscriptScan {
       }
       const role = entry.message?.role
       if (entry.type !== 'message' || typeof entry.id !== 'string' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
-      const snippet = matchMessageSnippet(entry.message!, needle)
-      if (snippet !== undefined) {
+      if (this.counting) {
         // find counts what the window shows (a reply's rendered markdown): a match only in its source (a URL,
-        // `**` between words) is none there
-        const count = this.counting ? countOccurrences(entry.message!, needle) : undefined
+        // `**` between words) is none there, one only in its rendering (`&amp;`, `\*`, across `**`) is one
+        const count = countOccurrences(entry.message!, needle)
         if (count === 0) continue
         // the next call goes on before this line (finding every match of a session)
         this.end = end
-        return { messageId: entry.id, role, snippet, ...(count !== undefined ? { count } : {}) }
+        return { messageId: entry.id, role, snippet: '', count }
+      }
+      // a user message or tool output shows as written: only a reply can match where its line did not
+      if (!inSource && role !== 'assistant') continue
+      const snippet = matchMessageSnippet(entry.message!, needle)
+      if (snippet !== undefined) {
+        this.end = end
+        return { messageId: entry.id, role, snippet }
       }
     }
     this.end = end
