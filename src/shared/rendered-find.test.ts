@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { markdownChunks } from './markdown-chunks'
+import { plainBlocks } from './plain-blocks'
 import { clearRenderedPieces, countInReply, mayShow, queryShape, renderedByPieces, renderedLengthBound } from './rendered-find'
 import { renderedMarkdownBlocks, renderedMarkdownText } from './rendered-text'
 import { occurrencesIn } from './search-text'
@@ -109,6 +110,42 @@ const cutByMarkup = (md: string, q: string) => {
   const bare = lower.replace(/[*_~`[\]^]/g, '')
   return (q.match(/[\p{L}\p{N}]+/gu) ?? []).some((w) => !lower.includes(w) && bare.includes(w))
 }
+
+describe('plainBlocks', () => {
+  it('gives what marked gives for the pieces it takes: plain paragraphs and headings, fenced code', () => {
+    const samples = [
+      'Plain words here\nand a second line\n\n',
+      'Links www.example.com and https://x.example/a_b?c=1, mail a@b.example.\n',
+      'Ends with a backslash\\\nnext',
+      'Two spaces  \nbreak',
+      'Unicode: naïve café — “quotes” (parens) {braces} 100% $5 #hash ^caret\n\n\n',
+      '## A heading\n\n',
+      '# Closed heading #\n',
+      '###### Six\n',
+      '```ts\nconst a = 1\n  indented\n```\n\n',
+      '~~~\n```\nnot closing\n~~~~\n',
+      '```\n```\n',
+      '````\ncode\n```\n````\n',
+      '```\ncode\n```\nafter\n',
+      '```\nunclosed\n\n',
+      '```a`b\nnot a fence\n```\n',
+      '  ```\nindented fence\n  ```\n',
+      '```\ncode\n```  \n\n',
+    ]
+    let taken = 0
+    for (const piece of [...samples, ...ALL.flatMap((md) => markdownChunks(md) ?? [])]) {
+      const fast = plainBlocks(piece)
+      if (!fast) continue
+      taken++
+      expect(fast, JSON.stringify(piece)).toEqual(renderedMarkdownBlocks(piece))
+    }
+    expect(taken).toBeGreaterThan(20)
+    expect(plainBlocks(samples[0])).toEqual(['Plain words here\nand a second line'])
+    expect(plainBlocks(samples[8])).toEqual(['const a = 1\n  indented'])
+    expect(plainBlocks(samples[3])).toBeUndefined() // a hard break
+    expect(plainBlocks(samples[12])).toBeUndefined() // more than the block
+  })
+})
 
 describe('mayShow', () => {
   const may = (md: string, q: string) => mayShow(md.toLowerCase(), queryShape(q.toLowerCase()))

@@ -6,6 +6,7 @@
 // (markdown-chunks.ts), only the pieces that pass, keeping their rendered text (by content) for the next query.
 import { decodeEntities } from './html-entities'
 import { markdownChunks } from './markdown-chunks'
+import { plainBlocks } from './plain-blocks'
 import { renderedMarkdownBlocks, renderedMarkdownText } from './rendered-text'
 import { occurrencesIn } from './search-text'
 
@@ -87,6 +88,9 @@ function contentKey(s: string): string {
 
 /** One piece's rendered text (its blocks one per line; `empty`: it has none), through the cache. */
 function renderPiece(piece: string): { text: string; empty: boolean } {
+  // a plain paragraph or a code block is its own text: nothing to lex, nothing to keep
+  const plain = plainBlocks(piece)
+  if (plain) return { text: plain.join('\n'), empty: false }
   const key = contentKey(piece)
   const hit = cache.get(key)
   if (hit) {

@@ -7,6 +7,7 @@
 import fs from 'node:fs'
 import { countOccurrences, matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
 import { mayShow, queryShape, type QueryShape } from '../../../shared/rendered-find'
+import { readTranscriptForFind } from './transcript-text-cache'
 
 export interface TranscriptHit {
   /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
@@ -37,13 +38,9 @@ export interface TranscriptFind {
  * a slice at a time as searchTranscriptFile. Past `deadline`: what was found so far, `partial`.
  */
 export async function findInTranscriptFile(file: string, query: string, limit: number, deadline = Infinity): Promise<TranscriptFind> {
-  let text: string
-  try {
-    text = await fs.promises.readFile(file, 'utf8')
-  } catch {
-    return { matches: [], total: 0, occurrences: 0 }
-  }
-  const scan = new TranscriptScan(text, query, true)
+  const read = await readTranscriptForFind(file)
+  if (!read) return { matches: [], total: 0, occurrences: 0 }
+  const scan = new TranscriptScan(read.text, query, true, read.lower)
   const newestFirst: TranscriptFind['matches'] = []
   let total = 0
   let occurrences = 0
@@ -83,6 +80,8 @@ class TranscriptScan {
     query: string,
     /** find: each hit says how often the query occurs in its message */
     private readonly counting = false,
+    /** `jsonl` lowercase, offset for offset (else each line is lowercased as it is read) */
+    private readonly lowerJsonl?: string,
   ) {
     this.needle = query.toLowerCase()
     // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
@@ -108,8 +107,8 @@ class TranscriptScan {
     while (end > 0 && end > stop) {
       const start = jsonl.lastIndexOf('\n', end - 1) + 1
       const line = jsonl.slice(start, end)
+      const lower = this.lowerJsonl ? this.lowerJsonl.slice(start, end) : line.toLowerCase()
       end = start - 1
-      const lower = line.toLowerCase()
       // a reply may show the query where its source has it not (`AT&amp;T` shows "AT&T"): such a line is parsed too
       const inSource = lower.includes(encoded)
       if (!inSource && !mayShow(lower, this.shape)) continue
