@@ -66,8 +66,8 @@ const SLICE_CHARS = 1_000_000
 
 /**
  * A backwards scan over one transcript's lines that can stop after a number of characters and go on later.
- * The query is matched case-insensitively against the raw line first (as JSON would encode it), so only a
- * line that may match is parsed.
+ * The query is matched case-insensitively against the raw line first (as JSON would encode it, or word by word
+ * for a reply that may show it once rendered: rendered-find.ts `mayShow`), so only a line that may match is parsed.
  */
 class TranscriptScan {
   private end: number
