@@ -137,6 +137,12 @@ async function main() {
     for (let n = 1; n <= 5; n++) await find(QUERY.slice(0, n), `typed: "${QUERY.slice(0, n)}"`)
     await find('at&t', 'warm, rendered-only match ("at&t")')
     await find('zzqx nowhere', 'no line holds it')
+    // the sidebar's search reads the same transcript (the newest match; its words are everywhere, the phrase nowhere)
+    for (const query of ['at&t', 'server the request zzqx', 'queue of the window token']) {
+      const t0 = process.hrtime.bigint()
+      const r = await call('loopdesk.sessions.search', { query })
+      console.log(`${`sidebar search "${query}"`.padEnd(44)}${fmt(ms(t0))}  ${r.matches.length} session(s)${r.partial ? ', PARTIAL' : ''}`)
+    }
     fs.appendFileSync(file, `${JSON.stringify({ type: 'message', id: 'late', parentId: null, timestamp: '2026-01-01T00:00:00Z', message: { role: 'assistant', content: [{ type: 'text', text: 'one more about **Ulaanbaatar**' }], timestamp: 0 } })}\n`)
     const after = await find(QUERY, 'after one reply appended')
     if (after.total !== base.total + 1) console.log(`  !! expected ${base.total + 1} matches after the append, got ${after.total}`)

@@ -22,6 +22,14 @@ describe('a reply whose rendering shows the query where its source has it not', 
     expect(matchMessageSnippet(reply('Today AT&amp;T merged.'), '&amp;')).toBe('Today AT&amp;T merged.')
     expect(matchMessageSnippet({ role: 'user', content: 'AT&amp;T' }, 'AT&T')).toBeUndefined()
     expect(matchMessageSnippet(reply('nothing here'), 'at&t')).toBeUndefined()
+    // found in the one piece of a long reply that shows it; past the 50,000 characters read, not at all
+    const paras = Array.from({ length: 2000 }, (_, i) => `Paragraph **${i}** with [a link](https://x.example/${i}).`)
+    paras[150] = 'Then AT&amp;T merged at last.'
+    paras[1900] = 'And T-Mobile &amp; Sprint.'
+    const long = paras.join('\n\n')
+    expect(matchMessageSnippet(reply(long.slice(0, 40_000)), 'at&t merged')).toBe('Then AT&T merged at last.')
+    expect(matchMessageSnippet(reply(long), 'at&t merged')).toBe('Then AT&T merged at last.')
+    expect(matchMessageSnippet(reply(long), 'mobile & sprint')).toBeUndefined()
   })
   it('counts the same piece by piece as whole: long replies, several text parts, tool calls, the 50,000-character bound', () => {
     const long = Array.from({ length: 300 }, (_, i) => `## Part ${i}\n\nAT&amp;T **and** T-Mobile, part ${i}.\n\n\`\`\`\nAT&amp;T\n\`\`\``).join('\n\n')

@@ -2,7 +2,7 @@
 // output contains the query case-insensitively. The runtime's transcript search and the renderer's fake
 // bridge share it, so the window's tests search as the app does.
 
-import { countInReply, queryShape, renderedLengthBound } from './rendered-find'
+import { countInReply, firstPieceShowing, queryShape, renderedLengthBound } from './rendered-find'
 import { renderedMarkdownText } from './rendered-text'
 import { occurrencesIn, SEARCH_CHARS_PER_MESSAGE, toolCallSearchText } from './search-text'
 
@@ -122,6 +122,20 @@ export function matchMessageSnippet(message: { role?: unknown; content?: unknown
     if (snippet !== undefined) return snippet
   }
   if (message.role !== 'assistant' || !needle) return undefined
+  // the pieces of its text that show the query (rendering no more than that), within what a search reads of it
+  const shape = queryShape(needle)
+  const { content } = message
+  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.flatMap((c) => (c && c.type === 'text' && typeof c.text === 'string' ? [c.text as string] : [])) : []
+  let bound = 0
+  for (const t of texts) {
+    const source = t.slice(0, SEARCH_CHARS_PER_MESSAGE)
+    bound += renderedLengthBound(source)
+    // past the bound, what is read of the reply is its rendered text cut there: render it whole
+    if (bound > SEARCH_CHARS_PER_MESSAGE) break
+    const shown = firstPieceShowing(source, shape)
+    if (shown !== undefined) return snippetAt(shown, needle)
+  }
+  if (bound <= SEARCH_CHARS_PER_MESSAGE) return undefined
   for (const part of searchableParts(message, { rendered: true })) {
     const snippet = snippetAt(part, needle)
     if (snippet !== undefined) return snippet

@@ -122,6 +122,25 @@ export function countInReply(markdown: string, shape: QueryShape): number {
   return n
 }
 
+/**
+ * The rendered text of the first piece of `markdown` that shows the query, or undefined: where a search's snippet
+ * comes from for a reply whose source lacks the query (rendering only the pieces that may show it). A reply that is
+ * not cut is rendered whole.
+ */
+export function firstPieceShowing(markdown: string, shape: QueryShape): string | undefined {
+  const pieces = shape.any ? undefined : markdownChunks(markdown)
+  if (!pieces) {
+    const text = renderedMarkdownText(markdown)
+    return text.toLowerCase().includes(shape.needle) ? text : undefined
+  }
+  for (const piece of pieces) {
+    if (!mayShow(piece.toLowerCase(), shape)) continue
+    const { text } = renderPiece(piece)
+    if (text.toLowerCase().includes(shape.needle)) return text
+  }
+  return undefined
+}
+
 /** The rendered text of `markdown` assembled from its pieces' (through the cache): what renderedMarkdownText gives. */
 export function renderedByPieces(markdown: string): string {
   const pieces = markdownChunks(markdown)
