@@ -2,6 +2,7 @@
 // output contains the query case-insensitively. The runtime's transcript search and the renderer's fake
 // bridge share it, so the window's tests search as the app does.
 
+import { countInReply, firstPieceShowing, queryShape, renderedLengthBound } from './rendered-find'
 import { renderedMarkdownText } from './rendered-text'
 import { occurrencesIn, SEARCH_CHARS_PER_MESSAGE, toolCallSearchText } from './search-text'
 
@@ -70,15 +71,72 @@ function snippetAt(text: string, needle: string): string | undefined {
 export function countOccurrences(message: { role?: unknown; content?: unknown }, query: string): number {
   const needle = query.toLowerCase()
   if (!needle) return 0
+  if (message.role === 'assistant') {
+    const n = countInReplyParts(message.content, needle)
+    if (n !== undefined) return n
+  }
   let n = 0
   for (const part of searchableParts(message, { rendered: true })) n += occurrencesIn(part.toLowerCase(), needle)
   return n
 }
 
-/** One line around the first match of `query` in what a search reads of the message (… where cut), or undefined. */
+/**
+ * countOccurrences of a reply rendering only the pieces of its text that may show the query (rendered-find.ts),
+ * when that counts the same: nothing of it cut at SEARCH_CHARS_PER_MESSAGE (its rendered text can be no longer
+ * than `renderedLengthBound`). Undefined otherwise: the caller renders it whole.
+ */
+function countInReplyParts(content: unknown, needle: string): number | undefined {
+  const shape = queryShape(needle)
+  if (shape.any) return undefined
+  const max = SEARCH_CHARS_PER_MESSAGE
+  const parts = typeof content === 'string' ? [content] : Array.isArray(content) ? content : []
+  let bound = 0
+  let n = 0
+  for (const c of parts) {
+    const part = typeof c === 'string' ? { type: 'text', text: c } : (c as { type?: unknown; text?: unknown; name?: unknown; arguments?: unknown } | null)
+    if (!part || typeof part !== 'object') continue
+    if (part.type === 'text' && typeof part.text === 'string') {
+      const source = part.text.slice(0, max)
+      bound += renderedLengthBound(source)
+      if (bound > max) return undefined
+      n += countInReply(source, shape)
+    } else if (part.type === 'toolCall') {
+      const s = toolCallSearchText(typeof part.name === 'string' ? part.name : 'tool', part.arguments, max - bound)
+      bound += s.length
+      if (bound > max) return undefined
+      n += occurrencesIn(s.toLowerCase(), needle)
+    }
+  }
+  return n
+}
+
+/**
+ * One line around the first match of `query` in what a search reads of the message (… where cut), or undefined.
+ * A reply whose source lacks the query but whose rendered text shows it (`AT&amp;T` for "AT&T") matches too, with
+ * a snippet of that text: the sidebar's search finds what find finds.
+ */
 export function matchMessageSnippet(message: { role?: unknown; content?: unknown }, query: string): string | undefined {
   const needle = query.toLowerCase()
   for (const part of searchableParts(message)) {
+    const snippet = snippetAt(part, needle)
+    if (snippet !== undefined) return snippet
+  }
+  if (message.role !== 'assistant' || !needle) return undefined
+  // the pieces of its text that show the query (rendering no more than that), within what a search reads of it
+  const shape = queryShape(needle)
+  const { content } = message
+  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.flatMap((c) => (c && c.type === 'text' && typeof c.text === 'string' ? [c.text as string] : [])) : []
+  let bound = 0
+  for (const t of texts) {
+    const source = t.slice(0, SEARCH_CHARS_PER_MESSAGE)
+    bound += renderedLengthBound(source)
+    // past the bound, what is read of the reply is its rendered text cut there: render it whole
+    if (bound > SEARCH_CHARS_PER_MESSAGE) break
+    const shown = firstPieceShowing(source, shape)
+    if (shown !== undefined) return snippetAt(shown, needle)
+  }
+  if (bound <= SEARCH_CHARS_PER_MESSAGE) return undefined
+  for (const part of searchableParts(message, { rendered: true })) {
     const snippet = snippetAt(part, needle)
     if (snippet !== undefined) return snippet
   }

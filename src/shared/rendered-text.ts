@@ -90,6 +90,15 @@ const CACHE_CHARS = 4_000_000
 const cache = new Map<string, string>()
 let cached = 0
 
+/** What `markdown` shows as text, block by block (not cached: `renderedMarkdownText` joins them and keeps some). */
+export function renderedMarkdownBlocks(markdown: string): string[] {
+  try {
+    return blocks(marked.lexer(markdown))
+  } catch {
+    return [markdown] // the window shows it as written then
+  }
+}
+
 /** What `markdown` shows as text once rendered, its blocks one per line. */
 export function renderedMarkdownText(markdown: string): string {
   const hit = cache.get(markdown)
@@ -98,12 +107,7 @@ export function renderedMarkdownText(markdown: string): string {
     cache.set(markdown, hit)
     return hit
   }
-  let text: string
-  try {
-    text = blocks(marked.lexer(markdown)).join('\n')
-  } catch {
-    text = markdown // the window shows it as written then
-  }
+  const text = renderedMarkdownBlocks(markdown).join('\n')
   if (markdown.length <= CACHE_CHARS / 8) {
     cache.set(markdown, text)
     cached += markdown.length

@@ -6,6 +6,7 @@ import { afterAll, beforeAll } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime, type TestRuntime } from '../../../../test/fixtures/test-runtime'
 import { searchHandlers } from '../handlers-search'
+import { clearRenderedPieces } from '../../../shared/rendered-find'
 import { findInTranscriptFile, searchTranscriptFile, searchTranscriptText } from './transcript-search'
 
 const line = (o: object) => JSON.stringify(o)
@@ -158,6 +159,82 @@ describe('findInTranscriptFile', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe('a reply that shows the query only once rendered', () => {
+  const withFile = async (lines: string[], f: (file: string) => Promise<void>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-find-'))
+    const file = path.join(dir, 's.jsonl')
+    fs.writeFileSync(file, lines.join('\n'))
+    try {
+      await f(file)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  it('is listed and counted by find, and found by the sidebar search with a snippet of what the window shows', async () => {
+    const lines = [
+      msg('user', 'what about AT&amp;T?', 'u1'), // shown as written: no "AT&T" in it
+      msg('assistant', [{ type: 'text', text: 'AT&amp;T merged; so did AT&amp;T.' }], 'a1'),
+      msg('assistant', [{ type: 'text', text: 'compute a \\* b, then &lt;div&gt; and &#x41;BC' }], 'a2'),
+      msg('assistant', [{ type: 'text', text: 'the **quick** fox' }], 'a3'),
+    ]
+    await withFile(lines, async (file) => {
+      expect(await findInTranscriptFile(file, 'AT&T', 10)).toEqual({ matches: [{ messageId: 'a1', role: 'assistant', count: 2 }], total: 1, occurrences: 2 })
+      for (const q of ['a * b', '<div>', 'abc']) expect((await findInTranscriptFile(file, q, 10)).matches, q).toEqual([{ messageId: 'a2', role: 'assistant', count: 1 }])
+      expect((await findInTranscriptFile(file, 'the quick fox', 10)).matches).toEqual([{ messageId: 'a3', role: 'assistant', count: 1 }])
+      // the source's own text, only in the user's message
+      expect((await findInTranscriptFile(file, 'AT&amp;T', 10)).matches).toEqual([{ messageId: 'u1', role: 'user', count: 1 }])
+      expect(searchTranscriptText(lines.join('\n'), 'at&t')).toEqual({ messageId: 'a1', role: 'assistant', snippet: 'AT&T merged; so did AT&T.' })
+      expect(searchTranscriptText(lines.join('\n'), 'quick fox')).toEqual({ messageId: 'a3', role: 'assistant', snippet: 'the quick fox' })
+    })
+  })
+
+  it('rendered text kept between queries never outlives the message: edit, regenerate, compaction and delete answer as uncached', async () => {
+    const long = (word: string, n: number) => Array.from({ length: n }, (_, i) => `### ${i}\n\nSome **${word}** here, AT&amp;T ${i}.\n\n- item ${word}`).join('\n\n')
+    const v1 = [msg('user', 'go', 'u1'), msg('assistant', [{ type: 'text', text: long('alpha', 40) }], 'a1'), msg('assistant', [{ type: 'text', text: long('beta', 30) }], 'a2')]
+    await withFile(v1, async (file) => {
+      const ask = () => Promise.all(['alpha', 'beta', 'some alpha', 'at&t', 'item beta'].map((q) => findInTranscriptFile(file, q, 10)))
+      const uncached = async () => {
+        clearRenderedPieces()
+        return ask()
+      }
+      const first = await ask()
+      expect(first.map((f) => f.occurrences)).toEqual([80, 60, 40, 70, 30])
+      expect(await ask()).toEqual(first)
+      // edited in place (same id, new text)
+      fs.writeFileSync(file, [v1[0], msg('assistant', [{ type: 'text', text: long('alpha', 12) }], 'a1'), v1[2]].join('\n'))
+      const edited = await ask()
+      expect(edited.map((f) => f.occurrences)).toEqual([24, 60, 12, 42, 30])
+      expect(await uncached()).toEqual(edited)
+      await ask()
+      // regenerated: the last reply replaced by another with a new id
+      fs.writeFileSync(file, [v1[0], v1[1], msg('assistant', [{ type: 'text', text: long('gamma', 5) }], 'a3')].join('\n'))
+      const regenerated = await ask()
+      expect(regenerated[1]).toEqual({ matches: [], total: 0, occurrences: 0 })
+      expect(regenerated[0].matches).toEqual([{ messageId: 'a1', role: 'assistant', count: 80 }])
+      expect(await uncached()).toEqual(regenerated)
+      await ask()
+      // compacted: a summary in place of the old messages
+      fs.writeFileSync(file, [msg('user', 'summary: alpha and beta were discussed', 'c1'), v1[2]].join('\n'))
+      const compacted = await ask()
+      expect(compacted.map((f) => f.total)).toEqual([1, 2, 0, 1, 1])
+      expect(await uncached()).toEqual(compacted)
+      await ask()
+      // a reply appended, then one edited in place to text of the same length (a later modification time)
+      fs.appendFileSync(file, `\n${msg('assistant', [{ type: 'text', text: 'more **alpha**' }], 'a9')}`)
+      expect((await ask())[0].total).toBe(2)
+      const same = fs.readFileSync(file, 'utf8').replace('more **alpha**', 'more **gamma**')
+      fs.writeFileSync(file, same)
+      const later = new Date(Date.now() + 5_000)
+      fs.utimesSync(file, later, later)
+      expect((await ask())[0].total).toBe(1)
+      // deleted
+      fs.writeFileSync(file, '')
+      expect((await ask()).every((f) => f.total === 0)).toBe(true)
+    })
   })
 })
 

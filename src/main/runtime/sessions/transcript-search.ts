@@ -1,10 +1,13 @@
 // Content search over transcripts (the sidebar's "search sessions and messages"): the newest message whose
 // text, tool call (name and arguments) or tool output contains the query, with a snippet around the match
 // (message-search.ts: bounded per message). A line is only parsed when its raw JSON already contains the
-// query as JSON would encode it, so a search over many sessions reads the files but parses almost nothing.
+// query as JSON would encode it, or each of its words and marks for a reply whose rendering may show it
+// (rendered-find.ts `mayShow`), so a search over many sessions reads the files but parses almost nothing.
 // Metadata is not searched.
 import fs from 'node:fs'
 import { countOccurrences, matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
+import { mayShow, queryShape, type QueryShape } from '../../../shared/rendered-find'
+import { readTranscriptForFind } from './transcript-text-cache'
 
 export interface TranscriptHit {
   /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
@@ -35,13 +38,9 @@ export interface TranscriptFind {
  * a slice at a time as searchTranscriptFile. Past `deadline`: what was found so far, `partial`.
  */
 export async function findInTranscriptFile(file: string, query: string, limit: number, deadline = Infinity): Promise<TranscriptFind> {
-  let text: string
-  try {
-    text = await fs.promises.readFile(file, 'utf8')
-  } catch {
-    return { matches: [], total: 0, occurrences: 0 }
-  }
-  const scan = new TranscriptScan(text, query, true)
+  const read = await readTranscriptForFind(file)
+  if (!read) return { matches: [], total: 0, occurrences: 0 }
+  const scan = new TranscriptScan(read.text, query, true, read.lower)
   const newestFirst: TranscriptFind['matches'] = []
   let total = 0
   let occurrences = 0
@@ -67,23 +66,27 @@ const SLICE_CHARS = 1_000_000
 
 /**
  * A backwards scan over one transcript's lines that can stop after a number of characters and go on later.
- * The query is matched case-insensitively against the raw line first (as JSON would encode it), so only a
- * line that may match is parsed.
+ * The query is matched case-insensitively against the raw line first (as JSON would encode it, or word by word
+ * for a reply that may show it once rendered: rendered-find.ts `mayShow`), so only a line that may match is parsed.
  */
 class TranscriptScan {
   private end: number
   private readonly needle: string
   private readonly encoded: string
+  private readonly shape: QueryShape
 
   constructor(
     private readonly jsonl: string,
     query: string,
     /** find: each hit says how often the query occurs in its message */
     private readonly counting = false,
+    /** `jsonl` lowercase, offset for offset (else each line is lowercased as it is read) */
+    private readonly lowerJsonl?: string,
   ) {
     this.needle = query.toLowerCase()
     // how the query appears inside a JSON string (quotes, backslashes and control characters escaped)
     this.encoded = JSON.stringify(this.needle).slice(1, -1)
+    this.shape = queryShape(this.needle)
     this.end = this.needle ? jsonl.length : 0
   }
 
@@ -104,8 +107,11 @@ class TranscriptScan {
     while (end > 0 && end > stop) {
       const start = jsonl.lastIndexOf('\n', end - 1) + 1
       const line = jsonl.slice(start, end)
+      const lower = this.lowerJsonl ? this.lowerJsonl.slice(start, end) : line.toLowerCase()
       end = start - 1
-      if (!line.toLowerCase().includes(encoded)) continue
+      // a reply may show the query where its source has it not (`AT&amp;T` shows "AT&T"): such a line is parsed too
+      const inSource = lower.includes(encoded)
+      if (!inSource && !mayShow(lower, this.shape)) continue
       let entry: { type?: unknown; id?: unknown; message?: { role?: unknown; content?: unknown } }
       try {
         entry = JSON.parse(line) as typeof entry
@@ -114,15 +120,21 @@ class TranscriptScan {
       }
       const role = entry.message?.role
       if (entry.type !== 'message' || typeof entry.id !== 'string' || (role !== 'user' && role !== 'assistant' && role !== 'toolResult')) continue
-      const snippet = matchMessageSnippet(entry.message!, needle)
-      if (snippet !== undefined) {
+      if (this.counting) {
         // find counts what the window shows (a reply's rendered markdown): a match only in its source (a URL,
-        // `**` between words) is none there
-        const count = this.counting ? countOccurrences(entry.message!, needle) : undefined
+        // `**` between words) is none there, one only in its rendering (`&amp;`, `\*`, across `**`) is one
+        const count = countOccurrences(entry.message!, needle)
         if (count === 0) continue
         // the next call goes on before this line (finding every match of a session)
         this.end = end
-        return { messageId: entry.id, role, snippet, ...(count !== undefined ? { count } : {}) }
+        return { messageId: entry.id, role, snippet: '', count }
+      }
+      // a user message or tool output shows as written: only a reply can match where its line did not
+      if (!inSource && role !== 'assistant') continue
+      const snippet = matchMessageSnippet(entry.message!, needle)
+      if (snippet !== undefined) {
+        this.end = end
+        return { messageId: entry.id, role, snippet }
       }
     }
     this.end = end
