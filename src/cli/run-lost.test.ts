@@ -90,6 +90,8 @@ describe('the CLI losing sight of an accepted run', () => {
     const r = await run
     expect(r.code).toBe(1)
     expect(r.err).toMatch(/the gateway went away while run [\w-]+ was going/)
+    // the part of the reply that arrived ends its line (on a terminal the error would go on after it)
+    expect(r.out).toMatch(/^part one .*\n$/)
     const exp = await cli(printed(r.err, 'see what the run did'))
     expect(exp.code, exp.err).toBe(0)
     expect(exp.out).toContain('go on')

@@ -288,6 +288,8 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
   } catch (err) {
     wait.close()
     activity.close()
+    // the reply printed so far ends its line: the error below must not read as the reply's last words
+    printer.end()
     if (gaveUp) {
       io.stderr('stopped waiting; if the gateway received the message, its run goes on (see: loopdesk sessions)\n')
       return EXIT.interrupted
