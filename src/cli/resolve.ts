@@ -73,6 +73,8 @@ export interface GatewayTarget {
   source: 'flag' | 'env' | 'state' | 'stale' | 'default'
   /** the dead process a 'stale' record names */
   stalePid?: number
+  /** 'default' and 'stale': resolves again from the state dir (a gateway that was starting has written its record since) */
+  reread?: () => GatewayTarget
 }
 
 /** What connecting to a 'stale' target says instead (exit 3, as for no gateway at the URL). */
@@ -122,7 +124,9 @@ export function resolveGatewayTarget(
     flags.token ??
     (env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ??
     (isLoopbackUrl(url) && source !== 'stale' ? readGatewayToken(stateDir) : undefined)
-  return source === 'stale' ? { url, token, source, stalePid } : { url, token, source }
+  if (source === 'state' || source === 'flag' || source === 'env') return { url, token, source }
+  const reread = () => resolveGatewayTarget(flags, env, stateDir)
+  return source === 'stale' ? { url, token, source, stalePid, reread } : { url, token, source, reread }
 }
 
 /** http://127.0.0.1:<port>/#token=… for browser mode. */
