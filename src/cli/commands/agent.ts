@@ -346,7 +346,6 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     throw err
   }
   const printer = new ReplyPrinter(io.stdout)
-  let sessionKey: string | undefined
   const activity = new RunActivity({
     io,
     resolve: async (id, decision) => {
@@ -357,23 +356,27 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     replyMidLine: () => printer.midLine,
   })
   const onChat = (ev: ChatEvent) => {
-    sessionKey = ev.sessionKey
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
   const { wait, events, emptyReply } = readRunEvents(req, io, onChat, activity)
   const off = host.subscribe((ev) => events.push(ev))
   let interrupted = false
+  // by the run's id: its session key is known only from its first chat event, and a run still waiting for the
+  // model has sent none (Ctrl-C was then ignored, and so was SIGTERM, until the run timed out)
+  const stop = (runId: string) => void dispatch(host.handlers, 'sessions.abort', { runId }, { transport: 'local' })
   const offSignal = io.onSignal(() => {
-    if (interrupted || !events.runId || !sessionKey) return
+    if (interrupted) return
     interrupted = true
     io.stderr('\nstopping the run…\n')
-    void dispatch(host.handlers, 'chat.abort', { sessionKey, runId: events.runId }, { transport: 'local' })
+    if (events.runId) stop(events.runId)
   })
   try {
     const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
     if (!ack.ok) throw sessionNotFound(req, ack.error.details) ?? new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
     wait.accepted()
     events.start(ack.data.runId)
+    // Ctrl-C came while the message was being accepted
+    if (interrupted) stop(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
     const code = report(final, printer, io, req.json, emptyReply())
