@@ -74,6 +74,8 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     )
   }
   if ((sub === 'path' && path) || ((sub === 'get' || sub === 'unset') && value !== undefined)) throw new UsageError(`unexpected argument: ${sub === 'path' ? path : value}`)
+  // `config set` / `config unset` alone: what they need, not "not a config path: (empty)"
+  if ((sub === 'set' || sub === 'unset') && path === undefined) throw new UsageError(`config ${sub} needs a path: config ${sub === 'set' ? 'set PATH VALUE (or --stdin)' : 'unset PATH'}, e.g. agents.defaults.timeoutSeconds`)
   const keys = sub === 'get' && path === undefined ? [] : sub === 'path' ? [] : pathKeys(path ?? '')
   let newValue: unknown
   if (sub === 'set') {
