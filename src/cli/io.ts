@@ -33,6 +33,14 @@ export interface CliIO {
   stdin?: AsyncIterable<string | Uint8Array>
 }
 
+/** All of standard input as text, without its last line break (`echo … |` adds one); `flag` names the option asking. */
+export async function readStdinText(io: CliIO, flag: string): Promise<string> {
+  if (!io.stdin) throw new UsageError(`${flag}: no standard input to read`)
+  let text = ''
+  for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  return text.replace(/\r?\n$/, '')
+}
+
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
     super(message)

@@ -10,7 +10,8 @@ import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
-import { CliError, EXIT, type CliIO } from '../io'
+import { CliError, EXIT, readStdinText, type CliIO } from '../io'
+import { MAX_MESSAGE_CHARS, messageOverLimit } from '../../shared/message-limit'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
@@ -24,6 +25,7 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   Runs the agent once and streams the reply. Default session: agent:main:main. --model picks the model for
   this run (see \`loopdesk models\`; default: the session's, else the configured one). --session-id picks an
   existing session by its id (\`loopdesk sessions --json\`); an unknown id fails, no session is made.
+  --message - reads the message from standard input (\`loopdesk agent -m - < prompt.md\`).
   --file attaches a file (repeat it for more; images go to the model as images; a message may then be
   empty). --timeout is the run timeout in seconds (default 600). --local runs embedded in this process
   instead of through the gateway; it refuses (exit 1) while a gateway, the app or another --local run uses
@@ -217,6 +219,14 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --message?)`)
+  // `-m -`: the message is standard input (a prompt in a file, the output of another command)
+  if (flags.message === '-') {
+    const text = await readStdinText(io, '--message -')
+    const over = messageOverLimit(text)
+    if (over > 0) throw new UsageError(`the message on standard input is ${over.toLocaleString('en-US')} characters over the limit of ${MAX_MESSAGE_CHARS.toLocaleString('en-US')}; attach it as a file instead (--file PATH)`)
+    if (!text.trim() && !parsed.lists.file?.length) throw new UsageError('--message -: standard input was empty')
+    parsed.flags.message = text
+  }
   const req = buildRequest(parsed)
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   if (flags.local) {
