@@ -1,6 +1,6 @@
 // CLI plumbing shared by the commands: injectable I/O (tests run commands in-process), exit codes, and
 // mapping gateway failures to one clear line.
-import { GatewayClientError, UPGRADE_REFUSED } from './gateway-client'
+import { GatewayClientError, NOT_A_GATEWAY, UPGRADE_REFUSED } from './gateway-client'
 import { UsageError } from './args'
 import { relaunchedChildHooks } from './v8-pool'
 import readline from 'node:readline/promises'
@@ -56,6 +56,7 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
   if (err instanceof GatewayClientError) {
     switch (err.kind) {
       case 'unreachable':
+        if (err.code === NOT_A_GATEWAY) return { line: err.message, code: EXIT.unreachable }
         return { line: `${err.message} — start one with \`loopdesk gateway run\` or open the desktop app`, code: EXIT.unreachable }
       case 'auth':
         return {
