@@ -139,7 +139,9 @@ describe('loopdesk agent (through the gateway)', () => {
     // streamed in pieces (cumulative deltas printed as suffixes)
     expect(c.chunks.length).toBeGreaterThan(2)
     const call = t.host.calls.find((x) => x.method === 'agent')!
-    expect(call.params).toMatchObject({ message: 'hello', sessionKey: 'agent:main:main', timeout: 600 })
+    expect(call.params).toMatchObject({ message: 'hello', sessionKey: 'agent:main:main' })
+    // no --timeout: none sent, so the gateway's configured run timeout applies
+    expect(call.params).not.toHaveProperty('timeout')
   })
 
   it('passes session selection, thinking and timeout', async () => {

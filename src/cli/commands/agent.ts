@@ -27,9 +27,9 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   existing session by its id (\`loopdesk sessions --json\`); an unknown id fails, no session is made.
   --message - reads the message from standard input (\`loopdesk agent -m - < prompt.md\`).
   --file attaches a file (repeat it for more; images go to the model as images; a message may then be
-  empty). --timeout is the run timeout in seconds (default 600). --local runs embedded in this process
-  instead of through the gateway; it refuses (exit 1) while a gateway, the app or another --local run uses
-  the state dir.
+  empty). --timeout is the run timeout in seconds (default: agents.defaults.timeoutSeconds, 600 unless
+  set; 0: none). --local runs embedded in this process instead of through the gateway; it refuses (exit 1)
+  while a gateway, the app or another --local run uses the state dir.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
@@ -48,7 +48,6 @@ const FLAGS = {
   ...TARGET_FLAGS,
 } as const
 
-const DEFAULT_TIMEOUT_S = 600
 
 /**
  * Prints the cumulative reply text incrementally (chat deltas carry the whole text so far), with no terminal
@@ -112,7 +111,8 @@ const chatText = (ev: ChatEvent) => ev.message?.content.map((c) => c.text).join(
 
 interface AgentRequest {
   params: Record<string, unknown>
-  timeoutS: number
+  /** --timeout; unset: the gateway's configured run timeout applies (agents.defaults.timeoutSeconds) */
+  timeoutS: number | undefined
   json: boolean
 }
 
@@ -126,8 +126,9 @@ function buildRequest({ flags, lists }: ReturnType<typeof parseArgs>): AgentRequ
   if (thinking !== undefined && !(THINKING_LEVELS as readonly string[]).includes(thinking)) {
     throw new UsageError(`--thinking must be one of ${THINKING_LEVELS.join(', ')}`)
   }
-  const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000) ?? DEFAULT_TIMEOUT_S
-  const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), timeout: timeoutS }
+  const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000)
+  // sent only when given: a fixed 600 overrode agents.defaults.timeoutSeconds, which every other client gets
+  const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), ...(timeoutS !== undefined ? { timeout: timeoutS } : {}) }
   if (flags['session-key'] !== undefined) params.sessionKey = str(flags['session-key'])
   else if (flags['session-id'] !== undefined) {
     // --session-id names an existing session: without the precondition the runtime would start a new
@@ -279,10 +280,10 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     } else io.stderr('\nstopping the run as soon as the gateway has the message (Ctrl-C again to stop waiting)…\n')
   })
   try {
-    const waitMs = Math.max(10, req.timeoutS + 30) * 1000
     const final = (await conn.request('agent', req.params, {
       expectFinal: true,
-      timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
+      // past the run's own timeout; with none given, the gateway's (which ends the run with a final) is the limit
+      timeoutMs: req.timeoutS ? Math.max(10, req.timeoutS + 30) * 1000 : undefined,
       onAccepted: (ack) => {
         const runId = (ack as { runId: string }).runId
         wait.accepted()
