@@ -104,6 +104,10 @@ describe('loopdesk gateway call', () => {
     const c = captureIO()
     expect(await runCli(['gateway', 'call', 'health', '--url', 'ws://bad host', '--state-dir', cliState], c.io)).toBe(2)
     expect(c.err()).toBe('loopdesk: gateway URL "ws://bad host" is not a valid URL (see: loopdesk --help)\n')
+    // one from the environment is named as such (nothing on the command line shows it)
+    const e = captureIO({ LOOPDESK_GATEWAY_URL: 'localhost:18789' })
+    expect(await runCli(['gateway', 'call', 'health', '--state-dir', cliState], e.io)).toBe(2)
+    expect(e.err()).toBe('loopdesk: LOOPDESK_GATEWAY_URL must start with ws:// or wss:// (got localhost:18789) (see: loopdesk --help)\n')
   })
 
   it('usage errors exit 2', async () => {

@@ -113,11 +113,13 @@ export function resolveGatewayTarget(
       source = 'default'
     }
   }
-  if (!/^wss?:\/\//.test(url)) throw new UsageError(`gateway URL must start with ws:// or wss:// (got ${url})`)
+  // a URL from the environment is named as such: nothing on the command line shows where it came from
+  const what = source === 'env' ? 'LOOPDESK_GATEWAY_URL' : 'gateway URL'
+  if (!/^wss?:\/\//.test(url)) throw new UsageError(`${what} must start with ws:// or wss:// (got ${url})`)
   try {
     new URL(url)
   } catch {
-    throw new UsageError(`gateway URL ${JSON.stringify(url)} is not a valid URL`)
+    throw new UsageError(`${what} ${JSON.stringify(url)} is not a valid URL`)
   }
   // The state-dir token belongs to the local gateway: never send it to a URL elsewhere.
   const token =
