@@ -104,6 +104,10 @@ describe('loopdesk gateway call', () => {
     const c = captureIO()
     expect(await runCli(['gateway', 'call', 'health', '--url', 'ws://bad host', '--state-dir', cliState], c.io)).toBe(2)
     expect(c.err()).toBe('loopdesk: gateway URL "ws://bad host" is not a valid URL (see: loopdesk --help)\n')
+    // one from the environment is named as such (nothing on the command line shows it)
+    const e = captureIO({ LOOPDESK_GATEWAY_URL: 'localhost:18789' })
+    expect(await runCli(['gateway', 'call', 'health', '--state-dir', cliState], e.io)).toBe(2)
+    expect(e.err()).toBe('loopdesk: LOOPDESK_GATEWAY_URL must start with ws:// or wss:// (got localhost:18789) (see: loopdesk --help)\n')
   })
 
   it('usage errors exit 2', async () => {
@@ -139,7 +143,9 @@ describe('loopdesk agent (through the gateway)', () => {
     // streamed in pieces (cumulative deltas printed as suffixes)
     expect(c.chunks.length).toBeGreaterThan(2)
     const call = t.host.calls.find((x) => x.method === 'agent')!
-    expect(call.params).toMatchObject({ message: 'hello', sessionKey: 'agent:main:main', timeout: 600 })
+    expect(call.params).toMatchObject({ message: 'hello', sessionKey: 'agent:main:main' })
+    // no --timeout: none sent, so the gateway's configured run timeout applies
+    expect(call.params).not.toHaveProperty('timeout')
   })
 
   it('passes session selection, thinking and timeout', async () => {

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs'
 import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity, type NodeDeviceIdentity } from './identity'
 import { CliError, EXIT, type CliIO } from './io'
 import { staleGatewayError, type GatewayTarget } from './resolve'
+import { awaitStartingGateway } from './starting-gateway'
 
 /** The gateway refused the shared token itself (not the device proof, not the origin). */
 const sharedTokenRejected = (err: unknown) => err instanceof GatewayClientError && err.kind === 'auth' && err.detailCode === 'AUTH_TOKEN_MISMATCH'
@@ -33,6 +34,7 @@ function authBackoffWait(err: unknown): number | undefined {
 }
 
 export async function connectCli(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+  opts = { ...opts, target: await awaitStartingGateway(opts.target, opts.stateDir, opts.io) }
   // a dead gateway's recorded address: no credentials go there (nor a connect at all)
   if (opts.target.source === 'stale') throw staleGatewayError(opts.stateDir, opts.target)
   try {

@@ -44,7 +44,7 @@ describe('CLI against a gateway whose pending-connection budget is full', () => 
     }
   })
 
-  it('an HTTP server that is no gateway still reads as "cannot reach" (exit 3)', async () => {
+  it('an HTTP server that is no gateway reads as "cannot reach", saying another server answered (exit 3)', async () => {
     const http = await import('node:http')
     const srv = http.createServer((_q, s) => s.writeHead(404).end('nope'))
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))
@@ -52,7 +52,8 @@ describe('CLI against a gateway whose pending-connection budget is full', () => 
       const url = `ws://127.0.0.1:${(srv.address() as { port: number }).port}`
       const r = await runCliCaptured(['gateway', 'call', 'health', '--url', url, '--state-dir', tempDir('loopdesk-cli-busy-')], { LOOPDESK_GATEWAY_TOKEN: TEST_TOKEN })
       expect(r.code).toBe(EXIT.unreachable)
-      expect(r.err).toContain(`cannot reach gateway at ${url}: Unexpected server response: 404`)
+      expect(r.err).toContain(`cannot reach gateway at ${url}: a server that is no Loopdesk gateway answered there (HTTP 404) — check the URL and port\n`)
+      expect(r.err).not.toContain('start one') // something listens there: starting a gateway is not the fix
     } finally {
       srv.close()
     }

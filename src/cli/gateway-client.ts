@@ -36,6 +36,8 @@ export interface ConnectOptions {
 
 /** `code` of a handshake error for an upgrade the gateway answered with an HTTP refusal: its message is whole */
 export const UPGRADE_REFUSED = 'UPGRADE_REFUSED'
+/** code of an 'unreachable' error: another kind of server answered the upgrade (the line names what to check) */
+export const NOT_A_GATEWAY = 'NOT_A_GATEWAY'
 
 export type GatewayErrorKind = 'unreachable' | 'auth' | 'handshake' | 'request' | 'timeout' | 'closed'
 
@@ -276,7 +278,8 @@ function connectOnce(opts: ConnectOptions): Promise<GatewayConnectionClient> {
       } else if (status === 503) {
         fail(new GatewayClientError('handshake', `gateway at ${opts.url} is running but refused the connection: it is shutting down (HTTP 503)`, UPGRADE_REFUSED))
       } else {
-        fail(new GatewayClientError('unreachable', `cannot reach gateway at ${opts.url}: Unexpected server response: ${status}`))
+        // (ws's own words, "Unexpected server response", left the user to guess that another server answered)
+        fail(new GatewayClientError('unreachable', `cannot reach gateway at ${opts.url}: a server that is no Loopdesk gateway answered there (HTTP ${status}) — check the URL and port`, NOT_A_GATEWAY))
       }
     })
     ws.on('close', (code, reason) => {

@@ -1,6 +1,6 @@
 // CLI plumbing shared by the commands: injectable I/O (tests run commands in-process), exit codes, and
 // mapping gateway failures to one clear line.
-import { GatewayClientError, UPGRADE_REFUSED } from './gateway-client'
+import { GatewayClientError, NOT_A_GATEWAY, UPGRADE_REFUSED } from './gateway-client'
 import { UsageError } from './args'
 import { relaunchedChildHooks } from './v8-pool'
 import readline from 'node:readline/promises'
@@ -33,6 +33,14 @@ export interface CliIO {
   stdin?: AsyncIterable<string | Uint8Array>
 }
 
+/** All of standard input as text, without its last line break (`echo … |` adds one); `flag` names the option asking. */
+export async function readStdinText(io: CliIO, flag: string): Promise<string> {
+  if (!io.stdin) throw new UsageError(`${flag}: no standard input to read`)
+  let text = ''
+  for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  return text.replace(/\r?\n$/, '')
+}
+
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
     super(message)
@@ -48,6 +56,7 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
   if (err instanceof GatewayClientError) {
     switch (err.kind) {
       case 'unreachable':
+        if (err.code === NOT_A_GATEWAY) return { line: err.message, code: EXIT.unreachable }
         return { line: `${err.message} — start one with \`loopdesk gateway run\` or open the desktop app`, code: EXIT.unreachable }
       case 'auth':
         return {

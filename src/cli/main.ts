@@ -49,6 +49,9 @@ ${restore.RESTORE_HELP}
 
 ${dash.DASHBOARD_HELP}
 
+loopdesk --version (-V, -v)
+  Prints the version.
+
 Environment: LOOPDESK_STATE_DIR (default ~/.loopdesk), LOOPDESK_GATEWAY_URL, LOOPDESK_GATEWAY_TOKEN,
 LOOPDESK_GATEWAY_PORT.`
 }
@@ -61,7 +64,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       io.stdout((await help()) + '\n')
       return cmd === undefined ? EXIT.usage : EXIT.ok
     }
-    if (cmd === '--version' || cmd === 'version') {
+    // -V and -v as OpenClaw's CLI takes them
+    if (cmd === '--version' || cmd === 'version' || cmd === '-V' || cmd === '-v') {
       const { LOOPDESK_VERSION } = await import('../main/runtime/runtime')
       io.stdout(`${LOOPDESK_VERSION}\n`)
       return EXIT.ok

@@ -73,6 +73,8 @@ export interface GatewayTarget {
   source: 'flag' | 'env' | 'state' | 'stale' | 'default'
   /** the dead process a 'stale' record names */
   stalePid?: number
+  /** 'default' and 'stale': resolves again from the state dir (a gateway that was starting has written its record since) */
+  reread?: () => GatewayTarget
 }
 
 /** What connecting to a 'stale' target says instead (exit 3, as for no gateway at the URL). */
@@ -111,18 +113,22 @@ export function resolveGatewayTarget(
       source = 'default'
     }
   }
-  if (!/^wss?:\/\//.test(url)) throw new UsageError(`gateway URL must start with ws:// or wss:// (got ${url})`)
+  // a URL from the environment is named as such: nothing on the command line shows where it came from
+  const what = source === 'env' ? 'LOOPDESK_GATEWAY_URL' : 'gateway URL'
+  if (!/^wss?:\/\//.test(url)) throw new UsageError(`${what} must start with ws:// or wss:// (got ${url})`)
   try {
     new URL(url)
   } catch {
-    throw new UsageError(`gateway URL ${JSON.stringify(url)} is not a valid URL`)
+    throw new UsageError(`${what} ${JSON.stringify(url)} is not a valid URL`)
   }
   // The state-dir token belongs to the local gateway: never send it to a URL elsewhere.
   const token =
     flags.token ??
     (env.LOOPDESK_GATEWAY_TOKEN?.trim() || undefined) ??
     (isLoopbackUrl(url) && source !== 'stale' ? readGatewayToken(stateDir) : undefined)
-  return source === 'stale' ? { url, token, source, stalePid } : { url, token, source }
+  if (source === 'state' || source === 'flag' || source === 'env') return { url, token, source }
+  const reread = () => resolveGatewayTarget(flags, env, stateDir)
+  return source === 'stale' ? { url, token, source, stalePid, reread } : { url, token, source, reread }
 }
 
 /** http://127.0.0.1:<port>/#token=… for browser mode. */

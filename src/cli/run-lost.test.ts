@@ -2,11 +2,12 @@
 // `gateway call agent --expect-final` whose --timeout ran out (exit 5; the run goes on — the printed agent.wait and
 // chat.abort commands work), and `loopdesk agent` whose gateway went away mid-run (the printed export works).
 import { describe, expect, it } from 'vitest'
-import { runCliCaptured } from '../../test/fixtures/cli-io'
+import { captureIO, runCliCaptured } from '../../test/fixtures/cli-io'
 import { useRuntimeGateway } from '../../test/fixtures/runtime-gateway'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { until } from '../../test/fixtures/until'
 import { startGateway } from '../main/gateway/server'
+import { runCli } from './main'
 
 const TOKEN = 'run-lost-token-0123456789abcdef'
 const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } })
@@ -80,16 +81,38 @@ describe('the CLI losing sight of an accepted run', () => {
     await until(() => env.stack.rt.runtime.core.runner.activeRun('lost-t') === undefined, 5000)
   })
 
+  it('gateway call agent --expect-final stopped with Ctrl-C: exit 130, the run goes on and the line says how to wait for or stop it', async () => {
+    env.server.push({ textChunks: Array.from({ length: 30 }, () => 'tok '), delayMs: 100 })
+    const c = captureIO({ LOOPDESK_GATEWAY_TOKEN: TOKEN })
+    const params = { message: 'slow', sessionKey: 'agent:main:lost-i', idempotencyKey: 'lost-i' }
+    const run = runCli(['gateway', 'call', 'agent', '--params', JSON.stringify(params), '--expect-final', '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-lost-')], c.io)
+    await until(() => env.stack.rt.runtime.core.runner.activeRun('lost-i') !== undefined, 5000)
+    await env.server.waitForRequests(env.server.requests.length, 5000)
+    await new Promise((r) => setTimeout(r, 300)) // the ack has reached the client
+    c.signal('SIGINT')
+    expect(await run).toBe(130)
+    expect(c.err()).toContain('stopped waiting, but run lost-i goes on in the gateway — wait for it: loopdesk gateway call agent.wait')
+    expect(env.stack.rt.runtime.core.runner.activeRun('lost-i')).toBeDefined()
+    const stop = await cli(printed(c.err(), 'stop it'))
+    expect(stop.code, stop.err).toBe(0)
+    await until(() => env.stack.rt.runtime.core.runner.activeRun('lost-i') === undefined, 5000)
+  })
+
   it('loopdesk agent whose gateway goes away mid-run: says so, names the run, and the printed export shows it', async () => {
     const doomed = await startGateway({ host: env.stack.rt.runtime, port: 0, token: TOKEN, stateDir: env.stack.rt.stateDir, staticDir: null })
     env.server.push({ textChunks: ['part one ', ...Array.from({ length: 40 }, () => 'more ')], delayMs: 100 })
+    const before = env.server.requests.length
     const run = cli(['agent', '-m', 'go on', '--session-key', 'agent:main:lost-g'], doomed.url)
     await until(() => env.stack.rt.runtime.core.runner.activeRunsOf('agent:main:lost-g').length > 0, 5000)
+    // the reply has begun (a loaded machine may start the model request late)
+    await env.server.waitForRequests(before + 1, 5000)
     await new Promise((r) => setTimeout(r, 300))
     await doomed.close()
     const r = await run
     expect(r.code).toBe(1)
     expect(r.err).toMatch(/the gateway went away while run [\w-]+ was going/)
+    // the part of the reply that arrived ends its line (on a terminal the error would go on after it)
+    expect(r.out).toMatch(/^part one .*\n$/)
     const exp = await cli(printed(r.err, 'see what the run did'))
     expect(exp.code, exp.err).toBe(0)
     expect(exp.out).toContain('go on')

@@ -45,7 +45,7 @@ describe('a stale gateway.json', () => {
 
   it('resolves to a stale target without a token', () => {
     const dir = staleDir()
-    expect(resolveGatewayTarget({}, {}, dir)).toEqual({ url, token: undefined, source: 'stale', stalePid: DEAD_PID })
+    expect(resolveGatewayTarget({}, {}, dir)).toMatchObject({ url, token: undefined, source: 'stale', stalePid: DEAD_PID })
     // a token the user gave is theirs to send: the recorded address is used with it
     expect(resolveGatewayTarget({ token: 'mine' }, {}, dir)).toMatchObject({ url, token: 'mine', source: 'state' })
     expect(resolveGatewayTarget({}, { LOOPDESK_GATEWAY_TOKEN: 'env' }, dir)).toMatchObject({ url, token: 'env', source: 'state' })

@@ -25,3 +25,24 @@ describe('an empty option value', () => {
     expect(await runCliCaptured(['agent', '-m', 'hi', '--session-key=  '])).toMatchObject({ code: 2 })
   })
 })
+
+describe('config set / unset without a path', () => {
+  it('says what the command needs (exit 2), before anything connects', async () => {
+    expect(await runCliCaptured(['config', 'set'])).toMatchObject({
+      code: 2,
+      err: 'loopdesk: config set needs a path: config set PATH VALUE (or --stdin), e.g. agents.defaults.timeoutSeconds (see: loopdesk --help)\n',
+    })
+    expect(await runCliCaptured(['config', 'unset'])).toMatchObject({
+      code: 2,
+      err: 'loopdesk: config unset needs a path: config unset PATH, e.g. agents.defaults.timeoutSeconds (see: loopdesk --help)\n',
+    })
+  })
+})
+
+describe('loopdesk --version', () => {
+  it('prints the version for --version, -V, -v and version, and the help names it', async () => {
+    const { LOOPDESK_VERSION } = await import('../main/runtime/runtime')
+    for (const flag of ['--version', '-V', '-v', 'version']) expect(await runCliCaptured([flag]), flag).toMatchObject({ code: 0, out: `${LOOPDESK_VERSION}\n` })
+    expect((await runCliCaptured(['--help'])).out).toContain('\nloopdesk --version (-V, -v)\n')
+  })
+})

@@ -118,6 +118,18 @@ describe.skipIf(!onLinux)('bin/loopdesk.mjs gateway run, relaunched', () => {
     }
   }, 60_000)
 
+  it('a gateway killed from outside (kill -9, the OOM killer) is reported by its launcher, with the code a shell gives', async () => {
+    const l = await startLauncher()
+    try {
+      const served = readGatewayInfo(l.stateDir)!.pid
+      process.kill(served, 'SIGKILL')
+      expect(await l.exited).toBe(137)
+      expect(l.output()).toContain(`loopdesk: the gateway (pid ${served}) was killed by SIGKILL`)
+    } finally {
+      killGroup(l.child.pid)
+    }
+  }, 60_000)
+
   it('when the launcher is killed, the gateway drains and exits (no orphan holding the port)', async () => {
     const l = await startLauncher()
     try {

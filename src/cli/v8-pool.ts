@@ -90,6 +90,10 @@ export function relaunchIfWanted(script: string, argv: string[]): Promise<number
       for (const t of timers) clearTimeout(t)
       process.off('SIGINT', onSignal)
       process.off('SIGTERM', onSignal)
+      // the shell says "Killed" only about the process it started, this launcher, which exits normally: say it
+      // here, or a gateway killed from outside (the OOM killer, kill -9) vanishes without a word (not for
+      // Ctrl-C, which the shell does not report either)
+      if (signal && signal !== 'SIGINT' && signal !== 'SIGPIPE') process.stderr.write(`loopdesk: the gateway (pid ${child.pid}) was killed by ${signal}\n`)
       resolve(code ?? 128 + (signal ? (os.constants.signals[signal] ?? 0) : 0))
     })
   })

@@ -10,7 +10,8 @@ import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
-import { CliError, EXIT, type CliIO } from '../io'
+import { CliError, EXIT, readStdinText, type CliIO } from '../io'
+import { MAX_MESSAGE_CHARS, messageOverLimit } from '../../shared/message-limit'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
@@ -24,10 +25,11 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   Runs the agent once and streams the reply. Default session: agent:main:main. --model picks the model for
   this run (see \`loopdesk models\`; default: the session's, else the configured one). --session-id picks an
   existing session by its id (\`loopdesk sessions --json\`); an unknown id fails, no session is made.
+  --message - reads the message from standard input (\`loopdesk agent -m - < prompt.md\`).
   --file attaches a file (repeat it for more; images go to the model as images; a message may then be
-  empty). --timeout is the run timeout in seconds (default 600). --local runs embedded in this process
-  instead of through the gateway; it refuses (exit 1) while a gateway, the app or another --local run uses
-  the state dir.
+  empty). --timeout is the run timeout in seconds (default: agents.defaults.timeoutSeconds, 600 unless
+  set; 0: none). --local runs embedded in this process instead of through the gateway; it refuses (exit 1)
+  while a gateway, the app or another --local run uses the state dir.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
@@ -46,7 +48,6 @@ const FLAGS = {
   ...TARGET_FLAGS,
 } as const
 
-const DEFAULT_TIMEOUT_S = 600
 
 /**
  * Prints the cumulative reply text incrementally (chat deltas carry the whole text so far), with no terminal
@@ -110,7 +111,8 @@ const chatText = (ev: ChatEvent) => ev.message?.content.map((c) => c.text).join(
 
 interface AgentRequest {
   params: Record<string, unknown>
-  timeoutS: number
+  /** --timeout; unset: the gateway's configured run timeout applies (agents.defaults.timeoutSeconds) */
+  timeoutS: number | undefined
   json: boolean
 }
 
@@ -124,8 +126,9 @@ function buildRequest({ flags, lists }: ReturnType<typeof parseArgs>): AgentRequ
   if (thinking !== undefined && !(THINKING_LEVELS as readonly string[]).includes(thinking)) {
     throw new UsageError(`--thinking must be one of ${THINKING_LEVELS.join(', ')}`)
   }
-  const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000) ?? DEFAULT_TIMEOUT_S
-  const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), timeout: timeoutS }
+  const timeoutS = intFlag(flags.timeout, 'timeout', 0, 31_536_000)
+  // sent only when given: a fixed 600 overrode agents.defaults.timeoutSeconds, which every other client gets
+  const params: Record<string, unknown> = { message, idempotencyKey: randomUUID(), ...(timeoutS !== undefined ? { timeout: timeoutS } : {}) }
   if (flags['session-key'] !== undefined) params.sessionKey = str(flags['session-key'])
   else if (flags['session-id'] !== undefined) {
     // --session-id names an existing session: without the precondition the runtime would start a new
@@ -217,6 +220,14 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]} (did you mean --message?)`)
+  // `-m -`: the message is standard input (a prompt in a file, the output of another command)
+  if (flags.message === '-') {
+    const text = await readStdinText(io, '--message -')
+    const over = messageOverLimit(text)
+    if (over > 0) throw new UsageError(`the message on standard input is ${over.toLocaleString('en-US')} characters over the limit of ${MAX_MESSAGE_CHARS.toLocaleString('en-US')}; attach it as a file instead (--file PATH)`)
+    if (!text.trim() && !parsed.lists.file?.length) throw new UsageError('--message -: standard input was empty')
+    parsed.flags.message = text
+  }
   const req = buildRequest(parsed)
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   if (flags.local) {
@@ -269,10 +280,10 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     } else io.stderr('\nstopping the run as soon as the gateway has the message (Ctrl-C again to stop waiting)…\n')
   })
   try {
-    const waitMs = Math.max(10, req.timeoutS + 30) * 1000
     const final = (await conn.request('agent', req.params, {
       expectFinal: true,
-      timeoutMs: req.timeoutS === 0 ? undefined : waitMs,
+      // past the run's own timeout; with none given, the gateway's (which ends the run with a final) is the limit
+      timeoutMs: req.timeoutS ? Math.max(10, req.timeoutS + 30) * 1000 : undefined,
       onAccepted: (ack) => {
         const runId = (ack as { runId: string }).runId
         wait.accepted()
@@ -288,6 +299,8 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
   } catch (err) {
     wait.close()
     activity.close()
+    // the reply printed so far ends its line: the error below must not read as the reply's last words
+    printer.end()
     if (gaveUp) {
       io.stderr('stopped waiting; if the gateway received the message, its run goes on (see: loopdesk sessions)\n')
       return EXIT.interrupted
@@ -344,7 +357,6 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     throw err
   }
   const printer = new ReplyPrinter(io.stdout)
-  let sessionKey: string | undefined
   const activity = new RunActivity({
     io,
     resolve: async (id, decision) => {
@@ -355,23 +367,27 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     replyMidLine: () => printer.midLine,
   })
   const onChat = (ev: ChatEvent) => {
-    sessionKey = ev.sessionKey
     if (!req.json && ev.state !== 'error') printer.update(chatText(ev))
   }
   const { wait, events, emptyReply } = readRunEvents(req, io, onChat, activity)
   const off = host.subscribe((ev) => events.push(ev))
   let interrupted = false
+  // by the run's id: its session key is known only from its first chat event, and a run still waiting for the
+  // model has sent none (Ctrl-C was then ignored, and so was SIGTERM, until the run timed out)
+  const stop = (runId: string) => void dispatch(host.handlers, 'sessions.abort', { runId }, { transport: 'local' })
   const offSignal = io.onSignal(() => {
-    if (interrupted || !events.runId || !sessionKey) return
+    if (interrupted) return
     interrupted = true
     io.stderr('\nstopping the run…\n')
-    void dispatch(host.handlers, 'chat.abort', { sessionKey, runId: events.runId }, { transport: 'local' })
+    if (events.runId) stop(events.runId)
   })
   try {
     const ack = await dispatch(host.handlers, 'agent', req.params, { transport: 'local' })
     if (!ack.ok) throw sessionNotFound(req, ack.error.details) ?? new CliError(`${ack.error.code}: ${ack.error.message}`, EXIT.failed)
     wait.accepted()
     events.start(ack.data.runId)
+    // Ctrl-C came while the message was being accepted
+    if (interrupted) stop(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
     const code = report(final, printer, io, req.json, emptyReply())

@@ -12,7 +12,7 @@ import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway, writeWithRateLimitWait } from '../connect'
 import { resolveConfigPath } from '../../main/runtime/config/state-dir'
 import { GatewayClientError, type GatewayConnectionClient } from '../gateway-client'
-import { EXIT, type CliIO } from '../io'
+import { EXIT, readStdinText, type CliIO } from '../io'
 import { commandTarget, type GatewayTarget } from '../resolve'
 
 export const CONFIG_HELP = `loopdesk config get [PATH] [--json]      (PATH like agents.defaults.model.primary)
@@ -52,13 +52,6 @@ export function parseValue(text: string): unknown {
 
 const SECRET_KEY = /(apikey|token|secret|password)$/i
 
-async function readStdin(io: CliIO): Promise<string> {
-  if (!io.stdin) throw new UsageError('--stdin: no standard input to read')
-  let text = ''
-  for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
-  return text.replace(/\r?\n$/, '')
-}
-
 export async function configCommand(argv: string[], io: CliIO): Promise<number> {
   const { flags, positionals } = parseArgs(argv, FLAGS)
   if (flags.help) {
@@ -74,12 +67,14 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
     )
   }
   if ((sub === 'path' && path) || ((sub === 'get' || sub === 'unset') && value !== undefined)) throw new UsageError(`unexpected argument: ${sub === 'path' ? path : value}`)
+  // `config set` / `config unset` alone: what they need, not "not a config path: (empty)"
+  if ((sub === 'set' || sub === 'unset') && path === undefined) throw new UsageError(`config ${sub} needs a path: config ${sub === 'set' ? 'set PATH VALUE (or --stdin)' : 'unset PATH'}, e.g. agents.defaults.timeoutSeconds`)
   const keys = sub === 'get' && path === undefined ? [] : sub === 'path' ? [] : pathKeys(path ?? '')
   let newValue: unknown
   if (sub === 'set') {
     if (flags.stdin && value !== undefined) throw new UsageError('give the value or --stdin, not both')
     if (!flags.stdin && value === undefined) throw new UsageError('config set needs a value (or --stdin)')
-    const text = flags.stdin ? await readStdin(io) : value!
+    const text = flags.stdin ? await readStdinText(io, '--stdin') : value!
     newValue = SECRET_KEY.test(keys.at(-1)!) ? text : parseValue(text) // a key is a string, even when it looks like a number
     // said here, before a request: sending a value nested ~100k deep ran the stack out (the gateway refuses it too)
     const deep = nestingProblem(patchAt(keys, newValue))

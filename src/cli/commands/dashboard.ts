@@ -7,6 +7,7 @@ import { generateNodeDeviceIdentity, loadOrCreateDeviceIdentity } from '../ident
 import { CliError, EXIT, type CliIO } from '../io'
 import { openInBrowser } from '../open-browser'
 import { commandTarget, dashboardUrl, staleGatewayError } from '../resolve'
+import { awaitStartingGateway } from '../starting-gateway'
 
 export const DASHBOARD_HELP = `loopdesk dashboard [--open] [--url ws://…] [--token T] [--state-dir D]
   Prints http://127.0.0.1:<port>/#token=… for the running gateway; --open also opens it in a browser
@@ -24,7 +25,9 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
     return EXIT.ok
   }
   if (positionals.length) throw new UsageError(`unexpected argument: ${positionals[0]}`)
-  const { target, stateDir } = commandTarget(flags, io.env)
+  const found = commandTarget(flags, io.env)
+  const { stateDir } = found
+  const target = await awaitStartingGateway(found.target, stateDir, io)
   if (target.source === 'stale') throw staleGatewayError(stateDir, target)
   if (!target.token) {
     // nothing recorded in the state dir: most likely no gateway has run with it, which is what to say

@@ -2,14 +2,14 @@
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
-import { EXIT, type CliIO } from '../io'
+import { CliError, EXIT, type CliIO } from '../io'
 import { runLostError } from '../run-lost'
 import { commandTarget } from '../resolve'
 
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
-  for the final result. --timeout defaults to 10000 ms; when it runs out after the ack, the run goes on in the
-  gateway and the message (exit 5) says how to wait for it or stop it.`
+  for the final result. --timeout defaults to 10000 ms; when it runs out after the ack (exit 5), or on Ctrl-C
+  (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it.`
 
 const FLAGS = {
   params: { type: 'string' },
@@ -49,14 +49,25 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
       const p = ev.payload as { runId?: unknown; sessionKey?: unknown }
       if (runId !== undefined && p.runId === runId && typeof p.sessionKey === 'string') sessionKey ??= p.sessionKey
     })
+    // Ctrl-C while waiting: the call's work goes on in the gateway; an acknowledged run is named, with how to
+    // wait for it or stop it (as a --timeout that runs out says), instead of a silent exit
+    let offSignal = () => {}
+    const signalled = new Promise<'signal'>((resolve) => (offSignal = io.onSignal(() => resolve('signal'))))
     try {
-      const result = await conn.request(method, params ?? {}, {
+      const call = conn.request(method, params ?? {}, {
         expectFinal: !!flags['expect-final'],
         timeoutMs,
         onAccepted: (ack) => {
           if (typeof (ack as { runId?: unknown })?.runId === 'string') runId = (ack as { runId: string }).runId
         },
       })
+      const result = await Promise.race([call, signalled])
+      if (result === 'signal') {
+        call.catch(() => {})
+        const lost = runLostError(new GatewayClientError('timeout', 'interrupted'), runId, sessionKey, agentKey(method, params))
+        io.stderr(lost instanceof CliError ? `\nloopdesk: ${lost.message}\n` : '\n')
+        return EXIT.interrupted
+      }
       io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
       return EXIT.ok
     } catch (err) {
@@ -64,10 +75,16 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
       if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
         io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
       }
-      const sentKey = method === 'agent' && typeof (params as { idempotencyKey?: unknown })?.idempotencyKey === 'string' ? (params as { idempotencyKey: string }).idempotencyKey : undefined
-      throw runLostError(err, runId, sessionKey, sentKey)
+      throw runLostError(err, runId, sessionKey, agentKey(method, params))
     } finally {
+      offSignal()
       offEvents()
     }
   })
+}
+
+/** the idempotency key an `agent` call carried: the run's id once the gateway took it */
+function agentKey(method: string, params: unknown): string | undefined {
+  const key = (params as { idempotencyKey?: unknown } | undefined)?.idempotencyKey
+  return method === 'agent' && typeof key === 'string' ? key : undefined
 }
