@@ -4,7 +4,7 @@ import fs, { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFi
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { gitConfigRefs, parseGitConfig } from './gitconfig-includes'
-import { startupFences } from './startup-files'
+import { refuseStartupWrite, startupFences } from './startup-files'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 
 let sb: Sandbox
@@ -236,6 +236,20 @@ describe('shell and session start-up files', () => {
       // a change to ~/.gitconfig counts at once all the same
       put('.gitconfig', '[include]\n\tpath = ws/extra.cfg\n')
       await expect(run(ctx, 'write', { path: 'extra.cfg', content: 'x' })).rejects.toThrow(/a config file git includes/)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("a write's check reads the cached list's key once (git's and hg's config files stat'ed once, not once per part)", async () => {
+    const ctx = makeCtx(sb.ws)
+    await run(ctx, 'write', { path: 'warm.txt', content: 'x' })
+    const spy = vi.spyOn(fs, 'statSync')
+    try {
+      refuseStartupWrite(path.join(sb.ws, 'f.txt'), 'f.txt', sb.ws)
+      // the key stats ~/.gitconfig, the XDG git config, ~/.hgrc, ~/mercurial.ini and the XDG hgrc: five, not 3 × 5
+      const stats = spy.mock.calls.filter(([p]) => String(p).startsWith(home + path.sep)).length
+      expect(stats).toBeLessThanOrEqual(5)
     } finally {
       spy.mockRestore()
     }

@@ -209,8 +209,11 @@ function homeOnPath(home: string, envPath: string | undefined): boolean {
 
 /** Whether `abs` (a real path) is an existing executable directly in the home folder while that is on $PATH. */
 export function homeExecutableOnPath(abs: string, home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): boolean {
-  const onPath = resolveFences(home, env).homeOnPath
-  return onPath !== undefined && fenceKey(path.dirname(abs)) === onPath && isExecutableFile(abs)
+  return onPathExecutable(abs, resolveFences(home, env).homeOnPath)
+}
+
+function onPathExecutable(abs: string, homeOnPathKey: string | undefined): boolean {
+  return homeOnPathKey !== undefined && fenceKey(path.dirname(abs)) === homeOnPathKey && isExecutableFile(abs)
 }
 
 /** An existing file with an executable bit (lstat: a link is replaced by the write, not followed). */
@@ -256,10 +259,11 @@ export interface RelativeHooks {
   from: string
 }
 
+// (throwIfNoEntry: most of these files do not exist, and a thrown ENOENT costs more than the stat)
 function statSig(file: string): string {
   try {
-    const st = fs.statSync(file)
-    return `${st.ino}:${st.size}:${st.mtimeMs}`
+    const st = fs.statSync(file, { throwIfNoEntry: false })
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'
   } catch {
     return '-'
   }
@@ -357,7 +361,9 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
 export function refuseStartupWrite(abs: string, shown: string, root?: string): void {
   const target = fenceKey(abs)
   const rootKey = root === undefined ? undefined : fenceKey(root)
-  for (const f of startupFences()) {
+  // one resolve for the three checks below: each looks the cached list up by its key, which stats the config files
+  const resolved = resolveFences(os.homedir(), process.env)
+  for (const f of resolved.fences) {
     if (!(f.fileOnly ? f.key === target : isInside(f.key, target))) continue
     if (rootKey !== undefined && !f.fileOnly && isInside(f.key, rootKey)) continue
     // a PATH folder in a project workspace (one below the home folder, not holding it) is the project's
@@ -367,13 +373,13 @@ export function refuseStartupWrite(abs: string, shown: string, root?: string): v
     )
   }
   // the home folder on PATH (`.`, an empty entry): its existing executables are commands a new terminal runs
-  if (homeExecutableOnPath(abs)) {
+  if (onPathExecutable(abs, resolved.homeOnPath)) {
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: it is an executable file in your home folder, which is on your PATH (a terminal opened there runs it by name), and a write keeps its executable mode. Change it through exec, which the user approves.`,
     )
   }
   // a relative core.hooksPath: that folder in each git working tree holds hooks the user's next commit runs
-  for (const h of relativeHooksPaths()) {
+  for (const h of resolved.relHooks) {
     const dir = relativeHooksFolder(abs, h.rel)
     if (dir === undefined || (rootKey !== undefined && isInside(fenceKey(dir), rootKey))) continue
     throw new WorkspaceEscapeError(
