@@ -124,6 +124,21 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('cp evil.sh other/.githooks/pre-commit')).toBeUndefined()
   })
 
+  it('a copy, move, link or unpack onto the hooks folder itself, or into a folder holding it, asks (`ln -s tools/hooks .githooks`)', () => {
+    writeFileSync(path.join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n')
+    const repo = path.join(sb.ws, 'proj')
+    mkdirSync(path.join(repo, '.git'), { recursive: true })
+    mkdirSync(path.join(repo, 'src'))
+    const why = (cmd: string) => allowlistStartupReason(cmd, repo)
+    for (const cmd of ['ln -s tools/hooks .githooks', 'mv tools/hooks .githooks', 'cp -r tools/hooks .githooks', 'cp -r payload/. .', 'tar -xf x.tar -C .']) {
+      expect(why(cmd), cmd).toMatch(/hooks folder or one holding it \(core.hooksPath = \.githooks\)/)
+    }
+    // elsewhere in the project, and reading, as before
+    for (const cmd of ['mv src/a.ts src/b.ts', 'cp -r src lib', 'ls .githooks', 'git commit -m x', 'npm test', 'cargo build']) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
+  })
+
   it('an existing executable in the home folder asks when the home folder is on $PATH (`.`)', () => {
     writeFileSync(path.join(home, 'deploy'), '#!/bin/sh\n', { mode: 0o755 })
     const saved = process.env.PATH

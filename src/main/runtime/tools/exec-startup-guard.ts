@@ -12,7 +12,7 @@ import path from 'node:path'
 import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
-import { relativeHooksFolder } from './git-hooks-relative'
+import { relativeHooksFolder, touchesHooksFolder } from './git-hooks-relative'
 import { homeExecutableOnPath, relativeHooksPaths, startupFences } from './startup-files'
 
 /**
@@ -176,6 +176,9 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     if (hooks) return `it names a file in a repository's hooks folder (core.hooksPath = ${hooks.rel})`
     const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined
     if (holder) return `it may write into ${w}, which holds ${holder.label}`
+    // `ln -s tools/hooks .githooks`, `mv staged .githooks`, `tar -xf x.tar -C .`: the hooks folder itself, or one it holds
+    const hooksDir = writer ? relativeHooksPaths(home).find((h) => touchesHooksFolder(realOrPlanned(abs), h.rel)) : undefined
+    if (hooksDir) return `it may write into ${w}, a repository's hooks folder or one holding it (core.hooksPath = ${hooksDir.rel})`
   }
   return undefined
 }
