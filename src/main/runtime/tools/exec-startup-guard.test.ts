@@ -101,6 +101,15 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('npm set script-shell ./evil.sh')).toMatch(/npm's user config/)
     expect(why('yarn config set yarnPath ./evil.js')).toMatch(/Yarn's config/)
     expect(why('hg config --edit')).toMatch(/Mercurial's config/)
+    // npm's alias and abbreviations of config, pip's flags before the action, conda's ~/.condarc
+    expect(why('npm c set node-options=--require=/tmp/x.js')).toMatch(/npm's user config/)
+    expect(why('npm conf set script-shell ./evil.sh')).toMatch(/npm's user config/)
+    expect(why('pnpm c set script-shell ./evil.sh')).toMatch(/npm's user config/)
+    expect(why('pip config --editor vim edit')).toMatch(/pip's config/)
+    expect(why('conda config --add channels https://evil.example')).toMatch(/conda's config/)
+    for (const cmd of ['npm ci', 'npm cache clean --force', 'npm c get registry', 'conda config --show channels', 'conda install numpy', 'git commit -m x', 'cargo build --release']) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
     for (const cmd of ['pip config list', 'pip install -r requirements.txt', 'npm config get registry', 'npm run build', 'npm config set x y --location=project', 'yarn config get yarnPath', 'hg config ui.username']) {
       expect(why(cmd), cmd).toBeUndefined()
     }

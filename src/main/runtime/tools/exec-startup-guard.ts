@@ -118,21 +118,28 @@ function gitConfigReason(ws: string[]): string | undefined {
 /**
  * Other programs' own commands that write their user-wide config without naming its file: `pip config set
  * global.index-url …` (the next install's packages and build code), `npm config set node-options=--require=…`
- * (~/.npmrc: every npm run), `yarn config set yarnPath …` (classic writes ~/.yarnrc), `hg config --edit`
- * (~/.hgrc's [hooks]). (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
+ * (~/.npmrc: every npm run; `npm c set`, `npm conf set` alike), `yarn config set yarnPath …` (classic writes
+ * ~/.yarnrc), `conda config --add channels …` (~/.condarc), `hg config --edit` (~/.hgrc's [hooks]). (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
  */
 function toolConfigReason(ws: string[]): string | undefined {
   const at = (re: RegExp) => ws.findIndex((w) => re.test(path.basename(w)))
   const sub = (i: number) => (i < 0 ? [] : ws.slice(i + 1).filter((w) => !w.startsWith('-')))
   const pip = at(/^pip(\d+(\.\d+)?)?$/)
-  if (pip >= 0 && sub(pip)[0] === 'config' && ['set', 'edit'].includes(sub(pip)[1])) return "it changes pip's config (its index URL picks the code the next install runs)"
+  // (`--editor vim` and `--global` may stand between: any later set/edit)
+  if (pip >= 0 && sub(pip)[0] === 'config' && sub(pip).slice(1).some((w) => w === 'set' || w === 'edit')) return "it changes pip's config (its index URL picks the code the next install runs)"
   const npm = at(/^(npm|pnpm)$/)
   if (npm >= 0 && !ws.includes('--location=project')) {
     const [a, b] = sub(npm)
-    if ((a === 'config' && ['set', 'edit'].includes(b)) || a === 'set') return "it changes npm's user config (~/.npmrc: scripts' shell, node options)"
+    // npm takes `c` and an unambiguous prefix (`conf`, `confi`) for config; pnpm takes `c` too
+    const config = a === 'c' || (a !== undefined && a.length >= 4 && 'config'.startsWith(a))
+    if ((config && ['set', 'edit'].includes(b)) || a === 'set') return "it changes npm's user config (~/.npmrc: scripts' shell, node options)"
   }
   const yarn = at(/^yarn$/)
   if (yarn >= 0 && sub(yarn)[0] === 'config' && sub(yarn)[1] === 'set') return "it changes Yarn's config (yarnPath names a file every yarn call runs)"
+  // conda writes ~/.condarc (write and edit refuse it): channels pick the packages, and their scripts, it installs
+  const conda = at(/^(conda|mamba|micromamba)$/)
+  if (conda >= 0 && sub(conda)[0] === 'config' && ws.slice(conda + 1).some((w) => /^--(set|add|append|prepend|remove|remove-key)$/.test(w)))
+    return "it changes conda's config (~/.condarc: its channels pick the packages the next install runs)"
   const hg = at(/^hg$/)
   if (hg >= 0 && sub(hg)[0] === 'config' && ws.slice(hg + 1).some((w) => w === '-e' || w === '--edit')) return "it edits Mercurial's config ([hooks] run commands)"
   return undefined
