@@ -19,6 +19,12 @@ const HOOK_NAMES = new Set([
   'p4-post-changelist', 'p4-pre-submit', 'post-index-change',
 ])
 
+/**
+ * Whether the file's name is a hook's as the file system matches names (fenceKey): on macOS and Windows git's
+ * open of `pre-commit` finds `PRE-COMMIT` (and on Windows `pre-commit.`).
+ */
+const isHookName = (abs: string) => HOOK_NAMES.has(path.basename(fenceKey(abs)))
+
 /** A `.git` entry of any kind (folder, a worktree's or submodule's file, a link): one lstat, no throw when absent. */
 function hasGit(dir: string): boolean {
   try {
@@ -58,7 +64,7 @@ export function relativeHooksFolder(abs: string, rel: string): string | undefine
   if (tail.length === 0) {
     // `.` or `..`: the tree's top folder (or the folder above it) is the hooks folder; only a hook's own name runs
     const dir = path.dirname(abs)
-    return HOOK_NAMES.has(path.basename(abs)) && treeBelow(dir, ups) ? dir : undefined
+    return isHookName(abs) && treeBelow(dir, ups) ? dir : undefined
   }
   const want = tail.map((s) => fenceKey(s))
   // each folder `abs` lies in whose last segments are the hooksPath's: the tree's top (or its parent) is above it
@@ -87,7 +93,7 @@ function hooksFolderByRealPath(abs: string, rel: string, tailSegs: number): stri
     if (hasGit(top)) {
       const dir = hooksRealPath(top, rel, tailSegs)
       const dirKey = fenceKey(dir)
-      const hit = hookNamesOnly ? dirKey === fenceKey(path.dirname(abs)) && HOOK_NAMES.has(path.basename(abs)) : absKey !== dirKey && isInside(dirKey, absKey)
+      const hit = hookNamesOnly ? dirKey === fenceKey(path.dirname(abs)) && isHookName(abs) : absKey !== dirKey && isInside(dirKey, absKey)
       if (hit) return dir
     }
     if (path.dirname(top) === top) return undefined

@@ -491,6 +491,8 @@ describe("what git's user-wide config pulls in", () => {
     await run(ctx, 'write', { path: 'shared-hooks/pre-commit', content: 'fine' })
     put('.gitconfig', '[core]\n\thooksPath = .\n')
     await expect(run(ctx, 'write', { path: 'work/proj/pre-commit', content: 'x' })).rejects.toThrow(/hooks folder/)
+    // the name as a case-insensitive file system matches it (git's open of pre-commit finds it on macOS)
+    await expect(run(ctx, 'write', { path: 'work/proj/PRE-COMMIT', content: 'x' })).rejects.toThrow(/hooks folder/)
     await run(ctx, 'write', { path: 'work/proj/README.md', content: 'fine' })
   })
 
