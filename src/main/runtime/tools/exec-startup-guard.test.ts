@@ -52,6 +52,22 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(ctx.events.filter((e) => e.event === 'exec.approval.requested')).toHaveLength(1)
   })
 
+  it('a workspace that is a start-up folder (~/.config/nvim opened as the project): allow-listed copies inside it run, as write may; outside it they ask', async () => {
+    const nvim = path.join(home, '.config/nvim')
+    mkdirSync(path.join(nvim, 'lua'), { recursive: true })
+    writeFileSync(path.join(nvim, 'init.lua'), 'vim.o.number = true\n')
+    const ctx = makeCtx(nvim, { execAllowlist: ['cp*'] })
+    await run(ctx, 'exec', { command: 'cp init.lua lua/backup.lua' })
+    expect(readFileSync(path.join(nvim, 'lua/backup.lua'), 'utf8')).toBe('vim.o.number = true\n')
+    expect(ctx.events.filter((e) => e.event === 'exec.approval.requested')).toHaveLength(0)
+    const why = (cmd: string) => allowlistStartupReason(cmd, nvim, home, nvim)
+    for (const cmd of ['cp init.lua lua/b.lua', 'cp lua/*.lua .', 'mv lua/a.lua lua/b.lua']) expect(why(cmd), cmd).toBeUndefined()
+    // a start-up file outside the workspace, or a folder above it, still asks
+    expect(why('cp init.lua ~/.bashrc')).toMatch(/shell start-up file/)
+    expect(why('cp init.lua ~/.config/')).toMatch(/may write into/)
+    expect(why('cp init.lua ../fish/config.fish')).toMatch(/fish/)
+  })
+
   it('`git config --global include.path …` on a `git config*` allowlist asks; reading the config does not', async () => {
     const ctx = makeCtx(sb.ws, { execAllowlist: ['git config*'] })
     const p = run(ctx, 'exec', { command: 'git config --global include.path /tmp/evil' })

@@ -352,6 +352,16 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
 }
 
 /**
+ * Whether a workspace (`rootKey`: the fenceKey of its real path) owns fence `f`, so that what lies in both is the
+ * user's to edit there: a start-up folder the workspace is or lies in (~/.config/nvim, ~/bin opened as the
+ * project), and a PATH folder inside a project workspace that does not hold the home folder (its bin/ on PATH).
+ */
+export function workspaceOwns(f: StartupFence, rootKey: string): boolean {
+  if (!f.fileOnly && isInside(f.key, rootKey)) return true
+  return f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)
+}
+
+/**
  * Throws when `abs` (a real path, or the real path a file not made yet will have) is a start-up file or lies in a
  * start-up folder, or is a file or folder git's user-wide config pulls in. Compared as paths.ts compares fences:
  * case-, normalization-, trailing-dot- and NTFS-stream-insensitive, so a new `.BASHRC` on macOS is the one bash reads.
@@ -368,9 +378,7 @@ export function refuseStartupWrite(abs: string, shown: string, root?: string): v
   const resolved = resolveFences(os.homedir(), process.env)
   for (const f of resolved.fences) {
     if (!(f.fileOnly ? f.key === target : isInside(f.key, target))) continue
-    if (rootKey !== undefined && !f.fileOnly && isInside(f.key, rootKey)) continue
-    // a PATH folder in a project workspace (one below the home folder, not holding it) is the project's
-    if (rootKey !== undefined && f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)) continue
+    if (rootKey !== undefined && workspaceOwns(f, rootKey)) continue
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
     )
