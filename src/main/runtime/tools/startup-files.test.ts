@@ -264,6 +264,20 @@ describe('shell and session start-up files', () => {
     }
   })
 
+  it("a write checks twice (atomic-write's before and after its temp file), not three times", async () => {
+    const ctx = makeCtx(sb.ws)
+    await run(ctx, 'write', { path: 'warm.txt', content: 'x' })
+    const spy = vi.spyOn(fs, 'statSync')
+    try {
+      await run(ctx, 'write', { path: 'f.txt', content: 'x' })
+      // each check stats the list key's five config files once
+      const gitconfig = spy.mock.calls.filter(([p]) => String(p) === path.join(home, '.gitconfig')).length
+      expect(gitconfig).toBe(2)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
   it('one resolve of the list looks each folder up once (some 90 locations share ~/.config, ~/.local/share)', () => {
     const spy = vi.spyOn(fs.realpathSync, 'native')
     try {

@@ -247,8 +247,8 @@ export interface StartupFence {
 
 /**
  * How long a computed fence list is reused. Each fence's real path costs a realpath per missing level (~0.5 ms for
- * the list on an idle machine, several times that on a busy one), and a write checks three times (write or edit,
- * then before and after the temp file: atomic-write.ts) — a batch of small writes spent more time here than
+ * the list on an idle machine, several times that on a busy one), and a write checks twice (atomic-write.ts, before
+ * and after the temp file; an edit once more before it reads) — a batch of small writes spent more time here than
  * writing. What makes a cached list stale is a symlink or a ~/.gitconfig change outside the file tools (they write
  * neither): the user's own, or an exec command the user approved (which could write the start-up file directly).
  * The key holds the environment the list is read from and ~/.gitconfig's stat, so those count at once.
