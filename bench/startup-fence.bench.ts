@@ -1,4 +1,4 @@
-// Start-up fence cost per write: the check write/edit run three times a write (startup-files.ts
+// Start-up fence cost per write: the check a write runs twice and an edit three times (startup-files.ts
 // refuseStartupWrite), alone, and a batch of 200 real writes through the write tool, in a project workspace (a
 // git repo) under a temp home with a typical config — without and with a relative core.hooksPath in ~/.gitconfig.
 // Prints medians; no targets. Usage: npx tsx bench/startup-fence.bench.ts [source tree, default: this checkout]
@@ -45,7 +45,7 @@ async function measure(hooks: 'none' | 'relative'): Promise<void> {
       writes.push(performance.now() - t0)
     }
     console.log(
-      `hooksPath ${hooks.padEnd(8)}  600 checks (200 writes' worth): ${median(checks).toFixed(1)} ms   200 writes: ${median(writes).toFixed(0)} ms (fsync'd; noisy)`,
+      `hooksPath ${hooks.padEnd(8)}  600 checks: ${median(checks).toFixed(1)} ms   200 writes: ${median(writes).toFixed(0)} ms (fsync'd; noisy)`,
     )
   } finally {
     fs.rmSync(home, { recursive: true, force: true })

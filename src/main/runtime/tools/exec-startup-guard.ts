@@ -119,7 +119,8 @@ function gitConfigReason(ws: string[]): string | undefined {
  * Other programs' own commands that write their user-wide config without naming its file: `pip config set
  * global.index-url …` (the next install's packages and build code), `npm config set node-options=--require=…`
  * (~/.npmrc: every npm run; `npm c set`, `npm conf set` alike), `yarn config set yarnPath …` (classic writes
- * ~/.yarnrc), `conda config --add channels …` (~/.condarc), `hg config --edit` (~/.hgrc's [hooks]). (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
+ * ~/.yarnrc), `conda config --add channels …` (~/.condarc), `hg config --edit` (~/.hgrc's [hooks]).
+ * (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
  */
 function toolConfigReason(ws: string[]): string | undefined {
   const at = (re: RegExp) => ws.findIndex((w) => re.test(path.basename(w)))

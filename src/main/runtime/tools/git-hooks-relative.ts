@@ -3,9 +3,10 @@
 // can write has a hooks folder at that path: a `pre-commit` written into `<repo>/.githooks/` runs at the user's
 // next commit without an approval. startup-files.ts refuses writes into it when the folder it is taken from holds
 // a `.git` (folder, or a worktree's or submodule's file), by the hooks folder's real path (git follows a link
-// `.githooks` → `tools/hooks`, so `tools/hooks/pre-commit` is the hook). Judged when the write happens: a folder that becomes a
-// working tree later (`git init` over it, approved or allow-listed) is not known then. A bare repository (hooks
-// from its git folder) is left: write and edit refuse files named like a git folder's (HEAD, config) nowhere else.
+// `.githooks` → `tools/hooks`, so `tools/hooks/pre-commit` is the hook). Judged when the write happens: a folder
+// that becomes a working tree later (`git init` over it, approved or allow-listed) is not known then. A bare
+// repository (hooks from its git folder) is left: write and edit refuse files named like a git folder's (HEAD,
+// config) nowhere else.
 import fs from 'node:fs'
 import path from 'node:path'
 import { fenceKey, isInside, realOrPlanned } from './paths'
