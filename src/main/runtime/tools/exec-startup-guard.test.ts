@@ -52,6 +52,22 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(ctx.events.filter((e) => e.event === 'exec.approval.requested')).toHaveLength(1)
   })
 
+  it('a workspace that is a start-up folder (~/.config/nvim opened as the project): allow-listed copies inside it run, as write may; outside it they ask', async () => {
+    const nvim = path.join(home, '.config/nvim')
+    mkdirSync(path.join(nvim, 'lua'), { recursive: true })
+    writeFileSync(path.join(nvim, 'init.lua'), 'vim.o.number = true\n')
+    const ctx = makeCtx(nvim, { execAllowlist: ['cp*'] })
+    await run(ctx, 'exec', { command: 'cp init.lua lua/backup.lua' })
+    expect(readFileSync(path.join(nvim, 'lua/backup.lua'), 'utf8')).toBe('vim.o.number = true\n')
+    expect(ctx.events.filter((e) => e.event === 'exec.approval.requested')).toHaveLength(0)
+    const why = (cmd: string) => allowlistStartupReason(cmd, nvim, home, nvim)
+    for (const cmd of ['cp init.lua lua/b.lua', 'cp lua/*.lua .', 'mv lua/a.lua lua/b.lua']) expect(why(cmd), cmd).toBeUndefined()
+    // a start-up file outside the workspace, or a folder above it, still asks
+    expect(why('cp init.lua ~/.bashrc')).toMatch(/shell start-up file/)
+    expect(why('cp init.lua ~/.config/')).toMatch(/may write into/)
+    expect(why('cp init.lua ../fish/config.fish')).toMatch(/fish/)
+  })
+
   it('`git config --global include.path …` on a `git config*` allowlist asks; reading the config does not', async () => {
     const ctx = makeCtx(sb.ws, { execAllowlist: ['git config*'] })
     const p = run(ctx, 'exec', { command: 'git config --global include.path /tmp/evil' })
@@ -101,6 +117,15 @@ describe('exec: allow-listed commands that would write files that run code later
     expect(why('npm set script-shell ./evil.sh')).toMatch(/npm's user config/)
     expect(why('yarn config set yarnPath ./evil.js')).toMatch(/Yarn's config/)
     expect(why('hg config --edit')).toMatch(/Mercurial's config/)
+    // npm's alias and abbreviations of config, pip's flags before the action, conda's ~/.condarc
+    expect(why('npm c set node-options=--require=/tmp/x.js')).toMatch(/npm's user config/)
+    expect(why('npm conf set script-shell ./evil.sh')).toMatch(/npm's user config/)
+    expect(why('pnpm c set script-shell ./evil.sh')).toMatch(/npm's user config/)
+    expect(why('pip config --editor vim edit')).toMatch(/pip's config/)
+    expect(why('conda config --add channels https://evil.example')).toMatch(/conda's config/)
+    for (const cmd of ['npm ci', 'npm cache clean --force', 'npm c get registry', 'conda config --show channels', 'conda install numpy', 'git commit -m x', 'cargo build --release']) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
     for (const cmd of ['pip config list', 'pip install -r requirements.txt', 'npm config get registry', 'npm run build', 'npm config set x y --location=project', 'yarn config get yarnPath', 'hg config ui.username']) {
       expect(why(cmd), cmd).toBeUndefined()
     }
@@ -122,6 +147,21 @@ describe('exec: allow-listed commands that would write files that run code later
     const why = (cmd: string) => allowlistStartupReason(cmd, sb.ws)
     expect(why('cp evil.sh proj/.githooks/pre-commit')).toMatch(/hooks folder \(core.hooksPath = \.githooks\)/)
     expect(why('cp evil.sh other/.githooks/pre-commit')).toBeUndefined()
+  })
+
+  it('a copy, move, link or unpack onto the hooks folder itself, or into a folder holding it, asks (`ln -s tools/hooks .githooks`)', () => {
+    writeFileSync(path.join(home, '.gitconfig'), '[core]\n\thooksPath = .githooks\n')
+    const repo = path.join(sb.ws, 'proj')
+    mkdirSync(path.join(repo, '.git'), { recursive: true })
+    mkdirSync(path.join(repo, 'src'))
+    const why = (cmd: string) => allowlistStartupReason(cmd, repo)
+    for (const cmd of ['ln -s tools/hooks .githooks', 'mv tools/hooks .githooks', 'cp -r tools/hooks .githooks', 'cp -r payload/. .', 'tar -xf x.tar -C .']) {
+      expect(why(cmd), cmd).toMatch(/hooks folder or one holding it \(core.hooksPath = \.githooks\)/)
+    }
+    // elsewhere in the project, and reading, as before
+    for (const cmd of ['mv src/a.ts src/b.ts', 'cp -r src lib', 'ls .githooks', 'git commit -m x', 'npm test', 'cargo build']) {
+      expect(why(cmd), cmd).toBeUndefined()
+    }
   })
 
   it('an existing executable in the home folder asks when the home folder is on $PATH (`.`)', () => {

@@ -12,8 +12,8 @@ import path from 'node:path'
 import { userGitConfigFiles } from './gitconfig-includes'
 import { hasMagic } from './glob-match'
 import { fenceKey, isInside, realOrPlanned } from './paths'
-import { relativeHooksFolder } from './git-hooks-relative'
-import { homeExecutableOnPath, relativeHooksPaths, startupFences } from './startup-files'
+import { relativeHooksFolder, touchesHooksFolder } from './git-hooks-relative'
+import { homeExecutableOnPath, relativeHooksPaths, startupFences, workspaceOwns } from './startup-files'
 
 /**
  * The words of an allow-listed command (no shell control left in it: allowlist.ts refuses `$`, `\\`, `;`, …) as
@@ -118,21 +118,29 @@ function gitConfigReason(ws: string[]): string | undefined {
 /**
  * Other programs' own commands that write their user-wide config without naming its file: `pip config set
  * global.index-url …` (the next install's packages and build code), `npm config set node-options=--require=…`
- * (~/.npmrc: every npm run), `yarn config set yarnPath …` (classic writes ~/.yarnrc), `hg config --edit`
- * (~/.hgrc's [hooks]). (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
+ * (~/.npmrc: every npm run; `npm c set`, `npm conf set` alike), `yarn config set yarnPath …` (classic writes
+ * ~/.yarnrc), `conda config --add channels …` (~/.condarc), `hg config --edit` (~/.hgrc's [hooks]).
+ * (`cargo install` is left: an allow-listed cargo already runs the project's build.rs.)
  */
 function toolConfigReason(ws: string[]): string | undefined {
   const at = (re: RegExp) => ws.findIndex((w) => re.test(path.basename(w)))
   const sub = (i: number) => (i < 0 ? [] : ws.slice(i + 1).filter((w) => !w.startsWith('-')))
   const pip = at(/^pip(\d+(\.\d+)?)?$/)
-  if (pip >= 0 && sub(pip)[0] === 'config' && ['set', 'edit'].includes(sub(pip)[1])) return "it changes pip's config (its index URL picks the code the next install runs)"
+  // (`--editor vim` and `--global` may stand between: any later set/edit)
+  if (pip >= 0 && sub(pip)[0] === 'config' && sub(pip).slice(1).some((w) => w === 'set' || w === 'edit')) return "it changes pip's config (its index URL picks the code the next install runs)"
   const npm = at(/^(npm|pnpm)$/)
   if (npm >= 0 && !ws.includes('--location=project')) {
     const [a, b] = sub(npm)
-    if ((a === 'config' && ['set', 'edit'].includes(b)) || a === 'set') return "it changes npm's user config (~/.npmrc: scripts' shell, node options)"
+    // npm takes `c` and an unambiguous prefix (`conf`, `confi`) for config; pnpm takes `c` too
+    const config = a === 'c' || (a !== undefined && a.length >= 4 && 'config'.startsWith(a))
+    if ((config && ['set', 'edit'].includes(b)) || a === 'set') return "it changes npm's user config (~/.npmrc: scripts' shell, node options)"
   }
   const yarn = at(/^yarn$/)
   if (yarn >= 0 && sub(yarn)[0] === 'config' && sub(yarn)[1] === 'set') return "it changes Yarn's config (yarnPath names a file every yarn call runs)"
+  // conda writes ~/.condarc (write and edit refuse it): channels pick the packages, and their scripts, it installs
+  const conda = at(/^(conda|mamba|micromamba)$/)
+  if (conda >= 0 && sub(conda)[0] === 'config' && ws.slice(conda + 1).some((w) => /^--(set|add|append|prepend|remove|remove-key)$/.test(w)))
+    return "it changes conda's config (~/.condarc: its channels pick the packages the next install runs)"
   const hg = at(/^hg$/)
   if (hg >= 0 && sub(hg)[0] === 'config' && ws.slice(hg + 1).some((w) => w === '-e' || w === '--edit')) return "it edits Mercurial's config ([hooks] run commands)"
   return undefined
@@ -146,16 +154,23 @@ const FOLDER_WRITERS = new Set(['cp', 'mv', 'rsync', 'install', 'ln', 'tar', 'bs
 
 /**
  * Why an allow-listed `command` run in `cwd` must still be approved: the start-up file or git config it names;
- * undefined when it names none.
+ * undefined when it names none. `workspace`: the agent's workspace — a start-up folder it is or lies in
+ * (~/.config/nvim opened as the project) is what write and edit may change there (startup-files.ts
+ * workspaceOwns), so a word naming a path inside the workspace and that folder does not ask either; outside the
+ * workspace, or a fence that merely lies inside it, asks as ever.
  */
-export function allowlistStartupReason(command: string, cwd: string, home: string = os.homedir()): string | undefined {
+export function allowlistStartupReason(command: string, cwd: string, home: string = os.homedir(), workspace?: string): string | undefined {
   const ws = shellWords(command)
   const git = gitConfigReason(ws) ?? toolConfigReason(ws)
   if (git) return git
+  const rootKey = workspace === undefined ? undefined : fenceKey(realOrPlanned(workspace))
   const fences = [
-    ...startupFences(home).map((f) => ({ key: f.key, label: f.label })),
-    ...userGitConfigFiles(home).map((f) => ({ key: fenceKey(realOrPlanned(f)), label: `git's user-wide config ${f}` })),
+    ...startupFences(home).map((f) => ({ key: f.key, label: f.label, owned: rootKey !== undefined && workspaceOwns(f, rootKey) })),
+    ...userGitConfigFiles(home).map((f) => ({ key: fenceKey(realOrPlanned(f)), label: `git's user-wide config ${f}`, owned: false })),
   ]
+  // the fences that count for a path: all of them, less the workspace's own when the path lies in the workspace
+  const inWorkspace = fences.filter((f) => !f.owned)
+  const fencesFor = (key: string) => (rootKey !== undefined && isInside(rootKey, key) ? inWorkspace : fences)
   const writer = ws.length > 0 && FOLDER_WRITERS.has(path.basename(ws[0]))
   for (const w of ws.slice(1).flatMap(pathForms)) {
     const abs = path.resolve(cwd, expandTilde(w, home))
@@ -164,18 +179,21 @@ export function allowlistStartupReason(command: string, cwd: string, home: strin
     if (magic >= 0) {
       // a glob: what it could reach is anything under its literal folder
       const dir = fenceKey(realOrPlanned(segs.slice(0, magic).join(path.sep) || path.sep))
-      const hit = fences.find((f) => isInside(dir, f.key) || isInside(f.key, dir))
+      const hit = fencesFor(dir).find((f) => isInside(dir, f.key) || isInside(f.key, dir))
       if (hit) return `its pattern ${w} could name ${hit.label}`
       continue
     }
     const key = fenceKey(realOrPlanned(abs))
-    const hit = fences.find((f) => isInside(f.key, key))
+    const hit = fencesFor(key).find((f) => isInside(f.key, key))
     if (hit) return `it names ${hit.label}`
     if (homeExecutableOnPath(realOrPlanned(abs), home)) return `it names ${w}, an executable in your home folder, which is on your PATH`
     const hooks = relativeHooksPaths(home).find((h) => relativeHooksFolder(realOrPlanned(abs), h.rel) !== undefined)
     if (hooks) return `it names a file in a repository's hooks folder (core.hooksPath = ${hooks.rel})`
-    const holder = writer ? fences.find((f) => isInside(key, f.key)) : undefined
+    const holder = writer ? fencesFor(key).find((f) => isInside(key, f.key)) : undefined
     if (holder) return `it may write into ${w}, which holds ${holder.label}`
+    // `ln -s tools/hooks .githooks`, `mv staged .githooks`, `tar -xf x.tar -C .`: the hooks folder itself, or one it holds
+    const hooksDir = writer ? relativeHooksPaths(home).find((h) => touchesHooksFolder(realOrPlanned(abs), h.rel)) : undefined
+    if (hooksDir) return `it may write into ${w}, a repository's hooks folder or one holding it (core.hooksPath = ${hooksDir.rel})`
   }
   return undefined
 }

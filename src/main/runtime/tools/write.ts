@@ -4,7 +4,6 @@ import { atomicWriteConfined } from './atomic-write'
 import { privateDirsOf, refuseGitInternals, resolveInWorkspace } from './paths'
 import { formatBytes, textResult, throwIfAborted } from './result'
 import { defineTool } from './spec'
-import { refuseStartupWrite } from './startup-files'
 
 export const WRITE_MAX_BYTES = 10 * 1024 * 1024
 
@@ -31,7 +30,7 @@ export const writeTool = defineTool(
     const rp = await resolveInWorkspace(ctx.workspaceDir, p.path, { allowMissing: true, privateDirs: privateDirsOf(ctx) })
     if (rp.rel === '.') throw new Error('path must name a file, not the workspace directory')
     refuseGitInternals(rp, p.path)
-    refuseStartupWrite(rp.abs, p.path, rp.root)
+    // (start-up files: atomicWriteConfined refuses them first thing, before any folder is made — not checked twice)
     throwIfAborted(signal, 'write')
     const { bytes, created } = await atomicWriteConfined(rp, p.content)
     return textResult(`${created ? 'Created' : 'Overwrote'} ${rp.rel} (${bytes} bytes)`, { path: rp.rel, bytes, created })
