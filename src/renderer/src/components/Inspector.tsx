@@ -7,7 +7,7 @@ import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
 import { timelineToolTime } from './timeline-tool-time'
 import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
-import { isErrorEvent, timelines, type RunTimeline } from '../state/run-timelines'
+import { endedAsConversation, isErrorEvent, runFooterOf, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
 import { inspectorCovers } from '../layout'
 import { CopyButton } from './CopyButton'
@@ -123,7 +123,7 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
       )}
       <li className={t.outcome === 'error' ? 'tl-error' : ''}>
         <span className="tl-dot tl-end" />
-        <span>{t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
+        <span>{t.interrupted ? 'Interrupted' : t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
         <span className="tl-time">{rel(t.endedAt)}</span>
       </li>
     </ol>
@@ -152,10 +152,13 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
         .reverse(),
     [all, hidden, runFilter, errorsOnly],
   )
-  const timeline = useMemo(() => {
+  const logged = useMemo(() => {
     const list = timelines(all, controller.acceptedTimes())
     return (runFilter ? list.find((t) => t.runId === runFilter) : list[list.length - 1]) ?? undefined
   }, [all, runFilter, controller])
+  // how the conversation says the run ended, for a run whose end event this window never got
+  const footer = useAppStore('runs', (s) => runFooterOf(s.transcripts[sessionKey]?.items, logged?.runId))
+  const timeline = useMemo(() => logged && endedAsConversation(logged, footer), [logged, footer])
 
   const scrollRef = useRef<HTMLDivElement>(null)
   const rowsRef = useRef(rows)
