@@ -101,8 +101,11 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
       dot: 'tl-tool',
     })),
   ]
-  const order = (at?: number) => (at === undefined ? Number.POSITIVE_INFINITY : at)
-  steps.sort((a, b) => order(a.at) - order(b.at)) // stable: ties keep the order above
+  // a window that joined mid-run may hold none of the run's first events (the runtime replays only its recent
+  // ones): accepted and started, when not known, still come first — the others, not happened yet, last
+  const first = new Set(['accepted', 'started'])
+  const order = (s: { key: string; at?: number }) => (s.at !== undefined ? s.at : first.has(s.key) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY)
+  steps.sort((a, b) => order(a) - order(b)) // stable: ties keep the order above
   return (
     <ol className="timeline" aria-label={`Timeline of run ${t.runId}`}>
       {steps.map((s) => (

@@ -1,6 +1,7 @@
-// The Inspector's run timeline for a run that ended while the window was not connected: no end event reached
-// the log (a gateway restart loses them), but the conversation — read again from the runtime — knows how the
-// run ended. The timeline says so, instead of "In progress" forever.
+// The Inspector's run timeline when the log misses some of a run's events. A run that ended while the window was
+// not connected: no end event reached the log (a gateway restart loses them), but the conversation — read again
+// from the runtime — knows how the run ended, and the timeline says so instead of "In progress" forever. A run
+// joined in the middle: its start is not in the log, and "Started" still comes first.
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -62,5 +63,19 @@ describe('endedAsConversation', () => {
     expect(endedAsConversation(t, undefined)).toBe(t)
     const ended: RunTimeline = { ...t, outcome: 'stopped', endedAt: 2000 }
     expect(endedAsConversation(ended, footer({ status: 'error' }))).toBe(ended)
+  })
+})
+
+describe('inspector: a run joined in the middle', () => {
+  it('with no start event logged, its timeline still reads Started before First delta', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { controller } = await renderApp()
+    // what a window opened mid-run holds: the runtime's last few events of the run, its start not among them
+    for (let seq = 40; seq < 43; seq++)
+      controller.log.record('agent:main:main', { event: 'agent', payload: { runId: 'r-mid', seq, stream: 'assistant', ts: 1000 + seq, data: { text: 'x', delta: 'x' }, sessionKey: 'agent:main:main' } })
+    await user.click(screen.getByRole('button', { name: 'Inspector' }))
+    const panel = await screen.findByRole('complementary', { name: 'Inspector' })
+    const steps = within(within(panel).getByRole('list', { name: /Timeline of run/ })).getAllByRole('listitem').map((li) => li.textContent)
+    expect(steps.map((s) => s?.replace(/[—+].*$/, ''))).toEqual(['Started', 'First delta', 'In progress'])
   })
 })
