@@ -123,7 +123,15 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
           Save key
         </button>
         {hasKey && (
-          <button type="button" className="btn btn-sm" disabled={busy || check.busy} onClick={() => void runCheck()} aria-label={`Check the ${name} key`}>
+          <button
+            type="button"
+            className="btn btn-sm"
+            disabled={busy}
+            // not `disabled` while it checks: the button would drop the focus it has (to <body>)
+            aria-disabled={check.busy || undefined}
+            onClick={() => void (check.busy || runCheck())}
+            aria-label={`Check the ${name} key`}
+          >
             {check.busy ? 'Checking…' : 'Check'}
           </button>
         )}
@@ -768,7 +776,8 @@ function EndpointForm({
             Add another endpoint
           </button>
         )}
-        <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
+        {/* not `disabled` while it checks: the button would drop the focus it has (to <body>) */}
+        <button type="button" className="btn btn-sm" onClick={() => void (check.busy || runCheck())} aria-disabled={check.busy || undefined}>
           {check.busy ? 'Checking…' : 'Check'}
         </button>
         <button type="button" className="btn btn-sm" onClick={() => void save()} disabled={busy}>
