@@ -300,7 +300,7 @@ test('Fork through the real runtime: a new session with the conversation so far;
   await expect(log(page).getByText('A different direction.')).toBeVisible()
   // the model saw the copied turn
   expect(JSON.stringify(env.model.requests.at(-1)!.body.messages)).toContain('The original answer.')
-  await nav.getByText(title, { exact: true }).click()
+  await nav.getByTitle(title, { exact: true }).click() // (the fork's row shows the same name before its "(fork)")
   await expect(log(page).getByText('The original answer.')).toBeVisible()
   await expect(log(page).getByText('A different direction.')).toHaveCount(0)
 })

@@ -70,11 +70,14 @@ function Header({ sessionKey, sidebarOpen, onToggleSidebar, toggleRef }: HeaderP
           <bdi>{row ? sessionTitle(row) : 'Loopdesk'}</bdi>
         </h1>
         {row && (
-          <span className="muted small">
+          <span className="muted small chat-meta">
             <ModelPicker row={row} />
-            {' · '}
-            {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
-            <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
+            {/* never cut off: the model's name and where a fork came from give way first (a narrow window) */}
+            <span className="chat-meta-state">
+              {' · '}
+              {row.totalTokens ? `${formatInt(row.totalTokens)} tokens · ` : ''}
+              <span className={`session-state ${state}`}>{STATE_LABEL[state]}</span>
+            </span>
             {row.forkSource && (
               <LazyBoundary name="where it came from">
                 <ForkOriginView row={row} />

@@ -1,7 +1,10 @@
 // A user message being edited in place (Messages.tsx): a chunk of its own, preloaded while idle (warm-up.tsx),
 // so what first paint loads stays under 500 kB (test/renderer-bundle.test.ts).
-import { useState } from 'react'
+import { useLayoutEffect, useRef, useState } from 'react'
 import { isBlankMessage } from '../../../shared/hidden-chars'
+
+/** the editor grows with the text up to this height, then scrolls */
+const EDITOR_MAX_PX = 320
 
 /**
  * A user message being edited in place. Sending forks the conversation just before it (the original session is
@@ -10,12 +13,23 @@ import { isBlankMessage } from '../../../shared/hidden-chars'
 export function EditMessage({ text, onCancel, onSend }: { text: string; onCancel: () => void; onSend: (text: string) => void }) {
   const [value, setValue] = useState(text)
   const blank = isBlankMessage(value.trim())
+  // tall enough for the whole message as it wraps (rows count only its line breaks: a long line wrapped in a
+  // narrow window was cut off), up to EDITOR_MAX_PX; past that it scrolls
+  const ref = useRef<HTMLTextAreaElement>(null)
+  useLayoutEffect(() => {
+    const el = ref.current
+    if (!el) return
+    el.style.height = 'auto'
+    const border = el.offsetHeight - el.clientHeight
+    el.style.height = `${Math.min(EDITOR_MAX_PX, el.scrollHeight + border)}px`
+  }, [value])
   const send = () => {
     if (!blank) onSend(value)
   }
   return (
     <div className="msg msg-user msg-editing">
       <textarea
+        ref={ref}
         className="edit-message"
         aria-label="Edit message"
         aria-describedby="edit-message-note"

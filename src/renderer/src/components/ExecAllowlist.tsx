@@ -77,6 +77,7 @@ export function ExecAllowlist({ form }: { form: Record<string, unknown> | undefi
       )}
       <div className="row-actions">
         <input
+          className="allowlist-input"
           aria-label="Command to allow"
           value={draft}
           placeholder="git status*"

@@ -7,7 +7,7 @@ import { useAppStore, useController } from '../app-context'
 import { clockTime, formatDuration, formatInt } from '../lib/format'
 import { timelineToolTime } from './timeline-tool-time'
 import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
-import { isErrorEvent, timelines, type RunTimeline } from '../state/run-timelines'
+import { endedAsConversation, isErrorEvent, runFooterOf, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
 import { inspectorCovers } from '../layout'
 import { CopyButton } from './CopyButton'
@@ -101,8 +101,11 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
       dot: 'tl-tool',
     })),
   ]
-  const order = (at?: number) => (at === undefined ? Number.POSITIVE_INFINITY : at)
-  steps.sort((a, b) => order(a.at) - order(b.at)) // stable: ties keep the order above
+  // a window that joined mid-run may hold none of the run's first events (the runtime replays only its recent
+  // ones): accepted and started, when not known, still come first — the others, not happened yet, last
+  const first = new Set(['accepted', 'started'])
+  const order = (s: { key: string; at?: number }) => (s.at !== undefined ? s.at : first.has(s.key) ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY)
+  steps.sort((a, b) => order(a) - order(b)) // stable: ties keep the order above
   return (
     <ol className="timeline" aria-label={`Timeline of run ${t.runId}`}>
       {steps.map((s) => (
@@ -123,7 +126,7 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
       )}
       <li className={t.outcome === 'error' ? 'tl-error' : ''}>
         <span className="tl-dot tl-end" />
-        <span>{t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
+        <span>{t.interrupted ? 'Interrupted' : t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
         <span className="tl-time">{rel(t.endedAt)}</span>
       </li>
     </ol>
@@ -152,10 +155,13 @@ export function Inspector({ sessionKey }: { sessionKey: string }) {
         .reverse(),
     [all, hidden, runFilter, errorsOnly],
   )
-  const timeline = useMemo(() => {
+  const logged = useMemo(() => {
     const list = timelines(all, controller.acceptedTimes())
     return (runFilter ? list.find((t) => t.runId === runFilter) : list[list.length - 1]) ?? undefined
   }, [all, runFilter, controller])
+  // how the conversation says the run ended, for a run whose end event this window never got
+  const footer = useAppStore('runs', (s) => runFooterOf(s.transcripts[sessionKey]?.items, logged?.runId))
+  const timeline = useMemo(() => logged && endedAsConversation(logged, footer), [logged, footer])
 
   const scrollRef = useRef<HTMLDivElement>(null)
   const rowsRef = useRef(rows)

@@ -1,6 +1,6 @@
 // Views of transcript items. Each is memoized on its item object: the reducer replaces an item only
 // when it changes, so during streaming only the growing message (and its tail block) re-renders.
-import { memo, useEffect, useState } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import { useApp, useAppStore, useController } from '../app-context'
 import { retryableRun } from '../state/run-reducer'
 import { entryIdOf, regenerableRun } from '../state/fork-point'
@@ -25,13 +25,24 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
   // a message read back from the transcript can be edited (a steered or batched one is part of another turn)
   const entryId = useAppStore('runs', (s) => (item.via || item.pending || item.error ? undefined : entryIdOf(s.transcripts[sessionKey], item.key)))
   const [editing, setEditing] = useState(false)
+  // an edit given up (Escape, Cancel) gives the focus back to Edit: the editor going away dropped it to <body>
+  const editRef = useRef<HTMLButtonElement>(null)
+  const cancelled = useRef(false)
+  useEffect(() => {
+    if (editing || !cancelled.current) return
+    cancelled.current = false
+    editRef.current?.focus()
+  }, [editing])
   if (editing && entryId) {
     return (
       // a chunk of its own (EditMessage.tsx), preloaded while idle: what first paint loads stays under 500 kB
       <LazyBoundary name="the editor" className="msg msg-user">
         <EditMessageView
           text={item.text}
-          onCancel={() => setEditing(false)}
+          onCancel={() => {
+            cancelled.current = true
+            setEditing(false)
+          }}
           onSend={(text) => {
             setEditing(false)
             messageBox()?.focus()
@@ -54,7 +65,7 @@ export const UserMessage = memo(function UserMessage({ item, sessionKey }: { ite
       </div>
       {entryId && (
         <div className="msg-user-tools">
-          <button type="button" className={LINK} title="Edit this message and send it in a new session; this one is kept" onClick={() => setEditing(true)}>
+          <button ref={editRef} type="button" className={LINK} title="Edit this message and send it in a new session; this one is kept" onClick={() => setEditing(true)}>
             Edit
           </button>
         </div>

@@ -92,6 +92,11 @@ describe('Edit', () => {
     await user.keyboard('{Escape}')
     expect(screen.queryByRole('textbox', { name: 'Edit message' })).toBeNull()
     expect(stores.sessions.getState().selectedKey).toBe(original)
+    // focus goes back to the message's Edit, not to <body> (so does Cancel)
+    expect(within(log()).getAllByRole('button', { name: 'Edit' })[0]).toHaveFocus()
+    await user.click(within(log()).getAllByRole('button', { name: 'Edit' })[1])
+    await user.click(screen.getByRole('button', { name: 'Cancel' }))
+    expect(within(log()).getAllByRole('button', { name: 'Edit' })[1]).toHaveFocus()
     // edit the first one: the fork starts empty and gets the edited text
     await user.click(within(log()).getAllByRole('button', { name: 'Edit' })[0])
     const editor = screen.getByRole('textbox', { name: 'Edit message' })

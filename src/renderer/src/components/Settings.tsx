@@ -1,7 +1,7 @@
 // Settings: providers and API keys (write-only: sent via config.patch, stored by the runtime in the
 // secure store; the UI only ever shows "set" / "not set"), an endpoint of your own (OpenAI- or Anthropic-compatible), default
 // model and thinking level, run timeout, workspace, gateway port/token with a CLI snippet, theme.
-import { useEffect, useMemo, useRef, useState } from 'react'
+import { useEffect, useId, useMemo, useRef, useState } from 'react'
 import type { ModelChoice, Results } from '../../../shared/methods'
 import { providerUseText, sessionsUsingProvider } from '../../../shared/provider-sessions'
 import { PROVIDER_NAME_PATTERN, THINKING_LEVELS, type ThinkingLevel } from '../../../shared/config-values'
@@ -123,7 +123,15 @@ function ApiKeyRow({ providerId, name, hint, focus }: { providerId: string; name
           Save key
         </button>
         {hasKey && (
-          <button type="button" className="btn btn-sm" disabled={busy || check.busy} onClick={() => void runCheck()} aria-label={`Check the ${name} key`}>
+          <button
+            type="button"
+            className="btn btn-sm"
+            disabled={busy}
+            // not `disabled` while it checks: the button would drop the focus it has (to <body>)
+            aria-disabled={check.busy || undefined}
+            onClick={() => void (check.busy || runCheck())}
+            aria-label={`Check the ${name} key`}
+          >
             {check.busy ? 'Checking…' : 'Check'}
           </button>
         )}
@@ -509,7 +517,18 @@ function EndpointForm({
   const unsaved = snapshot !== opened ? (provider ? `the “${provider.id}” endpoint` : 'the new endpoint') : undefined
   useUnsaved(unsaved)
   useEffect(() => onUnsaved(unsaved), [onUnsaved, unsaved])
-  const [error, setError] = useState<string>()
+  // an error about the Name or Base URL field is marked on it (aria-invalid, described by the message) and focuses
+  // it: a keyboard or screen-reader user lands where the fix goes, not on the Save button
+  const [failure, setFailure] = useState<{ text: string; field?: 'name' | 'url' }>()
+  const error = failure?.text
+  const nameRef = useRef<HTMLInputElement>(null)
+  const urlRef = useRef<HTMLInputElement>(null)
+  const errorId = useId()
+  const setError = (text?: string, field?: 'name' | 'url') => {
+    setFailure(text === undefined ? undefined : { text, field })
+    if (field) (field === 'name' ? nameRef : urlRef).current?.focus()
+  }
+  const invalid = (field: 'name' | 'url') => (failure?.field === field ? { 'aria-invalid': true as const, 'aria-describedby': errorId } : {})
   const [busy, setBusy] = useState(false)
   const [check, setCheck] = useState<{ busy: boolean; result?: Results['loopdesk.models.probe'] }>({ busy: false })
   const served = check.result?.ok ? check.result.models : []
@@ -549,7 +568,7 @@ function EndpointForm({
     } catch {
       // reported below
     }
-    setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1')
+    setError('Enter a valid http(s) base URL, e.g. http://127.0.0.1:11434/v1', 'url')
     return undefined
   }
   const editRow = (key: number, change: Partial<Pick<ModelRow, 'id' | 'ctx' | 'maxTokens' | 'compat'>>, list = served) => {
@@ -627,7 +646,7 @@ function EndpointForm({
         taken.filter((t) => t !== provider?.id),
         builtins,
       )
-      if (problem) return setError(problem)
+      if (problem) return setError(problem, 'name')
     }
     const url = parsedUrl()
     if (!url) return
@@ -666,6 +685,8 @@ function EndpointForm({
         <label className="field">
           <span>Name</span>
           <input
+            ref={nameRef}
+            {...invalid('name')}
             value={name}
             onChange={(e) => {
               setName(e.target.value)
@@ -679,7 +700,7 @@ function EndpointForm({
         <label className="field">
           <span>Base URL</span>
           {/* data-autofocus: the Settings dialog, opening, focuses it instead of its first button */}
-          <input value={baseUrl} onChange={(e) => editUrl(e.target.value)} spellCheck={false} data-first data-autofocus={focus || undefined} />
+          <input ref={urlRef} {...invalid('url')} value={baseUrl} onChange={(e) => editUrl(e.target.value)} spellCheck={false} data-first data-autofocus={focus || undefined} />
         </label>
         <label className="field">
           <span>API</span>
@@ -757,7 +778,7 @@ function EndpointForm({
         )}
       </div>
       {error && (
-        <p className="error-text" role="alert">
+        <p id={errorId} className="error-text" role="alert">
           {error}
         </p>
       )}
@@ -768,7 +789,8 @@ function EndpointForm({
             Add another endpoint
           </button>
         )}
-        <button type="button" className="btn btn-sm" onClick={() => void runCheck()} disabled={check.busy}>
+        {/* not `disabled` while it checks: the button would drop the focus it has (to <body>) */}
+        <button type="button" className="btn btn-sm" onClick={() => void (check.busy || runCheck())} aria-disabled={check.busy || undefined}>
           {check.busy ? 'Checking…' : 'Check'}
         </button>
         <button type="button" className="btn btn-sm" onClick={() => void save()} disabled={busy}>

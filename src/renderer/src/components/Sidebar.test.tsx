@@ -286,12 +286,12 @@ describe('fork', () => {
     const log = screen.getByRole('log')
     await waitFor(() => expect(within(log).getAllByText(/Question/).length).toBe(2))
     await pickAction(user, 'Main', 'Fork')
-    await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
+    await waitFor(() => expect(within(nav).getByTitle('Main (fork)')).toBeInTheDocument())
     // no name sent: the runtime (here the FakeBridge, as the runtime) names it, as it names every fork
     expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toEqual({ parentSessionKey: 'agent:main:main', fork: true })
-    expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected')
+    expect(within(nav).getByTitle('Main (fork)').closest('li')).toHaveClass('selected')
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
-    expect(within(nav).getByText('Main')).toBeInTheDocument()
+    expect(within(nav).getByTitle('Main')).toBeInTheDocument()
   })
 
   it('a second Fork of the same session is "(fork 2)", as a second Regenerate is', async () => {
@@ -300,10 +300,10 @@ describe('fork', () => {
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
     await pickAction(user, 'Main', 'Fork')
-    await waitFor(() => expect(within(nav).getByText('Main (fork)').closest('li')).toHaveClass('selected'))
+    await waitFor(() => expect(within(nav).getByTitle('Main (fork)').closest('li')).toHaveClass('selected'))
     await pickAction(user, 'Main', 'Fork')
-    await waitFor(() => expect(within(nav).getByText('Main (fork 2)').closest('li')).toHaveClass('selected'))
-    expect(within(nav).getAllByText(/^Main \(fork/).map((e) => e.textContent).sort()).toEqual(['Main (fork 2)', 'Main (fork)'])
+    await waitFor(() => expect(within(nav).getByTitle('Main (fork 2)').closest('li')).toHaveClass('selected'))
+    expect(within(nav).getAllByTitle(/^Main \(fork/).map((e) => e.textContent).sort()).toEqual(['Main (fork 2)', 'Main (fork)'])
   })
 
   it('forking a session while it runs copies it through its last completed reply', async () => {
@@ -312,9 +312,9 @@ describe('fork', () => {
     const nav = screen.getByRole('navigation', { name: 'Sessions' })
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'a long one{Enter}')
-    await waitFor(() => expect(within(nav).getByText('Main').closest('[data-state]')).toHaveAttribute('data-state', 'running'))
+    await waitFor(() => expect(within(nav).getByTitle('Main').closest('[data-state]')).toHaveAttribute('data-state', 'running'))
     await pickAction(user, 'Main', 'Fork')
-    await waitFor(() => expect(within(nav).getByText('Main (fork)')).toBeInTheDocument())
+    await waitFor(() => expect(within(nav).getByTitle('Main (fork)')).toBeInTheDocument())
     expect(bridge.calls.filter((c) => c.name === 'sessionsCreate').at(-1)!.params).toMatchObject({ parentSessionKey: 'agent:main:main', fork: true, forkFrom: 'last-completed' })
     // the question still being answered stayed behind
     await waitFor(() => expect(within(screen.getByRole('log')).getAllByText(/Question/).length).toBe(2))

@@ -287,7 +287,7 @@ const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, s
                 </span>
               )}
               {/* isolated: a bidi override in a name (a label) stays inside it, never reorders the row */}
-              <bdi>{title}</bdi>
+              <SessionName title={title} />
             </span>
             <span className="session-meta">
               {row.archived && (
@@ -343,6 +343,25 @@ const SessionEntry = memo(function SessionEntry({ row, selected, tabStop, now, s
     </li>
   )
 })
+
+/** a fork's name ending (fork-name.ts): "(fork)", "(fork 2)", … */
+const FORK_END = /^([\s\S]*\S)( \(fork(?: \d+)?\))$/
+
+/**
+ * A session's name in its row. A long name is cut off at the row's end, which would cut a fork's "(fork)" ending
+ * too — Regenerate and Edit make "<title> (fork)" next to "<title>", and the two rows would read the same: the
+ * ending stays in view and the name before it gives way.
+ */
+function SessionName({ title }: { title: string }) {
+  const fork = FORK_END.exec(title)
+  if (!fork) return <bdi className="session-name-base">{title}</bdi>
+  return (
+    <bdi className="session-name">
+      <bdi className="session-name-base">{fork[1]}</bdi>
+      <span className="session-name-end">{fork[2]}</span>
+    </bdi>
+  )
+}
 
 function RenameField({ initial, onDone }: { initial: string; onDone: (label: string | null, byKey: boolean) => void }) {
   const [value, setValue] = useState(initial)

@@ -148,7 +148,7 @@ export const ToolCard = memo(function ToolCard({ item, found }: { item: ToolItem
         </button>
       </h2>
       {record && (
-        <p className={`tool-approval ${reason === 'denied' ? 'denied' : ''}`}>
+        <p className={`tool-approval-note ${reason === 'denied' ? 'denied' : ''}`}>
           <IconShield width={12} height={12} aria-hidden="true" />
           {record}
         </p>

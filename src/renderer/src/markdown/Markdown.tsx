@@ -160,12 +160,15 @@ function blockToken(t: Token, key: string, cont?: boolean, split?: boolean, copy
           {it.loose ? blocks(it.tokens, `${key}.${i}.`) : listItemTight(it.tokens, `${key}.${i}.`)}
         </li>
       ))
+      // dir=auto: a right-to-left list is indented, and its markers drawn, on the right (styles.css)
       return l.ordered ? (
-        <ol key={key} start={typeof l.start === 'number' && l.start !== 1 ? l.start : undefined}>
+        <ol key={key} dir="auto" start={typeof l.start === 'number' && l.start !== 1 ? l.start : undefined}>
           {items}
         </ol>
       ) : (
-        <ul key={key}>{items}</ul>
+        <ul key={key} dir="auto">
+          {items}
+        </ul>
       )
     }
     case 'table': {

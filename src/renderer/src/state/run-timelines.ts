@@ -1,7 +1,7 @@
 // What the Inspector reads out of the logged events (state/event-log.ts): which report a failure, and each
 // run's timeline. Apart from the log itself so that only the Inspector's chunk carries it (first paint is at budget).
 import type { LoggedEvent } from './event-log'
-import type { ToolApproval } from './types'
+import type { Item, RunItem, ToolApproval } from './types'
 
 /**
  * An event that reports something going wrong, whatever its stream: a run's lifecycle error, an agent `error`
@@ -38,6 +38,30 @@ export interface RunTimeline {
   tools: TimelineTool[]
   endedAt?: number
   outcome?: 'done' | 'error' | 'stopped'
+  /** a crash cut the run off (its footer's `interrupted`) */
+  interrupted?: boolean
+}
+
+/** The footer of run `runId` in a conversation's items. */
+export function runFooterOf(items: Item[] | undefined, runId: string | undefined): RunItem | undefined {
+  if (!items || !runId) return undefined
+  for (let i = items.length - 1; i >= 0; i--) {
+    const it = items[i]
+    if (it.kind === 'run' && it.runId === runId) return it
+  }
+  return undefined
+}
+
+/**
+ * A timeline with no end event, ended as the conversation says when its run is over there. The end event never
+ * reaches the log of a window that was not connected when it went out (a gateway restart loses it), while the
+ * history read again on reconnecting has the run's outcome.
+ */
+export function endedAsConversation(t: RunTimeline, footer: RunItem | undefined): RunTimeline {
+  if (t.outcome || !footer) return t
+  const { status } = footer
+  if (status !== 'done' && status !== 'error' && status !== 'stopped') return t
+  return { ...t, outcome: status, endedAt: footer.endedAt, ...(footer.interrupted ? { interrupted: true } : {}) }
 }
 
 /** Derives the per-run timeline (accepted → first delta → tools → end) from logged events. */
