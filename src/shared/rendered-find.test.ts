@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { markdownChunks } from './markdown-chunks'
 import { plainBlocks } from './plain-blocks'
 import { clearRenderedPieces, countInReply, firstPieceShowing, mayShow, phraseMayShow, queryShape, renderedByPieces, renderedLengthBound, renderedPiecesKept } from './rendered-find'
@@ -249,6 +249,27 @@ describe('countInReply', () => {
     for (const md of ALL) {
       expect(renderedByPieces(md)).toBe(renderedMarkdownText(md))
       expect(renderedMarkdownText(md).length).toBeLessThanOrEqual(renderedLengthBound(md))
+    }
+  })
+})
+
+describe('rendered pieces kept', () => {
+  it('are dropped once find has not asked for one in five minutes, not while it is in use', () => {
+    vi.useFakeTimers()
+    try {
+      clearRenderedPieces()
+      const reply = 'The **server** sent the request.'
+      const shape = queryShape('server')
+      expect(firstPieceShowing(reply, shape)).toBe('The server sent the request.')
+      expect(renderedPiecesKept()).toBe(1)
+      vi.advanceTimersByTime(4 * 60_000)
+      expect(firstPieceShowing(reply, shape)).toBe('The server sent the request.') // used again: kept longer
+      vi.advanceTimersByTime(4 * 60_000)
+      expect(renderedPiecesKept()).toBe(1)
+      vi.advanceTimersByTime(2 * 60_000)
+      expect(renderedPiecesKept()).toBe(0)
+    } finally {
+      vi.useRealTimers()
     }
   })
 })

@@ -5,6 +5,7 @@
 // shows "a * b", `the **quick** fox` "the quick fox" — and `countInReply` renders, piece by piece
 // (markdown-chunks.ts), only the pieces that pass, keeping their rendered text (by content) for the next query.
 import { decodeEntities } from './html-entities'
+import { idleDrop } from './idle-drop'
 import { markdownChunks } from './markdown-chunks'
 import { plainBlocks } from './plain-blocks'
 import { renderedMarkdownBlocks, renderedMarkdownText } from './rendered-text'
@@ -105,6 +106,9 @@ export function renderedLengthBound(markdown: string): number {
 const CACHE_CHARS = 12_000_000
 const cache = new Map<string, { text: string; empty: boolean }>()
 let cachedChars = 0
+// kept while find is in use: dropped once no piece was asked for in 5 minutes (up to 24 MB as UTF-16 otherwise held
+// for the app's life after one find)
+const idle = idleDrop(5 * 60_000, () => clearRenderedPieces())
 
 function contentKey(s: string): string {
   let a = 0x811c9dc5
@@ -123,6 +127,7 @@ function renderPiece(piece: string): { text: string; empty: boolean } {
   const plain = plainBlocks(piece)
   if (plain) return { text: plain.join('\n'), empty: false }
   const key = contentKey(piece)
+  idle.touch()
   const hit = cache.get(key)
   if (hit) {
     cache.delete(key)
@@ -193,8 +198,9 @@ export function renderedPiecesKept(): number {
   return cache.size
 }
 
-/** Forget every rendered piece (tests: the same answers uncached). */
+/** Forget every rendered piece (idle, and tests: the same answers uncached). */
 export function clearRenderedPieces(): void {
+  idle.cancel()
   cache.clear()
   cachedChars = 0
 }
