@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { markdownChunks } from './markdown-chunks'
 import { plainBlocks } from './plain-blocks'
-import { clearRenderedPieces, countInReply, mayShow, queryShape, renderedByPieces, renderedLengthBound } from './rendered-find'
+import { clearRenderedPieces, countInReply, firstPieceShowing, mayShow, phraseMayShow, queryShape, renderedByPieces, renderedLengthBound, renderedPiecesKept } from './rendered-find'
 import { renderedMarkdownBlocks, renderedMarkdownText } from './rendered-text'
 import { occurrencesIn } from './search-text'
 
@@ -186,6 +186,54 @@ describe('mayShow', () => {
   })
 })
 
+describe('phraseMayShow', () => {
+  const may = (md: string, q: string) => phraseMayShow(md.toLowerCase(), queryShape(q.toLowerCase()))
+  it('passes a piece with the query\'s characters in order, markup between; fails one with its words apart', () => {
+    expect(may('the **quick** fox', 'the quick fox')).toBe(true)
+    expect(may('[the guide](https://u.example/x) said', 'the guide said')).toBe(true)
+    expect(may('a \\* b', 'a * b')).toBe(true)
+    expect(may('`quick\nfox`', 'quick fox')).toBe(true)
+    expect(may('Ulaan**baatar**', 'ulaanbaatar')).toBe(true)
+    expect(may('the fox is quick', 'quick fox')).toBe(false)
+    expect(may('quick brown fox', 'quick fox')).toBe(false)
+    // an entity shows a character
+    expect(may('AT&amp;T merged', 'at&t')).toBe(true)
+    expect(may('&#x41;&#66;C', 'abc')).toBe(true)
+    expect(may('quick &amp; brown fox', 'quick fox')).toBe(false)
+    // rendering may add text here (an image's "🖼 image"): not tested
+    expect(may('quick ![](p.png) fox', 'quick fox')).toBe(true)
+  })
+  it('is never false where a piece\'s or a whole reply\'s rendered text holds the query (every substring of every rendering tried)', () => {
+    let tried = 0
+    for (const md of [...ALL, ...PAIRS]) {
+      for (const piece of [md, ...(markdownChunks(md) ?? [])]) {
+        const lower = piece.toLowerCase()
+        for (const line of renderedMarkdownText(piece).toLowerCase().split('\n')) {
+          for (let i = 0; i < line.length; i += 3) {
+            for (const len of [1, 4, 11, 19, 40]) {
+              const q = line.slice(i, i + len)
+              if (!q.trim()) continue
+              tried++
+              expect(phraseMayShow(lower, queryShape(q)), `${JSON.stringify(q)} in ${JSON.stringify(piece)}`).toBe(true)
+            }
+          }
+        }
+      }
+    }
+    expect(tried).toBeGreaterThan(50_000)
+  })
+  it('keeps a reply whose words are all there but never together from being rendered', () => {
+    clearRenderedPieces()
+    // a piece mayShow passes (every word is in it) that is not plain (lexed, then kept by content)
+    const reply = 'The **server** sent the request.\n\nA token for the *window*.\n\n- the queue\n- of tasks'
+    expect(firstPieceShowing(reply, queryShape('server the request'))).toBeUndefined()
+    expect(firstPieceShowing(reply, queryShape('queue of the window token'))).toBeUndefined()
+    expect(renderedPiecesKept()).toBe(0)
+    expect(firstPieceShowing(reply, queryShape('the server sent'))).toBe('The server sent the request.')
+    expect(renderedPiecesKept()).toBe(1)
+  })
+})
+
 describe('countInReply', () => {
   it('counts what rendering the whole reply counts, rendering only the pieces that may show the query; cached or not', () => {
     const queries = ['at&t', 'a * b', '<div>', 'abc', 'the quick fox', 'link text', 'e', 'code', '🖼 image', 'image', 'bold and em', 'n ']
@@ -201,6 +249,27 @@ describe('countInReply', () => {
     for (const md of ALL) {
       expect(renderedByPieces(md)).toBe(renderedMarkdownText(md))
       expect(renderedMarkdownText(md).length).toBeLessThanOrEqual(renderedLengthBound(md))
+    }
+  })
+})
+
+describe('rendered pieces kept', () => {
+  it('are dropped once find has not asked for one in five minutes, not while it is in use', () => {
+    vi.useFakeTimers()
+    try {
+      clearRenderedPieces()
+      const reply = 'The **server** sent the request.'
+      const shape = queryShape('server')
+      expect(firstPieceShowing(reply, shape)).toBe('The server sent the request.')
+      expect(renderedPiecesKept()).toBe(1)
+      vi.advanceTimersByTime(4 * 60_000)
+      expect(firstPieceShowing(reply, shape)).toBe('The server sent the request.') // used again: kept longer
+      vi.advanceTimersByTime(4 * 60_000)
+      expect(renderedPiecesKept()).toBe(1)
+      vi.advanceTimersByTime(2 * 60_000)
+      expect(renderedPiecesKept()).toBe(0)
+    } finally {
+      vi.useRealTimers()
     }
   })
 })

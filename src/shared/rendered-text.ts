@@ -5,6 +5,7 @@
 // cells, code blocks) are separated by a line break: an occurrence never spans two of them, as no mark does.
 import { Marked, type Token, type Tokens } from 'marked'
 import { decodeEntities } from './html-entities'
+import { idleDrop } from './idle-drop'
 import { footnoteDef, footnoteRef, type FootnoteDefToken, type FootnoteRefToken } from './markdown-footnotes'
 
 const marked = new Marked({ gfm: true, breaks: false, extensions: [footnoteRef, footnoteDef] })
@@ -89,6 +90,11 @@ function block(t: Token): string[] {
 const CACHE_CHARS = 4_000_000
 const cache = new Map<string, string>()
 let cached = 0
+// and only while find is in use (5 minutes since the last text asked for)
+const idle = idleDrop(5 * 60_000, () => {
+  cache.clear()
+  cached = 0
+})
 
 /** What `markdown` shows as text, block by block (not cached: `renderedMarkdownText` joins them and keeps some). */
 export function renderedMarkdownBlocks(markdown: string): string[] {
@@ -101,6 +107,7 @@ export function renderedMarkdownBlocks(markdown: string): string[] {
 
 /** What `markdown` shows as text once rendered, its blocks one per line. */
 export function renderedMarkdownText(markdown: string): string {
+  idle.touch()
   const hit = cache.get(markdown)
   if (hit !== undefined) {
     cache.delete(markdown)

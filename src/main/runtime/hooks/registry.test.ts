@@ -425,6 +425,24 @@ describe('a stopped handler leaves nothing half edited (each handler works on a 
     await r.runObserve('agent_end', { messages: history, success: true }, {})
     expect(history).toEqual([{ role: 'user', content: 'hi' }])
   })
+
+  it('copies a long history once per call, not once per handler, where the copy is never taken back', async () => {
+    const r = new HookRegistry({ logger: memLogger().logger })
+    const seen: Record<string, unknown[]> = { before_agent_start: [], agent_end: [] }
+    for (let i = 0; i < 3; i++) {
+      r.register('before_agent_start', (ev) => void seen.before_agent_start.push(ev.messages))
+      r.register('agent_end', (ev) => void seen.agent_end.push(ev.messages))
+    }
+    const history = Array.from({ length: 1000 }, (_, i) => ({ role: 'user', content: [{ type: 'text', text: `m${i}` }] }))
+    await r.runBeforeAgentStart({ prompt: 'p', messages: history }, {})
+    await r.runObserve('agent_end', { messages: history, success: true }, {})
+    for (const shown of Object.values(seen)) {
+      expect(shown).toHaveLength(3)
+      expect(shown[0]).not.toBe(history)
+      expect(shown[0]).toEqual(history)
+      expect(new Set(shown).size).toBe(1)
+    }
+  })
 })
 
 describe('code after a handler\'s first await', () => {

@@ -40,3 +40,24 @@ it('a handler looping after its first await is named on stderr while it loops; a
   expect(lines[2]).toBe('after: [hooks] message_sending handler of plugin "spinner" timed out after 300 ms; skipped (the message is sent)')
   expect(lines[3]).toBe('content: x')
 })
+
+it('the watchdog thread looks only while a call is pending: once none is, it sleeps (no timer waking it)', async () => {
+  const { setStallPollMs, stallWatchdogLooks, watchPending } = await import('./stall-watchdog')
+  setStallPollMs(10)
+  const wait = (ms: number) => new Promise((res) => setTimeout(res, ms))
+  const lookedBy = async (n: number) => {
+    for (let i = 0; i < 200 && (stallWatchdogLooks() ?? 0) < n; i++) await wait(10)
+    return stallWatchdogLooks() ?? 0
+  }
+  let unwatch = watchPending('a pending call', 5_000)
+  expect(await lookedBy(3)).toBeGreaterThanOrEqual(3)
+  unwatch()
+  await wait(100) // its next look finds nothing pending and it goes to sleep
+  const asleep = stallWatchdogLooks()
+  await wait(300)
+  expect(stallWatchdogLooks()).toBe(asleep)
+  // a new pending call wakes it
+  unwatch = watchPending('another call', 5_000)
+  expect(await lookedBy(asleep! + 3)).toBeGreaterThanOrEqual(asleep! + 3)
+  unwatch()
+})

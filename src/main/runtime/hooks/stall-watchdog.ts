@@ -5,15 +5,18 @@
 // the main thread is stuck, writes one line straight to stderr (fd 2, not through the main thread) once the beat
 // has stopped for longer than a pending call's limit — naming what was pending, so the plugin to remove is known
 // while the app hangs. It stops nothing. Started on first use, unref'd: it never keeps a process alive; a worker
-// that cannot start leaves things unwatched, as before.
+// that cannot start leaves things unwatched, as before. While nothing is pending it sleeps (Atomics.waitAsync on
+// the pending count, no timer): a long-lived app with plugins has no thread waking a few times a second for nothing.
 // node:timers' own: a test's fake timers (which replace the globals) must not freeze the beat
 import { clearInterval, setInterval } from 'node:timers'
 import { Worker } from 'node:worker_threads'
 
 const SLOTS = 32
 // [0] the main thread's beat; [1] depth of vm-bounded calls running (a stall there is V8's watchdog's to end);
-// then per slot: [2 + 2i] name id (0: free), [3 + 2i] limit in ms
-const WORDS = 2 + SLOTS * 2
+// [2] calls pending (the worker sleeps while 0); [3] the worker's looks (tests: none while idle);
+// then per slot: [4 + 2i] name id (0: free), [5 + 2i] limit in ms
+const BASE = 4
+const WORDS = BASE + SLOTS * 2
 const BEAT_MS = 100
 
 const WORKER = `
@@ -22,15 +25,27 @@ const fs = require('node:fs')
 const shared = new Int32Array(workerData.buffer)
 const names = new Map()
 parentPort.on('message', (m) => names.set(m.id, m.name))
-let beat = -1, beatAt = Date.now(), told = false
-setInterval(() => {
+let beat = -1, beatAt = Date.now(), told = false, timer
+// asleep until something is pending (a count already above 0 wakes it at once)
+function sleep() {
+  const w = Atomics.waitAsync(shared, 2, 0)
+  if (w.async) w.value.then(wake)
+  else wake()
+}
+function wake() {
+  beat = Atomics.load(shared, 0); beatAt = Date.now(); told = false
+  timer = setInterval(look, workerData.pollMs)
+}
+function look() {
+  Atomics.add(shared, 3, 1)
+  if (Atomics.load(shared, 2) === 0) { clearInterval(timer); sleep(); return }
   const now = Date.now()
   const b = Atomics.load(shared, 0)
   if (b !== beat || Atomics.load(shared, 1) > 0) { beat = b; beatAt = now; told = false }
   const pending = []
   for (let i = 0; i < ${SLOTS}; i++) {
-    const id = Atomics.load(shared, 2 + 2 * i)
-    if (id) pending.push({ id, limit: Atomics.load(shared, 3 + 2 * i) })
+    const id = Atomics.load(shared, ${BASE} + 2 * i)
+    if (id) pending.push({ id, limit: Atomics.load(shared, ${BASE + 1} + 2 * i) })
   }
   if (pending.length === 0) { beatAt = now; return }
   const stalled = now - beatAt
@@ -43,7 +58,8 @@ setInterval(() => {
     fs.writeSync(2, '[hooks] the app has been blocked for over ' + stalled + ' ms (limit ' + limit + ' ms) while this had not finished: ' + what +
       ' — code after a handler\\'s await, or a module top level loaded without a time limit, cannot be stopped; if it does not end, stop Loopdesk and remove or fix that plugin or hook\\n')
   } catch {}
-}, workerData.pollMs)
+}
+sleep()
 `
 
 let state: { shared: Int32Array; worker: Worker; ids: Map<string, number> } | undefined | null
@@ -71,6 +87,11 @@ function watchdog(): typeof state {
   return state
 }
 
+/** How often the worker has looked at the pending calls so far (tests: it does not look while none is pending). */
+export function stallWatchdogLooks(): number | undefined {
+  return state ? Atomics.load(state.shared, 3) : undefined
+}
+
 /** Marks a vm-bounded call as running (only while the watchdog is up: nothing to tell it otherwise). */
 export function enterBounded(): () => void {
   const w = state
@@ -88,7 +109,7 @@ export function watchPending(name: string, limitMs: number): () => void {
   const w = watchdog()
   if (!w) return () => {}
   let slot = -1
-  for (let i = 0; i < SLOTS && slot < 0; i++) if (Atomics.load(w.shared, 2 + 2 * i) === 0) slot = i
+  for (let i = 0; i < SLOTS && slot < 0; i++) if (Atomics.load(w.shared, BASE + 2 * i) === 0) slot = i
   if (slot < 0) return () => {} // all slots taken (handlers that never settle hold theirs): unwatched
   let id = w.ids.get(name)
   if (id === undefined) {
@@ -96,17 +117,20 @@ export function watchPending(name: string, limitMs: number): () => void {
     w.ids.set(name, (id = w.ids.size + 1))
     w.worker.postMessage({ id, name })
   }
-  Atomics.store(w.shared, 3 + 2 * slot, Math.min(2 ** 31 - 1, Math.max(1, Math.round(limitMs))))
-  Atomics.store(w.shared, 2 + 2 * slot, id)
+  Atomics.store(w.shared, BASE + 1 + 2 * slot, Math.min(2 ** 31 - 1, Math.max(1, Math.round(limitMs))))
+  Atomics.store(w.shared, BASE + 2 * slot, id)
   if (pending++ === 0) {
     beating = setInterval(() => Atomics.add(w.shared, 0, 1), BEAT_MS)
     beating.unref()
   }
+  Atomics.add(w.shared, 2, 1)
+  Atomics.notify(w.shared, 2)
   let done = false
   return () => {
     if (done) return
     done = true
-    Atomics.store(w.shared, 2 + 2 * slot, 0)
+    Atomics.store(w.shared, BASE + 2 * slot, 0)
+    Atomics.sub(w.shared, 2, 1)
     if (--pending === 0) clearInterval(beating)
   }
 }

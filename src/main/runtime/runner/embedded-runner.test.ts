@@ -381,6 +381,23 @@ describe('embedded runner', () => {
     expect(seen).toEqual(expect.arrayContaining(['bootstrap', 'beforeAgentStart', 'persist', 'end:true', 'started', 'ended']))
   })
 
+  it('a tool result written as another object (a tool_result_persist hook\'s) keeps its transcript entry id for compaction', async () => {
+    const ids: Array<string | undefined> = []
+    Object.assign(h.hooks, {
+      // what the plugin runner gives back for a handler that changed nothing: its copy of the message
+      toolResultPersist: (m: any) => structuredClone(m),
+      transformContext: (msgs: any[], ctx: any) => {
+        const result = msgs.find((m) => m.role === 'toolResult')
+        if (result) ids.push(ctx.entryIdOf(result))
+        return msgs
+      },
+    } satisfies RuntimeHooks)
+    server.script([{ toolCalls: [{ name: 'write', args: { path: 'x.txt', content: 'y' } }] }, { text: 'ok' }])
+    await h.run({ message: 'please write' })
+    const t = await h.transcript()
+    expect(ids).toEqual([t.find((e) => e.message?.role === 'toolResult').id])
+  })
+
   it('a throwing hook or event listener never breaks the run', async () => {
     h.hooks.transformContext = () => {
       throw new Error('broken plugin')

@@ -456,6 +456,17 @@ export class EmbeddedRunner {
       // messages this run writes are noted as they are written; the history's are indexed only if asked
       // (compaction), not on every run
       const entryIds = new WeakMap<object, string>()
+      const persistedFrom = new WeakMap<object, object>()
+      const persistedForm = (msg: ToolResultMessage): ToolResultMessage => {
+        const capped = deps.capToolResultForPersist(msg)
+        if (!deps.hooks.toolResultPersist) return capped
+        try {
+          return deps.hooks.toolResultPersist(capped, ctx) ?? capped
+        } catch (err) {
+          this.hookError('tool_result_persist', err)
+          return capped
+        }
+      }
       let historyIds: WeakMap<object, string> | undefined
       const entryIdOf = (m: object): string | undefined => {
         const own = entryIds.get(m)
@@ -548,6 +559,8 @@ export class EmbeddedRunner {
         persist: (message) => {
           const id = crypto.randomUUID()
           entryIds.set(message as object, id)
+          const from = persistedFrom.get(message as object)
+          if (from) entryIds.set(from, id)
           let stored = transcriptForm(message as AgentMessage) as unknown as Record<string, unknown>
           const user = stored.role === 'user'
           if (user) userTurnWritten = true
@@ -560,14 +573,11 @@ export class EmbeddedRunner {
           return append({ type: 'message', id, timestamp: Date.now(), runId: req.runId, message: stored as any })
         },
         persistToolResult: (msg) => {
-          const capped = deps.capToolResultForPersist(msg)
-          if (!deps.hooks.toolResultPersist) return capped
-          try {
-            return deps.hooks.toolResultPersist(capped, ctx) ?? capped
-          } catch (err) {
-            this.hookError('tool_result_persist', err)
-            return capped
-          }
+          const out = persistedForm(msg)
+          // pi's history keeps `msg`, the transcript gets `out` (capped, or a hook's — its copy of the event even when
+          // it changed nothing): `msg` has the written entry's id (compaction keeps from a message by its id)
+          if (out !== msg) persistedFrom.set(out, msg)
+          return out
         },
         sanitize: deps.sanitizeToolResult,
         toolMeta: deps.toolMeta,
