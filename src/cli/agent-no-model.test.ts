@@ -20,6 +20,8 @@ describe('loopdesk agent with no model', () => {
     const r = await runCliCaptured(['agent', '-m', 'hi', '--local', '--state-dir', tempDir('loopdesk-cli-nomodel-')], {})
     expect(r.code).toBe(1)
     expectGuidance(r.err)
+    // config set needs a gateway, which --local runs without
+    expect(r.err).toContain('`loopdesk config set` goes through a gateway: start one with `loopdesk gateway run`, or edit loopdesk.json in the state dir')
   })
 
   it('through a gateway whose config names no default model: the same', async () => {
@@ -27,5 +29,6 @@ describe('loopdesk agent with no model', () => {
     const r = await runCliCaptured(['agent', '-m', 'hi', '--url', env.stack.gw.url, '--state-dir', tempDir('loopdesk-cli-nomodel-')], { LOOPDESK_GATEWAY_TOKEN: TOKEN })
     expect(r.code).toBe(1)
     expectGuidance(r.err)
+    expect(r.err).not.toContain('goes through a gateway')
   })
 })

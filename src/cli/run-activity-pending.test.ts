@@ -74,6 +74,6 @@ describe('several approvals waiting at the terminal', () => {
     expect(t.err()).not.toContain('approvals waiting')
     t.activity.onEvent({ event: 'exec.approval.requested', payload: req('b', 'make deploy') })
     expect(t.err()).toContain('2 approvals waiting')
-    expect(t.err()).toContain('approve or deny it in the Loopdesk window (all 2 at once there: Allow all / Deny all), or:')
+    expect(t.err()).toContain('approve or deny it in a Loopdesk window (the app, or `loopdesk dashboard`) (all 2 at once there: Allow all / Deny all), or:')
   })
 })

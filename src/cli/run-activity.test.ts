@@ -113,7 +113,7 @@ describe('loopdesk agent: tools and approvals', () => {
     const c = cli()
     const run = c.agent('run it', 'agent:main:act3')
     await until(() => /--params '(\{.*\})'/.test(c.err()), 10_000)
-    expect(c.err()).toMatch(/approve or deny it in the Loopdesk window, or: loopdesk gateway call exec\.approval\.resolve --params/)
+    expect(c.err()).toMatch(/approve or deny it in a Loopdesk window \(the app, or `loopdesk dashboard`\), or: loopdesk gateway call exec\.approval\.resolve --params/)
     const params = JSON.parse(/--params '(\{.*\})'/.exec(c.err())![1]) as { id: string; decision: string }
     const other = cli()
     expect(await runCli(['gateway', 'call', 'exec.approval.resolve', '--params', JSON.stringify(params), '--url', gw.url], other.io)).toBe(0)

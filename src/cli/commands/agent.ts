@@ -15,7 +15,7 @@ import { MAX_MESSAGE_CHARS, messageOverLimit } from '../../shared/message-limit'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
-import { NO_MODEL_HELP } from './no-model-help'
+import { NO_MODEL_HELP, NO_MODEL_HELP_LOCAL } from './no-model-help'
 import { runLostError } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
@@ -179,7 +179,7 @@ function readRunEvents(req: AgentRequest, io: CliIO, onChat: (ev: ChatEvent) => 
 }
 
 /** Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. */
-function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false): number {
+function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false, noModelHelp = NO_MODEL_HELP): number {
   // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
   const failure = final.status !== 'ok' ? final.summary || 'the run failed' : final.result?.meta.error?.message
   if (json) {
@@ -201,7 +201,7 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
   }
   if (failure !== undefined) {
     // a fresh state dir: how to set a model up, not only the config key the runtime names
-    io.stderr(`error: ${/\bno model configured\b/.test(failure) ? NO_MODEL_HELP : failure}\n`)
+    io.stderr(`error: ${/\bno model configured\b/.test(failure) ? noModelHelp : failure}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {
@@ -390,7 +390,7 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
     if (interrupted) stop(ack.data.runId)
     const final = await host.agentFinal(ack.data.runId)
     activity.close()
-    const code = report(final, printer, io, req.json, emptyReply())
+    const code = report(final, printer, io, req.json, emptyReply(), NO_MODEL_HELP_LOCAL)
     return interrupted ? EXIT.interrupted : code
   } finally {
     wait.close()

@@ -129,7 +129,8 @@ export class RunActivity {
       if (this.d.othersCanAnswer) {
         const params = JSON.stringify({ id: req.id, decision: 'allow-once' })
         const all = this.waiting() > 1 ? ` (all ${this.waiting()} at once there: Allow all / Deny all)` : ''
-        this.line(`  approve or deny it in the Loopdesk window${all}, or: loopdesk gateway call exec.approval.resolve --params '${params}'`)
+        // a headless gateway has no app window: its dashboard (the window in a browser) answers too
+        this.line(`  approve or deny it in a Loopdesk window (the app, or \`loopdesk dashboard\`)${all}, or: loopdesk gateway call exec.approval.resolve --params '${params}'`)
       } else {
         // an embedded run with no terminal: nobody else exists to answer it
         this.line('  no terminal to ask and no other client: denied')
