@@ -1,4 +1,5 @@
 // `loopdesk gateway call <method>`: one RPC against a running gateway, printed as JSON.
+import { randomUUID } from 'node:crypto'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
@@ -75,12 +76,21 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
       if (flags.json && err instanceof GatewayClientError && err.kind === 'request') {
         io.stdout(JSON.stringify({ ok: false, error: { code: err.code, message: err.message, details: err.details }, payload: err.payload }) + '\n')
       }
-      throw runLostError(err, runId, sessionKey, agentKey(method, params))
+      throw keyHint(runLostError(err, runId, sessionKey, agentKey(method, params)), method)
     } finally {
       offSignal()
       offEvents()
     }
   })
+}
+
+/** `agent` / `chat.send` without an idempotencyKey: the schema error names the field, not what to put there */
+function keyHint(err: unknown, method: string): unknown {
+  if (!(err instanceof GatewayClientError) || err.kind !== 'request' || !/required propert.*\bidempotencyKey\b/.test(err.message)) return err
+  return new CliError(
+    `${err.code ?? 'ERROR'}: ${err.message} — ${method} needs an idempotencyKey, any string unique to this request (a repeat with the same key is answered once), e.g. --params '{"message":"hi","idempotencyKey":"${randomUUID()}"}'${method === 'agent' ? '; `loopdesk agent -m TEXT` makes one for you' : ''}`,
+    EXIT.failed,
+  )
 }
 
 /** the idempotency key an `agent` call carried: the run's id once the gateway took it */
