@@ -94,17 +94,19 @@ describe('tool call groups', () => {
     vi.stubGlobal('matchMedia', (query: string) => ({ matches: true, media: query, addEventListener() {}, removeEventListener() {} }))
     controller.setInspectorOpen(true)
     const inspector = await screen.findByRole('complementary', { name: 'Inspector' })
-    const links = await within(inspector).findAllByRole('button', { name: 'Show in conversation: read call' })
+    // looked up at each click: a store change re-renders the rows, and a link held from before is detached (CI)
+    const links = () => within(inspector).getAllByRole('button', { name: 'Show in conversation: read call' })
+    await waitFor(() => expect(links().length).toBeGreaterThan(1), LONG)
     // a call whose card is not in what the conversation holds (an older page): nothing to scroll to
     const t = stores.runs.getState().transcripts['agent:main:main']!
     const pathOf = (it: (typeof t.items)[number]) => (it.kind === 'tool' ? (it.args as { path: string }).path : undefined)
     stores.runs.setState({ transcripts: { 'agent:main:main': { ...t, items: t.items.filter((it) => pathOf(it) !== 'file-8.txt') } } })
-    await user.click(links[0])
-    await waitFor(() => expect(within(inspector).getByRole('status')).toHaveTextContent('Not in the loaded part of the conversation'))
+    await user.click(links()[0])
+    await waitFor(() => expect(within(inspector).getByRole('status')).toHaveTextContent('Not in the loaded part of the conversation'), LONG)
     expect(stores.inspector.getState().open).toBe(true)
     // one that is: the drawer, which covers the conversation, closes
-    await user.click(links[links.length - 1])
-    await waitFor(() => expect(stores.inspector.getState().open).toBe(false))
+    await user.click(links().at(-1)!)
+    await waitFor(() => expect(stores.inspector.getState().open).toBe(false), LONG)
     // the oldest row: the first read call's start
     const shown = stores.runs.getState().transcripts['agent:main:main']!.items.find((it) => it.key === stores.ui.getState().reveal?.key)
     expect(shown && pathOf(shown)).toBe('file-1.txt')
