@@ -3,6 +3,7 @@ import { fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { preloadFindBar, preloadInspector, preloadToolGroup } from '../lazy-views'
+import { entryIdOf } from '../state/fork-point'
 import { LONG, renderApp } from '../test-utils'
 
 // the group row and the Inspector are chunks of their own: loaded first, as the app's idle warm-up does
@@ -31,6 +32,14 @@ async function tenCalls() {
   // and a link captured before that was detached when clicked (a loaded box saw it)
   const log = screen.getByRole('log', { name: 'Conversation' })
   await waitFor(() => expect(within(log).getAllByRole('status').at(-1)?.textContent).toMatch(/^Done/), LONG)
+  // and the reconcile with the saved transcript that the run's end schedules (its user message read back): it
+  // replaces the transcript, so a test that edits the transcript after this sees its edit kept (CI: a late
+  // reconcile brought back a call the narrow-window case had taken out)
+  await waitFor(() => {
+    const t = app.stores.runs.getState().transcripts['agent:main:main']
+    const sent = t?.items.find((it) => it.kind === 'user')
+    expect(sent && entryIdOf(t, sent.key)).toBeTruthy()
+  }, LONG)
   return { ...app, user }
 }
 
