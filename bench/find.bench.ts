@@ -10,9 +10,9 @@
 // BENCH_CPU_PROFILE=<file.cpuprofile> writes a CPU profile of the cold query; BENCH_WRITE_TRANSCRIPT=<file> only
 // writes the transcript there.
 import fs from 'node:fs'
-import inspector from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
+import { profiled } from './cpu-profile'
 import { dispatch } from '../src/main/api/dispatch'
 import { createRuntime } from '../src/main/runtime/runtime'
 import { memoryCredentials } from '../test/fixtures/memory-credentials'
@@ -78,20 +78,6 @@ function transcript(replies: number): string {
   return `${lines.join('\n')}\n`
 }
 
-async function startProfile(): Promise<() => Promise<object>> {
-  const session = new inspector.Session()
-  session.connect()
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))))
-  await post('Profiler.enable')
-  await post('Profiler.start')
-  return async () => {
-    const { profile } = await post('Profiler.stop')
-    session.disconnect()
-    return profile
-  }
-}
-
 const ms = (t0: bigint) => Number(process.hrtime.bigint() - t0) / 1e6
 const fmt = (n: number) => `${n.toFixed(1).padStart(8)} ms`
 
@@ -126,12 +112,8 @@ async function main() {
       console.log(`${label.padEnd(44)}${fmt(wall)} (cpu ${fmt((cpu.user + cpu.system) / 1000)})  total ${r.total}, occurrences ${r.occurrences}${r.partial ? ', PARTIAL' : ''}`)
       return r
     }
-    const stopProfile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
-    await find(COLD_QUERY, `cold (first query: "${COLD_QUERY}")`)
-    if (stopProfile) {
-      fs.writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await stopProfile()))
-      console.log(`  profile written to ${process.env.BENCH_CPU_PROFILE}`)
-    }
+    await profiled(() => find(COLD_QUERY, `cold (first query: "${COLD_QUERY}")`))
+    if (process.env.BENCH_CPU_PROFILE) console.log(`  profile written to ${process.env.BENCH_CPU_PROFILE}`)
     await find(COLD_QUERY, 'warm (same query)')
     const base = await find(QUERY, `"${QUERY}"`)
     for (let n = 1; n <= 5; n++) await find(QUERY.slice(0, n), `typed: "${QUERY.slice(0, n)}"`)

@@ -12,11 +12,11 @@
 // start-up, warm-up or throughput pass in it); open it in Chrome DevTools or read it with a script.
 // BENCH_SKIP_CONCURRENT=1 skips the throughput pass (quicker A/B comparisons of the overhead numbers).
 import fs from 'node:fs'
-import inspector from 'node:inspector'
 import os from 'node:os'
 import path from 'node:path'
 import v8 from 'node:v8'
 import vm from 'node:vm'
+import { profiled } from './cpu-profile'
 import { startModelServerProcess } from './model-server-process'
 import { dispatch } from '../src/main/api/dispatch'
 import { createRuntime } from '../src/main/runtime/runtime'
@@ -39,21 +39,6 @@ const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, 
 const fmt = (n: number) => n.toFixed(2)
 
 /** Starts the V8 sampling profiler in this process; the returned function stops it and gives the profile. */
-async function startProfile(): Promise<() => Promise<object>> {
-  const session = new inspector.Session()
-  session.connect()
-  const post = (method: string, params?: object) =>
-    new Promise<any>((resolve, reject) => session.post(method, params, (err, r) => (err ? reject(err) : resolve(r))))
-  await post('Profiler.enable')
-  await post('Profiler.setSamplingInterval', { interval: Number(process.env.BENCH_CPU_PROFILE_INTERVAL_US ?? 100) })
-  await post('Profiler.start')
-  return async () => {
-    const { profile } = await post('Profiler.stop')
-    session.disconnect()
-    return profile
-  }
-}
-
 interface Measure {
   overhead: number[]
   msClock: number[]
@@ -164,13 +149,12 @@ async function main() {
   await concurrent(WARMUP)
   const heapBefore = heapMb()
   const lat: Measure = { overhead: [], msClock: [], model: [], accept: [] }
-  const profile = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined
-  const cpu0 = process.cpuUsage()
-  const s0 = performance.now()
-  await sequential(RUNS, lat)
-  const seqMs = performance.now() - s0
-  const cpu = process.cpuUsage(cpu0)
-  if (profile) fs.writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify(await profile()))
+  const { seqMs, cpu } = await profiled(async () => {
+    const cpu0 = process.cpuUsage()
+    const s0 = performance.now()
+    await sequential(RUNS, lat)
+    return { seqMs: performance.now() - s0, cpu: process.cpuUsage(cpu0) }
+  })
   const c0 = performance.now()
   if (process.env.BENCH_SKIP_CONCURRENT !== '1') await concurrent(RUNS)
   const concMs = performance.now() - c0

@@ -2,15 +2,11 @@
 // `[include] path` and `[includeIf "…"] path` name (config as much as ~/.gitconfig itself: core.fsmonitor,
 // core.pager), and the folders its `core.hooksPath` (hooks every repository's commit runs) and `init.templateDir`
 // (hooks copied into every new clone) name. startup-files.ts refuses writes to them. Read each time startup-files.ts
-// builds its fence list (reused for a moment; a change to ~/.gitconfig itself counts at once). Bounded: git's own include depth (10), 32 files, 256 KiB
-// each; a file that cannot be read contributes nothing, as git would skip it.
+// builds its fence list (reused for a moment; a change to ~/.gitconfig itself counts at once). Bounded by
+// config-include-walk.ts (git's own include depth, 10).
 import os from 'node:os'
 import path from 'node:path'
-import { readSmallRegularFile } from '../read-small-file'
-
-const MAX_DEPTH = 10
-const MAX_FILES = 32
-const MAX_BYTES = 256 * 1024
+import { walkConfigIncludes } from './config-include-walk'
 
 export interface GitConfigRef {
   /** absolute path (not resolved: the caller compares real paths) */
@@ -118,26 +114,17 @@ export function userGitConfigFiles(
   return files
 }
 
-/** What git's user-wide config (and what it includes, to the bounds above) names that runs or becomes config. */
+/** What git's user-wide config (and what it includes, within the walk's bounds) names that runs or becomes config. */
 export function gitConfigRefs(home: string = os.homedir(), roots: string[] = userGitConfigFiles(home)): GitConfigRef[] {
   const refs: GitConfigRef[] = []
-  const seen = new Set<string>()
-  const visit = (file: string, depth: number) => {
-    if (seen.has(file) || seen.size >= MAX_FILES) return
-    seen.add(file)
-    let text: string
-    try {
-      text = readSmallRegularFile(file, MAX_BYTES)
-    } catch {
-      return // absent, unreadable, not a regular file or too large: git would not read it either (or fail)
-    }
+  walkConfigIncludes(roots, (file, text, follow) => {
     const dir = path.dirname(file)
     for (const e of parseGitConfig(text)) {
       if ((e.section === 'include' || e.section === 'includeif') && e.key === 'path') {
         const target = expand(e.value, home, dir) // relative to the including file
         if (!target) continue
         refs.push({ file: target, folder: false, why: 'a config file git includes', from: file })
-        if (depth < MAX_DEPTH) visit(target, depth + 1)
+        follow(target)
       } else if (e.section === 'core' && e.key === 'hookspath') {
         // a relative hooksPath is each repository's own folder (`.githooks` in every working tree): kept as written
         const target = path.isAbsolute(e.value) || e.value.startsWith('~') ? expand(e.value, home, '') : undefined
@@ -149,7 +136,6 @@ export function gitConfigRefs(home: string = os.homedir(), roots: string[] = use
         if (target) refs.push({ file: target, folder: true, why: "git's template folder (init.templateDir)", from: file })
       }
     }
-  }
-  for (const r of roots) visit(r, 1)
+  })
   return refs
 }

@@ -2,16 +2,11 @@
 // environment variables expanded, as hg reads them) are config as much as ~/.hgrc itself — [hooks] and `!` aliases
 // run commands — so startup-files.ts refuses writes to them, as it does git's includes (gitconfig-includes.ts).
 // $HGRCPATH, when set, is read instead of the user's files: its absolute entries count too (a folder's *.rc files,
-// and what they include). Bounded like git's: 10 deep, 32 files, 256 KiB each; a file that cannot be read
-// contributes nothing, as hg skips a missing include.
+// and what they include). Bounded like git's (config-include-walk.ts).
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { readSmallRegularFile } from '../read-small-file'
-
-const MAX_DEPTH = 10
-const MAX_FILES = 32
-const MAX_BYTES = 256 * 1024
+import { walkConfigIncludes } from './config-include-walk'
 
 export interface HgInclude {
   /** absolute path (not resolved: the caller compares real paths) */
@@ -38,29 +33,19 @@ function expand(p: string, home: string, env: NodeJS.ProcessEnv): string | undef
   return vars.startsWith('~') ? undefined : vars
 }
 
-/** The files the user's hg config includes, followed to the bounds above. */
+/** The files the user's hg config includes, followed within the walk's bounds. */
 export function hgrcIncludes(home: string = os.homedir(), roots: string[] = userHgrcFiles(home), env: NodeJS.ProcessEnv = process.env): HgInclude[] {
   const out: HgInclude[] = []
-  const seen = new Set<string>()
-  const visit = (file: string, depth: number) => {
-    if (seen.has(file) || seen.size >= MAX_FILES) return
-    seen.add(file)
-    let text: string
-    try {
-      text = readSmallRegularFile(file, MAX_BYTES)
-    } catch {
-      return // absent, unreadable, a folder or too large
-    }
+  walkConfigIncludes(roots.flatMap(rcFiles), (file, text, follow) => {
     for (const line of text.split(/\r?\n/)) {
       const m = /^%include\s+(\S|\S.*\S)\s*$/.exec(line)
       const inc = m ? expand(m[1], home, env) : undefined
       if (!inc) continue
       const target = path.resolve(path.dirname(file), inc)
       out.push({ file: target, from: file })
-      if (depth < MAX_DEPTH) visit(target, depth + 1)
+      follow(target)
     }
-  }
-  for (const r of roots) for (const f of rcFiles(r)) visit(f, 1)
+  })
   return out
 }
 
