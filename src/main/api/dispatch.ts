@@ -19,6 +19,8 @@ export interface CallContext {
    * allowExistingModelSelection); absent, it may
    */
   maySetExistingSession?: boolean
+  /** aborted when the caller went away (its gateway connection closed): a handler that waits stops waiting */
+  signal?: AbortSignal
 }
 
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>

@@ -45,6 +45,11 @@ export interface RequestContext {
 
 /** sessions.messages.subscribe keys one connection may hold */
 export const MAX_MESSAGE_SUBSCRIPTIONS = 256
+/**
+ * agent.wait requests one connection may have pending (each holds a timer and a waiter for up to a day): a
+ * client sending waits it never needs answered grew the gateway ~3 KB a wait without end
+ */
+export const MAX_PENDING_WAITS = 1024
 
 const invalidRequest = (message: string, details?: unknown): CachedResponse => ({
   ok: false,
@@ -151,8 +156,22 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   }
   if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
 
+  const isWait = name === 'agent.wait'
+  if (isWait && conn.pendingWaits >= MAX_PENDING_WAITS) {
+    conn.respond(id, {
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: `too many agent.wait requests pending on this connection (max ${MAX_PENDING_WAITS})`, details: { code: 'TOO_MANY_WAITS' } },
+    })
+    return
+  }
   ctx.hooks?.before?.(conn, name, req.params)
-  let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, ctx.runOwners.callContext(conn))
+  if (isWait) conn.pendingWaits++
+  let res: Result<unknown>
+  try {
+    res = await dispatch(ctx.host.handlers, name, req.params, ctx.runOwners.callContext(conn))
+  } finally {
+    if (isWait) conn.pendingWaits--
+  }
   // a refused write changed nothing: it does not count against the limit
   if (!res.ok) slot?.release()
   if (res.ok && RUN_STARTING_METHODS.has(name)) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)

@@ -37,8 +37,9 @@ export class RunOwners {
  * The dispatch context of a request on `conn`: non-admin connections may stop only the runs they own, and may not
  * change an existing session's settings through sessions.create (sessions.patch needs admin).
  */
-  callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'>): CallContext {
-    if (hasScope(conn.scopes, SCOPES.admin)) return { transport: 'ws', connId: conn.id }
-    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false }
+  callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'> & { signal?: AbortSignal }): CallContext {
+    const signal = conn.signal ? { signal: conn.signal } : {}
+    if (hasScope(conn.scopes, SCOPES.admin)) return { transport: 'ws', connId: conn.id, ...signal }
+    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false, ...signal }
   }
 }

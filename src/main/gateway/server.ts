@@ -821,7 +821,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       releasePreauth(conn)
       if (conn.handshakeTimer) clearTimeout(conn.handshakeTimer)
       conn.handshakeTimer = undefined
-      conn.state = 'closed'
+      conn.ended()
       conns.delete(conn.id)
     })
     conn.send({ type: 'event', event: 'connect.challenge', payload: { nonce: conn.nonce, ts: Date.now() } })

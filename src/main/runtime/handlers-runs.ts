@@ -160,10 +160,10 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       }))
     },
 
-    async 'agent.wait'(p) {
+    async 'agent.wait'(p, ctx) {
       // any timeoutMs ≥ 0 is accepted (OpenClaw); longer than a day is clamped (timer range, and no
       // client waits that long on one request)
-      const res = await core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
+      const res = await core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS), ctx.signal)
       // the wait ran out while the message still waits its turn (OpenClaw v4; the gateway says timeout to v3)
       if (res.status === 'timeout' && res.endedAt === undefined && runIsQueued(core, p.runId)) {
         return { runId: p.runId, status: 'pending', timeoutPhase: 'queue', providerStarted: false }
