@@ -92,6 +92,23 @@ export class GatewayConnection {
     return true
   }
 
+  /**
+   * Answers a ping (ws's automatic pong is off). A peer that pings without reading its pongs made ws queue
+   * them without bound — one socket still in its handshake grew the gateway by ~600 MB in 10 s — so past the
+   * cap (`preauthCap` before hello: only the challenge is owed then; the buffered-bytes cap after) it is cut
+   * off at once: a close frame would queue behind the pongs it does not read.
+   */
+  answerPing(data: Buffer, preauthCap: number) {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return
+    const cap = this.state === 'handshake' ? preauthCap : this.maxBufferedBytes()
+    if (this.ws.bufferedAmount > cap) {
+      this.ended()
+      this.ws.terminate()
+      return
+    }
+    this.ws.pong(data)
+  }
+
   private corked = false
 
   // Frames produced in one burst (e.g. the events of one model read) leave in one write instead of one

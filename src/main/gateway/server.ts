@@ -816,6 +816,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         conn.respond('invalid', { ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid request frame' } })
       }
     })
+    ws.on('ping', (data) => conn.answerPing(data, limits.preauthMaxPayload))
     ws.on('error', (err) => log.debug?.(`gateway: socket error (${conn.id}): ${err.message}`))
     ws.on('close', () => {
       releasePreauth(conn)
@@ -833,7 +834,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const httpServer = createServer(createStaticHandler({ staticDir, port: () => port, allowedHosts }))
   httpServer.headersTimeout = 10_000
   httpServer.requestTimeout = 30_000
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preauthMaxPayload, perMessageDeflate: false })
+  // autoPong off: `answerPing` caps what a peer that never reads its pongs can make the gateway hold
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
   wss.on('connection', onConnection)
 
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
