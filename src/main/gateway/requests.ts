@@ -167,14 +167,16 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   ctx.hooks?.before?.(conn, name, req.params)
   if (isWait) conn.pendingWaits++
   let res: Result<unknown>
+  // a replay (a key already seen, a run already in flight) started nothing: its caller does not own the run
+  let replayed = false
   try {
-    res = await dispatch(ctx.host.handlers, name, req.params, ctx.runOwners.callContext(conn))
+    res = await dispatch(ctx.host.handlers, name, req.params, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
   } finally {
     if (isWait) conn.pendingWaits--
   }
   // a refused write changed nothing: it does not count against the limit
   if (!res.ok) slot?.release()
-  if (res.ok && RUN_STARTING_METHODS.has(name)) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
+  if (res.ok && RUN_STARTING_METHODS.has(name) && !replayed) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
   if (res.ok && name === 'sessions.unsubscribe') conn.sessionsSubscribed = false
   if (res.ok && name === 'sessions.messages.subscribe') {
@@ -249,7 +251,8 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     claim = ctx.dedupe.claim(key, Date.now())
   }
   const pending = claim
-  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, ctx.runOwners.callContext(conn))
+  let replayed = false
+  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
   if (!res.ok) {
     pending.failed()
     conn.respond(id, { ok: false, error: wireError(res.error) })
@@ -260,7 +263,8 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   conn.respond(id, ack)
 
   const runId = (res.data as { runId: string }).runId
-  ctx.runOwners.record(runId, conn)
+  // a key of a run the runtime already has (a chat.send's, the window's): that run is not this caller's
+  if (!replayed) ctx.runOwners.record(runId, conn)
   let final: CachedResponse
   try {
     final = finalResponse(await ctx.host.agentFinal(runId))

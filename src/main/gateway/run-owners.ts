@@ -20,9 +20,9 @@ export class RunOwners {
   /** `max` bounds the memory: runs are short, so the oldest entry is long over when it is dropped */
   constructor(private readonly max = 10_000) {}
 
+  /** The first caller to start a run owns it: a later call naming the same run (its key resent) never takes it over. */
   record(runId: unknown, conn: Pick<GatewayConnection, 'id' | 'deviceId'>): void {
-    if (typeof runId !== 'string' || !runId) return
-    this.owners.delete(runId)
+    if (typeof runId !== 'string' || !runId || this.owners.has(runId)) return
     this.owners.set(runId, { connId: conn.id, ...(conn.deviceId ? { deviceId: conn.deviceId } : {}) })
     if (this.owners.size > this.max) this.owners.delete(this.owners.keys().next().value!)
   }
