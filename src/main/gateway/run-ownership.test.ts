@@ -85,6 +85,25 @@ describe('run ownership: resending a run’s key does not take the run over', ()
   })
 })
 
+describe('run ownership: the queue', () => {
+  it('a write-only device cannot remove another device’s waiting message (that stops its run), only its own', async () => {
+    const a = await connect(alice)
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:queue-owned'
+    slow()
+    await a.request('chat.send', { sessionKey: key, message: 'first', idempotencyKey: 'q-a1' })
+    const queued = (await a.request('chat.send', { sessionKey: key, message: 'second', idempotencyKey: 'q-a2', queueMode: 'followup' })) as { status: string; queueItemId: string }
+    expect(queued).toMatchObject({ status: 'queued' })
+    await expect(b.request('loopdesk.queue.remove', { sessionKey: key, id: queued.queueItemId })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'unauthorized' })
+    const own = (await b.request('chat.send', { sessionKey: key, message: 'mine', idempotencyKey: 'q-b1', queueMode: 'followup' })) as { status: string; queueItemId: string }
+    expect(own).toMatchObject({ status: 'queued' })
+    expect(await b.request('loopdesk.queue.remove', { sessionKey: key, id: own.queueItemId })).toEqual({ ok: true, removed: true })
+    // the other device's message was left alone: it runs
+    expect(await a.request('agent.wait', { runId: 'q-a2', timeoutMs: 15_000 })).toMatchObject({ status: 'ok' })
+    await Promise.all([a.close(), b.close()])
+  })
+})
+
 describe('RunOwners', () => {
   it('owns: same connection or same device; the oldest entries go past the bound', () => {
     const o = new RunOwners(2)
