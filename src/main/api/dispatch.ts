@@ -19,6 +19,13 @@ export interface CallContext {
    * allowExistingModelSelection); absent, it may
    */
   maySetExistingSession?: boolean
+  /** aborted when the caller went away (its gateway connection closed): a handler that waits stops waiting */
+  signal?: AbortSignal
+  /**
+   * called by a run-starting method that answered from a key already seen (a dedupe replay, a run already in
+   * flight): no run was started by this call, so the caller does not become its owner (gateway run-owners.ts)
+   */
+  replayed?: () => void
 }
 
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>

@@ -1,5 +1,6 @@
 // One WebSocket client of the gateway: its negotiated identity and a send path that enforces the
 // per-connection buffered-bytes cap (slow consumers lose droppable frames, or get closed).
+import { setMaxListeners } from 'node:events'
 import type { WebSocket } from 'ws'
 import type { AssistantTextTracker } from './assistant-delta'
 import { CLOSE, type ResponseFrame } from './protocol'
@@ -41,6 +42,9 @@ export class GatewayConnection {
   preauthCounted = false
   /** which budget: the address, or the address's foreign-origin budget (see `preauthKey` in server.ts) */
   preauthKey = ''
+  /** agent.wait requests of this connection not answered yet (bounded: `MAX_PENDING_WAITS` in requests.ts) */
+  pendingWaits = 0
+  private readonly gone = new AbortController()
 
   constructor(
     readonly id: string,
@@ -52,7 +56,21 @@ export class GatewayConnection {
     readonly origin: string | undefined,
     readonly nonce: string,
     private readonly maxBufferedBytes: () => number,
-  ) {}
+  ) {
+    // one abort listener per pending wait: bounded by MAX_PENDING_WAITS, not a leak
+    setMaxListeners(0, this.gone.signal)
+  }
+
+  /** aborted once the connection is closed: what its requests still wait on (agent.wait) stops waiting */
+  get signal(): AbortSignal {
+    return this.gone.signal
+  }
+
+  /** the socket is gone (its close event, or the gateway closed it) */
+  ended() {
+    this.state = 'closed'
+    this.gone.abort()
+  }
 
   get isOpen() {
     return this.state === 'open'
@@ -72,6 +90,23 @@ export class GatewayConnection {
     this.cork()
     this.ws.send(text)
     return true
+  }
+
+  /**
+   * Answers a ping (ws's automatic pong is off). A peer that pings without reading its pongs made ws queue
+   * them without bound — one socket still in its handshake grew the gateway by ~600 MB in 10 s — so past the
+   * cap (`preauthCap` before hello: only the challenge is owed then; the buffered-bytes cap after) it is cut
+   * off at once: a close frame would queue behind the pongs it does not read.
+   */
+  answerPing(data: Buffer, preauthCap: number) {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return
+    const cap = this.state === 'handshake' ? preauthCap : this.maxBufferedBytes()
+    if (this.ws.bufferedAmount > cap) {
+      this.ended()
+      this.ws.terminate()
+      return
+    }
+    this.ws.pong(data)
   }
 
   private corked = false
@@ -108,7 +143,7 @@ export class GatewayConnection {
 
   close(code: number, reason: string) {
     if (this.state === 'closed') return
-    this.state = 'closed'
+    this.ended()
     if (this.handshakeTimer) clearTimeout(this.handshakeTimer)
     // close reasons are limited to 123 bytes by the protocol
     try {

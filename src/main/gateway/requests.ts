@@ -45,6 +45,11 @@ export interface RequestContext {
 
 /** sessions.messages.subscribe keys one connection may hold */
 export const MAX_MESSAGE_SUBSCRIPTIONS = 256
+/**
+ * agent.wait requests one connection may have pending (each holds a timer and a waiter for up to a day): a
+ * client sending waits it never needs answered grew the gateway ~3 KB a wait without end
+ */
+export const MAX_PENDING_WAITS = 1024
 
 const invalidRequest = (message: string, details?: unknown): CachedResponse => ({
   ok: false,
@@ -151,11 +156,27 @@ export async function handleRequest(ctx: RequestContext, conn: GatewayConnection
   }
   if (name === 'agent') return handleAgent(ctx, conn, id, req.params)
 
+  const isWait = name === 'agent.wait'
+  if (isWait && conn.pendingWaits >= MAX_PENDING_WAITS) {
+    conn.respond(id, {
+      ok: false,
+      error: { code: 'INVALID_REQUEST', message: `too many agent.wait requests pending on this connection (max ${MAX_PENDING_WAITS})`, details: { code: 'TOO_MANY_WAITS' } },
+    })
+    return
+  }
   ctx.hooks?.before?.(conn, name, req.params)
-  let res: Result<unknown> = await dispatch(ctx.host.handlers, name, req.params, ctx.runOwners.callContext(conn))
+  if (isWait) conn.pendingWaits++
+  let res: Result<unknown>
+  // a replay (a key already seen, a run already in flight) started nothing: its caller does not own the run
+  let replayed = false
+  try {
+    res = await dispatch(ctx.host.handlers, name, req.params, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
+  } finally {
+    if (isWait) conn.pendingWaits--
+  }
   // a refused write changed nothing: it does not count against the limit
   if (!res.ok) slot?.release()
-  if (res.ok && RUN_STARTING_METHODS.has(name)) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
+  if (res.ok && RUN_STARTING_METHODS.has(name) && !replayed) ctx.runOwners.record((res.data as { runId?: unknown }).runId, conn)
   if (res.ok && name === 'sessions.subscribe') conn.sessionsSubscribed = true
   if (res.ok && name === 'sessions.unsubscribe') conn.sessionsSubscribed = false
   if (res.ok && name === 'sessions.messages.subscribe') {
@@ -230,7 +251,8 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
     claim = ctx.dedupe.claim(key, Date.now())
   }
   const pending = claim
-  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, ctx.runOwners.callContext(conn))
+  let replayed = false
+  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
   if (!res.ok) {
     pending.failed()
     conn.respond(id, { ok: false, error: wireError(res.error) })
@@ -241,7 +263,8 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   conn.respond(id, ack)
 
   const runId = (res.data as { runId: string }).runId
-  ctx.runOwners.record(runId, conn)
+  // a key of a run the runtime already has (a chat.send's, the window's): that run is not this caller's
+  if (!replayed) ctx.runOwners.record(runId, conn)
   let final: CachedResponse
   try {
     final = finalResponse(await ctx.host.agentFinal(runId))

@@ -20,9 +20,9 @@ export class RunOwners {
   /** `max` bounds the memory: runs are short, so the oldest entry is long over when it is dropped */
   constructor(private readonly max = 10_000) {}
 
+  /** The first caller to start a run owns it: a later call naming the same run (its key resent) never takes it over. */
   record(runId: unknown, conn: Pick<GatewayConnection, 'id' | 'deviceId'>): void {
-    if (typeof runId !== 'string' || !runId) return
-    this.owners.delete(runId)
+    if (typeof runId !== 'string' || !runId || this.owners.has(runId)) return
     this.owners.set(runId, { connId: conn.id, ...(conn.deviceId ? { deviceId: conn.deviceId } : {}) })
     if (this.owners.size > this.max) this.owners.delete(this.owners.keys().next().value!)
   }
@@ -37,8 +37,9 @@ export class RunOwners {
  * The dispatch context of a request on `conn`: non-admin connections may stop only the runs they own, and may not
  * change an existing session's settings through sessions.create (sessions.patch needs admin).
  */
-  callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'>): CallContext {
-    if (hasScope(conn.scopes, SCOPES.admin)) return { transport: 'ws', connId: conn.id }
-    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false }
+  callContext(conn: Pick<GatewayConnection, 'id' | 'deviceId' | 'scopes'> & { signal?: AbortSignal }): CallContext {
+    const signal = conn.signal ? { signal: conn.signal } : {}
+    if (hasScope(conn.scopes, SCOPES.admin)) return { transport: 'ws', connId: conn.id, ...signal }
+    return { transport: 'ws', connId: conn.id, mayAbort: (runId) => this.owns(runId, conn), maySetExistingSession: false, ...signal }
   }
 }

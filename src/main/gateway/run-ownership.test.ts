@@ -51,6 +51,59 @@ describe('run ownership', () => {
   })
 })
 
+describe('run ownership: resending a run’s key does not take the run over', () => {
+  // runIds are in every read-scoped connection's chat/agent events; a write-only device that resent one's
+  // key (chat.send's dedupe answers in_flight, agent's accepted) was recorded as its owner and could stop it
+  it('a write-only device resending another device’s key — chat.send, agent, sessions.send — still cannot stop its run', async () => {
+    const a = await connect(alice)
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:hijack'
+    for (const via of ['chat.send', 'agent', 'sessions.send'] as const) {
+      const runId = `victim-${via}`
+      slow()
+      await a.request('chat.send', { sessionKey: key, message: 'go', idempotencyKey: runId })
+      if (via === 'chat.send') expect(await b.request('chat.send', { sessionKey: key, message: 'x', idempotencyKey: runId })).toMatchObject({ runId, status: 'in_flight' })
+      if (via === 'agent') expect(await b.request('agent', { sessionKey: 'agent:main:elsewhere', message: 'x', idempotencyKey: runId })).toMatchObject({ runId, status: 'accepted' })
+      if (via === 'sessions.send') expect(await b.request('sessions.send', { key, message: 'x', idempotencyKey: runId })).toMatchObject({ runId })
+      await expect(b.request('chat.abort', { sessionKey: key, runId }), via).rejects.toMatchObject({ message: 'unauthorized' })
+      await expect(b.request('sessions.abort', { key, runId }), via).rejects.toMatchObject({ message: 'unauthorized' })
+      expect(await a.request('agent.wait', { runId, timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+    }
+    await Promise.all([a.close(), b.close()])
+  })
+
+  it('nor a run the window started (no gateway owner: only admin stops it)', async () => {
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:window-run'
+    slow()
+    const started = await env.stack.rt.runtime.handlers['chat.send']({ sessionKey: key, message: 'go', idempotencyKey: 'window-run-1' }, { transport: 'ipc' })
+    expect(started).toMatchObject({ runId: 'window-run-1', status: 'started' })
+    expect(await b.request('chat.send', { sessionKey: key, message: 'x', idempotencyKey: 'window-run-1' })).toMatchObject({ status: 'in_flight' })
+    await expect(b.request('chat.abort', { sessionKey: key, runId: 'window-run-1' })).rejects.toMatchObject({ message: 'unauthorized' })
+    expect(await b.request('agent.wait', { runId: 'window-run-1', timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+    await b.close()
+  })
+})
+
+describe('run ownership: the queue', () => {
+  it('a write-only device cannot remove another device’s waiting message (that stops its run), only its own', async () => {
+    const a = await connect(alice)
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:queue-owned'
+    slow()
+    await a.request('chat.send', { sessionKey: key, message: 'first', idempotencyKey: 'q-a1' })
+    const queued = (await a.request('chat.send', { sessionKey: key, message: 'second', idempotencyKey: 'q-a2', queueMode: 'followup' })) as { status: string; queueItemId: string }
+    expect(queued).toMatchObject({ status: 'queued' })
+    await expect(b.request('loopdesk.queue.remove', { sessionKey: key, id: queued.queueItemId })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'unauthorized' })
+    const own = (await b.request('chat.send', { sessionKey: key, message: 'mine', idempotencyKey: 'q-b1', queueMode: 'followup' })) as { status: string; queueItemId: string }
+    expect(own).toMatchObject({ status: 'queued' })
+    expect(await b.request('loopdesk.queue.remove', { sessionKey: key, id: own.queueItemId })).toEqual({ ok: true, removed: true })
+    // the other device's message was left alone: it runs
+    expect(await a.request('agent.wait', { runId: 'q-a2', timeoutMs: 15_000 })).toMatchObject({ status: 'ok' })
+    await Promise.all([a.close(), b.close()])
+  })
+})
+
 describe('RunOwners', () => {
   it('owns: same connection or same device; the oldest entries go past the bound', () => {
     const o = new RunOwners(2)

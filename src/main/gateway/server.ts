@@ -7,6 +7,7 @@ import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import { addressKey, isLoopbackAddress } from './address-key'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, MODEL_SILENCE_CAP, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
 import { METHOD_NAMES, type ChatHistoryResult, type MethodName, type Result, type Results } from '../../shared/methods'
@@ -162,12 +163,6 @@ export const GATEWAY_EVENTS = [
 export const SERVER_CAPABILITIES = ['chat-send-routing-contract'] as const
 
 const silentLogger: GatewayLogger = { info() {}, warn() {}, error() {} }
-
-function isLoopbackAddress(addr: string | undefined): boolean {
-  if (!addr) return false
-  const a = addr.startsWith('::ffff:') ? addr.slice(7) : addr
-  return a === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a)
-}
 
 const hasProxyHeaders = (req: IncomingMessage) =>
   req.headers['x-forwarded-for'] !== undefined || req.headers['x-real-ip'] !== undefined || req.headers.forwarded !== undefined
@@ -582,7 +577,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // the dashboard out (429). A connection from a foreign browser origin — refused at connect anyway — counts
   // in a budget of its own, so it can only use up that one.
   function preauthKey(req: IncomingMessage): string {
-    const remote = req.socket.remoteAddress ?? 'unknown'
+    const remote = addressKey(req.socket.remoteAddress ?? 'unknown')
     const origin = req.headers.origin
     const foreign = typeof origin === 'string' && origin !== '' && !originAllowed(origin)
     return foreign ? `${remote} foreign-origin` : remote
@@ -650,7 +645,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // tokens count under its id instead (`device`): its own lock, on the same schedule as its address's
   const authBackoff = new AuthBackoff()
   const backoffKey = (conn: GatewayConnection, device?: string) =>
-    device !== undefined ? `device ${device}` : `${conn.isLocal ? 'local' : 'remote'} ${conn.remoteAddress}`
+    device !== undefined ? `device ${device}` : `${conn.isLocal ? 'local' : 'remote'} ${addressKey(conn.remoteAddress)}`
   const GUESS_CODES: ReadonlySet<unknown> = new Set([ConnectErrorCodes.AUTH_TOKEN_MISMATCH, ConnectErrorCodes.AUTH_DEVICE_TOKEN_MISMATCH])
 
   /** the address (or the paired `device`) is refused for now: true when the connect was answered */
@@ -816,12 +811,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         conn.respond('invalid', { ok: false, error: { code: 'INVALID_REQUEST', message: 'invalid request frame' } })
       }
     })
+    ws.on('ping', (data) => conn.answerPing(data, limits.preauthMaxPayload))
     ws.on('error', (err) => log.debug?.(`gateway: socket error (${conn.id}): ${err.message}`))
     ws.on('close', () => {
       releasePreauth(conn)
       if (conn.handshakeTimer) clearTimeout(conn.handshakeTimer)
       conn.handshakeTimer = undefined
-      conn.state = 'closed'
+      conn.ended()
       conns.delete(conn.id)
     })
     conn.send({ type: 'event', event: 'connect.challenge', payload: { nonce: conn.nonce, ts: Date.now() } })
@@ -833,7 +829,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const httpServer = createServer(createStaticHandler({ staticDir, port: () => port, allowedHosts }))
   httpServer.headersTimeout = 10_000
   httpServer.requestTimeout = 30_000
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preauthMaxPayload, perMessageDeflate: false })
+  // autoPong off: `answerPing` caps what a peer that never reads its pongs can make the gateway hold
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
   wss.on('connection', onConnection)
 
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {

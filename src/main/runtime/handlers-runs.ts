@@ -80,10 +80,13 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
   // messages of one session are accepted (acked, enqueued) strictly in the order they arrived
   const acceptOrder = new KeyedSerializer()
   return {
-    async agent(p) {
+    async agent(p, ctx) {
       const cacheKey = `agent:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'agent'> | undefined
-      if (cached) return cached
+      if (cached) {
+        ctx.replayed?.()
+        return cached
+      }
       unavailableWhenShuttingDown(core)
       rejectControlChars(p.message)
       checkDelivery(p)
@@ -91,7 +94,10 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
       if (decoded.length === 0) refuseBlank(p.message, 'message must not be empty')
-      if (core.tracked.has(p.idempotencyKey)) return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
+      if (core.tracked.has(p.idempotencyKey)) {
+        ctx.replayed?.()
+        return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
+      }
       const thinking = normalizeThinking(p.thinking)
       const target = resolveTarget(core, p)
       const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
@@ -160,10 +166,10 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       }))
     },
 
-    async 'agent.wait'(p) {
+    async 'agent.wait'(p, ctx) {
       // any timeoutMs ≥ 0 is accepted (OpenClaw); longer than a day is clamped (timer range, and no
       // client waits that long on one request)
-      const res = await core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS))
+      const res = await core.runs.waitForAgentJob(p.runId, Math.min(p.timeoutMs ?? 30_000, MAX_WAIT_MS), ctx.signal)
       // the wait ran out while the message still waits its turn (OpenClaw v4; the gateway says timeout to v3)
       if (res.status === 'timeout' && res.endedAt === undefined && runIsQueued(core, p.runId)) {
         return { runId: p.runId, status: 'pending', timeoutPhase: 'queue', providerStarted: false }
@@ -174,10 +180,16 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
     async 'chat.send'(p, ctx) {
       const cacheKey = `chat:${p.idempotencyKey}`
       const cached = core.dedupe.get(cacheKey) as ResultOf<'chat.send'> | undefined
-      if (cached) return replayChatSend(core, p.idempotencyKey, cached)
+      if (cached) {
+        ctx.replayed?.()
+        return replayChatSend(core, p.idempotencyKey, cached)
+      }
       // a retry while the first call is still being accepted gets the first call's answer (one message, one run)
       const inAccept = core.accepting.inProgress('chat', p.idempotencyKey) as Promise<ResultOf<'chat.send'>> | undefined
-      if (inAccept) return inAccept
+      if (inAccept) {
+        ctx.replayed?.()
+        return inAccept
+      }
       p = { ...p, message: sanitizeChatMessage(p.message) }
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)

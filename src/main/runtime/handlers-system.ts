@@ -3,6 +3,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { Handlers } from '../api/dispatch'
+import { invalid } from '../api/errors'
 import type { ConfigIssue, Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY, SESSION_SCOPE } from '../../shared/session-key'
 import { assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
@@ -213,8 +214,14 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       return { items: [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])] }
     },
 
-    async 'loopdesk.queue.remove'(p) {
+    async 'loopdesk.queue.remove'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey)
+      // removing a waiting message stops its run: a caller that may stop only its own runs (CallContext.mayAbort,
+      // a gateway connection without admin) removes only its own, as chat.abort naming a queued run refuses
+      if (ctx.mayAbort) {
+        const item = [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])].find((i) => i.id === p.id)
+        if (item?.runId && !ctx.mayAbort(item.runId)) throw invalid('unauthorized')
+      }
       return { ok: true, removed: core.followups.remove(key, p.id) || (core.queueModes?.remove(key, p.id) ?? false) }
     },
 

@@ -43,6 +43,8 @@ export interface RunRegistryOptions {
 interface Waiter {
   resolve: (r: WaitResult) => void
   timer?: ReturnType<typeof setTimeout>
+  /** detaches the caller's abort listener once the wait settled */
+  unlisten?: () => void
 }
 
 export class RunRegistry {
@@ -159,6 +161,7 @@ export class RunRegistry {
     this.waiters.delete(runId)
     for (const w of set) {
       if (w.timer) clearTimeout(w.timer)
+      w.unlisten?.()
       w.resolve({ runId, ...snapshot })
     }
   }
@@ -177,25 +180,34 @@ export class RunRegistry {
   /**
    * Resolves when the run ends (or at once when it already did). On wait expiry returns
    * `{runId, status:'timeout'}` without startedAt; the run keeps going. timeoutMs 0 = snapshot or timeout now;
-   * negative / non-finite → the 30 s default.
+   * negative / non-finite → the 30 s default. `signal` (the caller went away: its gateway connection closed)
+   * ends the wait at once with `timeout`: a day-long wait of a client that left held its timer and entry for
+   * the day, so a client looping agent.wait + reconnect grew the gateway by ~3 KB a wait.
    */
-  waitForAgentJob(runId: string, timeoutMs: number = DEFAULT_WAIT_TIMEOUT_MS): Promise<WaitResult> {
+  waitForAgentJob(runId: string, timeoutMs: number = DEFAULT_WAIT_TIMEOUT_MS, signal?: AbortSignal): Promise<WaitResult> {
     const done = this.snapshot(runId)
     if (done) return Promise.resolve({ runId, ...done })
     // setTimeout overflows (fires at once) above 2^31-1 ms
     const ms = Math.min(Number.isFinite(timeoutMs) && timeoutMs >= 0 ? timeoutMs : DEFAULT_WAIT_TIMEOUT_MS, 2 ** 31 - 1)
-    if (ms === 0) return Promise.resolve({ runId, status: 'timeout' })
+    if (ms === 0 || signal?.aborted) return Promise.resolve({ runId, status: 'timeout' })
     return new Promise<WaitResult>((resolve) => {
       const waiter: Waiter = { resolve }
       let set = this.waiters.get(runId)
       if (!set) this.waiters.set(runId, (set = new Set()))
       set.add(waiter)
-      waiter.timer = setTimeout(() => {
+      const giveUp = () => {
+        if (waiter.timer) clearTimeout(waiter.timer)
+        waiter.unlisten?.()
         const s = this.waiters.get(runId)
         s?.delete(waiter)
         if (s && s.size === 0) this.waiters.delete(runId)
         resolve({ runId, status: 'timeout' })
-      }, ms)
+      }
+      waiter.timer = setTimeout(giveUp, ms)
+      if (signal) {
+        signal.addEventListener('abort', giveUp, { once: true })
+        waiter.unlisten = () => signal.removeEventListener('abort', giveUp)
+      }
     })
   }
 
@@ -221,6 +233,7 @@ export class RunRegistry {
     for (const [runId, set] of this.waiters) {
       for (const w of set) {
         if (w.timer) clearTimeout(w.timer)
+        w.unlisten?.()
         w.resolve({ runId, status: 'timeout' })
       }
     }
