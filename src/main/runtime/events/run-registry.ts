@@ -214,14 +214,14 @@ export class RunRegistry {
     return n
   }
 
-  /** Resolves every pending wait with `timeout` (shutdown) and forgets all state. */
+  /** Resolves every pending wait with `timeout` (shutdown: OpenClaw v4's `timeoutPhase: gateway_draining`) and forgets all state. */
   dispose(): void {
     for (const p of this.pendingErrors.values()) clearTimeout(p.timer)
     this.pendingErrors.clear()
     for (const [runId, set] of this.waiters) {
       for (const w of set) {
         if (w.timer) clearTimeout(w.timer)
-        w.resolve({ runId, status: 'timeout' })
+        w.resolve({ runId, status: 'timeout', timeoutPhase: 'gateway_draining' })
       }
     }
     this.waiters.clear()
