@@ -32,7 +32,9 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   while a gateway, the app or another --local run uses the state dir.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
-  Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
+  Exit code: 0 done, 1 failed or stopped (also by the gateway shutting down: stderr says so, with its reason),
+  3 no gateway, 4 auth failed, 5 timed out, 130 interrupted. With --json a failure before the result is a JSON
+  error object on stdout.`
 
 const FLAGS = {
   message: { type: 'string', alias: 'm' },

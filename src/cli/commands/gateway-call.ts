@@ -10,7 +10,8 @@ import { commandTarget } from '../resolve'
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
   for the final result. --timeout defaults to 10000 ms; when it runs out after the ack (exit 5), or on Ctrl-C
-  (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it.`
+  (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it. An \`agent\`
+  final or \`agent.wait\` result of a run the gateway's shutdown stopped is printed, then said on stderr (exit 1).`
 
 const FLAGS = {
   params: { type: 'string' },
