@@ -98,8 +98,28 @@ const AUTH_DETAIL_CODES = new Set([
   'CONTROL_UI_ORIGIN_NOT_ALLOWED',
 ])
 
+/** the gateway's `shutdown` event: it stops (a restart expected in `restartExpectedMs` when it says so) */
+export interface GatewayShutdown {
+  reason: string
+  restartExpectedMs?: number
+}
+
+/** `code` of a 'closed' error for a connection the gateway closed because it shut down; `details` is the GatewayShutdown */
+export const GATEWAY_SHUTDOWN = 'GATEWAY_SHUTDOWN'
+/** OpenClaw closes every client with 1012 (service restart) on shutdown, restart or not */
+const CLOSE_SERVICE_RESTART = 1012
+
+/** "the gateway shut down [while …] (reason: its reason); it expects to be back in about N s" */
+export function describeGatewayShutdown(s: GatewayShutdown, during = ''): string {
+  const back = s.restartExpectedMs !== undefined ? `; it expects to be back in about ${Math.max(1, Math.ceil(s.restartExpectedMs / 1000))} s` : ''
+  return `the gateway shut down${during ? ` ${during}` : ''} (reason: ${s.reason})${back}`
+}
+
 export class GatewayConnectionClient {
   private pending = new Map<string, Pending>()
+  /** the gateway's shutdown event, once it came (it precedes the close) */
+  shutdown: GatewayShutdown | undefined
+  private shutdownListeners = new Set<(s: GatewayShutdown | undefined) => void>()
   private listeners = new Set<(ev: EventFrameIn) => void>()
   private closeListeners = new Set<(code: number, reason: string) => void>()
   private nextId = 1
@@ -117,11 +137,19 @@ export class GatewayConnectionClient {
       this.closed = true
       this.closeCode = code
       const why = reason.toString() || `code ${code}`
+      // a gateway that shut down says why (its shutdown event, else the 1012 close): not a connection lost anyhow
+      if (!this.shutdown && code === CLOSE_SERVICE_RESTART) this.shutdown = { reason: why }
+      const lost = () =>
+        this.shutdown
+          ? new GatewayClientError('closed', describeGatewayShutdown(this.shutdown), GATEWAY_SHUTDOWN, this.shutdown)
+          : new GatewayClientError('closed', `gateway connection closed (${why})`)
       for (const [, p] of this.pending) {
         if (p.timer) clearTimeout(p.timer)
-        p.reject(new GatewayClientError('closed', `gateway connection closed (${why})`))
+        p.reject(lost())
       }
       this.pending.clear()
+      for (const l of this.shutdownListeners) l(this.shutdown)
+      this.shutdownListeners.clear()
       for (const l of this.closeListeners) l(code, reason.toString())
     })
   }
@@ -134,6 +162,7 @@ export class GatewayConnectionClient {
       return
     }
     if (frame?.type === 'event') {
+      if (frame.event === 'shutdown') this.noteShutdown(frame.payload)
       if (frame.event === 'agent' && frame.payload && typeof frame.payload === 'object') expandAssistantPayload(this.texts, frame.payload as AgentEvent)
       for (const l of this.listeners) l(frame as EventFrameIn)
       return
@@ -156,6 +185,36 @@ export class GatewayConnectionClient {
       const retryAfterMs = e.retryable === true && typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined
       p.reject(new GatewayClientError('request', e.message ?? 'request failed', e.code, e.details, frame.payload, retryAfterMs))
     }
+  }
+
+  private noteShutdown(payload: unknown) {
+    const p = (payload ?? {}) as { reason?: unknown; restartExpectedMs?: unknown }
+    this.shutdown = {
+      reason: typeof p.reason === 'string' && p.reason ? p.reason : 'gateway stopping',
+      ...(typeof p.restartExpectedMs === 'number' && p.restartExpectedMs >= 0 ? { restartExpectedMs: p.restartExpectedMs } : {}),
+    }
+    for (const l of this.shutdownListeners) l(this.shutdown)
+    this.shutdownListeners.clear()
+  }
+
+  /**
+   * The gateway's shutdown notice: at once when it came, else once it comes or the connection closes (undefined if
+   * it closed without one), or undefined after `maxWaitMs`. For a run that ended because the gateway is stopping:
+   * its notice (the reason, a restart expected) follows the run's end.
+   */
+  awaitShutdown(maxWaitMs: number): Promise<GatewayShutdown | undefined> {
+    if (this.shutdown || this.closed) return Promise.resolve(this.shutdown)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.shutdownListeners.delete(done)
+        resolve(undefined)
+      }, maxWaitMs)
+      const done = (s: GatewayShutdown | undefined) => {
+        clearTimeout(timer)
+        resolve(s)
+      }
+      this.shutdownListeners.add(done)
+    })
   }
 
   request<T = any>(method: string, params?: unknown, opts: RequestOptions = {}): Promise<T> {

@@ -1,6 +1,7 @@
 // The `loopdesk` CLI entry (bin/loopdesk.mjs loads it from a cached bundle or through tsx).
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './args'
+import { GatewayClientError } from './gateway-client'
 import { describeFailure, EXIT, processIO, type CliIO } from './io'
 
 // bin/loopdesk.mjs asks first whether `gateway run` should start again with a sized V8 pool
@@ -59,6 +60,12 @@ LOOPDESK_GATEWAY_PORT.`
 /** Runs one CLI invocation and returns its exit code (never calls process.exit itself). */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [cmd, sub, ...rest] = argv
+  // --json promises JSON on stdout: a command that fails before printing any gets its error as JSON there too
+  const end = argv.indexOf('--')
+  const json = (end < 0 ? argv : argv.slice(0, end)).includes('--json')
+  let printed = false
+  const out = io.stdout
+  io = { ...io, stdout: (t) => ((printed ||= t.length > 0), out(t)) }
   try {
     if (cmd === undefined || cmd === 'help' || cmd === '--help' || cmd === '-h') {
       io.stdout((await help()) + '\n')
@@ -99,9 +106,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   } catch (err) {
     const { line, code } = describeFailure(err)
     // one line, whatever the error carried (a TLS library's message spans several)
-    io.stderr(`loopdesk: ${line.split('\n').find((l) => l.trim())?.trim() ?? line}\n`)
+    const first = line.split('\n').find((l) => l.trim())?.trim() ?? line
+    io.stderr(`loopdesk: ${first}\n`)
+    if (json && !printed) io.stdout(JSON.stringify({ ok: false, error: { message: first, exitCode: code, ...errorCode(err) } }) + '\n')
     return code
   }
+}
+
+/** the gateway's error code (and its details' code), for a --json error */
+function errorCode(err: unknown): { code?: string; detailCode?: string } {
+  if (!(err instanceof GatewayClientError)) return {}
+  return { ...(err.code ? { code: err.code } : {}), ...(err.detailCode ? { detailCode: err.detailCode } : {}) }
 }
 
 /** Process entry: runs the CLI with the real process I/O and exits with its code. */

@@ -1,7 +1,7 @@
 // What `loopdesk agent` and `loopdesk gateway call agent --expect-final` say when they stop following a run the
 // gateway accepted: the client's wait ran out (the run goes on), or the gateway went away mid-run. Each line names
 // the run and commands that work for it (`gateway call`'s own --timeout must outlast agent.wait's timeoutMs).
-import { GatewayClientError } from './gateway-client'
+import { describeGatewayShutdown, GATEWAY_SHUTDOWN, GatewayClientError, type GatewayConnectionClient, type GatewayShutdown } from './gateway-client'
 import { CliError, EXIT } from './io'
 
 const json = (v: unknown) => `'${JSON.stringify(v)}'`
@@ -39,6 +39,9 @@ export function runLostError(err: unknown, runId: string | undefined, sessionKey
     )
   }
   if (runId === undefined) return err
+  if (err.kind === 'closed' && err.code === GATEWAY_SHUTDOWN) {
+    return new CliError(`${describeGatewayShutdown(err.details as GatewayShutdown, `while run ${runId} was going`)}; once it is back, see what the run did: ${historyCommand(sessionKey)}`, EXIT.failed)
+  }
   if (err.kind === 'closed') {
     const why = /\(([^)]*)\)$/.exec(err.message)?.[1]
     return new CliError(
@@ -47,4 +50,22 @@ export function runLostError(err: unknown, runId: string | undefined, sessionKey
     )
   }
   return err
+}
+
+/** how long a run stopped by the gateway's shutdown waits for the shutdown notice (it follows the run's end) */
+const SHUTDOWN_NOTICE_WAIT_MS = 5_000
+
+/** A run's end — an agent final's `meta`, an `agent.wait` result — that says the gateway's shutdown stopped it. */
+export function stoppedByShutdown(end: unknown): boolean {
+  const e = (end ?? {}) as { stopReason?: unknown; timeoutPhase?: unknown }
+  return e.stopReason === 'shutdown' || e.timeoutPhase === 'gateway_draining'
+}
+
+/**
+ * The line for a run the gateway stopped as it shut down: its reason and whether it expects to be back, from its
+ * shutdown notice (waited for a little: it follows the run's end), and where to see what the run did.
+ */
+export async function shutdownStopLine(conn: GatewayConnectionClient, runId: string, sessionKey: string | undefined): Promise<string> {
+  const notice = await conn.awaitShutdown(SHUTDOWN_NOTICE_WAIT_MS)
+  return `run ${runId} stopped: ${notice ? describeGatewayShutdown(notice) : 'the gateway is shutting down'}; once it is back, see what the run did: ${historyCommand(sessionKey)}`
 }

@@ -11,6 +11,7 @@
 // forwards what the child did not get itself. If the launcher dies, the child drains and exits.
 import { spawn } from 'node:child_process'
 import os from 'node:os'
+import { claimForGateway, LAUNCHER_CLAIM_ENV, takeLauncherClaimEnv } from './launcher-claim'
 
 export const RELAUNCHED_ENV = 'LOOPDESK_RELAUNCHED'
 /** `LOOPDESK_V8_POOL=0` keeps Node's default (no relaunch); a number sets the size */
@@ -52,14 +53,19 @@ export function relaunchIfWanted(script: string, argv: string[]): Promise<number
     // we are the relaunched gateway: remembered here, and not passed on to the tools' processes
     relaunched = true
     delete process.env[RELAUNCHED_ENV]
+    takeLauncherClaimEnv()
     return undefined
   }
   const size = relaunchPoolSize(argv, process.execArgv, process.env, os.availableParallelism())
   if (size === undefined) return undefined
+  // the state dir is claimed now, for the gateway: its own start (a second process load) comes later
+  const unclaim = claimForGateway(argv.slice(2), process.env)
   const child = spawn(process.execPath, [...process.execArgv, `--v8-pool-size=${size}`, script, ...argv], {
     stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, [RELAUNCHED_ENV]: '1' },
+    env: { ...process.env, [RELAUNCHED_ENV]: '1', ...(unclaim ? { [LAUNCHER_CLAIM_ENV]: String(process.pid) } : {}) },
   })
+  // the gateway took the record over; if it never did (it failed first), ours goes with us
+  if (unclaim) child.once('exit', unclaim)
   const got: Record<Sig, number> = { SIGINT: 0, SIGTERM: 0 }
   const reported: Record<Sig, number> = { SIGINT: 0, SIGTERM: 0 }
   const timers = new Set<NodeJS.Timeout>()

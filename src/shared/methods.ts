@@ -630,8 +630,11 @@ export interface WaitResult {
   startedAt?: number
   endedAt?: number
   error?: string
-  /** with pending: where the run is (OpenClaw v4 names more phases; Loopdesk reports the queue) */
-  timeoutPhase?: 'queue'
+  /**
+   * with pending: where the run is (OpenClaw v4 names more phases; Loopdesk reports the queue); with timeout,
+   * `gateway_draining`: the wait was cut short by the runtime's shutdown (v4's phase for it)
+   */
+  timeoutPhase?: 'queue' | 'gateway_draining'
   /** with pending: no model request was made yet */
   providerStarted?: false
   /** (v4) an ended run's stop reason, as its lifecycle end said it */

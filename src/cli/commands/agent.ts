@@ -16,7 +16,7 @@ import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
 import { NO_MODEL_HELP, NO_MODEL_HELP_LOCAL } from './no-model-help'
-import { runLostError } from '../run-lost'
+import { runLostError, shutdownStopLine, stoppedByShutdown } from '../run-lost'
 import { readAttachments } from '../attach-files'
 import { terminalText } from '../table'
 
@@ -32,7 +32,9 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   while a gateway, the app or another --local run uses the state dir.
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
-  Exit code: 0 done, 1 failed or stopped, 3 no gateway, 4 auth failed, 5 timed out, 130 interrupted.`
+  Exit code: 0 done, 1 failed or stopped (also by the gateway shutting down: stderr says so, with its reason),
+  3 no gateway, 4 auth failed, 5 timed out, 130 interrupted. With --json a failure before the result is a JSON
+  error object on stdout.`
 
 const FLAGS = {
   message: { type: 'string', alias: 'm' },
@@ -178,8 +180,11 @@ function readRunEvents(req: AgentRequest, io: CliIO, onChat: (ev: ChatEvent) => 
   return { wait, events, emptyReply: () => empty }
 }
 
-/** Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. */
-function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false, noModelHelp = NO_MODEL_HELP): number {
+/**
+ * Exit code + output for a finished run. `emptyReply`: its lifecycle end said the model wrote nothing. `shutdownLine`:
+ * the gateway's shutdown stopped the run — said instead of a bare "run stopped".
+ */
+function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boolean, emptyReply = false, noModelHelp = NO_MODEL_HELP, shutdownLine?: string): number {
   // a failed model call completes the call (its error is a reply payload, meta.error says why): still a failed run
   const failure = final.status !== 'ok' ? final.summary || 'the run failed' : final.result?.meta.error?.message
   if (json) {
@@ -202,6 +207,10 @@ function report(final: AgentFinal, printer: ReplyPrinter, io: CliIO, json: boole
   if (failure !== undefined) {
     // a fresh state dir: how to set a model up, not only the config key the runtime names
     io.stderr(`error: ${/\bno model configured\b/.test(failure) ? noModelHelp : failure}\n`)
+    return EXIT.failed
+  }
+  if (final.result?.meta.aborted && shutdownLine) {
+    io.stderr(`error: ${shutdownLine}\n`)
     return EXIT.failed
   }
   if (final.result?.meta.aborted) {
@@ -294,7 +303,12 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     })) as AgentFinal
     wait.close()
     activity.close()
-    const code = report(final, printer, io, req.json, emptyReply())
+    // stopped because the gateway is going down: say so, with its reason (its notice follows the run's end)
+    const shutdownLine =
+      !interrupted && final.result?.meta.aborted && stoppedByShutdown(final.result.meta)
+        ? await shutdownStopLine(conn, final.runId, sessionKey ?? (req.params.sessionKey as string | undefined))
+        : undefined
+    const code = report(final, printer, io, req.json, emptyReply(), NO_MODEL_HELP, shutdownLine)
     return interrupted ? EXIT.interrupted : code
   } catch (err) {
     wait.close()

@@ -4,13 +4,14 @@ import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
-import { runLostError } from '../run-lost'
+import { runLostError, shutdownStopLine, stoppedByShutdown } from '../run-lost'
 import { commandTarget } from '../resolve'
 
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
   for the final result. --timeout defaults to 10000 ms; when it runs out after the ack (exit 5), or on Ctrl-C
-  (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it.`
+  (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it. An \`agent\`
+  final or \`agent.wait\` result of a run the gateway's shutdown stopped is printed, then said on stderr (exit 1).`
 
 const FLAGS = {
   params: { type: 'string' },
@@ -70,6 +71,14 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
         return EXIT.interrupted
       }
       io.stdout((flags.json ? JSON.stringify(result) : JSON.stringify(result, null, 2)) + '\n')
+      // an `agent` final or `agent.wait` result of a run the gateway's shutdown stopped: not a run that went well
+      const r = result as { runId?: unknown; result?: { meta?: unknown } } | undefined
+      const end = method === 'agent' ? r?.result?.meta : method === 'agent.wait' ? r : undefined
+      if (stoppedByShutdown(end)) {
+        const id = typeof r?.runId === 'string' ? r.runId : (runId ?? '?')
+        io.stderr(`loopdesk: ${await shutdownStopLine(conn, id, sessionKey)}\n`)
+        return EXIT.failed
+      }
       return EXIT.ok
     } catch (err) {
       // the agent's failed final carries a payload ({runId, status:"error", summary}): print it for --json users

@@ -8,6 +8,7 @@ import { ensureGatewayToken, storeGatewayToken } from '../../main/gateway/state-
 import { PortInUseError } from '../../main/gateway/listen'
 import { startGateway, type GatewayBind, type GatewayLogger } from '../../main/gateway/server'
 import { servedMessage, servingGateway } from '../../main/gateway/gateway-in-use'
+import { launcherClaim } from '../launcher-claim'
 import { claimEmbeddedRuntime, embeddedRuntimeName, liveEmbeddedRuntime, registerEmbeddedRuntime, RuntimeInUseError } from '../../main/gateway/embedded-runtimes'
 
 export const GATEWAY_RUN_HELP = `loopdesk gateway run [--port N] [--token T] [--bind loopback|lan|all] [--state-dir D] [--drain-ms MS] [--allow-second] [--verbose]
@@ -82,7 +83,8 @@ export async function gatewayRun(argv: string[], io: CliIO): Promise<number> {
   // gateway is up) that claimed first wins.
   let unregister = () => {}
   try {
-    unregister = allowSecond ? registerEmbeddedRuntime(stateDir, 'gateway') : claimEmbeddedRuntime(stateDir, 'gateway')
+    // (the launcher that started this process may have claimed the folder for it already: launcher-claim.ts)
+    unregister = allowSecond ? registerEmbeddedRuntime(stateDir, 'gateway') : claimEmbeddedRuntime(stateDir, 'gateway', launcherClaim())
   } catch (err) {
     if (err instanceof RuntimeInUseError) {
       throw new CliError(`${embeddedRuntimeName(err.holder)} already uses this state dir — wait for it or stop it, or use --state-dir (--allow-second starts one anyway)`, EXIT.failed)

@@ -61,17 +61,21 @@ export class RuntimeInUseError extends Error {
  * first's record. Returns the record's remover; throws RuntimeInUseError when another live runtime holds the
  * folder, and the fs error when the record cannot be written.
  */
-export function claimEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRuntimeInfo['launchedBy']): () => void {
+export function claimEmbeddedRuntime(stateDir: string, launchedBy: EmbeddedRuntimeInfo['launchedBy'], handoff?: number): () => void {
   mkdirSync(runtimesDir(stateDir), { recursive: true, mode: 0o700 })
   return withGatewayRecordLock(stateDir, () => {
-    const holder = liveEmbeddedRuntime(stateDir)
+    // `handoff`: the pid that claimed the folder for this process (the launcher of `gateway run`): its record is
+    // this one's to take over, in the same locked step
+    const holder = liveEmbeddedRuntime(stateDir, handoff)
     if (holder) throw new RuntimeInUseError(holder)
-    return registerEmbeddedRuntime(stateDir, launchedBy)
+    const remove = registerEmbeddedRuntime(stateDir, launchedBy)
+    if (handoff !== undefined) removeRecordFile(recordPath(stateDir, handoff))
+    return remove
   })
 }
 
-/** A runtime of another live process recorded on `stateDir` (the oldest), else undefined; stale records go. */
-export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | undefined {
+/** A runtime of another live process (not `except`) recorded on `stateDir` (the oldest), else undefined; stale records go. */
+export function liveEmbeddedRuntime(stateDir: string, except?: number): EmbeddedRuntimeInfo | undefined {
   let names: string[]
   try {
     names = readdirSync(runtimesDir(stateDir))
@@ -88,7 +92,7 @@ export function liveEmbeddedRuntime(stateDir: string): EmbeddedRuntimeInfo | und
     } catch {
       continue // being written (atomic: never torn) or removed meanwhile; or no record at all
     }
-    if (!info || info.pid === process.pid) continue
+    if (!info || info.pid === process.pid || info.pid === except) continue
     if (recordedProcessAlive(info)) live.push(info)
     else removeRecordFile(file)
   }

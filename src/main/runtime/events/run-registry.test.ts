@@ -167,12 +167,12 @@ describe('RunRegistry', () => {
     expect(reg2.isActive('y')).toBe(false)
   })
 
-  it('dispose resolves pending waits with timeout', async () => {
+  it("dispose resolves pending waits with timeout, phase gateway_draining (OpenClaw v4's shutdown-interrupted wait)", async () => {
     const { reg, start } = setup()
     start('d')
     const p = reg.waitForAgentJob('d', 60_000)
     reg.dispose()
-    await expect(p).resolves.toEqual({ runId: 'd', status: 'timeout' })
+    await expect(p).resolves.toEqual({ runId: 'd', status: 'timeout', timeoutPhase: 'gateway_draining' })
     expect(reg.waiterCount()).toBe(0)
   })
 

@@ -226,7 +226,7 @@ export class RunRegistry {
     return n
   }
 
-  /** Resolves every pending wait with `timeout` (shutdown) and forgets all state. */
+  /** Resolves every pending wait with `timeout` (shutdown: OpenClaw v4's `timeoutPhase: gateway_draining`) and forgets all state. */
   dispose(): void {
     for (const p of this.pendingErrors.values()) clearTimeout(p.timer)
     this.pendingErrors.clear()
@@ -234,7 +234,7 @@ export class RunRegistry {
       for (const w of set) {
         if (w.timer) clearTimeout(w.timer)
         w.unlisten?.()
-        w.resolve({ runId, status: 'timeout' })
+        w.resolve({ runId, status: 'timeout', timeoutPhase: 'gateway_draining' })
       }
     }
     this.waiters.clear()

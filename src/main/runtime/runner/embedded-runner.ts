@@ -112,6 +112,13 @@ export function receiptPrompt(receipt: string): string {
 
 export type EndReason = 'completed' | 'error' | 'aborted' | 'timeout'
 
+/**
+ * A stopped run's stopReason (lifecycle end, chat `aborted`, the final's meta): `shutdown` when the runtime's shutdown
+ * stopped it — OpenClaw's chat `aborted` carries a free `stopReason`, so a client can say the gateway went down
+ * instead of "stopped" — else `aborted`.
+ */
+const abortStopReason = (reason: unknown): string => (reason === 'shutdown' ? 'shutdown' : 'aborted')
+
 export interface RunOutcome {
   runId: string
   status: 'ok' | 'error'
@@ -306,10 +313,11 @@ export class EmbeddedRunner {
         placeDecided(undefined)
         if (keep) await this.keepUnsentTurn(req, ending, { lockHeld: false })
       }
-      if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason: 'aborted' })
+      const stopReason = abortStopReason(reason)
+      if (aborted) this.emit(req, 'lifecycle', { phase: 'end', endedAt, aborted: true, stopReason })
       else this.emit(req, 'lifecycle', { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true })
       this.deps.bus.clearRun(req.runId)
-      return this.outcome(req, aborted ? 'aborted' : 'error', [], { acceptedAt: req.acceptedAt, endedAt }, emptyUsage(), undefined, message)
+      return this.outcome(req, aborted ? 'aborted' : 'error', [], { acceptedAt: req.acceptedAt, endedAt }, emptyUsage(), undefined, message, '', aborted ? stopReason : undefined)
     }
   }
 
@@ -371,8 +379,9 @@ export class EmbeddedRunner {
       partialText: () => '',
     }
     this.track(live)
-    const onExternalAbort = () => live.abort('abort')
-    if (req.signal?.aborted) live.abort('abort')
+    // the runtime's shutdown aborts with reason 'shutdown': the run's end says so (stopReason), not a plain stop
+    const onExternalAbort = () => live.abort(req.signal?.reason === 'shutdown' ? 'shutdown' : 'abort')
+    if (req.signal?.aborted) onExternalAbort()
     else req.signal?.addEventListener('abort', onExternalAbort, { once: true })
     const timeoutMs = req.timeoutMs ?? config.defaults.timeoutSeconds * 1000
     const timer =
@@ -916,7 +925,7 @@ export class EmbeddedRunner {
           : errorText
             ? classifyError(last, errorText, resolved.model.contextWindow)
             : undefined,
-        stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? 'aborted' : (last?.stopReason ?? 'stop'),
+        stopReason: storage ? 'error' : reason === 'timeout' ? 'timeout' : reason === 'aborted' ? abortStopReason(live.endReason) : (last?.stopReason ?? 'stop'),
         ctx,
         compactionCount,
         errorReply: reason === 'error' && !storage,
@@ -950,7 +959,7 @@ export class EmbeddedRunner {
         sessionId,
         error: aborted ? undefined : message,
         errorKind: aborted ? undefined : { kind: 'unknown', metaKind: storage ? 'storage' : 'runtime_error' },
-        stopReason: reason === 'timeout' ? 'timeout' : aborted ? 'aborted' : 'error',
+        stopReason: reason === 'timeout' ? 'timeout' : aborted ? abortStopReason(live.endReason) : 'error',
         ctx: hookCtx,
         compactionCount,
       })
