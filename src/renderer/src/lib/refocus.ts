@@ -33,3 +33,54 @@ export function useRefocus(dep: unknown, targets: () => Array<HTMLElement | null
     armed.current = document.activeElement
   }
 }
+
+/**
+ * For controls another window (or the CLI) can take away — an approval answered there: after a render in which
+ * `dep` changed, if focus was last inside `box` and fell to <body> (its control went), it moves to the first of
+ * `targets()` still in the document. Nothing armed it here, so "was inside" is tracked: the last focus move into
+ * or out of the document decides; a control removed while focused moves nothing (focus fixup fires no focusin),
+ * so it still counts as inside.
+ */
+export function useFocusRescue(
+  box: { readonly current: HTMLElement | null },
+  dep: unknown,
+  targets: () => Array<HTMLElement | null | undefined>,
+): void {
+  const inside = useRef(false)
+  const targetsRef = useRef(targets)
+  useEffect(() => {
+    targetsRef.current = targets
+  })
+  useEffect(() => {
+    const onIn = (e: FocusEvent) => {
+      inside.current = !!box.current && e.target instanceof Node && box.current.contains(e.target)
+    }
+    // focus moved to nothing (a click on plain text): the user left; a focused control that was removed
+    // (Chromium fires focusout for it) is no longer connected a moment later and still counts as inside
+    const onOut = (e: FocusEvent) => {
+      const from = e.target
+      if (e.relatedTarget || !(from instanceof Node)) return
+      setTimeout(() => {
+        if (from.isConnected && document.activeElement !== from) inside.current = false
+      }, 0)
+    }
+    document.addEventListener('focusin', onIn)
+    document.addEventListener('focusout', onOut)
+    return () => {
+      document.removeEventListener('focusin', onIn)
+      document.removeEventListener('focusout', onOut)
+      // unmounted with focus in it (a list shown only while enough waits): after the removal, the same rescue
+      if (inside.current) setTimeout(() => focusFirstIfLost(targetsRef.current()), 0)
+    }
+  }, [box])
+  useEffect(() => {
+    if (inside.current) focusFirstIfLost(targetsRef.current())
+  }, [dep])
+}
+
+/** Focus on <body> (its control went): to the first of `targets` still in the document. */
+function focusFirstIfLost(targets: Array<HTMLElement | null | undefined>): void {
+  const active = document.activeElement
+  if (active && active !== document.body) return
+  targets.find((el) => el?.isConnected)?.focus()
+}
