@@ -78,7 +78,7 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
   const total = groups.reduce((n, [, list]) => n + list.length, 0)
   // an entry answered in another window (or the CLI), or the list gone, while focus was in it: on, not to <body>
   const section = useRef<HTMLElement>(null)
-  useFocusRescue(section, groups.map(([, list]) => list.map((it) => it.request.id).join(' ')).join(' '), () => [nextFocus()])
+  useFocusRescue(section, groups.map(([, list]) => list.map((it) => it.request.id).join(' ')).join(' '), () => [nextFocus()], controller.stores)
   if (total < 2) return null // one alone is decided on its card in the conversation
 
   const decide = async (list: ApprovalItem[], decision: ApprovalDecision) => {

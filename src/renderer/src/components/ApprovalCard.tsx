@@ -44,7 +44,7 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
   const focusTargets = () => [card.current, toolHead(), groupHead(), messageBox()]
   const refocus = useRefocus(pending, focusTargets)
   // answered in another window (or the CLI) while focus was on its buttons: the same places, not <body>
-  useFocusRescue(card, pending, focusTargets)
+  useFocusRescue(card, pending, focusTargets, controller.stores)
   const scopeId = useId()
   const decide = async (d: ApprovalDecision) => {
     refocus()

@@ -3,7 +3,7 @@
 // Tab starts over at the top of the window and a screen reader says nothing.
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { FakeStep } from '../bridge/fake-bridge'
 import { preloadApprovalBatch } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
@@ -14,6 +14,17 @@ beforeAll(async () => {
 beforeEach(() => {
   localStorage.clear()
   document.title = 'Loopdesk'
+})
+
+// The user answers in the other window, so this one has no system focus: Chromium moves focus in it (focus())
+// without firing focus events (seen driving two pages). Stopped here at the window, before any listener.
+const quiet = (e: Event) => e.stopImmediatePropagation()
+const FOCUS_EVENTS = ['focus', 'blur', 'focusin', 'focusout']
+function inBackground() {
+  for (const t of FOCUS_EVENTS) window.addEventListener(t, quiet, true)
+}
+afterEach(() => {
+  for (const t of FOCUS_EVENTS) window.removeEventListener(t, quiet, true)
 })
 
 const exec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
@@ -34,6 +45,7 @@ describe('an approval answered elsewhere while focus is on it', () => {
     const { bridge } = await renderApp()
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'please approve the cleanup{Enter}')
     const card = await screen.findByRole('group', { name: 'Approval required' }, LONG)
+    inBackground()
     within(card).getByRole('button', { name: 'Approve' }).focus()
     const [req] = bridge.pendingApprovals()
     // another window approves it
@@ -48,6 +60,7 @@ describe('an approval answered elsewhere while focus is on it', () => {
     const { bridge } = await renderApp(threeAtOnce)
     await user.type(screen.getByRole('textbox', { name: 'Message' }), 'build, test and clean{Enter}')
     const batch = await screen.findByRole('region', { name: '3 commands wait for approval' }, LONG)
+    inBackground()
     within(within(batch).getByRole('group', { name: 'make test' })).getByRole('button', { name: 'Deny' }).focus()
     const id = (command: string) => bridge.pendingApprovals().find((r) => r.command === command)!.id
     await act(() => bridge.approvalResolve({ id: id('make test'), decision: 'deny' }))

@@ -34,17 +34,23 @@ export function useRefocus(dep: unknown, targets: () => Array<HTMLElement | null
   }
 }
 
+/** what useFocusRescue watches: the stores whose changes can take the control away */
+interface Subscribable {
+  subscribe(listener: () => void): () => void
+}
+
 /**
  * For controls another window (or the CLI) can take away — an approval answered there: after a render in which
- * `dep` changed, if focus was last inside `box` and fell to <body> (its control went), it moves to the first of
- * `targets()` still in the document. Nothing armed it here, so "was inside" is tracked: the last focus move into
- * or out of the document decides; a control removed while focused moves nothing (focus fixup fires no focusin),
- * so it still counts as inside.
+ * `dep` changed, if focus was inside `box` just before and fell to <body> (its control went), it moves to the
+ * first of `targets()` still in the document. Nothing armed it here, so where focus was is looked at on each
+ * change of `stores` — before React renders it — not followed by focus events: a window without system focus
+ * (the user is in the other window, answering there) gets none.
  */
 export function useFocusRescue(
   box: { readonly current: HTMLElement | null },
   dep: unknown,
   targets: () => Array<HTMLElement | null | undefined>,
+  stores: { runs: Subscribable; sessions: Subscribable },
 ): void {
   const inside = useRef(false)
   const targetsRef = useRef(targets)
@@ -52,27 +58,17 @@ export function useFocusRescue(
     targetsRef.current = targets
   })
   useEffect(() => {
-    const onIn = (e: FocusEvent) => {
-      inside.current = !!box.current && e.target instanceof Node && box.current.contains(e.target)
+    const look = () => {
+      const active = document.activeElement
+      inside.current = !!active && !!box.current?.contains(active)
     }
-    // focus moved to nothing (a click on plain text): the user left; a focused control that was removed
-    // (Chromium fires focusout for it) is no longer connected a moment later and still counts as inside
-    const onOut = (e: FocusEvent) => {
-      const from = e.target
-      if (e.relatedTarget || !(from instanceof Node)) return
-      setTimeout(() => {
-        if (from.isConnected && document.activeElement !== from) inside.current = false
-      }, 0)
-    }
-    document.addEventListener('focusin', onIn)
-    document.addEventListener('focusout', onOut)
+    const offs = [stores.runs.subscribe(look), stores.sessions.subscribe(look)]
     return () => {
-      document.removeEventListener('focusin', onIn)
-      document.removeEventListener('focusout', onOut)
+      for (const off of offs) off()
       // unmounted with focus in it (a list shown only while enough waits): after the removal, the same rescue
       if (inside.current) setTimeout(() => focusFirstIfLost(targetsRef.current()), 0)
     }
-  }, [box])
+  }, [box, stores])
   useEffect(() => {
     if (inside.current) focusFirstIfLost(targetsRef.current())
   }, [dep])
