@@ -12,7 +12,7 @@
 import { useId, useLayoutEffect, useRef, useState, type MouseEvent } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useAppStore, useController } from '../app-context'
-import { messageBox } from '../lib/refocus'
+import { messageBox, useFocusRescue } from '../lib/refocus'
 import { oneLine } from '../../../shared/tool-display'
 import type { ApprovalItem, Item } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
@@ -51,16 +51,18 @@ export function pendingByRun(
   return [...groups]
 }
 
-/** After an answer took its buttons away: the next approval waiting here, else the one left in the conversation, else the message box. */
+/** The next approval waiting here, else the one left in the conversation, else the message box. */
+const nextFocus = () =>
+  document.querySelector<HTMLElement>('.approval-batch button:not([disabled])') ??
+  document.querySelector<HTMLElement>('.approval-card.pending button:not([disabled])') ??
+  messageBox()
+
+/** After an answer took its buttons away: focus on to the next place (`nextFocus`). */
 function focusNext() {
   setTimeout(() => {
     const active = document.activeElement
     if (active && active !== document.body && active.isConnected) return // focus the user put somewhere else stays
-    const next =
-      document.querySelector<HTMLElement>('.approval-batch button:not([disabled])') ??
-      document.querySelector<HTMLElement>('.approval-card.pending button:not([disabled])') ??
-      messageBox()
-    next?.focus()
+    nextFocus()?.focus()
   }, 0)
 }
 
@@ -74,6 +76,9 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
   const headId = useId()
   const groups = pendingByRun(items, waiting)
   const total = groups.reduce((n, [, list]) => n + list.length, 0)
+  // an entry answered in another window (or the CLI), or the list gone, while focus was in it: on, not to <body>
+  const section = useRef<HTMLElement>(null)
+  useFocusRescue(section, groups.map(([, list]) => list.map((it) => it.request.id).join(' ')).join(' '), () => [nextFocus()], controller.stores)
   if (total < 2) return null // one alone is decided on its card in the conversation
 
   const decide = async (list: ApprovalItem[], decision: ApprovalDecision) => {
@@ -98,7 +103,7 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
   }
 
   return (
-    <section className="approval-batch" aria-labelledby={headId}>
+    <section ref={section} className="approval-batch" aria-labelledby={headId}>
       <h2 id={headId} className="approval-head">
         <IconShield />
         {total} commands wait for approval

@@ -3,7 +3,7 @@
 import { memo, useEffect, useId, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
 import { useController } from '../app-context'
-import { messageBox, useRefocus } from '../lib/refocus'
+import { messageBox, useFocusRescue, useRefocus } from '../lib/refocus'
 import { groupOf, toolRows } from '../state/tool-groups'
 import { toolKey, type ApprovalItem } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
@@ -41,7 +41,10 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
     const group = key && items ? groupOf(toolRows(items, (k) => !!expanded[k]), key) : undefined
     return group ? rowOf(group)?.querySelector<HTMLElement>('.tool-group-head') : undefined
   }
-  const refocus = useRefocus(pending, () => [card.current, toolHead(), groupHead(), messageBox()])
+  const focusTargets = () => [card.current, toolHead(), groupHead(), messageBox()]
+  const refocus = useRefocus(pending, focusTargets)
+  // answered in another window (or the CLI) while focus was on its buttons: the same places, not <body>
+  useFocusRescue(card, pending, focusTargets, controller.stores)
   const scopeId = useId()
   const decide = async (d: ApprovalDecision) => {
     refocus()

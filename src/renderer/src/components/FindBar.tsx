@@ -4,8 +4,9 @@
 // controller.revealMessage. It counts and steps through occurrences of the query, each message's in turn
 // (`state/find-steps.ts`); the current one is marked apart from the others in its row.
 import { useCallback, useEffect, useRef, useState } from 'react'
-import { useController } from '../app-context'
+import { useAppStore, useController } from '../app-context'
 import type { ChatFindMatch } from '../../../shared/methods'
+import { SEARCH_CHARS_PER_MESSAGE } from '../../../shared/search-text'
 import { cursorPosition, lastCursor, stepCursor, type FindCursor } from '../state/find-steps'
 import { IconArrowDown, IconArrowUp, IconX } from './icons'
 
@@ -38,6 +39,11 @@ export function FindBar({ sessionKey, focusSignal, onClose }: FindBarProps) {
   const [at, setAt] = useState<FindCursor>()
   const [error, setError] = useState<string>()
   const seq = useRef(0)
+  // find reads a message's first SEARCH_CHARS_PER_MESSAGE characters: with a longer one on screen (a 5,000-line
+  // file), "No matches" for a line the user can see reads as broken, so the status says where it looked
+  const longMessage = useAppStore('runs', (s) =>
+    (s.transcripts[sessionKey]?.items ?? []).some((it) => (it.kind === 'assistant' || it.kind === 'user') && it.text.length > SEARCH_CHARS_PER_MESSAGE),
+  )
 
   useEffect(() => {
     inputRef.current?.focus()
@@ -114,7 +120,9 @@ export function FindBar({ sessionKey, focusSignal, onClose }: FindBarProps) {
     : !query.trim() || searching
       ? ''
       : !found?.total
-        ? 'No matches'
+        ? longMessage
+          ? `No matches in the first ${SEARCH_CHARS_PER_MESSAGE.toLocaleString('en-US')} characters of each message`
+          : 'No matches'
         : `${at ? cursorPosition(found.matches, found.occurrences ?? found.total, at) : 0} of ${found.occurrences ?? found.total}${found.partial ? '+' : ''}`
   const none = !found?.matches.length
 

@@ -3,7 +3,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { preloadSettings } from '../lazy-views'
+import { preloadFindBar, preloadSettings } from '../lazy-views'
 import { LONG, renderApp } from '../test-utils'
 import { MAX_DETACHED_ROWS, OPEN_ROWS } from '../state/detached-window'
 import type { Item } from '../state/types'
@@ -11,8 +11,10 @@ import type { Item } from '../state/types'
 beforeEach(() => localStorage.clear())
 // jsdom has no scrolling: the virtualizer's scrollTo moves scrollTop and fires the scroll a browser would
 beforeAll(async () => {
-  // Settings (the dialog of the last test) is a lazy chunk: loaded first, as the app's warm-up does
+  // Settings (the dialog of the last test) and the find bar are lazy chunks: loaded first, as the app's warm-up
+  // does (under load the find bar's first import outlasted findByRole's second: the bar "not found")
   await preloadSettings()
+  await preloadFindBar()
   HTMLElement.prototype.scrollTo = function (this: HTMLElement, opts?: ScrollToOptions | number) {
     if (typeof opts === 'object' && opts.top !== undefined) this.scrollTop = opts.top
     this.dispatchEvent(new Event('scroll'))
