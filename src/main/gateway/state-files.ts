@@ -8,6 +8,7 @@ import { isPidAlive } from '../runtime/sessions/process-info'
 import { tryAcquireWriteLockSync } from '../runtime/sessions/write-lock'
 import { writeFileAtomicSync } from '../runtime/sessions/atomic-write'
 import { recordedProcessAlive } from './record-alive'
+import { GATEWAY_TOKEN_RULE, isValidGatewayToken } from '../runtime/config/gateway-token'
 
 export const gatewayDir = (stateDir: string) => join(stateDir, 'gateway')
 export const tokenPath = (stateDir: string) => join(gatewayDir(stateDir), 'token')
@@ -37,15 +38,13 @@ export function writeFileAtomic(path: string, data: string, mode: number) {
   writeFileAtomicSync(path, data, { mode, exactMode: true, createDir: false })
 }
 
-const TOKEN_RE = /^[\x21-\x7e]{16,512}$/
-/** What a shared gateway token may be: 16–512 printable ASCII characters, no spaces. */
-export const isValidGatewayToken = (token: string): boolean => TOKEN_RE.test(token)
+export { isValidGatewayToken }
 
 /** Reads the stored token; undefined when absent or unusable (a FIFO or device there too: never waited on). */
 export function readGatewayToken(stateDir: string): string | undefined {
   try {
     const t = readSmallRegularFile(tokenPath(stateDir), 4096).trim()
-    return TOKEN_RE.test(t) ? t : undefined
+    return isValidGatewayToken(t) ? t : undefined
   } catch {
     return undefined
   }
@@ -73,7 +72,7 @@ export function ensureGatewayToken(stateDir: string): string {
 
 /** Stores an explicitly configured token so local clients (CLI, dashboard) can find it. */
 export function storeGatewayToken(stateDir: string, token: string) {
-  if (!isValidGatewayToken(token)) throw new Error('gateway token must be 16–512 printable ASCII characters without spaces')
+  if (!isValidGatewayToken(token)) throw new Error(`gateway token must be ${GATEWAY_TOKEN_RULE}`)
   ensureDir(gatewayDir(stateDir))
   writeFileAtomic(tokenPath(stateDir), token + '\n', 0o600)
 }

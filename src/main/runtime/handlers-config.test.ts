@@ -114,6 +114,20 @@ describe('config.patch raw (JSON5)', () => {
     })
   })
 
+  it('a gateway token the gateway would not take is refused, naming the rule; a valid one and the placeholder are saved', async () => {
+    for (const token of ['abc', 'has spaces in it but long', 'x'.repeat(513), 'ünïcode-token-0123456']) {
+      const err = await refused({ patch: { gateway: { auth: { token } } } })
+      expect(err).toMatchObject({ code: 'INVALID_REQUEST', message: expect.stringContaining('gateway.auth.token must be 16–512 printable ASCII') })
+      expect(err.details).toMatchObject({ issues: [{ path: 'gateway.auth.token' }] })
+    }
+    expect(await refused({ raw: "{ gateway: { auth: { token: 'short' } } }" })).toMatchObject({ code: 'INVALID_REQUEST' })
+    await t.call('config.patch', { patch: { gateway: { auth: { token: 'a-valid-token-0123456789' } } } })
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.auth.token).toBe('a-valid-token-0123456789')
+    // what config.get shows, sent back with another change, keeps the token
+    await t.call('config.patch', { patch: { gateway: { auth: { token: '__REDACTED__' } }, agents: { defaults: { timeoutSeconds: 77 } } } })
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).gateway.auth.token).toBe('a-valid-token-0123456789')
+  })
+
   it('a provider key in raw is write-only: credential store, never the file or the reply', async () => {
     const r = await t.call('config.patch', { raw: "{ models: { providers: { openai: { apiKey: 'sk-raw-secret' } } } }" })
     expect(t.runtime.core.credentials.get('openai')).toBe('sk-raw-secret')

@@ -5,6 +5,7 @@ import { ApiError, invalid } from '../api/errors'
 import type { Handlers } from '../api/dispatch'
 import { parseConfigText, REDACTED } from './config'
 import { staleBaseHash } from './config/config-manager'
+import { GATEWAY_TOKEN_RULE, isValidGatewayToken } from './config/gateway-token'
 import { configPatchOptions } from './config/merge-patch'
 import { cleanPastedKey } from './config/pasted-key'
 import { isPlainObject } from './config/validate'
@@ -87,6 +88,20 @@ function tidyPastedProviders(given: Record<string, unknown>, core: RuntimeCore):
   return patch
 }
 
+/**
+ * A gateway token the gateway would not take (it logs that and keeps its token) is refused before anything is
+ * written, so the caller is told; the redaction placeholder sent back unchanged is not a new token.
+ */
+function checkGatewayToken(patch: Record<string, unknown>) {
+  const gateway = patch.gateway
+  const auth = isPlainObject(gateway) ? gateway.auth : undefined
+  const token = isPlainObject(auth) ? auth.token : undefined
+  if (typeof token !== 'string' || token === REDACTED || isValidGatewayToken(token)) return
+  throw invalid(`gateway.auth.token must be ${GATEWAY_TOKEN_RULE}; the gateway keeps its current token`, {
+    issues: [{ path: 'gateway.auth.token', message: `must be ${GATEWAY_TOKEN_RULE}` }],
+  })
+}
+
 /** The merge patch a config.patch carries: `patch` as sent, or `raw` parsed as JSON5 (exactly one of them). */
 export function patchFromParams(p: { patch?: Record<string, unknown>; raw?: string }): Record<string, unknown> {
   if ((p.patch === undefined) === (p.raw === undefined)) throw invalid('config.patch takes exactly one of patch (an object) or raw (JSON5 text)')
@@ -164,7 +179,9 @@ export function configHandlers(core: RuntimeCore): ConfigHandlers {
 
     async 'config.patch'(p) {
       const merge = configPatchOptions(p.replacePaths)
-      const { rest, set, remove } = splitSecrets(tidyPastedProviders(patchFromParams(p), core))
+      const given = patchFromParams(p)
+      checkGatewayToken(given)
+      const { rest, set, remove } = splitSecrets(tidyPastedProviders(given, core))
       // Keys go to the credential store only after the rest of the patch validated, and before the file
       // is written: a refused key (e.g. no OS keychain) leaves the config untouched, not half-applied.
       const storeSecrets = () => {
