@@ -1,9 +1,10 @@
 // The transcript parse cache: every read must give exactly what a full parse of the file gives, whatever
 // happened to the file since the last read; only appended bytes are parsed when the file just grew.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
 import { rebuildHistory } from '../runner/history'
 import { Transcript } from './transcript'
@@ -82,6 +83,30 @@ describe('transcript parse cache', () => {
     bumpMtime()
     expect(readTranscript(file)).toEqual({ entries: [], skipped: 1, torn: true, damaged: [1] })
     expect(readTranscript(file)).toEqual(full())
+  })
+
+  it.skipIf(process.platform === 'win32')('a folder, a FIFO or a symlink to /dev/zero under the name: refused naming the file, not read as empty', () => {
+    const refusal = `transcript ${path.basename(file)} is not a regular file`
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      fs.mkdirSync(file)
+      expect(() => readTranscript(file)).toThrow(refusal)
+      fs.rmdirSync(file)
+      fs.symlinkSync('/dev/zero', file)
+      expect(() => readTranscript(file)).toThrow(refusal)
+      fs.rmSync(file)
+      execFileSync('mkfifo', [file])
+      const writer = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NONBLOCK) // held open: a read could not end
+      try {
+        expect(() => readTranscript(file)).toThrow(refusal)
+      } finally {
+        fs.closeSync(writer)
+      }
+      expect(() => readTranscript(file)).toThrow(refusal) // and with no writer: at once, not waiting in open()
+      expect(fs.lstatSync(file).isFIFO()).toBe(true)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('external truncation, an in-place rewrite, a replaced file and a deleted file are all parsed again', async () => {

@@ -136,7 +136,8 @@ export function readTranscript(file: string): TranscriptRead {
   const key = path.resolve(file)
   let fd: number
   try {
-    fd = fs.openSync(key, 'r')
+    // non-blocking: a FIFO under the name opens at once (a plain open waited for a writer, freezing the gateway)
+    fd = fs.openSync(key, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       forget(key)
@@ -146,6 +147,7 @@ export function readTranscript(file: string): TranscriptRead {
   }
   try {
     const st = fs.fstatSync(fd)
+    if (!st.isFile()) throw notRegular(key)
     let c = cache.get(key)
     if (c && (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed || (st.size === c.size && st.mtimeMs !== c.mtimeMs))) c = undefined
     if (c && st.size === c.size && st.mtimeMs === c.mtimeMs) return result(key, c, c.partial) // unchanged
@@ -158,6 +160,15 @@ export function readTranscript(file: string): TranscriptRead {
   } finally {
     fs.closeSync(fd)
   }
+}
+
+/**
+ * A folder, FIFO or device under a transcript's name (a symlink to /dev/zero read as empty; a folder failed with a
+ * bare EISDIR naming nothing). The message names the file by its base name only: read-scoped clients see it.
+ */
+function notRegular(file: string): Error {
+  console.warn(`[runtime] transcript ${file} is not a regular file; its session cannot be read until it is moved away`)
+  return Object.assign(new Error(`transcript ${path.basename(file)} is not a regular file (a folder, FIFO or device): move it away from the sessions folder`), { code: 'EFTYPE' })
 }
 
 /** A parse from scratch (the cached one no longer matches the file). */
