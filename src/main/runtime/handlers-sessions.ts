@@ -30,6 +30,7 @@ import { SCOPES } from '../../shared/scopes'
 import { checkSessionUnchanged, newLifecycleRevision, rejectProtectedArchive, rejectProtectedDelete } from './session-lifecycle'
 import { normalizeThinking } from './thinking'
 import { supportedPermissionMode } from './tools'
+import { openRegularFile, readRegularFileText } from './open-regular-file'
 
 type SessionHandlers = Pick<
   Handlers,
@@ -605,7 +606,7 @@ async function addDerivedTitle(core: RuntimeCore, row: SessionRow): Promise<void
   }
   let fh: fs.promises.FileHandle
   try {
-    fh = await fs.promises.open(file, 'r')
+    fh = await openRegularFile(file)
   } catch {
     return // no transcript (never ran) or unreadable: no derived title
   }
@@ -652,7 +653,7 @@ function firstUserTitle(head: string, cut: boolean): string | undefined {
 
 async function transcriptLines(file: string): Promise<number> {
   try {
-    const text = await fs.promises.readFile(file, 'utf8')
+    const text = await readRegularFileText(file)
     return text.split('\n').filter((l) => l.trim() !== '').length
   } catch {
     return 0

@@ -3,7 +3,7 @@
 // never comes — `gateway run`, the CLI and the app's start hung for good — and of a symlink to /dev/zero reads
 // until memory runs out. So: opened non-blocking (a FIFO opens at once), checked by fstat to be a regular file of
 // at most `maxBytes`, read no further than that. Callers treat these refusals like any unreadable file.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import fs from 'node:fs'
 
 export interface ReadSmallOptions {
   /** refuse a symlink at the final name (files only ever written by rename, like runtime records) */
@@ -34,21 +34,21 @@ export function readFailure(err: unknown): string {
 }
 
 // neither flag exists on Windows, which has no FIFO a path could name
-const NONBLOCK = constants.O_NONBLOCK ?? 0
-const NOFOLLOW = constants.O_NOFOLLOW ?? 0
+const NONBLOCK = fs.constants.O_NONBLOCK ?? 0
+const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0
 
 /** The text of `file`, a regular file of at most `maxBytes`; throws (ENOENT as usual, SmallFileError) otherwise. */
 export function readSmallRegularFile(file: string, maxBytes: number, opts: ReadSmallOptions = {}): string {
-  const fd = openSync(file, constants.O_RDONLY | NONBLOCK | (opts.noFollow ? NOFOLLOW : 0))
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | NONBLOCK | (opts.noFollow ? NOFOLLOW : 0))
   try {
-    const st = fstatSync(fd)
+    const st = fs.fstatSync(fd)
     if (!st.isFile()) throw new SmallFileError('not a regular file', 'EFTYPE', file)
     if (st.size > maxBytes) throw new SmallFileError(`too large (${st.size} bytes; at most ${maxBytes})`, 'EFBIG', file)
     // room for what fstat said and a little more: a file that grows meanwhile is caught, not read on and on
     const buf = Buffer.alloc(Math.min(maxBytes, st.size + 4096) + 1)
     let n = 0
     for (;;) {
-      const got = readSync(fd, buf, n, buf.length - n, null)
+      const got = fs.readSync(fd, buf, n, buf.length - n, null)
       if (got === 0) break
       n += got
       if (n === buf.length) {
@@ -57,6 +57,6 @@ export function readSmallRegularFile(file: string, maxBytes: number, opts: ReadS
     }
     return buf.toString('utf8', 0, n)
   } finally {
-    closeSync(fd)
+    fs.closeSync(fd)
   }
 }

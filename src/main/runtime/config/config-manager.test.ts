@@ -405,3 +405,23 @@ describe('ConfigManager', () => {
     })
   })
 })
+
+describe('a loopdesk.json that is a symlink', () => {
+  it.skipIf(process.platform === 'win32')('a patch writes the file it points to and keeps the link', () => {
+    const dotfiles = fs.mkdtempSync(path.join(os.tmpdir(), 'ld-dotfiles-'))
+    try {
+      const real = path.join(dotfiles, 'loopdesk.json')
+      fs.writeFileSync(real, JSON.stringify({ gateway: { port: 19001 } }), { mode: 0o600 })
+      fs.symlinkSync(real, file)
+      const cm = mk()
+      cm.patch({ gateway: { port: 19002 } })
+      expect(fs.lstatSync(file).isSymbolicLink()).toBe(true)
+      expect(fs.readlinkSync(file)).toBe(real)
+      expect(JSON.parse(fs.readFileSync(real, 'utf8'))).toEqual({ gateway: { port: 19002 } })
+      expect(fs.readdirSync(dotfiles)).toEqual(['loopdesk.json'])
+      expect(cm.current.gateway.port).toBe(19002)
+    } finally {
+      fs.rmSync(dotfiles, { recursive: true, force: true })
+    }
+  })
+})

@@ -181,8 +181,11 @@ export class ConfigManager {
         tightenFileMode(`${this.path}.bak`)
         writeFileAtomicSync(`${this.path}.bak`, text, { mode: 0o600 })
       }
-      tightenFileMode(this.path)
-      writeFileAtomicSync(this.path, out, { mode: 0o600 })
+      // a loopdesk.json that is a symlink (a dotfiles repo) is written where it points: the atomic rename
+      // replaced the link with a plain file, and the linked file silently kept the old settings
+      const target = symlinkTarget(this.path) ?? this.path
+      tightenFileMode(target)
+      writeFileAtomicSync(target, out, { mode: 0o600 })
       const hash = sha256(out)
       this.diskHash = hash
       this._issues = issues
@@ -316,4 +319,13 @@ function readText(file: string): string | undefined {
  */
 export function staleBaseHash(currentHash: string): ApiError {
   return new ApiError('INVALID_REQUEST', 'config changed since last load; re-run config.get and retry', { code: 'CONFLICT', hash: currentHash })
+}
+
+/** The file a symlink at `file` resolves to (undefined: not a symlink, or a dangling one, which is replaced). */
+function symlinkTarget(file: string): string | undefined {
+  try {
+    return fs.lstatSync(file).isSymbolicLink() ? fs.realpathSync(file) : undefined
+  } catch {
+    return undefined
+  }
 }

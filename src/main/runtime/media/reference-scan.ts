@@ -11,6 +11,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { eachUuidToken, UUID_TOKEN_LENGTH } from './inbound-names'
+import { openRegularFile } from '../open-regular-file'
 
 const CHUNK_BYTES = 1 << 20
 /** bytes remembered at the end of a scanned transcript, to tell an append from a rewrite */
@@ -39,7 +40,7 @@ export interface ScanOptions {
 
 /** Adds the uuid tokens of `file` (from `from` to its current end) to `found`. Follows symlinks (reading only). */
 export async function scanFile(file: string, opts: ScanOptions): Promise<ScanResult> {
-  const fh = await fs.promises.open(file, 'r')
+  const fh = await openRegularFile(file)
   try {
     const buf = Buffer.allocUnsafe(CHUNK_BYTES)
     let pos = opts.from ?? 0
@@ -129,7 +130,7 @@ const appendOnly = (file: string) => file.endsWith('.jsonl') && !path.basename(f
 
 async function sameTail(file: string, end: number, tail: Buffer): Promise<boolean> {
   if (tail.length === 0) return end === 0
-  const fh = await fs.promises.open(file, 'r')
+  const fh = await openRegularFile(file)
   try {
     const buf = Buffer.alloc(tail.length)
     const { bytesRead } = await fh.read(buf, 0, tail.length, end - tail.length)

@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { isValidSessionId } from './paths'
+import { readStoreText } from './store-core'
 import type { SessionStore } from './session-store'
 
 /** the header is one short line; a first line longer than this is not one */
@@ -66,7 +67,7 @@ export async function adoptOrphanTranscripts(store: SessionStore): Promise<Adopt
  */
 function storeEmptiedOnPurpose(file: string): boolean {
   try {
-    const raw: unknown = JSON.parse(fs.readFileSync(file, 'utf8'))
+    const raw: unknown = JSON.parse(readStoreText(file))
     return !!raw && typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0
   } catch {
     return false

@@ -196,7 +196,7 @@ describe('SessionStore', () => {
   it('does not re-read its own write while the flush renames it and syncs the directory, yet still sees a foreign write', async () => {
     const store = new SessionStore({ stateDir, agentId: 'main', fsync: true })
     await store.update(KEY, () => entry({ label: 'first' })) // initial load + first write
-    const reads = vi.spyOn(fs, 'readFileSync')
+    const reads = vi.spyOn(fs, 'openSync') // the store is read through readSmallRegularFile
     const storeReads = () => reads.mock.calls.filter(([f]) => f === store.path).length
     const realRename = fs.rename
     const seen: Array<string | undefined> = []

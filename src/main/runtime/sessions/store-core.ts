@@ -10,6 +10,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { ApiError, invalid } from '../../api/errors'
+import { readSmallRegularFile, SmallFileError } from '../read-small-file'
 import type { SessionEntry } from '../contracts'
 import { sameIdentity, statIdentity, writeFileAtomic, writeFileAtomicSync, type WrittenFileStat } from './atomic-write'
 import { copyPlainJson, NOT_PLAIN } from './plain-json'
@@ -38,6 +39,23 @@ export const STORE_LOCK_TIMEOUT_MS = 10_000
 export const STORE_LOCK_STALE_MS = 30_000
 export const DEFAULT_DEFER_MS = 25
 const RETRY_AFTER_FAILURE_MS = 1_000
+/** Far above any real store (~1 KiB a session) and below what one JS string can hold (~512 MiB). */
+export const MAX_STORE_BYTES = 256 * 1024 * 1024
+
+/**
+ * sessions.json's text ('' when missing). Read like the other state files (`readSmallRegularFile`): a FIFO under
+ * its name hung the start in open() for good, a symlink to /dev/zero read until memory ran out, a folder failed
+ * with a bare "EISDIR". Such a file is no store to back up or replace, so it is refused naming the file.
+ */
+export function readStoreText(file: string): string {
+  try {
+    return readSmallRegularFile(file, MAX_STORE_BYTES)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ''
+    const why = err instanceof SmallFileError ? err.message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)
+    throw new Error(`cannot read the sessions store ${file}: ${why} — move it away (it lists the conversations; they come back from their transcripts)`, { cause: err })
+  }
+}
 
 export class StoreCore {
   private entries = new Map<string, SessionEntry>()
@@ -158,14 +176,7 @@ export class StoreCore {
 
   /** Loads the file (id = its identity) and replays every unwritten update on top of it. */
   private reload(id: WrittenFileStat | undefined): void {
-    let text = ''
-    if (id) {
-      try {
-        text = fs.readFileSync(this.path, 'utf8')
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err
-      }
-    }
+    const text = id ? readStoreText(this.path) : ''
     let entries = new Map<string, SessionEntry>()
     try {
       const decoded = decodeStore(text)

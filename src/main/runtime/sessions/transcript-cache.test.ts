@@ -1,9 +1,10 @@
 // The transcript parse cache: every read must give exactly what a full parse of the file gives, whatever
 // happened to the file since the last read; only appended bytes are parsed when the file just grew.
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { TranscriptEntry } from '../contracts'
 import { rebuildHistory } from '../runner/history'
 import { Transcript } from './transcript'
@@ -64,6 +65,48 @@ describe('transcript parse cache', () => {
     expect(await t.readAll()).toEqual(full())
     await t.append(msg('4'))
     expect(await t.readAll()).toEqual({ entries: [msg('1'), msg('2'), msg('3'), msg('4')], skipped: 1, torn: false, damaged: [] })
+  })
+
+  it('a last line of NULs (a power loss) or other bytes is lost data, reported, and stays reported once an append terminates it', async () => {
+    const t = new Transcript(file)
+    await t.appendMany([msg('1'), msg('2')])
+    await t.readAll()
+    fs.appendFileSync(file, Buffer.alloc(300)) // the blocks an unsynced append was given, never written
+    for (let i = 0; i < 2; i++) expect(await t.readAll()).toEqual({ entries: [msg('1'), msg('2')], skipped: 1, torn: true, damaged: [3] })
+    expect(await t.readAll()).toEqual(full())
+    await t.append(msg('3'))
+    const r = await t.readAll()
+    expect(r).toEqual({ entries: [msg('1'), msg('2'), msg('3')], skipped: 1, torn: false, damaged: [3] })
+    expect(r).toEqual(full())
+    // a whole file of NULs: its one "line" is reported
+    fs.writeFileSync(file, Buffer.alloc(2048))
+    bumpMtime()
+    expect(readTranscript(file)).toEqual({ entries: [], skipped: 1, torn: true, damaged: [1] })
+    expect(readTranscript(file)).toEqual(full())
+  })
+
+  it.skipIf(process.platform === 'win32')('a folder, a FIFO or a symlink to /dev/zero under the name: refused naming the file, not read as empty', () => {
+    const refusal = `transcript ${path.basename(file)} is not a regular file`
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      fs.mkdirSync(file)
+      expect(() => readTranscript(file)).toThrow(refusal)
+      fs.rmdirSync(file)
+      fs.symlinkSync('/dev/zero', file)
+      expect(() => readTranscript(file)).toThrow(refusal)
+      fs.rmSync(file)
+      execFileSync('mkfifo', [file])
+      const writer = fs.openSync(file, fs.constants.O_RDWR | fs.constants.O_NONBLOCK) // held open: a read could not end
+      try {
+        expect(() => readTranscript(file)).toThrow(refusal)
+      } finally {
+        fs.closeSync(writer)
+      }
+      expect(() => readTranscript(file)).toThrow(refusal) // and with no writer: at once, not waiting in open()
+      expect(fs.lstatSync(file).isFIFO()).toBe(true)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('external truncation, an in-place rewrite, a replaced file and a deleted file are all parsed again', async () => {
@@ -157,6 +200,7 @@ describe('transcript parse cache', () => {
       () => fs.appendFileSync(file, JSON.stringify(msg(`t${n++}`)).slice(0, 1 + rand(60))), // torn write
       () => fs.appendFileSync(file, '\n'),
       () => fs.appendFileSync(file, 'garbage line\n'),
+      () => fs.appendFileSync(file, rand(2) ? Buffer.alloc(1 + rand(30)) : 'garbage without its newline'),
       () => fs.existsSync(file) && fs.truncateSync(file, rand(fs.statSync(file).size + 1)),
       () => {
         fs.writeFileSync(file, line(msg(`r${n++}`)) + line(msg(`r${n++}`)))

@@ -13,7 +13,9 @@
 // Damage: a line in the middle that does not parse is reported (`damaged`, 1-based line numbers; a warning
 // naming the file and lines is logged once per file per process, never the content). A torn LAST line is a
 // crash mid-write, expected and silent; when the next append terminates it, the appender writes the
-// TORN_LINE_MARK line right after it, so the fragment stays silent after that too.
+// TORN_LINE_MARK line right after it, so the fragment stays silent after that too. Only a fragment that starts
+// as every line does ('{') is such a crash: a last line of NULs (a power loss left the file's end unwritten —
+// a NUL-filled transcript is one such "line") or other bytes is lost data, reported like a middle line.
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
@@ -44,6 +46,8 @@ interface Cached {
   /** '\n'-terminated lines in the parsed part */
   lines: number
   damaged: number[]
+  /** the last damaged line could be a crash-torn append (see `looksTorn`) */
+  lastTorn: boolean
   /** last SAMPLE bytes of the parsed part */
   tail: Buffer
   /** what followed the last '\n' (a torn line) when last read */
@@ -67,13 +71,16 @@ let cachedBytes = 0
 export function parseTranscript(text: string): TranscriptRead {
   const torn = text.length > 0 && !text.endsWith('\n')
   const end = text.lastIndexOf('\n') + 1
-  const p = parseComplete(text.slice(0, end), { entries: [], skipped: 0, lines: 0, damaged: [] })
+  const p = parseComplete(text.slice(0, end), { entries: [], skipped: 0, lines: 0, damaged: [], lastTorn: false })
   const last = text.slice(end)
   let skipped = p.skipped
   if (last.trim() !== '') {
     const e = parseLine(last)
     if (e) p.entries.push(e)
-    else skipped++ // a torn last line: silent
+    else {
+      skipped++ // a torn last line: silent
+      if (!looksTorn(last)) p.damaged.push(p.lines + 1)
+    }
   }
   return { entries: p.entries, skipped, torn, damaged: p.damaged }
 }
@@ -83,6 +90,12 @@ interface Parsed {
   skipped: number
   lines: number
   damaged: number[]
+  lastTorn: boolean
+}
+
+/** A line that does not parse could be an append cut short by a crash: a prefix of a JSON object line. */
+function looksTorn(line: string): boolean {
+  return line.startsWith('{')
 }
 
 /** Parses '\n'-terminated lines onto `into` (line numbers go on from `into.lines`); returns `into`. */
@@ -93,7 +106,7 @@ function parseComplete(text: string, into: Parsed): Parsed {
     into.lines++
     if (line === TORN_LINE_MARK) {
       // the line before was a crash-torn line, terminated by the append that wrote this mark
-      if (into.damaged.at(-1) === into.lines - 1) into.damaged.pop()
+      if (into.damaged.at(-1) === into.lines - 1 && into.lastTorn) into.damaged.pop()
       continue
     }
     if (line.trim() === '') continue
@@ -102,6 +115,7 @@ function parseComplete(text: string, into: Parsed): Parsed {
     else {
       into.skipped++
       into.damaged.push(into.lines)
+      into.lastTorn = looksTorn(line)
     }
   }
   return into
@@ -122,7 +136,8 @@ export function readTranscript(file: string): TranscriptRead {
   const key = path.resolve(file)
   let fd: number
   try {
-    fd = fs.openSync(key, 'r')
+    // non-blocking: a FIFO under the name opens at once (a plain open waited for a writer, freezing the gateway)
+    fd = fs.openSync(key, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       forget(key)
@@ -132,6 +147,7 @@ export function readTranscript(file: string): TranscriptRead {
   }
   try {
     const st = fs.fstatSync(fd)
+    if (!st.isFile()) throw notRegular(key)
     let c = cache.get(key)
     if (c && (st.dev !== c.dev || st.ino !== c.ino || st.size < c.parsed || (st.size === c.size && st.mtimeMs !== c.mtimeMs))) c = undefined
     if (c && st.size === c.size && st.mtimeMs === c.mtimeMs) return result(key, c, c.partial) // unchanged
@@ -146,6 +162,15 @@ export function readTranscript(file: string): TranscriptRead {
   }
 }
 
+/**
+ * A folder, FIFO or device under a transcript's name (a symlink to /dev/zero read as empty; a folder failed with a
+ * bare EISDIR naming nothing). The message names the file by its base name only: read-scoped clients see it.
+ */
+function notRegular(file: string): Error {
+  console.warn(`[runtime] transcript ${file} is not a regular file; its session cannot be read until it is moved away`)
+  return Object.assign(new Error(`transcript ${path.basename(file)} is not a regular file (a folder, FIFO or device): move it away from the sessions folder`), { code: 'EFTYPE' })
+}
+
 /** A parse from scratch (the cached one no longer matches the file). */
 function parseAll(fd: number, st: fs.Stats): Cached {
   return extend(undefined, readRange(fd, 0, st.size), st)
@@ -155,7 +180,9 @@ function parseAll(fd: number, st: fs.Stats): Cached {
 function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
   const complete = fresh.subarray(0, fresh.lastIndexOf(NL) + 1)
   // the cached arrays are private (reads get copies), so they grow in place
-  const p: Parsed = c ? { entries: c.entries, skipped: c.skipped, lines: c.lines, damaged: c.damaged } : { entries: [], skipped: 0, lines: 0, damaged: [] }
+  const p: Parsed = c
+    ? { entries: c.entries, skipped: c.skipped, lines: c.lines, damaged: c.damaged, lastTorn: c.lastTorn }
+    : { entries: [], skipped: 0, lines: 0, damaged: [], lastTorn: false }
   if (complete.length > 0) parseComplete(complete.toString('utf8'), p)
   const parsed = (c?.parsed ?? 0) + complete.length
   return {
@@ -168,6 +195,7 @@ function extend(c: Cached | undefined, fresh: Buffer, st: fs.Stats): Cached {
     skipped: p.skipped,
     lines: p.lines,
     damaged: p.damaged,
+    lastTorn: p.lastTorn,
     tail: complete.length === 0 && c ? c.tail : lastBytes(c?.tail, complete),
     partial: fresh.subarray(complete.length).toString('utf8'),
   }
@@ -192,14 +220,18 @@ export function forgetTranscript(file: string): void {
 function result(key: string, c: Cached, partial: string): TranscriptRead {
   const entries = c.entries.slice()
   let skipped = c.skipped
+  const damaged = c.damaged.slice()
   if (partial.trim() !== '') {
     // a torn last line: kept when it still parses (the write was cut just before its '\n'), like a full parse
     const e = parseLine(partial)
     if (e) entries.push(e)
-    else skipped++
+    else {
+      skipped++
+      if (!looksTorn(partial)) damaged.push(c.lines + 1)
+    }
   }
-  if (c.damaged.length) warnDamaged(key, c.damaged)
-  return { entries, skipped, torn: partial.length > 0, damaged: c.damaged.slice() }
+  if (damaged.length) warnDamaged(key, damaged)
+  return { entries, skipped, torn: partial.length > 0, damaged }
 }
 
 const warned = new Set<string>()

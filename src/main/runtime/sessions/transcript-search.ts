@@ -4,10 +4,10 @@
 // query as JSON would encode it, or each of its words and marks for a reply whose rendering may show it
 // (rendered-find.ts `mayShow`), so a search over many sessions reads the files but parses almost nothing.
 // Metadata is not searched.
-import fs from 'node:fs'
 import { countOccurrences, matchMessageSnippet, type SearchRole } from '../../../shared/message-search'
 import { mayShow, queryShape, type QueryShape } from '../../../shared/rendered-find'
 import { readTranscriptForFind } from './transcript-text-cache'
+import { readRegularFileText } from '../open-regular-file'
 
 export interface TranscriptHit {
   /** the transcript entry's id: chat.history's row id (`__openclaw.id`), so a window can be loaded around it */
@@ -149,7 +149,7 @@ class TranscriptScan {
 export async function searchTranscriptFile(file: string, query: string, deadline = Infinity): Promise<{ hit?: TranscriptHit; partial?: true }> {
   let text: string
   try {
-    text = await fs.promises.readFile(file, 'utf8')
+    text = await readRegularFileText(file)
   } catch {
     return {}
   }

@@ -3,6 +3,7 @@
 // text is kept (rendered-find.ts). Kept while the file is unchanged (inode, size, modification and change times:
 // an append, an edit or a rewrite is a new read) and for a minute after its last use; one file at a time.
 import fs from 'node:fs'
+import { readRegularFileText } from '../open-regular-file'
 
 interface Held {
   file: string
@@ -40,7 +41,7 @@ export async function readTranscriptForFind(file: string): Promise<{ text: strin
   drop()
   let text: string
   try {
-    text = await fs.promises.readFile(file, 'utf8')
+    text = await readRegularFileText(file)
   } catch {
     return undefined
   }
