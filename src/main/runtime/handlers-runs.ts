@@ -94,6 +94,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
       // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
       const decoded = normalizeAttachments(p.attachments)
       if (decoded.length === 0) refuseBlank(p.message, 'message must not be empty')
+      refuseOtherMethodsKey(core, p.idempotencyKey, 'chat')
       if (core.tracked.has(p.idempotencyKey)) {
         ctx.replayed?.()
         return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
@@ -190,6 +191,7 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         ctx.replayed?.()
         return inAccept
       }
+      refuseOtherMethodsKey(core, p.idempotencyKey, 'agent')
       p = { ...p, message: sanitizeChatMessage(p.message) }
       const thinking = normalizeThinking(p.thinking)
       const timeoutMs = p.timeoutMs === undefined ? undefined : Math.min(p.timeoutMs, MAX_RUN_TIMEOUT_MS)
@@ -410,6 +412,21 @@ function runInputOf(p: ParamsOf<'chat.send'>): RunInput | undefined {
     ...(receipt ? { receipt } : {}),
   }
   return Object.keys(input).length > 0 ? input : undefined
+}
+
+/**
+ * `agent` and `chat.send` dedupe their keys apart (OpenClaw's `agent:` / `chat:` spaces), but a key is also its
+ * run's id: one the other method used — its run going on, being accepted, or still remembered — would make a
+ * second run with the same id (an `agent` call got the other session's run and reply; its own message never ran).
+ * Refused, so the caller sends the message with a key of its own.
+ */
+function refuseOtherMethodsKey(core: RuntimeCore, key: string, other: 'agent' | 'chat') {
+  const inUse = core.tracked.get(key)?.source === other || core.accepting.inProgress(other, key) !== undefined || core.dedupe.get(`${other}:${key}`) !== undefined
+  if (!inUse) return
+  const method = other === 'chat' ? 'chat.send' : 'agent'
+  throw invalid(`idempotencyKey ${JSON.stringify(key)} is already the id of a run that ${method} started; send this message with a new key`, {
+    code: 'IDEMPOTENCY_KEY_IN_USE',
+  })
 }
 
 /**
