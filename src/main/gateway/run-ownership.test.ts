@@ -63,7 +63,8 @@ describe('run ownership: resending a run’s key does not take the run over', ()
       slow()
       await a.request('chat.send', { sessionKey: key, message: 'go', idempotencyKey: runId })
       if (via === 'chat.send') expect(await b.request('chat.send', { sessionKey: key, message: 'x', idempotencyKey: runId })).toMatchObject({ runId, status: 'in_flight' })
-      if (via === 'agent') expect(await b.request('agent', { sessionKey: 'agent:main:elsewhere', message: 'x', idempotencyKey: runId })).toMatchObject({ runId, status: 'accepted' })
+      // agent keeps its keys apart from chat.send's, and a chat.send run's key is refused (IDEMPOTENCY_KEY_IN_USE)
+      if (via === 'agent') await expect(b.request('agent', { sessionKey: 'agent:main:elsewhere', message: 'x', idempotencyKey: runId })).rejects.toMatchObject({ code: 'INVALID_REQUEST' })
       if (via === 'sessions.send') expect(await b.request('sessions.send', { key, message: 'x', idempotencyKey: runId })).toMatchObject({ runId })
       await expect(b.request('chat.abort', { sessionKey: key, runId }), via).rejects.toMatchObject({ message: 'unauthorized' })
       await expect(b.request('sessions.abort', { key, runId }), via).rejects.toMatchObject({ message: 'unauthorized' })
@@ -100,6 +101,30 @@ describe('run ownership: the queue', () => {
     expect(await b.request('loopdesk.queue.remove', { sessionKey: key, id: own.queueItemId })).toEqual({ ok: true, removed: true })
     // the other device's message was left alone: it runs
     expect(await a.request('agent.wait', { runId: 'q-a2', timeoutMs: 15_000 })).toMatchObject({ status: 'ok' })
+    await Promise.all([a.close(), b.close()])
+  })
+})
+
+describe('run ownership: holding and ordering the queue', () => {
+  it('a write-only device cannot hold, release or reorder another device’s waiting messages, only its own', async () => {
+    const a = await connect(alice)
+    const b = await connect(bob, WRITE)
+    const key = 'agent:main:queue-held'
+    slow()
+    await a.request('chat.send', { sessionKey: key, message: 'first', idempotencyKey: 'qh-a1' })
+    const theirs = (await a.request('chat.send', { sessionKey: key, message: 'second', idempotencyKey: 'qh-a2', queueMode: 'followup' })) as { queueItemId: string }
+    await expect(b.request('loopdesk.queue.hold', { sessionKey: key })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: 'unauthorized' })
+    const mine = (await b.request('chat.send', { sessionKey: key, message: 'mine', idempotencyKey: 'qh-b1', queueMode: 'followup' })) as { queueItemId: string }
+    await expect(b.request('loopdesk.queue.reorder', { sessionKey: key, ids: [mine.queueItemId, theirs.queueItemId] })).rejects.toMatchObject({ message: 'unauthorized' })
+    expect(await b.request('loopdesk.queue.reorder', { sessionKey: key, ids: [mine.queueItemId] })).toMatchObject({ ok: true })
+    // the admin holds them all; the write-only device may release its own, not the other's
+    expect(await a.request('loopdesk.queue.hold', { sessionKey: key })).toMatchObject({ ok: true, ids: [theirs.queueItemId, mine.queueItemId] })
+    await expect(b.request('loopdesk.queue.release', { sessionKey: key })).rejects.toMatchObject({ message: 'unauthorized' })
+    await expect(b.request('loopdesk.queue.release', { sessionKey: key, ids: [theirs.queueItemId] })).rejects.toMatchObject({ message: 'unauthorized' })
+    expect(await b.request('loopdesk.queue.release', { sessionKey: key, ids: [mine.queueItemId] })).toEqual({ ok: true, ids: [mine.queueItemId] })
+    expect(await a.request('loopdesk.queue.release', { sessionKey: key })).toEqual({ ok: true, ids: [theirs.queueItemId] })
+    expect(await a.request('agent.wait', { runId: 'qh-a2', timeoutMs: 15_000 })).toMatchObject({ status: 'ok' })
+    expect(await b.request('agent.wait', { runId: 'qh-b1', timeoutMs: 15_000 })).toMatchObject({ status: 'ok' })
     await Promise.all([a.close(), b.close()])
   })
 })

@@ -2,8 +2,9 @@
 // recent events, the queue view and UI prefs.
 import fs from 'node:fs'
 import path from 'node:path'
-import type { Handlers } from '../api/dispatch'
+import type { CallContext, Handlers } from '../api/dispatch'
 import { invalid } from '../api/errors'
+import type { QueueItem } from '../../shared/events'
 import type { ConfigIssue, Prefs, Results } from '../../shared/methods'
 import { MAIN_KEY, SESSION_SCOPE } from '../../shared/session-key'
 import { assertAgent, canonicalKey, CHAT_COMMANDS, type PrefsProvider, type RuntimeCore } from './handlers-context'
@@ -228,23 +229,26 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     // queue modes only: a follow-up waiting as a run in the session lane (no queue modes) cannot be held
     // the journal learns which accepted messages are paused: after a crash they go back into the queue, held,
     // not into the transcript as unanswered (runtime.ts restoreHeld)
-    async 'loopdesk.queue.hold'(p) {
+    async 'loopdesk.queue.hold'(p, ctx) {
       const { key, agentId } = canonicalKey(core, p.sessionKey)
+      mayChangeWaiting(core, key, ctx, (i) => !i.held)
       const ids = core.queueModes?.hold(key) ?? []
       core.accepted(agentId).hold(queuedRunIds(core, key, ids))
       return { ok: true, ids }
     },
 
-    async 'loopdesk.queue.release'(p) {
+    async 'loopdesk.queue.release'(p, ctx) {
       const { key, agentId } = canonicalKey(core, p.sessionKey)
+      mayChangeWaiting(core, key, ctx, (i) => !!i.held && (!p.ids || p.ids.includes(i.id)))
       const ids = core.queueModes?.release(key, p.ids) ?? []
       core.accepted(agentId).release(queuedRunIds(core, key, ids))
       return { ok: true, ids }
     },
 
     // queue modes only, as hold: a follow-up waiting as a run in the session lane keeps its place there
-    async 'loopdesk.queue.reorder'(p) {
+    async 'loopdesk.queue.reorder'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey)
+      mayChangeWaiting(core, key, ctx, (i) => p.ids.includes(i.id))
       return { ok: true, ids: core.queueModes?.reorder(key, p.ids) ?? [] }
     },
 
@@ -256,6 +260,16 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
       return core.prefs.set(p)
     },
   }
+}
+
+/**
+ * Holding, releasing or reordering waiting messages changes when their runs start: a caller that may stop only its
+ * own runs (CallContext.mayAbort, a gateway connection without admin) may do it only to its own, as queue.remove.
+ */
+function mayChangeWaiting(core: RuntimeCore, sessionKey: string, ctx: CallContext, affected: (i: QueueItem) => boolean) {
+  if (!ctx.mayAbort) return
+  const items = (core.queueModes?.list(sessionKey) ?? []).filter((i) => i.status === 'queued' && affected(i))
+  if (items.some((i) => i.runId && !ctx.mayAbort!(i.runId))) throw invalid('unauthorized')
 }
 
 /** The run ids (= accepted message ids) of these queue items. */
