@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { describe, expect, it, vi } from 'vitest'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PairedDevices } from './paired-devices'
@@ -31,6 +31,39 @@ describe('PairedDevices', () => {
     expect(again.isPaired('d4', 'k4')).toBe(false)
     expect(again.isPaired('d5', 'k5')).toBe(true)
     expect(again.isPaired('d504', 'k504')).toBe(true)
+  })
+
+  it('a damaged file (NULs, cut short, another shape) is kept as a .corrupt- copy and named before the next pairing replaces it', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    try {
+      for (const damaged of ['\0'.repeat(300), '{"devices":[{"deviceId":"d","publicKey"', '[]', '{"devices":{}}']) {
+        const dir = stateDir()
+        writeFileSync(join(dir, 'gateway', 'devices.json'), damaged)
+        warn.mockClear()
+        new PairedDevices(dir).pair('new', 'key', 'cli')
+        const copies = readdirSync(join(dir, 'gateway')).filter((n) => n.startsWith('devices.json.corrupt-'))
+        expect(copies, JSON.stringify(damaged.slice(0, 24))).toHaveLength(1)
+        expect(readFileSync(join(dir, 'gateway', copies[0]), 'utf8')).toBe(damaged)
+        expect(String(warn.mock.calls[0]?.[0])).toMatch(/devices\.json is damaged; paired devices will have to pair again \(a copy was kept at .*corrupt-/)
+      }
+      // absent, or a valid empty list: nothing said, no copy
+      for (const fine of [undefined, '{}', '{"devices":[]}']) {
+        const dir = stateDir()
+        if (fine !== undefined) writeFileSync(join(dir, 'gateway', 'devices.json'), fine)
+        warn.mockClear()
+        new PairedDevices(dir)
+        expect(warn).not.toHaveBeenCalled()
+        expect(readdirSync(join(dir, 'gateway')).filter((n) => n.includes('corrupt'))).toEqual([])
+      }
+      // a folder under the name: said, nothing copied
+      const dir = stateDir()
+      mkdirSync(join(dir, 'gateway', 'devices.json'))
+      warn.mockClear()
+      new PairedDevices(dir)
+      expect(String(warn.mock.calls[0]?.[0])).toMatch(/cannot read .*devices\.json \(not a regular file\)/)
+    } finally {
+      warn.mockRestore()
+    }
   })
 
   it('reports a failed save instead of throwing', () => {

@@ -7,8 +7,9 @@
 // of the shared secret. Only a SHA-256 of each token is stored (devices.json, 0600) — the token itself
 // exists only in the hello-ok that delivered it, so a leaked state dir does not let anyone connect.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { readSmallRegularFile } from '../runtime/read-small-file'
+import { readFailure, readSmallRegularFile } from '../runtime/read-small-file'
 import { gatewayDir, writeFileAtomic } from './state-files'
 
 export interface DeviceTokenRecord {
@@ -52,16 +53,41 @@ export class PairedDevices {
 
   constructor(stateDir: string, private readonly onError: (err: unknown) => void = () => {}) {
     this.path = join(gatewayDir(stateDir), 'devices.json')
+    let text: string
     try {
-      const list = JSON.parse(readSmallRegularFile(this.path, 4 * 1024 * 1024)) as { devices?: PairedDevice[] }
-      for (const d of list.devices ?? []) {
-        if (!d || typeof d.deviceId !== 'string' || typeof d.publicKey !== 'string') continue
-        const tokens: Record<string, DeviceTokenRecord> = {}
-        for (const [role, rec] of Object.entries(d.tokens ?? {})) if (validRecord(rec)) tokens[role] = rec
-        this.devices.set(d.deviceId, { ...d, tokens })
-      }
+      text = readSmallRegularFile(this.path, 4 * 1024 * 1024)
+    } catch (err) {
+      // absent: nothing paired yet; unreadable (a folder, a FIFO, too large): start empty, said once — the next
+      // pairing writes a new file under that name
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') console.warn(`[gateway] cannot read ${this.path} (${readFailure(err)}); paired devices will have to pair again`)
+      return
+    }
+    let list: { devices?: unknown } | undefined
+    try {
+      list = JSON.parse(text) as { devices?: unknown }
     } catch {
-      // absent or unreadable: start empty (a corrupt file is replaced on the next pairing)
+      list = undefined
+    }
+    if (!list || typeof list !== 'object' || Array.isArray(list) || (list.devices !== undefined && !Array.isArray(list.devices))) {
+      // damaged (a power loss's NULs, cut short, another shape): the next pairing replaces it, so keep a copy first
+      this.keepDamaged()
+      return
+    }
+    for (const d of (list.devices ?? []) as PairedDevice[]) {
+      if (!d || typeof d.deviceId !== 'string' || typeof d.publicKey !== 'string') continue
+      const tokens: Record<string, DeviceTokenRecord> = {}
+      for (const [role, rec] of Object.entries(d.tokens ?? {})) if (validRecord(rec)) tokens[role] = rec
+      this.devices.set(d.deviceId, { ...d, tokens })
+    }
+  }
+
+  private keepDamaged() {
+    const copy = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
+    try {
+      copyFileSync(this.path, copy)
+      console.warn(`[gateway] ${this.path} is damaged; paired devices will have to pair again (a copy was kept at ${copy})`)
+    } catch (err) {
+      console.warn(`[gateway] ${this.path} is damaged; paired devices will have to pair again (no copy could be kept: ${readFailure(err)})`)
     }
   }
 
