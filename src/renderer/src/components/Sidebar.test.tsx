@@ -86,6 +86,27 @@ describe('sessions sidebar', () => {
     await waitFor(() => expect(footers().some((t) => t.startsWith('Stopped'))).toBe(true), LONG)
   })
 
+  it('the Reset / Delete confirmation says a reply being written is stopped, as the session is while it is open', async () => {
+    const user = userEvent.setup({ delay: null })
+    const { bridge } = await renderApp({ tickMs: 20, seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })
+    const nav = screen.getByRole('navigation', { name: 'Sessions' })
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'write something long{Enter}')
+    await waitFor(() => expect(within(nav).getByText('Main').closest('li')).toHaveTextContent('Running'), LONG)
+    await pickAction(user, 'Main', 'Reset')
+    const dialog = screen.getByRole('alertdialog', { name: 'Reset session?' })
+    expect(dialog).toHaveTextContent('will be cleared and a fresh session started. The reply being written is stopped.')
+    // the reply ends while the dialog is open: it no longer says so
+    await act(() => bridge.abort({ sessionKey: 'agent:main:main' }))
+    await waitFor(() => expect(dialog).not.toHaveTextContent('The reply being written'), LONG)
+    expect(dialog).toHaveTextContent('will be cleared and a fresh session started.')
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }))
+    // an idle session's delete says nothing of it
+    await pickAction(user, 'Tax questions', 'Delete')
+    const idle = screen.getByRole('alertdialog', { name: 'Delete session?' })
+    expect(idle).toHaveTextContent('will be deleted. This cannot be undone.')
+    expect(idle).not.toHaveTextContent(/stopped|waiting/)
+  })
+
   it('a session list built before a run ended (or a session was created or deleted) does not undo what events said since', async () => {
     const user = userEvent.setup({ delay: null })
     const { bridge, controller } = await renderApp({ tickMs: 20, seed, scripts: [{ steps: [{ kind: 'text', text: 'Working on it' }, { kind: 'untilAborted' }] }] })

@@ -53,6 +53,9 @@ export function Sidebar() {
   const error = useAppStore('sessions', (s) => s.error)
   const showArchived = useAppStore('sessions', (s) => s.showArchived)
   const [confirm, setConfirm] = useState<{ kind: 'delete' | 'reset'; row: SessionRow } | null>(null)
+  // what a delete or reset also stops, as the session is now (a reply may start or end while the dialog is open)
+  const confirmRunning = useAppStore('sessions', (s) => !!confirm && !!s.rows.find((r) => r.key === confirm.row.key)?.activeRunId)
+  const confirmWaiting = useAppStore('composer', (s) => (confirm ? (s.queues[confirm.row.key] ?? []).filter((q) => q.status === 'queued').length : 0))
   const [now, setNow] = useState(() => Date.now())
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 30_000)
@@ -168,9 +171,10 @@ export function Sidebar() {
         <ConfirmDialog
           title={confirm.kind === 'delete' ? 'Delete session?' : 'Reset session?'}
           message={
-            confirm.kind === 'delete'
+            (confirm.kind === 'delete'
               ? `“${sessionTitle(confirm.row)}” and its transcript will be deleted. This cannot be undone.`
-              : `The conversation in “${sessionTitle(confirm.row)}” will be cleared and a fresh session started.`
+              : `The conversation in “${sessionTitle(confirm.row)}” will be cleared and a fresh session started.`) +
+            alsoStops(confirmRunning, confirmWaiting)
           }
           confirmLabel={confirm.kind === 'delete' ? 'Delete' : 'Reset'}
           danger
@@ -184,6 +188,13 @@ export function Sidebar() {
       )}
     </nav>
   )
+}
+
+/** What deleting or resetting a session also does to its reply in progress and its waiting messages. */
+function alsoStops(running: boolean, waiting: number): string {
+  const dropped = waiting === 1 ? 'the message waiting to be sent is dropped' : `the ${waiting} messages waiting to be sent are dropped`
+  if (running) return waiting > 0 ? ` The reply being written is stopped and ${dropped}.` : ' The reply being written is stopped.'
+  return waiting > 0 ? ` ${dropped[0].toUpperCase()}${dropped.slice(1)}.` : ''
 }
 
 interface EntryProps {
