@@ -1,7 +1,7 @@
 // One WebSocket client of the gateway: its negotiated identity and a send path that enforces the
 // per-connection buffered-bytes cap (slow consumers lose droppable frames, or get closed).
-import type { WebSocket } from 'ws'
 import type { AssistantTextTracker } from './assistant-delta'
+import type { GatewaySocket } from './gateway-socket'
 import { CLOSE, type ResponseFrame } from './protocol'
 import { toolAudienceFor, type ToolAudience } from './tool-routing'
 
@@ -44,7 +44,7 @@ export class GatewayConnection {
 
   constructor(
     readonly id: string,
-    readonly ws: WebSocket,
+    readonly ws: GatewaySocket,
     readonly remoteAddress: string,
     /** direct loopback peer without proxy headers */
     readonly isLocal: boolean,
@@ -103,6 +103,7 @@ export class GatewayConnection {
     // a response (an `agent` ack above all) is what a client waits on: out now, with whatever is corked
     // before it, not after the rest of this I/O phase
     this.uncork()
+    this.ws.flushNow?.()
     return sent
   }
 
