@@ -40,8 +40,8 @@ export type FromWorker =
   | { t: 'conn'; id: string; info: UpgradeInfo }
   /** `acked`: the worker acked this `agent` request at that time (acceptedAt) */
   | { t: 'frame'; id: string; text: string; binary: boolean; acked?: number }
-  /** per connection: the bytes of the last batch handed to ws, and its bufferedAmount after them */
-  | { t: 'sent'; conns: Array<[id: string, bytes: number, buffered: number]> }
+  /** per connection written to in the last batch: its bufferedAmount after it */
+  | { t: 'sent'; conns: Array<[id: string, buffered: number]> }
   | { t: 'buffered'; id: string; buffered: number }
   | { t: 'closed'; id: string }
   | { t: 'stopped' }

@@ -91,12 +91,12 @@ const drainTimer = setInterval(() => {
 drainTimer.unref()
 
 function applyOps(ops: Extract<ToWorker, { t: 'ops' }>['ops']) {
-  const sent = new Map<string, number>()
+  const sent = new Set<string>()
   const corked: WebSocket[] = []
   for (const op of ops) {
     const sock = socks.get(op[1])
     if (op[0] === 'send') {
-      sent.set(op[1], (sent.get(op[1]) ?? 0) + Buffer.byteLength(op[2]))
+      sent.add(op[1])
       if (!sock || sock.ws.readyState !== sock.ws.OPEN) continue
       const socket = (sock.ws as unknown as { _socket?: { cork(): void } })._socket
       // one write per socket per batch (connection.ts corks the same way on the main thread)
@@ -120,11 +120,11 @@ function applyOps(ops: Extract<ToWorker, { t: 'ops' }>['ops']) {
   }
   for (const ws of corked) (ws as unknown as { _socket: { uncork(): void; destroyed?: boolean } })._socket.uncork()
   if (sent.size === 0) return
-  const conns: Array<[string, number, number]> = []
-  for (const [id, bytes] of sent) {
+  const conns: Array<[string, number]> = []
+  for (const id of sent) {
     const buffered = socks.get(id)?.ws.bufferedAmount ?? 0
     if (buffered > 0) draining.add(id)
-    conns.push([id, bytes, buffered])
+    conns.push([id, buffered])
   }
   post({ t: 'sent', conns })
 }

@@ -37,8 +37,11 @@ const CLOSED = 3
 class ThreadSocket extends EventEmitter {
   readonly OPEN = OPEN
   readyState: number = OPEN
-  /** bytes posted to the worker not yet handed to ws, plus what ws still buffers (its last report) */
-  private queued = 0
+  /**
+   * what ws still buffers, as the worker last reported it (after each batch, then as it drains): frames on
+   * their way to the worker do not count — a reader that keeps up would otherwise look slow — so a slow one
+   * is seen one batch later than on the main thread
+   */
   wsBuffered = 0
 
   constructor(readonly id: string, private readonly thread: SocketThread) {
@@ -46,17 +49,11 @@ class ThreadSocket extends EventEmitter {
   }
 
   get bufferedAmount() {
-    return this.queued + this.wsBuffered
+    return this.wsBuffered
   }
 
   send(text: string) {
-    this.queued += Buffer.byteLength(text)
     this.thread.queue(['send', this.id, text])
-  }
-
-  sentOff(bytes: number, buffered: number) {
-    this.queued = Math.max(0, this.queued - bytes)
-    this.wsBuffered = buffered
   }
 
   close(code?: number, reason?: string) {
@@ -175,7 +172,10 @@ export class SocketThread implements GatewayListener {
       case 'frame':
         return void this.socks.get(m.id)?.emit('message', m.text, m.binary, m.acked)
       case 'sent':
-        for (const [id, bytes, buffered] of m.conns) this.socks.get(id)?.sentOff(bytes, buffered)
+        for (const [id, buffered] of m.conns) {
+          const s = this.socks.get(id)
+          if (s) s.wsBuffered = buffered
+        }
         return
       case 'buffered': {
         const s = this.socks.get(m.id)
