@@ -107,6 +107,7 @@ export class SocketThread implements GatewayListener {
   private ops: OutOp[] = []
   private flushScheduled = false
   private stopped: (() => void) | undefined
+  private exited = false
 
   private constructor(data: SocketThreadData, private readonly hooks: ListenerHooks) {
     const entry = workerEntry()
@@ -130,6 +131,13 @@ export class SocketThread implements GatewayListener {
           t.fellBack = m.fellBack
           t.worker.off('error', onError)
           t.worker.on('error', (err) => console.error(`gateway socket thread failed: ${err.message}`))
+          // a worker that died takes its sockets with it: their connections end, and a close does not wait on it
+          t.worker.on('exit', () => {
+            t.exited = true
+            for (const sock of t.socks.values()) sock.closed()
+            t.socks.clear()
+            t.stopped?.()
+          })
           return resolve(t)
         }
         if (m.t === 'listen-error') {
@@ -206,6 +214,7 @@ export class SocketThread implements GatewayListener {
   }
 
   async close() {
+    if (this.exited) return
     this.flush()
     await new Promise<void>((resolve) => {
       this.stopped = resolve
