@@ -27,7 +27,8 @@ export type OutOp =
 
 export type ToWorker =
   | { t: 'ops'; ops: OutOp[] }
-  | { t: 'admit'; uid: number; reject?: { status: number; message: string } }
+  /** the main thread's verdict on an upgrade; admitted, the connection exists there already under `id` */
+  | { t: 'admit'; uid: number; id?: string; reject?: { status: number; message: string } }
   /** the gateway is shutting down: no more acks from the worker */
   | { t: 'closing' }
   | { t: 'terminate-all' }
@@ -37,7 +38,6 @@ export type FromWorker =
   | { t: 'listening'; port: number; fellBack: boolean }
   | { t: 'listen-error'; message: string; portInUse?: { port: number; host: string } }
   | { t: 'upgrade'; uid: number; info: UpgradeInfo }
-  | { t: 'conn'; id: string; info: UpgradeInfo }
   /** `acked`: the worker acked this `agent` request at that time (acceptedAt) */
   | { t: 'frame'; id: string; text: string; binary: boolean; acked?: number }
   /** per connection written to in the last batch: its bufferedAmount after it */

@@ -2,7 +2,6 @@
 // own, so an `agent` ack does not wait for the main thread's GC pauses or run steps. Raw frame I/O only: each
 // text frame goes to the main thread, whose connection code (server.ts) answers through a facade
 // (socket-thread.ts); the exception is the accept of an `agent` request past hello (socket-thread-protocol.ts).
-import { randomUUID } from 'node:crypto'
 import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { parentPort, workerData } from 'node:worker_threads'
@@ -44,21 +43,29 @@ httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) =>
   post({ t: 'upgrade', uid, info: upgradeInfoOf(req) })
 })
 
-function admitted(uid: number, reject?: { status: number; message: string }) {
+function admitted(uid: number, id: string | undefined, reject?: { status: number; message: string }) {
   const p = pendingUpgrades.get(uid)
-  if (!p) return
   pendingUpgrades.delete(uid)
-  if (p.socket.destroyed) return
-  if (reject) return rejectUpgrade(p.socket, reject.status, reject.message)
-  wss.handleUpgrade(p.req, p.socket, p.head, (ws) => onConnection(ws, p.req))
+  if (reject || id === undefined) {
+    if (p && !p.socket.destroyed) rejectUpgrade(p.socket, reject?.status ?? 503, reject?.message ?? 'refused')
+    return
+  }
+  // the main thread counted this connection in its budgets at its verdict, as it does on its own thread
+  // (where the upgrade completes at once): ws completes it here synchronously, or refuses the request
+  let upgraded = false
+  if (p && !p.socket.destroyed) {
+    wss.handleUpgrade(p.req, p.socket, p.head, (ws) => {
+      upgraded = true
+      onConnection(id, ws)
+    })
+  }
+  if (!upgraded) post({ t: 'closed', id })
 }
 
-function onConnection(ws: WebSocket, req: IncomingMessage) {
-  const id = randomUUID()
+function onConnection(id: string, ws: WebSocket) {
   const sock: Sock = { ws, scopes: undefined }
   socks.set(id, sock)
   nameOversizedPreauthClose(wsSocket(ws), () => sock.scopes === undefined)
-  post({ t: 'conn', id, info: upgradeInfoOf(req) })
   ws.on('message', (raw: RawData, isBinary: boolean) => {
     if (isBinary) return post({ t: 'frame', id, text: '', binary: true })
     const text = rawToString(raw)
@@ -134,7 +141,7 @@ port.on('message', (m: ToWorker) => {
     case 'ops':
       return applyOps(m.ops)
     case 'admit':
-      return admitted(m.uid, m.reject)
+      return admitted(m.uid, m.id, m.reject)
     case 'closing':
       closing = true
       return

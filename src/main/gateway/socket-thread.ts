@@ -2,6 +2,7 @@
 // the sockets (socket-thread-worker.ts) and gives server.ts a facade per connection, so its connection,
 // handshake and method code runs unchanged. Writes are batched: one message to the worker per I/O phase (a
 // `res` flushes at once, as connection.ts uncorks for it).
+import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -170,11 +171,14 @@ export class SocketThread implements GatewayListener {
 
   private onMessage(m: FromWorker) {
     switch (m.t) {
-      case 'upgrade':
-        return this.post({ t: 'admit', uid: m.uid, reject: this.hooks.admit(m.info) })
-      case 'conn': {
-        const s = new ThreadSocket(m.id, this)
-        this.socks.set(m.id, s)
+      case 'upgrade': {
+        const reject = this.hooks.admit(m.info)
+        if (reject) return this.post({ t: 'admit', uid: m.uid, reject })
+        // the connection starts now (its budget slot taken before the next upgrade's verdict); the worker
+        // completes the upgrade before it reads the batch with the challenge, or reports it closed
+        const s = new ThreadSocket(randomUUID(), this)
+        this.socks.set(s.id, s)
+        this.post({ t: 'admit', uid: m.uid, id: s.id })
         return this.hooks.onConnection(s, m.info)
       }
       case 'frame':
