@@ -1,8 +1,8 @@
 // One WebSocket client of the gateway: its negotiated identity and a send path that enforces the
 // per-connection buffered-bytes cap (slow consumers lose droppable frames, or get closed).
 import { setMaxListeners } from 'node:events'
-import type { WebSocket } from 'ws'
 import type { AssistantTextTracker } from './assistant-delta'
+import type { GatewaySocket } from './gateway-socket'
 import { CLOSE, type ResponseFrame } from './protocol'
 import { toolAudienceFor, type ToolAudience } from './tool-routing'
 
@@ -48,7 +48,7 @@ export class GatewayConnection {
 
   constructor(
     readonly id: string,
-    readonly ws: WebSocket,
+    readonly ws: GatewaySocket,
     readonly remoteAddress: string,
     /** direct loopback peer without proxy headers */
     readonly isLocal: boolean,
@@ -106,7 +106,7 @@ export class GatewayConnection {
       this.ws.terminate()
       return
     }
-    this.ws.pong(data)
+    this.ws.pong?.(data)
   }
 
   private corked = false
@@ -138,6 +138,7 @@ export class GatewayConnection {
     // a response (an `agent` ack above all) is what a client waits on: out now, with whatever is corked
     // before it, not after the rest of this I/O phase
     this.uncork()
+    this.ws.flushNow?.()
     return sent
   }
 

@@ -92,12 +92,14 @@ export function parseRequest(conn: GatewayConnection, text: string): RequestFram
  * OpenClaw's order (§1.5): role/scope → unavailable → control-plane rate limit → handler lookup.
  * A method nobody classified needs admin, so a lesser client learns nothing about which names exist.
  */
-export async function handleRequest(ctx: RequestContext, conn: GatewayConnection, req: RequestFrame): Promise<void> {
+export async function handleRequest(ctx: RequestContext, conn: GatewayConnection, req: RequestFrame, acked?: number): Promise<void> {
   const { id, method } = req
   if (method === 'connect') {
     conn.respond(id, invalidRequest('connect is only valid as the first request'))
     return
   }
+  // the socket thread acked it, having made the checks below itself (socket-thread-protocol.ts)
+  if (acked !== undefined && method === 'agent') return handleAgent(ctx, conn, id, req.params, acked)
   const local = ctx.local && Object.prototype.hasOwnProperty.call(ctx.local, method) ? ctx.local[method] : undefined
   const known = local !== undefined || isMethodName(method)
   const required: Scope | null = local ? local.scope : isMethodName(method) ? METHOD_SCOPES[method] : SCOPES.admin
@@ -227,11 +229,16 @@ function finalResponse(final: AgentFinal): CachedResponse {
   return { ok: false, payload: { runId: final.runId, status: 'error', summary }, error: { code: 'UNAVAILABLE', message: summary } }
 }
 
+/** A refusal of a request the socket thread already acked: the run's final, an error (as a failed run's). */
+const refusedAfterAck = (runId: string, error: ErrorShape): CachedResponse => ({ ok: false, payload: { runId, status: 'error', summary: error.message }, error })
+
 /**
  * `agent`: the first `res` is the accepted ack; a second `res` with the same id carries the final.
  * Retries with the same idempotencyKey get the ack only while the run is in flight, or the cached final.
+ * `acked`: the socket thread sent the ack already (it never does for a key it saw before); what is refused
+ * here then ends the run with an error in the second `res`.
  */
-async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: string, params: unknown): Promise<void> {
+async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: string, params: unknown, acked?: number): Promise<void> {
   const p = params === undefined ? {} : params
   const problem = validateParams('agent', p)
   if (problem) {
@@ -241,6 +248,13 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   // also for a retry of a run already in flight (e.g. after a reconnect): the caller wants its events
   ctx.hooks?.before?.(conn, 'agent', p)
   const key = (p as { idempotencyKey: string }).idempotencyKey
+  if (acked !== undefined) {
+    const down = ctx.unavailable?.()
+    if (down) {
+      conn.respond(id, refusedAfterAck(key, { code: 'UNAVAILABLE', message: down, retryable: true, retryAfterMs: 500 }))
+      return
+    }
+  }
   let claim = ctx.dedupe.claim(key, Date.now())
   while (claim.kind === 'existing') {
     const cached = await claim.response
@@ -255,12 +269,12 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
   if (!res.ok) {
     pending.failed()
-    conn.respond(id, { ok: false, error: wireError(res.error) })
+    conn.respond(id, acked === undefined ? { ok: false, error: wireError(res.error) } : refusedAfterAck(key, wireError(res.error)))
     return
   }
   const ack: CachedResponse = { ok: true, payload: res.data }
   pending.accepted(ack)
-  conn.respond(id, ack)
+  if (acked === undefined) conn.respond(id, ack)
 
   const runId = (res.data as { runId: string }).runId
   // a key of a run the runtime already has (a chat.send's, the window's): that run is not this caller's

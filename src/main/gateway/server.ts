@@ -2,11 +2,9 @@
 // OpenClaw gateway protocol over a RuntimeHost. Electron-free; used by the desktop shell and the CLI.
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
-import { createServer, type IncomingMessage } from 'node:http'
 import path from 'node:path'
-import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import type { RawData } from 'ws'
 import { addressKey, isLoopbackAddress } from './address-key'
 import type { RuntimeHost, SessionMessageEvent } from '../api/host'
 import { CHAT_COMMANDS_CAP, isRemovedQueuedEnd, MODEL_SILENCE_CAP, QUEUE_REMOVED_CAP, REASONING_STATUS_CAP, RUN_WAIT_CAP, SESSION_LIST_ONLY_CAP, type AgentEvent, type AnyEvent, type ChatEvent, type EventName } from '../../shared/events'
@@ -27,7 +25,9 @@ import { ASSISTANT_DELTA_CAP, AssistantTextTracker, compactAssistantPayload, com
 import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog, pairedSignerOf } from './handshake'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
-import { listenWithFallback } from './listen'
+import { nameOversizedPreauthClose, socketPassedHello, type GatewaySocket, type UpgradeInfo } from './gateway-socket'
+import { listenInProcess } from './in-process-listener'
+import { SocketThread, socketThreadAvailable, type GatewayListener, type ListenerHooks } from './socket-thread'
 import { PairedDevices } from './paired-devices'
 import { PendingPairings } from './pending-pairings'
 import { RunOwners } from './run-owners'
@@ -46,7 +46,6 @@ import type { SessionApprovalEvent } from '../../shared/session-approval'
 import { SharedTokenWatch } from './shared-token-watch'
 import { claimGatewayInfo, gatewayDir, removeGatewayInfo, storeGatewayToken, type GatewayInfo } from './state-files'
 import { ownProcessStartTime } from '../runtime/sessions/process-info'
-import { createStaticHandler } from './static'
 import { messageChangedPayload, sessionsChangedPayload } from './sessions-changed-wire'
 import { healthWithoutPaths, statusWithoutPaths } from './status-redaction'
 import { sessionMessagePayload } from './session-message-wire'
@@ -93,6 +92,11 @@ export interface StartGatewayOptions {
   logger?: GatewayLogger
   /** override limits (tests) */
   limits?: Partial<GatewayLimits>
+  /**
+   * sockets on a worker thread with its own heap, which acks `agent` itself (socket-thread.ts); default: env
+   * LOOPDESK_SOCKET_THREAD=1. A prototype, off by default (ARCHITECTURE.md, latency).
+   */
+  socketThread?: boolean
 }
 
 export interface GatewayHandle {
@@ -164,7 +168,7 @@ export const SERVER_CAPABILITIES = ['chat-send-routing-contract'] as const
 
 const silentLogger: GatewayLogger = { info() {}, warn() {}, error() {} }
 
-const hasProxyHeaders = (req: IncomingMessage) =>
+const hasProxyHeaders = (req: UpgradeInfo) =>
   req.headers['x-forwarded-for'] !== undefined || req.headers['x-real-ip'] !== undefined || req.headers.forwarded !== undefined
 
 function bindAddress(bind: GatewayBind): string {
@@ -576,8 +580,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // address's own clients, a page holding the slots (re-opened each handshake timeout) locked the CLI and
   // the dashboard out (429). A connection from a foreign browser origin — refused at connect anyway — counts
   // in a budget of its own, so it can only use up that one.
-  function preauthKey(req: IncomingMessage): string {
-    const remote = addressKey(req.socket.remoteAddress ?? 'unknown')
+  function preauthKey(req: UpgradeInfo): string {
+    const remote = addressKey(req.remoteAddress)
     const origin = req.headers.origin
     const foreign = typeof origin === 'string' && origin !== '' && !originAllowed(origin)
     return foreign ? `${remote} foreign-origin` : remote
@@ -679,7 +683,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     return true
   }
 
-  function onHandshakeFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
+  function onHandshakeFrame(conn: GatewayConnection, data: RawData | string, isBinary: boolean) {
     const notConnect = 'invalid handshake: first request must be connect'
     // As OpenClaw: a first frame that is not even a request frame gets no response, only the close.
     const closeSilently = () => conn.close(CLOSE.policy, notConnect)
@@ -762,11 +766,12 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.handshakeTimer = undefined
     releasePreauth(conn)
     conn.state = 'open'
-    setMaxPayload(conn.ws, limits.maxPayload)
+    socketPassedHello(conn.ws, limits.maxPayload, conn.scopes)
     conn.respond(req.id, { ok: true, payload: helloOk(conn, result.deviceToken) })
   }
 
-  function onFrame(conn: GatewayConnection, data: RawData, isBinary: boolean) {
+  /** `acked`: the socket thread already acked this `agent` request (its acceptedAt) */
+  function onFrame(conn: GatewayConnection, data: RawData | string, isBinary: boolean, acked?: number) {
     if (conn.state === 'closed') return
     conn.sentFrame = true
     if (conn.state === 'handshake') return onHandshakeFrame(conn, data, isBinary)
@@ -776,14 +781,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
     const req = parseRequest(conn, rawToString(data))
     if (!req) return
-    handleRequest(reqCtx, conn, req).catch((err) => {
+    handleRequest(reqCtx, conn, req, acked).catch((err) => {
       log.error(`gateway: ${req.method} failed: ${err instanceof Error ? err.message : String(err)}`)
       conn.respond(req.id, { ok: false, error: { code: 'UNAVAILABLE', message: 'internal error' } })
     })
   }
 
-  function onConnection(ws: WebSocket, req: IncomingMessage) {
-    const remote = req.socket.remoteAddress ?? 'unknown'
+  function onConnection(ws: GatewaySocket, req: UpgradeInfo) {
+    const remote = req.remoteAddress
     const originHeader = req.headers.origin
     const conn = new GatewayConnection(
       randomUUID(),
@@ -802,9 +807,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     conn.handshakeTimer = setTimeout(() => conn.close(CLOSE.policy, 'handshake timeout'), limits.handshakeTimeoutMs)
     nameOversizedPreauthClose(ws, () => conn.state === 'handshake')
 
-    ws.on('message', (data, isBinary) => {
+    ws.on('message', (data: RawData | string, isBinary: boolean, acked?: number) => {
       try {
-        onFrame(conn, data, isBinary)
+        onFrame(conn, data, isBinary, acked)
       } catch (err) {
         // never let one bad frame take the server down
         log.error(`gateway: frame handling error: ${err instanceof Error ? err.message : String(err)}`)
@@ -826,27 +831,31 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   // ------------------------------------------------------------------ HTTP + upgrade
 
   const staticDir = opts.staticDir === null ? undefined : (opts.staticDir ?? DEFAULT_STATIC_DIR)
-  const httpServer = createServer(createStaticHandler({ staticDir, port: () => port, allowedHosts }))
-  httpServer.headersTimeout = 10_000
-  httpServer.requestTimeout = 30_000
-  // autoPong off: `answerPing` caps what a peer that never reads its pongs can make the gateway hold
-  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
-  wss.on('connection', onConnection)
-
-  httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', () => socket.destroy())
-    if (closing) return rejectUpgrade(socket, 503, 'gateway shutting down')
-    if (!makePreauthRoom(preauthKey(req))) {
-      return rejectUpgrade(socket, 429, 'too many pending connections')
-    }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req))
-  })
-
-  const bound = await listenWithFallback(httpServer, {
-    port: opts.port ?? DEFAULT_GATEWAY_PORT,
-    host: bindAddress(bind),
-    fallback: opts.portFallback ?? false,
-  })
+  const listenerHooks: ListenerHooks = {
+    admit(info) {
+      if (closing) return { status: 503, message: 'gateway shutting down' }
+      if (!makePreauthRoom(preauthKey(info))) return { status: 429, message: 'too many pending connections' }
+      return undefined
+    },
+    onConnection,
+  }
+  const listenPort = opts.port ?? DEFAULT_GATEWAY_PORT
+  const fallback = opts.portFallback ?? false
+  let threaded = opts.socketThread ?? process.env.LOOPDESK_SOCKET_THREAD === '1'
+  if (threaded && !socketThreadAvailable()) {
+    log.warn('gateway: LOOPDESK_SOCKET_THREAD is set but this build has no socket-thread worker; sockets stay on the main thread')
+    threaded = false
+  }
+  const listener: GatewayListener = threaded
+    ? await SocketThread.start(
+        { port: listenPort, bind, fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, dedupeTtlMs: limits.dedupeTtlMs, dedupeMax: limits.dedupeMax },
+        listenerHooks,
+      )
+    : await listenInProcess(
+        { port: listenPort, host: bindAddress(bind), fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, allowedHosts },
+        listenerHooks,
+      )
+  const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack
   const url = `ws://127.0.0.1:${port}`
@@ -876,6 +885,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs
+      listener.closing()
       const text = JSON.stringify({ type: 'event', event: 'shutdown', payload, seq: ++seq })
       for (const c of conns.values()) {
         if (c.isOpen) c.sendText(text)
@@ -883,23 +893,19 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       }
       await new Promise<void>((resolve) => {
         const force = setTimeout(() => {
-          for (const ws of wss.clients) ws.terminate()
+          listener.terminateAll()
           resolve()
         }, 2000)
         force.unref()
         const check = () => {
-          if (wss.clients.size === 0) {
+          if (listener.openSockets() === 0) {
             clearTimeout(force)
             resolve()
           } else setTimeout(check, 10).unref()
         }
         check()
       })
-      wss.close()
-      await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve())
-        httpServer.closeAllConnections()
-      })
+      await listener.close()
       if (opts.writeInfo !== false) removeGatewayInfo(opts.stateDir, process.pid, port, replaced)
       host.gatewayLifecycle?.({ phase: 'stop', reason })
       log.info(`gateway: stopped (${reason})`)
@@ -933,32 +939,9 @@ function agentFrame(payload: AgentEvent, seq: number): string {
   return JSON.stringify({ type: 'event', event: 'agent', payload, seq })
 }
 
-function rejectUpgrade(socket: Duplex, status: number, message: string) {
-  const body = `${message}\n`
-  socket.end(
-    `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  )
-}
-
-function rawToString(data: RawData): string {
+function rawToString(data: RawData | string): string {
   if (typeof data === 'string') return data
   if (Buffer.isBuffer(data)) return data.toString('utf8')
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
   return Buffer.from(data as ArrayBuffer).toString('utf8')
-}
-
-// ws has no public API to raise the limit after the handshake; the receiver reads `_maxPayload` per frame.
-/**
- * ws closes a frame over `maxPayload` with 1009 and no reason, from inside its receiver; OpenClaw's clients
- * are told "preauth payload too large". ws calls the socket's own `close`, so this instance's close names it.
- */
-function nameOversizedPreauthClose(ws: WebSocket, inHandshake: () => boolean) {
-  const close = ws.close.bind(ws)
-  ws.close = (code?: number, reason?: string | Buffer) =>
-    close(code, code === CLOSE.tooBig && !reason && inHandshake() ? 'preauth payload too large' : reason)
-}
-
-function setMaxPayload(ws: WebSocket, bytes: number) {
-  const receiver = (ws as unknown as { _receiver?: { _maxPayload: number } })._receiver
-  if (receiver && typeof receiver._maxPayload === 'number') receiver._maxPayload = bytes
 }

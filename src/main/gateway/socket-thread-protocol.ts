@@ -1,0 +1,96 @@
+// Messages between the gateway's main thread and its socket thread (LOOPDESK_SOCKET_THREAD=1, socket-thread.ts),
+// and the socket thread's own `agent` accept: which frames it may ack before the main thread has seen them.
+import { validateParams } from '../api/dispatch'
+import { nestingProblem } from '../../shared/nesting-limit'
+import type { GatewayBind } from './server'
+import type { UpgradeInfo } from './gateway-socket'
+import { checkRequestFrame, type RequestFrame } from './protocol'
+import { METHOD_SCOPES, hasScope, paramScope } from './scopes'
+
+export interface SocketThreadData {
+  port: number
+  bind: GatewayBind
+  fallback: boolean
+  staticDir: string | undefined
+  preauthMaxPayload: number
+  dedupeTtlMs: number
+  dedupeMax: number
+}
+
+/** main → worker, in one ordered batch per flush (a frame's send before its connection's close) */
+export type OutOp =
+  | ['send', id: string, text: string]
+  | ['close', id: string, code: number, reason: string]
+  | ['terminate', id: string]
+  /** past hello-ok: its frame-size limit, and its scopes (what the worker's accept checks) */
+  | ['hello', id: string, maxPayload: number, scopes: string[]]
+
+export type ToWorker =
+  | { t: 'ops'; ops: OutOp[] }
+  /** the main thread's verdict on an upgrade; admitted, the connection exists there already under `id` */
+  | { t: 'admit'; uid: number; id?: string; reject?: { status: number; message: string } }
+  /** the gateway is shutting down: no more acks from the worker */
+  | { t: 'closing' }
+  | { t: 'terminate-all' }
+  | { t: 'shutdown' }
+
+export type FromWorker =
+  | { t: 'listening'; port: number; fellBack: boolean }
+  | { t: 'listen-error'; message: string; portInUse?: { port: number; host: string } }
+  | { t: 'upgrade'; uid: number; info: UpgradeInfo }
+  /** `acked`: the worker acked this `agent` request at that time (acceptedAt) */
+  | { t: 'frame'; id: string; text: string; binary: boolean; acked?: number }
+  /** per connection written to in the last batch: its bufferedAmount after it */
+  | { t: 'sent'; conns: Array<[id: string, buffered: number]> }
+  | { t: 'buffered'; id: string; buffered: number }
+  | { t: 'closed'; id: string }
+  | { t: 'stopped' }
+
+/** The `agent` ack the main thread's accept sends (the runtime's answer: runId = idempotencyKey). */
+export const workerAck = (id: string, runId: string, acceptedAt: number) =>
+  JSON.stringify({ type: 'res', id, ok: true, payload: { runId, status: 'accepted', acceptedAt } })
+
+/**
+ * The keys the worker has acked (or seen), kept at least as long as the gateway's dedupe keeps a finished run:
+ * a retry of a key seen before is never acked here — the main thread answers it exactly as without the thread.
+ */
+export class SeenKeys {
+  private keys = new Map<string, number>()
+  constructor(private readonly ttlMs: number, private readonly max: number) {}
+
+  /** true the first time a key is seen */
+  firstTime(key: string, now: number): boolean {
+    if (this.keys.has(key)) return false
+    this.keys.set(key, now)
+    for (const [k, ts] of this.keys) {
+      // the gateway's dedupe counts a run's TTL from its end: keep twice the TTL and cap, so none is forgotten first
+      if (this.keys.size <= this.max * 2 && now - ts <= this.ttlMs * 2) break
+      this.keys.delete(k)
+    }
+    return true
+  }
+}
+
+/**
+ * What the worker checks before acking an `agent` frame of a connection past hello: the same frame, params
+ * and scope checks the main thread makes before the runtime's handler, and a key it has not seen. Anything
+ * else (the runtime's own checks: session, model, message text, shutdown) the main thread still makes; a run
+ * it refuses ends with an error in the second `res`. Returns the request to ack, or undefined (hand it over).
+ */
+export function fastAckable(text: string, scopes: ReadonlySet<string>): (RequestFrame & { params: { idempotencyKey: string } }) | undefined {
+  // cheap prefilter: most frames on a busy connection are not `agent` requests
+  if (!text.includes('"agent"')) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (checkRequestFrame(value) !== undefined) return undefined
+  const req = value as RequestFrame
+  if (req.method !== 'agent' || nestingProblem(req.params) || !hasScope(scopes, METHOD_SCOPES.agent)) return undefined
+  const extra = paramScope('agent', req.params)
+  if (extra && !hasScope(scopes, extra.scope)) return undefined
+  if (validateParams('agent', req.params ?? {}) !== undefined) return undefined
+  return req as RequestFrame & { params: { idempotencyKey: string } }
+}

@@ -1,0 +1,176 @@
+// The socket thread (LOOPDESK_SOCKET_THREAD=1): owns the HTTP listener and every WebSocket, with a heap of its
+// own, so an `agent` ack does not wait for the main thread's GC pauses or run steps. Raw frame I/O only: each
+// text frame goes to the main thread, whose connection code (server.ts) answers through a facade
+// (socket-thread.ts); the exception is the accept of an `agent` request past hello (socket-thread-protocol.ts).
+import { createServer, type IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import { parentPort, workerData } from 'node:worker_threads'
+import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } from './gateway-socket'
+import { listenWithFallback, PortInUseError } from './listen'
+import { rejectUpgrade } from './reject-upgrade'
+import { fastAckable, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { createStaticHandler } from './static'
+
+const data = workerData as SocketThreadData
+const port = parentPort!
+const post = (m: FromWorker) => port.postMessage(m)
+
+interface Sock {
+  ws: WebSocket
+  /** set at hello-ok: its scopes (the worker acks `agent` only past hello) */
+  scopes: ReadonlySet<string> | undefined
+}
+const socks = new Map<string, Sock>()
+const seen = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
+let closing = false
+let boundPort = 0
+
+const allowedHosts = () =>
+  data.bind === 'loopback' ? new Set([`127.0.0.1:${boundPort}`, `localhost:${boundPort}`, `[::1]:${boundPort}`]) : undefined
+const httpServer = createServer(createStaticHandler({ staticDir: data.staticDir, port: () => boundPort, allowedHosts }))
+httpServer.headersTimeout = 10_000
+httpServer.requestTimeout = 30_000
+const wss = new WebSocketServer({ noServer: true, maxPayload: data.preauthMaxPayload, perMessageDeflate: false })
+
+// upgrades wait for the main thread's verdict (its pre-handshake budgets, shutdown)
+let nextUid = 0
+const pendingUpgrades = new Map<number, { req: IncomingMessage; socket: Duplex; head: Buffer }>()
+httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  socket.on('error', () => socket.destroy())
+  const uid = ++nextUid
+  pendingUpgrades.set(uid, { req, socket, head })
+  post({ t: 'upgrade', uid, info: upgradeInfoOf(req) })
+})
+
+function admitted(uid: number, id: string | undefined, reject?: { status: number; message: string }) {
+  const p = pendingUpgrades.get(uid)
+  pendingUpgrades.delete(uid)
+  if (reject || id === undefined) {
+    if (p && !p.socket.destroyed) rejectUpgrade(p.socket, reject?.status ?? 503, reject?.message ?? 'refused')
+    return
+  }
+  // the main thread counted this connection in its budgets at its verdict, as it does on its own thread
+  // (where the upgrade completes at once): ws completes it here synchronously, or refuses the request
+  let upgraded = false
+  if (p && !p.socket.destroyed) {
+    wss.handleUpgrade(p.req, p.socket, p.head, (ws) => {
+      upgraded = true
+      onConnection(id, ws)
+    })
+  }
+  if (!upgraded) post({ t: 'closed', id })
+}
+
+function onConnection(id: string, ws: WebSocket) {
+  const sock: Sock = { ws, scopes: undefined }
+  socks.set(id, sock)
+  nameOversizedPreauthClose(wsSocket(ws), () => sock.scopes === undefined)
+  ws.on('message', (raw: RawData, isBinary: boolean) => {
+    if (isBinary) return post({ t: 'frame', id, text: '', binary: true })
+    const text = rawToString(raw)
+    if (sock.scopes && !closing) {
+      const req = fastAckable(text, sock.scopes)
+      const now = Date.now()
+      if (req && seen.firstTime(req.params.idempotencyKey, now)) {
+        ws.send(workerAck(req.id, req.params.idempotencyKey, now))
+        return post({ t: 'frame', id, text, binary: false, acked: now })
+      }
+    }
+    post({ t: 'frame', id, text, binary: false })
+  })
+  ws.on('error', () => {})
+  ws.on('close', () => {
+    socks.delete(id)
+    post({ t: 'closed', id })
+  })
+}
+
+// sockets that had bytes left in ws's buffer: their bufferedAmount is reported as it drains (slow-consumer checks)
+const draining = new Set<string>()
+const drainTimer = setInterval(() => {
+  for (const id of draining) {
+    const buffered = socks.get(id)?.ws.bufferedAmount ?? 0
+    post({ t: 'buffered', id, buffered })
+    if (buffered === 0) draining.delete(id)
+  }
+}, 20)
+drainTimer.unref()
+
+function applyOps(ops: Extract<ToWorker, { t: 'ops' }>['ops']) {
+  const sent = new Set<string>()
+  const corked: WebSocket[] = []
+  for (const op of ops) {
+    const sock = socks.get(op[1])
+    if (op[0] === 'send') {
+      sent.add(op[1])
+      if (!sock || sock.ws.readyState !== sock.ws.OPEN) continue
+      const socket = (sock.ws as unknown as { _socket?: { cork(): void } })._socket
+      // one write per socket per batch (connection.ts corks the same way on the main thread)
+      if (socket && !corked.includes(sock.ws)) {
+        socket.cork()
+        corked.push(sock.ws)
+      }
+      sock.ws.send(op[2])
+    } else if (!sock) continue
+    else if (op[0] === 'close') {
+      try {
+        sock.ws.close(op[2], op[3])
+      } catch {
+        sock.ws.terminate()
+      }
+    } else if (op[0] === 'terminate') sock.ws.terminate()
+    else {
+      setMaxPayload(wsSocket(sock.ws), op[2])
+      sock.scopes = new Set(op[3])
+    }
+  }
+  for (const ws of corked) (ws as unknown as { _socket: { uncork(): void; destroyed?: boolean } })._socket.uncork()
+  if (sent.size === 0) return
+  const conns: Array<[string, number]> = []
+  for (const id of sent) {
+    const buffered = socks.get(id)?.ws.bufferedAmount ?? 0
+    if (buffered > 0) draining.add(id)
+    conns.push([id, buffered])
+  }
+  post({ t: 'sent', conns })
+}
+
+port.on('message', (m: ToWorker) => {
+  switch (m.t) {
+    case 'ops':
+      return applyOps(m.ops)
+    case 'admit':
+      return admitted(m.uid, m.id, m.reject)
+    case 'closing':
+      closing = true
+      return
+    case 'terminate-all':
+      for (const s of socks.values()) s.ws.terminate()
+      return
+    case 'shutdown':
+      wss.close()
+      httpServer.close(() => post({ t: 'stopped' }))
+      httpServer.closeAllConnections()
+      return
+  }
+})
+
+function rawToString(raw: RawData): string {
+  if (Buffer.isBuffer(raw)) return raw.toString('utf8')
+  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8')
+  return Buffer.from(raw).toString('utf8')
+}
+
+listenWithFallback(httpServer, { port: data.port, host: data.bind === 'loopback' ? '127.0.0.1' : '0.0.0.0', fallback: data.fallback }).then(
+  (bound) => {
+    boundPort = bound.port
+    post({ t: 'listening', port: bound.port, fellBack: bound.fellBack })
+  },
+  (err: unknown) =>
+    post({
+      t: 'listen-error',
+      message: err instanceof Error ? err.message : String(err),
+      ...(err instanceof PortInUseError ? { portInUse: { port: err.port, host: err.host } } : {}),
+    }),
+)

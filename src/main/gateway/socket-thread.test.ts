@@ -1,0 +1,132 @@
+// The socket thread (LOOPDESK_SOCKET_THREAD=1): the `agent` ack leaves while the main thread is blocked, a
+// retried key is the main thread's to answer, and a run the main thread refuses ends with an error final.
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createNodeDeviceProof } from '../../cli/identity'
+import { fastAckable, SeenKeys } from './socket-thread-protocol'
+import { RawClient, startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
+
+let t: TestGateway
+beforeAll(async () => {
+  t = await startTestGateway({}, { socketThread: true })
+})
+afterAll(async () => {
+  await t.stop()
+})
+
+const client = { id: 'cli', version: '1.0.0', platform: 'Linux', mode: 'cli' }
+const scopes = ['operator.read', 'operator.write']
+const connectParams = (nonce: string, ts: number) => ({
+  minProtocol: 3,
+  maxProtocol: 4,
+  client,
+  role: 'operator',
+  scopes,
+  auth: { token: TEST_TOKEN },
+  device: createNodeDeviceProof(t.identity, { clientId: client.id, clientMode: client.mode, role: 'operator', scopes, signedAtMs: ts, token: TEST_TOKEN, nonce, platform: client.platform }),
+})
+
+async function hello(): Promise<RawClient> {
+  const c = RawClient.open(t.gw.url)
+  const ch = await c.challenge()
+  c.send({ type: 'req', id: 'c1', method: 'connect', params: connectParams(ch.payload.nonce, ch.payload.ts) })
+  expect((await c.res('c1')).ok).toBe(true)
+  return c
+}
+
+// A client on a thread of its own (this thread is the gateway's main thread, and is about to be blocked):
+// it signs nothing itself — this thread answers its challenge — then, on `go`, sends an `agent` request and
+// flags the ack's arrival in shared memory.
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads')
+const WebSocket = require(workerData.ws)
+const flag = new Int32Array(workerData.flag)
+const ws = new WebSocket(workerData.url, { perMessageDeflate: false })
+ws.on('message', (data) => {
+  const f = JSON.parse(String(data))
+  if (f.type === 'event' && f.event === 'connect.challenge') parentPort.postMessage({ challenge: f.payload })
+  else if (f.type === 'res' && f.id === 'c1') parentPort.postMessage({ hello: f.ok })
+  else if (f.type === 'res' && f.id === 'a1') {
+    if (Atomics.load(flag, 0) === 0) Atomics.store(flag, 0, f.ok && f.payload.status === 'accepted' ? 1 : 2)
+    else parentPort.postMessage({ final: f })
+  }
+})
+parentPort.on('message', (m) => {
+  if (m.connect) ws.send(JSON.stringify({ type: 'req', id: 'c1', method: 'connect', params: m.connect }))
+  if (m.go) ws.send(JSON.stringify({ type: 'req', id: 'a1', method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: 'blocked-main' } }))
+})
+`
+
+describe('gateway socket thread', () => {
+  it('acks an agent request while the main thread is blocked; the final follows once it runs', async () => {
+    const flag = new SharedArrayBuffer(4)
+    const ws = createRequire(import.meta.url).resolve('ws')
+    const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+    try {
+      const final = new Promise<{ ok: boolean; payload: { status: string } }>((resolve) => w.on('message', (m: { final?: { ok: boolean; payload: { status: string } } }) => m.final && resolve(m.final)))
+      await new Promise<void>((resolve, reject) => {
+        w.on('error', reject)
+        w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
+          if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
+          if (m.hello === true) resolve()
+          if (m.hello === false) reject(new Error('connect refused'))
+        })
+      })
+      const seen = new Int32Array(flag)
+      const accepts = t.host.callCount('agent')
+      w.postMessage({ go: true })
+      // this thread does nothing else until the ack arrived (or a generous bound passed: then it failed)
+      const bound = Date.now() + 20_000
+      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
+      expect(Atomics.load(seen, 0)).toBe(1)
+      // the runtime had not been asked yet: the ack was not the main thread's
+      expect(t.host.callCount('agent')).toBe(accepts)
+      expect(await final).toMatchObject({ ok: true, payload: { status: 'ok' } })
+    } finally {
+      await w.terminate()
+    }
+  })
+
+  it('a retried key is answered by the main thread: one ack, then the final, as without the thread', async () => {
+    const c = await hello()
+    const params = { message: 'once', sessionKey: 'main', idempotencyKey: 'retried' }
+    c.send({ type: 'req', id: 'r1', method: 'agent', params })
+    await c.next((f) => f.type === 'res' && f.id === 'r1' && f.payload?.status === 'ok')
+    c.send({ type: 'req', id: 'r2', method: 'agent', params })
+    const again = await c.res('r2')
+    expect(again).toMatchObject({ ok: true, payload: { status: 'ok', runId: 'retried' } })
+    expect(c.frames.filter((f) => f.id === 'r2')).toHaveLength(1)
+    c.ws.close()
+  })
+
+  it('a run the main thread refuses after the worker acked it ends with an error final', async () => {
+    const c = await hello()
+    // the fake runtime refuses this message at its accept (fake-host.ts)
+    c.send({ type: 'req', id: 'x1', method: 'agent', params: { message: 'fail-accept', sessionKey: 'main', idempotencyKey: 'refused' } })
+    const ack = await c.res('x1')
+    expect(ack).toMatchObject({ ok: true, payload: { status: 'accepted', runId: 'refused' } })
+    const fin = await c.next((f) => f.type === 'res' && f.id === 'x1' && f !== ack)
+    expect(fin).toMatchObject({ ok: false, payload: { runId: 'refused', status: 'error', summary: 'malformed session key' }, error: { code: 'INVALID_REQUEST' } })
+    c.ws.close()
+  })
+})
+
+describe('socket thread accept checks', () => {
+  const frame = (params: unknown, method = 'agent') => JSON.stringify({ type: 'req', id: '1', method, params })
+  const write = new Set(['operator.write'])
+  it('acks only a well-formed agent request with valid params and the scopes it needs', () => {
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), write)?.params.idempotencyKey).toBe('k')
+    expect(fastAckable(frame({ message: 'hi' }), write)).toBeUndefined()
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), new Set(['operator.read']))).toBeUndefined()
+    // a /new through agent needs admin (scopes.ts): the main thread refuses it as without the thread
+    expect(fastAckable(frame({ message: '/new', idempotencyKey: 'k' }), write)).toBeUndefined()
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }, 'agent.wait'), write)).toBeUndefined()
+    expect(fastAckable('{"type":"req","method":"agent"', write)).toBeUndefined()
+  })
+  it('a key is acked the first time only', () => {
+    const keys = new SeenKeys(1000, 10)
+    expect(keys.firstTime('a', 0)).toBe(true)
+    expect(keys.firstTime('a', 1)).toBe(false)
+  })
+})

@@ -1,0 +1,229 @@
+// Main-thread side of the socket thread (LOOPDESK_SOCKET_THREAD=1): starts the worker that owns the listener and
+// the sockets (socket-thread-worker.ts) and gives server.ts a facade per connection, so its connection,
+// handshake and method code runs unchanged. Writes are batched: one message to the worker per I/O phase (a
+// `res` flushes at once, as connection.ts uncorks for it).
+import { randomUUID } from 'node:crypto'
+import { EventEmitter } from 'node:events'
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
+import { PortInUseError } from './listen'
+import type { FromWorker, OutOp, SocketThreadData, ToWorker } from './socket-thread-protocol'
+
+/** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
+export interface GatewayListener {
+  port: number
+  fellBack: boolean
+  /** sockets not yet closed */
+  openSockets(): number
+  terminateAll(): void
+  /** shutdown began: the socket thread stops acking `agent` itself */
+  closing(): void
+  close(): Promise<void>
+}
+
+export interface ListenerHooks {
+  /** undefined = let the upgrade through, else its refusal */
+  admit(info: UpgradeInfo): { status: number; message: string } | undefined
+  onConnection(ws: GatewaySocket, info: UpgradeInfo): void
+}
+
+const OPEN = 1
+const CLOSING = 2
+const CLOSED = 3
+
+/** One connection's socket as the main thread sees it: the real one is in the worker. */
+class ThreadSocket extends EventEmitter {
+  readonly OPEN = OPEN
+  readyState: number = OPEN
+  /**
+   * what ws still buffers, as the worker last reported it (after each batch, then as it drains): frames on
+   * their way to the worker do not count — a reader that keeps up would otherwise look slow — so a slow one
+   * is seen one batch later than on the main thread
+   */
+  wsBuffered = 0
+
+  constructor(readonly id: string, private readonly thread: SocketThread) {
+    super()
+  }
+
+  get bufferedAmount() {
+    return this.wsBuffered
+  }
+
+  send(text: string) {
+    this.thread.queue(['send', this.id, text])
+  }
+
+  close(code?: number, reason?: string) {
+    if (this.readyState >= CLOSING) return
+    this.readyState = CLOSING
+    this.thread.queue(['close', this.id, code ?? 1000, reason ?? ''])
+    this.thread.flush()
+  }
+
+  terminate() {
+    if (this.readyState === CLOSED) return
+    this.readyState = CLOSING
+    this.thread.queue(['terminate', this.id])
+    this.thread.flush()
+  }
+
+  flushNow() {
+    this.thread.flush()
+  }
+
+  passedHello(maxPayload: number, scopes: readonly string[]) {
+    this.thread.queue(['hello', this.id, maxPayload, [...scopes]])
+  }
+
+  closed() {
+    this.readyState = CLOSED
+    this.emit('close')
+  }
+}
+
+/** The worker's entry beside this module: the sources through tsx, or a bundle's sibling (bench/bench-bundle.ts). */
+function workerEntry(): { url: URL; viaTsx?: string } | undefined {
+  const here = import.meta.url
+  if (here.endsWith('.ts')) {
+    const url = new URL('./socket-thread-worker.ts', here)
+    // tsx's ESM API (its package resolves `require` to the CommonJS copy of the same API)
+    const api = createRequire(fileURLToPath(here)).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')
+    return { url, viaTsx: pathToFileURL(api).href }
+  }
+  const url = new URL('./socket-thread-worker.mjs', here)
+  return existsSync(fileURLToPath(url)) ? { url } : undefined
+}
+
+export const socketThreadAvailable = () => workerEntry() !== undefined
+
+export class SocketThread implements GatewayListener {
+  port = 0
+  fellBack = false
+  private readonly worker: Worker
+  private readonly socks = new Map<string, ThreadSocket>()
+  private ops: OutOp[] = []
+  private flushScheduled = false
+  private stopped: (() => void) | undefined
+  private exited = false
+
+  private constructor(data: SocketThreadData, private readonly hooks: ListenerHooks) {
+    const entry = workerEntry()
+    if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
+    // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
+    const resourceLimits = { maxYoungGenerationSizeMb: 4 }
+    this.worker = entry.viaTsx
+      ? new Worker(`import(${JSON.stringify(entry.viaTsx)}).then((m) => m.tsImport(${JSON.stringify(entry.url.href)}, ${JSON.stringify(entry.url.href)}))`, { eval: true, workerData: data, resourceLimits })
+      : new Worker(entry.url, { workerData: data, resourceLimits })
+  }
+
+  static start(data: SocketThreadData, hooks: ListenerHooks): Promise<SocketThread> {
+    const t = new SocketThread(data, hooks)
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => reject(err)
+      t.worker.once('error', onError)
+      t.worker.once('exit', (code) => reject(new Error(`the gateway's socket thread exited (${code}) before listening`)))
+      t.worker.on('message', (m: FromWorker) => {
+        if (m.t === 'listening') {
+          t.port = m.port
+          t.fellBack = m.fellBack
+          t.worker.off('error', onError)
+          t.worker.on('error', (err) => console.error(`gateway socket thread failed: ${err.message}`))
+          // a worker that died takes its sockets with it: their connections end, and a close does not wait on it
+          t.worker.on('exit', () => {
+            t.exited = true
+            for (const sock of t.socks.values()) sock.closed()
+            t.socks.clear()
+            t.stopped?.()
+          })
+          return resolve(t)
+        }
+        if (m.t === 'listen-error') {
+          void t.worker.terminate()
+          return reject(m.portInUse ? new PortInUseError(m.portInUse.port, m.portInUse.host) : new Error(m.message))
+        }
+        t.onMessage(m)
+      })
+    })
+  }
+
+  private post(m: ToWorker) {
+    this.worker.postMessage(m)
+  }
+
+  queue(op: OutOp) {
+    this.ops.push(op)
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    setImmediate(() => this.flush())
+  }
+
+  flush() {
+    this.flushScheduled = false
+    if (this.ops.length === 0) return
+    const ops = this.ops
+    this.ops = []
+    this.post({ t: 'ops', ops })
+  }
+
+  private onMessage(m: FromWorker) {
+    switch (m.t) {
+      case 'upgrade': {
+        const reject = this.hooks.admit(m.info)
+        if (reject) return this.post({ t: 'admit', uid: m.uid, reject })
+        // the connection starts now (its budget slot taken before the next upgrade's verdict); the worker
+        // completes the upgrade before it reads the batch with the challenge, or reports it closed
+        const s = new ThreadSocket(randomUUID(), this)
+        this.socks.set(s.id, s)
+        this.post({ t: 'admit', uid: m.uid, id: s.id })
+        return this.hooks.onConnection(s, m.info)
+      }
+      case 'frame':
+        return void this.socks.get(m.id)?.emit('message', m.text, m.binary, m.acked)
+      case 'sent':
+        for (const [id, buffered] of m.conns) {
+          const s = this.socks.get(id)
+          if (s) s.wsBuffered = buffered
+        }
+        return
+      case 'buffered': {
+        const s = this.socks.get(m.id)
+        if (s) s.wsBuffered = m.buffered
+        return
+      }
+      case 'closed': {
+        const s = this.socks.get(m.id)
+        this.socks.delete(m.id)
+        return s?.closed()
+      }
+      case 'stopped':
+        return this.stopped?.()
+    }
+  }
+
+  openSockets() {
+    return this.socks.size
+  }
+
+  terminateAll() {
+    this.flush()
+    this.post({ t: 'terminate-all' })
+  }
+
+  closing() {
+    this.post({ t: 'closing' })
+  }
+
+  async close() {
+    if (this.exited) return
+    this.flush()
+    await new Promise<void>((resolve) => {
+      this.stopped = resolve
+      this.post({ t: 'shutdown' })
+    })
+    await this.worker.terminate()
+  }
+}
