@@ -2,7 +2,7 @@
 import { act, configure, render } from '@testing-library/react'
 import { App } from './App'
 import { AppContext } from './app-context'
-import { FakeBridge, type FakeBridgeOptions } from './bridge/fake-bridge'
+import { FakeBridge, type FakeBridgeOptions, type FakeStep } from './bridge/fake-bridge'
 import { Controller } from './state/controller'
 import { createAppStores } from './state/stores'
 
@@ -57,6 +57,16 @@ export async function renderApp(opts: FakeBridgeOptions = {}, bridge = new FakeB
 }
 
 export const LONG = { timeout: 8000 }
+
+/** A scripted exec call that asks for approval, then reports `ran <command>`. */
+export const approvalExec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
+  kind: 'tool',
+  name: 'exec',
+  args: { command },
+  result: { content: [{ type: 'text', text: `ran ${command}` }] },
+  approval: true,
+  durationMs: 10,
+})
 
 /** Lets timers and promises run inside act() (streams advance, the frame scheduler flushes). */
 export async function settle(ms = 20) {

@@ -2,10 +2,9 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { FakeStep } from '../bridge/fake-bridge'
 import { preloadApprovalBatch } from '../lazy-views'
 import { SEEN_FOR_MS } from './ApprovalBatch'
-import { LONG, renderApp } from '../test-utils'
+import { approvalExec, LONG, renderApp } from '../test-utils'
 
 // a lazy chunk: loaded first, as the idle warm-up does in the app
 beforeAll(async () => {
@@ -16,14 +15,7 @@ beforeEach(() => {
   document.title = 'Loopdesk'
 })
 
-const exec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
-  kind: 'tool',
-  name: 'exec',
-  args: { command },
-  result: { content: [{ type: 'text', text: `ran ${command}` }] },
-  approval: true,
-  durationMs: 10,
-})
+const exec = approvalExec
 const threeAtOnce = {
   scripts: [
     {

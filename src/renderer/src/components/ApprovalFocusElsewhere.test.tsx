@@ -4,9 +4,8 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { FakeStep } from '../bridge/fake-bridge'
 import { preloadApprovalBatch } from '../lazy-views'
-import { LONG, renderApp } from '../test-utils'
+import { approvalExec, LONG, renderApp } from '../test-utils'
 
 beforeAll(async () => {
   await preloadApprovalBatch()
@@ -27,14 +26,7 @@ afterEach(() => {
   for (const t of FOCUS_EVENTS) window.removeEventListener(t, quiet, true)
 })
 
-const exec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
-  kind: 'tool',
-  name: 'exec',
-  args: { command },
-  result: { content: [{ type: 'text', text: `ran ${command}` }] },
-  approval: true,
-  durationMs: 10,
-})
+const exec = approvalExec
 const threeAtOnce = {
   scripts: [{ steps: [{ kind: 'parallel' as const, tools: [exec('make build'), exec('make test'), exec('rm -rf dist')] }, { kind: 'text' as const, text: 'All done.' }] }],
 }

@@ -3,9 +3,8 @@
 import { act, screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import type { FakeStep } from '../bridge/fake-bridge'
 import { preloadApprovalBatch, preloadOtherApprovals } from '../lazy-views'
-import { LONG, renderApp } from '../test-utils'
+import { approvalExec, LONG, renderApp } from '../test-utils'
 import { approvalsElsewhere, elsewhereText } from './OtherApprovals'
 
 beforeAll(async () => {
@@ -21,14 +20,7 @@ const seed = [
   { key: 'agent:main:taxes', label: 'Tax questions', messages: 2 },
   { key: 'agent:main:garden', label: 'Garden', messages: 2 },
 ]
-const exec = (command: string): Extract<FakeStep, { kind: 'tool' }> => ({
-  kind: 'tool',
-  name: 'exec',
-  args: { command },
-  result: { content: [{ type: 'text', text: `ran ${command}` }] },
-  approval: true,
-  durationMs: 10,
-})
+const exec = approvalExec
 const nav = () => screen.getByRole('navigation', { name: 'Sessions' })
 const notice = (name: string | RegExp) => screen.findByRole('region', { name }, LONG)
 const request = (id: string, sessionKey: string, expiresAt: number) => ({
