@@ -848,7 +848,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
   const listener: GatewayListener = threaded
     ? await SocketThread.start(
-        { port: listenPort, bind, fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, dedupeTtlMs: limits.dedupeTtlMs, dedupeMax: limits.dedupeMax },
+        { port: listenPort, bind, fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, maxBufferedBytes: limits.maxBufferedBytes, dedupeTtlMs: limits.dedupeTtlMs, dedupeMax: limits.dedupeMax },
         listenerHooks,
       )
     : await listenInProcess(

@@ -13,6 +13,8 @@ export interface SocketThreadData {
   fallback: boolean
   staticDir: string | undefined
   preauthMaxPayload: number
+  /** the buffered-bytes cap after hello (a ping's pong is not queued past it, as connection.ts answerPing) */
+  maxBufferedBytes: number
   dedupeTtlMs: number
   dedupeMax: number
 }

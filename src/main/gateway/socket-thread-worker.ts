@@ -31,7 +31,8 @@ const allowedHosts = () =>
 const httpServer = createServer(createStaticHandler({ staticDir: data.staticDir, port: () => boundPort, allowedHosts }))
 httpServer.headersTimeout = 10_000
 httpServer.requestTimeout = 30_000
-const wss = new WebSocketServer({ noServer: true, maxPayload: data.preauthMaxPayload, perMessageDeflate: false })
+// autoPong off: pongs are capped as on the main thread (connection.ts answerPing; answerPing below)
+const wss = new WebSocketServer({ noServer: true, maxPayload: data.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
 
 // upgrades wait for the main thread's verdict (its pre-handshake budgets, shutdown)
 let nextUid = 0
@@ -79,11 +80,25 @@ function onConnection(id: string, ws: WebSocket) {
     }
     post({ t: 'frame', id, text, binary: false })
   })
+  ws.on('ping', (payload: Buffer) => answerPing(sock, payload))
   ws.on('error', () => {})
   ws.on('close', () => {
     socks.delete(id)
     post({ t: 'closed', id })
   })
+}
+
+/**
+ * A peer that pings without reading its pongs made ws queue them without bound: past the cap (before hello only
+ * the challenge is owed: the pre-hello frame limit; after it the buffered-bytes cap) it is cut off at once — a
+ * close frame would queue behind the pongs it does not read. The main thread learns it as a close.
+ */
+function answerPing(sock: Sock, payload: Buffer) {
+  const ws = sock.ws
+  if (ws.readyState !== ws.OPEN) return
+  const cap = sock.scopes === undefined ? data.preauthMaxPayload : data.maxBufferedBytes
+  if (ws.bufferedAmount > cap) ws.terminate()
+  else ws.pong(payload)
 }
 
 // sockets that had bytes left in ws's buffer: their bufferedAmount is reported as it drains (slow-consumer checks)
