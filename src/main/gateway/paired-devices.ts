@@ -7,8 +7,8 @@
 // of the shared secret. Only a SHA-256 of each token is stored (devices.json, 0600) — the token itself
 // exists only in the hello-ok that delivered it, so a leaked state dir does not let anyone connect.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { keepCorruptCopy } from '../runtime/corrupt-copy'
 import { readFailure, readSmallRegularFile } from '../runtime/read-small-file'
 import { gatewayDir, writeFileAtomic } from './state-files'
 
@@ -82,13 +82,9 @@ export class PairedDevices {
   }
 
   private keepDamaged() {
-    const copy = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
-    try {
-      copyFileSync(this.path, copy)
-      console.warn(`[gateway] ${this.path} is damaged; paired devices will have to pair again (a copy was kept at ${copy})`)
-    } catch (err) {
-      console.warn(`[gateway] ${this.path} is damaged; paired devices will have to pair again (no copy could be kept: ${readFailure(err)})`)
-    }
+    const { copy, error } = keepCorruptCopy(this.path)
+    const kept = error === undefined ? `a copy was kept at ${copy}` : `no copy could be kept: ${readFailure(error)}`
+    console.warn(`[gateway] ${this.path} is damaged; paired devices will have to pair again (${kept})`)
   }
 
   /** Known device with this exact key (a device id bound to another key is not paired). */

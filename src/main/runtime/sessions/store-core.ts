@@ -7,10 +7,10 @@
 // (unwritten) update is replayed on top of it — so no process loses another's update — and the result
 // is written atomically. Durable updates resolve after their flush; deferred updates resolve at once
 // and are written by a flush within `deferMs` (group commit), or on process exit.
-import fs from 'node:fs'
 import path from 'node:path'
 import { ApiError, invalid } from '../../api/errors'
-import { readSmallRegularFile, SmallFileError } from '../read-small-file'
+import { keepCorruptCopy } from '../corrupt-copy'
+import { readFailure, readSmallRegularFile } from '../read-small-file'
 import type { SessionEntry } from '../contracts'
 import { sameIdentity, statIdentity, writeFileAtomic, writeFileAtomicSync, type WrittenFileStat } from './atomic-write'
 import { copyPlainJson, NOT_PLAIN } from './plain-json'
@@ -52,8 +52,7 @@ export function readStoreText(file: string): string {
     return readSmallRegularFile(file, MAX_STORE_BYTES)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return ''
-    const why = err instanceof SmallFileError ? err.message : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)
-    throw new Error(`cannot read the sessions store ${file}: ${why} — move it away (it lists the conversations; they come back from their transcripts)`, { cause: err })
+    throw new Error(`cannot read the sessions store ${file}: ${readFailure(err)} — move it away (it lists the conversations; they come back from their transcripts)`, { cause: err })
   }
 }
 
@@ -362,13 +361,9 @@ export class StoreCore {
   }
 
   private backup(why: string): void {
-    const copy = `${this.path}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`
-    try {
-      fs.copyFileSync(this.path, copy)
-      console.warn(`[sessions] ${this.path} ${why}; a copy was kept at ${copy}`)
-    } catch (err) {
-      console.warn(`[sessions] ${this.path} ${why}; backup failed: ${(err as Error).message}`)
-    }
+    const { copy, error } = keepCorruptCopy(this.path)
+    if (error === undefined) console.warn(`[sessions] ${this.path} ${why}; a copy was kept at ${copy}`)
+    else console.warn(`[sessions] ${this.path} ${why}; backup failed: ${(error as Error).message}`)
   }
 }
 
