@@ -148,8 +148,7 @@ export class GatewayConnectionClient {
         p.reject(lost())
       }
       this.pending.clear()
-      for (const l of this.shutdownListeners) l(this.shutdown)
-      this.shutdownListeners.clear()
+      this.settleShutdownWaits()
       for (const l of this.closeListeners) l(code, reason.toString())
     })
   }
@@ -193,6 +192,11 @@ export class GatewayConnectionClient {
       reason: typeof p.reason === 'string' && p.reason ? p.reason : 'gateway stopping',
       ...(typeof p.restartExpectedMs === 'number' && p.restartExpectedMs >= 0 ? { restartExpectedMs: p.restartExpectedMs } : {}),
     }
+    this.settleShutdownWaits()
+  }
+
+  /** awaitShutdown's waits: the notice came, or the connection closed (with or without one) */
+  private settleShutdownWaits() {
     for (const l of this.shutdownListeners) l(this.shutdown)
     this.shutdownListeners.clear()
   }

@@ -217,12 +217,8 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 
     async 'loopdesk.queue.remove'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey)
-      // removing a waiting message stops its run: a caller that may stop only its own runs (CallContext.mayAbort,
-      // a gateway connection without admin) removes only its own, as chat.abort naming a queued run refuses
-      if (ctx.mayAbort) {
-        const item = [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])].find((i) => i.id === p.id)
-        if (item?.runId && !ctx.mayAbort(item.runId)) throw invalid('unauthorized')
-      }
+      // removing a waiting message stops its run (as chat.abort naming a queued run refuses)
+      refuseOthersMessages(ctx, () => [...core.followups.list(key), ...(core.queueModes?.list(key) ?? [])].filter((i) => i.id === p.id))
       return { ok: true, removed: core.followups.remove(key, p.id) || (core.queueModes?.remove(key, p.id) ?? false) }
     },
 
@@ -231,7 +227,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     // not into the transcript as unanswered (runtime.ts restoreHeld)
     async 'loopdesk.queue.hold'(p, ctx) {
       const { key, agentId } = canonicalKey(core, p.sessionKey)
-      mayChangeWaiting(core, key, ctx, (i) => !i.held)
+      refuseOthersMessages(ctx, () => waiting(core, key, (i) => !i.held))
       const ids = core.queueModes?.hold(key) ?? []
       core.accepted(agentId).hold(queuedRunIds(core, key, ids))
       return { ok: true, ids }
@@ -239,7 +235,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 
     async 'loopdesk.queue.release'(p, ctx) {
       const { key, agentId } = canonicalKey(core, p.sessionKey)
-      mayChangeWaiting(core, key, ctx, (i) => !!i.held && (!p.ids || p.ids.includes(i.id)))
+      refuseOthersMessages(ctx, () => waiting(core, key, (i) => !!i.held && (!p.ids || p.ids.includes(i.id))))
       const ids = core.queueModes?.release(key, p.ids) ?? []
       core.accepted(agentId).release(queuedRunIds(core, key, ids))
       return { ok: true, ids }
@@ -248,7 +244,7 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
     // queue modes only, as hold: a follow-up waiting as a run in the session lane keeps its place there
     async 'loopdesk.queue.reorder'(p, ctx) {
       const { key } = canonicalKey(core, p.sessionKey)
-      mayChangeWaiting(core, key, ctx, (i) => p.ids.includes(i.id))
+      refuseOthersMessages(ctx, () => waiting(core, key, (i) => p.ids.includes(i.id)))
       return { ok: true, ids: core.queueModes?.reorder(key, p.ids) ?? [] }
     },
 
@@ -263,13 +259,18 @@ export function systemHandlers(core: RuntimeCore): SystemHandlers {
 }
 
 /**
- * Holding, releasing or reordering waiting messages changes when their runs start: a caller that may stop only its
- * own runs (CallContext.mayAbort, a gateway connection without admin) may do it only to its own, as queue.remove.
+ * Removing a waiting message stops its run; holding, releasing or reordering changes when it starts. A caller that
+ * may stop only its own runs (CallContext.mayAbort, a gateway connection without admin) may do so only to its own:
+ * "unauthorized" when `affected` (read only for such a caller) holds another's.
  */
-function mayChangeWaiting(core: RuntimeCore, sessionKey: string, ctx: CallContext, affected: (i: QueueItem) => boolean) {
-  if (!ctx.mayAbort) return
-  const items = (core.queueModes?.list(sessionKey) ?? []).filter((i) => i.status === 'queued' && affected(i))
-  if (items.some((i) => i.runId && !ctx.mayAbort!(i.runId))) throw invalid('unauthorized')
+function refuseOthersMessages(ctx: CallContext, affected: () => QueueItem[]) {
+  const mayAbort = ctx.mayAbort
+  if (mayAbort && affected().some((i) => i.runId && !mayAbort(i.runId))) throw invalid('unauthorized')
+}
+
+/** The queue-mode messages of the session still waiting that `pick` selects. */
+function waiting(core: RuntimeCore, sessionKey: string, pick: (i: QueueItem) => boolean): QueueItem[] {
+  return (core.queueModes?.list(sessionKey) ?? []).filter((i) => i.status === 'queued' && pick(i))
 }
 
 /** The run ids (= accepted message ids) of these queue items. */
