@@ -3,6 +3,7 @@
 import { setMaxListeners } from 'node:events'
 import type { AssistantTextTracker } from './assistant-delta'
 import type { GatewaySocket } from './gateway-socket'
+import { answerCappedPing } from './http-endpoint'
 import { CLOSE, type ResponseFrame } from './protocol'
 import { toolAudienceFor, type ToolAudience } from './tool-routing'
 
@@ -100,13 +101,7 @@ export class GatewayConnection {
    */
   answerPing(data: Buffer, preauthCap: number) {
     if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return
-    const cap = this.state === 'handshake' ? preauthCap : this.maxBufferedBytes()
-    if (this.ws.bufferedAmount > cap) {
-      this.ended()
-      this.ws.terminate()
-      return
-    }
-    this.ws.pong?.(data)
+    answerCappedPing(this.ws, data, this.state === 'handshake' ? preauthCap : this.maxBufferedBytes(), () => this.ended())
   }
 
   private corked = false

@@ -1,12 +1,11 @@
 // The gateway's listener on the main thread (the default): the HTTP server and `ws` in this thread.
-import { createServer, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
-import { WebSocketServer } from 'ws'
 import { upgradeInfoOf, wsSocket } from './gateway-socket'
+import { createEndpoint } from './http-endpoint'
 import { listenWithFallback } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
 import type { GatewayListener, ListenerHooks } from './socket-thread'
-import { createStaticHandler } from './static'
 
 export interface ListenerOptions {
   port: number
@@ -20,11 +19,7 @@ export interface ListenerOptions {
 
 export async function listenInProcess(opts: ListenerOptions, hooks: ListenerHooks): Promise<GatewayListener> {
   let port = 0
-  const httpServer = createServer(createStaticHandler({ staticDir: opts.staticDir, port: () => port, allowedHosts: opts.allowedHosts }))
-  httpServer.headersTimeout = 10_000
-  httpServer.requestTimeout = 30_000
-  // autoPong off: the connection's `answerPing` caps what a peer that never reads its pongs can make the gateway hold
-  const wss = new WebSocketServer({ noServer: true, maxPayload: opts.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
+  const { httpServer, wss } = createEndpoint({ staticDir: opts.staticDir, port: () => port, allowedHosts: opts.allowedHosts, preauthMaxPayload: opts.preauthMaxPayload })
   wss.on('connection', (ws, req: IncomingMessage) => hooks.onConnection(wsSocket(ws), upgradeInfoOf(req)))
   httpServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())

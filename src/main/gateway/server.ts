@@ -26,6 +26,7 @@ import { GatewayConnection, type SendOptions } from './connection'
 import { evaluateConnect, NonceLog, pairedSignerOf } from './handshake'
 import { AuthBackoff, LOCAL_BACKOFF, REMOTE_BACKOFF } from './auth-backoff'
 import { nameOversizedPreauthClose, socketPassedHello, type GatewaySocket, type UpgradeInfo } from './gateway-socket'
+import { bindAddress, loopbackHosts, rawToString } from './http-endpoint'
 import { listenInProcess } from './in-process-listener'
 import { SocketThread, socketThreadAvailable, type GatewayListener, type ListenerHooks } from './socket-thread'
 import { PairedDevices } from './paired-devices'
@@ -171,10 +172,6 @@ const silentLogger: GatewayLogger = { info() {}, warn() {}, error() {} }
 const hasProxyHeaders = (req: UpgradeInfo) =>
   req.headers['x-forwarded-for'] !== undefined || req.headers['x-real-ip'] !== undefined || req.headers.forwarded !== undefined
 
-function bindAddress(bind: GatewayBind): string {
-  return bind === 'loopback' ? '127.0.0.1' : '0.0.0.0'
-}
-
 export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHandle> {
   const host = opts.host
   const bind = opts.bind ?? 'loopback'
@@ -206,8 +203,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const o = origin.toLowerCase().replace(/\/+$/, '')
     return ownOrigins().has(o) || extraOrigins.has(o)
   }
-  const allowedHosts = () =>
-    bind === 'loopback' ? new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) : undefined
+  const allowedHosts = () => loopbackHosts(bind, port)
 
   const pairing = new DevicePairing({
     paired,
@@ -939,9 +935,3 @@ function agentFrame(payload: AgentEvent, seq: number): string {
   return JSON.stringify({ type: 'event', event: 'agent', payload, seq })
 }
 
-function rawToString(data: RawData | string): string {
-  if (typeof data === 'string') return data
-  if (Buffer.isBuffer(data)) return data.toString('utf8')
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8')
-  return Buffer.from(data as ArrayBuffer).toString('utf8')
-}

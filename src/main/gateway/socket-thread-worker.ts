@@ -2,15 +2,15 @@
 // own, so an `agent` ack does not wait for the main thread's GC pauses or run steps. Raw frame I/O only: each
 // text frame goes to the main thread, whose connection code (server.ts) answers through a facade
 // (socket-thread.ts); the exception is the accept of an `agent` request past hello (socket-thread-protocol.ts).
-import { createServer, type IncomingMessage } from 'node:http'
+import type { IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import { parentPort, workerData } from 'node:worker_threads'
-import { WebSocketServer, type RawData, type WebSocket } from 'ws'
+import type { RawData, WebSocket } from 'ws'
 import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } from './gateway-socket'
+import { answerCappedPing, bindAddress, createEndpoint, loopbackHosts, rawToString } from './http-endpoint'
 import { listenWithFallback, PortInUseError } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
 import { fastAckable, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
-import { createStaticHandler } from './static'
 
 const data = workerData as SocketThreadData
 const port = parentPort!
@@ -26,13 +26,12 @@ const seen = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
 let closing = false
 let boundPort = 0
 
-const allowedHosts = () =>
-  data.bind === 'loopback' ? new Set([`127.0.0.1:${boundPort}`, `localhost:${boundPort}`, `[::1]:${boundPort}`]) : undefined
-const httpServer = createServer(createStaticHandler({ staticDir: data.staticDir, port: () => boundPort, allowedHosts }))
-httpServer.headersTimeout = 10_000
-httpServer.requestTimeout = 30_000
-// autoPong off: pongs are capped as on the main thread (connection.ts answerPing; answerPing below)
-const wss = new WebSocketServer({ noServer: true, maxPayload: data.preauthMaxPayload, perMessageDeflate: false, autoPong: false })
+const { httpServer, wss } = createEndpoint({
+  staticDir: data.staticDir,
+  port: () => boundPort,
+  allowedHosts: () => loopbackHosts(data.bind, boundPort),
+  preauthMaxPayload: data.preauthMaxPayload,
+})
 
 // upgrades wait for the main thread's verdict (its pre-handshake budgets, shutdown)
 let nextUid = 0
@@ -88,17 +87,10 @@ function onConnection(id: string, ws: WebSocket) {
   })
 }
 
-/**
- * A peer that pings without reading its pongs made ws queue them without bound: past the cap (before hello only
- * the challenge is owed: the pre-hello frame limit; after it the buffered-bytes cap) it is cut off at once — a
- * close frame would queue behind the pongs it does not read. The main thread learns it as a close.
- */
+/** Pongs capped as on the main thread (connection.ts answerPing); the main thread learns a cut-off as a close. */
 function answerPing(sock: Sock, payload: Buffer) {
-  const ws = sock.ws
-  if (ws.readyState !== ws.OPEN) return
-  const cap = sock.scopes === undefined ? data.preauthMaxPayload : data.maxBufferedBytes
-  if (ws.bufferedAmount > cap) ws.terminate()
-  else ws.pong(payload)
+  if (sock.ws.readyState !== sock.ws.OPEN) return
+  answerCappedPing(sock.ws, payload, sock.scopes === undefined ? data.preauthMaxPayload : data.maxBufferedBytes)
 }
 
 // sockets that had bytes left in ws's buffer: their bufferedAmount is reported as it drains (slow-consumer checks)
@@ -171,13 +163,7 @@ port.on('message', (m: ToWorker) => {
   }
 })
 
-function rawToString(raw: RawData): string {
-  if (Buffer.isBuffer(raw)) return raw.toString('utf8')
-  if (Array.isArray(raw)) return Buffer.concat(raw).toString('utf8')
-  return Buffer.from(raw).toString('utf8')
-}
-
-listenWithFallback(httpServer, { port: data.port, host: data.bind === 'loopback' ? '127.0.0.1' : '0.0.0.0', fallback: data.fallback }).then(
+listenWithFallback(httpServer, { port: data.port, host: bindAddress(data.bind), fallback: data.fallback }).then(
   (bound) => {
     boundPort = bound.port
     post({ t: 'listening', port: bound.port, fellBack: bound.fellBack })
