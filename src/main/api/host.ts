@@ -31,6 +31,11 @@ export interface RuntimeHost {
   /** Optional: told after the effective config changed (reload of the file, a config.patch); returns unsubscribe. */
   onConfigChange?(listener: (config: ResolvedConfig) => void): () => void
   /**
+   * Optional: the keys of archived sessions (they take no new work). Read once by the gateway's socket thread,
+   * which then follows `sessions.changed` rows.
+   */
+  archivedSessionKeys?(): string[]
+  /**
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
    */

@@ -59,7 +59,10 @@ export class FakeHost implements RuntimeHost {
         configIssues: [],
       }),
       agent: async (p) => {
+        // what the socket thread cannot foresee (a refusal that needs the runtime's state): after its ack
         if (p.message === 'fail-accept') throw new ApiError('INVALID_REQUEST', 'malformed session key')
+        // one it can (agent-request-checks.ts): in the first res, either way
+        if (p.sessionKey !== undefined && !canonicalSessionKey(p.sessionKey.trim())) throw new ApiError('INVALID_REQUEST', `malformed session key "${p.sessionKey}"`)
         const existing = this.runs.get(p.idempotencyKey)
         const acceptedAt = Date.now()
         if (existing) return { runId: existing.runId, status: 'accepted', acceptedAt }

@@ -37,6 +37,7 @@ export async function listenInProcess(opts: ListenerOptions, hooks: ListenerHook
       for (const ws of wss.clients) ws.terminate()
     },
     closing: () => {},
+    noteRun: () => {},
     close: async () => {
       wss.close()
       await new Promise<void>((resolve) => {

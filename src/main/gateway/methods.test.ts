@@ -99,9 +99,9 @@ describe('methods', () => {
   it('agent: a rejected request gets one error res and is not cached', async () => {
     t = await startTestGateway()
     const conn = await t.connect()
-    await expect(conn.request('agent', { message: 'fail-accept', idempotencyKey: 'k' })).rejects.toMatchObject({
+    await expect(conn.request('agent', { message: 'hi', sessionKey: 'agent:', idempotencyKey: 'k' })).rejects.toMatchObject({
       code: 'INVALID_REQUEST',
-      message: 'malformed session key',
+      message: 'malformed session key "agent:"',
     })
     await expect(conn.request('agent', { idempotencyKey: 'k' })).rejects.toMatchObject({ message: /invalid agent params/ })
     const ok = await conn.request('agent', { message: 'now fine', idempotencyKey: 'k' }, { expectFinal: true })

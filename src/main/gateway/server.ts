@@ -29,6 +29,7 @@ import { nameOversizedPreauthClose, socketPassedHello, type GatewaySocket, type 
 import { bindAddress, loopbackHosts, rawToString } from './http-endpoint'
 import { listenInProcess } from './in-process-listener'
 import { SocketThread, socketThreadAvailable, type GatewayListener, type ListenerHooks } from './socket-thread'
+import { AcceptViewMirror } from './accept-view'
 import { PairedDevices } from './paired-devices'
 import { PendingPairings } from './pending-pairings'
 import { RunOwners } from './run-owners'
@@ -417,8 +418,22 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     }
   }
 
+  /** the listener once listening (events may come before), and the socket thread's view of the runtime */
+  const accept: { listener?: GatewayListener; mirror?: AcceptViewMirror } = {}
+  /** run ids go to the socket thread ahead of the frames that reveal them (its `agent` accept) */
+  function noteRuns(ev: AnyEvent) {
+    const listener = accept.listener
+    if (!listener) return
+    if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
+    else if (ev.event === 'sessions.changed') {
+      if (ev.payload.runId) listener.noteRun(ev.payload.runId)
+      accept.mirror?.onSessionsChanged(ev.payload)
+    } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId)
+  }
+
   function onHostEvent(ev: AnyEvent) {
     if (closing) return
+    noteRuns(ev)
     switch (ev.event) {
       case 'agent': {
         const gap = runSeqs.observe(ev.payload)
@@ -842,15 +857,28 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     log.warn('gateway: LOOPDESK_SOCKET_THREAD is set but this build has no socket-thread worker; sockets stay on the main thread')
     threaded = false
   }
+  let thread: SocketThread | undefined
+  accept.mirror = threaded ? AcceptViewMirror.of(host, (view) => thread?.setView(view)) : undefined
   const listener: GatewayListener = threaded
-    ? await SocketThread.start(
-        { port: listenPort, bind, fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, maxBufferedBytes: limits.maxBufferedBytes, dedupeTtlMs: limits.dedupeTtlMs, dedupeMax: limits.dedupeMax },
+    ? (thread = await SocketThread.start(
+        {
+          port: listenPort,
+          bind,
+          fallback,
+          staticDir,
+          preauthMaxPayload: limits.preauthMaxPayload,
+          maxBufferedBytes: limits.maxBufferedBytes,
+          dedupeTtlMs: limits.dedupeTtlMs,
+          dedupeMax: limits.dedupeMax,
+          view: accept.mirror?.view(),
+        },
         listenerHooks,
-      )
+      ))
     : await listenInProcess(
         { port: listenPort, host: bindAddress(bind), fallback, staticDir, preauthMaxPayload: limits.preauthMaxPayload, allowedHosts },
         listenerHooks,
       )
+  accept.listener = listener
   const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack
@@ -878,6 +906,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       clearInterval(tickTimer)
       tokenWatch?.stop()
       unsubscribeHost()
+      accept.mirror?.stop()
       unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs

@@ -1,7 +1,12 @@
 // Messages between the gateway's main thread and its socket thread (LOOPDESK_SOCKET_THREAD=1, socket-thread.ts),
 // and the socket thread's own `agent` accept: which frames it may ack before the main thread has seen them.
 import { validateParams } from '../api/dispatch'
+import { parseCommand } from '../../shared/chat-commands'
+import type { ParamsOf } from '../../shared/methods'
 import { nestingProblem } from '../../shared/nesting-limit'
+import { keyedTargetIn, refuseBlank, refuseUnsupportedAgentParams, rejectControlChars, type AgentDirectory } from '../runtime/agent-request-checks'
+import { checkDelivery } from '../runtime/delivery'
+import { normalizeThinking } from '../runtime/thinking'
 import type { GatewayBind } from './server'
 import type { UpgradeInfo } from './gateway-socket'
 import { checkRequestFrame, type RequestFrame } from './protocol'
@@ -17,7 +22,24 @@ export interface SocketThreadData {
   maxBufferedBytes: number
   dedupeTtlMs: number
   dedupeMax: number
+  /** undefined: the host has no config to read, and the worker acks nothing itself */
+  view: AcceptView | undefined
 }
+
+/**
+ * What the worker knows of the runtime's state to accept an `agent` request as the runtime would: the
+ * configured agents, and the archived sessions (which take no new work). Kept current by the main thread.
+ */
+export interface AcceptView extends AgentDirectory {
+  archived: string[]
+}
+
+/** The view as the worker looks it up. */
+export interface AcceptState extends AgentDirectory {
+  archived: ReadonlySet<string>
+}
+
+export const acceptState = (view: AcceptView): AcceptState => ({ ...view, archived: new Set(view.archived) })
 
 /** main → worker, in one ordered batch per flush (a frame's send before its connection's close) */
 export type OutOp =
@@ -26,6 +48,11 @@ export type OutOp =
   | ['terminate', id: string]
   /** past hello-ok: its frame-size limit, and its scopes (what the worker's accept checks) */
   | ['hello', id: string, maxPayload: number, scopes: string[]]
+  /**
+   * a run id the runtime has (any method's, the window's too), ahead of the first frame that names it: an `agent`
+   * request reusing it is the runtime's to answer (a replay, or IDEMPOTENCY_KEY_IN_USE), never acked here
+   */
+  | ['run', runId: string]
 
 export type ToWorker =
   | { t: 'ops'; ops: OutOp[] }
@@ -33,6 +60,8 @@ export type ToWorker =
   | { t: 'admit'; uid: number; id?: string; reject?: { status: number; message: string } }
   /** the gateway is shutting down: no more acks from the worker */
   | { t: 'closing' }
+  /** the configured agents or the archived sessions changed */
+  | { t: 'view'; view: AcceptView }
   | { t: 'terminate-all' }
   | { t: 'shutdown' }
 
@@ -75,11 +104,15 @@ export class SeenKeys {
 
 /**
  * What the worker checks before acking an `agent` frame of a connection past hello: the same frame, params
- * and scope checks the main thread makes before the runtime's handler, and a key it has not seen. Anything
- * else (the runtime's own checks: session, model, message text, shutdown) the main thread still makes; a run
- * it refuses ends with an error in the second `res`. Returns the request to ack, or undefined (hand it over).
+ * and scope checks the main thread makes before the runtime's handler, a key it has not seen, and the runtime's
+ * own checks that need only the request and the view of its state (acceptableHere). Returns the request to ack, or undefined:
+ * hand it over, and the main thread answers it as without the thread — a refusal in its first `res`.
  */
-export function fastAckable(text: string, scopes: ReadonlySet<string>): (RequestFrame & { params: { idempotencyKey: string } }) | undefined {
+export function fastAckable(
+  text: string,
+  scopes: ReadonlySet<string>,
+  state: AcceptState,
+): (RequestFrame & { params: { idempotencyKey: string } }) | undefined {
   // cheap prefilter: most frames on a busy connection are not `agent` requests
   if (!text.includes('"agent"')) return undefined
   let value: unknown
@@ -94,5 +127,31 @@ export function fastAckable(text: string, scopes: ReadonlySet<string>): (Request
   const extra = paramScope('agent', req.params)
   if (extra && !hasScope(scopes, extra.scope)) return undefined
   if (validateParams('agent', req.params ?? {}) !== undefined) return undefined
+  if (!acceptableHere(req.params as ParamsOf<'agent'>, state)) return undefined
   return req as RequestFrame & { params: { idempotencyKey: string } }
+}
+
+/**
+ * Whether the runtime's `agent` handler takes these params, as far as they and the view tell. What needs the
+ * main thread's state or work is handed over: attachments (decoded and saved there), a sessionId (looked up in
+ * the session stores) or an expected one, a model override (the model registry), `/new` and `/reset` (a reset).
+ * Whatever is left — a disk that fails the session write, a session archived in the instant between — ends
+ * the acked run with an error in the second `res`.
+ */
+export function acceptableHere(p: ParamsOf<'agent'>, state: AcceptState): boolean {
+  if ((p.attachments !== undefined && p.attachments.length > 0) || p.sessionId !== undefined || p.expectedExistingSessionId !== undefined) return false
+  if (p.model !== undefined || p.provider !== undefined) return false
+  const command = parseCommand(p.message)?.command
+  if (command === 'new' || command === 'reset') return false
+  try {
+    // the runtime's order (handlers-runs.ts agent); each throws the refusal the main thread will send
+    rejectControlChars(p.message)
+    checkDelivery(p)
+    refuseUnsupportedAgentParams(p)
+    refuseBlank(p.message, 'message must not be empty')
+    normalizeThinking(p.thinking)
+    return !state.archived.has(keyedTargetIn(state, p).key)
+  } catch {
+    return false
+  }
 }

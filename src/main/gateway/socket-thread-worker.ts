@@ -10,7 +10,7 @@ import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } fro
 import { answerCappedPing, bindAddress, createEndpoint, loopbackHosts, rawToString } from './http-endpoint'
 import { listenWithFallback, PortInUseError } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
-import { fastAckable, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { acceptState, fastAckable, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 const data = workerData as SocketThreadData
 const port = parentPort!
@@ -23,6 +23,8 @@ interface Sock {
 }
 const socks = new Map<string, Sock>()
 const seen = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
+/** undefined: no view of the runtime (a host without a config), so no acks here */
+let state = data.view && acceptState(data.view)
 let closing = false
 let boundPort = 0
 
@@ -69,8 +71,8 @@ function onConnection(id: string, ws: WebSocket) {
   ws.on('message', (raw: RawData, isBinary: boolean) => {
     if (isBinary) return post({ t: 'frame', id, text: '', binary: true })
     const text = rawToString(raw)
-    if (sock.scopes && !closing) {
-      const req = fastAckable(text, sock.scopes)
+    if (sock.scopes && state && !closing) {
+      const req = fastAckable(text, sock.scopes, state)
       const now = Date.now()
       if (req && seen.firstTime(req.params.idempotencyKey, now)) {
         ws.send(workerAck(req.id, req.params.idempotencyKey, now))
@@ -119,6 +121,9 @@ function applyOps(ops: Extract<ToWorker, { t: 'ops' }>['ops']) {
         corked.push(sock.ws)
       }
       sock.ws.send(op[2])
+    } else if (op[0] === 'run') {
+      seen.firstTime(op[1], Date.now())
+      continue
     } else if (!sock) continue
     else if (op[0] === 'close') {
       try {
@@ -151,6 +156,9 @@ port.on('message', (m: ToWorker) => {
       return admitted(m.uid, m.id, m.reject)
     case 'closing':
       closing = true
+      return
+    case 'view':
+      state = acceptState(m.view)
       return
     case 'terminate-all':
       for (const s of socks.values()) s.ws.terminate()

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createNodeDeviceProof } from '../../cli/identity'
-import { fastAckable, SeenKeys } from './socket-thread-protocol'
+import { acceptableHere, acceptState, fastAckable, SeenKeys } from './socket-thread-protocol'
 import { RawClient, startTestGateway, TEST_TOKEN, type TestGateway } from './test-support'
 
 let t: TestGateway
@@ -102,7 +102,8 @@ describe('gateway socket thread', () => {
 
   it('a run the main thread refuses after the worker acked it ends with an error final', async () => {
     const c = await hello()
-    // the fake runtime refuses this message at its accept (fake-host.ts)
+    // the fake runtime refuses this message at its accept (fake-host.ts): what the worker cannot foresee (a disk
+    // that fails the session write, a session archived in the instant between) ends the acked run this way
     c.send({ type: 'req', id: 'x1', method: 'agent', params: { message: 'fail-accept', sessionKey: 'main', idempotencyKey: 'refused' } })
     const ack = await c.res('x1')
     expect(ack).toMatchObject({ ok: true, payload: { status: 'accepted', runId: 'refused' } })
@@ -115,14 +116,31 @@ describe('gateway socket thread', () => {
 describe('socket thread accept checks', () => {
   const frame = (params: unknown, method = 'agent') => JSON.stringify({ type: 'req', id: '1', method, params })
   const write = new Set(['operator.write'])
+  const state = acceptState({ agentIds: ['main', 'ops'], defaultAgentId: 'main', archived: ['agent:main:old'] })
   it('acks only a well-formed agent request with valid params and the scopes it needs', () => {
-    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), write)?.params.idempotencyKey).toBe('k')
-    expect(fastAckable(frame({ message: 'hi' }), write)).toBeUndefined()
-    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), new Set(['operator.read']))).toBeUndefined()
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), write, state)?.params.idempotencyKey).toBe('k')
+    expect(fastAckable(frame({ message: 'hi' }), write, state)).toBeUndefined()
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }), new Set(['operator.read']), state)).toBeUndefined()
     // a /new through agent needs admin (scopes.ts): the main thread refuses it as without the thread
-    expect(fastAckable(frame({ message: '/new', idempotencyKey: 'k' }), write)).toBeUndefined()
-    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }, 'agent.wait'), write)).toBeUndefined()
-    expect(fastAckable('{"type":"req","method":"agent"', write)).toBeUndefined()
+    expect(fastAckable(frame({ message: '/new', idempotencyKey: 'k' }), write, state)).toBeUndefined()
+    expect(fastAckable(frame({ message: 'hi', idempotencyKey: 'k' }, 'agent.wait'), write, state)).toBeUndefined()
+    expect(fastAckable('{"type":"req","method":"agent"', write, state)).toBeUndefined()
+  })
+  it('hands over what the runtime refuses, and what needs its state or work', () => {
+    const ok = (p: Record<string, unknown>) => acceptableHere({ message: 'hi', idempotencyKey: 'k', ...p } as never, state)
+    expect(ok({})).toBe(true)
+    expect(ok({ sessionKey: 'agent:ops:x', agentId: 'OPS', thinking: 'high', channel: 'webchat', deliver: true, bestEffortDeliver: true, timeout: 5, label: 'x' })).toBe(true)
+    expect(ok({ attachments: [] })).toBe(true)
+    // the runtime's refusals
+    for (const p of [{ message: ' ' }, { message: 'a\u0000' }, { agentId: 'x' }, { sessionKey: 'agent:' }, { sessionKey: 'agent:ops:x', agentId: 'main' }, { thinking: 'lots' }, { cwd: '/' }, { channel: 'sms' }, { deliver: true }, { sessionKey: 'agent:main:old' }]) {
+      expect(ok(p), JSON.stringify(p)).toBe(false)
+    }
+    // what needs the main thread: attachments, the stores (sessionId, expected session), the models, a reset
+    for (const p of [{ attachments: [{ content: 'aGk=' }] }, { sessionId: 's1' }, { sessionKey: 'agent:main:a', expectedExistingSessionId: 's' }, { model: 'm' }, { provider: 'p' }, { message: '/reset now' }, { message: '/new' }]) {
+      expect(ok(p), JSON.stringify(p)).toBe(false)
+    }
+    // the default agent's main session when no key is given
+    expect(acceptableHere({ message: 'hi', idempotencyKey: 'k' } as never, acceptState({ agentIds: ['main'], defaultAgentId: 'main', archived: ['agent:main:main'] }))).toBe(false)
   })
   it('a key is acked the first time only', () => {
     const keys = new SeenKeys(1000, 10)

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
 import { PortInUseError } from './listen'
-import type { FromWorker, OutOp, SocketThreadData, ToWorker } from './socket-thread-protocol'
+import { SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 /** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
 export interface GatewayListener {
@@ -21,6 +21,8 @@ export interface GatewayListener {
   terminateAll(): void
   /** shutdown began: the socket thread stops acking `agent` itself */
   closing(): void
+  /** a run id the runtime has, before the first frame that names it goes out (the socket thread's accept) */
+  noteRun(runId: string): void
   close(): Promise<void>
 }
 
@@ -109,8 +111,11 @@ export class SocketThread implements GatewayListener {
   private flushScheduled = false
   private stopped: (() => void) | undefined
   private exited = false
+  /** run ids told to the worker already (as long as it remembers them) */
+  private readonly toldRuns: SeenKeys
 
   private constructor(data: SocketThreadData, private readonly hooks: ListenerHooks) {
+    this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
     const entry = workerEntry()
     if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
     // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
@@ -215,6 +220,15 @@ export class SocketThread implements GatewayListener {
 
   closing() {
     this.post({ t: 'closing' })
+  }
+
+  noteRun(runId: string) {
+    // in the batch, ahead of the frames that name it
+    if (this.toldRuns.firstTime(runId, Date.now())) this.queue(['run', runId])
+  }
+
+  setView(view: AcceptView) {
+    this.post({ t: 'view', view })
   }
 
   async close() {

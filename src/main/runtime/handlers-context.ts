@@ -3,7 +3,7 @@ import { normalizeChatText } from '../../shared/chat-commands'
 import type { AnyEvent, QueueItem, SessionsChangedEvent } from '../../shared/events'
 import type { AgentFinal, ConfigIssue, Prefs, SessionRow } from '../../shared/methods'
 export { CHAT_COMMANDS, parseCommand } from '../../shared/chat-commands'
-import { canonicalSessionKey, mainSessionKey, parseSessionKey } from '../../shared/session-key'
+import { canonicalSessionKey } from '../../shared/session-key'
 import { ApiError, invalid } from '../api/errors'
 import type { CredentialStore, ResolvedConfig, SessionEntry } from './contracts'
 import type { MergePatchOptions } from './config/merge-patch'
@@ -23,7 +23,7 @@ import type { MediaJanitor } from './media/media-janitor'
 import type { IdempotencyCache } from './runner/idempotency'
 import { toSessionRow, type SessionStore } from './sessions'
 import type { ApprovalBroker } from './tools'
-import { INVISIBLE_ONLY, isBlankMessage } from '../../shared/hidden-chars'
+import { assertAgentIn, canonicalKeyIn, keyedTargetIn, rejectControlChars, type AgentDirectory } from './agent-request-checks'
 
 /** The config source the runtime reads (implemented by the config module's ConfigManager). */
 export interface ConfigSource {
@@ -135,27 +135,13 @@ export function agentIds(core: RuntimeCore): string[] {
   return core.config.current.agents.map((a) => a.id)
 }
 
-export function assertAgent(core: RuntimeCore, agentId: string): string {
-  const id = agentId.trim().toLowerCase()
-  if (!agentIds(core).includes(id)) throw invalid(`unknown agent id "${agentId}"`)
-  return id
-}
+export const agentDirectory = (core: RuntimeCore): AgentDirectory => ({ agentIds: agentIds(core), defaultAgentId: core.config.current.defaultAgentId })
 
-/**
- * Canonical key (`agent:<id>:<rest>`) of a configured agent, or a clear INVALID_REQUEST. An `agentId` sent
- * next to the key (OpenClaw clients do) must be that key's agent: a mismatch is the caller's mistake.
- */
-export function canonicalKey(core: RuntimeCore, key: string, expectedAgentId?: string): { key: string; agentId: string } {
-  const trimmed = key.trim()
-  const k = canonicalSessionKey(trimmed, core.config.current.defaultAgentId)
-  if (!k) throw invalid(trimmed.toLowerCase().startsWith('agent:') ? `malformed session key "${key}"` : `invalid session key "${key}"`)
-  const agentId = parseSessionKey(k)!.agentId
-  assertAgent(core, agentId)
-  if (expectedAgentId !== undefined && assertAgent(core, expectedAgentId) !== agentId) {
-    throw invalid(`agentId "${expectedAgentId}" does not match the agent of session key "${k}"`)
-  }
-  return { key: k, agentId }
-}
+export const assertAgent = (core: RuntimeCore, agentId: string): string => assertAgentIn(agentDirectory(core), agentId)
+
+/** Canonical key of a configured agent's session (agent-request-checks.ts canonicalKeyIn). */
+export const canonicalKey = (core: RuntimeCore, key: string, expectedAgentId?: string): { key: string; agentId: string } =>
+  canonicalKeyIn(agentDirectory(core), key, expectedAgentId)
 
 /** A precondition on the session's current sessionId (OpenClaw expectedSessionId and the like). */
 export function checkExpectedSession(core: RuntimeCore, key: string, agentId: string, expected: string | undefined): void {
@@ -176,27 +162,20 @@ export function resolveTarget(
   core: RuntimeCore,
   p: { sessionKey?: string; sessionId?: string; agentId?: string },
 ): { key: string; agentId: string; sessionId?: string } {
-  const agentId = p.agentId !== undefined ? assertAgent(core, p.agentId) : undefined
-  if (p.sessionKey !== undefined) {
-    const r = canonicalKey(core, p.sessionKey)
-    if (agentId && agentId !== r.agentId) {
-      throw invalid(`agentId "${agentId}" does not match the agent of session key "${r.key}"`)
-    }
+  if (p.sessionKey !== undefined || p.sessionId === undefined) {
+    const r = keyedTargetIn(agentDirectory(core), p)
     return p.sessionId ? { ...r, sessionId: p.sessionId } : r
   }
-  if (p.sessionId !== undefined) {
-    const owners = agentId ? [agentId] : agentIds(core)
-    for (const a of owners) {
-      for (const [key, entry] of core.store(a).list()) if (entry.sessionId === p.sessionId) return { key, agentId: a, sessionId: p.sessionId }
-    }
-    const a = agentId ?? core.config.current.defaultAgentId
-    const rest = p.sessionId.toLowerCase()
-    const k = canonicalSessionKey(`agent:${a}:${rest}`, a)
-    if (!k) throw invalid(`invalid sessionId "${p.sessionId}"`)
-    return { key: k, agentId: a, sessionId: p.sessionId }
+  const agentId = p.agentId !== undefined ? assertAgent(core, p.agentId) : undefined
+  const owners = agentId ? [agentId] : agentIds(core)
+  for (const a of owners) {
+    for (const [key, entry] of core.store(a).list()) if (entry.sessionId === p.sessionId) return { key, agentId: a, sessionId: p.sessionId }
   }
   const a = agentId ?? core.config.current.defaultAgentId
-  return { key: mainSessionKey(a), agentId: a }
+  const rest = p.sessionId.toLowerCase()
+  const k = canonicalSessionKey(`agent:${a}:${rest}`, a)
+  if (!k) throw invalid(`invalid sessionId "${p.sessionId}"`)
+  return { key: k, agentId: a, sessionId: p.sessionId }
 }
 
 export function rowOf(core: RuntimeCore, key: string, agentId: string, entry?: SessionEntry): SessionRow | undefined {
@@ -208,20 +187,6 @@ export function requireEntry(core: RuntimeCore, key: string, agentId: string): S
   const e = core.store(agentId).get(key)
   if (!e) throw new ApiError('NOT_FOUND', `session not found: ${key}`)
   return e
-}
-
-/**
- * A message without attachments must show something: empty, whitespace or only invisible characters (a lone
- * U+200B, bidi controls — `shared/hidden-chars.ts`, the composer's check too) is refused with `empty`, the
- * call's empty-message error, and says why when the text was not plainly empty.
- */
-export function refuseBlank(message: string, empty: string): void {
-  if (!isBlankMessage(message)) return
-  throw invalid(message.trim() ? `${empty}: ${INVISIBLE_ONLY}` : empty)
-}
-
-export function rejectControlChars(message: string): void {
-  if (message.includes('\u0000')) throw invalid('message must not contain NUL characters')
 }
 
 /**

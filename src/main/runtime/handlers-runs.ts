@@ -6,13 +6,12 @@ import {
   canonicalKey,
   checkExpectedSession,
   parseCommand,
-  refuseBlank,
-  rejectControlChars,
   sanitizeChatMessage,
   resolveTarget,
   type RuntimeCore,
 } from './handlers-context'
 import { checkDelivery } from './delivery'
+import { refuseBlank, refuseUnsupportedAgentParams, rejectControlChars } from './agent-request-checks'
 import { abortSessionRuns, checkMayAbort, removeQueuedRun, resetSession } from './handlers-sessions'
 import { BARE_RESET_PROMPT } from '../../shared/session-title'
 import { newSessionId, assertSessionId } from './sessions'
@@ -439,24 +438,4 @@ function replayChatSend(core: RuntimeCore, runId: string, cached: ResultOf<'chat
   const ended = core.runs.snapshot(runId)
   if (!ended) return cached // ended longer ago than the run cache keeps; what was accepted is still true
   return { runId, status: ended.status === 'error' ? 'error' : 'ok' }
-}
-
-/**
- * OpenClaw `agent` params the schema takes so the refusal can say why (ARCHITECTURE.md, deliberate differences);
- * checked before anything is written.
- */
-function refuseUnsupportedAgentParams(p: ParamsOf<'agent'>): void {
-  if (p.promptMode !== undefined && p.promptMode !== 'full') {
-    throw invalid(`promptMode "${p.promptMode}" is not supported: Loopdesk always sends the full system prompt`)
-  }
-  if (p.internalEvents !== undefined && p.internalEvents.length > 0) {
-    throw invalid('internalEvents are not supported: Loopdesk has no background tasks (subagents, cron, media jobs) whose completions a run could relay')
-  }
-  if (p.cwd !== undefined) throw invalid("cwd is not supported: a run works in its agent's workspace, which its tools are confined to")
-  if (p.modelRun !== undefined) throw invalid('modelRun is not supported: Loopdesk has no separate model-only runs')
-  if (p.disableMessageTool === true) throw invalid('disableMessageTool is not supported: every run offers its message tool')
-  if (p.suppressPromptPersistence === true) {
-    throw invalid("suppressPromptPersistence is not supported: a run's message is stored in the session's transcript")
-  }
-  if (p.sessionEffects === 'internal') throw invalid('sessionEffects "internal" is not supported: every run updates its session')
 }

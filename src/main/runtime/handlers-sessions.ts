@@ -10,12 +10,12 @@ import {
   agentIds,
   assertAgent,
   canonicalKey,
-  refuseBlank,
   requireEntry,
   rowOf,
   type RuntimeCore,
 } from './handlers-context'
 import { normalizeAttachments } from './attachments'
+import { refuseBlank } from './agent-request-checks'
 import { sessionLane } from './lanes'
 import { callHook, defaultHookErrorReporter } from './runner/hooks'
 import { eventLogFile } from './events/event-log'

@@ -416,6 +416,14 @@ class RuntimeImpl implements Runtime {
     return this.config.onChange((config) => listener(config))
   }
 
+  archivedSessionKeys(): string[] {
+    const keys: string[] = []
+    for (const { id } of this.config.current.agents) {
+      for (const [key, entry] of this.core.store(id).list()) if (entry.archivedAt !== undefined) keys.push(key)
+    }
+    return keys
+  }
+
   private emit(ev: AnyEvent): void {
     for (const l of this.listeners) {
       try {

@@ -1,0 +1,72 @@
+// The socket thread acks an `agent` request itself only when the runtime will take it: over the real runtime,
+// every refusal the runtime makes comes in the request's first `res` (OpenClaw's semantics), never after an ack
+// — including the ones that depend on the runtime's state the worker follows (archived sessions, run ids the
+// window's own calls used, the configured agents).
+import { describe, expect, it } from 'vitest'
+import { dispatch } from '../api/dispatch'
+import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
+import { connectGateway } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+
+const TOKEN = 'accept-token-0123456789'
+const env = useRuntimeGateway(TOKEN, { fallback: { text: 'ok' } }, { socketThread: true })
+const connect = (scopes = ['operator.read', 'operator.write']) => connectGateway({ url: env.stack.gw.url, token: TOKEN, identity: generateNodeDeviceIdentity(), scopes })
+const direct = (method: string, params: unknown) => dispatch(env.stack.rt.runtime.handlers, method as never, params, { transport: 'ipc' })
+
+describe('socket thread accept over the real runtime', () => {
+  it('each param-only refusal is the first res, and a good request is acked and runs', async () => {
+    const c = await connect()
+    const refused: Array<[Record<string, unknown>, RegExp]> = [
+      [{ message: '   ' }, /message must not be empty/],
+      [{ message: '\u200b' }, /message must not be empty: /],
+      [{ message: 'a\u0000b' }, /NUL/],
+      [{ message: 'hi', agentId: 'nobody' }, /unknown agent id "nobody"/],
+      [{ message: 'hi', sessionKey: 'agent:' }, /malformed session key/],
+      [{ message: 'hi', sessionKey: 'agent:nobody:x' }, /unknown agent id/],
+      [{ message: 'hi', sessionKey: 'agent:main:x', agentId: 'other' }, /unknown agent id "other"/],
+      [{ message: 'hi', thinking: 'enormous' }, /invalid thinking level/],
+      [{ message: 'hi', cwd: '/tmp' }, /cwd is not supported/],
+      [{ message: 'hi', channel: 'sms' }, /unknown channel/],
+      [{ message: 'hi', deliver: true }, /delivery channel is required/],
+      [{ message: 'hi', sessionId: '../x' }, /sessionId/],
+      [{ message: 'hi', sessionKey: 'agent:main:y', expectedExistingSessionId: 'nope' }, /does not exist/],
+    ]
+    for (const [i, [params, message]] of refused.entries()) {
+      await expect(c.request('agent', { ...params, idempotencyKey: `refused-${i}` }), JSON.stringify(params)).rejects.toMatchObject({ code: 'INVALID_REQUEST', message })
+    }
+    const ack = await c.request('agent', { message: 'fine', sessionKey: 'agent:main:good', idempotencyKey: 'good-1' })
+    expect(ack).toMatchObject({ runId: 'good-1', status: 'accepted' })
+    expect(await c.request('agent.wait', { runId: 'good-1', timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+    await c.close()
+  })
+
+  it('an archived session refuses in the first res, archived over the gateway or by the window; restored, it takes work', async () => {
+    const c = await connect(['operator.read', 'operator.write', 'operator.admin'])
+    for (const key of ['agent:main:arch-a', 'agent:main:arch-b']) {
+      await c.request('agent', { message: 'first', sessionKey: key, idempotencyKey: `${key}-1` }, { expectFinal: true })
+    }
+    await c.request('sessions.patch', { key: 'agent:main:arch-a', archived: true })
+    const patched = await direct('sessions.patch', { key: 'agent:main:arch-b', archived: true })
+    expect(patched.ok).toBe(true)
+    for (const key of ['agent:main:arch-a', 'agent:main:arch-b']) {
+      await expect(c.request('agent', { message: 'again', sessionKey: key, idempotencyKey: `${key}-2` })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: /is archived/ })
+    }
+    await direct('sessions.patch', { key: 'agent:main:arch-b', archived: false })
+    const final = await c.request('agent', { message: 'back', sessionKey: 'agent:main:arch-b', idempotencyKey: 'arch-b-3' }, { expectFinal: true })
+    expect(final).toMatchObject({ status: 'ok' })
+    await c.close()
+  })
+
+  it("a run id the window's chat.send used, read from its events, is refused in the first res", async () => {
+    const c = await connect()
+    const seen = new Promise<void>((resolve) => c.onEvent((f) => (f.payload as { runId?: string } | undefined)?.runId === 'window-run-1' && resolve()))
+    const sent = await direct('chat.send', { sessionKey: 'agent:main:window', message: 'from the window', idempotencyKey: 'window-run-1' })
+    expect(sent.ok).toBe(true)
+    await seen
+    await expect(c.request('agent', { message: 'mine now', sessionKey: 'agent:main:other', idempotencyKey: 'window-run-1' })).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: { code: 'IDEMPOTENCY_KEY_IN_USE' },
+    })
+    await c.close()
+  })
+})
