@@ -26,6 +26,8 @@ export interface CallContext {
    * flight): no run was started by this call, so the caller does not become its owner (gateway run-owners.ts)
    */
   replayed?: () => void
+  /** an `agent` request the gateway's socket thread acked already, at this time: the run's acceptedAt is that one */
+  ackedAt?: number
 }
 
 export type Handler<M extends MethodName> = (params: ParamsOf<M>, ctx: CallContext) => Promise<ResultOf<M>>

@@ -266,7 +266,11 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   }
   const pending = claim
   let replayed = false
-  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, { ...ctx.runOwners.callContext(conn), replayed: () => void (replayed = true) })
+  const res = await dispatch(ctx.host.handlers, 'agent' as MethodName, p, {
+    ...ctx.runOwners.callContext(conn),
+    replayed: () => void (replayed = true),
+    ...(acked !== undefined ? { ackedAt: acked } : {}),
+  })
   if (!res.ok) {
     pending.failed()
     conn.respond(id, acked === undefined ? { ok: false, error: wireError(res.error) } : refusedAfterAck(key, wireError(res.error)))

@@ -69,4 +69,20 @@ describe('socket thread accept over the real runtime', () => {
     })
     await c.close()
   })
+
+  it("the run's acceptedAt is the worker's ack time: a retry's ack says the same", async () => {
+    const c = await connect()
+    env.server.push({ text: 'slow '.repeat(20), chunks: 20, delayMs: 50 })
+    const first = c.request('agent', { message: 'slow one', sessionKey: 'agent:main:when', idempotencyKey: 'when-1' })
+    // this (the gateway's main) thread is busy while the worker acks: the runtime sees the request 30 ms later
+    const until = Date.now() + 30
+    while (Date.now() < until) {
+      /* busy */
+    }
+    const ack = await first
+    const retry = await c.request('agent', { message: 'slow one', sessionKey: 'agent:main:when', idempotencyKey: 'when-1' })
+    expect(retry).toEqual(ack)
+    expect(await c.request('agent.wait', { runId: 'when-1', timeoutMs: 10_000 })).toMatchObject({ status: 'ok' })
+    await c.close()
+  })
 })

@@ -111,7 +111,8 @@ export function runHandlers(core: RuntimeCore): RunHandlers {
         lane: p.lane,
         model: modelRef,
       }
-      const acceptedAt = Date.now()
+      // the time the client was told (the socket thread's ack), so a retry's cached ack and the journal agree with it
+      const acceptedAt = ctx.ackedAt ?? Date.now()
       const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
       core.dedupe.set(cacheKey, accepted)
 
