@@ -8,6 +8,13 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve('src/main/index.ts'),
+          // the gateway's socket thread (socket-thread-entry.ts): found beside the chunk that starts it, so
+          // chunks sit beside the entries rather than in chunks/
+          'socket-thread-worker': resolve('src/main/gateway/socket-thread-worker.ts'),
+        },
+        output: {
+          entryFileNames: (chunk) => (chunk.name === 'socket-thread-worker' ? '[name].mjs' : '[name].js'),
+          chunkFileNames: '[name]-[hash].js',
         },
       },
     },
