@@ -10,3 +10,5 @@ export declare function cachedBundle(): Promise<string>
 /** the gateway's socket-thread worker bundled alone for the current sources, built when missing (in `cacheDir`) */
 export declare function cachedWorker(cacheDir?: string): Promise<string>
 export declare function sourceStamp(): string
+/** esbuild's options for the socket thread's worker (packages inlined), written into `outdir` */
+export declare function workerBuild(outdir: string, entry?: string): import('esbuild').BuildOptions

@@ -58,7 +58,7 @@ export async function cachedBundle() {
       packages: 'external',
     }),
     // beside the chunks: socket-thread-entry.ts looks for it next to its own module
-    build({ ...WORKER_BUILD, outdir }),
+    build(workerBuild(outdir)),
   ])
   for (const old of fs.readdirSync(CACHE_DIR)) {
     if (/^cli-[0-9a-f]+$/.test(old) && old !== path.basename(dir)) fs.rmSync(path.join(CACHE_DIR, old), { recursive: true, force: true })
@@ -84,7 +84,7 @@ export async function cachedWorker(cacheDir = CACHE_DIR) {
     }
     return entry
   }
-  await buildInto(dir, entry, (build, outdir) => [build({ ...WORKER_BUILD, outdir })], cacheDir)
+  await buildInto(dir, entry, (build, outdir) => [build(workerBuild(outdir))], cacheDir)
   const unused = Date.now() - 3600_000
   for (const old of fs.readdirSync(cacheDir)) {
     if (!/^socket-thread-[0-9a-f]+(\.\d+\.tmp)?$/.test(old) || old === path.basename(dir)) continue
@@ -105,14 +105,18 @@ const COMMON = {
 }
 
 /**
- * The socket thread's worker with its packages inlined: a thread starts with an empty module cache, and loading
- * typebox's and ws's files one by one was most of its start (~0.4–0.9 s against ~0.1 s on a loaded 2-core box).
- * `require` is made for the CommonJS ones (ws), whose own requires an ES module has no other way to run.
+ * esbuild's options for the socket thread's worker, its packages inlined, written into `outdir` (the app's build
+ * uses them too: electron.vite.config.ts, passing `entry` from its own root). A thread starts with an empty module
+ * cache, and loading typebox's and ws's files one by one was most of its start (~0.4–0.9 s against ~0.1 s on a
+ * loaded 2-core box). `require` is made for the CommonJS ones (ws), whose own requires an ES module cannot run.
  */
-const WORKER_BUILD = {
-  ...COMMON,
-  entryPoints: { 'socket-thread-worker': WORKER },
-  banner: { js: "import { createRequire as __loopdeskRequire } from 'node:module'; const require = __loopdeskRequire(import.meta.url);" },
+export function workerBuild(outdir, entry = WORKER) {
+  return {
+    ...COMMON,
+    entryPoints: { 'socket-thread-worker': entry },
+    outdir,
+    banner: { js: "import { createRequire as __loopdeskRequire } from 'node:module'; const require = __loopdeskRequire(import.meta.url);" },
+  }
 }
 
 /** The directory `dir` (which holds `entry` once built), written by `builds(esbuild's build, where)`. */

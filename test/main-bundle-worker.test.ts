@@ -1,7 +1,7 @@
 // The app's built main (electron.vite.config.ts) ships the gateway's socket-thread worker where the built gateway
-// looks for it — beside the chunk that holds socket-thread-entry.ts — and the worker runs in plain Node: nothing it
-// loads imports `electron`, and started with a port of 0 it listens and answers HTTP.
-import { existsSync, rmSync } from 'node:fs'
+// looks for it — beside the chunk that holds socket-thread-entry.ts — bundled whole by esbuild without `electron`,
+// and it runs in plain Node: started with a port of 0 it listens and answers HTTP.
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
@@ -33,31 +33,20 @@ beforeAll(async () => {
 afterAll(() => rmSync(outDir, { recursive: true, force: true }))
 
 const mainDir = () => join(outDir, 'main')
-const holding = (source: string) => chunks.filter((c) => c.moduleIds.some((id) => id.endsWith(source)))
 
 describe('the built main ships the socket thread', () => {
   it('the worker sits where the chunk that starts it looks: beside it, as socket-thread-worker.mjs', () => {
-    const starters = holding('src/main/gateway/socket-thread-entry.ts')
+    const starters = chunks.filter((c) => c.moduleIds.some((id) => id.endsWith('src/main/gateway/socket-thread-entry.ts')))
     expect(starters).toHaveLength(1)
-    const worker = join(mainDir(), dirname(starters[0].fileName), 'socket-thread-worker.mjs')
-    expect(existsSync(worker)).toBe(true)
-    expect(chunks.find((c) => c.isEntry && c.fileName.endsWith('socket-thread-worker.mjs'))?.moduleIds.some((id) => id.endsWith('src/main/gateway/socket-thread-worker.ts'))).toBe(true)
+    expect(existsSync(join(mainDir(), dirname(starters[0].fileName), 'socket-thread-worker.mjs'))).toBe(true)
   })
 
-  it('nothing the worker loads imports electron', () => {
-    const byName = new Map(chunks.map((c) => [c.fileName, c]))
-    const loaded = new Set<string>()
-    const visit = (c: Rollup.OutputChunk) => {
-      for (const i of c.imports) {
-        if (loaded.has(i)) continue
-        loaded.add(i)
-        const chunk = byName.get(i)
-        if (chunk) visit(chunk)
-      }
-    }
-    visit(chunks.find((c) => c.isEntry && c.fileName.endsWith('socket-thread-worker.mjs'))!)
-    expect([...loaded].filter((i) => !byName.has(i))).not.toContain('electron') // the externals it imports
-    expect(loaded.size).toBeGreaterThan(0)
+  it('is the worker, every module it runs inlined, electron not among them', () => {
+    // esbuild's source map lists every input it bundled
+    const { sources } = JSON.parse(readFileSync(join(mainDir(), 'socket-thread-worker.mjs.map'), 'utf8')) as { sources: string[] }
+    expect(sources.some((f) => f.endsWith('src/main/gateway/socket-thread-worker.ts'))).toBe(true)
+    expect(sources.some((f) => /node_modules\/typebox\//.test(f))).toBe(true)
+    expect(sources.filter((f) => /node_modules\/electron\/|src\/main\/index\.ts$/.test(f))).toEqual([])
   })
 
   it('starts in plain Node: listens on the port it was given (0: any) and answers HTTP', async () => {
