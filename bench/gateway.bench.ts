@@ -16,7 +16,7 @@ import path from 'node:path'
 import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
-import { bundleEntry } from './bench-bundle'
+import { bundleEntry, bundleSocketThreadWorker } from './bench-bundle'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
 import { relaunchPoolSize } from '../src/cli/v8-pool'
@@ -81,9 +81,9 @@ async function hostEntry(): Promise<string[]> {
   const size = HOST_POOL_SIZE
   const pool = size === undefined ? [] : [`--v8-pool-size=${size}`]
   if (process.env.BENCH_HOST_TSX) return [...pool, '--import', 'tsx', entry]
-  // LOOPDESK_SOCKET_THREAD=1 (passed on to the host): the socket thread's worker, bundled beside the host, where
-  // the gateway looks for it (src/main/gateway/socket-thread.ts)
-  if (process.env.LOOPDESK_SOCKET_THREAD === '1') await bundleEntry(ROOT, 'src/main/gateway/socket-thread-worker.ts', 'socket-thread-worker.mjs')
+  // the socket thread's worker beside the host, where the gateway looks for it (socket-thread-entry.ts); whether
+  // the gateway uses it is LOOPDESK_SOCKET_THREAD, passed on to the host
+  await bundleSocketThreadWorker(ROOT)
   return [...pool, await bundleEntry(ROOT, 'bench/gateway-bench-host.ts', 'gateway-bench-host.mjs')]
 }
 

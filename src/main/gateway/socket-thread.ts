@@ -4,13 +4,13 @@
 // `res` flushes at once, as connection.ts uncorks for it).
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
 import { PortInUseError } from './listen'
+import { workerEntry, type WorkerEntry } from './socket-thread-entry'
 import { SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+
+export { socketThreadAvailable } from './socket-thread-entry'
 
 /** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
 export interface GatewayListener {
@@ -87,21 +87,6 @@ class ThreadSocket extends EventEmitter {
   }
 }
 
-/** The worker's entry beside this module: the sources through tsx, or a bundle's sibling (bench/bench-bundle.ts). */
-function workerEntry(): { url: URL; viaTsx?: string } | undefined {
-  const here = import.meta.url
-  if (here.endsWith('.ts')) {
-    const url = new URL('./socket-thread-worker.ts', here)
-    // tsx's ESM API (its package resolves `require` to the CommonJS copy of the same API)
-    const api = createRequire(fileURLToPath(here)).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')
-    return { url, viaTsx: pathToFileURL(api).href }
-  }
-  const url = new URL('./socket-thread-worker.mjs', here)
-  return existsSync(fileURLToPath(url)) ? { url } : undefined
-}
-
-export const socketThreadAvailable = () => workerEntry() !== undefined
-
 export class SocketThread implements GatewayListener {
   port = 0
   fellBack = false
@@ -114,10 +99,13 @@ export class SocketThread implements GatewayListener {
   /** run ids told to the worker already (as long as it remembers them) */
   private readonly toldRuns: SeenKeys
 
-  private constructor(data: SocketThreadData, private readonly hooks: ListenerHooks) {
+  private constructor(
+    /** the worker this thread runs */
+    readonly entry: WorkerEntry,
+    data: SocketThreadData,
+    private readonly hooks: ListenerHooks,
+  ) {
     this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
-    const entry = workerEntry()
-    if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
     // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
     const resourceLimits = { maxYoungGenerationSizeMb: 4 }
     this.worker = entry.viaTsx
@@ -125,8 +113,10 @@ export class SocketThread implements GatewayListener {
       : new Worker(entry.url, { workerData: data, resourceLimits })
   }
 
-  static start(data: SocketThreadData, hooks: ListenerHooks): Promise<SocketThread> {
-    const t = new SocketThread(data, hooks)
+  static async start(data: SocketThreadData, hooks: ListenerHooks, cacheDir?: string): Promise<SocketThread> {
+    const entry = await workerEntry(cacheDir)
+    if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
+    const t = new SocketThread(entry, data, hooks)
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => reject(err)
       t.worker.once('error', onError)
