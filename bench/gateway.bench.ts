@@ -271,7 +271,7 @@ async function main() {
   console.log(
     `gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), ${PASSES} passes, real runtime + scripted model; load avg ${load()}`,
   )
-  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}, V8 worker pool ${HOST_POOL_SIZE ?? 'default'} as gateway run sizes it${process.env.LOOPDESK_SOCKET_THREAD === '1' ? '; sockets on a socket thread that acks `agent`: LOOPDESK_SOCKET_THREAD=1' : ''}) · model server`)
+  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}, V8 worker pool ${HOST_POOL_SIZE ?? 'default'} as gateway run sizes it${process.env.LOOPDESK_SOCKET_THREAD === '0' ? '; sockets on the main thread: LOOPDESK_SOCKET_THREAD=0' : '; sockets on the socket thread, which acks `agent`'}) · model server`)
   await pool(WARMUP, false)
   const passes: Array<{ runsPerSec: number; ack50: number; ack99: number; first50: number; first99: number; total50: number; total99: number }> = []
   for (let pass = 1; pass <= PASSES; pass++) {

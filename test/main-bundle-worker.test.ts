@@ -50,7 +50,7 @@ describe('the built main ships the socket thread', () => {
   })
 
   it('starts in plain Node: listens on the port it was given (0: any) and answers HTTP', async () => {
-    const data: SocketThreadData = { port: 0, bind: 'loopback', fallback: false, staticDir: undefined, preauthMaxPayload: 64 * 1024, maxBufferedBytes: 1 << 20, dedupeTtlMs: 60_000, dedupeMax: 100 }
+    const data: SocketThreadData = { port: 0, bind: 'loopback', fallback: false, staticDir: undefined, preauthMaxPayload: 64 * 1024, maxBufferedBytes: 1 << 20, dedupeTtlMs: 60_000, dedupeMax: 100, view: undefined }
     const w = new Worker(pathToFileURL(join(mainDir(), 'socket-thread-worker.mjs')), { workerData: data })
     try {
       const port = await new Promise<number>((res, rej) => {

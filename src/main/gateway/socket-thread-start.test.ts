@@ -1,6 +1,6 @@
 // How the socket thread starts from the sources (socket-thread-entry.ts): its worker bundled once per source state
 // into the cache and run as plain JavaScript (tsx only when no bundle can be made); and the switch —
-// LOOPDESK_SOCKET_THREAD=1 on, =0 off.
+// LOOPDESK_SOCKET_THREAD unset or =1 on, =0 off.
 import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -74,11 +74,12 @@ describe('LOOPDESK_SOCKET_THREAD', () => {
   /** TCP servers this thread holds: the gateway's listener is one of them unless it is on the socket thread */
   const servers = () => process.getActiveResourcesInfo().filter((r) => r === 'TCPServerWrap').length
 
-  it('=1 puts the listener on the socket thread, =0 keeps it on the main thread', async () => {
+  it('unset (the default) and =1 put the listener on the socket thread, =0 keeps it on the main thread', async () => {
     const saved = process.env.LOOPDESK_SOCKET_THREAD
     try {
-      for (const [value, onThisThread] of [['1', 0], ['0', 1]] as const) {
-        process.env.LOOPDESK_SOCKET_THREAD = value
+      for (const [value, onThisThread] of [[undefined, 0], ['1', 0], ['0', 1]] as const) {
+        if (value === undefined) delete process.env.LOOPDESK_SOCKET_THREAD
+        else process.env.LOOPDESK_SOCKET_THREAD = value
         const before = servers()
         const t = await startTestGateway()
         try {
