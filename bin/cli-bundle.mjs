@@ -87,7 +87,7 @@ export async function cachedWorker(cacheDir = CACHE_DIR) {
   await buildInto(dir, entry, (build, outdir) => [build(workerBuild(outdir))], cacheDir)
   const unused = Date.now() - 3600_000
   for (const old of fs.readdirSync(cacheDir)) {
-    if (!/^socket-thread-[0-9a-f]+(\.\d+\.tmp)?$/.test(old) || old === path.basename(dir)) continue
+    if (!/^socket-thread-[0-9a-f]+(\.\d+-[0-9a-f]+\.tmp)?$/.test(old) || old === path.basename(dir)) continue
     const p = path.join(cacheDir, old)
     if ((fs.statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < unused) fs.rmSync(p, { recursive: true, force: true })
   }
@@ -123,8 +123,9 @@ export function workerBuild(outdir, entry = WORKER) {
 async function buildInto(dir, entry, builds, cacheDir = CACHE_DIR) {
   const { build } = await import('esbuild')
   fs.mkdirSync(cacheDir, { recursive: true })
-  // built beside and renamed: two processes starting at once each build their own, never a torn one
-  const tmp = `${dir}.${process.pid}.tmp`
+  // built beside and renamed: two builds at once (processes, or two gateways in one) each write their own, and
+  // nothing loads a torn file
+  const tmp = `${dir}.${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`
   try {
     await Promise.all(builds(build, tmp))
     try {

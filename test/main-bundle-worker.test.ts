@@ -38,6 +38,7 @@ describe('the built main ships the socket thread', () => {
   it('the worker sits where the chunk that starts it looks: beside it, as socket-thread-worker.mjs', () => {
     const starters = chunks.filter((c) => c.moduleIds.some((id) => id.endsWith('src/main/gateway/socket-thread-entry.ts')))
     expect(starters).toHaveLength(1)
+    expect(starters[0].code).toContain('new URL("./socket-thread-worker.mjs", ') // how it looks: beside its own URL
     expect(existsSync(join(mainDir(), dirname(starters[0].fileName), 'socket-thread-worker.mjs'))).toBe(true)
   })
 

@@ -2,7 +2,7 @@
 // into the cache and run as plain JavaScript (tsx only when no bundle can be made); and the switch —
 // LOOPDESK_SOCKET_THREAD unset or =1 on, =0 off.
 import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import { SocketThread } from './socket-thread'
@@ -58,6 +58,14 @@ describe('socket thread from the sources', () => {
     rmSync(dirname(file), { recursive: true })
     expect((await startOnce(cache)).url.href).toBe(entry.url.href)
     expect(readdirSync(cache).sort()).toEqual([recent, dirname(file)].map((d) => d.slice(cache.length + 1)).sort())
+  }, 60_000)
+
+  it('two threads started at once in one process, the bundle not built yet: both run it', async () => {
+    const dir = join(cache, 'together')
+    const [a, b] = await Promise.all([startOnce(dir), startOnce(dir)])
+    expect([a.viaTsx, b.viaTsx]).toEqual([undefined, undefined])
+    expect(a.url.href).toBe(b.url.href)
+    expect(readdirSync(dir)).toEqual([basename(dirname(fileURLToPath(a.url)))])
   }, 60_000)
 
   it('runs the sources through tsx when no bundle can be made', async () => {
