@@ -31,6 +31,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AgentEvent } from '../../../shared/events'
+import { openRegularFile, openRegularFileForAppend, openRegularFileForAppendSync, readRegularFileText } from '../open-regular-file'
 import { writeFileAtomic } from '../sessions'
 import { writeWholeOrUndo } from '../sessions/write-whole'
 
@@ -242,7 +243,8 @@ export class EventLog {
       this.dirs.add(dir)
     }
     while (this.handles.size >= this.maxOpenFiles) await this.closeHandle(this.handles.keys().next().value!)
-    const fd = await new Promise<number>((res, rej) => fs.open(file, 'a', 0o600, (err, fd) => (err ? rej(err) : res(fd))))
+    // non-blocking, regular files only: a FIFO under the name would hold a thread-pool thread, and the chain, for good
+    const fd = await openRegularFileForAppend(file, 0o600)
     this.handles.set(file, { fd, usedAt: Date.now() })
     return fd
   }
@@ -382,7 +384,7 @@ export class EventLog {
       try {
         // its own folder only: a state dir removed meanwhile is not made again
         if (!fs.existsSync(path.dirname(file))) fs.mkdirSync(path.dirname(file))
-        const fd = fs.openSync(file, 'a', 0o600)
+        const fd = openRegularFileForAppendSync(file, 0o600) // a FIFO would hang the exit
         try {
           writeWholeOrUndo(fd, buf, fs.fstatSync(fd).size, 'event-log')
         } finally {
@@ -400,7 +402,7 @@ export class EventLog {
   // the deltas it still has; recovery (partial-reply.ts) sees the missing start — the run's first line left is
   // not its seq 1 — and keeps no text that starts mid-way, saying part of it was not saved
   private async keepNewestHalf(file: string): Promise<number> {
-    const text = await fs.promises.readFile(file, 'utf8')
+    const text = await readRegularFileText(file)
     const from = text.indexOf('\n', Math.floor(text.length / 2))
     const kept = from < 0 ? '' : text.slice(from + 1)
     await writeFileAtomic(file, kept, { mode: 0o600, fsync: false })
@@ -455,7 +457,7 @@ const fdSize = (fd: number) => new Promise<number>((res, rej) => fs.fstat(fd, (e
  * its trim failed, or another writer — never makes a read load all of it).
  */
 async function readTail(file: string, max: number): Promise<string> {
-  const fh = await fs.promises.open(file, 'r')
+  const fh = await openRegularFile(file)
   try {
     const { size } = await fh.stat()
     if (size <= max) return (await fh.readFile()).toString('utf8')
