@@ -23,6 +23,7 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { openRegularFileSync, readRegularFileTextSync } from '../open-regular-file'
 import { endsInNewline, writeWholeOrUndo } from '../sessions/write-whole'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
 import { moveRunModels, parseAcceptedRun, type AcceptedRun } from './accepted-run'
@@ -302,7 +303,7 @@ export function readDeadJournals(dir: string): DeadJournals {
     const file = path.join(dir, name)
     let text: string
     try {
-      text = fs.readFileSync(file, 'utf8')
+      text = readRegularFileTextSync(file) // a FIFO under a journal's name would hang the start
     } catch {
       continue
     }
@@ -363,7 +364,7 @@ export function journalOwnerAlive(file: string): boolean {
   let first: string
   try {
     // the owner line is short; the records after it may be long
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFileSync(file)
     try {
       const buf = Buffer.alloc(512)
       first = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8').split('\n', 1)[0]
