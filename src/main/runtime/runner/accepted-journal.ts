@@ -23,7 +23,9 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { keepCorruptCopy } from '../corrupt-copy'
 import { openRegularFileSync, readRegularFileTextSync } from '../open-regular-file'
+import { readFailure } from '../read-small-file'
 import { endsInNewline, writeWholeOrUndo } from '../sessions/write-whole'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
 import { moveRunModels, parseAcceptedRun, type AcceptedRun } from './accepted-run'
@@ -285,6 +287,11 @@ export interface DeadJournals {
   records: AcceptedRecord[]
   /** the files they came from (remove them once the records are recovered) */
   files: string[]
+  /**
+   * files among them with whole lines that do not read as journal lines (not the torn last one a crash leaves):
+   * a record there is lost, so the file is kept as a `.corrupt-` copy when it is removed, and said
+   */
+  damaged: Array<{ file: string; lines: number }>
 }
 
 /** Open records left by processes that are gone (this process's own earlier incarnation included). */
@@ -293,10 +300,11 @@ export function readDeadJournals(dir: string): DeadJournals {
   try {
     names = fs.readdirSync(dir)
   } catch {
-    return { records: [], files: [] }
+    return { records: [], files: [], damaged: [] }
   }
   const records: AcceptedRecord[] = []
   const files: string[] = []
+  const damaged: DeadJournals['damaged'] = []
   for (const name of names) {
     const m = FILE_RE.exec(name)
     if (!m) continue
@@ -312,9 +320,15 @@ export function readDeadJournals(dir: string): DeadJournals {
     const pid = Number(m[1])
     if (ownerAlive(file, pid, owner && owner.op === 'owner' ? owner.starttime : undefined)) continue
     const open = new Map<string, AcceptedRecord>()
-    for (const raw of lines) {
+    let unreadable = 0
+    for (const [i, raw] of lines.entries()) {
       const l = parseLine(raw) ?? parseGlued(raw)
-      if (!l) continue // a torn line
+      if (!l) {
+        // the last piece has no newline after it: torn by a crash mid-append, never acknowledged; a whole line
+        // that does not parse was damaged since (or is a torn append the next one started after a newline)
+        if (raw.trim() && i < lines.length - 1) unreadable++
+        continue
+      }
       if (l.op === 'accept') {
         const rec: AcceptedRecord = { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at }
         if (Array.isArray(l.media)) rec.media = l.media
@@ -344,13 +358,20 @@ export function readDeadJournals(dir: string): DeadJournals {
     }
     records.push(...open.values())
     files.push(file)
+    if (unreadable) damaged.push({ file, lines: unreadable })
   }
   records.sort((a, b) => a.at - b.at)
-  return { records, files }
+  return { records, files, damaged }
 }
 
-export function removeJournals(files: string[]): void {
-  for (const f of files) fs.rmSync(f, { force: true })
+/** Removes dead journals once their records are recovered; a damaged one is kept as a copy first, and said. */
+export function removeJournals(dead: Pick<DeadJournals, 'files' | 'damaged'>, warn: (line: string) => void = console.warn): void {
+  for (const { file, lines } of dead.damaged) {
+    const { copy, error } = keepCorruptCopy(file, { mode: 0o600 })
+    const kept = error === undefined ? `a copy was kept at ${copy}` : `no copy could be kept: ${readFailure(error)}`
+    warn(`[runtime] ${lines} line${lines === 1 ? '' : 's'} of the run journal ${file} could not be read: a message acknowledged there may be missing from its session (${kept})`)
+  }
+  for (const f of dead.files) fs.rmSync(f, { force: true })
 }
 
 /**
