@@ -179,11 +179,17 @@ export class EventLog {
           let size = this.sizes.get(file) ?? (await fdSize(fd))
           await writeAll(fd, Buffer.from(text))
           size += Buffer.byteLength(text)
+          this.sizes.set(file, size)
           if (size > this.maxFileBytes) {
             await this.closeHandle(file) // the trim replaces the file: the next append opens the new one
-            size = await this.keepNewestHalf(file)
+            try {
+              this.sizes.set(file, await this.keepNewestHalf(file))
+            } catch (err) {
+              // the lines are in the file: a trim the disk refused is tried again after the next append, and
+              // they are not held (held, they were written a second time: a run's deltas twice in its log)
+              this.o.onError?.(err)
+            }
           }
-          this.sizes.set(file, size)
         } catch (err) {
           this.sizes.delete(file)
           await this.closeHandle(file)
