@@ -31,6 +31,7 @@ export class SmallFileError extends Error {
 export function readFailure(err: unknown): string {
   if (err instanceof SmallFileError) return err.message
   const e = err as NodeJS.ErrnoException
+  if (e?.code === 'EFTYPE') return 'not a regular file' // open-regular-file.ts's refusal
   return e?.code ?? (err instanceof Error ? err.message : String(err))
 }
 

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
 import { SessionStore, Transcript } from '../sessions'
-import { AcceptedJournal, readDeadJournals } from './accepted-journal'
+import { AcceptedJournal, readDeadJournals, removeJournals } from './accepted-journal'
 import { recoverInterruptedRuns } from './recovery'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
 
@@ -138,6 +138,23 @@ describe('accepted-message journal', () => {
     const dead = readDeadJournals(dir)
     expect(dead.records.map((r) => r.runId)).toEqual(['r1', 'r2'])
     expect(dead.files).toEqual([file])
+  })
+
+  it('a dead journal that cannot be read at all is said and left in place, not passed over without a word', () => {
+    const dir = tmp()
+    const good = deadJournal(dir, [{ op: 'accept', runId: 'r1', sessionKey: 'agent:main:a', text: 'first', at: 10 }])
+    const bad = path.join(dir, `accepted.${DEAD_PID}-deadbeef.jsonl`)
+    fs.mkdirSync(bad) // not a regular file (a FIFO, a folder): it cannot be read
+    const live = path.join(dir, `accepted.${process.ppid}-cafe0001.jsonl`)
+    fs.mkdirSync(live) // a live process's (its owner may yet settle it): not reported as a dead runtime's
+    const dead = readDeadJournals(dir)
+    expect(dead.records.map((r) => r.runId)).toEqual(['r1'])
+    expect(dead.unreadable).toEqual([{ file: bad, why: 'not a regular file' }])
+    const warned: string[] = []
+    removeJournals(dead, (l) => warned.push(l))
+    expect(warned).toEqual([`[runtime] the run journal ${bad} cannot be read (not a regular file): messages acknowledged there are not back in their sessions; it is left in place`])
+    expect(fs.existsSync(good)).toBe(false)
+    expect(fs.existsSync(bad)).toBe(true)
   })
 
   it('recovery puts undelivered messages into their session, keeps delivered ones single, marks the session interrupted', async () => {

@@ -288,6 +288,11 @@ export interface DeadJournals {
   /** the files they came from (remove them once the records are recovered) */
   files: string[]
   /**
+   * journals of processes that are gone that could not be read at all (not a regular file, EACCES, EIO): their
+   * messages are not recovered; they are left in place and said, not passed over without a word
+   */
+  unreadable: Array<{ file: string; why: string }>
+  /**
    * files among them with whole lines that do not read as journal lines (not the torn last one a crash leaves):
    * a record there is lost, so the file is kept as a `.corrupt-` copy when it is removed, and said
    */
@@ -300,11 +305,12 @@ export function readDeadJournals(dir: string): DeadJournals {
   try {
     names = fs.readdirSync(dir)
   } catch {
-    return { records: [], files: [], damaged: [] }
+    return { records: [], files: [], damaged: [], unreadable: [] }
   }
   const records: AcceptedRecord[] = []
   const files: string[] = []
   const damaged: DeadJournals['damaged'] = []
+  const unreadable: DeadJournals['unreadable'] = []
   for (const name of names) {
     const m = FILE_RE.exec(name)
     if (!m) continue
@@ -312,7 +318,9 @@ export function readDeadJournals(dir: string): DeadJournals {
     let text: string
     try {
       text = readRegularFileTextSync(file) // a FIFO under a journal's name would hang the start
-    } catch {
+    } catch (err) {
+      // gone meanwhile (settled by its live owner), or a live owner's: nothing to say
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !ownerAlive(file, Number(m[1]), undefined)) unreadable.push({ file, why: readFailure(err) })
       continue
     }
     const lines = text.split('\n')
@@ -320,13 +328,13 @@ export function readDeadJournals(dir: string): DeadJournals {
     const pid = Number(m[1])
     if (ownerAlive(file, pid, owner && owner.op === 'owner' ? owner.starttime : undefined)) continue
     const open = new Map<string, AcceptedRecord>()
-    let unreadable = 0
+    let badLines = 0
     for (const [i, raw] of lines.entries()) {
       const l = parseLine(raw) ?? parseGlued(raw)
       if (!l) {
         // the last piece has no newline after it: torn by a crash mid-append, never acknowledged; a whole line
         // that does not parse was damaged since (or is a torn append the next one started after a newline)
-        if (raw.trim() && i < lines.length - 1) unreadable++
+        if (raw.trim() && i < lines.length - 1) badLines++
         continue
       }
       if (l.op === 'accept') {
@@ -358,14 +366,17 @@ export function readDeadJournals(dir: string): DeadJournals {
     }
     records.push(...open.values())
     files.push(file)
-    if (unreadable) damaged.push({ file, lines: unreadable })
+    if (badLines) damaged.push({ file, lines: badLines })
   }
   records.sort((a, b) => a.at - b.at)
-  return { records, files, damaged }
+  return { records, files, damaged, unreadable }
 }
 
-/** Removes dead journals once their records are recovered; a damaged one is kept as a copy first, and said. */
-export function removeJournals(dead: Pick<DeadJournals, 'files' | 'damaged'>, warn: (line: string) => void = console.warn): void {
+/** Removes dead journals once their records are recovered; a damaged one is kept as a copy first, and said, as is one that cannot be read. */
+export function removeJournals(dead: Pick<DeadJournals, 'files' | 'damaged' | 'unreadable'>, warn: (line: string) => void = console.warn): void {
+  for (const { file, why } of dead.unreadable) {
+    warn(`[runtime] the run journal ${file} cannot be read (${why}): messages acknowledged there are not back in their sessions; it is left in place`)
+  }
   for (const { file, lines } of dead.damaged) {
     const { copy, error } = keepCorruptCopy(file, { mode: 0o600 })
     const kept = error === undefined ? `a copy was kept at ${copy}` : `no copy could be kept: ${readFailure(error)}`
