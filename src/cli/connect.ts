@@ -55,7 +55,7 @@ async function connectOnce(opts: CliConnectOptions): Promise<GatewayConnectionCl
   // connection uses a throwaway one and keeps nothing.
   if (!existsSync(opts.stateDir)) return connectWithoutStateDir(opts)
   const { target, stateDir, io } = opts
-  const identity = loadOrCreateDeviceIdentity(stateDir)
+  const identity = loadOrCreateDeviceIdentity(stateDir, (line) => io.stderr(line + '\n'))
   const stored = loadDeviceToken(stateDir, target.url, identity.deviceId)
   const base = { url: target.url, identity, connectTimeoutMs: opts.connectTimeoutMs, caps: opts.caps }
   const withDeviceToken = async () => {
