@@ -16,13 +16,21 @@ export const EXIT = {
   auth: 4,
   timeout: 5,
   interrupted: 130,
+  /** stdout (or stderr) was closed under us — `loopdesk … | head -1`: 128 + SIGPIPE, what a shell reports for `git log | head` */
+  outputCut: 141,
 } as const
+
+/** the name a command's onSignal handler gets when the reader of its output went away */
+export const OUTPUT_CLOSED = 'SIGPIPE'
 
 export interface CliIO {
   env: NodeJS.ProcessEnv
   stdout(text: string): void
   stderr(text: string): void
-  /** resolves on the first SIGINT/SIGTERM (the command decides what to do) */
+  /**
+   * Calls `handler` on SIGINT/SIGTERM, and with OUTPUT_CLOSED when the reader of stdout went away (the command
+   * decides what to do: what it follows has no reader any more, as after Ctrl-C)
+   */
   onSignal(handler: (signal: string) => void): () => void
   /**
    * Asks the person at the terminal and resolves with their line (undefined when `signal` aborts first).
@@ -77,14 +85,37 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
   return { line: err instanceof Error ? err.message : String(err), code: EXIT.failed }
 }
 
-export function processIO(): CliIO {
+/** The process's I/O; `outputCut()`: a write found stdout or stderr closed (the exit code then says so). */
+export function processIO(): CliIO & { outputCut(): boolean } {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
+  const handlers = new Set<(signal: string) => void>()
+  const closed = new Set<NodeJS.WriteStream>()
+  // The reader went away (`loopdesk … | head -1`). Node ignores SIGPIPE, so a write fails with EPIPE instead of
+  // ending the process as it ends `git log`: nothing more goes to that stream, and a command following something
+  // (a run) is told as on Ctrl-C — it used to exit 0 at once while its run went on in the gateway for nobody.
+  const onWriteError = (stream: NodeJS.WriteStream) => (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') {
+      if (!closed.has(process.stderr)) process.stderr.write(`loopdesk: cannot write the output: ${err.code ?? err.message}\n`)
+      process.exit(EXIT.failed)
+    }
+    if (closed.has(stream)) return
+    closed.add(stream)
+    // (also when the command has returned already: its last write failed after it)
+    process.exitCode = EXIT.outputCut
+    if (closed.size === 1) for (const h of [...handlers]) h(OUTPUT_CLOSED)
+  }
+  process.stdout.on('error', onWriteError(process.stdout))
+  process.stderr.on('error', onWriteError(process.stderr))
+  const write = (stream: NodeJS.WriteStream) => (t: string) => {
+    if (!closed.has(stream) && !stream.destroyed) stream.write(t)
+  }
   return {
     ask: interactive ? askOnTerminal : undefined,
     stdin: process.stdin,
     env: process.env,
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: write(process.stdout),
+    stderr: write(process.stderr),
+    outputCut: () => closed.size > 0,
     onSignal(handler) {
       // a gateway started again by its launcher (v8-pool.ts): report what we got, and stop when it is gone
       const launcher = relaunchedChildHooks(() => handler('SIGTERM'))
@@ -94,9 +125,11 @@ export function processIO(): CliIO {
       }
       process.on('SIGINT', h)
       process.on('SIGTERM', h)
+      handlers.add(handler)
       return () => {
         process.off('SIGINT', h)
         process.off('SIGTERM', h)
+        handlers.delete(handler)
         launcher.dispose()
       }
     },
