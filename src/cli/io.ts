@@ -56,6 +56,11 @@ export class CliError extends Error {
   }
 }
 
+/** What `--json` prints on stdout for a command that failed before printing anything else (one line). */
+export function jsonErrorLine(message: string, exitCode: number, codes: { code?: string; detailCode?: string } = {}): string {
+  return JSON.stringify({ ok: false, error: { message, exitCode, ...codes } }) + '\n'
+}
+
 /** One line for the user, plus the exit code that goes with it. */
 export function describeFailure(err: unknown, target?: string): { line: string; code: number } {
   if (err instanceof CliError) return { line: err.message, code: err.exitCode }

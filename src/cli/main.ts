@@ -2,7 +2,7 @@
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './args'
 import { GatewayClientError } from './gateway-client'
-import { describeFailure, EXIT, processIO, type CliIO } from './io'
+import { describeFailure, EXIT, jsonErrorLine, processIO, type CliIO } from './io'
 
 // bin/loopdesk.mjs asks first whether `gateway run` should start again with a sized V8 pool
 export { relaunchIfWanted } from './v8-pool'
@@ -108,7 +108,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     // one line, whatever the error carried (a TLS library's message spans several)
     const first = line.split('\n').find((l) => l.trim())?.trim() ?? line
     io.stderr(`loopdesk: ${first}\n`)
-    if (json && !printed) io.stdout(JSON.stringify({ ok: false, error: { message: first, exitCode: code, ...errorCode(err) } }) + '\n')
+    if (json && !printed) io.stdout(jsonErrorLine(first, code, errorCode(err)))
     return code
   }
 }
