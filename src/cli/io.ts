@@ -4,6 +4,7 @@ import { GatewayClientError, NOT_A_GATEWAY, UPGRADE_REFUSED } from './gateway-cl
 import { UsageError } from './args'
 import { relaunchedChildHooks } from './v8-pool'
 import readline from 'node:readline/promises'
+import { GATEWAY_MAX_FRAME_BYTES } from '../shared/attachments'
 
 export const EXIT = {
   ok: 0,
@@ -41,11 +42,38 @@ export interface CliIO {
   stdin?: AsyncIterable<string | Uint8Array>
 }
 
-/** All of standard input as text, without its last line break (`echo … |` adds one); `flag` names the option asking. */
-export async function readStdinText(io: CliIO, flag: string): Promise<string> {
+/** more than this on standard input cannot be sent: no gateway frame is larger */
+export const MAX_STDIN_BYTES = GATEWAY_MAX_FRAME_BYTES
+
+/**
+ * All of standard input as text, without its last line break (`echo … |` adds one); `flag` names the option asking.
+ * Decoded as one stream: a character split between two reads stayed two U+FFFD. Input that is not UTF-8 (a
+ * Latin-1 file, an image) is refused rather than sent with its bytes replaced, and reading stops past
+ * MAX_STDIN_BYTES (`-m - < /dev/zero` read until the process ran out of memory).
+ */
+export async function readStdinText(io: CliIO, flag: string, maxBytes = MAX_STDIN_BYTES): Promise<string> {
   if (!io.stdin) throw new UsageError(`${flag}: no standard input to read`)
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
   let text = ''
-  for await (const chunk of io.stdin) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8')
+  let bytes = 0
+  try {
+    for await (const chunk of io.stdin) {
+      if (typeof chunk === 'string') {
+        text += chunk
+        bytes += Buffer.byteLength(chunk)
+      } else {
+        bytes += chunk.byteLength
+        text += decoder.decode(chunk, { stream: true })
+      }
+      if (bytes > maxBytes) throw new UsageError(`${flag}: standard input is over ${Math.floor(maxBytes / 1024 / 1024)} MiB, more than the gateway takes in one request`)
+    }
+    text += decoder.decode()
+  } catch (err) {
+    if (err instanceof TypeError && (err as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA') {
+      throw new UsageError(`${flag}: standard input is not UTF-8 text (a binary file, or text in another encoding: convert it first, e.g. with iconv)`)
+    }
+    throw err
+  }
   return text.replace(/\r?\n$/, '')
 }
 
