@@ -6,6 +6,7 @@ import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, type CliIO } from '../io'
 import { runLostError, shutdownStopLine, stoppedByShutdown } from '../run-lost'
 import { commandTarget } from '../resolve'
+import { nestingProblem, textNestingProblem } from '../../shared/nesting-limit'
 
 export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
@@ -33,12 +34,18 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
   let params: unknown
   const rawParams = str(flags.params)
   if (rawParams !== undefined) {
+    // the gateway refuses params past these bounds; deeper ones ran this process's stack out while sending
+    // ("Maximum call stack size exceeded", exit 1): said here, before anything is sent
+    const deepText = textNestingProblem(rawParams)
+    if (deepText) throw new UsageError(`--params is ${deepText}`)
     try {
       params = JSON.parse(rawParams)
     } catch (err) {
       throw new UsageError(`--params is not valid JSON: ${(err as Error).message}`)
     }
     if (!params || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object')
+    const deep = nestingProblem(params)
+    if (deep) throw new UsageError(`--params is ${deep}`)
   }
   const timeoutMs = intFlag(flags.timeout, 'timeout', 1, 86_400_000) ?? 10_000
   const { stateDir, target } = commandTarget(flags, io.env)
