@@ -3,9 +3,11 @@
 // reports for `git log | head` — quietly. It used to exit 0 at the first failed write while its run went on in
 // the gateway for nobody.
 import { spawn } from 'node:child_process'
+import fs from 'node:fs'
+import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../test/fixtures/model-server'
-import { startTestRuntime, type TestRuntime } from '../../test/fixtures/test-runtime'
+import { startTestRuntime, testConfig, type TestRuntime } from '../../test/fixtures/test-runtime'
 import { tempDir } from '../../test/fixtures/temp-dir'
 import { until } from '../../test/fixtures/until'
 import { startGateway, type GatewayHandle } from '../main/gateway/server'
@@ -30,8 +32,8 @@ afterAll(async () => {
  * The CLI as a process whose stdout reader goes away: at once (`closeAfter` 0 bytes), or once that much output
  * arrived — as `head` exits once it has its lines.
  */
-function cutCli(args: string[], closeAfter = 0) {
-  const child = spawn(process.execPath, [BIN, ...args, '--url', gw.url, '--state-dir', tempDir('loopdesk-cut-')], {
+function cutCli(args: string[], closeAfter = 0, target = ['--url', gw.url, '--state-dir', tempDir('loopdesk-cut-')]) {
+  const child = spawn(process.execPath, [BIN, ...args, ...target], {
     env: { ...process.env, LOOPDESK_GATEWAY_TOKEN: TOKEN },
   })
   let stdout = ''
@@ -62,6 +64,16 @@ describe('the reader of the output goes away', () => {
       return undefined
     }, 20_000, 'the run to end')
     expect(state).toBe('aborted')
+  }, 60_000)
+
+  it('agent --local | head: the embedded run is stopped too, exit 141', async () => {
+    const state = tempDir('loopdesk-cut-local-')
+    fs.writeFileSync(path.join(state, 'loopdesk.json'), JSON.stringify(testConfig(server)))
+    server.push({ textChunks: Array.from({ length: 300 }, (_, i) => `w${i} `), firstDelayMs: 0, delayMs: 100 })
+    const a = cutCli(['agent', '--local', '-m', 'go'], 1, ['--state-dir', state])
+    expect(await a.done, a.err()).toBe(141)
+    expect(a.err()).toContain('loopdesk: the output was closed; stopping the run…')
+    expect(a.err()).toContain('run stopped (aborted)')
   }, 60_000)
 
   it('gateway call agent --expect-final whose result cannot be written: exit 141, nothing on stderr', async () => {
