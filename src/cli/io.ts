@@ -29,8 +29,8 @@ export interface CliIO {
   stdout(text: string): void
   stderr(text: string): void
   /**
-   * Calls `handler` on SIGINT/SIGTERM, and with OUTPUT_CLOSED when the reader of stdout went away (the command
-   * decides what to do: what it follows has no reader any more, as after Ctrl-C)
+   * Calls `handler` on SIGINT/SIGTERM, and with OUTPUT_CLOSED when stdout or stderr can take no more (its reader
+   * went away, a full disk; the command decides what to do: what it follows has no reader any more, as after Ctrl-C)
    */
   onSignal(handler: (signal: string) => void): () => void
   /**
@@ -118,23 +118,29 @@ export function describeFailure(err: unknown, target?: string): { line: string; 
   return { line: err instanceof Error ? err.message : String(err), code: EXIT.failed }
 }
 
-/** The process's I/O; `outputCut()`: a write found stdout or stderr closed (the exit code then says so). */
-export function processIO(): CliIO & { outputCut(): boolean } {
+/**
+ * The process's I/O. `outputFailure()`: the exit code a failed write calls for — 141 for a closed stdout or stderr
+ * (EPIPE), 1 for another failure (ENOSPC: `> /dev/full`) — or undefined.
+ */
+export function processIO(): CliIO & { outputFailure(): number | undefined } {
   const interactive = Boolean(process.stdin.isTTY && process.stderr.isTTY)
   const handlers = new Set<(signal: string) => void>()
   const closed = new Set<NodeJS.WriteStream>()
+  let failure: number | undefined
   // The reader went away (`loopdesk … | head -1`). Node ignores SIGPIPE, so a write fails with EPIPE instead of
   // ending the process as it ends `git log`: nothing more goes to that stream, and a command following something
-  // (a run) is told as on Ctrl-C — it used to exit 0 at once while its run went on in the gateway for nobody.
+  // (a run) is told as on Ctrl-C — it used to exit 0 at once while its run went on in the gateway for nobody
+  // (and on any other write error, exit 1 at once, the run going on the same way).
   const onWriteError = (stream: NodeJS.WriteStream) => (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') {
-      if (!closed.has(process.stderr)) process.stderr.write(`loopdesk: cannot write the output: ${err.code ?? err.message}\n`)
-      process.exit(EXIT.failed)
-    }
     if (closed.has(stream)) return
     closed.add(stream)
+    if (err.code === 'EPIPE') failure ??= EXIT.outputCut
+    else {
+      failure = EXIT.failed
+      if (!closed.has(process.stderr)) process.stderr.write(`loopdesk: cannot write the output: ${err.code ?? err.message}\n`)
+    }
     // (also when the command has returned already: its last write failed after it)
-    process.exitCode = EXIT.outputCut
+    process.exitCode = failure
     if (closed.size === 1) for (const h of [...handlers]) h(OUTPUT_CLOSED)
   }
   process.stdout.on('error', onWriteError(process.stdout))
@@ -148,7 +154,7 @@ export function processIO(): CliIO & { outputCut(): boolean } {
     env: process.env,
     stdout: write(process.stdout),
     stderr: write(process.stderr),
-    outputCut: () => closed.size > 0,
+    outputFailure: () => failure,
     onSignal(handler) {
       // a gateway started again by its launcher (v8-pool.ts): report what we got, and stop when it is gone
       const launcher = relaunchedChildHooks(() => handler('SIGTERM'))

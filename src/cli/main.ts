@@ -125,7 +125,7 @@ export function cliMain(argv = process.argv.slice(2)): void {
   runCli(argv, io).then(
     (c) => {
       // output cut short is not a command that went well, whatever it says (`set -o pipefail` sees it)
-      process.exitCode = io.outputCut() ? EXIT.outputCut : c
+      process.exitCode = io.outputFailure() ?? c
       // the runtime may hold timers (lanes, sweeps); the CLI is done once the command returned
       setTimeout(() => process.exit(), 50).unref()
     },

@@ -76,6 +76,29 @@ describe('the reader of the output goes away', () => {
     expect(a.err()).toContain('run stopped (aborted)')
   }, 60_000)
 
+  it('agent > /dev/full: the run is stopped too; the write error is named, exit 1', async () => {
+    server.push({ textChunks: Array.from({ length: 300 }, (_, i) => `w${i} `), firstDelayMs: 0, delayMs: 100 })
+    const full = fs.openSync('/dev/full', 'w')
+    const child = spawn(process.execPath, [BIN, 'agent', '-m', 'go', '--session-key', 'agent:main:full', '--url', gw.url, '--state-dir', tempDir('loopdesk-cut-')], {
+      env: { ...process.env, LOOPDESK_GATEWAY_TOKEN: TOKEN },
+      stdio: ['ignore', full, 'pipe'],
+    })
+    fs.closeSync(full)
+    let stderr = ''
+    child.stderr!.on('data', (d) => (stderr += d))
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(code, stderr).toBe(1)
+    expect(stderr).toContain('loopdesk: cannot write the output: ENOSPC\n')
+    expect(stderr).toContain('stopping the run…')
+    const state = await until(() => {
+      for (const e of rt.events) {
+        if (e.event === 'chat' && e.payload.sessionKey === 'agent:main:full' && (e.payload.state === 'aborted' || e.payload.state === 'final')) return e.payload.state
+      }
+      return undefined
+    }, 20_000, 'the run to end')
+    expect(state).toBe('aborted')
+  }, 60_000)
+
   it('gateway call agent --expect-final whose result cannot be written: exit 141, nothing on stderr', async () => {
     server.push({ text: 'done' })
     const c = cutCli(['gateway', 'call', 'agent', '--expect-final', '--params', JSON.stringify({ message: 'hi', idempotencyKey: 'cut-k1', sessionKey: 'agent:main:cutc' })])
