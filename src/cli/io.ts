@@ -53,7 +53,8 @@ export const MAX_STDIN_BYTES = GATEWAY_MAX_FRAME_BYTES
  */
 export async function readStdinText(io: CliIO, flag: string, maxBytes = MAX_STDIN_BYTES): Promise<string> {
   if (!io.stdin) throw new UsageError(`${flag}: no standard input to read`)
-  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+  // (a leading byte-order mark, as Windows editors write one, goes: JSON.parse refused `--params -` with it)
+  const decoder = new TextDecoder('utf-8', { fatal: true })
   let text = ''
   let bytes = 0
   try {

@@ -22,6 +22,10 @@ describe('readStdinText', () => {
     expect(await readStdinText(io(chunks), '--message -')).toBe('a é 日本 🎉')
   })
 
+  it('drops a leading byte-order mark (a file saved by a Windows editor)', async () => {
+    expect(await readStdinText(io([Buffer.from('\ufeff{"a":1}\r\n')]), '--params -')).toBe('{"a":1}')
+  })
+
   it('refuses input that is not UTF-8, naming the flag', async () => {
     const latin1 = Buffer.from('café', 'latin1')
     const err = await readStdinText(io([latin1]), '--stdin').catch((e: unknown) => e)
