@@ -24,9 +24,10 @@ describe('gateway call --params -', () => {
     expect(JSON.stringify(body.messages)).toContain(message)
   })
 
-  it('input that is not a JSON object is a usage error (exit 2), nothing sent', async () => {
+  it('empty input, or input that is not a JSON object, is a usage error (exit 2), nothing sent', async () => {
     const before = env.server.requests.length
     expect(await call(['health', '--params', '-'], 'not json')).toMatchObject({ code: 2, err: expect.stringContaining('--params is not valid JSON') })
+    expect(await call(['health', '--params', '-'], '\n')).toMatchObject({ code: 2, err: 'loopdesk: --params -: standard input was empty (see: loopdesk --help)\n' })
     expect(await call(['health', '--params', '-'], '[1]')).toMatchObject({ code: 2, err: expect.stringContaining('--params must be a JSON object') })
     expect(env.server.requests.length).toBe(before)
   })

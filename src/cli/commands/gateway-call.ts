@@ -36,6 +36,7 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
   // `--params -`: from standard input — an argument stops at 128 KiB (Linux's MAX_ARG_STRLEN: "Argument list too
   // long" from the shell), a frame the gateway takes at 25 MiB
   const rawParams = flags.params === '-' ? await readStdinText(io, '--params -') : str(flags.params)
+  if (flags.params === '-' && !rawParams?.trim()) throw new UsageError('--params -: standard input was empty')
   if (rawParams !== undefined) {
     // the gateway refuses params past these bounds; deeper ones ran this process's stack out while sending
     // ("Maximum call stack size exceeded", exit 1): said here, before anything is sent
