@@ -206,3 +206,87 @@ test('an approval answered in the other window while this one is off the gateway
   await a.close()
   await b.close()
 })
+
+test('switching away and back, fast, while this window\'s own reply streams: the reply ends whole, once', async ({ browser }) => {
+  const a = await browser.newPage()
+  const errors = await openWindow(a)
+  const nav = a.getByRole('navigation', { name: 'Sessions' })
+  await a.getByRole('button', { name: 'New session' }).click()
+  env.model.push({ text: `Begin. ${Array.from({ length: 60 }, (_, i) => `bit${i}`).join(' ')} Finish.`, chunks: 30, delayMs: 50 })
+  const box = a.getByRole('textbox', { name: 'Message' })
+  await box.fill('stream while I wander')
+  await box.press('Enter')
+  await expect(log(a).getByText(/Begin\./)).toBeVisible()
+  for (let i = 0; i < 8; i++) {
+    await nav.getByText(`topic ${i % 5} question`).first().click({ delay: 0 })
+    await nav.getByText('stream while I wander').first().click({ delay: 0 })
+  }
+  await expect(log(a).getByText(/Finish\./)).toBeVisible({ timeout: 15_000 })
+  await expect(footer(a)).toHaveText(/^Done · /)
+  await expect(log(a).locator('[data-kind="assistant"]').filter({ hasText: 'Begin.' })).toHaveCount(1)
+  await expect(log(a).locator('[data-kind="user"]')).toHaveCount(1)
+  // and once more after a reload of the history (another switch)
+  await nav.getByText('topic 0 question').first().click()
+  await nav.getByText('stream while I wander').first().click()
+  await expect(log(a).getByText(/Finish\./)).toBeVisible()
+  await expect(log(a).locator('[data-kind="assistant"]').filter({ hasText: 'Begin.' })).toHaveCount(1)
+  expect(errors).toEqual([])
+  await a.close()
+})
+
+test('the open session deleted in the other window while this one is offline: after the reconnect it is gone here too', async ({ browser }) => {
+  const a = await browser.newPage()
+  const b = await browser.newPage()
+  const errors = [...(await openWindow(a)), ...(await openWindow(b))]
+  await a.getByRole('button', { name: 'New session' }).click()
+  env.model.push({ text: 'Short answer.', chunks: 1 })
+  const box = a.getByRole('textbox', { name: 'Message' })
+  await box.fill('delete me while away')
+  await box.press('Enter')
+  await expect(log(a).getByText('Short answer.')).toBeVisible()
+  const key = (await openSessionKey(a))!
+  await offline(a)
+  await env.rt.call('sessions.delete', { key })
+  await expect(b.getByRole('navigation', { name: 'Sessions' }).getByText('delete me while away')).toHaveCount(0)
+  await box.fill('typed while away')
+  await online(a)
+  const navA = a.getByRole('navigation', { name: 'Sessions' })
+  await expect(navA.getByText('delete me while away')).toHaveCount(0, { timeout: 10_000 })
+  // not left on a conversation that no longer exists
+  await expect(log(a).getByText('Short answer.')).toHaveCount(0)
+  await expect(a.getByRole('alert').filter({ hasText: /not found|no session|unknown session/i })).toHaveCount(0)
+  // another session is open (its row selected, its title in the header), not a composer on the dead key
+  await expect(navA.locator('li.selected')).toHaveCount(1)
+  await expect(a.getByRole('heading', { level: 1 })).not.toHaveText('Loopdesk')
+  expect(errors).toEqual([])
+  await a.close()
+  await b.close()
+})
+
+// last: the runtime shuts down (nothing after it in this file has a gateway)
+test('the gateway shuts down mid-reply: both windows say so where the reply stopped', async ({ browser }) => {
+  const a = await browser.newPage()
+  const b = await browser.newPage()
+  const errors = [...(await openWindow(a)), ...(await openWindow(b))]
+  await a.getByRole('button', { name: 'New session' }).click()
+  env.model.push({ text: Array.from({ length: 200 }, (_, i) => `part${i}`).join(' '), chunks: 100, delayMs: 100 })
+  const box = a.getByRole('textbox', { name: 'Message' })
+  await box.fill('a reply the shutdown cuts')
+  await box.press('Enter')
+  await expect(log(a).getByText(/part0/)).toBeVisible()
+  await b.getByRole('navigation', { name: 'Sessions' }).getByText('a reply the shutdown cuts').first().click()
+  await expect(log(b).getByText(/part0/)).toBeVisible()
+  // as `gateway run` stops: the runtime first (its runs end "shutdown"), then the gateway closes every socket
+  await env.rt.runtime.shutdown({ drainMs: 0, reason: 'e2e' })
+  for (const p of [a, b]) await expect(footer(p)).toHaveText(/^Stopped: the gateway shut down/)
+  await env.gw.close('e2e')
+  for (const p of [a, b]) {
+    await expect(p.getByRole('button', { name: 'Send' }).or(p.getByRole('button', { name: 'Queue' }))).toBeDisabled()
+    // the stopped reply keeps its reason once the connection is gone too
+    await expect(footer(p)).toHaveText(/^Stopped: the gateway shut down/)
+    await expect(log(p).getByText(/part0/)).toBeVisible()
+  }
+  expect(errors).toEqual([])
+  await a.close()
+  await b.close()
+})

@@ -570,9 +570,14 @@ export class Controller {
       if (!r.ok) throw new Error(errorText(r.error))
       // events that arrived while the list was on its way are newer than it (session-rows.ts)
       for (const [key, at] of this.deletedAt) if (at < r.data.ts - 60_000) this.deletedAt.delete(key)
-      const rows = mergeListedRows(r.data.sessions, r.data.ts, this.stores.sessions.getState().rows, this.deletedAt)
+      const before = this.stores.sessions.getState().rows
+      const rows = mergeListedRows(r.data.sessions, r.data.ts, before, this.deletedAt)
       this.stores.sessions.setState({ rows, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
+      // deleted while this window missed the event (a reconnect; another window or the CLI deleted it): gone as
+      // the event would have it — the open one left for another, not kept open with nothing behind it
+      const listed = new Set(rows.map((row) => row.key))
+      for (const row of before) if (!listed.has(row.key)) this.onSessionChanged({ sessionKey: row.key, reason: 'delete', ts: r.data.ts })
     } catch (err) {
       this.stores.sessions.setState({ loaded: true, error: errorText(err) })
       this.stores.settings.setState({ connection: 'error', connectionError: errorText(err) })
