@@ -131,6 +131,18 @@ test('a tool result far longer than a screen: the card stays bounded, the page s
     expect(h).toBeLessThan(2000)
     await expect(footer(p)).toHaveText(/^Done · /)
   }
+  // opened, and all of what was kept shown: still bounded (the card scrolls within itself), the page still answers
+  const card = log(a).getByRole('group', { name: 'Tool read' })
+  const head = card.locator('.tool-head')
+  if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click()
+  const showAll = card.getByRole('button', { name: /^Show all/ }).first()
+  await expect(showAll).toBeVisible()
+  await showAll.click()
+  // all of it shown now (the read tool's page: ~1,000 lines): the button goes or says how much it shows
+  await expect(card.getByRole('button', { name: /^Show all/ })).toHaveCount(0)
+  expect((await card.boundingBox())!.height).toBeLessThan(3000)
+  await box.fill('still typing')
+  await expect(box).toHaveValue('still typing')
   expect(errors).toEqual([])
   await a.close()
   await b.close()
