@@ -77,6 +77,31 @@ test('a socket dropped mid-reply: the reply ends whole, once, in both windows', 
   await b.close()
 })
 
+test('a connection that flaps while the reply streams (dropped again mid-resync): the reply ends whole, once', async ({ browser }) => {
+  const a = await browser.newPage()
+  const errors = await openWindow(a)
+  await a.getByRole('button', { name: 'New session' }).click()
+  env.model.push({ text: `Alpha. ${Array.from({ length: 80 }, (_, i) => `w${i}`).join(' ')} Omega.`, chunks: 80, delayMs: 100 })
+  const box = a.getByRole('textbox', { name: 'Message' })
+  await box.fill('flap while you answer')
+  await box.press('Enter')
+  await expect(log(a).getByText(/Alpha\./)).toBeVisible()
+  for (let i = 0; i < 3; i++) {
+    await dropSocket(a)
+    // back (the first reconnect comes after ~0.5 s), then dropped again while its resync may still be on its way
+    await expect(a.getByText('Not connected — reconnecting…')).toHaveCount(0, { timeout: 10_000 })
+  }
+  await expect(footer(a)).toHaveText(/^Running/)
+  await expect(log(a).getByText(/Omega\./)).toBeVisible({ timeout: 15_000 })
+  await expect(footer(a)).toHaveText(/^Done · /)
+  await expect(log(a).locator('[data-kind="assistant"]').filter({ hasText: 'Alpha.' })).toHaveCount(1)
+  await expect(log(a).locator('[data-kind="user"]')).toHaveCount(1)
+  const text = (await log(a).locator('[data-kind="assistant"]').allTextContents()).join(' ')
+  for (const w of ['w0 ', 'w40 ', 'w79 ']) expect(text.split(w).length - 1).toBe(1)
+  expect(errors).toEqual([])
+  await a.close()
+})
+
 test('the session deleted in the other window while this one streams into it: it goes, nothing brings it back', async ({ browser }) => {
   // a session to fall back on
   env.model.push({ text: 'Kept.', chunks: 1 })
