@@ -78,7 +78,14 @@ export type ConnectionStatus = { state: string; error?: { message: string; detai
 /** The FakeBridge with a connection of its own, like the WebSocket bridge: tests drop and restore it with set(). */
 export class ConnectedFake extends FakeBridge {
   connection: ConnectionStatus = { state: 'open' }
+  /** events sent while the connection is down never arrive, as over a real socket (off: tests that only look at the UI) */
+  lossy = false
   private statusListeners = new Set<(s: ConnectionStatus) => void>()
+  subscribe(filter: Parameters<FakeBridge['subscribe']>[0], listener: Parameters<FakeBridge['subscribe']>[1]) {
+    return super.subscribe(filter, (ev) => {
+      if (!this.lossy || this.connection.state === 'open') listener(ev)
+    })
+  }
   onConnectionChange(l: (s: ConnectionStatus) => void) {
     this.statusListeners.add(l)
     return () => this.statusListeners.delete(l)

@@ -210,6 +210,59 @@ describe('ws-bridge', () => {
     expect(sockets).toHaveLength(1)
   })
 
+  it('a connect that never completes (the upgrade or the hello held) is dropped and tried again', async () => {
+    vi.useFakeTimers()
+    bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 100, handshakeTimeoutMs: 5000, onlineSignal: null })
+    // never opens
+    await vi.advanceTimersByTimeAsync(4900)
+    expect(sockets).toHaveLength(1)
+    await vi.advanceTimersByTimeAsync(200)
+    expect(sockets[0].readyState).toBe(3)
+    expect(bridge.connection).toMatchObject({ state: 'reconnecting', error: { message: 'the gateway did not complete the connection in time' } })
+    await vi.advanceTimersByTimeAsync(150)
+    expect(sockets).toHaveLength(2)
+    // opens, gets the challenge, but no hello comes: the same
+    sockets[1].open()
+    await vi.advanceTimersByTimeAsync(5100)
+    expect(sockets[1].readyState).toBe(3)
+    await vi.advanceTimersByTimeAsync(300)
+    expect(sockets).toHaveLength(3)
+    sockets[2].open()
+    await vi.advanceTimersByTimeAsync(0)
+    sockets[2].hello()
+    await vi.advanceTimersByTimeAsync(0)
+    expect(bridge.connection).toMatchObject({ state: 'open' })
+    // a connection that is up is the watchdog's, not the handshake's
+    await vi.advanceTimersByTimeAsync(20_000)
+    expect(sockets[2].readyState).toBe(1)
+  })
+
+  it('the network back (online): a reconnect waiting out its backoff goes at once', async () => {
+    vi.useFakeTimers()
+    const listeners = new Set<() => void>()
+    const onlineSignal = { addEventListener: (_: 'online', l: () => void) => void listeners.add(l), removeEventListener: (_: 'online', l: () => void) => void listeners.delete(l) }
+    bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 20_000, backoffMaxMs: 30_000, onlineSignal })
+    sockets[0].open()
+    await vi.advanceTimersByTimeAsync(0)
+    sockets[0].hello()
+    await vi.advanceTimersByTimeAsync(0)
+    sockets[0].close(1006, '')
+    expect(bridge.connection.state).toBe('reconnecting')
+    await vi.advanceTimersByTimeAsync(1000)
+    expect(sockets).toHaveLength(1)
+    for (const l of listeners) l()
+    expect(sockets).toHaveLength(2)
+    // connected: online says nothing new
+    sockets[1].open()
+    await vi.advanceTimersByTimeAsync(0)
+    sockets[1].hello()
+    await vi.advanceTimersByTimeAsync(0)
+    for (const l of listeners) l()
+    expect(sockets).toHaveLength(2)
+    bridge.close()
+    expect(listeners.size).toBe(0)
+  })
+
   it('closes a silent connection after two tick intervals (watchdog)', async () => {
     vi.useFakeTimers()
     bridge = createWsBridge({ url: 'ws://x', token: 'tok', socketFactory: factory, identity: null, backoffInitialMs: 10_000 })

@@ -49,10 +49,26 @@ export interface WsBridgeOptions {
   /** connectWsBridge: give up when no hello arrives within this long (ms); default 15 s */
   initialTimeoutMs?: number
   /**
+   * a connect (socket open, challenge, hello) not done within this long (ms) is dropped and tried again;
+   * default 10 s — a connect a half-open network or a proxy holds never ends on its own
+   */
+  handshakeTimeoutMs?: number
+  /**
+   * where the browser says the network is back (`online`; default globalThis): a reconnect waiting out its backoff
+   * (up to 30 s after a long outage) goes at once; null = none
+   */
+  onlineSignal?: OnlineSignal | null
+  /**
    * Keeps the device identity and the device token the gateway issued across page reloads: after the
    * shared token was rotated, a reloaded page still holds the old `#token=` and gets in with these.
    */
   credentials?: CredentialStore
+}
+
+/** The part of `window` that tells the network came back. */
+export interface OnlineSignal {
+  addEventListener(type: 'online', listener: () => void): void
+  removeEventListener(type: 'online', listener: () => void): void
 }
 
 /** Where a page keeps its device identity and device token (browser: see device-credentials.ts). */
@@ -138,9 +154,21 @@ class WsBridgeImpl {
   private deviceToken: string | undefined
   private readonly factory: SocketFactory
 
+  private readonly online: OnlineSignal | undefined
+  /** the network is back: a reconnect waiting out its backoff goes now */
+  private readonly onOnline = () => {
+    if (this.closed || !this.reconnectTimer) return
+    clearTimeout(this.reconnectTimer)
+    this.reconnectTimer = undefined
+    this.open()
+  }
+
   constructor(private readonly opts: WsBridgeOptions) {
     this.factory = opts.socketFactory ?? defaultSocketFactory
     this.identity = opts.identity !== undefined ? Promise.resolve(opts.identity) : this.loadIdentity()
+    const g = globalThis as Partial<OnlineSignal>
+    this.online = opts.onlineSignal === null ? undefined : (opts.onlineSignal ?? (typeof g.addEventListener === 'function' ? (g as OnlineSignal) : undefined))
+    this.online?.addEventListener('online', this.onOnline)
     this.open()
   }
 
@@ -188,6 +216,21 @@ class WsBridgeImpl {
     this.socket = socket
     let connectId: string | undefined
     let helloDone = false
+    // a connect that never completes (a half-open network, a proxy holding the upgrade) would leave the page
+    // "Reconnecting…" for good: dropped, and tried again with the usual backoff
+    const handshake = setTimeout(() => {
+      if (this.socket !== socket || helloDone) return
+      socket.onclose = null
+      socket.onmessage = null
+      try {
+        socket.close(4000, 'handshake timeout')
+      } catch {
+        // already closing
+      }
+      this.socket = undefined
+      this.setStatus({ error: { code: 'UNAVAILABLE', message: 'the gateway did not complete the connection in time' } })
+      this.scheduleReconnect()
+    }, this.opts.handshakeTimeoutMs ?? 10_000)
 
     socket.onmessage = (ev) => {
       this.lastFrameAt = Date.now()
@@ -207,6 +250,7 @@ class WsBridgeImpl {
         if (frame.type === 'res' && frame.id === connectId) {
           if (frame.ok) {
             helloDone = true
+            clearTimeout(handshake)
             this.onHello(frame.payload)
           } else {
             this.onConnectRejected(frame.error)
@@ -218,6 +262,7 @@ class WsBridgeImpl {
       if (frame.type === 'res' && typeof frame.id === 'string') this.onResponse(frame)
     }
     socket.onclose = (ev) => {
+      clearTimeout(handshake)
       if (this.socket !== socket) return
       this.socket = undefined
       this.stopWatchdog()
@@ -338,6 +383,7 @@ class WsBridgeImpl {
     if (this.closed) return
     this.closed = true
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer)
+    this.online?.removeEventListener('online', this.onOnline)
     this.stopWatchdog()
     this.failPending('bridge closed')
     this.failQueue({ code: 'UNAVAILABLE', message: 'bridge closed' })

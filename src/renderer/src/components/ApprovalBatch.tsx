@@ -14,6 +14,7 @@ import type { ApprovalDecision } from '../../../shared/events'
 import { useAppStore, useController } from '../app-context'
 import { messageBox, useFocusRescue } from '../lib/refocus'
 import { oneLine } from '../../../shared/tool-display'
+import { offlineReason } from '../state/offline-reason'
 import type { ApprovalItem, Item } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
 import { IconShield } from './icons'
@@ -74,6 +75,9 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
   const [busy, setBusy] = useState<Record<string, boolean>>({})
   const [errors, setErrors] = useState<Record<string, string>>({})
   const headId = useId()
+  // answers cannot reach the runtime while the gateway is away: every button waits for it, saying why
+  const offline = useAppStore('settings', (s) => offlineReason(s.connection))
+  const offlineId = useId()
   const groups = pendingByRun(items, waiting)
   const total = groups.reduce((n, [, list]) => n + list.length, 0)
   // an entry answered in another window (or the CLI), or the list gone, while focus was in it: on, not to <body>
@@ -108,6 +112,11 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
         <IconShield />
         {total} commands wait for approval
       </h2>
+      {offline && (
+        <p id={offlineId} className="approval-offline">
+          {offline}
+        </p>
+      )}
       {groups.map(([runId, list], g) => (
         <RunGroup
           key={runId}
@@ -117,6 +126,7 @@ export function ApprovalBatch({ sessionKey }: { sessionKey: string }) {
           busy={busy}
           errors={errors}
           decide={decide}
+          offline={offline ? offlineId : undefined}
         />
       ))}
     </section>
@@ -131,9 +141,11 @@ interface GroupProps {
   busy: Record<string, boolean>
   errors: Record<string, string>
   decide: (list: ApprovalItem[], decision: ApprovalDecision) => Promise<void>
+  /** the id of the note saying why nothing can be answered now (the gateway is away); undefined while connected */
+  offline?: string
 }
 
-function RunGroup({ label, first, list, busy, errors, decide }: GroupProps) {
+function RunGroup({ label, first, list, busy, errors, decide, offline }: GroupProps) {
   const open = list.filter((it) => !busy[it.request.id])
   const ids = list.map((it) => it.request.id)
   const firstSeen = useFirstSeen(ids)
@@ -167,6 +179,7 @@ function RunGroup({ label, first, list, busy, errors, decide }: GroupProps) {
             busy={!!busy[it.request.id]}
             error={errors[it.request.id]}
             decide={decide}
+            offline={offline}
           />
         ))}
       </ul>
@@ -178,13 +191,14 @@ function RunGroup({ label, first, list, busy, errors, decide }: GroupProps) {
       {list.length > 1 && (
         <>
           <div className="approval-actions">
-            <button type="button" className="btn btn-primary" disabled={!open.length} onClick={allowAll}>
+            <button type="button" className="btn btn-primary" disabled={!open.length || !!offline} aria-describedby={offline} onClick={allowAll}>
               Allow all {open.length}
             </button>
             <button
               type="button"
               className="btn btn-danger-outline"
-              disabled={!open.length}
+              disabled={!open.length || !!offline}
+              aria-describedby={offline}
               onClick={() => void decide(open, 'deny')}
             >
               Deny all
@@ -213,6 +227,7 @@ function BatchEntry({
   error,
   decide,
   onHeld,
+  offline,
 }: {
   item: ApprovalItem
   /** its place in the whole list: when it changes, the entry moved under a pointer aimed at another */
@@ -222,6 +237,7 @@ function BatchEntry({
   decide: GroupProps['decide']
   /** a pointer click held back on this command (undefined: an answer went out) */
   onHeld: (command: string | undefined) => void
+  offline?: string
 }) {
   const id = useId()
   const { command, cwd } = item.request
@@ -248,7 +264,8 @@ function BatchEntry({
           <button
             type="button"
             className="btn btn-sm btn-primary"
-            disabled={busy}
+            disabled={busy || !!offline}
+            aria-describedby={offline}
             onClick={(e) => answer(e, 'allow-once')}
           >
             Approve
@@ -256,7 +273,8 @@ function BatchEntry({
           <button
             type="button"
             className="btn btn-sm btn-danger-outline"
-            disabled={busy}
+            disabled={busy || !!offline}
+            aria-describedby={offline}
             onClick={(e) => answer(e, 'deny')}
           >
             Deny

@@ -2,8 +2,9 @@
 // tool card (just above) carries the answer ("Approved once"); without a tool card it shows the outcome.
 import { memo, useEffect, useId, useRef, useState } from 'react'
 import type { ApprovalDecision } from '../../../shared/events'
-import { useController } from '../app-context'
+import { useAppStore, useController } from '../app-context'
 import { messageBox, useFocusRescue, useRefocus } from '../lib/refocus'
+import { offlineReason } from '../state/offline-reason'
 import { groupOf, toolRows } from '../state/tool-groups'
 import { toolKey, type ApprovalItem } from '../state/types'
 import { HiddenCharsWarning, revealHidden } from './HiddenChars'
@@ -18,6 +19,8 @@ const OUTCOME: Record<ApprovalDecision, string> = {
 export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { item: ApprovalItem; sessionKey: string }) {
   const controller = useController()
   const [busy, setBusy] = useState(false)
+  // the answer cannot reach the runtime while the gateway is away: the buttons wait for it, saying why
+  const offline = useAppStore('settings', (s) => offlineReason(s.connection))
   const [now, setNow] = useState(() => Date.now())
   const pending = !item.decision
   useEffect(() => {
@@ -46,6 +49,8 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
   // answered in another window (or the CLI) while focus was on its buttons: the same places, not <body>
   useFocusRescue(card, pending, focusTargets, controller.stores)
   const scopeId = useId()
+  const offlineId = useId()
+  const describedBy = offline ? offlineId : undefined
   const decide = async (d: ApprovalDecision) => {
     refocus()
     setBusy(true)
@@ -76,25 +81,30 @@ export const ApprovalCard = memo(function ApprovalCard({ item, sessionKey }: { i
       <div className="approval-cwd">in {item.request.cwd}</div>
       {pending ? (
         <div className="approval-actions">
-          <button type="button" className="btn btn-primary" disabled={busy} onClick={() => void decide('allow-once')}>
+          <button type="button" className="btn btn-primary" disabled={busy || !!offline} aria-describedby={describedBy} onClick={() => void decide('allow-once')}>
             Approve
           </button>
           <button
             type="button"
             className="btn"
-            disabled={busy}
-            aria-describedby={scopeId}
+            disabled={busy || !!offline}
+            aria-describedby={offline ? `${scopeId} ${offlineId}` : scopeId}
             onClick={() => void decide('allow-always')}
           >
             Always allow
           </button>
-          <button type="button" className="btn btn-danger-outline" disabled={busy} onClick={() => void decide('deny')}>
+          <button type="button" className="btn btn-danger-outline" disabled={busy || !!offline} aria-describedby={describedBy} onClick={() => void decide('deny')}>
             Deny
           </button>
           {/* the runtime allows exactly this command line, in this session only (not the program in general) */}
           <span id={scopeId} className="approval-scope">
             Always allow: this exact command, in this session only
           </span>
+          {offline && (
+            <span id={offlineId} className="approval-offline">
+              {offline}
+            </span>
+          )}
         </div>
       ) : (
         <div className={`approval-outcome ${item.decision === 'deny' ? 'denied' : 'approved'}`}>{outcome}</div>

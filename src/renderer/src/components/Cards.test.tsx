@@ -22,6 +22,8 @@ beforeEach(() => localStorage.clear())
 
 function withApp(ui: React.ReactElement, bridge = new FakeBridge()) {
   const stores = createAppStores()
+  // connected, as a window showing cards is (the controller is not started here; stores begin 'connecting')
+  stores.settings.setState({ connection: 'ready' })
   const controller = new Controller(bridge, stores)
   const wrapper = ({ children }: { children: React.ReactNode }) => (
     <AppContext.Provider value={{ controller, stores }}>{children}</AppContext.Provider>

@@ -18,6 +18,7 @@ import type { PendingAttachment } from '../state/attachments'
 import type { QueueEntry } from '../state/stores'
 import type { Item } from '../state/types'
 import { tooLongText } from '../state/send-error'
+import { offlineReason } from '../state/offline-reason'
 import { MAX_SAVED_DRAFT_CHARS } from '../state/saved-drafts'
 import { messageBox, useRefocus } from '../lib/refocus'
 import { AttachmentChips } from './AttachmentChips'
@@ -148,12 +149,6 @@ const BLOCKED_ID = 'composer-blocked'
 const INVISIBLE_ONLY_TEXT = 'Nothing to send: the message has only invisible characters.'
 const OPENING_TEXT = 'Opening the new session…'
 
-/** Why nothing can be sent now, in the words the hint line and the buttons' tooltips use. */
-export function offlineReason(connection: 'connecting' | 'ready' | 'error'): string | undefined {
-  if (connection === 'connecting') return 'Not connected — reconnecting…'
-  if (connection === 'error') return 'Not connected to the gateway'
-  return undefined
-}
 const NO_ATTACHMENTS: PendingAttachment[] = []
 
 /** The session's own user messages, oldest first, repeats next to each other folded (what ↑ offers without local history). */

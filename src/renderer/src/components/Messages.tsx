@@ -10,6 +10,7 @@ import { LazyBoundary } from '../lib/lazy-view'
 import { EditMessageView } from '../lazy-views'
 import { Markdown } from '../markdown/Markdown'
 import type { AssistantItem, CompactionItem, Item, RunItem, UserItem } from '../state/types'
+import { stoppedText } from '../state/stopped-text'
 import { laneWaitText } from '../../../shared/lane-wait-text'
 import { silenceText } from '../../../shared/silence-text'
 import { ApprovalCard } from './ApprovalCard'
@@ -174,7 +175,7 @@ export function runStatusText(item: RunItem, now = Date.now(), offline = false):
     else if (item.notice === 'empty') parts.push('The model sent an empty reply')
     else if (item.notice === 'silent') parts.push('No reply')
   }
-  else if (item.status === 'stopped') parts.push('Stopped')
+  else if (item.status === 'stopped') parts.push(stoppedText(item))
   else if (item.status === 'error' && item.interrupted) parts.push(item.error ?? 'Interrupted')
   else if (item.status === 'error') parts.push(`Error: ${item.error ?? 'the run failed'}`)
   if (duration) parts.push(duration)

@@ -7,6 +7,7 @@ import { useState } from 'react'
 import { useAppStore } from '../app-context'
 import { approvalsOf } from '../state/stores'
 import type { RunItem } from '../state/types'
+import { stoppedText } from '../state/stopped-text'
 import { laneWaitText } from '../../../shared/lane-wait-text'
 
 /** The sentence for the run's state; no durations or counts, so it changes only when the state does. */
@@ -28,7 +29,7 @@ export function runAnnouncement(item: RunItem | undefined, approvals: number, of
     if (item.notice === 'silent') return 'Done: no reply'
     return 'Done'
   }
-  if (item.status === 'stopped') return 'Stopped'
+  if (item.status === 'stopped') return stoppedText(item)
   if (item.interrupted) return item.error ?? 'Interrupted'
   return `Error: ${item.error ?? 'the run failed'}`
 }

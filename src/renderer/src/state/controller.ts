@@ -152,6 +152,7 @@ export class Controller {
         // pairing events may have been missed too
         void this.pairing.refresh()
         const key = this.stores.sessions.getState().selectedKey
+        void this.resyncApprovalsElsewhere(key)
         if (key) {
           void this.loadTranscript(key)
           // the queue may have moved on meanwhile (ran, was dropped): show the runtime's, not ours
@@ -346,9 +347,33 @@ export class Controller {
     this.stores.sessions.setState({ pendingApprovals: next })
   }
 
-  /** A history load read the session's pending approvals (asked before this window connected, or while it was away). */
-  private syncApprovals(sessionKey: string, pending: readonly { id: string; expiresAt: number }[]) {
-    // only adds: one requested after the read was taken is not in it (missed answers expire)
+  /**
+   * After a reconnect: the approvals still waiting in sessions other than the open one (whose history load reads
+   * its own) — one answered while this window was away would say "Needs approval" until it expired.
+   */
+  private async resyncApprovalsElsewhere(openKey: string | undefined) {
+    const all = this.stores.sessions.getState().pendingApprovals
+    await Promise.all(
+      Object.keys(all)
+        .filter((k) => k !== openKey)
+        .map(async (k) => {
+          const before = Object.keys(this.stores.sessions.getState().pendingApprovals[k] ?? {})
+          // the fewest events: only its approvals are read
+          const r = await this.bridge.recentEvents({ sessionKey: k, limit: 1 }).catch(() => undefined)
+          if (r?.ok && !this.disposed) this.syncApprovals(k, r.data.approvals ?? [], before)
+        }),
+    )
+  }
+
+  /**
+   * A history load read the session's pending approvals (asked before this window connected, or while it was
+   * away). `before`: the ids waiting here when the read was asked for — one of them not in it was answered
+   * (in another window, by the CLI, timed out) while this window missed the event (a reconnect): it goes.
+   * One requested after the read was taken is not in it either, but was not waiting here before it.
+   */
+  private syncApprovals(sessionKey: string, pending: readonly { id: string; expiresAt: number }[], before: readonly string[]) {
+    const still = new Set(pending.map((r) => r.id))
+    for (const id of before) if (!still.has(id)) this.setApprovalPending(sessionKey, id, undefined)
     for (const r of pending) if (!this.stores.sessions.getState().pendingApprovals[sessionKey]?.[r.id]) this.setApprovalPending(sessionKey, r.id, r.expiresAt)
   }
 
@@ -545,9 +570,14 @@ export class Controller {
       if (!r.ok) throw new Error(errorText(r.error))
       // events that arrived while the list was on its way are newer than it (session-rows.ts)
       for (const [key, at] of this.deletedAt) if (at < r.data.ts - 60_000) this.deletedAt.delete(key)
-      const rows = mergeListedRows(r.data.sessions, r.data.ts, this.stores.sessions.getState().rows, this.deletedAt)
+      const before = this.stores.sessions.getState().rows
+      const rows = mergeListedRows(r.data.sessions, r.data.ts, before, this.deletedAt)
       this.stores.sessions.setState({ rows, loaded: true, error: undefined })
       this.stores.settings.setState({ connection: 'ready' })
+      // deleted while this window missed the event (a reconnect; another window or the CLI deleted it): gone as
+      // the event would have it — the open one left for another, not kept open with nothing behind it
+      const listed = new Set(rows.map((row) => row.key))
+      for (const row of before) if (!listed.has(row.key)) this.onSessionChanged({ sessionKey: row.key, reason: 'delete', ts: r.data.ts })
     } catch (err) {
       this.stores.sessions.setState({ loaded: true, error: errorText(err) })
       this.stores.settings.setState({ connection: 'error', connectionError: errorText(err) })
@@ -618,12 +648,13 @@ export class Controller {
     this.stores.runs.setState((s) => ({ loading: { ...s.loading, [sessionKey]: true } }))
     try {
       const current = this.stores.runs.getState().transcripts[sessionKey]
+      const waitingBefore = Object.keys(this.stores.sessions.getState().pendingApprovals[sessionKey] ?? {})
       const [plan, recent] = await Promise.all([
         this.planFromDelta(sessionKey, current).then((p) => p ?? this.planFromPages(sessionKey, current)),
         this.bridge.recentEvents({ sessionKey, limit: 5000 }),
       ])
       for (const ev of recent.ok ? recent.data.events : []) if (ev.runId) this.runSessions.set(ev.runId, sessionKey)
-      if (recent.ok) this.syncApprovals(sessionKey, recent.data.approvals ?? [])
+      if (recent.ok) this.syncApprovals(sessionKey, recent.data.approvals ?? [], waitingBefore)
       // A window opened (or reloaded) after the session's runs: the Inspector shows the agent events the
       // runtime still holds for it instead of nothing (live ones are recorded as they come)
       if (recent.ok && this.log.size(sessionKey) === 0) {

@@ -432,6 +432,11 @@ function applyTool(d: Draft, t: RunTrack, ev: AgentEvent) {
     })
 }
 
+/** Why a stopped run stopped when it was not a Stop (a lifecycle end's or chat `aborted`'s stopReason). */
+function stopCauseOf(stopReason: unknown): Pick<RunItem, 'stopCause'> {
+  return stopReason === 'shutdown' ? { stopCause: 'shutdown' } : {}
+}
+
 /** What a finished run's footer adds to "Done" (lifecycle end data). */
 function endNotice(data: Record<string, unknown>): Pick<RunItem, 'notice'> {
   if (data.stopReason === 'length') return { notice: 'length' }
@@ -490,6 +495,7 @@ function applyInOrder(d: Draft, t: RunTrack, ev: AgentEvent) {
           {
             status: timedOut ? 'error' : aborted ? 'stopped' : 'done',
             ...(timedOut ? { error: TIMED_OUT } : {}),
+            ...(aborted ? stopCauseOf(data.stopReason) : {}),
             ...(aborted ? {} : endNotice(data)),
             endedAt: (data.endedAt as number) ?? ev.ts,
             startedAt: (data.startedAt as number | undefined) ?? f?.startedAt,
@@ -739,7 +745,9 @@ function applyChat(d: Draft, ev: ChatEvent) {
     case 'aborted': {
       if (!t.sawAssistant && t.segs === 0 && text) openSegment(d, t, ev.message?.timestamp ?? 0, { text })
       const timedOut = ev.stopReason === 'timeout'
-      if (!t.terminal) markTerminal(d, t, ev.message?.timestamp ?? Date.now(), timedOut ? { status: 'error', error: TIMED_OUT } : { status: 'stopped' }, true)
+      if (!t.terminal) markTerminal(d, t, ev.message?.timestamp ?? Date.now(), timedOut ? { status: 'error', error: TIMED_OUT } : { status: 'stopped', ...stopCauseOf(ev.stopReason) }, true)
+      // the lifecycle end came first without the cause (an older runtime): the chat event's still says it
+      else if (f?.status === 'stopped' && !f.stopCause && stopCauseOf(ev.stopReason).stopCause) d.patch<RunItem>(f.key, stopCauseOf(ev.stopReason))
       if (f && ev.usage) d.patch<RunItem>(f.key, { usage: ev.usage })
       return
     }
@@ -1011,6 +1019,8 @@ interface HistRun {
   warning?: string
   /** the run moved the session to the default model (the note stored with its first reply) */
   modelNote?: string
+  /** stopped by the runtime's shutdown (the reply's persisted abort mark, `openclawAbort.origin`) */
+  stopCause?: 'shutdown'
 }
 
 /**
@@ -1087,6 +1097,7 @@ function historyItems(
         ...(cur.interrupted ? { interrupted: true } : {}),
         ...(cur.warning ? { warning: cur.warning } : {}),
         ...(cur.modelNote ? { modelNote: cur.modelNote } : {}),
+        ...(cur.status === 'stopped' && cur.stopCause ? { stopCause: cur.stopCause } : {}),
       })
     }
     cur = undefined
@@ -1178,8 +1189,10 @@ function historyItems(
           if (out.slice(msgStart).some((it) => it.kind === 'tool' || (it.kind === 'assistant' && it.text))) cur.shown = true
           cur.usage = addUsage(cur.usage, usageOf(m.usage))
           cur.interrupted = m.interrupted === true
-          if (stopped) cur.status = 'stopped'
-          else if (m.stopReason === 'error' || m.errorMessage) {
+          if (stopped) {
+            cur.status = 'stopped'
+            cur.stopCause = m.openclawAbort?.origin === 'shutdown' ? 'shutdown' : undefined
+          } else if (m.stopReason === 'error' || m.errorMessage) {
             cur.status = 'error'
             cur.error = readableError(m.errorMessage) || 'The model returned an error'
           } else {

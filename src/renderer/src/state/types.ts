@@ -133,6 +133,11 @@ export interface RunItem extends ItemBase {
   thinkingSince?: number
   /** accepted but not started: it waits for its session's earlier run or a global slot (the `lane` stream) */
   waiting?: RunWaiting
+  /**
+   * a stopped run's cause when it was not a Stop: the gateway's runtime shut down (chat `aborted` / lifecycle end
+   * `stopReason: "shutdown"`; after a reload the reply's `openclawAbort.origin`)
+   */
+  stopCause?: 'shutdown'
 }
 
 
