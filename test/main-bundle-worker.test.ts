@@ -44,7 +44,9 @@ describe('the built main ships the socket thread', () => {
 
   it('is the worker, every module it runs inlined, electron not among them', () => {
     // esbuild's source map lists every input it bundled
-    const { sources } = JSON.parse(readFileSync(join(mainDir(), 'socket-thread-worker.mjs.map'), 'utf8')) as { sources: string[] }
+    const map = JSON.parse(readFileSync(join(mainDir(), 'socket-thread-worker.mjs.map'), 'utf8')) as { sources: string[] }
+    // relative to the map (this build sits under node_modules/.cache, so a package's path may not name node_modules)
+    const sources = map.sources.map((f) => resolve(mainDir(), f))
     expect(sources.some((f) => f.endsWith('src/main/gateway/socket-thread-worker.ts'))).toBe(true)
     expect(sources.some((f) => /node_modules\/typebox\//.test(f))).toBe(true)
     expect(sources.filter((f) => /node_modules\/electron\/|src\/main\/index\.ts$/.test(f))).toEqual([])
