@@ -195,14 +195,18 @@ describe('restart after a crash (runtime)', () => {
   })
   afterAll(() => server.close())
 
-  it('restores the messages, answers agent.wait at once and runs the next message', async () => {
+  /** a state dir whose runtime ran one message and stopped: its main session, and that session's folder */
+  async function ranOnce() {
     const stateDir = tmp()
-    const key = 'agent:main:main'
     const first = await startTestRuntime(server, { stateDir })
     await first.call('agent', { message: 'hello', idempotencyKey: 'warm' })
     await first.call('agent.wait', { runId: 'warm', timeoutMs: 10_000 })
     await first.close()
-    const sessions = path.join(stateDir, 'agents/main/sessions')
+    return { stateDir, key: 'agent:main:main', sessions: path.join(stateDir, 'agents/main/sessions') }
+  }
+
+  it('restores the messages, answers agent.wait at once and runs the next message', async () => {
+    const { stateDir, key, sessions } = await ranOnce()
     deadJournal(sessions, [
       { op: 'accept', runId: 'lost-1', sessionKey: key, text: 'acked but never run', at: Date.now() },
       { op: 'accept', runId: 'lost-2', sessionKey: key, text: 'also acked', at: Date.now() + 1 },
@@ -228,13 +232,7 @@ describe('restart after a crash (runtime)', () => {
     }
   })
   it('a damaged line in a dead journal (not the torn last one) is said, and the journal kept as a copy, not removed unread', async () => {
-    const stateDir = tmp()
-    const key = 'agent:main:main'
-    const first = await startTestRuntime(server, { stateDir })
-    await first.call('agent', { message: 'hello', idempotencyKey: 'warm' })
-    await first.call('agent.wait', { runId: 'warm', timeoutMs: 10_000 })
-    await first.close()
-    const sessions = path.join(stateDir, 'agents/main/sessions')
+    const { stateDir, key, sessions } = await ranOnce()
     const file = deadJournal(sessions, [
       { op: 'accept', runId: 'ok-1', sessionKey: key, text: 'readable message', at: Date.now() },
       { op: 'accept', runId: 'bad-1', sessionKey: key, text: 'DAMAGED-MESSAGE', at: Date.now() + 1 },
