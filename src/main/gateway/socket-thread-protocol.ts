@@ -89,6 +89,11 @@ export class SeenKeys {
   private keys = new Map<string, number>()
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
+  /** the keys remembered */
+  known(): IterableIterator<string> {
+    return this.keys.keys()
+  }
+
   /** true the first time a key is seen */
   firstTime(key: string, now: number): boolean {
     if (this.keys.has(key)) return false
