@@ -1,5 +1,7 @@
 // The socket thread's listener seen from the main thread: when a socket counts as gone there, and what happens
 // when the worker itself dies.
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GatewaySocket } from './gateway-socket'
 import { LIMITS } from './protocol'
@@ -44,7 +46,7 @@ async function listen(logged: string[] = []) {
     while (sockets.length === had) await new Promise<void>((r) => waiters.push(r))
     return { client, socket: sockets[had]! }
   }
-  return { thread, next }
+  return { thread, next, sockets }
 }
 
 describe('socket thread listener', () => {
@@ -123,5 +125,55 @@ describe('a socket thread that dies', () => {
     expect((await refused.closed).code).toBe(1006)
     expect(opened).toBe(false)
     await thread.close()
+  })
+})
+
+// A peer on a thread of its own that, on `go`, writes FRAMES frames of 60 KB as fast as it can, and flags in shared
+// memory whether its socket drained (the gateway read all of it) and how much it still buffers, in MB.
+const FRAMES = 2200
+const WRITER = `
+const { parentPort, workerData } = require('node:worker_threads')
+const WebSocket = require(workerData.ws)
+const flag = new Int32Array(workerData.flag)
+const ws = new WebSocket(workerData.url, { perMessageDeflate: false })
+ws.on('message', () => parentPort.postMessage('greeted'))
+parentPort.on('message', () => {
+  const frame = 'x'.repeat(60 * 1024)
+  for (let i = 0; i < ${FRAMES}; i++) ws.send(frame)
+  const poll = setInterval(() => {
+    Atomics.store(flag, 1, Math.floor(ws.bufferedAmount / 1e6))
+    if (ws.bufferedAmount === 0) {
+      Atomics.store(flag, 0, 1)
+      clearInterval(poll)
+    }
+    Atomics.notify(flag, 0)
+  }, 10)
+})
+`
+
+describe('socket thread flow control', () => {
+  it('stops reading a peer while the main thread has not taken its frames, and reads on once it does', async () => {
+    const { thread, sockets } = await listen()
+    const flag = new SharedArrayBuffer(8)
+    const seen = new Int32Array(flag)
+    const writer = new Worker(WRITER, { eval: true, workerData: { url: `ws://127.0.0.1:${thread.port}`, ws: createRequire(import.meta.url).resolve('ws'), flag } })
+    try {
+      await new Promise((r) => writer.once('message', r))
+      const socket = sockets[0]!
+      let frames = 0
+      socket.on('message', () => frames++)
+      writer.postMessage('go')
+      // this thread takes nothing meanwhile: the worker may read ~1 MB past what this thread took, the kernel
+      // holds a few tens of MB, the rest (of ~135 MB) stays with the peer — it drained: the worker read it all
+      const bound = Date.now() + 3000
+      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
+      expect(Atomics.load(seen, 0)).toBe(0)
+      expect(Atomics.load(seen, 1)).toBeGreaterThan(60)
+      // taken now: the worker reads on, to the last frame
+      while (frames < FRAMES) await new Promise((r) => setTimeout(r, 10))
+      expect(frames).toBe(FRAMES)
+    } finally {
+      await writer.terminate()
+    }
   })
 })

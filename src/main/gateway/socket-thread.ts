@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
 import { PortInUseError } from './listen'
-import { SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { frameCost, SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 /** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
 export interface GatewayListener {
@@ -238,6 +238,19 @@ export class SocketThread implements GatewayListener {
     this.post({ t: 'ops', ops })
   }
 
+  // what this thread took of each socket's frames, told to the worker once per I/O phase (its flow control)
+  private taken = new Map<string, number>()
+  private took(id: string, cost: number) {
+    if (this.taken.size === 0) {
+      setImmediate(() => {
+        const conns = [...this.taken]
+        this.taken.clear()
+        this.post({ t: 'taken', conns })
+      })
+    }
+    this.taken.set(id, (this.taken.get(id) ?? 0) + cost)
+  }
+
   /** the main thread is done with this socket (terminated): what the worker reports of it later is not heard */
   forget(id: string) {
     this.socks.delete(id)
@@ -256,6 +269,7 @@ export class SocketThread implements GatewayListener {
         return this.hooks.onConnection(s, m.info)
       }
       case 'frame':
+        this.took(m.id, frameCost(m.text))
         return void this.socks.get(m.id)?.emit('message', m.text, m.binary, m.acked)
       case 'sent':
         for (const [id, buffered] of m.conns) {
