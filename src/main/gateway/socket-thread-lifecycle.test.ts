@@ -65,6 +65,24 @@ describe('socket thread listener', () => {
   })
 })
 
+describe('socket thread buffered bytes', () => {
+  it('counts what was sent and not yet reported on by the worker: one burst cannot pass the cap unseen', async () => {
+    const { next } = await listen()
+    const { client, socket } = await next()
+    client.ws.pause()
+    const chunk = 'x'.repeat(1024 * 1024)
+    // one I/O phase's sends: no report from the worker can come between them
+    for (let i = 0; i < 8; i++) socket.send(chunk)
+    expect(socket.bufferedAmount).toBeGreaterThanOrEqual(8 * chunk.length)
+    // read: the worker's reports take what was counted here off again (no double count left behind)
+    client.ws.resume()
+    while (socket.bufferedAmount > 0) await new Promise((r) => setTimeout(r, 10))
+    expect(socket.bufferedAmount).toBe(0)
+    client.ws.close()
+    await client.closed
+  })
+})
+
 describe('a socket thread that dies', () => {
   it('ends its connections, says why, and listens again on the same port', async () => {
     const logged: string[] = []
