@@ -42,25 +42,22 @@ const CLOSED = 3
 class ThreadSocket extends EventEmitter {
   readonly OPEN = OPEN
   readyState: number = OPEN
-  /** what ws still buffers, as the worker last reported it (after each batch, then as it drains) */
-  wsBuffered = 0
   /**
-   * what was sent here since: in this thread's batch or on its way to the worker, not yet in a report. Counted,
-   * or the buffered-bytes cap held only between reports — one I/O phase's sends to a peer that reads nothing
-   * went to the worker whatever their size
+   * what ws still buffers, as the worker last reported it (after each batch, then as it drains): frames on
+   * their way to the worker do not count — a reader that keeps up would otherwise look slow — so a slow one
+   * is seen one batch later than on the main thread
    */
-  unreported = 0
+  wsBuffered = 0
 
   constructor(readonly id: string, private readonly thread: SocketThread) {
     super()
   }
 
   get bufferedAmount() {
-    return this.wsBuffered + this.unreported
+    return this.wsBuffered
   }
 
   send(text: string) {
-    this.unreported += text.length
     this.thread.queue(['send', this.id, text])
   }
 
@@ -125,8 +122,6 @@ export class SocketThread implements GatewayListener {
   private worker!: Worker
   private readonly socks = new Map<string, ThreadSocket>()
   private ops: OutOp[] = []
-  /** per batch posted with sends and not yet reported on (`sent`): its bytes per socket */
-  private unreportedBatches: Array<Map<string, number>> = []
   private flushScheduled = false
   private stopped: (() => void) | undefined
   /** no worker now (it died; a restart may be under way) */
@@ -195,7 +190,6 @@ export class SocketThread implements GatewayListener {
   private died(failure: Error | undefined, code: number) {
     this.exited = true
     this.ops = []
-    this.unreportedBatches = []
     const open = this.socks.size
     for (const sock of this.socks.values()) sock.closed()
     this.socks.clear()
@@ -241,10 +235,6 @@ export class SocketThread implements GatewayListener {
     if (this.ops.length === 0) return
     const ops = this.ops
     this.ops = []
-    // what each socket's sends in this batch weigh: the worker's `sent` report for it (one per batch with sends) takes them off
-    const weights = new Map<string, number>()
-    for (const op of ops) if (op[0] === 'send') weights.set(op[1], (weights.get(op[1]) ?? 0) + op[2].length)
-    if (weights.size > 0) this.unreportedBatches.push(weights)
     this.post({ t: 'ops', ops })
   }
 
@@ -281,16 +271,12 @@ export class SocketThread implements GatewayListener {
       case 'frame':
         this.took(m.id, frameCost(m.text))
         return void this.socks.get(m.id)?.emit('message', m.text, m.binary, m.acked)
-      case 'sent': {
-        const weights = this.unreportedBatches.shift()
+      case 'sent':
         for (const [id, buffered] of m.conns) {
           const s = this.socks.get(id)
-          if (!s) continue
-          s.wsBuffered = buffered
-          s.unreported -= weights?.get(id) ?? 0
+          if (s) s.wsBuffered = buffered
         }
         return
-      }
       case 'buffered': {
         const s = this.socks.get(m.id)
         if (s) s.wsBuffered = m.buffered
