@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
 
-// Two projects: plain Node for main/runtime/gateway/cli/shared, jsdom for the renderer.
+// Plain Node for main/runtime/gateway/cli/shared (and the gateway's protocol files once more with its sockets on the
+// main thread), the faults suite, jsdom for the renderer.
 export default defineConfig({
   test: {
     projects: [
@@ -15,6 +16,20 @@ export default defineConfig({
           hookTimeout: 30_000,
           // electron-store imports `electron` at load: inline it so vi.mock('electron') reaches it.
           server: { deps: { inline: ['electron-store'] } },
+        },
+      },
+      {
+        // The gateway's sockets on its main thread (LOOPDESK_SOCKET_THREAD=0, the fallback when a build lacks the
+        // socket thread's worker): the protocol files again, with the main-thread listener.
+        test: {
+          name: 'node-main-thread-sockets',
+          environment: 'node',
+          include: [
+            'src/main/gateway/{handshake,methods,malformed,protocol,events,ping-flood,address-key,rate-limit,auth-backoff,bind,static,interop,wait-on-close,agent-dedupe,accept-abort}.test.ts',
+          ],
+          env: { LOOPDESK_SOCKET_THREAD: '0' },
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
         },
       },
       {

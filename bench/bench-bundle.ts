@@ -5,6 +5,7 @@
 import path from 'node:path'
 import fs from 'node:fs'
 import { build } from 'esbuild'
+import { workerBuild } from '../bin/cli-bundle.mjs'
 
 export const BENCH_CACHE = 'node_modules/.cache/loopdesk-bench'
 
@@ -22,4 +23,9 @@ export async function bundleEntry(root: string, entry: string, name: string): Pr
     logLevel: 'warning',
   })
   return outfile
+}
+
+/** The gateway's socket-thread worker beside the bench bundles, where the gateway looks for it, built as the app and the CLI ship it. */
+export async function bundleSocketThreadWorker(root: string): Promise<void> {
+  await build({ ...workerBuild(path.join(root, BENCH_CACHE), path.join(root, 'src/main/gateway/socket-thread-worker.ts')), logLevel: 'warning' })
 }

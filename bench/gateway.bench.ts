@@ -16,7 +16,7 @@ import path from 'node:path'
 import { availableParallelism } from 'node:os'
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { ROOT, startModelServerProcess } from './model-server-process'
-import { bundleEntry } from './bench-bundle'
+import { bundleEntry, bundleSocketThreadWorker } from './bench-bundle'
 import { connectGateway, type GatewayConnectionClient } from '../src/cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../src/cli/identity'
 import { relaunchPoolSize } from '../src/cli/v8-pool'
@@ -81,9 +81,9 @@ async function hostEntry(): Promise<string[]> {
   const size = HOST_POOL_SIZE
   const pool = size === undefined ? [] : [`--v8-pool-size=${size}`]
   if (process.env.BENCH_HOST_TSX) return [...pool, '--import', 'tsx', entry]
-  // LOOPDESK_SOCKET_THREAD=1 (passed on to the host): the socket thread's worker, bundled beside the host, where
-  // the gateway looks for it (src/main/gateway/socket-thread.ts)
-  if (process.env.LOOPDESK_SOCKET_THREAD === '1') await bundleEntry(ROOT, 'src/main/gateway/socket-thread-worker.ts', 'socket-thread-worker.mjs')
+  // the socket thread's worker beside the host, where the gateway looks for it (socket-thread-entry.ts); whether
+  // the gateway uses it is LOOPDESK_SOCKET_THREAD, passed on to the host
+  await bundleSocketThreadWorker(ROOT)
   return [...pool, await bundleEntry(ROOT, 'bench/gateway-bench-host.ts', 'gateway-bench-host.mjs')]
 }
 
@@ -271,7 +271,7 @@ async function main() {
   console.log(
     `gateway bench: ${RUNS} agent runs over ${SESSIONS} sessions, ${IN_FLIGHT} in flight (warm-up ${WARMUP}), ${PASSES} passes, real runtime + scripted model; load avg ${load()}`,
   )
-  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}, V8 worker pool ${HOST_POOL_SIZE ?? 'default'} as gateway run sizes it${process.env.LOOPDESK_SOCKET_THREAD === '1' ? '; sockets on a socket thread that acks `agent`: LOOPDESK_SOCKET_THREAD=1' : ''}) · model server`)
+  console.log(`  processes: client (this) · runtime + gateway (${process.env.BENCH_HOST_TSX ? 'sources through tsx' : 'bundled as shipped'}, V8 worker pool ${HOST_POOL_SIZE ?? 'default'} as gateway run sizes it${process.env.LOOPDESK_SOCKET_THREAD === '0' ? '; sockets on the main thread: LOOPDESK_SOCKET_THREAD=0' : '; sockets on the socket thread, which acks `agent`'}) · model server`)
   await pool(WARMUP, false)
   const passes: Array<{ runsPerSec: number; ack50: number; ack99: number; first50: number; first99: number; total50: number; total99: number }> = []
   for (let pass = 1; pass <= PASSES; pass++) {

@@ -7,4 +7,8 @@ export declare function loadCli(): Promise<typeof import('../src/cli/main')>
 export declare function bundleEntry(): string
 /** entry file of the bundle for the current sources, built when missing */
 export declare function cachedBundle(): Promise<string>
+/** the gateway's socket-thread worker bundled alone for the current sources, built when missing (in `cacheDir`) */
+export declare function cachedWorker(cacheDir?: string): Promise<string>
 export declare function sourceStamp(): string
+/** esbuild's options for the socket thread's worker (packages inlined), written into `outdir` */
+export declare function workerBuild(outdir: string, entry?: string): import('esbuild').BuildOptions

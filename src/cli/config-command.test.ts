@@ -27,6 +27,19 @@ describe('loopdesk config', () => {
     expect((await cli(['path'])).out).toBe(`${env.stack.rt.stateDir}/loopdesk.json\n`)
   })
 
+  it('--json: get of a path that is not set prints a JSON error on stdout; set, unset and path refuse --json (their lines are text)', async () => {
+    const r = await cli(['get', 'agents.defaults.timeoutSeconds', '--json'])
+    expect(r.code).toBe(1)
+    expect(JSON.parse(r.out)).toEqual({ ok: false, error: { message: 'agents.defaults.timeoutSeconds is not set (defaults apply)', exitCode: 1 } })
+    const before = fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')
+    for (const args of [['set', 'agents.defaults.timeoutSeconds', '30'], ['unset', 'agents.defaults.model'], ['path']]) {
+      const refused = await cli([...args, '--json'])
+      expect(refused.code, args.join(' ')).toBe(2)
+      expect(JSON.parse(refused.out).error.message).toBe(`config ${args[0]} takes no --json (see: loopdesk --help)`)
+    }
+    expect(fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')).toBe(before)
+  })
+
   it('unset of a path that is not set says so at once and writes nothing', async () => {
     const before = fs.readFileSync(`${env.stack.rt.stateDir}/loopdesk.json`, 'utf8')
     const started = Date.now()

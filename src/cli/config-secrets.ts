@@ -13,13 +13,14 @@ import { configTextFor } from '../main/runtime/config/config-text'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { dropRedacted, GATEWAY_TOKEN_PATH, redactIn, restoreRedacted, secretPathsIn } from '../main/runtime/config/redact'
 import { isPlainObject } from '../main/runtime/config/validate'
+import { MAX_CONFIG_BYTES, readSmallRegularFile } from '../main/runtime/read-small-file'
 
 type Json = Record<string, unknown>
 
 function read(file: string): Json | undefined {
   let text: string
   try {
-    text = fs.readFileSync(file, 'utf8')
+    text = readSmallRegularFile(file, MAX_CONFIG_BYTES) // the state dir's: a FIFO under the name is no config
   } catch {
     return undefined
   }

@@ -55,7 +55,15 @@ async function connectOnce(opts: CliConnectOptions): Promise<GatewayConnectionCl
   // connection uses a throwaway one and keeps nothing.
   if (!existsSync(opts.stateDir)) return connectWithoutStateDir(opts)
   const { target, stateDir, io } = opts
-  const identity = loadOrCreateDeviceIdentity(stateDir)
+  let identity: NodeDeviceIdentity
+  try {
+    identity = loadOrCreateDeviceIdentity(stateDir, (line) => io.stderr(line + '\n'))
+  } catch (err) {
+    // nowhere to keep one (a read-only state dir, a full disk, a file in the way): the command still runs, on a
+    // throwaway identity as above — it failed with the bare errno of a mkdir it never needed
+    if (!isFsError(err)) throw err
+    return connectWithoutStateDir(opts, true)
+  }
   const stored = loadDeviceToken(stateDir, target.url, identity.deviceId)
   const base = { url: target.url, identity, connectTimeoutMs: opts.connectTimeoutMs, caps: opts.caps }
   const withDeviceToken = async () => {
@@ -95,19 +103,22 @@ async function connectOnce(opts: CliConnectOptions): Promise<GatewayConnectionCl
   return remember(await connectGateway(base), opts, identity)
 }
 
-async function connectWithoutStateDir(opts: CliConnectOptions): Promise<GatewayConnectionClient> {
+/** `exists`: the state dir is there, but cannot keep an identity */
+async function connectWithoutStateDir(opts: CliConnectOptions, exists = false): Promise<GatewayConnectionClient> {
   const { target, stateDir } = opts
   const base = { url: target.url, identity: generateNodeDeviceIdentity(), connectTimeoutMs: opts.connectTimeoutMs, caps: opts.caps }
   try {
     return await connectGateway(target.token === undefined ? base : { ...base, token: target.token })
   } catch (err) {
     // with no URL given, the state dir was the only place to learn one: name it
-    if (err instanceof GatewayClientError && err.kind === 'unreachable' && target.source === 'default') {
+    if (!exists && err instanceof GatewayClientError && err.kind === 'unreachable' && target.source === 'default') {
       throw new CliError(`${err.message}; there is no state dir at ${stateDir} — check --state-dir / LOOPDESK_STATE_DIR`, EXIT.unreachable)
     }
     throw err
   }
 }
+
+const isFsError = (err: unknown) => typeof (err as NodeJS.ErrnoException)?.code === 'string' && typeof (err as NodeJS.ErrnoException).syscall === 'string'
 
 /** Keeps the device token of a hello-ok for the next connect. Never fails the command. */
 function remember(conn: GatewayConnectionClient, opts: CliConnectOptions, identity: NodeDeviceIdentity): GatewayConnectionClient {

@@ -5,7 +5,8 @@ import { chmodSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { buildDeviceAuthPayloadV3, type DeviceAuthPayloadParams, type DeviceProof } from '../shared/device-identity'
 import { writeFileAtomic } from '../main/gateway/state-files'
-import { readSmallRegularFile } from '../main/runtime/read-small-file'
+import { keepCorruptCopy } from '../main/runtime/corrupt-copy'
+import { readFailure, readSmallRegularFile } from '../main/runtime/read-small-file'
 
 export interface NodeDeviceIdentity {
   deviceId: string
@@ -36,22 +37,37 @@ export function generateNodeDeviceIdentity(): NodeDeviceIdentity {
   return { deviceId: deviceIdFromPem(publicKeyPem), publicKeyPem, privateKeyPem }
 }
 
-/** Loads the identity, creating it on first use. A corrupt file is replaced (it holds no user data). */
-export function loadOrCreateDeviceIdentity(stateDir: string): NodeDeviceIdentity {
+/**
+ * Loads the identity, creating it on first use. One that is not a regular file (a FIFO is not waited on) is
+ * replaced; a damaged one too, but copied aside first (`.corrupt-`, said through `warn`): its private key may
+ * still be in it, and with it the pairings a new key loses.
+ */
+export function loadOrCreateDeviceIdentity(stateDir: string, warn: (line: string) => void = () => {}): NodeDeviceIdentity {
   const path = identityPath(stateDir)
+  let text: string | undefined
   try {
-    const v = JSON.parse(readSmallRegularFile(path, 64 * 1024)) as Partial<NodeDeviceIdentity> & { version?: number }
-    if (v.version === 1 && typeof v.publicKeyPem === 'string' && typeof v.privateKeyPem === 'string') {
-      const deviceId = deviceIdFromPem(v.publicKeyPem)
-      try {
-        chmodSync(path, 0o600)
-      } catch {
-        // best effort
-      }
-      return { deviceId, publicKeyPem: v.publicKeyPem, privateKeyPem: v.privateKeyPem }
-    }
+    text = readSmallRegularFile(path, 64 * 1024)
   } catch {
-    // absent, unreadable or no regular file (a FIFO is not waited on): create below, replacing it
+    // absent, unreadable or no regular file: create below, replacing it
+  }
+  if (text !== undefined) {
+    try {
+      const v = JSON.parse(text) as Partial<NodeDeviceIdentity> & { version?: number }
+      if (v.version === 1 && typeof v.publicKeyPem === 'string' && typeof v.privateKeyPem === 'string') {
+        const deviceId = deviceIdFromPem(v.publicKeyPem)
+        try {
+          chmodSync(path, 0o600)
+        } catch {
+          // best effort
+        }
+        return { deviceId, publicKeyPem: v.publicKeyPem, privateKeyPem: v.privateKeyPem }
+      }
+    } catch {
+      // damaged: kept below
+    }
+    const { copy, error } = keepCorruptCopy(path, { mode: 0o600 })
+    const kept = error === undefined ? `a copy was kept at ${copy}` : `no copy could be kept: ${readFailure(error)}`
+    warn(`loopdesk: the device identity ${path} is damaged; a new one replaces it, so this CLI pairs anew (${kept})`)
   }
   const id = generateNodeDeviceIdentity()
   mkdirSync(join(stateDir, 'identity'), { recursive: true, mode: 0o700 })

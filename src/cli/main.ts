@@ -2,7 +2,7 @@
 import { pathToFileURL } from 'node:url'
 import { UsageError } from './args'
 import { GatewayClientError } from './gateway-client'
-import { describeFailure, EXIT, processIO, type CliIO } from './io'
+import { describeFailure, EXIT, jsonErrorLine, processIO, type CliIO } from './io'
 
 // bin/loopdesk.mjs asks first whether `gateway run` should start again with a sized V8 pool
 export { relaunchIfWanted } from './v8-pool'
@@ -108,7 +108,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     // one line, whatever the error carried (a TLS library's message spans several)
     const first = line.split('\n').find((l) => l.trim())?.trim() ?? line
     io.stderr(`loopdesk: ${first}\n`)
-    if (json && !printed) io.stdout(JSON.stringify({ ok: false, error: { message: first, exitCode: code, ...errorCode(err) } }) + '\n')
+    if (json && !printed) io.stdout(jsonErrorLine(first, code, errorCode(err)))
     return code
   }
 }
@@ -121,17 +121,13 @@ function errorCode(err: unknown): { code?: string; detailCode?: string } {
 
 /** Process entry: runs the CLI with the real process I/O and exits with its code. */
 export function cliMain(argv = process.argv.slice(2)): void {
-  // the reader went away (`loopdesk … | head -1`) or stdout was closed: stop quietly, not with a stack trace
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-    process.stderr.write(`loopdesk: cannot write the output: ${err.code ?? err.message}\n`)
-    process.exit(EXIT.failed)
-  })
-  runCli(argv, processIO()).then(
-    (code) => {
-      process.exitCode = code
+  const io = processIO()
+  runCli(argv, io).then(
+    (c) => {
+      // output cut short is not a command that went well, whatever it says (`set -o pipefail` sees it)
+      process.exitCode = io.outputFailure() ?? c
       // the runtime may hold timers (lanes, sweeps); the CLI is done once the command returned
-      setTimeout(() => process.exit(code), 50).unref()
+      setTimeout(() => process.exit(), 50).unref()
     },
     (err) => {
       process.stderr.write(`loopdesk: ${err instanceof Error ? err.message : String(err)}\n`)

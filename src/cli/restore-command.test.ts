@@ -1,7 +1,7 @@
 // `loopdesk restore`: a backup goes back into the state dir and a runtime started on it has the old
 // conversations again; what it replaces is moved aside, never deleted; a damaged backup, a state dir in use
 // and a failure half-way leave the state dir as it was.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -272,6 +272,37 @@ describe('loopdesk restore', () => {
     expect(restored).toContain('"apiKey": "sk-new-key"')
     expect(restored).toContain('// my Loopdesk setup\n')
     expect(restored).toContain('/* the scripted model */\n')
+  })
+
+  it.skipIf(process.platform === 'win32')('FIFOs under the names it reads (a lock, a journal, the config, the manifest) are refused, not waited on', async () => {
+    const state = await laterState()
+    const sessions = path.join(state, 'agents', 'main', 'sessions')
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' })
+    const planted: string[] = []
+    const fifo = (file: string) => {
+      fs.rmSync(file, { force: true })
+      execFileSync('mkfifo', [file])
+      planted.push(file)
+    }
+    try {
+      // a plain read of any of these waited in open() for a writer: the restore hung for good
+      fifo(path.join(sessions, 'sessions.json.lock'))
+      fifo(path.join(sessions, `accepted.${other.pid}-abcd1234.jsonl`)) // a live pid: its journal is read
+      fifo(path.join(state, 'loopdesk.json'))
+      const r = await runCliCaptured(['restore', backup, '--yes', '--state-dir', state])
+      expect(r.code, r.err).toBe(0)
+      expect(fs.statSync(path.join(state, 'loopdesk.json')).isFile()).toBe(true)
+      const b = path.join(tempDir('loopdesk-restore-fifo-'), 'b')
+      fs.cpSync(backup, b, { recursive: true })
+      fifo(path.join(b, 'loopdesk-backup.json'))
+      const r2 = await runCliCaptured(['restore', b, '--state-dir', state])
+      expect(r2.code).toBe(1)
+      expect(r2.err).toMatch(/loopdesk-backup\.json cannot be read: not a regular file/)
+    } finally {
+      other.kill('SIGKILL')
+      // what a plain open would still be parked in gets its writer (the test's cleanup, should the check fail)
+      for (const f of planted) if (fs.existsSync(f)) fs.closeSync(fs.openSync(f, fs.constants.O_RDWR | fs.constants.O_NONBLOCK))
+    }
   })
 
   it('a failure half-way moves everything back: the state dir is as it was, and no folders are left behind', async () => {

@@ -46,3 +46,16 @@ describe('loopdesk --version', () => {
     expect((await runCliCaptured(['--help'])).out).toContain('\nloopdesk --version (-V, -v)\n')
   })
 })
+
+describe('gateway call --params past the gateway bounds', () => {
+  it('nested too deep or too many values: a usage error (exit 2) before anything connects, not a stack overflow', async () => {
+    // the URL has no gateway: a usage error never gets as far as connecting
+    const call = (params: string) => runCliCaptured(['gateway', 'call', 'health', '--json', '--url', 'ws://127.0.0.1:9', '--params', params], { LOOPDESK_GATEWAY_TOKEN: 't' })
+    const deep = await call(`${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`)
+    expect(deep.code, deep.err).toBe(2)
+    expect(JSON.parse(deep.out).error.message).toBe('--params is nested deeper than 64 levels (the limit) (see: loopdesk --help)')
+    const wide = await call(JSON.stringify({ list: Array.from({ length: 100_001 }, () => 0) }))
+    expect(wide.code, wide.err).toBe(2)
+    expect(wide.err).toBe('loopdesk: --params is more than 100,000 values (the limit) (see: loopdesk --help)\n')
+  })
+})

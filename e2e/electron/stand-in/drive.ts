@@ -169,6 +169,9 @@ async function main() {
 
   // ---- gateway: real port recorded for the CLI, handshake starts with connect.challenge
   const infoFile = join(stateDir, 'gateway', 'gateway.json')
+  // the gateway starts beside the window, not before it (its socket thread's start can outlast the chat above)
+  const gatewayBy = Date.now() + 20_000
+  while (!existsSync(infoFile) && Date.now() < gatewayBy) await new Promise((r) => setTimeout(r, 20))
   const info = existsSync(infoFile) ? JSON.parse(readFileSync(infoFile, 'utf8')) : undefined
   check('gateway port recorded in the state dir', typeof info?.port === 'number' && info.port > 0, info)
   if (info?.port) {

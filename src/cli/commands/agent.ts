@@ -10,7 +10,7 @@ import { THINKING_LEVELS, type AgentFinal } from '../../shared/methods'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
-import { CliError, EXIT, readStdinText, type CliIO } from '../io'
+import { CliError, EXIT, OUTPUT_CLOSED, readStdinText, type CliIO } from '../io'
 import { MAX_MESSAGE_CHARS, messageOverLimit } from '../../shared/message-limit'
 import { resolveGatewayTarget, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
@@ -33,7 +33,8 @@ export const AGENT_HELP = `loopdesk agent --message TEXT [--file PATH]… [--ses
   The reply goes to stdout; the tools the run calls go to stderr. An exec approval is asked at the
   terminal ([y] once, [a] always, [N] no); without one, stderr says how to answer it (--local: denied).
   Exit code: 0 done, 1 failed or stopped (also by the gateway shutting down: stderr says so, with its reason),
-  3 no gateway, 4 auth failed, 5 timed out, 130 interrupted. With --json a failure before the result is a JSON
+  3 no gateway, 4 auth failed, 5 timed out, 130 interrupted, 141 its output was closed (\`| head -1\`: the run is
+  stopped too). With --json a failure before the result is a JSON
   error object on stdout.`
 
 const FLAGS = {
@@ -246,6 +247,9 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
   return runViaGateway(req, stateDir, { url: str(flags.url), token: str(flags.token) }, io)
 }
 
+/** Ctrl-C, or nobody reads the reply any more (`loopdesk agent … | head -1`): the run is stopped either way */
+const stoppingLine = (signal: string) => (signal === OUTPUT_CLOSED ? 'loopdesk: the output was closed; stopping the run…\n' : '\nstopping the run…\n')
+
 async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: string; token?: string }, io: CliIO): Promise<number> {
   const target = resolveGatewayTarget(f, io.env, stateDir)
   // tool results too: a failed tool's line says why (they reach clients only at verbose full otherwise)
@@ -273,10 +277,10 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     const stop = key ? conn.request('chat.abort', { sessionKey: key, runId }) : conn.request('sessions.abort', { runId })
     stop.catch(() => {})
   }
-  const offSignal = io.onSignal(() => {
+  const offSignal = io.onSignal((signal) => {
     if (interrupted) {
       // a second Ctrl-C while the message is still on its way (a large file): stop waiting
-      if (!events.runId && !gaveUp) {
+      if (!events.runId && !gaveUp && signal !== OUTPUT_CLOSED) {
         gaveUp = true
         void conn.close()
       }
@@ -284,7 +288,7 @@ async function runViaGateway(req: AgentRequest, stateDir: string, f: { url?: str
     }
     interrupted = true
     if (events.runId) {
-      io.stderr('\nstopping the run…\n')
+      io.stderr(stoppingLine(signal))
       abort(events.runId)
     } else io.stderr('\nstopping the run as soon as the gateway has the message (Ctrl-C again to stop waiting)…\n')
   })
@@ -389,10 +393,10 @@ async function runLocal(req: AgentRequest, stateDir: string, io: CliIO): Promise
   // by the run's id: its session key is known only from its first chat event, and a run still waiting for the
   // model has sent none (Ctrl-C was then ignored, and so was SIGTERM, until the run timed out)
   const stop = (runId: string) => void dispatch(host.handlers, 'sessions.abort', { runId }, { transport: 'local' })
-  const offSignal = io.onSignal(() => {
+  const offSignal = io.onSignal((signal) => {
     if (interrupted) return
     interrupted = true
-    io.stderr('\nstopping the run…\n')
+    io.stderr(stoppingLine(signal))
     if (events.runId) stop(events.runId)
   })
   try {

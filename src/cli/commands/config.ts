@@ -12,7 +12,7 @@ import { parseArgs, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway, writeWithRateLimitWait } from '../connect'
 import { resolveConfigPath } from '../../main/runtime/config/state-dir'
 import { GatewayClientError, type GatewayConnectionClient } from '../gateway-client'
-import { EXIT, readStdinText, type CliIO } from '../io'
+import { EXIT, jsonErrorLine, readStdinText, type CliIO } from '../io'
 import { commandTarget, type GatewayTarget } from '../resolve'
 
 export const CONFIG_HELP = `loopdesk config get [PATH] [--json]      (PATH like agents.defaults.model.primary)
@@ -66,6 +66,8 @@ export async function configCommand(argv: string[], io: CliIO): Promise<number> 
       sub ? `unknown config command: ${sub} (get | set | unset | path | rename-provider)` : 'config needs a command: get | set | unset | path | rename-provider',
     )
   }
+  // only get prints a value: the others' lines are text, which --json promised not to be
+  if (flags.json && sub !== 'get') throw new UsageError(`config ${sub} takes no --json`)
   if ((sub === 'path' && path) || ((sub === 'get' || sub === 'unset') && value !== undefined)) throw new UsageError(`unexpected argument: ${sub === 'path' ? path : value}`)
   // `config set` / `config unset` alone: what they need, not "not a config path: (empty)"
   if ((sub === 'set' || sub === 'unset') && path === undefined) throw new UsageError(`config ${sub} needs a path: config ${sub === 'set' ? 'set PATH VALUE (or --stdin)' : 'unset PATH'}, e.g. agents.defaults.timeoutSeconds`)
@@ -191,6 +193,8 @@ function printValue(io: CliIO, cfg: ResultOf<'config.get'>, keys: string[], path
   const differs = JSON.stringify(fromFile) !== JSON.stringify(v)
   if (v === undefined) {
     io.stderr(`loopdesk: ${path} is not set (defaults apply)\n`)
+    // --json promises JSON on stdout, a failure included
+    if (json) io.stdout(jsonErrorLine(`${path} is not set (defaults apply)`, EXIT.failed))
     if (differs) io.stderr(`loopdesk: the file says ${path} = ${JSON.stringify(fromFile)}, not in use until its ${cfg.issues.length} problem(s) are fixed (loopdesk config get)\n`)
     return EXIT.failed
   }

@@ -40,7 +40,7 @@ export async function dashboard(argv: string[], io: CliIO): Promise<number> {
 
   // The link must log in: connect once with the token it carries (not the device token this CLI may
   // also hold), so a stale or mistyped token is an auth error here rather than a page that cannot log in.
-  const identity = existsSync(stateDir) ? loadOrCreateDeviceIdentity(stateDir) : generateNodeDeviceIdentity()
+  const identity = existsSync(stateDir) ? loadOrCreateDeviceIdentity(stateDir, (line) => io.stderr(line + '\n')) : generateNodeDeviceIdentity()
   const conn = await connectGateway({ url: target.url, token: target.token, identity, connectTimeoutMs: 3000 })
   await conn.close()
   io.stdout(link + '\n')

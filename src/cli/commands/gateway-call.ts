@@ -3,13 +3,15 @@ import { randomUUID } from 'node:crypto'
 import { intFlag, parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { withGateway } from '../connect'
 import { GatewayClientError } from '../gateway-client'
-import { CliError, EXIT, type CliIO } from '../io'
+import { CliError, EXIT, readStdinText, type CliIO } from '../io'
 import { runLostError, shutdownStopLine, stoppedByShutdown } from '../run-lost'
 import { commandTarget } from '../resolve'
+import { nestingProblem, textNestingProblem } from '../../shared/nesting-limit'
 
-export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
+export const GATEWAY_CALL_HELP = `loopdesk gateway call <method> [--params JSON|-] [--expect-final] [--url ws://…] [--token T] [--timeout MS] [--json] [--state-dir D]
   Calls one gateway method and prints its result. --expect-final waits past the "accepted" ack of \`agent\`
-  for the final result. --timeout defaults to 10000 ms; when it runs out after the ack (exit 5), or on Ctrl-C
+  for the final result. --params - reads the JSON from standard input (for params past the 128 KiB an
+  argument can hold). --timeout defaults to 10000 ms; when it runs out after the ack (exit 5), or on Ctrl-C
   (exit 130), the run goes on in the gateway and the message says how to wait for it or stop it. An \`agent\`
   final or \`agent.wait\` result of a run the gateway's shutdown stopped is printed, then said on stderr (exit 1).`
 
@@ -31,14 +33,23 @@ export async function gatewayCall(argv: string[], io: CliIO): Promise<number> {
   if (!method) throw new UsageError('gateway call needs a method name, e.g. `loopdesk gateway call health`')
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`)
   let params: unknown
-  const rawParams = str(flags.params)
+  // `--params -`: from standard input — an argument stops at 128 KiB (Linux's MAX_ARG_STRLEN: "Argument list too
+  // long" from the shell), a frame the gateway takes at 25 MiB
+  const rawParams = flags.params === '-' ? await readStdinText(io, '--params -') : str(flags.params)
+  if (flags.params === '-' && !rawParams?.trim()) throw new UsageError('--params -: standard input was empty')
   if (rawParams !== undefined) {
+    // the gateway refuses params past these bounds; deeper ones ran this process's stack out while sending
+    // ("Maximum call stack size exceeded", exit 1): said here, before anything is sent
+    const deepText = textNestingProblem(rawParams)
+    if (deepText) throw new UsageError(`--params is ${deepText}`)
     try {
       params = JSON.parse(rawParams)
     } catch (err) {
       throw new UsageError(`--params is not valid JSON: ${(err as Error).message}`)
     }
     if (!params || typeof params !== 'object' || Array.isArray(params)) throw new UsageError('--params must be a JSON object')
+    const deep = nestingProblem(params)
+    if (deep) throw new UsageError(`--params is ${deep}`)
   }
   const timeoutMs = intFlag(flags.timeout, 'timeout', 1, 86_400_000) ?? 10_000
   const { stateDir, target } = commandTarget(flags, io.env)

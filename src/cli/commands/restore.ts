@@ -18,6 +18,8 @@ import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
 import { resolveStateDir } from '../resolve'
 import { parseConfigText } from '../../main/runtime/config/parse'
+import { readRegularFileTextSync } from '../../main/runtime/open-regular-file'
+import { readSmallRegularFile } from '../../main/runtime/read-small-file'
 import { restoreConfigSecrets } from '../config-secrets'
 import { isInside } from '../../main/runtime/tools/paths'
 import { copyTree, isTransient, listTree, realPlace } from '../state-copy'
@@ -30,6 +32,10 @@ export const RESTORE_HELP = `loopdesk restore DIR [--yes] [--state-dir D]
   the gateway first. Without --yes it only says what it would do. Nothing is deleted: the data it replaces
   is moved to <state dir>-before-restore-<date>-<time>. The gateway token, paired devices and device keys
   stay as they are.`
+
+/** far above a manifest (a few counts and names) and a lock file (a pid and a time) */
+const MAX_MANIFEST_BYTES = 1024 * 1024
+const MAX_LOCK_BYTES = 64 * 1024
 
 const FLAGS = { yes: { type: 'boolean' }, 'state-dir': TARGET_FLAGS['state-dir'], help: TARGET_FLAGS.help } as const
 
@@ -57,7 +63,7 @@ function checkBackup(dir: string): { manifest: BackupManifest; top: string[] } {
   const file = path.join(dir, MANIFEST)
   let manifest: BackupManifest
   try {
-    manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as BackupManifest
+    manifest = JSON.parse(readSmallRegularFile(file, MAX_MANIFEST_BYTES)) as BackupManifest
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
     if (!fs.existsSync(dir)) throw new CliError(`${dir} does not exist`, EXIT.failed)
@@ -76,7 +82,7 @@ function checkBackup(dir: string): { manifest: BackupManifest; top: string[] } {
     )
   }
   for (const rel of held.paths.filter((p) => JSON_FILE.test(p) && !p.startsWith('workspace/'))) {
-    const text = fs.readFileSync(path.join(dir, rel), 'utf8')
+    const text = readRegularFileTextSync(path.join(dir, rel)) // listed as regular; swapped since, not waited on
     // loopdesk.json is JSON5 (comments, trailing commas); the others are written as JSON
     let problem: string | undefined
     if (rel === 'loopdesk.json') {
@@ -115,7 +121,8 @@ export async function stateDirUsers(stateDir: string): Promise<string[]> {
       }
       if (!name.endsWith('.lock')) continue
       try {
-        const holder = (JSON.parse(fs.readFileSync(path.join(dir, name), 'utf8')) as { pid?: unknown }).pid
+        // non-blocking: a FIFO named *.lock would hang the restore
+        const holder = (JSON.parse(readSmallRegularFile(path.join(dir, name), MAX_LOCK_BYTES)) as { pid?: unknown }).pid
         if (typeof holder === 'number' && alive(holder)) users.push(`pid ${holder} is writing ${path.join(dir, name.slice(0, -'.lock'.length))}`)
       } catch {
         // released meanwhile, or not a lock of ours

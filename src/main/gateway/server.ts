@@ -95,8 +95,8 @@ export interface StartGatewayOptions {
   /** override limits (tests) */
   limits?: Partial<GatewayLimits>
   /**
-   * sockets on a worker thread with its own heap, which acks `agent` itself (socket-thread.ts); default: env
-   * LOOPDESK_SOCKET_THREAD=1. A prototype, off by default (ARCHITECTURE.md, latency).
+   * sockets on a worker thread with its own heap, which acks `agent` itself (socket-thread.ts). Default: on, unless
+   * env LOOPDESK_SOCKET_THREAD=0 (ARCHITECTURE.md, latency).
    */
   socketThread?: boolean
 }
@@ -853,9 +853,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   }
   const listenPort = opts.port ?? DEFAULT_GATEWAY_PORT
   const fallback = opts.portFallback ?? false
-  let threaded = opts.socketThread ?? process.env.LOOPDESK_SOCKET_THREAD === '1'
+  // the socket thread is the default (ARCHITECTURE.md): LOOPDESK_SOCKET_THREAD=0 or socketThread:false keeps the
+  // sockets here; a build without its worker falls back, and says so when the thread was asked for by name
+  const askedFor = opts.socketThread ?? (process.env.LOOPDESK_SOCKET_THREAD === '1' ? true : undefined)
+  let threaded = askedFor ?? process.env.LOOPDESK_SOCKET_THREAD !== '0'
   if (threaded && !socketThreadAvailable()) {
-    log.warn('gateway: LOOPDESK_SOCKET_THREAD is set but this build has no socket-thread worker; sockets stay on the main thread')
+    if (askedFor) log.warn('gateway: the socket thread was asked for but this build has no socket-thread worker; sockets stay on the main thread')
+    else log.debug?.('gateway: this build has no socket-thread worker; sockets stay on the main thread')
     threaded = false
   }
   let thread: SocketThread | undefined

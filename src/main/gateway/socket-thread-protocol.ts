@@ -1,4 +1,4 @@
-// Messages between the gateway's main thread and its socket thread (LOOPDESK_SOCKET_THREAD=1, socket-thread.ts),
+// Messages between the gateway's main thread and its socket thread (the default; socket-thread.ts),
 // and the socket thread's own `agent` accept: which frames it may ack before the main thread has seen them.
 import { validateParams } from '../api/dispatch'
 import { parseCommand } from '../../shared/chat-commands'

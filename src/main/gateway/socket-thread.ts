@@ -4,12 +4,10 @@
 // `res` flushes at once, as connection.ts uncorks for it).
 import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'node:events'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
 import { PortInUseError } from './listen'
+import { workerEntry, type WorkerEntry } from './socket-thread-entry'
 import { frameCost, SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 /** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
@@ -97,20 +95,7 @@ class ThreadSocket extends EventEmitter {
   }
 }
 
-/** The worker's entry beside this module: the sources through tsx, or a bundle's sibling (bench/bench-bundle.ts). */
-function workerEntry(): { url: URL; viaTsx?: string } | undefined {
-  const here = import.meta.url
-  if (here.endsWith('.ts')) {
-    const url = new URL('./socket-thread-worker.ts', here)
-    // tsx's ESM API (its package resolves `require` to the CommonJS copy of the same API)
-    const api = createRequire(fileURLToPath(here)).resolve('tsx/esm/api').replace(/\.cjs$/, '.mjs')
-    return { url, viaTsx: pathToFileURL(api).href }
-  }
-  const url = new URL('./socket-thread-worker.mjs', here)
-  return existsSync(fileURLToPath(url)) ? { url } : undefined
-}
-
-export const socketThreadAvailable = () => workerEntry() !== undefined
+export { socketThreadAvailable } from './socket-thread-entry'
 
 /** a worker that dies is restarted on the same port, at most this many times in RESTART_WINDOW_MS */
 const MAX_RESTARTS = 3
@@ -133,12 +118,19 @@ export class SocketThread implements GatewayListener {
   private restarting: Promise<void> | undefined
   private restarts: number[] = []
 
-  private constructor(private data: SocketThreadData, private readonly hooks: ListenerHooks) {
+  private constructor(
+    /** the worker this thread runs */
+    readonly entry: WorkerEntry,
+    private data: SocketThreadData,
+    private readonly hooks: ListenerHooks,
+  ) {
     this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
   }
 
-  static async start(data: SocketThreadData, hooks: ListenerHooks): Promise<SocketThread> {
-    const t = new SocketThread(data, hooks)
+  static async start(data: SocketThreadData, hooks: ListenerHooks, cacheDir?: string): Promise<SocketThread> {
+    const entry = await workerEntry(cacheDir)
+    if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
+    const t = new SocketThread(entry, data, hooks)
     const bound = await t.spawn(data)
     t.port = bound.port
     t.fellBack = bound.fellBack
@@ -147,8 +139,7 @@ export class SocketThread implements GatewayListener {
 
   /** A worker, listening: its port, or why it could not listen. */
   private spawn(data: SocketThreadData): Promise<{ port: number; fellBack: boolean }> {
-    const entry = workerEntry()
-    if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
+    const entry = this.entry
     // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
     const resourceLimits = { maxYoungGenerationSizeMb: 4 }
     const worker = entry.viaTsx

@@ -1,5 +1,5 @@
 // Start-up reads of small state files (the token, gateway.json, the CLI's identity and device tokens, paired
-// devices, credentials.json, loopdesk.json) with a FIFO planted under the file's name: each read refuses it at
+// devices, credentials.json, loopdesk.json, prefs.json; an event log recovery reads, a reset transcript) with a FIFO planted under the file's name: each read refuses it at
 // once and goes on as with a damaged file. A plain readFileSync waited in open() for a writer — `gateway run`,
 // the CLI and the app's start hung for good.
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -70,6 +70,35 @@ const cases: Array<{ name: string; file: string; mod: string; call: (s: string) 
     mod: 'cli/resolve.ts',
     call: (s) => `(m) => m.readGatewayConfig(${s}).problem.replace(${s}, 'STATE')`,
     expected: 'cannot read STATE/loopdesk.json (not a regular file)',
+  },
+  {
+    name: 'prefs.json (the headless prefs)',
+    file: 'prefs.json',
+    mod: 'main/runtime/handlers-system.ts',
+    call: (s) => `(m) => m.filePrefs(${s}).get().theme`,
+    expected: 'system',
+  },
+  {
+    name: "gateway.json (the runtime's own gateway, for status)",
+    file: 'gateway/gateway.json',
+    mod: 'main/runtime/handlers-system.ts',
+    call: (s) => `(m) => m.ownGateway(${s})`,
+    expected: {},
+  },
+  {
+    name: "a session's event log (read by the start's recovery of a cut-off reply)",
+    file: 'agents/main/events/sid-1.jsonl',
+    mod: 'main/runtime/runner/partial-reply.ts',
+    call: (s) => `(m) => m.readPartialReply(${s} + '/agents/main/events/sid-1.jsonl', 'r1')`,
+    expected: null,
+  },
+  {
+    name: "a reset transcript (chat.history's messageId anchors from before a reset)",
+    file: 'agents/main/sessions/sid-1.jsonl.reset.2026-01-01T00-00-00Z',
+    mod: 'main/runtime/sessions/earlier-transcripts.ts',
+    call: (s) =>
+      `async (m) => { const { SessionStore } = await import(${JSON.stringify(path.join(src, 'main/runtime/sessions/session-store.ts'))}); return m.transcriptOfSession(new SessionStore({ stateDir: ${s}, agentId: 'main' }), 'agent:main:x', 'sid-1') }`,
+    expected: null,
   },
 ]
 

@@ -12,6 +12,7 @@ import { activeProxy, describeProxy } from './net/proxy'
 import { healthSummary, statusSummary } from './status-summary'
 import { DEFAULT_RING_SIZE } from './events/event-bus'
 import { writeFileAtomicSync } from './sessions'
+import { readSmallRegularFile } from './read-small-file'
 import { toolCatalog } from './tools'
 
 type SystemHandlers = Pick<
@@ -81,7 +82,7 @@ export function filePrefs(stateDir: string): PrefsProvider {
   const read = (): Prefs => {
     if (cache) return cache
     try {
-      const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<Prefs>
+      const raw = JSON.parse(readSmallRegularFile(file, 1024 * 1024)) as Partial<Prefs> // a FIFO is not waited on
       cache = { ...DEFAULT_PREFS, ...pickPrefs(raw) }
     } catch {
       cache = { ...DEFAULT_PREFS }
@@ -113,9 +114,9 @@ function pickPrefs(p: Partial<Prefs>): Partial<Prefs> {
  * The gateway this process listens with, from the gateway.json it records after binding (the real port,
  * which differs from gateway.port when that was taken). A file left by another process is not ours.
  */
-function ownGateway(stateDir: string): { gateway?: { port: number; url: string } } {
+export function ownGateway(stateDir: string): { gateway?: { port: number; url: string } } {
   try {
-    const v = JSON.parse(fs.readFileSync(path.join(stateDir, 'gateway', 'gateway.json'), 'utf8')) as { port?: unknown; url?: unknown; pid?: unknown }
+    const v = JSON.parse(readSmallRegularFile(path.join(stateDir, 'gateway', 'gateway.json'), 64 * 1024)) as { port?: unknown; url?: unknown; pid?: unknown }
     if (v.pid !== process.pid || typeof v.port !== 'number' || typeof v.url !== 'string') return {}
     return { gateway: { port: v.port, url: v.url } }
   } catch {

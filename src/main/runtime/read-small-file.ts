@@ -4,6 +4,7 @@
 // until memory runs out. So: opened non-blocking (a FIFO opens at once), checked by fstat to be a regular file of
 // at most `maxBytes`, read no further than that. Callers treat these refusals like any unreadable file.
 import fs from 'node:fs'
+import { NONBLOCK } from './open-regular-file'
 
 export interface ReadSmallOptions {
   /** refuse a symlink at the final name (files only ever written by rename, like runtime records) */
@@ -30,11 +31,11 @@ export class SmallFileError extends Error {
 export function readFailure(err: unknown): string {
   if (err instanceof SmallFileError) return err.message
   const e = err as NodeJS.ErrnoException
+  if (e?.code === 'EFTYPE') return 'not a regular file' // open-regular-file.ts's refusal
   return e?.code ?? (err instanceof Error ? err.message : String(err))
 }
 
-// neither flag exists on Windows, which has no FIFO a path could name
-const NONBLOCK = fs.constants.O_NONBLOCK ?? 0
+// no O_NOFOLLOW on Windows either
 const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0
 
 /** The text of `file`, a regular file of at most `maxBytes`; throws (ENOENT as usual, SmallFileError) otherwise. */

@@ -344,7 +344,7 @@ class RuntimeImpl implements Runtime {
           eventsFile: (sessionId) => eventLogFile(this.opts.stateDir, a.id, sessionId),
         })),
       )
-      removeJournals(dead.files)
+      removeJournals(dead)
       for (const r of unanswered) interruptedRunIds.add(r.runId)
     }
     for (const r of this.recovered) {

@@ -97,6 +97,22 @@ describe('shell settings (electron-store)', () => {
     warn.mockRestore()
   })
 
+  it('a file damaged again in the same millisecond is kept aside too, not over the first one', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-02T03:04:05.678Z') })
+    try {
+      for (const damaged of ['{ first', '{ second']) {
+        writeFileSync(join(dir, 'settings.json'), damaged)
+        expect(openShellSettings({ cwd: dir }).prefs.get()).toEqual(DEFAULT_PREFS)
+      }
+    } finally {
+      vi.useRealTimers()
+      warn.mockRestore()
+    }
+    const aside = readdirSync(dir).filter((f) => f.startsWith('settings.json.corrupt-')).sort()
+    expect(aside.map((f) => readFileSync(join(dir, f), 'utf8'))).toEqual(['{ first', '{ second'])
+  })
+
   it('leaves no electron-store IPC listener behind (every IPC entry point validates its sender)', async () => {
     // A fresh electron-store module registers its sync listener on first use, as it does at app start.
     vi.resetModules()

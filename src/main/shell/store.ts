@@ -1,9 +1,10 @@
 // Opens an electron-store file without ever losing data or refusing to start: a file that is not valid
 // JSON is moved aside (kept for the user to inspect) and a fresh one is started.
-import { existsSync, renameSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { ipcMain } from 'electron'
 import Store from 'electron-store'
+import { moveCorruptAside } from '../runtime/corrupt-copy'
 
 export interface StoreOptions<T extends Record<string, unknown>> {
   /** file name without extension */
@@ -30,9 +31,10 @@ export function openStore<T extends Record<string, unknown>>(opts: StoreOptions<
   } catch (err) {
     if ((err as Error)?.name !== 'SyntaxError') throw err
     const file = join(opts.cwd, `${opts.name}.json`)
-    const aside = `${file}.corrupt-${Date.now()}`
-    if (existsSync(file)) renameSync(file, aside)
-    console.warn(`[loopdesk] ${file} was not valid JSON; kept it as ${aside} and started fresh`)
+    if (existsSync(file)) {
+      const aside = moveCorruptAside(file)
+      console.warn(`[loopdesk] ${file} was not valid JSON; kept it as ${aside} and started fresh`)
+    }
     return make()
   } finally {
     // electron-store registers a sync IPC listener for renderer-side stores, which we never use. Every

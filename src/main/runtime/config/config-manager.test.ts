@@ -310,6 +310,32 @@ describe('ConfigManager', () => {
     err.mockRestore()
   })
 
+  it('an invalid file is reported once, not again by each read of the same text (the watcher’s settle pass at start)', () => {
+    const lines = () => warn.mock.calls.map((c: unknown[]) => String(c[0])).filter((l: string) => l.includes('keeping the last good config'))
+    const bad = '{ agents: { defaults: { model: 42 } } }'
+    fs.writeFileSync(file, bad)
+    const cm = mk()
+    cm.load()
+    cm.reload() // what watch() does one interval after the start, the file unchanged
+    cm.reload()
+    expect(lines()).toHaveLength(1)
+    expect(cm.issues).toHaveLength(1)
+    fs.writeFileSync(file, '{ agents: { defaults: { model: 43 } } }') // another problem text: said again
+    cm.reload()
+    cm.reload()
+    expect(lines()).toHaveLength(2)
+    fs.writeFileSync(file, '{}')
+    cm.reload()
+    fs.writeFileSync(file, bad) // broken again after a good spell: said again
+    cm.reload()
+    expect(lines()).toHaveLength(3)
+    const broken = '{ "agents": '
+    fs.writeFileSync(file, broken) // a syntax error likewise, once
+    cm.reload()
+    cm.reload()
+    expect(lines()).toHaveLength(4)
+  })
+
   it('watch() reloads when the file changes', async () => {
     fs.writeFileSync(file, '{}')
     const cm = mk()

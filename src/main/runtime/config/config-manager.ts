@@ -56,6 +56,8 @@ export class ConfigManager {
   private fileRaw?: Record<string, unknown>
   private listeners: ConfigListener[] = []
   private unwatch?: () => void
+  /** the invalid file last warned about: the watcher's reads of the same text (its settle pass at start) say nothing new */
+  private warnedHash?: string
 
   constructor(opts: ConfigManagerOptions) {
     this.stateDir = opts.stateDir
@@ -264,7 +266,7 @@ export class ConfigManager {
     this.fileRaw = undefined
     if (text !== undefined) {
       const parsed = parseConfigText(text)
-      if (!parsed.ok) return this.reject([parsed.issue])
+      if (!parsed.ok) return this.reject([parsed.issue], hash)
       value = parsed.value
       // at start, a file holding secrets is made private (as every write does); later hand chmods are the
       // user's, reported by status
@@ -275,18 +277,22 @@ export class ConfigManager {
     const issues = validateConfig(value)
     if (issues.length) {
       if (isPlainObject(value)) this.fileRaw = value
-      return this.reject(issues)
+      return this.reject(issues, hash)
     }
     this._issues = []
+    this.warnedHash = undefined
     const changed = hash !== this.good.hash || source === 'load'
     if (changed) this.adopt(value as LoopdeskConfig, hash, source)
     return { ok: true, issues: [], changed }
   }
 
-  private reject(issues: ConfigIssue[]): LoadResult {
+  private reject(issues: ConfigIssue[], hash: string): LoadResult {
     this._issues = issues
-    const where = issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')
-    console.warn(`[config] ${this.path} is invalid, keeping the last good config: ${where}`)
+    if (hash !== this.warnedHash) {
+      this.warnedHash = hash
+      const where = issues.map((i) => `${i.path || '(file)'}: ${i.message}`).join('; ')
+      console.warn(`[config] ${this.path} is invalid, keeping the last good config: ${where}`)
+    }
     return { ok: false, issues: this.issues, changed: false }
   }
 

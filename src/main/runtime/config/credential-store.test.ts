@@ -75,4 +75,24 @@ describe('FileCredentialStore', () => {
     expect(fs.statSync(path.join(stateDir, backups[0])).mode & 0o777).toBe(0o600)
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ anthropic: 'k' })
   })
+
+  it('damaged twice in one millisecond: both damaged files are kept (the second copy took the first one’s name)', () => {
+    const file = path.join(stateDir, 'credentials.json')
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {})
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-01-02T03:04:05.678Z') })
+    try {
+      for (const damaged of ['{"first": "sk-1", oops', '{"second": "sk-2", oops']) {
+        fs.writeFileSync(file, damaged, { mode: 0o600 })
+        const future = new Date(Date.now() + (damaged.includes('second') ? 20_000 : 10_000))
+        fs.utimesSync(file, future, future) // a new mtime: the store reads it again
+        new FileCredentialStore({ stateDir }).set('anthropic', 'k')
+      }
+    } finally {
+      vi.useRealTimers()
+      warn.mockRestore()
+    }
+    const backups = fs.readdirSync(stateDir).filter((f) => f.includes('.corrupt-')).sort()
+    expect(backups.map((b) => fs.readFileSync(path.join(stateDir, b), 'utf8'))).toEqual(['{"first": "sk-1", oops', '{"second": "sk-2", oops'])
+    for (const b of backups) expect(fs.statSync(path.join(stateDir, b)).mode & 0o777).toBe(0o600)
+  })
 })

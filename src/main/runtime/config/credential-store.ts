@@ -4,6 +4,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { invalid } from '../../api/errors'
 import type { CredentialLocation, CredentialStore } from '../contracts'
+import { keepCorruptCopy } from '../corrupt-copy'
 import { readSmallRegularFile } from '../read-small-file'
 import { writeFileAtomicSync } from '../sessions/atomic-write'
 import { isPlainObject } from './validate'
@@ -82,13 +83,7 @@ export class FileCredentialStore implements CredentialStore {
 
   private write(next: Map<string, string>): void {
     if (this.corrupt) {
-      const copy = `${this.path}.corrupt-${Date.now()}`
-      try {
-        fs.copyFileSync(this.path, copy)
-        fs.chmodSync(copy, 0o600)
-      } catch {
-        // best effort: the copy is only a safety net
-      }
+      keepCorruptCopy(this.path, { mode: 0o600 }) // best effort: the copy is only a safety net
       this.corrupt = false
     }
     try {

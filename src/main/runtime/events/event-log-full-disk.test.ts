@@ -158,3 +158,27 @@ it('while lines are held the timer does not try the disk each tick, events strea
   await log.close()
   expect(seqs(file)).toEqual(Array.from({ length: seq }, (_, i) => i + 1))
 })
+
+it('a trim the disk refuses (the file past its bound) does not hold the lines already appended: none is written twice', async () => {
+  const file = path.join(tempDir('ld-evfull-'), 's.jsonl')
+  const errors: string[] = []
+  const log = new EventLog({ fileFor: () => file, flushMs: 10_000, maxFileBytes: 1300, onError: (e) => errors.push((e as NodeJS.ErrnoException).code ?? String(e)) })
+  for (let seq = 1; seq <= 6; seq++) log.add(ev(seq, `part ${seq} `.padEnd(100, '.')))
+  await log.flush()
+  expect(fs.statSync(file).size).toBeLessThanOrEqual(1300) // under the bound: not trimmed yet
+  // the next append takes the file past its bound: the trim's new copy (a synchronous temp-file write) is refused
+  vi.spyOn(fs, 'writeSync').mockImplementation(() => {
+    throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })
+  })
+  for (let seq = 7; seq <= 8; seq++) log.add(ev(seq, `part ${seq} `.padEnd(100, '.')))
+  await log.flush()
+  vi.restoreAllMocks()
+  expect(errors).toEqual(['ENOSPC'])
+  log.add(ev(9, 'after'))
+  await log.close()
+  const seqs = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as AgentEvent).seq)
+  expect(new Set(seqs).size).toBe(seqs.length)
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b))
+  expect(seqs.at(-1)).toBe(9)
+  expect(fs.statSync(file).size).toBeLessThanOrEqual(1300) // trimmed once the disk took it
+})

@@ -31,6 +31,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { AgentEvent } from '../../../shared/events'
+import { openRegularFile, openRegularFileForAppend, openRegularFileForAppendSync, readRegularFileText } from '../open-regular-file'
 import { writeFileAtomic } from '../sessions'
 import { writeWholeOrUndo } from '../sessions/write-whole'
 
@@ -178,11 +179,17 @@ export class EventLog {
           let size = this.sizes.get(file) ?? (await fdSize(fd))
           await writeAll(fd, Buffer.from(text))
           size += Buffer.byteLength(text)
+          this.sizes.set(file, size)
           if (size > this.maxFileBytes) {
             await this.closeHandle(file) // the trim replaces the file: the next append opens the new one
-            size = await this.keepNewestHalf(file)
+            try {
+              this.sizes.set(file, await this.keepNewestHalf(file))
+            } catch (err) {
+              // the lines are in the file: a trim the disk refused is tried again after the next append, and
+              // they are not held (held, they were written a second time: a run's deltas twice in its log)
+              this.o.onError?.(err)
+            }
           }
-          this.sizes.set(file, size)
         } catch (err) {
           this.sizes.delete(file)
           await this.closeHandle(file)
@@ -242,7 +249,8 @@ export class EventLog {
       this.dirs.add(dir)
     }
     while (this.handles.size >= this.maxOpenFiles) await this.closeHandle(this.handles.keys().next().value!)
-    const fd = await new Promise<number>((res, rej) => fs.open(file, 'a', 0o600, (err, fd) => (err ? rej(err) : res(fd))))
+    // non-blocking, regular files only: a FIFO under the name would hold a thread-pool thread, and the chain, for good
+    const fd = await openRegularFileForAppend(file, 0o600)
     this.handles.set(file, { fd, usedAt: Date.now() })
     return fd
   }
@@ -382,7 +390,7 @@ export class EventLog {
       try {
         // its own folder only: a state dir removed meanwhile is not made again
         if (!fs.existsSync(path.dirname(file))) fs.mkdirSync(path.dirname(file))
-        const fd = fs.openSync(file, 'a', 0o600)
+        const fd = openRegularFileForAppendSync(file, 0o600) // a FIFO would hang the exit
         try {
           writeWholeOrUndo(fd, buf, fs.fstatSync(fd).size, 'event-log')
         } finally {
@@ -400,7 +408,7 @@ export class EventLog {
   // the deltas it still has; recovery (partial-reply.ts) sees the missing start — the run's first line left is
   // not its seq 1 — and keeps no text that starts mid-way, saying part of it was not saved
   private async keepNewestHalf(file: string): Promise<number> {
-    const text = await fs.promises.readFile(file, 'utf8')
+    const text = await readRegularFileText(file)
     const from = text.indexOf('\n', Math.floor(text.length / 2))
     const kept = from < 0 ? '' : text.slice(from + 1)
     await writeFileAtomic(file, kept, { mode: 0o600, fsync: false })
@@ -455,7 +463,7 @@ const fdSize = (fd: number) => new Promise<number>((res, rej) => fs.fstat(fd, (e
  * its trim failed, or another writer — never makes a read load all of it).
  */
 async function readTail(file: string, max: number): Promise<string> {
-  const fh = await fs.promises.open(file, 'r')
+  const fh = await openRegularFile(file)
   try {
     const { size } = await fh.stat()
     if (size <= max) return (await fh.readFile()).toString('utf8')

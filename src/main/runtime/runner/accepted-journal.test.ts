@@ -4,11 +4,11 @@
 // crash cut off waited out its whole timeout after the restart.
 import fs from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../../test/fixtures/model-server'
 import { startTestRuntime } from '../../../../test/fixtures/test-runtime'
 import { SessionStore, Transcript } from '../sessions'
-import { AcceptedJournal, readDeadJournals } from './accepted-journal'
+import { AcceptedJournal, readDeadJournals, removeJournals } from './accepted-journal'
 import { recoverInterruptedRuns } from './recovery'
 import { tempDir } from '../../../../test/fixtures/temp-dir'
 
@@ -140,6 +140,23 @@ describe('accepted-message journal', () => {
     expect(dead.files).toEqual([file])
   })
 
+  it('a dead journal that cannot be read at all is said and left in place, not passed over without a word', () => {
+    const dir = tmp()
+    const good = deadJournal(dir, [{ op: 'accept', runId: 'r1', sessionKey: 'agent:main:a', text: 'first', at: 10 }])
+    const bad = path.join(dir, `accepted.${DEAD_PID}-deadbeef.jsonl`)
+    fs.mkdirSync(bad) // not a regular file (a FIFO, a folder): it cannot be read
+    const live = path.join(dir, `accepted.${process.ppid}-cafe0001.jsonl`)
+    fs.mkdirSync(live) // a live process's (its owner may yet settle it): not reported as a dead runtime's
+    const dead = readDeadJournals(dir)
+    expect(dead.records.map((r) => r.runId)).toEqual(['r1'])
+    expect(dead.unreadable).toEqual([{ file: bad, why: 'not a regular file' }])
+    const warned: string[] = []
+    removeJournals(dead, (l) => warned.push(l))
+    expect(warned).toEqual([`[runtime] the run journal ${bad} cannot be read (not a regular file): messages acknowledged there are not back in their sessions; it is left in place`])
+    expect(fs.existsSync(good)).toBe(false)
+    expect(fs.existsSync(bad)).toBe(true)
+  })
+
   it('recovery puts undelivered messages into their session, keeps delivered ones single, marks the session interrupted', async () => {
     const stateDir = tmp()
     const store = new SessionStore({ stateDir, agentId: 'main' })
@@ -207,6 +224,41 @@ describe('restart after a crash (runtime)', () => {
       await t.call('agent', { message: 'next', idempotencyKey: 'next' })
       expect((await t.call('agent.wait', { runId: 'next', timeoutMs: 15_000 })).status).toBe('ok')
     } finally {
+      await t.close()
+    }
+  })
+  it('a damaged line in a dead journal (not the torn last one) is said, and the journal kept as a copy, not removed unread', async () => {
+    const stateDir = tmp()
+    const key = 'agent:main:main'
+    const first = await startTestRuntime(server, { stateDir })
+    await first.call('agent', { message: 'hello', idempotencyKey: 'warm' })
+    await first.call('agent.wait', { runId: 'warm', timeoutMs: 10_000 })
+    await first.close()
+    const sessions = path.join(stateDir, 'agents/main/sessions')
+    const file = deadJournal(sessions, [
+      { op: 'accept', runId: 'ok-1', sessionKey: key, text: 'readable message', at: Date.now() },
+      { op: 'accept', runId: 'bad-1', sessionKey: key, text: 'DAMAGED-MESSAGE', at: Date.now() + 1 },
+      { op: 'accept', runId: 'ok-2', sessionKey: key, text: 'readable too', at: Date.now() + 2 },
+    ])
+    // a few bytes of the middle line overwritten in place (a bad sector, a stray write)
+    const text = fs.readFileSync(file, 'utf8')
+    const at = text.indexOf('"runId":"bad-1"')
+    fs.writeFileSync(file, text.slice(0, at) + '\u0000\u0000\u0000' + text.slice(at + 3))
+    const damagedText = fs.readFileSync(file, 'utf8')
+    const warn = vi.spyOn(console, 'warn')
+    const t = await startTestRuntime(server, { stateDir })
+    try {
+      const hist = await t.call('chat.history', { sessionKey: key })
+      const texts = hist.messages.filter((m) => m.role === 'user').map((m) => JSON.stringify(m.content))
+      expect(texts.filter((x) => x.includes('readable'))).toHaveLength(2)
+      const said = warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('of the run journal'))
+      expect(said).toEqual([expect.stringContaining(`1 line of the run journal ${file} could not be read`)])
+      const copies = fs.readdirSync(sessions).filter((n) => n.startsWith(`${path.basename(file)}.corrupt-`))
+      expect(copies).toHaveLength(1)
+      expect(fs.readFileSync(path.join(sessions, copies[0]), 'utf8')).toBe(damagedText)
+      expect(fs.existsSync(file)).toBe(false)
+    } finally {
+      warn.mockRestore()
       await t.close()
     }
   })

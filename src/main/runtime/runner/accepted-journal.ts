@@ -23,6 +23,9 @@
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs'
 import path from 'node:path'
+import { keepCorruptCopy } from '../corrupt-copy'
+import { openRegularFileSync, readRegularFileTextSync } from '../open-regular-file'
+import { readFailure } from '../read-small-file'
 import { endsInNewline, writeWholeOrUndo } from '../sessions/write-whole'
 import { isPidAlive, ownProcessStartTime, processStartTime } from '../sessions/process-info'
 import { moveRunModels, parseAcceptedRun, type AcceptedRun } from './accepted-run'
@@ -284,6 +287,16 @@ export interface DeadJournals {
   records: AcceptedRecord[]
   /** the files they came from (remove them once the records are recovered) */
   files: string[]
+  /**
+   * journals of processes that are gone that could not be read at all (not a regular file, EACCES, EIO): their
+   * messages are not recovered; they are left in place and said, not passed over without a word
+   */
+  unreadable: Array<{ file: string; why: string }>
+  /**
+   * files among them with whole lines that do not read as journal lines (not the torn last one a crash leaves):
+   * a record there is lost, so the file is kept as a `.corrupt-` copy when it is removed, and said
+   */
+  damaged: Array<{ file: string; lines: number }>
 }
 
 /** Open records left by processes that are gone (this process's own earlier incarnation included). */
@@ -292,18 +305,22 @@ export function readDeadJournals(dir: string): DeadJournals {
   try {
     names = fs.readdirSync(dir)
   } catch {
-    return { records: [], files: [] }
+    return { records: [], files: [], damaged: [], unreadable: [] }
   }
   const records: AcceptedRecord[] = []
   const files: string[] = []
+  const damaged: DeadJournals['damaged'] = []
+  const unreadable: DeadJournals['unreadable'] = []
   for (const name of names) {
     const m = FILE_RE.exec(name)
     if (!m) continue
     const file = path.join(dir, name)
     let text: string
     try {
-      text = fs.readFileSync(file, 'utf8')
-    } catch {
+      text = readRegularFileTextSync(file) // a FIFO under a journal's name would hang the start
+    } catch (err) {
+      // gone meanwhile (settled by its live owner), or a live owner's: nothing to say
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !ownerAlive(file, Number(m[1]), undefined)) unreadable.push({ file, why: readFailure(err) })
       continue
     }
     const lines = text.split('\n')
@@ -311,9 +328,15 @@ export function readDeadJournals(dir: string): DeadJournals {
     const pid = Number(m[1])
     if (ownerAlive(file, pid, owner && owner.op === 'owner' ? owner.starttime : undefined)) continue
     const open = new Map<string, AcceptedRecord>()
-    for (const raw of lines) {
+    let badLines = 0
+    for (const [i, raw] of lines.entries()) {
       const l = parseLine(raw) ?? parseGlued(raw)
-      if (!l) continue // a torn line
+      if (!l) {
+        // the last piece has no newline after it: torn by a crash mid-append, never acknowledged; a whole line
+        // that does not parse was damaged since (or is a torn append the next one started after a newline)
+        if (raw.trim() && i < lines.length - 1) badLines++
+        continue
+      }
       if (l.op === 'accept') {
         const rec: AcceptedRecord = { runId: l.runId, sessionKey: l.sessionKey, text: l.text, at: l.at }
         if (Array.isArray(l.media)) rec.media = l.media
@@ -343,13 +366,23 @@ export function readDeadJournals(dir: string): DeadJournals {
     }
     records.push(...open.values())
     files.push(file)
+    if (badLines) damaged.push({ file, lines: badLines })
   }
   records.sort((a, b) => a.at - b.at)
-  return { records, files }
+  return { records, files, damaged, unreadable }
 }
 
-export function removeJournals(files: string[]): void {
-  for (const f of files) fs.rmSync(f, { force: true })
+/** Removes dead journals once their records are recovered; a damaged one is kept as a copy first, and said, as is one that cannot be read. */
+export function removeJournals(dead: Pick<DeadJournals, 'files' | 'damaged' | 'unreadable'>, warn: (line: string) => void = console.warn): void {
+  for (const { file, why } of dead.unreadable) {
+    warn(`[runtime] the run journal ${file} cannot be read (${why}): messages acknowledged there are not back in their sessions; it is left in place`)
+  }
+  for (const { file, lines } of dead.damaged) {
+    const { copy, error } = keepCorruptCopy(file, { mode: 0o600 })
+    const kept = error === undefined ? `a copy was kept at ${copy}` : `no copy could be kept: ${readFailure(error)}`
+    warn(`[runtime] ${lines} line${lines === 1 ? '' : 's'} of the run journal ${file} could not be read: a message acknowledged there may be missing from its session (${kept})`)
+  }
+  for (const f of dead.files) fs.rmSync(f, { force: true })
 }
 
 /**
@@ -363,7 +396,7 @@ export function journalOwnerAlive(file: string): boolean {
   let first: string
   try {
     // the owner line is short; the records after it may be long
-    const fd = fs.openSync(file, 'r')
+    const fd = openRegularFileSync(file)
     try {
       const buf = Buffer.alloc(512)
       first = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8').split('\n', 1)[0]

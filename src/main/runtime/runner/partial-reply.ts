@@ -12,6 +12,7 @@
 // `incomplete` says the log lost some of the run's text (a gap or a trimmed start): recovery says so.
 import fs from 'node:fs'
 import type { AgentEvent } from '../../../shared/events'
+import { openRegularFileSync } from '../open-regular-file'
 
 export interface PartialReply {
   /** visible text of the message that was streaming ('' when none had started or the log has none of it) */
@@ -32,7 +33,7 @@ export interface PartialReply {
 const MAX_READ = 2 * 1024 * 1024
 
 function readTail(file: string): string {
-  const fd = fs.openSync(file, 'r')
+  const fd = openRegularFileSync(file) // a FIFO under the log's name would hang the start's recovery
   try {
     const size = fs.fstatSync(fd).size
     const len = Math.min(size, MAX_READ)

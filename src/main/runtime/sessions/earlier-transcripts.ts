@@ -3,6 +3,7 @@
 // for `messageId` anchors a client kept from before the reset. A deleted session's transcript is not offered.
 import fs from 'node:fs'
 import path from 'node:path'
+import { openRegularFileSync } from '../open-regular-file'
 import { isValidSessionId } from './paths'
 import type { SessionStore } from './session-store'
 
@@ -33,7 +34,7 @@ export function transcriptOfSession(store: SessionStore, sessionKey: string, ses
 function headerKey(file: string): string | undefined {
   let fd: number | undefined
   try {
-    fd = fs.openSync(file, 'r')
+    fd = openRegularFileSync(file) // a FIFO under an archive's name is no transcript, and not waited on
     const buf = Buffer.alloc(HEAD_BYTES)
     const n = fs.readSync(fd, buf, 0, HEAD_BYTES, 0)
     const line = buf.subarray(0, n).toString('utf8').split('\n', 1)[0]

@@ -9,6 +9,7 @@
 // Archived transcripts (`<id>.jsonl.<reason>.<ts>`) are not looked at: their names never match.
 import fs from 'node:fs'
 import path from 'node:path'
+import { NONBLOCK } from '../open-regular-file'
 import { isValidSessionId } from './paths'
 import { readStoreText } from './store-core'
 import type { SessionStore } from './session-store'
@@ -78,7 +79,7 @@ function storeEmptiedOnPurpose(file: string): boolean {
 function readOrphan(file: string, id: string, store: SessionStore): Orphan | undefined {
   let fd: number | undefined
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK)
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | NONBLOCK)
     const st = fs.fstatSync(fd)
     if (!st.isFile()) return undefined
     const buf = Buffer.alloc(Math.min(HEADER_MAX_BYTES, st.size))

@@ -19,6 +19,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import type { TranscriptEntry } from '../contracts'
+import { NONBLOCK } from '../open-regular-file'
 
 export interface TranscriptRead {
   entries: TranscriptEntry[]
@@ -137,7 +138,7 @@ export function readTranscript(file: string): TranscriptRead {
   let fd: number
   try {
     // non-blocking: a FIFO under the name opens at once (a plain open waited for a writer, freezing the gateway)
-    fd = fs.openSync(key, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+    fd = fs.openSync(key, fs.constants.O_RDONLY | NONBLOCK)
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       forget(key)

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -79,6 +79,27 @@ describe('acquireWriteLock', () => {
     fs.utimesSync(lockFile(), old, old)
     const release = await acquireWriteLock(file, { timeoutMs: 500 })
     await release()
+  })
+
+  it.skipIf(process.platform === 'win32')('a FIFO planted under the lock’s name is reclaimed like an unreadable lock, not waited on', async () => {
+    // a plain read of it waited in open() for a writer: every writer of the file (sessions.json, loopdesk.json) hung
+    execFileSync('mkfifo', [lockFile()])
+    const old = new Date(Date.now() - 5_000)
+    fs.utimesSync(lockFile(), old, old)
+    try {
+      const release = tryAcquireWriteLockSync(file, { timeoutMs: 500 })
+      expect(release).toBeTypeOf('function')
+      expect(fs.statSync(lockFile()).isFile()).toBe(true)
+      release!()
+      execFileSync('mkfifo', [lockFile()])
+      fs.utimesSync(lockFile(), old, old)
+      await (await acquireWriteLock(file, { timeoutMs: 500 }))()
+    } finally {
+      // what a plain open would still be parked in gets its writer (the test's cleanup, should the check fail)
+      for (const f of fs.readdirSync(dir).map((n) => path.join(dir, n))) {
+        if (fs.lstatSync(f).isFIFO()) fs.closeSync(fs.openSync(f, fs.constants.O_RDWR | fs.constants.O_NONBLOCK))
+      }
+    }
   })
 
   it('a lock held by a live child process blocks until timeout with a retryable UNAVAILABLE error', async () => {

@@ -8,6 +8,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { threadId } from 'node:worker_threads'
 import { ApiError } from '../../api/errors'
+import { readSmallRegularFile, SmallFileError } from '../read-small-file'
 import { isPidAlive, ownProcessStartTime, processStartTime } from './process-info'
 
 export interface WriteLockOptions {
@@ -42,6 +43,8 @@ export const DEFAULT_LOCK_STALE_MS = 30 * 60_000
 const UNWRITABLE = new Set(['EROFS', 'ENOSPC', 'EDQUOT', 'EACCES', 'EPERM'])
 /** A lock file that never got its payload (holder died between create and write) is stale after this. */
 const UNREADABLE_LOCK_GRACE_MS = 2_000
+/** far above a payload (a pid, a time, a thread id) */
+const MAX_LOCK_BYTES = 64 * 1024
 const MAX_HEARTBEAT_MS = 60_000
 
 // Shared through globalThis so duplicated copies of this module (bundled chunks) agree on what is held.
@@ -140,7 +143,7 @@ function stopHeartbeat(lock: HeldLock): void {
 /** Touches the lock file if it is still ours; stops beating once it is gone or someone else's. */
 function refresh(lock: HeldLock): void {
   try {
-    if (fs.readFileSync(lock.lockPath, 'utf8') !== lock.payload) {
+    if (readLock(lock.lockPath) !== lock.payload) {
       stopHeartbeat(lock) // reclaimed by another holder: never keep their lock (or a stranger's) alive
       return
     }
@@ -212,15 +215,20 @@ function syncReleaser(lock: HeldLock): () => void {
 /** Deletes the lock file only if it is still ours (a reclaimer may have replaced it). */
 function removeIfOurs(lock: HeldLock): void {
   try {
-    if (fs.readFileSync(lock.lockPath, 'utf8') === lock.payload) fs.unlinkSync(lock.lockPath)
+    if (readLock(lock.lockPath) === lock.payload) fs.unlinkSync(lock.lockPath)
   } catch {
     // already gone
   }
 }
 
+/** a lock's text, read non-blocking: a FIFO under a lock's name made every writer of its file hang in open() */
+function readLock(lockPath: string): string {
+  return readSmallRegularFile(lockPath, MAX_LOCK_BYTES)
+}
+
 function readPayload(lockPath: string): LockPayload | undefined {
   try {
-    return parsePayload(fs.readFileSync(lockPath, 'utf8'))
+    return parsePayload(readLock(lockPath))
   } catch {
     return undefined
   }
@@ -268,9 +276,11 @@ function isStale(lockPath: string, raw: string, staleMs: number): boolean {
 function reclaimIfStale(lockPath: string, staleMs: number): boolean {
   let raw: string
   try {
-    raw = fs.readFileSync(lockPath, 'utf8')
+    raw = readLock(lockPath)
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+    // not a regular file (a FIFO, a folder planted under the name) is no holder's: judged as an unreadable one
+    if (err instanceof SmallFileError) raw = ''
+    else return (err as NodeJS.ErrnoException).code === 'ENOENT'
   }
   if (!isStale(lockPath, raw, staleMs)) return false
   const grave = `${lockPath}.stale-${process.pid}-${threadId}-${Math.random().toString(36).slice(2)}`
@@ -284,7 +294,7 @@ function reclaimIfStale(lockPath: string, staleMs: number): boolean {
   }
   let moved = ''
   try {
-    moved = fs.readFileSync(grave, 'utf8')
+    moved = readLock(grave)
   } catch {
     // unreadable: treat as the stale one
   }

@@ -7,6 +7,7 @@
 import fs, { constants as C, promises as fsp } from 'node:fs'
 import type { FileHandle } from 'node:fs/promises'
 import path from 'node:path'
+import { NONBLOCK } from '../open-regular-file'
 import { credentialPaths } from './credential-paths'
 import { userGitConfigFiles } from './gitconfig-includes'
 import { refuseLinkedSecret } from './linked-secrets'
@@ -379,8 +380,6 @@ export async function verifyHandle(fh: FileHandle, rp: ResolvedPath): Promise<vo
   }
 }
 
-/** O_NONBLOCK where the OS has it (not on Windows, which has no FIFOs a path could name). */
-const NONBLOCK = C.O_NONBLOCK ?? 0
 const NOCTTY = C.O_NOCTTY ?? 0
 
 /**
