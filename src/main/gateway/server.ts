@@ -849,6 +849,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       return undefined
     },
     onConnection,
+    log: { error: (m) => log.error(m), warn: (m) => log.warn(m) },
   }
   const listenPort = opts.port ?? DEFAULT_GATEWAY_PORT
   const fallback = opts.portFallback ?? false

@@ -62,6 +62,8 @@ export type ToWorker =
   | { t: 'closing' }
   /** the configured agents or the archived sessions changed */
   | { t: 'view'; view: AcceptView }
+  /** what the main thread took of each connection's frames since its last report (frameCost each) */
+  | { t: 'taken'; conns: Array<[id: string, cost: number]> }
   | { t: 'terminate-all' }
   | { t: 'shutdown' }
 
@@ -77,6 +79,17 @@ export type FromWorker =
   | { t: 'closed'; id: string }
   | { t: 'stopped' }
 
+/**
+ * Flow control across the threads: the worker stops reading a socket once the frames it handed the main thread
+ * and the main thread has not taken yet cost more than PAUSE_AT, and reads again below RESUME_AT. Without it the
+ * worker read as fast as a peer wrote, and a flood queued on the main thread's port without bound (a burst of
+ * `agent` requests grew the gateway past 1 GB, and its shutdown waited minutes for the backlog) where the
+ * main-thread listener reads only as fast as it handles frames.
+ */
+export const FLOW = { pauseAt: 1024 * 1024, resumeAt: 256 * 1024 }
+/** a frame's cost in that account: its text, and a little per frame (a flood of tiny frames costs too) */
+export const frameCost = (text: string) => text.length + 64
+
 /** The `agent` ack the main thread's accept sends (the runtime's answer: runId = idempotencyKey). */
 export const workerAck = (id: string, runId: string, acceptedAt: number) =>
   JSON.stringify({ type: 'res', id, ok: true, payload: { runId, status: 'accepted', acceptedAt } })
@@ -88,6 +101,11 @@ export const workerAck = (id: string, runId: string, acceptedAt: number) =>
 export class SeenKeys {
   private keys = new Map<string, number>()
   constructor(private readonly ttlMs: number, private readonly max: number) {}
+
+  /** the keys remembered */
+  known(): IterableIterator<string> {
+    return this.keys.keys()
+  }
 
   /** true the first time a key is seen */
   firstTime(key: string, now: number): boolean {

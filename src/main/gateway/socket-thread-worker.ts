@@ -10,7 +10,7 @@ import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } fro
 import { answerCappedPing, bindAddress, createEndpoint, loopbackHosts, rawToString } from './http-endpoint'
 import { listenWithFallback, PortInUseError } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
-import { acceptState, fastAckable, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { acceptState, fastAckable, FLOW, frameCost, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 const data = workerData as SocketThreadData
 const port = parentPort!
@@ -20,6 +20,9 @@ interface Sock {
   ws: WebSocket
   /** set at hello-ok: its scopes (the worker acks `agent` only past hello) */
   scopes: ReadonlySet<string> | undefined
+  /** frames handed to the main thread that it has not taken yet (frameCost) */
+  untaken: number
+  paused: boolean
 }
 const socks = new Map<string, Sock>()
 const seen = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
@@ -65,12 +68,17 @@ function admitted(uid: number, id: string | undefined, reject?: { status: number
 }
 
 function onConnection(id: string, ws: WebSocket) {
-  const sock: Sock = { ws, scopes: undefined }
+  const sock: Sock = { ws, scopes: undefined, untaken: 0, paused: false }
   socks.set(id, sock)
   nameOversizedPreauthClose(wsSocket(ws), () => sock.scopes === undefined)
   ws.on('message', (raw: RawData, isBinary: boolean) => {
-    if (isBinary) return post({ t: 'frame', id, text: '', binary: true })
-    const text = rawToString(raw)
+    const text = isBinary ? '' : rawToString(raw)
+    sock.untaken += frameCost(text)
+    if (!sock.paused && sock.untaken > FLOW.pauseAt) {
+      sock.paused = true
+      ws.pause()
+    }
+    if (isBinary) return post({ t: 'frame', id, text, binary: true })
     if (sock.scopes && state && !closing) {
       const req = fastAckable(text, sock.scopes, state)
       const now = Date.now()
@@ -154,6 +162,17 @@ port.on('message', (m: ToWorker) => {
       return applyOps(m.ops)
     case 'admit':
       return admitted(m.uid, m.id, m.reject)
+    case 'taken':
+      for (const [id, cost] of m.conns) {
+        const sock = socks.get(id)
+        if (!sock) continue
+        sock.untaken -= cost
+        if (sock.paused && sock.untaken <= FLOW.resumeAt) {
+          sock.paused = false
+          sock.ws.resume()
+        }
+      }
+      return
     case 'closing':
       closing = true
       return

@@ -8,9 +8,7 @@ import { Worker } from 'node:worker_threads'
 import type { GatewaySocket, UpgradeInfo } from './gateway-socket'
 import { PortInUseError } from './listen'
 import { workerEntry, type WorkerEntry } from './socket-thread-entry'
-import { SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
-
-export { socketThreadAvailable } from './socket-thread-entry'
+import { frameCost, SeenKeys, type AcceptView, type FromWorker, type OutOp, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 /** What the gateway's listener (on this thread or the socket thread) gives server.ts. */
 export interface GatewayListener {
@@ -30,6 +28,8 @@ export interface ListenerHooks {
   /** undefined = let the upgrade through, else its refusal */
   admit(info: UpgradeInfo): { status: number; message: string } | undefined
   onConnection(ws: GatewaySocket, info: UpgradeInfo): void
+  /** the socket thread's own trouble (it died, was restarted or not) */
+  log?: { error(message: string): void; warn?(message: string): void }
 }
 
 const OPEN = 1
@@ -66,11 +66,18 @@ class ThreadSocket extends EventEmitter {
     this.thread.flush()
   }
 
+  /**
+   * Gone for the main thread at once (next tick, as ws emits it after destroying its socket): waiting for the
+   * worker's report held the connection in the gateway's count and budgets after its peer had seen it end — an
+   * evicted pending handshake still counted when the next one was judged (address-key.test.ts, threaded).
+   */
   terminate() {
     if (this.readyState === CLOSED) return
     this.readyState = CLOSING
     this.thread.queue(['terminate', this.id])
     this.thread.flush()
+    this.thread.forget(this.id)
+    process.nextTick(() => this.closed())
   }
 
   flushNow() {
@@ -82,67 +89,125 @@ class ThreadSocket extends EventEmitter {
   }
 
   closed() {
+    if (this.readyState === CLOSED) return
     this.readyState = CLOSED
     this.emit('close')
   }
 }
 
+export { socketThreadAvailable } from './socket-thread-entry'
+
+/** a worker that dies is restarted on the same port, at most this many times in RESTART_WINDOW_MS */
+const MAX_RESTARTS = 3
+const RESTART_WINDOW_MS = 60_000
+
 export class SocketThread implements GatewayListener {
   port = 0
   fellBack = false
-  private readonly worker: Worker
+  private worker!: Worker
   private readonly socks = new Map<string, ThreadSocket>()
   private ops: OutOp[] = []
   private flushScheduled = false
   private stopped: (() => void) | undefined
+  /** no worker now (it died; a restart may be under way) */
   private exited = false
-  /** run ids told to the worker already (as long as it remembers them) */
+  /** run ids told to the worker already (as long as it remembers them): told again to a restarted one */
   private readonly toldRuns: SeenKeys
+  private closingSent = false
+  private shuttingDown = false
+  private restarting: Promise<void> | undefined
+  private restarts: number[] = []
 
   private constructor(
     /** the worker this thread runs */
     readonly entry: WorkerEntry,
-    data: SocketThreadData,
+    private data: SocketThreadData,
     private readonly hooks: ListenerHooks,
   ) {
     this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
-    // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
-    const resourceLimits = { maxYoungGenerationSizeMb: 4 }
-    this.worker = entry.viaTsx
-      ? new Worker(`import(${JSON.stringify(entry.viaTsx)}).then((m) => m.tsImport(${JSON.stringify(entry.url.href)}, ${JSON.stringify(entry.url.href)}))`, { eval: true, workerData: data, resourceLimits })
-      : new Worker(entry.url, { workerData: data, resourceLimits })
   }
 
   static async start(data: SocketThreadData, hooks: ListenerHooks, cacheDir?: string): Promise<SocketThread> {
     const entry = await workerEntry(cacheDir)
     if (!entry) throw new Error('the socket thread\'s worker is not part of this build')
     const t = new SocketThread(entry, data, hooks)
+    const bound = await t.spawn(data)
+    t.port = bound.port
+    t.fellBack = bound.fellBack
+    return t
+  }
+
+  /** A worker, listening: its port, or why it could not listen. */
+  private spawn(data: SocketThreadData): Promise<{ port: number; fellBack: boolean }> {
+    const entry = this.entry
+    // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
+    const resourceLimits = { maxYoungGenerationSizeMb: 4 }
+    const worker = entry.viaTsx
+      ? new Worker(`import(${JSON.stringify(entry.viaTsx)}).then((m) => m.tsImport(${JSON.stringify(entry.url.href)}, ${JSON.stringify(entry.url.href)}))`, { eval: true, workerData: data, resourceLimits })
+      : new Worker(entry.url, { workerData: data, resourceLimits })
+    this.worker = worker
+    this.exited = false
     return new Promise((resolve, reject) => {
-      const onError = (err: Error) => reject(err)
-      t.worker.once('error', onError)
-      t.worker.once('exit', (code) => reject(new Error(`the gateway's socket thread exited (${code}) before listening`)))
-      t.worker.on('message', (m: FromWorker) => {
+      let listening = false
+      let failure: Error | undefined
+      worker.on('error', (err) => {
+        failure = err
+        if (!listening) reject(err)
+      })
+      worker.on('exit', (code) => {
+        if (!listening) return reject(failure ?? new Error(`the gateway's socket thread exited (${code}) before listening`))
+        this.died(failure, code)
+      })
+      worker.on('message', (m: FromWorker) => {
         if (m.t === 'listening') {
-          t.port = m.port
-          t.fellBack = m.fellBack
-          t.worker.off('error', onError)
-          t.worker.on('error', (err) => console.error(`gateway socket thread failed: ${err.message}`))
-          // a worker that died takes its sockets with it: their connections end, and a close does not wait on it
-          t.worker.on('exit', () => {
-            t.exited = true
-            for (const sock of t.socks.values()) sock.closed()
-            t.socks.clear()
-            t.stopped?.()
-          })
-          return resolve(t)
+          listening = true
+          return resolve({ port: m.port, fellBack: m.fellBack })
         }
         if (m.t === 'listen-error') {
-          void t.worker.terminate()
+          void worker.terminate()
           return reject(m.portInUse ? new PortInUseError(m.portInUse.port, m.portInUse.host) : new Error(m.message))
         }
-        t.onMessage(m)
+        this.onMessage(m)
       })
     })
+  }
+
+  /**
+   * The worker died (an exception in it, its heap's limit): its sockets went with it, so their connections end
+   * here. Unless the gateway is stopping, a new one listens on the same port — the gateway's clients reconnect
+   * as after a restart — but a worker that keeps dying is left dead, said loudly: the gateway then takes no
+   * connections (its runs go on).
+   */
+  private died(failure: Error | undefined, code: number) {
+    this.exited = true
+    this.ops = []
+    const open = this.socks.size
+    for (const sock of this.socks.values()) sock.closed()
+    this.socks.clear()
+    if (this.shuttingDown) return this.stopped?.()
+    const why = failure ? failure.message : `exit code ${code}`
+    const now = Date.now()
+    this.restarts = this.restarts.filter((at) => now - at < RESTART_WINDOW_MS)
+    if (this.restarts.length >= MAX_RESTARTS) {
+      this.hooks.log?.error(`gateway: the socket thread died (${why}), the ${MAX_RESTARTS + 1}th time within ${RESTART_WINDOW_MS / 1000} s: not restarted — the gateway takes no connections until it is restarted`)
+      return
+    }
+    this.restarts.push(now)
+    this.hooks.log?.error(`gateway: the socket thread died (${why}); its ${open} connection(s) closed — restarting it on port ${this.port}`)
+    this.restarting = this.spawn({ ...this.data, port: this.port, fallback: false }).then(
+      () => {
+        this.restarting = undefined
+        // what the dead one knew and the new one needs before its first upgrade's frames: the runtime's run ids
+        // (it would ack a retried key as new), shutdown
+        this.post({ t: 'ops', ops: [...this.toldRuns.known()].map((runId): OutOp => ['run', runId]) })
+        if (this.closingSent) this.post({ t: 'closing' })
+        this.hooks.log?.warn?.(`gateway: the socket thread listens again on port ${this.port}`)
+      },
+      (err: unknown) => {
+        this.restarting = undefined
+        this.hooks.log?.error(`gateway: the socket thread could not be restarted (${err instanceof Error ? err.message : String(err)}): the gateway takes no connections until it is restarted`)
+      },
+    )
   }
 
   private post(m: ToWorker) {
@@ -164,6 +229,24 @@ export class SocketThread implements GatewayListener {
     this.post({ t: 'ops', ops })
   }
 
+  // what this thread took of each socket's frames, told to the worker once per I/O phase (its flow control)
+  private taken = new Map<string, number>()
+  private took(id: string, cost: number) {
+    if (this.taken.size === 0) {
+      setImmediate(() => {
+        const conns = [...this.taken]
+        this.taken.clear()
+        this.post({ t: 'taken', conns })
+      })
+    }
+    this.taken.set(id, (this.taken.get(id) ?? 0) + cost)
+  }
+
+  /** the main thread is done with this socket (terminated): what the worker reports of it later is not heard */
+  forget(id: string) {
+    this.socks.delete(id)
+  }
+
   private onMessage(m: FromWorker) {
     switch (m.t) {
       case 'upgrade': {
@@ -177,6 +260,7 @@ export class SocketThread implements GatewayListener {
         return this.hooks.onConnection(s, m.info)
       }
       case 'frame':
+        this.took(m.id, frameCost(m.text))
         return void this.socks.get(m.id)?.emit('message', m.text, m.binary, m.acked)
       case 'sent':
         for (const [id, buffered] of m.conns) {
@@ -209,6 +293,7 @@ export class SocketThread implements GatewayListener {
   }
 
   closing() {
+    this.closingSent = true
     this.post({ t: 'closing' })
   }
 
@@ -218,10 +303,13 @@ export class SocketThread implements GatewayListener {
   }
 
   setView(view: AcceptView) {
+    this.data = { ...this.data, view }
     this.post({ t: 'view', view })
   }
 
   async close() {
+    this.shuttingDown = true
+    if (this.restarting) await this.restarting
     if (this.exited) return
     this.flush()
     await new Promise<void>((resolve) => {
