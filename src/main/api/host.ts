@@ -36,6 +36,11 @@ export interface RuntimeHost {
    */
   archivedSessionKeys?(): string[]
   /**
+   * Optional: told when `shutdown` begins — the runtime takes no new runs from then on, while a gateway still serves
+   * the drain (its socket thread stops acking `agent` itself). Returns unsubscribe.
+   */
+  onShutdownStart?(listener: () => void): () => void
+  /**
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
    */

@@ -229,6 +229,8 @@ function finalResponse(final: AgentFinal): CachedResponse {
   return { ok: false, payload: { runId: final.runId, status: 'error', summary }, error: { code: 'UNAVAILABLE', message: summary } }
 }
 
+const isAck = (r: CachedResponse) => r.ok && (r.payload as { status?: unknown } | undefined)?.status === 'accepted'
+
 /** A refusal of a request the socket thread already acked: the run's final, an error (as a failed run's). */
 const refusedAfterAck = (runId: string, error: ErrorShape): CachedResponse => ({ ok: false, payload: { runId, status: 'error', summary: error.message }, error })
 
@@ -259,7 +261,9 @@ async function handleAgent(ctx: RequestContext, conn: GatewayConnection, id: str
   while (claim.kind === 'existing') {
     const cached = await claim.response
     if (cached) {
-      conn.respond(id, cached)
+      // a run in flight answers a retry with its ack only: one the socket thread acked has had it (a key it forgot,
+      // its run going on past twice the dedupe's TTL) — a second `accepted` would read as its final
+      if (!(acked !== undefined && isAck(cached))) conn.respond(id, cached)
       return
     }
     claim = ctx.dedupe.claim(key, Date.now())

@@ -884,6 +884,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         listenerHooks,
       )
   accept.listener = listener
+  // the runtime's drain (before the gateway closes, which serves it): no more acks from the socket thread
+  const unsubscribeShutdownStart = host.onShutdownStart?.(() => listener.closing())
   const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack
@@ -912,6 +914,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       tokenWatch?.stop()
       unsubscribeHost()
       accept.mirror?.stop()
+      unsubscribeShutdownStart?.()
       unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs

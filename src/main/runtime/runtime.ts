@@ -416,6 +416,13 @@ class RuntimeImpl implements Runtime {
     return this.config.onChange((config) => listener(config))
   }
 
+  private readonly shutdownListeners = new Set<() => void>()
+
+  onShutdownStart(listener: () => void): () => void {
+    this.shutdownListeners.add(listener)
+    return () => this.shutdownListeners.delete(listener)
+  }
+
   archivedSessionKeys(): string[] {
     const keys: string[] = []
     for (const { id } of this.config.current.agents) {
@@ -510,6 +517,13 @@ class RuntimeImpl implements Runtime {
   async shutdown(opts: { drainMs?: number; reason?: string } = {}): Promise<void> {
     if (this.shuttingDown) return
     this.shuttingDown = true
+    for (const l of [...this.shutdownListeners]) {
+      try {
+        l()
+      } catch {
+        // a listener's failure does not stop the shutdown
+      }
+    }
     const drainMs = opts.drainMs ?? 10_000
     const pending = () => [...this.core.tracked.values()].map((t) => t.done.catch(() => undefined))
     await Promise.race([Promise.all(pending()), new Promise((r) => setTimeout(r, drainMs))])

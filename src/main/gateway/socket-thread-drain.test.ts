@@ -1,0 +1,57 @@
+// The socket thread's accept at the edges of a run's and the gateway's life: during the runtime's drain (the
+// gateway still serves it) the worker acks nothing itself, so a new `agent` is refused in its first `res`; and a
+// retry of a run still going after the worker forgot its key gets one ack, never a second one as if a final.
+import { afterEach, describe, expect, it } from 'vitest'
+import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
+import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { connectGateway } from '../../cli/gateway-client'
+import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { RawClient, startTestGateway, type TestGateway } from './test-support'
+
+const TOKEN = 'drain-token-0123456789abcdef'
+let server: ModelServer | undefined
+let stack: TestRuntimeGateway | undefined
+let t: TestGateway | undefined
+afterEach(async () => {
+  await stack?.close()
+  await server?.close()
+  await t?.stop()
+  stack = server = t = undefined
+})
+
+describe('socket thread accept, edges', () => {
+  it('during the runtime drain a new agent request is refused in its first res', async () => {
+    server = await startModelServer({ fallback: { text: 'ok' } })
+    stack = await startTestRuntimeGateway(server, TOKEN, { socketThread: true })
+    const c = await connectGateway({ url: stack.gw.url, token: TOKEN, identity: generateNodeDeviceIdentity() })
+    server.push({ text: 'a long reply '.repeat(20), chunks: 20, delayMs: 50 })
+    await c.request('agent', { message: 'long', idempotencyKey: 'drain-long' })
+    const drained = stack.rt.runtime.shutdown({ drainMs: 10_000, reason: 'test drain' })
+    // a round trip through the worker: what the main thread posted before it (the drain) has reached the worker
+    await c.request('health', {})
+    await expect(c.request('agent', { message: 'one more', idempotencyKey: 'drain-new' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: /shutting down/ })
+    await drained
+    await c.close()
+  })
+
+  it('a retry of a run in flight whose key the worker forgot gets the ack once', async () => {
+    t = await startTestGateway({ hold: true }, { socketThread: true, limits: { dedupeTtlMs: 50 } })
+    const conn = await t.connect()
+    const raw = new RawClient((conn as unknown as { ws: import('ws').WebSocket }).ws)
+    raw.send({ type: 'req', id: 'a1', method: 'agent', params: { message: 'held', idempotencyKey: 'held-1' } })
+    expect((await raw.res('a1')).payload.status).toBe('accepted')
+    // past twice the TTL, another key makes the worker forget the first
+    await new Promise((r) => setTimeout(r, 150))
+    raw.send({ type: 'req', id: 'b1', method: 'agent', params: { message: 'other', idempotencyKey: 'other-1' } })
+    await raw.res('b1')
+    raw.send({ type: 'req', id: 'a2', method: 'agent', params: { message: 'held', idempotencyKey: 'held-1' } })
+    expect((await raw.res('a2')).payload.status).toBe('accepted')
+    t.host.finishRun('held-1')
+    await raw.next((f) => f.type === 'res' && f.id === 'a1' && f.payload?.status === 'ok')
+    // everything the main thread sent before this answer has arrived
+    raw.send({ type: 'req', id: 'h', method: 'health', params: {} })
+    await raw.res('h')
+    expect(raw.frames.filter((f) => f.type === 'res' && f.id === 'a2')).toHaveLength(1)
+    await conn.close()
+  })
+})
