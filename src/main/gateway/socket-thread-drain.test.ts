@@ -1,6 +1,6 @@
 // The socket thread's accept at the edges of a run's and the gateway's life: during the runtime's drain (the
 // gateway still serves it) the worker acks nothing itself, so a new `agent` is refused in its first `res`; and a
-// retry of a run still going after the worker forgot its key gets one ack, never a second one as if a final.
+// retry of a run still going after the worker forgot its key gets one ack, never a second one (read as its final).
 import { afterEach, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
 import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
@@ -46,12 +46,15 @@ describe('socket thread accept, edges', () => {
     await raw.res('b1')
     raw.send({ type: 'req', id: 'a2', method: 'agent', params: { message: 'held', idempotencyKey: 'held-1' } })
     expect((await raw.res('a2')).payload.status).toBe('accepted')
-    t.host.finishRun('held-1')
-    await raw.next((f) => f.type === 'res' && f.id === 'a1' && f.payload?.status === 'ok')
-    // everything the main thread sent before this answer has arrived
+    // the main thread takes a connection's frames in order: once `h` is answered, it has answered a2 as it will
     raw.send({ type: 'req', id: 'h', method: 'health', params: {} })
     await raw.res('h')
+    raw.send({ type: 'req', id: 'h2', method: 'health', params: {} })
+    await raw.res('h2')
+    // a retry in flight gets the ack only (no final, as without the thread) — and never a second ack
     expect(raw.frames.filter((f) => f.type === 'res' && f.id === 'a2')).toHaveLength(1)
+    t.host.finishRun('held-1')
+    await raw.next((f) => f.type === 'res' && f.id === 'a1' && f.payload?.status === 'ok')
     await conn.close()
   })
 })
