@@ -883,6 +883,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         listenerHooks,
       )
   accept.listener = listener
+  // keys no event names (a chat.send command's): told the socket thread as run ids are, ahead of the answer
+  const unsubscribeKeys = threaded ? host.onIdempotencyKey?.((key) => listener.noteRun(key)) : undefined
   const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack
@@ -911,6 +913,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       tokenWatch?.stop()
       unsubscribeHost()
       accept.mirror?.stop()
+      unsubscribeKeys?.()
       unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs

@@ -416,6 +416,11 @@ class RuntimeImpl implements Runtime {
     return this.config.onChange((config) => listener(config))
   }
 
+  onIdempotencyKey(listener: (key: string) => void): () => void {
+    // the cache's keys are `agent:<key>` / `chat:<key>`
+    return this.core.dedupe.onSet((k) => listener(k.slice(k.indexOf(':') + 1)))
+  }
+
   archivedSessionKeys(): string[] {
     const keys: string[] = []
     for (const { id } of this.config.current.agents) {
