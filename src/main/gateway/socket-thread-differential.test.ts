@@ -42,6 +42,7 @@ const FIELDS: Record<string, unknown[]> = {
     'agent:Helper:main',
     'agent:main:archived',
     'agent:helper:archived',
+    ' Agent:Main:ARCHIVED ',
     'agent:main:',
     '',
     'weird key',
@@ -220,5 +221,61 @@ describe('socket thread accept, differential against the main-thread accept', ()
       }
     }
     expect(mismatches, mismatches.join('\n')).toEqual([])
+  }, 30_000)
+
+  it("the runtime's state changed (agents added, removed, made default; sessions archived, restored, deleted): answered alike", async () => {
+    const probes: Array<Record<string, unknown>> = [
+      {},
+      { sessionKey: 'main' },
+      { agentId: 'MAIN ' },
+      { agentId: 'helper' },
+      { sessionKey: 'agent:helper:main' },
+      { sessionKey: 'agent:helper:y' },
+      { sessionKey: 'Y' },
+      { agentId: 'third' },
+      { sessionKey: 'agent:third:y' },
+      { sessionKey: 'agent:main:gone' },
+      { sessionKey: ' Agent:Main:Gone ', agentId: 'main' },
+    ]
+    const agents = (list: Array<Record<string, unknown>>) => ({ patch: { agents: { list } }, replacePaths: ['agents.list'] })
+    type Step = [label: string, act: (s: Side) => Promise<unknown>]
+    const gw = (method: string, params: Record<string, unknown>) => (s: Side) => s.admin.request(method, params)
+    const window = (method: string, params: Record<string, unknown>) => async (s: Side) => {
+      const r = await s.stack.rt.raw(method as never, params)
+      if (!r.ok) throw new Error(`${method}: ${r.error.message}`)
+    }
+    const steps: Step[] = [
+      ['sessions to change', async (s) => {
+        for (const key of ['agent:helper:y', 'agent:main:gone']) await s.admin.request('agent', { message: 'first', sessionKey: key, idempotencyKey: `state-${key}` }, { expectFinal: true })
+      }],
+      ['agent:helper:y archived (gateway)', gw('sessions.patch', { key: 'agent:helper:y', archived: true })],
+      ['agent:main:gone archived (window)', window('sessions.patch', { key: 'agent:main:gone', archived: true })],
+      ['a third agent', gw('config.patch', agents([{ id: 'main', default: true }, { id: 'helper' }, { id: 'third' }]))],
+      ['helper the default', gw('config.patch', agents([{ id: 'main' }, { id: 'helper', default: true }, { id: 'third' }]))],
+      ['agent:main:gone deleted (window)', window('sessions.delete', { key: 'agent:main:gone' })],
+      ['agent:helper:y restored (window)', window('sessions.patch', { key: 'agent:helper:y', archived: false })],
+      ['third removed, main the default again', gw('config.patch', agents([{ id: 'main', default: true }, { id: 'helper' }]))],
+    ]
+    const mismatches: string[] = []
+    const refusals = new Set<string>()
+    for (const [n, [label, act]] of steps.entries()) {
+      for (const s of sides) {
+        await act(s)
+        // a round trip after it: what it changed reached the worker ahead of this answer
+        await s.admin.request('health', {})
+      }
+      for (const [i, probe] of probes.entries()) {
+        const idempotencyKey = `state-${n}-${i}`
+        const firsts = await Promise.all(sides.map((s) => firstRes(s.writer, { message: 'hi', ...probe, idempotencyKey })))
+        if (JSON.stringify(firsts[0]) !== JSON.stringify(firsts[1])) {
+          mismatches.push(`after ${label}: ${JSON.stringify(probe)}\n  thread: ${JSON.stringify(firsts[0])}\n  main:   ${JSON.stringify(firsts[1])}`)
+        } else if (firsts[0].ok) {
+          for (const s of sides) await s.admin.request('agent.wait', { runId: idempotencyKey, timeoutMs: 10_000 })
+        } else refusals.add(firsts[0].message.replace(/session key "[^"]*"|"[^"]*"/g, '…'))
+      }
+    }
+    expect(mismatches, mismatches.join('\n')).toEqual([])
+    // the changes were seen: archived targets and unknown agents were refused
+    expect([...refusals].sort()).toEqual(expect.arrayContaining([expect.stringMatching(/is archived/), 'unknown agent id …']))
   }, 30_000)
 })
