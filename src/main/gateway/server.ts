@@ -424,7 +424,11 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function noteRuns(ev: AnyEvent) {
     const listener = accept.listener
     if (!listener) return
-    if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
+    if (ev.event === 'agent' && ev.payload.stream === 'lifecycle') {
+      // a run under way stays known to the worker however long it runs; its end starts the TTL
+      const phase = (ev.payload.data as { phase?: unknown } | undefined)?.phase
+      listener.noteRun(ev.payload.runId, phase === 'start' ? 'live' : phase === 'end' || phase === 'error' ? 'ended' : undefined)
+    } else if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
     else if (ev.event === 'sessions.changed') {
       if (ev.payload.runId) listener.noteRun(ev.payload.runId)
       accept.mirror?.onSessionsChanged(ev.payload)

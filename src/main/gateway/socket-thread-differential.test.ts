@@ -278,4 +278,42 @@ describe('socket thread accept, differential against the main-thread accept', ()
     // the changes were seen: archived targets and unknown agents were refused
     expect([...refusals].sort()).toEqual(expect.arrayContaining([expect.stringMatching(/is archived/), 'unknown agent id …']))
   }, 30_000)
+
+  it("a key of a run still under way is refused alike however many keys came after it (the worker's cap, its TTL)", async () => {
+    // gateways that keep few keys, so a run outlasts them; the chat.send run hangs until aborted
+    const small: Side[] = []
+    for (const socketThread of [true, false]) {
+      const stack = await startTestRuntimeGateway(server, TOKEN, { socketThread, limits: { dedupeMax: 2 } })
+      const connect = (scopes: string[]) => connectGateway({ url: stack.gw.url, token: TOKEN, identity: generateNodeDeviceIdentity(), scopes })
+      small.push({ stack, writer: await connect(WRITER), admin: await connect(ADMIN) })
+    }
+    try {
+      const firsts: First[] = []
+      for (const s of small) {
+        server.push({ hang: true })
+        const started = new Promise<void>((resolve) => {
+          const off = s.admin.onEvent((f) => {
+            const p = f.payload as { runId?: string; stream?: string; data?: { phase?: string } } | undefined
+            if (f.event === 'agent' && p?.runId === 'long-1' && p.stream === 'lifecycle' && p.data?.phase === 'start') {
+              off()
+              resolve()
+            }
+          })
+        })
+        await s.admin.request('chat.send', { sessionKey: 'agent:main:long', message: 'long', idempotencyKey: 'long-1' })
+        await started
+        for (let i = 0; i < 6; i++) await s.admin.request('agent', { message: 'hi', sessionKey: `agent:main:s${i}`, idempotencyKey: `after-${i}` }, { expectFinal: true })
+        firsts.push(await firstRes(s.writer, { message: 'mine now', sessionKey: 'agent:main:other', idempotencyKey: 'long-1' }))
+        await s.admin.request('chat.abort', { sessionKey: 'agent:main:long' })
+      }
+      expect(firsts[0]).toEqual(firsts[1])
+      expect(firsts[1]).toMatchObject({ ok: false, detailCode: 'IDEMPOTENCY_KEY_IN_USE' })
+    } finally {
+      for (const s of small) {
+        await s.writer.close()
+        await s.admin.close()
+        await s.stack.close()
+      }
+    }
+  }, 30_000)
 })

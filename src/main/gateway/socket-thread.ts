@@ -22,7 +22,7 @@ export interface GatewayListener {
   /** shutdown began: the socket thread stops acking `agent` itself */
   closing(): void
   /** a run id the runtime has, before the first frame that names it goes out (the socket thread's accept) */
-  noteRun(runId: string): void
+  noteRun(runId: string, state?: 'live' | 'ended'): void
   close(): Promise<void>
 }
 
@@ -212,9 +212,11 @@ export class SocketThread implements GatewayListener {
     this.post({ t: 'closing' })
   }
 
-  noteRun(runId: string) {
+  noteRun(runId: string, state?: 'live' | 'ended') {
     // in the batch, ahead of the frames that name it
-    if (this.toldRuns.firstTime(runId, Date.now())) this.queue(['run', runId])
+    const first = this.toldRuns.firstTime(runId, Date.now())
+    if (state) this.queue([state, runId])
+    else if (first) this.queue(['run', runId])
   }
 
   setView(view: AcceptView) {
