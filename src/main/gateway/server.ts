@@ -425,14 +425,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     const listener = accept.listener
     if (!listener) return
     if (ev.event === 'agent' && ev.payload.stream === 'lifecycle') {
-      // a run under way stays known to the worker however long it runs; its end starts the TTL
+      // a run accepted (queued, then running) stays known to the worker however long it lasts; its end starts the TTL
       const phase = (ev.payload.data as { phase?: unknown } | undefined)?.phase
       listener.noteRun(ev.payload.runId, phase === 'start' ? 'live' : phase === 'end' || phase === 'error' ? 'ended' : undefined)
     } else if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
     else if (ev.event === 'sessions.changed') {
-      if (ev.payload.runId) listener.noteRun(ev.payload.runId)
+      if (ev.payload.runId) listener.noteRun(ev.payload.runId, ev.payload.reason === 'send' ? 'live' : undefined)
       accept.mirror?.onSessionsChanged(ev.payload)
-    } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId)
+    } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId, 'live')
   }
 
   function onHostEvent(ev: AnyEvent) {

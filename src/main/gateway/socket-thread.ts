@@ -98,6 +98,9 @@ export class SocketThread implements GatewayListener {
   private exited = false
   /** run ids told to the worker already (as long as it remembers them) */
   private readonly toldRuns: SeenKeys
+  /** runs told live and not yet ended (so each is told once), at most the worker's cap of them */
+  private readonly liveRuns = new Set<string>()
+  private readonly maxLive: number
 
   private constructor(
     /** the worker this thread runs */
@@ -106,6 +109,7 @@ export class SocketThread implements GatewayListener {
     private readonly hooks: ListenerHooks,
   ) {
     this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
+    this.maxLive = data.dedupeMax * 2
     // its own small young generation: a scavenge there is short, and rare (it keeps only sockets and frames in flight)
     const resourceLimits = { maxYoungGenerationSizeMb: 4 }
     this.worker = entry.viaTsx
@@ -215,8 +219,15 @@ export class SocketThread implements GatewayListener {
   noteRun(runId: string, state?: 'live' | 'ended') {
     // in the batch, ahead of the frames that name it
     const first = this.toldRuns.firstTime(runId, Date.now())
-    if (state) this.queue([state, runId])
-    else if (first) this.queue(['run', runId])
+    if (state === 'live') {
+      if (this.liveRuns.has(runId)) return
+      this.liveRuns.add(runId)
+      if (this.liveRuns.size > this.maxLive) this.liveRuns.delete(this.liveRuns.values().next().value!)
+      this.queue(['live', runId])
+    } else if (state === 'ended') {
+      this.liveRuns.delete(runId)
+      this.queue(['ended', runId])
+    } else if (first) this.queue(['run', runId])
   }
 
   setView(view: AcceptView) {
