@@ -42,6 +42,11 @@ export interface RuntimeHost {
    */
   onIdempotencyKey?(listener: (key: string) => void): () => void
   /**
+   * Optional: the keys taken before a gateway started (the window's calls, an earlier gateway's): `live`, the runs
+   * under way (queued or running); `taken`, the other keys `agent` or `chat.send` calls took and the runtime still holds.
+   */
+  idempotencyKeysTaken?(): { live: string[]; taken: string[] }
+  /**
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
    */

@@ -889,6 +889,12 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   accept.listener = listener
   // keys no event names (a chat.send command's): told the socket thread as run ids are, ahead of the answer
   const unsubscribeKeys = threaded ? host.onIdempotencyKey?.((key) => listener.noteRun(key)) : undefined
+  // and the keys taken before this gateway started (the window's calls, an earlier gateway's), ahead of any frame
+  if (threaded) {
+    const before = host.idempotencyKeysTaken?.()
+    for (const key of before?.taken ?? []) listener.noteRun(key)
+    for (const key of before?.live ?? []) listener.noteRun(key, 'live')
+  }
   const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack

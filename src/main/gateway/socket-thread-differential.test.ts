@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { connectGateway, GatewayClientError, type GatewayConnectionClient } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, testConfig, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { startTestRuntime, startTestRuntimeGateway, testConfig, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { startGateway } from './server'
 
 const TOKEN = 'differential-token-0123456789'
 const PNG_1x1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
@@ -319,5 +320,33 @@ describe('socket thread accept, differential against the main-thread accept', ()
         await s.stack.close()
       }
     }
+  }, 30_000)
+
+  it('keys the window took before the gateway started (a command, a run under way) are refused alike', async () => {
+    const firsts: First[] = []
+    for (const socketThread of [true, false]) {
+      const rt = await startTestRuntime(server)
+      try {
+        const direct = async (params: Record<string, unknown>) => {
+          const r = await rt.raw('chat.send', { sessionKey: 'agent:main:before', ...params })
+          if (!r.ok) throw new Error(r.error.message)
+        }
+        await direct({ message: '/stop', idempotencyKey: 'before-1' })
+        server.push({ hang: true })
+        await direct({ message: 'long', idempotencyKey: 'before-2' })
+        await direct({ message: 'queued', idempotencyKey: 'before-3' })
+        const gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null, socketThread })
+        const c = await connectGateway({ url: gw.url, token: TOKEN, identity: generateNodeDeviceIdentity(), scopes: ADMIN })
+        for (const key of ['before-1', 'before-2', 'before-3']) firsts.push(await firstRes(c, { message: 'mine now', sessionKey: 'agent:main:other', idempotencyKey: key }))
+        await c.request('chat.abort', { sessionKey: 'agent:main:before' })
+        await c.close()
+        await gw.close()
+      } finally {
+        await rt.close()
+      }
+    }
+    // with the thread [1, 2, 3], then without it
+    expect(firsts.slice(0, 3)).toEqual(firsts.slice(3))
+    for (const f of firsts.slice(3)) expect(f).toMatchObject({ ok: false, detailCode: 'IDEMPOTENCY_KEY_IN_USE' })
   }, 30_000)
 })

@@ -30,6 +30,12 @@ export class IdempotencyCache<V> {
     for (const l of this.setListeners) l(key)
   }
 
+  /** the keys held now (not expired) */
+  keys(): string[] {
+    const now = this.now()
+    return [...this.map].filter(([, v]) => v.expiresAt > now).map(([k]) => k)
+  }
+
   /** told each key stored (the gateway's socket thread learns keys no event names); returns unsubscribe */
   onSet(listener: (key: string) => void): () => void {
     this.setListeners.add(listener)
