@@ -41,6 +41,17 @@ export interface RuntimeHost {
    */
   onShutdownStart?(listener: () => void): () => void
   /**
+   * Optional: told each idempotency key an `agent` or `chat.send` call took (as it takes it, before the call's
+   * answer), whether or not it started a run — chat.send's `/stop` and `/model` start none, so no event names
+   * their keys, yet an `agent` call reusing one is refused. The gateway's socket thread hands those over.
+   */
+  onIdempotencyKey?(listener: (key: string) => void): () => void
+  /**
+   * Optional: the keys taken before a gateway started (the window's calls, an earlier gateway's): `live`, the runs
+   * under way (queued or running); `taken`, the other keys `agent` or `chat.send` calls took and the runtime still holds.
+   */
+  idempotencyKeysTaken?(): { live: string[]; taken: string[] }
+  /**
    * Optional: told when a gateway over this host starts listening / stops (plugin `gateway_start` /
    * `gateway_stop` hooks). Installed by the runtime's extensions; never throws.
    */

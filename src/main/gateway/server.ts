@@ -424,11 +424,15 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   function noteRuns(ev: AnyEvent) {
     const listener = accept.listener
     if (!listener) return
-    if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
+    if (ev.event === 'agent' && ev.payload.stream === 'lifecycle') {
+      // a run accepted (queued, then running) stays known to the worker however long it lasts; its end starts the TTL
+      const phase = (ev.payload.data as { phase?: unknown } | undefined)?.phase
+      listener.noteRun(ev.payload.runId, phase === 'start' ? 'live' : phase === 'end' || phase === 'error' ? 'ended' : undefined)
+    } else if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
     else if (ev.event === 'sessions.changed') {
-      if (ev.payload.runId) listener.noteRun(ev.payload.runId)
+      if (ev.payload.runId) listener.noteRun(ev.payload.runId, ev.payload.reason === 'send' ? 'live' : undefined)
       accept.mirror?.onSessionsChanged(ev.payload)
-    } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId)
+    } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId, 'live')
   }
 
   function onHostEvent(ev: AnyEvent) {
@@ -886,6 +890,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   accept.listener = listener
   // the runtime's drain (before the gateway closes, which serves it): no more acks from the socket thread
   const unsubscribeShutdownStart = host.onShutdownStart?.(() => listener.closing())
+  // keys no event names (a chat.send command's): told the socket thread as run ids are, ahead of the answer
+  const unsubscribeKeys = threaded ? host.onIdempotencyKey?.((key) => listener.noteRun(key)) : undefined
+  // and the keys taken before this gateway started (the window's calls, an earlier gateway's), ahead of any frame
+  if (threaded) {
+    const before = host.idempotencyKeysTaken?.()
+    for (const key of before?.taken ?? []) listener.noteRun(key)
+    for (const key of before?.live ?? []) listener.noteRun(key, 'live')
+  }
   const bound = { port: listener.port, fellBack: listener.fellBack }
   port = bound.port
   fellBack = bound.fellBack
@@ -915,6 +927,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
       unsubscribeHost()
       accept.mirror?.stop()
       unsubscribeShutdownStart?.()
+      unsubscribeKeys?.()
       unsubscribeMessages?.()
       const payload: { reason: string; restartExpectedMs?: number } = { reason }
       if (closeOpts.restartExpectedMs !== undefined) payload.restartExpectedMs = closeOpts.restartExpectedMs

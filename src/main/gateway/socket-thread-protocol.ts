@@ -53,6 +53,10 @@ export type OutOp =
    * request reusing it is the runtime's to answer (a replay, or IDEMPOTENCY_KEY_IN_USE), never acked here
    */
   | ['run', runId: string]
+  /** a run started: its id is kept however many keys come after it, until it ends (the runtime refuses it meanwhile) */
+  | ['live', runId: string]
+  /** a run ended: its id is kept as long as the gateway's dedupe keeps a finished run, from now */
+  | ['ended', runId: string]
 
 export type ToWorker =
   | { t: 'ops'; ops: OutOp[] }
@@ -100,6 +104,8 @@ export const workerAck = (id: string, runId: string, acceptedAt: number) =>
  */
 export class SeenKeys {
   private keys = new Map<string, number>()
+  /** keys of runs under way: never pruned (a run can outlast any TTL, and the runtime refuses its key meanwhile) */
+  private live = new Set<string>()
   constructor(private readonly ttlMs: number, private readonly max: number) {}
 
   /** the keys remembered */
@@ -109,7 +115,7 @@ export class SeenKeys {
 
   /** true the first time a key is seen */
   firstTime(key: string, now: number): boolean {
-    if (this.keys.has(key)) return false
+    if (this.keys.has(key) || this.live.has(key)) return false
     this.keys.set(key, now)
     for (const [k, ts] of this.keys) {
       // the gateway's dedupe counts a run's TTL from its end: keep twice the TTL and cap, so none is forgotten first
@@ -117,6 +123,23 @@ export class SeenKeys {
       this.keys.delete(k)
     }
     return true
+  }
+
+  /** a run under way: kept until `ended` (at most twice the cap of them: one that never ends is not kept forever) */
+  started(key: string, now: number): void {
+    this.keys.delete(key)
+    this.live.add(key)
+    if (this.live.size <= this.max * 2) return
+    const oldest = this.live.values().next().value!
+    this.live.delete(oldest)
+    this.keys.set(oldest, now)
+  }
+
+  /** a run ended: kept for the TTL from now, as the gateway's dedupe keeps a finished run from its end */
+  ended(key: string, now: number): void {
+    this.live.delete(key)
+    this.keys.delete(key)
+    this.keys.set(key, now)
   }
 }
 

@@ -132,6 +132,12 @@ function applyOps(ops: Extract<ToWorker, { t: 'ops' }>['ops']) {
     } else if (op[0] === 'run') {
       seen.firstTime(op[1], Date.now())
       continue
+    } else if (op[0] === 'live') {
+      seen.started(op[1], Date.now())
+      continue
+    } else if (op[0] === 'ended') {
+      seen.ended(op[1], Date.now())
+      continue
     } else if (!sock) continue
     else if (op[0] === 'close') {
       try {

@@ -147,4 +147,16 @@ describe('socket thread accept checks', () => {
     expect(keys.firstTime('a', 0)).toBe(true)
     expect(keys.firstTime('a', 1)).toBe(false)
   })
+  it("a run's key is kept while it runs, past the TTL and the cap, then for the TTL from its end", () => {
+    const keys = new SeenKeys(1000, 2)
+    keys.started('run', 0)
+    for (let i = 0; i < 10; i++) expect(keys.firstTime(`k${i}`, 5000 + i)).toBe(true)
+    expect(keys.firstTime('run', 6000)).toBe(false)
+    keys.ended('run', 6000)
+    for (let i = 10; i < 13; i++) keys.firstTime(`k${i}`, 6500)
+    expect(keys.firstTime('run', 7000)).toBe(false)
+    // past the TTL (twice it) from its end, and the cap: forgotten as any other key
+    for (let i = 13; i < 20; i++) keys.firstTime(`k${i}`, 9000)
+    expect(keys.firstTime('run', 9000)).toBe(true)
+  })
 })

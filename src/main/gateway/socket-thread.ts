@@ -20,7 +20,7 @@ export interface GatewayListener {
   /** shutdown began: the socket thread stops acking `agent` itself */
   closing(): void
   /** a run id the runtime has, before the first frame that names it goes out (the socket thread's accept) */
-  noteRun(runId: string): void
+  noteRun(runId: string, state?: 'live' | 'ended'): void
   close(): Promise<void>
 }
 
@@ -117,6 +117,9 @@ export class SocketThread implements GatewayListener {
   private shuttingDown = false
   private restarting: Promise<void> | undefined
   private restarts: number[] = []
+  /** runs told live and not yet ended (so each is told once), at most the worker's cap of them */
+  private readonly liveRuns = new Set<string>()
+  private readonly maxLive: number
 
   private constructor(
     /** the worker this thread runs */
@@ -125,6 +128,7 @@ export class SocketThread implements GatewayListener {
     private readonly hooks: ListenerHooks,
   ) {
     this.toldRuns = new SeenKeys(data.dedupeTtlMs, data.dedupeMax)
+    this.maxLive = data.dedupeMax * 2
   }
 
   static async start(data: SocketThreadData, hooks: ListenerHooks, cacheDir?: string): Promise<SocketThread> {
@@ -199,7 +203,10 @@ export class SocketThread implements GatewayListener {
         this.restarting = undefined
         // what the dead one knew and the new one needs before its first upgrade's frames: the runtime's run ids
         // (it would ack a retried key as new), shutdown
-        this.post({ t: 'ops', ops: [...this.toldRuns.known()].map((runId): OutOp => ['run', runId]) })
+        this.post({
+          t: 'ops',
+          ops: [...[...this.toldRuns.known()].map((runId): OutOp => ['run', runId]), ...[...this.liveRuns].map((runId): OutOp => ['live', runId])],
+        })
         if (this.closingSent) this.post({ t: 'closing' })
         this.hooks.log?.warn?.(`gateway: the socket thread listens again on port ${this.port}`)
       },
@@ -297,9 +304,18 @@ export class SocketThread implements GatewayListener {
     this.post({ t: 'closing' })
   }
 
-  noteRun(runId: string) {
+  noteRun(runId: string, state?: 'live' | 'ended') {
     // in the batch, ahead of the frames that name it
-    if (this.toldRuns.firstTime(runId, Date.now())) this.queue(['run', runId])
+    const first = this.toldRuns.firstTime(runId, Date.now())
+    if (state === 'live') {
+      if (this.liveRuns.has(runId)) return
+      this.liveRuns.add(runId)
+      if (this.liveRuns.size > this.maxLive) this.liveRuns.delete(this.liveRuns.values().next().value!)
+      this.queue(['live', runId])
+    } else if (state === 'ended') {
+      this.liveRuns.delete(runId)
+      this.queue(['ended', runId])
+    } else if (first) this.queue(['run', runId])
   }
 
   setView(view: AcceptView) {

@@ -423,6 +423,17 @@ class RuntimeImpl implements Runtime {
     return () => this.shutdownListeners.delete(listener)
   }
 
+  onIdempotencyKey(listener: (key: string) => void): () => void {
+    // the cache's keys are `agent:<key>` / `chat:<key>`
+    return this.core.dedupe.onSet((k) => listener(k.slice(k.indexOf(':') + 1)))
+  }
+
+  idempotencyKeysTaken(): { live: string[]; taken: string[] } {
+    const live = [...this.core.tracked.keys()]
+    const taken = this.core.dedupe.keys().map((k) => k.slice(k.indexOf(':') + 1))
+    return { live, taken: taken.filter((k) => !this.core.tracked.has(k)) }
+  }
+
   archivedSessionKeys(): string[] {
     const keys: string[] = []
     for (const { id } of this.config.current.agents) {

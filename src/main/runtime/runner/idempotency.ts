@@ -5,6 +5,7 @@ export const DEDUPE_MAX = 1000
 
 export class IdempotencyCache<V> {
   private readonly map = new Map<string, { value: V; expiresAt: number }>()
+  private readonly setListeners = new Set<(key: string) => void>()
 
   constructor(
     private readonly ttlMs = DEDUPE_TTL_MS,
@@ -26,6 +27,19 @@ export class IdempotencyCache<V> {
     this.map.delete(key)
     this.map.set(key, { value, expiresAt: this.now() + this.ttlMs })
     this.prune()
+    for (const l of this.setListeners) l(key)
+  }
+
+  /** the keys held now (not expired) */
+  keys(): string[] {
+    const now = this.now()
+    return [...this.map].filter(([, v]) => v.expiresAt > now).map(([k]) => k)
+  }
+
+  /** told each key stored (the gateway's socket thread learns keys no event names); returns unsubscribe */
+  onSet(listener: (key: string) => void): () => void {
+    this.setListeners.add(listener)
+    return () => this.setListeners.delete(listener)
   }
 
   delete(key: string): void {
