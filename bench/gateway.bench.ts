@@ -238,6 +238,8 @@ async function main() {
     const clientGcIn = (from: number, to: number) => overlap(clientGc, from, to)
     const inGc = all.filter((x) => overlap(serverGc, x.sent, x.span[0]) > 0)
     if (serverGc.length) console.log(`      acks that waited for a server GC pause: ${inGc.length} of ${all.length} (their mean ${avg2(inGc.map((x) => x.ms))} ms)`)
+    // the socket thread acks before the main thread's handler runs: the split then says when the runtime took it
+    if (process.env.LOOPDESK_SOCKET_THREAD !== '0') console.log('      (the socket thread sent these acks; "handler" below is the main thread taking the run after them)')
     console.log(
       `      slowest 1% (${slow.length}): ${avg((x) => x.ms)} ms = until handler ${avg((x) => x.span[0] - x.sent)} (server GC ${avg((x) => overlap(serverGc, x.sent, x.span[0]))}) + handler ${avg((x) => x.span[1] - x.span[0])} + after ${avg((x) => x.got - x.span[1])} ms (mean; of the after, client GC ${avg((x) => clientGcIn(x.span[1], x.got))} ms)`,
     )
