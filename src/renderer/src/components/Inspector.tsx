@@ -9,6 +9,7 @@ import { timelineToolTime } from './timeline-tool-time'
 import { EVENTS_PER_SESSION, type LoggedEvent } from '../state/event-log'
 import { endedAsConversation, isErrorEvent, runFooterOf, timelines, type RunTimeline } from '../state/run-timelines'
 import { eventSummary as summary } from '../state/event-summary'
+import { stoppedText } from '../state/stopped-text'
 import { inspectorCovers } from '../layout'
 import { CopyButton } from './CopyButton'
 import { IconChevron, IconX } from './icons'
@@ -126,7 +127,7 @@ function Timeline({ t, errorsOnly }: { t: RunTimeline; errorsOnly: boolean }) {
       )}
       <li className={t.outcome === 'error' ? 'tl-error' : ''}>
         <span className="tl-dot tl-end" />
-        <span>{t.interrupted ? 'Interrupted' : t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? 'Stopped' : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
+        <span>{t.interrupted ? 'Interrupted' : t.outcome === 'error' ? 'Failed' : t.outcome === 'stopped' ? stoppedText(t) : t.outcome === 'done' ? 'Ended' : 'In progress'}</span>
         <span className="tl-time">{rel(t.endedAt)}</span>
       </li>
     </ol>

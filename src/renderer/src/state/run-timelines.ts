@@ -38,6 +38,8 @@ export interface RunTimeline {
   tools: TimelineTool[]
   endedAt?: number
   outcome?: 'done' | 'error' | 'stopped'
+  /** stopped by the gateway's shutdown (the lifecycle end's `stopReason`, or its footer's) */
+  stopCause?: 'shutdown'
   /** a crash cut the run off (its footer's `interrupted`) */
   interrupted?: boolean
 }
@@ -61,7 +63,13 @@ export function endedAsConversation(t: RunTimeline, footer: RunItem | undefined)
   if (t.outcome || !footer) return t
   const { status } = footer
   if (status !== 'done' && status !== 'error' && status !== 'stopped') return t
-  return { ...t, outcome: status, endedAt: footer.endedAt, ...(footer.interrupted ? { interrupted: true } : {}) }
+  return {
+    ...t,
+    outcome: status,
+    endedAt: footer.endedAt,
+    ...(footer.interrupted ? { interrupted: true } : {}),
+    ...(status === 'stopped' && footer.stopCause ? { stopCause: footer.stopCause } : {}),
+  }
 }
 
 /** Derives the per-run timeline (accepted → first delta → tools → end) from logged events. */
@@ -107,6 +115,7 @@ export function timelines(events: LoggedEvent[], accepted: Record<string, number
       else if (d.phase === 'end') {
         t.endedAt = (d.endedAt as number) ?? ev.ts
         t.outcome = d.aborted ? 'stopped' : 'done'
+        if (d.aborted && d.stopReason === 'shutdown') t.stopCause = 'shutdown'
       } else if (d.phase === 'error') {
         t.endedAt = (d.endedAt as number) ?? ev.ts
         t.outcome = 'error'
