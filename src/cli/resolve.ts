@@ -2,6 +2,7 @@
 // files the running gateway wrote into the state dir (gateway.json, gateway/token), then the config port.
 // A gateway.json whose process is gone (crashed, killed) names an address that may be anyone's now: it is
 // never connected to on the record's word alone (source 'stale').
+import fs from 'node:fs'
 import { resolve } from 'node:path'
 import { parseConfigText } from '../main/runtime/config/parse'
 import { expandHome, resolveConfigPath, resolveStateDir as runtimeStateDir } from '../main/runtime/config/state-dir'
@@ -11,6 +12,7 @@ import { gatewayProcessAlive, infoPath, readGatewayInfo, readGatewayToken } from
 import { MAX_CONFIG_BYTES, readFailure, readSmallRegularFile } from '../main/runtime/read-small-file'
 import { str, UsageError, type ParsedArgs } from './args'
 import { GatewayClientError } from './gateway-client'
+import { CliError, EXIT } from './io'
 
 export const DEFAULT_PORT = 18789
 
@@ -18,6 +20,22 @@ export const DEFAULT_PORT = 18789
 export function resolveStateDir(flag: string | undefined, env: NodeJS.ProcessEnv): string {
   const fromFlag = flag?.trim()
   return fromFlag ? resolve(expandHome(fromFlag)) : runtimeStateDir(env)
+}
+
+/**
+ * For the commands that work on the state dir's files themselves (backup, sessions prune, agent --local): one that is
+ * there but is not a folder (a file, a link to one) is said in those words, not as the errno of the first call
+ * that stepped into it. Returns the dir.
+ */
+export function stateDirFolder(stateDir: string): string {
+  let st: fs.Stats | undefined
+  try {
+    st = fs.statSync(stateDir)
+  } catch {
+    return stateDir // missing: each command says what that means for it
+  }
+  if (!st.isDirectory()) throw new CliError(`the state dir ${stateDir} is not a folder (--state-dir / LOOPDESK_STATE_DIR)`, EXIT.failed)
+  return stateDir
 }
 
 /** The `gateway` section of loopdesk.json, or why the file cannot be used. */

@@ -12,7 +12,7 @@ import { connectCli } from '../connect'
 import { GatewayClientError } from '../gateway-client'
 import { CliError, EXIT, OUTPUT_CLOSED, readStdinText, type CliIO } from '../io'
 import { MAX_MESSAGE_CHARS, messageOverLimit } from '../../shared/message-limit'
-import { resolveGatewayTarget, resolveStateDir } from '../resolve'
+import { resolveGatewayTarget, stateDirFolder, resolveStateDir } from '../resolve'
 import { RunActivity } from './run-activity'
 import { RunWaitNotice } from './run-wait-notice'
 import { NO_MODEL_HELP, NO_MODEL_HELP_LOCAL } from './no-model-help'
@@ -242,7 +242,7 @@ export async function agentCommand(argv: string[], io: CliIO): Promise<number> {
   const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
   if (flags.local) {
     if (flags.url || flags.token) throw new UsageError('--local runs without a gateway: drop --url/--token')
-    return runLocal(req, stateDir, io)
+    return runLocal(req, stateDirFolder(stateDir), io)
   }
   return runViaGateway(req, stateDir, { url: str(flags.url), token: str(flags.token) }, io)
 }

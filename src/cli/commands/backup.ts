@@ -12,7 +12,7 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { parseArgs, str, TARGET_FLAGS, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
-import { resolveStateDir } from '../resolve'
+import { stateDirFolder, resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
 import { stripConfigSecrets } from '../config-secrets'
 import { isInside } from '../../main/runtime/tools/paths'
@@ -130,7 +130,7 @@ export async function backupCommand(argv: string[], io: CliIO): Promise<number> 
     return EXIT.ok
   }
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`)
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const stateDir = stateDirFolder(resolveStateDir(str(flags['state-dir']), io.env))
   const dir = positionals[0] ?? `loopdesk-backup-${stamp(new Date())}`
   const s = backupStateDir(stateDir, dir, { includeKeys: !!flags['include-keys'], withWorkspace: !!flags['with-workspace'] })
   io.stdout(`backed up ${s.files} file${s.files === 1 ? '' : 's'} (${sizeText(s.bytes)}) to ${s.dir}\nleft out: ${s.left.join(', ')}\n`)

@@ -7,7 +7,7 @@ import fs from 'node:fs'
 import { listArchivedTranscripts, type ArchivedTranscript } from '../../main/runtime/sessions/archive-prune'
 import { intFlag, type ParsedArgs, str, UsageError } from '../args'
 import { CliError, EXIT, type CliIO } from '../io'
-import { resolveStateDir } from '../resolve'
+import { stateDirFolder, resolveStateDir } from '../resolve'
 import { sizeText } from '../table'
 
 const DAY_MS = 86_400_000
@@ -21,7 +21,7 @@ export async function archivedTranscripts(stateDir: string, before: number): Pro
 export async function pruneArchives(args: string[], flags: ParsedArgs['flags'], io: CliIO): Promise<number> {
   if (args.length) throw new UsageError(`unexpected argument: ${args[0]}`)
   const days = intFlag(flags['older-than'], 'older-than', 0, 36_500) ?? DEFAULT_DAYS
-  const stateDir = resolveStateDir(str(flags['state-dir']), io.env)
+  const stateDir = stateDirFolder(resolveStateDir(str(flags['state-dir']), io.env))
   if (!fs.existsSync(stateDir)) throw new CliError(`no state dir at ${stateDir}`, EXIT.failed)
   const found = await archivedTranscripts(stateDir, Date.now() - days * DAY_MS)
   const bytes = found.reduce((n, f) => n + f.bytes, 0)
