@@ -57,4 +57,25 @@ describe('socket thread accept, edges', () => {
     await raw.next((f) => f.type === 'res' && f.id === 'a1' && f.payload?.status === 'ok')
     await conn.close()
   })
+
+  it('a run the runtime refuses after the ack ends as a failed run: a lifecycle error, the error final, agent.wait says error', async () => {
+    server = await startModelServer({ fallback: { text: 'ok' } })
+    stack = await startTestRuntimeGateway(server, TOKEN, { socketThread: true })
+    const c = await connectGateway({ url: stack.gw.url, token: TOKEN, identity: generateNodeDeviceIdentity() })
+    const key = 'agent:main:quietly-archived'
+    await c.request('agent', { message: 'first', sessionKey: key, idempotencyKey: 'qa-1' }, { expectFinal: true })
+    // archived behind the gateway's back (no sessions.changed): the worker cannot know, as with a disk that fails
+    await stack.rt.runtime.core.store('main').update(key, (cur) => (cur ? { ...cur, archivedAt: Date.now() } : undefined))
+    const ended = new Promise<Record<string, unknown>>((resolve) =>
+      c.onEvent((f) => {
+        const p = f.payload as { runId?: string; stream?: string; data?: Record<string, unknown> }
+        if (f.event === 'agent' && p.runId === 'qa-2' && p.stream === 'lifecycle') resolve(p.data!)
+      }),
+    )
+    const final = c.request('agent', { message: 'again', sessionKey: key, idempotencyKey: 'qa-2' }, { expectFinal: true })
+    await expect(final).rejects.toMatchObject({ message: /is archived/ })
+    expect(await ended).toMatchObject({ phase: 'error', error: expect.stringMatching(/is archived/) })
+    expect(await c.request('agent.wait', { runId: 'qa-2', timeoutMs: 5_000 })).toMatchObject({ status: 'error' })
+    await c.close()
+  })
 })

@@ -1,6 +1,6 @@
 // Run-related handlers: agent, agent.wait, chat.send, chat.abort (chat.history: handlers-history.ts).
 import { ApiError, invalid } from '../api/errors'
-import type { Handlers } from '../api/dispatch'
+import type { CallContext, Handlers } from '../api/dispatch'
 import type { ParamsOf, ResultOf } from '../../shared/methods'
 import {
   canonicalKey,
@@ -78,93 +78,98 @@ async function persistSessionMeta(
 export function runHandlers(core: RuntimeCore): RunHandlers {
   // messages of one session are accepted (acked, enqueued) strictly in the order they arrived
   const acceptOrder = new KeyedSerializer()
+  async function acceptAgent(p: ParamsOf<'agent'>, ctx: CallContext): Promise<ResultOf<'agent'>> {
+    const cacheKey = `agent:${p.idempotencyKey}`
+    const cached = core.dedupe.get(cacheKey) as ResultOf<'agent'> | undefined
+    if (cached) {
+      ctx.replayed?.()
+      return cached
+    }
+    unavailableWhenShuttingDown(core)
+    rejectControlChars(p.message)
+    checkDelivery(p)
+    refuseUnsupportedAgentParams(p)
+    // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
+    const decoded = normalizeAttachments(p.attachments)
+    if (decoded.length === 0) refuseBlank(p.message, 'message must not be empty')
+    refuseOtherMethodsKey(core, p.idempotencyKey, 'chat')
+    if (core.tracked.has(p.idempotencyKey)) {
+      ctx.replayed?.()
+      return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
+    }
+    const thinking = normalizeThinking(p.thinking)
+    const target = resolveTarget(core, p)
+    const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
+    if (modelRef) core.models().resolve(modelRef) // unknown models fail the call, not the run
+    // what the run is asked for besides its message (journaled with it too)
+    const runOpts = {
+      thinking,
+      timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
+      extraSystemPrompt: p.extraSystemPrompt,
+      ...(p.bootstrapContextMode === 'lightweight' ? { bootstrapContextMode: 'lightweight' as const } : {}),
+      lane: p.lane,
+      model: modelRef,
+    }
+    // the time the client was told (the socket thread's ack), so a retry's cached ack and the journal agree with it
+    const acceptedAt = ctx.ackedAt ?? Date.now()
+    const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
+    core.dedupe.set(cacheKey, accepted)
+
+    return core.accepting.track('agent', p.idempotencyKey, target.key, acceptOrder.run(target.key, async () => {
+      let message = p.message
+      // through agent only /new and /reset act (as OpenClaw); /stop and /model are text here
+      const parsed = parseCommand(message)
+      const cmd = parsed && (parsed.command === 'new' || parsed.command === 'reset') ? { command: parsed.command, rest: parsed.rest } : undefined
+      let saved: SavedAttachment[] = []
+      let sessionModel: string | null
+      try {
+        // checked inside the session's accept order, so no earlier message can rotate it in between
+        checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
+        if (cmd) {
+          await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
+          await resetSession(core, target.key, target.agentId, cmd.command)
+          message = cmd.rest || BARE_RESET_PROMPT
+        } else {
+          const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
+          if (created) core.sessionChanged(target.key, 'create')
+        }
+        // attachments and message on disk before the ack: a crash before the run writes the transcript loses neither
+        saved = saveAttachments(core.stateDir, decoded)
+        message = messageWithAttachments(message, saved)
+        sessionModel = acceptedModel(core, target.key, target.agentId)
+        core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved), ...runOf({ ...runOpts, sessionModel, attachments: saved }) })
+      } catch (err) {
+        removeAttachments(saved)
+        core.dedupe.delete(cacheKey)
+        throw err
+      }
+      core.sessionChanged(target.key, 'send', p.idempotencyKey)
+      // an inbound user message like chat.send's (spec §6), whichever client sent it; a bare /new's stand-in
+      // prompt is not one
+      if (!(cmd && !cmd.rest)) {
+        core.hooks.messageReceived?.({ sessionKey: target.key, agentId: target.agentId, content: message, runId: p.idempotencyKey })
+      }
+      core.startRun(
+        {
+          runId: p.idempotencyKey,
+          sessionKey: target.key,
+          agentId: target.agentId,
+          message,
+          acceptedAt,
+          ...runOpts,
+          sessionModel,
+          ...(saved.length ? { attachments: saved } : {}),
+        },
+        'agent',
+      )
+      return accepted
+    }))
+  }
+
   return {
     async agent(p, ctx) {
-      const cacheKey = `agent:${p.idempotencyKey}`
-      const cached = core.dedupe.get(cacheKey) as ResultOf<'agent'> | undefined
-      if (cached) {
-        ctx.replayed?.()
-        return cached
-      }
-      unavailableWhenShuttingDown(core)
-      rejectControlChars(p.message)
-      checkDelivery(p)
-      refuseUnsupportedAgentParams(p)
-      // decoded and checked before anything is written (a bad attachment fails the call, nothing is saved)
-      const decoded = normalizeAttachments(p.attachments)
-      if (decoded.length === 0) refuseBlank(p.message, 'message must not be empty')
-      refuseOtherMethodsKey(core, p.idempotencyKey, 'chat')
-      if (core.tracked.has(p.idempotencyKey)) {
-        ctx.replayed?.()
-        return { runId: p.idempotencyKey, status: 'accepted', acceptedAt: Date.now() }
-      }
-      const thinking = normalizeThinking(p.thinking)
-      const target = resolveTarget(core, p)
-      const modelRef = p.model ? (p.model.includes('/') || !p.provider ? p.model : `${p.provider}/${p.model}`) : undefined
-      if (modelRef) core.models().resolve(modelRef) // unknown models fail the call, not the run
-      // what the run is asked for besides its message (journaled with it too)
-      const runOpts = {
-        thinking,
-        timeoutMs: p.timeout !== undefined ? Math.min(p.timeout * 1000, MAX_RUN_TIMEOUT_MS) : undefined,
-        extraSystemPrompt: p.extraSystemPrompt,
-        ...(p.bootstrapContextMode === 'lightweight' ? { bootstrapContextMode: 'lightweight' as const } : {}),
-        lane: p.lane,
-        model: modelRef,
-      }
-      // the time the client was told (the socket thread's ack), so a retry's cached ack and the journal agree with it
-      const acceptedAt = ctx.ackedAt ?? Date.now()
-      const accepted: ResultOf<'agent'> = { runId: p.idempotencyKey, status: 'accepted', acceptedAt }
-      core.dedupe.set(cacheKey, accepted)
-
-      return core.accepting.track('agent', p.idempotencyKey, target.key, acceptOrder.run(target.key, async () => {
-        let message = p.message
-        // through agent only /new and /reset act (as OpenClaw); /stop and /model are text here
-        const parsed = parseCommand(message)
-        const cmd = parsed && (parsed.command === 'new' || parsed.command === 'reset') ? { command: parsed.command, rest: parsed.rest } : undefined
-        let saved: SavedAttachment[] = []
-        let sessionModel: string | null
-        try {
-          // checked inside the session's accept order, so no earlier message can rotate it in between
-          checkExpectedSession(core, target.key, target.agentId, p.expectedExistingSessionId)
-          if (cmd) {
-            await persistSessionMeta(core, target.key, target.agentId, { label: p.label })
-            await resetSession(core, target.key, target.agentId, cmd.command)
-            message = cmd.rest || BARE_RESET_PROMPT
-          } else {
-            const { created } = await persistSessionMeta(core, target.key, target.agentId, { sessionId: target.sessionId, label: p.label })
-            if (created) core.sessionChanged(target.key, 'create')
-          }
-          // attachments and message on disk before the ack: a crash before the run writes the transcript loses neither
-          saved = saveAttachments(core.stateDir, decoded)
-          message = messageWithAttachments(message, saved)
-          sessionModel = acceptedModel(core, target.key, target.agentId)
-          core.accepted(target.agentId).accept({ runId: p.idempotencyKey, sessionKey: target.key, text: message, at: acceptedAt, ...mediaOf(saved), ...runOf({ ...runOpts, sessionModel, attachments: saved }) })
-        } catch (err) {
-          removeAttachments(saved)
-          core.dedupe.delete(cacheKey)
-          throw err
-        }
-        core.sessionChanged(target.key, 'send', p.idempotencyKey)
-        // an inbound user message like chat.send's (spec §6), whichever client sent it; a bare /new's stand-in
-        // prompt is not one
-        if (!(cmd && !cmd.rest)) {
-          core.hooks.messageReceived?.({ sessionKey: target.key, agentId: target.agentId, content: message, runId: p.idempotencyKey })
-        }
-        core.startRun(
-          {
-            runId: p.idempotencyKey,
-            sessionKey: target.key,
-            agentId: target.agentId,
-            message,
-            acceptedAt,
-            ...runOpts,
-            sessionModel,
-            ...(saved.length ? { attachments: saved } : {}),
-          },
-          'agent',
-        )
-        return accepted
-      }))
+      // the gateway's socket thread acked it already: a refusal now ends, as a failed run, the run the client was told of
+      return ctx.ackedAt === undefined ? acceptAgent(p, ctx) : acceptAgent(p, ctx).catch((err: unknown) => failAckedRun(core, p, err))
     },
 
     async 'agent.wait'(p, ctx) {
@@ -439,4 +444,29 @@ function replayChatSend(core: RuntimeCore, runId: string, cached: ResultOf<'chat
   const ended = core.runs.snapshot(runId)
   if (!ended) return cached // ended longer ago than the run cache keeps; what was accepted is still true
   return { runId, status: ended.status === 'error' ? 'error' : 'ok' }
+}
+
+/**
+ * An `agent` request the client was told was accepted (the gateway's socket thread acks before the runtime takes
+ * it) and the runtime then could not take — the session write failed on a full disk, the session was archived in
+ * the instant between: it ends as a failed run does, a lifecycle error (so event followers see the end, chat an
+ * error) and an error final (agent.wait answers it); the gateway's second `res` carries the same error.
+ */
+function failAckedRun(core: RuntimeCore, p: ParamsOf<'agent'>, err: unknown): never {
+  const message = err instanceof Error ? err.message : String(err)
+  const endedAt = Date.now()
+  let sessionKey: string | undefined
+  try {
+    sessionKey = resolveTarget(core, p).key
+  } catch {
+    // a target that does not resolve: the event goes without a session
+  }
+  core.recordFinal({ runId: p.idempotencyKey, status: 'error', summary: message })
+  core.bus.emit({
+    runId: p.idempotencyKey,
+    ...(sessionKey !== undefined ? { sessionKey } : {}),
+    stream: 'lifecycle',
+    data: { phase: 'error', error: message, endedAt, errorKind: 'unknown', executionSettled: true },
+  })
+  throw err
 }
