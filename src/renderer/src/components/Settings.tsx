@@ -1325,21 +1325,25 @@ export function SettingsDialog() {
   const current = useMemo(() => SECTIONS.find((s) => s.id === section) ?? SECTIONS[0], [section])
   // what the forms hold unsaved, by form: closing asks first instead of dropping it
   const [unsaved, setUnsaved] = useState<ReadonlyMap<string, string>>(new Map())
+  // the same, current at once: forms report from their effects, and an Escape right after a save (the saved form's
+  // report still waiting for its render) must not ask about what was just saved
+  const unsavedNow = useRef<ReadonlyMap<string, string>>(unsaved)
   const unsavedCtx = useMemo(
     () => ({
-      report: (id: string, what: string | undefined) =>
-        setUnsaved((m) => {
-          if (m.get(id) === what) return m
-          const next = new Map(m)
-          if (what === undefined) next.delete(id)
-          else next.set(id, what)
-          return next
-        }),
+      report: (id: string, what: string | undefined) => {
+        const m = unsavedNow.current
+        if (m.get(id) === what) return
+        const next = new Map(m)
+        if (what === undefined) next.delete(id)
+        else next.set(id, what)
+        unsavedNow.current = next
+        setUnsaved(next)
+      },
     }),
     [],
   )
   const [confirmClose, setConfirmClose] = useState(false)
-  const requestClose = () => (unsaved.size ? setConfirmClose(true) : controller.closeSettings())
+  const requestClose = () => (unsavedNow.current.size ? setConfirmClose(true) : controller.closeSettings())
   const pending = [...new Set(unsaved.values())]
   return (
     <Dialog title="Settings" onClose={requestClose} className="modal-lg" footer={<Toasts inline />}>
