@@ -1,6 +1,7 @@
 // The socket thread's listener seen from the main thread: when a socket counts as gone there, and what happens
 // when the worker itself dies.
 import { createRequire } from 'node:module'
+import { createServer, type Server } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { GatewaySocket } from './gateway-socket'
@@ -108,6 +109,28 @@ describe('a socket thread that dies', () => {
     expect(client.frames.filter((f) => f.type === 'res' && f.id !== 'c1').map((f) => f.id)).toEqual(['new-key'])
     client.ws.close()
     await client.closed
+  })
+
+  it('a worker that cannot listen again (its port taken meanwhile) is left dead, said so, and the gateway still stops', async () => {
+    const logged: string[] = []
+    const { thread } = await listen(logged)
+    let blocker: Server | undefined
+    // another process takes the port in the instant between the death and the restart (the death's log line
+    // comes before the new worker exists)
+    const push = logged.push.bind(logged)
+    logged.push = (...lines: string[]) => {
+      blocker ??= createServer().listen({ port: thread.port, host: '127.0.0.1' })
+      return push(...lines)
+    }
+    try {
+      ;(thread as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
+      while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
+      expect(logged[1]).toMatch(/could not be restarted .*the gateway takes no connections/)
+      // its stop answers (it waited for a `stopped` from a worker that was never there)
+      await thread.close()
+    } finally {
+      await new Promise((r) => blocker?.close(r))
+    }
   })
 
   it('is left dead after dying again and again, said so, and the gateway still stops', async () => {

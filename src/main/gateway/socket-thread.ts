@@ -212,6 +212,8 @@ export class SocketThread implements GatewayListener {
       },
       (err: unknown) => {
         this.restarting = undefined
+        // no worker (spawn had said there was one): a close must not wait for its `stopped`
+        this.exited = true
         this.hooks.log?.error(`gateway: the socket thread could not be restarted (${err instanceof Error ? err.message : String(err)}): the gateway takes no connections until it is restarted`)
       },
     )
