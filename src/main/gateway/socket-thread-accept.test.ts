@@ -106,6 +106,16 @@ describe('socket thread accept over the real runtime', () => {
     await c.close()
   })
 
+  it('an agent request sent right behind a chat.send with the same key is refused in the first res, as the runtime took the key first', async () => {
+    const c = await connect()
+    // back to back on one connection: the chat.send reaches the runtime first, which then refuses the agent call
+    const sent = c.request('chat.send', { sessionKey: 'agent:main:pipelined', message: 'from chat.send', idempotencyKey: 'pipelined-1' })
+    const agent = c.request('agent', { message: 'from agent', sessionKey: 'agent:main:pipelined-other', idempotencyKey: 'pipelined-1' })
+    await expect(agent).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'IDEMPOTENCY_KEY_IN_USE' } })
+    expect(await sent).toMatchObject({ runId: 'pipelined-1' })
+    await c.close()
+  })
+
   it("the run's acceptedAt is the worker's ack time: a retry's ack says the same", async () => {
     const c = await connect()
     env.server.push({ text: 'slow '.repeat(20), chunks: 20, delayMs: 50 })

@@ -173,6 +173,27 @@ export function fastAckable(
 }
 
 /**
+ * The idempotencyKey of an `agent` or `chat.send` request the worker hands over rather than acks. It remembers
+ * it, so an `agent` request right behind it with the same key (on any connection) is handed over too: the main
+ * thread takes the first one first, and answers the second as the runtime does then — a replay, or
+ * IDEMPOTENCY_KEY_IN_USE in its first `res` (acked here, it was refused after the ack).
+ */
+export function handedOverKey(text: string): string | undefined {
+  // a key name written with JSON escapes has a backslash
+  if (!text.includes('dempotency') && !text.includes('\\')) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const req = value as { type?: unknown; method?: unknown; params?: { idempotencyKey?: unknown } } | null
+  if (req?.type !== 'req' || (req.method !== 'agent' && req.method !== 'chat.send')) return undefined
+  const key = req.params?.idempotencyKey
+  return typeof key === 'string' ? key : undefined
+}
+
+/**
  * Whether the runtime's `agent` handler takes these params, as far as they and the view tell. What needs the
  * main thread's state or work is handed over: attachments (decoded and saved there), a sessionId (looked up in
  * the session stores) or an expected one, a model override (the model registry), `/new` and `/reset` (a reset).
