@@ -117,12 +117,16 @@ export class SeenKeys {
   firstTime(key: string, now: number): boolean {
     if (this.keys.has(key) || this.live.has(key)) return false
     this.keys.set(key, now)
+    this.prune(now)
+    return true
+  }
+
+  private prune(now: number): void {
     for (const [k, ts] of this.keys) {
       // the gateway's dedupe counts a run's TTL from its end: keep twice the TTL and cap, so none is forgotten first
       if (this.keys.size <= this.max * 2 && now - ts <= this.ttlMs * 2) break
       this.keys.delete(k)
     }
-    return true
   }
 
   /** a run under way: kept until `ended` (at most twice the cap of them: one that never ends is not kept forever) */
@@ -133,6 +137,7 @@ export class SeenKeys {
     const oldest = this.live.values().next().value!
     this.live.delete(oldest)
     this.keys.set(oldest, now)
+    this.prune(now)
   }
 
   /** a run ended: kept for the TTL from now, as the gateway's dedupe keeps a finished run from its end */
@@ -140,6 +145,8 @@ export class SeenKeys {
     this.live.delete(key)
     this.keys.delete(key)
     this.keys.set(key, now)
+    // runs the worker is told only started and ended (no key of theirs seen first) must not grow it either
+    this.prune(now)
   }
 }
 

@@ -159,4 +159,19 @@ describe('socket thread accept checks', () => {
     for (let i = 13; i < 20; i++) keys.firstTime(`k${i}`, 9000)
     expect(keys.firstTime('run', 9000)).toBe(true)
   })
+  it('keeps at most twice the cap of ended runs when no key is seen in between (runs only started and ended)', () => {
+    const keys = new SeenKeys(1000, 2)
+    for (let i = 0; i < 50; i++) {
+      keys.started(`run${i}`, i)
+      keys.ended(`run${i}`, i)
+    }
+    expect([...keys.known()]).toEqual(['run46', 'run47', 'run48', 'run49'])
+    // and none older than twice the TTL
+    keys.started('late', 5000)
+    keys.ended('late', 5000)
+    expect([...keys.known()]).toEqual(['late'])
+    // runs that start and never end: twice the cap kept live, the ones pushed out kept as keys, as many
+    for (let i = 0; i < 50; i++) keys.started(`stuck${i}`, 6000 + i)
+    expect([...keys.known()]).toEqual(['stuck42', 'stuck43', 'stuck44', 'stuck45'])
+  })
 })
