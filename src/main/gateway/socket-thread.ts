@@ -316,6 +316,8 @@ export class SocketThread implements GatewayListener {
       this.queue(['live', runId])
     } else if (state === 'ended') {
       this.liveRuns.delete(runId)
+      // its TTL from now, as the worker counts it: told to a restarted worker until then, however long it ran
+      this.toldRuns.ended(runId, Date.now())
       this.queue(['ended', runId])
     } else if (first) this.queue(['run', runId])
   }
