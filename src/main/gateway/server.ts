@@ -788,7 +788,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   /** `acked`: the socket thread already acked this `agent` request (its acceptedAt) */
   function onFrame(conn: GatewayConnection, data: RawData | string, isBinary: boolean, acked?: number) {
-    if (conn.state === 'closed') return
+    // an `agent` request the socket thread acked before it heard of the close still goes to the runtime: its
+    // client was told it was accepted (the answers have nowhere to go; a retry of its key gets them)
+    if (conn.state === 'closed' && acked === undefined) return
     conn.sentFrame = true
     if (conn.state === 'handshake') return onHandshakeFrame(conn, data, isBinary)
     if (isBinary) {

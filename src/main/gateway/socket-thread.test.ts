@@ -54,7 +54,7 @@ ws.on('message', (data) => {
 })
 parentPort.on('message', (m) => {
   if (m.connect) ws.send(JSON.stringify({ type: 'req', id: 'c1', method: 'connect', params: m.connect }))
-  if (m.go) ws.send(JSON.stringify({ type: 'req', id: 'a1', method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: 'blocked-main' } }))
+  if (m.go) ws.send(JSON.stringify({ type: 'req', id: 'a1', method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: m.key ?? 'blocked-main' } }))
 })
 `
 
@@ -84,6 +84,37 @@ describe('gateway socket thread', () => {
       expect(t.host.callCount('agent')).toBe(accepts)
       expect(await final).toMatchObject({ ok: true, payload: { status: 'ok' } })
     } finally {
+      await w.terminate()
+    }
+  })
+
+  it('a request the worker acked just before the main thread closed its connection still runs', async () => {
+    const flag = new SharedArrayBuffer(4)
+    const ws = createRequire(import.meta.url).resolve('ws')
+    const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        w.on('error', reject)
+        w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
+          if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
+          if (m.hello === true) resolve()
+          if (m.hello === false) reject(new Error('connect refused'))
+        })
+      })
+      const seen = new Int32Array(flag)
+      const accepts = t.host.callCount('agent')
+      w.postMessage({ go: true, key: 'acked-then-closed' })
+      // blocked until the client has its ack: the acked frame waits for this thread, which closes the connection
+      // first (a token rotation; a slow reader's cut-off, a revoked device alike)
+      const bound = Date.now() + 20_000
+      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
+      expect(Atomics.load(seen, 0)).toBe(1)
+      t.gw.setToken('rotated-token-0123456789abcdef')
+      // the client was told its message was accepted: the runtime gets it
+      while (t.host.callCount('agent') === accepts) await new Promise((r) => setTimeout(r, 10))
+      expect(await t.host.agentFinal('acked-then-closed')).toMatchObject({ status: 'ok' })
+    } finally {
+      t.gw.setToken(TEST_TOKEN)
       await w.terminate()
     }
   })
