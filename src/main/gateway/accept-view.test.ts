@@ -48,6 +48,17 @@ describe('AcceptViewMirror', () => {
     expect(listeners.size).toBe(0)
   })
 
+  it("an agent configured again brings back its archived sessions: they are read again on an agents change", () => {
+    const archived: string[] = []
+    const { host, setConfig } = fakeHost(archived)
+    const pushed: AcceptView[] = []
+    AcceptViewMirror.of(host, (v) => pushed.push(v))!
+    // the runtime lists the archived sessions of the configured agents: ops's, once ops is configured (again)
+    archived.push('agent:ops:old')
+    setConfig({ agents: [{ id: 'main', workspace: '/w' }, { id: 'ops', workspace: '/o' }] })
+    expect(pushed.at(-1)).toEqual({ agentIds: ['main', 'ops'], defaultAgentId: 'main', archived: ['agent:ops:old'] })
+  })
+
   it('without a config to read there is no view (the worker then acks nothing itself)', () => {
     expect(AcceptViewMirror.of({} as RuntimeHost, () => {})).toBeUndefined()
   })

@@ -23,7 +23,10 @@ export class AcceptViewMirror {
     this.unsubscribe = host.onConfigChange?.((next) => {
       const changed = next.defaultAgentId !== this.config?.defaultAgentId || agentIdsOf(next).join('\n') !== agentIdsOf(this.config!).join('\n')
       this.config = next
-      if (changed) this.push(this.view())
+      if (!changed) return
+      // an agent configured again brings its sessions back, the archived ones among them (no event says so)
+      this.archived = new Set(host.archivedSessionKeys?.() ?? [])
+      this.push(this.view())
     })
   }
 

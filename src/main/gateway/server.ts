@@ -422,6 +422,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   const accept: { listener?: GatewayListener; mirror?: AcceptViewMirror } = {}
   /** run ids go to the socket thread ahead of the frames that reveal them (its `agent` accept) */
   function noteRuns(ev: AnyEvent) {
+    // the view follows the rows from the start: it was read before the worker listens, and is posted again then
+    if (ev.event === 'sessions.changed') accept.mirror?.onSessionsChanged(ev.payload)
     const listener = accept.listener
     if (!listener) return
     if (ev.event === 'agent' && ev.payload.stream === 'lifecycle') {
@@ -431,7 +433,6 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     } else if (ev.event === 'agent' || ev.event === 'chat') listener.noteRun(ev.payload.runId)
     else if (ev.event === 'sessions.changed') {
       if (ev.payload.runId) listener.noteRun(ev.payload.runId, ev.payload.reason === 'send' ? 'live' : undefined)
-      accept.mirror?.onSessionsChanged(ev.payload)
     } else if (ev.event === 'queue.changed') for (const item of ev.payload.items) if (item.runId) listener.noteRun(item.runId, 'live')
   }
 
@@ -787,7 +788,9 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
 
   /** `acked`: the socket thread already acked this `agent` request (its acceptedAt) */
   function onFrame(conn: GatewayConnection, data: RawData | string, isBinary: boolean, acked?: number) {
-    if (conn.state === 'closed') return
+    // an `agent` request the socket thread acked before it heard of the close still goes to the runtime: its
+    // client was told it was accepted (the answers have nowhere to go; a retry of its key gets them)
+    if (conn.state === 'closed' && acked === undefined) return
     conn.sentFrame = true
     if (conn.state === 'handshake') return onHandshakeFrame(conn, data, isBinary)
     if (isBinary) {
@@ -888,6 +891,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
         listenerHooks,
       )
   accept.listener = listener
+  // what changed while the worker started (a session archived, the agents edited) reached the mirror only
+  if (thread && accept.mirror) thread.setView(accept.mirror.view())
   // the runtime's drain (before the gateway closes, which serves it): no more acks from the socket thread
   const unsubscribeShutdownStart = host.onShutdownStart?.(() => listener.closing())
   // keys no event names (a chat.send command's): told the socket thread as run ids are, ahead of the answer

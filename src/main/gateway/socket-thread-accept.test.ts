@@ -3,7 +3,10 @@
 // — including the ones that depend on the runtime's state the worker follows (archived sessions, run ids the
 // window's own calls used, the configured agents).
 import { describe, expect, it } from 'vitest'
+import type { AnyEvent } from '../../shared/events'
 import { dispatch } from '../api/dispatch'
+import type { RuntimeHost } from '../api/host'
+import { startGateway } from './server'
 import { useRuntimeGateway } from '../../../test/fixtures/runtime-gateway'
 import { connectGateway } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
@@ -57,6 +60,39 @@ describe('socket thread accept over the real runtime', () => {
     await c.close()
   })
 
+  it('a session archived while the gateway starts (its view read, its worker not yet listening) is refused in the first res', async () => {
+    const rt = env.stack.rt.runtime
+    const key = 'agent:main:arch-at-start'
+    expect((await direct('agent', { message: 'first', sessionKey: key, idempotencyKey: 'arch-at-start-1' })).ok).toBe(true)
+    await rt.agentFinal('arch-at-start-1')
+    const events: AnyEvent[] = []
+    const off = rt.subscribe((e) => events.push(e))
+    expect((await direct('sessions.patch', { key, archived: true })).ok).toBe(true)
+    off()
+    const archived = events.find((e) => e.event === 'sessions.changed' && e.payload.sessionKey === key && e.payload.session?.archived)!
+    expect(archived).toBeDefined()
+    // the runtime's own archive, as a second gateway over it would see it had it come in the instant after the
+    // gateway read the archived keys: the key not among them yet, its event right after (the worker still starting)
+    let gatewayListener: ((ev: AnyEvent) => void) | undefined
+    const host = Object.create(rt, {
+      subscribe: { value: (l: (ev: AnyEvent) => void) => ((gatewayListener = l), rt.subscribe(l)) },
+      archivedSessionKeys: {
+        value: () => {
+          queueMicrotask(() => gatewayListener!(archived))
+          return rt.archivedSessionKeys!().filter((k) => k !== key)
+        },
+      },
+    }) as RuntimeHost
+    const gw = await startGateway({ host, port: 0, token: TOKEN, stateDir: env.stack.rt.stateDir, staticDir: null, socketThread: true, writeInfo: false })
+    try {
+      const c = await connectGateway({ url: gw.url, token: TOKEN, identity: generateNodeDeviceIdentity(), scopes: ['operator.read', 'operator.write'] })
+      await expect(c.request('agent', { message: 'again', sessionKey: key, idempotencyKey: 'arch-at-start-2' })).rejects.toMatchObject({ code: 'INVALID_REQUEST', message: /is archived/ })
+      await c.close()
+    } finally {
+      await gw.close()
+    }
+  })
+
   it("a run id the window's chat.send used, read from its events, is refused in the first res", async () => {
     const c = await connect()
     const seen = new Promise<void>((resolve) => c.onEvent((f) => (f.payload as { runId?: string } | undefined)?.runId === 'window-run-1' && resolve()))
@@ -67,6 +103,16 @@ describe('socket thread accept over the real runtime', () => {
       code: 'INVALID_REQUEST',
       details: { code: 'IDEMPOTENCY_KEY_IN_USE' },
     })
+    await c.close()
+  })
+
+  it('an agent request sent right behind a chat.send with the same key is refused in the first res, as the runtime took the key first', async () => {
+    const c = await connect()
+    // back to back on one connection: the chat.send reaches the runtime first, which then refuses the agent call
+    const sent = c.request('chat.send', { sessionKey: 'agent:main:pipelined', message: 'from chat.send', idempotencyKey: 'pipelined-1' })
+    const agent = c.request('agent', { message: 'from agent', sessionKey: 'agent:main:pipelined-other', idempotencyKey: 'pipelined-1' })
+    await expect(agent).rejects.toMatchObject({ code: 'INVALID_REQUEST', details: { code: 'IDEMPOTENCY_KEY_IN_USE' } })
+    expect(await sent).toMatchObject({ runId: 'pipelined-1' })
     await c.close()
   })
 

@@ -1,8 +1,9 @@
 // The socket thread's listener seen from the main thread: when a socket counts as gone there, and what happens
 // when the worker itself dies.
 import { createRequire } from 'node:module'
+import { createServer, type Server } from 'node:net'
 import { Worker } from 'node:worker_threads'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { GatewaySocket } from './gateway-socket'
 import { LIMITS } from './protocol'
 import { SocketThread } from './socket-thread'
@@ -27,10 +28,10 @@ afterEach(async () => {
 })
 
 /** a listener whose connections are handed to the test, each greeted so the client knows it is admitted */
-async function listen(logged: string[] = []) {
+async function listen(logged: string[] = [], threadData = data) {
   const sockets: GatewaySocket[] = []
   const waiters: Array<() => void> = []
-  thread = await SocketThread.start(data, {
+  thread = await SocketThread.start(threadData, {
     admit: () => undefined,
     onConnection: (ws) => {
       sockets.push(ws)
@@ -106,6 +107,60 @@ describe('a socket thread that dies', () => {
     // the worker's acks leave in request order: one for the told key would be here before this one
     await client.res('new-key')
     expect(client.frames.filter((f) => f.type === 'res' && f.id !== 'c1').map((f) => f.id)).toEqual(['new-key'])
+    client.ws.close()
+    await client.closed
+  })
+
+  it('a worker that cannot listen again (its port taken meanwhile) is left dead, said so, and the gateway still stops', async () => {
+    const logged: string[] = []
+    const { thread } = await listen(logged)
+    let blocker: Server | undefined
+    // another process takes the port in the instant between the death and the restart (the death's log line
+    // comes before the new worker exists)
+    const push = logged.push.bind(logged)
+    logged.push = (...lines: string[]) => {
+      blocker ??= createServer().listen({ port: thread.port, host: '127.0.0.1' })
+      return push(...lines)
+    }
+    try {
+      ;(thread as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
+      while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
+      expect(logged[1]).toMatch(/could not be restarted .*the gateway takes no connections/)
+      // its stop answers (it waited for a `stopped` from a worker that was never there)
+      await thread.close()
+    } finally {
+      await new Promise((r) => blocker?.close(r))
+    }
+  })
+
+  it("a restarted worker knows a long run's key for the TTL from the run's end, not from its start", async () => {
+    const logged: string[] = []
+    // a TTL of 1 s: the run below lasts 1.5 of them, and the worker dies 0.6 after its end
+    const { thread, next } = await listen(logged, { ...data, dedupeTtlMs: 1000 })
+    vi.useFakeTimers({ toFake: ['Date'] })
+    try {
+      const start = Date.now()
+      thread.noteRun('long-run', 'live')
+      vi.setSystemTime(start + 1500)
+      thread.noteRun('long-run', 'ended')
+      vi.setSystemTime(start + 2100)
+      thread.noteRun('later-run')
+      thread.flush()
+    } finally {
+      vi.useRealTimers()
+    }
+    ;(thread as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
+    while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
+    const { client, socket } = await next()
+    const got: Array<{ text: string; acked?: number }> = []
+    socket.on('message', (text: unknown, _binary: boolean, acked?: number) => got.push({ text: String(text), acked }))
+    socket.passedHello!(LIMITS.maxPayload, ['operator.write'])
+    socket.send(JSON.stringify({ type: 'res', id: 'c1', ok: true }))
+    socket.flushNow!()
+    await client.res('c1')
+    for (const key of ['long-run', 'new-key']) client.send({ type: 'req', id: key, method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: key } })
+    while (got.length < 2) await new Promise((r) => setTimeout(r, 10))
+    expect(got.map((g) => [JSON.parse(g.text).id, g.acked !== undefined])).toEqual([['long-run', false], ['new-key', true]])
     client.ws.close()
     await client.closed
   })

@@ -117,12 +117,16 @@ export class SeenKeys {
   firstTime(key: string, now: number): boolean {
     if (this.keys.has(key) || this.live.has(key)) return false
     this.keys.set(key, now)
+    this.prune(now)
+    return true
+  }
+
+  private prune(now: number): void {
     for (const [k, ts] of this.keys) {
       // the gateway's dedupe counts a run's TTL from its end: keep twice the TTL and cap, so none is forgotten first
       if (this.keys.size <= this.max * 2 && now - ts <= this.ttlMs * 2) break
       this.keys.delete(k)
     }
-    return true
   }
 
   /** a run under way: kept until `ended` (at most twice the cap of them: one that never ends is not kept forever) */
@@ -133,6 +137,7 @@ export class SeenKeys {
     const oldest = this.live.values().next().value!
     this.live.delete(oldest)
     this.keys.set(oldest, now)
+    this.prune(now)
   }
 
   /** a run ended: kept for the TTL from now, as the gateway's dedupe keeps a finished run from its end */
@@ -140,6 +145,8 @@ export class SeenKeys {
     this.live.delete(key)
     this.keys.delete(key)
     this.keys.set(key, now)
+    // runs the worker is told only started and ended (no key of theirs seen first) must not grow it either
+    this.prune(now)
   }
 }
 
@@ -170,6 +177,27 @@ export function fastAckable(
   if (validateParams('agent', req.params ?? {}) !== undefined) return undefined
   if (!acceptableHere(req.params as ParamsOf<'agent'>, state)) return undefined
   return req as RequestFrame & { params: { idempotencyKey: string } }
+}
+
+/**
+ * The idempotencyKey of an `agent` or `chat.send` request the worker hands over rather than acks. It remembers
+ * it, so an `agent` request right behind it with the same key (on any connection) is handed over too: the main
+ * thread takes the first one first, and answers the second as the runtime does then — a replay, or
+ * IDEMPOTENCY_KEY_IN_USE in its first `res` (acked here, it was refused after the ack).
+ */
+export function handedOverKey(text: string): string | undefined {
+  // a key name written with JSON escapes has a backslash
+  if (!text.includes('dempotency') && !text.includes('\\')) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  const req = value as { type?: unknown; method?: unknown; params?: { idempotencyKey?: unknown } } | null
+  if (req?.type !== 'req' || (req.method !== 'agent' && req.method !== 'chat.send')) return undefined
+  const key = req.params?.idempotencyKey
+  return typeof key === 'string' ? key : undefined
 }
 
 /**

@@ -10,7 +10,7 @@ import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } fro
 import { answerCappedPing, bindAddress, createEndpoint, loopbackHosts, rawToString } from './http-endpoint'
 import { listenWithFallback, PortInUseError } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
-import { acceptState, fastAckable, FLOW, frameCost, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { acceptState, fastAckable, FLOW, handedOverKey, frameCost, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 const data = workerData as SocketThreadData
 const port = parentPort!
@@ -86,6 +86,8 @@ function onConnection(id: string, ws: WebSocket) {
         ws.send(workerAck(req.id, req.params.idempotencyKey, now))
         return post({ t: 'frame', id, text, binary: false, acked: now })
       }
+      const handed = req ? undefined : handedOverKey(text)
+      if (handed !== undefined) seen.firstTime(handed, now)
     }
     post({ t: 'frame', id, text, binary: false })
   })

@@ -54,7 +54,7 @@ ws.on('message', (data) => {
 })
 parentPort.on('message', (m) => {
   if (m.connect) ws.send(JSON.stringify({ type: 'req', id: 'c1', method: 'connect', params: m.connect }))
-  if (m.go) ws.send(JSON.stringify({ type: 'req', id: 'a1', method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: 'blocked-main' } }))
+  if (m.go) ws.send(JSON.stringify({ type: 'req', id: 'a1', method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: m.key ?? 'blocked-main' } }))
 })
 `
 
@@ -84,6 +84,37 @@ describe('gateway socket thread', () => {
       expect(t.host.callCount('agent')).toBe(accepts)
       expect(await final).toMatchObject({ ok: true, payload: { status: 'ok' } })
     } finally {
+      await w.terminate()
+    }
+  })
+
+  it('a request the worker acked just before the main thread closed its connection still runs', async () => {
+    const flag = new SharedArrayBuffer(4)
+    const ws = createRequire(import.meta.url).resolve('ws')
+    const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+    try {
+      await new Promise<void>((resolve, reject) => {
+        w.on('error', reject)
+        w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
+          if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
+          if (m.hello === true) resolve()
+          if (m.hello === false) reject(new Error('connect refused'))
+        })
+      })
+      const seen = new Int32Array(flag)
+      const accepts = t.host.callCount('agent')
+      w.postMessage({ go: true, key: 'acked-then-closed' })
+      // blocked until the client has its ack: the acked frame waits for this thread, which closes the connection
+      // first (a token rotation; a slow reader's cut-off, a revoked device alike)
+      const bound = Date.now() + 20_000
+      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
+      expect(Atomics.load(seen, 0)).toBe(1)
+      t.gw.setToken('rotated-token-0123456789abcdef')
+      // the client was told its message was accepted: the runtime gets it
+      while (t.host.callCount('agent') === accepts) await new Promise((r) => setTimeout(r, 10))
+      expect(await t.host.agentFinal('acked-then-closed')).toMatchObject({ status: 'ok' })
+    } finally {
+      t.gw.setToken(TEST_TOKEN)
       await w.terminate()
     }
   })
@@ -158,5 +189,20 @@ describe('socket thread accept checks', () => {
     // past the TTL (twice it) from its end, and the cap: forgotten as any other key
     for (let i = 13; i < 20; i++) keys.firstTime(`k${i}`, 9000)
     expect(keys.firstTime('run', 9000)).toBe(true)
+  })
+  it('keeps at most twice the cap of ended runs when no key is seen in between (runs only started and ended)', () => {
+    const keys = new SeenKeys(1000, 2)
+    for (let i = 0; i < 50; i++) {
+      keys.started(`run${i}`, i)
+      keys.ended(`run${i}`, i)
+    }
+    expect([...keys.known()]).toEqual(['run46', 'run47', 'run48', 'run49'])
+    // and none older than twice the TTL
+    keys.started('late', 5000)
+    keys.ended('late', 5000)
+    expect([...keys.known()]).toEqual(['late'])
+    // runs that start and never end: twice the cap kept live, the ones pushed out kept as keys, as many
+    for (let i = 0; i < 50; i++) keys.started(`stuck${i}`, 6000 + i)
+    expect([...keys.known()]).toEqual(['stuck42', 'stuck43', 'stuck44', 'stuck45'])
   })
 })

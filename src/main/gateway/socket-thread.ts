@@ -212,6 +212,8 @@ export class SocketThread implements GatewayListener {
       },
       (err: unknown) => {
         this.restarting = undefined
+        // no worker (spawn had said there was one): a close must not wait for its `stopped`
+        this.exited = true
         this.hooks.log?.error(`gateway: the socket thread could not be restarted (${err instanceof Error ? err.message : String(err)}): the gateway takes no connections until it is restarted`)
       },
     )
@@ -314,6 +316,8 @@ export class SocketThread implements GatewayListener {
       this.queue(['live', runId])
     } else if (state === 'ended') {
       this.liveRuns.delete(runId)
+      // its TTL from now, as the worker counts it: told to a restarted worker until then, however long it ran
+      this.toldRuns.ended(runId, Date.now())
       this.queue(['ended', runId])
     } else if (first) this.queue(['run', runId])
   }
