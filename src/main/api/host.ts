@@ -36,8 +36,8 @@ export interface RuntimeHost {
    */
   archivedSessionKeys?(): string[]
   /**
-   * Optional: told when `shutdown` begins — the runtime takes no new runs from then on, while a gateway still serves
-   * the drain (its socket thread stops acking `agent` itself). Returns unsubscribe.
+   * Optional: told when `shutdown` begins (at once when it has) — the runtime takes no new runs from then on, while a
+   * gateway still serves the drain (its socket thread stops acking `agent` itself). Returns unsubscribe.
    */
   onShutdownStart?(listener: () => void): () => void
   /**

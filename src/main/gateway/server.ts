@@ -869,6 +869,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
     else log.debug?.('gateway: this build has no socket-thread worker; sockets stay on the main thread')
     threaded = false
   }
+  // the runtime's drain (before the gateway closes, which serves it): no more acks from the socket thread — one
+  // that began while it was starting too
+  let drainBegan = false
+  const unsubscribeShutdownStart = host.onShutdownStart?.(() => {
+    drainBegan = true
+    accept.listener?.closing()
+  })
   let thread: SocketThread | undefined
   accept.mirror = threaded ? AcceptViewMirror.of(host, (view) => thread?.setView(view)) : undefined
   const listener: GatewayListener = threaded
@@ -893,8 +900,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<GatewayHa
   accept.listener = listener
   // what changed while the worker started (a session archived, the agents edited) reached the mirror only
   if (thread && accept.mirror) thread.setView(accept.mirror.view())
-  // the runtime's drain (before the gateway closes, which serves it): no more acks from the socket thread
-  const unsubscribeShutdownStart = host.onShutdownStart?.(() => listener.closing())
+  if (drainBegan) listener.closing()
   // keys no event names (a chat.send command's): told the socket thread as run ids are, ahead of the answer
   const unsubscribeKeys = threaded ? host.onIdempotencyKey?.((key) => listener.noteRun(key)) : undefined
   // and the keys taken before this gateway started (the window's calls, an earlier gateway's), ahead of any frame

@@ -3,9 +3,10 @@
 // retry of a run still going after the worker forgot its key gets one ack, never a second one (read as its final).
 import { afterEach, describe, expect, it } from 'vitest'
 import { startModelServer, type ModelServer } from '../../../test/fixtures/model-server'
-import { startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
+import { startTestRuntime, startTestRuntimeGateway, type TestRuntimeGateway } from '../../../test/fixtures/test-runtime'
 import { connectGateway } from '../../cli/gateway-client'
 import { generateNodeDeviceIdentity } from '../../cli/identity'
+import { startGateway } from './server'
 import { RawClient, startTestGateway, type TestGateway } from './test-support'
 
 const TOKEN = 'drain-token-0123456789abcdef'
@@ -77,5 +78,23 @@ describe('socket thread accept, edges', () => {
     expect(await ended).toMatchObject({ phase: 'error', error: expect.stringMatching(/is archived/) })
     expect(await c.request('agent.wait', { runId: 'qa-2', timeoutMs: 5_000 })).toMatchObject({ status: 'error' })
     await c.close()
+  })
+
+  it('a drain that began while the gateway was starting stops the worker acks too', async () => {
+    server = await startModelServer({ fallback: { text: 'ok' } })
+    const rt = await startTestRuntime(server)
+    server.push({ text: 'a long reply '.repeat(20), chunks: 20, delayMs: 50 })
+    await rt.call('agent', { message: 'long', idempotencyKey: 'pre-drain' })
+    const drained = rt.runtime.shutdown({ drainMs: 10_000, reason: 'test drain' })
+    const gw = await startGateway({ host: rt.runtime, port: 0, token: TOKEN, stateDir: rt.stateDir, staticDir: null, socketThread: true })
+    try {
+      const c = await connectGateway({ url: gw.url, token: TOKEN, identity: generateNodeDeviceIdentity() })
+      await expect(c.request('agent', { message: 'one more', idempotencyKey: 'during-start' })).rejects.toMatchObject({ code: 'UNAVAILABLE', message: /shutting down/ })
+      await c.close()
+    } finally {
+      await gw.close()
+      await drained
+      await rt.close()
+    }
   })
 })

@@ -419,6 +419,8 @@ class RuntimeImpl implements Runtime {
   private readonly shutdownListeners = new Set<() => void>()
 
   onShutdownStart(listener: () => void): () => void {
+    // begun already (a gateway started during the drain): told at once
+    if (this.shuttingDown) queueMicrotask(listener)
     this.shutdownListeners.add(listener)
     return () => this.shutdownListeners.delete(listener)
   }

@@ -27,7 +27,14 @@ export class IdempotencyCache<V> {
     this.map.delete(key)
     this.map.set(key, { value, expiresAt: this.now() + this.ttlMs })
     this.prune()
-    for (const l of this.setListeners) l(key)
+    for (const l of this.setListeners) {
+      try {
+        l(key)
+      } catch (err) {
+        // a listener's failure must not fail the call that stored the key (it is stored)
+        console.warn(`[runtime] idempotency key listener failed: ${err instanceof Error ? err.message : String(err)}`)
+      }
+    }
   }
 
   /** the keys held now (not expired) */
