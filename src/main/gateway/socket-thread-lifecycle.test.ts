@@ -50,6 +50,23 @@ async function listen(logged: string[] = [], threadData = data) {
   return { thread, next, sockets }
 }
 
+/**
+ * Kills the worker (a malformed batch throws in it), waits for the restart (two log lines), and connects a client
+ * past hello to the new one: the frames the main thread gets from it, each with whether the worker acked it.
+ */
+async function restartedPastHello(t: SocketThread, logged: string[], next: Awaited<ReturnType<typeof listen>>['next']) {
+  ;(t as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
+  while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
+  const { client, socket } = await next()
+  const got: Array<{ text: string; acked?: number }> = []
+  socket.on('message', (text: unknown, _binary: boolean, acked?: number) => got.push({ text: String(text), acked }))
+  socket.passedHello!(LIMITS.maxPayload, ['operator.write'])
+  socket.send(JSON.stringify({ type: 'res', id: 'c1', ok: true }))
+  socket.flushNow!()
+  await client.res('c1')
+  return { client, got }
+}
+
 describe('socket thread listener', () => {
   it('a socket the main thread terminates is gone there before any report from the worker can arrive', async () => {
     const { thread, next } = await listen()
@@ -91,15 +108,7 @@ describe('a socket thread that dies', () => {
     const { thread, next } = await listen(logged)
     thread.noteRun('told-before')
     thread.flush()
-    ;(thread as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
-    while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
-    const { client, socket } = await next()
-    const got: Array<{ text: string; acked?: number }> = []
-    socket.on('message', (text: unknown, _binary: boolean, acked?: number) => got.push({ text: String(text), acked }))
-    socket.passedHello!(LIMITS.maxPayload, ['operator.write'])
-    socket.send(JSON.stringify({ type: 'res', id: 'c1', ok: true }))
-    socket.flushNow!()
-    await client.res('c1')
+    const { client, got } = await restartedPastHello(thread, logged, next)
     // a new key is the worker's to ack; the told one is not
     for (const key of ['told-before', 'new-key']) client.send({ type: 'req', id: key, method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: key } })
     while (got.length < 2) await new Promise((r) => setTimeout(r, 10))
@@ -149,15 +158,7 @@ describe('a socket thread that dies', () => {
     } finally {
       vi.useRealTimers()
     }
-    ;(thread as unknown as { worker: { postMessage(m: unknown): void } }).worker.postMessage({ t: 'ops', ops: null })
-    while (logged.length < 2) await new Promise((r) => setTimeout(r, 10))
-    const { client, socket } = await next()
-    const got: Array<{ text: string; acked?: number }> = []
-    socket.on('message', (text: unknown, _binary: boolean, acked?: number) => got.push({ text: String(text), acked }))
-    socket.passedHello!(LIMITS.maxPayload, ['operator.write'])
-    socket.send(JSON.stringify({ type: 'res', id: 'c1', ok: true }))
-    socket.flushNow!()
-    await client.res('c1')
+    const { client, got } = await restartedPastHello(thread, logged, next)
     for (const key of ['long-run', 'new-key']) client.send({ type: 'req', id: key, method: 'agent', params: { message: 'hi', sessionKey: 'main', idempotencyKey: key } })
     while (got.length < 2) await new Promise((r) => setTimeout(r, 10))
     expect(got.map((g) => [JSON.parse(g.text).id, g.acked !== undefined])).toEqual([['long-run', false], ['new-key', true]])

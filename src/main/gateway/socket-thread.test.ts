@@ -58,28 +58,42 @@ parentPort.on('message', (m) => {
 })
 `
 
+/** The client thread, connected past hello; `seen` flags its ack's arrival. */
+async function clientPastHello(): Promise<{ w: Worker; seen: Int32Array }> {
+  const flag = new SharedArrayBuffer(4)
+  const ws = createRequire(import.meta.url).resolve('ws')
+  const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+  try {
+    await new Promise<void>((resolve, reject) => {
+      w.on('error', reject)
+      w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
+        if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
+        if (m.hello === true) resolve()
+        if (m.hello === false) reject(new Error('connect refused'))
+      })
+    })
+  } catch (err) {
+    await w.terminate()
+    throw err
+  }
+  return { w, seen: new Int32Array(flag) }
+}
+
+/** This (the gateway's main) thread does nothing else until the client has its ack, or a generous bound passed: then it failed. */
+function blockUntilAcked(seen: Int32Array): void {
+  const bound = Date.now() + 20_000
+  while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
+  expect(Atomics.load(seen, 0)).toBe(1)
+}
+
 describe('gateway socket thread', () => {
   it('acks an agent request while the main thread is blocked; the final follows once it runs', async () => {
-    const flag = new SharedArrayBuffer(4)
-    const ws = createRequire(import.meta.url).resolve('ws')
-    const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+    const { w, seen } = await clientPastHello()
     try {
       const final = new Promise<{ ok: boolean; payload: { status: string } }>((resolve) => w.on('message', (m: { final?: { ok: boolean; payload: { status: string } } }) => m.final && resolve(m.final)))
-      await new Promise<void>((resolve, reject) => {
-        w.on('error', reject)
-        w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
-          if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
-          if (m.hello === true) resolve()
-          if (m.hello === false) reject(new Error('connect refused'))
-        })
-      })
-      const seen = new Int32Array(flag)
       const accepts = t.host.callCount('agent')
       w.postMessage({ go: true })
-      // this thread does nothing else until the ack arrived (or a generous bound passed: then it failed)
-      const bound = Date.now() + 20_000
-      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
-      expect(Atomics.load(seen, 0)).toBe(1)
+      blockUntilAcked(seen)
       // the runtime had not been asked yet: the ack was not the main thread's
       expect(t.host.callCount('agent')).toBe(accepts)
       expect(await final).toMatchObject({ ok: true, payload: { status: 'ok' } })
@@ -89,26 +103,13 @@ describe('gateway socket thread', () => {
   })
 
   it('a request the worker acked just before the main thread closed its connection still runs', async () => {
-    const flag = new SharedArrayBuffer(4)
-    const ws = createRequire(import.meta.url).resolve('ws')
-    const w = new Worker(CLIENT, { eval: true, workerData: { url: t.gw.url, ws, flag } })
+    const { w, seen } = await clientPastHello()
     try {
-      await new Promise<void>((resolve, reject) => {
-        w.on('error', reject)
-        w.on('message', (m: { challenge?: { nonce: string; ts: number }; hello?: boolean }) => {
-          if (m.challenge) w.postMessage({ connect: connectParams(m.challenge.nonce, m.challenge.ts) })
-          if (m.hello === true) resolve()
-          if (m.hello === false) reject(new Error('connect refused'))
-        })
-      })
-      const seen = new Int32Array(flag)
       const accepts = t.host.callCount('agent')
       w.postMessage({ go: true, key: 'acked-then-closed' })
       // blocked until the client has its ack: the acked frame waits for this thread, which closes the connection
       // first (a token rotation; a slow reader's cut-off, a revoked device alike)
-      const bound = Date.now() + 20_000
-      while (Atomics.load(seen, 0) === 0 && Date.now() < bound) Atomics.wait(seen, 0, 0, 10)
-      expect(Atomics.load(seen, 0)).toBe(1)
+      blockUntilAcked(seen)
       t.gw.setToken('rotated-token-0123456789abcdef')
       // the client was told its message was accepted: the runtime gets it
       while (t.host.callCount('agent') === accepts) await new Promise((r) => setTimeout(r, 10))
