@@ -150,25 +150,39 @@ export class SeenKeys {
   }
 }
 
+type AckableRequest = RequestFrame & { params: { idempotencyKey: string } }
+
+/**
+ * The worker's reading of a text frame past hello, with one JSON parse: `ack`, the `agent` request it may ack
+ * itself (fastAckable's checks); else `handedKey`, the idempotencyKey of an `agent` or `chat.send` request it hands
+ * over. It remembers that key, so an `agent` request right behind it with the same key (on any connection) is handed
+ * over too: the main thread takes the first one first, and answers the second as the runtime does then — a replay,
+ * or IDEMPOTENCY_KEY_IN_USE in its first `res` (acked here, it was refused after the ack).
+ */
+export function readForAccept(text: string, scopes: ReadonlySet<string>, state: AcceptState): { ack?: AckableRequest; handedKey?: string } {
+  // cheap prefilter: neither kind is on most frames of a busy connection (a key name written with JSON escapes
+  // has a backslash)
+  if (!text.includes('dempotency') && !text.includes('\\')) return {}
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return {}
+  }
+  const ack = text.includes('"agent"') ? ackable(value, scopes, state) : undefined
+  return ack ? { ack } : { handedKey: requestKey(value) }
+}
+
 /**
  * What the worker checks before acking an `agent` frame of a connection past hello: the same frame, params
  * and scope checks the main thread makes before the runtime's handler, a key it has not seen, and the runtime's
  * own checks that need only the request and the view of its state (acceptableHere). Returns the request to ack, or undefined:
  * hand it over, and the main thread answers it as without the thread — a refusal in its first `res`.
  */
-export function fastAckable(
-  text: string,
-  scopes: ReadonlySet<string>,
-  state: AcceptState,
-): (RequestFrame & { params: { idempotencyKey: string } }) | undefined {
-  // cheap prefilter: most frames on a busy connection are not `agent` requests
-  if (!text.includes('"agent"')) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+export const fastAckable = (text: string, scopes: ReadonlySet<string>, state: AcceptState): AckableRequest | undefined =>
+  readForAccept(text, scopes, state).ack
+
+function ackable(value: unknown, scopes: ReadonlySet<string>, state: AcceptState): AckableRequest | undefined {
   if (checkRequestFrame(value) !== undefined) return undefined
   const req = value as RequestFrame
   if (req.method !== 'agent' || nestingProblem(req.params) || !hasScope(scopes, METHOD_SCOPES.agent)) return undefined
@@ -176,24 +190,11 @@ export function fastAckable(
   if (extra && !hasScope(scopes, extra.scope)) return undefined
   if (validateParams('agent', req.params ?? {}) !== undefined) return undefined
   if (!acceptableHere(req.params as ParamsOf<'agent'>, state)) return undefined
-  return req as RequestFrame & { params: { idempotencyKey: string } }
+  return req as AckableRequest
 }
 
-/**
- * The idempotencyKey of an `agent` or `chat.send` request the worker hands over rather than acks. It remembers
- * it, so an `agent` request right behind it with the same key (on any connection) is handed over too: the main
- * thread takes the first one first, and answers the second as the runtime does then — a replay, or
- * IDEMPOTENCY_KEY_IN_USE in its first `res` (acked here, it was refused after the ack).
- */
-export function handedOverKey(text: string): string | undefined {
-  // a key name written with JSON escapes has a backslash
-  if (!text.includes('dempotency') && !text.includes('\\')) return undefined
-  let value: unknown
-  try {
-    value = JSON.parse(text)
-  } catch {
-    return undefined
-  }
+/** The idempotencyKey of an `agent` or `chat.send` request frame, else undefined. */
+function requestKey(value: unknown): string | undefined {
   const req = value as { type?: unknown; method?: unknown; params?: { idempotencyKey?: unknown } } | null
   if (req?.type !== 'req' || (req.method !== 'agent' && req.method !== 'chat.send')) return undefined
   const key = req.params?.idempotencyKey
@@ -205,7 +206,7 @@ export function handedOverKey(text: string): string | undefined {
  * main thread's state or work is handed over: attachments (decoded and saved there), a sessionId (looked up in
  * the session stores) or an expected one, a model override (the model registry), `/new` and `/reset` (a reset).
  * Whatever is left — a disk that fails the session write, a session archived in the instant between — ends
- * the acked run with an error in the second `res`.
+ * the acked run as a failed run ends (handlers-runs.ts failAckedRun), its error in the second `res`.
  */
 export function acceptableHere(p: ParamsOf<'agent'>, state: AcceptState): boolean {
   if ((p.attachments !== undefined && p.attachments.length > 0) || p.sessionId !== undefined || p.expectedExistingSessionId !== undefined) return false

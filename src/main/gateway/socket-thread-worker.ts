@@ -10,7 +10,7 @@ import { nameOversizedPreauthClose, setMaxPayload, upgradeInfoOf, wsSocket } fro
 import { answerCappedPing, bindAddress, createEndpoint, loopbackHosts, rawToString } from './http-endpoint'
 import { listenWithFallback, PortInUseError } from './listen'
 import { rejectUpgrade } from './reject-upgrade'
-import { acceptState, fastAckable, FLOW, handedOverKey, frameCost, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
+import { acceptState, FLOW, frameCost, readForAccept, SeenKeys, workerAck, type FromWorker, type SocketThreadData, type ToWorker } from './socket-thread-protocol'
 
 const data = workerData as SocketThreadData
 const port = parentPort!
@@ -80,14 +80,13 @@ function onConnection(id: string, ws: WebSocket) {
     }
     if (isBinary) return post({ t: 'frame', id, text, binary: true })
     if (sock.scopes && state && !closing) {
-      const req = fastAckable(text, sock.scopes, state)
+      const { ack: req, handedKey } = readForAccept(text, sock.scopes, state)
       const now = Date.now()
       if (req && seen.firstTime(req.params.idempotencyKey, now)) {
         ws.send(workerAck(req.id, req.params.idempotencyKey, now))
         return post({ t: 'frame', id, text, binary: false, acked: now })
       }
-      const handed = req ? undefined : handedOverKey(text)
-      if (handed !== undefined) seen.firstTime(handed, now)
+      if (handedKey !== undefined) seen.firstTime(handedKey, now)
     }
     post({ t: 'frame', id, text, binary: false })
   })
