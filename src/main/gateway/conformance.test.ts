@@ -262,8 +262,9 @@ describe('narrower params', () => {
     const c = await connect()
     const key = 'agent:main:abort-by-run'
     server.push({ hang: true })
-    await c.request('chat.send', { sessionKey: key, message: 'long one', idempotencyKey: 'hang-1' })
+    // counted before the send: its `started` reply can reach this client after the model request went out
     const before = server.requests.length
+    await c.request('chat.send', { sessionKey: key, message: 'long one', idempotencyKey: 'hang-1' })
     await until(() => server.requests.length > before && rt.runtime.core.runner.activeRun('hang-1') !== undefined)
     await c.request('chat.send', { sessionKey: key, message: 'queued behind', idempotencyKey: 'behind-1', queueMode: 'followup' })
     const params = { runId: 'hang-1', clearQueued: true }
@@ -285,8 +286,8 @@ describe('narrower params', () => {
   it('sessions.abort refuses a runId of another session', async () => {
     const c = await connect()
     server.push({ hang: true })
-    await c.request('chat.send', { sessionKey: 'agent:main:owner', message: 'x', idempotencyKey: 'hang-2' })
     const before = server.requests.length
+    await c.request('chat.send', { sessionKey: 'agent:main:owner', message: 'x', idempotencyKey: 'hang-2' })
     await until(() => server.requests.length > before && rt.runtime.core.runner.activeRun('hang-2') !== undefined)
     expect(await failure(c.request('sessions.abort', { key: 'agent:main:other', runId: 'hang-2' }))).toMatchObject({ code: 'INVALID_REQUEST' })
     await c.request('sessions.abort', { key: 'agent:main:owner' })
